@@ -1,0 +1,98 @@
+// Package endpoints runs expert models. Every place a model can run — the
+// Hugging Face Inference API, a self-hosted server, an Ollama model, a local
+// program, or Go code built into Chorus — is an Endpoint behind one
+// interface, and a Router orders them local first.
+package endpoints
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Kind names a family of endpoints. The values match the endpoint names used
+// in skill files (skills.EndpointHuggingFace and friends).
+type Kind string
+
+// The endpoint kinds.
+const (
+	HuggingFace Kind = "huggingface"
+	Local       Kind = "local"
+	Ollama      Kind = "ollama"
+	Command     Kind = "command"
+	Builtin     Kind = "builtin"
+)
+
+// Request is one expert call.
+type Request struct {
+	// Task is the skill name, e.g. "image-to-text".
+	Task string
+	// Model is the model id as the catalog (or discovery) names it.
+	Model string
+	// Args holds the task's arguments by name. Text arguments carry the
+	// text; image, audio and video arguments carry a local file path; point
+	// and box carry "x,y" and "x1,y1,x2,y2".
+	Args map[string]string
+	// Command is the program for the command kind, from the catalog.
+	Command []string
+	// Progress, when set, receives progress reports (waiting for a model to
+	// load, a retry after a rate limit). It must not block.
+	Progress func(Progress)
+}
+
+// Progress reports something a slow call is waiting for.
+type Progress struct {
+	Message string `json:"message"`
+	// Wait is how long the endpoint expects to wait before the next try.
+	Wait time.Duration `json:"wait,omitempty"`
+}
+
+// Blob is a file an expert produced, still in memory; the executor writes it
+// under the output directory with an extension chosen from MIME.
+type Blob struct {
+	MIME string
+	Data []byte
+}
+
+// Result is what an expert returned.
+type Result struct {
+	// Text is the task's text product (caption, transcript, answer) or a
+	// readable rendering of structured output ("cat 0.98, dog 0.01").
+	Text string
+	// Data is the structured response as the endpoint returned it
+	// (labels with scores, boxes), when there is one.
+	Data json.RawMessage
+	// Blobs are produced files (images, audio, video).
+	Blobs []Blob
+}
+
+// Endpoint runs models of one kind.
+type Endpoint interface {
+	// Kind names the endpoint family.
+	Kind() Kind
+	// Check reports whether the endpoint can serve model for task now. nil
+	// means yes; otherwise the error says why not and how to fix it (no
+	// token, server not reachable, program not installed). It must be cheap:
+	// implementations cache reachability.
+	Check(ctx context.Context, task, model string) error
+	// Infer runs the model. It returns errors that wrap the sentinel errors
+	// of this package so the executor knows whether another candidate may
+	// succeed.
+	Infer(ctx context.Context, req Request) (Result, error)
+}
+
+// Discoverer is implemented by endpoints that offer models the catalog does
+// not list, such as the vision models pulled into Ollama.
+type Discoverer interface {
+	// Discover returns the models this endpoint can serve for task now.
+	Discover(ctx context.Context, task string) ([]Offer, error)
+}
+
+// Offer is a model a Discoverer can serve.
+type Offer struct {
+	ID          string
+	Description string
+	Params      int64
+	SizeBytes   int64
+	License     string
+}

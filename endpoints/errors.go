@@ -1,0 +1,52 @@
+package endpoints
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors endpoints wrap, so callers decide with errors.Is.
+var (
+	// ErrUnavailable means this endpoint cannot serve the model (the provider
+	// does not host it, the local server has not loaded it, the program is
+	// not installed). Another candidate may work.
+	ErrUnavailable = errors.New("model not available on this endpoint")
+	// ErrUnauthorized means the credentials were missing, wrong or expired.
+	ErrUnauthorized = errors.New("not authorized")
+	// ErrRateLimited means the endpoint kept refusing with 429 after backing off.
+	ErrRateLimited = errors.New("rate limited")
+	// ErrUnreachable means the server did not answer at all.
+	ErrUnreachable = errors.New("endpoint not reachable")
+	// ErrBadInput means the request itself was wrong (missing argument,
+	// unreadable file); another model will not fix it.
+	ErrBadInput = errors.New("bad input")
+	// ErrUnsupported means the endpoint kind cannot run this task at all.
+	ErrUnsupported = errors.New("task not supported by this endpoint")
+)
+
+// HTTPError is a non-success answer from an HTTP endpoint.
+type HTTPError struct {
+	Kind    Kind
+	Model   string
+	Status  int
+	Message string
+	// Err is the sentinel that classifies the status, if any.
+	Err error
+}
+
+func (e *HTTPError) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = "no message"
+	}
+	return fmt.Sprintf("%s %s: HTTP %d: %s", e.Kind, e.Model, e.Status, msg)
+}
+
+// Unwrap returns the classifying sentinel.
+func (e *HTTPError) Unwrap() error { return e.Err }
+
+// Retryable reports whether another candidate model might succeed where err
+// failed. Bad input fails the task outright.
+func Retryable(err error) bool {
+	return err != nil && !errors.Is(err, ErrBadInput)
+}

@@ -1,0 +1,112 @@
+package endpoints
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/chorusai/chorus/skills"
+)
+
+// Mode is the inference_mode setting: which endpoints may run experts.
+type Mode string
+
+// The inference modes. Builtin experts (Go code inside Chorus) run in every
+// mode: they are part of the program, not a model server.
+const (
+	ModeLocal       Mode = "local"
+	ModeHuggingFace Mode = "huggingface"
+	ModeHybrid      Mode = "hybrid"
+)
+
+// ParseMode validates an inference_mode value.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeLocal, ModeHuggingFace, ModeHybrid:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown inference mode %q (want local, huggingface or hybrid)", s)
+}
+
+// localFirst is the order routes are tried in: in-process, then programs on
+// this machine, then self-hosted servers, then the cloud.
+var localFirst = []Kind{Builtin, Command, Local, Ollama, HuggingFace}
+
+// Router holds the configured endpoints and orders them for a model.
+type Router struct {
+	mode Mode
+	eps  map[Kind]Endpoint
+}
+
+// NewRouter returns a router over eps; nil endpoints are skipped so callers
+// can pass optional ones unconditionally.
+func NewRouter(mode Mode, eps ...Endpoint) *Router {
+	r := &Router{mode: mode, eps: map[Kind]Endpoint{}}
+	for _, e := range eps {
+		if e != nil {
+			r.eps[e.Kind()] = e
+		}
+	}
+	return r
+}
+
+// Mode returns the inference mode.
+func (r *Router) Mode() Mode { return r.mode }
+
+// Endpoint returns the endpoint of kind k, if configured.
+func (r *Router) Endpoint(k Kind) (Endpoint, bool) {
+	e, ok := r.eps[k]
+	return e, ok
+}
+
+// Allowed reports whether the mode lets endpoints of kind k run, with
+// localOnly (a user constraint) excluding the cloud on top of the mode.
+func (r *Router) Allowed(k Kind, localOnly bool) bool {
+	if k == Builtin {
+		return true
+	}
+	switch {
+	case k == HuggingFace:
+		return r.mode != ModeLocal && !localOnly
+	default:
+		return r.mode != ModeHuggingFace
+	}
+}
+
+// Routes returns the endpoints that may serve m, local first, filtered by
+// the mode and by the kinds the model lists. It does not check readiness.
+func (r *Router) Routes(m skills.Model, localOnly bool) []Endpoint {
+	var out []Endpoint
+	for _, k := range localFirst {
+		e, ok := r.eps[k]
+		if !ok || !m.ServedBy(string(k)) || !r.Allowed(k, localOnly) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// Discoverers returns the configured endpoints that can offer extra models,
+// in local-first order, filtered by mode.
+func (r *Router) Discoverers(localOnly bool) []Discoverer {
+	var out []Discoverer
+	for _, k := range localFirst {
+		if e, ok := r.eps[k]; ok && r.Allowed(k, localOnly) {
+			if d, ok := e.(Discoverer); ok {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// Kinds returns the configured kinds in local-first order.
+func (r *Router) Kinds() []Kind {
+	var out []Kind
+	for _, k := range localFirst {
+		if _, ok := r.eps[k]; ok {
+			out = append(out, k)
+		}
+	}
+	return slices.Clip(out)
+}

@@ -1,0 +1,160 @@
+package pipeline
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/chorusai/chorus/skills"
+)
+
+// Preferences for ranking under constraints.
+const (
+	PreferSmallest = "smallest"
+	PreferBest     = "best"
+)
+
+// Constraints are the user's limits on model selection, as HIVE defines them:
+// a licence allow-list, a size bound, local-only, and a preference for the
+// smallest model or the best score on a benchmark. Selection applies them
+// deterministically before any LLM choice and never breaks them.
+type Constraints struct {
+	// Licenses is an allow-list of licence ids ("apache-2.0", "mit").
+	Licenses []string `json:"licenses,omitempty"`
+	// MaxSize bounds the weight size or parameter count.
+	MaxSize skills.Limit `json:"max_size,omitzero"`
+	// LocalOnly keeps every task off cloud endpoints.
+	LocalOnly bool `json:"local_only,omitempty"`
+	// Prefer is "", PreferSmallest or PreferBest.
+	Prefer string `json:"prefer,omitempty"`
+	// Benchmark names the dataset and/or metric for PreferBest, e.g.
+	// "common_voice wer"; every word must match the recorded result.
+	Benchmark string `json:"benchmark,omitempty"`
+	// Tasks limits the constraints to these task names; empty means all.
+	Tasks []string `json:"tasks,omitempty"`
+}
+
+// IsZero reports whether no constraint is set.
+func (c Constraints) IsZero() bool {
+	return len(c.Licenses) == 0 && c.MaxSize.IsZero() && !c.LocalOnly && c.Prefer == "" && c.Benchmark == "" && len(c.Tasks) == 0
+}
+
+// AppliesTo reports whether the constraints cover task.
+func (c Constraints) AppliesTo(task string) bool {
+	return len(c.Tasks) == 0 || slices.Contains(c.Tasks, task)
+}
+
+// Merge returns c with every constraint of o added; o wins where both set a
+// single-valued constraint, and licence lists intersect when both are set
+// (a model must satisfy both the standing and the per-request allow-list).
+func (c Constraints) Merge(o Constraints) Constraints {
+	out := c
+	switch {
+	case len(c.Licenses) == 0:
+		out.Licenses = slices.Clone(o.Licenses)
+	case len(o.Licenses) > 0:
+		out.Licenses = nil
+		for _, l := range c.Licenses {
+			if containsFold(o.Licenses, l) {
+				out.Licenses = append(out.Licenses, l)
+			}
+		}
+		if len(out.Licenses) == 0 { // disjoint lists: nothing may qualify
+			out.Licenses = []string{"(none: " + strings.Join(c.Licenses, ",") + " ∩ " + strings.Join(o.Licenses, ",") + ")"}
+		}
+	}
+	if !o.MaxSize.IsZero() {
+		out.MaxSize = o.MaxSize
+	}
+	out.LocalOnly = c.LocalOnly || o.LocalOnly
+	if o.Prefer != "" {
+		out.Prefer, out.Benchmark = o.Prefer, o.Benchmark
+	}
+	if len(o.Tasks) > 0 {
+		out.Tasks = slices.Clone(o.Tasks)
+	}
+	return out
+}
+
+// String renders the constraints in the syntax ParseConstraints accepts.
+func (c Constraints) String() string {
+	var parts []string
+	if len(c.Licenses) > 0 {
+		parts = append(parts, "license="+strings.Join(c.Licenses, ","))
+	}
+	if !c.MaxSize.IsZero() {
+		parts = append(parts, "max-size="+c.MaxSize.String())
+	}
+	if c.LocalOnly {
+		parts = append(parts, "local-only")
+	}
+	switch c.Prefer {
+	case PreferSmallest:
+		parts = append(parts, "smallest")
+	case PreferBest:
+		parts = append(parts, "best="+strings.ReplaceAll(c.Benchmark, " ", ":"))
+	}
+	if len(c.Tasks) > 0 {
+		parts = append(parts, "tasks="+strings.Join(c.Tasks, ","))
+	}
+	return strings.Join(parts, " ")
+}
+
+// ParseConstraints reads the /constrain syntax: space-separated terms
+// "license=apache-2.0,mit", "max-size=1GB" or "max-size=350M",
+// "local-only", "smallest", "best=wer:common_voice", "tasks=a,b", and
+// "clear" (which resets everything before it).
+func ParseConstraints(s string) (Constraints, error) {
+	var c Constraints
+	for _, term := range strings.Fields(s) {
+		key, val, hasVal := strings.Cut(term, "=")
+		key = strings.ToLower(strings.TrimLeft(key, "-"))
+		switch key {
+		case "clear", "none", "reset":
+			c = Constraints{}
+		case "license", "licence", "licenses", "licences":
+			if !hasVal || val == "" {
+				return c, fmt.Errorf("license needs a value, e.g. license=apache-2.0,mit")
+			}
+			for _, l := range strings.Split(val, ",") {
+				if l = strings.ToLower(strings.TrimSpace(l)); l != "" {
+					c.Licenses = append(c.Licenses, l)
+				}
+			}
+		case "max-size", "max_size", "maxsize", "size":
+			l, err := skills.ParseLimit(val)
+			if err != nil {
+				return c, fmt.Errorf("max-size: %w", err)
+			}
+			c.MaxSize = l
+		case "local-only", "local_only", "local":
+			c.LocalOnly = true
+		case "smallest":
+			c.Prefer, c.Benchmark = PreferSmallest, ""
+		case "best":
+			if !hasVal || val == "" {
+				return c, fmt.Errorf("best needs a benchmark, e.g. best=wer:common_voice")
+			}
+			c.Prefer, c.Benchmark = PreferBest, strings.ToLower(strings.NewReplacer(":", " ", ",", " ").Replace(val))
+		case "tasks", "task":
+			c.Tasks = nil
+			for _, t := range strings.Split(val, ",") {
+				if t = strings.TrimSpace(t); t != "" {
+					c.Tasks = append(c.Tasks, t)
+				}
+			}
+		default:
+			return c, fmt.Errorf("unknown constraint %q (use license=…, max-size=…, local-only, smallest, best=…, tasks=…, clear)", term)
+		}
+	}
+	return c, nil
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,158 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Event is something that happened during a turn. The pipeline publishes
+// events in order through an Emit function; the TUI and `chorus run --json`
+// consume the same stream. Type returns the event's JSON "type" value.
+type Event interface {
+	Type() string
+}
+
+// Emit receives a turn's events. The pipeline never calls it from two
+// goroutines at once, and events arrive in the order they happened. It must
+// not block for long: it runs on the pipeline's goroutines.
+type Emit func(Event)
+
+// Stage names a pipeline stage in events and errors.
+type Stage string
+
+// The four HuggingGPT stages.
+const (
+	StagePlanning  Stage = "planning"
+	StageSelection Stage = "selection"
+	StageExecution Stage = "execution"
+	StageResponse  Stage = "response"
+)
+
+// StageEvent says a stage began.
+type StageEvent struct {
+	Stage Stage `json:"stage"`
+}
+
+// PlanEvent carries the validated plan.
+type PlanEvent struct {
+	Tasks       []Task      `json:"tasks"`
+	Constraints Constraints `json:"constraints,omitzero"`
+	Notes       []string    `json:"notes,omitempty"`
+}
+
+// ModelEvent says which model will run a task and why.
+type ModelEvent struct {
+	ID       int    `json:"id"`
+	Task     string `json:"task"`
+	Model    string `json:"model,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Reason   string `json:"reason"`
+	// Decided names what made the choice: "only candidate", "controller",
+	// "constraint: smallest", "constraint: best wer on common_voice",
+	// "fallback: top-ranked" or "no candidate".
+	Decided string `json:"decided"`
+	// Candidates are the models considered, best-ranked first.
+	Candidates []Candidate `json:"candidates,omitempty"`
+	// Excluded are catalog models left out, each with the reason.
+	Excluded []Exclusion `json:"excluded,omitempty"`
+}
+
+// TaskStartEvent says a task began running.
+type TaskStartEvent struct {
+	ID       int    `json:"id"`
+	Task     string `json:"task"`
+	Model    string `json:"model,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
+}
+
+// TaskProgressEvent reports progress of a running task.
+type TaskProgressEvent struct {
+	ID      int    `json:"id"`
+	Message string `json:"message"`
+	// WaitMS is how long the endpoint expects to wait, for countdowns.
+	WaitMS int64 `json:"wait_ms,omitempty"`
+}
+
+// Task statuses in TaskEndEvent.
+const (
+	StatusOK      = "ok"
+	StatusError   = "error"
+	StatusSkipped = "skipped"
+)
+
+// TaskEndEvent says a task finished, failed or was skipped.
+type TaskEndEvent struct {
+	ID       int             `json:"id"`
+	Task     string          `json:"task"`
+	Status   string          `json:"status"`
+	Model    string          `json:"model,omitempty"`
+	Endpoint string          `json:"endpoint,omitempty"`
+	Result   string          `json:"result,omitempty"`
+	Data     json.RawMessage `json:"data,omitempty"`
+	Files    []string        `json:"files,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	// Attempts lists every model/endpoint tried, in order.
+	Attempts  []Attempt `json:"attempts,omitempty"`
+	ElapsedMS int64     `json:"elapsed_ms"`
+}
+
+// TokenEvent is a piece of the streamed answer.
+type TokenEvent struct {
+	Text string `json:"text"`
+}
+
+// AnswerEvent carries the complete answer.
+type AnswerEvent struct {
+	Text string `json:"text"`
+	// Tokens and TokensPerSecond describe the response generation call.
+	Tokens          int     `json:"tokens,omitempty"`
+	TokensPerSecond float64 `json:"tokens_per_second,omitempty"`
+}
+
+// ErrorEvent reports a failure of a stage. A turn can continue after some
+// errors (a failed task); Fatal marks the ones that end it.
+type ErrorEvent struct {
+	Stage   Stage  `json:"stage"`
+	Message string `json:"message"`
+	Fatal   bool   `json:"fatal,omitempty"`
+}
+
+// DebugEvent carries a raw controller exchange, shown only when debugging.
+type DebugEvent struct {
+	Stage Stage `json:"stage"`
+	// Kind is "prompt" or "reply".
+	Kind    string `json:"kind"`
+	Content string `json:"content"`
+}
+
+// ReportEvent closes a turn with the execution record the answer's workflow
+// section was written from.
+type ReportEvent struct {
+	Report Report `json:"report"`
+}
+
+// Type implementations.
+func (StageEvent) Type() string        { return "stage" }
+func (PlanEvent) Type() string         { return "plan" }
+func (ModelEvent) Type() string        { return "model" }
+func (TaskStartEvent) Type() string    { return "task_start" }
+func (TaskProgressEvent) Type() string { return "task_progress" }
+func (TaskEndEvent) Type() string      { return "task_end" }
+func (TokenEvent) Type() string        { return "token" }
+func (AnswerEvent) Type() string       { return "answer" }
+func (ErrorEvent) Type() string        { return "error" }
+func (DebugEvent) Type() string        { return "debug" }
+func (ReportEvent) Type() string       { return "report" }
+
+// MarshalEvent encodes e as one JSON object whose "type" field comes first.
+func MarshalEvent(e Event) ([]byte, error) {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	head := fmt.Sprintf(`{"type":%q`, e.Type())
+	if len(body) <= 2 { // "{}"
+		return []byte(head + "}"), nil
+	}
+	return append([]byte(head+","), body[1:]...), nil
+}

@@ -1,0 +1,73 @@
+package pipeline
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+)
+
+// Task is one step of a plan, in HuggingGPT's format: a task name, a unique
+// id, the ids it depends on, and its arguments. An argument value of the form
+// "<resource>-N" stands for the output of task N.
+type Task struct {
+	ID   int               `json:"id"`
+	Task string            `json:"task"`
+	Dep  []int             `json:"dep"`
+	Args map[string]string `json:"args"`
+}
+
+// Plan is the validated task list of one turn.
+type Plan struct {
+	Tasks []Task `json:"tasks"`
+	// Constraints are those the planner read from the request, merged with
+	// the user's standing constraints.
+	Constraints Constraints `json:"constraints,omitzero"`
+	// Notes record every repair the validator made and every task it
+	// dropped, with the reason, so the user sees what changed.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Task returns the task with the given id.
+func (p *Plan) Task(id int) (Task, bool) {
+	for _, t := range p.Tasks {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return Task{}, false
+}
+
+// resourceRef matches "<resource>-N" (and the "<GENERATED>-N" spelling the
+// HuggingGPT demos use) anywhere in an argument value.
+var resourceRef = regexp.MustCompile(`<(?i:resource|generated)>-(\d+)`)
+
+// Refs returns the task ids an argument value refers to, in order.
+func Refs(value string) []int {
+	var out []int
+	for _, m := range resourceRef.FindAllStringSubmatch(value, -1) {
+		if n, err := strconv.Atoi(m[1]); err == nil && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// RefString returns the reference to task id's output.
+func RefString(id int) string { return fmt.Sprintf("<resource>-%d", id) }
+
+// substituteRefs replaces every reference in value using out; ok is false if
+// a referenced id has no output.
+func substituteRefs(value string, out func(id int) (string, bool)) (string, bool) {
+	ok := true
+	s := resourceRef.ReplaceAllStringFunc(value, func(m string) string {
+		n, _ := strconv.Atoi(resourceRef.FindStringSubmatch(m)[1])
+		v, found := out(n)
+		if !found {
+			ok = false
+			return m
+		}
+		return v
+	})
+	return s, ok
+}

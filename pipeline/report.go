@@ -1,0 +1,66 @@
+package pipeline
+
+import (
+	"encoding/json"
+)
+
+// Candidate is a model selection considered for a task, as shown to the
+// controller and in model events.
+type Candidate struct {
+	ID          string `json:"id"`
+	Endpoint    string `json:"endpoint"`
+	Downloads   int64  `json:"downloads,omitempty"`
+	License     string `json:"license,omitempty"`
+	Size        string `json:"size,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// Exclusion is a catalog model selection left out, with the reason ("no
+// Hugging Face token — set HF_TOKEN", "licence mit is not in the allow-list").
+type Exclusion struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// Attempt is one try of a task on one model and endpoint.
+type Attempt struct {
+	Model     string `json:"model"`
+	Endpoint  string `json:"endpoint"`
+	Error     string `json:"error,omitempty"`
+	ElapsedMS int64  `json:"elapsed_ms"`
+}
+
+// TaskReport is the execution record of one task: what ran, where, for how
+// long, and what it produced. The answer's workflow section is rendered from
+// these records, never from the LLM's memory.
+type TaskReport struct {
+	ID        int               `json:"id"`
+	Task      string            `json:"task"`
+	Dep       []int             `json:"dep"`
+	Args      map[string]string `json:"args"`
+	Model     string            `json:"model,omitempty"`
+	Endpoint  string            `json:"endpoint,omitempty"`
+	Decided   string            `json:"decided,omitempty"`
+	Reason    string            `json:"reason,omitempty"`
+	Status    string            `json:"status"`
+	Result    string            `json:"result,omitempty"`
+	Data      json.RawMessage   `json:"data,omitempty"`
+	Files     []string          `json:"files,omitempty"`
+	Error     string            `json:"error,omitempty"`
+	Attempts  []Attempt         `json:"attempts,omitempty"`
+	ElapsedMS int64             `json:"elapsed_ms"`
+}
+
+// Report is the record of one turn.
+type Report struct {
+	Request     string       `json:"request"`
+	Attachments []string     `json:"attachments,omitempty"`
+	Controller  string       `json:"controller"`
+	Constraints Constraints  `json:"constraints,omitzero"`
+	Notes       []string     `json:"notes,omitempty"`
+	Tasks       []TaskReport `json:"tasks"`
+	// Files lists every generated file, full paths, in task order.
+	Files     []string `json:"files,omitempty"`
+	Answer    string   `json:"answer,omitempty"`
+	ElapsedMS int64    `json:"elapsed_ms"`
+}

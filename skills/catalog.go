@@ -1,0 +1,204 @@
+package skills
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed catalog/*.yaml
+var embedded embed.FS
+
+// Catalog is the set of skills the planner may use, keyed by task name.
+type Catalog struct {
+	skills []*Skill
+	byName map[string]*Skill
+}
+
+// Embedded returns the catalog built into the binary.
+func Embedded() (*Catalog, error) { return Load("") }
+
+// Load reads the embedded catalog and then every *.yaml file in userDir, if
+// it is set and exists. A user file whose name matches an embedded skill
+// replaces it; a new name adds a skill.
+func Load(userDir string) (*Catalog, error) {
+	c := &Catalog{byName: map[string]*Skill{}}
+	if err := c.addFS(embedded, "catalog", "embedded:"); err != nil {
+		return nil, err
+	}
+	if userDir == "" {
+		return c, nil
+	}
+	if _, err := os.Stat(userDir); errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err := c.addFS(os.DirFS(userDir), ".", userDir+string(filepath.Separator)); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Catalog) addFS(fsys fs.FS, dir, origin string) error {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return fmt.Errorf("read skills from %s: %w", origin, err)
+	}
+	for _, e := range entries {
+		if e.IsDir() || !(strings.HasSuffix(e.Name(), ".yaml") || strings.HasSuffix(e.Name(), ".yml")) {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		if err != nil {
+			return fmt.Errorf("read skill %s%s: %w", origin, e.Name(), err)
+		}
+		s, err := Parse(data)
+		if err != nil {
+			return fmt.Errorf("skill file %s%s: %w", origin, e.Name(), err)
+		}
+		s.Source = origin + e.Name()
+		c.Put(s)
+	}
+	return nil
+}
+
+// Parse reads one skill file.
+func Parse(data []byte) (*Skill, error) {
+	var s Skill
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		return nil, err
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Put adds s, replacing a skill of the same name.
+func (c *Catalog) Put(s *Skill) {
+	if old, ok := c.byName[s.Name]; ok {
+		i := slices.Index(c.skills, old)
+		c.skills[i] = s
+	} else {
+		c.skills = append(c.skills, s)
+	}
+	c.byName[s.Name] = s
+	slices.SortFunc(c.skills, func(a, b *Skill) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// All returns the skills sorted by name.
+func (c *Catalog) All() []*Skill { return slices.Clone(c.skills) }
+
+// Names returns the task names sorted.
+func (c *Catalog) Names() []string {
+	out := make([]string, len(c.skills))
+	for i, s := range c.skills {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// Skill returns the skill with exactly this name.
+func (c *Catalog) Skill(name string) (*Skill, bool) {
+	s, ok := c.byName[name]
+	return s, ok
+}
+
+// Resolve maps a task name as a model wrote it onto a skill: the exact name,
+// an alias, a normalised spelling ("Image_Classification"), a common
+// abbreviation ("image-cls", "vqa", "asr") or a close misspelling. exact is
+// false when the name had to be corrected, so callers can report it.
+func (c *Catalog) Resolve(name string) (s *Skill, exact bool, ok bool) {
+	if s, ok := c.byName[name]; ok {
+		return s, true, true
+	}
+	want := normalizeTask(name)
+	if want == "" {
+		return nil, false, false
+	}
+	for _, s := range c.skills {
+		if normalizeTask(s.Name) == want {
+			return s, false, true
+		}
+		for _, a := range s.Aliases {
+			if normalizeTask(a) == want {
+				return s, false, true
+			}
+		}
+	}
+	// A close misspelling, but only when one skill is clearly nearest.
+	best, bestD, tie := (*Skill)(nil), 1<<30, false
+	for _, s := range c.skills {
+		for _, cand := range append([]string{s.Name}, s.Aliases...) {
+			d := levenshtein(want, normalizeTask(cand))
+			if d < bestD {
+				best, bestD, tie = s, d, false
+			} else if d == bestD && best != s {
+				tie = true
+			}
+		}
+	}
+	if best != nil && !tie && bestD <= max(1, len(want)/6) {
+		return best, false, true
+	}
+	return nil, false, false
+}
+
+var abbreviations = map[string]string{
+	"cls": "classification", "class": "classification", "classify": "classification", "classifier": "classification",
+	"seg": "segmentation", "segment": "segmentation", "det": "detection", "detect": "detection", "detector": "detection",
+	"gen": "generation", "generate": "generation", "qa": "question-answering", "img": "image", "pic": "image",
+	"txt": "text", "2": "to", "vid": "video", "speech2text": "automatic-speech-recognition",
+	"asr": "automatic-speech-recognition", "tts": "text-to-speech", "vqa": "visual-question-answering",
+	"docqa": "document-question-answering", "dqa": "document-question-answering", "ner": "token-classification",
+	"caption": "image-to-text", "captioning": "image-to-text", "depth": "depth-estimation",
+	"summarize": "summarization", "summarisation": "summarization", "translate": "translation",
+}
+
+// normalizeTask lower-cases a task name, unifies separators and expands
+// abbreviations, so "Image_CLS" and "image-classification" compare equal.
+func normalizeTask(name string) string {
+	t := strings.ToLower(strings.TrimSpace(name))
+	t = strings.NewReplacer("_", "-", " ", "-", "/", "-", ".", "-").Replace(t)
+	parts := strings.FieldsFunc(t, func(r rune) bool { return r == '-' })
+	for i, p := range parts {
+		if full, ok := abbreviations[p]; ok {
+			parts[i] = full
+		}
+	}
+	t = strings.Join(parts, "-")
+	if full, ok := abbreviations[t]; ok {
+		t = full
+	}
+	return t
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

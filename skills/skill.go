@@ -1,0 +1,141 @@
+// Package skills is Chorus's skill repository: the tasks the planner may use,
+// what each task takes and produces, and the candidate models that can serve it.
+//
+// Every skill is a declarative YAML file. The files under catalog/ are embedded
+// in the binary; a user directory can override any of them or add new ones, so
+// adding a task or a model never needs Go code.
+package skills
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Modality is the kind of data a task argument or product carries.
+type Modality string
+
+// The modalities a skill can take or produce. Point and Box are LLaVA-Plus
+// style visual prompts ("120,80" and "x1,y1,x2,y2" in image pixels).
+const (
+	Text  Modality = "text"
+	Image Modality = "image"
+	Audio Modality = "audio"
+	Video Modality = "video"
+	Point Modality = "point"
+	Box   Modality = "box"
+)
+
+// Media reports whether values of m are file paths rather than inline text.
+func (m Modality) Media() bool { return m == Image || m == Audio || m == Video }
+
+// Valid reports whether m is one of the known modalities.
+func (m Modality) Valid() bool {
+	switch m {
+	case Text, Image, Audio, Video, Point, Box:
+		return true
+	}
+	return false
+}
+
+// Arg describes one argument a task accepts. The planner writes arguments by
+// Name; most are named after their modality ("text", "image").
+type Arg struct {
+	Name        string   `yaml:"name" json:"name"`
+	Type        Modality `yaml:"type" json:"type"`
+	Optional    bool     `yaml:"optional,omitempty" json:"optional,omitempty"`
+	Description string   `yaml:"description,omitempty" json:"description,omitempty"`
+}
+
+// Skill is one task type the planner can put in a plan.
+type Skill struct {
+	// Name is the task name the planner writes, e.g. "image-to-text".
+	Name string `yaml:"name" json:"name"`
+	// Aliases are other names models use for the same task; the plan
+	// validator maps them (and near misses) onto Name.
+	Aliases []string `yaml:"aliases,omitempty" json:"aliases,omitempty"`
+	// Description tells the planner when to use the skill.
+	Description string `yaml:"description" json:"description"`
+	// Domain groups skills for listings: nlp, cv, audio, video, multimodal.
+	Domain string `yaml:"domain,omitempty" json:"domain,omitempty"`
+	// Args lists the accepted arguments.
+	Args []Arg `yaml:"args" json:"args"`
+	// Outputs lists the modalities the task produces.
+	Outputs []Modality `yaml:"outputs" json:"outputs"`
+	// Controller marks text tasks the controller LLM may do itself, as
+	// HuggingGPT lets ChatGPT do summarisation or translation.
+	Controller bool `yaml:"controller,omitempty" json:"controller,omitempty"`
+	// Examples are short requests that should use this skill, for the planner.
+	Examples []string `yaml:"examples,omitempty" json:"examples,omitempty"`
+	// Models are the candidate experts, in no particular order.
+	Models []Model `yaml:"models" json:"models"`
+
+	// Source is the file the skill was loaded from ("embedded:…" or a path).
+	Source string `yaml:"-" json:"source,omitempty"`
+}
+
+// Inputs returns the distinct modalities of the skill's arguments.
+func (s *Skill) Inputs() []Modality {
+	var out []Modality
+	for _, a := range s.Args {
+		if !slices.Contains(out, a.Type) {
+			out = append(out, a.Type)
+		}
+	}
+	return out
+}
+
+// Arg returns the argument called name.
+func (s *Skill) Arg(name string) (Arg, bool) {
+	for _, a := range s.Args {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Arg{}, false
+}
+
+// Model returns the candidate with the given id.
+func (s *Skill) Model(id string) (Model, bool) {
+	for _, m := range s.Models {
+		if strings.EqualFold(m.ID, id) {
+			return m, true
+		}
+	}
+	return Model{}, false
+}
+
+// Validate checks that the skill is usable and names the first problem.
+func (s *Skill) Validate() error {
+	if s.Name == "" {
+		return fmt.Errorf("skill has no name")
+	}
+	if s.Description == "" {
+		return fmt.Errorf("skill %s: description is empty", s.Name)
+	}
+	if len(s.Args) == 0 {
+		return fmt.Errorf("skill %s: no args", s.Name)
+	}
+	for _, a := range s.Args {
+		if a.Name == "" || !a.Type.Valid() {
+			return fmt.Errorf("skill %s: arg %q has unknown type %q (want text, image, audio, video, point or box)", s.Name, a.Name, a.Type)
+		}
+	}
+	if len(s.Outputs) == 0 {
+		return fmt.Errorf("skill %s: no outputs", s.Name)
+	}
+	for _, o := range s.Outputs {
+		if !o.Valid() {
+			return fmt.Errorf("skill %s: unknown output modality %q", s.Name, o)
+		}
+	}
+	for i, m := range s.Models {
+		if m.ID == "" {
+			return fmt.Errorf("skill %s: model %d has no id", s.Name, i)
+		}
+		if len(m.Endpoints) == 0 {
+			return fmt.Errorf("skill %s: model %s lists no endpoints", s.Name, m.ID)
+		}
+	}
+	return nil
+}
