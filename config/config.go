@@ -1,0 +1,376 @@
+// Package config loads Chorus's configuration: the embedded defaults
+// (config.yaml at the repository root), a user file, CHORUS_* environment
+// variables, and the OLLAMA_HOST / HF_TOKEN conventions. Invalid values fail
+// at start with a message naming the key.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/viper"
+)
+
+// Config is the validated configuration.
+type Config struct {
+	Controller struct {
+		Model       string        `mapstructure:"model"`
+		Host        string        `mapstructure:"host"`
+		Temperature float64       `mapstructure:"temperature"`
+		NumCtx      int           `mapstructure:"num_ctx"`
+		PlanTokens  int           `mapstructure:"plan_tokens"`
+		Timeout     time.Duration `mapstructure:"timeout"`
+	} `mapstructure:"controller"`
+	InferenceMode      string        `mapstructure:"inference_mode"`
+	NumCandidateModels int           `mapstructure:"num_candidate_models"`
+	MaxParallel        int           `mapstructure:"max_parallel"`
+	TaskTimeout        time.Duration `mapstructure:"task_timeout"`
+	OutputDir          string        `mapstructure:"output_dir"`
+	ControllerTasks    bool          `mapstructure:"controller_tasks"`
+	HuggingFace        struct {
+		BaseURL    string        `mapstructure:"base_url"`
+		HubURL     string        `mapstructure:"hub_url"`
+		Token      string        `mapstructure:"token"`
+		MaxWait    time.Duration `mapstructure:"max_wait"`
+		MaxRetries int           `mapstructure:"max_retries"`
+	} `mapstructure:"huggingface"`
+	Local struct {
+		URL      string `mapstructure:"url"`
+		Protocol string `mapstructure:"protocol"`
+	} `mapstructure:"local"`
+	Ollama struct {
+		Experts bool `mapstructure:"experts"`
+	} `mapstructure:"ollama"`
+	Command struct {
+		Enabled bool `mapstructure:"enabled"`
+	} `mapstructure:"command"`
+	Constraints struct {
+		Licenses  []string `mapstructure:"licenses"`
+		MaxSize   string   `mapstructure:"max_size"`
+		LocalOnly bool     `mapstructure:"local_only"`
+		Prefer    string   `mapstructure:"prefer"`
+		Benchmark string   `mapstructure:"benchmark"`
+	} `mapstructure:"constraints"`
+	SkillsDir string `mapstructure:"skills_dir"`
+	UI        struct {
+		Review bool                `mapstructure:"review"`
+		Debug  bool                `mapstructure:"debug"`
+		Keys   map[string][]string `mapstructure:"keys"`
+	} `mapstructure:"ui"`
+
+	// File is the user config file that was read, if any.
+	File string `mapstructure:"-"`
+	// TokenSource says where the Hugging Face token came from (never the
+	// token itself), for status displays.
+	TokenSource string `mapstructure:"-"`
+}
+
+// Error is a configuration problem tied to one key.
+type Error struct {
+	Key    string
+	Source string
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	src := ""
+	if e.Source != "" {
+		src = " (" + e.Source + ")"
+	}
+	return fmt.Sprintf("config: %s%s: %s", e.Key, src, e.Msg)
+}
+
+// envAliases are conventional variables honoured besides CHORUS_*; the
+// CHORUS_ form wins when both are set.
+var envAliases = map[string][]string{
+	"controller.host":   {"OLLAMA_HOST"},
+	"huggingface.token": {"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"},
+}
+
+// Load builds the configuration. defaults is the embedded config.yaml; file
+// is the --config flag (empty: the XDG location, which may be absent).
+func Load(defaults []byte, file string) (*Config, error) {
+	v := viper.New()
+	v.SetConfigType("yaml")
+	if err := v.ReadConfig(bytes.NewReader(defaults)); err != nil {
+		return nil, fmt.Errorf("config: embedded defaults: %w", err)
+	}
+	known := v.AllKeys()
+
+	explicit := file != ""
+	if !explicit {
+		file = filepath.Join(ConfigDir(), "config.yaml")
+	}
+	data, err := os.ReadFile(file)
+	switch {
+	case err == nil:
+		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
+			return nil, fmt.Errorf("config: %s: %w", file, err)
+		}
+		if err := checkKeys(data, known, file); err != nil {
+			return nil, err
+		}
+	case errors.Is(err, fs.ErrNotExist) && !explicit:
+		file = ""
+	default:
+		return nil, fmt.Errorf("config: cannot read %s: %w", file, err)
+	}
+
+	v.SetEnvPrefix("CHORUS")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	for _, k := range known {
+		envs := append([]string{"CHORUS_" + strings.ToUpper(strings.ReplaceAll(k, ".", "_"))}, envAliases[k]...)
+		if err := v.BindEnv(append([]string{k}, envs...)...); err != nil {
+			return nil, err
+		}
+	}
+
+	var c Config
+	if err := v.Unmarshal(&c); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	c.File = file
+	c.TokenSource = tokenSource(file)
+	if c.HuggingFace.Token == "" {
+		c.HuggingFace.Token, c.TokenSource = cachedHFToken()
+	}
+	if err := c.normalize(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// checkKeys rejects keys the defaults do not know, which are typos.
+func checkKeys(data []byte, known []string, file string) error {
+	u := viper.New()
+	u.SetConfigType("yaml")
+	if err := u.ReadConfig(bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("config: %s: %w", file, err)
+	}
+	var unknown []string
+	for _, k := range u.AllKeys() {
+		if slices.Contains(known, k) || strings.HasPrefix(k, "ui.keys.") {
+			continue
+		}
+		unknown = append(unknown, k)
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return &Error{Key: unknown[0], Source: file, Msg: "unknown key (see the documented keys in config.yaml)"}
+	}
+	return nil
+}
+
+func tokenSource(file string) string {
+	for _, e := range []string{"CHORUS_HUGGINGFACE_TOKEN", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"} {
+		if os.Getenv(e) != "" {
+			return e
+		}
+	}
+	if file != "" {
+		return file
+	}
+	return ""
+}
+
+// cachedHFToken reads the token `huggingface-cli login` stores.
+func cachedHFToken() (token, source string) {
+	home := os.Getenv("HF_HOME")
+	if home == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return "", ""
+		}
+		home = filepath.Join(base, "huggingface")
+	}
+	p := filepath.Join(home, "token")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", ""
+	}
+	t := strings.TrimSpace(string(b))
+	if t == "" {
+		return "", ""
+	}
+	return t, p
+}
+
+func (c *Config) normalize() error {
+	src := c.File
+	bad := func(key, format string, args ...any) error {
+		return &Error{Key: key, Source: src, Msg: fmt.Sprintf(format, args...)}
+	}
+	if strings.TrimSpace(c.Controller.Model) == "" {
+		return bad("controller.model", "is empty; name an Ollama model such as qwen3:8b")
+	}
+	host, err := NormalizeHost(c.Controller.Host)
+	if err != nil {
+		return bad("controller.host", "%v", err)
+	}
+	c.Controller.Host = host
+	if c.Controller.Temperature < 0 || c.Controller.Temperature > 2 {
+		return bad("controller.temperature", "%v is out of range (0 to 2)", c.Controller.Temperature)
+	}
+	if c.Controller.NumCtx < 512 {
+		return bad("controller.num_ctx", "%d is too small (at least 512)", c.Controller.NumCtx)
+	}
+	if c.Controller.PlanTokens < 64 {
+		return bad("controller.plan_tokens", "%d is too small (at least 64)", c.Controller.PlanTokens)
+	}
+	if c.Controller.Timeout <= 0 {
+		return bad("controller.timeout", "must be a positive duration such as 5m")
+	}
+	switch c.InferenceMode {
+	case "local", "huggingface", "hybrid":
+	default:
+		return bad("inference_mode", "unknown value %q (want local, huggingface or hybrid)", c.InferenceMode)
+	}
+	if c.NumCandidateModels < 1 || c.NumCandidateModels > 50 {
+		return bad("num_candidate_models", "%d is out of range (1 to 50)", c.NumCandidateModels)
+	}
+	if c.MaxParallel < 1 || c.MaxParallel > 256 {
+		return bad("max_parallel", "%d is out of range (1 to 256)", c.MaxParallel)
+	}
+	if c.TaskTimeout <= 0 {
+		return bad("task_timeout", "must be a positive duration such as 3m")
+	}
+	for key, raw := range map[string]*string{"huggingface.base_url": &c.HuggingFace.BaseURL, "huggingface.hub_url": &c.HuggingFace.HubURL} {
+		u, err := checkURL(*raw)
+		if err != nil {
+			return bad(key, "%v", err)
+		}
+		*raw = u
+	}
+	if c.HuggingFace.MaxWait < 0 {
+		return bad("huggingface.max_wait", "must not be negative")
+	}
+	if c.HuggingFace.MaxRetries < 0 || c.HuggingFace.MaxRetries > 20 {
+		return bad("huggingface.max_retries", "%d is out of range (0 to 20)", c.HuggingFace.MaxRetries)
+	}
+	if c.Local.URL != "" {
+		u, err := checkURL(c.Local.URL)
+		if err != nil {
+			return bad("local.url", "%v", err)
+		}
+		c.Local.URL = u
+	}
+	switch c.Local.Protocol {
+	case "jarvis", "hf":
+	default:
+		return bad("local.protocol", "unknown value %q (want jarvis or hf)", c.Local.Protocol)
+	}
+	switch c.Constraints.Prefer {
+	case "", "smallest":
+	case "best":
+		if strings.TrimSpace(c.Constraints.Benchmark) == "" {
+			return bad("constraints.benchmark", `is required when constraints.prefer is "best" (e.g. "common_voice wer")`)
+		}
+	default:
+		return bad("constraints.prefer", `unknown value %q (want "", smallest or best)`, c.Constraints.Prefer)
+	}
+	if c.OutputDir == "" {
+		c.OutputDir = filepath.Join(DataDir(), "outputs")
+	}
+	c.OutputDir = expandHome(c.OutputDir)
+	if c.SkillsDir == "" {
+		c.SkillsDir = filepath.Join(ConfigDir(), "skills")
+	}
+	c.SkillsDir = expandHome(c.SkillsDir)
+	return nil
+}
+
+// NormalizeHost turns an Ollama host as people write it ("127.0.0.1:11434",
+// "0.0.0.0", "https://ollama.example") into a base URL.
+func NormalizeHost(h string) (string, error) {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return "", fmt.Errorf("is empty; the default is http://127.0.0.1:11434")
+	}
+	if !strings.Contains(h, "://") {
+		h = "http://" + h
+	}
+	u, err := url.Parse(h)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", fmt.Errorf("%q is not a host or http(s) URL", h)
+	}
+	hostname, port := u.Hostname(), u.Port()
+	if hostname == "0.0.0.0" || hostname == "::" {
+		hostname = "127.0.0.1"
+	}
+	if port == "" {
+		port = "11434"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	u.Host = joinHostPort(hostname, port)
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+func joinHostPort(h, p string) string {
+	if strings.Contains(h, ":") {
+		return "[" + h + "]:" + p
+	}
+	return h + ":" + p
+}
+
+func checkURL(s string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", fmt.Errorf("%q is not an http(s) URL", s)
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, strings.TrimPrefix(p, "~"))
+		}
+	}
+	return p
+}
+
+// ConfigDir is $XDG_CONFIG_HOME/chorus (or the platform equivalent).
+func ConfigDir() string {
+	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
+		return filepath.Join(d, "chorus")
+	}
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "chorus-config")
+	}
+	return filepath.Join(d, "chorus")
+}
+
+// DataDir is $XDG_DATA_HOME/chorus, defaulting to ~/.local/share/chorus.
+func DataDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "chorus")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "share", "chorus")
+	}
+	return filepath.Join(os.TempDir(), "chorus-data")
+}
+
+// CacheDir is $XDG_CACHE_HOME/chorus (or the platform equivalent).
+func CacheDir() string {
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "chorus")
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "chorus-cache")
+	}
+	return filepath.Join(d, "chorus")
+}
