@@ -17,6 +17,19 @@ const (
 	EndpointBuiltin     = "builtin"
 )
 
+// EndpointKinds lists every endpoint kind a skill file may name.
+var EndpointKinds = []string{EndpointHuggingFace, EndpointLocal, EndpointOllama, EndpointCommand, EndpointBuiltin}
+
+// KnownEndpoint reports whether kind is one of EndpointKinds.
+func KnownEndpoint(kind string) bool {
+	for _, k := range EndpointKinds {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
 // Model is one candidate expert for a skill, with the facts selection ranks
 // and filters on.
 type Model struct {

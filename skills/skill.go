@@ -69,9 +69,29 @@ type Skill struct {
 	Examples []string `yaml:"examples,omitempty" json:"examples,omitempty"`
 	// Models are the candidate experts, in no particular order.
 	Models []Model `yaml:"models" json:"models"`
+	// HubTag is the Hugging Face Hub pipeline_tag whose listing `chorus
+	// models sync` reads for this skill. Empty means the skill's Name;
+	// HubTagNone means the Hub has no listing for it (built-in experts,
+	// ControlNet annotators, controller-only tasks).
+	HubTag string `yaml:"hub_tag,omitempty" json:"hub_tag,omitempty"`
 
 	// Source is the file the skill was loaded from ("embedded:…" or a path).
 	Source string `yaml:"-" json:"source,omitempty"`
+}
+
+// HubTagNone marks a skill the Hub lists no models for.
+const HubTagNone = "none"
+
+// HubPipelineTag returns the Hub pipeline_tag to sync the skill from, and
+// false when the Hub has no listing for it.
+func (s *Skill) HubPipelineTag() (string, bool) {
+	switch s.HubTag {
+	case "":
+		return s.Name, true
+	case HubTagNone:
+		return "", false
+	}
+	return s.HubTag, true
 }
 
 // Inputs returns the distinct modalities of the skill's arguments.
@@ -135,6 +155,14 @@ func (s *Skill) Validate() error {
 		}
 		if len(m.Endpoints) == 0 {
 			return fmt.Errorf("skill %s: model %s lists no endpoints", s.Name, m.ID)
+		}
+		for _, k := range m.Endpoints {
+			if !KnownEndpoint(k) {
+				return fmt.Errorf("skill %s: model %s: unknown endpoint %q (want %s)", s.Name, m.ID, k, strings.Join(EndpointKinds, ", "))
+			}
+		}
+		if m.ServedBy(EndpointCommand) && len(m.Command) == 0 {
+			return fmt.Errorf("skill %s: model %s lists the command endpoint but no command (add command: [program, args…])", s.Name, m.ID)
 		}
 	}
 	return nil
