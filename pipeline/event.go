@@ -75,16 +75,18 @@ type TaskProgressEvent struct {
 
 // Task statuses in TaskEndEvent.
 const (
-	StatusOK      = "ok"
-	StatusError   = "error"
-	StatusSkipped = "skipped"
+	StatusOK    = "ok"
+	StatusError = "error"
 )
 
 // TaskEndEvent says a task finished, failed or was skipped.
 type TaskEndEvent struct {
-	ID       int             `json:"id"`
-	Task     string          `json:"task"`
-	Status   string          `json:"status"`
+	ID     int    `json:"id"`
+	Task   string `json:"task"`
+	Status string `json:"status"`
+	// Skipped is true when the task never ran (no qualifying model, a
+	// failed dependency, cancellation); Status is then "error".
+	Skipped  bool            `json:"skipped,omitempty"`
 	Model    string          `json:"model,omitempty"`
 	Endpoint string          `json:"endpoint,omitempty"`
 	Result   string          `json:"result,omitempty"`

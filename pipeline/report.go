@@ -43,6 +43,7 @@ type TaskReport struct {
 	Decided   string            `json:"decided,omitempty"`
 	Reason    string            `json:"reason,omitempty"`
 	Status    string            `json:"status"`
+	Skipped   bool              `json:"skipped,omitempty"`
 	Result    string            `json:"result,omitempty"`
 	Data      json.RawMessage   `json:"data,omitempty"`
 	Files     []string          `json:"files,omitempty"`

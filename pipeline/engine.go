@@ -1,0 +1,202 @@
+// Package pipeline runs one Chorus turn through HuggingGPT's four stages:
+// task planning, model selection, task execution and response generation.
+// Each stage lives in its own file and can be tested alone; Engine.Run ties
+// them together and publishes typed events as it goes.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/skills"
+)
+
+// Message is one entry of the chat log carried between turns.
+type Message struct {
+	// Role is "user" or "assistant".
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	// Resources are the files attached to or generated in this turn, full
+	// paths, so later turns can refer to "the image above".
+	Resources []string `json:"resources,omitempty"`
+}
+
+// Turn is one request to run.
+type Turn struct {
+	Request string
+	// Attachments are files the user attached (images, audio, video, text).
+	Attachments []string
+	// History is the chat log of earlier turns, oldest first.
+	History []Message
+	// Constraints are the user's standing constraints; the planner may add
+	// more from the request.
+	Constraints Constraints
+	// PlanOnly stops after planning.
+	PlanOnly bool
+	// Review, when set, is called with the validated plan before anything
+	// runs; it returns the plan to run (possibly edited) or an error to
+	// cancel the turn. Edited plans are validated again.
+	Review func(ctx context.Context, p Plan) (Plan, error)
+	// OutputDir overrides the engine's output directory for this turn.
+	OutputDir string
+}
+
+// Options tune the engine.
+type Options struct {
+	// NumCandidates is the top-K of selection (num_candidate_models).
+	NumCandidates int
+	// MaxParallel bounds concurrently running tasks.
+	MaxParallel int
+	// TaskTimeout bounds one task, fallbacks included.
+	TaskTimeout time.Duration
+	// OutputDir receives generated files.
+	OutputDir string
+	// ControllerTasks lets the controller do text tasks itself.
+	ControllerTasks bool
+	// MaxTasks caps a plan; extra tasks are dropped with a note.
+	MaxTasks int
+	// ResultBudget bounds, in bytes, the results text given to the
+	// response stage.
+	ResultBudget int
+}
+
+func (o *Options) defaults() {
+	if o.NumCandidates <= 0 {
+		o.NumCandidates = 5
+	}
+	if o.MaxParallel <= 0 {
+		o.MaxParallel = 8
+	}
+	if o.TaskTimeout <= 0 {
+		o.TaskTimeout = 3 * time.Minute
+	}
+	if o.OutputDir == "" {
+		o.OutputDir = "chorus-output"
+	}
+	if o.MaxTasks <= 0 {
+		o.MaxTasks = 16
+	}
+	if o.ResultBudget <= 0 {
+		o.ResultBudget = 12000
+	}
+}
+
+// Engine runs turns. It is safe to run one turn at a time per Engine; the
+// UI makes a new Engine (cheaply) when the controller model changes.
+type Engine struct {
+	ctl    *Controller
+	cat    *skills.Catalog
+	router *endpoints.Router
+	opts   Options
+}
+
+// New returns an engine.
+func New(ctl *Controller, cat *skills.Catalog, router *endpoints.Router, opts Options) *Engine {
+	opts.defaults()
+	return &Engine{ctl: ctl, cat: cat, router: router, opts: opts}
+}
+
+// Controller returns the engine's controller.
+func (e *Engine) Controller() *Controller { return e.ctl }
+
+// Catalog returns the engine's skill catalog.
+func (e *Engine) Catalog() *skills.Catalog { return e.cat }
+
+// Router returns the engine's endpoint router.
+func (e *Engine) Router() *endpoints.Router { return e.router }
+
+// Options returns the engine's options.
+func (e *Engine) Options() Options { return e.opts }
+
+// WithController returns an engine sharing everything but the controller.
+func (e *Engine) WithController(ctl *Controller) *Engine {
+	c := *e
+	c.ctl = ctl
+	return &c
+}
+
+// ErrCancelled is returned (wrapped) when the turn's context was cancelled.
+var ErrCancelled = errors.New("turn cancelled")
+
+// syncEmit serialises emit so stages running concurrently never call it at
+// the same time.
+func syncEmit(emit Emit) Emit {
+	if emit == nil {
+		return func(Event) {}
+	}
+	var mu sync.Mutex
+	return func(ev Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		emit(ev)
+	}
+}
+
+// Run executes one turn and returns its record. Events describe progress as
+// it happens. The returned error is non-nil when the turn ended without an
+// answer (controller unreachable, cancelled); the report is still returned
+// with whatever was done.
+func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (*Report, error) {
+	emit = syncEmit(emit)
+	start := time.Now()
+	rep := &Report{Request: t.Request, Attachments: t.Attachments, Controller: e.ctl.Model(), Tasks: []TaskReport{}}
+	fail := func(stage Stage, err error) (*Report, error) {
+		rep.ElapsedMS = time.Since(start).Milliseconds()
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
+			emit(ErrorEvent{Stage: stage, Message: "cancelled — nothing more will run this turn", Fatal: true})
+		} else {
+			emit(ErrorEvent{Stage: stage, Message: err.Error(), Fatal: true})
+		}
+		return rep, err
+	}
+
+	emit(StageEvent{Stage: StagePlanning})
+	plan, err := e.plan(ctx, t, emit)
+	if err != nil {
+		return fail(StagePlanning, err)
+	}
+	if t.Review != nil && len(plan.Tasks) > 0 {
+		edited, err := t.Review(ctx, plan)
+		if err != nil {
+			return fail(StagePlanning, fmt.Errorf("plan not run: %w", err))
+		}
+		plan = e.validate(edited.Tasks, edited.Constraints, t, plan.Notes)
+	}
+	rep.Constraints, rep.Notes = plan.Constraints, plan.Notes
+	emit(PlanEvent{Tasks: plan.Tasks, Constraints: plan.Constraints, Notes: plan.Notes})
+	if t.PlanOnly {
+		rep.ElapsedMS = time.Since(start).Milliseconds()
+		return rep, nil
+	}
+
+	var results []*taskRun
+	if len(plan.Tasks) > 0 {
+		emit(StageEvent{Stage: StageSelection})
+		choices := e.selectAll(ctx, plan, t, emit)
+		if ctx.Err() != nil {
+			return fail(StageSelection, ctx.Err())
+		}
+		emit(StageEvent{Stage: StageExecution})
+		results = e.execute(ctx, plan, choices, t, emit)
+		rep.Tasks = reportTasks(results)
+		rep.Files = reportFiles(results)
+		if ctx.Err() != nil {
+			return fail(StageExecution, ctx.Err())
+		}
+	}
+
+	emit(StageEvent{Stage: StageResponse})
+	answer, err := e.respond(ctx, t, plan, results, rep, emit)
+	if err != nil {
+		return fail(StageResponse, err)
+	}
+	rep.Answer = answer
+	rep.ElapsedMS = time.Since(start).Milliseconds()
+	emit(ReportEvent{Report: *rep})
+	return rep, nil
+}

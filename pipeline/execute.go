@@ -1,0 +1,425 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/skills"
+)
+
+// taskRun is the execution state and record of one task. The scheduler
+// goroutine owns it until the task starts; the task's goroutine owns it
+// until it reports on the done channel, which publishes it back.
+type taskRun struct {
+	task     Task
+	choice   *choice
+	args     map[string]string
+	status   string
+	skipped  bool
+	text     string
+	data     json.RawMessage
+	files    []string
+	err      string
+	attempts []Attempt
+	model    string
+	endpoint string
+	elapsed  time.Duration
+}
+
+// execute runs the plan as a DAG: a task starts the moment its last
+// dependency finishes, independent tasks run concurrently up to
+// MaxParallel, and a failure fails its dependents while siblings go on.
+func (e *Engine) execute(ctx context.Context, p Plan, choices map[int]*choice, t Turn, emit Emit) []*taskRun {
+	outDir := t.OutputDir
+	if outDir == "" {
+		outDir = e.opts.OutputDir
+	}
+	if abs, err := filepath.Abs(outDir); err == nil {
+		outDir = abs
+	}
+	dirErr := os.MkdirAll(outDir, 0o755)
+
+	runs := make([]*taskRun, len(p.Tasks))
+	byID := map[int]*taskRun{}
+	users := map[int][]int{}
+	waiting := map[int]int{}
+	for i, task := range p.Tasks {
+		runs[i] = &taskRun{task: task, choice: choices[task.ID]}
+		byID[task.ID] = runs[i]
+		waiting[task.ID] = len(task.Dep)
+		for _, d := range task.Dep {
+			users[d] = append(users[d], task.ID)
+		}
+	}
+
+	sem := make(chan struct{}, e.opts.MaxParallel)
+	done := make(chan *taskRun)
+	running := 0
+	launch := func(r *taskRun) {
+		running++
+		go func() {
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+				if dirErr != nil {
+					r.fail(fmt.Sprintf("cannot create the output directory %s: %v", outDir, dirErr))
+					emit(TaskStartEvent{ID: r.task.ID, Task: r.task.Task})
+					emit(r.endEvent())
+				} else {
+					e.runTask(ctx, r, byID, outDir, t.Request, emit)
+				}
+			case <-ctx.Done():
+				r.fail("cancelled before it started")
+				r.skipped = true
+				emit(r.endEvent())
+			}
+			done <- r
+		}()
+	}
+
+	// skip marks a task and everything downstream as not run.
+	var skip func(id int, why string)
+	skip = func(id int, why string) {
+		r := byID[id]
+		if r.status != "" {
+			return
+		}
+		r.fail(why)
+		r.skipped = true
+		emit(r.endEvent())
+		for _, u := range users[id] {
+			skip(u, fmt.Sprintf("not run: it needs task %d, which did not finish", id))
+		}
+	}
+
+	for _, r := range runs {
+		if waiting[r.task.ID] == 0 {
+			launch(r)
+		}
+	}
+	for running > 0 {
+		r := <-done
+		running--
+		for _, u := range users[r.task.ID] {
+			if byID[u].status != "" {
+				continue
+			}
+			if r.status != StatusOK {
+				skip(u, fmt.Sprintf("not run: task %d (%s) failed", r.task.ID, r.task.Task))
+				continue
+			}
+			if waiting[u]--; waiting[u] == 0 {
+				launch(byID[u])
+			}
+		}
+	}
+	return runs
+}
+
+func (r *taskRun) fail(msg string) {
+	r.status, r.err = StatusError, msg
+}
+
+func (r *taskRun) endEvent() TaskEndEvent {
+	return TaskEndEvent{ID: r.task.ID, Task: r.task.Task, Status: r.status, Skipped: r.skipped, Model: r.model, Endpoint: r.endpoint,
+		Result: r.text, Data: r.data, Files: r.files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
+}
+
+// runTask resolves the task's arguments and tries its candidates in order.
+func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun, outDir, request string, emit Emit) {
+	start := time.Now()
+	c := r.choice
+	if c != nil {
+		switch {
+		case c.controller:
+			r.model, r.endpoint = e.ctl.Model(), EndpointController
+		case len(c.ranked) > 0:
+			r.model, r.endpoint = c.ranked[0].model.ID, string(c.ranked[0].routes[0].Kind())
+		}
+	}
+	emit(TaskStartEvent{ID: r.task.ID, Task: r.task.Task, Model: r.model, Endpoint: r.endpoint})
+	defer func() {
+		r.elapsed = time.Since(start)
+		emit(r.endEvent())
+	}()
+	if c == nil || c.skill == nil {
+		r.fail("no model was selected for this task")
+		return
+	}
+	if c.none != "" {
+		r.fail("not run: " + c.none)
+		r.skipped = true
+		return
+	}
+	tctx, cancel := context.WithTimeout(ctx, e.opts.TaskTimeout)
+	defer cancel()
+
+	args, err := e.resolveArgs(tctx, r.task, c.skill, byID, outDir)
+	if err != nil {
+		r.fail(err.Error())
+		return
+	}
+	r.args = args
+
+	progress := func(p endpoints.Progress) {
+		emit(TaskProgressEvent{ID: r.task.ID, Message: p.Message, WaitMS: p.Wait.Milliseconds()})
+	}
+	var lastErr error
+	if c.controller {
+		at := time.Now()
+		text, err := e.runOnController(tctx, r.task, c.skill, args, request)
+		r.attempts = append(r.attempts, Attempt{Model: e.ctl.Model(), Endpoint: EndpointController, Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
+		if err == nil {
+			r.status, r.text = StatusOK, text
+			return
+		}
+		lastErr = err
+	}
+	for _, cand := range c.ranked {
+		for _, route := range cand.routes {
+			if tctx.Err() != nil {
+				break
+			}
+			if lastErr != nil {
+				progress(endpoints.Progress{Message: fmt.Sprintf("%s; trying %s on %s", shortErr(lastErr), cand.model.ID, route.Kind())})
+			}
+			r.model, r.endpoint = cand.model.ID, string(route.Kind())
+			at := time.Now()
+			res, err := route.Infer(tctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Command: cand.model.Command, Progress: progress})
+			if err == nil {
+				err = e.keepResult(r, res, outDir)
+			}
+			r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
+			if err == nil {
+				r.status = StatusOK
+				return
+			}
+			lastErr = err
+			if !endpoints.Retryable(err) {
+				r.fail(err.Error())
+				return
+			}
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		r.fail("cancelled")
+	case tctx.Err() != nil:
+		r.fail(fmt.Sprintf("timed out after %s (task_timeout)", e.opts.TaskTimeout))
+	case lastErr != nil && len(r.attempts) > 1:
+		r.fail(fmt.Sprintf("all %d attempts failed; last: %v", len(r.attempts), lastErr))
+	case lastErr != nil:
+		r.fail(lastErr.Error())
+	default:
+		r.fail("no endpoint could run it")
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func shortErr(err error) string {
+	s := err.Error()
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}
+
+// resolveArgs substitutes <resource>-N by the dependency's product of the
+// argument's modality: the text for text arguments, the file for media.
+func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID map[int]*taskRun, outDir string) (map[string]string, error) {
+	out := make(map[string]string, len(t.Args))
+	for k, v := range t.Args {
+		a, _ := s.Arg(k)
+		var missing error
+		val, _ := substituteRefs(v, func(n int) (string, bool) {
+			dep, ok := byID[n]
+			if !ok || dep.status != StatusOK {
+				missing = fmt.Errorf("argument %s needs the output of task %d, which is not available", k, n)
+				return "", false
+			}
+			if a.Type.Media() {
+				for _, f := range dep.files {
+					if ModalityOf(f) == a.Type {
+						return f, true
+					}
+				}
+				missing = fmt.Errorf("argument %s needs %s from task %d (%s), which produced none", k, withArticle(a.Type), n, dep.task.Task)
+				return "", false
+			}
+			if dep.text == "" && len(dep.files) > 0 {
+				return strings.Join(dep.files, ", "), true
+			}
+			return dep.text, true
+		})
+		if missing != nil {
+			return nil, missing
+		}
+		if a.Type.Media() && isURL(val) {
+			p, err := download(ctx, val, outDir)
+			if err != nil {
+				return nil, fmt.Errorf("argument %s: %w", k, err)
+			}
+			val = p
+		}
+		out[k] = val
+	}
+	return out, nil
+}
+
+// maxDownload bounds a media argument fetched from a URL.
+const maxDownload = 100 << 20
+
+func download(ctx context.Context, url, dir string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("cannot download %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("cannot download %s: HTTP %d", url, resp.StatusCode)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxDownload+1))
+	if err != nil {
+		return "", fmt.Errorf("cannot download %s: %w", url, err)
+	}
+	if len(data) > maxDownload {
+		return "", fmt.Errorf("%s is larger than %d MB", url, maxDownload>>20)
+	}
+	return writeFile(dir, "download", 0, resp.Header.Get("Content-Type"), data)
+}
+
+// keepResult records a result and writes its files under outDir.
+func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string) error {
+	var files []string
+	for _, b := range res.Blobs {
+		p, err := writeFile(outDir, r.task.Task, r.task.ID, b.MIME, b.Data)
+		if err != nil {
+			return err
+		}
+		files = append(files, p)
+	}
+	if img, ok := r.args["image"]; ok {
+		if blob, ok, err := endpoints.Annotate(r.task.Task, img, res); err == nil && ok {
+			if p, err := writeFile(outDir, r.task.Task+"-annotated", r.task.ID, blob.MIME, blob.Data); err == nil {
+				// The annotated image comes first: it is what a later
+				// task asking for "the image" of this one wants.
+				files = append([]string{p}, files...)
+			}
+		}
+	}
+	r.text, r.data, r.files = res.Text, res.Data, files
+	if r.text == "" && len(files) == 0 && len(res.Data) == 0 {
+		return fmt.Errorf("%s returned an empty result: %w", r.model, endpoints.ErrUnavailable)
+	}
+	return nil
+}
+
+// writeFile stores data under dir with a unique name and an extension that
+// matches its type, and returns the absolute path.
+func writeFile(dir, task string, id int, mimeType string, data []byte) (string, error) {
+	ext := extFor(mimeType, data)
+	var suffix [3]byte
+	for {
+		_, _ = rand.Read(suffix[:])
+		name := fmt.Sprintf("%s-%s-%d-%s%s", time.Now().Format("20060102-150405"), safeName(task), id, hex.EncodeToString(suffix[:]), ext)
+		p := filepath.Join(dir, name)
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("cannot write the result file: %w", err)
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return "", fmt.Errorf("cannot write %s: %w", p, err)
+		}
+		if err := f.Close(); err != nil {
+			return "", fmt.Errorf("cannot write %s: %w", p, err)
+		}
+		return p, nil
+	}
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '-'
+	}, s)
+}
+
+const controllerTaskSystem = `You are carrying out one step of a plan that answers a user's request.
+The step is the task %q: %s
+Reply with the task's output only — no preamble, no explanation, no markdown fences.`
+
+// runOnController has the controller LLM do a text task itself.
+func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, args map[string]string, request string) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The user's overall request: %s\n\nInputs:\n", request)
+	for _, k := range sortedKeys(args) {
+		fmt.Fprintf(&b, "%s: %s\n", k, args[k])
+	}
+	reply, err := e.ctl.Chat(ctx, ChatCall{Messages: []api.Message{
+		{Role: "system", Content: fmt.Sprintf(controllerTaskSystem, t.Task, strings.Join(strings.Fields(s.Description), " "))},
+		{Role: "user", Content: b.String()},
+	}})
+	if err != nil {
+		return "", err
+	}
+	text := strings.TrimSpace(thinkBlock.ReplaceAllString(reply.Content, ""))
+	if text == "" {
+		return "", errors.New("the controller returned nothing")
+	}
+	return text, nil
+}
+
+// reportTasks turns runs into the turn's execution record.
+func reportTasks(runs []*taskRun) []TaskReport {
+	out := make([]TaskReport, 0, len(runs))
+	for _, r := range runs {
+		tr := TaskReport{ID: r.task.ID, Task: r.task.Task, Dep: slices.Clone(r.task.Dep), Args: r.args, Model: r.model, Endpoint: r.endpoint,
+			Status: r.status, Skipped: r.skipped, Result: r.text, Data: r.data, Files: r.files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
+		if tr.Args == nil {
+			tr.Args = r.task.Args
+		}
+		if r.choice != nil {
+			tr.Decided, tr.Reason = r.choice.decided, r.choice.reason
+		}
+		out = append(out, tr)
+	}
+	return out
+}
+
+func reportFiles(runs []*taskRun) []string {
+	var out []string
+	for _, r := range runs {
+		out = append(out, r.files...)
+	}
+	return out
+}

@@ -1,0 +1,393 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/chorusai/chorus/skills"
+)
+
+// rawPlan is a plan as the controller wrote it, before validation.
+type rawPlan struct {
+	Tasks       []Task
+	Constraints Constraints
+	// Notes record what the parser had to interpret ("id \"t2\" read as 2").
+	Notes []string
+}
+
+// errNoJSON means the reply held no JSON value at all.
+var errNoJSON = errors.New("no JSON found in the reply")
+
+var thinkBlock = regexp.MustCompile(`(?s)<think>.*?(</think>|$)`)
+
+// parsePlan reads a plan from what real models produce: a bare array, an
+// object with a "tasks" array, a single task object, JSON inside prose or
+// ``` fences, trailing commas, ids as strings, dep: [-1] for none. An empty
+// list is a valid, empty plan.
+func parsePlan(reply string) (rawPlan, error) {
+	v, err := extractJSON(reply)
+	if err != nil {
+		return rawPlan{}, err
+	}
+	var rp rawPlan
+	var list []any
+	switch x := v.(type) {
+	case []any:
+		list = x
+	case map[string]any:
+		found := false
+		for _, k := range []string{"tasks", "plan", "task_list", "steps", "subtasks"} {
+			if l, ok := x[k].([]any); ok {
+				list, found = l, true
+				break
+			}
+		}
+		if !found {
+			if _, ok := x["task"]; ok {
+				list, found = []any{x}, true
+			}
+		}
+		if !found {
+			return rawPlan{}, fmt.Errorf("the reply is a JSON object without a \"tasks\" list")
+		}
+		if c, ok := x["constraints"].(map[string]any); ok {
+			rp.Constraints, rp.Notes = parseConstraintsJSON(c)
+		}
+	default:
+		return rawPlan{}, fmt.Errorf("the reply is JSON but not a task list")
+	}
+	for i, item := range list {
+		obj, ok := item.(map[string]any)
+		if !ok {
+			rp.Notes = append(rp.Notes, fmt.Sprintf("ignored plan entry %d: not a task object", i+1))
+			continue
+		}
+		t, notes := parseTask(obj, i)
+		rp.Notes = append(rp.Notes, notes...)
+		rp.Tasks = append(rp.Tasks, t)
+	}
+	return rp, nil
+}
+
+// idMissing marks a task whose id could not be read; validation numbers it.
+const idMissing = math.MinInt32
+
+func parseTask(obj map[string]any, index int) (Task, []string) {
+	var notes []string
+	t := Task{ID: idMissing, Args: map[string]string{}}
+	for _, k := range []string{"task", "name", "task_name", "type"} {
+		if s, ok := obj[k].(string); ok {
+			t.Task = strings.TrimSpace(s)
+			break
+		}
+	}
+	if raw, ok := obj["id"]; ok {
+		if id, ok := toInt(raw); ok {
+			t.ID = id
+			if _, isNum := raw.(float64); !isNum {
+				notes = append(notes, fmt.Sprintf("task id %v read as %d", jsonish(raw), id))
+			}
+		}
+	}
+	t.Dep = parseDeps(obj["dep"])
+	if t.Dep == nil {
+		t.Dep = parseDeps(obj["deps"])
+	}
+	switch a := obj["args"].(type) {
+	case map[string]any:
+		for k, v := range a {
+			if s, ok := argString(v); ok {
+				t.Args[strings.ToLower(strings.TrimSpace(k))] = s
+			}
+		}
+	case string:
+		t.Args["text"] = a
+	case nil:
+		// Some models put arguments next to the task fields.
+		for _, k := range []string{"text", "image", "audio", "video"} {
+			if s, ok := argString(obj[k]); ok {
+				t.Args[k] = s
+			}
+		}
+	}
+	_ = index
+	return t, notes
+}
+
+func parseDeps(v any) []int {
+	var out []int
+	add := func(x any) {
+		if n, ok := toInt(x); ok && n >= 0 {
+			for _, d := range out {
+				if d == n {
+					return
+				}
+			}
+			out = append(out, n)
+		}
+	}
+	switch d := v.(type) {
+	case []any:
+		for _, x := range d {
+			add(x)
+		}
+	case string:
+		for _, part := range strings.FieldsFunc(d, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
+			add(part)
+		}
+	case nil:
+		return nil
+	default:
+		add(d)
+	}
+	if out == nil {
+		out = []int{}
+	}
+	return out
+}
+
+var digits = regexp.MustCompile(`-?\d+`)
+
+func toInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case float64:
+		if x != math.Trunc(x) || math.Abs(x) > 1e6 {
+			return 0, false
+		}
+		return int(x), true
+	case string:
+		m := digits.FindString(x)
+		if m == "" {
+			return 0, false
+		}
+		n, err := strconv.Atoi(m)
+		if err != nil || n > 1e6 || n < -1e6 {
+			return 0, false
+		}
+		return n, true
+	}
+	return 0, false
+}
+
+// argString renders an argument value as the string the executor uses:
+// numbers as written, a list of numbers (a point or a box) comma-joined.
+func argString(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), true
+	case bool:
+		return strconv.FormatBool(x), true
+	case []any:
+		parts := make([]string, 0, len(x))
+		for _, e := range x {
+			s, ok := argString(e)
+			if !ok {
+				return "", false
+			}
+			parts = append(parts, s)
+		}
+		return strings.Join(parts, ","), true
+	case map[string]any:
+		b, err := json.Marshal(x)
+		return string(b), err == nil
+	}
+	return "", false
+}
+
+func jsonish(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func parseConstraintsJSON(m map[string]any) (Constraints, []string) {
+	var c Constraints
+	var notes []string
+	switch l := m["licenses"].(type) {
+	case []any:
+		for _, x := range l {
+			if s, ok := x.(string); ok && strings.TrimSpace(s) != "" {
+				c.Licenses = append(c.Licenses, strings.ToLower(strings.TrimSpace(s)))
+			}
+		}
+	case string:
+		for _, s := range strings.Split(l, ",") {
+			if s = strings.ToLower(strings.TrimSpace(s)); s != "" {
+				c.Licenses = append(c.Licenses, s)
+			}
+		}
+	}
+	if s, ok := m["max_size"].(string); ok && strings.TrimSpace(s) != "" {
+		if lim, err := skills.ParseLimit(s); err == nil {
+			c.MaxSize = lim
+		} else {
+			notes = append(notes, fmt.Sprintf("ignored the size constraint %q: %v", s, err))
+		}
+	}
+	if b, ok := m["local_only"].(bool); ok {
+		c.LocalOnly = b
+	}
+	switch p, _ := m["prefer"].(string); strings.ToLower(strings.TrimSpace(p)) {
+	case PreferSmallest:
+		c.Prefer = PreferSmallest
+	case PreferBest:
+		if b, _ := m["benchmark"].(string); strings.TrimSpace(b) != "" {
+			c.Prefer, c.Benchmark = PreferBest, strings.ToLower(strings.TrimSpace(b))
+		} else {
+			notes = append(notes, "ignored \"best\": the request names no benchmark")
+		}
+	}
+	if l, ok := m["tasks"].([]any); ok {
+		for _, x := range l {
+			if s, ok := x.(string); ok && s != "" {
+				c.Tasks = append(c.Tasks, s)
+			}
+		}
+	}
+	return c, notes
+}
+
+// extractJSON finds the JSON value in a model reply.
+func extractJSON(reply string) (any, error) {
+	s := strings.TrimSpace(thinkBlock.ReplaceAllString(reply, ""))
+	if s == "" {
+		return nil, errNoJSON
+	}
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err == nil {
+		return v, nil
+	}
+	// Fenced blocks first: models often explain around them.
+	for _, m := range fence.FindAllStringSubmatch(s, -1) {
+		if v, err := decodeLenient(m[1]); err == nil {
+			return v, nil
+		}
+	}
+	var firstErr error
+	for i := 0; i < len(s); i++ {
+		if s[i] != '[' && s[i] != '{' {
+			continue
+		}
+		end, ok := matchBracket(s, i)
+		if !ok {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("the JSON in the reply is cut off or unbalanced")
+			}
+			continue
+		}
+		v, err := decodeLenient(s[i : end+1])
+		if err == nil {
+			return v, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+		i = end
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return nil, errNoJSON
+}
+
+var fence = regexp.MustCompile("(?s)```[a-zA-Z]*\\s*(.*?)```")
+
+// decodeLenient parses JSON after removing trailing commas and comments
+// outside strings, the two slips models make most.
+func decodeLenient(s string) (any, error) {
+	var v any
+	err := json.Unmarshal([]byte(s), &v)
+	if err == nil {
+		return v, nil
+	}
+	if err2 := json.Unmarshal([]byte(cleanJSON(s)), &v); err2 == nil {
+		return v, nil
+	}
+	return nil, fmt.Errorf("the reply's JSON does not parse: %w", err)
+}
+
+func cleanJSON(s string) string {
+	var b strings.Builder
+	inStr, esc := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inStr {
+			b.WriteByte(c)
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inStr = true
+			b.WriteByte(c)
+		case c == '/' && i+1 < len(s) && s[i+1] == '/':
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case c == ',':
+			j := i + 1
+			for j < len(s) && strings.IndexByte(" \t\r\n", s[j]) >= 0 {
+				j++
+			}
+			if j < len(s) && (s[j] == ']' || s[j] == '}') {
+				continue
+			}
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// matchBracket returns the index of the bracket closing the one at start.
+func matchBracket(s string, start int) (int, bool) {
+	var stack []byte
+	inStr, esc := false, false
+	for i := start; i < len(s); i++ {
+		c := s[i]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '[', '{':
+			stack = append(stack, c)
+		case ']', '}':
+			if len(stack) == 0 {
+				return 0, false
+			}
+			open := stack[len(stack)-1]
+			if (open == '[') != (c == ']') {
+				return 0, false
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return i, true
+			}
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,262 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/skills"
+)
+
+const respondSystem = `#4 Response Generation Stage
+You are Chorus, an assistant that answers requests by running expert models. The user's request was planned
+into tasks and the tasks were run; their results are below. First answer the request directly, using the
+results. Some results may be wrong: weigh them and say when you are unsure. If a task failed or did not run,
+say so plainly and what the user could do about it. When you mention a generated file, give its full path.
+Do not describe the workflow, list the tasks or name the models: a workflow section generated from the
+execution record is appended to your answer automatically. Write Markdown; be concise.`
+
+const chatSystem = `You are Chorus, a helpful assistant in a terminal. Experts models can be run for you on request
+(image, audio, video and text tasks), but this message needs none. Answer directly and concisely, in Markdown.`
+
+// respond runs the response stage: it streams the controller's answer and
+// appends the workflow section rendered from the execution record, so the
+// explanation can only name models that actually ran.
+func (e *Engine) respond(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report, emit Emit) (string, error) {
+	msgs := e.responseMessages(ctx, t, p, runs, rep)
+	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: msgs[len(msgs)-1].Content})
+	var answer strings.Builder
+	reply, err := e.ctl.Chat(ctx, ChatCall{Messages: msgs, OnToken: streamer(&answer, emit)})
+	if err != nil {
+		if ctx.Err() != nil || len(runs) == 0 {
+			return "", err
+		}
+		// The experts' work is done and their files exist: report them even
+		// though the controller could not write the prose.
+		emit(ErrorEvent{Stage: StageResponse, Message: "the controller could not write the answer: " + err.Error()})
+		answer.Reset()
+		answer.WriteString("_The controller could not write an answer (" + err.Error() + "); here is what ran._")
+		emit(TokenEvent{Text: answer.String()})
+	}
+	emit(DebugEvent{Stage: StageResponse, Kind: "reply", Content: reply.Content})
+	text := strings.TrimSpace(answer.String())
+	if wf := workflowSection(rep, p); wf != "" {
+		sep := "\n\n"
+		emit(TokenEvent{Text: sep + wf})
+		text += sep + wf
+	}
+	emit(AnswerEvent{Text: text, Tokens: reply.EvalCount, TokensPerSecond: reply.TokensPerSecond()})
+	return text, nil
+}
+
+// streamer forwards answer tokens, dropping a leading <think> block some
+// models emit even when asked not to think.
+func streamer(b *strings.Builder, emit Emit) func(string) {
+	var raw strings.Builder
+	thinking := false
+	return func(tok string) {
+		raw.WriteString(tok)
+		s := raw.String()
+		if b.Len() == 0 && !thinking && strings.HasPrefix(strings.TrimSpace(s), "<think>") {
+			thinking = true
+		}
+		if thinking {
+			i := strings.Index(s, "</think>")
+			if i < 0 {
+				return
+			}
+			thinking = false
+			tok = strings.TrimLeft(s[i+len("</think>"):], "\n ")
+			raw.Reset()
+			if tok == "" {
+				return
+			}
+		}
+		if b.Len() == 0 {
+			tok = strings.TrimLeft(tok, "\n")
+			if tok == "" {
+				return
+			}
+		}
+		b.WriteString(tok)
+		emit(TokenEvent{Text: tok})
+	}
+}
+
+func (e *Engine) responseMessages(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report) []api.Message {
+	sys := chatSystem
+	if len(runs) > 0 {
+		sys = respondSystem
+	}
+	msgs := []api.Message{{Role: "system", Content: sys}}
+	msgs = append(msgs, historyMessages(t.History, 6000)...)
+	var b strings.Builder
+	b.WriteString(t.Request)
+	if len(t.Attachments) > 0 {
+		b.WriteString("\n\nAttached: " + strings.Join(t.Attachments, ", "))
+	}
+	if len(runs) > 0 {
+		results, _ := json.MarshalIndent(resultsForPrompt(runs, e.opts.ResultBudget), "", " ")
+		fmt.Fprintf(&b, "\n\nInference results of the tasks run for this request:\n%s", results)
+	}
+	if len(p.Notes) > 0 && len(runs) == 0 {
+		fmt.Fprintf(&b, "\n\n(Note for you: %s)", strings.Join(p.Notes, "; "))
+	}
+	user := api.Message{Role: "user", Content: b.String()}
+	if e.ctl.CanSee(ctx) {
+		images := turnImages(t)
+		for _, f := range rep.Files {
+			if len(images) < 6 && ModalityOf(f) == skills.Image {
+				images = append(images, readImages([]string{f})...)
+			}
+		}
+		user.Images = images
+	}
+	return append(msgs, user)
+}
+
+// historyMessages renders earlier turns as chat messages, newest kept when
+// the budget (bytes) runs out.
+func historyMessages(h []Message, budget int) []api.Message {
+	var out []api.Message
+	used := 0
+	for i := len(h) - 1; i >= 0; i-- {
+		c := h[i].Content
+		if len(h[i].Resources) > 0 {
+			c += "\n[files: " + strings.Join(h[i].Resources, ", ") + "]"
+		}
+		if used+len(c) > budget {
+			break
+		}
+		used += len(c)
+		role := h[i].Role
+		if role != "user" && role != "assistant" {
+			role = "user"
+		}
+		out = append([]api.Message{{Role: role, Content: c}}, out...)
+	}
+	return out
+}
+
+type promptResult struct {
+	ID     int               `json:"id"`
+	Task   string            `json:"task"`
+	Args   map[string]string `json:"args,omitempty"`
+	Status string            `json:"status"`
+	Result string            `json:"result,omitempty"`
+	Data   string            `json:"data,omitempty"`
+	Files  []string          `json:"files,omitempty"`
+	Error  string            `json:"error,omitempty"`
+}
+
+// resultsForPrompt trims results to fit budget bytes, sharing it evenly.
+func resultsForPrompt(runs []*taskRun, budget int) []promptResult {
+	per := budget / max(1, len(runs))
+	out := make([]promptResult, 0, len(runs))
+	for _, r := range runs {
+		pr := promptResult{ID: r.task.ID, Task: r.task.Task, Status: r.status, Files: r.files, Error: clip(r.err, per/4)}
+		pr.Args = map[string]string{}
+		args := r.args
+		if args == nil {
+			args = r.task.Args
+		}
+		for k, v := range args {
+			pr.Args[k] = clip(v, per/6)
+		}
+		pr.Result = clip(r.text, per/2)
+		if len(r.data) > 0 && len(r.text) < per/4 {
+			pr.Data = clip(string(r.data), per/4)
+		}
+		out = append(out, pr)
+	}
+	return out
+}
+
+func clip(s string, n int) string {
+	if n < 16 {
+		n = 16
+	}
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 rune
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… [%d more bytes]", len(s)-cut)
+}
+
+// workflowSection renders the execution record as Markdown. It is generated,
+// never written by the LLM, so it names exactly what ran.
+func workflowSection(rep *Report, p Plan) string {
+	if len(rep.Tasks) == 0 && len(p.Notes) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if len(rep.Tasks) > 0 {
+		b.WriteString("**Workflow**\n\n")
+		for _, t := range rep.Tasks {
+			fmt.Fprintf(&b, "%d. **%s**", t.ID, t.Task)
+			if len(t.Dep) > 0 {
+				deps := make([]string, len(t.Dep))
+				for i, d := range t.Dep {
+					deps[i] = fmt.Sprint(d)
+				}
+				fmt.Fprintf(&b, " (after %s)", strings.Join(deps, ", "))
+			}
+			switch {
+			case t.Status == StatusOK:
+				fmt.Fprintf(&b, " — `%s` on %s, %s ✓", t.Model, t.Endpoint, humanMS(t.ElapsedMS))
+			case t.Skipped:
+				fmt.Fprintf(&b, " — not run")
+			default:
+				fmt.Fprintf(&b, " — failed after %s", humanMS(t.ElapsedMS))
+			}
+			b.WriteString("\n")
+			if t.Decided != "" && t.Status == StatusOK {
+				fmt.Fprintf(&b, "   - chosen by %s: %s\n", t.Decided, oneLine(t.Reason, 200))
+			}
+			if n := len(t.Attempts); n > 1 && t.Status == StatusOK {
+				var failed []string
+				for _, a := range t.Attempts[:n-1] {
+					failed = append(failed, fmt.Sprintf("`%s` on %s", a.Model, a.Endpoint))
+				}
+				fmt.Fprintf(&b, "   - after %s failed\n", strings.Join(failed, ", "))
+			}
+			if t.Error != "" {
+				fmt.Fprintf(&b, "   - %s\n", oneLine(t.Error, 400))
+			}
+		}
+	}
+	if len(rep.Files) > 0 {
+		b.WriteString("\n**Files**\n\n")
+		for _, f := range rep.Files {
+			fmt.Fprintf(&b, "- `%s`\n", f)
+		}
+	}
+	if !rep.Constraints.IsZero() {
+		fmt.Fprintf(&b, "\n_Constraints: %s_\n", rep.Constraints.String())
+	}
+	if len(p.Notes) > 0 {
+		b.WriteString("\n**Plan repairs**\n\n")
+		for _, n := range p.Notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func humanMS(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", ms)
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+	return d.Round(time.Second).String()
+}

@@ -1,0 +1,561 @@
+package pipeline
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/chorusai/chorus/skills"
+)
+
+// argAliases maps argument names models invent onto the canonical ones.
+var argAliases = map[string]string{
+	"question": "text", "prompt": "text", "input": "text", "query": "text", "sentence": "text", "instruction": "text",
+	"content": "text", "caption": "text", "img": "image", "image_url": "image", "img_url": "image", "picture": "image",
+	"photo": "image", "audio_url": "audio", "speech": "audio", "video_url": "video",
+}
+
+// validator repairs a raw plan into one that can run, recording every
+// change. It is HIVE's "check before run": names, ids, dependencies,
+// cycles, argument modalities and files are all proven before execution.
+type validator struct {
+	cat   *skills.Catalog
+	turn  Turn
+	max   int
+	notes []string
+	// dropped maps a task id to why it was removed.
+	dropped map[int]string
+}
+
+func (v *validator) note(format string, args ...any) {
+	v.notes = append(v.notes, fmt.Sprintf(format, args...))
+}
+
+func (v *validator) drop(t Task, format string, args ...any) {
+	if _, ok := v.dropped[t.ID]; ok {
+		return
+	}
+	reason := fmt.Sprintf(format, args...)
+	v.dropped[t.ID] = reason
+	name := t.Task
+	if name == "" {
+		name = "(unnamed)"
+	}
+	v.note("dropped task %d (%s): %s", t.ID, name, reason)
+}
+
+// validate turns raw tasks into a plan that can run. Earlier notes (from the
+// parser) come first in the plan's notes.
+func (e *Engine) validate(tasks []Task, cons Constraints, t Turn, notes []string) Plan {
+	v := &validator{cat: e.cat, turn: t, max: e.opts.MaxTasks, notes: slices.Clone(notes), dropped: map[int]string{}}
+	out := v.run(tasks)
+	return Plan{Tasks: out, Constraints: t.Constraints.Merge(cons), Notes: v.notes}
+}
+
+func (v *validator) run(in []Task) []Task {
+	tasks := make([]Task, 0, len(in))
+	for _, t := range in {
+		t.Args = cloneArgs(t.Args)
+		t.Dep = slices.Clone(t.Dep)
+		tasks = append(tasks, t)
+	}
+	if len(tasks) > v.max {
+		v.note("the plan had %d tasks; kept the first %d", len(tasks), v.max)
+		tasks = tasks[:v.max]
+	}
+	v.fixIDs(tasks)
+	byID := map[int]*Task{}
+	for i := range tasks {
+		byID[tasks[i].ID] = &tasks[i]
+	}
+	skillOf := map[int]*skills.Skill{}
+	for i := range tasks {
+		t := &tasks[i]
+		s, exact, ok := v.cat.Resolve(t.Task)
+		if !ok {
+			if t.Task == "" {
+				v.drop(*t, "it names no task")
+			} else {
+				v.drop(*t, "%q is not a known task (see /skills)", t.Task)
+			}
+			continue
+		}
+		if !exact {
+			v.note("task %d: read %q as %s", t.ID, t.Task, s.Name)
+			t.Task = s.Name
+		}
+		skillOf[t.ID] = s
+		v.fixArgNames(t, s)
+	}
+	// References and dependencies.
+	for i := range tasks {
+		t := &tasks[i]
+		if _, gone := v.dropped[t.ID]; gone {
+			continue
+		}
+		v.fixRefs(t, byID)
+	}
+	v.cascade(tasks)
+	v.breakCycles(tasks)
+	v.cascade(tasks)
+	for i := range tasks {
+		t := &tasks[i]
+		if _, gone := v.dropped[t.ID]; gone {
+			continue
+		}
+		v.checkArgs(t, skillOf[t.ID], skillOf)
+	}
+	v.cascade(tasks)
+
+	var kept []Task
+	for _, t := range tasks {
+		if _, gone := v.dropped[t.ID]; !gone {
+			slices.Sort(t.Dep)
+			kept = append(kept, t)
+		}
+	}
+	return v.order(kept)
+}
+
+// fixIDs gives every task a unique non-negative id.
+func (v *validator) fixIDs(tasks []Task) {
+	next := 1
+	for _, t := range tasks {
+		if t.ID >= next {
+			next = t.ID + 1
+		}
+	}
+	seen := map[int]bool{}
+	for i := range tasks {
+		t := &tasks[i]
+		switch {
+		case t.ID == idMissing || t.ID < 0:
+			v.note("task %q had no usable id; numbered it %d", t.Task, next)
+			t.ID = next
+			next++
+		case seen[t.ID]:
+			v.note("two tasks had id %d; renumbered the second (%s) to %d", t.ID, t.Task, next)
+			t.ID = next
+			next++
+		}
+		seen[t.ID] = true
+	}
+}
+
+func (v *validator) fixArgNames(t *Task, s *skills.Skill) {
+	for _, k := range sortedKeys(t.Args) {
+		val := strings.TrimSpace(t.Args[k])
+		if val == "" {
+			delete(t.Args, k)
+			continue
+		}
+		t.Args[k] = val
+		if _, ok := s.Arg(k); ok {
+			continue
+		}
+		target := argAliases[k]
+		if _, ok := s.Arg(target); !ok || target == "" {
+			target = ""
+			// A path or reference under an odd name: move it to the
+			// skill's free argument of the same modality.
+			m := v.literalModality(val)
+			for _, a := range s.Args {
+				if _, taken := t.Args[a.Name]; !taken && a.Type.Media() && a.Type == m {
+					target = a.Name
+					break
+				}
+			}
+		}
+		if _, taken := t.Args[target]; target == "" || taken {
+			v.note("task %d: ignored argument %q (%s takes %s)", t.ID, k, s.Name, argNames(s))
+			delete(t.Args, k)
+			continue
+		}
+		v.note("task %d: read argument %q as %q", t.ID, k, target)
+		t.Args[target] = val
+		delete(t.Args, k)
+	}
+}
+
+func (v *validator) literalModality(val string) skills.Modality {
+	if len(Refs(val)) > 0 {
+		return ""
+	}
+	if p, ok := v.findFile(val); ok {
+		return ModalityOf(p)
+	}
+	return ""
+}
+
+func (v *validator) fixRefs(t *Task, byID map[int]*Task) {
+	for _, k := range sortedKeys(t.Args) {
+		for _, n := range Refs(t.Args[k]) {
+			if n == t.ID {
+				v.drop(*t, "argument %s refers to its own output", k)
+				return
+			}
+			if _, ok := byID[n]; !ok {
+				v.drop(*t, "argument %s refers to <resource>-%d, but the plan has no task %d", k, n, n)
+				return
+			}
+			if !slices.Contains(t.Dep, n) {
+				t.Dep = append(t.Dep, n)
+				v.note("task %d: added dependency on task %d (its argument %s uses <resource>-%d)", t.ID, n, k, n)
+			}
+		}
+	}
+	var deps []int
+	for _, d := range t.Dep {
+		switch _, ok := byID[d]; {
+		case d == t.ID:
+			v.note("task %d: removed its dependency on itself", t.ID)
+		case !ok:
+			v.note("task %d: removed dependency on task %d, which does not exist", t.ID, d)
+		case slices.Contains(deps, d):
+		default:
+			deps = append(deps, d)
+		}
+	}
+	t.Dep = deps
+}
+
+// cascade drops tasks whose dependencies were dropped, until nothing changes.
+func (v *validator) cascade(tasks []Task) {
+	for changed := true; changed; {
+		changed = false
+		for _, t := range tasks {
+			if _, gone := v.dropped[t.ID]; gone {
+				continue
+			}
+			for _, d := range t.Dep {
+				if _, gone := v.dropped[d]; gone {
+					v.drop(t, "it depends on task %d, which was dropped", d)
+					changed = true
+					break
+				}
+			}
+		}
+	}
+}
+
+// breakCycles removes ordering-only dependencies that close a cycle; if a
+// cycle remains (its tasks really consume each other's outputs) its tasks
+// are dropped, since no order can run them.
+func (v *validator) breakCycles(tasks []Task) {
+	live := func() []*Task {
+		var out []*Task
+		for i := range tasks {
+			if _, gone := v.dropped[tasks[i].ID]; !gone {
+				out = append(out, &tasks[i])
+			}
+		}
+		return out
+	}
+	stuck := unsortable(live())
+	if len(stuck) == 0 {
+		return
+	}
+	for _, t := range stuck {
+		refs := map[int]bool{}
+		for _, val := range t.Args {
+			for _, n := range Refs(val) {
+				refs[n] = true
+			}
+		}
+		var deps []int
+		for _, d := range t.Dep {
+			if refs[d] || !slices.ContainsFunc(stuck, func(s *Task) bool { return s.ID == d }) {
+				deps = append(deps, d)
+			} else {
+				v.note("task %d: removed dependency on task %d to break a dependency cycle", t.ID, d)
+			}
+		}
+		t.Dep = deps
+	}
+	stuck = unsortable(live())
+	if len(stuck) == 0 {
+		return
+	}
+	ids := make([]string, len(stuck))
+	for i, t := range stuck {
+		ids[i] = strconv.Itoa(t.ID)
+	}
+	for _, t := range stuck {
+		v.drop(*t, "tasks %s depend on each other's outputs in a cycle, so none can run first", strings.Join(ids, ", "))
+	}
+}
+
+// unsortable returns the tasks Kahn's algorithm cannot order: those in a
+// cycle and those downstream of one.
+func unsortable(tasks []*Task) []*Task {
+	indeg := map[int]int{}
+	users := map[int][]int{}
+	present := map[int]bool{}
+	for _, t := range tasks {
+		present[t.ID] = true
+	}
+	for _, t := range tasks {
+		for _, d := range t.Dep {
+			if present[d] {
+				indeg[t.ID]++
+				users[d] = append(users[d], t.ID)
+			}
+		}
+	}
+	var queue []int
+	for _, t := range tasks {
+		if indeg[t.ID] == 0 {
+			queue = append(queue, t.ID)
+		}
+	}
+	done := map[int]bool{}
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		done[id] = true
+		for _, u := range users[id] {
+			if indeg[u]--; indeg[u] == 0 {
+				queue = append(queue, u)
+			}
+		}
+	}
+	var out []*Task
+	for _, t := range tasks {
+		if !done[t.ID] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// checkArgs proves every argument has the modality its skill expects and
+// every file exists, filling a missing media argument from the turn's
+// attachments or the chat log when that is unambiguous.
+func (v *validator) checkArgs(t *Task, s *skills.Skill, skillOf map[int]*skills.Skill) {
+	for _, a := range s.Args {
+		val, ok := t.Args[a.Name]
+		if !ok {
+			if a.Type.Media() {
+				if p, from := v.latestResource(a.Type); p != "" {
+					t.Args[a.Name] = p
+					v.note("task %d: %s had no %s; using %s (%s)", t.ID, s.Name, a.Name, p, from)
+					continue
+				}
+			}
+			if !a.Optional {
+				v.drop(*t, "%s needs the argument %q (%s) and the plan gives none", s.Name, a.Name, a.Type)
+				return
+			}
+			continue
+		}
+		refs := Refs(val)
+		switch {
+		case len(refs) > 0 && a.Type.Media():
+			if strings.TrimSpace(resourceRef.ReplaceAllString(val, "")) != "" || len(refs) > 1 {
+				v.drop(*t, "argument %s must be a single file or <resource>-N, not %q", a.Name, val)
+				return
+			}
+			dep := skillOf[refs[0]]
+			if dep != nil && !slices.Contains(dep.Outputs, a.Type) {
+				v.drop(*t, "argument %s needs %s, but task %d (%s) produces %s", a.Name, withArticle(a.Type), refs[0], dep.Name, joinModalities(dep.Outputs))
+				return
+			}
+		case a.Type.Media():
+			if isURL(val) {
+				continue
+			}
+			p, ok := v.findFile(val)
+			if !ok {
+				v.drop(*t, "file %s does not exist", val)
+				return
+			}
+			if m := ModalityOf(p); m != "" && m != a.Type {
+				v.drop(*t, "%s is %s, but argument %s needs %s", p, withArticle(m), a.Name, withArticle(a.Type))
+				return
+			}
+			if p != val {
+				v.note("task %d: %s → %s", t.ID, val, p)
+			}
+			t.Args[a.Name] = p
+		case a.Type == skills.Point || a.Type == skills.Box:
+			want := map[skills.Modality]int{skills.Point: 2, skills.Box: 4}[a.Type]
+			norm, ok := parseCoords(val, want)
+			if !ok {
+				if a.Optional {
+					v.note("task %d: ignored %s %q (want %d numbers)", t.ID, a.Name, val, want)
+					delete(t.Args, a.Name)
+					continue
+				}
+				v.drop(*t, "argument %s %q is not %d numbers", a.Name, val, want)
+				return
+			}
+			t.Args[a.Name] = norm
+		}
+	}
+}
+
+// findFile resolves a path as the model wrote it: as given, relative to the
+// working directory, with ~ expanded, or by base name among the turn's
+// attachments and the chat log's resources.
+func (v *validator) findFile(p string) (string, bool) {
+	p = strings.Trim(strings.TrimSpace(p), `"'`)
+	p = strings.TrimPrefix(p, "file://")
+	if p == "" {
+		return "", false
+	}
+	if strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(home, p[2:])
+		}
+	}
+	if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return p, true
+		}
+		return abs, true
+	}
+	base := filepath.Base(p)
+	for _, r := range v.knownResources() {
+		if filepath.Base(r) == base {
+			if st, err := os.Stat(r); err == nil && !st.IsDir() {
+				return r, true
+			}
+		}
+	}
+	return "", false
+}
+
+// knownResources lists the turn's attachments, then the chat log's
+// resources newest first.
+func (v *validator) knownResources() []string {
+	out := slices.Clone(v.turn.Attachments)
+	for i := len(v.turn.History) - 1; i >= 0; i-- {
+		out = append(out, v.turn.History[i].Resources...)
+	}
+	return out
+}
+
+// latestResource returns the newest known file of modality m: this turn's
+// last such attachment, else the chat log's newest.
+func (v *validator) latestResource(m skills.Modality) (path, from string) {
+	for i := len(v.turn.Attachments) - 1; i >= 0; i-- {
+		if p := v.turn.Attachments[i]; ModalityOf(p) == m {
+			return p, "attached"
+		}
+	}
+	for i := len(v.turn.History) - 1; i >= 0; i-- {
+		rs := v.turn.History[i].Resources
+		for j := len(rs) - 1; j >= 0; j-- {
+			if ModalityOf(rs[j]) == m {
+				if _, err := os.Stat(rs[j]); err == nil {
+					return rs[j], "from the chat log"
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// order sorts tasks so each comes after its dependencies, keeping the
+// planner's order otherwise.
+func (v *validator) order(tasks []Task) []Task {
+	placed := map[int]bool{}
+	out := make([]Task, 0, len(tasks))
+	for len(out) < len(tasks) {
+		progress := false
+		for _, t := range tasks {
+			if placed[t.ID] {
+				continue
+			}
+			ready := true
+			for _, d := range t.Dep {
+				if !placed[d] {
+					ready = false
+					break
+				}
+			}
+			if ready {
+				placed[t.ID] = true
+				out = append(out, t)
+				progress = true
+			}
+		}
+		if !progress { // unreachable after breakCycles; never loop forever
+			break
+		}
+	}
+	for i := range out {
+		if out[i].ID != tasks[i].ID {
+			v.note("reordered the tasks so each runs after the tasks it depends on")
+			break
+		}
+	}
+	return out
+}
+
+func parseCoords(s string, n int) (string, bool) {
+	fields := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" ,;()[]xX", r) })
+	if len(fields) != n {
+		return "", false
+	}
+	for _, f := range fields {
+		if x, err := strconv.ParseFloat(f, 64); err != nil || x < 0 || x > 1e6 {
+			return "", false
+		}
+	}
+	return strings.Join(fields, ","), true
+}
+
+func isURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
+
+func withArticle(m skills.Modality) string {
+	switch m {
+	case skills.Image, skills.Audio, skills.Video:
+		if m == skills.Image {
+			return "an image"
+		}
+		return string(m)
+	case skills.Text:
+		return "text"
+	}
+	return "a " + string(m)
+}
+
+func joinModalities(ms []skills.Modality) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = string(m)
+	}
+	return strings.Join(parts, " and ")
+}
+
+func argNames(s *skills.Skill) string {
+	names := make([]string, len(s.Args))
+	for i, a := range s.Args {
+		names[i] = a.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func cloneArgs(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
