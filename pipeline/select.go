@@ -63,7 +63,7 @@ func (e *Engine) selectAll(ctx context.Context, p Plan, t Turn, emit Emit) map[i
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := e.selectTask(ctx, task, p.Constraints, t, emit)
+			c := e.selectTask(ctx, task, p.Constraints, t.Request, true, emit)
 			mu.Lock()
 			out[task.ID] = c
 			mu.Unlock()
@@ -91,7 +91,7 @@ func (c *choice) event() ModelEvent {
 
 // selectTask applies availability and constraints deterministically, then
 // lets the controller choose among the top-K when more than one remains.
-func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, t Turn, emit Emit) *choice {
+func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, request string, ask bool, emit Emit) *choice {
 	c := &choice{task: task}
 	s, ok := e.cat.Skill(task.Task)
 	if !ok { // validation guarantees this; stay safe anyway
@@ -180,8 +180,10 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, t 
 		c.decided, c.reason = decidedBy, constraintReason(cons, cands[0].model)
 	case len(top) == 1:
 		c.decided, c.reason = "only candidate", cands[0].model.ID+" is the only model that can run this task now"
+	case !ask:
+		c.decided, c.reason = "top-ranked", "the controller would choose among the top "+fmt.Sprint(len(top))+" candidates"
 	default:
-		id, reason, how := e.askModel(ctx, task, t.Request, top, emit)
+		id, reason, how := e.askModel(ctx, task, request, top, emit)
 		i := slices.IndexFunc(cands, func(cd *candidate) bool { return cd.model.ID == id })
 		chosen := cands[i]
 		rest := append(slices.Clone(cands[:i]), cands[i+1:]...)
@@ -459,4 +461,16 @@ func (e *Engine) askModel(ctx context.Context, task Task, request string, top []
 		return fallback("the controller's reply named no model")
 	}
 	return fallback(fmt.Sprintf("the controller chose %q, which is not a candidate", pick.ID))
+}
+
+// Preview runs selection for task without asking the controller: what
+// `chorus models list` and the TUI's /models show. The event lists the
+// ranked candidates and every excluded model with the reason.
+func (e *Engine) Preview(ctx context.Context, task string, cons Constraints) (ModelEvent, error) {
+	s, _, ok := e.cat.Resolve(task)
+	if !ok {
+		return ModelEvent{}, fmt.Errorf("unknown task %q — see `chorus models list` or /skills for the task names", task)
+	}
+	c := e.selectTask(ctx, Task{Task: s.Name}, cons, "", false, func(Event) {})
+	return c.event(), nil
 }
