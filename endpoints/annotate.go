@@ -675,7 +675,7 @@ func maskPixels(m image.Image, w, h int, inside []bool) (image.Rectangle, int) {
 		g = image.NewGray(image.Rect(0, 0, w, h))
 		draw.Draw(g, g.Bounds(), m, mb.Min, draw.Src)
 	}
-	bbox := image.Rectangle{}
+	x0, y0, x1, y1 := w, h, -1, -1
 	n := 0
 	for y := range h {
 		row := g.Pix[y*g.Stride : y*g.Stride+w]
@@ -684,11 +684,15 @@ func maskPixels(m image.Image, w, h int, inside []bool) (image.Rectangle, int) {
 			inside[y*w+x] = in
 			if in {
 				n++
-				bbox = bbox.Union(image.Rect(x, y, x+1, y+1))
+				x0, x1 = min(x0, x), max(x1, x)
+				y0, y1 = min(y0, y), max(y1, y)
 			}
 		}
 	}
-	return bbox, n
+	if n == 0 {
+		return image.Rectangle{}, 0
+	}
+	return image.Rect(x0, y0, x1+1, y1+1), n
 }
 
 // tint blends col over the inside pixels ("over" on premultiplied RGBA).

@@ -229,11 +229,19 @@ func resizeImage(img image.Image, w, h int) image.Image {
 }
 
 var (
-	numPat       = `(\d+(?:\.\d+)?)`
-	reSizeWxH    = regexp.MustCompile(`(?i)(\d+)\s*(?:px)?\s*[x×*]\s*(\d+)`)
-	reSizePct    = regexp.MustCompile(`(?i)` + numPat + `\s*(?:%|percent)`)
-	reSizeWidth  = regexp.MustCompile(`(?i)(?:\bwidth|\bw)\s*(?:of|to|=|:)?\s*(\d+)|(\d+)\s*(?:px|pixels?)?\s*(?:wide\b|width\b)`)
-	reSizeHeight = regexp.MustCompile(`(?i)(?:\bheight|\bh)\s*(?:of|to|=|:)?\s*(\d+)|(\d+)\s*(?:px|pixels?)?\s*(?:tall\b|high\b|height\b)`)
+	numPat    = `(\d+(?:\.\d+)?)`
+	reSizeWxH = regexp.MustCompile(`(?i)(\d+)\s*(?:px)?\s*[x×*]\s*(\d+)`)
+	reSizePct = regexp.MustCompile(`(?i)` + numPat + `\s*(?:%|percent)`)
+	// Width and height: "width 800" is tried before "800 wide", so that in
+	// "width 100 height 50" the 100 is not read as a height.
+	reSizeWidth = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)(?:\bwidth|\bw)\s*(?:of|to|=|:)?\s*(\d+)`),
+		regexp.MustCompile(`(?i)(\d+)\s*(?:px|pixels?)?\s*(?:wide\b|width\b)`),
+	}
+	reSizeHeight = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)(?:\bheight|\bh)\s*(?:of|to|=|:)?\s*(\d+)`),
+		regexp.MustCompile(`(?i)(\d+)\s*(?:px|pixels?)?\s*(?:tall\b|high\b|height\b)`),
+	}
 	reSizeFactor = regexp.MustCompile(`(?i)(?:\bscale\s*(?:by|=|:)?\s*` + numPat + `|` + numPat + `\s*(?:x|times)(?:\s|$))`)
 	reSizeLong   = regexp.MustCompile(`(?i)(?:max(?:imum)?|long(?:est)?\s*side|fit(?:\s*in(?:to)?)?)\s*(?:of|to|=|:)?\s*(\d+)`)
 	reSizeNamed  = map[string]float64{"half": 0.5, "quarter": 0.25, "double": 2, "twice": 2, "third": 1.0 / 3}
@@ -256,17 +264,12 @@ func parseResize(spec string, w, h int) (int, int, error) {
 	case reSizePct.MatchString(s):
 		p := atof(reSizePct.FindStringSubmatch(s)[1]) / 100
 		nw, nh = float64(w)*p, float64(h)*p
-	case reSizeWidth.MatchString(s) || reSizeHeight.MatchString(s):
-		if m := reSizeWidth.FindStringSubmatch(s); m != nil {
-			nw = atof(m[1] + m[2])
-		}
-		if m := reSizeHeight.FindStringSubmatch(s); m != nil {
-			nh = atof(m[1] + m[2])
-		}
+	case firstNumber(reSizeWidth, s) >= 0 || firstNumber(reSizeHeight, s) >= 0:
+		nw, nh = firstNumber(reSizeWidth, s), firstNumber(reSizeHeight, s)
 		switch {
-		case nh == 0:
+		case nh < 0:
 			nh = nw * float64(h) / float64(w)
-		case nw == 0:
+		case nw < 0:
 			nw = nh * float64(w) / float64(h)
 		}
 	case reSizeLong.MatchString(s):
@@ -295,6 +298,17 @@ func parseResize(spec string, w, h int) (int, int, error) {
 		return 0, 0, fmt.Errorf("%w: %q would make a %.0f×%.0f image; the built-in tools produce at most %d megapixels", ErrBadInput, spec, nw, nh, MaxPixels/1_000_000)
 	}
 	return rw, rh, nil
+}
+
+// firstNumber returns the number captured by the first of res that
+// matches s, or -1.
+func firstNumber(res []*regexp.Regexp, s string) float64 {
+	for _, re := range res {
+		if m := re.FindStringSubmatch(s); m != nil {
+			return atof(m[1])
+		}
+	}
+	return -1
 }
 
 func atof(s string) float64 {
