@@ -23,55 +23,55 @@ import (
 // Config is the validated configuration.
 type Config struct {
 	Controller struct {
-		Model       string        `mapstructure:"model"`
-		Host        string        `mapstructure:"host"`
-		Temperature float64       `mapstructure:"temperature"`
-		NumCtx      int           `mapstructure:"num_ctx"`
-		PlanTokens  int           `mapstructure:"plan_tokens"`
-		Timeout     time.Duration `mapstructure:"timeout"`
-	} `mapstructure:"controller"`
-	InferenceMode      string        `mapstructure:"inference_mode"`
-	NumCandidateModels int           `mapstructure:"num_candidate_models"`
-	MaxParallel        int           `mapstructure:"max_parallel"`
-	TaskTimeout        time.Duration `mapstructure:"task_timeout"`
-	OutputDir          string        `mapstructure:"output_dir"`
-	ControllerTasks    bool          `mapstructure:"controller_tasks"`
+		Model       string        `mapstructure:"model" yaml:"model"`
+		Host        string        `mapstructure:"host" yaml:"host"`
+		Temperature float64       `mapstructure:"temperature" yaml:"temperature"`
+		NumCtx      int           `mapstructure:"num_ctx" yaml:"num_ctx"`
+		PlanTokens  int           `mapstructure:"plan_tokens" yaml:"plan_tokens"`
+		Timeout     time.Duration `mapstructure:"timeout" yaml:"timeout"`
+	} `mapstructure:"controller" yaml:"controller"`
+	InferenceMode      string        `mapstructure:"inference_mode" yaml:"inference_mode"`
+	NumCandidateModels int           `mapstructure:"num_candidate_models" yaml:"num_candidate_models"`
+	MaxParallel        int           `mapstructure:"max_parallel" yaml:"max_parallel"`
+	TaskTimeout        time.Duration `mapstructure:"task_timeout" yaml:"task_timeout"`
+	OutputDir          string        `mapstructure:"output_dir" yaml:"output_dir"`
+	ControllerTasks    bool          `mapstructure:"controller_tasks" yaml:"controller_tasks"`
 	HuggingFace        struct {
-		BaseURL    string        `mapstructure:"base_url"`
-		HubURL     string        `mapstructure:"hub_url"`
-		Token      string        `mapstructure:"token"`
-		MaxWait    time.Duration `mapstructure:"max_wait"`
-		MaxRetries int           `mapstructure:"max_retries"`
-	} `mapstructure:"huggingface"`
+		BaseURL    string        `mapstructure:"base_url" yaml:"base_url"`
+		HubURL     string        `mapstructure:"hub_url" yaml:"hub_url"`
+		Token      string        `mapstructure:"token" yaml:"token"`
+		MaxWait    time.Duration `mapstructure:"max_wait" yaml:"max_wait"`
+		MaxRetries int           `mapstructure:"max_retries" yaml:"max_retries"`
+	} `mapstructure:"huggingface" yaml:"huggingface"`
 	Local struct {
-		URL      string `mapstructure:"url"`
-		Protocol string `mapstructure:"protocol"`
-	} `mapstructure:"local"`
+		URL      string `mapstructure:"url" yaml:"url"`
+		Protocol string `mapstructure:"protocol" yaml:"protocol"`
+	} `mapstructure:"local" yaml:"local"`
 	Ollama struct {
-		Experts bool `mapstructure:"experts"`
-	} `mapstructure:"ollama"`
+		Experts bool `mapstructure:"experts" yaml:"experts"`
+	} `mapstructure:"ollama" yaml:"ollama"`
 	Command struct {
-		Enabled bool `mapstructure:"enabled"`
-	} `mapstructure:"command"`
+		Enabled bool `mapstructure:"enabled" yaml:"enabled"`
+	} `mapstructure:"command" yaml:"command"`
 	Constraints struct {
-		Licenses  []string `mapstructure:"licenses"`
-		MaxSize   string   `mapstructure:"max_size"`
-		LocalOnly bool     `mapstructure:"local_only"`
-		Prefer    string   `mapstructure:"prefer"`
-		Benchmark string   `mapstructure:"benchmark"`
-	} `mapstructure:"constraints"`
-	SkillsDir string `mapstructure:"skills_dir"`
+		Licenses  []string `mapstructure:"licenses" yaml:"licenses"`
+		MaxSize   string   `mapstructure:"max_size" yaml:"max_size"`
+		LocalOnly bool     `mapstructure:"local_only" yaml:"local_only"`
+		Prefer    string   `mapstructure:"prefer" yaml:"prefer"`
+		Benchmark string   `mapstructure:"benchmark" yaml:"benchmark"`
+	} `mapstructure:"constraints" yaml:"constraints"`
+	SkillsDir string `mapstructure:"skills_dir" yaml:"skills_dir"`
 	UI        struct {
-		Review bool                `mapstructure:"review"`
-		Debug  bool                `mapstructure:"debug"`
-		Keys   map[string][]string `mapstructure:"keys"`
-	} `mapstructure:"ui"`
+		Review bool                `mapstructure:"review" yaml:"review"`
+		Debug  bool                `mapstructure:"debug" yaml:"debug"`
+		Keys   map[string][]string `mapstructure:"keys" yaml:"keys"`
+	} `mapstructure:"ui" yaml:"ui"`
 
 	// File is the user config file that was read, if any.
-	File string `mapstructure:"-"`
+	File string `mapstructure:"-" yaml:"-"`
 	// TokenSource says where the Hugging Face token came from (never the
 	// token itself), for status displays.
-	TokenSource string `mapstructure:"-"`
+	TokenSource string `mapstructure:"-" yaml:"-"`
 }
 
 // Error is a configuration problem tied to one key.
