@@ -169,6 +169,7 @@ var abbreviations = map[string]string{
 func normalizeTask(name string) string {
 	t := strings.ToLower(strings.TrimSpace(name))
 	t = strings.NewReplacer("_", "-", " ", "-", "/", "-", ".", "-").Replace(t)
+	t = splitTwo(t)
 	parts := strings.FieldsFunc(t, func(r rune) bool { return r == '-' })
 	for i, p := range parts {
 		if full, ok := abbreviations[p]; ok {
@@ -180,6 +181,24 @@ func normalizeTask(name string) string {
 		t = full
 	}
 	return t
+}
+
+// splitTwo separates a "2" that joins two words ("img2txt", "text2image")
+// so it can read as "to".
+func splitTwo(t string) string {
+	if !strings.Contains(t, "2") {
+		return t
+	}
+	letter := func(b byte) bool { return b >= 'a' && b <= 'z' }
+	var b strings.Builder
+	for i := 0; i < len(t); i++ {
+		if t[i] == '2' && i > 0 && i+1 < len(t) && letter(t[i-1]) && letter(t[i+1]) {
+			b.WriteString("-2-")
+			continue
+		}
+		b.WriteByte(t[i])
+	}
+	return b.String()
 }
 
 func levenshtein(a, b string) int {
