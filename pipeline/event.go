@@ -44,8 +44,8 @@ type PlanEvent struct {
 type ModelEvent struct {
 	ID       int    `json:"id"`
 	Task     string `json:"task"`
-	Model    string `json:"model,omitempty"`
-	Endpoint string `json:"endpoint,omitempty"`
+	Model    string `json:"model"`
+	Endpoint string `json:"endpoint"`
 	Reason   string `json:"reason"`
 	// Decided names what made the choice: "only candidate", "controller",
 	// "constraint: smallest", "constraint: best wer on common_voice",
@@ -89,10 +89,10 @@ type TaskEndEvent struct {
 	Skipped  bool            `json:"skipped,omitempty"`
 	Model    string          `json:"model,omitempty"`
 	Endpoint string          `json:"endpoint,omitempty"`
-	Result   string          `json:"result,omitempty"`
+	Result   string          `json:"result"`
 	Data     json.RawMessage `json:"data,omitempty"`
-	Files    []string        `json:"files,omitempty"`
-	Error    string          `json:"error,omitempty"`
+	Files    []string        `json:"files"`
+	Error    string          `json:"error"`
 	// Attempts lists every model/endpoint tried, in order.
 	Attempts  []Attempt `json:"attempts,omitempty"`
 	ElapsedMS int64     `json:"elapsed_ms"`

@@ -135,8 +135,12 @@ func (r *taskRun) fail(msg string) {
 }
 
 func (r *taskRun) endEvent() TaskEndEvent {
+	files := r.files
+	if files == nil {
+		files = []string{}
+	}
 	return TaskEndEvent{ID: r.task.ID, Task: r.task.Task, Status: r.status, Skipped: r.skipped, Model: r.model, Endpoint: r.endpoint,
-		Result: r.text, Data: r.data, Files: r.files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
+		Result: r.text, Data: r.data, Files: files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
 }
 
 // runTask resolves the task's arguments and tries its candidates in order.

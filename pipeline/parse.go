@@ -151,7 +151,7 @@ func parseDeps(v any) []int {
 	return out
 }
 
-var digits = regexp.MustCompile(`-?\d+`)
+var digits = regexp.MustCompile(`\d+`)
 
 func toInt(v any) (int, bool) {
 	switch x := v.(type) {
@@ -161,6 +161,9 @@ func toInt(v any) (int, bool) {
 		}
 		return int(x), true
 	case string:
+		if n, err := strconv.Atoi(strings.TrimSpace(x)); err == nil && n <= 1e6 && n >= -1e6 {
+			return n, true
+		}
 		m := digits.FindString(x)
 		if m == "" {
 			return 0, false
@@ -269,6 +272,9 @@ func extractJSON(reply string) (any, error) {
 			return v, nil
 		}
 	}
+	// Scan top-level bracketed values in order. An unbalanced one means the
+	// reply was cut off: everything after its start is inside it, so no
+	// fragment of it may be mistaken for the plan.
 	var firstErr error
 	for i := 0; i < len(s); i++ {
 		if s[i] != '[' && s[i] != '{' {
@@ -279,7 +285,7 @@ func extractJSON(reply string) (any, error) {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("the JSON in the reply is cut off or unbalanced")
 			}
-			continue
+			return nil, firstErr
 		}
 		v, err := decodeLenient(s[i : end+1])
 		if err == nil {

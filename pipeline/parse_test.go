@@ -1,0 +1,105 @@
+package pipeline
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+)
+
+func TestParsePlanShapes(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply string
+		want  []Task
+	}{
+		{"bare array", `[{"task":"image-to-text","id":1,"dep":[-1],"args":{"image":"a.jpg"}}]`,
+			[]Task{{ID: 1, Task: "image-to-text", Dep: []int{}, Args: map[string]string{"image": "a.jpg"}}}},
+		{"object with tasks", `{"tasks":[{"task":"a","id":0,"dep":[],"args":{}},{"task":"b","id":1,"dep":[0],"args":{"text":"<resource>-0"}}]}`,
+			[]Task{{ID: 0, Task: "a", Dep: []int{}, Args: map[string]string{}}, {ID: 1, Task: "b", Dep: []int{0}, Args: map[string]string{"text": "<resource>-0"}}}},
+		{"single task object", `{"task":"summarization","id":1,"dep":[],"args":{"text":"long"}}`,
+			[]Task{{ID: 1, Task: "summarization", Dep: []int{}, Args: map[string]string{"text": "long"}}}},
+		{"prose and fences", "Sure! Here is the plan:\n```json\n[{\"task\": \"ocr\", \"id\": 1, \"dep\": [], \"args\": {\"image\": \"x.png\"}}]\n```\nHope it helps.",
+			[]Task{{ID: 1, Task: "ocr", Dep: []int{}, Args: map[string]string{"image": "x.png"}}}},
+		{"prose without fences", `I will do this: [{"task": "ocr", "id": 1, "dep": [], "args": {"image": "x.png"}}] and that's it`,
+			[]Task{{ID: 1, Task: "ocr", Dep: []int{}, Args: map[string]string{"image": "x.png"}}}},
+		{"trailing commas", `[{"task": "ocr", "id": 1, "dep": [], "args": {"image": "x.png",},},]`,
+			[]Task{{ID: 1, Task: "ocr", Dep: []int{}, Args: map[string]string{"image": "x.png"}}}},
+		{"string ids and deps", `[{"task":"a","id":"1","dep":"-1","args":{}},{"task":"b","id":"task-2","dep":["1"],"args":{}},{"task":"c","id":3,"dep":"1, 2","args":{}}]`,
+			[]Task{{ID: 1, Task: "a", Dep: []int{}, Args: map[string]string{}}, {ID: 2, Task: "b", Dep: []int{1}, Args: map[string]string{}}, {ID: 3, Task: "c", Dep: []int{1, 2}, Args: map[string]string{}}}},
+		{"think block", "<think>the user wants a caption [not json</think>\n[{\"task\":\"ocr\",\"id\":1,\"dep\":[],\"args\":{\"image\":\"x.png\"}}]",
+			[]Task{{ID: 1, Task: "ocr", Dep: []int{}, Args: map[string]string{"image": "x.png"}}}},
+		{"visual prompts as numbers", `[{"task":"mask-generation","id":1,"dep":[],"args":{"image":"x.png","point":[120,80]}}]`,
+			[]Task{{ID: 1, Task: "mask-generation", Dep: []int{}, Args: map[string]string{"image": "x.png", "point": "120,80"}}}},
+		{"args as a string", `[{"task":"summarization","id":1,"dep":[],"args":"some text"}]`,
+			[]Task{{ID: 1, Task: "summarization", Dep: []int{}, Args: map[string]string{"text": "some text"}}}},
+		{"empty plan", `[]`, nil},
+		{"empty object plan", `{"tasks": []}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rp, err := parsePlan(tt.reply)
+			if err != nil {
+				t.Fatalf("parsePlan: %v", err)
+			}
+			if !reflect.DeepEqual(rp.Tasks, tt.want) {
+				t.Fatalf("tasks = %+v\nwant    %+v", rp.Tasks, tt.want)
+			}
+		})
+	}
+}
+
+func TestParsePlanMissingID(t *testing.T) {
+	rp, err := parsePlan(`[{"task":"ocr","args":{"image":"x.png"}}]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rp.Tasks[0].ID != idMissing {
+		t.Fatalf("id = %d, want the missing marker", rp.Tasks[0].ID)
+	}
+}
+
+func TestParsePlanErrors(t *testing.T) {
+	for name, reply := range map[string]string{
+		"no json":      "I cannot help with that.",
+		"empty":        "   ",
+		"truncated":    `{"tasks": [{"task": "image-to-text", "id": 1, "dep": [], "args": {"image": "/tmp/a.j`,
+		"wrong object": `{"answer": "hello"}`,
+		"scalar":       `42`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := parsePlan(reply); err == nil {
+				t.Fatalf("parsePlan(%q) succeeded, want an error", reply)
+			}
+		})
+	}
+	if _, err := parsePlan("nothing here"); !errors.Is(err, errNoJSON) {
+		t.Fatalf("plain prose: err = %v, want errNoJSON", err)
+	}
+}
+
+func TestParsePlanConstraints(t *testing.T) {
+	rp, err := parsePlan(`{"tasks":[], "constraints":{"licenses":["Apache-2.0","mit"],"max_size":"1GB","local_only":true,"prefer":"best","benchmark":"Common_Voice WER"}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rp.Constraints
+	if !reflect.DeepEqual(c.Licenses, []string{"apache-2.0", "mit"}) || c.MaxSize.Bytes != 1e9 || !c.LocalOnly || c.Prefer != PreferBest || c.Benchmark != "common_voice wer" {
+		t.Fatalf("constraints = %+v", c)
+	}
+	rp, err = parsePlan(`{"tasks":[], "constraints":{"prefer":"best","max_size":"huge"}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rp.Constraints.Prefer != "" || !rp.Constraints.MaxSize.IsZero() || len(rp.Notes) != 2 {
+		t.Fatalf("bad constraints were not ignored with notes: %+v %v", rp.Constraints, rp.Notes)
+	}
+}
+
+func FuzzParsePlan(f *testing.F) {
+	for _, s := range []string{`[]`, `{"tasks":[{"task":"a","id":"1","dep":"-1","args":{"x":[1,2]}}]}`, "```json\n[1,2,]\n```", `{"a":`, `[[[[`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, _ = parsePlan(s) // must not panic
+	})
+}

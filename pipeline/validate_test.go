@@ -1,0 +1,171 @@
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chorusai/chorus/skills"
+)
+
+func testEngine(t *testing.T) *Engine {
+	t.Helper()
+	cat, err := skills.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Engine{cat: cat, opts: Options{MaxTasks: 6}}
+}
+
+// touch creates a file with the given name and returns its absolute path.
+func touch(t *testing.T, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("\x89PNG\r\n\x1a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func ids(p Plan) []int {
+	var out []int
+	for _, t := range p.Tasks {
+		out = append(out, t.ID)
+	}
+	return out
+}
+
+func hasNote(p Plan, sub string) bool {
+	return slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, sub) })
+}
+
+func TestValidateRepairs(t *testing.T) {
+	e := testEngine(t)
+	dir := t.TempDir()
+	img := touch(t, dir, "cat.png")
+	wav := filepath.Join(dir, "voice.wav")
+	if err := os.WriteFile(wav, []byte("RIFF0000WAVE"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("near-miss task names are mapped", func(t *testing.T) {
+		p := e.validate([]Task{{ID: 1, Task: "image-cls", Args: map[string]string{"image": img}}}, Constraints{}, Turn{}, nil)
+		if len(p.Tasks) != 1 || p.Tasks[0].Task != "image-classification" || !hasNote(p, `read "image-cls" as image-classification`) {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+	t.Run("unknown task dropped with its dependents", func(t *testing.T) {
+		p := e.validate([]Task{
+			{ID: 1, Task: "teleportation", Args: map[string]string{"text": "x"}},
+			{ID: 2, Task: "text-to-speech", Dep: []int{1}, Args: map[string]string{"text": "<resource>-1"}},
+			{ID: 3, Task: "image-to-text", Args: map[string]string{"image": img}},
+		}, Constraints{}, Turn{}, nil)
+		if !slices.Equal(ids(p), []int{3}) || !hasNote(p, `"teleportation" is not a known task`) || !hasNote(p, "depends on task 1, which was dropped") {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+	t.Run("resource reference adds the missing dep", func(t *testing.T) {
+		p := e.validate([]Task{
+			{ID: 1, Task: "image-to-text", Args: map[string]string{"image": img}},
+			{ID: 2, Task: "text-to-speech", Args: map[string]string{"text": "<resource>-1"}},
+		}, Constraints{}, Turn{}, nil)
+		if len(p.Tasks) != 2 || !slices.Equal(p.Tasks[1].Dep, []int{1}) || !hasNote(p, "added dependency on task 1") {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+	t.Run("deps on missing ids are removed, later ids reordered", func(t *testing.T) {
+		p := e.validate([]Task{
+			{ID: 1, Task: "text-to-speech", Dep: []int{2, 9}, Args: map[string]string{"text": "<resource>-2"}},
+			{ID: 2, Task: "image-to-text", Args: map[string]string{"image": img}},
+		}, Constraints{}, Turn{}, nil)
+		if !slices.Equal(ids(p), []int{2, 1}) || !hasNote(p, "task 9, which does not exist") || !hasNote(p, "reordered") {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+	t.Run("ordering-only cycle is broken", func(t *testing.T) {
+		p := e.validate([]Task{
+			{ID: 1, Task: "image-to-text", Dep: []int{2}, Args: map[string]string{"image": img}},
+			{ID: 2, Task: "text-to-speech", Dep: []int{1}, Args: map[string]string{"text": "<resource>-1"}},
+		}, Constraints{}, Turn{}, nil)
+		if !slices.Equal(ids(p), []int{1, 2}) || len(p.Tasks[0].Dep) != 0 || !hasNote(p, "break a dependency cycle") {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+	t.Run("data cycle is dropped", func(t *testing.T) {
+		p := e.validate([]Task{
+			{ID: 1, Task: "image-to-text", Dep: []int{2}, Args: map[string]string{"image": "<resource>-2"}},
+			{ID: 2, Task: "text-to-image", Dep: []int{1}, Args: map[string]string{"text": "<resource>-1"}},
+			{ID: 3, Task: "image-to-text", Args: map[string]string{"image": img}},
+		}, Constraints{}, Turn{}, nil)
+		if !slices.Equal(ids(p), []int{3}) || !hasNote(p, "cycle") {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+	t.Run("wrong modality from a dependency", func(t *testing.T) {
+		p := e.validate([]Task{
+			{ID: 1, Task: "text-generation", Args: map[string]string{"text": "a poem"}},
+			{ID: 2, Task: "image-to-text", Dep: []int{1}, Args: map[string]string{"image": "<resource>-1"}},
+		}, Constraints{}, Turn{}, nil)
+		if !slices.Equal(ids(p), []int{1}) || !hasNote(p, "needs an image, but task 1 (text-generation) produces text") {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+	t.Run("wrong modality of a file", func(t *testing.T) {
+		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": wav}}}, Constraints{}, Turn{}, nil)
+		if len(p.Tasks) != 0 || !hasNote(p, "is audio, but argument image needs an image") {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+	t.Run("missing file dropped", func(t *testing.T) {
+		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "/nope/missing.jpg"}}}, Constraints{}, Turn{}, nil)
+		if len(p.Tasks) != 0 || !hasNote(p, "file /nope/missing.jpg does not exist") {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+	t.Run("bare file name resolved through attachments", func(t *testing.T) {
+		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "cat.png"}}}, Constraints{}, Turn{Attachments: []string{img}}, nil)
+		if len(p.Tasks) != 1 || p.Tasks[0].Args["image"] != img {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+	t.Run("missing image filled from the chat log", func(t *testing.T) {
+		h := []Message{{Role: "assistant", Content: "here is your cat", Resources: []string{img}}}
+		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, Constraints{}, Turn{History: h}, nil)
+		if len(p.Tasks) != 1 || p.Tasks[0].Args["image"] != img || !hasNote(p, "from the chat log") {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+	t.Run("argument aliases and duplicate ids", func(t *testing.T) {
+		p := e.validate([]Task{
+			{ID: 1, Task: "visual-question-answering", Args: map[string]string{"img_url": img, "question": "what colour?"}},
+			{ID: 1, Task: "image-to-text", Args: map[string]string{"image": img}},
+		}, Constraints{}, Turn{}, nil)
+		if !slices.Equal(ids(p), []int{1, 2}) || p.Tasks[0].Args["image"] != img || p.Tasks[0].Args["text"] != "what colour?" {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+	t.Run("visual prompt normalised", func(t *testing.T) {
+		p := e.validate([]Task{{ID: 1, Task: "mask-generation", Args: map[string]string{"image": img, "point": "(120, 80)"}}}, Constraints{}, Turn{}, nil)
+		if len(p.Tasks) != 1 || p.Tasks[0].Args["point"] != "120,80" {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+	t.Run("plan capped", func(t *testing.T) {
+		var tasks []Task
+		for i := 1; i <= 10; i++ {
+			tasks = append(tasks, Task{ID: i, Task: "image-to-text", Args: map[string]string{"image": img}})
+		}
+		p := e.validate(tasks, Constraints{}, Turn{}, nil)
+		if len(p.Tasks) != 6 || !hasNote(p, "kept the first 6") {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+	t.Run("self reference dropped", func(t *testing.T) {
+		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "<resource>-1"}}}, Constraints{}, Turn{}, nil)
+		if len(p.Tasks) != 0 || !hasNote(p, "refers to its own output") {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
+}
