@@ -131,8 +131,8 @@ func dims(img image.Image) string {
 }
 
 var (
-	reCannyLow  = regexp.MustCompile(`(?i)\blow(?:[ _-]?threshold)?\s*[=:]?\s*(\d+(?:\.\d+)?)`)
-	reCannyHigh = regexp.MustCompile(`(?i)\bhigh(?:[ _-]?threshold)?\s*[=:]?\s*(\d+(?:\.\d+)?)`)
+	reCannyLow  = regexp.MustCompile(`(?i)\blow(?:[ _-]?threshold)?\s*[=:]?\s*(-?\d+(?:\.\d+)?)`)
+	reCannyHigh = regexp.MustCompile(`(?i)\bhigh(?:[ _-]?threshold)?\s*[=:]?\s*(-?\d+(?:\.\d+)?)`)
 	reCannyPair = regexp.MustCompile(`(?i)\bthresholds?\s*[=:]?\s*(\d+(?:\.\d+)?)\s*[,/ ]\s*(\d+(?:\.\d+)?)`)
 )
 
