@@ -328,7 +328,7 @@ func TestOverlayMasksTintsOnlyMaskedPixels(t *testing.T) {
 
 func TestOverlayMasksScalesAndColoursEachSegment(t *testing.T) {
 	src := rectImage(200, 100, image.Rectangle{}, color.White, color.RGBA{128, 128, 128, 255})
-	left := rectImage(100, 50, image.Rect(0, 0, 50, 50), color.White, color.Black)    // half size
+	left := rectImage(100, 50, image.Rect(0, 0, 50, 50), color.White, color.Black)       // half size
 	right := rectImage(200, 100, image.Rect(100, 0, 200, 100), color.White, color.Black) // full size, RGBA
 	out, cover := OverlayMasks(src, []Mask{{Label: "sky", Score: 0.9, Image: left}, {Label: "sea", Score: math.NaN(), Image: right}})
 	if math.Abs(cover[0]-0.5) > 0.01 || math.Abs(cover[1]-0.5) > 0.01 {
@@ -504,4 +504,3 @@ func FuzzDrawBoxes(f *testing.F) {
 		}
 	})
 }
-
