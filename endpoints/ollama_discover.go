@@ -76,7 +76,9 @@ func (e *OllamaEndpoint) fetchInventory(ctx context.Context, old map[string]olla
 	for _, lm := range list.Models {
 		m := ollamaModel{name: lm.Name, digest: lm.Digest, size: lm.Size, details: lm.Details}
 		if prev, ok := old[ollamaKey(lm.Name)]; ok && prev.digest == lm.Digest && prev.digest != "" {
+			mu.Lock()
 			inv[ollamaKey(lm.Name)] = prev
+			mu.Unlock()
 			continue
 		}
 		wg.Add(1)
@@ -166,7 +168,7 @@ func parseParamSize(s string) int64 {
 	if err != nil || f <= 0 || math.IsInf(f, 0) {
 		return 0
 	}
-	return int64(f * mult)
+	return int64(math.Round(f * mult))
 }
 
 // detectLicense maps the licence text a model ships with onto the id the

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"net/http"
 	"regexp"
 	"slices"
@@ -189,7 +190,7 @@ func parseParams(s string) int64 {
 	if err != nil {
 		return 0
 	}
-	return int64(f * mult)
+	return int64(math.Round(f * mult))
 }
 
 func (m Model) details() api.ModelDetails {
