@@ -1,0 +1,126 @@
+package media
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// ErrNoPlayer is returned (wrapped) when no audio player is installed.
+var ErrNoPlayer = errors.New("no audio player found")
+
+// player is a command-line audio player.
+type player struct {
+	name string
+	args []string
+	// exts are the file extensions it plays; nil means anything.
+	exts []string
+}
+
+// players in order of preference: ffplay plays every format; afplay is on
+// every Mac; paplay plays what libsndfile reads; aplay only plays wav.
+var players = []player{
+	{name: "ffplay", args: []string{"-nodisp", "-autoexit", "-loglevel", "quiet"}},
+	{name: "afplay"},
+	{name: "paplay", exts: []string{".wav", ".flac", ".ogg", ".oga", ".aiff", ".aif", ".au", ".snd"}},
+	{name: "aplay", args: []string{"-q"}, exts: []string{".wav"}},
+}
+
+// Player returns the first installed audio player found with lookPath
+// (exec.LookPath in the app): its path as lookPath reported it and the
+// arguments to put before the file name. ok is false when none is found.
+func Player(lookPath func(string) (string, error)) (name string, args []string, ok bool) {
+	return choosePlayer(lookPath, "")
+}
+
+// choosePlayer returns the first installed player that plays files with
+// extension ext ("" for any player at all).
+func choosePlayer(lookPath func(string) (string, error), ext string) (name string, args []string, ok bool) {
+	if lookPath == nil {
+		return "", nil, false
+	}
+	ext = strings.ToLower(ext)
+	for _, p := range players {
+		if ext != "" && p.exts != nil && !contains(p.exts, ext) {
+			continue
+		}
+		if path, err := lookPath(p.name); err == nil && path != "" {
+			return path, append([]string(nil), p.args...), true
+		}
+	}
+	return "", nil, false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// installHint names what to install for audio playback on this platform.
+func installHint() string {
+	if runtime.GOOS == "darwin" {
+		return "install ffmpeg (`brew install ffmpeg`) for ffplay"
+	}
+	return "install ffmpeg for ffplay (`sudo apt install ffmpeg`, `sudo dnf install ffmpeg`), or pulseaudio-utils for paplay, or alsa-utils for aplay (wav only)"
+}
+
+// Play plays the audio file at path with the first suitable installed
+// player and returns when playback ends. It runs the player directly (no
+// shell), with no terminal input and its output captured, so it cannot
+// disturb the UI. Cancelling ctx stops playback; the error then wraps
+// ctx.Err(). Without a player the error wraps ErrNoPlayer and says what to
+// install.
+func Play(ctx context.Context, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("cannot play %s: %w", path, err)
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return fmt.Errorf("cannot play %s: %w", path, err)
+	}
+	if st.IsDir() {
+		return fmt.Errorf("cannot play %s: it is a directory", path)
+	}
+	ext := filepath.Ext(abs)
+	name, args, ok := choosePlayer(exec.LookPath, ext)
+	if !ok {
+		if _, _, any := Player(exec.LookPath); any {
+			return fmt.Errorf("cannot play %s: %w for %s files — %s", path, ErrNoPlayer, ext, installHint())
+		}
+		return fmt.Errorf("cannot play %s: %w — %s", path, ErrNoPlayer, installHint())
+	}
+	// abs never starts with "-", so no player mistakes it for an option.
+	cmd := exec.CommandContext(ctx, name, append(args, abs)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	// A player that forks helpers could keep the output pipe open after
+	// being killed; WaitDelay stops Wait from waiting on them for ever.
+	cmd.WaitDelay = 2 * time.Second
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		return fmt.Errorf("playback of %s stopped: %w", path, ctx.Err())
+	}
+	if err != nil {
+		msg := strings.TrimSpace(out.String())
+		if len(msg) > 300 {
+			msg = "…" + msg[len(msg)-300:]
+		}
+		if msg != "" {
+			return fmt.Errorf("%s could not play %s: %w: %s", filepath.Base(name), path, err, msg)
+		}
+		return fmt.Errorf("%s could not play %s: %w", filepath.Base(name), path, err)
+	}
+	return nil
+}
