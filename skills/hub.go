@@ -568,7 +568,7 @@ func hubBenchmarks(index []any) []Benchmark {
 }
 
 // benchmarkDataset names a dataset so that both its display name and its
-// Hub id can be matched ("LibriSpeech (clean) [librispeech_asr]").
+// Hub id can be matched ("LibriSpeech (clean) (librispeech_asr)").
 func benchmarkDataset(name, typ, config string) string {
 	name, typ = strings.TrimSpace(name), strings.TrimSpace(typ)
 	switch {
@@ -590,7 +590,7 @@ func benchmarkDataset(name, typ, config string) string {
 	if strings.Contains(flat(name), flat(short)) {
 		return name
 	}
-	return name + " [" + typ + "]"
+	return name + " (" + typ + ")"
 }
 
 // lowerIsBetter reports whether smaller values of a metric are better:
