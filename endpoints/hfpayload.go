@@ -155,6 +155,9 @@ func hfMediaType(path string, data []byte) string {
 	if mt, ok := hfExtTypes[strings.ToLower(filepath.Ext(path))]; ok {
 		return mt
 	}
+	if mt, _, _ := mime.ParseMediaType(http.DetectContentType(data)); strings.HasPrefix(mt, "text/") {
+		return mt
+	}
 	return "application/octet-stream"
 }
 
