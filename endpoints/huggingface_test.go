@@ -42,7 +42,7 @@ func writeHFFiles(t *testing.T) hfFiles {
 	return f
 }
 
-func mustJSON(t *testing.T, b []byte) map[string]any {
+func hfMustJSON(t *testing.T, b []byte) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -51,7 +51,7 @@ func mustJSON(t *testing.T, b []byte) map[string]any {
 	return m
 }
 
-func b64File(t *testing.T, path string) string {
+func hfB64File(t *testing.T, path string) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -60,7 +60,7 @@ func b64File(t *testing.T, path string) string {
 	return base64.StdEncoding.EncodeToString(data)
 }
 
-func sameFile(t *testing.T, body []byte, path string) {
+func hfSameFile(t *testing.T, body []byte, path string) {
 	t.Helper()
 	want, err := os.ReadFile(path)
 	if err != nil {
@@ -71,7 +71,7 @@ func sameFile(t *testing.T, body []byte, path string) {
 	}
 }
 
-func wantText(want string) func(*testing.T, Result) {
+func hfWantText(want string) func(*testing.T, Result) {
 	return func(t *testing.T, r Result) {
 		t.Helper()
 		if r.Text != want {
@@ -83,11 +83,11 @@ func wantText(want string) func(*testing.T, Result) {
 	}
 }
 
-func wantBlob(mime string, check func(*testing.T, []byte)) func(*testing.T, Result) {
+func hfWantBlob(mime string, check func(*testing.T, []byte)) func(*testing.T, Result) {
 	return func(t *testing.T, r Result) {
 		t.Helper()
 		if len(r.Blobs) != 1 || r.Blobs[0].MIME != mime {
-			t.Fatalf("Blobs = %d (%v), want one %s", len(r.Blobs), blobTypes(r), mime)
+			t.Fatalf("Blobs = %d (%v), want one %s", len(r.Blobs), hfBlobTypes(r), mime)
 		}
 		if check != nil {
 			check(t, r.Blobs[0].Data)
@@ -95,7 +95,7 @@ func wantBlob(mime string, check func(*testing.T, []byte)) func(*testing.T, Resu
 	}
 }
 
-func blobTypes(r Result) []string {
+func hfBlobTypes(r Result) []string {
 	var out []string
 	for _, b := range r.Blobs {
 		out = append(out, b.MIME)
@@ -103,7 +103,7 @@ func blobTypes(r Result) []string {
 	return out
 }
 
-func imageSize(w, h int) func(*testing.T, []byte) {
+func hfImageSize(w, h int) func(*testing.T, []byte) {
 	return func(t *testing.T, data []byte) {
 		t.Helper()
 		gw, gh, err := fakehf.ImageSize(data)
@@ -122,14 +122,14 @@ func TestHFTaskShapes(t *testing.T) {
 		if ct := r.Headers.Get("Content-Type"); ct != "image/png" {
 			t.Errorf("Content-Type = %q, want image/png", ct)
 		}
-		sameFile(t, r.Body, f.png)
+		hfSameFile(t, r.Body, f.png)
 	}
 	jsonBody := func(want func(*testing.T, map[string]any)) func(*testing.T, fakehf.Request) {
 		return func(t *testing.T, r fakehf.Request) {
 			if ct := r.Headers.Get("Content-Type"); ct != "application/json" {
 				t.Errorf("Content-Type = %q, want application/json", ct)
 			}
-			want(t, mustJSON(t, r.Body))
+			want(t, hfMustJSON(t, r.Body))
 		}
 	}
 	inputsText := func(want string) func(*testing.T, fakehf.Request) {
@@ -163,56 +163,56 @@ func TestHFTaskShapes(t *testing.T) {
 		result  func(*testing.T, Result)
 	}{
 		{"text-classification", map[string]string{"text": "I hate rain"}, "", inputsText("I hate rain"),
-			wantText("NEGATIVE (1.00), POSITIVE (0.00)")},
+			hfWantText("NEGATIVE (1.00), POSITIVE (0.00)")},
 		{"token-classification", map[string]string{"text": "Sarah lives in London"}, "", inputsText("Sarah lives in London"),
-			wantText("Sarah (PER 0.99), London (PER 0.99)")},
+			hfWantText("Sarah (PER 0.99), London (PER 0.99)")},
 		{"text2text-generation", map[string]string{"text": "fix: teh cat"}, "", inputsText("fix: teh cat"),
-			wantText("generated from: fix: teh cat")},
+			hfWantText("generated from: fix: teh cat")},
 		{"summarization", map[string]string{"text": "First point. Second point."}, "", inputsText("First point. Second point."),
-			wantText("First point.")},
+			hfWantText("First point.")},
 		{"translation", map[string]string{"text": "hello", "src_lang": "en", "tgt_lang": "de"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"inputs":"hello","parameters":{"src_lang":"en","tgt_lang":"de"}}`)
-			}), wantText("[en→de] HELLO")},
-		{"translation", map[string]string{"text": "hello"}, "", inputsText("hello"), wantText("HELLO")},
+			}), hfWantText("[en→de] HELLO")},
+		{"translation", map[string]string{"text": "hello"}, "", inputsText("hello"), hfWantText("HELLO")},
 		{"question-answering", map[string]string{"text": "Where does Sarah live?", "context": "Sarah lives in London"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"inputs":{"question":"Where does Sarah live?","context":"Sarah lives in London"}}`)
-			}), wantText("lives (0.91)")},
+			}), hfWantText("lives (0.91)")},
 		{"conversational", map[string]string{"text": "hi there"}, "/v1/chat/completions",
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"model":"m/conversational","messages":[{"role":"user","content":"hi there"}]}`)
-			}), wantText("You said: hi there")},
+			}), hfWantText("You said: hi there")},
 		{"text-generation", map[string]string{"text": "Once upon a time"}, "", inputsText("Once upon a time"),
-			wantText("Once upon a time and so the story goes on.")},
+			hfWantText("Once upon a time and so the story goes on.")},
 		{"sentence-similarity", map[string]string{"text": "a cat sits", "sentences": "a cat sits\n\na dog runs\n"}, "/pipeline/sentence-similarity",
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"inputs":{"source_sentence":"a cat sits","sentences":["a cat sits","a dog runs"]}}`)
-			}), wantText("\"a cat sits\": 1.00\n\"a dog runs\": 0.20")},
+			}), hfWantText("\"a cat sits\": 1.00\n\"a dog runs\": 0.20")},
 		{"tabular-classification", map[string]string{"text": "alcohol,acidity\n12.1,0.5\n9.8,0.7"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"inputs":{"data":{"alcohol":["12.1","9.8"],"acidity":["0.5","0.7"]}}}`)
-			}), wantText("row 1: 0, row 2: 1")},
+			}), hfWantText("row 1: 0, row 2: 1")},
 		{"tabular-classification", map[string]string{"text": `[{"alcohol": 12.1, "acidity": "0.5"}, {"alcohol": 9.8, "acidity": "0.7"}]`}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"inputs":{"data":{"alcohol":["12.1","9.8"],"acidity":["0.5","0.7"]}}}`)
-			}), wantText("row 1: 0, row 2: 1")},
+			}), hfWantText("row 1: 0, row 2: 1")},
 		{"image-to-text", map[string]string{"image": f.png}, "", rawImage,
-			wantText("a 40x30 photo of a cat sitting on a sofa")},
+			hfWantText("a 40x30 photo of a cat sitting on a sofa")},
 		{"image-classification", map[string]string{"image": f.png}, "", rawImage,
-			wantText("tabby, tabby cat (0.70), Egyptian cat (0.21), tiger cat (0.06), remote control (0.02), sofa (0.01)")},
+			hfWantText("tabby, tabby cat (0.70), Egyptian cat (0.21), tiger cat (0.06), remote control (0.02), sofa (0.01)")},
 		{"object-detection", map[string]string{"image": f.png}, "", rawImage,
-			wantText("2 objects: cat (1.00) at [0,0,20,30], remote (0.87) at [20,15,39,29]")},
+			hfWantText("2 objects: cat (1.00) at [0,0,20,30], remote (0.87) at [20,15,39,29]")},
 		{"depth-estimation", map[string]string{"image": f.png}, "", rawImage,
 			func(t *testing.T, r Result) {
-				wantBlob("image/png", imageSize(40, 30))(t, r)
+				hfWantBlob("image/png", hfImageSize(40, 30))(t, r)
 				if string(r.Data) != `{"depth_blob":0}` {
 					t.Errorf("Data = %s", r.Data)
 				}
 			}},
 		{"image-segmentation", map[string]string{"image": f.png}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				if m["inputs"] != b64File(t, f.png) {
+				if m["inputs"] != hfB64File(t, f.png) {
 					t.Errorf("inputs is not the base64 image")
 				}
 			}),
@@ -221,39 +221,39 @@ func TestHFTaskShapes(t *testing.T) {
 					t.Errorf("Text = %q", r.Text)
 				}
 				if len(r.Blobs) != 2 || r.Blobs[0].MIME != "image/png" || r.Blobs[1].MIME != "image/png" {
-					t.Fatalf("Blobs = %v, want two PNG masks", blobTypes(r))
+					t.Fatalf("Blobs = %v, want two PNG masks", hfBlobTypes(r))
 				}
-				imageSize(40, 30)(t, r.Blobs[1].Data)
+				hfImageSize(40, 30)(t, r.Blobs[1].Data)
 				var segs []map[string]any
 				if err := json.Unmarshal(r.Data, &segs); err != nil || len(segs) != 2 || segs[1]["mask_blob"] != 1.0 || segs[1]["mask"] != nil {
 					t.Errorf("Data = %s, want masks replaced by mask_blob indexes", r.Data)
 				}
 			}},
-		{"image-to-image", map[string]string{"image": f.png}, "", rawImage, wantBlob("image/png", imageSize(40, 30))},
+		{"image-to-image", map[string]string{"image": f.png}, "", rawImage, hfWantBlob("image/png", hfImageSize(40, 30))},
 		{"image-to-image", map[string]string{"image": f.png, "text": "make it snowy"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				equalJSON(t, m, `{"inputs":"`+b64File(t, f.png)+`","parameters":{"prompt":"make it snowy"}}`)
-			}), wantBlob("image/png", imageSize(40, 30))},
+				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.png)+`","parameters":{"prompt":"make it snowy"}}`)
+			}), hfWantBlob("image/png", hfImageSize(40, 30))},
 		{"image-editing", map[string]string{"image": f.png, "text": "add a hat"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				equalJSON(t, m, `{"inputs":"`+b64File(t, f.png)+`","parameters":{"prompt":"add a hat"}}`)
-			}), wantBlob("image/png", imageSize(40, 30))},
+				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.png)+`","parameters":{"prompt":"add a hat"}}`)
+			}), hfWantBlob("image/png", hfImageSize(40, 30))},
 		{"zero-shot-image-classification", map[string]string{"image": f.png, "labels": "cat, dog,"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				equalJSON(t, m, `{"inputs":"`+b64File(t, f.png)+`","parameters":{"candidate_labels":["cat","dog"]}}`)
-			}), wantText("cat (0.70), dog (0.30)")},
+				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.png)+`","parameters":{"candidate_labels":["cat","dog"]}}`)
+			}), hfWantText("cat (0.70), dog (0.30)")},
 		{"zero-shot-object-detection", map[string]string{"image": f.png, "labels": "cat,dog"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				equalJSON(t, m, `{"inputs":"`+b64File(t, f.png)+`","parameters":{"candidate_labels":["cat","dog"]}}`)
-			}), wantText("2 objects: cat (0.90) at [0,0,39,29], dog (0.80) at [1,1,38,28]")},
+				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.png)+`","parameters":{"candidate_labels":["cat","dog"]}}`)
+			}), hfWantText("2 objects: cat (0.90) at [0,0,39,29], dog (0.80) at [1,1,38,28]")},
 		{"visual-question-answering", map[string]string{"image": f.png, "text": "what is this?"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				equalJSON(t, m, `{"inputs":{"image":"`+b64File(t, f.png)+`","question":"what is this?"}}`)
-			}), wantText("a cat (40x30 image) (0.93)")},
+				equalJSON(t, m, `{"inputs":{"image":"`+hfB64File(t, f.png)+`","question":"what is this?"}}`)
+			}), hfWantText("a cat (40x30 image) (0.93)")},
 		{"document-question-answering", map[string]string{"image": f.png, "text": "what is the total?"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				equalJSON(t, m, `{"inputs":{"image":"`+b64File(t, f.png)+`","question":"what is the total?"}}`)
-			}), wantText("page 40x30 (0.87)")},
+				equalJSON(t, m, `{"inputs":{"image":"`+hfB64File(t, f.png)+`","question":"what is the total?"}}`)
+			}), hfWantText("page 40x30 (0.87)")},
 		{"mask-generation", map[string]string{"image": f.png}, "", rawImage,
 			func(t *testing.T, r Result) {
 				if r.Text != "1 segment: mask (0.97)" || len(r.Blobs) != 1 {
@@ -262,23 +262,23 @@ func TestHFTaskShapes(t *testing.T) {
 			}},
 		{"mask-generation", map[string]string{"image": f.png, "point": "3, 4", "box": "0,0,10,12"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				equalJSON(t, m, `{"inputs":"`+b64File(t, f.png)+`","parameters":{"input_points":[[[3,4]]],"input_boxes":[[0,0,10,12]]}}`)
+				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.png)+`","parameters":{"input_points":[[[3,4]]],"input_boxes":[[0,0,10,12]]}}`)
 			}),
 			func(t *testing.T, r Result) {
 				if len(r.Blobs) != 1 || r.Blobs[0].MIME != "image/png" {
-					t.Errorf("Blobs = %v", blobTypes(r))
+					t.Errorf("Blobs = %v", hfBlobTypes(r))
 				}
 			}},
 		{"text-to-image", map[string]string{"text": "a red fox"}, "", inputsText("a red fox"),
-			wantBlob("image/jpeg", imageSize(9, 8))},
+			hfWantBlob("image/jpeg", hfImageSize(9, 8))},
 		{"text-to-speech", map[string]string{"text": "hello"}, "", inputsText("hello"),
-			wantBlob("audio/wav", func(t *testing.T, b []byte) {
+			hfWantBlob("audio/wav", func(t *testing.T, b []byte) {
 				if n, _, err := fakehf.WAVInfo(b); err != nil || n != 5*160 {
 					t.Errorf("WAV has %d samples (%v), want %d", n, err, 5*160)
 				}
 			})},
 		{"text-to-video", map[string]string{"text": "a dancing fox"}, "", inputsText("a dancing fox"),
-			wantBlob("video/mp4", func(t *testing.T, b []byte) {
+			hfWantBlob("video/mp4", func(t *testing.T, b []byte) {
 				if !bytes.Contains(b, []byte("a dancing fox")) {
 					t.Error("video does not carry the prompt")
 				}
@@ -288,15 +288,15 @@ func TestHFTaskShapes(t *testing.T) {
 				if ct := r.Headers.Get("Content-Type"); ct != "audio/wav" {
 					t.Errorf("Content-Type = %q", ct)
 				}
-				sameFile(t, r.Body, f.wav)
-			}, wantText("hello from 0.50 seconds of audio")},
+				hfSameFile(t, r.Body, f.wav)
+			}, hfWantText("hello from 0.50 seconds of audio")},
 		{"audio-classification", map[string]string{"audio": f.wav}, "",
-			func(t *testing.T, r fakehf.Request) { sameFile(t, r.Body, f.wav) },
-			wantText("Speech (0.70), Music (0.21), Silence (0.09)")},
+			func(t *testing.T, r fakehf.Request) { hfSameFile(t, r.Body, f.wav) },
+			hfWantText("Speech (0.70), Music (0.21), Silence (0.09)")},
 		{"audio-to-audio", map[string]string{"audio": f.wav}, "",
-			func(t *testing.T, r fakehf.Request) { sameFile(t, r.Body, f.wav) },
+			func(t *testing.T, r fakehf.Request) { hfSameFile(t, r.Body, f.wav) },
 			func(t *testing.T, r Result) {
-				wantBlob("audio/wav", func(t *testing.T, b []byte) {
+				hfWantBlob("audio/wav", func(t *testing.T, b []byte) {
 					if n, _, err := fakehf.WAVInfo(b); err != nil || n != 8000 {
 						t.Errorf("WAV has %d samples (%v)", n, err)
 					}
@@ -310,8 +310,8 @@ func TestHFTaskShapes(t *testing.T) {
 				if ct := r.Headers.Get("Content-Type"); ct != "video/mp4" {
 					t.Errorf("Content-Type = %q", ct)
 				}
-				sameFile(t, r.Body, f.mp4)
-			}, wantText("playing guitar (0.70), singing (0.21), dancing (0.09)")},
+				hfSameFile(t, r.Body, f.mp4)
+			}, hfWantText("playing guitar (0.70), singing (0.21), dancing (0.09)")},
 	}
 
 	srv := fakehf.New(t)
@@ -369,33 +369,33 @@ func newTestHF(srv *fakehf.Server, opts HFOptions) *HuggingFaceEndpoint {
 	return NewHuggingFace(opts)
 }
 
-// progressLog collects progress reports from any goroutine.
-type progressLog struct {
+// hfProgressLog collects progress reports from any goroutine.
+type hfProgressLog struct {
 	mu   sync.Mutex
 	list []Progress
 }
 
-func (p *progressLog) add(x Progress) {
+func (p *hfProgressLog) add(x Progress) {
 	p.mu.Lock()
 	p.list = append(p.list, x)
 	p.mu.Unlock()
 }
 
-func (p *progressLog) all() []Progress {
+func (p *hfProgressLog) all() []Progress {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]Progress(nil), p.list...)
 }
 
-func summarize(model string, progress func(Progress)) Request {
+func hfSummarize(model string, progress func(Progress)) Request {
 	return Request{Task: "summarization", Model: model, Args: map[string]string{"text": "One. Two."}, Progress: progress}
 }
 
 func TestHFLoadingThenReady(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("m/sum", "summarization").LoadingFor(2, 0.02)
-	var log progressLog
-	res, err := newTestHF(srv, HFOptions{MaxWait: 10 * time.Second}).Infer(context.Background(), summarize("m/sum", log.add))
+	var log hfProgressLog
+	res, err := newTestHF(srv, HFOptions{MaxWait: 10 * time.Second}).Infer(context.Background(), hfSummarize("m/sum", log.add))
 	if err != nil {
 		t.Fatalf("Infer: %v", err)
 	}
@@ -428,7 +428,7 @@ func TestHFLoadingThenReady(t *testing.T) {
 func TestHFLoadingGivesUpAfterMaxWait(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("m/sum", "summarization").LoadingFor(1000, 0.01)
-	_, err := newTestHF(srv, HFOptions{MaxWait: 60 * time.Millisecond}).Infer(context.Background(), summarize("m/sum", nil))
+	_, err := newTestHF(srv, HFOptions{MaxWait: 60 * time.Millisecond}).Infer(context.Background(), hfSummarize("m/sum", nil))
 	if !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("err = %v, want ErrUnavailable", err)
 	}
@@ -440,7 +440,7 @@ func TestHFLoadingGivesUpAfterMaxWait(t *testing.T) {
 	}
 	// With waiting turned off it gives up at once.
 	srv.Model("m/sum2", "summarization").LoadingFor(1, 0.01)
-	_, err = newTestHF(srv, HFOptions{MaxWait: -1}).Infer(context.Background(), summarize("m/sum2", nil))
+	_, err = newTestHF(srv, HFOptions{MaxWait: -1}).Infer(context.Background(), hfSummarize("m/sum2", nil))
 	if !errors.Is(err, ErrUnavailable) || len(srv.RequestsFor("m/sum2")) != 1 {
 		t.Fatalf("err = %v after %d requests, want ErrUnavailable after 1", err, len(srv.RequestsFor("m/sum2")))
 	}
@@ -452,7 +452,7 @@ func TestHFLoadingLongerThanDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := newTestHF(srv, HFOptions{MaxWait: time.Hour}).Infer(ctx, summarize("m/sum", nil))
+	_, err := newTestHF(srv, HFOptions{MaxWait: time.Hour}).Infer(ctx, hfSummarize("m/sum", nil))
 	if !errors.Is(err, ErrUnavailable) || time.Since(start) > 10*time.Second {
 		t.Fatalf("err = %v after %v, want an immediate ErrUnavailable so another candidate can run", err, time.Since(start))
 	}
@@ -466,7 +466,7 @@ func TestHFCancelWhileWaitingForModel(t *testing.T) {
 	reported := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := newTestHF(srv, HFOptions{MaxWait: time.Hour}).Infer(ctx, summarize("m/sum", func(Progress) { close(reported) }))
+		_, err := newTestHF(srv, HFOptions{MaxWait: time.Hour}).Infer(ctx, hfSummarize("m/sum", func(Progress) { close(reported) }))
 		done <- err
 	}()
 	<-reported // the endpoint is now waiting out the 120 s load
@@ -488,7 +488,7 @@ func TestHFCancelDuringRequest(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := newTestHF(srv, HFOptions{}).Infer(ctx, summarize("m/sum", nil))
+		_, err := newTestHF(srv, HFOptions{}).Infer(ctx, hfSummarize("m/sum", nil))
 		done <- err
 	}()
 	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -510,8 +510,8 @@ func TestHFCancelDuringRequest(t *testing.T) {
 func TestHFRateLimit(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("m/ok", "summarization").RateLimit(2)
-	var log progressLog
-	if _, err := newTestHF(srv, HFOptions{Backoff: 5 * time.Millisecond}).Infer(context.Background(), summarize("m/ok", log.add)); err != nil {
+	var log hfProgressLog
+	if _, err := newTestHF(srv, HFOptions{Backoff: 5 * time.Millisecond}).Infer(context.Background(), hfSummarize("m/ok", log.add)); err != nil {
 		t.Fatalf("Infer: %v", err)
 	}
 	p := log.all()
@@ -523,7 +523,7 @@ func TestHFRateLimit(t *testing.T) {
 	}
 
 	srv.Model("m/busy", "summarization").RateLimit(100)
-	_, err := newTestHF(srv, HFOptions{MaxRetries: 2}).Infer(context.Background(), summarize("m/busy", nil))
+	_, err := newTestHF(srv, HFOptions{MaxRetries: 2}).Infer(context.Background(), hfSummarize("m/busy", nil))
 	var he *HTTPError
 	if !errors.Is(err, ErrRateLimited) || !errors.As(err, &he) || he.Status != 429 {
 		t.Fatalf("err = %v, want ErrRateLimited in an HTTPError", err)
@@ -537,13 +537,13 @@ func TestHFRetryAfterHonoured(t *testing.T) {
 	srv := fakehf.New(t)
 	// Retry-After: 0 must win over a one-hour backoff, which would give up.
 	srv.Model("m/now", "summarization").RateLimit(1).RetryAfter(0)
-	if _, err := newTestHF(srv, HFOptions{Backoff: time.Hour}).Infer(context.Background(), summarize("m/now", nil)); err != nil {
+	if _, err := newTestHF(srv, HFOptions{Backoff: time.Hour}).Infer(context.Background(), hfSummarize("m/now", nil)); err != nil {
 		t.Fatalf("Retry-After: 0 not honoured: %v", err)
 	}
 	// A Retry-After far beyond the wait budget gives up at once.
 	srv.Model("m/later", "summarization").RateLimit(1).RetryAfter(3600)
 	start := time.Now()
-	_, err := newTestHF(srv, HFOptions{MaxWait: time.Second}).Infer(context.Background(), summarize("m/later", nil))
+	_, err := newTestHF(srv, HFOptions{MaxWait: time.Second}).Infer(context.Background(), hfSummarize("m/later", nil))
 	if !errors.Is(err, ErrRateLimited) || !strings.Contains(err.Error(), "1h0m0s") || time.Since(start) > 5*time.Second {
 		t.Fatalf("err = %v after %v", err, time.Since(start))
 	}
@@ -561,7 +561,7 @@ func TestHFUnauthorized(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.RequireToken("hf_good")
 	srv.Model("m/sum", "summarization")
-	_, err := newTestHF(srv, HFOptions{Token: "hf_bad"}).Infer(context.Background(), summarize("m/sum", nil))
+	_, err := newTestHF(srv, HFOptions{Token: "hf_bad"}).Infer(context.Background(), hfSummarize("m/sum", nil))
 	if !errors.Is(err, ErrUnauthorized) {
 		t.Fatalf("err = %v, want ErrUnauthorized", err)
 	}
@@ -575,7 +575,7 @@ func TestHFUnauthorized(t *testing.T) {
 	}
 	// Without any token the message says one is needed.
 	ep := NewHuggingFace(HFOptions{BaseURL: srv.URL})
-	if _, err := ep.Infer(context.Background(), summarize("m/sum", nil)); !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "needs a token") {
+	if _, err := ep.Infer(context.Background(), hfSummarize("m/sum", nil)); !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "needs a token") {
 		t.Errorf("no token: err = %v", err)
 	}
 }
@@ -601,7 +601,7 @@ func TestHFNotServed(t *testing.T) {
 	srv.Model("m/410", "summarization").Status(410, "https://api-inference.huggingface.co is no longer supported. Please use https://router.huggingface.co instead.")
 	ep := newTestHF(srv, HFOptions{})
 	for _, model := range []string{"m/unregistered", "m/400", "m/410"} {
-		_, err := ep.Infer(context.Background(), summarize(model, nil))
+		_, err := ep.Infer(context.Background(), hfSummarize(model, nil))
 		var he *HTTPError
 		if !errors.Is(err, ErrUnavailable) || !errors.As(err, &he) || !strings.Contains(err.Error(), "not served by Hugging Face's hf-inference provider") {
 			t.Errorf("%s: err = %v, want ErrUnavailable naming the provider", model, err)
@@ -619,14 +619,14 @@ func TestHFServerErrors(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("m/flaky", "summarization").Fail(1, 502, "Bad Gateway")
 	ep := newTestHF(srv, HFOptions{})
-	if _, err := ep.Infer(context.Background(), summarize("m/flaky", nil)); err != nil {
+	if _, err := ep.Infer(context.Background(), hfSummarize("m/flaky", nil)); err != nil {
 		t.Fatalf("one 502 then success: %v", err)
 	}
 	for _, code := range []int{500, 502, 503, 504} {
 		model := "m/broken" + http.StatusText(code)
 		model = strings.ReplaceAll(model, " ", "")
 		srv.Model(model, "summarization").Status(code, "boom")
-		_, err := ep.Infer(context.Background(), summarize(model, nil))
+		_, err := ep.Infer(context.Background(), hfSummarize(model, nil))
 		var he *HTTPError
 		if !errors.Is(err, ErrUnavailable) || !errors.As(err, &he) || he.Status != code || !strings.Contains(err.Error(), "boom") {
 			t.Errorf("HTTP %d: err = %v, want ErrUnavailable in an HTTPError with the server's message", code, err)
@@ -636,7 +636,7 @@ func TestHFServerErrors(t *testing.T) {
 		}
 	}
 	srv.Model("m/422", "summarization").Status(422, "Input validation error: inputs too long")
-	if _, err := ep.Infer(context.Background(), summarize("m/422", nil)); !errors.Is(err, ErrBadInput) {
+	if _, err := ep.Infer(context.Background(), hfSummarize("m/422", nil)); !errors.Is(err, ErrBadInput) {
 		t.Errorf("422: err = %v, want ErrBadInput", err)
 	}
 }
@@ -645,7 +645,7 @@ func TestHFUnreachable(t *testing.T) {
 	srv := fakehf.New(t)
 	base := srv.URL
 	srv.Close()
-	_, err := NewHuggingFace(HFOptions{BaseURL: base, Token: "hf_x"}).Infer(context.Background(), summarize("m/sum", nil))
+	_, err := NewHuggingFace(HFOptions{BaseURL: base, Token: "hf_x"}).Infer(context.Background(), hfSummarize("m/sum", nil))
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), base) || !strings.Contains(err.Error(), "huggingface.base_url") {
 		t.Fatalf("err = %v, want ErrUnreachable naming %s and the setting", err, base)
 	}
@@ -744,7 +744,7 @@ func TestHFUnexpectedAnswers(t *testing.T) {
 	srv.Model("m/html", "summarization").Respond(respond(200, "text/html", `<html>hi</html>`))
 	srv.Model("m/err200", "summarization").Respond(respond(200, "application/json", `{"error": "CUDA out of memory"}`))
 	for model, want := range map[string]string{"m/shape": "unexpected shape", "m/html": "where JSON was expected", "m/err200": "CUDA out of memory"} {
-		_, err := ep.Infer(context.Background(), summarize(model, nil))
+		_, err := ep.Infer(context.Background(), hfSummarize(model, nil))
 		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want ErrUnavailable mentioning %q", model, err, want)
 		}
@@ -757,21 +757,21 @@ func TestHFUnexpectedAnswers(t *testing.T) {
 	})
 	res, err := ep.Infer(context.Background(), Request{Task: "text-to-image", Model: "m/t2i", Args: map[string]string{"text": "x"}})
 	if err != nil || len(res.Blobs) != 1 || res.Blobs[0].MIME != "image/png" {
-		t.Errorf("sniffed blob: %v %v", err, blobTypes(res))
+		t.Errorf("sniffed blob: %v %v", err, hfBlobTypes(res))
 	}
 	srv.Model("m/depth-img", "depth-estimation").Respond(func(*http.Request, []byte) (int, string, []byte) {
 		return 200, "image/png", fakehf.PNG(4, 4)
 	})
 	res, err = ep.Infer(context.Background(), Request{Task: "depth-estimation", Model: "m/depth-img", Args: map[string]string{"image": f.png}})
 	if err != nil || len(res.Blobs) != 1 || res.Blobs[0].MIME != "image/png" {
-		t.Errorf("depth image body: %v %v", err, blobTypes(res))
+		t.Errorf("depth image body: %v %v", err, hfBlobTypes(res))
 	}
 	srv.Model("m/depth-tensor", "depth-estimation").Respond(respond(200, "application/json", `{"predicted_depth": [[[0, 1, 2], [3, 4, 5]]]}`))
 	res, err = ep.Infer(context.Background(), Request{Task: "depth-estimation", Model: "m/depth-tensor", Args: map[string]string{"image": f.png}})
 	if err != nil || len(res.Blobs) != 1 {
-		t.Fatalf("depth tensor: %v %v", err, blobTypes(res))
+		t.Fatalf("depth tensor: %v %v", err, hfBlobTypes(res))
 	}
-	imageSize(3, 2)(t, res.Blobs[0].Data)
+	hfImageSize(3, 2)(t, res.Blobs[0].Data)
 	// Legacy shapes the API has used: zero-shot {labels, scores}, a bare QA object.
 	srv.Model("m/zs", "zero-shot-image-classification").Respond(respond(200, "application/json", `{"labels": ["a", "b"], "scores": [0.2, 0.8]}`))
 	res, err = ep.Infer(context.Background(), Request{Task: "zero-shot-image-classification", Model: "m/zs", Args: map[string]string{"image": f.png, "labels": "a,b"}})
