@@ -131,6 +131,9 @@ func (c Cache) Load(task string) ([]Model, time.Time, error) {
 	if f.Version != cacheVersion {
 		return nil, time.Time{}, fmt.Errorf("synced models file %s has format %d, this Chorus reads %d — run `chorus models sync %s` again", p, f.Version, cacheVersion, task)
 	}
+	if f.Fetched.IsZero() {
+		return nil, time.Time{}, fmt.Errorf("synced models file %s has no fetch time — run `chorus models sync %s` again", p, task)
+	}
 	if f.Task != task {
 		return nil, time.Time{}, fmt.Errorf("synced models file %s holds task %q, not %q — delete it and run `chorus models sync %s`", p, f.Task, task, task)
 	}
@@ -203,7 +206,7 @@ func (c *Catalog) Overlay(cache Cache) (applied map[string]time.Time, err error)
 		}
 		ns := *s
 		ns.Models = MergeSynced(s.Models, synced, fetched)
-		if len(ns.Models) == 0 {
+		if !slices.ContainsFunc(ns.Models, func(m Model) bool { return !m.Fetched.IsZero() }) {
 			errs = append(errs, fmt.Errorf("synced models for %s list no usable model — run `chorus models sync %s` again", task, task))
 			continue
 		}
