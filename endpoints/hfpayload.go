@@ -469,8 +469,11 @@ func hfBinaryOutput(task string) bool {
 
 // parseHFResponse maps a successful answer onto a Result: the JSON in Data,
 // a readable Text, and produced files as Blobs. Base64 files inside JSON
-// (segmentation masks, depth maps, separated audio) become Blobs, and Data
-// refers to them by index ("mask_blob": 0) instead of repeating them.
+// become Blobs too. Segmentation and mask-generation keep their masks in
+// Data as well (in order with Blobs), since Annotate overlays them with
+// their labels from there; depth-estimation and audio-to-audio replace the
+// bulky tensor and audio in Data by an index into Blobs ("depth_blob": 0,
+// "blob_index": 0).
 func parseHFResponse(task string, args map[string]string, contentType string, body []byte) (Result, error) {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	trimmed := bytes.TrimSpace(body)
@@ -860,7 +863,8 @@ func hfCompletionText(data []byte) (string, bool) {
 	return "", false
 }
 
-// hfRenderMasks decodes segmentation masks into Blobs.
+// hfRenderMasks decodes segmentation masks into Blobs, one per segment in
+// order; Data stays the server's JSON.
 func hfRenderMasks(data []byte) (Result, error) {
 	var segs []map[string]any
 	if err := json.Unmarshal(data, &segs); err != nil {
@@ -877,8 +881,6 @@ func hfRenderMasks(data []byte) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("segment %d: %v", i+1, err)
 		}
-		delete(s, "mask")
-		s["mask_blob"] = len(res.Blobs)
 		res.Blobs = append(res.Blobs, b)
 		name, _ := s["label"].(string)
 		if name == "" {
@@ -897,7 +899,6 @@ func hfRenderMasks(data []byte) (Result, error) {
 	if len(segs) == 0 {
 		res.Text = "no segments found"
 	}
-	res.Data = hfJSON(segs)
 	return res, nil
 }
 

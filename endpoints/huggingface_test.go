@@ -224,9 +224,13 @@ func TestHFTaskShapes(t *testing.T) {
 					t.Fatalf("Blobs = %v, want two PNG masks", hfBlobTypes(r))
 				}
 				hfImageSize(40, 30)(t, r.Blobs[1].Data)
-				var segs []map[string]any
-				if err := json.Unmarshal(r.Data, &segs); err != nil || len(segs) != 2 || segs[1]["mask_blob"] != 1.0 || segs[1]["mask"] != nil {
-					t.Errorf("Data = %s, want masks replaced by mask_blob indexes", r.Data)
+				// Data keeps the masks with their labels, for Annotate.
+				var segs []struct{ Label, Mask string }
+				if err := json.Unmarshal(r.Data, &segs); err != nil || len(segs) != 2 || segs[1].Label != "couch" {
+					t.Fatalf("Data = %.200s, want the server's segments", r.Data)
+				}
+				if m, _ := base64.StdEncoding.DecodeString(segs[1].Mask); !bytes.Equal(m, r.Blobs[1].Data) {
+					t.Error("Blobs are not the masks of Data, in order")
 				}
 			}},
 		{"image-to-image", map[string]string{"image": f.png}, "", rawImage, hfWantBlob("image/png", hfImageSize(40, 30))},
