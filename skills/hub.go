@@ -226,7 +226,7 @@ func (h *Hub) page(ctx context.Context, base *url.URL, tag, pageURL string) ([]m
 		return nil, "", &HubError{
 			URL: h.base(), Tag: tag, Message: "no answer",
 			Err:  errors.Join(ErrHubUnreachable, err),
-			hint: "cannot reach the Hub (" + transportReason(err) + "); check the network or huggingface.hub_url — the embedded catalog is used offline meanwhile",
+			hint: "cannot reach the Hub (" + transportReason(err) + "); check the network or huggingface.hub_url (the embedded catalog is used offline meanwhile)",
 		}
 	}
 	defer resp.Body.Close()
@@ -266,7 +266,7 @@ func (h *Hub) statusError(tag string, resp *http.Response, body []byte) error {
 		if h.Token == "" {
 			e.hint = "the Hub wants a token: set huggingface.token or HF_TOKEN (create one at https://huggingface.co/settings/tokens)"
 		} else {
-			e.hint = "the Hub refused the token in huggingface.token / HF_TOKEN; it may be wrong, expired or lack read access — make a new one at https://huggingface.co/settings/tokens"
+			e.hint = "the Hub refused the token in huggingface.token / HF_TOKEN (wrong, expired or without read access); make a new one at https://huggingface.co/settings/tokens"
 		}
 	case code == http.StatusTooManyRequests:
 		e.Err = ErrHubRateLimited
@@ -280,7 +280,7 @@ func (h *Hub) statusError(tag string, resp *http.Response, body []byte) error {
 		}
 	case code >= 500:
 		e.Err = ErrHubUnavailable
-		e.hint = "the Hub is having trouble; try again later — the embedded catalog stays in use"
+		e.hint = "the Hub is having trouble; try again later (the embedded catalog stays in use)"
 	default:
 		e.hint = "the Hub rejected the listing request; check the task's pipeline tag and huggingface.hub_url"
 	}
