@@ -291,6 +291,11 @@ func (e *Engine) noRouteReason(m skills.Model, localOnly bool) string {
 
 // constraintRejects says why m breaks a licence or size constraint.
 func constraintRejects(cons Constraints, m skills.Model) string {
+	if len(m.Endpoints) == 1 && m.Endpoints[0] == skills.EndpointBuiltin {
+		// Built-in tools are Chorus's own code, not third-party models:
+		// licence and size limits are about the latter.
+		return ""
+	}
 	if len(cons.Licenses) > 0 && !containsFold(cons.Licenses, m.License) {
 		if m.License == "" {
 			return "licence unknown, so it cannot be shown to be in the allow-list (" + strings.Join(cons.Licenses, ", ") + ")"
