@@ -7,7 +7,7 @@ import (
 )
 
 // RenderBlocks draws img as lines of half-block cells fitted into cols×rows
-// (see Fit): each cell is "▀" with the upper pixel as the foreground colour
+// with its aspect ratio kept, one image pixel per half cell at most: each cell is "▀" with the upper pixel as the foreground colour
 // and the lower as the background, in 24-bit colour. Transparent pixels are
 // left to the terminal's background. Lines are joined by "\n" with no
 // trailing newline, each ends with a reset, and each is at most cols cells
@@ -17,23 +17,38 @@ func RenderBlocks(img image.Image, cols, rows int) string {
 		return ""
 	}
 	b := img.Bounds()
-	c, r := Fit(b.Dx(), b.Dy(), cols, rows)
-	return blocks(scale(img, c, 2*r))
+	w, h := FitBlocks(b.Dx(), b.Dy(), cols, rows)
+	return blocks(scale(img, w, h))
 }
 
-// blocks renders m, whose height is even, one cell per 1×2 pixels.
+// FitBlocks returns the pixel size w×h to which RenderBlocks scales an
+// imgW×imgH image for a cols×rows box: the result is w cells wide and
+// (h+1)/2 lines tall. Like Fit it keeps the aspect ratio, but the natural
+// size of a half-block image is one pixel per half cell, so small images
+// (icons, thumbnails) get fewer cells than Fit would give them.
+func FitBlocks(imgW, imgH, cols, rows int) (w, h int) {
+	_, _, w, h = fit(imgW, imgH, cols, rows, 1, 2)
+	return w, h
+}
+
+// blocks renders m one cell per 1×2 pixels; an odd last row leaves the
+// lower halves of its cells to the background.
 func blocks(m *image.RGBA) string {
 	w, h := m.Bounds().Dx(), m.Bounds().Dy()
 	var sb strings.Builder
 	sb.Grow(w * h / 2 * 24)
-	for y := 0; y+1 < h; y += 2 {
+	for y := 0; y < h; y += 2 {
 		if y > 0 {
 			sb.WriteByte('\n')
 		}
 		pen := sgr{fg: noColour, bg: noColour}
 		for x := 0; x < w; x++ {
 			tr, tg, tb, top := straight(m, x, y)
-			br, bg, bb, bottom := straight(m, x, y+1)
+			var br, bg, bb uint8
+			bottom := false
+			if y+1 < h {
+				br, bg, bb, bottom = straight(m, x, y+1)
+			}
 			switch {
 			case top && bottom:
 				pen.set(&sb, rgb(tr, tg, tb), rgb(br, bg, bb))

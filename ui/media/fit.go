@@ -22,8 +22,9 @@ const maxCells = 1000
 // Fit returns the size in cells, c×r, at which an imgW×imgH-pixel image is
 // shown in a box of cols×rows cells: as large as fits, aspect ratio kept
 // (cells ≈ 1:2), never enlarged beyond its natural size at 10×20 pixels a
-// cell, and at least 1×1. Every protocol draws into exactly this size, so
-// the caller can lay out the screen before rendering.
+// cell, and at least 1×1. Kitty, iTerm2 and sixel draw into exactly this
+// size, so the caller can lay out the screen before rendering; half-blocks
+// use FitBlocks.
 func Fit(imgW, imgH, cols, rows int) (c, r int) {
 	c, r, _, _ = fit(imgW, imgH, cols, rows, DefaultCellWidth, DefaultCellHeight)
 	return c, r

@@ -34,7 +34,8 @@ func (o Options) cell() (w, h int) {
 // (with None, only an unreadable file does: the label needs no pixels).
 //
 // Graphics sequences draw at the cursor and take Fit's c×r cells; print a
-// newline after them. Half-blocks are plain lines, each at most cols wide.
+// newline after them. Half-blocks are plain lines, each at most cols wide
+// (see FitBlocks for their size).
 func Render(path string, p Protocol, cols, rows int) (string, error) {
 	return RenderFile(path, p, Options{Cols: cols, Rows: rows})
 }
@@ -70,7 +71,7 @@ func RenderImage(img image.Image, p Protocol, o Options) (string, error) {
 	case None:
 		return Label("", b.Dx(), b.Dy()), nil
 	case HalfBlocks:
-		return blocks(scale(img, c, 2*r)), nil
+		return RenderBlocks(img, o.Cols, o.Rows), nil
 	case Kitty, ITerm2:
 		data, err := encodePNG(scale(img, pw, ph))
 		if err != nil {
