@@ -147,12 +147,29 @@ func (e *OllamaEndpoint) lookup(ctx context.Context, model string) (ollamaModel,
 		if m, ok := inv[ollamaKey(model)]; ok {
 			return m, nil
 		}
-		if fresh {
+		// Fetch again only if the list is more than a moment old, so
+		// checking many catalog models that are not pulled costs one
+		// /api/tags call, not one each.
+		if fresh || e.listAge() < ollamaRecheck {
 			break
 		}
 		e.Invalidate()
 	}
 	return ollamaModel{}, e.notPulled(model)
+}
+
+// ollamaRecheck is how old the model list must be before a model missing
+// from it is looked for again.
+const ollamaRecheck = 2 * time.Second
+
+// listAge is how long ago the model list was fetched.
+func (e *OllamaEndpoint) listAge() time.Duration {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.invAt.IsZero() {
+		return time.Duration(1<<63 - 1)
+	}
+	return e.opts.Now().Sub(e.invAt)
 }
 
 func (e *OllamaEndpoint) notPulled(model string) error {

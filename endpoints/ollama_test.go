@@ -303,7 +303,7 @@ func TestOllamaStructuredTasks(t *testing.T) {
 }
 
 func TestOllamaNotPulled(t *testing.T) {
-	s, ep, _ := ollamaFixture(t)
+	s, ep, clock := ollamaFixture(t)
 	ctx := context.Background()
 	err := ep.Check(ctx, "image-to-text", "llava:13b")
 	if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "`ollama pull llava:13b`") {
@@ -319,8 +319,19 @@ func TestOllamaNotPulled(t *testing.T) {
 		!strings.Contains(err.Error(), `model "qwen3:8b" not found`) {
 		t.Errorf("infer on a removed model: %v", err)
 	}
-	// Pulled a moment ago: found without waiting for the cache to expire.
+	// Checking models that are not pulled does not refetch the list each time.
+	tags := len(s.RequestsTo("/api/tags"))
+	for _, m := range []string{"a:1b", "b:1b", "c:1b"} {
+		if err := ep.Check(ctx, "summarization", m); !errors.Is(err, endpoints.ErrUnavailable) {
+			t.Errorf("check %s: %v", m, err)
+		}
+	}
+	if n := len(s.RequestsTo("/api/tags")) - tags; n > 1 {
+		t.Errorf("%d /api/tags calls for three missing models", n)
+	}
+	// Pulled a moment ago: found without waiting for the 30 s cache.
 	s.AddModel(fakeollama.Model{Name: "llava:13b", Capabilities: []string{"completion", "vision"}})
+	clock.Advance(3 * time.Second)
 	if err := ep.Check(ctx, "image-to-text", "llava:13b"); err != nil {
 		t.Errorf("a newly pulled model should be found: %v", err)
 	}
