@@ -25,13 +25,16 @@ var controlNets = []string{"canny", "hed", "mlsd", "normal", "openpose", "seg", 
 var llavaPlusSkills = []string{
 	"zero-shot-object-detection", "mask-generation", "image-editing", "ocr", "zero-shot-image-classification",
 	"social-media-post", "draw-boxes", "mask-overlay", "image-resize", "image-convert", "image-crop",
+	"video-to-audio",
 }
 
-// singleModel lists the skills that honestly have one model: Go built-ins
-// and ControlNet annotators only a JARVIS-style local server provides.
+// singleModel lists the skills that honestly have one model: Go built-ins,
+// a local program, and ControlNet annotators only a JARVIS-style local
+// server provides.
 var singleModel = map[string]bool{
 	"draw-boxes": true, "mask-overlay": true, "image-resize": true, "image-convert": true, "image-crop": true,
-	"hed-control": true, "mlsd-control": true, "normal-control": true, "openpose-control": true, "scribble-control": true,
+	"video-to-audio": true,
+	"hed-control":    true, "mlsd-control": true, "normal-control": true, "openpose-control": true, "scribble-control": true,
 }
 
 func embeddedCatalog(t *testing.T) *Catalog {
@@ -236,6 +239,7 @@ func TestArgumentContract(t *testing.T) {
 		"image-resize":                   {{"image", Image, false}, {"text", Text, false}},
 		"image-convert":                  {{"image", Image, false}, {"text", Text, false}},
 		"image-crop":                     {{"image", Image, false}, {"box", Box, false}},
+		"video-to-audio":                 {{"video", Video, false}},
 		"canny-control":                  {{"image", Image, false}, {"text", Text, true}},
 	}
 	for _, cn := range controlNets {
