@@ -1,0 +1,330 @@
+package endpoints
+
+// HuggingGPT's models_server protocol (microsoft/JARVIS,
+// hugginggpt/server/models_server.py), as awesome_chat.py speaks it:
+//
+//	GET  /running           → {"running": true}
+//	GET  /status/{model_id} → {"loaded": true|false}
+//	POST /models/{model_id} with {"img_url": path, "text": …} for image
+//	     tasks, {"audio_url": path} for audio tasks, {"text": …} for text
+//	     tasks and generation
+//
+// The server reads inputs from local paths (or URLs) itself, so Chorus sends
+// absolute paths and the server must see the same file system. It answers
+// every inference failure with HTTP 200 and {"error": {"message": …}}, and
+// generated files as paths under its public directory
+// ({"path": "/images/1a2b.png"}).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"mime"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// jarvisMediaKeys maps Chorus's media argument names onto the keys
+// models_server reads.
+var jarvisMediaKeys = map[string]string{"image": "img_url", "audio": "audio_url", "video": "video_url"}
+
+// jarvisRequired lists the arguments task cannot run without.
+func jarvisRequired(task string) []string {
+	switch {
+	case strings.HasSuffix(task, "-control"):
+		return []string{"image"}
+	case IsControlNetTask(task): // *-text-to-image
+		return []string{"image", "text"}
+	}
+	switch task {
+	case "image-classification", "object-detection", "image-to-text", "depth-estimation",
+		"image-segmentation", "image-to-image", "mask-generation":
+		return []string{"image"}
+	case "zero-shot-image-classification", "zero-shot-object-detection":
+		return []string{"image", "labels"}
+	case "visual-question-answering", "document-question-answering", "image-editing":
+		return []string{"image", "text"}
+	case "automatic-speech-recognition", "audio-classification", "audio-to-audio":
+		return []string{"audio"}
+	case "video-classification":
+		return []string{"video"}
+	case "question-answering":
+		return []string{"text", "context"}
+	case "sentence-similarity":
+		return []string{"text", "sentences"}
+	}
+	return []string{"text"}
+}
+
+// jarvisBody builds the JSON body models_server reads for task.
+func jarvisBody(task string, args map[string]string) (map[string]any, error) {
+	for _, name := range jarvisRequired(task) {
+		if strings.TrimSpace(args[name]) == "" {
+			return nil, hfBadInput("%s needs a %q argument", task, name)
+		}
+	}
+	body := map[string]any{}
+	for k, v := range args {
+		key, media := jarvisMediaKeys[k]
+		if !media {
+			body[k] = v
+			continue
+		}
+		p, err := jarvisInputPath(k, v)
+		if err != nil {
+			return nil, err
+		}
+		body[key] = p
+	}
+	// models_server reads "text" for image tasks even when it is unused
+	// (BLIP captioning), as awesome_chat always sends it.
+	if _, ok := body["img_url"]; ok {
+		if _, ok := body["text"]; !ok {
+			body["text"] = nil
+		}
+	}
+	return body, nil
+}
+
+// jarvisInputPath checks that a media file exists and makes its path
+// absolute, since the server resolves relative paths against its own
+// directory. URLs pass through: the server downloads them.
+func jarvisInputPath(name, p string) (string, error) {
+	p = strings.TrimSpace(p)
+	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
+		return p, nil
+	}
+	st, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", hfBadInput("%s file %s does not exist", name, p)
+	case err != nil:
+		return "", hfBadInput("cannot read %s file %s: %v", name, p, err)
+	case st.IsDir():
+		return "", hfBadInput("%s file %s is a directory, not a file", name, p)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", hfBadInput("%s file %s: %v", name, p, err)
+	}
+	return abs, nil
+}
+
+func (e *LocalEndpoint) inferJarvis(ctx context.Context, req Request) (Result, error) {
+	mpath, err := hfModelPath(req.Model)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %w", Local, err)
+	}
+	body, err := jarvisBody(req.Task, req.Args)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s %s: %w", Local, req.Model, err)
+	}
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url+"/models/"+mpath, bytes.NewReader(hfJSON(body)))
+	if err != nil {
+		return Result{}, fmt.Errorf("%s %s: %w", Local, req.Model, err)
+	}
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("User-Agent", "chorus")
+	resp, err := e.client.Do(r)
+	if err != nil {
+		return Result{}, e.jarvisNetError(ctx, req.Model, err)
+	}
+	data, err := hfReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return Result{}, e.jarvisNetError(ctx, req.Model, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return Result{}, e.jarvisStatusError(req.Model, resp.StatusCode, data)
+	}
+	return e.jarvisResult(ctx, req, data)
+}
+
+func (e *LocalEndpoint) jarvisNetError(ctx context.Context, model string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("%s %s: stopped: %w", Local, model, ctxErr)
+	}
+	u := e.unreachable(err)
+	return &hfError{msg: fmt.Sprintf("%s %s: %v", Local, model, u), errs: []error{u}}
+}
+
+func (e *LocalEndpoint) jarvisStatusError(model string, status int, body []byte) error {
+	he := &HTTPError{Kind: Local, Model: model, Status: status, Err: ErrUnavailable}
+	switch status {
+	case http.StatusInternalServerError:
+		// models_server raises KeyError outside its try block for a model
+		// it has not loaded.
+		he.Message = fmt.Sprintf("the local server %s failed on the model; it is probably not loaded there (check GET /status/%s and the models_server log)", e.url, model)
+	case http.StatusNotFound, http.StatusMethodNotAllowed:
+		he.Message = fmt.Sprintf("%s has no POST /models/%s — is it HuggingGPT's models_server? Check local.url, or set local.protocol: hf", e.url, model)
+	default:
+		he.Message = fmt.Sprintf("the local server %s could not run the model%s", e.url, hfQuote(hfMessage(body)))
+	}
+	return he
+}
+
+// jarvisPathKeys are the answer fields that carry generated files: the
+// server's "path", and the names awesome_chat renames it to.
+var jarvisPathKeys = []string{"path", "generated image", "generated audio", "generated video"}
+
+// jarvisResult maps models_server's answer onto a Result.
+func (e *LocalEndpoint) jarvisResult(ctx context.Context, req Request, data []byte) (Result, error) {
+	fail := func(format string, args ...any) error {
+		return &HTTPError{Kind: Local, Model: req.Model, Status: http.StatusOK, Err: ErrUnavailable, Message: fmt.Sprintf(format, args...)}
+	}
+	trimmed := bytes.TrimSpace(data)
+	if !json.Valid(trimmed) {
+		return Result{}, fail("the local server answered something other than JSON: %s", hfSnippet(trimmed))
+	}
+	var compact bytes.Buffer
+	_ = json.Compact(&compact, trimmed)
+	raw := json.RawMessage(compact.Bytes())
+
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		// A list: detections, VQA answers, labels — Hugging Face shapes.
+		res, err := parseHFResponse(req.Task, req.Args, "application/json", raw)
+		if err != nil {
+			return Result{}, fail("%v", err)
+		}
+		return res, nil
+	}
+	if _, ok := obj["error"]; ok {
+		msg := hfMessage(raw)
+		if msg == "model not found" {
+			return Result{}, fail("the local server %s has no inference code for %s (models_server answered \"model not found\") — pick another model", e.url, req.Model)
+		}
+		return Result{}, fail("the local server %s failed to run the model%s — see the models_server log", e.url, hfQuote(msg))
+	}
+
+	res := Result{Data: raw}
+	var texts []string
+	str := func(key string) (string, bool) {
+		v, ok := obj[key]
+		if !ok {
+			return "", false
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return "", false
+		}
+		return s, true
+	}
+	for _, k := range jarvisPathKeys {
+		p, ok := str(k)
+		if !ok || p == "" {
+			continue
+		}
+		b, err := e.jarvisFile(ctx, p)
+		if err != nil {
+			return Result{}, err
+		}
+		res.Blobs = append(res.Blobs, b)
+	}
+	if s, ok := str("generated text"); ok {
+		texts = append(texts, s)
+	}
+	if s, ok := str("text"); ok && req.Task != "text-to-speech" {
+		texts = append(texts, strings.TrimSpace(s))
+	}
+	if pred, ok := obj["predicted"]; ok {
+		t, err := hfRenderDetections(pred)
+		if err != nil {
+			return Result{}, fail("predicted: %v", err)
+		}
+		texts = append(texts, t)
+	}
+	if _, ok := obj["answer"]; ok {
+		t, err := hfRenderAnswer(raw)
+		if err != nil {
+			return Result{}, fail("%v", err)
+		}
+		texts = append(texts, t)
+	}
+	if len(texts) == 0 && len(res.Blobs) == 0 {
+		// Anything else in a Hugging Face shape (a generated_text object…).
+		hr, err := parseHFResponse(req.Task, req.Args, "application/json", raw)
+		if err != nil {
+			return Result{}, fail("%v", err)
+		}
+		return hr, nil
+	}
+	res.Text = strings.Join(texts, "\n")
+	return res, nil
+}
+
+// jarvisFile loads a file the server generated. p is a URL, or a path under
+// the server's public directory ("/images/1a2b.png"): it is read from
+// LocalOptions.PublicDir when that has it, else fetched from {URL}{p}; a
+// path that exists on this machine as it is (a server writing absolute
+// paths) is read last.
+func (e *LocalEndpoint) jarvisFile(ctx context.Context, p string) (Blob, error) {
+	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
+		return e.jarvisFetch(ctx, p, p)
+	}
+	clean := path.Clean("/" + filepath.ToSlash(p))
+	if e.publicDir != "" {
+		local := filepath.Join(e.publicDir, filepath.FromSlash(clean))
+		if data, err := os.ReadFile(local); err == nil {
+			return Blob{MIME: hfMediaType(local, data), Data: data}, nil
+		}
+	}
+	b, fetchErr := e.jarvisFetch(ctx, p, e.url+clean)
+	if fetchErr == nil {
+		return b, nil
+	}
+	if ctx.Err() != nil {
+		return Blob{}, fetchErr
+	}
+	if filepath.IsAbs(p) {
+		if data, err := os.ReadFile(p); err == nil {
+			return Blob{MIME: hfMediaType(p, data), Data: data}, nil
+		}
+	}
+	where := "local.public_dir is not set"
+	if e.publicDir != "" {
+		where = "it is not under local.public_dir (" + e.publicDir + ")"
+	}
+	return Blob{}, &hfError{
+		msg:  fmt.Sprintf("the local server produced %s but Chorus cannot read it: %s, and %v — set local.public_dir to models_server's public directory (hugginggpt/server/public)", p, where, fetchErr),
+		errs: []error{ErrUnavailable},
+	}
+}
+
+// jarvisFetch GETs a generated file.
+func (e *LocalEndpoint) jarvisFetch(ctx context.Context, name, target string) (Blob, error) {
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return Blob{}, fmt.Errorf("fetching %s: %w", name, err)
+	}
+	r.Header.Set("User-Agent", "chorus")
+	resp, err := e.client.Do(r)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Blob{}, fmt.Errorf("fetching %s: %w", name, ctx.Err())
+		}
+		return Blob{}, fmt.Errorf("fetching %s failed: %w", target, err)
+	}
+	defer resp.Body.Close()
+	data, err := hfReadAll(resp.Body)
+	if err != nil {
+		return Blob{}, fmt.Errorf("fetching %s: %w", target, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return Blob{}, fmt.Errorf("GET %s answered HTTP %d", target, resp.StatusCode)
+	}
+	if len(data) == 0 {
+		return Blob{}, fmt.Errorf("GET %s answered an empty file", target)
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt == "" || mt == "application/octet-stream" || strings.HasPrefix(mt, "text/") {
+		return Blob{MIME: hfMediaType(name, data), Data: data}, nil
+	}
+	return Blob{MIME: hfBlobMIME(mt, data), Data: data}, nil
+}
