@@ -1,0 +1,211 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/internal/fakehf"
+	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
+)
+
+// rig is a full Chorus engine wired to protocol-faithful fakes: an Ollama
+// serving the controller model and a Hugging Face inference API.
+type rig struct {
+	t      *testing.T
+	ollama *fakeollama.Server
+	hf     *fakehf.Server
+	eng    *pipeline.Engine
+	out    string
+
+	mu      sync.Mutex
+	plans   []fakeollama.Reply // planning replies, used in order; the last repeats
+	planN   int
+	pick    func(req *api.ChatRequest) fakeollama.Reply
+	answer  fakeollama.Reply
+	events  []pipeline.Event
+	stageOf map[string]int // how many controller calls per stage
+}
+
+type rigOption func(*rigConfig)
+
+type rigConfig struct {
+	controllerCaps []string
+	mode           endpoints.Mode
+	token          string
+	opts           pipeline.Options
+}
+
+func withControllerCaps(c ...string) rigOption {
+	return func(rc *rigConfig) { rc.controllerCaps = c }
+}
+
+func withOptions(o pipeline.Options) rigOption { return func(rc *rigConfig) { rc.opts = o } }
+
+func newRig(t *testing.T, opts ...rigOption) *rig {
+	t.Helper()
+	rc := rigConfig{controllerCaps: []string{fakeollama.CapCompletion}, mode: endpoints.ModeHybrid, token: "hf_test", opts: pipeline.Options{ControllerTasks: true}}
+	for _, o := range opts {
+		o(&rc)
+	}
+	r := &rig{t: t, ollama: fakeollama.New(t), hf: fakehf.New(t), out: t.TempDir(), stageOf: map[string]int{}}
+	r.ollama.AddModel(fakeollama.Model{Name: "ctl", Capabilities: rc.controllerCaps, ParameterSize: "8B"})
+	r.hf.RequireToken(rc.token)
+	r.answer = fakeollama.Reply{Content: "Here is what I found."}
+	r.ollama.OnChat(r.respond)
+
+	cat, err := skills.Load("testdata/skills")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl, err := pipeline.NewController(r.ollama.URL, "ctl", pipeline.ControllerOptions{PlanTokens: 512, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := endpoints.NewRouter(rc.mode,
+		endpoints.NewBuiltin(),
+		endpoints.NewHuggingFace(endpoints.HFOptions{BaseURL: r.hf.URL, Token: rc.token, MaxWait: 2 * time.Second, MaxRetries: 2, HTTPClient: r.hf.Client()}),
+	)
+	o := rc.opts
+	o.OutputDir = r.out
+	if o.TaskTimeout == 0 {
+		o.TaskTimeout = 20 * time.Second
+	}
+	r.eng = pipeline.New(ctl, cat, router, o)
+	return r
+}
+
+// stage tells which pipeline stage a controller request belongs to.
+func stage(req *api.ChatRequest) string {
+	if len(req.Messages) == 0 {
+		return ""
+	}
+	sys := req.Messages[0].Content
+	switch {
+	case strings.HasPrefix(sys, "#1 Task Planning"):
+		return "plan"
+	case strings.HasPrefix(sys, "#2 Model Selection"):
+		return "select"
+	case strings.HasPrefix(sys, "#4 Response"), strings.HasPrefix(sys, "You are Chorus"):
+		return "respond"
+	}
+	return "task"
+}
+
+func (r *rig) respond(req *api.ChatRequest) fakeollama.Reply {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := stage(req)
+	r.stageOf[st]++
+	switch st {
+	case "plan":
+		if len(r.plans) == 0 {
+			return fakeollama.Reply{Content: `{"tasks": []}`}
+		}
+		rep := r.plans[min(r.planN, len(r.plans)-1)]
+		r.planN++
+		return rep
+	case "select":
+		if r.pick != nil {
+			return r.pick(req)
+		}
+		return fakeollama.Reply{Content: `{"id": "nobody", "reason": "?"}`}
+	case "respond":
+		return r.answer
+	}
+	return fakeollama.Reply{Content: "controller output for the task"}
+}
+
+// planJSON sets the planner's reply to the given tasks.
+func (r *rig) planJSON(tasks ...map[string]any) {
+	b, _ := json.Marshal(map[string]any{"tasks": tasks})
+	r.plans = []fakeollama.Reply{{Content: string(b)}}
+}
+
+func task(id int, name string, dep []int, args map[string]string) map[string]any {
+	if dep == nil {
+		dep = []int{}
+	}
+	return map[string]any{"task": name, "id": id, "dep": dep, "args": args}
+}
+
+func (r *rig) run(ctx context.Context, turn pipeline.Turn) (*pipeline.Report, error) {
+	return r.eng.Run(ctx, turn, func(ev pipeline.Event) {
+		r.mu.Lock()
+		r.events = append(r.events, ev)
+		r.mu.Unlock()
+	})
+}
+
+func (r *rig) calls(stage string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stageOf[stage]
+}
+
+// eventsOf returns the recorded events of type T.
+func eventsOf[T pipeline.Event](r *rig) []T {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []T
+	for _, e := range r.events {
+		if x, ok := e.(T); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (r *rig) taskEnd(id int) pipeline.TaskEndEvent {
+	r.t.Helper()
+	for _, e := range eventsOf[pipeline.TaskEndEvent](r) {
+		if e.ID == id {
+			return e
+		}
+	}
+	r.t.Fatalf("no task_end for task %d", id)
+	return pipeline.TaskEndEvent{}
+}
+
+func (r *rig) model(id int) pipeline.ModelEvent {
+	r.t.Helper()
+	for _, e := range eventsOf[pipeline.ModelEvent](r) {
+		if e.ID == id {
+			return e
+		}
+	}
+	r.t.Fatalf("no model event for task %d", id)
+	return pipeline.ModelEvent{}
+}
+
+// image writes a PNG of the given size and returns its path.
+func (r *rig) image(name string, w, h int) string {
+	p := filepath.Join(r.t.TempDir(), name)
+	if err := os.WriteFile(p, fakehf.PNG(w, h), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	return p
+}
+
+func (r *rig) typesInOrder() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, e := range r.events {
+		if _, ok := e.(pipeline.DebugEvent); ok {
+			continue
+		}
+		out = append(out, e.Type())
+	}
+	return out
+}
