@@ -22,12 +22,17 @@ type player struct {
 	args []string
 	// exts are the file extensions it plays; nil means anything.
 	exts []string
+	// zeroOnFailure marks a player whose exit status is 0 even when it could
+	// not play the file; its error output is then the only sign of failure.
+	zeroOnFailure bool
 }
 
 // players in order of preference: ffplay plays every format; afplay is on
 // every Mac; paplay plays what libsndfile reads; aplay only plays wav.
+// ffplay exits 0 whatever happens, so it logs errors (not "quiet") and any
+// output it writes is taken as the reason it failed.
 var players = []player{
-	{name: "ffplay", args: []string{"-nodisp", "-autoexit", "-loglevel", "quiet"}},
+	{name: "ffplay", args: []string{"-nodisp", "-autoexit", "-loglevel", "error"}, zeroOnFailure: true},
 	{name: "afplay"},
 	{name: "paplay", exts: []string{".wav", ".flac", ".ogg", ".oga", ".aiff", ".aif", ".au", ".snd"}},
 	{name: "aplay", args: []string{"-q"}, exts: []string{".wav"}},
@@ -37,14 +42,15 @@ var players = []player{
 // (exec.LookPath in the app): its path as lookPath reported it and the
 // arguments to put before the file name. ok is false when none is found.
 func Player(lookPath func(string) (string, error)) (name string, args []string, ok bool) {
-	return choosePlayer(lookPath, "")
+	name, args, _, ok = choosePlayer(lookPath, "")
+	return name, args, ok
 }
 
 // choosePlayer returns the first installed player that plays files with
 // extension ext ("" for any player at all).
-func choosePlayer(lookPath func(string) (string, error), ext string) (name string, args []string, ok bool) {
+func choosePlayer(lookPath func(string) (string, error), ext string) (name string, args []string, zeroOnFailure, ok bool) {
 	if lookPath == nil {
-		return "", nil, false
+		return "", nil, false, false
 	}
 	ext = strings.ToLower(ext)
 	for _, p := range players {
@@ -52,10 +58,10 @@ func choosePlayer(lookPath func(string) (string, error), ext string) (name strin
 			continue
 		}
 		if path, err := lookPath(p.name); err == nil && path != "" {
-			return path, append([]string(nil), p.args...), true
+			return path, append([]string(nil), p.args...), p.zeroOnFailure, true
 		}
 	}
-	return "", nil, false
+	return "", nil, false, false
 }
 
 func contains(list []string, s string) bool {
@@ -94,9 +100,9 @@ func Play(ctx context.Context, path string) error {
 		return fmt.Errorf("cannot play %s: it is a directory", path)
 	}
 	ext := filepath.Ext(abs)
-	name, args, ok := choosePlayer(exec.LookPath, ext)
+	name, args, zeroOnFailure, ok := choosePlayer(exec.LookPath, ext)
 	if !ok {
-		if _, _, any := Player(exec.LookPath); any {
+		if _, _, some := Player(exec.LookPath); some {
 			return fmt.Errorf("cannot play %s: %w for %s files — %s", path, ErrNoPlayer, ext, installHint())
 		}
 		return fmt.Errorf("cannot play %s: %w — %s", path, ErrNoPlayer, installHint())
@@ -112,15 +118,17 @@ func Play(ctx context.Context, path string) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("playback of %s stopped: %w", path, ctx.Err())
 	}
-	if err != nil {
-		msg := strings.TrimSpace(out.String())
-		if len(msg) > 300 {
-			msg = "…" + msg[len(msg)-300:]
-		}
-		if msg != "" {
-			return fmt.Errorf("%s could not play %s: %w: %s", filepath.Base(name), path, err, msg)
-		}
+	msg := strings.TrimSpace(out.String())
+	if len(msg) > 300 {
+		msg = "…" + msg[len(msg)-300:]
+	}
+	switch {
+	case err != nil && msg != "":
+		return fmt.Errorf("%s could not play %s: %w: %s", filepath.Base(name), path, err, msg)
+	case err != nil:
 		return fmt.Errorf("%s could not play %s: %w", filepath.Base(name), path, err)
+	case zeroOnFailure && msg != "":
+		return fmt.Errorf("%s could not play %s: %s", filepath.Base(name), path, msg)
 	}
 	return nil
 }

@@ -121,7 +121,7 @@ func TestRenderBlocksColours(t *testing.T) {
 
 func TestRenderBlocksWidth(t *testing.T) {
 	for _, c := range []struct{ w, h, cols, rows int }{
-		{1200, 600, 80, 24}, {600, 1200, 80, 24}, {333, 77, 17, 5}, {5, 3, 80, 24}, {2000, 10, 7, 7}, {64, 64, 1, 1},
+		{800, 400, 80, 24}, {400, 800, 80, 24}, {333, 77, 17, 5}, {5, 3, 80, 24}, {2000, 10, 7, 7}, {64, 64, 1, 1},
 	} {
 		out := RenderBlocks(halves(c.w, c.h), c.cols, c.rows)
 		lines := strings.Split(out, "\n")

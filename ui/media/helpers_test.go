@@ -20,16 +20,16 @@ func halves(w, h int) *image.RGBA {
 		for x := range w {
 			n := uint8(rng.IntN(6))
 			if x < w/2 {
-				m.Set(x, y, color.RGBA{250 - n, n, n, 255})
+				m.SetRGBA(x, y, color.RGBA{250 - n, n, n, 255})
 			} else {
-				m.Set(x, y, color.RGBA{n, n, 250 - n, 255})
+				m.SetRGBA(x, y, color.RGBA{n, n, 250 - n, 255})
 			}
 		}
 	}
 	return m
 }
 
-func writePNG(t *testing.T, m image.Image) string {
+func writePNG(t testing.TB, m image.Image) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, m); err != nil {
@@ -38,7 +38,7 @@ func writePNG(t *testing.T, m image.Image) string {
 	return writeFile(t, "img.png", buf.Bytes())
 }
 
-func writeFile(t *testing.T, name string, data []byte) string {
+func writeFile(t testing.TB, name string, data []byte) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(p, data, 0o600); err != nil {

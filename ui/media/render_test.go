@@ -60,7 +60,7 @@ func parseKeys(s string) map[string]string {
 }
 
 func TestRenderKitty(t *testing.T) {
-	path := writePNG(t, halves(1200, 600))
+	path := writePNG(t, halves(800, 400))
 	out, err := Render(path, Kitty, 40, 20)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +135,7 @@ func checkHalves(t *testing.T, img image.Image) {
 }
 
 func TestRenderITerm2(t *testing.T) {
-	path := writePNG(t, halves(1200, 600))
+	path := writePNG(t, halves(800, 400))
 	out, err := Render(path, ITerm2, 40, 20)
 	if err != nil {
 		t.Fatal(err)

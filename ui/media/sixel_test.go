@@ -250,7 +250,7 @@ func TestSixelRunLength(t *testing.T) {
 }
 
 func TestRenderSixel(t *testing.T) {
-	path := writePNG(t, halves(1200, 600))
+	path := writePNG(t, halves(800, 400))
 	out, err := RenderFile(path, Sixel, Options{Cols: 40, Rows: 20, CellWidth: 8, CellHeight: 16})
 	if err != nil {
 		t.Fatal(err)
