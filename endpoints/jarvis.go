@@ -262,8 +262,8 @@ func (e *LocalEndpoint) jarvisResult(ctx context.Context, req Request, data []by
 // jarvisFile loads a file the server generated. p is a URL, or a path under
 // the server's public directory ("/images/1a2b.png"): it is read from
 // LocalOptions.PublicDir when that has it, else fetched from {URL}{p}; a
-// path that exists on this machine as it is (a server writing absolute
-// paths) is read last.
+// clean absolute path to a media file that exists on this machine (a server
+// writing absolute paths) is read last.
 func (e *LocalEndpoint) jarvisFile(ctx context.Context, p string) (Blob, error) {
 	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
 		return e.jarvisFetch(ctx, p, p)
@@ -282,7 +282,9 @@ func (e *LocalEndpoint) jarvisFile(ctx context.Context, p string) (Blob, error) 
 	if ctx.Err() != nil {
 		return Blob{}, fetchErr
 	}
-	if filepath.IsAbs(p) {
+	// Only a clean absolute path to a media file: a server answer must not
+	// make Chorus copy arbitrary local files into its outputs.
+	if _, media := hfExtTypes[strings.ToLower(filepath.Ext(p))]; media && filepath.IsAbs(p) && filepath.Clean(p) == p {
 		if data, err := os.ReadFile(p); err == nil {
 			return Blob{MIME: hfMediaType(p, data), Data: data}, nil
 		}
