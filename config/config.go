@@ -46,6 +46,9 @@ type Config struct {
 	Local struct {
 		URL      string `mapstructure:"url" yaml:"url"`
 		Protocol string `mapstructure:"protocol" yaml:"protocol"`
+		// PublicDir is models_server's public directory on this machine,
+		// where it writes the files it answers as /images/… paths.
+		PublicDir string `mapstructure:"public_dir" yaml:"public_dir"`
 	} `mapstructure:"local" yaml:"local"`
 	Ollama struct {
 		Experts bool `mapstructure:"experts" yaml:"experts"`
@@ -263,6 +266,7 @@ func (c *Config) normalize() error {
 		}
 		c.Local.URL = u
 	}
+	c.Local.PublicDir = expandHome(c.Local.PublicDir)
 	switch c.Local.Protocol {
 	case "jarvis", "hf":
 	default:
