@@ -31,14 +31,29 @@ type validator struct {
 }
 
 func (v *validator) note(format string, args ...any) {
-	v.notes = append(v.notes, fmt.Sprintf(format, args...))
+	v.notes = append(v.notes, fmt.Sprintf(format, clipArgs(args)...))
+}
+
+// clipArgs shortens long strings quoted in notes: a model that writes a
+// 500-character file name should not flood the screen.
+func clipArgs(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			if r := []rune(s); len(r) > 80 {
+				a = string(r[:80]) + "…"
+			}
+		}
+		out[i] = a
+	}
+	return out
 }
 
 func (v *validator) drop(t Task, format string, args ...any) {
 	if _, ok := v.dropped[t.ID]; ok {
 		return
 	}
-	reason := fmt.Sprintf(format, args...)
+	reason := fmt.Sprintf(format, clipArgs(args)...)
 	v.dropped[t.ID] = reason
 	name := t.Task
 	if name == "" {

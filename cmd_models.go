@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
+)
+
+func newModelsCmd(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "models",
+		Short: "Show and refresh the expert model catalog",
+	}
+	cmd.AddCommand(newModelsListCmd(g), newModelsSyncCmd(g))
+	return cmd
+}
+
+func newModelsListCmd(g *globalFlags) *cobra.Command {
+	var constrain string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list [TASK…]",
+		Short: "List the candidates selection will see for each task, and why others are excluded",
+		Example: `  chorus models list image-to-text
+  chorus models list --constrain "license=apache-2.0 smallest" automatic-speech-recognition`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			k := cfg.NumCandidateModels
+			cfg.NumCandidateModels = 50 // list every candidate; mark the top K
+			eng, err := buildEngine(cfg)
+			if err != nil {
+				return err
+			}
+			cons, err := standingConstraints(cfg)
+			if err != nil {
+				return err
+			}
+			if constrain != "" {
+				c, err := pipeline.ParseConstraints(constrain)
+				if err != nil {
+					return &exitError{code: 2, err: fmt.Errorf("--constrain: %w", err)}
+				}
+				cons = cons.Merge(c)
+			}
+			tasks := args
+			if len(tasks) == 0 {
+				tasks = eng.Catalog().Names()
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			w := cmd.OutOrStdout()
+			cache := hubCache()
+			for i, t := range tasks {
+				ev, err := eng.Preview(ctx, t, cons)
+				if err != nil {
+					return &exitError{code: 2, err: err}
+				}
+				if asJSON {
+					b, _ := pipeline.MarshalEvent(ev)
+					fmt.Fprintf(w, "%s\n", b)
+					continue
+				}
+				if i > 0 {
+					fmt.Fprintln(w)
+				}
+				printPreview(w, ev, k, cache, eng.Controller().Model())
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&constrain, "constrain", "", `constraints to apply, e.g. "license=apache-2.0 max-size=1GB local-only smallest"`)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON model event per task")
+	return cmd
+}
+
+func printPreview(w io.Writer, ev pipeline.ModelEvent, k int, cache skills.Cache, controller string) {
+	source := "embedded catalog"
+	if t, ok := cache.Fetched(ev.Task); ok {
+		source = "synced from the Hub " + t.Local().Format("2006-01-02 15:04")
+	}
+	fmt.Fprintf(w, "%s  (%s)\n", ev.Task, source)
+	if ev.Endpoint == pipeline.EndpointController {
+		fmt.Fprintf(w, "  the controller (%s) does this task itself; expert candidates follow as fallbacks\n", controller)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if len(ev.Candidates) == 0 {
+		fmt.Fprintln(tw, "  no candidate can run now")
+	}
+	for i, c := range ev.Candidates {
+		mark := " "
+		if i < k {
+			mark = "*"
+		}
+		lic := c.License
+		if lic == "" {
+			lic = "licence unknown"
+		}
+		size := c.Size
+		if size == "" {
+			size = "size unknown"
+		}
+		fmt.Fprintf(tw, "  %s %d.\t%s\t%s\t%s downloads\t%s\t%s\n", mark, i+1, c.ID, c.Endpoint, skills.HumanCount(c.Downloads), lic, size)
+	}
+	tw.Flush()
+	if len(ev.Candidates) > 0 {
+		fmt.Fprintf(w, "  (* = among the top %d the controller chooses from; %s)\n", k, ev.Decided)
+	}
+	for _, x := range ev.Excluded {
+		fmt.Fprintf(w, "  excluded %s — %s\n", x.ID, x.Reason)
+	}
+}
+
+func newModelsSyncCmd(g *globalFlags) *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "sync [TASK…]",
+		Short: "Refresh candidates from the Hugging Face Hub (downloads, licence, size, benchmark results)",
+		Long: `Lists the models of each task's Hub pipeline tag, sorted by downloads, with licence, parameter
+count or weight size and model-index benchmark results, and caches them under the user cache
+directory. Without tasks, every task with a Hub listing is synced. The embedded catalog stays the
+offline default; local, Ollama, command and built-in experts are kept.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			cat, err := loadCatalog(cfg)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
+			defer stop()
+			hub := &skills.Hub{BaseURL: cfg.HuggingFace.HubURL, Token: cfg.HuggingFace.Token, Limit: limit}
+			results := skills.Sync(ctx, hub, hubCache(), cat, args, time.Now)
+			w := cmd.OutOrStdout()
+			failed := 0
+			for _, r := range results {
+				if r.Err != nil {
+					if errors.Is(r.Err, skills.ErrNoHubListing) && len(args) == 0 {
+						continue
+					}
+					failed++
+					fmt.Fprintf(w, "✗ %s: %v\n", r.Task, r.Err)
+					continue
+				}
+				fmt.Fprintf(w, "✓ %s: %d models (pipeline tag %s)\n", r.Task, r.Models, r.Tag)
+			}
+			fmt.Fprintf(w, "cache: %s\n", hubCache().Dir)
+			if failed > 0 {
+				return &exitError{code: 1, err: fmt.Errorf("%d of %d tasks were not synced; the embedded catalog (or the previous sync) stays in use for them", failed, len(results))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&limit, "limit", 0, "models per task (default: the Hub client's default)")
+	return cmd
+}

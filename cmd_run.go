@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/pipeline"
+)
+
+type runFlags struct {
+	json      bool
+	planOnly  bool
+	attach    []string
+	out       string
+	constrain string
+	debug     bool
+}
+
+func newRunCmd(g *globalFlags) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   `run [flags] "request"`,
+		Short: "Run one turn headless and print the log and the answer",
+		Long: `Run one request through the four stages (plan, select models, execute, respond) without the TUI.
+
+Plain output is a readable log followed by the streamed answer. With --json every line of stdout is one
+JSON event: plan, model, task_start, task_progress, task_end, token, answer, report, error.
+Exit status: 0 with an answer; 1 when the turn failed (the cause is on stderr); 2 for bad usage or
+configuration; 130 when interrupted.`,
+		Example: `  chorus run "describe ./cat.jpg and read the description aloud"
+  chorus run --attach photo.png "what is in this picture?"
+  chorus run --json --plan-only "generate an image of a lighthouse and caption it"`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 || strings.TrimSpace(strings.Join(args, " ")) == "" {
+				return &exitError{code: 2, err: errors.New(`run needs a request, e.g. chorus run "describe cat.jpg"`)}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			return runTurn(cmd.Context(), cfg, f, strings.Join(args, " "), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.json, "json", false, "print only JSON events, one per line")
+	fl.BoolVar(&f.planOnly, "plan-only", false, "stop after planning")
+	fl.StringArrayVarP(&f.attach, "attach", "a", nil, "attach a file (repeatable)")
+	fl.StringVarP(&f.out, "out", "o", "", "directory for generated files (overrides output_dir)")
+	fl.StringVar(&f.constrain, "constrain", "", `model constraints, e.g. "license=apache-2.0,mit max-size=1GB local-only smallest"`)
+	fl.BoolVar(&f.debug, "debug", false, "also show the raw controller prompts and replies")
+	return cmd
+}
+
+func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	cons, err := standingConstraints(cfg)
+	if err != nil {
+		return err
+	}
+	if f.constrain != "" {
+		c, err := pipeline.ParseConstraints(f.constrain)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("--constrain: %w", err)}
+		}
+		cons = cons.Merge(c)
+	}
+	attachments, err := checkAttachments(f.attach)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if f.out != "" {
+		abs, err := filepath.Abs(f.out)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("--out: %w", err)}
+		}
+		cfg.OutputDir = abs
+	}
+	eng, err := buildEngine(cfg)
+	if err != nil {
+		return err
+	}
+	p := newPrinter(stdout, f.json, f.debug)
+	if st := eng.Controller().Check(ctx); st.Err != nil {
+		p.emit(pipeline.ErrorEvent{Stage: pipeline.StagePlanning, Message: st.Err.Error(), Fatal: true})
+		return &exitError{code: 1, err: st.Err}
+	}
+	rep, err := eng.Run(ctx, pipeline.Turn{Request: request, Attachments: attachments, Constraints: cons, PlanOnly: f.planOnly}, p.emit)
+	p.finish()
+	switch {
+	case errors.Is(err, pipeline.ErrCancelled):
+		return &exitError{code: 130, err: errors.New("interrupted — the turn was cancelled")}
+	case err != nil:
+		return &exitError{code: 1, err: errors.New(oneLine(err.Error()))}
+	case f.planOnly:
+		return nil
+	case rep == nil || strings.TrimSpace(rep.Answer) == "":
+		return &exitError{code: 1, err: errors.New("the controller returned an empty answer")}
+	}
+	return nil
+}
+
+// checkAttachments makes attachment paths absolute and proves they exist.
+func checkAttachments(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("--attach %s: %w", p, err)
+		}
+		st, err := os.Stat(abs)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, fmt.Errorf("attachment %s does not exist", p)
+		case err != nil:
+			return nil, fmt.Errorf("attachment %s: %w", p, err)
+		case st.IsDir():
+			return nil, fmt.Errorf("attachment %s is a directory; attach files", p)
+		}
+		out = append(out, abs)
+	}
+	return out, nil
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

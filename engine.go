@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
+)
+
+// buildEngine assembles the controller, the skill catalog (embedded, user
+// files, and the synced Hub cache) and the endpoints the configuration
+// enables.
+func buildEngine(cfg *config.Config) (*pipeline.Engine, error) {
+	ctl, err := pipeline.NewController(cfg.Controller.Host, cfg.Controller.Model, pipeline.ControllerOptions{
+		Temperature: cfg.Controller.Temperature,
+		NumCtx:      cfg.Controller.NumCtx,
+		PlanTokens:  cfg.Controller.PlanTokens,
+		Timeout:     cfg.Controller.Timeout,
+	})
+	if err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("config: controller.host: %w", err)}
+	}
+	cat, err := loadCatalog(cfg)
+	if err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	router, err := buildRouter(cfg, ctl)
+	if err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	return pipeline.New(ctl, cat, router, pipeline.Options{
+		NumCandidates:   cfg.NumCandidateModels,
+		MaxParallel:     cfg.MaxParallel,
+		TaskTimeout:     cfg.TaskTimeout,
+		OutputDir:       cfg.OutputDir,
+		ControllerTasks: cfg.ControllerTasks,
+	}), nil
+}
+
+// loadCatalog reads the skills and overlays the synced Hub catalog.
+func loadCatalog(cfg *config.Config) (*skills.Catalog, error) {
+	cat, err := skills.Load(cfg.SkillsDir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cat.Overlay(hubCache()); err != nil {
+		return nil, fmt.Errorf("the synced model catalog is unreadable (%w) — run `chorus models sync` again", err)
+	}
+	return cat, nil
+}
+
+func hubCache() skills.Cache {
+	return skills.Cache{Dir: config.CacheDir() + "/catalog"}
+}
+
+// buildRouter creates the endpoints the configuration enables.
+func buildRouter(cfg *config.Config, ctl *pipeline.Controller) (*endpoints.Router, error) {
+	mode, err := endpoints.ParseMode(cfg.InferenceMode)
+	if err != nil {
+		return nil, fmt.Errorf("config: inference_mode: %w", err)
+	}
+	httpClient := &http.Client{Timeout: 0} // per-request deadlines come from contexts
+	eps := []endpoints.Endpoint{endpoints.NewBuiltin()}
+	eps = append(eps, endpoints.NewHuggingFace(endpoints.HFOptions{
+		BaseURL:    cfg.HuggingFace.BaseURL,
+		Token:      cfg.HuggingFace.Token,
+		MaxWait:    cfg.HuggingFace.MaxWait,
+		MaxRetries: cfg.HuggingFace.MaxRetries,
+		HTTPClient: httpClient,
+	}))
+	if cfg.Local.URL != "" {
+		if _, err := url.Parse(cfg.Local.URL); err != nil {
+			return nil, fmt.Errorf("config: local.url: %w", err)
+		}
+		eps = append(eps, endpoints.NewLocal(endpoints.LocalOptions{URL: cfg.Local.URL, Protocol: cfg.Local.Protocol, HTTPClient: httpClient}))
+	}
+	if cfg.Ollama.Experts {
+		eps = append(eps, endpoints.NewOllama(ctl.Client(), endpoints.OllamaOptions{Host: cfg.Controller.Host}))
+	}
+	if cfg.Command.Enabled {
+		eps = append(eps, endpoints.NewCommand(endpoints.CommandOptions{}))
+	}
+	return endpoints.NewRouter(mode, eps...), nil
+}
+
+// standingConstraints turns the config's constraints section into the
+// pipeline's form.
+func standingConstraints(cfg *config.Config) (pipeline.Constraints, error) {
+	c := pipeline.Constraints{Licenses: cfg.Constraints.Licenses, LocalOnly: cfg.Constraints.LocalOnly, Prefer: cfg.Constraints.Prefer, Benchmark: cfg.Constraints.Benchmark}
+	if cfg.Constraints.MaxSize != "" {
+		l, err := skills.ParseLimit(cfg.Constraints.MaxSize)
+		if err != nil {
+			return c, &exitError{code: 2, err: fmt.Errorf("config: constraints.max_size: %w", err)}
+		}
+		c.MaxSize = l
+	}
+	return c, nil
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/chorusai/chorus/pipeline"
+)
+
+// printer renders pipeline events for `chorus run`: one JSON object per
+// line, or a readable log followed by the streamed answer.
+type printer struct {
+	w        io.Writer
+	json     bool
+	debug    bool
+	inAnswer bool
+}
+
+func newPrinter(w io.Writer, json, debug bool) *printer {
+	return &printer{w: w, json: json, debug: debug}
+}
+
+func (p *printer) emit(ev pipeline.Event) {
+	if _, ok := ev.(pipeline.DebugEvent); ok && !p.debug {
+		return
+	}
+	if p.json {
+		b, err := pipeline.MarshalEvent(ev)
+		if err != nil {
+			b, _ = pipeline.MarshalEvent(pipeline.ErrorEvent{Stage: "output", Message: "cannot encode event: " + err.Error()})
+		}
+		fmt.Fprintf(p.w, "%s\n", b)
+		return
+	}
+	p.plain(ev)
+}
+
+func (p *printer) line(format string, args ...any) {
+	if p.inAnswer {
+		fmt.Fprintln(p.w)
+		p.inAnswer = false
+	}
+	fmt.Fprintf(p.w, format+"\n", args...)
+}
+
+func (p *printer) plain(ev pipeline.Event) {
+	switch e := ev.(type) {
+	case pipeline.StageEvent:
+		p.line("── %s", e.Stage)
+	case pipeline.PlanEvent:
+		if len(e.Tasks) == 0 {
+			p.line("plan: no expert tasks — the controller answers directly")
+		} else {
+			p.line("plan: %d task(s)", len(e.Tasks))
+		}
+		for _, t := range e.Tasks {
+			dep := ""
+			if len(t.Dep) > 0 {
+				dep = fmt.Sprintf(" after %v", t.Dep)
+			}
+			p.line("  %d. %s%s %s", t.ID, t.Task, dep, formatArgs(t.Args))
+		}
+		if !e.Constraints.IsZero() {
+			p.line("  constraints: %s", e.Constraints)
+		}
+		for _, n := range e.Notes {
+			p.line("  note: %s", n)
+		}
+	case pipeline.ModelEvent:
+		switch {
+		case e.Endpoint == pipeline.EndpointController:
+			p.line("model: task %d %s → the controller [%s]", e.ID, e.Task, e.Decided)
+		case e.Model == "":
+			p.line("model: task %d %s → none: %s", e.ID, e.Task, e.Reason)
+		default:
+			p.line("model: task %d %s → %s on %s [%s] — %s", e.ID, e.Task, e.Model, e.Endpoint, e.Decided, clipLine(e.Reason, 160))
+		}
+	case pipeline.TaskStartEvent:
+		p.line("start: task %d %s", e.ID, e.Task)
+	case pipeline.TaskProgressEvent:
+		p.line("  task %d: %s", e.ID, e.Message)
+	case pipeline.TaskEndEvent:
+		switch {
+		case e.Status == pipeline.StatusOK:
+			p.line("done: task %d %s with %s (%s) in %d ms: %s", e.ID, e.Task, e.Model, e.Endpoint, e.ElapsedMS, clipLine(e.Result, 200))
+			for _, f := range e.Files {
+				p.line("  file: %s", f)
+			}
+		case e.Skipped:
+			p.line("skipped: task %d %s: %s", e.ID, e.Task, e.Error)
+		default:
+			p.line("failed: task %d %s: %s", e.ID, e.Task, e.Error)
+		}
+	case pipeline.TokenEvent:
+		if !p.inAnswer {
+			fmt.Fprintln(p.w)
+			p.inAnswer = true
+		}
+		fmt.Fprint(p.w, e.Text)
+	case pipeline.AnswerEvent:
+		if p.inAnswer {
+			fmt.Fprintln(p.w)
+			p.inAnswer = false
+		}
+	case pipeline.ErrorEvent:
+		if !e.Fatal { // fatal errors are the one-line cause on stderr
+			p.line("warning (%s): %s", e.Stage, e.Message)
+		}
+	case pipeline.DebugEvent:
+		p.line("debug %s %s:\n%s", e.Stage, e.Kind, e.Content)
+	}
+}
+
+func (p *printer) finish() {
+	if p.inAnswer {
+		fmt.Fprintln(p.w)
+		p.inAnswer = false
+	}
+}
+
+func formatArgs(args map[string]string) string {
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + clipLine(args[k], 80)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func clipLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
