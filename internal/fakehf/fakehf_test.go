@@ -227,3 +227,36 @@ func TestMediaHelpers(t *testing.T) {
 		t.Fatal("WAVInfo accepted a file without chunks")
 	}
 }
+
+func TestDelayAndFail(t *testing.T) {
+	s := New(t)
+	s.Model("slow", "summarization").Delay(30 * time.Millisecond)
+	s.Model("flaky", "summarization").Fail(1, 502, "Bad Gateway")
+	resp, _ := post(t, s.URL+"/models/slow", "application/json", []byte(`{"inputs":"a. b."}`), nil)
+	r := s.RequestsFor("slow")[0]
+	if resp.StatusCode != 200 || r.End.Sub(r.Start) < 30*time.Millisecond {
+		t.Fatalf("delay: %d after %v", resp.StatusCode, r.End.Sub(r.Start))
+	}
+	// A client that gives up ends the delay early.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	s.Model("slower", "summarization").Delay(time.Hour)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/models/slower", strings.NewReader(`{"inputs":"x"}`))
+	req.Header.Set("Content-Type", "application/json")
+	if _, err := http.DefaultClient.Do(req); err == nil {
+		t.Fatal("a one-hour delay answered within 20ms")
+	}
+	for i, want := range []int{502, 200} {
+		resp, b := post(t, s.URL+"/models/flaky", "application/json", []byte(`{"inputs":"a. b."}`), nil)
+		if resp.StatusCode != want {
+			t.Fatalf("call %d: %d %s, want %d", i, resp.StatusCode, b, want)
+		}
+	}
+	s.Model("custom", "summarization").Respond(func(r *http.Request, body []byte) (int, string, []byte) {
+		return 201, "text/plain", append([]byte("echo:"), body...)
+	})
+	resp, b := post(t, s.URL+"/models/custom", "application/json", []byte(`{"inputs":"x"}`), nil)
+	if resp.StatusCode != 201 || string(b) != `echo:{"inputs":"x"}` {
+		t.Fatalf("Respond: %d %s", resp.StatusCode, b)
+	}
+}
