@@ -59,7 +59,7 @@ func (v *validator) drop(t Task, format string, args ...any) {
 	if name == "" {
 		name = "(unnamed)"
 	}
-	v.note("dropped task %d (%s): %s", t.ID, name, reason)
+	v.notes = append(v.notes, fmt.Sprintf("dropped task %d (%s): %s", t.ID, clipArgs([]any{name})[0], reason))
 }
 
 // validate turns raw tasks into a plan that can run. Earlier notes (from the
