@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/endpoints"
@@ -68,15 +69,15 @@ func buildRouter(cfg *config.Config, ctl *pipeline.Controller) (*endpoints.Route
 	eps = append(eps, endpoints.NewHuggingFace(endpoints.HFOptions{
 		BaseURL:    cfg.HuggingFace.BaseURL,
 		Token:      cfg.HuggingFace.Token,
-		MaxWait:    cfg.HuggingFace.MaxWait,
-		MaxRetries: cfg.HuggingFace.MaxRetries,
+		MaxWait:    orOff(cfg.HuggingFace.MaxWait),
+		MaxRetries: orOff(cfg.HuggingFace.MaxRetries),
 		HTTPClient: httpClient,
 	}))
 	if cfg.Local.URL != "" {
 		if _, err := url.Parse(cfg.Local.URL); err != nil {
 			return nil, fmt.Errorf("config: local.url: %w", err)
 		}
-		eps = append(eps, endpoints.NewLocal(endpoints.LocalOptions{URL: cfg.Local.URL, Protocol: cfg.Local.Protocol, HTTPClient: httpClient}))
+		eps = append(eps, endpoints.NewLocal(endpoints.LocalOptions{URL: cfg.Local.URL, Protocol: cfg.Local.Protocol, PublicDir: cfg.Local.PublicDir, HTTPClient: httpClient}))
 	}
 	if cfg.Ollama.Experts {
 		eps = append(eps, endpoints.NewOllama(ctl.Client(), endpoints.OllamaOptions{Host: cfg.Controller.Host}))
@@ -99,4 +100,13 @@ func standingConstraints(cfg *config.Config) (pipeline.Constraints, error) {
 		c.MaxSize = l
 	}
 	return c, nil
+}
+
+// orOff maps a configured zero ("do not wait", "do not retry") onto the
+// endpoints' negative "off", since their zero means "the default".
+func orOff[T int | time.Duration](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
 }

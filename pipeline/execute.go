@@ -335,7 +335,7 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string) err
 			}
 		}
 	}
-	r.text, r.data, r.files = res.Text, res.Data, files
+	r.text, r.data, r.files = res.Text, compactData(res.Data), files
 	if r.text == "" && len(files) == 0 && len(res.Data) == 0 {
 		return fmt.Errorf("%s returned an empty result: %w", r.model, endpoints.ErrUnavailable)
 	}
@@ -426,4 +426,42 @@ func reportFiles(runs []*taskRun) []string {
 		out = append(out, r.files...)
 	}
 	return out
+}
+
+// compactData keeps structured results small enough for events, reports and
+// prompts: long strings inside them (base64 masks, embedded images) are
+// replaced by a note of their size. The full data was already used to
+// annotate and write files.
+func compactData(d json.RawMessage) json.RawMessage {
+	const limit = 16 << 10
+	if len(d) <= limit {
+		return d
+	}
+	var v any
+	if err := json.Unmarshal(d, &v); err != nil {
+		return nil
+	}
+	var shrink func(any) any
+	shrink = func(x any) any {
+		switch t := x.(type) {
+		case string:
+			if len(t) > 512 {
+				return fmt.Sprintf("(%d bytes omitted)", len(t))
+			}
+		case []any:
+			for i := range t {
+				t[i] = shrink(t[i])
+			}
+		case map[string]any:
+			for k := range t {
+				t[k] = shrink(t[k])
+			}
+		}
+		return x
+	}
+	b, err := json.Marshal(shrink(v))
+	if err != nil || len(b) > 4*limit {
+		return nil
+	}
+	return b
 }

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/internal/fakehf"
+	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/skills"
+)
+
+// cliEnv points a `chorus` command at fake servers through the environment,
+// as a user would configure it, with no user config file.
+type cliEnv struct {
+	t      *testing.T
+	ollama *fakeollama.Server
+	hf     *fakehf.Server
+	out    string
+}
+
+func newCLIEnv(t *testing.T, planner func(*api.ChatRequest) fakeollama.Reply) *cliEnv {
+	t.Helper()
+	e := &cliEnv{t: t, ollama: fakeollama.New(t), hf: fakehf.New(t), out: t.TempDir()}
+	e.ollama.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
+	e.ollama.OnChat(planner)
+	e.hf.RequireToken("hf_cli")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	t.Setenv("HF_HOME", t.TempDir())
+	t.Setenv("OLLAMA_HOST", e.ollama.URL)
+	t.Setenv("CHORUS_CONTROLLER_MODEL", "ctl")
+	t.Setenv("CHORUS_HUGGINGFACE_BASE_URL", e.hf.URL)
+	t.Setenv("HF_TOKEN", "hf_cli")
+	t.Setenv("CHORUS_OLLAMA_EXPERTS", "false")
+	t.Setenv("CHORUS_COMMAND_ENABLED", "false")
+	return e
+}
+
+// serveSkill registers every Hugging Face model of a catalog skill at the fake.
+func (e *cliEnv) serveSkill(task string) {
+	cat, err := skills.Embedded()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	s, ok := cat.Skill(task)
+	if !ok {
+		e.t.Fatalf("no skill %s", task)
+	}
+	for _, m := range s.Models {
+		if m.ServedBy(skills.EndpointHuggingFace) {
+			e.hf.Model(m.ID, task)
+		}
+	}
+}
+
+func runCLI(args ...string) (stdout, stderr string, code int) {
+	var out, errb bytes.Buffer
+	cmd := newRootCmd()
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errb)
+	err := cmd.ExecuteContext(context.Background())
+	if err != nil {
+		code = 1
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), code
+}
+
+func stageOf(req *api.ChatRequest) string {
+	sys := req.Messages[0].Content
+	switch {
+	case strings.HasPrefix(sys, "#1 Task Planning"):
+		return "plan"
+	case strings.HasPrefix(sys, "#2 Model Selection"):
+		return "select"
+	}
+	return "other"
+}
+
+func jsonLines(t *testing.T, s string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	sc := bufio.NewScanner(strings.NewReader(s))
+	sc.Buffer(make([]byte, 1<<20), 1<<22)
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("stdout line is not one JSON object: %q (%v)", sc.Text(), err)
+		}
+		if _, ok := m["type"].(string); !ok {
+			t.Fatalf("event without a type: %q", sc.Text())
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestRunJSONFullTurn(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "cat.png")
+	if err := os.WriteFile(img, fakehf.PNG(50, 40), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		switch stageOf(req) {
+		case "plan":
+			return fakeollama.Reply{Content: `{"tasks":[{"task":"image-to-text","id":1,"dep":[],"args":{"image":"` + img + `"}},{"task":"text-to-speech","id":2,"dep":[1],"args":{"text":"<resource>-1"}}]}`}
+		case "select":
+			return fakeollama.Reply{Content: `{"id":"not-a-model","reason":"x"}`}
+		}
+		return fakeollama.Reply{Content: "It is a cat; I read the caption aloud."}
+	})
+	e.serveSkill("image-to-text")
+	e.serveSkill("text-to-speech")
+	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "describe "+img+" and read it aloud")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	evs := jsonLines(t, stdout)
+	var types []string
+	var answer string
+	var files []string
+	for _, ev := range evs {
+		types = append(types, ev["type"].(string))
+		switch ev["type"] {
+		case "answer":
+			answer = ev["text"].(string)
+		case "task_end":
+			if ev["status"] != "ok" {
+				t.Fatalf("task failed: %v", ev)
+			}
+			for _, f := range ev["files"].([]any) {
+				files = append(files, f.(string))
+			}
+		}
+	}
+	for _, want := range []string{"plan", "model", "task_start", "task_end", "token", "answer", "report"} {
+		if !strings.Contains(strings.Join(types, " "), want) {
+			t.Fatalf("no %s event in %v", want, types)
+		}
+	}
+	if len(files) != 1 || !strings.HasPrefix(files[0], e.out) || !strings.Contains(answer, files[0]) {
+		t.Fatalf("files %v, answer %q", files, answer)
+	}
+	if _, err := os.Stat(files[0]); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRunPlainPrintsLogAndAnswer(t *testing.T) {
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		if stageOf(req) == "plan" {
+			return fakeollama.Reply{Content: `{"tasks": []}`}
+		}
+		return fakeollama.Reply{Content: "Hello, human."}
+	})
+	_ = e
+	stdout, stderr, code := runCLI("run", "hi")
+	if code != 0 || !strings.Contains(stdout, "plan: no expert tasks") || !strings.Contains(stdout, "Hello, human.") {
+		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestRunFailuresExitNonZeroWithOneLine(t *testing.T) {
+	t.Run("ollama down", func(t *testing.T) {
+		e := newCLIEnv(t, nil)
+		e.ollama.Stop()
+		_, stderr, code := runCLI("run", "--json", "hi")
+		if code != 1 || !strings.Contains(stderr, "ollama serve") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Fatalf("exit %d stderr %q", code, stderr)
+		}
+	})
+	t.Run("model not pulled", func(t *testing.T) {
+		newCLIEnv(t, nil)
+		_, stderr, code := runCLI("run", "--model", "llama9:70b", "hi")
+		if code != 1 || !strings.Contains(stderr, "ollama pull llama9:70b") {
+			t.Fatalf("exit %d stderr %q", code, stderr)
+		}
+	})
+	t.Run("bad config", func(t *testing.T) {
+		newCLIEnv(t, nil)
+		t.Setenv("CHORUS_INFERENCE_MODE", "sometimes")
+		_, stderr, code := runCLI("run", "hi")
+		if code != 2 || !strings.Contains(stderr, "inference_mode") {
+			t.Fatalf("exit %d stderr %q", code, stderr)
+		}
+	})
+	t.Run("missing attachment", func(t *testing.T) {
+		newCLIEnv(t, nil)
+		_, stderr, code := runCLI("run", "--attach", "/no/such/file.png", "what is this?")
+		if code != 2 || !strings.Contains(stderr, "/no/such/file.png does not exist") {
+			t.Fatalf("exit %d stderr %q", code, stderr)
+		}
+	})
+	t.Run("empty request", func(t *testing.T) {
+		newCLIEnv(t, nil)
+		if _, _, code := runCLI("run", "  "); code != 2 {
+			t.Fatalf("exit %d", code)
+		}
+	})
+}
+
+func TestRunPlanOnly(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "x.png")
+	if err := os.WriteFile(img, fakehf.PNG(8, 8), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		return fakeollama.Reply{Content: `[{"task":"image-cls","id":1,"dep":[-1],"args":{"image":"` + img + `"}}]`}
+	})
+	stdout, stderr, code := runCLI("run", "--json", "--plan-only", "classify "+img)
+	if code != 0 {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	evs := jsonLines(t, stdout)
+	var plan map[string]any
+	for _, ev := range evs {
+		if ev["type"] == "plan" {
+			plan = ev
+		}
+		if ev["type"] == "task_start" {
+			t.Fatal("--plan-only ran a task")
+		}
+	}
+	tasks := plan["tasks"].([]any)
+	if len(tasks) != 1 || tasks[0].(map[string]any)["task"] != "image-classification" {
+		t.Fatalf("plan = %v", plan)
+	}
+	if n := len(e.ollama.ChatRequests()); n != 1 {
+		t.Fatalf("controller calls = %d, want only planning", n)
+	}
+}
