@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// Copying uses OSC 52 (tea.SetClipboard): the terminal sets its own
+// clipboard, so it works over ssh and, with `set -g set-clipboard on`, in
+// tmux. Nothing here touches a local clipboard tool.
+
+// copyText returns the command that copies s and the notice to show.
+func (m *Model) copyText(what, s string) tea.Cmd {
+	m.flash(fmt.Sprintf("copied %s (%d characters) to the clipboard (OSC 52)", what, len([]rune(s))), false)
+	return tea.SetClipboard(s)
+}
+
+// copyLastAnswer copies the newest answer's Markdown source.
+func (m *Model) copyLastAnswer() tea.Cmd {
+	a := m.lastAnswer()
+	if a == nil {
+		m.flash("no answer to copy yet", true)
+		return nil
+	}
+	return m.copyText("the last answer", a.text)
+}
+
+// codeBlock is a fenced block of an answer.
+type codeBlock struct {
+	lang string
+	code string
+}
+
+// codeBlocks returns the fenced code blocks of Markdown source.
+func codeBlocks(src string) []codeBlock {
+	var out []codeBlock
+	var cur *codeBlock
+	var b strings.Builder
+	fence := ""
+	for _, line := range strings.Split(src, "\n") {
+		t := strings.TrimSpace(line)
+		switch {
+		case cur == nil && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
+			fence = t[:3]
+			cur = &codeBlock{lang: strings.TrimSpace(strings.TrimLeft(t, "`~"))}
+			b.Reset()
+		case cur != nil && strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "":
+			cur.code = strings.TrimSuffix(b.String(), "\n")
+			out = append(out, *cur)
+			cur = nil
+		case cur != nil:
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	return out
+}
+
+// openCopyPicker offers the last answer, its code blocks and every file
+// path of the chat (newest first) for copying.
+func (m *Model) openCopyPicker() tea.Cmd {
+	type choice struct {
+		what, text string
+	}
+	var choices []choice
+	var items []listItem
+	if a := m.lastAnswer(); a != nil {
+		choices = append(choices, choice{"the last answer", a.text})
+		items = append(items, listItem{label: "the whole answer", detail: fmt.Sprintf("%d characters", len([]rune(a.text)))})
+		for i, cb := range codeBlocks(a.text) {
+			first, _, _ := strings.Cut(strings.TrimSpace(cb.code), "\n")
+			lang := cb.lang
+			if lang == "" {
+				lang = "code"
+			}
+			choices = append(choices, choice{fmt.Sprintf("code block %d", i+1), cb.code})
+			items = append(items, listItem{label: fmt.Sprintf("code block %d (%s)", i+1, lang), detail: clipText(first, 50)})
+		}
+	}
+	seen := map[string]bool{}
+	for i := len(m.chat.msgs) - 1; i >= 0; i-- {
+		msg := m.chat.msgs[i]
+		for _, p := range append(append([]string{}, msg.files...), msg.attachments...) {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			choices = append(choices, choice{p, p})
+			items = append(items, listItem{label: p})
+		}
+	}
+	if len(items) == 0 {
+		m.flash("nothing to copy yet", true)
+		return nil
+	}
+	m.dialog = &listDialog{title: "Copy to the clipboard", items: items, hint: "OSC 52",
+		choose: func(m *Model, i int) tea.Cmd { return m.copyText(choices[i].what, choices[i].text) }}
+	return nil
+}

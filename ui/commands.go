@@ -1,0 +1,436 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
+)
+
+// command is a slash command.
+type command struct {
+	name, args, help string
+}
+
+// commands are completed after "/" and listed by /help, in this order.
+var commands = []command{
+	{"/new", "", "start a new session (the current one is saved)"},
+	{"/sessions", "", "list saved sessions; pick one to reopen it"},
+	{"/load", "ID", "reopen a saved session (Tab completes ids)"},
+	{"/save", "[TITLE]", "save now, optionally renaming (sessions also save after every turn)"},
+	{"/export", "[FILE]", "write the chat as a Markdown transcript with file paths"},
+	{"/model", "[NAME]", "switch the controller model; without NAME, list the pulled models"},
+	{"/pull", "NAME", "pull a model into Ollama, with a progress bar"},
+	{"/skills", "", "list the tasks the planner can use"},
+	{"/models", "TASK", "a task's candidate models, and why others are excluded"},
+	{"/constrain", "[TERMS]", "license=a,b max-size=1GB local-only smallest best=wer:common_voice tasks=… clear"},
+	{"/plan", "", "show the last plan as JSON"},
+	{"/retry", "", "run the last request again"},
+	{"/review", "[on|off]", "ask before running each plan (run, edit, cancel)"},
+	{"/debug", "[on|off]", "show the raw controller prompts and replies"},
+	{"/help", "", "keys and commands"},
+	{"/quit", "", "leave Chorus"},
+}
+
+// runCommand executes a /command line.
+func (m *Model) runCommand(line string) tea.Cmd {
+	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+	arg = strings.TrimSpace(arg)
+	name = strings.ToLower(name)
+	switch name {
+	case "/help", "/?":
+		m.dialog = newHelpDialog(m)
+	case "/quit", "/exit", "/q":
+		return m.quit()
+	case "/new", "/clear":
+		if m.running() {
+			m.flash("a turn is running — cancel it first ("+m.keys.Label(ActCancel)+")", true)
+			return nil
+		}
+		return m.newChat()
+	case "/sessions":
+		return m.listSessions(!quietList)
+	case "/load":
+		if m.running() {
+			m.flash("a turn is running — cancel it first ("+m.keys.Label(ActCancel)+")", true)
+			return nil
+		}
+		if arg == "" {
+			return m.listSessions(!quietList)
+		}
+		save := m.saveAsync()
+		if err := m.loadSession(arg); err != nil {
+			m.systemError(err.Error())
+			return save
+		}
+		m.layout()
+		return tea.Batch(save, m.requestThumbs(), m.checkOllama())
+	case "/save":
+		if arg != "" {
+			m.session.meta.Title = arg
+		}
+		cmd := m.saveAsync()
+		if cmd == nil {
+			m.flash("nothing to save yet — the session is saved after its first turn", true)
+			return nil
+		}
+		m.flash("session saved as "+m.session.meta.ID, false)
+		return cmd
+	case "/export":
+		return m.exportTo(arg)
+	case "/model":
+		if arg == "" {
+			return m.listModels("")
+		}
+		if m.running() {
+			m.flash("a turn is running — switch the model after it", true)
+			return nil
+		}
+		return m.listModels(arg)
+	case "/pull":
+		if arg == "" {
+			m.flash("usage: /pull NAME, e.g. /pull "+m.eng.Controller().Model(), true)
+			return nil
+		}
+		return m.startPull(arg)
+	case "/skills":
+		m.showSkills()
+	case "/models":
+		return m.showModels(arg)
+	case "/constrain", "/constraints":
+		m.constrain(arg)
+	case "/plan":
+		m.showPlan()
+	case "/retry":
+		return m.retry()
+	case "/review":
+		m.review = toggleArg(arg, m.review)
+		m.flash("plan review "+onOff(m.review)+" — "+reviewHelp(m.review), false)
+	case "/debug":
+		m.debug = toggleArg(arg, m.debug)
+		m.flash("debug "+onOff(m.debug)+" — raw controller prompts and replies "+map[bool]string{true: "appear in the chat", false: "are hidden"}[m.debug], false)
+	default:
+		m.flash(fmt.Sprintf("unknown command %s — /help lists them", name), true)
+	}
+	return nil
+}
+
+func reviewHelp(on bool) string {
+	if on {
+		return "each plan waits for run, edit or cancel"
+	}
+	return "plans run at once"
+}
+
+func toggleArg(arg string, cur bool) bool {
+	switch strings.ToLower(arg) {
+	case "on", "true", "yes", "1":
+		return true
+	case "off", "false", "no", "0":
+		return false
+	}
+	return !cur
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// commandArgs completes the first argument of a command.
+func (m *Model) commandArgs(cmd string) []string {
+	switch cmd {
+	case "/review", "/debug":
+		return []string{"on", "off"}
+	case "/models":
+		return m.eng.Catalog().Names()
+	case "/constrain":
+		return []string{"license=", "max-size=", "local-only", "smallest", "best=", "tasks=", "clear"}
+	case "/load":
+		// Only the ids already listed: completion must not read the disk
+		// on every key. /sessions fills the cache.
+		return m.sessionIDs
+	case "/model":
+		return m.pulledModels
+	}
+	return nil
+}
+
+// modelsListMsg carries Ollama's pulled models for /model.
+type modelsListMsg struct {
+	want   string
+	models []api.ListModelResponse
+	err    error
+	quiet  bool
+}
+
+// listModels asks Ollama for its models: to show them (want == "") or to
+// check that want is pulled before switching to it.
+func (m *Model) listModels(want string) tea.Cmd {
+	ctl := m.eng.Controller()
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		ms, err := ctl.Models(ctx)
+		return modelsListMsg{want: want, models: ms, err: err}
+	}
+}
+
+// listModelsQuiet fills the /model completion list.
+func (m *Model) listModelsQuiet() tea.Cmd {
+	ctl := m.eng.Controller()
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		ms, err := ctl.Models(ctx)
+		return modelsListMsg{models: ms, err: err, quiet: true}
+	}
+}
+
+// switchModelMsg asks to switch the controller once the list confirmed it.
+type switchModelMsg struct{ model string }
+
+func (m *Model) onModelsList(msg modelsListMsg) {
+	if msg.quiet {
+		if msg.err == nil {
+			m.pulledModels = m.pulledModels[:0]
+			for _, md := range msg.models {
+				m.pulledModels = append(m.pulledModels, md.Name)
+			}
+			sort.Strings(m.pulledModels)
+		}
+		return
+	}
+	if msg.err != nil {
+		m.systemError(msg.err.Error())
+		return
+	}
+	var names []string
+	for _, md := range msg.models {
+		names = append(names, md.Name)
+	}
+	sort.Strings(names)
+	m.pulledModels = names
+	cur := m.eng.Controller().Model()
+	if msg.want == "" {
+		if len(names) == 0 {
+			m.say("Ollama has no models pulled. Pull one with `/pull NAME`, e.g. `/pull " + cur + "`.")
+			return
+		}
+		var items []listItem
+		for _, md := range msg.models {
+			detail := humanBytes(md.Size)
+			if md.Details.ParameterSize != "" {
+				detail = md.Details.ParameterSize + " · " + detail
+			}
+			if md.Name == cur {
+				detail += " · current"
+			}
+			items = append(items, listItem{label: md.Name, detail: detail})
+		}
+		models := msg.models
+		m.dialog = &listDialog{title: "Controller model", items: items, hint: "switches the controller",
+			choose: func(m *Model, i int) tea.Cmd {
+				return func() tea.Msg { return switchModelMsg{model: models[i].Name} }
+			}}
+		return
+	}
+	want := msg.want
+	if !slices.Contains(names, want) && !slices.Contains(names, want+":latest") {
+		m.systemError(fmt.Sprintf("Model `%s` is not pulled — run `/pull %s` first. Pulled: %s.", want, want, strings.Join(names, ", ")))
+		return
+	}
+	m.switchModel(want)
+}
+
+func (m *Model) onSwitchModel(msg switchModelMsg) tea.Cmd {
+	if m.running() {
+		m.flash("a turn is running — switch the model after it", true)
+		return nil
+	}
+	m.switchModel(msg.model)
+	return m.checkOllama()
+}
+
+// switchModel makes model the controller for the next turns.
+func (m *Model) switchModel(model string) {
+	ctl := m.eng.Controller()
+	if ctl.Model() == model {
+		m.flash(model+" is already the controller", false)
+		return
+	}
+	m.eng = m.eng.WithController(ctl.WithModel(model))
+	m.ollama = ollamaState{checked: m.ollama.checked, reachable: m.ollama.reachable, pulled: true, version: m.ollama.version, announced: "ok"}
+	m.say(fmt.Sprintf("The controller is now `%s`.", model))
+}
+
+// showSkills lists the catalog.
+func (m *Model) showSkills() {
+	var b strings.Builder
+	b.WriteString("**Skills** — the tasks the planner can use\n\n| task | input → output | models |\n|---|---|---|\n")
+	for _, s := range m.eng.Catalog().All() {
+		var in []string
+		for _, a := range s.Args {
+			in = append(in, string(a.Type))
+		}
+		var out []string
+		for _, o := range s.Outputs {
+			out = append(out, string(o))
+		}
+		fmt.Fprintf(&b, "| %s | %s → %s | %d |\n", s.Name, strings.Join(in, ", "), strings.Join(out, ", "), len(s.Models))
+	}
+	b.WriteString("\n`/models TASK` shows a task's candidates.")
+	m.say(b.String())
+}
+
+// showModels previews selection for a task: candidates and exclusions.
+func (m *Model) showModels(task string) tea.Cmd {
+	if task == "" {
+		m.flash("usage: /models TASK — Tab completes task names, /skills lists them", true)
+		return nil
+	}
+	ev, err := m.eng.Preview(context.Background(), task, m.constraints)
+	if err != nil {
+		m.systemError(err.Error())
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** — what selection sees", ev.Task)
+	if !m.constraints.IsZero() {
+		fmt.Fprintf(&b, " under `%s`", m.constraints.String())
+	}
+	b.WriteString("\n\n")
+	switch {
+	case ev.Endpoint == pipeline.EndpointController:
+		fmt.Fprintf(&b, "The controller (`%s`) does this task itself. ", m.eng.Controller().Model())
+	case ev.Model != "":
+		fmt.Fprintf(&b, "First choice: `%s` on %s (%s). ", ev.Model, ev.Endpoint, ev.Decided)
+	default:
+		b.WriteString("**No model can run it now.** ")
+	}
+	if ev.Reason != "" {
+		b.WriteString(ev.Reason)
+	}
+	b.WriteString("\n")
+	if len(ev.Candidates) > 0 {
+		b.WriteString("\n| candidate | endpoint | downloads | licence | size |\n|---|---|---|---|---|\n")
+		for _, c := range ev.Candidates {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.ID, c.Endpoint, skills.HumanCount(c.Downloads), dash(c.License), dash(c.Size))
+		}
+	}
+	if len(ev.Excluded) > 0 {
+		b.WriteString("\n**Excluded**\n\n")
+		for _, x := range ev.Excluded {
+			fmt.Fprintf(&b, "- `%s`: %s\n", x.ID, x.Reason)
+		}
+	}
+	m.say(b.String())
+	return nil
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// constrain changes the standing constraints: terms given replace those
+// of the same kind, "clear" drops them all, no terms shows them.
+func (m *Model) constrain(arg string) {
+	if arg == "" {
+		if m.constraints.IsZero() {
+			m.say("No constraints. Examples: `/constrain license=apache-2.0,mit`, `/constrain max-size=1GB local-only`, `/constrain best=wer:common_voice`.")
+		} else {
+			m.say("Constraints: `" + m.constraints.String() + "` — `/constrain clear` drops them.")
+		}
+		return
+	}
+	c, err := pipeline.ParseConstraints(arg)
+	if err != nil {
+		m.flash(err.Error(), true)
+		return
+	}
+	fields := strings.Fields(strings.ToLower(arg))
+	cleared := false
+	for _, f := range fields {
+		if f == "clear" || f == "none" || f == "reset" {
+			cleared = true
+		}
+	}
+	next := m.constraints
+	if cleared {
+		next = c
+	} else {
+		if len(c.Licenses) > 0 {
+			next.Licenses = c.Licenses
+		}
+		if !c.MaxSize.IsZero() {
+			next.MaxSize = c.MaxSize
+		}
+		if c.LocalOnly {
+			next.LocalOnly = true
+		}
+		if c.Prefer != "" {
+			next.Prefer, next.Benchmark = c.Prefer, c.Benchmark
+		}
+		if len(c.Tasks) > 0 {
+			next.Tasks = c.Tasks
+		}
+	}
+	m.constraints = next
+	if next.IsZero() {
+		m.flash("constraints cleared", false)
+	} else {
+		m.flash("constraints: "+next.String(), false)
+	}
+}
+
+// showPlan prints the last plan as JSON.
+func (m *Model) showPlan() {
+	for i := len(m.turns) - 1; i >= 0; i-- {
+		if p := m.turns[i].plan; p != nil {
+			b, err := json.MarshalIndent(p, "", "  ")
+			if err != nil {
+				m.systemError(err.Error())
+				return
+			}
+			m.say("**Last plan**\n\n```json\n" + string(b) + "\n```")
+			return
+		}
+	}
+	m.flash("no plan yet", true)
+}
+
+// retry runs the last request again with its attachments.
+func (m *Model) retry() tea.Cmd {
+	if m.running() {
+		m.flash("a turn is running — cancel it first ("+m.keys.Label(ActCancel)+")", true)
+		return nil
+	}
+	if len(m.turns) == 0 {
+		m.flash("nothing to retry yet", true)
+		return nil
+	}
+	last := m.turns[len(m.turns)-1]
+	return m.startTurn(last.request, last.attachments)
+}
+
+// humanBytes formats a size as Ollama lists it.
+func humanBytes(n int64) string {
+	if n <= 0 {
+		return ""
+	}
+	return skills.HumanBytes(n)
+}

@@ -1,0 +1,124 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// completion is the list of candidates for the word being typed.
+type completion struct {
+	// word is the text being completed (e.g. "/mo", "@~/pic").
+	word string
+	// items are full replacements for word; labels are what the hint line
+	// shows for each (a file's base name, a command with its arguments).
+	items  []string
+	labels []string
+}
+
+// commonPrefix returns the longest prefix every item shares.
+func (c completion) commonPrefix() string {
+	if len(c.items) == 0 {
+		return ""
+	}
+	p := c.items[0]
+	for _, it := range c.items[1:] {
+		for !strings.HasPrefix(it, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
+}
+
+// completer knows the names the prompt can complete: commands, their
+// arguments, and files.
+type completer struct {
+	commands []command
+	// args returns the candidates for a command's first argument.
+	args func(cmd string) []string
+	// readDir lists a directory (os.ReadDir in the app).
+	readDir func(string) ([]os.DirEntry, error)
+}
+
+// complete returns the completion for the text before the cursor.
+func (c completer) complete(before string) completion {
+	// A command name: "/" at the very start, no blank yet.
+	if strings.HasPrefix(before, "/") && !strings.ContainsAny(before, " \n") {
+		var comp completion
+		comp.word = before
+		for _, cmd := range c.commands {
+			if strings.HasPrefix(cmd.name, before) {
+				comp.items = append(comp.items, cmd.name)
+				comp.labels = append(comp.labels, strings.TrimSpace(cmd.name+" "+cmd.args))
+			}
+		}
+		return comp
+	}
+	// A command's argument: "/load ab".
+	if strings.HasPrefix(before, "/") && !strings.Contains(before, "\n") {
+		name, arg, _ := strings.Cut(before, " ")
+		if c.args != nil && !strings.Contains(arg, " ") {
+			comp := completion{word: arg}
+			for _, a := range c.args(name) {
+				if strings.HasPrefix(a, arg) {
+					comp.items = append(comp.items, a)
+					comp.labels = append(comp.labels, a)
+				}
+			}
+			return comp
+		}
+	}
+	// An @file anywhere.
+	start := strings.LastIndexAny(before, " \t\n") + 1
+	word := before[start:]
+	if strings.HasPrefix(word, "@") {
+		return c.files(word)
+	}
+	return completion{}
+}
+
+// files completes "@dir/pre" to the entries of dir starting with pre;
+// directories end in "/" so Tab can walk down.
+func (c completer) files(word string) completion {
+	comp := completion{word: word}
+	p := strings.TrimPrefix(word, "@")
+	dir, pre := filepath.Split(p)
+	lookIn := dir
+	if lookIn == "" {
+		lookIn = "."
+	}
+	if strings.HasPrefix(lookIn, "~") {
+		if home, err := os.UserHomeDir(); err == nil {
+			lookIn = filepath.Join(home, strings.TrimPrefix(lookIn, "~"))
+		}
+	}
+	read := c.readDir
+	if read == nil {
+		read = os.ReadDir
+	}
+	entries, err := read(lookIn)
+	if err != nil {
+		return comp
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if !strings.HasPrefix(n, pre) || (strings.HasPrefix(n, ".") && !strings.HasPrefix(pre, ".")) {
+			continue
+		}
+		if e.IsDir() {
+			n += "/"
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if len(comp.items) == 200 {
+			break
+		}
+		comp.items = append(comp.items, "@"+dir+n)
+		comp.labels = append(comp.labels, n)
+	}
+	return comp
+}

@@ -1,0 +1,180 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// dialog is a box over the chat that takes the keyboard until closed.
+type dialog interface {
+	// update handles a key press or a paste.
+	update(m *Model, msg tea.Msg) tea.Cmd
+	// view returns the title and the body for a box of at most w×h cells.
+	view(m *Model, w, h int, now time.Time) (title string, body []string, footer string)
+}
+
+// dialogBox renders the open dialog.
+func (m *Model) dialogBox(now time.Time) string {
+	w := min(m.width-4, 96)
+	h := max(3, m.height-m.fixedHeight()-4)
+	title, body, footer := m.dialog.view(m, w-4, h-4, now)
+	st := m.st
+	inner := []string{st.dialogTitle.Render(title), ""}
+	inner = append(inner, body...)
+	if footer != "" {
+		inner = append(inner, "", st.hint.Render(footer))
+	}
+	for i, l := range inner {
+		inner[i] = padRight(l, w-4)
+	}
+	return st.dialog.Render(strings.Join(inner, "\n"))
+}
+
+// textDialog shows scrollable text: /help, /plan, command output too long
+// for the chat.
+type textDialog struct {
+	title  string
+	lines  []string
+	offset int
+}
+
+func (d *textDialog) update(m *Model, msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	switch {
+	case m.keys.Matches(k, ActCloseDialog), m.keys.Matches(k, ActDialogConfirm), k.String() == "q":
+		m.dialog = nil
+	case k.String() == "down" || k.String() == "j":
+		d.offset++
+	case k.String() == "up" || k.String() == "k":
+		d.offset = max(0, d.offset-1)
+	case m.keys.Matches(k, ActScrollDown) || k.String() == "space":
+		d.offset += 10
+	case m.keys.Matches(k, ActScrollUp):
+		d.offset = max(0, d.offset-10)
+	}
+	return nil
+}
+
+func (d *textDialog) view(m *Model, w, h int, _ time.Time) (string, []string, string) {
+	var lines []string
+	for _, l := range d.lines {
+		if ansi.StringWidth(l) > w {
+			lines = append(lines, strings.Split(ansi.Wrap(l, w, " "), "\n")...)
+		} else {
+			lines = append(lines, l)
+		}
+	}
+	d.offset = min(d.offset, max(0, len(lines)-h))
+	end := min(len(lines), d.offset+h)
+	footer := "esc closes"
+	if len(lines) > h {
+		footer = fmt.Sprintf("↑/↓ scroll (%d–%d of %d) · esc closes", d.offset+1, end, len(lines))
+	}
+	return d.title, lines[d.offset:end], footer
+}
+
+// newHelpDialog lists the keys (as configured) and the commands.
+func newHelpDialog(m *Model) *textDialog {
+	st := m.st
+	var lines []string
+	lines = append(lines, st.bold.Render("Keys"))
+	for _, a := range defaultKeys {
+		lines = append(lines, fmt.Sprintf("  %-22s %s", strings.Join(m.keys.Keys(a.act), " / "), a.help))
+	}
+	lines = append(lines, "", st.bold.Render("Commands"))
+	for _, c := range commands {
+		lines = append(lines, fmt.Sprintf("  %-22s %s", strings.TrimSpace(c.name+" "+c.args), c.help))
+	}
+	lines = append(lines, "", st.dim.Render("Remap keys in the ui.keys section of the config file ("+configPathHint(m)+")."))
+	return &textDialog{title: "Help", lines: lines}
+}
+
+func configPathHint(m *Model) string {
+	if m.opts.Config.File != "" {
+		return m.opts.Config.File
+	}
+	return "$XDG_CONFIG_HOME/chorus/config.yaml"
+}
+
+// listItem is one choice of a listDialog.
+type listItem struct {
+	label  string
+	detail string
+}
+
+// listDialog lets the user pick one item with ↑/↓ (or its number) and
+// Enter.
+type listDialog struct {
+	title  string
+	items  []listItem
+	sel    int
+	choose func(m *Model, i int) tea.Cmd
+	hint   string
+}
+
+func (d *listDialog) update(m *Model, msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	switch {
+	case m.keys.Matches(k, ActCloseDialog):
+		m.dialog = nil
+	case m.keys.Matches(k, ActDialogConfirm):
+		m.dialog = nil
+		if len(d.items) > 0 {
+			return d.choose(m, d.sel)
+		}
+	case k.String() == "down" || k.String() == "j" || k.String() == "tab":
+		if len(d.items) > 0 {
+			d.sel = (d.sel + 1) % len(d.items)
+		}
+	case k.String() == "up" || k.String() == "k" || k.String() == "shift+tab":
+		if len(d.items) > 0 {
+			d.sel = (d.sel - 1 + len(d.items)) % len(d.items)
+		}
+	case len(k.Text) == 1 && k.Text[0] >= '1' && k.Text[0] <= '9':
+		if i := int(k.Text[0] - '1'); i < len(d.items) {
+			m.dialog = nil
+			return d.choose(m, i)
+		}
+	}
+	return nil
+}
+
+func (d *listDialog) view(m *Model, w, h int, _ time.Time) (string, []string, string) {
+	st := m.st
+	var lines []string
+	start := max(0, min(d.sel-h/2, len(d.items)-h))
+	for i := start; i < len(d.items) && len(lines) < h; i++ {
+		it := d.items[i]
+		num := "  "
+		if i < 9 {
+			num = fmt.Sprintf("%d ", i+1)
+		}
+		line := num + it.label
+		if it.detail != "" {
+			line += st.dim.Render("  " + it.detail)
+		}
+		line = ansi.Truncate(line, w, "…")
+		if i == d.sel {
+			line = st.selected.Render(padRight(ansi.Strip(line), w))
+		}
+		lines = append(lines, line)
+	}
+	if len(d.items) == 0 {
+		lines = append(lines, st.dim.Render("(nothing here)"))
+	}
+	footer := "↑/↓ or number · enter chooses · esc closes"
+	if d.hint != "" {
+		footer = d.hint + " · " + footer
+	}
+	return d.title, lines, footer
+}

@@ -1,0 +1,103 @@
+package ui
+
+import (
+	"context"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
+)
+
+// mediaPreviewer is what the TUI needs from ui/media: inline previews made
+// of text cells (safe inside the cell renderer, in tmux and over ssh), a
+// full-size rendering in the terminal's graphics protocol, and audio
+// playback.
+type mediaPreviewer interface {
+	// Thumb renders an image as half-block cells, cols×rows at most.
+	Thumb(path string, cols, rows int) (string, error)
+	// Full renders an image for the whole screen with the best protocol
+	// the terminal supports (kitty, iTerm2, sixel, half-blocks).
+	Full(path string, cols, rows int) (string, error)
+	// Protocol names the protocol Full uses.
+	Protocol() string
+	// Player names the audio player found, if any.
+	Player() (string, bool)
+	// Play plays an audio file until it ends or ctx is cancelled.
+	Play(ctx context.Context, path string) error
+}
+
+// thumbRows is the height of an inline image preview.
+const thumbRows = 8
+
+// thumbKey identifies a preview: the file and the width it was made for.
+type thumbKey struct {
+	path string
+	cols int
+}
+
+// thumbCols is the width of an inline preview for a chat of width w.
+func thumbCols(w int) int { return max(8, min(w-2, thumbRows*4)) }
+
+// previewPaths returns the images among paths that get an inline preview
+// (two at most, so a turn with many images stays readable).
+func previewPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if len(out) == 2 {
+			break
+		}
+		if pipeline.ModalityOf(p) == skills.Image && !containsStr(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// previews returns the inline previews of the images among paths that
+// have been made; the rest appear once their thumbMsg arrives.
+func previews(rc renderCtx, paths []string, w int) []string {
+	var out []string
+	for _, p := range previewPaths(paths) {
+		s := rc.thumbs[thumbKey{p, thumbCols(w)}]
+		if s == "" {
+			continue
+		}
+		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+			out = append(out, "  "+l)
+		}
+	}
+	return out
+}
+
+// thumbMsg carries a finished preview ("" when the file cannot be shown).
+type thumbMsg struct {
+	key  thumbKey
+	text string
+}
+
+// makeThumb returns the command that renders one preview off the UI
+// goroutine.
+func makeThumb(mp mediaPreviewer, key thumbKey) tea.Cmd {
+	return func() tea.Msg {
+		s, err := mp.Thumb(key.path, key.cols, thumbRows)
+		if err != nil {
+			s = ""
+		}
+		return thumbMsg{key: key, text: s}
+	}
+}
+
+// lastOf returns the newest path of modality m among the chat's files.
+func lastOf(msgs []*message, m skills.Modality) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		all := append(append([]string{}, msgs[i].files...), msgs[i].attachments...)
+		for j := len(all) - 1; j >= 0; j-- {
+			if pipeline.ModalityOf(all[j]) == m {
+				return all[j]
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,182 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/pipeline"
+)
+
+// ollamaRetry is how often an unreachable Ollama is asked again.
+const ollamaRetry = 5 * time.Second
+
+// ollamaState is what the app knows about the controller's server.
+type ollamaState struct {
+	checked   bool
+	reachable bool
+	pulled    bool
+	version   string
+	// announced records what the chat last said, so a retry loop does not
+	// repeat itself every five seconds.
+	announced string
+}
+
+// ollamaMsg is the result of a check.
+type ollamaMsg struct {
+	model  string
+	status pipeline.Status
+}
+
+// ollamaRetryMsg triggers the next check.
+type ollamaRetryMsg struct{}
+
+// checkOllama asks the controller's server whether it is up and has the
+// model, off the UI goroutine.
+func (m *Model) checkOllama() tea.Cmd {
+	ctl := m.eng.Controller()
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return ollamaMsg{model: ctl.Model(), status: ctl.Check(ctx)}
+	}
+}
+
+// onOllama records a check, tells the user what changed and how to fix
+// it, and keeps checking while something is missing.
+func (m *Model) onOllama(msg ollamaMsg) tea.Cmd {
+	ctl := m.eng.Controller()
+	if msg.model != ctl.Model() {
+		return nil // the controller changed meanwhile; a new check is on its way
+	}
+	st := msg.status
+	o := &m.ollama
+	wasDown := o.checked && !o.reachable
+	o.checked, o.reachable, o.pulled, o.version = true, st.Reachable, st.Pulled, st.Version
+	var say, key string
+	switch {
+	case !st.Reachable:
+		key = "down"
+		say = fmt.Sprintf("**Ollama is not reachable at %s.** Start it with `ollama serve`, then pull the controller model with `ollama pull %s` (or set `OLLAMA_HOST` / `controller.host` if it runs elsewhere). Chorus keeps checking in the background.",
+			ctl.Host(), ctl.Model())
+	case !st.Pulled:
+		key = "nomodel"
+		detail := ""
+		if st.Err != nil && !errors.Is(st.Err, pipeline.ErrModelNotPulled) {
+			detail = " (" + st.Err.Error() + ")"
+		}
+		say = fmt.Sprintf("**Ollama %s is up, but the controller model `%s` is not pulled**%s. Run `/pull %s` (or `ollama pull %s`), or pick a pulled model with `/model`.",
+			st.Version, ctl.Model(), detail, ctl.Model(), ctl.Model())
+	default:
+		key = "ok"
+		if wasDown || o.announced == "nomodel" {
+			say = fmt.Sprintf("Ollama %s is reachable now; `%s` is ready.", st.Version, ctl.Model())
+		}
+	}
+	if key != o.announced {
+		o.announced = key
+		if say != "" {
+			if key == "ok" {
+				m.say(say)
+			} else {
+				m.systemError(say)
+			}
+		}
+	}
+	if key == "ok" {
+		return nil
+	}
+	return tea.Tick(ollamaRetry, func(time.Time) tea.Msg { return ollamaRetryMsg{} })
+}
+
+// pullState follows a /pull.
+type pullState struct {
+	model     string
+	status    string
+	completed int64
+	total     int64
+	cancel    context.CancelFunc
+	p         *pump
+}
+
+// pullProgressMsg and pullDoneMsg come from the pull goroutine via a pump.
+type pullProgressMsg struct{ p api.ProgressResponse }
+
+type pullDoneMsg struct {
+	model string
+	err   error
+}
+
+// startPull pulls model in the background, streaming progress.
+func (m *Model) startPull(model string) tea.Cmd {
+	if m.pull != nil {
+		m.flash("a pull of "+m.pull.model+" is running — wait for it, or ctrl+c to stop it", true)
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := newPump(-1)
+	m.pull = &pullState{model: model, status: "starting", cancel: cancel, p: p}
+	ctl := m.eng.Controller()
+	run := func() tea.Msg {
+		err := ctl.Pull(ctx, model, func(pr api.ProgressResponse) { p.push(pullProgressMsg{pr}) })
+		p.push(pullDoneMsg{model: model, err: err})
+		return nil
+	}
+	return tea.Batch(run, p.listen())
+}
+
+// onPullItems applies a batch of pull progress.
+func (m *Model) onPullItems(items []any) tea.Cmd {
+	if m.pull == nil {
+		return nil
+	}
+	for _, it := range items {
+		switch it := it.(type) {
+		case pullProgressMsg:
+			m.pull.status = it.p.Status
+			if it.p.Total > 0 {
+				m.pull.completed, m.pull.total = it.p.Completed, it.p.Total
+			}
+		case pullDoneMsg:
+			m.pull.cancel()
+			m.pull = nil
+			switch {
+			case errors.Is(it.err, context.Canceled):
+				m.say(fmt.Sprintf("Pull of `%s` stopped.", it.model))
+			case it.err != nil:
+				m.systemError(fmt.Sprintf("Pulling `%s` failed: %v", it.model, it.err))
+			default:
+				m.say(fmt.Sprintf("Pulled `%s`. Switch to it with `/model %s`.", it.model, it.model))
+				return m.checkOllama()
+			}
+			return nil
+		}
+	}
+	return m.pull.p.listen()
+}
+
+// progressBar draws a bar of width w for done/total.
+func progressBar(done, total int64, w int) string {
+	if w < 3 {
+		return ""
+	}
+	frac := 0.0
+	if total > 0 {
+		frac = float64(done) / float64(total)
+	}
+	frac = min(max(frac, 0), 1)
+	full := int(frac * float64(w))
+	bar := make([]rune, w)
+	for i := range bar {
+		if i < full {
+			bar[i] = '█'
+		} else {
+			bar[i] = '░'
+		}
+	}
+	return string(bar)
+}

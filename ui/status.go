@@ -1,0 +1,78 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// statusLine is the bottom bar: the controller model and whether Ollama
+// answers, whether a Hugging Face token is set (never the token), the
+// inference mode, the active constraints, the running turn's timer and the
+// speed of the last answer. States read without colour too (✓/✗, words).
+func (m *Model) statusLine(now time.Time) string {
+	st := m.st
+	sep := st.status.Render(" │ ")
+	var left []string
+	ctl := m.eng.Controller()
+	ol := "ollama ?"
+	olStyle := st.status
+	switch {
+	case !m.ollama.checked:
+	case !m.ollama.reachable:
+		ol, olStyle = "ollama ✗ unreachable", st.statusBad
+	case !m.ollama.pulled:
+		ol, olStyle = "ollama ✓ model not pulled", st.statusBad
+	default:
+		ol, olStyle = "ollama ✓", st.statusGood
+	}
+	left = append(left, st.statusKey.Render(" "+ctl.Model())+st.status.Render(" ")+olStyle.Render(ol))
+	if m.opts.Config.HuggingFace.Token != "" {
+		left = append(left, st.statusGood.Render("HF token ✓"))
+	} else {
+		left = append(left, st.status.Render("HF token ✗"))
+	}
+	left = append(left, st.status.Render(m.opts.Config.InferenceMode))
+	if !m.constraints.IsZero() {
+		left = append(left, st.status.Render(m.constraints.String()))
+	}
+	var flags []string
+	if m.review {
+		flags = append(flags, "review")
+	}
+	if m.debug {
+		flags = append(flags, "debug")
+	}
+	if m.raw {
+		flags = append(flags, "raw")
+	}
+	if m.play != nil {
+		flags = append(flags, "♪ playing")
+	}
+	if len(flags) > 0 {
+		left = append(left, st.status.Render(strings.Join(flags, " ")))
+	}
+
+	var right []string
+	if t := m.lastTurn(); t != nil {
+		label := "⏱ "
+		if t.done {
+			label = "last "
+		}
+		right = append(right, label+humanDuration(t.elapsed(now)))
+		if t.done && t.tps > 0 {
+			right = append(right, fmt.Sprintf("%.1f tok/s", t.tps))
+		}
+	}
+	l := strings.Join(left, sep)
+	r := st.status.Render(strings.Join(right, " · ") + " ")
+	gap := m.width - ansi.StringWidth(l) - ansi.StringWidth(r)
+	if gap < 1 {
+		// Narrow terminal: the timer matters more than the tail of the left.
+		l = ansi.Truncate(l, max(0, m.width-ansi.StringWidth(r)-2), "…")
+		gap = m.width - ansi.StringWidth(l) - ansi.StringWidth(r)
+	}
+	return l + st.status.Render(strings.Repeat(" ", max(0, gap))) + r
+}

@@ -1,0 +1,218 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// wideLayout is the width from which the panes sit beside the chat.
+const wideLayout = 120
+
+// layout fits the prompt to the width. Heights are computed on demand from
+// the current state, so the screen always adds up to the terminal size.
+func (m *Model) layout() {
+	m.input.setWidth(max(10, m.width-1))
+}
+
+// wide reports whether the panes form a right column.
+func (m *Model) wide() bool { return m.panesShown && m.width >= wideLayout }
+
+// paneWidth is the width of the right column.
+func (m *Model) paneWidth() int {
+	return min(max(m.width*2/5, 44), 72)
+}
+
+// chatWidth is the width of the chat column.
+func (m *Model) chatWidth() int {
+	if m.wide() {
+		return m.width - m.paneWidth() - 1
+	}
+	return m.width
+}
+
+// bottomPanelHeight is the height of the tabbed panel (narrow layout): it
+// appears once there is a turn to show, and gives way on short terminals.
+func (m *Model) bottomPanelHeight() int {
+	if !m.panesShown || m.wide() || m.lastTurn() == nil {
+		return 0
+	}
+	h := min(12, max(6, m.height/3))
+	if m.height-m.fixedHeight()-h < 4 {
+		return 0
+	}
+	return h
+}
+
+// fixedHeight is what the prompt, the hint line and the status bar take.
+func (m *Model) fixedHeight() int { return m.input.height() + 2 }
+
+// chatHeight is the number of chat rows.
+func (m *Model) chatHeight() int {
+	return max(1, m.height-m.fixedHeight()-m.bottomPanelHeight())
+}
+
+// View draws the screen.
+func (m *Model) View() tea.View {
+	var v tea.View
+	v.AltScreen = true
+	v.WindowTitle = "Chorus"
+	if m.quitting {
+		return v
+	}
+	now := m.now()
+	chatW, chatH := m.chatWidth(), m.chatHeight()
+	top := m.chatLines(chatW, chatH)
+	pc := paneCtx{st: &m.st, turn: m.lastTurn(), now: now, links: m.links}
+	if m.wide() {
+		pc.width = m.paneWidth()
+		right := column(pc, chatH, m.paneScroll)
+		sep := m.st.paneBorder.Render("│")
+		for i := range top {
+			top[i] = padRight(top[i], chatW) + sep + right[i]
+		}
+	}
+	if ph := m.bottomPanelHeight(); ph > 0 {
+		pc.width = m.width
+		top = append(top, tabbed(pc, m.paneTab, ph, m.paneScroll)...)
+	}
+	if m.dialog != nil {
+		top = overlay(top, m.dialogBox(now), m.width)
+	}
+	lines := top
+	lines = append(lines, m.hintLine())
+	inputTop := len(lines)
+	lines = append(lines, strings.Split(m.input.ta.View(), "\n")...)
+	lines = append(lines, m.statusLine(now))
+	for i, l := range lines {
+		if ansi.StringWidth(l) > m.width {
+			lines[i] = ansi.Truncate(l, m.width, "")
+		}
+	}
+	v.SetContent(strings.Join(lines, "\n"))
+	if m.dialog == nil {
+		if c := m.input.ta.Cursor(); c != nil {
+			c.Y += inputTop
+			v.Cursor = c
+		}
+	}
+	return v
+}
+
+// chatLines is the chat column: the messages, or the welcome screen.
+func (m *Model) chatLines(w, h int) []string {
+	if len(m.chat.msgs) == 0 {
+		return m.welcome(w, h)
+	}
+	lines := m.chat.view(m.renderCtx(w-1), h)
+	out := make([]string, len(lines))
+	copy(out, lines)
+	if !m.chat.atBottom() && h > 0 {
+		out[h-1] = m.st.hint.Render(fmt.Sprintf("  ↓ more below — %s follows the newest", m.keys.Label(ActScrollBottom)))
+	}
+	return out
+}
+
+// welcome is the empty state: what Chorus does and how to start.
+func (m *Model) welcome(w, h int) []string {
+	st := m.st
+	ctl := m.eng.Controller()
+	body := []string{
+		st.assistantLabel.Render("Chorus"),
+		"",
+		"A local LLM plans your request, picks an expert model",
+		"for every task, runs them and writes the answer.",
+		"",
+		st.dim.Render(fmt.Sprintf("controller %s at %s", ctl.Model(), ctl.Host())),
+		"",
+		st.dim.Render("enter sends · @file attaches · /help lists commands · " + m.keys.Label(ActHelp) + " keys"),
+	}
+	block := lipgloss.NewStyle().Width(min(w, 64)).Align(lipgloss.Center).Render(strings.Join(body, "\n"))
+	placed := lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, block)
+	return padLines(strings.Split(placed, "\n"), h)
+}
+
+// hintLine sits between the chat and the prompt: a notice, a pull's
+// progress, completion candidates, or the keys that matter now.
+func (m *Model) hintLine() string {
+	st := m.st
+	w := m.width
+	var text string
+	switch {
+	case m.notice != "":
+		if m.noticeBad {
+			text = st.fail.Render(m.notice)
+		} else {
+			text = st.ok.Render(m.notice)
+		}
+	case m.pull != nil:
+		p := m.pull
+		bar := ""
+		pct := ""
+		if p.total > 0 {
+			bar = " " + progressBar(p.completed, p.total, 24)
+			pct = fmt.Sprintf(" %3.0f%%", 100*float64(p.completed)/float64(p.total))
+		}
+		text = st.run.Render("pull "+p.model) + bar + pct + st.dim.Render(" "+p.status+" · ctrl+c stops")
+	case len(m.input.comp.items) > 0 && !m.input.empty():
+		labels := m.input.comp.labels
+		shown := make([]string, 0, len(labels))
+		for i, l := range labels {
+			if i == m.input.compIdx {
+				l = st.selected.Render(l)
+			}
+			shown = append(shown, l)
+		}
+		text = st.hint.Render("tab ") + strings.Join(shown, st.dim.Render("  "))
+	case m.running():
+		text = st.hint.Render(m.keys.Label(ActCancel) + " cancels the turn · " + m.keys.Label(ActTogglePanes) + " panes · " + m.keys.Label(ActScrollUp) + "/" + m.keys.Label(ActScrollDown) + " scroll")
+	default:
+		text = st.hint.Render(m.keys.Label(ActSend) + " send · " + m.keys.Label(ActNewline) + " newline · @file attach · / commands · " + m.keys.Label(ActCopyAnswer) + " copy · " + m.keys.Label(ActHelp) + " help")
+	}
+	text = ansi.Truncate(text, w-1, "…")
+	fill := w - ansi.StringWidth(text) - 1
+	if fill > 0 {
+		text += " " + st.paneBorder.Render(strings.Repeat("─", fill))
+	}
+	return text
+}
+
+// padRight pads a styled line with spaces to width w (cutting longer ones).
+func padRight(s string, w int) string {
+	n := ansi.StringWidth(s)
+	switch {
+	case n > w:
+		return ansi.Truncate(s, w, "")
+	case n < w:
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// overlay draws box centred over lines.
+func overlay(lines []string, box string, w int) []string {
+	bl := strings.Split(box, "\n")
+	h := len(lines)
+	if len(bl) > h {
+		bl = bl[:h]
+	}
+	top := max(0, (h-len(bl))/2)
+	bw := 0
+	for _, l := range bl {
+		bw = max(bw, ansi.StringWidth(l))
+	}
+	left := max(0, (w-bw)/2)
+	out := make([]string, h)
+	copy(out, lines)
+	for i, l := range bl {
+		row := top + i
+		base := padRight(out[row], w)
+		pre := ansi.Truncate(base, left, "")
+		post := ansi.TruncateLeft(base, left+bw, "")
+		out[row] = pre + padRight(l, bw) + post
+	}
+	return out
+}
