@@ -75,7 +75,7 @@ func exportTurn(b *strings.Builder, n int, t Turn) {
 	if len(t.Plan) > 0 {
 		b.WriteString("\n**Plan:**\n\n")
 		for _, task := range t.Plan {
-			fmt.Fprintf(b, "%d. %s", task.ID, codeSpan(task.Task))
+			fmt.Fprintf(b, "- #%d %s", task.ID, codeSpan(task.Task))
 			if len(task.Dep) > 0 && !(len(task.Dep) == 1 && task.Dep[0] == -1) {
 				deps := make([]string, len(task.Dep))
 				for i, d := range task.Dep {

@@ -425,11 +425,11 @@ func TestIDs(t *testing.T) {
 
 func TestTitleFrom(t *testing.T) {
 	cases := map[string]string{
-		"  hello   world  ":        "hello world",
-		"\n\n\tfirst\nsecond":       "first",
-		"":                          "",
-		"tab\there\x07bell":         "tab herebell",
-		strings.Repeat("é", 100):    strings.Repeat("é", 59) + "…",
+		"  hello   world  ":      "hello world",
+		"\n\n\tfirst\nsecond":    "first",
+		"":                       "",
+		"tab\there\x07bell":      "tab herebell",
+		strings.Repeat("é", 100): strings.Repeat("é", 59) + "…",
 		"please generate an image of a cat sitting on a red mat, then write a poem about it": "please generate an image of a cat sitting on a red mat…",
 	}
 	for in, want := range cases {
