@@ -109,6 +109,10 @@ func (st Store) Save(s *Session) error {
 // hidden and keeps them out of List.
 const tempPrefix = "."
 
+// renameFile is os.Rename; tests replace it to simulate a crash before the
+// rename.
+var renameFile = os.Rename
+
 // writeAtomic writes data to dir/<id>.json through a synced temporary file
 // and a rename, then syncs the directory so the rename itself is durable.
 func writeAtomic(dir, id string, data []byte) (err error) {
@@ -135,7 +139,7 @@ func writeAtomic(dir, id string, data []byte) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, filepath.Join(dir, id+".json")); err != nil {
+	if err = renameFile(tmp, filepath.Join(dir, id+".json")); err != nil {
 		return err
 	}
 	if d, derr := os.Open(dir); derr == nil {

@@ -189,6 +189,40 @@ func TestInterruptedSave(t *testing.T) {
 	}
 }
 
+func TestCrashBeforeRename(t *testing.T) {
+	st := Store{Dir: t.TempDir()}
+	s := st.New("old title")
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(st.Dir, s.ID+".json")
+	old, _ := os.ReadFile(path)
+	// The new version is fully written and synced, then the "crash" comes.
+	var staged []byte
+	renameFile = func(from, to string) error {
+		staged, _ = os.ReadFile(from)
+		return errors.New("simulated crash")
+	}
+	defer func() { renameFile = os.Rename }()
+	s.Title = "new title"
+	s.AddTurn(Turn{Request: "more"})
+	if err := st.Save(s); err == nil || !strings.Contains(err.Error(), "simulated crash") {
+		t.Fatalf("Save = %v, want the rename error", err)
+	}
+	if !strings.Contains(string(staged), `"new title"`) {
+		t.Errorf("the temporary file did not hold the new version: %s", staged)
+	}
+	if now, _ := os.ReadFile(path); string(now) != string(old) {
+		t.Errorf("the session file changed although the save never completed")
+	}
+	if got, err := st.Load(s.ID); err != nil || got.Title != "old title" {
+		t.Errorf("Load after the crash = %+v, %v; want the old version", got, err)
+	}
+	if entries, _ := os.ReadDir(st.Dir); len(entries) != 1 {
+		t.Errorf("%d files after a failed save, want 1 (temporary file removed)", len(entries))
+	}
+}
+
 func TestFailedSaveKeepsOldFile(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	s := st.New("keep me")
