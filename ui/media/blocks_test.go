@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -172,5 +173,24 @@ func TestRenderBlocksTransparencyAndOddHeight(t *testing.T) {
 	out := RenderBlocks(stripes(3, 2, clearPx), 3, 1)
 	if out != "   " {
 		t.Errorf("transparent image rendered as %q, want three spaces", out)
+	}
+}
+
+// TestRenderBlocksInLipgloss places half-blocks beside text with lipgloss,
+// as the TUI does: widths must add up and the colours must survive.
+func TestRenderBlocksInLipgloss(t *testing.T) {
+	img := RenderBlocks(halves(40, 40), 10, 5) // 10×10 pixels: 5 lines
+	box := lipgloss.JoinHorizontal(lipgloss.Top, img, " caption")
+	lines := strings.Split(box, "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want 5", len(lines))
+	}
+	for i, l := range lines {
+		if w := lipgloss.Width(l); w != 10+len(" caption") {
+			t.Errorf("line %d is %d wide, want %d: %q", i, w, 18, l)
+		}
+	}
+	if !strings.Contains(box, "\x1b[38;2;") || !strings.HasPrefix(ansi.Strip(lines[0]), "▀▀▀▀▀▀▀▀▀▀ caption") {
+		t.Errorf("colours or cells lost in layout: %q", lines[0])
 	}
 }

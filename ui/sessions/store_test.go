@@ -230,9 +230,8 @@ func TestFailedSaveKeepsOldFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	old, _ := os.ReadFile(filepath.Join(st.Dir, s.ID+".json"))
-	// A session whose answer cannot be encoded fails before touching disk...
-	// so instead make the rename fail: put a non-empty directory where the
-	// file goes, for a second session.
+	// Make a real rename fail: a non-empty directory stands where a second
+	// session's file should go.
 	other := st.New("blocked")
 	block := filepath.Join(st.Dir, other.ID+".json")
 	os.MkdirAll(filepath.Join(block, "x"), 0o700)
