@@ -9,7 +9,7 @@
 // The first matching row wins:
 //
 //	CHORUS_IMAGES=kitty|iterm2|sixel|blocks|off   that protocol, always (the user knows best;
-//	                                              use it for tmux passthrough, see Wrap)
+//	                                              use it for tmux passthrough, see Passthrough)
 //	NO_COLOR set and non-empty                    None: a one-line label with the file path
 //	TERM=dumb                                     None
 //	TMUX set, TERM=tmux*/screen*, STY set         HalfBlocks (graphics escapes do not survive
