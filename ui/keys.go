@@ -54,7 +54,7 @@ type actionInfo struct {
 // defaultKeys lists every action in the order /help shows them.
 var defaultKeys = []actionInfo{
 	{ActSend, []string{"enter"}, "send the message"},
-	{ActNewline, []string{"shift+enter", "alt+enter", "ctrl+j"}, "insert a newline (shift+enter where the terminal reports it)"},
+	{ActNewline, []string{"alt+enter", "shift+enter", "ctrl+j"}, "insert a newline (shift+enter where the terminal reports it)"},
 	{ActCancel, []string{"ctrl+c"}, "cancel the running turn; on an idle, empty prompt, quit"},
 	{ActComplete, []string{"tab"}, "complete a /command or an @file"},
 	{ActHistoryPrev, []string{"up"}, "on an empty prompt: recall the previous prompt"},

@@ -102,6 +102,9 @@ func (m *message) build(rc renderCtx) []string {
 		out = append(out, fileLine(st, "attached", a, w, rc.links))
 	}
 	for _, f := range m.files {
+		if m.role == roleAssistant && strings.Contains(m.text, f) {
+			continue // the answer's Files section shows it, as a link
+		}
 		out = append(out, fileLine(st, "file", f, w, rc.links))
 	}
 	if rc.images && rc.media != nil && m.final {

@@ -1,0 +1,347 @@
+package ui
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
+)
+
+// guard bounds waits that end at once in a working build; it only fails a
+// broken one and never paces a test.
+const guard = 20 * time.Second
+
+// fixedNow is the clock of golden tests: timers and spinners render the
+// same on every run.
+var fixedNow = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
+
+// testConfig loads the real defaults (config.yaml) with a clean
+// environment: no user file, no Hugging Face token.
+func testConfig(t testing.TB) *config.Config {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	t.Setenv("HF_HOME", filepath.Join(dir, "hf"))
+	for _, k := range []string{"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "CHORUS_HUGGINGFACE_TOKEN", "OLLAMA_HOST",
+		"CHORUS_CONTROLLER_HOST", "CHORUS_CONTROLLER_MODEL", "CHORUS_INFERENCE_MODE"} {
+		t.Setenv(k, "")
+	}
+	defaults, err := os.ReadFile("../config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(defaults, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// script is what the fake controller answers at each HuggingGPT stage.
+type script struct {
+	mu sync.Mutex
+	// plan is the planning reply (JSON).
+	plan string
+	// answer is the response stage's reply; stall holds it open after
+	// streaming it, until the client goes away (for cancellation).
+	answer string
+	stall  bool
+	// chunkDelay paces the answer's tokens.
+	chunkDelay time.Duration
+	// responding is closed when the response stage starts streaming.
+	responding chan struct{}
+	once       sync.Once
+}
+
+func (s *script) reply(req *api.ChatRequest) fakeollama.Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sys := ""
+	if len(req.Messages) > 0 && req.Messages[0].Role == "system" {
+		sys = req.Messages[0].Content
+	}
+	switch {
+	case strings.HasPrefix(sys, "#1 Task Planning"):
+		return fakeollama.Reply{Content: s.plan}
+	case strings.HasPrefix(sys, "#2 Model Selection"):
+		return fakeollama.Reply{Content: `{"id": "", "reason": "unused"}`}
+	}
+	if s.responding != nil {
+		s.once.Do(func() { close(s.responding) })
+	}
+	return fakeollama.Reply{Content: s.answer, Stall: s.stall, ChunkDelay: s.chunkDelay}
+}
+
+// testEnv is an engine wired to a fake Ollama and the built-in image tools.
+type testEnv struct {
+	cfg    *config.Config
+	ollama *fakeollama.Server
+	eng    *pipeline.Engine
+	script *script
+	out    string
+	image  string
+}
+
+func newTestEnv(t testing.TB) *testEnv {
+	t.Helper()
+	cfg := testConfig(t)
+	srv := fakeollama.New(t)
+	srv.AddModel(fakeollama.Model{Name: "qwen3:8b", Family: "qwen3", ParameterSize: "8.2B",
+		Capabilities: []string{"completion", "tools"}})
+	srv.AddModel(fakeollama.Model{Name: "llama3.2:3b", ParameterSize: "3.2B"})
+	sc := &script{plan: `{"tasks": []}`, answer: "Hello!"}
+	srv.OnChat(sc.reply)
+	ctl, err := pipeline.NewController(srv.URL, "qwen3:8b", pipeline.ControllerOptions{Timeout: guard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := skills.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := testRoot(t)
+	out := filepath.Join(root, "out")
+	router := endpoints.NewRouter(endpoints.ModeLocal, endpoints.NewBuiltin())
+	eng := pipeline.New(ctl, cat, router, pipeline.Options{OutputDir: out, ControllerTasks: true, MaxParallel: 1})
+	cfg.Controller.Host, cfg.InferenceMode, cfg.OutputDir = srv.URL, "local", out
+	return &testEnv{cfg: cfg, ollama: srv, eng: eng, script: sc, out: out, image: writeTestPNG(t, root)}
+}
+
+// writeTestPNG writes a small gradient picture.
+func writeTestPNG(t testing.TB, dir string) string {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 32, 24))
+	for y := 0; y < 24; y++ {
+		for x := 0; x < 32; x++ {
+			img.Set(x, y, color.RGBA{uint8(x * 8), uint8(y * 10), 160, 255})
+		}
+	}
+	p := filepath.Join(dir, "fox.png")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// env returns a fixed environment: no colour, no graphics, and a fake
+// terminal, so frames render the same everywhere.
+func fixedEnv(extra map[string]string) func(string) string {
+	env := map[string]string{"NO_COLOR": "1", "TERM": "xterm-256color", "EDITOR": "false"}
+	for k, v := range extra {
+		env[k] = v
+	}
+	return func(k string) string { return env[k] }
+}
+
+func (e *testEnv) options(t testing.TB) Options {
+	return Options{Config: e.cfg, Engine: e.eng, SessionDir: filepath.Join(t.TempDir(), "sessions"),
+		Getenv: fixedEnv(nil), Now: func() time.Time { return fixedNow }}
+}
+
+func (e *testEnv) model(t testing.TB) *Model {
+	t.Helper()
+	m, err := New(e.options(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// probe wraps the model in a running program and reports, from the
+// program's own goroutine, when a condition on the model holds: tests wait
+// on state, not on time or on bytes of terminal output.
+type probe struct {
+	*Model
+	mu    sync.Mutex
+	conds []*cond
+}
+
+type cond struct {
+	f    func(*Model) bool
+	hit  chan struct{}
+	once sync.Once
+}
+
+func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := p.Model.Update(msg)
+	p.mu.Lock()
+	for _, c := range p.conds {
+		if c.f(p.Model) {
+			c.once.Do(func() { close(c.hit) })
+		}
+	}
+	p.mu.Unlock()
+	return p, cmd
+}
+
+// when registers a condition; the returned channel closes once it holds.
+func (p *probe) when(f func(*Model) bool) <-chan struct{} {
+	c := &cond{f: f, hit: make(chan struct{})}
+	p.mu.Lock()
+	p.conds = append(p.conds, c)
+	p.mu.Unlock()
+	return c.hit
+}
+
+// tsession runs a model in a teatest program.
+type tsession struct {
+	t  *testing.T
+	tm *teatest.TestModel
+	p  *probe
+}
+
+func startSession(t *testing.T, m *Model, w, h int) *tsession {
+	t.Helper()
+	p := &probe{Model: m}
+	tm := teatest.NewTestModel(t, p, teatest.WithInitialTermSize(w, h))
+	t.Cleanup(func() { _ = tm.Quit() })
+	return &tsession{t: t, tm: tm, p: p}
+}
+
+// wait blocks until f holds; the program's next update checks it.
+func (s *tsession) wait(what string, f func(*Model) bool) {
+	s.t.Helper()
+	ch := s.p.when(f)
+	s.tm.Send(pokeMsg{}) // re-check state reached before the condition was registered
+	select {
+	case <-ch:
+	case <-time.After(guard):
+		s.t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// pokeMsg is an otherwise ignored message that makes the probe look.
+type pokeMsg struct{}
+
+// finish stops the program and returns the final model, safe to inspect.
+func (s *tsession) finish() *Model {
+	s.t.Helper()
+	_ = s.tm.Quit()
+	fm := s.tm.FinalModel(s.t, teatest.WithFinalTimeout(guard))
+	return fm.(*probe).Model
+}
+
+func (s *tsession) typeText(text string) { s.tm.Type(text) }
+
+func (s *tsession) key(k tea.KeyPressMsg) { s.tm.Send(k) }
+
+var (
+	keyEnter = tea.KeyPressMsg{Code: tea.KeyEnter}
+	keyCtrlC = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+	keyEsc   = tea.KeyPressMsg{Code: tea.KeyEscape}
+	keyTab   = tea.KeyPressMsg{Code: tea.KeyTab}
+	keyUp    = tea.KeyPressMsg{Code: tea.KeyUp}
+	keyF3    = tea.KeyPressMsg{Code: tea.KeyF3}
+)
+
+// frame is the model's screen as plain text: styles stripped, trailing
+// blanks trimmed, and run-dependent numbers (durations measured by the
+// engine, tokens per second) replaced, so goldens compare layout and
+// content.
+func frame(m *Model) string {
+	content := m.View().Content
+	lines := strings.Split(ansi.Strip(content), "\n")
+	for i, l := range lines {
+		l = scrubFiles(l)
+		if t := scrubTimes(l); t != l {
+			// The engine measures task times itself; their width varies
+			// from run to run, so the padding after them does too.
+			l = spacesRE.ReplaceAllString(t, "  ")
+		}
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+var (
+	durationRE = regexp.MustCompile(`\b\d+(\.\d+)? ?(ms|s)\b`)
+	tpsRE      = regexp.MustCompile(`\b\d+(\.\d+)? tok/s`)
+)
+
+// testRoot is a fixed-length directory for the files that appear on
+// screen, so paths wrap the same on every run.
+func testRoot(t testing.TB) string {
+	t.Helper()
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	dir := fmt.Sprintf("/tmp/chorus-ui-%x", b)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Skipf("cannot create %s: %v", dir, err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+var (
+	spacesRE = regexp.MustCompile(`  +`)
+	portRE   = regexp.MustCompile(`127\.0\.0\.1:\d{5}`)
+	// partialRootRE is the end of a root cut by a left truncation ("…8/out").
+	partialRootRE = regexp.MustCompile(`…[0-9a-f-uiorshc]{1,22}/(out|fox)`)
+	rootRE        = regexp.MustCompile(`/tmp/chorus-ui-[0-9a-f]{8}`)
+	stampRE       = regexp.MustCompile(`\d{8}-\d{6}-`)
+	suffixRE      = regexp.MustCompile(`-[0-9a-f]{6}\.`)
+)
+
+// scrubFiles replaces the random parts of file paths with fixed text of
+// the same length.
+func scrubFiles(s string) string {
+	s = rootRE.ReplaceAllString(s, "/tmp/chorus-ui-00000000")
+	s = portRE.ReplaceAllString(s, "127.0.0.1:40000")
+	s = partialRootRE.ReplaceAllStringFunc(s, func(m string) string {
+		// Keep the length; only the random hex digits change.
+		full := "/tmp/chorus-ui-00000000"
+		i := strings.LastIndex(m, "/")
+		kept := m[len("…"):i]
+		return "…" + full[len(full)-len(kept):] + m[i:]
+	})
+	s = stampRE.ReplaceAllString(s, "20260314-150926-")
+	return suffixRE.ReplaceAllString(s, "-000000.")
+}
+
+func scrubTimes(s string) string {
+	s = tpsRE.ReplaceAllString(s, "N tok/s")
+	return durationRE.ReplaceAllStringFunc(s, func(d string) string {
+		if strings.Contains(d, " ") {
+			return "N ms"
+		}
+		return "Nms"
+	})
+}
+
+// ctx is a test context bounded by guard.
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), guard)
+	t.Cleanup(cancel)
+	return ctx
+}
