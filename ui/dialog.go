@@ -37,9 +37,44 @@ func (m *Model) dialogBox(now time.Time) string {
 // textDialog shows scrollable text: /help, /plan, command output too long
 // for the chat.
 type textDialog struct {
-	title  string
-	lines  []string
+	title string
+	lines []string
+	// rows, when set, are two-column entries (key, text) laid out for the
+	// dialog's width with the text wrapped under itself.
+	rows   [][2]string
 	offset int
+}
+
+// layoutRows formats two-column rows for width w.
+func layoutRows(rows [][2]string, w int) []string {
+	col := 0
+	for _, r := range rows {
+		if r[1] != "" {
+			col = max(col, ansi.StringWidth(r[0]))
+		}
+	}
+	col = min(col+2, w/2)
+	var out []string
+	for _, r := range rows {
+		if r[1] == "" { // a heading or a blank line
+			out = append(out, r[0])
+			continue
+		}
+		k := r[0]
+		if ansi.StringWidth(k) > col-2 {
+			out = append(out, k)
+			k = ""
+		}
+		pad := strings.Repeat(" ", col-ansi.StringWidth(k))
+		for i, l := range wrapPlain(r[1], max(10, w-col)) {
+			if i == 0 {
+				out = append(out, k+pad+l)
+			} else {
+				out = append(out, strings.Repeat(" ", col)+l)
+			}
+		}
+	}
+	return out
 }
 
 func (d *textDialog) update(m *Model, msg tea.Msg) tea.Cmd {
@@ -64,7 +99,11 @@ func (d *textDialog) update(m *Model, msg tea.Msg) tea.Cmd {
 
 func (d *textDialog) view(m *Model, w, h int, _ time.Time) (string, []string, string) {
 	var lines []string
-	for _, l := range d.lines {
+	src := d.lines
+	if d.rows != nil {
+		src = layoutRows(d.rows, w)
+	}
+	for _, l := range src {
 		if ansi.StringWidth(l) > w {
 			lines = append(lines, strings.Split(ansi.Wrap(l, w, " "), "\n")...)
 		} else {
@@ -83,17 +122,16 @@ func (d *textDialog) view(m *Model, w, h int, _ time.Time) (string, []string, st
 // newHelpDialog lists the keys (as configured) and the commands.
 func newHelpDialog(m *Model) *textDialog {
 	st := m.st
-	var lines []string
-	lines = append(lines, st.bold.Render("Keys"))
+	rows := [][2]string{{st.bold.Render("Keys"), ""}}
 	for _, a := range defaultKeys {
-		lines = append(lines, fmt.Sprintf("  %-22s %s", strings.Join(m.keys.Keys(a.act), " / "), a.help))
+		rows = append(rows, [2]string{"  " + strings.Join(m.keys.Keys(a.act), " / "), a.help})
 	}
-	lines = append(lines, "", st.bold.Render("Commands"))
+	rows = append(rows, [2]string{"", ""}, [2]string{st.bold.Render("Commands"), ""})
 	for _, c := range commands {
-		lines = append(lines, fmt.Sprintf("  %-22s %s", strings.TrimSpace(c.name+" "+c.args), c.help))
+		rows = append(rows, [2]string{"  " + strings.TrimSpace(c.name+" "+c.args), c.help})
 	}
-	lines = append(lines, "", st.dim.Render("Remap keys in the ui.keys section of the config file ("+configPathHint(m)+")."))
-	return &textDialog{title: "Help", lines: lines}
+	rows = append(rows, [2]string{"", ""}, [2]string{st.dim.Render("Remap keys in the ui.keys section of the config file (" + configPathHint(m) + ")."), ""})
+	return &textDialog{title: "Help", rows: rows}
 }
 
 func configPathHint(m *Model) string {
