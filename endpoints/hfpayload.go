@@ -51,7 +51,7 @@ func HFTaskSupported(task string) bool {
 		"image-classification", "image-to-image", "object-detection", "depth-estimation",
 		"text-to-speech", "automatic-speech-recognition", "audio-to-audio", "audio-classification",
 		"text-to-video", "video-classification", "zero-shot-image-classification",
-		"zero-shot-object-detection", "mask-generation", "image-editing":
+		"zero-shot-object-detection", "mask-generation", "image-editing", "ocr", "social-media-post":
 		return true
 	}
 	return false
@@ -248,16 +248,19 @@ func buildHFRequest(task, model string, args map[string]string) (hfRequest, erro
 		}
 		return hfJSONRequest("", map[string]any{"inputs": map[string]string{"question": q, "context": c}}), nil
 
-	case "conversational":
-		// hf-inference serves chat through the OpenAI-compatible route.
+	case "conversational", "social-media-post":
+		// hf-inference serves chat through the OpenAI-compatible route; a
+		// social-media post is a chat turn with the copywriter's brief.
 		t, err := text()
 		if err != nil {
 			return hfRequest{}, err
 		}
-		return hfJSONRequest("/v1/chat/completions", map[string]any{
-			"model":    model,
-			"messages": []map[string]string{{"role": "user", "content": t}},
-		}), nil
+		var msgs []map[string]string
+		if task == "social-media-post" {
+			msgs = append(msgs, map[string]string{"role": "system", "content": socialPostSystem})
+		}
+		msgs = append(msgs, map[string]string{"role": "user", "content": t})
+		return hfJSONRequest("/v1/chat/completions", map[string]any{"model": model, "messages": msgs}), nil
 
 	case "sentence-similarity":
 		t, err := text()
@@ -285,7 +288,8 @@ func buildHFRequest(task, model string, args map[string]string) (hfRequest, erro
 		}
 		return hfJSONRequest("", map[string]any{"inputs": map[string]any{"data": table}}), nil
 
-	case "image-classification", "object-detection", "image-to-text", "depth-estimation":
+	case "image-classification", "object-detection", "image-to-text", "depth-estimation", "ocr":
+		// OCR models (TrOCR, Donut) are image-to-text pipelines on the Hub.
 		return hfRawMedia(task, args, "image")
 	case "automatic-speech-recognition", "audio-classification", "audio-to-audio":
 		return hfRawMedia(task, args, "audio")
@@ -741,7 +745,7 @@ func hfRender(task string, args map[string]string, data json.RawMessage) (Result
 	case "token-classification":
 		return hfRenderEntities(data)
 
-	case "image-to-text", "text-generation", "text2text-generation":
+	case "image-to-text", "ocr", "text-generation", "text2text-generation":
 		if s, ok := hfFirstField(data, "generated_text"); ok {
 			return Result{Text: s}, nil
 		}
@@ -762,7 +766,7 @@ func hfRender(task string, args map[string]string, data json.RawMessage) (Result
 		}
 		return Result{}, errors.New("want [{translation_text}]")
 
-	case "conversational":
+	case "conversational", "social-media-post":
 		if s, ok := hfCompletionText(data); ok {
 			return Result{Text: s}, nil
 		}

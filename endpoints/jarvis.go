@@ -43,7 +43,7 @@ func jarvisRequired(task string) []string {
 		return []string{"image", "text"}
 	}
 	switch task {
-	case "image-classification", "object-detection", "image-to-text", "depth-estimation",
+	case "image-classification", "object-detection", "image-to-text", "ocr", "depth-estimation",
 		"image-segmentation", "image-to-image", "mask-generation":
 		return []string{"image"}
 	case "zero-shot-image-classification", "zero-shot-object-detection":
