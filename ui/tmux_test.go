@@ -1,0 +1,158 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/internal/fakeollama"
+)
+
+// TestTmuxEndToEnd runs the real binary in a tmux server of its own (-L, so
+// a user's tmux is never touched) against a fake Ollama: it types a
+// request, reads the screen with capture-pane until the answer appears,
+// cancels a second turn with Ctrl+C, and quits with Ctrl+C on the empty
+// prompt. It needs tmux (Debian's, installed by CI) and skips without it.
+func TestTmuxEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test: skipped with -short")
+	}
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed (apt-get install tmux); skipping the end-to-end test")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "chorus")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build of the chorus command failed: %v\n%s", err, out)
+	}
+
+	srv := fakeollama.New(t)
+	srv.AddModel(fakeollama.Model{Name: "qwen3:8b", Family: "qwen3", ParameterSize: "8.2B"})
+	srv.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
+		last := ""
+		for _, m := range req.Messages {
+			if m.Role == "user" {
+				last = m.Content
+			}
+		}
+		if strings.HasPrefix(req.Messages[0].Content, "#1 Task Planning") {
+			return fakeollama.Reply{Content: `{"tasks": []}`}
+		}
+		if strings.Contains(last, "second") {
+			return fakeollama.Reply{Content: "Thinking slowly about the second request", Stall: true}
+		}
+		return fakeollama.Reply{Content: "The **answer** is forty-two.", ChunkDelay: 5 * time.Millisecond}
+	})
+
+	script := filepath.Join(dir, "run.sh")
+	vars := map[string]string{
+		"XDG_CONFIG_HOME": filepath.Join(dir, "config"), "XDG_DATA_HOME": filepath.Join(dir, "data"),
+		"XDG_CACHE_HOME": filepath.Join(dir, "cache"), "HF_HOME": filepath.Join(dir, "hf"),
+		"CHORUS_CONTROLLER_HOST": srv.URL, "CHORUS_INFERENCE_MODE": "local", "HF_TOKEN": "",
+		"TERM": "xterm-256color", "CHORUS_OUTPUT_DIR": filepath.Join(dir, "out"),
+	}
+	var sb strings.Builder
+	sb.WriteString("#!/bin/sh\n")
+	for k, v := range vars {
+		fmt.Fprintf(&sb, "export %s=%q\n", k, v)
+	}
+	fmt.Fprintf(&sb, "exec %q 2>%q\n", bin, filepath.Join(dir, "stderr"))
+	if err := os.WriteFile(script, []byte(sb.String()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	sock := fmt.Sprintf("chorus-e2e-%d", os.Getpid())
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(tmux, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		return out.String(), err
+	}
+	if out, err := run("new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", "sh "+script); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _, _ = run("kill-server") })
+
+	screen := func() string {
+		out, _ := run("capture-pane", "-p", "-t", "e2e")
+		return out
+	}
+	// waitFor polls the screen until it shows want (or gone, for quit).
+	waitFor := func(what string, ok func(string) bool) string {
+		t.Helper()
+		deadline := time.Now().Add(guard)
+		for {
+			s := screen()
+			if ok(s) {
+				return s
+			}
+			if time.Now().After(deadline) {
+				stderr, _ := os.ReadFile(filepath.Join(dir, "stderr"))
+				t.Fatalf("timed out waiting for %s; screen:\n%s\nstderr:\n%s", what, s, stderr)
+			}
+			time.Sleep(50 * time.Millisecond) // polling interval of capture-pane, not synchronisation
+		}
+	}
+	contains := func(want string) func(string) bool {
+		return func(s string) bool { return strings.Contains(s, want) }
+	}
+	keys := func(k ...string) {
+		t.Helper()
+		if out, err := run(append([]string{"send-keys", "-t", "e2e"}, k...)...); err != nil {
+			t.Fatalf("send-keys %v: %v\n%s", k, err, out)
+		}
+	}
+
+	waitFor("the status bar to show Ollama up", contains("ollama ✓"))
+	keys("-l", "what is the answer?")
+	keys("Enter")
+	s := waitFor("the answer", contains("forty-two"))
+	if strings.Contains(s, "**answer**") {
+		t.Errorf("the answer should be rendered Markdown:\n%s", s)
+	}
+
+	keys("-l", "a second request")
+	keys("Enter")
+	waitFor("the second answer to stream", contains("Thinking slowly"))
+	keys("C-c")
+	s = waitFor("the cancellation", contains("Cancelled"))
+	if !strings.Contains(s, "forty-two") {
+		t.Errorf("the first answer should still be on screen after cancelling the second turn:\n%s", s)
+	}
+
+	keys("C-c") // idle, empty prompt: quit
+	deadline := time.Now().Add(guard)
+	for {
+		if _, err := run("has-session", "-t", "e2e"); err != nil {
+			break // the program exited and took the session with it
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("chorus did not quit on Ctrl+C at an empty prompt; screen:\n%s", screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stderr, _ := os.ReadFile(filepath.Join(dir, "stderr"))
+	if len(bytes.TrimSpace(stderr)) > 0 {
+		t.Errorf("chorus wrote to stderr: %s", stderr)
+	}
+	// Both turns were saved in one session file.
+	files, _ := filepath.Glob(filepath.Join(dir, "data", "chorus", "sessions", "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("want one saved session, found %v", files)
+	}
+	data, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(data), "forty-two") || !strings.Contains(string(data), `"cancelled": true`) {
+		t.Errorf("the saved session lacks the answer or the cancelled turn:\n%s", data)
+	}
+}
