@@ -377,10 +377,10 @@ func catCompact(b []byte) string {
 	return buf.String()
 }
 
-// catJarvisTasks are the tasks HuggingGPT's models_server has inference
-// code for (and the fake reproduces), with the task its model is registered
-// under: models_server dispatches on the model id, and reads TrOCR's text
-// with its image-to-text code.
+// catJarvisTask reports whether HuggingGPT's models_server has inference
+// code for task (which the fake reproduces) and the task its model is
+// registered under on the fake: models_server dispatches on the model id,
+// and reads TrOCR's text with its image-to-text code.
 func catJarvisTask(task string) (string, bool) {
 	if endpoints.IsControlNetTask(task) {
 		return task, true
