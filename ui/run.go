@@ -29,7 +29,8 @@ type Options struct {
 	// SessionDir holds one file per session. Empty means
 	// config.DataDir()/sessions.
 	SessionDir string
-	// Resume is the id of a session to reopen; empty starts a new one.
+	// Resume is the id of a session to reopen ("latest" for the newest);
+	// empty starts a new one.
 	Resume string
 	// Getenv reads the environment (terminal detection, $EDITOR); nil
 	// means os.Getenv.

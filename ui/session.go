@@ -99,10 +99,17 @@ func (m *Model) saveAsync() tea.Cmd {
 	return func() tea.Msg { return saveDone{err: st.Save(s)} }
 }
 
-// loadSession replaces the chat with a saved session, which then continues:
-// its turns become the history of the next request.
+// loadSession replaces the chat with a saved session ("latest" for the
+// newest), which then continues: its turns become the history of the next
+// request.
 func (m *Model) loadSession(id string) error {
-	s, err := m.session.store.Load(id)
+	var s *sessions.Session
+	var err error
+	if id == "latest" || id == "last" {
+		s, err = m.session.store.Latest()
+	} else {
+		s, err = m.session.store.Load(id)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,399 @@
+package ui
+
+import (
+	"encoding/base64"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/chorusai/chorus/pipeline"
+)
+
+func (s *tsession) submit(text string) {
+	s.typeText(text)
+	s.key(keyEnter)
+}
+
+func (s *tsession) ready() {
+	s.t.Helper()
+	s.wait("the Ollama check", func(m *Model) bool { return m.ollama.checked })
+}
+
+func turnsDone(n int) func(*Model) bool {
+	return func(m *Model) bool { return len(m.turns) == n && m.turns[n-1].done }
+}
+
+// chatText is every message's source.
+func chatText(m *Model) string { return m.chat.text() }
+
+func TestOllamaUnreachableExplainsAndRetries(t *testing.T) {
+	env := newTestEnv(t)
+	m := env.model(t)
+	host := env.eng.Controller().Host()
+	env.ollama.Stop()
+	msg := m.checkOllama()()
+	om, ok := msg.(ollamaMsg)
+	if !ok || om.status.Reachable {
+		t.Fatalf("check of a stopped Ollama = %#v", msg)
+	}
+	retry := m.onOllama(om)
+	if retry == nil {
+		t.Fatal("an unreachable Ollama must be checked again in the background")
+	}
+	text := chatText(m)
+	for _, want := range []string{"not reachable at " + host, "ollama serve", "ollama pull qwen3:8b"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the notice lacks %q:\n%s", want, text)
+		}
+	}
+	// The next failed check says nothing new.
+	n := len(m.chat.msgs)
+	m.onOllama(om)
+	if len(m.chat.msgs) != n {
+		t.Error("each retry repeated the notice")
+	}
+	if !strings.Contains(ansi.Strip(m.statusLine(fixedNow)), "unreachable") {
+		t.Errorf("status bar should say Ollama is unreachable: %q", ansi.Strip(m.statusLine(fixedNow)))
+	}
+	// Ollama comes up: one message, no more retries.
+	up := ollamaMsg{model: "qwen3:8b", status: pipeline.Status{Reachable: true, Pulled: true, Version: "0.11.4"}}
+	if cmd := m.onOllama(up); cmd != nil {
+		t.Error("no retries once Ollama is up with the model")
+	}
+	if !strings.Contains(m.chat.last().text, "reachable now") {
+		t.Errorf("want a recovery note, got %q", m.chat.last().text)
+	}
+	// The model missing says how to pull it.
+	down := ollamaMsg{model: "qwen3:8b", status: pipeline.Status{Reachable: true, Version: "0.11.4", Err: errors.New("model not found")}}
+	if m.onOllama(down) == nil || !strings.Contains(m.chat.last().text, "/pull qwen3:8b") {
+		t.Errorf("a missing model should be explained with /pull: %q", m.chat.last().text)
+	}
+}
+
+func TestTurnWithOllamaDownKeepsTheApp(t *testing.T) {
+	env := newTestEnv(t)
+	env.ollama.Stop()
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("hello?")
+	s.wait("the failed turn", turnsDone(1))
+	s.submit("/help")
+	s.wait("the help dialog", func(m *Model) bool { return m.dialog != nil })
+	m := s.finish()
+	var ce *pipeline.ControllerError
+	if !errors.As(m.turns[0].err, &ce) || !errors.Is(ce, pipeline.ErrOllamaUnreachable) {
+		t.Fatalf("turn error = %v, want an unreachable controller", m.turns[0].err)
+	}
+	if !strings.Contains(chatText(m), "ollama serve") {
+		t.Errorf("the chat should say how to start Ollama:\n%s", chatText(m))
+	}
+}
+
+func TestHistoryRecallAndCtrlC(t *testing.T) {
+	env := newTestEnv(t)
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("first question")
+	s.wait("turn 1", turnsDone(1))
+	s.submit("second question")
+	s.wait("turn 2", turnsDone(2))
+	s.key(keyUp)
+	s.wait("recall of the last prompt", func(m *Model) bool { return m.input.value() == "second question" })
+	s.key(keyUp)
+	s.wait("recall of the one before", func(m *Model) bool { return m.input.value() == "first question" })
+	s.key(tea.KeyPressMsg{Code: tea.KeyDown})
+	s.wait("forward again", func(m *Model) bool { return m.input.value() == "second question" })
+	s.key(keyCtrlC) // clears the prompt, does not quit
+	s.wait("a cleared prompt", func(m *Model) bool { return m.input.empty() })
+	s.key(keyCtrlC) // empty and idle: quit
+	m := s.tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*probe).Model
+	if !m.quitting {
+		t.Fatal("Ctrl+C on an idle, empty prompt should quit")
+	}
+	if len(m.turns) != 2 {
+		t.Fatalf("turns = %d", len(m.turns))
+	}
+	// The second turn got the first as history.
+	reqs := env.ollama.ChatRequests()
+	last := reqs[len(reqs)-1]
+	found := false
+	for _, msg := range last.Messages {
+		if msg.Content == "first question" {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("the second turn's answer request lacks the first turn in its history")
+	}
+}
+
+func TestAttachmentErrorsKeepThePrompt(t *testing.T) {
+	env := newTestEnv(t)
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("describe @./no/such/file.png please")
+	s.wait("the notice", func(m *Model) bool { return m.notice != "" })
+	m := s.finish()
+	if len(m.turns) != 0 {
+		t.Fatal("a request naming a missing file must not be sent")
+	}
+	if !strings.Contains(m.notice, "cannot attach @./no/such/file.png") || !m.noticeBad {
+		t.Errorf("notice = %q", m.notice)
+	}
+	if !strings.Contains(m.input.value(), "no/such/file.png") {
+		t.Error("the prompt should keep the text so it can be fixed")
+	}
+}
+
+func TestPastedPathAttaches(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.answer = "A gradient."
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.typeText("what is this? ")
+	s.tm.Send(tea.PasteMsg{Content: "'" + env.image + "'\n"})
+	s.wait("the attachment in the prompt", func(m *Model) bool { return strings.Contains(m.input.value(), "@"+env.image) })
+	s.key(keyEnter)
+	s.wait("the turn", turnsDone(1))
+	m := s.finish()
+	if got := m.turns[0].attachments; len(got) != 1 || got[0] != env.image {
+		t.Fatalf("attachments = %v", got)
+	}
+	// The planner saw the attachment.
+	plan := env.ollama.ChatRequests()[0]
+	if !strings.Contains(plan.Messages[len(plan.Messages)-1].Content, env.image+" (image)") {
+		t.Error("the planning prompt does not list the attached image")
+	}
+}
+
+func TestCopyUsesOSC52(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.answer = "Copy me, please."
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("say something")
+	s.wait("the turn", turnsDone(1))
+	s.key(tea.KeyPressMsg{Code: 'y', Mod: tea.ModCtrl})
+	s.wait("the copy notice", func(m *Model) bool { return strings.Contains(m.notice, "copied") })
+	// The terminal gets the answer's source in an OSC 52 sequence.
+	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte("Copy me, please."))
+	teatest.WaitFor(t, s.tm.Output(), func(b []byte) bool { return strings.Contains(string(b), want) },
+		teatest.WithDuration(guard), teatest.WithCheckInterval(10*time.Millisecond))
+	m := s.finish()
+	if m.lastAnswer().text != "Copy me, please." {
+		t.Errorf("last answer = %q", m.lastAnswer().text)
+	}
+}
+
+func TestCopyPickerOffersCodeBlocksAndPaths(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.plan = fullTurnPlan(env.image)
+	env.script.answer = "Run this:\n\n```sh\nfile out.jpg\n```\n\nand this:\n\n```\nls\n```"
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("convert @" + env.image)
+	s.wait("the turn", turnsDone(1))
+	s.key(tea.KeyPressMsg{Code: 'y', Mod: tea.ModAlt})
+	s.wait("the picker", func(m *Model) bool { return m.dialog != nil })
+	s.key(tea.KeyPressMsg{Code: '2', Text: "2"}) // the first code block
+	s.wait("the copy", func(m *Model) bool { return strings.Contains(m.notice, "copied code block 1") })
+	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte("file out.jpg"))
+	teatest.WaitFor(t, s.tm.Output(), func(b []byte) bool { return strings.Contains(string(b), want) },
+		teatest.WithDuration(guard), teatest.WithCheckInterval(10*time.Millisecond))
+	m := s.finish()
+	if len(m.turns[0].files()) != 2 {
+		t.Fatal("expected two generated files")
+	}
+}
+
+func TestCodeBlocks(t *testing.T) {
+	got := codeBlocks("x\n```go\nfunc a() {}\n```\ntext\n~~~\nraw\n~~~\n```unterminated\nno")
+	if len(got) != 2 || got[0].lang != "go" || got[0].code != "func a() {}" || got[1].code != "raw" {
+		t.Fatalf("codeBlocks = %+v", got)
+	}
+}
+
+func TestRawToggleShowsSource(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.answer = "This is **bold**."
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("bold please")
+	s.wait("the turn", turnsDone(1))
+	s.key(tea.KeyPressMsg{Code: 'r', Mod: tea.ModCtrl})
+	s.wait("raw mode", func(m *Model) bool { return m.raw })
+	m := s.finish()
+	if f := frame(m); !strings.Contains(f, "This is **bold**.") {
+		t.Errorf("raw mode should show the Markdown source:\n%s", f)
+	}
+	m.raw = false
+	if f := frame(m); strings.Contains(f, "**bold**") || !strings.Contains(f, "This is bold.") {
+		t.Errorf("rendered mode should hide the markup:\n%s", f)
+	}
+}
+
+// Every size from tiny to huge gives exactly one screen: as many lines as
+// rows, none wider than the terminal, in both layouts.
+func TestLayoutFitsEverySize(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.plan = fullTurnPlan(env.image)
+	env.script.answer = fullTurnAnswer
+	s := startSession(t, env.model(t), 160, 48)
+	s.ready()
+	s.submit("make @" + env.image + " small")
+	s.wait("the turn", turnsDone(1))
+	m := s.finish()
+	for _, sz := range [][2]int{{20, 8}, {40, 12}, {80, 24}, {100, 30}, {119, 40}, {120, 40}, {160, 48}, {250, 70}} {
+		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		for _, panes := range []bool{true, false} {
+			m.panesShown = panes
+			lines := strings.Split(m.View().Content, "\n")
+			if len(lines) != m.height {
+				t.Errorf("%dx%d panes=%v: %d lines", sz[0], sz[1], panes, len(lines))
+			}
+			for i, l := range lines {
+				if w := ansi.StringWidth(l); w > m.width {
+					t.Errorf("%dx%d panes=%v: line %d is %d wide: %q", sz[0], sz[1], panes, i, w, ansi.Strip(l))
+				}
+			}
+		}
+	}
+}
+
+func TestFileLinksAreOSC8(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.plan = fullTurnPlan(env.image)
+	env.script.answer = "Done."
+	s := startSession(t, env.model(t), 160, 48)
+	s.ready()
+	s.submit("convert @" + env.image)
+	s.wait("the turn", turnsDone(1))
+	m := s.finish()
+	v := m.View().Content
+	for _, f := range m.turns[0].files() {
+		if !strings.Contains(v, "\x1b]8;;"+fileURL(f)) {
+			t.Errorf("no OSC 8 link to %s on screen", f)
+		}
+	}
+	m.links = false
+	for _, cm := range m.chat.msgs {
+		cm.invalidate()
+	}
+	if strings.Contains(m.View().Content, "\x1b]8;;file:") {
+		t.Error("links stay off where the terminal cannot show them")
+	}
+}
+
+func TestInlineImagePreview(t *testing.T) {
+	env := newTestEnv(t)
+	opts := env.options(t)
+	opts.Getenv = fixedEnv(map[string]string{"NO_COLOR": "", "CHORUS_IMAGES": "blocks"})
+	m, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startSession(t, m, 100, 40)
+	s.ready()
+	s.submit("what is @" + env.image + " ?")
+	s.wait("the preview", func(m *Model) bool {
+		return m.thumbs[thumbKey{env.image, thumbCols(m.chatWidth())}] != ""
+	})
+	m = s.finish()
+	if !strings.Contains(ansi.Strip(m.View().Content), "▀") {
+		t.Errorf("the attached image should be previewed with half-blocks:\n%s", frame(m))
+	}
+}
+
+func TestExportWritesTranscript(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.plan = fullTurnPlan(env.image)
+	env.script.answer = "Converted."
+	out := filepath.Join(t.TempDir(), "chat.md")
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("convert @" + env.image)
+	s.wait("the turn", turnsDone(1))
+	s.submit("/export " + out)
+	s.wait("the export", func(m *Model) bool { return strings.Contains(m.chat.last().text, "Exported") })
+	m := s.finish()
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range append([]string{"convert " + env.image, "Converted."}, m.turns[0].files()...) {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("transcript lacks %q", want)
+		}
+	}
+}
+
+// A saved session reopens and continues: the files of its turns reach the
+// next request's planner through the chat log ("the image you made").
+func TestSessionReopensAndContinues(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.plan = fullTurnPlan(env.image)
+	env.script.answer = "Converted."
+	opts := env.options(t)
+	m1, _ := New(opts)
+	s := startSession(t, m1, 100, 30)
+	s.ready()
+	s.submit("convert @" + env.image)
+	s.wait("the turn", turnsDone(1))
+	m1 = s.finish()
+	m1.shutdown() // what Run does on the way out: the session is saved
+	id := m1.session.meta.ID
+	made := m1.turns[0].files()
+
+	env.script.plan = `{"tasks": []}`
+	env.script.answer = "It is the JPEG from before."
+	opts.Resume = "latest"
+	m2, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m2.session.meta.ID != id || len(m2.turns) != 1 {
+		t.Fatalf("resumed session %s with %d turns, want %s with 1", m2.session.meta.ID, len(m2.turns), id)
+	}
+	s2 := startSession(t, m2, 100, 30)
+	s2.ready()
+	s2.submit("what is the image you made before?")
+	s2.wait("the turn", turnsDone(2))
+	m2 = s2.finish()
+	reqs := env.ollama.ChatRequests()
+	var planPrompt string
+	for _, r := range reqs {
+		if strings.HasPrefix(r.Messages[0].Content, "#1 Task Planning") {
+			planPrompt = r.Messages[len(r.Messages)-1].Content
+		}
+	}
+	for _, f := range made {
+		if !strings.Contains(planPrompt, f) {
+			t.Errorf("the planner's chat log lacks the earlier file %s:\n%s", f, planPrompt)
+		}
+	}
+	saved, err := m2.session.store.Load(id)
+	if err != nil || len(saved.Turns) != 2 {
+		t.Fatalf("the continued session should hold 2 turns: %v %+v", err, saved)
+	}
+}
+
+func TestNoInputBlocksOnAFinishedProgram(t *testing.T) {
+	// Run returns an error for missing options instead of panicking.
+	if err := Run(testCtx(t), Options{}); err == nil {
+		t.Fatal("Run without Config and Engine must fail")
+	}
+	env := newTestEnv(t)
+	cfg := *env.cfg
+	cfg.UI.Keys = map[string][]string{"nonsense": {"x"}}
+	if _, err := New(Options{Config: &cfg, Engine: env.eng}); err == nil || !strings.Contains(err.Error(), "ui.keys.nonsense") {
+		t.Fatalf("bad key config error = %v", err)
+	}
+}
+
