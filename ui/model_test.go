@@ -396,4 +396,3 @@ func TestNoInputBlocksOnAFinishedProgram(t *testing.T) {
 		t.Fatalf("bad key config error = %v", err)
 	}
 }
-
