@@ -107,6 +107,7 @@ func TestGoldenFullTurn(t *testing.T) {
 			golden.RequireEqual(t, f)
 
 			// The session was saved with the turn.
+			m.shutdown()
 			saved, err := m.session.store.Load(m.session.meta.ID)
 			if err != nil {
 				t.Fatalf("session not saved: %v", err)

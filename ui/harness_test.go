@@ -192,13 +192,20 @@ type cond struct {
 }
 
 func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	_, cmd := p.Model.Update(msg)
+	var cmd tea.Cmd
+	if !p.applyTestMsg(msg) {
+		_, cmd = p.Model.Update(msg)
+	}
 	p.mu.Lock()
+	kept := p.conds[:0]
 	for _, c := range p.conds {
 		if c.f(p.Model) {
 			c.once.Do(func() { close(c.hit) })
+			continue // a condition fires once and is forgotten
 		}
+		kept = append(kept, c)
 	}
+	p.conds = kept
 	p.mu.Unlock()
 	return p, cmd
 }
@@ -235,7 +242,25 @@ func (s *tsession) wait(what string, f func(*Model) bool) {
 	select {
 	case <-ch:
 	case <-time.After(guard):
-		s.t.Fatalf("timed out waiting for %s", what)
+		s.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s.snapshot())
+	}
+}
+
+// snapshot returns the current frame, read on the program's goroutine.
+func (s *tsession) snapshot() string {
+	var f string
+	ch := s.p.when(func(m *Model) bool {
+		if f == "" {
+			f = frame(m) + "\nnotice: " + m.notice
+		}
+		return true
+	})
+	s.tm.Send(pokeMsg{})
+	select {
+	case <-ch:
+		return f
+	case <-time.After(time.Second):
+		return "(the program does not answer)"
 	}
 }
 

@@ -321,7 +321,7 @@ func TestExportWritesTranscript(t *testing.T) {
 	s.submit("convert @" + env.image)
 	s.wait("the turn", turnsDone(1))
 	s.submit("/export " + out)
-	s.wait("the export", func(m *Model) bool { return strings.Contains(m.chat.last().text, "Exported") })
+	s.wait("the export", func(m *Model) bool { return strings.Contains(lastText(m), "Exported") })
 	m := s.finish()
 	b, err := os.ReadFile(out)
 	if err != nil {
@@ -366,6 +366,7 @@ func TestSessionReopensAndContinues(t *testing.T) {
 	s2.submit("what is the image you made before?")
 	s2.wait("the turn", turnsDone(2))
 	m2 = s2.finish()
+	m2.shutdown()
 	reqs := env.ollama.ChatRequests()
 	var planPrompt string
 	for _, r := range reqs {

@@ -1,0 +1,346 @@
+package ui
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/pipeline"
+)
+
+func TestConstrainCommand(t *testing.T) {
+	env := newTestEnv(t)
+	m := env.model(t)
+	m.runCommand("/constrain license=apache-2.0,mit max-size=1GB")
+	if got := m.constraints.String(); got != "license=apache-2.0,mit max-size=1GB" {
+		t.Fatalf("constraints = %q", got)
+	}
+	m.runCommand("/constrain local-only license=mit")
+	if got := m.constraints.String(); got != "license=mit max-size=1GB local-only" {
+		t.Fatalf("terms should replace their own kind only: %q", got)
+	}
+	if !strings.Contains(ansi.Strip(m.statusLine(fixedNow)), "license=mit max-size=1GB local-only") {
+		t.Errorf("status bar lacks the constraints: %q", ansi.Strip(m.statusLine(fixedNow)))
+	}
+	m.runCommand("/constrain licence")
+	if !m.noticeBad || !strings.Contains(m.notice, "license needs a value") {
+		t.Errorf("a bad term should be explained: %q", m.notice)
+	}
+	if m.constraints.String() != "license=mit max-size=1GB local-only" {
+		t.Error("a bad command must not change the constraints")
+	}
+	m.runCommand("/constrain clear")
+	if !m.constraints.IsZero() {
+		t.Fatalf("clear left %q", m.constraints.String())
+	}
+	m.runCommand("/constrain")
+	if !strings.Contains(m.chat.last().text, "No constraints") {
+		t.Errorf("no terms should show the constraints: %q", m.chat.last().text)
+	}
+}
+
+// Standing constraints go into the turn: the planner's plan carries them.
+func TestConstraintsReachTheTurn(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.plan = fullTurnPlan(env.image)
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("/constrain license=mit")
+	s.submit("convert @" + env.image)
+	s.wait("the turn", turnsDone(1))
+	m := s.finish()
+	p := m.turns[0].plan
+	if p == nil || len(p.Constraints.Licenses) != 1 || p.Constraints.Licenses[0] != "mit" {
+		t.Fatalf("plan constraints = %+v", p)
+	}
+	if m.turns[0].tasks[0].status != taskDone {
+		t.Error("chorus/resize is MIT-licensed and should still run")
+	}
+}
+
+func TestSkillsModelsPlanCommands(t *testing.T) {
+	env := newTestEnv(t)
+	m := env.model(t)
+	m.runCommand("/skills")
+	if txt := m.chat.last().text; !strings.Contains(txt, "image-resize") || !strings.Contains(txt, "object-detection") {
+		t.Errorf("/skills should list the catalog:\n%s", txt)
+	}
+	m.runCommand("/models image-resize")
+	if txt := m.chat.last().text; !strings.Contains(txt, "chorus/resize") || !strings.Contains(txt, "builtin") {
+		t.Errorf("/models should show the candidates:\n%s", txt)
+	}
+	m.runCommand("/models object-detection")
+	if txt := m.chat.last().text; !strings.Contains(txt, "Excluded") || !strings.Contains(txt, "No model can run it") {
+		t.Errorf("/models should explain why nothing qualifies in local mode:\n%s", txt)
+	}
+	m.runCommand("/models no-such-task")
+	if m.chat.last().role != roleError || !strings.Contains(m.chat.last().text, "unknown task") {
+		t.Errorf("unknown task: %q", m.chat.last().text)
+	}
+	m.runCommand("/plan")
+	if !m.noticeBad {
+		t.Error("/plan with no plan yet should say so")
+	}
+	m.runCommand("/bogus")
+	if !strings.Contains(m.notice, "unknown command /bogus") {
+		t.Errorf("unknown command notice = %q", m.notice)
+	}
+}
+
+func TestPlanRetryDebugCommands(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.plan = fullTurnPlan(env.image)
+	env.script.answer = "Done."
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("/debug on")
+	s.submit("convert @" + env.image)
+	s.wait("the turn", turnsDone(1))
+	s.submit("/plan")
+	s.wait("the plan", func(m *Model) bool { return strings.Contains(lastText(m), "Last plan") })
+	s.submit("/retry")
+	s.wait("the retried turn", turnsDone(2))
+	m := s.finish()
+	var debug int
+	for _, cm := range m.chat.msgs {
+		if cm.role == roleDebug {
+			debug++
+		}
+	}
+	if debug < 2 {
+		t.Errorf("/debug on should show the controller's prompts and replies; %d entries", debug)
+	}
+	var planMsg string
+	for _, cm := range m.chat.msgs {
+		if strings.Contains(cm.text, "Last plan") {
+			planMsg = cm.text
+		}
+	}
+	js := strings.TrimSuffix(strings.TrimPrefix(planMsg[strings.Index(planMsg, "```json"):], "```json\n"), "\n```")
+	var pe pipeline.PlanEvent
+	if err := json.Unmarshal([]byte(js), &pe); err != nil || len(pe.Tasks) != 2 || pe.Tasks[1].Args["image"] != "<resource>-1" {
+		t.Fatalf("/plan should print the plan as JSON: %v\n%s", err, js)
+	}
+	if m.turns[1].request != m.turns[0].request || len(m.turns[1].attachments) != 1 {
+		t.Errorf("/retry should rerun the request with its attachments: %+v", m.turns[1])
+	}
+}
+
+func TestDebugHiddenByDefault(t *testing.T) {
+	env := newTestEnv(t)
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("hi")
+	s.wait("the turn", turnsDone(1))
+	m := s.finish()
+	for _, cm := range m.chat.msgs {
+		if cm.role == roleDebug {
+			t.Fatal("debug entries must stay hidden without /debug")
+		}
+	}
+	if len(m.turns[0].debug) == 0 {
+		t.Error("the debug events should still be recorded")
+	}
+}
+
+func TestReviewRunsEditsAndCancels(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.plan = fullTurnPlan(env.image)
+	env.script.answer = "Done."
+	s := startSession(t, env.model(t), 120, 40)
+	s.ready()
+	s.submit("/review on")
+	s.submit("convert @" + env.image)
+	s.wait("the review", func(m *Model) bool { _, ok := m.dialog.(*reviewDialog); return ok })
+	// Cancel: the turn ends without running anything.
+	s.typeText("c")
+	s.wait("the cancelled turn", turnsDone(1))
+
+	// Inline edit: drop task 2, run the edited plan.
+	s.submit("convert @" + env.image + " again")
+	s.wait("the second review", func(m *Model) bool {
+		d, ok := m.dialog.(*reviewDialog)
+		return ok && len(m.turns) == 2 && !d.answered
+	})
+	s.typeText("i")
+	s.wait("the inline editor", func(m *Model) bool { d, ok := m.dialog.(*reviewDialog); return ok && d.editor != nil })
+	s.tm.Send(editPlanMsg{})
+	s.key(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
+	s.wait("the edited turn", turnsDone(2))
+	m := s.finish()
+
+	t1 := m.turns[0]
+	if t1.err == nil || !strings.Contains(t1.err.Error(), "cancelled in review") {
+		t.Errorf("turn 1 should end with the plan refused: %v", t1.err)
+	}
+	for _, ts := range t1.tasks {
+		if ts.status == taskDone {
+			t.Error("nothing may run when the review is cancelled")
+		}
+	}
+	t2 := m.turns[1]
+	if t2.err != nil || len(t2.tasks) != 1 || t2.tasks[0].task.Task != "image-resize" || t2.tasks[0].status != taskDone {
+		t.Fatalf("turn 2 should run the edited one-task plan: err=%v tasks=%+v", t2.err, t2.tasks)
+	}
+}
+
+// editPlanMsg replaces the inline editor's text with a one-task plan; the
+// probe applies it on the program's goroutine.
+type editPlanMsg struct{}
+
+func (p *probe) applyTestMsg(msg tea.Msg) bool {
+	if _, ok := msg.(editPlanMsg); ok {
+		if d, ok := p.Model.dialog.(*reviewDialog); ok && d.editor != nil {
+			var plan pipeline.Plan
+			_ = json.Unmarshal([]byte(d.editor.Value()), &plan)
+			plan.Tasks = plan.Tasks[:1]
+			d.editor.SetValue(planJSON(plan))
+		}
+		return true
+	}
+	return false
+}
+
+func TestModelCommandSwitchesController(t *testing.T) {
+	env := newTestEnv(t)
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("/model")
+	s.wait("the model list", func(m *Model) bool { _, ok := m.dialog.(*listDialog); return ok })
+	s.key(keyEsc)
+	s.wait("the closed list", func(m *Model) bool { return m.dialog == nil })
+	s.submit("/model not-pulled:1b")
+	s.wait("the refusal", func(m *Model) bool { return strings.Contains(lastText(m), "/pull not-pulled:1b") })
+	s.submit("/model llama3.2:3b")
+	s.wait("the switch", func(m *Model) bool { return m.eng.Controller().Model() == "llama3.2:3b" })
+	s.submit("hello")
+	s.wait("the turn", turnsDone(1))
+	m := s.finish()
+	reqs := env.ollama.ChatRequests()
+	if got := reqs[len(reqs)-1].Model; got != "llama3.2:3b" {
+		t.Errorf("the turn ran on %s, want llama3.2:3b", got)
+	}
+	if !strings.Contains(ansi.Strip(m.statusLine(fixedNow)), "llama3.2:3b") {
+		t.Error("the status bar should show the new controller")
+	}
+}
+
+func TestPullShowsProgress(t *testing.T) {
+	env := newTestEnv(t)
+	env.ollama.SetPullable("phi4-mini", fakeollama.Model{Name: "phi4-mini", ParameterSize: "3.8B"})
+	env.ollama.SetPullDelay(20 * time.Millisecond)
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("/pull phi4-mini")
+	s.wait("progress", func(m *Model) bool { return m.pull != nil && m.pull.total > 0 })
+	s.wait("the pull to finish", func(m *Model) bool { return m.pull == nil })
+	s.submit("/pull nonexistent-model-xyz")
+	s.wait("the failure", func(m *Model) bool { return m.pull == nil && m.chat.last() != nil && m.chat.last().role == roleError })
+	m := s.finish()
+	var ok bool
+	for _, cm := range m.chat.msgs {
+		if strings.Contains(cm.text, "Pulled `phi4-mini`") {
+			ok = true
+		}
+	}
+	if !ok {
+		t.Errorf("no success message:\n%s", chatText(m))
+	}
+	if !strings.Contains(m.chat.last().text, "nonexistent-model-xyz") {
+		t.Errorf("the failure should name the model: %q", m.chat.last().text)
+	}
+	if got := progressBar(1, 4, 8); got != "██░░░░░░" {
+		t.Errorf("progressBar = %q", got)
+	}
+}
+
+func TestNewSaveAndLoadCommands(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.answer = "First answer."
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("first")
+	s.wait("the turn", turnsDone(1))
+	s.submit("/save My first chat")
+	s.wait("saved", func(m *Model) bool { return strings.Contains(m.notice, "saved") })
+	var id string
+	s.wait("the id", func(m *Model) bool { id = m.session.meta.ID; return id != "" })
+	s.submit("/new")
+	s.wait("a new session", func(m *Model) bool { return len(m.turns) == 0 && m.session.meta.ID != id })
+	s.submit("/sessions")
+	s.wait("the list", func(m *Model) bool { _, ok := m.dialog.(*listDialog); return ok })
+	s.key(keyEnter)
+	s.wait("the reopened session", func(m *Model) bool { return m.session.meta.ID == id && len(m.turns) == 1 })
+	m := s.finish()
+	if m.session.meta.Title != "My first chat" {
+		t.Errorf("title = %q", m.session.meta.Title)
+	}
+	if !strings.Contains(chatText(m), "First answer.") {
+		t.Error("the reopened chat should show the earlier answer")
+	}
+	if !containsStr(m.sessionIDs, id) {
+		t.Errorf("/load completion should know %s: %v", id, m.sessionIDs)
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	env := newTestEnv(t)
+	m := env.model(t)
+	m.input.set("/con")
+	m.input.tab(m.comp)
+	if got := m.input.value(); got != "/constrain " {
+		t.Errorf("tab after /con = %q", got)
+	}
+	m.input.set("/models image-r")
+	m.input.tab(m.comp)
+	if got := m.input.value(); got != "/models image-resize " {
+		t.Errorf("task completion = %q", got)
+	}
+	m.input.set("/s")
+	m.input.tab(m.comp) // /save, /sessions, /skills: common prefix is "/s": cycle
+	first := m.input.value()
+	m.input.tab(m.comp)
+	second := m.input.value()
+	if first == second || !strings.HasPrefix(first, "/s") || !strings.HasPrefix(second, "/s") {
+		t.Errorf("repeated tab should cycle: %q then %q", first, second)
+	}
+	dir := t.TempDir()
+	writeTestPNG(t, dir)
+	m.input.set("look at @" + dir + "/f")
+	m.input.tab(m.comp)
+	if got := m.input.value(); got != "look at @"+dir+"/fox.png " {
+		t.Errorf("file completion = %q", got)
+	}
+	m.input.set("/review o")
+	m.input.refreshHints(m.comp)
+	if len(m.input.comp.items) != 2 {
+		t.Errorf("/review o hints = %v", m.input.comp.items)
+	}
+}
+
+func TestHuggingFaceTokenNeverShown(t *testing.T) {
+	env := newTestEnv(t)
+	env.cfg.HuggingFace.Token = "hf_SECRETSECRETSECRET"
+	m := env.model(t)
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
+	v := m.View().Content
+	if strings.Contains(v, "SECRET") {
+		t.Fatal("the Hugging Face token must never be shown")
+	}
+	if !strings.Contains(ansi.Strip(v), "HF token ✓") {
+		t.Error("the status bar should say a token is set")
+	}
+}
+
+// lastText is the newest chat entry's text ("" for an empty chat).
+func lastText(m *Model) string {
+	if l := m.chat.last(); l != nil {
+		return l.text
+	}
+	return ""
+}
