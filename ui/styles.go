@@ -54,10 +54,13 @@ func newStyles() styles {
 	s.paneTitle = lipgloss.NewStyle().Foreground(grey)
 	s.paneTitleActive = lipgloss.NewStyle().Bold(true).Reverse(true)
 	s.paneBorder = lipgloss.NewStyle().Foreground(darkGrey)
-	s.status = lipgloss.NewStyle().Reverse(true)
-	s.statusKey = lipgloss.NewStyle().Reverse(true).Bold(true)
-	s.statusGood = lipgloss.NewStyle().Reverse(true).Foreground(green)
-	s.statusBad = lipgloss.NewStyle().Reverse(true).Foreground(red)
+	// The status bar has its own background; under NO_COLOR it is plain
+	// text, still readable by its ✓/✗ and words.
+	barBG := lipgloss.Color("236")
+	s.status = lipgloss.NewStyle().Background(barBG).Foreground(lipgloss.Color("252"))
+	s.statusKey = s.status.Bold(true).Foreground(accent)
+	s.statusGood = s.status.Foreground(green)
+	s.statusBad = s.status.Foreground(red).Bold(true)
 	s.inputBorder = lipgloss.NewStyle().Foreground(darkGrey)
 	s.dialog = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(accent).Padding(0, 1)
 	s.dialogTitle = lipgloss.NewStyle().Bold(true).Foreground(accent)

@@ -156,3 +156,89 @@ func TestTmuxEndToEnd(t *testing.T) {
 		t.Errorf("the saved session lacks the answer or the cancelled turn:\n%s", data)
 	}
 }
+
+// TestScreenshot makes docs/ui-screenshot.png from a real run: the chorus
+// binary in tmux, a scripted controller (fakeollama), the built-in image
+// tools doing real work. It runs only when CHORUS_SCREENSHOT names the PNG
+// to write, and needs tmux, aha and chromium
+// (/work/shared/tools/tmux_screenshot.sh or CHORUS_SCREENSHOT_TOOL).
+func TestScreenshot(t *testing.T) {
+	out := os.Getenv("CHORUS_SCREENSHOT")
+	if out == "" {
+		t.Skip("set CHORUS_SCREENSHOT=path.png to make the docs screenshot")
+	}
+	tool := os.Getenv("CHORUS_SCREENSHOT_TOOL")
+	if tool == "" {
+		tool = "/work/shared/tools/tmux_screenshot.sh"
+	}
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "chorus")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = ".."
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	img := writeTestPNG(t, dir)
+	srv := fakeollama.New(t)
+	srv.AddModel(fakeollama.Model{Name: "qwen3:8b", Family: "qwen3", ParameterSize: "8.2B"})
+	plan := fmt.Sprintf(`{"tasks": [{"task": "image-resize", "id": 1, "dep": [], "args": {"image": %q, "text": "50%%"}},
+ {"task": "image-convert", "id": 2, "dep": [1], "args": {"image": "<resource>-1", "text": "jpeg"}},
+ {"task": "image-crop", "id": 3, "dep": [], "args": {"image": %q, "box": "0,0,16,12"}}]}`, img, img)
+	answer := "## Your picture, three ways\n\nI made a **half-size JPEG** and cropped the top-left corner.\n\n" +
+		"- the thumbnail is 16×12 pixels\n- the crop keeps the first quarter\n\nTo check the result:\n\n```sh\nfile *.jpg && identify *.png\n```"
+	srv.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
+		if strings.HasPrefix(req.Messages[0].Content, "#1 Task Planning") {
+			return fakeollama.Reply{Content: plan}
+		}
+		return fakeollama.Reply{Content: answer, ChunkDelay: 10 * time.Millisecond}
+	})
+	script := filepath.Join(dir, "run.sh")
+	body := fmt.Sprintf("#!/bin/sh\nexport XDG_CONFIG_HOME=%q XDG_DATA_HOME=%q HF_HOME=%q CHORUS_CONTROLLER_HOST=%q CHORUS_INFERENCE_MODE=local TERM=xterm-256color COLORTERM=truecolor CHORUS_OUTPUT_DIR=%q\ncd %q\nexec %q\n",
+		filepath.Join(dir, "c"), filepath.Join(dir, "d"), filepath.Join(dir, "hf"), srv.URL, filepath.Join(dir, "out"), dir, bin)
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sock := fmt.Sprintf("chorus-shot-%d", os.Getpid())
+	run := func(args ...string) string {
+		b, _ := exec.Command(tmux, append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		return string(b)
+	}
+	run("new-session", "-d", "-s", "shot", "-x", "160", "-y", "44", "sh "+script)
+	t.Cleanup(func() { run("kill-server") })
+	wait := func(want string) {
+		deadline := time.Now().Add(guard)
+		for !strings.Contains(run("capture-pane", "-p", "-t", "shot"), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %q:\n%s", want, run("capture-pane", "-p", "-t", "shot"))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	wait("ollama ✓")
+	run("send-keys", "-t", "shot", "-l", "make @fox.png half as big as a jpeg, and crop its top-left corner")
+	run("send-keys", "-t", "shot", "Enter")
+	wait("identify")
+	wait("last ")
+	cmd := exec.Command(tool, "shot", out, "1300", "720")
+	cmd.Env = append(os.Environ(), "TMUX_TMPDIR=")
+	// The tool runs capture-pane on the default socket: point it at ours.
+	cmd.Env = append(cmd.Env, "PATH="+shimPath(t, tmux, sock)+":"+os.Getenv("PATH"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", tool, err, b)
+	}
+	t.Logf("wrote %s", out)
+}
+
+// shimPath returns a directory whose tmux runs the real one on sock.
+func shimPath(t *testing.T, tmux, sock string) string {
+	d := t.TempDir()
+	shim := fmt.Sprintf("#!/bin/sh\nexec %q -L %q \"$@\"\n", tmux, sock)
+	if err := os.WriteFile(filepath.Join(d, "tmux"), []byte(shim), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
