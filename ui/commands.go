@@ -67,13 +67,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		if arg == "" {
 			return m.listSessions(!quietList)
 		}
-		save := m.saveAsync()
-		if err := m.loadSession(arg); err != nil {
-			m.systemError(err.Error())
-			return save
-		}
-		m.layout()
-		return tea.Batch(save, m.requestThumbs(), m.checkOllama())
+		return m.loadCmd(arg)
 	case "/save":
 		if arg != "" {
 			m.session.meta.Title = arg
@@ -294,16 +288,35 @@ func (m *Model) showSkills() {
 	m.say(b.String())
 }
 
-// showModels previews selection for a task: candidates and exclusions.
+// previewMsg carries Engine.Preview's answer for /models.
+type previewMsg struct {
+	ev  pipeline.ModelEvent
+	err error
+}
+
+// showModels previews selection for a task in a command: selection asks
+// the endpoints whether they can serve each model, which may mean the
+// network (Ollama's model list).
 func (m *Model) showModels(task string) tea.Cmd {
 	if task == "" {
 		m.flash("usage: /models TASK — Tab completes task names, /skills lists them", true)
 		return nil
 	}
-	ev, err := m.eng.Preview(context.Background(), task, m.constraints)
+	eng, cons := m.eng, m.constraints
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		ev, err := eng.Preview(ctx, task, cons)
+		return previewMsg{ev: ev, err: err}
+	}
+}
+
+// onPreview shows a task's candidates and exclusions.
+func (m *Model) onPreview(msg previewMsg) {
+	ev, err := msg.ev, msg.err
 	if err != nil {
 		m.systemError(err.Error())
-		return nil
+		return
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** — what selection sees", ev.Task)
@@ -336,7 +349,6 @@ func (m *Model) showModels(task string) tea.Cmd {
 		}
 	}
 	m.say(b.String())
-	return nil
 }
 
 func dash(s string) string {

@@ -63,6 +63,14 @@ func TestConstraintsReachTheTurn(t *testing.T) {
 	}
 }
 
+// runNow runs a command line and delivers its command's message, as the
+// program would.
+func runNow(m *Model, line string) {
+	if cmd := m.runCommand(line); cmd != nil {
+		m.Update(cmd())
+	}
+}
+
 func TestSkillsModelsPlanCommands(t *testing.T) {
 	env := newTestEnv(t)
 	m := env.model(t)
@@ -70,15 +78,15 @@ func TestSkillsModelsPlanCommands(t *testing.T) {
 	if txt := m.chat.last().text; !strings.Contains(txt, "image-resize") || !strings.Contains(txt, "object-detection") {
 		t.Errorf("/skills should list the catalog:\n%s", txt)
 	}
-	m.runCommand("/models image-resize")
+	runNow(m, "/models image-resize")
 	if txt := m.chat.last().text; !strings.Contains(txt, "chorus/resize") || !strings.Contains(txt, "builtin") {
 		t.Errorf("/models should show the candidates:\n%s", txt)
 	}
-	m.runCommand("/models object-detection")
+	runNow(m, "/models object-detection")
 	if txt := m.chat.last().text; !strings.Contains(txt, "Excluded") || !strings.Contains(txt, "No model can run it") {
 		t.Errorf("/models should explain why nothing qualifies in local mode:\n%s", txt)
 	}
-	m.runCommand("/models no-such-task")
+	runNow(m, "/models no-such-task")
 	if m.chat.last().role != roleError || !strings.Contains(m.chat.last().text, "unknown task") {
 		t.Errorf("unknown task: %q", m.chat.last().text)
 	}
@@ -312,7 +320,11 @@ func TestCompletion(t *testing.T) {
 	dir := t.TempDir()
 	writeTestPNG(t, dir)
 	m.input.set("look at @" + dir + "/f")
-	m.input.tab(m.comp)
+	cmd := m.input.tab(m.comp)
+	if cmd == nil {
+		t.Fatal("file completion reads a directory, so it must come back as a command")
+	}
+	m.Update(cmd()) // the compMsg, as the program would deliver it
 	if got := m.input.value(); got != "look at @"+dir+"/fox.png " {
 		t.Errorf("file completion = %q", got)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // completion is the list of candidates for the word being typed.
@@ -70,12 +72,34 @@ func (c completer) complete(before string) completion {
 		}
 	}
 	// An @file anywhere.
-	start := strings.LastIndexAny(before, " \t\n") + 1
-	word := before[start:]
-	if strings.HasPrefix(word, "@") {
+	if word, ok := fileWord(before); ok {
 		return c.files(word)
 	}
 	return completion{}
+}
+
+// fileWord returns the @word before the cursor, if the text ends in one
+// (and is not a command line, whose arguments complete from memory).
+func fileWord(before string) (string, bool) {
+	start := strings.LastIndexAny(before, " \t\n") + 1
+	word := before[start:]
+	return word, strings.HasPrefix(word, "@")
+}
+
+// isFileWord reports whether completing before needs the file system.
+func (c completer) isFileWord(before string) bool {
+	if strings.HasPrefix(before, "/") && !strings.Contains(before, "\n") {
+		return false
+	}
+	_, ok := fileWord(before)
+	return ok
+}
+
+// filesCmd lists the matching files in a command: reading a directory is
+// I/O, which never happens in Update.
+func (c completer) filesCmd(before string, tab bool) tea.Cmd {
+	word, _ := fileWord(before)
+	return func() tea.Msg { return compMsg{before: before, comp: c.files(word), tab: tab} }
 }
 
 // files completes "@dir/pre" to the entries of dir starting with pre;

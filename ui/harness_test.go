@@ -272,7 +272,9 @@ func (s *tsession) finish() *Model {
 	s.t.Helper()
 	_ = s.tm.Quit()
 	fm := s.tm.FinalModel(s.t, teatest.WithFinalTimeout(guard))
-	return fm.(*probe).Model
+	m := fm.(*probe).Model
+	m.saves.Wait() // background saves write into the test's temporary directory
+	return m
 }
 
 func (s *tsession) typeText(text string) { s.tm.Type(text) }

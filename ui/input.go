@@ -156,23 +156,59 @@ func (p *promptInput) resetCompletion() {
 	p.inserted = ""
 }
 
-// refreshHints recomputes the candidates shown under the prompt.
-func (p *promptInput) refreshHints(c completer) {
-	p.comp = c.complete(p.beforeCursor())
-	p.compIdx = -1
-	p.inserted = ""
+// compMsg carries a file completion computed off the UI goroutine (it
+// reads a directory). before is the text it was computed for; a stale
+// result is dropped.
+type compMsg struct {
+	before string
+	comp   completion
+	// tab is set when Tab asked for it: apply it once it arrives.
+	tab bool
+}
+
+// refreshHints recomputes the candidates shown under the prompt. Command
+// names come from memory; file names come back later as a compMsg.
+func (p *promptInput) refreshHints(c completer) tea.Cmd {
+	p.compIdx, p.inserted = -1, ""
+	before := p.beforeCursor()
+	if c.isFileWord(before) {
+		return c.filesCmd(before, false)
+	}
+	p.comp = c.complete(before)
+	return nil
+}
+
+// onComp applies a file completion that arrived.
+func (p *promptInput) onComp(c completer, msg compMsg) tea.Cmd {
+	if p.beforeCursor() != msg.before {
+		return nil // typed on meanwhile
+	}
+	p.comp, p.compIdx, p.inserted = msg.comp, -1, ""
+	if msg.tab {
+		return p.applyTab(c)
+	}
+	return nil
 }
 
 // tab completes: to the only candidate, else to the candidates' common
 // prefix, else (pressed again) cycling through them.
-func (p *promptInput) tab(c completer) {
+func (p *promptInput) tab(c completer) tea.Cmd {
 	if p.compIdx < 0 {
-		p.comp = c.complete(p.beforeCursor())
+		before := p.beforeCursor()
+		if c.isFileWord(before) {
+			return c.filesCmd(before, true)
+		}
+		p.comp = c.complete(before)
 	}
+	return p.applyTab(c)
+}
+
+// applyTab completes with the candidates in p.comp.
+func (p *promptInput) applyTab(c completer) tea.Cmd {
 	comp := p.comp
 	switch {
 	case len(comp.items) == 0:
-		return
+		return nil
 	case len(comp.items) == 1:
 		repl := comp.items[0]
 		dir := strings.HasSuffix(repl, "/")
@@ -182,13 +218,12 @@ func (p *promptInput) tab(c completer) {
 		p.replaceBeforeCursor(len(comp.word), repl)
 		p.resetCompletion()
 		if dir { // walked into a directory: show what is in it
-			p.refreshHints(c)
+			return p.refreshHints(c)
 		}
 	case p.compIdx < 0:
 		if cp := comp.commonPrefix(); len(cp) > len(comp.word) {
 			p.replaceBeforeCursor(len(comp.word), cp)
-			p.refreshHints(c)
-			return
+			return p.refreshHints(c)
 		}
 		p.compIdx = 0
 		p.replaceBeforeCursor(len(comp.word), comp.items[0])
@@ -198,6 +233,7 @@ func (p *promptInput) tab(c completer) {
 		p.replaceBeforeCursor(len(p.inserted), comp.items[p.compIdx])
 		p.inserted = comp.items[p.compIdx]
 	}
+	return nil
 }
 
 // update forwards a message to the textarea.

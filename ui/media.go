@@ -2,11 +2,12 @@ package ui
 
 import (
 	"context"
+	"mime"
+	"path/filepath"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -31,6 +32,34 @@ type mediaPreviewer interface {
 // thumbRows is the height of an inline image preview.
 const thumbRows = 8
 
+// kindOf classifies a file by its extension alone. pipeline.ModalityOf
+// sniffs the content of files with unknown extensions, which is file I/O
+// that must not happen while rendering.
+func kindOf(path string) skills.Modality {
+	t := mime.TypeByExtension(strings.ToLower(filepath.Ext(path)))
+	switch {
+	case strings.HasPrefix(t, "image/"):
+		return skills.Image
+	case strings.HasPrefix(t, "audio/"):
+		return skills.Audio
+	case strings.HasPrefix(t, "video/"):
+		return skills.Video
+	case strings.HasPrefix(t, "text/"), strings.HasPrefix(t, "application/json"):
+		return skills.Text
+	}
+	switch strings.ToLower(filepath.Ext(path)) { // common ones some systems lack
+	case ".webp", ".heic", ".tif", ".tiff", ".bmp":
+		return skills.Image
+	case ".wav", ".flac", ".ogg", ".oga", ".opus", ".m4a", ".mp3", ".aac":
+		return skills.Audio
+	case ".mkv", ".webm", ".mov", ".mp4", ".avi", ".m4v":
+		return skills.Video
+	case ".md", ".csv", ".tsv", ".txt":
+		return skills.Text
+	}
+	return ""
+}
+
 // thumbKey identifies a preview: the file and the width it was made for.
 type thumbKey struct {
 	path string
@@ -48,7 +77,7 @@ func previewPaths(paths []string) []string {
 		if len(out) == 2 {
 			break
 		}
-		if pipeline.ModalityOf(p) == skills.Image && !containsStr(out, p) {
+		if kindOf(p) == skills.Image && !containsStr(out, p) {
 			out = append(out, p)
 		}
 	}
@@ -94,7 +123,7 @@ func lastOf(msgs []*message, m skills.Modality) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		all := append(append([]string{}, msgs[i].files...), msgs[i].attachments...)
 		for j := len(all) - 1; j >= 0; j-- {
-			if pipeline.ModalityOf(all[j]) == m {
+			if kindOf(all[j]) == m {
 				return all[j]
 			}
 		}

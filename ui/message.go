@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/chorusai/chorus/pipeline"
 )
 
 // role is who a chat entry comes from.
@@ -158,7 +156,7 @@ func (m *message) body(rc renderCtx, w int) []string {
 // fileLine shows one attached or generated file: kind, name, and the full
 // path as an OSC 8 file:// hyperlink terminals can open.
 func fileLine(st *styles, verb, path string, w int, links bool) string {
-	kind := string(pipeline.ModalityOf(path))
+	kind := string(kindOf(path))
 	if kind == "" {
 		kind = "file"
 	}

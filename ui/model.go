@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -36,11 +37,13 @@ type Model struct {
 
 	// turns are this session's turns, oldest first; cur is the one
 	// running, if any.
-	turns    []*turnState
-	cur      *turnState
-	cancel   context.CancelFunc
-	curPump  *pump
-	nextTurn int
+	turns   []*turnState
+	cur     *turnState
+	cancel  context.CancelFunc
+	curPump *pump
+	// submitting is set while a sent prompt's attachments are checked.
+	submitting bool
+	nextTurn   int
 
 	constraints pipeline.Constraints
 	review      bool
@@ -69,6 +72,8 @@ type Model struct {
 
 	session *session
 	saveErr error
+	// saves counts background saves in flight.
+	saves sync.WaitGroup
 	// sessionIDs and pulledModels feed Tab completion of /load and /model;
 	// they are refreshed whenever the app lists them anyway.
 	sessionIDs   []string

@@ -114,6 +114,7 @@ func TestHistoryRecallAndCtrlC(t *testing.T) {
 	s.wait("a cleared prompt", func(m *Model) bool { return m.input.empty() })
 	s.key(keyCtrlC) // empty and idle: quit
 	m := s.tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*probe).Model
+	m.saves.Wait()
 	if !m.quitting {
 		t.Fatal("Ctrl+C on an idle, empty prompt should quit")
 	}

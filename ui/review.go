@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -151,27 +152,60 @@ func parsePlanJSON(s string) (pipeline.Plan, error) {
 	return p, nil
 }
 
-// editorDone comes back from $EDITOR.
+// editorDone comes back from $EDITOR with the edited text.
 type editorDone struct {
 	d    *reviewDialog
-	file string
+	text string
 	err  error
 }
 
-// openEditor writes the plan to a temporary file and opens $VISUAL or
-// $EDITOR (vi if neither is set) on it, suspending the TUI meanwhile.
-func (d *reviewDialog) openEditor(m *Model) tea.Cmd {
+// planEditor is the tea.ExecCommand that edits the plan in $EDITOR: it
+// writes the JSON to a temporary file, runs the editor on the terminal
+// Bubble Tea released, and reads the file back. All of that is I/O, so it
+// happens here, outside Update.
+type planEditor struct {
+	editor         []string
+	json           string
+	text           string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+func (e *planEditor) SetStdin(r io.Reader)  { e.stdin = r }
+func (e *planEditor) SetStdout(w io.Writer) { e.stdout = w }
+func (e *planEditor) SetStderr(w io.Writer) { e.stderr = w }
+
+func (e *planEditor) Run() error {
+	bin, err := exec.LookPath(e.editor[0])
+	if err != nil {
+		return fmt.Errorf("editor %q not found — set $EDITOR, or press i to edit inline", e.editor[0])
+	}
 	f, err := os.CreateTemp("", "chorus-plan-*.json")
 	if err != nil {
-		d.err = "cannot write the plan for the editor: " + err.Error()
-		return nil
+		return fmt.Errorf("cannot write the plan for the editor: %w", err)
 	}
-	_, werr := f.WriteString(planJSON(d.req.plan) + "\n")
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		d.err = "cannot write the plan for the editor: " + errors.Join(werr, cerr).Error()
-		return nil
+	name := f.Name()
+	defer os.Remove(name)
+	_, werr := f.WriteString(e.json + "\n")
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return fmt.Errorf("cannot write the plan for the editor: %w", err)
 	}
+	c := exec.Command(bin, append(e.editor[1:], name)...)
+	c.Stdin, c.Stdout, c.Stderr = e.stdin, e.stdout, e.stderr
+	if err := c.Run(); err != nil {
+		return fmt.Errorf("the editor failed: %w", err)
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("cannot read the edited plan: %w", err)
+	}
+	e.text = string(b)
+	return nil
+}
+
+// openEditor opens $VISUAL or $EDITOR (vi if neither is set) on the plan,
+// suspending the TUI meanwhile.
+func (d *reviewDialog) openEditor(m *Model) tea.Cmd {
 	ed := m.opts.Getenv("VISUAL")
 	if ed == "" {
 		ed = m.opts.Getenv("EDITOR")
@@ -179,36 +213,22 @@ func (d *reviewDialog) openEditor(m *Model) tea.Cmd {
 	if ed == "" {
 		ed = "vi"
 	}
-	parts := strings.Fields(ed)
-	if _, err := exec.LookPath(parts[0]); err != nil {
-		d.err = fmt.Sprintf("editor %q not found — set $EDITOR, or press i to edit inline", parts[0])
-		os.Remove(f.Name())
-		return nil
-	}
-	c := exec.Command(parts[0], append(parts[1:], f.Name())...)
-	name := f.Name()
-	return tea.ExecProcess(c, func(err error) tea.Msg { return editorDone{d: d, file: name, err: err} })
+	pe := &planEditor{editor: strings.Fields(ed), json: planJSON(d.req.plan)}
+	return tea.Exec(pe, func(err error) tea.Msg { return editorDone{d: d, text: pe.text, err: err} })
 }
 
-// onEditorDone reads the edited plan back.
+// onEditorDone runs the edited plan, or reopens the review with the error.
 func (m *Model) onEditorDone(msg editorDone) tea.Cmd {
-	defer os.Remove(msg.file)
 	d := msg.d
 	if d.answered {
 		return nil // the turn ended (cancelled) while the editor was open
 	}
 	if msg.err != nil {
-		d.err = "the editor failed: " + msg.err.Error()
+		d.err = msg.err.Error()
 		m.dialog = d
 		return nil
 	}
-	b, err := os.ReadFile(msg.file)
-	if err != nil {
-		d.err = "cannot read the edited plan: " + err.Error()
-		m.dialog = d
-		return nil
-	}
-	plan, err := parsePlanJSON(string(b))
+	plan, err := parsePlanJSON(msg.text)
 	if err != nil {
 		d.err = err.Error()
 		m.dialog = d

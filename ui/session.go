@@ -75,8 +75,10 @@ func (m *Model) snapshot() *sessions.Session {
 // as resources, exactly as a reopened session will give it.
 func (m *Model) history() []pipeline.Message { return m.snapshot().History() }
 
-// save writes the session synchronously; used on the way out.
+// save writes the session synchronously; used on the way out. Saves still
+// in flight finish first, so an older snapshot never lands last.
 func (m *Model) save() {
+	m.saves.Wait()
 	s := m.snapshot()
 	if len(s.Turns) == 0 {
 		return
@@ -96,7 +98,11 @@ func (m *Model) saveAsync() tea.Cmd {
 		return nil
 	}
 	st := m.session.store
-	return func() tea.Msg { return saveDone{err: st.Save(s)} }
+	m.saves.Add(1)
+	return func() tea.Msg {
+		defer m.saves.Done()
+		return saveDone{err: st.Save(s)}
+	}
 }
 
 // loadSession replaces the chat with a saved session ("latest" for the
@@ -115,6 +121,43 @@ func (m *Model) loadSession(id string) error {
 	}
 	m.adopt(s)
 	return nil
+}
+
+// loadedMsg carries a session read off the UI goroutine.
+type loadedMsg struct {
+	s   *sessions.Session
+	err error
+}
+
+// loadCmd reads a session in a command.
+func (m *Model) loadCmd(id string) tea.Cmd {
+	st := m.session.store
+	return func() tea.Msg {
+		var s *sessions.Session
+		var err error
+		if id == "latest" || id == "last" {
+			s, err = st.Latest()
+		} else {
+			s, err = st.Load(id)
+		}
+		return loadedMsg{s: s, err: err}
+	}
+}
+
+// onLoaded saves the current session, then shows the loaded one.
+func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.systemError(msg.err.Error())
+		return nil
+	}
+	if m.running() {
+		m.flash("a turn is running — cancel it first ("+m.keys.Label(ActCancel)+")", true)
+		return nil
+	}
+	save := m.saveAsync()
+	m.adopt(msg.s)
+	m.layout()
+	return tea.Batch(save, m.requestThumbs(), m.checkOllama())
 }
 
 // adopt shows a loaded session.
@@ -272,13 +315,7 @@ func (m *Model) onSessions(msg sessionsMsg) {
 				m.flash("that session file is damaged: "+list[i].Damaged, true)
 				return nil
 			}
-			save := m.saveAsync()
-			if err := m.loadSession(list[i].ID); err != nil {
-				m.systemError(err.Error())
-				return save
-			}
-			m.layout()
-			return tea.Batch(save, m.requestThumbs(), m.checkOllama())
+			return m.loadCmd(list[i].ID)
 		}}
 }
 

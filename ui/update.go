@@ -49,6 +49,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onOllama(msg)
 	case ollamaRetryMsg:
 		return m, m.checkOllama()
+	case previewMsg:
+		m.onPreview(msg)
+		return m, nil
+	case submitMsg:
+		return m, m.onSubmit(msg)
+	case pasteCheckMsg:
+		m.onPasteCheck(msg)
+		return m, nil
+	case loadedMsg:
+		return m, m.onLoaded(msg)
+	case compMsg:
+		cmd := m.input.onComp(m.comp, msg)
+		m.layout()
+		return m, cmd
 	case thumbMsg:
 		m.thumbs[msg.key] = msg.text
 		if msg.text != "" {
@@ -118,9 +132,9 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	case km.Matches(k, ActSend):
 		return m.submit()
 	case km.Matches(k, ActComplete):
-		m.input.tab(m.comp)
+		cmd := m.input.tab(m.comp)
 		m.layout()
-		return nil
+		return cmd
 	case km.Matches(k, ActHistoryPrev) && m.input.browsing() && m.input.ta.Line() == 0:
 		if m.input.recall(-1) {
 			m.layout()
@@ -186,9 +200,9 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	cmd := m.input.update(k)
-	m.input.refreshHints(m.comp)
+	hints := m.input.refreshHints(m.comp)
 	m.layout()
-	return cmd
+	return tea.Batch(cmd, hints)
 }
 
 // onCancelKey: Ctrl+C cancels what runs (a turn, a pull, playback); on an
@@ -230,29 +244,62 @@ func (m *Model) cancelTurn() tea.Cmd {
 	return nil
 }
 
-// onPaste attaches pasted file paths; other text goes into the prompt.
+// onPaste inserts the paste; if it turns out to be only file paths (the
+// check stats files, so it runs in a command), they become @references.
 func (m *Model) onPaste(p tea.PasteMsg) tea.Cmd {
 	if m.dialog != nil {
 		return m.dialog.update(m, p)
 	}
-	if paths := pastedPaths(p.Content); len(paths) > 0 {
-		var refs []string
-		for _, path := range paths {
-			refs = append(refs, attachRef(path))
-		}
-		before := m.input.beforeCursor()
-		sep := ""
-		if before != "" && !strings.HasSuffix(before, " ") && !strings.HasSuffix(before, "\n") {
-			sep = " "
-		}
-		m.input.ta.InsertString(sep + strings.Join(refs, " ") + " ")
-		m.flash(fmt.Sprintf("attached %d file(s) — they go with the next message", len(paths)), false)
-		m.layout()
-		return nil
-	}
+	before := m.input.value()
 	cmd := m.input.update(p)
+	after := m.input.value()
 	m.layout()
-	return cmd
+	content := p.Content
+	check := func() tea.Msg { return pasteCheckMsg{before: before, after: after, paths: pastedPaths(content)} }
+	return tea.Batch(cmd, check)
+}
+
+// pasteCheckMsg says whether a paste was file paths.
+type pasteCheckMsg struct {
+	before, after string
+	paths         []string
+}
+
+func (m *Model) onPasteCheck(msg pasteCheckMsg) {
+	if len(msg.paths) == 0 || m.input.value() != msg.after {
+		return // not paths, or the prompt changed meanwhile: leave it
+	}
+	// The paste is what after has in place of before's text at the cursor.
+	pre := commonPrefixLen(msg.before, msg.after)
+	suf := commonSuffixLen(msg.before[pre:], msg.after[pre:])
+	var refs []string
+	for _, path := range msg.paths {
+		refs = append(refs, attachRef(path))
+	}
+	head := msg.after[:pre]
+	sep := ""
+	if head != "" && !strings.HasSuffix(head, " ") && !strings.HasSuffix(head, "\n") {
+		sep = " "
+	}
+	m.input.set(head + sep + strings.Join(refs, " ") + " " + msg.after[len(msg.after)-suf:])
+	m.flash(fmt.Sprintf("attached %d file(s) — they go with the next message", len(msg.paths)), false)
+	m.layout()
+}
+
+func commonPrefixLen(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+func commonSuffixLen(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
+		n++
+	}
+	return n
 }
 
 // submit sends the prompt: a /command or a request.
@@ -268,19 +315,40 @@ func (m *Model) submit() tea.Cmd {
 		m.layout()
 		return m.runCommand(text)
 	}
-	if m.running() {
+	if m.running() || m.submitting {
 		m.flash("a turn is running — wait for it, or "+m.keys.Label(ActCancel)+" to cancel it", true)
 		return nil
 	}
-	request, files, err := resolveAttachments(text)
-	if err != nil {
-		m.flash(err.Error(), true)
+	// Checking the @files stats them: do it in a command.
+	m.submitting = true
+	return func() tea.Msg {
+		request, files, err := resolveAttachments(text)
+		return submitMsg{text: text, request: request, files: files, err: err}
+	}
+}
+
+// submitMsg is a request whose attachments have been checked.
+type submitMsg struct {
+	text, request string
+	files         []string
+	err           error
+}
+
+func (m *Model) onSubmit(msg submitMsg) tea.Cmd {
+	m.submitting = false
+	if msg.err != nil {
+		m.flash(msg.err.Error(), true)
 		return nil
 	}
-	m.input.remember(text)
-	m.input.clear()
+	if m.running() {
+		return nil
+	}
+	m.input.remember(msg.text)
+	if strings.TrimSpace(m.input.value()) == msg.text {
+		m.input.clear()
+	}
 	m.layout()
-	return m.startTurn(request, files)
+	return m.startTurn(msg.request, msg.files)
 }
 
 // startTurn runs a request in the background.
@@ -460,15 +528,12 @@ func (m *Model) togglePlay() tea.Cmd {
 		m.flash("audio playback is not available", true)
 		return nil
 	}
-	name, ok := m.media.Player()
-	if !ok {
-		m.flash("no audio player found — install ffmpeg (ffplay), pulseaudio-utils (paplay) or alsa-utils (aplay)", true)
-		return nil
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.play = &playState{path: p, cancel: cancel}
-	m.flash(fmt.Sprintf("playing %s with %s — %s stops", p, name, m.keys.Label(ActPlayAudio)), false)
+	m.flash(fmt.Sprintf("playing %s — %s stops", p, m.keys.Label(ActPlayAudio)), false)
 	mp := m.media
+	// Play finds the player (ffplay, afplay, paplay, aplay) itself and says
+	// what to install when there is none.
 	return func() tea.Msg { return playDone{path: p, err: mp.Play(ctx, p)} }
 }
 
@@ -506,13 +571,17 @@ func (m *Model) openLastFile() tea.Cmd {
 	if runtime.GOOS == "darwin" {
 		opener = "open"
 	}
-	if _, err := exec.LookPath(opener); err != nil || (m.opts.Getenv("DISPLAY") == "" && m.opts.Getenv("WAYLAND_DISPLAY") == "" && runtime.GOOS != "darwin") {
+	if m.opts.Getenv("DISPLAY") == "" && m.opts.Getenv("WAYLAND_DISPLAY") == "" && runtime.GOOS != "darwin" {
 		m.flash("no desktop viewer here (ssh?) — click the link or copy the path with "+m.keys.Label(ActCopyPick), true)
 		return nil
 	}
 	m.flash("opening "+path, false)
 	return func() tea.Msg {
-		cmd := exec.Command(opener, path)
+		bin, err := exec.LookPath(opener)
+		if err != nil {
+			return openDone{err: fmt.Errorf("cannot open %s: %s is not installed — click the link or copy the path instead", path, opener)}
+		}
+		cmd := exec.Command(bin, path)
 		if err := cmd.Start(); err != nil {
 			return openDone{err: fmt.Errorf("cannot open %s: %w", path, err)}
 		}
