@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -76,7 +77,7 @@ func newModelsListCmd(g *globalFlags) *cobra.Command {
 				if i > 0 {
 					fmt.Fprintln(w)
 				}
-				printPreview(w, ev, k, cache, eng.Controller().Model())
+				printPreview(w, ev, k, eng.Catalog(), cache, eng.Controller().Model())
 			}
 			return nil
 		},
@@ -86,8 +87,11 @@ func newModelsListCmd(g *globalFlags) *cobra.Command {
 	return cmd
 }
 
-func printPreview(w io.Writer, ev pipeline.ModelEvent, k int, cache skills.Cache, controller string) {
+func printPreview(w io.Writer, ev pipeline.ModelEvent, k int, cat *skills.Catalog, cache skills.Cache, controller string) {
 	source := "embedded catalog"
+	if s, ok := cat.Skill(ev.Task); ok && !strings.HasPrefix(s.Source, "embedded:") {
+		source = "skill file " + s.Source
+	}
 	if t, ok := cache.Fetched(ev.Task); ok {
 		source = "synced from the Hub " + t.Local().Format("2006-01-02 15:04")
 	}

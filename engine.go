@@ -17,10 +17,11 @@ import (
 // enables.
 func buildEngine(cfg *config.Config) (*pipeline.Engine, error) {
 	ctl, err := pipeline.NewController(cfg.Controller.Host, cfg.Controller.Model, pipeline.ControllerOptions{
-		Temperature: cfg.Controller.Temperature,
-		NumCtx:      cfg.Controller.NumCtx,
-		PlanTokens:  cfg.Controller.PlanTokens,
-		Timeout:     cfg.Controller.Timeout,
+		Temperature:  cfg.Controller.Temperature,
+		NumCtx:       cfg.Controller.NumCtx,
+		PlanTokens:   cfg.Controller.PlanTokens,
+		AnswerTokens: cfg.Controller.AnswerTokens,
+		Timeout:      cfg.Controller.Timeout,
 	})
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("config: controller.host: %w", err)}

@@ -23,12 +23,13 @@ import (
 // Config is the validated configuration.
 type Config struct {
 	Controller struct {
-		Model       string        `mapstructure:"model" yaml:"model"`
-		Host        string        `mapstructure:"host" yaml:"host"`
-		Temperature float64       `mapstructure:"temperature" yaml:"temperature"`
-		NumCtx      int           `mapstructure:"num_ctx" yaml:"num_ctx"`
-		PlanTokens  int           `mapstructure:"plan_tokens" yaml:"plan_tokens"`
-		Timeout     time.Duration `mapstructure:"timeout" yaml:"timeout"`
+		Model        string        `mapstructure:"model" yaml:"model"`
+		Host         string        `mapstructure:"host" yaml:"host"`
+		Temperature  float64       `mapstructure:"temperature" yaml:"temperature"`
+		NumCtx       int           `mapstructure:"num_ctx" yaml:"num_ctx"`
+		PlanTokens   int           `mapstructure:"plan_tokens" yaml:"plan_tokens"`
+		AnswerTokens int           `mapstructure:"answer_tokens" yaml:"answer_tokens"`
+		Timeout      time.Duration `mapstructure:"timeout" yaml:"timeout"`
 	} `mapstructure:"controller" yaml:"controller"`
 	InferenceMode      string        `mapstructure:"inference_mode" yaml:"inference_mode"`
 	NumCandidateModels int           `mapstructure:"num_candidate_models" yaml:"num_candidate_models"`
@@ -228,6 +229,9 @@ func (c *Config) normalize() error {
 	}
 	if c.Controller.PlanTokens < 64 {
 		return bad("controller.plan_tokens", "%d is too small (at least 64)", c.Controller.PlanTokens)
+	}
+	if c.Controller.AnswerTokens < 64 {
+		return bad("controller.answer_tokens", "%d is too small (at least 64)", c.Controller.AnswerTokens)
 	}
 	if c.Controller.Timeout <= 0 {
 		return bad("controller.timeout", "must be a positive duration such as 5m")

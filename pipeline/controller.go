@@ -53,6 +53,10 @@ type ControllerOptions struct {
 	NumCtx      int
 	// PlanTokens bounds a planning reply (num_predict).
 	PlanTokens int
+	// AnswerTokens bounds an answer or a text task the controller does:
+	// generous for real models, and a stop for one that never emits its
+	// end token.
+	AnswerTokens int
 	// Timeout bounds one controller call.
 	Timeout time.Duration
 	// HTTPClient is used for Ollama; nil means a default client.
@@ -87,6 +91,9 @@ func NewController(host, model string, opts ControllerOptions) (*Controller, err
 	}
 	if opts.PlanTokens <= 0 {
 		opts.PlanTokens = 2048
+	}
+	if opts.AnswerTokens <= 0 {
+		opts.AnswerTokens = 4096
 	}
 	return &Controller{client: api.NewClient(u, hc), host: strings.TrimRight(host, "/"), model: model, opts: opts, caps: map[string][]string{}}, nil
 }

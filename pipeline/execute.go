@@ -392,7 +392,7 @@ func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, a
 	reply, err := e.ctl.Chat(ctx, ChatCall{Messages: []api.Message{
 		{Role: "system", Content: fmt.Sprintf(controllerTaskSystem, t.Task, strings.Join(strings.Fields(s.Description), " "))},
 		{Role: "user", Content: b.String()},
-	}, NumPredict: answerTokens / 2})
+	}, NumPredict: e.ctl.opts.AnswerTokens})
 	if err != nil {
 		return "", err
 	}

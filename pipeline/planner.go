@@ -113,7 +113,11 @@ func skillList(cat *skills.Catalog) string {
 			args[i] = fmt.Sprintf("%s%s:%s", a.Name, opt, a.Type)
 		}
 		desc := strings.Join(strings.Fields(s.Description), " ")
-		fmt.Fprintf(&b, "- %s: %s; args {%s}; output %s\n", s.Name, desc, strings.Join(args, ", "), joinModalities(s.Outputs))
+		example := ""
+		if len(s.Examples) > 0 {
+			example = fmt.Sprintf(" (e.g. %q)", s.Examples[0])
+		}
+		fmt.Fprintf(&b, "- %s: %s%s; args {%s}; output %s\n", s.Name, desc, example, strings.Join(args, ", "), joinModalities(s.Outputs))
 	}
 	return b.String()
 }

@@ -23,10 +23,6 @@ execution record is appended to your answer automatically. Write Markdown; be co
 const chatSystem = `You are Chorus, a helpful assistant in a terminal. Experts models can be run for you on request
 (image, audio, video and text tasks), but this message needs none. Answer directly and concisely, in Markdown.`
 
-// answerTokens bounds the answer: generous for real models, and a stop for
-// one that never emits its end token.
-const answerTokens = 4096
-
 // respond runs the response stage: it streams the controller's answer and
 // appends the workflow section rendered from the execution record, so the
 // explanation can only name models that actually ran.
@@ -34,7 +30,7 @@ func (e *Engine) respond(ctx context.Context, t Turn, p Plan, runs []*taskRun, r
 	msgs := e.responseMessages(ctx, t, p, runs, rep)
 	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: msgs[len(msgs)-1].Content})
 	var answer strings.Builder
-	reply, err := e.ctl.Chat(ctx, ChatCall{Messages: msgs, NumPredict: answerTokens, OnToken: streamer(&answer, emit)})
+	reply, err := e.ctl.Chat(ctx, ChatCall{Messages: msgs, NumPredict: e.ctl.opts.AnswerTokens, OnToken: streamer(&answer, emit)})
 	if err != nil {
 		if ctx.Err() != nil || len(runs) == 0 {
 			return "", err

@@ -24,16 +24,6 @@ type Cache struct {
 	Dir string
 }
 
-// DefaultCacheDir is where synced listings live:
-// $XDG_CACHE_HOME/chorus/hub (or the platform's cache directory).
-func DefaultCacheDir() (string, error) {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no cache directory for synced models (%w) — set XDG_CACHE_HOME or HOME", err)
-	}
-	return filepath.Join(d, "chorus", "hub"), nil
-}
-
 // cacheFile is the on-disk form of one task's sync.
 type cacheFile struct {
 	Version int       `json:"version"`

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chorusai/chorus/internal/fakehf"
+	"github.com/chorusai/chorus/internal/tinygguf"
+	"github.com/chorusai/chorus/skills"
+)
+
+// ollamaBinary finds a real Ollama server binary: CHORUS_OLLAMA_BIN, then
+// PATH, then where DEVELOPERS.md installs it.
+func ollamaBinary() string {
+	if p := os.Getenv("CHORUS_OLLAMA_BIN"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("ollama"); err == nil {
+		return p
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		p := filepath.Join(home, ".cache", "ollama-bin", "ollama")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startOllama serves a real Ollama on a private port and model directory
+// and loads a tiny random-weight model into it as "tiny".
+func startOllama(t *testing.T, bin string) string {
+	t.Helper()
+	dir := t.TempDir()
+	host := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	env := append(os.Environ(), "OLLAMA_HOST="+host, "OLLAMA_MODELS="+filepath.Join(dir, "models"), "HOME="+dir, "OLLAMA_NUM_PARALLEL=4")
+	var logs bytes.Buffer
+	srv := exec.Command(bin, "serve")
+	srv.Env, srv.Stdout, srv.Stderr = env, &logs, &logs
+	// Its own process group, so the model runner it forks goes with it.
+	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	srv.WaitDelay = 5 * time.Second
+	if err := srv.Start(); err != nil {
+		t.Fatalf("start ollama: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
+		_ = srv.Wait()
+		if t.Failed() {
+			t.Logf("ollama serve log (tail):\n%s", tail(logs.String(), 3000))
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get("http://" + host + "/api/version")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ollama did not start: %v\n%s", err, logs.String())
+		}
+		time.Sleep(100 * time.Millisecond) // waiting for an external process to listen
+	}
+	gguf := filepath.Join(dir, "tiny.gguf")
+	if err := tinygguf.Write(gguf, 1); err != nil {
+		t.Fatal(err)
+	}
+	modelfile := filepath.Join(dir, "Modelfile")
+	mf := "FROM " + gguf + "\nTEMPLATE \"\"\"{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n\"\"\"\n"
+	if err := os.WriteFile(modelfile, []byte(mf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	create := exec.Command(bin, "create", "tiny", "-f", modelfile)
+	create.Env = env
+	if out, err := create.CombinedOutput(); err != nil {
+		t.Fatalf("ollama create: %v\n%s", err, out)
+	}
+	return "http://" + host
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// TestRealOllamaController runs full turns with a real Ollama server whose
+// controller model has random weights: its plans are schema-valid nonsense
+// (invented arguments, missing files, cyclic or truncated plans). Chorus
+// must end every turn with an answer or a clear one-line error — never hang,
+// never panic.
+func TestRealOllamaController(t *testing.T) {
+	bin := ollamaBinary()
+	if bin == "" {
+		t.Skip("no Ollama binary: set CHORUS_OLLAMA_BIN or install it as DEVELOPERS.md describes")
+	}
+	if testing.Short() {
+		t.Skip("-short: skipping the real-Ollama test")
+	}
+	host := startOllama(t, bin)
+
+	// Experts: every Hugging Face model of the catalog, served by the fake.
+	hf := fakehf.New(t)
+	cat, err := skills.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range cat.All() {
+		for _, m := range s.Models {
+			if m.ServedBy(skills.EndpointHuggingFace) {
+				hf.Model(m.ID, s.Name)
+			}
+		}
+	}
+
+	work := t.TempDir()
+	chorus := filepath.Join(work, "chorus")
+	build := exec.Command("go", "build", "-o", chorus, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	img := filepath.Join(work, "photo.png")
+	if err := os.WriteFile(img, fakehf.PNG(64, 48), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(),
+		"XDG_CONFIG_HOME="+filepath.Join(work, "config"), "XDG_CACHE_HOME="+filepath.Join(work, "cache"),
+		"XDG_DATA_HOME="+filepath.Join(work, "data"), "HF_HOME="+filepath.Join(work, "hf"),
+		"OLLAMA_HOST="+host, "CHORUS_CONTROLLER_MODEL=tiny", "CHORUS_CONTROLLER_PLAN_TOKENS=400",
+		"CHORUS_CONTROLLER_NUM_CTX=4096", "CHORUS_CONTROLLER_TIMEOUT=60s", "CHORUS_CONTROLLER_ANSWER_TOKENS=300",
+		"CHORUS_HUGGINGFACE_BASE_URL="+hf.URL, "HF_TOKEN=hf_test", "CHORUS_TASK_TIMEOUT=30s")
+
+	turns := []struct {
+		name string
+		args []string
+	}{
+		{"greeting", []string{"run", "--json", "hi there!"}},
+		{"composed", []string{"run", "--json", "generate an image of a red fox, describe it and read the description aloud"}},
+		{"attached", []string{"run", "--json", "--attach", img, "what is in this picture? answer in one word"}},
+		{"constraints", []string{"run", "--json", "transcribe /tmp/does-not-exist.wav using only apache-2.0 models, the smallest one"}},
+		{"plain", []string{"run", "--out", filepath.Join(work, "out"), "summarize the plot of Hamlet and translate it to French"}},
+		{"plan-only", []string{"run", "--json", "--plan-only", "detect the objects in " + img + " and draw boxes"}},
+		{"image-chain", []string{"run", "--json", "--attach", img, "caption this photo, then make a picture from the caption"}},
+		{"audio", []string{"run", "--json", "read 'good morning' aloud and then transcribe the recording"}},
+		{"debug", []string{"run", "--json", "--debug", "classify the sentiment of: I love this"}},
+	}
+	for _, tt := range turns {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, chorus, tt.args...)
+			cmd.Env = env
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			start := time.Now()
+			err := cmd.Run()
+			elapsed := time.Since(start).Round(time.Millisecond)
+			if ctx.Err() != nil {
+				t.Fatalf("chorus hung: no result after %s\nstdout tail: %s", elapsed, tail(stdout.String(), 2000))
+			}
+			if strings.Contains(stderr.String(), "panic:") || strings.Contains(stderr.String(), "goroutine ") {
+				t.Fatalf("chorus panicked:\n%s", stderr.String())
+			}
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			summary := summarize(t, tt.args, stdout.String())
+			t.Logf("%s: exit %d in %s; %s; stderr %q", tt.name, code, elapsed, summary, strings.TrimSpace(stderr.String()))
+			if code != 0 {
+				msg := strings.TrimSpace(stderr.String())
+				if msg == "" || strings.Contains(msg, "\n") {
+					t.Fatalf("exit %d must come with a one-line cause on stderr, got %q", code, msg)
+				}
+				return
+			}
+			if slicesContain(tt.args, "--plan-only") {
+				if !strings.Contains(stdout.String(), `"type":"plan"`) {
+					t.Fatalf("--plan-only printed no plan: %s", stdout.String())
+				}
+				return
+			}
+			if !slicesContain(tt.args, "--json") {
+				if strings.TrimSpace(stdout.String()) == "" {
+					t.Fatal("plain run printed nothing")
+				}
+				return
+			}
+			if !strings.Contains(stdout.String(), `"type":"answer"`) {
+				t.Fatalf("exit 0 without an answer event:\n%s", tail(stdout.String(), 2000))
+			}
+		})
+	}
+}
+
+func slicesContain(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// summarize describes a JSON run for the test log: planned tasks, repairs,
+// task outcomes.
+func summarize(t *testing.T, args []string, stdout string) string {
+	if !slicesContain(args, "--json") {
+		return fmt.Sprintf("%d bytes of plain output", len(stdout))
+	}
+	var tasks, notes, ok, failed int
+	for _, line := range strings.Split(stdout, "\n") {
+		if line == "" {
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Errorf("stdout line is not JSON: %q", tail(line, 200))
+			continue
+		}
+		switch ev["type"] {
+		case "plan":
+			ts, _ := ev["tasks"].([]any)
+			ns, _ := ev["notes"].([]any)
+			tasks, notes = len(ts), len(ns)
+		case "task_end":
+			if ev["status"] == "ok" {
+				ok++
+			} else {
+				failed++
+			}
+		}
+	}
+	return fmt.Sprintf("plan kept %d task(s) after %d repair note(s); %d ok, %d failed", tasks, notes, ok, failed)
+}
