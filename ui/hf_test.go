@@ -1,0 +1,71 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/internal/fakehf"
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
+)
+
+// A turn whose task runs on the Hugging Face Inference API (the fake, with
+// the real protocol): the model is loading on the first call, the execution
+// pane logs the wait, the retry succeeds, and the caption reaches the
+// answer's workflow.
+func TestHuggingFaceTurnShowsLoading(t *testing.T) {
+	env := newTestEnv(t)
+	hf := fakehf.New(t)
+	hf.RequireToken("hf_test")
+	for _, id := range []string{"Salesforce/blip-image-captioning-large", "Salesforce/blip-image-captioning-base"} {
+		hf.Model(id, "image-to-text").LoadingFor(1, 0.05)
+	}
+	cat, err := skills.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := endpoints.NewRouter(endpoints.ModeHybrid, endpoints.NewBuiltin(),
+		endpoints.NewHuggingFace(endpoints.HFOptions{BaseURL: hf.URL, Token: "hf_test", HTTPClient: hf.Client()}))
+	env.eng = pipeline.New(env.eng.Controller(), cat, router, pipeline.Options{OutputDir: env.out, ControllerTasks: true})
+	env.cfg.InferenceMode, env.cfg.HuggingFace.Token = "hybrid", "hf_test"
+	env.script.plan = fmt.Sprintf(`{"tasks": [{"task": "image-to-text", "id": 1, "dep": [], "args": {"image": %q}}]}`, env.image)
+	env.script.answer = "It is a colourful gradient."
+
+	s := startSession(t, env.model(t), 160, 48)
+	s.ready()
+	s.submit("what is in @" + env.image + " ?")
+	s.wait("the turn", turnsDone(1))
+	m := s.finish()
+
+	tr := m.turns[0]
+	if tr.err != nil || len(tr.tasks) != 1 {
+		t.Fatalf("turn: err=%v tasks=%d", tr.err, len(tr.tasks))
+	}
+	ts := tr.tasks[0]
+	if ts.status != taskDone || ts.endpoint != "huggingface" || !strings.HasPrefix(ts.model, "Salesforce/blip-image-captioning") {
+		t.Fatalf("task = %+v", ts)
+	}
+	var logged bool
+	for _, l := range ts.log {
+		if strings.Contains(l.text, "is loading") {
+			logged = true
+		}
+	}
+	if !logged {
+		t.Errorf("the loading wait should be in the execution log: %+v", ts.log)
+	}
+	if ts.choice == nil || len(ts.choice.Candidates) < 2 {
+		t.Errorf("the models pane should list the candidates: %+v", ts.choice)
+	}
+	f := frame(m)
+	for _, want := range []string{"HF token ✓", "hybrid", "is loading", "image-to-text → Salesforce/blip-image-captioning"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("screen lacks %q:\n%s", want, f)
+		}
+	}
+	if strings.Contains(m.View().Content, "hf_test") {
+		t.Fatal("the token leaked onto the screen")
+	}
+}
