@@ -53,7 +53,7 @@ func layoutRows(rows [][2]string, w int) []string {
 			col = max(col, ansi.StringWidth(r[0]))
 		}
 	}
-	col = min(col+2, w/2)
+	col = min(col+2, max(w/3, 12))
 	var out []string
 	for _, r := range rows {
 		if r[1] == "" { // a heading or a blank line
