@@ -1,0 +1,86 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestModelsListExplainsExclusions(t *testing.T) {
+	newCLIEnv(t, nil)
+	t.Setenv("HF_TOKEN", "")
+	out, stderr, code := runCLI("models", "list", "canny-text-to-image", "automatic-speech-recognition")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// ControlNet runs only on a configured local (JARVIS) server.
+	canny := out[:strings.Index(out, "automatic-speech-recognition")]
+	if !strings.Contains(canny, "no candidate can run now") || !strings.Contains(canny, "needs a local inference server (set local.url)") {
+		t.Fatalf("canny-text-to-image listing:\n%s", canny)
+	}
+	if !strings.Contains(out, "no Hugging Face token") {
+		t.Fatalf("a missing token is not named as the reason:\n%s", out)
+	}
+}
+
+func TestModelsListConstraints(t *testing.T) {
+	newCLIEnv(t, nil)
+	out, _, code := runCLI("models", "list", "--constrain", "license=apache-2.0 max-size=100M", "automatic-speech-recognition")
+	if code != 0 {
+		t.Fatal(out)
+	}
+	if !strings.Contains(out, "is not in the allow-list (apache-2.0)") || !strings.Contains(out, "exceeds max-size 100M") {
+		t.Fatalf("constraint exclusions missing:\n%s", out)
+	}
+	_, stderr, code := runCLI("models", "list", "--constrain", "licence", "x")
+	if code != 2 || !strings.Contains(stderr, "license needs a value") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestModelsSync syncs one task from a fake Hub API and checks that the
+// listing is cached and that selection then sees the synced models.
+func TestModelsSync(t *testing.T) {
+	e := newCLIEnv(t, nil)
+	page, err := os.ReadFile(filepath.Join("skills", "testdata", "hub", "automatic-speech-recognition.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.URL.RequestURI())
+		if r.URL.Path != "/api/models" || r.URL.Query().Get("pipeline_tag") != "automatic-speech-recognition" {
+			http.Error(w, `{"error":"not found"}`, http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(page)
+	}))
+	defer hub.Close()
+	t.Setenv("CHORUS_HUGGINGFACE_HUB_URL", hub.URL)
+	out, stderr, code := runCLI("models", "sync", "asr")
+	if code != 0 || !strings.Contains(out, "✓ automatic-speech-recognition") {
+		t.Fatalf("exit %d out %q stderr %q", code, out, stderr)
+	}
+	if len(got) == 0 || !strings.Contains(got[0], "sort=downloads") {
+		t.Fatalf("hub requests = %v", got)
+	}
+	e.hf.Model("openai/whisper-small", "automatic-speech-recognition")
+	out, _, code = runCLI("models", "list", "automatic-speech-recognition")
+	if code != 0 || !strings.Contains(out, "synced from the Hub") || !strings.Contains(out, "openai/whisper-small") {
+		t.Fatalf("listing after sync:\n%s", out)
+	}
+	// An unreachable Hub is a clear failure that keeps the cache.
+	hub.Close()
+	out, stderr, code = runCLI("models", "sync", "automatic-speech-recognition")
+	if code != 1 || !strings.Contains(out+stderr, "not synced") {
+		t.Fatalf("exit %d out %q stderr %q", code, out, stderr)
+	}
+	out, _, _ = runCLI("models", "list", "automatic-speech-recognition")
+	if !strings.Contains(out, "synced from the Hub") {
+		t.Fatal("a failed sync lost the previous listing")
+	}
+}
