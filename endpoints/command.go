@@ -51,12 +51,16 @@ type CommandEndpoint struct {
 
 // program is one local program the endpoint knows how to drive.
 type program struct {
-	name        string
-	aliases     []string
-	pkg         string // the Debian package that installs it
-	license     string
-	sizeBytes   int64 // approximate size of its model data
-	tasks       []string
+	name      string
+	aliases   []string
+	pkg       string // the Debian package that installs it
+	license   string
+	sizeBytes int64 // approximate size of its model data
+	tasks     []string
+	// offered are the tasks Discover proposes it for unasked; the others
+	// run only when a skill file names the program. Tesseract can answer
+	// image-to-text, but reading text is no caption of a scene.
+	offered     []string
 	description string
 	run         func(ctx context.Context, e *CommandEndpoint, c commandCall) (Result, error)
 }
@@ -77,18 +81,21 @@ var programs = []*program{
 	{
 		name: "tesseract", pkg: "tesseract-ocr", license: "apache-2.0", sizeBytes: 4_000_000,
 		tasks:       []string{"ocr", "image-to-text"},
+		offered:     []string{"ocr"},
 		description: "Tesseract OCR, run locally: reads printed text in an image (not a caption of the scene).",
 		run:         runTesseract,
 	},
 	{
 		name: "espeak-ng", aliases: []string{"espeak"}, pkg: "espeak-ng", license: "gpl-3.0", sizeBytes: 2_000_000,
 		tasks:       []string{"text-to-speech"},
+		offered:     []string{"text-to-speech"},
 		description: "The espeak-ng formant synthesiser, run locally: robotic but instant and offline; WAV output.",
 		run:         runEspeak,
 	},
 	{
 		name: "ffmpeg", pkg: "ffmpeg", license: "gpl-2.0",
 		tasks:       []string{"video-to-audio"},
+		offered:     []string{"video-to-audio"},
 		description: "ffmpeg, run locally: extracts a video's sound track as 16 kHz mono WAV.",
 		run:         runFFmpegAudio,
 	},
@@ -161,7 +168,7 @@ func (e *CommandEndpoint) Check(ctx context.Context, task, model string) error {
 func (e *CommandEndpoint) Discover(ctx context.Context, task string) ([]Offer, error) {
 	var out []Offer
 	for _, p := range programs {
-		if !slices.Contains(p.tasks, task) {
+		if !slices.Contains(p.offered, task) {
 			continue
 		}
 		if _, _, err := e.resolve(task, p.name); err != nil {
