@@ -57,9 +57,10 @@ type Model struct {
 	tabPinned  bool
 	paneScroll int
 
-	ollama ollamaState
-	pull   *pullState
-	play   *playState
+	ollama    ollamaState
+	ollamaGen int
+	pull      *pullState
+	play      *playState
 
 	dialog dialog
 	// notice is a one-line message above the prompt (copied, errors of

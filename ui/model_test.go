@@ -63,15 +63,18 @@ func TestOllamaUnreachableExplainsAndRetries(t *testing.T) {
 		t.Errorf("status bar should say Ollama is unreachable: %q", ansi.Strip(m.statusLine(fixedNow)))
 	}
 	// Ollama comes up: one message, no more retries.
-	up := ollamaMsg{model: "qwen3:8b", status: pipeline.Status{Reachable: true, Pulled: true, Version: "0.11.4"}}
+	up := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: pipeline.Status{Reachable: true, Pulled: true, Version: "0.11.4"}}
 	if cmd := m.onOllama(up); cmd != nil {
 		t.Error("no retries once Ollama is up with the model")
+	}
+	if stale := (ollamaMsg{gen: m.ollamaGen - 1, model: "qwen3:8b"}); m.onOllama(stale) != nil {
+		t.Error("a superseded check must not start retries")
 	}
 	if !strings.Contains(m.chat.last().text, "reachable now") {
 		t.Errorf("want a recovery note, got %q", m.chat.last().text)
 	}
 	// The model missing says how to pull it.
-	down := ollamaMsg{model: "qwen3:8b", status: pipeline.Status{Reachable: true, Version: "0.11.4", Err: errors.New("model not found")}}
+	down := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: pipeline.Status{Reachable: true, Version: "0.11.4", Err: errors.New("model not found")}}
 	if m.onOllama(down) == nil || !strings.Contains(m.chat.last().text, "/pull qwen3:8b") {
 		t.Errorf("a missing model should be explained with /pull: %q", m.chat.last().text)
 	}

@@ -26,32 +26,48 @@ type ollamaState struct {
 	announced string
 }
 
-// ollamaMsg is the result of a check.
+// ollamaMsg is the result of a check. gen tells the latest check from
+// older ones still in flight (a controller switch starts a new check).
 type ollamaMsg struct {
+	gen    int
 	model  string
 	status pipeline.Status
 }
 
-// ollamaRetryMsg triggers the next check.
-type ollamaRetryMsg struct{}
+// ollamaRetryMsg triggers the next check of generation gen.
+type ollamaRetryMsg struct{ gen int }
 
 // checkOllama asks the controller's server whether it is up and has the
-// model, off the UI goroutine.
+// model, off the UI goroutine. It supersedes any earlier check and its
+// retries.
 func (m *Model) checkOllama() tea.Cmd {
+	m.ollamaGen++
+	gen := m.ollamaGen
 	ctl := m.eng.Controller()
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		return ollamaMsg{model: ctl.Model(), status: ctl.Check(ctx)}
+		return ollamaMsg{gen: gen, model: ctl.Model(), status: ctl.Check(ctx)}
 	}
+}
+
+// onOllamaRetry runs the retry of the current check chain only.
+func (m *Model) onOllamaRetry(msg ollamaRetryMsg) tea.Cmd {
+	if msg.gen != m.ollamaGen {
+		return nil
+	}
+	return m.checkOllama()
 }
 
 // onOllama records a check, tells the user what changed and how to fix
 // it, and keeps checking while something is missing.
 func (m *Model) onOllama(msg ollamaMsg) tea.Cmd {
 	ctl := m.eng.Controller()
+	if msg.gen != m.ollamaGen {
+		return nil // superseded by a newer check
+	}
 	if msg.model != ctl.Model() {
-		return nil // the controller changed meanwhile; a new check is on its way
+		return m.checkOllama() // the controller changed meanwhile
 	}
 	st := msg.status
 	o := &m.ollama
@@ -90,7 +106,8 @@ func (m *Model) onOllama(msg ollamaMsg) tea.Cmd {
 	if key == "ok" {
 		return nil
 	}
-	return tea.Tick(ollamaRetry, func(time.Time) tea.Msg { return ollamaRetryMsg{} })
+	gen := m.ollamaGen
+	return tea.Tick(ollamaRetry, func(time.Time) tea.Msg { return ollamaRetryMsg{gen: gen} })
 }
 
 // pullState follows a /pull.

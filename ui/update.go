@@ -48,7 +48,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case ollamaMsg:
 		return m, m.onOllama(msg)
 	case ollamaRetryMsg:
-		return m, m.checkOllama()
+		return m, m.onOllamaRetry(msg)
 	case previewMsg:
 		m.onPreview(msg)
 		return m, nil
@@ -119,9 +119,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	km := m.keys
 	if m.dialog != nil {
-		if km.Matches(k, ActCancel) && m.running() {
+		if km.Matches(k, ActCancel) {
+			// Ctrl+C closes any dialog; during a turn it also cancels it
+			// (a plan under review included).
+			if d, ok := m.dialog.(*reviewDialog); ok {
+				d.answer(pipeline.Plan{}, errPlanRejected)
+			}
 			m.dialog = nil
-			return m.cancelTurn()
+			if m.running() {
+				return m.cancelTurn()
+			}
+			return nil
 		}
 		return m.dialog.update(m, k)
 	}
