@@ -29,8 +29,17 @@ type mediaPreviewer interface {
 	Play(ctx context.Context, path string) error
 }
 
-// thumbRows is the height of an inline image preview.
-const thumbRows = 8
+// thumbRows is the height of an inline image preview: smaller on short
+// terminals, where the chat has few rows to give.
+func thumbRows(termHeight int) int {
+	switch {
+	case termHeight >= 40:
+		return 8
+	case termHeight >= 30:
+		return 6
+	}
+	return 4
+}
 
 // kindOf classifies a file by its extension alone. pipeline.ModalityOf
 // sniffs the content of files with unknown extensions, which is file I/O
@@ -62,12 +71,22 @@ func kindOf(path string) skills.Modality {
 
 // thumbKey identifies a preview: the file and the width it was made for.
 type thumbKey struct {
-	path string
-	cols int
+	path       string
+	cols, rows int
 }
 
-// thumbCols is the width of an inline preview for a chat of width w.
-func thumbCols(w int) int { return max(8, min(w-2, thumbRows*4)) }
+// thumbSize is the box of an inline preview for a chat of width w on a
+// terminal h rows high (cells are about twice as high as wide).
+func thumbSize(w, h int) (cols, rows int) {
+	rows = thumbRows(h)
+	return max(8, min(w-2, rows*4)), rows
+}
+
+// thumbKeyFor identifies path's preview at the current size.
+func thumbKeyFor(path string, w, h int) thumbKey {
+	c, r := thumbSize(w, h)
+	return thumbKey{path, c, r}
+}
 
 // previewPaths returns the images among paths that get an inline preview
 // (two at most, so a turn with many images stays readable).
@@ -89,7 +108,7 @@ func previewPaths(paths []string) []string {
 func previews(rc renderCtx, paths []string, w int) []string {
 	var out []string
 	for _, p := range previewPaths(paths) {
-		s := rc.thumbs[thumbKey{p, thumbCols(w)}]
+		s := rc.thumbs[thumbKeyFor(p, w, rc.termHeight)]
 		if s == "" {
 			continue
 		}
@@ -110,7 +129,7 @@ type thumbMsg struct {
 // goroutine.
 func makeThumb(mp mediaPreviewer, key thumbKey) tea.Cmd {
 	return func() tea.Msg {
-		s, err := mp.Thumb(key.path, key.cols, thumbRows)
+		s, err := mp.Thumb(key.path, key.cols, key.rows)
 		if err != nil {
 			s = ""
 		}

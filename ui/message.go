@@ -58,6 +58,8 @@ type renderCtx struct {
 	// thumbs holds the previews made so far; rendering never decodes an
 	// image itself (that is file I/O), the model makes them in a command.
 	thumbs map[thumbKey]string
+	// termHeight sizes the previews.
+	termHeight int
 }
 
 // render returns the message's lines, from the cache when possible.

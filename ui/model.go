@@ -160,7 +160,7 @@ func (m *Model) lastTurn() *turnState {
 // renderCtx describes how chat messages render now.
 func (m *Model) renderCtx(width int) renderCtx {
 	return renderCtx{md: m.md, st: &m.st, width: width, raw: m.raw, links: m.links, media: m.media,
-		images: m.images, thumbs: m.thumbs}
+		images: m.images, thumbs: m.thumbs, termHeight: m.height}
 }
 
 // say adds an app message to the chat.

@@ -307,7 +307,7 @@ func TestInlineImagePreview(t *testing.T) {
 	s.ready()
 	s.submit("what is @" + env.image + " ?")
 	s.wait("the preview", func(m *Model) bool {
-		return m.thumbs[thumbKey{env.image, thumbCols(m.chatWidth())}] != ""
+		return m.thumbs[thumbKeyFor(env.image, m.chatWidth()-1, m.height)] != ""
 	})
 	m = s.finish()
 	if !strings.Contains(ansi.Strip(m.View().Content), "▀") {

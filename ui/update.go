@@ -492,14 +492,14 @@ func (m *Model) requestThumbs() tea.Cmd {
 	if !m.images || m.media == nil {
 		return nil
 	}
-	cols := thumbCols(m.chatWidth())
+	w := m.chatWidth() - 1 // the width messages render at
 	var cmds []tea.Cmd
 	for _, cm := range m.chat.msgs {
 		if !cm.final {
 			continue
 		}
 		for _, p := range previewPaths(append(append([]string{}, cm.attachments...), cm.files...)) {
-			k := thumbKey{p, cols}
+			k := thumbKeyFor(p, w, m.height)
 			if _, ok := m.thumbs[k]; ok {
 				continue
 			}
