@@ -1,15 +1,19 @@
 package ui
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
@@ -399,5 +403,43 @@ func TestNoInputBlocksOnAFinishedProgram(t *testing.T) {
 	cfg.UI.Keys = map[string][]string{"nonsense": {"x"}}
 	if _, err := New(Options{Config: &cfg, Engine: env.eng}); err == nil || !strings.Contains(err.Error(), "ui.keys.nonsense") {
 		t.Fatalf("bad key config error = %v", err)
+	}
+}
+
+// The app's styles and Glamour's output reach the terminal in the colours
+// it supports: nothing beyond the 16 ANSI colours on a 16-colour terminal,
+// no colour at all under NO_COLOR (bold and friends stay).
+func TestColourProfiles(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		profile colorprofile.Profile
+		bad     *regexp.Regexp
+	}{
+		{"ansi16", colorprofile.ANSI, regexp.MustCompile(`\x1b\[[0-9;]*[34]8;[25];`)},
+		{"no-color", colorprofile.Ascii, regexp.MustCompile(`\x1b\[[0-9;]*(?:[34]8;|(?:^|;)(?:3[0-7]|4[0-7]|9[0-7]|10[0-7])(?:;|m))`)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := newTestEnv(t)
+			env.script.answer = "# Title\n\nSome **bold** text and `code`.\n\n```go\nfunc main() {}\n```"
+			p := &probe{Model: env.model(t)}
+			tm := teatest.NewTestModel(t, p, teatest.WithInitialTermSize(120, 40),
+				teatest.WithProgramOptions(tea.WithColorProfile(c.profile)))
+			s := &tsession{t: t, tm: tm, p: p}
+			t.Cleanup(func() { _ = tm.Quit() })
+			s.ready()
+			s.submit("show me")
+			s.wait("the turn", turnsDone(1))
+			s.finish()
+			out, err := io.ReadAll(tm.FinalOutput(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := c.bad.Find(out); m != nil {
+				t.Errorf("%s output has a colour the terminal cannot show: %q", c.name, m)
+			}
+			if !bytes.Contains(out, []byte("Title")) {
+				t.Error("the answer was not drawn")
+			}
+		})
 	}
 }
