@@ -45,7 +45,7 @@ var commands = []command{
 func (m *Model) runCommand(line string) tea.Cmd {
 	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
 	arg = strings.TrimSpace(arg)
-	name = strings.ToLower(name)
+	name = resolveCommand(strings.ToLower(name))
 	switch name {
 	case "/help", "/?":
 		m.dialog = newHelpDialog(m)
@@ -113,9 +113,39 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		m.debug = toggleArg(arg, m.debug)
 		m.flash("debug "+onOff(m.debug)+" — raw controller prompts and replies "+map[bool]string{true: "appear in the chat", false: "are hidden"}[m.debug], false)
 	default:
-		m.flash(fmt.Sprintf("unknown command %s — /help lists them", name), true)
+		var cands []string
+		for _, c := range commands {
+			if strings.HasPrefix(c.name, name) {
+				cands = append(cands, c.name)
+			}
+		}
+		if len(cands) > 1 {
+			m.flash(fmt.Sprintf("%s could be %s — type more, or Tab", name, strings.Join(cands, ", ")), true)
+		} else {
+			m.flash(fmt.Sprintf("unknown command %s — /help lists them", name), true)
+		}
 	}
 	return nil
+}
+
+// resolveCommand expands an unambiguous prefix ("/con" → "/constrain").
+func resolveCommand(name string) string {
+	match := ""
+	for _, c := range commands {
+		if c.name == name {
+			return name
+		}
+		if strings.HasPrefix(c.name, name) {
+			if match != "" {
+				return name // ambiguous: let the caller say it is unknown
+			}
+			match = c.name
+		}
+	}
+	if match == "" {
+		return name
+	}
+	return match
 }
 
 func reviewHelp(on bool) string {

@@ -94,6 +94,14 @@ func TestSkillsModelsPlanCommands(t *testing.T) {
 	if !m.noticeBad {
 		t.Error("/plan with no plan yet should say so")
 	}
+	m.runCommand("/ski")
+	if !strings.Contains(lastText(m), "**Skills**") {
+		t.Error("an unambiguous prefix should run its command")
+	}
+	m.runCommand("/s")
+	if !strings.Contains(m.notice, "/s could be /save, /sessions, /skills") {
+		t.Errorf("an ambiguous prefix should not guess: %q", m.notice)
+	}
 	m.runCommand("/bogus")
 	if !strings.Contains(m.notice, "unknown command /bogus") {
 		t.Errorf("unknown command notice = %q", m.notice)
