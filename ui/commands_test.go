@@ -99,7 +99,7 @@ func TestSkillsModelsPlanCommands(t *testing.T) {
 		t.Error("an unambiguous prefix should run its command")
 	}
 	m.runCommand("/s")
-	if !strings.Contains(m.notice, "/s could be /save, /sessions, /skills") {
+	if !strings.Contains(m.notice, "/s could be /sessions, /save, /skills") {
 		t.Errorf("an ambiguous prefix should not guess: %q", m.notice)
 	}
 	m.runCommand("/bogus")
