@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/spf13/viper"
+
+	"github.com/chorusai/chorus/skills"
 )
 
 // Config is the validated configuration.
@@ -275,6 +277,11 @@ func (c *Config) normalize() error {
 	case "jarvis", "hf":
 	default:
 		return bad("local.protocol", "unknown value %q (want jarvis or hf)", c.Local.Protocol)
+	}
+	if c.Constraints.MaxSize != "" {
+		if _, err := skills.ParseLimit(c.Constraints.MaxSize); err != nil {
+			return bad("constraints.max_size", "%v", err)
+		}
 	}
 	switch c.Constraints.Prefer {
 	case "", "smallest":

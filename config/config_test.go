@@ -1,0 +1,186 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func defaults(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile("../config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// isolate clears every variable Load reads, so the developer's own setup
+// cannot leak into the test.
+func isolate(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, e := range os.Environ() {
+		k, _, _ := strings.Cut(e, "=")
+		if strings.HasPrefix(k, "CHORUS_") {
+			t.Setenv(k, "")
+			os.Unsetenv(k)
+		}
+	}
+	for _, k := range []string{"OLLAMA_HOST", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
+	t.Setenv("HF_HOME", filepath.Join(dir, "hf"))
+	return dir
+}
+
+func TestDefaults(t *testing.T) {
+	dir := isolate(t)
+	c, err := Load(defaults(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Controller.Model != "qwen3:8b" || c.Controller.Host != "http://127.0.0.1:11434" || c.InferenceMode != "hybrid" ||
+		c.NumCandidateModels != 5 || c.MaxParallel != 8 || c.Controller.Timeout != 5*time.Minute || c.File != "" {
+		t.Fatalf("defaults = %+v", c)
+	}
+	if c.OutputDir != filepath.Join(dir, "data", "chorus", "outputs") || c.SkillsDir != filepath.Join(dir, "config", "chorus", "skills") {
+		t.Fatalf("dirs = %s, %s", c.OutputDir, c.SkillsDir)
+	}
+	if c.HuggingFace.Token != "" || c.TokenSource != "" {
+		t.Fatal("a token appeared from nowhere")
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	dir := isolate(t)
+	file := filepath.Join(dir, "config", "chorus", "config.yaml")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("controller:\n  model: llama3.1:8b\n  host: 10.0.0.5\nmax_parallel: 3\nconstraints:\n  licenses: [mit]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(defaults(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Controller.Model != "llama3.1:8b" || c.Controller.Host != "http://10.0.0.5:11434" || c.MaxParallel != 3 || c.File != file || len(c.Constraints.Licenses) != 1 {
+		t.Fatalf("user file not applied: %+v", c)
+	}
+	t.Setenv("CHORUS_MAX_PARALLEL", "5")
+	t.Setenv("OLLAMA_HOST", "0.0.0.0:9999")
+	t.Setenv("HF_TOKEN", "hf_secret")
+	t.Setenv("CHORUS_HUGGINGFACE_MAX_WAIT", "30s")
+	c, err = Load(defaults(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxParallel != 5 || c.Controller.Host != "http://127.0.0.1:9999" || c.HuggingFace.Token != "hf_secret" || c.TokenSource != "HF_TOKEN" || c.HuggingFace.MaxWait != 30*time.Second {
+		t.Fatalf("environment not applied: %+v", c)
+	}
+	t.Setenv("CHORUS_CONTROLLER_HOST", "http://other:1234")
+	if c, err = Load(defaults(t), ""); err != nil || c.Controller.Host != "http://other:1234" {
+		t.Fatalf("CHORUS_CONTROLLER_HOST should beat OLLAMA_HOST: %v %v", c.Controller.Host, err)
+	}
+}
+
+func TestCachedHFToken(t *testing.T) {
+	dir := isolate(t)
+	if err := os.MkdirAll(filepath.Join(dir, "hf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hf", "token"), []byte("hf_cached\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(defaults(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.HuggingFace.Token != "hf_cached" || !strings.HasSuffix(c.TokenSource, "token") {
+		t.Fatalf("token %q from %q", c.HuggingFace.Token, c.TokenSource)
+	}
+}
+
+func TestInvalidValuesNameTheKey(t *testing.T) {
+	cases := map[string]struct{ env, val, key string }{
+		"mode":       {"CHORUS_INFERENCE_MODE", "cloud", "inference_mode"},
+		"candidates": {"CHORUS_NUM_CANDIDATE_MODELS", "0", "num_candidate_models"},
+		"parallel":   {"CHORUS_MAX_PARALLEL", "-1", "max_parallel"},
+		"host":       {"CHORUS_CONTROLLER_HOST", "ftp://x", "controller.host"},
+		"base url":   {"CHORUS_HUGGINGFACE_BASE_URL", "not a url", "huggingface.base_url"},
+		"protocol":   {"CHORUS_LOCAL_PROTOCOL", "grpc", "local.protocol"},
+		"prefer":     {"CHORUS_CONSTRAINTS_PREFER", "cheapest", "constraints.prefer"},
+		"best":       {"CHORUS_CONSTRAINTS_PREFER", "best", "constraints.benchmark"},
+		"timeout":    {"CHORUS_TASK_TIMEOUT", "0s", "task_timeout"},
+		"model":      {"CHORUS_CONTROLLER_MODEL", " ", "controller.model"},
+		"max size":   {"CHORUS_CONSTRAINTS_MAX_SIZE", "big", "constraints.max_size"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			isolate(t)
+			t.Setenv(tc.env, tc.val)
+			_, err := Load(defaults(t), "")
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Key != tc.key {
+				t.Fatalf("err = %v, want an error naming %s", err, tc.key)
+			}
+		})
+	}
+	t.Run("not a duration", func(t *testing.T) {
+		isolate(t)
+		t.Setenv("CHORUS_TASK_TIMEOUT", "soon")
+		if _, err := Load(defaults(t), ""); err == nil || !strings.Contains(err.Error(), "task_timeout") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
+
+func TestUserFileProblems(t *testing.T) {
+	dir := isolate(t)
+	typo := filepath.Join(dir, "typo.yaml")
+	if err := os.WriteFile(typo, []byte("controller:\n  modle: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(defaults(t), typo)
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Key != "controller.modle" || !strings.Contains(err.Error(), "unknown key") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := Load(defaults(t), filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+		t.Fatalf("an explicit missing file must fail: %v", err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("controller: [oops\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(defaults(t), bad); err == nil || !strings.Contains(err.Error(), "bad.yaml") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestNormalizeHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"127.0.0.1:11434":         "http://127.0.0.1:11434",
+		"0.0.0.0":                 "http://127.0.0.1:11434",
+		"https://ollama.example":  "https://ollama.example:443",
+		"http://[::1]:8080/":      "http://[::1]:8080",
+		"localhost":               "http://localhost:11434",
+		"http://gpu-box:11434/x/": "http://gpu-box:11434/x",
+	} {
+		if got, err := NormalizeHost(in); err != nil || got != want {
+			t.Errorf("NormalizeHost(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "ftp://x", "http://"} {
+		if _, err := NormalizeHost(bad); err == nil {
+			t.Errorf("NormalizeHost(%q) succeeded", bad)
+		}
+	}
+}
