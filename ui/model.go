@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -180,10 +181,14 @@ func (m *Model) flash(text string, bad bool) {
 	m.notice, m.noticeBad = text, bad
 }
 
-// shutdown cancels a running turn and playback and saves the session.
+// shutdown cancels a running turn and playback and saves the session; a
+// turn cut off by quitting is saved as cancelled, with its partial answer.
 func (m *Model) shutdown() {
 	if m.cancel != nil {
 		m.cancel()
+	}
+	if m.running() {
+		m.cur.finish(nil, fmt.Errorf("%w: Chorus was closed", pipeline.ErrCancelled), m.now())
 	}
 	if m.play != nil {
 		m.play.cancel()

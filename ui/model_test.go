@@ -443,3 +443,25 @@ func TestColourProfiles(t *testing.T) {
 		})
 	}
 }
+
+// Quitting during a turn keeps what it had: the turn is saved as cancelled
+// with its partial answer.
+func TestQuitDuringTurnSavesIt(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.answer = "A partial"
+	env.script.stall = true
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("long one")
+	s.wait("streaming", func(m *Model) bool { return m.cur != nil && strings.Contains(m.cur.answer.text, "partial") })
+	s.submit("/quit")
+	m := s.tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*probe).Model
+	m.shutdown()
+	saved, err := m.session.store.Load(m.session.meta.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(saved.Turns) != 1 || !saved.Turns[0].Cancelled || !strings.Contains(saved.Turns[0].Answer, "A partial") {
+		t.Fatalf("saved turns = %+v", saved.Turns)
+	}
+}
