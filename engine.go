@@ -81,7 +81,7 @@ func buildRouter(cfg *config.Config, ctl *pipeline.Controller) (*endpoints.Route
 		eps = append(eps, endpoints.NewLocal(endpoints.LocalOptions{URL: cfg.Local.URL, Protocol: cfg.Local.Protocol, PublicDir: cfg.Local.PublicDir, HTTPClient: httpClient}))
 	}
 	if cfg.Ollama.Experts {
-		eps = append(eps, endpoints.NewOllama(ctl.Client(), endpoints.OllamaOptions{Host: cfg.Controller.Host}))
+		eps = append(eps, endpoints.NewOllama(ctl.Client(), endpoints.OllamaOptions{Host: cfg.Controller.Host, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))
 	}
 	if cfg.Command.Enabled {
 		eps = append(eps, endpoints.NewCommand(endpoints.CommandOptions{}))

@@ -6,100 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chorusai/chorus/internal/fakehf"
-	"github.com/chorusai/chorus/internal/tinygguf"
+	"github.com/chorusai/chorus/internal/ollamatest"
 	"github.com/chorusai/chorus/skills"
 )
-
-// ollamaBinary finds a real Ollama server binary: CHORUS_OLLAMA_BIN, then
-// PATH, then where DEVELOPERS.md installs it.
-func ollamaBinary() string {
-	if p := os.Getenv("CHORUS_OLLAMA_BIN"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("ollama"); err == nil {
-		return p
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		p := filepath.Join(home, ".cache", "ollama-bin", "ollama")
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// startOllama serves a real Ollama on a private port and model directory
-// and loads a tiny random-weight model into it as "tiny".
-func startOllama(t *testing.T, bin string) string {
-	t.Helper()
-	dir := t.TempDir()
-	host := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	env := append(os.Environ(), "OLLAMA_HOST="+host, "OLLAMA_MODELS="+filepath.Join(dir, "models"), "HOME="+dir, "OLLAMA_NUM_PARALLEL=4")
-	var logs bytes.Buffer
-	srv := exec.Command(bin, "serve")
-	srv.Env, srv.Stdout, srv.Stderr = env, &logs, &logs
-	// Its own process group, so the model runner it forks goes with it.
-	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	srv.WaitDelay = 5 * time.Second
-	if err := srv.Start(); err != nil {
-		t.Fatalf("start ollama: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
-		_ = srv.Wait()
-		if t.Failed() {
-			t.Logf("ollama serve log (tail):\n%s", tail(logs.String(), 3000))
-		}
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get("http://" + host + "/api/version")
-		if err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("ollama did not start: %v\n%s", err, logs.String())
-		}
-		time.Sleep(100 * time.Millisecond) // waiting for an external process to listen
-	}
-	gguf := filepath.Join(dir, "tiny.gguf")
-	if err := tinygguf.Write(gguf, 1); err != nil {
-		t.Fatal(err)
-	}
-	modelfile := filepath.Join(dir, "Modelfile")
-	mf := "FROM " + gguf + "\nTEMPLATE \"\"\"{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n\"\"\"\n"
-	if err := os.WriteFile(modelfile, []byte(mf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	create := exec.Command(bin, "create", "tiny", "-f", modelfile)
-	create.Env = env
-	if out, err := create.CombinedOutput(); err != nil {
-		t.Fatalf("ollama create: %v\n%s", err, out)
-	}
-	return "http://" + host
-}
 
 func tail(s string, n int) string {
 	if len(s) > n {
@@ -114,14 +31,7 @@ func tail(s string, n int) string {
 // must end every turn with an answer or a clear one-line error — never hang,
 // never panic.
 func TestRealOllamaController(t *testing.T) {
-	bin := ollamaBinary()
-	if bin == "" {
-		t.Skip("no Ollama binary: set CHORUS_OLLAMA_BIN or install it as DEVELOPERS.md describes")
-	}
-	if testing.Short() {
-		t.Skip("-short: skipping the real-Ollama test")
-	}
-	host := startOllama(t, bin)
+	host := ollamatest.Start(t)
 
 	// Experts: every Hugging Face model of the catalog, served by the fake.
 	hf := fakehf.New(t)
@@ -150,7 +60,7 @@ func TestRealOllamaController(t *testing.T) {
 	env := append(os.Environ(),
 		"XDG_CONFIG_HOME="+filepath.Join(work, "config"), "XDG_CACHE_HOME="+filepath.Join(work, "cache"),
 		"XDG_DATA_HOME="+filepath.Join(work, "data"), "HF_HOME="+filepath.Join(work, "hf"),
-		"OLLAMA_HOST="+host, "CHORUS_CONTROLLER_MODEL=tiny", "CHORUS_CONTROLLER_PLAN_TOKENS=400",
+		"OLLAMA_HOST="+host, "CHORUS_CONTROLLER_MODEL="+ollamatest.Model, "CHORUS_CONTROLLER_PLAN_TOKENS=400",
 		"CHORUS_CONTROLLER_NUM_CTX=4096", "CHORUS_CONTROLLER_TIMEOUT=60s", "CHORUS_CONTROLLER_ANSWER_TOKENS=300",
 		"CHORUS_HUGGINGFACE_BASE_URL="+hf.URL, "HF_TOKEN=hf_test", "CHORUS_TASK_TIMEOUT=30s")
 
