@@ -218,7 +218,7 @@ func workflowSection(rep *Report, p Plan) string {
 			}
 			b.WriteString("\n")
 			if t.Decided != "" && t.Status == StatusOK {
-				fmt.Fprintf(&b, "   - chosen by %s: %s\n", t.Decided, oneLine(t.Reason, 200))
+				fmt.Fprintf(&b, "   - selected (%s): %s\n", t.Decided, oneLine(t.Reason, 200))
 			}
 			if n := len(t.Attempts); n > 1 && t.Status == StatusOK {
 				var failed []string
