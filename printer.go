@@ -84,7 +84,11 @@ func (p *printer) plain(ev pipeline.Event) {
 	case pipeline.TaskEndEvent:
 		switch {
 		case e.Status == pipeline.StatusOK:
-			p.line("done: task %d %s with %s (%s) in %d ms: %s", e.ID, e.Task, e.Model, e.Endpoint, e.ElapsedMS, clipLine(e.Result, 200))
+			result := ""
+			if e.Result != "" {
+				result = ": " + clipLine(e.Result, 200)
+			}
+			p.line("done: task %d %s with %s (%s) in %d ms%s", e.ID, e.Task, e.Model, e.Endpoint, e.ElapsedMS, result)
 			for _, f := range e.Files {
 				p.line("  file: %s", f)
 			}
