@@ -81,7 +81,7 @@ func (o *Options) defaults() {
 		o.MaxTasks = 16
 	}
 	if o.ResultBudget <= 0 {
-		o.ResultBudget = 12000
+		o.ResultBudget = 8000
 	}
 }
 

@@ -112,14 +112,35 @@ func skillList(cat *skills.Catalog) string {
 			}
 			args[i] = fmt.Sprintf("%s%s:%s", a.Name, opt, a.Type)
 		}
-		desc := strings.Join(strings.Fields(s.Description), " ")
-		example := ""
-		if len(s.Examples) > 0 {
-			example = fmt.Sprintf(" (e.g. %q)", s.Examples[0])
-		}
-		fmt.Fprintf(&b, "- %s: %s%s; args {%s}; output %s\n", s.Name, desc, example, strings.Join(args, ", "), joinModalities(s.Outputs))
+		desc := briefDescription(s.Description)
+		fmt.Fprintf(&b, "- %s: %s args {%s}; output %s\n", s.Name, desc, strings.Join(args, ", "), joinModalities(s.Outputs))
 	}
 	return b.String()
+}
+
+// briefDescription keeps the first two sentences of a skill description,
+// at most 240 bytes: the planning prompt lists every skill and must leave
+// room in the context for the chat log and the plan.
+func briefDescription(d string) string {
+	d = strings.Join(strings.Fields(d), " ")
+	end := 0
+	for n := 0; n < 2; n++ {
+		i := strings.Index(d[end:], ". ")
+		if i < 0 {
+			end = len(d)
+			break
+		}
+		end += i + 1
+	}
+	out := strings.TrimSpace(d[:end])
+	if len(out) > 240 {
+		cut := 240
+		for cut > 0 && out[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		out = strings.TrimSpace(out[:cut]) + "…"
+	}
+	return out
 }
 
 // chatLog renders earlier turns for the planner so "the image above"

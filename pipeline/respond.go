@@ -93,7 +93,7 @@ func (e *Engine) responseMessages(ctx context.Context, t Turn, p Plan, runs []*t
 		sys = respondSystem
 	}
 	msgs := []api.Message{{Role: "system", Content: sys}}
-	msgs = append(msgs, historyMessages(t.History, 6000)...)
+	msgs = append(msgs, historyMessages(t.History, 4000)...)
 	var b strings.Builder
 	b.WriteString(t.Request)
 	if len(t.Attachments) > 0 {
