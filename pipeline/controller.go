@@ -123,21 +123,60 @@ type Status struct {
 }
 
 // Check asks Ollama whether it is up and has the model.
+//
+// It asks only what it needs, in the order that tells most: the model list
+// (reachability, and whether the model is pulled), then the model's
+// capabilities; the version is informational. A server that lacks one of
+// the informational routes is not declared down for it.
 func (c *Controller) Check(ctx context.Context) Status {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	v, err := c.client.Version(ctx)
-	if err != nil {
+	list, err := c.client.List(ctx)
+	listed := err == nil
+	var se api.StatusError
+	switch {
+	case err == nil:
+		if !hasModel(list.Models, c.model) {
+			return Status{Reachable: true, Err: &ControllerError{Host: c.host, Model: c.model, Err: ErrModelNotPulled}}
+		}
+	case errors.As(err, &se):
+		// Listing is refused or missing; /api/show below still tells
+		// whether the model exists.
+	default:
 		return Status{Err: c.wrap(err)}
 	}
-	st := Status{Reachable: true, Version: v}
+	st := Status{Reachable: true, Pulled: true}
+	st.Version, _ = c.client.Version(ctx)
 	caps, err := c.Capabilities(ctx)
 	if err != nil {
-		st.Err = err
+		// A model the list shows is pulled, whatever /api/show says.
+		if errors.Is(err, ErrOllamaUnreachable) || !listed && errors.Is(err, ErrModelNotPulled) {
+			st.Pulled, st.Err = false, err
+			st.Reachable = !errors.Is(err, ErrOllamaUnreachable)
+		}
 		return st
 	}
-	st.Pulled, st.Capabilities = true, caps
+	st.Capabilities = caps
 	return st
+}
+
+// hasModel reports whether name is among the pulled models, with Ollama's
+// default ":latest" tag applied on either side.
+func hasModel(models []api.ListModelResponse, name string) bool {
+	norm := func(s string) string {
+		s = strings.ToLower(strings.TrimSpace(s))
+		if !strings.Contains(s[strings.LastIndex(s, "/")+1:], ":") {
+			s += ":latest"
+		}
+		return s
+	}
+	want := norm(name)
+	for _, m := range models {
+		if norm(m.Name) == want || norm(m.Model) == want {
+			return true
+		}
+	}
+	return false
 }
 
 // Capabilities returns the model's capabilities ("completion", "vision",

@@ -42,7 +42,8 @@ type choice struct {
 	task  Task
 	skill *skills.Skill
 	// controller is true when the controller LLM runs the task itself.
-	controller bool
+	controller      bool
+	controllerModel string
 	// ranked are the candidates to try in order: the chosen one first.
 	ranked  []*candidate
 	reason  string
@@ -81,7 +82,7 @@ func (c *choice) event() ModelEvent {
 	ev := ModelEvent{ID: c.task.ID, Task: c.task.Task, Reason: c.reason, Decided: c.decided, Candidates: c.top, Excluded: c.excluded}
 	switch {
 	case c.controller:
-		ev.Endpoint = EndpointController
+		ev.Model, ev.Endpoint = c.controllerModel, EndpointController
 	case len(c.ranked) > 0:
 		ev.Model = c.ranked[0].model.ID
 		ev.Endpoint = string(c.ranked[0].routes[0].Kind())
@@ -124,7 +125,7 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 	// licence, size or ranking constraint needs facts the catalog lacks for it.
 	if s.Controller && e.opts.ControllerTasks {
 		if !applies || (len(cons.Licenses) == 0 && cons.MaxSize.IsZero() && cons.Prefer == "") {
-			c.controller, c.decided = true, "controller"
+			c.controller, c.controllerModel, c.decided = true, e.ctl.Model(), "controller"
 			c.reason = fmt.Sprintf("the controller (%s) handles %s itself, as HuggingGPT does for text tasks", e.ctl.Model(), task.Task)
 			c.ranked = cands
 			c.top = infos(cands[:min(len(cands), e.opts.NumCandidates)])
