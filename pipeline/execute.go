@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 
@@ -285,9 +286,36 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 			}
 			val = p
 		}
+		if a.Type == skills.Text {
+			if content, ok := textFileContent(val); ok {
+				val = content
+			}
+		}
 		out[k] = val
 	}
 	return out, nil
+}
+
+// maxTextFile bounds a text file read into a text argument.
+const maxTextFile = 256 << 10
+
+// textFileContent reads a text argument that is exactly the path of an
+// existing text file ("summarize notes.txt" planned as text: /…/notes.txt):
+// the task wants the words, not the file name.
+func textFileContent(val string) (string, bool) {
+	p := strings.TrimSpace(val)
+	if p == "" || strings.ContainsAny(p, "\n") || len(p) > 4096 || ModalityOf(p) != skills.Text {
+		return "", false
+	}
+	st, err := os.Stat(p)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxTextFile {
+		return "", false
+	}
+	b, err := os.ReadFile(p)
+	if err != nil || !utf8.Valid(b) {
+		return "", false
+	}
+	return string(b), true
 }
 
 // maxDownload bounds a media argument fetched from a URL.

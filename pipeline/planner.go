@@ -189,7 +189,11 @@ func (e *Engine) planMessages(ctx context.Context, t Turn) []api.Message {
 			if m == "" {
 				m = "file"
 			}
-			fmt.Fprintf(&b, "- %s (%s)\n", a, m)
+			note := ""
+			if m == skills.Text {
+				note = "; pass its path as a text argument and the task gets its contents"
+			}
+			fmt.Fprintf(&b, "- %s (%s%s)\n", a, m, note)
 		}
 		b.WriteString("\n")
 	}

@@ -98,6 +98,7 @@ func (e *Engine) responseMessages(ctx context.Context, t Turn, p Plan, runs []*t
 	b.WriteString(t.Request)
 	if len(t.Attachments) > 0 {
 		b.WriteString("\n\nAttached: " + strings.Join(t.Attachments, ", "))
+		b.WriteString(attachedTexts(t.Attachments, 8000))
 	}
 	if len(runs) > 0 {
 		results, _ := json.MarshalIndent(resultsForPrompt(runs, e.opts.ResultBudget), "", " ")
@@ -117,6 +118,22 @@ func (e *Engine) responseMessages(ctx context.Context, t Turn, p Plan, runs []*t
 		user.Images = images
 	}
 	return append(msgs, user)
+}
+
+// attachedTexts quotes attached text files (notes, CSV, JSON) so the
+// controller can answer about them, within budget bytes in all.
+func attachedTexts(paths []string, budget int) string {
+	var b strings.Builder
+	for _, p := range paths {
+		content, ok := textFileContent(p)
+		if !ok || budget <= 0 {
+			continue
+		}
+		content = clip(content, budget)
+		budget -= len(content)
+		fmt.Fprintf(&b, "\n\nContents of %s:\n```\n%s\n```", p, content)
+	}
+	return b.String()
 }
 
 // historyMessages renders earlier turns as chat messages, newest kept when

@@ -397,3 +397,31 @@ func TestControllerDoesTextTasks(t *testing.T) {
 		t.Fatalf("answer = %q", rep.Answer)
 	}
 }
+
+func TestTextAttachmentContentReachesTasks(t *testing.T) {
+	r := newRig(t)
+	notes := t.TempDir() + "/notes.txt"
+	if err := os.WriteFile(notes, []byte("Meeting: ship Chorus on Friday. Owner: Ann."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.planJSON(task(1, "summarization", nil, map[string]string{"text": notes}))
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "summarize my notes", Attachments: []string{notes}}); err != nil {
+		t.Fatal(err)
+	}
+	var taskReq, respondReq string
+	for _, req := range r.ollama.ChatRequests() {
+		last := req.Messages[len(req.Messages)-1].Content
+		switch stage(&req) {
+		case "task":
+			taskReq = last
+		case "respond":
+			respondReq = last
+		}
+	}
+	if !strings.Contains(taskReq, "ship Chorus on Friday") {
+		t.Fatalf("the summarization input is not the file's contents: %q", taskReq)
+	}
+	if !strings.Contains(respondReq, "Contents of "+notes) {
+		t.Fatalf("the response stage does not see the attached text: %q", respondReq)
+	}
+}
