@@ -17,21 +17,46 @@ type dialog interface {
 	view(m *Model, w, h int, now time.Time) (title string, body []string, footer string)
 }
 
-// dialogBox renders the open dialog.
-func (m *Model) dialogBox(now time.Time) string {
+// dialogBox renders the open dialog. The box is drawn over the rows above
+// the hint line; where they are too few (a short terminal, a tall prompt)
+// it covers the hint line and the prompt too (overPrompt), which wait
+// while a dialog has the keyboard. On very short terminals it drops its
+// blank lines; a body taller than its room is cut. No dialog is ever asked
+// for a negative height.
+func (m *Model) dialogBox(now time.Time) (box string, overPrompt bool) {
 	w := min(m.width-4, 96)
-	h := max(3, m.height-m.fixedHeight()-4)
-	title, body, footer := m.dialog.view(m, w-4, h-4, now)
+	rows := m.height - m.fixedHeight()
+	if rows < 12 {
+		rows, overPrompt = m.height-1, true // all but the status bar
+	}
+	// Normally: two rows of margin, the border, a blank line after the
+	// title and one before the footer.
+	compact := rows < 12
+	room := rows - 8
+	if compact {
+		room = rows - 4 // border, title, footer
+	}
+	room = max(1, room)
+	title, body, footer := m.dialog.view(m, w-4, room, now)
+	if len(body) > room {
+		body = body[:room]
+	}
 	st := m.st
-	inner := []string{st.dialogTitle.Render(title), ""}
+	inner := []string{st.dialogTitle.Render(title)}
+	if !compact {
+		inner = append(inner, "")
+	}
 	inner = append(inner, body...)
 	if footer != "" {
-		inner = append(inner, "", st.hint.Render(footer))
+		if !compact {
+			inner = append(inner, "")
+		}
+		inner = append(inner, st.hint.Render(footer))
 	}
 	for i, l := range inner {
 		inner[i] = padRight(l, w-4)
 	}
-	return st.dialog.Render(strings.Join(inner, "\n"))
+	return st.dialog.Render(strings.Join(inner, "\n")), overPrompt
 }
 
 // textDialog shows scrollable text: /help, /plan, command output too long

@@ -13,6 +13,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/pipeline"
 )
@@ -96,11 +97,27 @@ func (d *reviewDialog) updateEditor(m *Model, msg tea.Msg) tea.Cmd {
 
 func (d *reviewDialog) view(m *Model, w, h int, _ time.Time) (string, []string, string) {
 	st := m.st
-	if d.editor != nil {
-		lines := strings.Split(d.editor.View(), "\n")
-		if d.err != "" {
-			lines = append(lines, st.fail.Render(ansiClip(d.err, w)))
+	var errLines []string
+	if d.err != "" {
+		// The parser's message says where the JSON breaks: wrap it, up to
+		// three lines, rather than cut it at the box's edge.
+		for _, l := range wrapPlain(d.err, max(w, 10)) {
+			if len(errLines) == 3 {
+				errLines[2] = ansi.Truncate(errLines[2], max(w-1, 1), "") + "…"
+				break
+			}
+			errLines = append(errLines, l)
 		}
+		for i, l := range errLines {
+			errLines[i] = st.fail.Render(l)
+		}
+	}
+	if d.editor != nil {
+		// Fit the editor to the box now, so a resize while editing keeps
+		// the cursor line in view.
+		d.editor.SetWidth(max(w, 10))
+		d.editor.SetHeight(max(1, h-len(errLines)))
+		lines := append(strings.Split(d.editor.View(), "\n"), errLines...)
 		return "Edit the plan (JSON)", lines, "ctrl+d runs the edited plan (validated again) · esc back"
 	}
 	pc := paneCtx{st: &st, width: w, now: m.now()}
@@ -109,21 +126,15 @@ func (d *reviewDialog) view(m *Model, w, h int, _ time.Time) (string, []string, 
 	t.apply(pe, m.now())
 	pc.turn = t
 	lines := planLines(pc)
-	if len(lines) > h-2 {
-		lines = append(lines[:h-3], st.dim.Render("… (e shows it all)"))
+	if len(errLines) > 0 {
+		errLines = append([]string{""}, errLines...)
 	}
-	if d.err != "" {
-		lines = append(lines, "", st.fail.Render(ansiClip(d.err, w)))
+	if room := max(1, h-len(errLines)); len(lines) > room {
+		lines = append(lines[:room-1], st.dim.Render("… (e shows it all)"))
 	}
+	lines = append(lines, errLines...)
 	return fmt.Sprintf("Run this plan? (%d tasks)", len(d.req.plan.Tasks)), lines,
 		"r/enter run · e edit in $EDITOR · i edit inline · c/esc cancel the turn"
-}
-
-func ansiClip(s string, w int) string {
-	if len([]rune(s)) > w*3 {
-		return string([]rune(s)[:w*3]) + "…"
-	}
-	return s
 }
 
 // planJSON is the editable form of a plan.

@@ -12,9 +12,13 @@ import (
 // wideLayout is the width from which the panes sit beside the chat.
 const wideLayout = 120
 
-// layout fits the prompt to the width. Heights are computed on demand from
-// the current state, so the screen always adds up to the terminal size.
+// layout fits the prompt to the terminal: its width, and a height that
+// leaves the chat at least three rows (a six-row prompt on an eight-row
+// terminal would push the frame past the screen). Heights are computed on
+// demand from the current state, so the screen always adds up to the
+// terminal size.
 func (m *Model) layout() {
+	m.input.ta.MaxHeight = max(1, min(maxInputRows, m.height-2-3))
 	m.input.setWidth(max(10, m.width-1))
 }
 
@@ -79,13 +83,18 @@ func (m *Model) View() tea.View {
 		pc.width = m.width
 		top = append(top, tabbed(pc, m.paneTab, ph, m.paneScroll)...)
 	}
-	if m.dialog != nil {
-		top = overlay(top, m.dialogBox(now), m.width)
-	}
 	lines := top
 	lines = append(lines, m.hintLine())
 	inputTop := len(lines)
 	lines = append(lines, strings.Split(m.input.ta.View(), "\n")...)
+	if m.dialog != nil {
+		box, overPrompt := m.dialogBox(now)
+		if overPrompt {
+			lines = overlay(lines, box, m.width)
+		} else {
+			lines = append(overlay(top, box, m.width), lines[len(top):]...)
+		}
+	}
 	lines = append(lines, m.statusLine(now))
 	for i, l := range lines {
 		if ansi.StringWidth(l) > m.width {
