@@ -65,9 +65,12 @@ type Model struct {
 
 	dialog dialog
 	// notice is a one-line message above the prompt (copied, errors of
-	// commands); it clears on the next key.
-	notice    string
-	noticeBad bool
+	// commands); it clears on the next key. A notice about something under
+	// way ("cancelling the turn…") names it in noticeWhile and also clears
+	// when that ends, so it never outlives what it describes.
+	notice      string
+	noticeBad   bool
+	noticeWhile activity
 
 	// thumbs caches inline previews by path and width.
 	thumbs map[thumbKey]string
@@ -178,7 +181,29 @@ func (m *Model) systemError(text string) {
 
 // flash sets the one-line notice above the prompt.
 func (m *Model) flash(text string, bad bool) {
-	m.notice, m.noticeBad = text, bad
+	m.notice, m.noticeBad, m.noticeWhile = text, bad, noActivity
+}
+
+// activity is something under way that a notice can describe.
+type activity int
+
+const (
+	noActivity activity = iota
+	turnActivity
+	pullActivity
+)
+
+// flashWhile sets a notice about an activity under way; it clears when the
+// activity ends (or on the next key, like any notice).
+func (m *Model) flashWhile(text string, a activity) {
+	m.notice, m.noticeBad, m.noticeWhile = text, false, a
+}
+
+// ended clears the notice about activity a, if it is the one shown.
+func (m *Model) ended(a activity) {
+	if m.notice != "" && m.noticeWhile == a {
+		m.notice, m.noticeWhile = "", noActivity
+	}
 }
 
 // shutdown cancels a running turn and playback and saves the session; a

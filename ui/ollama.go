@@ -131,7 +131,7 @@ type pullDoneMsg struct {
 // startPull pulls model in the background, streaming progress.
 func (m *Model) startPull(model string) tea.Cmd {
 	if m.pull != nil {
-		m.flash("a pull of "+m.pull.model+" is running — wait for it, or ctrl+c to stop it", true)
+		m.flash("a pull of "+m.pull.model+" is running — wait for it, or "+m.keys.Label(ActCancel)+" to stop it", true)
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -161,6 +161,7 @@ func (m *Model) onPullItems(items []any) tea.Cmd {
 		case pullDoneMsg:
 			m.pull.cancel()
 			m.pull = nil
+			m.ended(pullActivity)
 			switch {
 			case errors.Is(it.err, context.Canceled):
 				m.say(fmt.Sprintf("Pull of `%s` stopped.", it.model))

@@ -249,6 +249,6 @@ func (m *Model) onEditorDone(msg editorDone) tea.Cmd {
 	if m.dialog == d {
 		m.dialog = nil
 	}
-	m.flash("running the edited plan (validated again)", false)
+	m.flashWhile("running the edited plan (validated again)", turnActivity)
 	return nil
 }

@@ -133,7 +133,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.dialog.update(m, k)
 	}
-	m.notice = ""
+	m.notice, m.noticeWhile = "", noActivity
 	switch {
 	case km.Matches(k, ActCancel):
 		return m.onCancelKey()
@@ -221,7 +221,7 @@ func (m *Model) onCancelKey() tea.Cmd {
 		return m.cancelTurn()
 	case m.pull != nil:
 		m.pull.cancel()
-		m.flash("stopping the pull…", false)
+		m.flashWhile("stopping the pull…", pullActivity)
 		return nil
 	case m.play != nil:
 		m.play.cancel()
@@ -248,7 +248,7 @@ func (m *Model) cancelTurn() tea.Cmd {
 	if m.cur != nil {
 		m.cur.canceled = true
 	}
-	m.flash("cancelling the turn…", false)
+	m.flashWhile("cancelling the turn…", turnActivity)
 	return nil
 }
 
@@ -472,6 +472,7 @@ func (m *Model) endTurn(t *turnState) tea.Cmd {
 	if t.err != nil && !t.canceled {
 		m.systemError(t.fatalText())
 	}
+	m.ended(turnActivity)
 	m.cur = nil
 	m.curPump = nil
 	if m.cancel != nil {

@@ -165,7 +165,9 @@ func (m *Model) hintLine() string {
 			bar = " " + progressBar(p.completed, p.total, 24)
 			pct = fmt.Sprintf(" %3.0f%%", 100*float64(p.completed)/float64(p.total))
 		}
-		text = st.run.Render("pull "+p.model) + bar + pct + st.dim.Render(" "+p.status+" · ctrl+c stops")
+		// The key comes before the layer being pulled: a long digest must
+		// not push it off a narrow hint line.
+		text = st.run.Render("pull "+p.model) + bar + pct + st.dim.Render(" · "+m.keys.Label(ActCancel)+" stops · "+p.status)
 	case len(m.input.comp.items) > 0 && !m.input.empty():
 		labels := m.input.comp.labels
 		shown := make([]string, 0, len(labels))

@@ -1,0 +1,70 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chorusai/chorus/internal/fakeollama"
+)
+
+// TestProgressNoticesEndWithTheirActivity: "cancelling the turn…" and
+// "stopping the pull…" describe something under way; once the turn or the
+// pull has ended they must be gone without waiting for a key.
+func TestProgressNoticesEndWithTheirActivity(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.answer = "Let me think about that for a while"
+	env.script.stall = true
+	env.ollama.SetPullable("phi4-mini", fakeollama.Model{Name: "phi4-mini", ParameterSize: "3.8B"})
+	env.ollama.SetPullDelay(time.Second) // long enough to stop it midway
+	s := startSession(t, env.model(t), 80, 24)
+	s.ready()
+
+	s.submit("tell me a long story")
+	s.wait("the answer to stream", func(m *Model) bool {
+		return m.cur != nil && strings.Contains(m.cur.answer.text, "a while")
+	})
+	s.key(keyCtrlC)
+	s.wait("the cancelled turn", turnsDone(1))
+	if f := s.snapshot(); strings.Contains(f, "cancelling the turn") {
+		t.Errorf("the turn has ended but the screen still says it is being cancelled:\n%s", f)
+	}
+
+	s.submit("/pull phi4-mini")
+	s.wait("the pull to start", func(m *Model) bool { return m.pull != nil })
+	s.key(keyCtrlC)
+	s.wait("the pull to stop", func(m *Model) bool { return m.pull == nil })
+	f := s.snapshot()
+	if strings.Contains(f, "stopping the pull") {
+		t.Errorf("the pull has stopped but the screen still says it is stopping:\n%s", f)
+	}
+	m := s.finish()
+	if !strings.Contains(chatText(m), "Pull of `phi4-mini` stopped") {
+		t.Errorf("the chat should say the pull stopped:\n%s", chatText(m))
+	}
+	if m.quitting {
+		t.Error("ctrl+c on a pull must not quit")
+	}
+}
+
+// TestUnrelatedNoticeOutlivesTheTurn: only a notice about the turn clears
+// when it ends; one the user got meanwhile (a copy) stays until a key.
+func TestUnrelatedNoticeOutlivesTheTurn(t *testing.T) {
+	env := newTestEnv(t)
+	m := env.model(t)
+	m.flashWhile("cancelling the turn…", turnActivity)
+	m.flash("copied the last answer", false)
+	m.ended(turnActivity)
+	if m.notice != "copied the last answer" {
+		t.Errorf("notice = %q, want the copy notice kept", m.notice)
+	}
+	m.flashWhile("cancelling the turn…", turnActivity)
+	m.ended(pullActivity)
+	if m.notice == "" {
+		t.Error("the end of a pull must not clear a notice about the turn")
+	}
+	m.ended(turnActivity)
+	if m.notice != "" {
+		t.Errorf("notice = %q, want it cleared with the turn", m.notice)
+	}
+}
