@@ -2,6 +2,8 @@ package ui
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -335,6 +337,30 @@ func TestCompletion(t *testing.T) {
 	m.Update(cmd()) // the compMsg, as the program would deliver it
 	if got := m.input.value(); got != "look at @"+dir+"/fox.png " {
 		t.Errorf("file completion = %q", got)
+	}
+	// A name with a space completes escaped, so the reference reads back
+	// as one file and the file goes with the message.
+	spaced := filepath.Join(dir, "my dir")
+	if err := os.Mkdir(spaced, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTestPNG(t, spaced)
+	if err := os.Rename(filepath.Join(spaced, "fox.png"), filepath.Join(spaced, "red fox.png")); err != nil {
+		t.Fatal(err)
+	}
+	m.input.set("look at @" + dir + "/my")
+	m.Update(m.input.tab(m.comp)())
+	if got, want := m.input.value(), "look at @"+dir+`/my\ dir/`; got != want {
+		t.Fatalf("completing a directory with a space = %q, want %q", got, want)
+	}
+	m.Update(m.input.tab(m.comp)()) // walks into it: one file there
+	want := "look at @" + dir + `/my\ dir/red\ fox.png `
+	if got := m.input.value(); got != want {
+		t.Fatalf("completing a file with a space = %q, want %q", got, want)
+	}
+	_, files, err := resolveAttachments(m.input.value())
+	if err != nil || len(files) != 1 || files[0] != filepath.Join(spaced, "red fox.png") {
+		t.Errorf("the completed reference attaches %v (err %v), want the file with the space", files, err)
 	}
 	m.input.set("/review o")
 	m.input.refreshHints(m.comp)

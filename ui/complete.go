@@ -79,12 +79,27 @@ func (c completer) complete(before string) completion {
 }
 
 // fileWord returns the @word before the cursor, if the text ends in one
-// (and is not a command line, whose arguments complete from memory).
+// (and is not a command line, whose arguments complete from memory). A
+// blank escaped with a backslash belongs to the word, as completion writes
+// names with spaces ("@my\ photo.png").
 func fileWord(before string) (string, bool) {
-	start := strings.LastIndexAny(before, " \t\n") + 1
+	start := 0
+	for i := len(before) - 1; i >= 0; i-- {
+		if isBlank(before[i]) && (before[i] != ' ' || i == 0 || before[i-1] != '\\') {
+			start = i + 1
+			break
+		}
+	}
 	word := before[start:]
 	return word, strings.HasPrefix(word, "@")
 }
+
+// escapeBlanks writes a path the way the @file parser reads it back: a
+// space is escaped with a backslash, so it does not end the reference.
+func escapeBlanks(p string) string { return strings.ReplaceAll(p, " ", `\ `) }
+
+// unescapeBlanks undoes escapeBlanks.
+func unescapeBlanks(p string) string { return strings.ReplaceAll(p, `\ `, " ") }
 
 // isFileWord reports whether completing before needs the file system.
 func (c completer) isFileWord(before string) bool {
@@ -106,7 +121,7 @@ func (c completer) filesCmd(before string, tab bool) tea.Cmd {
 // directories end in "/" so Tab can walk down.
 func (c completer) files(word string) completion {
 	comp := completion{word: word}
-	p := strings.TrimPrefix(word, "@")
+	p := unescapeBlanks(strings.TrimPrefix(word, "@"))
 	dir, pre := filepath.Split(p)
 	lookIn := dir
 	if lookIn == "" {
@@ -141,7 +156,7 @@ func (c completer) files(word string) completion {
 		if len(comp.items) == 200 {
 			break
 		}
-		comp.items = append(comp.items, "@"+dir+n)
+		comp.items = append(comp.items, "@"+escapeBlanks(dir+n))
 		comp.labels = append(comp.labels, n)
 	}
 	return comp
