@@ -104,7 +104,12 @@ type testEnv struct {
 	image  string
 }
 
-func newTestEnv(t testing.TB) *testEnv {
+func newTestEnv(t testing.TB) *testEnv { return newTestEnvVia(t, nil) }
+
+// newTestEnvVia is newTestEnv with the controller reaching the fake through
+// via, which returns the URL to use for the fake's (a proxy, for an Ollama
+// that goes away and comes back).
+func newTestEnvVia(t testing.TB, via func(url string) string) *testEnv {
 	t.Helper()
 	cfg := testConfig(t)
 	srv := fakeollama.New(t)
@@ -113,7 +118,11 @@ func newTestEnv(t testing.TB) *testEnv {
 	srv.AddModel(fakeollama.Model{Name: "llama3.2:3b", ParameterSize: "3.2B"})
 	sc := &script{plan: `{"tasks": []}`, answer: "Hello!"}
 	srv.OnChat(sc.reply)
-	ctl, err := pipeline.NewController(srv.URL, "qwen3:8b", pipeline.ControllerOptions{Timeout: guard})
+	host := srv.URL
+	if via != nil {
+		host = via(srv.URL)
+	}
+	ctl, err := pipeline.NewController(host, "qwen3:8b", pipeline.ControllerOptions{Timeout: guard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +134,7 @@ func newTestEnv(t testing.TB) *testEnv {
 	out := filepath.Join(root, "out")
 	router := endpoints.NewRouter(endpoints.ModeLocal, endpoints.NewBuiltin())
 	eng := pipeline.New(ctl, cat, router, pipeline.Options{OutputDir: out, ControllerTasks: true, MaxParallel: 1})
-	cfg.Controller.Host, cfg.InferenceMode, cfg.OutputDir = srv.URL, "local", out
+	cfg.Controller.Host, cfg.InferenceMode, cfg.OutputDir = host, "local", out
 	return &testEnv{cfg: cfg, ollama: srv, eng: eng, script: sc, out: out, image: writeTestPNG(t, root)}
 }
 

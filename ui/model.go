@@ -60,8 +60,11 @@ type Model struct {
 
 	ollama    ollamaState
 	ollamaGen int
-	pull      *pullState
-	play      *playState
+	// ollamaRetry is the pause between checks while Ollama is missing
+	// (ollamaRetryEvery; tests shorten it).
+	ollamaRetry time.Duration
+	pull        *pullState
+	play        *playState
 
 	dialog dialog
 	// notice is a one-line message above the prompt (copied, errors of
@@ -112,6 +115,7 @@ func New(opts Options) (*Model, error) {
 		thumbs:      map[thumbKey]string{},
 		width:       80,
 		height:      24,
+		ollamaRetry: ollamaRetryEvery,
 	}
 	m.media = newTermMedia(getenv)
 	m.images = m.media != nil && m.media.Protocol() != "off"

@@ -12,8 +12,8 @@ import (
 	"github.com/chorusai/chorus/pipeline"
 )
 
-// ollamaRetry is how often an unreachable Ollama is asked again.
-const ollamaRetry = 5 * time.Second
+// ollamaRetryEvery is how often an unreachable Ollama is asked again.
+const ollamaRetryEvery = 5 * time.Second
 
 // ollamaState is what the app knows about the controller's server.
 type ollamaState struct {
@@ -32,6 +32,10 @@ type ollamaMsg struct {
 	gen    int
 	model  string
 	status pipeline.Status
+	// afterTurn marks the check that follows a failed turn: the turn's
+	// error has already told the user what is wrong, so the check updates
+	// the status bar and starts the retries without saying it again.
+	afterTurn bool
 }
 
 // ollamaRetryMsg triggers the next check of generation gen.
@@ -48,6 +52,18 @@ func (m *Model) checkOllama() tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		return ollamaMsg{gen: gen, model: ctl.Model(), status: ctl.Check(ctx)}
+	}
+}
+
+// recheckOllama checks again after a turn failed: Ollama may have gone away
+// (or lost the model) since the last check said it was fine. The status bar
+// then shows it, and the retries announce its return.
+func (m *Model) recheckOllama() tea.Cmd {
+	check := m.checkOllama()
+	return func() tea.Msg {
+		msg := check().(ollamaMsg)
+		msg.afterTurn = true
+		return msg
 	}
 }
 
@@ -95,7 +111,7 @@ func (m *Model) onOllama(msg ollamaMsg) tea.Cmd {
 	}
 	if key != o.announced {
 		o.announced = key
-		if say != "" {
+		if say != "" && !(msg.afterTurn && key != "ok") {
 			if key == "ok" {
 				m.say(say)
 			} else {
@@ -107,7 +123,7 @@ func (m *Model) onOllama(msg ollamaMsg) tea.Cmd {
 		return nil
 	}
 	gen := m.ollamaGen
-	return tea.Tick(ollamaRetry, func(time.Time) tea.Msg { return ollamaRetryMsg{gen: gen} })
+	return tea.Tick(m.ollamaRetry, func(time.Time) tea.Msg { return ollamaRetryMsg{gen: gen} })
 }
 
 // pullState follows a /pull.

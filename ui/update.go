@@ -484,7 +484,11 @@ func (m *Model) endTurn(t *turnState) tea.Cmd {
 			m.dialog = nil
 		}
 	}
-	return tea.Batch(m.saveAsync(), m.requestThumbs())
+	var recheck tea.Cmd
+	if t.err != nil && !t.canceled {
+		recheck = m.recheckOllama()
+	}
+	return tea.Batch(m.saveAsync(), m.requestThumbs(), recheck)
 }
 
 // requestThumbs starts making the inline previews the chat needs at the
