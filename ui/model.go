@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/pipeline"
 )
@@ -183,9 +184,14 @@ func (m *Model) systemError(text string) {
 	m.chat.follow()
 }
 
-// flash sets the one-line notice above the prompt.
+// flash sets the one-line notice above the prompt. An error too long for
+// that line is also written to the chat in full: the hint line would cut
+// it, and the end of an error is often the part that says what to do.
 func (m *Model) flash(text string, bad bool) {
 	m.notice, m.noticeBad, m.noticeWhile = text, bad, noActivity
+	if bad && ansi.StringWidth(text) > m.width-1 {
+		m.systemError(text)
+	}
 }
 
 // activity is something under way that a notice can describe.

@@ -68,3 +68,36 @@ func TestUnrelatedNoticeOutlivesTheTurn(t *testing.T) {
 		t.Errorf("notice = %q, want it cleared with the turn", m.notice)
 	}
 }
+
+// TestLongErrorsReachTheChatInFull: an error notice wider than the hint
+// line is cut there, so it also goes to the chat whole — the part cut off
+// is often the one that names the fix. Short errors stay on the hint line.
+func TestLongErrorsReachTheChatInFull(t *testing.T) {
+	env := newTestEnv(t)
+	s := startSession(t, env.model(t), 80, 24)
+	s.ready()
+	missing := "./pictures/holiday/2025/the-one-with-the-fox.png"
+	s.submit("look at @" + missing)
+	s.wait("the refusal", func(m *Model) bool { return m.notice != "" && !m.submitting })
+	s.key(keyCtrlC) // the refused prompt is kept: clear it
+	s.submit("/constrain bogus=1")
+	s.wait("the second refusal", func(m *Model) bool { return strings.Contains(m.notice, "bogus") })
+	s.submit("/nosuchcommand")
+	s.wait("the short refusal", func(m *Model) bool { return strings.Contains(m.notice, "unknown command") })
+	m := s.finish()
+	var errs []string
+	for _, cm := range m.chat.msgs {
+		if cm.role == roleError {
+			errs = append(errs, cm.text)
+		}
+	}
+	if len(errs) != 2 {
+		t.Fatalf("want the two long errors in the chat, got %q", errs)
+	}
+	if !strings.Contains(errs[0], missing) || !strings.Contains(errs[0], "Tab completes file names") {
+		t.Errorf("the attachment error should be whole in the chat: %q", errs[0])
+	}
+	if !strings.Contains(errs[1], "bogus=1") || !strings.HasSuffix(strings.TrimSpace(errs[1]), ")") {
+		t.Errorf("the constraint error should be whole in the chat: %q", errs[1])
+	}
+}
