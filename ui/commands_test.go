@@ -207,6 +207,50 @@ func TestReviewRunsEditsAndCancels(t *testing.T) {
 	}
 }
 
+// TestReviewCancelIsNotAnError: turning a plan down is the user's choice.
+// The turn ends cancelled (saved so), with no error entry; the plan that
+// was shown stays in the Plan pane with its tasks marked as never run.
+func TestReviewCancelIsNotAnError(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.plan = fullTurnPlan(env.image)
+	s := startSession(t, env.model(t), 80, 24)
+	s.ready()
+	s.submit("/review on")
+	s.submit("convert @" + env.image)
+	s.wait("the review", func(m *Model) bool { _, ok := m.dialog.(*reviewDialog); return ok })
+	s.key(keyEsc)
+	s.wait("the cancelled turn", turnsDone(1))
+	m := s.finish()
+	tr := m.turns[0]
+	if !tr.canceled {
+		t.Errorf("a plan turned down should leave a cancelled turn, err = %v", tr.err)
+	}
+	for _, cm := range m.chat.msgs {
+		if cm.role == roleError {
+			t.Errorf("turning the plan down is no error, the chat says: %q", cm.text)
+		}
+	}
+	if !strings.Contains(tr.answer.text, "cancelled in review") {
+		t.Errorf("the answer should say the plan was cancelled: %q", tr.answer.text)
+	}
+	if tr.plan == nil || len(tr.tasks) != 2 {
+		t.Fatalf("the reviewed plan should stay with the turn: %+v", tr.plan)
+	}
+	for _, ts := range tr.tasks {
+		if ts.status != taskSkipped {
+			t.Errorf("task %d: status %v, want skipped (never ran)", ts.task.ID, ts.status)
+		}
+	}
+	f := frame(m)
+	if strings.Contains(f, "No plan") || !strings.Contains(f, "⊘ 1 image-resize") {
+		t.Errorf("the Plan pane should show the plan turned down:\n%s", f)
+	}
+	rec := tr.record()
+	if !rec.Cancelled || rec.Error != "" || len(rec.Plan) != 2 {
+		t.Errorf("saved as cancelled=%v error=%q plan=%d tasks; want cancelled, no error, the plan", rec.Cancelled, rec.Error, len(rec.Plan))
+	}
+}
+
 // editPlanMsg replaces the inline editor's text with a one-task plan; the
 // probe applies it on the program's goroutine.
 type editPlanMsg struct{}

@@ -169,7 +169,9 @@ func (t *turnState) finish(rep *pipeline.Report, err error, now time.Time) {
 		t.report = rep
 	}
 	t.err = err
-	t.canceled = errors.Is(err, pipeline.ErrCancelled)
+	// Turning the plan down in review is the user's choice, like Ctrl+C:
+	// a cancelled turn, not a failure.
+	t.canceled = errors.Is(err, pipeline.ErrCancelled) || errors.Is(err, errPlanRejected)
 	// Tasks still pending or running when a turn ends did not finish.
 	for _, ts := range t.tasks {
 		if ts.status == taskPending || ts.status == taskRunning {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"runtime"
@@ -402,6 +403,10 @@ func (m *Model) onPump(msg pumpMsg) tea.Cmd {
 			t.apply(it, now)
 			m.afterEvent(t, it)
 		case reviewRequest:
+			// The engine reports the plan only once it may run; show the
+			// one under review meanwhile, so the panes (and the session,
+			// if it is turned down) have it.
+			t.apply(pipeline.PlanEvent{Tasks: it.plan.Tasks, Constraints: it.plan.Constraints, Notes: it.plan.Notes}, now)
 			m.dialog = newReviewDialog(it)
 		case turnDone:
 			t.finish(it.report, it.err, now)
@@ -460,9 +465,12 @@ func (m *Model) endTurn(t *turnState) tea.Cmd {
 	}
 	a.meta = strings.Join(meta, " · ")
 	if strings.TrimSpace(a.text) == "" && t.err != nil {
-		if t.canceled {
+		switch {
+		case errors.Is(t.err, errPlanRejected):
+			a.text = "_Plan cancelled in review — nothing ran._"
+		case t.canceled:
 			a.text = "_Cancelled — nothing more will run this turn._"
-		} else {
+		default:
 			a.text = "_No answer._"
 		}
 	} else if t.canceled {
