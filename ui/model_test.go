@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/sessions"
 )
 
 func (s *tsession) submit(text string) {
@@ -390,6 +391,43 @@ func TestSessionReopensAndContinues(t *testing.T) {
 	saved, err := m2.session.store.Load(id)
 	if err != nil || len(saved.Turns) != 2 {
 		t.Fatalf("the continued session should hold 2 turns: %v %+v", err, saved)
+	}
+	// Reopened again, the second turn (planned, no tasks) must not read as
+	// one that ended before planning.
+	m3, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := paneCtx{st: &m3.st, turn: m3.lastTurn(), now: fixedNow, width: 60}
+	if got := ansi.Strip(strings.Join(planLines(pc), "\n")); !strings.Contains(got, "No expert tasks") {
+		t.Errorf("the reopened turn's Plan pane = %q, want the controller answering directly", got)
+	}
+}
+
+// TestReopenedTurnsKnowWhetherTheyWerePlanned: an empty plan is a plan
+// (the controller answered directly); only a turn that ended before
+// planning has none. Files from before the planned flag tell it by their
+// finished answer.
+func TestReopenedTurnsKnowWhetherTheyWerePlanned(t *testing.T) {
+	st := newStyles()
+	for _, c := range []struct {
+		name string
+		rec  sessions.Turn
+		want string
+	}{
+		{"planned, no tasks", sessions.Turn{Request: "hi", Answer: "Hello", Planned: true}, "No expert tasks"},
+		{"older file, answered", sessions.Turn{Request: "hi", Answer: "Hello", Report: &pipeline.Report{Answer: "Hello"}}, "No expert tasks"},
+		{"failed while planning", sessions.Turn{Request: "hi", Error: "Ollama is not reachable", Report: &pipeline.Report{}}, "No plan"},
+		{"cancelled while planning", sessions.Turn{Request: "hi", Cancelled: true}, "No plan"},
+	} {
+		tr := turnFromRecord(1, c.rec, "qwen3:8b")
+		got := ansi.Strip(strings.Join(planLines(paneCtx{st: &st, turn: tr, now: fixedNow, width: 60}), "\n"))
+		if !strings.Contains(got, c.want) {
+			t.Errorf("%s: Plan pane = %q, want %q", c.name, got, c.want)
+		}
+		if back := tr.record(); back.Planned != (c.want == "No expert tasks") {
+			t.Errorf("%s: saved again with planned=%v", c.name, back.Planned)
+		}
 	}
 }
 

@@ -37,7 +37,7 @@ func (t *turnState) record() sessions.Turn {
 		rec.Answer = t.answer.text
 	}
 	if t.plan != nil {
-		rec.Plan, rec.PlanNotes = t.plan.Tasks, t.plan.Notes
+		rec.Plan, rec.PlanNotes, rec.Planned = t.plan.Tasks, t.plan.Notes, true
 	}
 	for _, ts := range t.tasks {
 		if ts.choice != nil {
@@ -198,7 +198,10 @@ func turnFromRecord(id int, rec sessions.Turn, model string) *turnState {
 	if rec.Error != "" {
 		t.err = fmt.Errorf("%s", rec.Error)
 	}
-	if rec.Plan != nil || rec.PlanNotes != nil {
+	// Files written before Planned existed: a finished answer means
+	// planning finished too.
+	answered := rec.Report != nil && strings.TrimSpace(rec.Report.Answer) != ""
+	if rec.Planned || rec.Plan != nil || rec.PlanNotes != nil || answered {
 		t.apply(pipeline.PlanEvent{Tasks: rec.Plan, Notes: rec.PlanNotes}, rec.Started)
 	}
 	for _, me := range rec.Models {

@@ -51,6 +51,10 @@ type Turn struct {
 	// Plan is the validated plan that ran, PlanNotes the validator's repairs.
 	Plan      []pipeline.Task `json:"plan,omitempty"`
 	PlanNotes []string        `json:"plan_notes,omitempty"`
+	// Planned is set once planning finished, even with no tasks (the
+	// controller answered directly), which an empty Plan cannot tell from
+	// a turn that ended before it had a plan.
+	Planned bool `json:"planned,omitempty"`
 	// Models records each task's model choice and why.
 	Models []pipeline.ModelEvent `json:"models,omitempty"`
 	// Report is the execution record, when the turn got that far.
