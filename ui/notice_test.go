@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/chorusai/chorus/internal/fakeollama"
 )
 
@@ -99,5 +102,27 @@ func TestLongErrorsReachTheChatInFull(t *testing.T) {
 	}
 	if !strings.Contains(errs[1], "bogus=1") || !strings.HasSuffix(strings.TrimSpace(errs[1]), ")") {
 		t.Errorf("the constraint error should be whole in the chat: %q", errs[1])
+	}
+}
+
+// TestHintLineKeepsTheHelpKey: on a narrow terminal the idle hint line
+// drops its least useful entries whole, rather than cutting off the key
+// that opens the help at its end.
+func TestHintLineKeepsTheHelpKey(t *testing.T) {
+	env := newTestEnv(t)
+	m := env.model(t)
+	for _, w := range []int{50, 60, 80, 100} {
+		m.Update(tea.WindowSizeMsg{Width: w, Height: 24})
+		line := ansi.Strip(m.hintLine())
+		if !strings.Contains(line, "f1 help") || strings.Contains(line, "…") {
+			t.Errorf("at %d columns the hint line is %q: want whole entries ending with f1 help", w, line)
+		}
+		if !strings.HasPrefix(line, "enter send") {
+			t.Errorf("at %d columns the hint line is %q: want enter send first", w, line)
+		}
+	}
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	if line := ansi.Strip(m.hintLine()); !strings.Contains(line, "ctrl+y copy") {
+		t.Errorf("a wide hint line should keep every entry: %q", line)
 	}
 }

@@ -179,9 +179,20 @@ func (m *Model) hintLine() string {
 		}
 		text = st.hint.Render("tab ") + strings.Join(shown, st.dim.Render("  "))
 	case m.running():
-		text = st.hint.Render(m.keys.Label(ActCancel) + " cancels the turn · " + m.keys.Label(ActTogglePanes) + " panes · " + m.keys.Label(ActScrollUp) + "/" + m.keys.Label(ActScrollDown) + " scroll")
+		text = st.hint.Render(fitHints(w-2, []hint{
+			{m.keys.Label(ActCancel) + " cancels the turn", 3},
+			{m.keys.Label(ActTogglePanes) + " panes", 1},
+			{m.keys.Label(ActScrollUp) + "/" + m.keys.Label(ActScrollDown) + " scroll", 2},
+		}))
 	default:
-		text = st.hint.Render(m.keys.Label(ActSend) + " send · " + m.keys.Label(ActNewline) + " newline · @file attach · / commands · " + m.keys.Label(ActCopyAnswer) + " copy · " + m.keys.Label(ActHelp) + " help")
+		text = st.hint.Render(fitHints(w-2, []hint{
+			{m.keys.Label(ActSend) + " send", 5},
+			{m.keys.Label(ActNewline) + " newline", 4},
+			{"@file attach", 3},
+			{"/ commands", 2},
+			{m.keys.Label(ActCopyAnswer) + " copy", 1},
+			{m.keys.Label(ActHelp) + " help", 6},
+		}))
 	}
 	text = ansi.Truncate(text, w-1, "…")
 	fill := w - ansi.StringWidth(text) - 1
@@ -189,6 +200,35 @@ func (m *Model) hintLine() string {
 		text += " " + st.paneBorder.Render(strings.Repeat("─", fill))
 	}
 	return text
+}
+
+// hint is one "key does" entry of the hint line; entries of lower rank give
+// way first when the line is too narrow, so the help key stays in view.
+type hint struct {
+	text string
+	rank int
+}
+
+// fitHints joins hints with " · ", leaving out the lowest-ranked ones until
+// the line fits w columns (the last one standing is cut by the caller).
+func fitHints(w int, hints []hint) string {
+	for {
+		parts := make([]string, 0, len(hints))
+		for _, h := range hints {
+			parts = append(parts, h.text)
+		}
+		line := strings.Join(parts, " · ")
+		if len(hints) <= 1 || ansi.StringWidth(line) <= w {
+			return line
+		}
+		low := 0
+		for i, h := range hints {
+			if h.rank < hints[low].rank {
+				low = i
+			}
+		}
+		hints = append(hints[:low:low], hints[low+1:]...)
+	}
 }
 
 // padRight pads a styled line with spaces to width w (cutting longer ones).
