@@ -104,6 +104,9 @@ func TestGoldenFullTurn(t *testing.T) {
 				t.Errorf("the answer should be rendered as Markdown, not shown raw:\n%s", rendered)
 			}
 			f := frame(m)
+			if strings.Contains(f, "││") {
+				t.Errorf("the column rule runs into the plan tree's own rule:\n%s", f)
+			}
 			golden.RequireEqual(t, f)
 
 			// The session was saved with the turn.

@@ -72,9 +72,11 @@ func (m *Model) View() tea.View {
 	top := m.chatLines(chatW, chatH)
 	pc := paneCtx{st: &m.st, turn: m.lastTurn(), now: now, links: m.links}
 	if m.wide() {
-		pc.width = m.paneWidth()
+		// A blank after the rule: a tree's own "│" right against it would
+		// read as a double line.
+		pc.width = m.paneWidth() - 1
 		right := column(pc, chatH, m.paneScroll)
-		sep := m.st.paneBorder.Render("│")
+		sep := m.st.paneBorder.Render("│") + " "
 		for i := range top {
 			top[i] = padRight(top[i], chatW) + sep + right[i]
 		}
