@@ -222,9 +222,9 @@ func (d *listDialog) view(m *Model, w, h int, _ time.Time) (string, []string, st
 		if i < 9 {
 			num = fmt.Sprintf("%d ", i+1)
 		}
-		line := num + it.label
+		line := num + clipText(it.label, 200)
 		if it.detail != "" {
-			line += st.dim.Render("  " + it.detail)
+			line += st.dim.Render("  " + clipText(it.detail, 200))
 		}
 		line = ansi.Truncate(line, w, "…")
 		if i == d.sel {

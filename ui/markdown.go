@@ -43,6 +43,7 @@ func (md *markdown) renderer(width int) *glamour.TermRenderer {
 // Render returns src rendered for width columns as lines without trailing
 // padding and without the blank lines Glamour puts around a document.
 func (md *markdown) Render(src string, width int) []string {
+	src = cleanText(src)
 	if width < 10 {
 		width = 10
 	}
@@ -92,6 +93,7 @@ func wrapPlain(src string, width int) []string {
 	if width < 1 {
 		width = 1
 	}
+	src = cleanText(src)
 	var out []string
 	for _, l := range strings.Split(strings.TrimRight(src, "\n"), "\n") {
 		l = strings.ReplaceAll(l, "\t", "    ")

@@ -164,7 +164,7 @@ func fileLine(st *styles, verb, path string, w int, links bool) string {
 	}
 	head := fmt.Sprintf("  ↳ %s %s: ", verb, kind)
 	room := w - ansi.StringWidth(head)
-	shown := path
+	shown := strings.ReplaceAll(cleanText(path), "\n", " ")
 	if ansi.StringWidth(shown) > room {
 		shown = "…" + ansi.TruncateLeft(shown, ansi.StringWidth(shown)-room+1, "")
 	}

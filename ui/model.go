@@ -185,11 +185,12 @@ func (m *Model) systemError(text string) {
 }
 
 // flash sets the one-line notice above the prompt. An error too long for
-// that line is also written to the chat in full: the hint line would cut
-// it, and the end of an error is often the part that says what to do.
+// that line (or of several lines) is also written to the chat in full: the
+// hint line would cut it, and the end of an error is often the part that
+// says what to do.
 func (m *Model) flash(text string, bad bool) {
 	m.notice, m.noticeBad, m.noticeWhile = text, bad, noActivity
-	if bad && ansi.StringWidth(text) > m.width-1 {
+	if bad && (ansi.StringWidth(text) > m.width-1 || strings.Contains(text, "\n")) {
 		m.systemError(text)
 	}
 }

@@ -218,7 +218,7 @@ func argValue(st *styles, v string) string {
 var refPattern = regexp.MustCompile(`<(?i:resource|generated)>-(\d+)`)
 
 func clipText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(cleanText(s)), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

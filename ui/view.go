@@ -154,10 +154,13 @@ func (m *Model) hintLine() string {
 	var text string
 	switch {
 	case m.notice != "":
+		// One line: a multi-line error keeps its first line here (the
+		// chat has it whole).
+		notice, _, _ := strings.Cut(cleanText(m.notice), "\n")
 		if m.noticeBad {
-			text = st.fail.Render(m.notice)
+			text = st.fail.Render(notice)
 		} else {
-			text = st.ok.Render(m.notice)
+			text = st.ok.Render(notice)
 		}
 	case m.pull != nil:
 		p := m.pull
