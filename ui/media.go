@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/skills"
 )
@@ -104,15 +105,47 @@ func previewPaths(paths []string) []string {
 }
 
 // previews returns the inline previews of the images among paths that
-// have been made; the rest appear once their thumbMsg arrives.
+// have been made; the rest appear once their thumbMsg arrives. Two
+// previews sit side by side where they fit, else one under the other with
+// a blank line between: stacked flush, two pictures read as one.
 func previews(rc renderCtx, paths []string, w int) []string {
-	var out []string
+	var blocks [][]string
 	for _, p := range previewPaths(paths) {
 		s := rc.thumbs[thumbKeyFor(p, w, rc.termHeight)]
 		if s == "" {
 			continue
 		}
-		for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		blocks = append(blocks, strings.Split(strings.TrimRight(s, "\n"), "\n"))
+	}
+	const gap = "  "
+	width := func(b []string) int {
+		n := 0
+		for _, l := range b {
+			n = max(n, ansi.StringWidth(l))
+		}
+		return n
+	}
+	var out []string
+	if len(blocks) == 2 && 2+width(blocks[0])+len(gap)+width(blocks[1]) <= w {
+		left, right := blocks[0], blocks[1]
+		lw := width(left)
+		for i := range max(len(left), len(right)) {
+			var l, r string
+			if i < len(left) {
+				l = left[i]
+			}
+			if i < len(right) {
+				r = right[i]
+			}
+			out = append(out, "  "+padRight(l, lw)+gap+r)
+		}
+		return out
+	}
+	for i, b := range blocks {
+		if i > 0 {
+			out = append(out, "")
+		}
+		for _, l := range b {
 			out = append(out, "  "+l)
 		}
 	}
