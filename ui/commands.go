@@ -43,9 +43,9 @@ var commands = []command{
 
 // runCommand executes a /command line.
 func (m *Model) runCommand(line string) tea.Cmd {
-	name, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+	typed, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
 	arg = strings.TrimSpace(arg)
-	name = resolveCommand(strings.ToLower(name))
+	name := resolveCommand(strings.ToLower(typed))
 	switch name {
 	case "/help", "/?":
 		m.dialog = newHelpDialog(m)
@@ -113,15 +113,21 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		m.debug = toggleArg(arg, m.debug)
 		m.flash("debug "+onOff(m.debug)+" — raw controller prompts and replies "+map[bool]string{true: "appear in the chat", false: "are hidden"}[m.debug], false)
 	default:
+		// Nothing ran: give the line back, so a typo costs a key, not the
+		// message.
+		m.input.set(line)
 		var cands []string
 		for _, c := range commands {
 			if strings.HasPrefix(c.name, name) {
 				cands = append(cands, c.name)
 			}
 		}
-		if len(cands) > 1 {
+		switch {
+		case len(cands) > 1:
 			m.flash(fmt.Sprintf("%s could be %s — type more, or Tab", name, strings.Join(cands, ", ")), true)
-		} else {
+		case strings.Count(typed, "/") > 1:
+			m.flash(fmt.Sprintf("%s is not a command — to attach that file, write @%s", typed, typed), true)
+		default:
 			m.flash(fmt.Sprintf("unknown command %s — /help lists them", name), true)
 		}
 	}

@@ -110,6 +110,27 @@ func TestSkillsModelsPlanCommands(t *testing.T) {
 	}
 }
 
+// TestUnknownCommandKeepsTheLine: a line that runs no command is given back
+// to the prompt (typed through the real keys), and one that is a path says
+// how to attach the file instead.
+func TestUnknownCommandKeepsTheLine(t *testing.T) {
+	env := newTestEnv(t)
+	s := startSession(t, env.model(t), 80, 24)
+	s.ready()
+	s.submit("/Users/ann/notes.txt what does it say?")
+	s.wait("the refusal", func(m *Model) bool { return m.notice != "" })
+	m := s.finish()
+	if got := m.input.value(); got != "/Users/ann/notes.txt what does it say?" {
+		t.Errorf("the prompt after an unknown command = %q, want the line back", got)
+	}
+	if !strings.Contains(m.notice, "write @/Users/ann/notes.txt") {
+		t.Errorf("a path taken for a command should say how to attach it: %q", m.notice)
+	}
+	if len(m.turns) != 0 {
+		t.Error("nothing may be sent")
+	}
+}
+
 func TestPlanRetryDebugCommands(t *testing.T) {
 	env := newTestEnv(t)
 	env.script.plan = fullTurnPlan(env.image)
