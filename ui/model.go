@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/sessions"
 )
 
 // Model is the Bubble Tea model of the chat. Its methods have pointer
@@ -124,7 +126,13 @@ func New(opts Options) (*Model, error) {
 	m.comp = completer{commands: commands, args: m.commandArgs, readDir: os.ReadDir}
 	m.session = m.newSession()
 	if opts.Resume != "" {
-		if err := m.loadSession(opts.Resume); err != nil {
+		err := m.loadSession(opts.Resume)
+		switch {
+		case err == nil:
+		case isLatest(opts.Resume) && errors.Is(err, sessions.ErrNotFound):
+			// The first run with --resume latest: nothing is wrong.
+			m.say("No saved session to resume yet (in `" + m.session.store.Dir + "`) — this chat starts a new one.")
+		default:
 			m.systemError(err.Error())
 		}
 	}

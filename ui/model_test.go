@@ -425,6 +425,29 @@ func TestSessionReopensAndContinues(t *testing.T) {
 	}
 }
 
+// TestResumeLatestWithNothingSaved: the first run with --resume latest is
+// no error, just a new chat; a session id that does not exist is one.
+func TestResumeLatestWithNothingSaved(t *testing.T) {
+	env := newTestEnv(t)
+	opts := env.options(t)
+	opts.Resume = "latest"
+	m, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := m.chat.last(); last == nil || last.role != roleSystem || !strings.Contains(last.text, "No saved session to resume yet") {
+		t.Errorf("resuming with nothing saved should say a new chat starts, got %+v", last)
+	}
+	opts.Resume = "20260314-150926-000-deadbeef"
+	m, err = New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := m.chat.last(); last == nil || last.role != roleError || !strings.Contains(last.text, "not found") {
+		t.Errorf("resuming a session that does not exist is an error, got %+v", last)
+	}
+}
+
 // TestReopenedTurnsKnowWhetherTheyWerePlanned: an empty plan is a plan
 // (the controller answered directly); only a turn that ended before
 // planning has none. Files from before the planned flag tell it by their

@@ -105,13 +105,16 @@ func (m *Model) saveAsync() tea.Cmd {
 	}
 }
 
+// isLatest reports whether id asks for the newest session.
+func isLatest(id string) bool { return id == "latest" || id == "last" }
+
 // loadSession replaces the chat with a saved session ("latest" for the
 // newest), which then continues: its turns become the history of the next
 // request.
 func (m *Model) loadSession(id string) error {
 	var s *sessions.Session
 	var err error
-	if id == "latest" || id == "last" {
+	if isLatest(id) {
 		s, err = m.session.store.Latest()
 	} else {
 		s, err = m.session.store.Load(id)
@@ -135,7 +138,7 @@ func (m *Model) loadCmd(id string) tea.Cmd {
 	return func() tea.Msg {
 		var s *sessions.Session
 		var err error
-		if id == "latest" || id == "last" {
+		if isLatest(id) {
 			s, err = st.Latest()
 		} else {
 			s, err = st.Load(id)
