@@ -225,11 +225,19 @@ func turnImages(t Turn) []api.ImageData {
 	return readImages(paths)
 }
 
+// maxControllerImage bounds an image file shown to a vision controller.
+const maxControllerImage = 20 << 20
+
 func readImages(paths []string) []api.ImageData {
 	var out []api.ImageData
 	for _, p := range paths {
+		// Stat first: a huge file must not be read only to be skipped, and
+		// a FIFO must not be opened at all.
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() || st.Size() == 0 || st.Size() > maxControllerImage {
+			continue
+		}
 		b, err := os.ReadFile(p)
-		if err != nil || len(b) == 0 || len(b) > 20<<20 {
+		if err != nil || len(b) == 0 || len(b) > maxControllerImage {
 			continue
 		}
 		out = append(out, api.ImageData(b))

@@ -28,6 +28,11 @@ func ModalityOf(path string) skills.Modality {
 	if m, ok := extModality[strings.ToLower(filepath.Ext(path))]; ok {
 		return m
 	}
+	// Only regular files are sniffed: opening a FIFO blocks until a
+	// writer comes, and a device may never end.
+	if !isRegularFile(path) {
+		return ""
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return ""

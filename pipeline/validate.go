@@ -384,7 +384,11 @@ func (v *validator) checkArgs(t *Task, s *skills.Skill, skillOf map[int]*skills.
 			}
 			p, ok := v.findFile(val)
 			if !ok {
-				v.drop(*t, "file %s does not exist", val)
+				if st, err := os.Stat(val); err == nil && !st.Mode().IsRegular() {
+					v.drop(*t, "%s is not a regular file (a directory, pipe or device) — give a file", val)
+				} else {
+					v.drop(*t, "file %s does not exist", val)
+				}
 				return
 			}
 			if m := ModalityOf(p); m != "" && m != a.Type {
@@ -426,7 +430,7 @@ func (v *validator) findFile(p string) (string, bool) {
 			p = filepath.Join(home, p[2:])
 		}
 	}
-	if st, err := os.Stat(p); err == nil && !st.IsDir() {
+	if isRegularFile(p) {
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			return p, true
@@ -435,13 +439,20 @@ func (v *validator) findFile(p string) (string, bool) {
 	}
 	base := filepath.Base(p)
 	for _, r := range v.knownResources() {
-		if filepath.Base(r) == base {
-			if st, err := os.Stat(r); err == nil && !st.IsDir() {
-				return r, true
-			}
+		if filepath.Base(r) == base && isRegularFile(r) {
+			return r, true
 		}
 	}
 	return "", false
+}
+
+// isRegularFile reports whether p names a regular file. Plans may only
+// name those: a directory cannot be read as media, and opening a FIFO or a
+// terminal device blocks until someone writes to it, which would hang the
+// turn.
+func isRegularFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // knownResources lists the turn's attachments, then the chat log's
@@ -458,17 +469,15 @@ func (v *validator) knownResources() []string {
 // last such attachment, else the chat log's newest.
 func (v *validator) latestResource(m skills.Modality) (path, from string) {
 	for i := len(v.turn.Attachments) - 1; i >= 0; i-- {
-		if p := v.turn.Attachments[i]; ModalityOf(p) == m {
+		if p := v.turn.Attachments[i]; isRegularFile(p) && ModalityOf(p) == m {
 			return p, "attached"
 		}
 	}
 	for i := len(v.turn.History) - 1; i >= 0; i-- {
 		rs := v.turn.History[i].Resources
 		for j := len(rs) - 1; j >= 0; j-- {
-			if ModalityOf(rs[j]) == m {
-				if _, err := os.Stat(rs[j]); err == nil {
-					return rs[j], "from the chat log"
-				}
+			if isRegularFile(rs[j]) && ModalityOf(rs[j]) == m {
+				return rs[j], "from the chat log"
 			}
 		}
 	}

@@ -6,11 +6,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chorusai/chorus/skills"
 )
 
-func testEngine(t *testing.T) *Engine {
+func testEngine(t testing.TB) *Engine {
 	t.Helper()
 	cat, err := skills.Embedded()
 	if err != nil {
@@ -168,4 +169,36 @@ func TestValidateRepairs(t *testing.T) {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
+}
+
+// TestValidateNeverOpensPipes: a plan naming a FIFO, a directory or a
+// missing attachment is repaired or refused without blocking — opening a
+// FIFO for reading waits for a writer forever.
+func TestValidateNeverOpensPipes(t *testing.T) {
+	e := testEngine(t)
+	w := newFuzzWorld(t)
+	done := make(chan Plan, 1)
+	go func() {
+		if m := ModalityOf(w.fifoBare); m != "" {
+			t.Errorf("ModalityOf(FIFO) = %q, want \"\"", m)
+		}
+		done <- e.validate([]Task{
+			{ID: 1, Task: "image-to-text", Args: map[string]string{"image": w.fifoBare}},
+			{ID: 2, Task: "image-classification", Args: map[string]string{"image": w.fifo}},
+			{ID: 3, Task: "automatic-speech-recognition", Args: map[string]string{"audio": w.dir}},
+			{ID: 4, Task: "image-to-text", Args: map[string]string{}},
+		}, Constraints{}, Turn{Attachments: []string{w.img, w.missing}}, nil)
+	}()
+	var p Plan
+	select {
+	case p = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("validate blocked on a FIFO")
+	}
+	if !slices.Equal(ids(p), []int{4}) || p.Tasks[0].Args["image"] != w.img {
+		t.Fatalf("want only task 4, filled with the attachment that exists (%s): %+v\nnotes %q", w.img, p.Tasks, p.Notes)
+	}
+	if !hasNote(p, "pipe is not a regular file") || !hasNote(p, "pipe.png is not a regular file") || !hasNote(p, w.dir+" is not a regular file") {
+		t.Fatalf("notes do not say why the pipes and the directory were refused: %q", p.Notes)
+	}
 }
