@@ -70,6 +70,9 @@ type Model struct {
 	play        *playState
 
 	dialog dialog
+	// cancelledByKey is set while the last key pressed was a Ctrl+C that
+	// cancelled something, so a second one right after does not quit.
+	cancelledByKey bool
 	// notice is a one-line message above the prompt (copied, errors of
 	// commands); it clears on the next key. A notice about something under
 	// way ("cancelling the turn…") names it in noticeWhile and also clears

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/chorusai/chorus/internal/fakeollama"
 )
@@ -124,5 +125,33 @@ func TestHintLineKeepsTheHelpKey(t *testing.T) {
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
 	if line := ansi.Strip(m.hintLine()); !strings.Contains(line, "ctrl+y copy") {
 		t.Errorf("a wide hint line should keep every entry: %q", line)
+	}
+}
+
+// TestDoubleCtrlCCancelsWithoutQuitting: Ctrl+C twice to stop a turn is
+// common, and the turn often ends between the presses. The second press
+// must not quit; it says the next one will, and that one does.
+func TestDoubleCtrlCCancelsWithoutQuitting(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.answer = "Let me think about that for a while"
+	env.script.stall = true
+	s := startSession(t, env.model(t), 80, 24)
+	s.ready()
+	s.submit("tell me a long story")
+	s.wait("the answer to stream", func(m *Model) bool {
+		return m.cur != nil && strings.Contains(m.cur.answer.text, "a while")
+	})
+	s.key(keyCtrlC)
+	s.wait("the cancelled turn", turnsDone(1))
+	s.key(keyCtrlC)
+	s.wait("the warning", func(m *Model) bool { return strings.Contains(m.notice, "again quits") })
+	if f := s.snapshot(); !strings.Contains(f, "ctrl+c again quits") {
+		t.Errorf("the hint line should say the next ctrl+c quits:\n%s", f)
+	}
+	s.key(keyCtrlC)
+	m := s.tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*probe).Model
+	m.saves.Wait()
+	if !m.quitting {
+		t.Fatal("the third ctrl+c on an idle, empty prompt should quit")
 	}
 }

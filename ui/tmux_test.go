@@ -19,7 +19,7 @@ import (
 // a user's tmux is never touched) against a fake Ollama: it types a
 // request, reads the screen with capture-pane until the answer appears,
 // cancels a second turn with Ctrl+C, and quits with Ctrl+C on the empty
-// prompt. It needs tmux (Debian's, installed by CI) and skips without it.
+// prompt (twice: the first one right after a cancel only warns). It needs tmux (Debian's, installed by CI) and skips without it.
 func TestTmuxEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test: skipped with -short")
@@ -131,6 +131,10 @@ func TestTmuxEndToEnd(t *testing.T) {
 		t.Errorf("the first answer should still be on screen after cancelling the second turn:\n%s", s)
 	}
 
+	// Right after a Ctrl+C that cancelled the turn, another one does not
+	// quit (people press it twice); it says the next one will.
+	keys("C-c")
+	waitFor("the quit hint", contains("again quits"))
 	keys("C-c") // idle, empty prompt: quit
 	deadline := time.Now().Add(guard)
 	for {

@@ -119,6 +119,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // bindings, then to the prompt.
 func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	km := m.keys
+	afterCancel := m.cancelledByKey
+	m.cancelledByKey = false
 	if m.dialog != nil {
 		if km.Matches(k, ActCancel) {
 			// Ctrl+C closes any dialog; during a turn it also cancels it
@@ -128,6 +130,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			}
 			m.dialog = nil
 			if m.running() {
+				m.cancelledByKey = true
 				return m.cancelTurn()
 			}
 			return nil
@@ -137,7 +140,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	m.notice, m.noticeWhile = "", noActivity
 	switch {
 	case km.Matches(k, ActCancel):
-		return m.onCancelKey()
+		return m.onCancelKey(afterCancel)
 	case km.Matches(k, ActSend):
 		return m.submit()
 	case km.Matches(k, ActComplete):
@@ -215,22 +218,32 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // onCancelKey: Ctrl+C cancels what runs (a turn, a pull, playback); on an
-// idle, empty prompt it quits; otherwise it clears the prompt.
-func (m *Model) onCancelKey() tea.Cmd {
+// idle, empty prompt it quits; otherwise it clears the prompt. Right after
+// a Ctrl+C that cancelled something (afterCancel: no other key between) it
+// does not quit but says the next one will: pressing it twice to stop a
+// turn is common, and the turn may end between the two presses.
+func (m *Model) onCancelKey(afterCancel bool) tea.Cmd {
+	cancelKey := m.keys.Label(ActCancel)
 	switch {
 	case m.running():
+		m.cancelledByKey = true
 		return m.cancelTurn()
 	case m.pull != nil:
+		m.cancelledByKey = true
 		m.pull.cancel()
 		m.flashWhile("stopping the pull…", pullActivity)
 		return nil
 	case m.play != nil:
+		m.cancelledByKey = true
 		m.play.cancel()
 		return nil
 	case !m.input.empty():
 		m.input.clear()
 		m.layout()
-		m.flash("prompt cleared — ctrl+c again on the empty prompt quits", false)
+		m.flash("prompt cleared — "+cancelKey+" again on the empty prompt quits", false)
+		return nil
+	case afterCancel:
+		m.flash("stopped — "+cancelKey+" again quits Chorus", false)
 		return nil
 	}
 	return m.quit()
