@@ -83,6 +83,13 @@ func TestOllamaUnreachableExplainsAndRetries(t *testing.T) {
 	if m.onOllama(down) == nil || !strings.Contains(m.chat.last().text, "/pull qwen3:8b") {
 		t.Errorf("a missing model should be explained with /pull: %q", m.chat.last().text)
 	}
+	// The version is best-effort: without it the sentence still reads.
+	m.ollama.announced = ""
+	noVersion := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: pipeline.Status{Reachable: true}}
+	m.onOllama(noVersion)
+	if got := m.chat.last().text; !strings.HasPrefix(got, "**Ollama is up") {
+		t.Errorf("without a version: %q", got)
+	}
 }
 
 func TestTurnWithOllamaDownKeepsTheApp(t *testing.T) {

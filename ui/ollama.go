@@ -101,12 +101,12 @@ func (m *Model) onOllama(msg ollamaMsg) tea.Cmd {
 		if st.Err != nil && !errors.Is(st.Err, pipeline.ErrModelNotPulled) {
 			detail = " (" + st.Err.Error() + ")"
 		}
-		say = fmt.Sprintf("**Ollama %s is up, but the controller model `%s` is not pulled**%s. Run `/pull %s` (or `ollama pull %s`), or pick a pulled model with `/model`.",
-			st.Version, ctl.Model(), detail, ctl.Model(), ctl.Model())
+		say = fmt.Sprintf("**%s is up, but the controller model `%s` is not pulled**%s. Run `/pull %s` (or `ollama pull %s`), or pick a pulled model with `/model`.",
+			ollamaName(st.Version), ctl.Model(), detail, ctl.Model(), ctl.Model())
 	default:
 		key = "ok"
 		if wasDown || o.announced == "nomodel" {
-			say = fmt.Sprintf("Ollama %s is reachable now; `%s` is ready.", st.Version, ctl.Model())
+			say = fmt.Sprintf("%s is reachable now; `%s` is ready.", ollamaName(st.Version), ctl.Model())
 		}
 	}
 	if key != o.announced {
@@ -124,6 +124,15 @@ func (m *Model) onOllama(msg ollamaMsg) tea.Cmd {
 	}
 	gen := m.ollamaGen
 	return tea.Tick(m.ollamaRetry, func(time.Time) tea.Msg { return ollamaRetryMsg{gen: gen} })
+}
+
+// ollamaName is "Ollama 0.11.4", or just "Ollama" when the server did not
+// say its version (it is asked for best-effort).
+func ollamaName(version string) string {
+	if version == "" {
+		return "Ollama"
+	}
+	return "Ollama " + version
 }
 
 // pullState follows a /pull.
