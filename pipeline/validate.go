@@ -129,6 +129,9 @@ func (v *validator) run(in []Task) []Task {
 	for _, t := range tasks {
 		if _, gone := v.dropped[t.ID]; !gone {
 			slices.Sort(t.Dep)
+			if t.Dep == nil {
+				t.Dep = []int{} // "dep": [] in events, as HuggingGPT writes it, never null
+			}
 			kept = append(kept, t)
 		}
 	}

@@ -179,6 +179,9 @@ func checkPlan(t *testing.T, e *Engine, p Plan) {
 	}
 	for i, task := range p.Tasks {
 		s := skillOf[task.ID]
+		if task.Dep == nil {
+			t.Fatalf("task %d has a nil dep list (JSON null)", task.ID)
+		}
 		for j, d := range task.Dep {
 			if d == task.ID {
 				t.Fatalf("task %d depends on itself", task.ID)
