@@ -77,8 +77,8 @@ func (e *Engine) execute(ctx context.Context, p Plan, choices map[int]*choice, t
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
 				if dirErr != nil {
-					r.fail(fmt.Sprintf("cannot create the output directory %s: %v", outDir, dirErr))
-					emit(TaskStartEvent{ID: r.task.ID, Task: r.task.Task})
+					r.fail(fmt.Sprintf("cannot create the output directory %s: %v — set output_dir (or --out) to a writable directory", outDir, dirErr))
+					r.skipped = true
 					emit(r.endEvent())
 				} else {
 					e.runTask(ctx, r, byID, outDir, t.Request, emit)
@@ -156,20 +156,33 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			r.model, r.endpoint = c.ranked[0].model.ID, string(c.ranked[0].routes[0].Kind())
 		}
 	}
+	// A task that never runs gets only its end event, as a task skipped
+	// for a failed dependency does: a start would claim it ran somewhere.
+	switch {
+	case c == nil || c.skill == nil:
+		r.fail("not run: no model was selected for this task")
+		r.skipped = true
+		emit(r.endEvent())
+		return
+	case c.none != "":
+		r.fail("not run: " + c.none)
+		r.skipped = true
+		emit(r.endEvent())
+		return
+	}
 	emit(TaskStartEvent{ID: r.task.ID, Task: r.task.Task, Model: r.model, Endpoint: r.endpoint})
 	defer func() {
 		r.elapsed = time.Since(start)
 		emit(r.endEvent())
 	}()
-	if c == nil || c.skill == nil {
-		r.fail("no model was selected for this task")
-		return
-	}
-	if c.none != "" {
-		r.fail("not run: " + c.none)
-		r.skipped = true
-		return
-	}
+	// An expert's bug must fail its task, not end the program and the
+	// user's session with it; this runs before the end event above.
+	defer func() {
+		if p := recover(); p != nil {
+			r.status, r.text, r.data, r.files = "", "", nil, nil
+			r.fail(fmt.Sprintf("internal error while running it on %s (%s): %v — this is a bug in Chorus; please report it", r.model, r.endpoint, p))
+		}
+	}()
 	tctx, cancel := context.WithTimeout(ctx, e.opts.TaskTimeout)
 	defer cancel()
 
@@ -257,8 +270,11 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 		a, _ := s.Arg(k)
 		var missing error
 		val, _ := substituteRefs(v, func(n int) (string, bool) {
+			// Only a dependency has finished for sure; reading any other
+			// task's state would race with its goroutine. Validation puts
+			// every reference in dep, so this is a guard, not a rule.
 			dep, ok := byID[n]
-			if !ok || dep.status != StatusOK {
+			if !ok || !slices.Contains(t.Dep, n) || dep.status != StatusOK {
 				missing = fmt.Errorf("argument %s needs the output of task %d, which is not available", k, n)
 				return "", false
 			}
@@ -462,6 +478,15 @@ func reportFiles(runs []*taskRun) []string {
 // annotate and write files.
 func compactData(d json.RawMessage) json.RawMessage {
 	const limit = 16 << 10
+	if len(d) == 0 {
+		return nil
+	}
+	if !json.Valid(d) {
+		// Events and reports are JSON: one invalid RawMessage would make
+		// the whole task_end and report events unencodable.
+		b, _ := json.Marshal(clip(strings.ToValidUTF8(string(d), "\uFFFD"), 4<<10))
+		return b
+	}
 	if len(d) <= limit {
 		return d
 	}

@@ -44,6 +44,9 @@ type rigConfig struct {
 	mode           endpoints.Mode
 	token          string
 	opts           pipeline.Options
+	// extra endpoints join the router after the defaults and replace a
+	// default of the same kind.
+	extra []endpoints.Endpoint
 }
 
 func withControllerCaps(c ...string) rigOption {
@@ -51,6 +54,10 @@ func withControllerCaps(c ...string) rigOption {
 }
 
 func withOptions(o pipeline.Options) rigOption { return func(rc *rigConfig) { rc.opts = o } }
+
+func withEndpoints(eps ...endpoints.Endpoint) rigOption {
+	return func(rc *rigConfig) { rc.extra = append(rc.extra, eps...) }
+}
 
 func newRig(t *testing.T, opts ...rigOption) *rig {
 	t.Helper()
@@ -72,10 +79,10 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	router := endpoints.NewRouter(rc.mode,
+	router := endpoints.NewRouter(rc.mode, append([]endpoints.Endpoint{
 		endpoints.NewBuiltin(),
 		endpoints.NewHuggingFace(endpoints.HFOptions{BaseURL: r.hf.URL, Token: rc.token, MaxWait: 2 * time.Second, MaxRetries: 2, HTTPClient: r.hf.Client()}),
-	)
+	}, rc.extra...)...)
 	o := rc.opts
 	o.OutputDir = r.out
 	if o.TaskTimeout == 0 {

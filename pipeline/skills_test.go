@@ -53,6 +53,9 @@ func TestConstraintNothingQualifies(t *testing.T) {
 	if end := r.taskEnd(1); !end.Skipped || end.Status != pipeline.StatusError {
 		t.Fatalf("task_end = %+v", end)
 	}
+	if starts := eventsOf[pipeline.TaskStartEvent](r); len(starts) != 0 {
+		t.Fatalf("a task that never ran has a task_start event: %+v", starts)
+	}
 	if n := len(r.hf.Requests()); n != 0 {
 		t.Fatalf("%d requests reached Hugging Face although no model qualified", n)
 	}

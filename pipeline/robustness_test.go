@@ -1,0 +1,103 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline"
+)
+
+// scriptedEndpoint stands in for an endpoint whose Infer misbehaves in ways
+// no protocol fake can: a bug that panics, structured data that is not JSON.
+type scriptedEndpoint struct {
+	kind  endpoints.Kind
+	infer func(ctx context.Context, req endpoints.Request) (endpoints.Result, error)
+}
+
+func (e *scriptedEndpoint) Kind() endpoints.Kind                                { return e.kind }
+func (e *scriptedEndpoint) Check(ctx context.Context, task, model string) error { return nil }
+func (e *scriptedEndpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
+	return e.infer(ctx, req)
+}
+
+// TestPanickingExpertFailsOnlyItsTask: a bug in one expert fails that task
+// with a message saying so; the turn goes on and answers.
+func TestPanickingExpertFailsOnlyItsTask(t *testing.T) {
+	ep := &scriptedEndpoint{kind: endpoints.HuggingFace, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
+		var m map[string]int
+		m["boom"]++ // a nil-map write, as a real bug would
+		return endpoints.Result{}, nil
+	}}
+	r := newRig(t, withEndpoints(ep))
+	img := r.image("a.png", 8, 8)
+	r.planJSON(task(1, "image-classification", nil, map[string]string{"image": img}))
+	rep, err := r.run(context.Background(), pipeline.Turn{Request: "classify it"})
+	if err != nil {
+		t.Fatalf("the turn failed: %v", err)
+	}
+	end := r.taskEnd(1)
+	if end.Status != pipeline.StatusError || !strings.Contains(end.Error, "bug in Chorus") || !strings.Contains(end.Error, "assignment to entry in nil map") {
+		t.Fatalf("task_end = %+v", end)
+	}
+	if rep.Answer == "" || len(rep.Tasks) != 1 || rep.Tasks[0].Status != pipeline.StatusError {
+		t.Fatalf("report = %+v", rep)
+	}
+}
+
+// TestInvalidExpertDataStaysEncodable: structured data that is not JSON
+// must not make the task_end and report events unencodable, which would
+// lose them from `chorus run --json` and saved sessions.
+func TestInvalidExpertDataStaysEncodable(t *testing.T) {
+	ep := &scriptedEndpoint{kind: endpoints.HuggingFace, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
+		return endpoints.Result{Text: "cat (0.9)", Data: json.RawMessage(`{"label": cat}`)}, nil
+	}}
+	r := newRig(t, withEndpoints(ep))
+	img := r.image("a.png", 8, 8)
+	r.planJSON(task(1, "image-classification", nil, map[string]string{"image": img}))
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "classify it"}); err != nil {
+		t.Fatal(err)
+	}
+	end := r.taskEnd(1)
+	if end.Status != pipeline.StatusOK {
+		t.Fatalf("task_end = %+v", end)
+	}
+	b, err := pipeline.MarshalEvent(end)
+	if err != nil {
+		t.Fatalf("task_end does not encode: %v", err)
+	}
+	if !strings.Contains(string(b), `label`) {
+		t.Fatalf("the data was dropped instead of kept as text: %s", b)
+	}
+	reps := eventsOf[pipeline.ReportEvent](r)
+	if len(reps) != 1 {
+		t.Fatalf("%d report events", len(reps))
+	}
+	if _, err := pipeline.MarshalEvent(reps[0]); err != nil {
+		t.Fatalf("report does not encode: %v", err)
+	}
+}
+
+// TestPlanEventDepIsAList: "dep" is [] for a task without dependencies,
+// never null, in the plan event and the report.
+func TestPlanEventDepIsAList(t *testing.T) {
+	r := newRig(t)
+	img := r.image("a.png", 8, 8)
+	r.hf.Model("test/classifier", "image-classification")
+	r.plans = nil
+	r.planJSON(map[string]any{"task": "image-classification", "id": 1, "args": map[string]string{"image": img}})
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "classify it"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []pipeline.Event{eventsOf[pipeline.PlanEvent](r)[0], eventsOf[pipeline.ReportEvent](r)[0]} {
+		b, err := pipeline.MarshalEvent(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"dep":[]`) || strings.Contains(string(b), `"dep":null`) {
+			t.Fatalf("%s event: %s", ev.Type(), b)
+		}
+	}
+}
