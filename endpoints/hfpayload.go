@@ -1001,6 +1001,12 @@ func hfDepthImage(raw json.RawMessage) ([]byte, error) {
 	if len(grid) == 0 || len(grid[0]) == 0 {
 		return nil, errors.New("predicted_depth is empty")
 	}
+	// A short body can still claim a huge image ([[0,…70000 zeros], [], [],
+	// …]); allocating it would end the program, so the size is checked
+	// like any image's.
+	if err := checkDims(len(grid[0]), len(grid)); err != nil {
+		return nil, fmt.Errorf("predicted_depth: %w", err)
+	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, row := range grid {
 		for _, v := range row {
