@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -82,7 +84,23 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	popts = append(popts, opts.ProgramOptions...)
 	p := tea.NewProgram(m, popts...)
+	// A closed terminal (an ssh connection dropped, the window closed)
+	// sends SIGHUP, whose default is to die on the spot: the turn under
+	// way and anything unsaved would go with the process. Quit instead,
+	// so the session is saved as on any other way out.
+	hangup := make(chan os.Signal, 1)
+	signal.Notify(hangup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-hangup:
+			p.Quit()
+		case <-done:
+		}
+	}()
 	_, err = p.Run()
+	signal.Stop(hangup)
+	close(done)
 	m.shutdown()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // the caller cancelled: not an error of the TUI

@@ -51,6 +51,9 @@ func TestTmuxEndToEnd(t *testing.T) {
 		if strings.Contains(last, "second") {
 			return fakeollama.Reply{Content: "Thinking slowly about the second request", Stall: true}
 		}
+		if strings.Contains(last, "third") {
+			return fakeollama.Reply{Content: "Still pondering the third one", Stall: true}
+		}
 		return fakeollama.Reply{Content: "The **answer** is forty-two.", ChunkDelay: 5 * time.Millisecond}
 	})
 
@@ -66,7 +69,7 @@ func TestTmuxEndToEnd(t *testing.T) {
 	for k, v := range vars {
 		fmt.Fprintf(&sb, "export %s=%q\n", k, v)
 	}
-	fmt.Fprintf(&sb, "exec %q 2>%q\n", bin, filepath.Join(dir, "stderr"))
+	fmt.Fprintf(&sb, "exec %q \"$@\" 2>>%q\n", bin, filepath.Join(dir, "stderr"))
 	if err := os.WriteFile(script, []byte(sb.String()), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -158,6 +161,37 @@ func TestTmuxEndToEnd(t *testing.T) {
 	data, _ := os.ReadFile(files[0])
 	if !strings.Contains(string(data), "forty-two") || !strings.Contains(string(data), `"cancelled": true`) {
 		t.Errorf("the saved session lacks the answer or the cancelled turn:\n%s", data)
+	}
+
+	// The next run resumes it; closing the terminal in the middle of a turn
+	// (tmux sends SIGHUP, as a dropped ssh connection does) still saves
+	// that turn, as cancelled with its partial answer.
+	if out, err := run("new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", "sh "+script+" --resume latest"); err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	waitFor("the reopened session", contains("reopened (2 turns"))
+	if s := screen(); !strings.Contains(s, "forty-two") {
+		t.Errorf("the reopened chat should show the earlier answer:\n%s", s)
+	}
+	keys("-l", "and a third request")
+	keys("Enter")
+	waitFor("the third answer to stream", contains("pondering the third"))
+	if out, err := run("kill-pane", "-t", "e2e"); err != nil {
+		t.Fatalf("tmux kill-pane: %v\n%s", err, out)
+	}
+	var saved string
+	for deadline := time.Now().Add(guard); ; {
+		b, _ := os.ReadFile(files[0])
+		if saved = string(b); strings.Contains(saved, "pondering the third") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a turn cut off by closing the terminal was not saved:\n%s", saved)
+		}
+		time.Sleep(50 * time.Millisecond) // polling a file another process writes
+	}
+	if n := strings.Count(saved, `"cancelled": true`); n != 2 {
+		t.Errorf("the turn cut off by the hang-up should be saved as cancelled (%d cancelled turns):\n%s", n, saved)
 	}
 }
 
