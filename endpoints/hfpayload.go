@@ -120,6 +120,11 @@ func hfMedia(task string, args map[string]string, name string) ([]byte, string, 
 		return nil, "", hfBadInput("cannot read %s file %s: %v", name, p, err)
 	case st.IsDir():
 		return nil, "", hfBadInput("%s file %s is a directory, not a file", name, p)
+	case !st.Mode().IsRegular():
+		// Reading a FIFO or a device could block forever or never end.
+		return nil, "", hfBadInput("%s %s is not a regular file (a pipe or device) — give a file", name, p)
+	case st.Size() > hfMaxUpload:
+		return nil, "", hfBadInput("%s file %s is %s; Chorus sends at most %d MB to an inference server — trim or compress it first", name, p, humanFileSize(st.Size()), hfMaxUpload>>20)
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -135,6 +140,10 @@ func hfMedia(task string, args map[string]string, name string) ([]byte, string, 
 	}
 	return data, mt, nil
 }
+
+// hfMaxUpload bounds a media file read into memory for one request; like
+// hfMaxResponse, more is refused rather than held.
+const hfMaxUpload = 512 << 20
 
 // hfExtTypes covers media extensions the system MIME table may lack.
 var hfExtTypes = map[string]string{

@@ -57,6 +57,8 @@ func LoadImage(path string) (image.Image, string, error) {
 		return nil, "", fmt.Errorf("%w: cannot read image %s: %v", ErrBadInput, path, err)
 	case fi.IsDir():
 		return nil, "", fmt.Errorf("%w: %s is a directory, not an image file", ErrBadInput, path)
+	case !fi.Mode().IsRegular():
+		return nil, "", fmt.Errorf("%w: %s is not a regular file (a pipe or device) — give an image file", ErrBadInput, path)
 	case fi.Size() > maxImageFileBytes:
 		return nil, "", fmt.Errorf("%w: image %s is %s; the built-in tools read at most %d MB", ErrBadInput, path, humanFileSize(fi.Size()), maxImageFileBytes>>20)
 	}

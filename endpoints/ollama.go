@@ -289,6 +289,8 @@ func (e *OllamaEndpoint) readImage(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: cannot read image %s: %v", ErrBadInput, path, err)
 	case fi.IsDir():
 		return nil, fmt.Errorf("%w: %s is a directory, not an image file", ErrBadInput, path)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%w: %s is not a regular file (a pipe or device) — give an image file", ErrBadInput, path)
 	case fi.Size() > e.opts.MaxImageBytes:
 		return nil, fmt.Errorf("%w: image %s is %s; vision models get at most %s — resize it first (image-resize)", ErrBadInput, path, humanFileSize(fi.Size()), humanFileSize(e.opts.MaxImageBytes))
 	}
