@@ -16,8 +16,11 @@ type Action string
 
 // The actions, with their default keys in defaultKeys. The defaults avoid
 // what tmux (Ctrl+B), GNU screen (Ctrl+A), Zellij (Ctrl+G/P/T/N/H/S/O/Q,
-// Alt+arrows, Alt+H/J/K/L/N/F/I/O/[/]/=/-) and common terminals (Ctrl+Shift+…,
-// Shift+PgUp/PgDn, Ctrl+PgUp/PgDn) already take.
+// Alt+arrows, Alt+H/J/K/L/N/F/P/[/]/=/-) and common terminals (Ctrl+Shift+…,
+// Shift+PgUp/PgDn, Ctrl+PgUp/PgDn) already take — except view_image (Alt+I)
+// and open_file (Alt+O), which Zellij binds to moving its tab; the shipped
+// defaults live in config.yaml too (TestConfigKeysMatchDefaults), and
+// docs/ui.md tells Zellij users to remap them.
 const (
 	ActSend          Action = "send"
 	ActNewline       Action = "newline"
