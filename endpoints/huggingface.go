@@ -245,7 +245,7 @@ func (c *hfCaller) exchange(ctx context.Context, req Request, target string, hr 
 			}
 			wait, fromHeader := hfRetryAfter(resp.Header, time.Now())
 			if !fromHeader {
-				wait = min(c.backoff<<rateRetries, hfMaxBackoff)
+				wait = hfBackoff(c.backoff, rateRetries)
 			}
 			if limit := max(c.maxWait, hfMaxBackoff); wait > limit || hfDeadlineBefore(ctx, wait) {
 				return 0, "", nil, &HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: ErrRateLimited,
@@ -410,12 +410,28 @@ func hfRetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
-		return time.Duration(secs) * time.Second, true
+		// Capped so a huge value cannot overflow into a short wait.
+		return time.Duration(min(secs, hfMaxRetryAfter)) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(t.Sub(now), 0), true
 	}
 	return 0, false
+}
+
+// hfMaxRetryAfter caps a Retry-After in seconds (a day): longer is as good
+// as never, and the multiplication must not overflow.
+const hfMaxRetryAfter = 24 * 3600
+
+// hfBackoff is the pause before retry n (from 0) after a 429 without
+// Retry-After: base doubling up to hfMaxBackoff, without shifting base
+// into an overflow however many retries are allowed.
+func hfBackoff(base time.Duration, n int) time.Duration {
+	wait := base
+	for i := 0; i < n && wait < hfMaxBackoff; i++ {
+		wait *= 2
+	}
+	return min(wait, hfMaxBackoff)
 }
 
 // hfDeadlineBefore reports whether ctx ends before d from now.

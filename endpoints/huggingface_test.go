@@ -551,6 +551,18 @@ func TestHFRetryAfterHonoured(t *testing.T) {
 	if !errors.Is(err, ErrRateLimited) || !strings.Contains(err.Error(), "1h0m0s") || time.Since(start) > 5*time.Second {
 		t.Fatalf("err = %v after %v", err, time.Since(start))
 	}
+	// 18446744074 s is 2^64 ns and a little: multiplied unchecked it
+	// wraps to a 0.3 s wait and a retry, instead of giving up.
+	srv.Model("m/never", "summarization").RateLimit(1).RetryAfter(18446744074)
+	_, err = newTestHF(srv, HFOptions{}).Infer(context.Background(), hfSummarize("m/never", nil))
+	if !errors.Is(err, ErrRateLimited) || len(srv.RequestsFor("m/never")) != 1 {
+		t.Fatalf("huge Retry-After: err = %v after %d requests, want ErrRateLimited after 1", err, len(srv.RequestsFor("m/never")))
+	}
+	for n, want := range map[int]time.Duration{0: time.Second, 1: 2 * time.Second, 4: 16 * time.Second, 5: hfMaxBackoff, 70: hfMaxBackoff, 1 << 30: hfMaxBackoff} {
+		if got := hfBackoff(time.Second, n); got != want {
+			t.Errorf("backoff before retry %d = %v, want %v", n, got, want)
+		}
+	}
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	h := http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}
 	if d, ok := hfRetryAfter(h, now); !ok || d != 90*time.Second {
