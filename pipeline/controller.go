@@ -128,13 +128,18 @@ type Status struct {
 // (reachability, and whether the model is pulled), then the model's
 // capabilities; the version is informational. A server that lacks one of
 // the informational routes is not declared down for it.
-func (c *Controller) Check(ctx context.Context) Status {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+//
+// A cancelled ctx is reported as such (Err is ctx's error), not as an
+// unreachable server: the caller gave up, the server did nothing wrong.
+func (c *Controller) Check(parent context.Context) Status {
+	ctx, cancel := context.WithTimeout(parent, 10*time.Second)
 	defer cancel()
 	list, err := c.client.List(ctx)
 	listed := err == nil
 	var se api.StatusError
 	switch {
+	case parent.Err() != nil:
+		return Status{Err: parent.Err()}
 	case err == nil:
 		if !hasModel(list.Models, c.model) {
 			return Status{Reachable: true, Err: &ControllerError{Host: c.host, Model: c.model, Err: ErrModelNotPulled}}
@@ -148,6 +153,9 @@ func (c *Controller) Check(ctx context.Context) Status {
 	st := Status{Reachable: true, Pulled: true}
 	st.Version, _ = c.client.Version(ctx)
 	caps, err := c.Capabilities(ctx)
+	if parent.Err() != nil {
+		return Status{Err: parent.Err()}
+	}
 	if err != nil {
 		// A model the list shows is pulled, whatever /api/show says.
 		if errors.Is(err, ErrOllamaUnreachable) || !listed && errors.Is(err, ErrModelNotPulled) {

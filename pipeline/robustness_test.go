@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -99,5 +100,20 @@ func TestPlanEventDepIsAList(t *testing.T) {
 		if !strings.Contains(string(b), `"dep":[]`) || strings.Contains(string(b), `"dep":null`) {
 			t.Fatalf("%s event: %s", ev.Type(), b)
 		}
+	}
+}
+
+// TestControllerCheckCancelled: a check the caller cancels reports the
+// cancellation, not "Ollama is not reachable" — the server did nothing wrong.
+func TestControllerCheckCancelled(t *testing.T) {
+	r := newRig(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	st := r.eng.Controller().Check(ctx)
+	if !errors.Is(st.Err, context.Canceled) || errors.Is(st.Err, pipeline.ErrOllamaUnreachable) {
+		t.Fatalf("status = %+v, want context.Canceled", st)
+	}
+	if st := r.eng.Controller().Check(context.Background()); st.Err != nil || !st.Pulled {
+		t.Fatalf("a live check after the cancelled one: %+v", st)
 	}
 }
