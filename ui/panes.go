@@ -370,8 +370,9 @@ func paneLines(pc paneCtx, k paneKind) []string {
 
 // column renders the three panes stacked, for the wide layout. Each pane
 // gets a share of the height; Execution gets what the others leave and
-// shows its newest lines, scrolled back by scroll.
-func column(pc paneCtx, height, scroll int) []string {
+// shows its newest lines, scrolled back by *scroll (clamped to what there
+// is, so keys pressed past the end are not owed back).
+func column(pc paneCtx, height int, scroll *int) []string {
 	st := pc.st
 	title := func(k paneKind) string {
 		t := " " + k.title() + " "
@@ -411,8 +412,9 @@ func column(pc paneCtx, height, scroll int) []string {
 	return padLines(out, height)
 }
 
-// tabbed renders one pane with a tab bar, for the narrow layout.
-func tabbed(pc paneCtx, active paneKind, height, scroll int) []string {
+// tabbed renders one pane with a tab bar, for the narrow layout, scrolled
+// by *scroll (clamped to what there is).
+func tabbed(pc paneCtx, active paneKind, height int, scroll *int) []string {
 	st := pc.st
 	var tabs []string
 	for k := range numPanes {
@@ -430,7 +432,8 @@ func tabbed(pc paneCtx, active paneKind, height, scroll int) []string {
 	if active == paneExec {
 		body = tail(lines, height-1, scroll)
 	} else {
-		start := min(scroll, max(0, len(lines)-(height-1)))
+		start := min(*scroll, max(0, len(lines)-(height-1)))
+		*scroll = max(0, start)
 		body = clipLines(lines[start:], height-1)
 	}
 	return padLines(append([]string{bar}, body...), height)
@@ -448,12 +451,14 @@ func clipLines(lines []string, n int) []string {
 	return append(out, fmt.Sprintf("… %d more lines", len(lines)-n+1))
 }
 
-// tail keeps the last n lines, scrolled back by scroll lines.
-func tail(lines []string, n, scroll int) []string {
+// tail keeps the last n lines, scrolled back by *scroll lines; *scroll is
+// clamped to the lines there are to scroll back through.
+func tail(lines []string, n int, scroll *int) []string {
 	if n <= 0 {
 		return nil
 	}
-	end := len(lines) - min(scroll, max(0, len(lines)-n))
+	*scroll = max(0, min(*scroll, len(lines)-n))
+	end := len(lines) - *scroll
 	start := max(0, end-n)
 	return lines[start:end]
 }

@@ -278,3 +278,35 @@ func TestImageViewerDrawsAndWaitsForAKey(t *testing.T) {
 		t.Error("the viewer should delete kitty images and clear the screen on the way out")
 	}
 }
+
+// TestPaneScrollStopsAtTheEnd: scrolling a pane past its end does nothing
+// more, so the first press the other way moves it at once — in the tabbed
+// panel and in the wide column.
+func TestPaneScrollStopsAtTheEnd(t *testing.T) {
+	env := newTestEnv(t)
+	m := env.model(t)
+	tr := syntheticTurn(fixedNow)
+	for i := 0; i < 80; i++ { // a long execution log
+		tr.apply(pipeline.TaskProgressEvent{ID: 1, Message: "step " + strings.Repeat("x", i%5)}, fixedNow)
+	}
+	m.turns = []*turnState{tr}
+	altComma := tea.KeyPressMsg{Code: ',', Mod: tea.ModAlt}
+	altDot := tea.KeyPressMsg{Code: '.', Mod: tea.ModAlt}
+	for _, sz := range [][2]int{{80, 30}, {160, 48}} {
+		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		m.paneTab, m.paneScroll = paneExec, 0
+		newest := m.View().Content
+		for range 40 {
+			m.Update(altComma)
+			m.View()
+		}
+		oldest := m.View().Content
+		if oldest == newest {
+			t.Fatalf("%dx%d: scrolling the execution log back changed nothing", sz[0], sz[1])
+		}
+		m.Update(altDot)
+		if m.View().Content == oldest {
+			t.Errorf("%dx%d: after scrolling past the top, one press back should move the pane (scroll %d)", sz[0], sz[1], m.paneScroll)
+		}
+	}
+}

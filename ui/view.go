@@ -75,7 +75,7 @@ func (m *Model) View() tea.View {
 		// A blank after the rule: a tree's own "│" right against it would
 		// read as a double line.
 		pc.width = m.paneWidth() - 1
-		right := column(pc, chatH, m.paneScroll)
+		right := column(pc, chatH, &m.paneScroll)
 		sep := m.st.paneBorder.Render("│") + " "
 		for i := range top {
 			top[i] = padRight(top[i], chatW) + sep + right[i]
@@ -83,7 +83,7 @@ func (m *Model) View() tea.View {
 	}
 	if ph := m.bottomPanelHeight(); ph > 0 {
 		pc.width = m.width
-		top = append(top, tabbed(pc, m.paneTab, ph, m.paneScroll)...)
+		top = append(top, tabbed(pc, m.paneTab, ph, &m.paneScroll)...)
 	}
 	lines := top
 	lines = append(lines, m.hintLine())
