@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/ollama/ollama/api"
@@ -206,6 +207,17 @@ func TestRunFailuresExitNonZeroWithOneLine(t *testing.T) {
 			t.Fatalf("exit %d stderr %q", code, stderr)
 		}
 	})
+	t.Run("attachment that is a pipe", func(t *testing.T) {
+		newCLIEnv(t, nil)
+		fifo := filepath.Join(t.TempDir(), "in.png")
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Skipf("no FIFOs here: %v", err)
+		}
+		_, stderr, code := runCLI("run", "--attach", fifo, "what is this?")
+		if code != 2 || !strings.Contains(stderr, "not a regular file") {
+			t.Fatalf("exit %d stderr %q", code, stderr)
+		}
+	})
 	t.Run("empty request", func(t *testing.T) {
 		newCLIEnv(t, nil)
 		if _, _, code := runCLI("run", "  "); code != 2 {
@@ -242,5 +254,24 @@ func TestRunPlanOnly(t *testing.T) {
 	}
 	if n := len(e.ollama.ChatRequests()); n != 1 {
 		t.Fatalf("controller calls = %d, want only planning", n)
+	}
+}
+
+// TestRunInterruptedBeforeTheTurnExits130: Ctrl+C while the controller is
+// being checked is an interruption (exit 130), not "Ollama is not
+// reachable" (exit 1).
+func TestRunInterruptedBeforeTheTurnExits130(t *testing.T) {
+	newCLIEnv(t, nil)
+	cfg, err := (&globalFlags{}).load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	err = runTurn(ctx, cfg, &runFlags{json: true}, "hi", &out, &errb)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != 130 || strings.Contains(err.Error(), "not reachable") {
+		t.Fatalf("err = %v, want exit 130 for an interruption", err)
 	}
 }

@@ -96,6 +96,10 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 	}
 	p := newPrinter(stdout, f.json, f.debug)
 	if st := eng.Controller().Check(ctx); st.Err != nil {
+		if ctx.Err() != nil {
+			p.emit(pipeline.ErrorEvent{Stage: pipeline.StagePlanning, Message: "cancelled — nothing more will run this turn", Fatal: true})
+			return &exitError{code: 130, err: errors.New("interrupted — the turn was cancelled")}
+		}
 		p.emit(pipeline.ErrorEvent{Stage: pipeline.StagePlanning, Message: st.Err.Error(), Fatal: true})
 		return &exitError{code: 1, err: st.Err}
 	}
@@ -130,6 +134,10 @@ func checkAttachments(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("attachment %s: %w", p, err)
 		case st.IsDir():
 			return nil, fmt.Errorf("attachment %s is a directory; attach files", p)
+		case !st.Mode().IsRegular():
+			// A pipe or device (/dev/stdin, <(cmd)) cannot be read twice
+			// and may never end: the turn would hang reading it.
+			return nil, fmt.Errorf("attachment %s is not a regular file (a pipe or device); save it to a file and attach that", p)
 		}
 		out = append(out, abs)
 	}
