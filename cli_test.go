@@ -176,6 +176,28 @@ func TestRunPlainPrintsLogAndAnswer(t *testing.T) {
 	}
 }
 
+// TestRunPlainStripsTerminalControls: the plain log never passes escape
+// sequences from the model (or a file name, or a server) to the terminal,
+// where they could clear the screen or set the clipboard.
+func TestRunPlainStripsTerminalControls(t *testing.T) {
+	newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		if stageOf(req) == "plan" {
+			return fakeollama.Reply{Content: `{"tasks": [{"task": "teleport\u001b[2J", "id": 1, "dep": [], "args": {}}]}`}
+		}
+		return fakeollama.Reply{Content: "safe \x1b]52;c;aGVsbG8=\x07text\x1b[2J\r\nnext\tline \u009b31m"}
+	})
+	stdout, stderr, code := runCLI("run", "hi")
+	if code != 0 {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	if strings.ContainsAny(stdout, "\x1b\x07\r\u009b") {
+		t.Fatalf("control characters reached the terminal: %q", stdout)
+	}
+	if !strings.Contains(stdout, "safe ]52;c;aGVsbG8=text[2J\nnext\tline 31m") || !strings.Contains(stdout, "dropped task 1 (teleport[2J)") {
+		t.Fatalf("the visible text was not kept: %q", stdout)
+	}
+}
+
 func TestRunFailuresExitNonZeroWithOneLine(t *testing.T) {
 	t.Run("ollama down", func(t *testing.T) {
 		e := newCLIEnv(t, nil)

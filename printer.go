@@ -42,7 +42,24 @@ func (p *printer) line(format string, args ...any) {
 		fmt.Fprintln(p.w)
 		p.inAnswer = false
 	}
-	fmt.Fprintf(p.w, format+"\n", args...)
+	fmt.Fprint(p.w, terminalSafe(fmt.Sprintf(format, args...))+"\n")
+}
+
+// terminalSafe drops the control characters a terminal would act on —
+// ESC starts sequences that move the cursor, clear the screen, retitle the
+// window or (OSC 52) set the clipboard — keeping newlines and tabs. Model
+// output, file names and server messages all reach the plain log, and any
+// of them may carry such bytes.
+func terminalSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t':
+			return r
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
+			return -1
+		}
+		return r
+	}, s)
 }
 
 func (p *printer) plain(ev pipeline.Event) {
@@ -102,7 +119,7 @@ func (p *printer) plain(ev pipeline.Event) {
 			fmt.Fprintln(p.w)
 			p.inAnswer = true
 		}
-		fmt.Fprint(p.w, e.Text)
+		fmt.Fprint(p.w, terminalSafe(e.Text))
 	case pipeline.AnswerEvent:
 		if p.inAnswer {
 			fmt.Fprintln(p.w)
