@@ -34,7 +34,8 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 		Long: `Run one request through the four stages (plan, select models, execute, respond) without the TUI.
 
 Plain output is a readable log followed by the streamed answer. With --json every line of stdout is one
-JSON event: plan, model, task_start, task_progress, task_end, token, answer, report, error.
+JSON event: stage, plan, model, task_start, task_progress, task_end, token, answer, report, error (and debug
+with --debug).
 Exit status: 0 with an answer; 1 when the turn failed (the cause is on stderr); 2 for bad usage or
 configuration; 130 when interrupted.`,
 		Example: `  chorus run "describe ./cat.jpg and read the description aloud"
