@@ -86,8 +86,10 @@ type Model struct {
 
 	session *session
 	saveErr error
-	// saves counts background saves in flight.
-	saves sync.WaitGroup
+	// saves counts background saves in flight; saveOrder keeps them from
+	// landing out of order.
+	saves     sync.WaitGroup
+	saveOrder *saveOrder
 	// sessionIDs and pulledModels feed Tab completion of /load and /model;
 	// they are refreshed whenever the app lists them anyway.
 	sessionIDs   []string
@@ -122,6 +124,7 @@ func New(opts Options) (*Model, error) {
 		width:       80,
 		height:      24,
 		ollamaRetry: ollamaRetryEvery,
+		saveOrder:   &saveOrder{written: map[string]int64{}},
 	}
 	m.media = newTermMedia(getenv)
 	m.images = m.media != nil && m.media.Protocol() != "off"

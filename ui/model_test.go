@@ -554,3 +554,29 @@ func TestQuitDuringTurnSavesIt(t *testing.T) {
 		t.Fatalf("saved turns = %+v", saved.Turns)
 	}
 }
+
+// TestOlderSaveNeverLandsLast: background saves are commands that may run
+// in either order; a snapshot overtaken by a newer one of the same session
+// must not put the older state back on disk.
+func TestOlderSaveNeverLandsLast(t *testing.T) {
+	env := newTestEnv(t)
+	m := env.model(t)
+	m.turns = []*turnState{turnFromRecord(1, sessions.Turn{Request: "first", Answer: "one", Planned: true}, "qwen3:8b")}
+	older := m.saveAsync()
+	m.session.meta.Title = "Renamed"
+	m.turns = append(m.turns, turnFromRecord(2, sessions.Turn{Request: "second", Answer: "two", Planned: true}, "qwen3:8b"))
+	newer := m.saveAsync()
+	if msg := newer(); msg.(saveDone).err != nil {
+		t.Fatal(msg.(saveDone).err)
+	}
+	if msg := older(); msg.(saveDone).err != nil {
+		t.Fatal(msg.(saveDone).err)
+	}
+	saved, err := m.session.store.Load(m.session.meta.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.Title != "Renamed" || len(saved.Turns) != 2 {
+		t.Errorf("on disk: title %q, %d turns; want the newer snapshot (Renamed, 2 turns)", saved.Title, len(saved.Turns))
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -92,17 +93,48 @@ func (m *Model) save() {
 type saveDone struct{ err error }
 
 // saveAsync saves in a command, so Update never waits for the disk.
+// Commands run concurrently, so two saves close together (a turn's end and
+// a /save) may reach the disk in either order; each carries its place in
+// the order of snapshots, and one overtaken by a newer snapshot of the same
+// session writes nothing rather than put the older state back.
 func (m *Model) saveAsync() tea.Cmd {
 	s := m.snapshot()
 	if len(s.Turns) == 0 {
 		return nil
 	}
 	st := m.session.store
+	order := m.saveOrder
+	order.next++
+	seq := order.next
 	m.saves.Add(1)
 	return func() tea.Msg {
 		defer m.saves.Done()
-		return saveDone{err: st.Save(s)}
+		return saveDone{err: order.save(st, s, seq)}
 	}
+}
+
+// saveOrder keeps background saves from writing an older snapshot over a
+// newer one. next is only touched by Update; the rest by the saves.
+type saveOrder struct {
+	next int64
+
+	mu      sync.Mutex
+	written map[string]int64 // by session id: the newest snapshot on disk
+}
+
+// save writes s (snapshot number seq) unless a newer snapshot of the same
+// session is already on disk.
+func (o *saveOrder) save(st sessions.Store, s *sessions.Session, seq int64) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.written[s.ID] > seq {
+		return nil
+	}
+	if err := st.Save(s); err != nil {
+		return err
+	}
+	o.written[s.ID] = seq
+	return nil
 }
 
 // isLatest reports whether id asks for the newest session.
