@@ -137,18 +137,25 @@ func attachedTexts(paths []string, budget int) string {
 }
 
 // historyMessages renders earlier turns as chat messages, newest kept when
-// the budget (bytes) runs out.
+// the budget (bytes) runs out. A message that does not fit whole is
+// clipped rather than dropped, so a long last answer (its workflow section
+// alone can fill the budget) does not cost the follow-up all its context.
 func historyMessages(h []Message, budget int) []api.Message {
 	var out []api.Message
 	used := 0
 	for i := len(h) - 1; i >= 0; i-- {
-		c := h[i].Content
+		c, files := h[i].Content, ""
 		if len(h[i].Resources) > 0 {
-			c += "\n[files: " + strings.Join(h[i].Resources, ", ") + "]"
+			files = "\n[files: " + strings.Join(h[i].Resources, ", ") + "]"
 		}
-		if used+len(c) > budget {
-			break
+		if used+len(c)+len(files) > budget {
+			left := budget - used - len(files)
+			if left < 200 {
+				break
+			}
+			c = clip(c, left-32) // the files stay: later turns refer to them
 		}
+		c += files
 		used += len(c)
 		role := h[i].Role
 		if role != "user" && role != "assistant" {
