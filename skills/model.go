@@ -194,11 +194,25 @@ func ParseLimit(s string) (Limit, error) {
 	}
 	bytesUnits := map[string]float64{"b": 0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30}
 	paramUnits := map[string]float64{"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "bn": 1e9, "t": 1e12}
+	// A bound below one byte or parameter would truncate to zero, which
+	// means "no limit": the user's constraint would vanish silently. One
+	// past int64 would wrap around.
+	checked := func(n float64) (int64, error) {
+		switch {
+		case n < 1:
+			return 0, fmt.Errorf("size %q is less than one %s; give a real bound such as 500MB or 350M", s, map[bool]string{true: "parameter", false: "byte"}[paramUnits[unit] > 0])
+		case n >= 1<<62:
+			return 0, fmt.Errorf("size %q is too large to be a bound", s)
+		}
+		return int64(n), nil
+	}
 	if m, ok := paramUnits[unit]; ok {
-		return Limit{Params: int64(v * m)}, nil
+		n, err := checked(v * m)
+		return Limit{Params: n}, err
 	}
 	if m, ok := bytesUnits[unit]; ok && m > 0 {
-		return Limit{Bytes: int64(v * m)}, nil
+		n, err := checked(v * m)
+		return Limit{Bytes: n}, err
 	}
 	return Limit{}, fmt.Errorf("size %q: unknown unit %q (use MB/GB for weights, M/B for parameters)", s, unit)
 }
