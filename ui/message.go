@@ -178,6 +178,14 @@ func fileLine(st *styles, verb, path string, w int, links bool) string {
 	return st.dim.Render(head) + text
 }
 
+// count writes n and a noun that takes a plain "s": "1 turn", "3 turns".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func cmpStr(a, b string) string {
 	if a != "" {
 		return a

@@ -580,3 +580,14 @@ func TestOlderSaveNeverLandsLast(t *testing.T) {
 		t.Errorf("on disk: title %q, %d turns; want the newer snapshot (Renamed, 2 turns)", saved.Title, len(saved.Turns))
 	}
 }
+
+func TestCountReadsAsEnglish(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{0, "0 turns"}, {1, "1 turn"}, {2, "2 turns"}} {
+		if got := count(c.n, "turn"); got != c.want {
+			t.Errorf("count(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+}

@@ -133,7 +133,7 @@ func (d *reviewDialog) view(m *Model, w, h int, _ time.Time) (string, []string, 
 		lines = append(lines[:room-1], st.dim.Render("… (e shows it all)"))
 	}
 	lines = append(lines, errLines...)
-	return fmt.Sprintf("Run this plan? (%d tasks)", len(d.req.plan.Tasks)), lines,
+	return fmt.Sprintf("Run this plan? (%s)", count(len(d.req.plan.Tasks), "task")), lines,
 		"r/enter run · e edit in $EDITOR · i edit inline · c/esc cancel the turn"
 }
 

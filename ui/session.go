@@ -222,8 +222,8 @@ func (m *Model) adopt(s *sessions.Session) {
 			m.chat.add(&message{role: roleError, text: rec.Error, final: true})
 		}
 	}
-	m.say(fmt.Sprintf("Session **%s** reopened (%d turns, saved %s). It continues here: earlier files can be referred to.",
-		cmpStr(s.Title, s.ID), len(s.Turns), s.Updated.Local().Format("2006-01-02 15:04")))
+	m.say(fmt.Sprintf("Session **%s** reopened (%s, saved %s). It continues here: earlier files can be referred to.",
+		cmpStr(s.Title, s.ID), count(len(s.Turns), "turn"), s.Updated.Local().Format("2006-01-02 15:04")))
 }
 
 // turnFromRecord rebuilds a finished turn for the panes and the chat.
@@ -340,7 +340,7 @@ func (m *Model) onSessions(msg sessionsMsg) {
 	}
 	var items []listItem
 	for _, s := range msg.list {
-		detail := fmt.Sprintf("%s · %d turns · %s", s.Updated.Local().Format("2006-01-02 15:04"), s.Turns, s.ID)
+		detail := fmt.Sprintf("%s · %s · %s", s.Updated.Local().Format("2006-01-02 15:04"), count(s.Turns, "turn"), s.ID)
 		if s.Damaged != "" {
 			detail = "damaged: " + s.Damaged
 		}

@@ -304,7 +304,7 @@ func (m *Model) onPasteCheck(msg pasteCheckMsg) {
 		sep = " "
 	}
 	m.input.set(head + sep + strings.Join(refs, " ") + " " + msg.after[len(msg.after)-suf:])
-	m.flash(fmt.Sprintf("attached %d file(s) — they go with the next message", len(msg.paths)), false)
+	m.flash(fmt.Sprintf("attached %s — they go with the next message", count(len(msg.paths), "file")), false)
 	m.layout()
 }
 
