@@ -90,7 +90,7 @@ func parseTask(obj map[string]any, index int) (Task, []string) {
 		if id, ok := toInt(raw); ok {
 			t.ID = id
 			if _, isNum := raw.(float64); !isNum {
-				notes = append(notes, fmt.Sprintf("task id %v read as %d", jsonish(raw), id))
+				notes = append(notes, fmt.Sprintf("task id %v read as %d", clipArgs([]any{jsonish(raw)})[0], id))
 			}
 		}
 	}
@@ -230,7 +230,8 @@ func parseConstraintsJSON(m map[string]any) (Constraints, []string) {
 		if lim, err := skills.ParseLimit(s); err == nil {
 			c.MaxSize = lim
 		} else {
-			notes = append(notes, fmt.Sprintf("ignored the size constraint %q: %v", s, err))
+			// The error quotes the value; a model's garbage is clipped.
+			notes = append(notes, "ignored the size constraint: "+clipRunes(err.Error(), 2*maxNoteArg))
 		}
 	}
 	if b, ok := m["local_only"].(bool); ok {

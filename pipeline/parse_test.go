@@ -3,7 +3,9 @@ package pipeline
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestParsePlanShapes(t *testing.T) {
@@ -102,4 +104,25 @@ func FuzzParsePlan(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		_, _ = parsePlan(s) // must not panic
 	})
+}
+
+// TestParseNotesAreClipped: a model's garbage quoted in a note is clipped,
+// so one bad field cannot flood the plan pane and the answer's repairs.
+func TestParseNotesAreClipped(t *testing.T) {
+	junk := strings.Repeat("ȕrTɇ笧", 200)
+	rp, err := parsePlan(`{"tasks":[{"task":"image-to-text","id":"t` + junk + `7","args":{}}], "constraints":{"max_size":"` + junk + `"}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rp.Notes) != 2 {
+		t.Fatalf("notes = %q", rp.Notes)
+	}
+	for _, n := range rp.Notes {
+		if utf8.RuneCountInString(n) > 250 {
+			t.Fatalf("note of %d runes: %q", utf8.RuneCountInString(n), n)
+		}
+	}
+	if !strings.HasPrefix(rp.Notes[0], "ignored the size constraint: size") || !strings.HasSuffix(rp.Notes[1], "read as 7") {
+		t.Fatalf("notes = %q", rp.Notes)
+	}
 }

@@ -40,13 +40,22 @@ func clipArgs(args []any) []any {
 	out := make([]any, len(args))
 	for i, a := range args {
 		if s, ok := a.(string); ok {
-			if r := []rune(s); len(r) > 80 {
-				a = string(r[:80]) + "…"
-			}
+			a = clipRunes(s, maxNoteArg)
 		}
 		out[i] = a
 	}
 	return out
+}
+
+// maxNoteArg bounds, in runes, a value quoted in a note.
+const maxNoteArg = 80
+
+// clipRunes shortens s to n runes and an ellipsis.
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
 
 func (v *validator) drop(t Task, format string, args ...any) {
