@@ -17,10 +17,10 @@ type Action string
 // The actions, with their default keys in defaultKeys. The defaults avoid
 // what tmux (Ctrl+B), GNU screen (Ctrl+A), Zellij (Ctrl+G/P/T/N/H/S/O/Q,
 // Alt+arrows, Alt+H/J/K/L/N/F/P/[/]/=/-) and common terminals (Ctrl+Shift+…,
-// Shift+PgUp/PgDn, Ctrl+PgUp/PgDn) already take — except view_image (Alt+I)
-// and open_file (Alt+O), which Zellij binds to moving its tab; the shipped
-// defaults live in config.yaml too (TestConfigKeysMatchDefaults), and
-// docs/ui.md tells Zellij users to remap them.
+// Shift+PgUp/PgDn, Ctrl+PgUp/PgDn) already take. view_image and open_file
+// are F4 and F5 first; their second keys, Alt+I and Alt+O, are Zellij's
+// tab moves and reach Chorus only outside Zellij. The shipped defaults live
+// in config.yaml too (TestConfigKeysMatchDefaults).
 const (
 	ActSend          Action = "send"
 	ActNewline       Action = "newline"
@@ -74,8 +74,8 @@ var defaultKeys = []actionInfo{
 	{ActPaneUp, []string{"alt+,"}, "scroll the panes up"},
 	{ActPaneDown, []string{"alt+."}, "scroll the panes down"},
 	{ActPlayAudio, []string{"alt+a"}, "play (or stop) the last audio file"},
-	{ActViewImage, []string{"alt+i"}, "show the last image full size (kitty, iTerm2, sixel or half-blocks)"},
-	{ActOpenFile, []string{"alt+o"}, "open the last generated file with the system viewer"},
+	{ActViewImage, []string{"f4", "alt+i"}, "show the last image full size (kitty, iTerm2, sixel or half-blocks)"},
+	{ActOpenFile, []string{"f5", "alt+o"}, "open the last generated file with the system viewer"},
 	{ActHelp, []string{"f1"}, "keys and commands"},
 	{ActCloseDialog, []string{"esc"}, "close a dialog"},
 	{ActDialogConfirm, []string{"enter"}, "choose in a dialog"},
