@@ -68,6 +68,14 @@ configuration; 130 when interrupted.`,
 func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first Ctrl+C cancels the turn; a second one must end the program
+	// even when the turn cannot wind down — stdout blocked on a pipe nobody
+	// reads, or a terminal paused with Ctrl+S — so the default handling
+	// comes back as soon as the first one arrives.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 
 	cons, err := standingConstraints(cfg)
 	if err != nil {
