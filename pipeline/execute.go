@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 
@@ -303,7 +302,11 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 			val = p
 		}
 		if a.Type == skills.Text {
-			if content, ok := textFileContent(val); ok {
+			content, isFile, err := textFileContent(val)
+			if err != nil {
+				return nil, fmt.Errorf("argument %s: %w", k, err)
+			}
+			if isFile {
 				val = content
 			}
 		}
@@ -317,21 +320,29 @@ const maxTextFile = 256 << 10
 
 // textFileContent reads a text argument that is exactly the path of an
 // existing text file ("summarize notes.txt" planned as text: /…/notes.txt):
-// the task wants the words, not the file name.
-func textFileContent(val string) (string, bool) {
+// the task wants the words, not the file name. isFile is false when val is
+// not such a path; err says why a text file it names cannot be used — a
+// task given the file's name instead of its words would silently answer
+// about the wrong thing.
+func textFileContent(val string) (content string, isFile bool, err error) {
 	p := strings.TrimSpace(val)
 	if p == "" || strings.ContainsAny(p, "\n") || len(p) > 4096 || ModalityOf(p) != skills.Text {
-		return "", false
+		return "", false, nil
 	}
 	st, err := os.Stat(p)
-	if err != nil || !st.Mode().IsRegular() || st.Size() > maxTextFile {
-		return "", false
+	if err != nil || !st.Mode().IsRegular() {
+		return "", false, nil
+	}
+	if st.Size() > maxTextFile {
+		return "", true, fmt.Errorf("%s is %s; a text argument takes at most %d KB of a file — split it, or quote the part that matters",
+			p, skills.HumanBytes(st.Size()), maxTextFile>>10)
 	}
 	b, err := os.ReadFile(p)
-	if err != nil || !utf8.Valid(b) {
-		return "", false
+	if err != nil {
+		return "", true, fmt.Errorf("cannot read %s: %w", p, err)
 	}
-	return string(b), true
+	// Text in another encoding keeps its ASCII; the rest shows as U+FFFD.
+	return strings.ToValidUTF8(string(b), "\uFFFD"), true, nil
 }
 
 // maxDownload bounds a media argument fetched from a URL.

@@ -125,8 +125,12 @@ func (e *Engine) responseMessages(ctx context.Context, t Turn, p Plan, runs []*t
 func attachedTexts(paths []string, budget int) string {
 	var b strings.Builder
 	for _, p := range paths {
-		content, ok := textFileContent(p)
-		if !ok || budget <= 0 {
+		content, isFile, err := textFileContent(p)
+		if err != nil {
+			fmt.Fprintf(&b, "\n\n(%s is attached but not quoted: %v)", p, err)
+			continue
+		}
+		if !isFile || budget <= 0 {
 			continue
 		}
 		content = clip(content, budget)

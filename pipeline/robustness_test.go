@@ -1,9 +1,12 @@
 package pipeline_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -115,5 +118,51 @@ func TestControllerCheckCancelled(t *testing.T) {
 	}
 	if st := r.eng.Controller().Check(context.Background()); st.Err != nil || !st.Pulled {
 		t.Fatalf("a live check after the cancelled one: %+v", st)
+	}
+}
+
+// TestTextFilesTooLargeOrNotUTF8: a text file too large for a text
+// argument fails its task saying so (it used to pass the file's name as
+// the text, silently); one in another encoding still gives its words.
+func TestTextFilesTooLargeOrNotUTF8(t *testing.T) {
+	r := newRig(t)
+	dir := t.TempDir()
+	big := filepath.Join(dir, "book.txt")
+	if err := os.WriteFile(big, bytes.Repeat([]byte("All work and no play. "), 20000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	latin := filepath.Join(dir, "menu.txt")
+	if err := os.WriteFile(latin, []byte("Caf\xe9 cr\xe8me, 3 euros"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.planJSON(
+		task(1, "summarization", nil, map[string]string{"text": big}),
+		task(2, "translation", nil, map[string]string{"text": latin}),
+	)
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "summarize the book, translate the menu", Attachments: []string{big, latin}}); err != nil {
+		t.Fatal(err)
+	}
+	if e := r.taskEnd(1); e.Status != pipeline.StatusError || !strings.Contains(e.Error, "at most 256 KB") || !strings.Contains(e.Error, "split it") {
+		t.Fatalf("task 1 = %+v", e)
+	}
+	if e := r.taskEnd(2); e.Status != pipeline.StatusOK {
+		t.Fatalf("task 2 = %+v", e)
+	}
+	var taskInputs []string
+	var respond string
+	for _, req := range r.ollama.ChatRequests() {
+		last := req.Messages[len(req.Messages)-1].Content
+		switch stage(&req) {
+		case "task":
+			taskInputs = append(taskInputs, last)
+		case "respond":
+			respond = last
+		}
+	}
+	if len(taskInputs) != 1 || !strings.Contains(taskInputs[0], "Caf\uFFFD cr\uFFFDme, 3 euros") {
+		t.Fatalf("controller task inputs = %q, want only the menu's words", taskInputs)
+	}
+	if !strings.Contains(respond, big+" is attached but not quoted") {
+		t.Fatalf("the response stage is not told why the book is not quoted: %q", respond)
 	}
 }
