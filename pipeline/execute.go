@@ -218,7 +218,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			at := time.Now()
 			res, err := route.Infer(tctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Command: cand.model.Command, Progress: progress})
 			if err == nil {
-				err = e.keepResult(r, res, outDir)
+				err = e.keepResult(r, res, outDir, progress)
 			}
 			r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
 			if err == nil {
@@ -371,8 +371,10 @@ func download(ctx context.Context, url, dir string) (string, error) {
 	return writeFile(dir, "download", 0, resp.Header.Get("Content-Type"), data)
 }
 
-// keepResult records a result and writes its files under outDir.
-func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string) error {
+// keepResult records a result and writes its files under outDir. A
+// failure to draw the annotated image does not fail the task — its result
+// stands — but is reported through progress, never dropped.
+func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, progress func(endpoints.Progress)) error {
 	var files []string
 	for _, b := range res.Blobs {
 		p, err := writeFile(outDir, r.task.Task, r.task.ID, b.MIME, b.Data)
@@ -382,12 +384,17 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string) err
 		files = append(files, p)
 	}
 	if img, ok := r.args["image"]; ok {
-		if blob, ok, err := endpoints.Annotate(r.task.Task, img, res); err == nil && ok {
-			if p, err := writeFile(outDir, r.task.Task+"-annotated", r.task.ID, blob.MIME, blob.Data); err == nil {
+		blob, ok, err := endpoints.Annotate(r.task.Task, img, res)
+		if err == nil && ok {
+			var p string
+			if p, err = writeFile(outDir, r.task.Task+"-annotated", r.task.ID, blob.MIME, blob.Data); err == nil {
 				// The annotated image comes first: it is what a later
 				// task asking for "the image" of this one wants.
 				files = append([]string{p}, files...)
 			}
+		}
+		if err != nil {
+			progress(endpoints.Progress{Message: "the result stands, but the annotated image could not be drawn: " + err.Error()})
 		}
 	}
 	r.text, r.data, r.files = res.Text, compactData(res.Data), files

@@ -166,3 +166,32 @@ func TestTextFilesTooLargeOrNotUTF8(t *testing.T) {
 		t.Fatalf("the response stage is not told why the book is not quoted: %q", respond)
 	}
 }
+
+// TestAnnotationFailureIsReported: when the boxes cannot be drawn on the
+// image, the detection result stands and a progress event says why no
+// annotated image came (it used to be dropped without a word).
+func TestAnnotationFailureIsReported(t *testing.T) {
+	ep := &scriptedEndpoint{kind: endpoints.HuggingFace, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
+		return endpoints.Result{Text: "1 object: cat (0.90) at [1,1,4,4]",
+			Data: json.RawMessage(`[{"label":"cat","score":0.9,"box":{"xmin":1,"ymin":1,"xmax":4,"ymax":4}}]`)}, nil
+	}}
+	r := newRig(t, withEndpoints(ep))
+	img := filepath.Join(t.TempDir(), "scan.png")
+	if err := os.WriteFile(img, []byte("not really a PNG"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.planJSON(task(1, "object-detection", nil, map[string]string{"image": img}))
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "find the cat"}); err != nil {
+		t.Fatal(err)
+	}
+	if e := r.taskEnd(1); e.Status != pipeline.StatusOK || len(e.Files) != 0 {
+		t.Fatalf("task_end = %+v", e)
+	}
+	var said bool
+	for _, p := range eventsOf[pipeline.TaskProgressEvent](r) {
+		said = said || p.ID == 1 && strings.Contains(p.Message, "annotated image could not be drawn") && strings.Contains(p.Message, "scan.png")
+	}
+	if !said {
+		t.Fatalf("no progress event explains the missing annotated image: %+v", eventsOf[pipeline.TaskProgressEvent](r))
+	}
+}
