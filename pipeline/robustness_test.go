@@ -5,10 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/pipeline"
@@ -193,5 +198,28 @@ func TestAnnotationFailureIsReported(t *testing.T) {
 	}
 	if !said {
 		t.Fatalf("no progress event explains the missing annotated image: %+v", eventsOf[pipeline.TaskProgressEvent](r))
+	}
+}
+
+// TestDiscoveryFailureIsExplained: when Ollama cannot list its models, the
+// models it would offer are not silently absent — the model event says why.
+func TestDiscoveryFailureIsExplained(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	u, _ := url.Parse(dead.URL)
+	dead.Close()
+	ollama := endpoints.NewOllama(api.NewClient(u, http.DefaultClient), endpoints.OllamaOptions{Host: dead.URL})
+	r := newRig(t, withEndpoints(ollama))
+	ev, err := r.eng.Preview(context.Background(), "image-to-text", pipeline.Constraints{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var why string
+	for _, x := range ev.Excluded {
+		if x.ID == "(ollama models)" {
+			why = x.Reason
+		}
+	}
+	if !strings.Contains(why, "ollama serve") {
+		t.Fatalf("excluded = %+v, want the Ollama models explained", ev.Excluded)
 	}
 }

@@ -105,7 +105,9 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 	localOnly := cons.LocalOnly && applies
 
 	var cands []*candidate
-	for _, m := range e.models(ctx, s, localOnly) {
+	models, unseen := e.models(ctx, s, localOnly)
+	c.excluded = append(c.excluded, unseen...)
+	for _, m := range models {
 		routes, why := e.readyRoutes(ctx, task.Task, m, localOnly)
 		if len(routes) == 0 {
 			c.exclude(m.ID, why)
@@ -224,19 +226,28 @@ func cmpInt64(a, b int64) int {
 }
 
 // models lists the catalog's candidates for s plus those endpoints discover
-// (pulled Ollama models), without duplicates.
-func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) []skills.Model {
+// (pulled Ollama models), without duplicates. An endpoint that cannot say
+// what it offers (Ollama not running) comes back as an exclusion with its
+// reason, so a missing model is explained rather than silently absent.
+func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) ([]skills.Model, []Exclusion) {
 	out := slices.Clone(s.Models)
+	var unseen []Exclusion
 	seen := map[string]bool{}
 	for _, m := range out {
 		seen[strings.ToLower(m.ID)] = true
 	}
 	for _, d := range e.router.Discoverers(localOnly) {
+		kind := "discovered"
+		if ep, ok := d.(endpoints.Endpoint); ok {
+			kind = string(ep.Kind())
+		}
 		offers, err := d.Discover(ctx, s.Name)
 		if err != nil {
+			if ctx.Err() == nil {
+				unseen = append(unseen, Exclusion{ID: "(" + kind + " models)", Reason: "cannot list them: " + err.Error()})
+			}
 			continue
 		}
-		kind := string(d.(endpoints.Endpoint).Kind())
 		for _, o := range offers {
 			if seen[strings.ToLower(o.ID)] {
 				continue
@@ -246,7 +257,7 @@ func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) []
 				License: o.License, Endpoints: []string{kind}})
 		}
 	}
-	return out
+	return out, unseen
 }
 
 // readyRoutes returns the endpoints that can serve m for task now, local
