@@ -47,8 +47,12 @@ func (c Constraints) AppliesTo(task string) bool {
 // Merge returns c with every constraint of o added; o wins where both set a
 // single-valued constraint, and licence lists intersect when both are set
 // (a model must satisfy both the standing and the per-request allow-list).
+//
+// The result shares no slice with c or o: it travels in events and reports
+// that outlive the caller's own constraints, which may change meanwhile.
 func (c Constraints) Merge(o Constraints) Constraints {
 	out := c
+	out.Licenses, out.Tasks = slices.Clone(c.Licenses), slices.Clone(c.Tasks)
 	switch {
 	case len(c.Licenses) == 0:
 		out.Licenses = slices.Clone(o.Licenses)

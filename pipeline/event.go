@@ -53,7 +53,8 @@ type ModelEvent struct {
 	Decided string `json:"decided"`
 	// Candidates are the models considered, best-ranked first.
 	Candidates []Candidate `json:"candidates,omitempty"`
-	// Excluded are catalog models left out, each with the reason.
+	// Excluded are models left out, each with the reason, and endpoints
+	// that could not list the models they offer ("(ollama models)").
 	Excluded []Exclusion `json:"excluded,omitempty"`
 }
 

@@ -33,3 +33,15 @@ func TestHistoryKeepsALongLastAnswer(t *testing.T) {
 		t.Fatalf("short history changed: %+v", got)
 	}
 }
+
+// TestMergeSharesNoSlices: merged constraints travel in plan events and
+// reports; changing the standing constraints afterwards must not change
+// what an earlier turn recorded.
+func TestMergeSharesNoSlices(t *testing.T) {
+	standing := Constraints{Licenses: []string{"mit", "apache-2.0"}, Tasks: []string{"image-to-text"}}
+	merged := standing.Merge(Constraints{LocalOnly: true})
+	standing.Licenses[0], standing.Tasks[0] = "gpl-3.0", "ocr"
+	if merged.Licenses[0] != "mit" || merged.Tasks[0] != "image-to-text" || !merged.LocalOnly {
+		t.Fatalf("merged constraints changed with the standing ones: %+v", merged)
+	}
+}
