@@ -77,6 +77,11 @@ func parsePlan(reply string) (rawPlan, error) {
 // idMissing marks a task whose id could not be read; validation numbers it.
 const idMissing = math.MinInt32
 
+// maxTaskID bounds task ids (and ids in dep): larger ones are not read from
+// a reply, and validation renumbers them in an edited plan, so numbering
+// the next task can never overflow.
+const maxTaskID = 1_000_000
+
 func parseTask(obj map[string]any, index int) (Task, []string) {
 	var notes []string
 	t := Task{ID: idMissing, Args: map[string]string{}}
@@ -156,12 +161,12 @@ var digits = regexp.MustCompile(`\d+`)
 func toInt(v any) (int, bool) {
 	switch x := v.(type) {
 	case float64:
-		if x != math.Trunc(x) || math.Abs(x) > 1e6 {
+		if x != math.Trunc(x) || math.Abs(x) > maxTaskID {
 			return 0, false
 		}
 		return int(x), true
 	case string:
-		if n, err := strconv.Atoi(strings.TrimSpace(x)); err == nil && n <= 1e6 && n >= -1e6 {
+		if n, err := strconv.Atoi(strings.TrimSpace(x)); err == nil && n <= maxTaskID && n >= -maxTaskID {
 			return n, true
 		}
 		m := digits.FindString(x)
@@ -169,7 +174,7 @@ func toInt(v any) (int, bool) {
 			return 0, false
 		}
 		n, err := strconv.Atoi(m)
-		if err != nil || n > 1e6 || n < -1e6 {
+		if err != nil || n > maxTaskID || n < -maxTaskID {
 			return 0, false
 		}
 		return n, true

@@ -61,7 +61,10 @@ func RefString(id int) string { return fmt.Sprintf("<resource>-%d", id) }
 func substituteRefs(value string, out func(id int) (string, bool)) (string, bool) {
 	ok := true
 	s := resourceRef.ReplaceAllStringFunc(value, func(m string) string {
-		n, _ := strconv.Atoi(resourceRef.FindStringSubmatch(m)[1])
+		n, err := strconv.Atoi(resourceRef.FindStringSubmatch(m)[1])
+		if err != nil { // too many digits: Refs does not count it either
+			return m
+		}
 		v, found := out(n)
 		if !found {
 			ok = false

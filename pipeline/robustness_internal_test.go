@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,47 @@ func TestMergeSharesNoSlices(t *testing.T) {
 	standing.Licenses[0], standing.Tasks[0] = "gpl-3.0", "ocr"
 	if merged.Licenses[0] != "mit" || merged.Tasks[0] != "image-to-text" || !merged.LocalOnly {
 		t.Fatalf("merged constraints changed with the standing ones: %+v", merged)
+	}
+}
+
+// TestHugeIDsInAnEditedPlan: ids a user types into a reviewed plan can be
+// anything; numbering the next task from math.MaxInt wrapped around to a
+// negative id.
+func TestHugeIDsInAnEditedPlan(t *testing.T) {
+	e := testEngine(t)
+	img := touch(t, t.TempDir(), "a.png")
+	p := e.validate([]Task{
+		{ID: math.MaxInt, Task: "image-to-text", Args: map[string]string{"image": img}},
+		{ID: idMissing, Task: "image-classification", Args: map[string]string{"image": img}},
+	}, Constraints{}, Turn{}, nil)
+	if len(p.Tasks) != 2 {
+		t.Fatalf("plan = %+v, notes %q", p.Tasks, p.Notes)
+	}
+	for _, task := range p.Tasks {
+		if task.ID < 0 || task.ID > maxTaskID {
+			t.Fatalf("task id %d out of range: %+v", task.ID, p.Tasks)
+		}
+	}
+	if p.Tasks[0].ID == p.Tasks[1].ID {
+		t.Fatalf("duplicate ids: %+v", p.Tasks)
+	}
+}
+
+// TestOverlongReferenceIsText: "<resource>-" with more digits than an int
+// holds is not a reference for the validator, so the executor must not
+// read it as one (it read it as task 0).
+func TestOverlongReferenceIsText(t *testing.T) {
+	v := "see <resource>-99999999999999999999 and <resource>-2"
+	if refs := Refs(v); len(refs) != 1 || refs[0] != 2 {
+		t.Fatalf("Refs = %v", refs)
+	}
+	got, ok := substituteRefs(v, func(n int) (string, bool) {
+		if n != 2 {
+			t.Errorf("asked for task %d", n)
+		}
+		return "two", true
+	})
+	if !ok || got != "see <resource>-99999999999999999999 and two" {
+		t.Fatalf("substituteRefs = %q, %v", got, ok)
 	}
 }

@@ -151,7 +151,7 @@ func (v *validator) run(in []Task) []Task {
 func (v *validator) fixIDs(tasks []Task) {
 	next := 1
 	for _, t := range tasks {
-		if t.ID >= next {
+		if t.ID >= next && t.ID <= maxTaskID {
 			next = t.ID + 1
 		}
 	}
@@ -159,7 +159,7 @@ func (v *validator) fixIDs(tasks []Task) {
 	for i := range tasks {
 		t := &tasks[i]
 		switch {
-		case t.ID == idMissing || t.ID < 0:
+		case t.ID == idMissing || t.ID < 0 || t.ID > maxTaskID:
 			v.note("task %q had no usable id; numbered it %d", t.Task, next)
 			t.ID = next
 			next++
