@@ -30,7 +30,11 @@ func (e *Engine) respond(ctx context.Context, t Turn, p Plan, runs []*taskRun, r
 	msgs := e.responseMessages(ctx, t, p, runs, rep)
 	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: msgs[len(msgs)-1].Content})
 	var answer strings.Builder
-	reply, err := e.ctl.Chat(ctx, ChatCall{Messages: msgs, NumPredict: e.ctl.opts.AnswerTokens, OnToken: streamer(&answer, emit)})
+	push, flush := streamer(&answer, emit)
+	reply, err := e.ctl.Chat(ctx, ChatCall{Messages: msgs, NumPredict: e.ctl.opts.AnswerTokens, OnToken: push})
+	if err == nil {
+		flush()
+	}
 	if err != nil {
 		if ctx.Err() != nil || len(runs) == 0 {
 			return "", err
@@ -54,15 +58,26 @@ func (e *Engine) respond(ctx context.Context, t Turn, p Plan, runs []*taskRun, r
 }
 
 // streamer forwards answer tokens, dropping a leading <think> block some
-// models emit even when asked not to think.
-func streamer(b *strings.Builder, emit Emit) func(string) {
+// models emit even when asked not to think. The tag may arrive split
+// across tokens ("<th", "ink>"), so the answer's first characters are held
+// until they cannot be the tag; flush emits what is still held when the
+// reply ends.
+func streamer(b *strings.Builder, emit Emit) (push func(string), flush func()) {
 	var raw strings.Builder
 	thinking := false
-	return func(tok string) {
+	push = func(tok string) {
 		raw.WriteString(tok)
 		s := raw.String()
-		if b.Len() == 0 && !thinking && strings.HasPrefix(strings.TrimSpace(s), "<think>") {
-			thinking = true
+		if b.Len() == 0 && !thinking {
+			head := strings.TrimLeft(s, " \t\r\n")
+			switch {
+			case strings.HasPrefix(head, "<think>"):
+				thinking = true
+			case head == "" || strings.HasPrefix("<think>", head):
+				return // blanks, or perhaps the start of the tag: hold them
+			default:
+				tok = s // nothing went out yet: all that arrived is the answer's start
+			}
 		}
 		if thinking {
 			i := strings.Index(s, "</think>")
@@ -85,6 +100,16 @@ func streamer(b *strings.Builder, emit Emit) func(string) {
 		b.WriteString(tok)
 		emit(TokenEvent{Text: tok})
 	}
+	flush = func() {
+		if b.Len() > 0 || thinking {
+			return
+		}
+		if tok := strings.TrimLeft(raw.String(), "\n"); strings.TrimSpace(tok) != "" {
+			b.WriteString(tok)
+			emit(TokenEvent{Text: tok})
+		}
+	}
+	return push, flush
 }
 
 func (e *Engine) responseMessages(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report) []api.Message {
