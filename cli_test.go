@@ -297,3 +297,13 @@ func TestRunInterruptedBeforeTheTurnExits130(t *testing.T) {
 		t.Fatalf("err = %v, want exit 130 for an interruption", err)
 	}
 }
+
+// TestErrorLineIsTerminalSafe: the one-line cause on stderr keeps its
+// exit status and drops escape sequences a server or a flag put in it.
+func TestErrorLineIsTerminalSafe(t *testing.T) {
+	var b bytes.Buffer
+	code := reportError(&b, &exitError{code: 2, err: errors.New("model \x1b]0;pwned\x07x is not pulled")})
+	if code != 2 || b.String() != "chorus: model ]0;pwnedx is not pulled\n" {
+		t.Fatalf("exit %d, stderr %q", code, b.String())
+	}
+}

@@ -13,6 +13,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -106,17 +107,23 @@ Run without arguments to open the chat.`,
 }
 
 func main() {
-	err := newRootCmd().Execute()
-	if err == nil {
-		return
+	if err := newRootCmd().Execute(); err != nil {
+		os.Exit(reportError(os.Stderr, err))
 	}
+}
+
+// reportError writes err's one-line cause to w, as a terminal may show it,
+// and returns the exit status it carries.
+func reportError(w io.Writer, err error) int {
 	code := 1
 	var ee *exitError
 	if errors.As(err, &ee) {
 		code = ee.code
 	}
 	if ee == nil || ee.err != nil {
-		fmt.Fprintln(os.Stderr, "chorus:", err)
+		// The cause may quote a server, a model or a file name: no escape
+		// sequence in it reaches the terminal.
+		fmt.Fprintln(w, "chorus:", terminalSafe(err.Error()))
 	}
-	os.Exit(code)
+	return code
 }
