@@ -253,13 +253,7 @@ func errText(err error) string {
 	return err.Error()
 }
 
-func shortErr(err error) string {
-	s := err.Error()
-	if len(s) > 160 {
-		s = s[:160] + "…"
-	}
-	return s
-}
+func shortErr(err error) string { return cutBytes(err.Error(), 160) }
 
 // resolveArgs substitutes <resource>-N by the dependency's product of the
 // argument's modality: the text for text arguments, the file for media.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 
@@ -164,12 +165,22 @@ func chatLog(history []Message, budget int) string {
 	return strings.Join(parts, "\n")
 }
 
+// oneLine collapses s to one line of at most limit bytes and an
+// ellipsis, never splitting a UTF-8 character.
 func oneLine(s string, limit int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > limit {
-		s = s[:limit] + "…"
+	return cutBytes(strings.Join(strings.Fields(s), " "), limit)
+}
+
+// cutBytes shortens s to at most n bytes and an ellipsis, at a character
+// boundary: a cut inside a character shows as � in events and prompts.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // planMessages builds the planning conversation.

@@ -1,9 +1,11 @@
 package pipeline
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestHistoryKeepsALongLastAnswer: the answer before a follow-up is often
@@ -119,6 +121,20 @@ func TestStreamerDropsSplitThinkTag(t *testing.T) {
 	} {
 		if got, _ := run(tc.toks...); got != tc.want {
 			t.Errorf("%q → %q, want %q", tc.toks, got, tc.want)
+		}
+	}
+}
+
+// TestCutsKeepUTF8: shortened errors, chat-log lines and workflow lines
+// never end in half a character.
+func TestCutsKeepUTF8(t *testing.T) {
+	long := strings.Repeat("é", 300) // two bytes each: an odd cut splits one
+	for name, got := range map[string]string{
+		"shortErr": shortErr(errors.New("x" + long)),
+		"oneLine":  oneLine("x"+long, 201),
+	} {
+		if !utf8.ValidString(got) || !strings.HasSuffix(got, "é…") {
+			t.Errorf("%s = %q", name, got)
 		}
 	}
 }
