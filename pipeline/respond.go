@@ -66,6 +66,13 @@ func streamer(b *strings.Builder, emit Emit) (push func(string), flush func()) {
 	var raw strings.Builder
 	thinking := false
 	push = func(tok string) {
+		if b.Len() > 0 && !thinking {
+			// The answer is flowing: nothing left to hold back, so
+			// tokens go straight out instead of piling up in raw.
+			b.WriteString(tok)
+			emit(TokenEvent{Text: tok})
+			return
+		}
 		raw.WriteString(tok)
 		s := raw.String()
 		if b.Len() == 0 && !thinking {
@@ -97,6 +104,7 @@ func streamer(b *strings.Builder, emit Emit) (push func(string), flush func()) {
 				return
 			}
 		}
+		raw.Reset()
 		b.WriteString(tok)
 		emit(TokenEvent{Text: tok})
 	}
