@@ -7,6 +7,7 @@ package endpoints
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
@@ -636,7 +637,7 @@ func hfCheckLabels(ls []hfLabel) error {
 // hfTopLabels renders the best labels: "tabby cat (0.93), tiger cat (0.05)".
 func hfTopLabels(ls []hfLabel, n int) string {
 	ls = slices.Clone(ls)
-	slices.SortStableFunc(ls, func(a, b hfLabel) int { return -cmpFloat(a.Score, b.Score) })
+	slices.SortStableFunc(ls, func(a, b hfLabel) int { return cmp.Compare(b.Score, a.Score) })
 	if len(ls) > n {
 		ls = ls[:n]
 	}
@@ -648,16 +649,6 @@ func hfTopLabels(ls []hfLabel, n int) string {
 		return "no labels"
 	}
 	return strings.Join(parts, ", ")
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // hfDetection is an object-detection answer.

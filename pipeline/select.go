@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -148,7 +149,7 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 					c.exclude(cd.model.ID, "size unknown, so it cannot be shown to be the smallest")
 				}
 			}
-			slices.SortStableFunc(kept, func(a, b *candidate) int { return cmpInt64(a.model.Size(), b.model.Size()) })
+			slices.SortStableFunc(kept, func(a, b *candidate) int { return cmp.Compare(a.model.Size(), b.model.Size()) })
 			cands, decidedBy = kept, "constraint: smallest"
 		case PreferBest:
 			// "Best on Common Voice" speaks about the tasks that have such
@@ -211,18 +212,8 @@ func infos(cs []*candidate) []Candidate {
 
 func rankDownloads(cs []*candidate) []*candidate {
 	out := slices.Clone(cs)
-	slices.SortStableFunc(out, func(a, b *candidate) int { return cmpInt64(b.model.Downloads, a.model.Downloads) })
+	slices.SortStableFunc(out, func(a, b *candidate) int { return cmp.Compare(b.model.Downloads, a.model.Downloads) })
 	return out
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // models lists the catalog's candidates for s plus those endpoints discover
