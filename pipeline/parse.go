@@ -324,27 +324,37 @@ func decodeLenient(s string) (any, error) {
 	return nil, fmt.Errorf("the reply's JSON does not parse: %w", err)
 }
 
+// jsonStrings tracks whether a byte-by-byte scan of JSON text is inside a
+// string literal, so brackets, commas and slashes in strings are ignored.
+type jsonStrings struct{ in, esc bool }
+
+// inside reports whether c (the next byte) belongs to a string literal,
+// its quotes included.
+func (j *jsonStrings) inside(c byte) bool {
+	switch {
+	case j.in && j.esc:
+		j.esc = false
+	case j.in && c == '\\':
+		j.esc = true
+	case j.in && c == '"':
+		j.in = false
+		return true
+	case !j.in && c == '"':
+		j.in = true
+	}
+	return j.in
+}
+
 func cleanJSON(s string) string {
 	var b strings.Builder
-	inStr, esc := false, false
+	var str jsonStrings
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if inStr {
+		if str.inside(c) {
 			b.WriteByte(c)
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
 			continue
 		}
 		switch {
-		case c == '"':
-			inStr = true
-			b.WriteByte(c)
 		case c == '/' && i+1 < len(s) && s[i+1] == '/':
 			for i < len(s) && s[i] != '\n' {
 				i++
@@ -368,23 +378,13 @@ func cleanJSON(s string) string {
 // matchBracket returns the index of the bracket closing the one at start.
 func matchBracket(s string, start int) (int, bool) {
 	var stack []byte
-	inStr, esc := false, false
+	var str jsonStrings
 	for i := start; i < len(s); i++ {
 		c := s[i]
-		if inStr {
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
+		if str.inside(c) {
 			continue
 		}
 		switch c {
-		case '"':
-			inStr = true
 		case '[', '{':
 			stack = append(stack, c)
 		case ']', '}':
