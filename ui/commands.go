@@ -14,6 +14,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 // command is a slash command.
@@ -53,7 +54,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		return m.quit()
 	case "/new", "/clear":
 		if m.running() {
-			m.flash("a turn is running — cancel it first ("+m.keys.Label(ActCancel)+")", true)
+			m.flash("a turn is running — cancel it first ("+m.keys.Label(theme.ActCancel)+")", true)
 			return nil
 		}
 		return m.newChat()
@@ -61,7 +62,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		return m.listSessions(!quietList)
 	case "/load":
 		if m.running() {
-			m.flash("a turn is running — cancel it first ("+m.keys.Label(ActCancel)+")", true)
+			m.flash("a turn is running — cancel it first ("+m.keys.Label(theme.ActCancel)+")", true)
 			return nil
 		}
 		if arg == "" {
@@ -464,7 +465,7 @@ func (m *Model) showPlan() {
 // retry runs the last request again with its attachments.
 func (m *Model) retry() tea.Cmd {
 	if m.running() {
-		m.flash("a turn is running — cancel it first ("+m.keys.Label(ActCancel)+")", true)
+		m.flash("a turn is running — cancel it first ("+m.keys.Label(theme.ActCancel)+")", true)
 		return nil
 	}
 	if len(m.turns) == 0 {

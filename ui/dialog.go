@@ -7,6 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 // dialog is a box over the chat that takes the keyboard until closed.
@@ -42,7 +44,7 @@ func (m *Model) dialogBox(now time.Time) (box string, overPrompt bool) {
 		body = body[:room]
 	}
 	st := m.st
-	inner := []string{st.dialogTitle.Render(title)}
+	inner := []string{st.DialogTitle.Render(title)}
 	if !compact {
 		inner = append(inner, "")
 	}
@@ -51,12 +53,12 @@ func (m *Model) dialogBox(now time.Time) (box string, overPrompt bool) {
 		if !compact {
 			inner = append(inner, "")
 		}
-		inner = append(inner, st.hint.Render(footer))
+		inner = append(inner, st.Hint.Render(footer))
 	}
 	for i, l := range inner {
 		inner[i] = padRight(l, w-4)
 	}
-	return st.dialog.Render(strings.Join(inner, "\n")), overPrompt
+	return st.Dialog.Render(strings.Join(inner, "\n")), overPrompt
 }
 
 // textDialog shows scrollable text: /help, /plan, command output too long
@@ -108,15 +110,15 @@ func (d *textDialog) update(m *Model, msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case m.keys.Matches(k, ActCloseDialog), m.keys.Matches(k, ActDialogConfirm), k.String() == "q":
+	case m.keys.Matches(k, theme.ActCloseDialog), m.keys.Matches(k, theme.ActDialogConfirm), k.String() == "q":
 		m.dialog = nil
 	case k.String() == "down" || k.String() == "j":
 		d.offset++
 	case k.String() == "up" || k.String() == "k":
 		d.offset = max(0, d.offset-1)
-	case m.keys.Matches(k, ActScrollDown) || k.String() == "space":
+	case m.keys.Matches(k, theme.ActScrollDown) || k.String() == "space":
 		d.offset += 10
-	case m.keys.Matches(k, ActScrollUp):
+	case m.keys.Matches(k, theme.ActScrollUp):
 		d.offset = max(0, d.offset-10)
 	}
 	return nil
@@ -147,15 +149,15 @@ func (d *textDialog) view(m *Model, w, h int, _ time.Time) (string, []string, st
 // newHelpDialog lists the keys (as configured) and the commands.
 func newHelpDialog(m *Model) *textDialog {
 	st := m.st
-	rows := [][2]string{{st.bold.Render("Keys"), ""}}
-	for _, a := range defaultKeys {
-		rows = append(rows, [2]string{"  " + strings.Join(m.keys.Keys(a.act), " / "), a.help})
+	rows := [][2]string{{st.Bold.Render("Keys"), ""}}
+	for _, a := range theme.Actions() {
+		rows = append(rows, [2]string{"  " + strings.Join(m.keys.Keys(a.Action), " / "), a.Help})
 	}
-	rows = append(rows, [2]string{"", ""}, [2]string{st.bold.Render("Commands"), ""})
+	rows = append(rows, [2]string{"", ""}, [2]string{st.Bold.Render("Commands"), ""})
 	for _, c := range commands {
 		rows = append(rows, [2]string{"  " + strings.TrimSpace(c.name+" "+c.args), c.help})
 	}
-	rows = append(rows, [2]string{"", ""}, [2]string{st.dim.Render("Remap keys in the ui.keys section of the config file (" + configPathHint(m) + ")."), ""})
+	rows = append(rows, [2]string{"", ""}, [2]string{st.Dim.Render("Remap keys in the ui.keys section of the config file (" + configPathHint(m) + ")."), ""})
 	return &textDialog{title: "Help", rows: rows}
 }
 
@@ -188,9 +190,9 @@ func (d *listDialog) update(m *Model, msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case m.keys.Matches(k, ActCloseDialog):
+	case m.keys.Matches(k, theme.ActCloseDialog):
 		m.dialog = nil
-	case m.keys.Matches(k, ActDialogConfirm):
+	case m.keys.Matches(k, theme.ActDialogConfirm):
 		m.dialog = nil
 		if len(d.items) > 0 {
 			return d.choose(m, d.sel)
@@ -224,16 +226,16 @@ func (d *listDialog) view(m *Model, w, h int, _ time.Time) (string, []string, st
 		}
 		line := num + clipText(it.label, 200)
 		if it.detail != "" {
-			line += st.dim.Render("  " + clipText(it.detail, 200))
+			line += st.Dim.Render("  " + clipText(it.detail, 200))
 		}
 		line = ansi.Truncate(line, w, "…")
 		if i == d.sel {
-			line = st.selected.Render(padRight(ansi.Strip(line), w))
+			line = st.Selected.Render(padRight(ansi.Strip(line), w))
 		}
 		lines = append(lines, line)
 	}
 	if len(d.items) == 0 {
-		lines = append(lines, st.dim.Render("(nothing here)"))
+		lines = append(lines, st.Dim.Render("(nothing here)"))
 	}
 	footer := "↑/↓ or number · enter chooses · esc closes"
 	if d.hint != "" {

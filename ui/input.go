@@ -7,6 +7,8 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 // maxInputRows is the most rows the prompt grows to before it scrolls.
@@ -31,7 +33,7 @@ type promptInput struct {
 	inserted string
 }
 
-func newPromptInput(km KeyMap) promptInput {
+func newPromptInput(km theme.KeyMap) promptInput {
 	ta := textarea.New()
 	ta.Placeholder = "Ask anything — @file attaches, /help lists commands"
 	ta.ShowLineNumbers = false
@@ -51,7 +53,7 @@ func newPromptInput(km KeyMap) promptInput {
 	ta.SetStyles(s)
 	// The app owns Enter, the newline keys, paging and the chat-wide
 	// shortcuts; the textarea keeps its editing keys.
-	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys(km.Keys(ActNewline)...))
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys(km.Keys(theme.ActNewline)...))
 	ta.KeyMap.PageUp = key.NewBinding(key.WithDisabled())
 	ta.KeyMap.PageDown = key.NewBinding(key.WithDisabled())
 	ta.KeyMap.InputBegin = key.NewBinding(key.WithKeys("alt+<"))

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 // role is who a chat entry comes from.
@@ -49,7 +51,7 @@ func (m *message) invalidate() { m.lines = nil }
 // renderCtx carries what rendering a message needs from the model.
 type renderCtx struct {
 	md     *markdown
-	st     *styles
+	st     *theme.Styles
 	width  int
 	raw    bool
 	links  bool
@@ -81,18 +83,18 @@ func (m *message) build(rc renderCtx) []string {
 	label := ""
 	switch m.role {
 	case roleUser:
-		label = st.userLabel.Render("You")
+		label = st.UserLabel.Render("You")
 	case roleAssistant:
-		label = st.assistantLabel.Render("Chorus")
+		label = st.AssistantLabel.Render("Chorus")
 	case roleSystem:
-		label = st.systemLabel.Render(cmpStr(m.title, "Chorus"))
+		label = st.SystemLabel.Render(cmpStr(m.title, "Chorus"))
 	case roleError:
-		label = st.errorLabel.Render(cmpStr(m.title, "Error"))
+		label = st.ErrorLabel.Render(cmpStr(m.title, "Error"))
 	case roleDebug:
-		label = st.systemLabel.Render(cmpStr(m.title, "debug"))
+		label = st.SystemLabel.Render(cmpStr(m.title, "debug"))
 	}
 	if m.meta != "" {
-		label += st.meta.Render(" · " + m.meta)
+		label += st.Meta.Render(" · " + m.meta)
 	}
 	out = append(out, label)
 
@@ -117,16 +119,16 @@ func (m *message) body(rc renderCtx, w int) []string {
 	st := rc.st
 	switch m.role {
 	case roleUser:
-		bar := st.userBar.Render("│") + " "
+		bar := st.UserBar.Render("│") + " "
 		var out []string
 		for _, l := range wrapPlain(m.text, w-2) {
-			out = append(out, bar+st.userText.Render(l))
+			out = append(out, bar+st.UserText.Render(l))
 		}
 		return out
 	case roleDebug:
 		var out []string
 		for _, l := range wrapPlain(m.text, w-2) {
-			out = append(out, "  "+st.dim.Render(l))
+			out = append(out, "  "+st.Dim.Render(l))
 		}
 		return out
 	}
@@ -134,7 +136,7 @@ func (m *message) body(rc renderCtx, w int) []string {
 		if m.final {
 			return nil
 		}
-		return []string{"  " + st.dim.Render("…")}
+		return []string{"  " + st.Dim.Render("…")}
 	}
 	if rc.raw {
 		var out []string
@@ -157,7 +159,7 @@ func (m *message) body(rc renderCtx, w int) []string {
 
 // fileLine shows one attached or generated file: kind, name, and the full
 // path as an OSC 8 file:// hyperlink terminals can open.
-func fileLine(st *styles, verb, path string, w int, links bool) string {
+func fileLine(st *theme.Styles, verb, path string, w int, links bool) string {
 	kind := string(kindOf(path))
 	if kind == "" {
 		kind = "file"
@@ -171,11 +173,11 @@ func fileLine(st *styles, verb, path string, w int, links bool) string {
 	if shown == "" {
 		shown = filepath.Base(path)
 	}
-	text := st.link.Render(shown)
+	text := st.Link.Render(shown)
 	if links {
 		text = hyperlink(fileURL(path), text)
 	}
-	return st.dim.Render(head) + text
+	return st.Dim.Render(head) + text
 }
 
 // count writes n and a noun that takes a plain "s": "1 turn", "3 turns".

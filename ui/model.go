@@ -14,6 +14,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/sessions"
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 // Model is the Bubble Tea model of the chat. Its methods have pointer
@@ -23,8 +24,8 @@ import (
 type Model struct {
 	opts  Options
 	eng   *pipeline.Engine
-	keys  KeyMap
-	st    styles
+	keys  theme.KeyMap
+	st    theme.Styles
 	md    *markdown
 	media mediaPreviewer
 	now   func() time.Time
@@ -103,7 +104,7 @@ func New(opts Options) (*Model, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	km, err := NewKeyMap(opts.Config.UI.Keys)
+	km, err := theme.NewKeyMap(opts.Config.UI.Keys)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func New(opts Options) (*Model, error) {
 		opts:        opts,
 		eng:         opts.Engine,
 		keys:        km,
-		st:          newStyles(),
+		st:          theme.NewStyles(),
 		md:          newMarkdown(glamourStyle(getenv)),
 		now:         opts.Now,
 		constraints: opts.Constraints,

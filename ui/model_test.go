@@ -19,6 +19,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/sessions"
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 func (s *tsession) submit(text string) {
@@ -460,7 +461,7 @@ func TestResumeLatestWithNothingSaved(t *testing.T) {
 // planning has none. Files from before the planned flag tell it by their
 // finished answer.
 func TestReopenedTurnsKnowWhetherTheyWerePlanned(t *testing.T) {
-	st := newStyles()
+	st := theme.NewStyles()
 	for _, c := range []struct {
 		name string
 		rec  sessions.Turn

@@ -10,6 +10,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 // ollamaRetryEvery is how often an unreachable Ollama is asked again.
@@ -156,7 +157,7 @@ type pullDoneMsg struct {
 // startPull pulls model in the background, streaming progress.
 func (m *Model) startPull(model string) tea.Cmd {
 	if m.pull != nil {
-		m.flash("a pull of "+m.pull.model+" is running — wait for it, or "+m.keys.Label(ActCancel)+" to stop it", true)
+		m.flash("a pull of "+m.pull.model+" is running — wait for it, or "+m.keys.Label(theme.ActCancel)+" to stop it", true)
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())

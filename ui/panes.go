@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 // paneKind names the three live panes.
@@ -37,7 +38,7 @@ func spinnerAt(now time.Time) string {
 
 // paneCtx is what pane rendering needs.
 type paneCtx struct {
-	st    *styles
+	st    *theme.Styles
 	turn  *turnState
 	now   time.Time
 	width int
@@ -48,15 +49,15 @@ func (pc paneCtx) glyph(s taskStatus) string {
 	st := pc.st
 	switch s {
 	case taskRunning:
-		return st.run.Render(spinnerAt(pc.now))
+		return st.Run.Render(spinnerAt(pc.now))
 	case taskDone:
-		return st.ok.Render("✓")
+		return st.OK.Render("✓")
 	case taskFailed:
-		return st.fail.Render("✗")
+		return st.Fail.Render("✗")
 	case taskSkipped:
-		return st.skipped.Render("⊘")
+		return st.Skipped.Render("⊘")
 	}
-	return st.pending.Render("·")
+	return st.Pending.Render("·")
 }
 
 // fit truncates every line to the pane width.
@@ -84,17 +85,17 @@ func wrapIndent(text string, w int, pad string, style func(...string) string) []
 func planLines(pc paneCtx) []string {
 	st, t := pc.st, pc.turn
 	if t == nil {
-		return []string{st.dim.Render("No plan yet — send a request.")}
+		return []string{st.Dim.Render("No plan yet — send a request.")}
 	}
 	if t.plan == nil {
 		if t.done {
-			return []string{st.dim.Render("No plan: the turn ended before planning finished.")}
+			return []string{st.Dim.Render("No plan: the turn ended before planning finished.")}
 		}
-		return []string{st.run.Render(spinnerAt(pc.now)) + " planning…"}
+		return []string{st.Run.Render(spinnerAt(pc.now)) + " planning…"}
 	}
 	var out []string
 	if len(t.tasks) == 0 {
-		out = append(out, st.dim.Render("No expert tasks — the controller answers directly."))
+		out = append(out, st.Dim.Render("No expert tasks — the controller answers directly."))
 	}
 	children := map[int][]*taskState{}
 	var roots []*taskState
@@ -130,10 +131,10 @@ func planLines(pc paneCtx) []string {
 				branch, next = "├─", prefix+"│ "
 			}
 		}
-		head := st.paneBorder.Render(prefix+branch) + pc.glyph(ts.status) + " " +
-			st.bold.Render(fmt.Sprintf("%d %s", ts.task.ID, ts.task.Task))
+		head := st.PaneBorder.Render(prefix+branch) + pc.glyph(ts.status) + " " +
+			st.Bold.Render(fmt.Sprintf("%d %s", ts.task.ID, ts.task.Task))
 		if extra := otherDeps(ts); extra != "" {
-			head += st.dim.Render(" (also after " + extra + ")")
+			head += st.Dim.Render(" (also after " + extra + ")")
 		}
 		out = append(out, head)
 		argPad := next
@@ -143,7 +144,7 @@ func planLines(pc paneCtx) []string {
 			argPad = next + "  "
 		}
 		for _, a := range argLines(pc, ts.task) {
-			out = append(out, st.paneBorder.Render(argPad)+a)
+			out = append(out, st.PaneBorder.Render(argPad)+a)
 		}
 		kids := children[ts.task.ID]
 		for i, k := range kids {
@@ -159,10 +160,10 @@ func planLines(pc paneCtx) []string {
 		}
 	}
 	if !t.plan.Constraints.IsZero() {
-		out = append(out, st.dim.Render("constraints: "+t.plan.Constraints.String()))
+		out = append(out, st.Dim.Render("constraints: "+t.plan.Constraints.String()))
 	}
 	for _, n := range t.plan.Notes {
-		out = append(out, wrapIndent("note: "+n, pc.width, "", st.warn.Render)...)
+		out = append(out, wrapIndent("note: "+n, pc.width, "", st.Warn.Render)...)
 	}
 	return fit(out, pc.width)
 }
@@ -188,20 +189,20 @@ func argLines(pc paneCtx, t pipeline.Task) []string {
 	sort.Strings(keys)
 	var out []string
 	for _, k := range keys {
-		out = append(out, st.dim.Render(k+"=")+argValue(st, t.Args[k]))
+		out = append(out, st.Dim.Render(k+"=")+argValue(st, t.Args[k]))
 	}
 	return out
 }
 
 // argValue renders an argument: references to other tasks' outputs become
 // →#N, file paths keep their base name, long text is cut.
-func argValue(st *styles, v string) string {
+func argValue(st *theme.Styles, v string) string {
 	if refPattern.MatchString(v) {
 		var b strings.Builder
 		last := 0
 		for _, m := range refPattern.FindAllStringSubmatchIndex(v, -1) {
 			b.WriteString(clipText(v[last:m[0]], 24))
-			b.WriteString(st.ref.Render("→#" + v[m[2]:m[3]]))
+			b.WriteString(st.Ref.Render("→#" + v[m[2]:m[3]]))
 			last = m[1]
 		}
 		b.WriteString(clipText(v[last:], 24))
@@ -230,10 +231,10 @@ func clipText(s string, n int) string {
 func modelLines(pc paneCtx) []string {
 	st, t := pc.st, pc.turn
 	if t == nil || t.plan == nil {
-		return []string{st.dim.Render("No model choices yet.")}
+		return []string{st.Dim.Render("No model choices yet.")}
 	}
 	if len(t.tasks) == 0 {
-		return []string{st.dim.Render("No tasks, so no expert models.")}
+		return []string{st.Dim.Render("No tasks, so no expert models.")}
 	}
 	var out []string
 	waiting := true
@@ -248,16 +249,16 @@ func modelLines(pc paneCtx) []string {
 		case c.Endpoint == pipeline.EndpointController:
 			name = "the controller (" + t.model + ")"
 		case name == "":
-			name = st.fail.Render("no model")
+			name = st.Fail.Render("no model")
 		}
-		out = append(out, st.bold.Render(fmt.Sprintf("#%d %s", c.ID, c.Task))+" → "+st.accent.Render(name))
+		out = append(out, st.Bold.Render(fmt.Sprintf("#%d %s", c.ID, c.Task))+" → "+st.Accent.Render(name))
 		where := c.Endpoint
 		if where == "" {
 			where = "—"
 		}
-		out = append(out, "   "+st.dim.Render(where+" · "+c.Decided))
+		out = append(out, "   "+st.Dim.Render(where+" · "+c.Decided))
 		if c.Reason != "" {
-			out = append(out, wrapIndent(c.Reason, pc.width, "   ", st.faint.Render)...)
+			out = append(out, wrapIndent(c.Reason, pc.width, "   ", st.Faint.Render)...)
 		}
 		var others []string
 		for _, cand := range c.Candidates {
@@ -266,21 +267,21 @@ func modelLines(pc paneCtx) []string {
 			}
 		}
 		if len(others) > 0 {
-			out = append(out, wrapIndent("also: "+strings.Join(others, ", "), pc.width, "   ", st.dim.Render)...)
+			out = append(out, wrapIndent("also: "+strings.Join(others, ", "), pc.width, "   ", st.Dim.Render)...)
 		}
 		for i, ex := range c.Excluded {
 			if i == 3 {
-				out = append(out, "   "+st.dim.Render(fmt.Sprintf("+%d more excluded (/models %s)", len(c.Excluded)-3, c.Task)))
+				out = append(out, "   "+st.Dim.Render(fmt.Sprintf("+%d more excluded (/models %s)", len(c.Excluded)-3, c.Task)))
 				break
 			}
-			out = append(out, wrapIndent("✗ "+ex.ID+": "+ex.Reason, pc.width, "   ", st.dim.Render)...)
+			out = append(out, wrapIndent("✗ "+ex.ID+": "+ex.Reason, pc.width, "   ", st.Dim.Render)...)
 		}
 	}
 	if waiting {
 		if t.done {
-			return []string{st.dim.Render("No model was chosen this turn.")}
+			return []string{st.Dim.Render("No model was chosen this turn.")}
 		}
-		return []string{st.run.Render(spinnerAt(pc.now)) + " choosing models…"}
+		return []string{st.Run.Render(spinnerAt(pc.now)) + " choosing models…"}
 	}
 	return fit(out, pc.width)
 }
@@ -291,7 +292,7 @@ func modelLines(pc paneCtx) []string {
 func execLines(pc paneCtx) []string {
 	st, t := pc.st, pc.turn
 	if t == nil {
-		return []string{st.dim.Render("Nothing has run yet.")}
+		return []string{st.Dim.Render("Nothing has run yet.")}
 	}
 	var out []string
 	for _, ts := range t.tasks {
@@ -302,33 +303,33 @@ func execLines(pc paneCtx) []string {
 		if ts.status == taskRunning {
 			el = pc.now.Sub(ts.started)
 		}
-		head := pc.glyph(ts.status) + " " + st.bold.Render(fmt.Sprintf("#%d %s", ts.task.ID, ts.task.Task)) + " " + st.dim.Render(humanDuration(el))
+		head := pc.glyph(ts.status) + " " + st.Bold.Render(fmt.Sprintf("#%d %s", ts.task.ID, ts.task.Task)) + " " + st.Dim.Render(humanDuration(el))
 		if ts.model != "" {
-			head += st.dim.Render(" " + ts.model)
+			head += st.Dim.Render(" " + ts.model)
 		}
 		out = append(out, head)
 		for _, l := range ts.log {
-			style := st.dim.Render
+			style := st.Dim.Render
 			if l.err {
-				style = st.fail.Render
+				style = st.Fail.Render
 			}
 			out = append(out, wrapIndent(l.text, pc.width, "   ", style)...)
 		}
 		if ts.status == taskRunning && !ts.waitUntil.IsZero() {
 			left := ts.waitUntil.Sub(pc.now).Round(time.Second)
 			if left > 0 {
-				out = append(out, "   "+st.warn.Render(fmt.Sprintf("model loading — %s left", left)))
+				out = append(out, "   "+st.Warn.Render(fmt.Sprintf("model loading — %s left", left)))
 			} else {
-				out = append(out, "   "+st.warn.Render("model loading — retrying now"))
+				out = append(out, "   "+st.Warn.Render("model loading — retrying now"))
 			}
 		}
 		if ts.status == taskDone && ts.result != "" {
-			out = append(out, "   "+st.ok.Render("→ ")+clipText(ts.result, 200))
+			out = append(out, "   "+st.OK.Render("→ ")+clipText(ts.result, 200))
 		}
 		if n := len(ts.attempts); n > 1 {
 			for _, a := range ts.attempts[:n-1] {
 				if a.Error != "" {
-					out = append(out, wrapIndent("tried "+a.Model+" on "+a.Endpoint+": "+a.Error, pc.width, "   ", st.warn.Render)...)
+					out = append(out, wrapIndent("tried "+a.Model+" on "+a.Endpoint+": "+a.Error, pc.width, "   ", st.Warn.Render)...)
 				}
 			}
 		}
@@ -340,19 +341,19 @@ func execLines(pc paneCtx) []string {
 		if e.Fatal && t.canceled {
 			continue
 		}
-		out = append(out, wrapIndent(fmt.Sprintf("%s: %s", e.Stage, e.Message), pc.width, "", st.fail.Render)...)
+		out = append(out, wrapIndent(fmt.Sprintf("%s: %s", e.Stage, e.Message), pc.width, "", st.Fail.Render)...)
 	}
 	if len(out) == 0 {
 		switch {
 		case t.done:
-			out = append(out, st.dim.Render("No expert model ran this turn."))
+			out = append(out, st.Dim.Render("No expert model ran this turn."))
 		case t.stage == pipeline.StageResponse:
-			out = append(out, st.run.Render(spinnerAt(pc.now))+" writing the answer…")
+			out = append(out, st.Run.Render(spinnerAt(pc.now))+" writing the answer…")
 		default:
-			out = append(out, st.dim.Render("Waiting for the plan…"))
+			out = append(out, st.Dim.Render("Waiting for the plan…"))
 		}
 	} else if !t.done && t.stage == pipeline.StageResponse {
-		out = append(out, st.run.Render(spinnerAt(pc.now))+" writing the answer…")
+		out = append(out, st.Run.Render(spinnerAt(pc.now))+" writing the answer…")
 	}
 	return fit(out, pc.width)
 }
@@ -376,7 +377,7 @@ func column(pc paneCtx, height int, scroll *int) []string {
 	st := pc.st
 	title := func(k paneKind) string {
 		t := " " + k.title() + " "
-		return st.paneTitleActive.Render(t) + st.paneBorder.Render(strings.Repeat("─", max(0, pc.width-ansi.StringWidth(t))))
+		return st.PaneTitleActive.Render(t) + st.PaneBorder.Render(strings.Repeat("─", max(0, pc.width-ansi.StringWidth(t))))
 	}
 	plan := planLines(pc)
 	models := modelLines(pc)
@@ -420,13 +421,13 @@ func tabbed(pc paneCtx, active paneKind, height int, scroll *int) []string {
 	for k := range numPanes {
 		label := " " + k.title() + " "
 		if k == active {
-			tabs = append(tabs, st.paneTitleActive.Render(label))
+			tabs = append(tabs, st.PaneTitleActive.Render(label))
 		} else {
-			tabs = append(tabs, st.paneTitle.Render(label))
+			tabs = append(tabs, st.PaneTitle.Render(label))
 		}
 	}
-	bar := strings.Join(tabs, st.paneBorder.Render("│"))
-	bar += st.paneBorder.Render(strings.Repeat("─", max(0, pc.width-ansi.StringWidth(bar))))
+	bar := strings.Join(tabs, st.PaneBorder.Render("│"))
+	bar += st.PaneBorder.Render(strings.Repeat("─", max(0, pc.width-ansi.StringWidth(bar))))
 	lines := paneLines(pc, active)
 	var body []string
 	if active == paneExec {

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 func plainLines(lines []string) string { return ansi.Strip(strings.Join(lines, "\n")) }
@@ -41,7 +42,7 @@ func syntheticTurn(now time.Time) *turnState {
 }
 
 func TestPanesFollowTheTurn(t *testing.T) {
-	st := newStyles()
+	st := theme.NewStyles()
 	now := fixedNow
 	tr := syntheticTurn(now)
 	pc := paneCtx{st: &st, turn: tr, now: now.Add(5 * time.Second), width: 70}

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 // errPlanRejected cancels a turn whose plan the user turned down.
@@ -50,7 +51,7 @@ func (d *reviewDialog) update(m *Model, msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case k.String() == "r" || m.keys.Matches(k, ActDialogConfirm):
+	case k.String() == "r" || m.keys.Matches(k, theme.ActDialogConfirm):
 		d.answer(d.req.plan, nil)
 		m.dialog = nil
 	case k.String() == "e":
@@ -65,7 +66,7 @@ func (d *reviewDialog) update(m *Model, msg tea.Msg) tea.Cmd {
 		ta.MoveToBegin()
 		ta.Focus()
 		d.editor = &ta
-	case k.String() == "c" || m.keys.Matches(k, ActCloseDialog):
+	case k.String() == "c" || m.keys.Matches(k, theme.ActCloseDialog):
 		d.answer(pipeline.Plan{}, errPlanRejected)
 		m.dialog = nil
 	}
@@ -76,7 +77,7 @@ func (d *reviewDialog) update(m *Model, msg tea.Msg) tea.Cmd {
 func (d *reviewDialog) updateEditor(m *Model, msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok {
 		switch {
-		case m.keys.Matches(k, ActCloseDialog):
+		case m.keys.Matches(k, theme.ActCloseDialog):
 			d.editor = nil
 			return nil
 		case k.String() == "ctrl+d":
@@ -109,7 +110,7 @@ func (d *reviewDialog) view(m *Model, w, h int, _ time.Time) (string, []string, 
 			errLines = append(errLines, l)
 		}
 		for i, l := range errLines {
-			errLines[i] = st.fail.Render(l)
+			errLines[i] = st.Fail.Render(l)
 		}
 	}
 	if d.editor != nil {
@@ -130,7 +131,7 @@ func (d *reviewDialog) view(m *Model, w, h int, _ time.Time) (string, []string, 
 		errLines = append([]string{""}, errLines...)
 	}
 	if room := max(1, h-len(errLines)); len(lines) > room {
-		lines = append(lines[:room-1], st.dim.Render("… (e shows it all)"))
+		lines = append(lines[:room-1], st.Dim.Render("… (e shows it all)"))
 	}
 	lines = append(lines, errLines...)
 	return fmt.Sprintf("Run this plan? (%s)", count(len(d.req.plan.Tasks), "task")), lines,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/sessions"
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 // session is the chat's persistent identity: the ui/sessions record whose
@@ -186,7 +187,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		return nil
 	}
 	if m.running() {
-		m.flash("a turn is running — cancel it first ("+m.keys.Label(ActCancel)+")", true)
+		m.flash("a turn is running — cancel it first ("+m.keys.Label(theme.ActCancel)+")", true)
 		return nil
 	}
 	save := m.saveAsync()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 // tickMsg advances timers, spinners and countdowns while a turn runs.
@@ -122,7 +123,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	afterCancel := m.cancelledByKey
 	m.cancelledByKey = false
 	if m.dialog != nil {
-		if km.Matches(k, ActCancel) {
+		if km.Matches(k, theme.ActCancel) {
 			// Ctrl+C closes any dialog; during a turn it also cancels it
 			// (a plan under review included).
 			if d, ok := m.dialog.(*reviewDialog); ok {
@@ -139,50 +140,50 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	m.notice, m.noticeWhile = "", noActivity
 	switch {
-	case km.Matches(k, ActCancel):
+	case km.Matches(k, theme.ActCancel):
 		return m.onCancelKey(afterCancel)
-	case km.Matches(k, ActSend):
+	case km.Matches(k, theme.ActSend):
 		return m.submit()
-	case km.Matches(k, ActComplete):
+	case km.Matches(k, theme.ActComplete):
 		cmd := m.input.tab(m.comp)
 		m.layout()
 		return cmd
-	case km.Matches(k, ActHistoryPrev) && m.input.browsing() && m.input.ta.Line() == 0:
+	case km.Matches(k, theme.ActHistoryPrev) && m.input.browsing() && m.input.ta.Line() == 0:
 		if m.input.recall(-1) {
 			m.layout()
 			return nil
 		}
-	case km.Matches(k, ActHistoryNext) && m.input.browsing() && m.input.histPos < len(m.input.history):
+	case km.Matches(k, theme.ActHistoryNext) && m.input.browsing() && m.input.histPos < len(m.input.history):
 		m.input.recall(+1)
 		m.layout()
 		return nil
-	case km.Matches(k, ActScrollUp):
+	case km.Matches(k, theme.ActScrollUp):
 		m.chat.scroll(max(1, m.chatHeight()-2))
 		return nil
-	case km.Matches(k, ActScrollDown):
+	case km.Matches(k, theme.ActScrollDown):
 		m.chat.scroll(-max(1, m.chatHeight()-2))
 		return nil
-	case km.Matches(k, ActScrollTop):
+	case km.Matches(k, theme.ActScrollTop):
 		m.chat.toTop()
 		return nil
-	case km.Matches(k, ActScrollBottom):
+	case km.Matches(k, theme.ActScrollBottom):
 		m.chat.follow()
 		return nil
-	case km.Matches(k, ActCopyAnswer):
+	case km.Matches(k, theme.ActCopyAnswer):
 		return m.copyLastAnswer()
-	case km.Matches(k, ActCopyPick):
+	case km.Matches(k, theme.ActCopyPick):
 		return m.openCopyPicker()
-	case km.Matches(k, ActToggleRaw):
+	case km.Matches(k, theme.ActToggleRaw):
 		m.raw = !m.raw
 		if m.raw {
-			m.flash("showing the Markdown source — "+km.Label(ActToggleRaw)+" renders it again", false)
+			m.flash("showing the Markdown source — "+km.Label(theme.ActToggleRaw)+" renders it again", false)
 		}
 		return nil
-	case km.Matches(k, ActTogglePanes):
+	case km.Matches(k, theme.ActTogglePanes):
 		m.panesShown = !m.panesShown
 		m.layout()
 		return m.requestThumbs()
-	case km.Matches(k, ActNextPane):
+	case km.Matches(k, theme.ActNextPane):
 		m.paneTab = (m.paneTab + 1) % numPanes
 		m.tabPinned, m.paneScroll = true, 0
 		if !m.panesShown {
@@ -190,24 +191,24 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			m.layout()
 		}
 		return nil
-	case km.Matches(k, ActPaneUp):
+	case km.Matches(k, theme.ActPaneUp):
 		m.paneScroll += 3
 		return nil
-	case km.Matches(k, ActPaneDown):
+	case km.Matches(k, theme.ActPaneDown):
 		m.paneScroll = max(0, m.paneScroll-3)
 		return nil
-	case km.Matches(k, ActPlayAudio):
+	case km.Matches(k, theme.ActPlayAudio):
 		return m.togglePlay()
-	case km.Matches(k, ActViewImage):
+	case km.Matches(k, theme.ActViewImage):
 		p := lastOf(m.chat.msgs, skills.Image)
 		if p == "" {
 			m.flash("no image in this chat yet", true)
 			return nil
 		}
 		return m.viewImage(p)
-	case km.Matches(k, ActOpenFile):
+	case km.Matches(k, theme.ActOpenFile):
 		return m.openLastFile()
-	case km.Matches(k, ActHelp):
+	case km.Matches(k, theme.ActHelp):
 		m.dialog = newHelpDialog(m)
 		return nil
 	}
@@ -223,7 +224,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 // does not quit but says the next one will: pressing it twice to stop a
 // turn is common, and the turn may end between the two presses.
 func (m *Model) onCancelKey(afterCancel bool) tea.Cmd {
-	cancelKey := m.keys.Label(ActCancel)
+	cancelKey := m.keys.Label(theme.ActCancel)
 	switch {
 	case m.running():
 		m.cancelledByKey = true
@@ -338,7 +339,7 @@ func (m *Model) submit() tea.Cmd {
 		return m.runCommand(text)
 	}
 	if m.running() || m.submitting {
-		m.flash("a turn is running — wait for it, or "+m.keys.Label(ActCancel)+" to cancel it", true)
+		m.flash("a turn is running — wait for it, or "+m.keys.Label(theme.ActCancel)+" to cancel it", true)
 		return nil
 	}
 	// Checking the @files stats them: do it in a command.
@@ -564,7 +565,7 @@ func (m *Model) togglePlay() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m.play = &playState{path: p, cancel: cancel}
-	m.flash(fmt.Sprintf("playing %s — %s stops", p, m.keys.Label(ActPlayAudio)), false)
+	m.flash(fmt.Sprintf("playing %s — %s stops", p, m.keys.Label(theme.ActPlayAudio)), false)
 	mp := m.media
 	// Play finds the player (ffplay, afplay, paplay, aplay) itself and says
 	// what to install when there is none.
@@ -606,7 +607,7 @@ func (m *Model) openLastFile() tea.Cmd {
 		opener = "open"
 	}
 	if m.opts.Getenv("DISPLAY") == "" && m.opts.Getenv("WAYLAND_DISPLAY") == "" && runtime.GOOS != "darwin" {
-		m.flash("no desktop viewer here (ssh?) — click the link or copy the path with "+m.keys.Label(ActCopyPick), true)
+		m.flash("no desktop viewer here (ssh?) — click the link or copy the path with "+m.keys.Label(theme.ActCopyPick), true)
 		return nil
 	}
 	m.flash("opening "+path, false)

@@ -7,6 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 // wideLayout is the width from which the panes sit beside the chat.
@@ -76,7 +78,7 @@ func (m *Model) View() tea.View {
 		// read as a double line.
 		pc.width = m.paneWidth() - 1
 		right := column(pc, chatH, &m.paneScroll)
-		sep := m.st.paneBorder.Render("│") + " "
+		sep := m.st.PaneBorder.Render("│") + " "
 		for i := range top {
 			top[i] = padRight(top[i], chatW) + sep + right[i]
 		}
@@ -122,7 +124,7 @@ func (m *Model) chatLines(w, h int) []string {
 	out := make([]string, len(lines))
 	copy(out, lines)
 	if !m.chat.atBottom() && h > 0 {
-		out[h-1] = m.st.hint.Render(fmt.Sprintf("  ↓ more below — %s follows the newest", m.keys.Label(ActScrollBottom)))
+		out[h-1] = m.st.Hint.Render(fmt.Sprintf("  ↓ more below — %s follows the newest", m.keys.Label(theme.ActScrollBottom)))
 	}
 	return out
 }
@@ -132,14 +134,14 @@ func (m *Model) welcome(w, h int) []string {
 	st := m.st
 	ctl := m.eng.Controller()
 	body := []string{
-		st.assistantLabel.Render("Chorus"),
+		st.AssistantLabel.Render("Chorus"),
 		"",
 		"A local LLM plans your request, picks an expert model",
 		"for every task, runs them and writes the answer.",
 		"",
-		st.dim.Render(fmt.Sprintf("controller %s at %s", ctl.Model(), ctl.Host())),
+		st.Dim.Render(fmt.Sprintf("controller %s at %s", ctl.Model(), ctl.Host())),
 		"",
-		st.dim.Render("enter sends · @file attaches · /help lists commands · " + m.keys.Label(ActHelp) + " keys"),
+		st.Dim.Render("enter sends · @file attaches · /help lists commands · " + m.keys.Label(theme.ActHelp) + " keys"),
 	}
 	block := lipgloss.NewStyle().Width(min(w, 64)).Align(lipgloss.Center).Render(strings.Join(body, "\n"))
 	placed := lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, block)
@@ -158,9 +160,9 @@ func (m *Model) hintLine() string {
 		// chat has it whole).
 		notice, _, _ := strings.Cut(cleanText(m.notice), "\n")
 		if m.noticeBad {
-			text = st.fail.Render(notice)
+			text = st.Fail.Render(notice)
 		} else {
-			text = st.ok.Render(notice)
+			text = st.OK.Render(notice)
 		}
 	case m.pull != nil:
 		p := m.pull
@@ -172,37 +174,37 @@ func (m *Model) hintLine() string {
 		}
 		// The key comes before the layer being pulled: a long digest must
 		// not push it off a narrow hint line.
-		text = st.run.Render("pull "+p.model) + bar + pct + st.dim.Render(" · "+m.keys.Label(ActCancel)+" stops · "+p.status)
+		text = st.Run.Render("pull "+p.model) + bar + pct + st.Dim.Render(" · "+m.keys.Label(theme.ActCancel)+" stops · "+p.status)
 	case len(m.input.comp.items) > 0 && !m.input.empty():
 		labels := m.input.comp.labels
 		shown := make([]string, 0, len(labels))
 		for i, l := range labels {
 			if i == m.input.compIdx {
-				l = st.selected.Render(l)
+				l = st.Selected.Render(l)
 			}
 			shown = append(shown, l)
 		}
-		text = st.hint.Render("tab ") + strings.Join(shown, st.dim.Render("  "))
+		text = st.Hint.Render("tab ") + strings.Join(shown, st.Dim.Render("  "))
 	case m.running():
-		text = st.hint.Render(fitHints(w-2, []hint{
-			{m.keys.Label(ActCancel) + " cancels the turn", 3},
-			{m.keys.Label(ActTogglePanes) + " panes", 1},
-			{m.keys.Label(ActScrollUp) + "/" + m.keys.Label(ActScrollDown) + " scroll", 2},
+		text = st.Hint.Render(fitHints(w-2, []hint{
+			{m.keys.Label(theme.ActCancel) + " cancels the turn", 3},
+			{m.keys.Label(theme.ActTogglePanes) + " panes", 1},
+			{m.keys.Label(theme.ActScrollUp) + "/" + m.keys.Label(theme.ActScrollDown) + " scroll", 2},
 		}))
 	default:
-		text = st.hint.Render(fitHints(w-2, []hint{
-			{m.keys.Label(ActSend) + " send", 5},
-			{m.keys.Label(ActNewline) + " newline", 4},
+		text = st.Hint.Render(fitHints(w-2, []hint{
+			{m.keys.Label(theme.ActSend) + " send", 5},
+			{m.keys.Label(theme.ActNewline) + " newline", 4},
 			{"@file attach", 3},
 			{"/ commands", 2},
-			{m.keys.Label(ActCopyAnswer) + " copy", 1},
-			{m.keys.Label(ActHelp) + " help", 6},
+			{m.keys.Label(theme.ActCopyAnswer) + " copy", 1},
+			{m.keys.Label(theme.ActHelp) + " help", 6},
 		}))
 	}
 	text = ansi.Truncate(text, w-1, "…")
 	fill := w - ansi.StringWidth(text) - 1
 	if fill > 0 {
-		text += " " + st.paneBorder.Render(strings.Repeat("─", fill))
+		text += " " + st.PaneBorder.Render(strings.Repeat("─", fill))
 	}
 	return text
 }

@@ -1,4 +1,4 @@
-package ui
+package theme
 
 import (
 	"fmt"
@@ -47,15 +47,15 @@ const (
 	ActDialogConfirm Action = "confirm"
 )
 
-// actionInfo documents one action for /help and docs/ui.md.
-type actionInfo struct {
-	act  Action
-	keys []string
-	help string
+// ActionInfo documents one action for /help and docs/ui.md.
+type ActionInfo struct {
+	Action Action
+	Keys   []string
+	Help   string
 }
 
 // defaultKeys lists every action in the order /help shows them.
-var defaultKeys = []actionInfo{
+var defaultKeys = []ActionInfo{
 	{ActSend, []string{"enter"}, "send the message"},
 	{ActNewline, []string{"alt+enter", "shift+enter", "ctrl+j"}, "insert a newline (shift+enter where the terminal reports it)"},
 	{ActCancel, []string{"ctrl+c"}, "cancel the running turn; on an idle, empty prompt, quit"},
@@ -99,7 +99,7 @@ func DefaultKeyMap() KeyMap {
 func NewKeyMap(overrides map[string][]string) (KeyMap, error) {
 	km := KeyMap{bindings: map[Action]key.Binding{}}
 	for _, a := range defaultKeys {
-		km.bindings[a.act] = key.NewBinding(key.WithKeys(a.keys...), key.WithHelp(strings.Join(a.keys, "/"), a.help))
+		km.bindings[a.Action] = key.NewBinding(key.WithKeys(a.Keys...), key.WithHelp(strings.Join(a.Keys, "/"), a.Help))
 	}
 	names := make([]string, 0, len(overrides))
 	for n := range overrides {
@@ -122,9 +122,9 @@ func NewKeyMap(overrides map[string][]string) (KeyMap, error) {
 			clean = append(clean, k)
 		}
 		if len(clean) == 0 {
-			return km, fmt.Errorf("config: ui.keys.%s: no keys given (the default is %s)", name, strings.Join(info.keys, ", "))
+			return km, fmt.Errorf("config: ui.keys.%s: no keys given (the default is %s)", name, strings.Join(info.Keys, ", "))
 		}
-		km.bindings[act] = key.NewBinding(key.WithKeys(clean...), key.WithHelp(strings.Join(clean, "/"), info.help))
+		km.bindings[act] = key.NewBinding(key.WithKeys(clean...), key.WithHelp(strings.Join(clean, "/"), info.Help))
 	}
 	if err := km.checkConflicts(); err != nil {
 		return km, err
@@ -139,32 +139,32 @@ var dialogActions = []Action{ActCloseDialog, ActDialogConfirm}
 func (km KeyMap) checkConflicts() error {
 	owner := map[string]Action{}
 	for _, a := range defaultKeys {
-		if slices.Contains(dialogActions, a.act) {
+		if slices.Contains(dialogActions, a.Action) {
 			continue
 		}
-		for _, k := range km.bindings[a.act].Keys() {
+		for _, k := range km.bindings[a.Action].Keys() {
 			if prev, ok := owner[k]; ok {
-				return fmt.Errorf("config: ui.keys: %q is bound to both %s and %s — give one of them another key", k, prev, a.act)
+				return fmt.Errorf("config: ui.keys: %q is bound to both %s and %s — give one of them another key", k, prev, a.Action)
 			}
-			owner[k] = a.act
+			owner[k] = a.Action
 		}
 	}
 	return nil
 }
 
-func actionByName(a Action) (actionInfo, bool) {
+func actionByName(a Action) (ActionInfo, bool) {
 	for _, info := range defaultKeys {
-		if info.act == a {
+		if info.Action == a {
 			return info, true
 		}
 	}
-	return actionInfo{}, false
+	return ActionInfo{}, false
 }
 
 func actionNames() []string {
 	out := make([]string, len(defaultKeys))
 	for i, a := range defaultKeys {
-		out[i] = string(a.act)
+		out[i] = string(a.Action)
 	}
 	return out
 }
@@ -205,3 +205,7 @@ func (km KeyMap) Label(act Action) string {
 
 // Binding returns the key binding of act, for help views.
 func (km KeyMap) Binding(act Action) key.Binding { return km.bindings[act] }
+
+// Actions lists every action with its default keys and help text, in the
+// order /help shows them.
+func Actions() []ActionInfo { return slices.Clone(defaultKeys) }
