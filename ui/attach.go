@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -103,7 +104,7 @@ func resolveAttachments(text string) (string, []string, error) {
 		b.WriteString(text[last:t.start])
 		b.WriteString(abs)
 		last = t.end
-		if !containsStr(files, abs) {
+		if !slices.Contains(files, abs) {
 			files = append(files, abs)
 		}
 	}
@@ -116,15 +117,6 @@ func unwrapPathErr(err error) error {
 		return pe.Err
 	}
 	return err
-}
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // pastedPaths recognises a paste that is only file paths (one per line, or

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/chat"
 )
 
 func TestConstrainCommand(t *testing.T) {
@@ -41,8 +43,8 @@ func TestConstrainCommand(t *testing.T) {
 		t.Fatalf("clear left %q", m.constraints.String())
 	}
 	m.runCommand("/constrain")
-	if !strings.Contains(m.chat.last().text, "No constraints") {
-		t.Errorf("no terms should show the constraints: %q", m.chat.last().text)
+	if !strings.Contains(m.chat.Last().Text, "No constraints") {
+		t.Errorf("no terms should show the constraints: %q", m.chat.Last().Text)
 	}
 }
 
@@ -77,20 +79,20 @@ func TestSkillsModelsPlanCommands(t *testing.T) {
 	env := newTestEnv(t)
 	m := env.model(t)
 	m.runCommand("/skills")
-	if txt := m.chat.last().text; !strings.Contains(txt, "image-resize") || !strings.Contains(txt, "object-detection") {
+	if txt := m.chat.Last().Text; !strings.Contains(txt, "image-resize") || !strings.Contains(txt, "object-detection") {
 		t.Errorf("/skills should list the catalog:\n%s", txt)
 	}
 	runNow(m, "/models image-resize")
-	if txt := m.chat.last().text; !strings.Contains(txt, "chorus/resize") || !strings.Contains(txt, "builtin") {
+	if txt := m.chat.Last().Text; !strings.Contains(txt, "chorus/resize") || !strings.Contains(txt, "builtin") {
 		t.Errorf("/models should show the candidates:\n%s", txt)
 	}
 	runNow(m, "/models object-detection")
-	if txt := m.chat.last().text; !strings.Contains(txt, "Excluded") || !strings.Contains(txt, "No model can run it") {
+	if txt := m.chat.Last().Text; !strings.Contains(txt, "Excluded") || !strings.Contains(txt, "No model can run it") {
 		t.Errorf("/models should explain why nothing qualifies in local mode:\n%s", txt)
 	}
 	runNow(m, "/models no-such-task")
-	if m.chat.last().role != roleError || !strings.Contains(m.chat.last().text, "unknown task") {
-		t.Errorf("unknown task: %q", m.chat.last().text)
+	if m.chat.Last().Role != chat.RoleError || !strings.Contains(m.chat.Last().Text, "unknown task") {
+		t.Errorf("unknown task: %q", m.chat.Last().Text)
 	}
 	m.runCommand("/plan")
 	if !m.noticeBad {
@@ -146,8 +148,8 @@ func TestPlanRetryDebugCommands(t *testing.T) {
 	s.wait("the retried turn", turnsDone(2))
 	m := s.finish()
 	var debug int
-	for _, cm := range m.chat.msgs {
-		if cm.role == roleDebug {
+	for _, cm := range m.chat.Messages() {
+		if cm.Role == chat.RoleDebug {
 			debug++
 		}
 	}
@@ -155,9 +157,9 @@ func TestPlanRetryDebugCommands(t *testing.T) {
 		t.Errorf("/debug on should show the controller's prompts and replies; %d entries", debug)
 	}
 	var planMsg string
-	for _, cm := range m.chat.msgs {
-		if strings.Contains(cm.text, "Last plan") {
-			planMsg = cm.text
+	for _, cm := range m.chat.Messages() {
+		if strings.Contains(cm.Text, "Last plan") {
+			planMsg = cm.Text
 		}
 	}
 	js := strings.TrimSuffix(strings.TrimPrefix(planMsg[strings.Index(planMsg, "```json"):], "```json\n"), "\n```")
@@ -177,8 +179,8 @@ func TestDebugHiddenByDefault(t *testing.T) {
 	s.submit("hi")
 	s.wait("the turn", turnsDone(1))
 	m := s.finish()
-	for _, cm := range m.chat.msgs {
-		if cm.role == roleDebug {
+	for _, cm := range m.chat.Messages() {
+		if cm.Role == chat.RoleDebug {
 			t.Fatal("debug entries must stay hidden without /debug")
 		}
 	}
@@ -246,13 +248,13 @@ func TestReviewCancelIsNotAnError(t *testing.T) {
 	if !tr.canceled {
 		t.Errorf("a plan turned down should leave a cancelled turn, err = %v", tr.err)
 	}
-	for _, cm := range m.chat.msgs {
-		if cm.role == roleError {
-			t.Errorf("turning the plan down is no error, the chat says: %q", cm.text)
+	for _, cm := range m.chat.Messages() {
+		if cm.Role == chat.RoleError {
+			t.Errorf("turning the plan down is no error, the chat says: %q", cm.Text)
 		}
 	}
-	if !strings.Contains(tr.answer.text, "cancelled in review") {
-		t.Errorf("the answer should say the plan was cancelled: %q", tr.answer.text)
+	if !strings.Contains(tr.answer.Text, "cancelled in review") {
+		t.Errorf("the answer should say the plan was cancelled: %q", tr.answer.Text)
 	}
 	if tr.plan == nil || len(tr.tasks) != 2 {
 		t.Fatalf("the reviewed plan should stay with the turn: %+v", tr.plan)
@@ -323,19 +325,21 @@ func TestPullShowsProgress(t *testing.T) {
 	s.wait("progress", func(m *Model) bool { return m.pull != nil && m.pull.total > 0 })
 	s.wait("the pull to finish", func(m *Model) bool { return m.pull == nil })
 	s.submit("/pull nonexistent-model-xyz")
-	s.wait("the failure", func(m *Model) bool { return m.pull == nil && m.chat.last() != nil && m.chat.last().role == roleError })
+	s.wait("the failure", func(m *Model) bool {
+		return m.pull == nil && m.chat.Last() != nil && m.chat.Last().Role == chat.RoleError
+	})
 	m := s.finish()
 	var ok bool
-	for _, cm := range m.chat.msgs {
-		if strings.Contains(cm.text, "Pulled `phi4-mini`") {
+	for _, cm := range m.chat.Messages() {
+		if strings.Contains(cm.Text, "Pulled `phi4-mini`") {
 			ok = true
 		}
 	}
 	if !ok {
 		t.Errorf("no success message:\n%s", chatText(m))
 	}
-	if !strings.Contains(m.chat.last().text, "nonexistent-model-xyz") {
-		t.Errorf("the failure should name the model: %q", m.chat.last().text)
+	if !strings.Contains(m.chat.Last().Text, "nonexistent-model-xyz") {
+		t.Errorf("the failure should name the model: %q", m.chat.Last().Text)
 	}
 	if got := progressBar(1, 4, 8); got != "██░░░░░░" {
 		t.Errorf("progressBar = %q", got)
@@ -366,7 +370,7 @@ func TestNewSaveAndLoadCommands(t *testing.T) {
 	if !strings.Contains(chatText(m), "First answer.") {
 		t.Error("the reopened chat should show the earlier answer")
 	}
-	if !containsStr(m.sessionIDs, id) {
+	if !slices.Contains(m.sessionIDs, id) {
 		t.Errorf("/load completion should know %s: %v", id, m.sessionIDs)
 	}
 }
@@ -450,8 +454,8 @@ func TestHuggingFaceTokenNeverShown(t *testing.T) {
 
 // lastText is the newest chat entry's text ("" for an empty chat).
 func lastText(m *Model) string {
-	if l := m.chat.last(); l != nil {
-		return l.text
+	if l := m.chat.Last(); l != nil {
+		return l.Text
 	}
 	return ""
 }

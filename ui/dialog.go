@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/theme"
 )
 
@@ -56,7 +57,7 @@ func (m *Model) dialogBox(now time.Time) (box string, overPrompt bool) {
 		inner = append(inner, st.Hint.Render(footer))
 	}
 	for i, l := range inner {
-		inner[i] = padRight(l, w-4)
+		inner[i] = chat.PadRight(l, w-4)
 	}
 	return st.Dialog.Render(strings.Join(inner, "\n")), overPrompt
 }
@@ -93,7 +94,7 @@ func layoutRows(rows [][2]string, w int) []string {
 			k = ""
 		}
 		pad := strings.Repeat(" ", col-ansi.StringWidth(k))
-		for i, l := range wrapPlain(r[1], max(10, w-col)) {
+		for i, l := range chat.WrapPlain(r[1], max(10, w-col)) {
 			if i == 0 {
 				out = append(out, k+pad+l)
 			} else {
@@ -224,13 +225,13 @@ func (d *listDialog) view(m *Model, w, h int, _ time.Time) (string, []string, st
 		if i < 9 {
 			num = fmt.Sprintf("%d ", i+1)
 		}
-		line := num + clipText(it.label, 200)
+		line := num + chat.Clip(it.label, 200)
 		if it.detail != "" {
-			line += st.Dim.Render("  " + clipText(it.detail, 200))
+			line += st.Dim.Render("  " + chat.Clip(it.detail, 200))
 		}
 		line = ansi.Truncate(line, w, "…")
 		if i == d.sel {
-			line = st.Selected.Render(padRight(ansi.Strip(line), w))
+			line = st.Selected.Render(chat.PadRight(ansi.Strip(line), w))
 		}
 		lines = append(lines, line)
 	}

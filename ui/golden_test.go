@@ -92,14 +92,14 @@ func TestGoldenFullTurn(t *testing.T) {
 			if !strings.HasSuffix(files[1], ".jpg") && !strings.HasSuffix(files[1], ".jpeg") {
 				t.Errorf("task 2 should make a JPEG: %s", files[1])
 			}
-			ans := tr.answer.text
+			ans := tr.answer.Text
 			if !strings.HasPrefix(ans, "## Done") || !strings.Contains(ans, "**Workflow**") || !strings.Contains(ans, files[1]) {
 				t.Errorf("answer should be the streamed text plus the workflow section naming the files:\n%s", ans)
 			}
-			if !tr.answer.final || strings.Join(tr.answer.files, ",") != strings.Join(files, ",") {
-				t.Errorf("answer message files = %v, want %v", tr.answer.files, files)
+			if !tr.answer.Final || strings.Join(tr.answer.Files, ",") != strings.Join(files, ",") {
+				t.Errorf("answer message files = %v, want %v", tr.answer.Files, files)
 			}
-			rendered := ansiStrip(strings.Join(tr.answer.render(m.renderCtx(78)), "\n"))
+			rendered := ansiStrip(strings.Join(tr.answer.Render(m.renderCtx(78)), "\n"))
 			if !strings.Contains(rendered, "picture to half its size") || strings.Contains(rendered, "**half**") {
 				t.Errorf("the answer should be rendered as Markdown, not shown raw:\n%s", rendered)
 			}
@@ -131,7 +131,7 @@ func TestGoldenCancelledTurn(t *testing.T) {
 	s.typeText("tell me a long story")
 	s.key(keyEnter)
 	s.wait("the answer to stream", func(m *Model) bool {
-		return m.cur != nil && strings.Contains(m.cur.answer.text, "a while")
+		return m.cur != nil && strings.Contains(m.cur.answer.Text, "a while")
 	})
 	s.key(keyCtrlC)
 	s.wait("the turn to end", func(m *Model) bool { return len(m.turns) == 1 && m.turns[0].done })
@@ -145,8 +145,8 @@ func TestGoldenCancelledTurn(t *testing.T) {
 	if m.quitting {
 		t.Fatal("Ctrl+C during a turn must not quit")
 	}
-	if !strings.Contains(tr.answer.text, "Let me think about that for a while") || !strings.Contains(tr.answer.text, "Cancelled") {
-		t.Errorf("the partial answer should stay, marked cancelled: %q", tr.answer.text)
+	if !strings.Contains(tr.answer.Text, "Let me think about that for a while") || !strings.Contains(tr.answer.Text, "Cancelled") {
+		t.Errorf("the partial answer should stay, marked cancelled: %q", tr.answer.Text)
 	}
 	golden.RequireEqual(t, frame(m))
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/sessions"
 	"github.com/chorusai/chorus/ui/theme"
 )
@@ -26,7 +27,7 @@ type Model struct {
 	eng   *pipeline.Engine
 	keys  theme.KeyMap
 	st    theme.Styles
-	md    *markdown
+	md    *chat.Markdown
 	media mediaPreviewer
 	now   func() time.Time
 
@@ -36,7 +37,7 @@ type Model struct {
 	// images is false under NO_COLOR or when previews are off.
 	images bool
 
-	chat  chatView
+	chat  chat.View
 	input promptInput
 	comp  completer
 
@@ -83,7 +84,7 @@ type Model struct {
 	noticeWhile activity
 
 	// thumbs caches inline previews by path and width.
-	thumbs map[thumbKey]string
+	thumbs map[chat.ThumbKey]string
 
 	session *session
 	saveErr error
@@ -114,14 +115,14 @@ func New(opts Options) (*Model, error) {
 		eng:         opts.Engine,
 		keys:        km,
 		st:          theme.NewStyles(),
-		md:          newMarkdown(glamourStyle(getenv)),
+		md:          chat.NewMarkdown(chat.GlamourStyle(getenv)),
 		now:         opts.Now,
 		constraints: opts.Constraints,
 		review:      opts.Config.UI.Review,
 		debug:       opts.Config.UI.Debug,
 		panesShown:  true,
 		links:       getenv("TERM") != "dumb",
-		thumbs:      map[thumbKey]string{},
+		thumbs:      map[chat.ThumbKey]string{},
 		width:       80,
 		height:      24,
 		ollamaRetry: ollamaRetryEvery,
@@ -147,21 +148,6 @@ func New(opts Options) (*Model, error) {
 	return m, nil
 }
 
-// glamourStyle picks the Markdown theme: GLAMOUR_STYLE when set, "notty"
-// for dumb terminals, else dark.
-func glamourStyle(getenv func(string) string) string {
-	if s := getenv("GLAMOUR_STYLE"); s != "" {
-		switch s {
-		case "dark", "light", "notty", "ascii", "dracula", "pink", "tokyo-night":
-			return s
-		}
-	}
-	if getenv("TERM") == "dumb" {
-		return "notty"
-	}
-	return "dark"
-}
-
 // Init starts the Ollama check.
 func (m *Model) Init() tea.Cmd {
 	return tea.Batch(m.checkOllama(), tea.RequestWindowSize, m.listSessions(quietList), m.listModelsQuiet())
@@ -182,21 +168,21 @@ func (m *Model) lastTurn() *turnState {
 }
 
 // renderCtx describes how chat messages render now.
-func (m *Model) renderCtx(width int) renderCtx {
-	return renderCtx{md: m.md, st: &m.st, width: width, raw: m.raw, links: m.links, media: m.media,
-		images: m.images, thumbs: m.thumbs, termHeight: m.height}
+func (m *Model) renderCtx(width int) chat.RenderContext {
+	return chat.RenderContext{Markdown: m.md, Styles: &m.st, Width: width, Raw: m.raw, Links: m.links,
+		Images: m.images && m.media != nil, Thumbs: m.thumbs, TermHeight: m.height}
 }
 
 // say adds an app message to the chat.
 func (m *Model) say(text string) {
-	m.chat.add(&message{role: roleSystem, text: text, final: true})
-	m.chat.follow()
+	m.chat.Add(&chat.Message{Role: chat.RoleSystem, Text: text, Final: true})
+	m.chat.Follow()
 }
 
 // systemError adds an error message to the chat.
 func (m *Model) systemError(text string) {
-	m.chat.add(&message{role: roleError, text: text, final: true})
-	m.chat.follow()
+	m.chat.Add(&chat.Message{Role: chat.RoleError, Text: text, Final: true})
+	m.chat.Follow()
 }
 
 // flash sets the one-line notice above the prompt. An error too long for
@@ -248,14 +234,4 @@ func (m *Model) shutdown() {
 		m.pull.cancel()
 	}
 	m.save()
-}
-
-// lastAnswer returns the newest assistant message with text.
-func (m *Model) lastAnswer() *message {
-	for i := len(m.chat.msgs) - 1; i >= 0; i-- {
-		if msg := m.chat.msgs[i]; msg.role == roleAssistant && strings.TrimSpace(msg.text) != "" {
-			return msg
-		}
-	}
-	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/sessions"
 	"github.com/chorusai/chorus/ui/theme"
 )
@@ -37,7 +38,7 @@ func turnsDone(n int) func(*Model) bool {
 }
 
 // chatText is every message's source.
-func chatText(m *Model) string { return m.chat.text() }
+func chatText(m *Model) string { return m.chat.Text() }
 
 func TestOllamaUnreachableExplainsAndRetries(t *testing.T) {
 	env := newTestEnv(t)
@@ -60,9 +61,9 @@ func TestOllamaUnreachableExplainsAndRetries(t *testing.T) {
 		}
 	}
 	// The next failed check says nothing new.
-	n := len(m.chat.msgs)
+	n := len(m.chat.Messages())
 	m.onOllama(om)
-	if len(m.chat.msgs) != n {
+	if len(m.chat.Messages()) != n {
 		t.Error("each retry repeated the notice")
 	}
 	if !strings.Contains(ansi.Strip(m.statusLine(fixedNow)), "unreachable") {
@@ -76,19 +77,19 @@ func TestOllamaUnreachableExplainsAndRetries(t *testing.T) {
 	if stale := (ollamaMsg{gen: m.ollamaGen - 1, model: "qwen3:8b"}); m.onOllama(stale) != nil {
 		t.Error("a superseded check must not start retries")
 	}
-	if !strings.Contains(m.chat.last().text, "reachable now") {
-		t.Errorf("want a recovery note, got %q", m.chat.last().text)
+	if !strings.Contains(m.chat.Last().Text, "reachable now") {
+		t.Errorf("want a recovery note, got %q", m.chat.Last().Text)
 	}
 	// The model missing says how to pull it.
 	down := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: pipeline.Status{Reachable: true, Version: "0.11.4", Err: errors.New("model not found")}}
-	if m.onOllama(down) == nil || !strings.Contains(m.chat.last().text, "/pull qwen3:8b") {
-		t.Errorf("a missing model should be explained with /pull: %q", m.chat.last().text)
+	if m.onOllama(down) == nil || !strings.Contains(m.chat.Last().Text, "/pull qwen3:8b") {
+		t.Errorf("a missing model should be explained with /pull: %q", m.chat.Last().Text)
 	}
 	// The version is best-effort: without it the sentence still reads.
 	m.ollama.announced = ""
 	noVersion := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: pipeline.Status{Reachable: true}}
 	m.onOllama(noVersion)
-	if got := m.chat.last().text; !strings.HasPrefix(got, "**Ollama is up") {
+	if got := m.chat.Last().Text; !strings.HasPrefix(got, "**Ollama is up") {
 		t.Errorf("without a version: %q", got)
 	}
 }
@@ -204,8 +205,8 @@ func TestCopyUsesOSC52(t *testing.T) {
 	teatest.WaitFor(t, s.tm.Output(), func(b []byte) bool { return strings.Contains(string(b), want) },
 		teatest.WithDuration(guard), teatest.WithCheckInterval(10*time.Millisecond))
 	m := s.finish()
-	if m.lastAnswer().text != "Copy me, please." {
-		t.Errorf("last answer = %q", m.lastAnswer().text)
+	if m.chat.LastAnswer().Text != "Copy me, please." {
+		t.Errorf("last answer = %q", m.chat.LastAnswer().Text)
 	}
 }
 
@@ -227,13 +228,6 @@ func TestCopyPickerOffersCodeBlocksAndPaths(t *testing.T) {
 	m := s.finish()
 	if len(m.turns[0].files()) != 2 {
 		t.Fatal("expected two generated files")
-	}
-}
-
-func TestCodeBlocks(t *testing.T) {
-	got := codeBlocks("x\n```go\nfunc a() {}\n```\ntext\n~~~\nraw\n~~~\n```unterminated\nno")
-	if len(got) != 2 || got[0].lang != "go" || got[0].code != "func a() {}" || got[1].code != "raw" {
-		t.Fatalf("codeBlocks = %+v", got)
 	}
 }
 
@@ -295,13 +289,13 @@ func TestFileLinksAreOSC8(t *testing.T) {
 	m := s.finish()
 	v := m.View().Content
 	for _, f := range m.turns[0].files() {
-		if !strings.Contains(v, "\x1b]8;;"+fileURL(f)) {
+		if !strings.Contains(v, "\x1b]8;;"+chat.FileURL(f)) {
 			t.Errorf("no OSC 8 link to %s on screen", f)
 		}
 	}
 	m.links = false
-	for _, cm := range m.chat.msgs {
-		cm.invalidate()
+	for _, cm := range m.chat.Messages() {
+		cm.Invalidate()
 	}
 	if strings.Contains(m.View().Content, "\x1b]8;;file:") {
 		t.Error("links stay off where the terminal cannot show them")
@@ -320,32 +314,11 @@ func TestInlineImagePreview(t *testing.T) {
 	s.ready()
 	s.submit("what is @" + env.image + " ?")
 	s.wait("the preview", func(m *Model) bool {
-		return m.thumbs[thumbKeyFor(env.image, m.chatWidth()-1, m.height)] != ""
+		return m.thumbs[chat.ThumbKeyFor(env.image, m.chatWidth()-1, m.height)] != ""
 	})
 	m = s.finish()
 	if !strings.Contains(ansi.Strip(m.View().Content), "▀") {
 		t.Errorf("the attached image should be previewed with half-blocks:\n%s", frame(m))
-	}
-}
-
-// TestTwoPreviewsDoNotMerge: a turn's two image previews sit side by side
-// where they fit, or one under the other with a blank line between —
-// never flush, where they would read as one picture.
-func TestTwoPreviewsDoNotMerge(t *testing.T) {
-	paths := []string{"/tmp/a.png", "/tmp/b.png"}
-	thumbs := map[thumbKey]string{}
-	for _, w := range []int{40, 9} {
-		thumbs[thumbKeyFor(paths[0], w, 24)] = "AAAA\nAAAA\n"
-		thumbs[thumbKeyFor(paths[1], w, 24)] = "BB\nBB\nBB\n"
-	}
-	rc := renderCtx{thumbs: thumbs, termHeight: 24}
-	got := strings.Join(previews(rc, paths, 40), "|")
-	if want := "  AAAA  BB|  AAAA  BB|        BB"; got != want {
-		t.Errorf("side by side = %q, want %q", got, want)
-	}
-	got = strings.Join(previews(rc, paths, 9), "|")
-	if want := "  AAAA|  AAAA||  BB|  BB|  BB"; got != want {
-		t.Errorf("stacked = %q, want %q", got, want)
 	}
 }
 
@@ -443,7 +416,7 @@ func TestResumeLatestWithNothingSaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := m.chat.last(); last == nil || last.role != roleSystem || !strings.Contains(last.text, "No saved session to resume yet") {
+	if last := m.chat.Last(); last == nil || last.Role != chat.RoleSystem || !strings.Contains(last.Text, "No saved session to resume yet") {
 		t.Errorf("resuming with nothing saved should say a new chat starts, got %+v", last)
 	}
 	opts.Resume = "20260314-150926-000-deadbeef"
@@ -451,7 +424,7 @@ func TestResumeLatestWithNothingSaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := m.chat.last(); last == nil || last.role != roleError || !strings.Contains(last.text, "not found") {
+	if last := m.chat.Last(); last == nil || last.Role != chat.RoleError || !strings.Contains(last.Text, "not found") {
 		t.Errorf("resuming a session that does not exist is an error, got %+v", last)
 	}
 }
@@ -543,7 +516,7 @@ func TestQuitDuringTurnSavesIt(t *testing.T) {
 	s := startSession(t, env.model(t), 100, 30)
 	s.ready()
 	s.submit("long one")
-	s.wait("streaming", func(m *Model) bool { return m.cur != nil && strings.Contains(m.cur.answer.text, "partial") })
+	s.wait("streaming", func(m *Model) bool { return m.cur != nil && strings.Contains(m.cur.answer.Text, "partial") })
 	s.submit("/quit")
 	m := s.tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*probe).Model
 	m.shutdown()
@@ -579,16 +552,5 @@ func TestOlderSaveNeverLandsLast(t *testing.T) {
 	}
 	if saved.Title != "Renamed" || len(saved.Turns) != 2 {
 		t.Errorf("on disk: title %q, %d turns; want the newer snapshot (Renamed, 2 turns)", saved.Title, len(saved.Turns))
-	}
-}
-
-func TestCountReadsAsEnglish(t *testing.T) {
-	for _, c := range []struct {
-		n    int
-		want string
-	}{{0, "0 turns"}, {1, "1 turn"}, {2, "2 turns"}} {
-		if got := count(c.n, "turn"); got != c.want {
-			t.Errorf("count(%d) = %q, want %q", c.n, got, c.want)
-		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/ui/chat"
 )
 
 // TestProgressNoticesEndWithTheirActivity: "cancelling the turn…" and
@@ -26,7 +27,7 @@ func TestProgressNoticesEndWithTheirActivity(t *testing.T) {
 
 	s.submit("tell me a long story")
 	s.wait("the answer to stream", func(m *Model) bool {
-		return m.cur != nil && strings.Contains(m.cur.answer.text, "a while")
+		return m.cur != nil && strings.Contains(m.cur.answer.Text, "a while")
 	})
 	s.key(keyCtrlC)
 	s.wait("the cancelled turn", turnsDone(1))
@@ -90,9 +91,9 @@ func TestLongErrorsReachTheChatInFull(t *testing.T) {
 	s.wait("the short refusal", func(m *Model) bool { return strings.Contains(m.notice, "unknown command") })
 	m := s.finish()
 	var errs []string
-	for _, cm := range m.chat.msgs {
-		if cm.role == roleError {
-			errs = append(errs, cm.text)
+	for _, cm := range m.chat.Messages() {
+		if cm.Role == chat.RoleError {
+			errs = append(errs, cm.Text)
 		}
 	}
 	if len(errs) != 2 {
@@ -139,7 +140,7 @@ func TestDoubleCtrlCCancelsWithoutQuitting(t *testing.T) {
 	s.ready()
 	s.submit("tell me a long story")
 	s.wait("the answer to stream", func(m *Model) bool {
-		return m.cur != nil && strings.Contains(m.cur.answer.text, "a while")
+		return m.cur != nil && strings.Contains(m.cur.answer.Text, "a while")
 	})
 	s.key(keyCtrlC)
 	s.wait("the cancelled turn", turnsDone(1))

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/theme"
 )
 
@@ -73,7 +74,7 @@ func fit(lines []string, w int) []string {
 // wrapIndent wraps text to w columns with every line indented by pad.
 func wrapIndent(text string, w int, pad string, style func(...string) string) []string {
 	var out []string
-	for _, l := range wrapPlain(text, max(w-ansi.StringWidth(pad), 8)) {
+	for _, l := range chat.WrapPlain(text, max(w-ansi.StringWidth(pad), 8)) {
 		out = append(out, pad+style(l))
 	}
 	return out
@@ -201,30 +202,22 @@ func argValue(st *theme.Styles, v string) string {
 		var b strings.Builder
 		last := 0
 		for _, m := range refPattern.FindAllStringSubmatchIndex(v, -1) {
-			b.WriteString(clipText(v[last:m[0]], 24))
+			b.WriteString(chat.Clip(v[last:m[0]], 24))
 			b.WriteString(st.Ref.Render("→#" + v[m[2]:m[3]]))
 			last = m[1]
 		}
-		b.WriteString(clipText(v[last:], 24))
+		b.WriteString(chat.Clip(v[last:], 24))
 		return b.String()
 	}
 	if strings.HasPrefix(v, "/") && !strings.Contains(v, " ") {
 		return v
 	}
-	return fmt.Sprintf("%q", clipText(v, 60))
+	return fmt.Sprintf("%q", chat.Clip(v, 60))
 }
 
 // refPattern matches "<resource>-N" (and HuggingGPT's "<GENERATED>-N"), as
 // pipeline.Refs does.
 var refPattern = regexp.MustCompile(`<(?i:resource|generated)>-(\d+)`)
-
-func clipText(s string, n int) string {
-	s = strings.Join(strings.Fields(cleanText(s)), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
 
 // modelLines shows, per task, the chosen model, the endpoint kind, why it
 // was chosen, and the other candidates and exclusions.
@@ -324,7 +317,7 @@ func execLines(pc paneCtx) []string {
 			}
 		}
 		if ts.status == taskDone && ts.result != "" {
-			out = append(out, "   "+st.OK.Render("→ ")+clipText(ts.result, 200))
+			out = append(out, "   "+st.OK.Render("→ ")+chat.Clip(ts.result, 200))
 		}
 		if n := len(ts.attempts); n > 1 {
 			for _, a := range ts.attempts[:n-1] {
@@ -334,7 +327,7 @@ func execLines(pc paneCtx) []string {
 			}
 		}
 		for _, f := range ts.files {
-			out = append(out, fileLine(pc.st, "made", f, pc.width, pc.links))
+			out = append(out, chat.FileLine(pc.st, "made", f, pc.width, pc.links))
 		}
 	}
 	for _, e := range t.errors {
@@ -384,7 +377,7 @@ func column(pc paneCtx, height int, scroll *int) []string {
 	exec := execLines(pc)
 	body := height - 3
 	if body < 3 {
-		return padLines(fit(append([]string{title(paneExec)}, tail(exec, max(0, height-1), scroll)...), pc.width), height)
+		return chat.PadLines(fit(append([]string{title(paneExec)}, tail(exec, max(0, height-1), scroll)...), pc.width), height)
 	}
 	pb := min(len(plan), max(2, body*2/5))
 	mb := min(len(models), max(2, body*3/10))
@@ -410,7 +403,7 @@ func column(pc paneCtx, height int, scroll *int) []string {
 	out = append(out, clipLines(models, mb)...)
 	out = append(out, title(paneExec))
 	out = append(out, tail(exec, eb, scroll)...)
-	return padLines(out, height)
+	return chat.PadLines(out, height)
 }
 
 // tabbed renders one pane with a tab bar, for the narrow layout, scrolled
@@ -437,7 +430,7 @@ func tabbed(pc paneCtx, active paneKind, height int, scroll *int) []string {
 		*scroll = max(0, start)
 		body = clipLines(lines[start:], height-1)
 	}
-	return padLines(append([]string{bar}, body...), height)
+	return chat.PadLines(append([]string{bar}, body...), height)
 }
 
 // clipLines keeps the first n lines, marking what was cut.
@@ -462,14 +455,4 @@ func tail(lines []string, n int, scroll *int) []string {
 	end := len(lines) - *scroll
 	start := max(0, end-n)
 	return lines[start:end]
-}
-
-func padLines(lines []string, n int) []string {
-	if len(lines) > n {
-		return lines[:n]
-	}
-	for len(lines) < n {
-		lines = append(lines, "")
-	}
-	return lines
 }

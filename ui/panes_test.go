@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/theme"
 )
 
@@ -20,7 +21,7 @@ func plainLines(lines []string) string { return ansi.Strip(strings.Join(lines, "
 // A turn driven by synthetic events, as the pipeline would send them.
 func syntheticTurn(now time.Time) *turnState {
 	t := newTurn(1, "req", nil, "qwen3:8b", now)
-	t.answer = &message{role: roleAssistant}
+	t.answer = &chat.Message{Role: chat.RoleAssistant}
 	evs := []pipeline.Event{
 		pipeline.StageEvent{Stage: pipeline.StagePlanning},
 		pipeline.PlanEvent{Tasks: []pipeline.Task{
@@ -128,7 +129,7 @@ func TestTabFollowsStageUntilPinned(t *testing.T) {
 	}
 	// Events of a turn no longer followed are ignored.
 	m.Update(pumpMsg{turn: tr.id + 7, items: []any{pipeline.TokenEvent{Text: "stale"}}})
-	if strings.Contains(tr.answer.text, "stale") {
+	if strings.Contains(tr.answer.Text, "stale") {
 		t.Error("events of another turn leaked into this one")
 	}
 }
@@ -172,24 +173,6 @@ func TestPumpDeliversInOrderAndCoalesces(t *testing.T) {
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled turn should end the review wait: %v", err)
-	}
-}
-
-func TestStreamRenderMatchesWholeRender(t *testing.T) {
-	md := newMarkdown("dark")
-	src := "# Title\n\nFirst paragraph with *emphasis*.\n\n```go\nfunc main() {\n\n\tprintln(1)\n}\n```\n\nLast words."
-	var sr streamRender
-	var lines []string
-	for i := 1; i <= len(src); i++ { // every prefix, as tokens arrive
-		lines = sr.Lines(md, src[:i], 60)
-	}
-	whole := md.Render(src, 60)
-	if plainLines(lines) != plainLines(whole) {
-		t.Errorf("streamed rendering differs from the whole:\n--- streamed\n%s\n--- whole\n%s", plainLines(lines), plainLines(whole))
-	}
-	parts := splitBlocks(src)
-	if len(parts) != 4 || !strings.Contains(parts[2], "\n\n\tprintln") {
-		t.Errorf("a blank line inside a code fence must not split it: %q", parts)
 	}
 }
 
@@ -241,7 +224,7 @@ func TestPlayAudioTogglesAndStops(t *testing.T) {
 	if m.togglePlay() != nil || !strings.Contains(m.notice, "no audio") {
 		t.Fatalf("without audio in the chat: %q", m.notice)
 	}
-	m.chat.add(&message{role: roleAssistant, final: true, files: []string{"/out/a.wav", "/out/b.png"}})
+	m.chat.Add(&chat.Message{Role: chat.RoleAssistant, Final: true, Files: []string{"/out/a.wav", "/out/b.png"}})
 	cmd := m.togglePlay()
 	if cmd == nil || m.play == nil {
 		t.Fatal("alt+a should start playback")

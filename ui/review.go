@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/theme"
 )
 
@@ -102,7 +103,7 @@ func (d *reviewDialog) view(m *Model, w, h int, _ time.Time) (string, []string, 
 	if d.err != "" {
 		// The parser's message says where the JSON breaks: wrap it, up to
 		// three lines, rather than cut it at the box's edge.
-		for _, l := range wrapPlain(d.err, max(w, 10)) {
+		for _, l := range chat.WrapPlain(d.err, max(w, 10)) {
 			if len(errLines) == 3 {
 				errLines[2] = ansi.Truncate(errLines[2], max(w-1, 1), "") + "…"
 				break
@@ -134,7 +135,7 @@ func (d *reviewDialog) view(m *Model, w, h int, _ time.Time) (string, []string, 
 		lines = append(lines[:room-1], st.Dim.Render("… (e shows it all)"))
 	}
 	lines = append(lines, errLines...)
-	return fmt.Sprintf("Run this plan? (%s)", count(len(d.req.plan.Tasks), "task")), lines,
+	return fmt.Sprintf("Run this plan? (%s)", chat.Count(len(d.req.plan.Tasks), "task")), lines,
 		"r/enter run · e edit in $EDITOR · i edit inline · c/esc cancel the turn"
 }
 

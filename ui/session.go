@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/sessions"
 	"github.com/chorusai/chorus/ui/theme"
 )
@@ -36,7 +39,7 @@ func (t *turnState) record() sessions.Turn {
 	rec := sessions.Turn{Request: t.request, Attachments: t.attachments, Cancelled: t.canceled,
 		Started: t.started, Finished: t.ended, Report: t.report}
 	if t.answer != nil {
-		rec.Answer = t.answer.text
+		rec.Answer = t.answer.Text
 	}
 	if t.plan != nil {
 		rec.Plan, rec.PlanNotes, rec.Planned = t.plan.Tasks, t.plan.Notes, true
@@ -202,7 +205,7 @@ func (m *Model) adopt(s *sessions.Session) {
 		m.cancel()
 	}
 	m.cur, m.curPump, m.cancel = nil, nil, nil
-	m.chat.reset()
+	m.chat.Reset()
 	m.turns = nil
 	meta := *s
 	meta.Turns = nil
@@ -217,14 +220,14 @@ func (m *Model) adopt(s *sessions.Session) {
 		m.nextTurn++
 		t := turnFromRecord(m.nextTurn, rec, s.Model)
 		m.turns = append(m.turns, t)
-		m.chat.add(&message{role: roleUser, text: rec.Request, attachments: rec.Attachments, final: true})
-		m.chat.add(t.answer)
+		m.chat.Add(&chat.Message{Role: chat.RoleUser, Text: rec.Request, Attachments: rec.Attachments, Final: true})
+		m.chat.Add(t.answer)
 		if rec.Error != "" {
-			m.chat.add(&message{role: roleError, text: rec.Error, final: true})
+			m.chat.Add(&chat.Message{Role: chat.RoleError, Text: rec.Error, Final: true})
 		}
 	}
 	m.say(fmt.Sprintf("Session **%s** reopened (%s, saved %s). It continues here: earlier files can be referred to.",
-		cmpStr(s.Title, s.ID), count(len(s.Turns), "turn"), s.Updated.Local().Format("2006-01-02 15:04")))
+		cmp.Or(s.Title, s.ID), chat.Count(len(s.Turns), "turn"), s.Updated.Local().Format("2006-01-02 15:04")))
 }
 
 // turnFromRecord rebuilds a finished turn for the panes and the chat.
@@ -265,24 +268,24 @@ func turnFromRecord(id int, rec sessions.Turn, model string) *turnState {
 			ts.status = taskSkipped
 		}
 	}
-	a := &message{role: roleAssistant, text: rec.Answer, final: true, files: rec.Resources}
-	a.files = nil
+	a := &chat.Message{Role: chat.RoleAssistant, Text: rec.Answer, Final: true, Files: rec.Resources}
+	a.Files = nil
 	for _, r := range rec.Resources {
-		if !containsStr(rec.Attachments, r) {
-			a.files = append(a.files, r)
+		if !slices.Contains(rec.Attachments, r) {
+			a.Files = append(a.Files, r)
 		}
 	}
 	meta := []string{model}
 	if !rec.Finished.IsZero() && !rec.Started.IsZero() {
 		meta = append(meta, humanDuration(rec.Finished.Sub(rec.Started)))
 	}
-	a.meta = strings.Join(meta, " · ")
-	if strings.TrimSpace(a.text) == "" {
+	a.Meta = strings.Join(meta, " · ")
+	if strings.TrimSpace(a.Text) == "" {
 		switch {
 		case rec.Cancelled:
-			a.text = "_Cancelled._"
+			a.Text = "_Cancelled._"
 		default:
-			a.text = "_No answer._"
+			a.Text = "_No answer._"
 		}
 	}
 	t.answer = a
@@ -297,7 +300,7 @@ func (m *Model) newChat() tea.Cmd {
 	}
 	m.cur, m.curPump, m.cancel = nil, nil, nil
 	m.turns = nil
-	m.chat.reset()
+	m.chat.Reset()
 	m.session = m.newSession()
 	m.flash("new session — the previous one is saved (/sessions lists them)", false)
 	return cmd
@@ -341,11 +344,11 @@ func (m *Model) onSessions(msg sessionsMsg) {
 	}
 	var items []listItem
 	for _, s := range msg.list {
-		detail := fmt.Sprintf("%s · %s · %s", s.Updated.Local().Format("2006-01-02 15:04"), count(s.Turns, "turn"), s.ID)
+		detail := fmt.Sprintf("%s · %s · %s", s.Updated.Local().Format("2006-01-02 15:04"), chat.Count(s.Turns, "turn"), s.ID)
 		if s.Damaged != "" {
 			detail = "damaged: " + s.Damaged
 		}
-		items = append(items, listItem{label: cmpStr(s.Title, "(untitled)"), detail: detail})
+		items = append(items, listItem{label: cmp.Or(s.Title, "(untitled)"), detail: detail})
 	}
 	list := msg.list
 	m.dialog = &listDialog{title: "Sessions", items: items, hint: "opens the session",

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/chat"
 )
 
 // taskStatus is what the plan pane shows for a task.
@@ -61,7 +62,7 @@ type turnState struct {
 	errors   []pipeline.ErrorEvent
 	debug    []pipeline.DebugEvent
 	report   *pipeline.Report
-	answer   *message
+	answer   *chat.Message
 	tokens   int
 	tps      float64
 	err      error
@@ -130,13 +131,13 @@ func (t *turnState) apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 		}
 	case pipeline.TokenEvent:
 		if t.answer != nil {
-			t.answer.text += ev.Text
+			t.answer.Text += ev.Text
 			return true
 		}
 	case pipeline.AnswerEvent:
 		t.tokens, t.tps = ev.Tokens, ev.TokensPerSecond
-		if t.answer != nil && t.answer.text != ev.Text {
-			t.answer.text = ev.Text
+		if t.answer != nil && t.answer.Text != ev.Text {
+			t.answer.Text = ev.Text
 			return true
 		}
 	case pipeline.ErrorEvent:

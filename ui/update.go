@@ -13,6 +13,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/theme"
 )
 
@@ -68,11 +69,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case thumbMsg:
 		m.thumbs[msg.key] = msg.text
 		if msg.text != "" {
-			for _, cm := range m.chat.msgs {
-				if containsStr(cm.attachments, msg.key.path) || containsStr(cm.files, msg.key.path) {
-					cm.invalidate()
-				}
-			}
+			m.chat.InvalidatePath(msg.key.Path)
 		}
 		return m, nil
 	case editorDone:
@@ -158,16 +155,16 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		m.layout()
 		return nil
 	case km.Matches(k, theme.ActScrollUp):
-		m.chat.scroll(max(1, m.chatHeight()-2))
+		m.chat.Scroll(max(1, m.chatHeight()-2))
 		return nil
 	case km.Matches(k, theme.ActScrollDown):
-		m.chat.scroll(-max(1, m.chatHeight()-2))
+		m.chat.Scroll(-max(1, m.chatHeight()-2))
 		return nil
 	case km.Matches(k, theme.ActScrollTop):
-		m.chat.toTop()
+		m.chat.ToTop()
 		return nil
 	case km.Matches(k, theme.ActScrollBottom):
-		m.chat.follow()
+		m.chat.Follow()
 		return nil
 	case km.Matches(k, theme.ActCopyAnswer):
 		return m.copyLastAnswer()
@@ -200,7 +197,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	case km.Matches(k, theme.ActPlayAudio):
 		return m.togglePlay()
 	case km.Matches(k, theme.ActViewImage):
-		p := lastOf(m.chat.msgs, skills.Image)
+		p := m.chat.LastFile(skills.Image)
 		if p == "" {
 			m.flash("no image in this chat yet", true)
 			return nil
@@ -305,7 +302,7 @@ func (m *Model) onPasteCheck(msg pasteCheckMsg) {
 		sep = " "
 	}
 	m.input.set(head + sep + strings.Join(refs, " ") + " " + msg.after[len(msg.after)-suf:])
-	m.flash(fmt.Sprintf("attached %s — they go with the next message", count(len(msg.paths), "file")), false)
+	m.flash(fmt.Sprintf("attached %s — they go with the next message", chat.Count(len(msg.paths), "file")), false)
 	m.layout()
 }
 
@@ -379,10 +376,10 @@ func (m *Model) startTurn(request string, files []string) tea.Cmd {
 	m.nextTurn++
 	now := m.now()
 	t := newTurn(m.nextTurn, request, files, m.eng.Controller().Model(), now)
-	t.answer = &message{role: roleAssistant}
-	m.chat.add(&message{role: roleUser, text: request, attachments: files, final: true})
-	m.chat.add(t.answer)
-	m.chat.follow()
+	t.answer = &chat.Message{Role: chat.RoleAssistant}
+	m.chat.Add(&chat.Message{Role: chat.RoleUser, Text: request, Attachments: files, Final: true})
+	m.chat.Add(t.answer)
+	m.chat.Follow()
 	hist := m.history()
 	m.turns = append(m.turns, t)
 	m.cur = t
@@ -452,45 +449,39 @@ func (m *Model) afterEvent(t *turnState, ev pipeline.Event) {
 		}
 	case pipeline.DebugEvent:
 		if m.debug {
-			m.insertBeforeAnswer(t, &message{role: roleDebug, title: fmt.Sprintf("debug · %s %s", ev.Stage, ev.Kind), text: ev.Content, final: true})
+			m.insertBeforeAnswer(t, &chat.Message{Role: chat.RoleDebug, Title: fmt.Sprintf("debug · %s %s", ev.Stage, ev.Kind), Text: ev.Content, Final: true})
 		}
 	}
 }
 
 // insertBeforeAnswer puts an entry just above the turn's streaming answer.
-func (m *Model) insertBeforeAnswer(t *turnState, msg *message) {
-	for i, cm := range m.chat.msgs {
-		if cm == t.answer {
-			m.chat.msgs = append(m.chat.msgs[:i], append([]*message{msg}, m.chat.msgs[i:]...)...)
-			return
-		}
-	}
-	m.chat.add(msg)
+func (m *Model) insertBeforeAnswer(t *turnState, msg *chat.Message) {
+	m.chat.InsertBefore(t.answer, msg)
 }
 
 // endTurn finishes the turn's chat entries and saves the session.
 func (m *Model) endTurn(t *turnState) tea.Cmd {
 	a := t.answer
-	a.final = true
-	a.files = t.files()
+	a.Final = true
+	a.Files = t.files()
 	meta := []string{t.model, humanDuration(t.elapsed(m.now()))}
 	if t.tps > 0 {
 		meta = append(meta, fmt.Sprintf("%.1f tok/s", t.tps))
 	}
-	a.meta = strings.Join(meta, " · ")
-	if strings.TrimSpace(a.text) == "" && t.err != nil {
+	a.Meta = strings.Join(meta, " · ")
+	if strings.TrimSpace(a.Text) == "" && t.err != nil {
 		switch {
 		case errors.Is(t.err, errPlanRejected):
-			a.text = "_Plan cancelled in review — nothing ran._"
+			a.Text = "_Plan cancelled in review — nothing ran._"
 		case t.canceled:
-			a.text = "_Cancelled — nothing more will run this turn._"
+			a.Text = "_Cancelled — nothing more will run this turn._"
 		default:
-			a.text = "_No answer._"
+			a.Text = "_No answer._"
 		}
 	} else if t.canceled {
-		a.text += "\n\n_Cancelled._"
+		a.Text += "\n\n_Cancelled._"
 	}
-	a.invalidate()
+	a.Invalidate()
 	if t.err != nil && !t.canceled {
 		m.systemError(t.fatalText())
 	}
@@ -521,12 +512,12 @@ func (m *Model) requestThumbs() tea.Cmd {
 	}
 	w := m.chatWidth() - 1 // the width messages render at
 	var cmds []tea.Cmd
-	for _, cm := range m.chat.msgs {
-		if !cm.final {
+	for _, cm := range m.chat.Messages() {
+		if !cm.Final {
 			continue
 		}
-		for _, p := range previewPaths(append(append([]string{}, cm.attachments...), cm.files...)) {
-			k := thumbKeyFor(p, w, m.height)
+		for _, p := range chat.PreviewPaths(append(append([]string{}, cm.Attachments...), cm.Files...)) {
+			k := chat.ThumbKeyFor(p, w, m.height)
 			if _, ok := m.thumbs[k]; ok {
 				continue
 			}
@@ -554,7 +545,7 @@ func (m *Model) togglePlay() tea.Cmd {
 		m.play.cancel()
 		return nil
 	}
-	p := lastOf(m.chat.msgs, skills.Audio)
+	p := m.chat.LastFile(skills.Audio)
 	if p == "" {
 		m.flash("no audio in this chat yet", true)
 		return nil
@@ -592,12 +583,7 @@ type openDone struct{ err error }
 // openLastFile opens the newest generated file with the desktop's viewer
 // (xdg-open, open). Over ssh there is none; the OSC 8 link is the way.
 func (m *Model) openLastFile() tea.Cmd {
-	var path string
-	for i := len(m.chat.msgs) - 1; i >= 0 && path == ""; i-- {
-		if fs := m.chat.msgs[i].files; len(fs) > 0 {
-			path = fs[len(fs)-1]
-		}
-	}
+	path := m.chat.LastMade()
 	if path == "" {
 		m.flash("no generated file in this chat yet", true)
 		return nil

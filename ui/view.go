@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/theme"
 )
 
@@ -80,7 +81,7 @@ func (m *Model) View() tea.View {
 		right := column(pc, chatH, &m.paneScroll)
 		sep := m.st.PaneBorder.Render("│") + " "
 		for i := range top {
-			top[i] = padRight(top[i], chatW) + sep + right[i]
+			top[i] = chat.PadRight(top[i], chatW) + sep + right[i]
 		}
 	}
 	if ph := m.bottomPanelHeight(); ph > 0 {
@@ -117,13 +118,13 @@ func (m *Model) View() tea.View {
 
 // chatLines is the chat column: the messages, or the welcome screen.
 func (m *Model) chatLines(w, h int) []string {
-	if len(m.chat.msgs) == 0 {
+	if len(m.chat.Messages()) == 0 {
 		return m.welcome(w, h)
 	}
-	lines := m.chat.view(m.renderCtx(w-1), h)
+	lines := m.chat.Lines(m.renderCtx(w-1), h)
 	out := make([]string, len(lines))
 	copy(out, lines)
-	if !m.chat.atBottom() && h > 0 {
+	if !m.chat.AtBottom() && h > 0 {
 		out[h-1] = m.st.Hint.Render(fmt.Sprintf("  ↓ more below — %s follows the newest", m.keys.Label(theme.ActScrollBottom)))
 	}
 	return out
@@ -145,7 +146,7 @@ func (m *Model) welcome(w, h int) []string {
 	}
 	block := lipgloss.NewStyle().Width(min(w, 64)).Align(lipgloss.Center).Render(strings.Join(body, "\n"))
 	placed := lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, block)
-	return padLines(strings.Split(placed, "\n"), h)
+	return chat.PadLines(strings.Split(placed, "\n"), h)
 }
 
 // hintLine sits between the chat and the prompt: a notice, a pull's
@@ -158,7 +159,7 @@ func (m *Model) hintLine() string {
 	case m.notice != "":
 		// One line: a multi-line error keeps its first line here (the
 		// chat has it whole).
-		notice, _, _ := strings.Cut(cleanText(m.notice), "\n")
+		notice, _, _ := strings.Cut(chat.Clean(m.notice), "\n")
 		if m.noticeBad {
 			text = st.Fail.Render(notice)
 		} else {
@@ -238,18 +239,6 @@ func fitHints(w int, hints []hint) string {
 	}
 }
 
-// padRight pads a styled line with spaces to width w (cutting longer ones).
-func padRight(s string, w int) string {
-	n := ansi.StringWidth(s)
-	switch {
-	case n > w:
-		return ansi.Truncate(s, w, "")
-	case n < w:
-		return s + strings.Repeat(" ", w-n)
-	}
-	return s
-}
-
 // overlay draws box centred over lines.
 func overlay(lines []string, box string, w int) []string {
 	bl := strings.Split(box, "\n")
@@ -267,10 +256,10 @@ func overlay(lines []string, box string, w int) []string {
 	copy(out, lines)
 	for i, l := range bl {
 		row := top + i
-		base := padRight(out[row], w)
+		base := chat.PadRight(out[row], w)
 		pre := ansi.Truncate(base, left, "")
 		post := ansi.TruncateLeft(base, left+bw, "")
-		out[row] = pre + padRight(l, bw) + post
+		out[row] = pre + chat.PadRight(l, bw) + post
 	}
 	return out
 }

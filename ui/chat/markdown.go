@@ -1,4 +1,4 @@
-package ui
+package chat
 
 import (
 	"strings"
@@ -7,23 +7,25 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// markdown renders Markdown with Glamour. A TermRenderer is built once per
+// Markdown renders Markdown with Glamour. A TermRenderer is built once per
 // wrap width and reused: building one parses the style sheet, which costs
 // more than rendering a paragraph.
-type markdown struct {
+type Markdown struct {
 	style    string
 	byWidth  map[int]*glamour.TermRenderer
 	disabled bool // Glamour failed to start; fall back to wrapped text
 }
 
-func newMarkdown(style string) *markdown {
+// NewMarkdown renders with a Glamour standard style (GlamourStyle picks
+// one); "" means dark.
+func NewMarkdown(style string) *Markdown {
 	if style == "" {
 		style = "dark"
 	}
-	return &markdown{style: style, byWidth: map[int]*glamour.TermRenderer{}}
+	return &Markdown{style: style, byWidth: map[int]*glamour.TermRenderer{}}
 }
 
-func (md *markdown) renderer(width int) *glamour.TermRenderer {
+func (md *Markdown) renderer(width int) *glamour.TermRenderer {
 	if r, ok := md.byWidth[width]; ok {
 		return r
 	}
@@ -42,18 +44,18 @@ func (md *markdown) renderer(width int) *glamour.TermRenderer {
 
 // Render returns src rendered for width columns as lines without trailing
 // padding and without the blank lines Glamour puts around a document.
-func (md *markdown) Render(src string, width int) []string {
-	src = cleanText(src)
+func (md *Markdown) Render(src string, width int) []string {
+	src = Clean(src)
 	if width < 10 {
 		width = 10
 	}
 	r := md.renderer(width)
 	if r == nil || md.disabled {
-		return wrapPlain(src, width)
+		return WrapPlain(src, width)
 	}
 	out, err := r.Render(src)
 	if err != nil {
-		return wrapPlain(src, width)
+		return WrapPlain(src, width)
 	}
 	return trimBlock(strings.Split(out, "\n"))
 }
@@ -88,21 +90,6 @@ func trimRightStyled(l string) string {
 	return ansi.Truncate(l, ansi.StringWidth(trimmed), "")
 }
 
-// wrapPlain wraps text without Markdown rendering: raw mode and fallbacks.
-func wrapPlain(src string, width int) []string {
-	if width < 1 {
-		width = 1
-	}
-	src = cleanText(src)
-	var out []string
-	for _, l := range strings.Split(strings.TrimRight(src, "\n"), "\n") {
-		l = strings.ReplaceAll(l, "\t", "    ")
-		w := ansi.Wrap(l, width, " ")
-		out = append(out, strings.Split(w, "\n")...)
-	}
-	return out
-}
-
 // streamRender renders a message that is still growing. Markdown blocks
 // that are complete (followed by a blank line outside a code fence) never
 // change again, so each is rendered once and kept; only the last, growing
@@ -119,7 +106,7 @@ type renderedBlock struct {
 }
 
 // Lines renders src (the whole message so far).
-func (s *streamRender) Lines(md *markdown, src string, width int) []string {
+func (s *streamRender) Lines(md *Markdown, src string, width int) []string {
 	if width != s.width {
 		s.width, s.blocks = width, nil
 	}
@@ -172,4 +159,19 @@ func splitBlocks(src string) []string {
 		parts = append(parts, cur.String())
 	}
 	return parts
+}
+
+// GlamourStyle picks the Markdown theme: GLAMOUR_STYLE when set, "notty"
+// for dumb terminals, else dark.
+func GlamourStyle(getenv func(string) string) string {
+	if s := getenv("GLAMOUR_STYLE"); s != "" {
+		switch s {
+		case "dark", "light", "notty", "ascii", "dracula", "pink", "tokyo-night":
+			return s
+		}
+	}
+	if getenv("TERM") == "dumb" {
+		return "notty"
+	}
+	return "dark"
 }

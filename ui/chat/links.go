@@ -1,4 +1,4 @@
-package ui
+package chat
 
 import (
 	"net/url"
@@ -19,8 +19,8 @@ var hostname = func() string {
 	return h
 }()
 
-// fileURL returns the file:// URL of path.
-func fileURL(path string) string {
+// FileURL returns the file:// URL of path.
+func FileURL(path string) string {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
@@ -28,9 +28,9 @@ func fileURL(path string) string {
 	return u.String()
 }
 
-// hyperlink wraps text in an OSC 8 hyperlink to target. Terminals without
+// Hyperlink wraps text in an OSC 8 hyperlink to target. Terminals without
 // OSC 8 show the text alone.
-func hyperlink(target, text string) string {
+func Hyperlink(target, text string) string {
 	return ansi.SetHyperlink(target) + text + ansi.ResetHyperlink()
 }
 
@@ -47,7 +47,7 @@ func linkPaths(lines []string, paths []string) []string {
 			if p == "" || !strings.Contains(l, p) || strings.Contains(l, "\x1b]8;") {
 				continue
 			}
-			l = strings.ReplaceAll(l, p, hyperlink(fileURL(p), p))
+			l = strings.ReplaceAll(l, p, Hyperlink(FileURL(p), p))
 		}
 		out = append(out, l)
 	}

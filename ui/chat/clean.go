@@ -1,4 +1,4 @@
-package ui
+package chat
 
 import (
 	"strings"
@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// cleanText makes text from outside the app (the controller's answer and
+// Clean makes text from outside the app (the controller's answer and
 // reasons, task results, server errors, file names, session files) safe to
 // draw: escape sequences are removed, so an answer cannot clear the screen,
 // retitle the window or write the clipboard (OSC 52); other control
@@ -15,7 +15,7 @@ import (
 // since they would move the cursor behind the renderer's back and garble
 // the frame. A lone carriage return becomes a newline; newlines and tabs
 // stay. Text without any of these is returned as is, without copying.
-func cleanText(s string) string {
+func Clean(s string) string {
 	if !needsCleaning(s) {
 		return s
 	}
