@@ -45,11 +45,10 @@ func fillHistory(m *Model, n int) {
 }
 
 // startStream makes the model look as if a turn were streaming its answer.
-func startStream(m *Model) *turnState {
+func startStream(m *Model) *turn {
 	t := newTurn(1, "tell me", nil, "qwen3:8b", fixedNow)
-	t.answer = &chat.Message{Role: chat.RoleAssistant}
 	m.chat.Add(&chat.Message{Role: chat.RoleUser, Text: "tell me", Final: true})
-	m.chat.Add(t.answer)
+	m.chat.Add(t.entry)
 	m.turns = append(m.turns, t)
 	m.cur = t
 	return t
@@ -85,7 +84,7 @@ func BenchmarkStreamRender(b *testing.B) {
 						items[k] = pipeline.TokenEvent{Text: toks[f*perFrame+k]}
 					}
 					t0 := time.Now()
-					m.Update(pumpMsg{turn: t.id, items: items})
+					m.Update(pumpMsg{turn: t.ID, items: items})
 					m.View()
 					d := time.Since(t0)
 					allNS += d
@@ -127,7 +126,7 @@ func TestStreamingRendersOnlyVisibleAndChanging(t *testing.T) {
 		t.Fatalf("%d of 200 history messages rendered for one screen; want only the visible few", rendered)
 	}
 	for f := 0; f < 50; f++ {
-		m.Update(pumpMsg{turn: tr.id, items: []any{pipeline.TokenEvent{Text: " word"}}})
+		m.Update(pumpMsg{turn: tr.ID, items: []any{pipeline.TokenEvent{Text: " word"}}})
 		m.View()
 	}
 	for msg, lines := range cached {
@@ -140,8 +139,8 @@ func TestStreamingRendersOnlyVisibleAndChanging(t *testing.T) {
 			t.Fatal("a message out of view was rendered")
 		}
 	}
-	if !strings.Contains(tr.answer.Text, "word word") {
-		t.Fatalf("tokens were not applied: %q", tr.answer.Text)
+	if !strings.Contains(tr.Answer, "word word") {
+		t.Fatalf("tokens were not applied: %q", tr.Answer)
 	}
 	// A resize re-renders what is visible at the new width, nothing else.
 	m.Update(tea.WindowSizeMsg{Width: 140, Height: 30})

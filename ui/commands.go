@@ -449,7 +449,7 @@ func (m *Model) constrain(arg string) {
 // showPlan prints the last plan as JSON.
 func (m *Model) showPlan() {
 	for i := len(m.turns) - 1; i >= 0; i-- {
-		if p := m.turns[i].plan; p != nil {
+		if p := m.turns[i].Plan; p != nil {
 			b, err := json.MarshalIndent(p, "", "  ")
 			if err != nil {
 				m.systemError(err.Error())
@@ -473,7 +473,7 @@ func (m *Model) retry() tea.Cmd {
 		return nil
 	}
 	last := m.turns[len(m.turns)-1]
-	return m.startTurn(last.request, last.attachments)
+	return m.startTurn(last.Request, last.Attachments)
 }
 
 // humanBytes formats a size as Ollama lists it.

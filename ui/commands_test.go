@@ -15,6 +15,7 @@ import (
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
 func TestConstrainCommand(t *testing.T) {
@@ -58,11 +59,11 @@ func TestConstraintsReachTheTurn(t *testing.T) {
 	s.submit("convert @" + env.image)
 	s.wait("the turn", turnsDone(1))
 	m := s.finish()
-	p := m.turns[0].plan
+	p := m.turns[0].Plan
 	if p == nil || len(p.Constraints.Licenses) != 1 || p.Constraints.Licenses[0] != "mit" {
 		t.Fatalf("plan constraints = %+v", p)
 	}
-	if m.turns[0].tasks[0].status != taskDone {
+	if m.turns[0].Tasks[0].Status != turnview.TaskDone {
 		t.Error("chorus/resize is MIT-licensed and should still run")
 	}
 }
@@ -167,7 +168,7 @@ func TestPlanRetryDebugCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &pe); err != nil || len(pe.Tasks) != 2 || pe.Tasks[1].Args["image"] != "<resource>-1" {
 		t.Fatalf("/plan should print the plan as JSON: %v\n%s", err, js)
 	}
-	if m.turns[1].request != m.turns[0].request || len(m.turns[1].attachments) != 1 {
+	if m.turns[1].Request != m.turns[0].Request || len(m.turns[1].Attachments) != 1 {
 		t.Errorf("/retry should rerun the request with its attachments: %+v", m.turns[1])
 	}
 }
@@ -184,7 +185,7 @@ func TestDebugHiddenByDefault(t *testing.T) {
 			t.Fatal("debug entries must stay hidden without /debug")
 		}
 	}
-	if len(m.turns[0].debug) == 0 {
+	if len(m.turns[0].Debug) == 0 {
 		t.Error("the debug events should still be recorded")
 	}
 }
@@ -216,17 +217,17 @@ func TestReviewRunsEditsAndCancels(t *testing.T) {
 	m := s.finish()
 
 	t1 := m.turns[0]
-	if t1.err == nil || !strings.Contains(t1.err.Error(), "cancelled in review") {
-		t.Errorf("turn 1 should end with the plan refused: %v", t1.err)
+	if t1.Err == nil || !strings.Contains(t1.Err.Error(), "cancelled in review") {
+		t.Errorf("turn 1 should end with the plan refused: %v", t1.Err)
 	}
-	for _, ts := range t1.tasks {
-		if ts.status == taskDone {
+	for _, ts := range t1.Tasks {
+		if ts.Status == turnview.TaskDone {
 			t.Error("nothing may run when the review is cancelled")
 		}
 	}
 	t2 := m.turns[1]
-	if t2.err != nil || len(t2.tasks) != 1 || t2.tasks[0].task.Task != "image-resize" || t2.tasks[0].status != taskDone {
-		t.Fatalf("turn 2 should run the edited one-task plan: err=%v tasks=%+v", t2.err, t2.tasks)
+	if t2.Err != nil || len(t2.Tasks) != 1 || t2.Tasks[0].Task.Task != "image-resize" || t2.Tasks[0].Status != turnview.TaskDone {
+		t.Fatalf("turn 2 should run the edited one-task plan: err=%v tasks=%+v", t2.Err, t2.Tasks)
 	}
 }
 
@@ -245,23 +246,23 @@ func TestReviewCancelIsNotAnError(t *testing.T) {
 	s.wait("the cancelled turn", turnsDone(1))
 	m := s.finish()
 	tr := m.turns[0]
-	if !tr.canceled {
-		t.Errorf("a plan turned down should leave a cancelled turn, err = %v", tr.err)
+	if !tr.Canceled {
+		t.Errorf("a plan turned down should leave a cancelled turn, err = %v", tr.Err)
 	}
 	for _, cm := range m.chat.Messages() {
 		if cm.Role == chat.RoleError {
 			t.Errorf("turning the plan down is no error, the chat says: %q", cm.Text)
 		}
 	}
-	if !strings.Contains(tr.answer.Text, "cancelled in review") {
-		t.Errorf("the answer should say the plan was cancelled: %q", tr.answer.Text)
+	if !strings.Contains(tr.Answer, "cancelled in review") {
+		t.Errorf("the answer should say the plan was cancelled: %q", tr.Answer)
 	}
-	if tr.plan == nil || len(tr.tasks) != 2 {
-		t.Fatalf("the reviewed plan should stay with the turn: %+v", tr.plan)
+	if tr.Plan == nil || len(tr.Tasks) != 2 {
+		t.Fatalf("the reviewed plan should stay with the turn: %+v", tr.Plan)
 	}
-	for _, ts := range tr.tasks {
-		if ts.status != taskSkipped {
-			t.Errorf("task %d: status %v, want skipped (never ran)", ts.task.ID, ts.status)
+	for _, ts := range tr.Tasks {
+		if ts.Status != turnview.TaskSkipped {
+			t.Errorf("task %d: status %v, want skipped (never ran)", ts.Task.ID, ts.Status)
 		}
 	}
 	f := frame(m)

@@ -16,6 +16,7 @@ import (
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/sessions"
 	"github.com/chorusai/chorus/ui/theme"
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
 // Model is the Bubble Tea model of the chat. Its methods have pointer
@@ -43,8 +44,8 @@ type Model struct {
 
 	// turns are this session's turns, oldest first; cur is the one
 	// running, if any.
-	turns   []*turnState
-	cur     *turnState
+	turns   []*turn
+	cur     *turn
 	cancel  context.CancelFunc
 	curPump *pump
 	// submitting is set while a sent prompt's attachments are checked.
@@ -57,7 +58,7 @@ type Model struct {
 	raw         bool
 
 	panesShown bool
-	paneTab    paneKind
+	paneTab    turnview.Pane
 	// tabPinned is set when the user picked a tab during this turn, so the
 	// stage no longer switches it.
 	tabPinned  bool
@@ -154,10 +155,18 @@ func (m *Model) Init() tea.Cmd {
 }
 
 // running reports whether a turn is in flight.
-func (m *Model) running() bool { return m.cur != nil && !m.cur.done }
+func (m *Model) running() bool { return m.cur != nil && !m.cur.Done }
+
+// lastTurnView is the state of lastTurn, or nil, for the panes.
+func (m *Model) lastTurnView() *turnview.Turn {
+	if t := m.lastTurn(); t != nil {
+		return t.Turn
+	}
+	return nil
+}
 
 // lastTurn returns the running turn or the newest one.
-func (m *Model) lastTurn() *turnState {
+func (m *Model) lastTurn() *turn {
 	if m.cur != nil {
 		return m.cur
 	}
@@ -225,7 +234,7 @@ func (m *Model) shutdown() {
 		m.cancel()
 	}
 	if m.running() {
-		m.cur.finish(nil, fmt.Errorf("%w: Chorus was closed", pipeline.ErrCancelled), m.now())
+		m.cur.Finish(nil, fmt.Errorf("%w: Chorus was closed", pipeline.ErrCancelled), m.now())
 	}
 	if m.play != nil {
 		m.play.cancel()

@@ -21,6 +21,7 @@ import (
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/sessions"
 	"github.com/chorusai/chorus/ui/theme"
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
 func (s *tsession) submit(text string) {
@@ -34,7 +35,7 @@ func (s *tsession) ready() {
 }
 
 func turnsDone(n int) func(*Model) bool {
-	return func(m *Model) bool { return len(m.turns) == n && m.turns[n-1].done }
+	return func(m *Model) bool { return len(m.turns) == n && m.turns[n-1].Done }
 }
 
 // chatText is every message's source.
@@ -105,8 +106,8 @@ func TestTurnWithOllamaDownKeepsTheApp(t *testing.T) {
 	s.wait("the help dialog", func(m *Model) bool { return m.dialog != nil })
 	m := s.finish()
 	var ce *pipeline.ControllerError
-	if !errors.As(m.turns[0].err, &ce) || !errors.Is(ce, pipeline.ErrOllamaUnreachable) {
-		t.Fatalf("turn error = %v, want an unreachable controller", m.turns[0].err)
+	if !errors.As(m.turns[0].Err, &ce) || !errors.Is(ce, pipeline.ErrOllamaUnreachable) {
+		t.Fatalf("turn error = %v, want an unreachable controller", m.turns[0].Err)
 	}
 	if !strings.Contains(chatText(m), "ollama serve") {
 		t.Errorf("the chat should say how to start Ollama:\n%s", chatText(m))
@@ -181,7 +182,7 @@ func TestPastedPathAttaches(t *testing.T) {
 	s.key(keyEnter)
 	s.wait("the turn", turnsDone(1))
 	m := s.finish()
-	if got := m.turns[0].attachments; len(got) != 1 || got[0] != env.image {
+	if got := m.turns[0].Attachments; len(got) != 1 || got[0] != env.image {
 		t.Fatalf("attachments = %v", got)
 	}
 	// The planner saw the attachment.
@@ -226,7 +227,7 @@ func TestCopyPickerOffersCodeBlocksAndPaths(t *testing.T) {
 	teatest.WaitFor(t, s.tm.Output(), func(b []byte) bool { return strings.Contains(string(b), want) },
 		teatest.WithDuration(guard), teatest.WithCheckInterval(10*time.Millisecond))
 	m := s.finish()
-	if len(m.turns[0].files()) != 2 {
+	if len(m.turns[0].Files()) != 2 {
 		t.Fatal("expected two generated files")
 	}
 }
@@ -288,7 +289,7 @@ func TestFileLinksAreOSC8(t *testing.T) {
 	s.wait("the turn", turnsDone(1))
 	m := s.finish()
 	v := m.View().Content
-	for _, f := range m.turns[0].files() {
+	for _, f := range m.turns[0].Files() {
 		if !strings.Contains(v, "\x1b]8;;"+chat.FileURL(f)) {
 			t.Errorf("no OSC 8 link to %s on screen", f)
 		}
@@ -338,7 +339,7 @@ func TestExportWritesTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range append([]string{"convert " + env.image, "Converted."}, m.turns[0].files()...) {
+	for _, want := range append([]string{"convert " + env.image, "Converted."}, m.turns[0].Files()...) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("transcript lacks %q", want)
 		}
@@ -360,7 +361,7 @@ func TestSessionReopensAndContinues(t *testing.T) {
 	m1 = s.finish()
 	m1.shutdown() // what Run does on the way out: the session is saved
 	id := m1.session.meta.ID
-	made := m1.turns[0].files()
+	made := m1.turns[0].Files()
 
 	env.script.plan = `{"tasks": []}`
 	env.script.answer = "It is the JPEG from before."
@@ -400,8 +401,8 @@ func TestSessionReopensAndContinues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc := paneCtx{st: &m3.st, turn: m3.lastTurn(), now: fixedNow, width: 60}
-	if got := ansi.Strip(strings.Join(planLines(pc), "\n")); !strings.Contains(got, "No expert tasks") {
+	pc := turnview.RenderContext{Styles: &m3.st, Turn: m3.lastTurnView(), Now: fixedNow, Width: 60}
+	if got := ansi.Strip(strings.Join(turnview.PlanLines(pc), "\n")); !strings.Contains(got, "No expert tasks") {
 		t.Errorf("the reopened turn's Plan pane = %q, want the controller answering directly", got)
 	}
 }
@@ -446,7 +447,7 @@ func TestReopenedTurnsKnowWhetherTheyWerePlanned(t *testing.T) {
 		{"cancelled while planning", sessions.Turn{Request: "hi", Cancelled: true}, "No plan"},
 	} {
 		tr := turnFromRecord(1, c.rec, "qwen3:8b")
-		got := ansi.Strip(strings.Join(planLines(paneCtx{st: &st, turn: tr, now: fixedNow, width: 60}), "\n"))
+		got := ansi.Strip(strings.Join(turnview.PlanLines(turnview.RenderContext{Styles: &st, Turn: tr.Turn, Now: fixedNow, Width: 60}), "\n"))
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%s: Plan pane = %q, want %q", c.name, got, c.want)
 		}
@@ -516,7 +517,7 @@ func TestQuitDuringTurnSavesIt(t *testing.T) {
 	s := startSession(t, env.model(t), 100, 30)
 	s.ready()
 	s.submit("long one")
-	s.wait("streaming", func(m *Model) bool { return m.cur != nil && strings.Contains(m.cur.answer.Text, "partial") })
+	s.wait("streaming", func(m *Model) bool { return m.cur != nil && strings.Contains(m.cur.Answer, "partial") })
 	s.submit("/quit")
 	m := s.tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*probe).Model
 	m.shutdown()
@@ -535,7 +536,7 @@ func TestQuitDuringTurnSavesIt(t *testing.T) {
 func TestOlderSaveNeverLandsLast(t *testing.T) {
 	env := newTestEnv(t)
 	m := env.model(t)
-	m.turns = []*turnState{turnFromRecord(1, sessions.Turn{Request: "first", Answer: "one", Planned: true}, "qwen3:8b")}
+	m.turns = []*turn{turnFromRecord(1, sessions.Turn{Request: "first", Answer: "one", Planned: true}, "qwen3:8b")}
 	older := m.saveAsync()
 	m.session.meta.Title = "Renamed"
 	m.turns = append(m.turns, turnFromRecord(2, sessions.Turn{Request: "second", Answer: "two", Planned: true}, "qwen3:8b"))

@@ -27,7 +27,7 @@ func TestProgressNoticesEndWithTheirActivity(t *testing.T) {
 
 	s.submit("tell me a long story")
 	s.wait("the answer to stream", func(m *Model) bool {
-		return m.cur != nil && strings.Contains(m.cur.answer.Text, "a while")
+		return m.cur != nil && strings.Contains(m.cur.Answer, "a while")
 	})
 	s.key(keyCtrlC)
 	s.wait("the cancelled turn", turnsDone(1))
@@ -140,7 +140,7 @@ func TestDoubleCtrlCCancelsWithoutQuitting(t *testing.T) {
 	s.ready()
 	s.submit("tell me a long story")
 	s.wait("the answer to stream", func(m *Model) bool {
-		return m.cur != nil && strings.Contains(m.cur.answer.Text, "a while")
+		return m.cur != nil && strings.Contains(m.cur.Answer, "a while")
 	})
 	s.key(keyCtrlC)
 	s.wait("the cancelled turn", turnsDone(1))

@@ -18,10 +18,8 @@ import (
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/theme"
+	"github.com/chorusai/chorus/ui/turnview"
 )
-
-// errPlanRejected cancels a turn whose plan the user turned down.
-var errPlanRejected = errors.New("the plan was cancelled in review")
 
 // reviewDialog shows a validated plan before anything runs and waits for
 // run, edit (in $EDITOR or inline) or cancel. The pipeline goroutine waits
@@ -68,7 +66,7 @@ func (d *reviewDialog) update(m *Model, msg tea.Msg) tea.Cmd {
 		ta.Focus()
 		d.editor = &ta
 	case k.String() == "c" || m.keys.Matches(k, theme.ActCloseDialog):
-		d.answer(pipeline.Plan{}, errPlanRejected)
+		d.answer(pipeline.Plan{}, turnview.ErrPlanRejected)
 		m.dialog = nil
 	}
 	return nil
@@ -122,12 +120,12 @@ func (d *reviewDialog) view(m *Model, w, h int, _ time.Time) (string, []string, 
 		lines := append(strings.Split(d.editor.View(), "\n"), errLines...)
 		return "Edit the plan (JSON)", lines, "ctrl+d runs the edited plan (validated again) · esc back"
 	}
-	pc := paneCtx{st: &st, width: w, now: m.now()}
-	t := &turnState{byID: map[int]*taskState{}}
+	pc := turnview.RenderContext{Styles: &st, Width: w, Now: m.now()}
+	t := turnview.NewTurn(0, "", nil, "", time.Time{})
 	pe := pipeline.PlanEvent{Tasks: d.req.plan.Tasks, Constraints: d.req.plan.Constraints, Notes: d.req.plan.Notes}
-	t.apply(pe, m.now())
-	pc.turn = t
-	lines := planLines(pc)
+	t.Apply(pe, m.now())
+	pc.Turn = t
+	lines := turnview.PlanLines(pc)
 	if len(errLines) > 0 {
 		errLines = append([]string{""}, errLines...)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/sessions"
 	"github.com/chorusai/chorus/ui/theme"
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
 // session is the chat's persistent identity: the ui/sessions record whose
@@ -35,24 +36,22 @@ func (m *Model) newSession() *session {
 }
 
 // record converts a finished turn to its saved form.
-func (t *turnState) record() sessions.Turn {
-	rec := sessions.Turn{Request: t.request, Attachments: t.attachments, Cancelled: t.canceled,
-		Started: t.started, Finished: t.ended, Report: t.report}
-	if t.answer != nil {
-		rec.Answer = t.answer.Text
+func (t *turn) record() sessions.Turn {
+	rec := sessions.Turn{Request: t.Request, Attachments: t.Attachments, Cancelled: t.Canceled,
+		Started: t.Started, Finished: t.Ended, Report: t.Report}
+	rec.Answer = t.Answer
+	if t.Plan != nil {
+		rec.Plan, rec.PlanNotes, rec.Planned = t.Plan.Tasks, t.Plan.Notes, true
 	}
-	if t.plan != nil {
-		rec.Plan, rec.PlanNotes, rec.Planned = t.plan.Tasks, t.plan.Notes, true
-	}
-	for _, ts := range t.tasks {
-		if ts.choice != nil {
-			rec.Models = append(rec.Models, *ts.choice)
+	for _, ts := range t.Tasks {
+		if ts.Choice != nil {
+			rec.Models = append(rec.Models, *ts.Choice)
 		}
 	}
-	if t.err != nil && !t.canceled {
-		rec.Error = t.fatalText()
+	if t.Err != nil && !t.Canceled {
+		rec.Error = t.FatalText()
 	}
-	rec.Resources = append(append([]string{}, t.attachments...), t.files()...)
+	rec.Resources = append(append([]string{}, t.Attachments...), t.Files()...)
 	return rec
 }
 
@@ -65,7 +64,7 @@ func (m *Model) snapshot() *sessions.Session {
 	s.Model = m.eng.Controller().Model()
 	s.Constraints = m.constraints
 	for _, t := range m.turns {
-		if t.done {
+		if t.Done {
 			s.AddTurn(t.record())
 		}
 	}
@@ -221,7 +220,7 @@ func (m *Model) adopt(s *sessions.Session) {
 		t := turnFromRecord(m.nextTurn, rec, s.Model)
 		m.turns = append(m.turns, t)
 		m.chat.Add(&chat.Message{Role: chat.RoleUser, Text: rec.Request, Attachments: rec.Attachments, Final: true})
-		m.chat.Add(t.answer)
+		m.chat.Add(t.entry)
 		if rec.Error != "" {
 			m.chat.Add(&chat.Message{Role: chat.RoleError, Text: rec.Error, Final: true})
 		}
@@ -231,45 +230,54 @@ func (m *Model) adopt(s *sessions.Session) {
 }
 
 // turnFromRecord rebuilds a finished turn for the panes and the chat.
-func turnFromRecord(id int, rec sessions.Turn, model string) *turnState {
+func turnFromRecord(id int, rec sessions.Turn, model string) *turn {
 	t := newTurn(id, rec.Request, rec.Attachments, model, rec.Started)
-	t.done, t.ended, t.canceled = true, rec.Finished, rec.Cancelled
+	t.Done, t.Ended, t.Canceled = true, rec.Finished, rec.Cancelled
 	if rec.Error != "" {
-		t.err = fmt.Errorf("%s", rec.Error)
+		t.Err = fmt.Errorf("%s", rec.Error)
 	}
 	// Files written before Planned existed: a finished answer means
 	// planning finished too.
 	answered := rec.Report != nil && strings.TrimSpace(rec.Report.Answer) != ""
 	if rec.Planned || rec.Plan != nil || rec.PlanNotes != nil || answered {
-		t.apply(pipeline.PlanEvent{Tasks: rec.Plan, Notes: rec.PlanNotes}, rec.Started)
+		t.Apply(pipeline.PlanEvent{Tasks: rec.Plan, Notes: rec.PlanNotes}, rec.Started)
 	}
 	for _, me := range rec.Models {
-		t.apply(me, rec.Started)
+		t.Apply(me, rec.Started)
 	}
 	if rec.Report != nil {
 		rep := *rec.Report
-		t.report = &rep
+		t.Report = &rep
 		for _, tr := range rep.Tasks {
-			ts := t.task(tr.ID, tr.Task)
-			ts.model, ts.endpoint, ts.result, ts.files, ts.err = tr.Model, tr.Endpoint, tr.Result, tr.Files, tr.Error
-			ts.elapsed = time.Duration(tr.ElapsedMS) * time.Millisecond
+			ts := t.Task(tr.ID, tr.Task)
+			ts.Model, ts.Endpoint, ts.Result, ts.Files, ts.Err = tr.Model, tr.Endpoint, tr.Result, tr.Files, tr.Error
+			ts.Elapsed = time.Duration(tr.ElapsedMS) * time.Millisecond
 			switch {
 			case tr.Skipped:
-				ts.status = taskSkipped
+				ts.Status = turnview.TaskSkipped
 			case tr.Status == pipeline.StatusOK:
-				ts.status = taskDone
+				ts.Status = turnview.TaskDone
 			default:
-				ts.status = taskFailed
+				ts.Status = turnview.TaskFailed
 			}
 		}
 	}
-	for _, ts := range t.tasks {
-		if ts.status == taskPending {
-			ts.status = taskSkipped
+	for _, ts := range t.Tasks {
+		if ts.Status == turnview.TaskPending {
+			ts.Status = turnview.TaskSkipped
 		}
 	}
-	a := &chat.Message{Role: chat.RoleAssistant, Text: rec.Answer, Final: true, Files: rec.Resources}
-	a.Files = nil
+	t.Answer = rec.Answer
+	if strings.TrimSpace(t.Answer) == "" {
+		switch {
+		case rec.Cancelled:
+			t.Answer = "_Cancelled._"
+		default:
+			t.Answer = "_No answer._"
+		}
+	}
+	a := t.entry
+	a.Text, a.Final = t.Answer, true
 	for _, r := range rec.Resources {
 		if !slices.Contains(rec.Attachments, r) {
 			a.Files = append(a.Files, r)
@@ -277,18 +285,9 @@ func turnFromRecord(id int, rec sessions.Turn, model string) *turnState {
 	}
 	meta := []string{model}
 	if !rec.Finished.IsZero() && !rec.Started.IsZero() {
-		meta = append(meta, humanDuration(rec.Finished.Sub(rec.Started)))
+		meta = append(meta, turnview.HumanDuration(rec.Finished.Sub(rec.Started)))
 	}
 	a.Meta = strings.Join(meta, " · ")
-	if strings.TrimSpace(a.Text) == "" {
-		switch {
-		case rec.Cancelled:
-			a.Text = "_Cancelled._"
-		default:
-			a.Text = "_No answer._"
-		}
-	}
-	t.answer = a
 	return t
 }
 

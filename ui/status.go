@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
 // statusLine is the bottom bar: the controller model and whether Ollama
@@ -58,12 +60,12 @@ func (m *Model) statusLine(now time.Time) string {
 	var right []string
 	if t := m.lastTurn(); t != nil {
 		label := "⏱ "
-		if t.done {
+		if t.Done {
 			label = "last "
 		}
-		right = append(right, label+humanDuration(t.elapsed(now)))
-		if t.done && t.tps > 0 {
-			right = append(right, fmt.Sprintf("%.1f tok/s", t.tps))
+		right = append(right, label+turnview.HumanDuration(t.Elapsed(now)))
+		if t.Done && t.TPS > 0 {
+			right = append(right, fmt.Sprintf("%.1f tok/s", t.TPS))
 		}
 	}
 	l := strings.Join(left, sep)

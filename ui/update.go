@@ -2,12 +2,10 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os/exec"
 	"runtime"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -15,17 +13,8 @@ import (
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/theme"
+	"github.com/chorusai/chorus/ui/turnview"
 )
-
-// tickMsg advances timers, spinners and countdowns while a turn runs.
-type tickMsg struct{ turn int }
-
-// tickEvery is the refresh rate of the clock-driven parts of the screen.
-const tickEvery = 100 * time.Millisecond
-
-func tick(turn int) tea.Cmd {
-	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{turn: turn} })
-}
 
 // Update handles one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -44,7 +33,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.onPump(msg)
 	case tickMsg:
-		if m.running() && m.cur.id == msg.turn {
+		if m.running() && m.cur.ID == msg.turn {
 			return m, tick(msg.turn)
 		}
 		return m, nil
@@ -124,7 +113,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			// Ctrl+C closes any dialog; during a turn it also cancels it
 			// (a plan under review included).
 			if d, ok := m.dialog.(*reviewDialog); ok {
-				d.answer(pipeline.Plan{}, errPlanRejected)
+				d.answer(pipeline.Plan{}, turnview.ErrPlanRejected)
 			}
 			m.dialog = nil
 			if m.running() {
@@ -181,7 +170,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		m.layout()
 		return m.requestThumbs()
 	case km.Matches(k, theme.ActNextPane):
-		m.paneTab = (m.paneTab + 1) % numPanes
+		m.paneTab = (m.paneTab + 1) % turnview.NumPanes
 		m.tabPinned, m.paneScroll = true, 0
 		if !m.panesShown {
 			m.panesShown = true
@@ -250,18 +239,6 @@ func (m *Model) onCancelKey(afterCancel bool) tea.Cmd {
 func (m *Model) quit() tea.Cmd {
 	m.quitting = true
 	return tea.Quit
-}
-
-// cancelTurn cancels the running turn; the app stays.
-func (m *Model) cancelTurn() tea.Cmd {
-	if m.cancel != nil {
-		m.cancel()
-	}
-	if m.cur != nil {
-		m.cur.canceled = true
-	}
-	m.flashWhile("cancelling the turn…", turnActivity)
-	return nil
 }
 
 // onPaste inserts the paste; if it turns out to be only file paths (the
@@ -369,139 +346,6 @@ func (m *Model) onSubmit(msg submitMsg) tea.Cmd {
 	}
 	m.layout()
 	return m.startTurn(msg.request, msg.files)
-}
-
-// startTurn runs a request in the background.
-func (m *Model) startTurn(request string, files []string) tea.Cmd {
-	m.nextTurn++
-	now := m.now()
-	t := newTurn(m.nextTurn, request, files, m.eng.Controller().Model(), now)
-	t.answer = &chat.Message{Role: chat.RoleAssistant}
-	m.chat.Add(&chat.Message{Role: chat.RoleUser, Text: request, Attachments: files, Final: true})
-	m.chat.Add(t.answer)
-	m.chat.Follow()
-	hist := m.history()
-	m.turns = append(m.turns, t)
-	m.cur = t
-	if !m.tabPinned {
-		m.paneTab = panePlan
-	}
-	m.tabPinned, m.paneScroll = false, 0
-	ctx, cancel := context.WithCancel(context.Background())
-	m.cancel = cancel
-	p := newPump(t.id)
-	m.curPump = p
-	turn := pipeline.Turn{Request: request, Attachments: files, History: hist, Constraints: m.constraints}
-	if m.review {
-		turn.Review = p.reviewFunc()
-	}
-	m.layout()
-	return tea.Batch(runTurn(ctx, m.eng, turn, p), p.listen(), tick(t.id), m.requestThumbs())
-}
-
-// onPump applies a batch of the running turn's events.
-func (m *Model) onPump(msg pumpMsg) tea.Cmd {
-	t := m.cur
-	if t == nil || t.id != msg.turn {
-		return nil // a turn we stopped following
-	}
-	now := m.now()
-	var cmds []tea.Cmd
-	done := false
-	for _, it := range msg.items {
-		switch it := it.(type) {
-		case pipeline.Event:
-			t.apply(it, now)
-			m.afterEvent(t, it)
-		case reviewRequest:
-			// The engine reports the plan only once it may run; show the
-			// one under review meanwhile, so the panes (and the session,
-			// if it is turned down) have it.
-			t.apply(pipeline.PlanEvent{Tasks: it.plan.Tasks, Constraints: it.plan.Constraints, Notes: it.plan.Notes}, now)
-			m.dialog = newReviewDialog(it)
-		case turnDone:
-			t.finish(it.report, it.err, now)
-			done = true
-		}
-	}
-	if done {
-		cmds = append(cmds, m.endTurn(t))
-	} else if m.curPump != nil {
-		cmds = append(cmds, m.curPump.listen())
-	}
-	return tea.Batch(cmds...)
-}
-
-// afterEvent updates what depends on an event besides the turn state:
-// the pane tab follows the stage; debug entries join the chat.
-func (m *Model) afterEvent(t *turnState, ev pipeline.Event) {
-	switch ev := ev.(type) {
-	case pipeline.StageEvent:
-		if !m.tabPinned {
-			switch ev.Stage {
-			case pipeline.StagePlanning:
-				m.paneTab = panePlan
-			case pipeline.StageSelection:
-				m.paneTab = paneModels
-			case pipeline.StageExecution, pipeline.StageResponse:
-				m.paneTab = paneExec
-			}
-		}
-	case pipeline.DebugEvent:
-		if m.debug {
-			m.insertBeforeAnswer(t, &chat.Message{Role: chat.RoleDebug, Title: fmt.Sprintf("debug · %s %s", ev.Stage, ev.Kind), Text: ev.Content, Final: true})
-		}
-	}
-}
-
-// insertBeforeAnswer puts an entry just above the turn's streaming answer.
-func (m *Model) insertBeforeAnswer(t *turnState, msg *chat.Message) {
-	m.chat.InsertBefore(t.answer, msg)
-}
-
-// endTurn finishes the turn's chat entries and saves the session.
-func (m *Model) endTurn(t *turnState) tea.Cmd {
-	a := t.answer
-	a.Final = true
-	a.Files = t.files()
-	meta := []string{t.model, humanDuration(t.elapsed(m.now()))}
-	if t.tps > 0 {
-		meta = append(meta, fmt.Sprintf("%.1f tok/s", t.tps))
-	}
-	a.Meta = strings.Join(meta, " · ")
-	if strings.TrimSpace(a.Text) == "" && t.err != nil {
-		switch {
-		case errors.Is(t.err, errPlanRejected):
-			a.Text = "_Plan cancelled in review — nothing ran._"
-		case t.canceled:
-			a.Text = "_Cancelled — nothing more will run this turn._"
-		default:
-			a.Text = "_No answer._"
-		}
-	} else if t.canceled {
-		a.Text += "\n\n_Cancelled._"
-	}
-	a.Invalidate()
-	if t.err != nil && !t.canceled {
-		m.systemError(t.fatalText())
-	}
-	m.ended(turnActivity)
-	m.cur = nil
-	m.curPump = nil
-	if m.cancel != nil {
-		m.cancel()
-		m.cancel = nil
-	}
-	if m.dialog != nil {
-		if _, ok := m.dialog.(*reviewDialog); ok {
-			m.dialog = nil
-		}
-	}
-	var recheck tea.Cmd
-	if t.err != nil && !t.canceled {
-		recheck = m.recheckOllama()
-	}
-	return tea.Batch(m.saveAsync(), m.requestThumbs(), recheck)
 }
 
 // requestThumbs starts making the inline previews the chat needs at the

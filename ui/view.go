@@ -10,6 +10,7 @@ import (
 
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/theme"
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
 // wideLayout is the width from which the panes sit beside the chat.
@@ -73,20 +74,20 @@ func (m *Model) View() tea.View {
 	now := m.now()
 	chatW, chatH := m.chatWidth(), m.chatHeight()
 	top := m.chatLines(chatW, chatH)
-	pc := paneCtx{st: &m.st, turn: m.lastTurn(), now: now, links: m.links}
+	pc := turnview.RenderContext{Styles: &m.st, Turn: m.lastTurnView(), Now: now, Links: m.links}
 	if m.wide() {
 		// A blank after the rule: a tree's own "│" right against it would
 		// read as a double line.
-		pc.width = m.paneWidth() - 1
-		right := column(pc, chatH, &m.paneScroll)
+		pc.Width = m.paneWidth() - 1
+		right := turnview.Column(pc, chatH, &m.paneScroll)
 		sep := m.st.PaneBorder.Render("│") + " "
 		for i := range top {
 			top[i] = chat.PadRight(top[i], chatW) + sep + right[i]
 		}
 	}
 	if ph := m.bottomPanelHeight(); ph > 0 {
-		pc.width = m.width
-		top = append(top, tabbed(pc, m.paneTab, ph, &m.paneScroll)...)
+		pc.Width = m.width
+		top = append(top, turnview.Tabbed(pc, m.paneTab, ph, &m.paneScroll)...)
 	}
 	lines := top
 	lines = append(lines, m.hintLine())
