@@ -14,6 +14,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/ui/prompt"
 	"github.com/chorusai/chorus/ui/theme"
 )
 
@@ -40,6 +41,15 @@ var commands = []command{
 	{"/debug", "[on|off]", "show the raw controller prompts and replies"},
 	{"/help", "", "keys and commands"},
 	{"/quit", "", "leave Chorus"},
+}
+
+// completions lists the commands for the prompt's Tab completion.
+func completions() []prompt.Command {
+	out := make([]prompt.Command, len(commands))
+	for i, c := range commands {
+		out[i] = prompt.Command{Name: c.name, Args: c.args}
+	}
+	return out
 }
 
 // runCommand executes a /command line.
@@ -116,7 +126,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	default:
 		// Nothing ran: give the line back, so a typo costs a key, not the
 		// message.
-		m.input.set(line)
+		m.input.Set(line)
 		var cands []string
 		for _, c := range commands {
 			if strings.HasPrefix(c.name, name) {

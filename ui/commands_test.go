@@ -15,6 +15,7 @@ import (
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/prompt"
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
@@ -123,7 +124,7 @@ func TestUnknownCommandKeepsTheLine(t *testing.T) {
 	s.submit("/Users/ann/notes.txt what does it say?")
 	s.wait("the refusal", func(m *Model) bool { return m.notice != "" })
 	m := s.finish()
-	if got := m.input.value(); got != "/Users/ann/notes.txt what does it say?" {
+	if got := m.input.Value(); got != "/Users/ann/notes.txt what does it say?" {
 		t.Errorf("the prompt after an unknown command = %q, want the line back", got)
 	}
 	if !strings.Contains(m.notice, "write @/Users/ann/notes.txt") {
@@ -379,33 +380,33 @@ func TestNewSaveAndLoadCommands(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	env := newTestEnv(t)
 	m := env.model(t)
-	m.input.set("/con")
-	m.input.tab(m.comp)
-	if got := m.input.value(); got != "/constrain " {
+	m.input.Set("/con")
+	m.input.Tab()
+	if got := m.input.Value(); got != "/constrain " {
 		t.Errorf("tab after /con = %q", got)
 	}
-	m.input.set("/models image-r")
-	m.input.tab(m.comp)
-	if got := m.input.value(); got != "/models image-resize " {
+	m.input.Set("/models image-r")
+	m.input.Tab()
+	if got := m.input.Value(); got != "/models image-resize " {
 		t.Errorf("task completion = %q", got)
 	}
-	m.input.set("/s")
-	m.input.tab(m.comp) // /save, /sessions, /skills: common prefix is "/s": cycle
-	first := m.input.value()
-	m.input.tab(m.comp)
-	second := m.input.value()
+	m.input.Set("/s")
+	m.input.Tab() // /save, /sessions, /skills: common prefix is "/s": cycle
+	first := m.input.Value()
+	m.input.Tab()
+	second := m.input.Value()
 	if first == second || !strings.HasPrefix(first, "/s") || !strings.HasPrefix(second, "/s") {
 		t.Errorf("repeated tab should cycle: %q then %q", first, second)
 	}
 	dir := t.TempDir()
 	writeTestPNG(t, dir)
-	m.input.set("look at @" + dir + "/f")
-	cmd := m.input.tab(m.comp)
+	m.input.Set("look at @" + dir + "/f")
+	cmd := m.input.Tab()
 	if cmd == nil {
 		t.Fatal("file completion reads a directory, so it must come back as a command")
 	}
-	m.Update(cmd()) // the compMsg, as the program would deliver it
-	if got := m.input.value(); got != "look at @"+dir+"/fox.png " {
+	m.Update(cmd()) // the FileCompletion, as the program would deliver it
+	if got := m.input.Value(); got != "look at @"+dir+"/fox.png " {
 		t.Errorf("file completion = %q", got)
 	}
 	// A name with a space completes escaped, so the reference reads back
@@ -418,24 +419,24 @@ func TestCompletion(t *testing.T) {
 	if err := os.Rename(filepath.Join(spaced, "fox.png"), filepath.Join(spaced, "red fox.png")); err != nil {
 		t.Fatal(err)
 	}
-	m.input.set("look at @" + dir + "/my")
-	m.Update(m.input.tab(m.comp)())
-	if got, want := m.input.value(), "look at @"+dir+`/my\ dir/`; got != want {
+	m.input.Set("look at @" + dir + "/my")
+	m.Update(m.input.Tab()())
+	if got, want := m.input.Value(), "look at @"+dir+`/my\ dir/`; got != want {
 		t.Fatalf("completing a directory with a space = %q, want %q", got, want)
 	}
-	m.Update(m.input.tab(m.comp)()) // walks into it: one file there
+	m.Update(m.input.Tab()()) // walks into it: one file there
 	want := "look at @" + dir + `/my\ dir/red\ fox.png `
-	if got := m.input.value(); got != want {
+	if got := m.input.Value(); got != want {
 		t.Fatalf("completing a file with a space = %q, want %q", got, want)
 	}
-	_, files, err := resolveAttachments(m.input.value())
+	_, files, err := prompt.ResolveAttachments(m.input.Value())
 	if err != nil || len(files) != 1 || files[0] != filepath.Join(spaced, "red fox.png") {
 		t.Errorf("the completed reference attaches %v (err %v), want the file with the space", files, err)
 	}
-	m.input.set("/review o")
-	m.input.refreshHints(m.comp)
-	if len(m.input.comp.items) != 2 {
-		t.Errorf("/review o hints = %v", m.input.comp.items)
+	m.input.Set("/review o")
+	m.input.RefreshHints()
+	if labels, _ := m.input.Candidates(); len(labels) != 2 {
+		t.Errorf("/review o hints = %v", labels)
 	}
 }
 

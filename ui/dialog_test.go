@@ -53,9 +53,9 @@ func TestDialogsFitShortTerminals(t *testing.T) {
 		for _, sz := range [][2]int{{20, 8}, {30, 9}, {60, 10}, {80, 11}, {80, 12}, {80, 15}, {80, 24}, {160, 48}} {
 			for _, prompt := range []string{"", "one\ntwo\nthree\nfour\nfive\nsix"} {
 				m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
-				m.input.set(prompt)
+				m.input.Set(prompt)
 				m.dialog = open()
-				what := fmt.Sprintf("%s at %dx%d with a %d-row prompt", name, sz[0], sz[1], m.input.height())
+				what := fmt.Sprintf("%s at %dx%d with a %d-row prompt", name, sz[0], sz[1], m.input.Height())
 				var content string
 				func() {
 					defer func() {

@@ -137,7 +137,7 @@ func TestGoldenCancelledTurn(t *testing.T) {
 	s.key(keyCtrlC)
 	s.wait("the turn to end", func(m *Model) bool { return len(m.turns) == 1 && m.turns[0].Done })
 	s.typeText("still here?")
-	s.wait("the prompt to take text", func(m *Model) bool { return m.input.value() == "still here?" })
+	s.wait("the prompt to take text", func(m *Model) bool { return m.input.Value() == "still here?" })
 	m := s.finish()
 	tr := m.turns[0]
 	if !tr.Canceled || !errorsIsCancel(tr.Err) {

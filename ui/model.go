@@ -14,6 +14,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/prompt"
 	"github.com/chorusai/chorus/ui/sessions"
 	"github.com/chorusai/chorus/ui/theme"
 	"github.com/chorusai/chorus/ui/turnview"
@@ -39,8 +40,7 @@ type Model struct {
 	images bool
 
 	chat  chat.View
-	input promptInput
-	comp  completer
+	input *prompt.Prompt
 
 	// turns are this session's turns, oldest first; cur is the one
 	// running, if any.
@@ -131,8 +131,7 @@ func New(opts Options) (*Model, error) {
 	}
 	m.media = newTermMedia(getenv)
 	m.images = m.media != nil && m.media.Protocol() != "off"
-	m.input = newPromptInput(km)
-	m.comp = completer{commands: commands, args: m.commandArgs, readDir: os.ReadDir}
+	m.input = prompt.New(km, prompt.Completer{Commands: completions(), Args: m.commandArgs, ReadDir: os.ReadDir})
 	m.session = m.newSession()
 	if opts.Resume != "" {
 		err := m.loadSession(opts.Resume)

@@ -123,13 +123,13 @@ func TestHistoryRecallAndCtrlC(t *testing.T) {
 	s.submit("second question")
 	s.wait("turn 2", turnsDone(2))
 	s.key(keyUp)
-	s.wait("recall of the last prompt", func(m *Model) bool { return m.input.value() == "second question" })
+	s.wait("recall of the last prompt", func(m *Model) bool { return m.input.Value() == "second question" })
 	s.key(keyUp)
-	s.wait("recall of the one before", func(m *Model) bool { return m.input.value() == "first question" })
+	s.wait("recall of the one before", func(m *Model) bool { return m.input.Value() == "first question" })
 	s.key(tea.KeyPressMsg{Code: tea.KeyDown})
-	s.wait("forward again", func(m *Model) bool { return m.input.value() == "second question" })
+	s.wait("forward again", func(m *Model) bool { return m.input.Value() == "second question" })
 	s.key(keyCtrlC) // clears the prompt, does not quit
-	s.wait("a cleared prompt", func(m *Model) bool { return m.input.empty() })
+	s.wait("a cleared prompt", func(m *Model) bool { return m.input.Empty() })
 	s.key(keyCtrlC) // empty and idle: quit
 	m := s.tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*probe).Model
 	m.saves.Wait()
@@ -166,7 +166,7 @@ func TestAttachmentErrorsKeepThePrompt(t *testing.T) {
 	if !strings.Contains(m.notice, "cannot attach @./no/such/file.png") || !m.noticeBad {
 		t.Errorf("notice = %q", m.notice)
 	}
-	if !strings.Contains(m.input.value(), "no/such/file.png") {
+	if !strings.Contains(m.input.Value(), "no/such/file.png") {
 		t.Error("the prompt should keep the text so it can be fixed")
 	}
 }
@@ -178,7 +178,7 @@ func TestPastedPathAttaches(t *testing.T) {
 	s.ready()
 	s.typeText("what is this? ")
 	s.tm.Send(tea.PasteMsg{Content: "'" + env.image + "'\n"})
-	s.wait("the attachment in the prompt", func(m *Model) bool { return strings.Contains(m.input.value(), "@"+env.image) })
+	s.wait("the attachment in the prompt", func(m *Model) bool { return strings.Contains(m.input.Value(), "@"+env.image) })
 	s.key(keyEnter)
 	s.wait("the turn", turnsDone(1))
 	m := s.finish()

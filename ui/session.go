@@ -14,6 +14,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/prompt"
 	"github.com/chorusai/chorus/ui/sessions"
 	"github.com/chorusai/chorus/ui/theme"
 	"github.com/chorusai/chorus/ui/turnview"
@@ -370,7 +371,7 @@ func (m *Model) exportTo(path string) tea.Cmd {
 	if path == "" {
 		path = "chorus-" + s.ID + ".md"
 	}
-	path = expandPath(path)
+	path = prompt.ExpandPath(path)
 	return func() tea.Msg {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return exportDone{err: err}

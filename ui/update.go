@@ -12,6 +12,7 @@ import (
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/prompt"
 	"github.com/chorusai/chorus/ui/theme"
 	"github.com/chorusai/chorus/ui/turnview"
 )
@@ -46,15 +47,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case submitMsg:
 		return m, m.onSubmit(msg)
-	case pasteCheckMsg:
-		m.onPasteCheck(msg)
-		return m, nil
+	case prompt.PasteChecked:
+		return m, m.onPromptEvent(m.input.Update(msg))
 	case loadedMsg:
 		return m, m.onLoaded(msg)
-	case compMsg:
-		cmd := m.input.onComp(m.comp, msg)
-		m.layout()
-		return m, cmd
+	case prompt.FileCompletion:
+		return m, m.onPromptEvent(m.input.Update(msg))
 	case thumbMsg:
 		m.thumbs[msg.key] = msg.text
 		if msg.text != "" {
@@ -99,7 +97,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.dialog != nil {
 		return m, nil
 	}
-	return m, m.input.update(msg)
+	_, cmd := m.input.Update(msg)
+	return m, cmd
 }
 
 // onKey routes a key press: to an open dialog first, then to the app's
@@ -128,21 +127,6 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case km.Matches(k, theme.ActCancel):
 		return m.onCancelKey(afterCancel)
-	case km.Matches(k, theme.ActSend):
-		return m.submit()
-	case km.Matches(k, theme.ActComplete):
-		cmd := m.input.tab(m.comp)
-		m.layout()
-		return cmd
-	case km.Matches(k, theme.ActHistoryPrev) && m.input.browsing() && m.input.ta.Line() == 0:
-		if m.input.recall(-1) {
-			m.layout()
-			return nil
-		}
-	case km.Matches(k, theme.ActHistoryNext) && m.input.browsing() && m.input.histPos < len(m.input.history):
-		m.input.recall(+1)
-		m.layout()
-		return nil
 	case km.Matches(k, theme.ActScrollUp):
 		m.chat.Scroll(max(1, m.chatHeight()-2))
 		return nil
@@ -198,10 +182,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		m.dialog = newHelpDialog(m)
 		return nil
 	}
-	cmd := m.input.update(k)
-	hints := m.input.refreshHints(m.comp)
-	m.layout()
-	return tea.Batch(cmd, hints)
+	return m.onPromptEvent(m.input.Update(k))
 }
 
 // onCancelKey: Ctrl+C cancels what runs (a turn, a pull, playback); on an
@@ -224,8 +205,8 @@ func (m *Model) onCancelKey(afterCancel bool) tea.Cmd {
 		m.cancelledByKey = true
 		m.play.cancel()
 		return nil
-	case !m.input.empty():
-		m.input.clear()
+	case !m.input.Empty():
+		m.input.Clear()
 		m.layout()
 		m.flash("prompt cleared — "+cancelKey+" again on the empty prompt quits", false)
 		return nil
@@ -239,113 +220,6 @@ func (m *Model) onCancelKey(afterCancel bool) tea.Cmd {
 func (m *Model) quit() tea.Cmd {
 	m.quitting = true
 	return tea.Quit
-}
-
-// onPaste inserts the paste; if it turns out to be only file paths (the
-// check stats files, so it runs in a command), they become @references.
-func (m *Model) onPaste(p tea.PasteMsg) tea.Cmd {
-	if m.dialog != nil {
-		return m.dialog.update(m, p)
-	}
-	before := m.input.value()
-	cmd := m.input.update(p)
-	after := m.input.value()
-	m.layout()
-	content := p.Content
-	check := func() tea.Msg { return pasteCheckMsg{before: before, after: after, paths: pastedPaths(content)} }
-	return tea.Batch(cmd, check)
-}
-
-// pasteCheckMsg says whether a paste was file paths.
-type pasteCheckMsg struct {
-	before, after string
-	paths         []string
-}
-
-func (m *Model) onPasteCheck(msg pasteCheckMsg) {
-	if len(msg.paths) == 0 || m.input.value() != msg.after {
-		return // not paths, or the prompt changed meanwhile: leave it
-	}
-	// The paste is what after has in place of before's text at the cursor.
-	pre := commonPrefixLen(msg.before, msg.after)
-	suf := commonSuffixLen(msg.before[pre:], msg.after[pre:])
-	var refs []string
-	for _, path := range msg.paths {
-		refs = append(refs, attachRef(path))
-	}
-	head := msg.after[:pre]
-	sep := ""
-	if head != "" && !strings.HasSuffix(head, " ") && !strings.HasSuffix(head, "\n") {
-		sep = " "
-	}
-	m.input.set(head + sep + strings.Join(refs, " ") + " " + msg.after[len(msg.after)-suf:])
-	m.flash(fmt.Sprintf("attached %s — they go with the next message", chat.Count(len(msg.paths), "file")), false)
-	m.layout()
-}
-
-func commonPrefixLen(a, b string) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return n
-}
-
-func commonSuffixLen(a, b string) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
-		n++
-	}
-	return n
-}
-
-// submit sends the prompt: a /command or a request.
-func (m *Model) submit() tea.Cmd {
-	raw := m.input.value()
-	text := strings.TrimSpace(raw)
-	if text == "" {
-		return nil
-	}
-	if strings.HasPrefix(text, "/") {
-		m.input.remember(text)
-		m.input.clear()
-		m.layout()
-		return m.runCommand(text)
-	}
-	if m.running() || m.submitting {
-		m.flash("a turn is running — wait for it, or "+m.keys.Label(theme.ActCancel)+" to cancel it", true)
-		return nil
-	}
-	// Checking the @files stats them: do it in a command.
-	m.submitting = true
-	return func() tea.Msg {
-		request, files, err := resolveAttachments(text)
-		return submitMsg{text: text, request: request, files: files, err: err}
-	}
-}
-
-// submitMsg is a request whose attachments have been checked.
-type submitMsg struct {
-	text, request string
-	files         []string
-	err           error
-}
-
-func (m *Model) onSubmit(msg submitMsg) tea.Cmd {
-	m.submitting = false
-	if msg.err != nil {
-		m.flash(msg.err.Error(), true)
-		return nil
-	}
-	if m.running() {
-		return nil
-	}
-	m.input.remember(msg.text)
-	if strings.TrimSpace(m.input.value()) == msg.text {
-		m.input.clear()
-	}
-	m.layout()
-	return m.startTurn(msg.request, msg.files)
 }
 
 // requestThumbs starts making the inline previews the chat needs at the

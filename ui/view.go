@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/prompt"
 	"github.com/chorusai/chorus/ui/theme"
 	"github.com/chorusai/chorus/ui/turnview"
 )
@@ -22,8 +23,7 @@ const wideLayout = 120
 // demand from the current state, so the screen always adds up to the
 // terminal size.
 func (m *Model) layout() {
-	m.input.ta.MaxHeight = max(1, min(maxInputRows, m.height-2-3))
-	m.input.setWidth(max(10, m.width-1))
+	m.input.SetSize(max(10, m.width-1), max(1, min(prompt.MaxRows, m.height-2-3)))
 }
 
 // wide reports whether the panes form a right column.
@@ -56,7 +56,7 @@ func (m *Model) bottomPanelHeight() int {
 }
 
 // fixedHeight is what the prompt, the hint line and the status bar take.
-func (m *Model) fixedHeight() int { return m.input.height() + 2 }
+func (m *Model) fixedHeight() int { return m.input.Height() + 2 }
 
 // chatHeight is the number of chat rows.
 func (m *Model) chatHeight() int {
@@ -92,7 +92,7 @@ func (m *Model) View() tea.View {
 	lines := top
 	lines = append(lines, m.hintLine())
 	inputTop := len(lines)
-	lines = append(lines, strings.Split(m.input.ta.View(), "\n")...)
+	lines = append(lines, strings.Split(m.input.View(), "\n")...)
 	if m.dialog != nil {
 		box, overPrompt := m.dialogBox(now)
 		if overPrompt {
@@ -109,7 +109,7 @@ func (m *Model) View() tea.View {
 	}
 	v.SetContent(strings.Join(lines, "\n"))
 	if m.dialog == nil {
-		if c := m.input.ta.Cursor(); c != nil {
+		if c := m.input.Cursor(); c != nil {
 			c.Y += inputTop
 			v.Cursor = c
 		}
@@ -155,6 +155,7 @@ func (m *Model) welcome(w, h int) []string {
 func (m *Model) hintLine() string {
 	st := m.st
 	w := m.width
+	cands, selected := m.input.Candidates()
 	var text string
 	switch {
 	case m.notice != "":
@@ -177,11 +178,10 @@ func (m *Model) hintLine() string {
 		// The key comes before the layer being pulled: a long digest must
 		// not push it off a narrow hint line.
 		text = st.Run.Render("pull "+p.model) + bar + pct + st.Dim.Render(" · "+m.keys.Label(theme.ActCancel)+" stops · "+p.status)
-	case len(m.input.comp.items) > 0 && !m.input.empty():
-		labels := m.input.comp.labels
-		shown := make([]string, 0, len(labels))
-		for i, l := range labels {
-			if i == m.input.compIdx {
+	case len(cands) > 0 && !m.input.Empty():
+		shown := make([]string, 0, len(cands))
+		for i, l := range cands {
+			if i == selected {
 				l = st.Selected.Render(l)
 			}
 			shown = append(shown, l)

@@ -1,4 +1,4 @@
-package ui
+package prompt
 
 import (
 	"os"
@@ -33,26 +33,32 @@ func (c completion) commonPrefix() string {
 	return p
 }
 
-// completer knows the names the prompt can complete: commands, their
+// Command is a slash command as completion shows it: its name and a
+// summary of its arguments ("/load", "ID").
+type Command struct {
+	Name, Args string
+}
+
+// Completer knows the names the prompt can complete: commands, their
 // arguments, and files.
-type completer struct {
-	commands []command
-	// args returns the candidates for a command's first argument.
-	args func(cmd string) []string
-	// readDir lists a directory (os.ReadDir in the app).
-	readDir func(string) ([]os.DirEntry, error)
+type Completer struct {
+	Commands []Command
+	// Args returns the candidates for a command's first argument.
+	Args func(cmd string) []string
+	// ReadDir lists a directory; nil means os.ReadDir.
+	ReadDir func(string) ([]os.DirEntry, error)
 }
 
 // complete returns the completion for the text before the cursor.
-func (c completer) complete(before string) completion {
+func (c Completer) complete(before string) completion {
 	// A command name: "/" at the very start, no blank yet.
 	if strings.HasPrefix(before, "/") && !strings.ContainsAny(before, " \n") {
 		var comp completion
 		comp.word = before
-		for _, cmd := range c.commands {
-			if strings.HasPrefix(cmd.name, before) {
-				comp.items = append(comp.items, cmd.name)
-				comp.labels = append(comp.labels, strings.TrimSpace(cmd.name+" "+cmd.args))
+		for _, cmd := range c.Commands {
+			if strings.HasPrefix(cmd.Name, before) {
+				comp.items = append(comp.items, cmd.Name)
+				comp.labels = append(comp.labels, strings.TrimSpace(cmd.Name+" "+cmd.Args))
 			}
 		}
 		return comp
@@ -60,9 +66,9 @@ func (c completer) complete(before string) completion {
 	// A command's argument: "/load ab".
 	if strings.HasPrefix(before, "/") && !strings.Contains(before, "\n") {
 		name, arg, _ := strings.Cut(before, " ")
-		if c.args != nil && !strings.Contains(arg, " ") {
+		if c.Args != nil && !strings.Contains(arg, " ") {
 			comp := completion{word: arg}
-			for _, a := range c.args(name) {
+			for _, a := range c.Args(name) {
 				if strings.HasPrefix(a, arg) {
 					comp.items = append(comp.items, a)
 					comp.labels = append(comp.labels, a)
@@ -102,7 +108,7 @@ func escapeBlanks(p string) string { return strings.ReplaceAll(p, " ", `\ `) }
 func unescapeBlanks(p string) string { return strings.ReplaceAll(p, `\ `, " ") }
 
 // isFileWord reports whether completing before needs the file system.
-func (c completer) isFileWord(before string) bool {
+func (c Completer) isFileWord(before string) bool {
 	if strings.HasPrefix(before, "/") && !strings.Contains(before, "\n") {
 		return false
 	}
@@ -112,14 +118,14 @@ func (c completer) isFileWord(before string) bool {
 
 // filesCmd lists the matching files in a command: reading a directory is
 // I/O, which never happens in Update.
-func (c completer) filesCmd(before string, tab bool) tea.Cmd {
+func (c Completer) filesCmd(before string, tab bool) tea.Cmd {
 	word, _ := fileWord(before)
-	return func() tea.Msg { return compMsg{before: before, comp: c.files(word), tab: tab} }
+	return func() tea.Msg { return FileCompletion{before: before, comp: c.files(word), tab: tab} }
 }
 
 // files completes "@dir/pre" to the entries of dir starting with pre;
 // directories end in "/" so Tab can walk down.
-func (c completer) files(word string) completion {
+func (c Completer) files(word string) completion {
 	comp := completion{word: word}
 	p := unescapeBlanks(strings.TrimPrefix(word, "@"))
 	dir, pre := filepath.Split(p)
@@ -132,7 +138,7 @@ func (c completer) files(word string) completion {
 			lookIn = filepath.Join(home, strings.TrimPrefix(lookIn, "~"))
 		}
 	}
-	read := c.readDir
+	read := c.ReadDir
 	if read == nil {
 		read = os.ReadDir
 	}

@@ -1,4 +1,4 @@
-package ui
+package prompt
 
 import (
 	"fmt"
@@ -55,8 +55,8 @@ func scanAttachTokens(s string) []attachToken {
 
 func isBlank(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
-// expandPath resolves ~ and makes p absolute.
-func expandPath(p string) string {
+// ExpandPath resolves ~ and makes p absolute, as the prompt reads a path.
+func ExpandPath(p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
 			p = filepath.Join(home, strings.TrimPrefix(p, "~"))
@@ -74,10 +74,10 @@ func looksLikePath(p string) bool {
 	return strings.ContainsAny(p, "/.~\\")
 }
 
-// resolveAttachments replaces each @file in text by its absolute path and
+// ResolveAttachments replaces each @file in text by its absolute path and
 // returns the files. A token that looks like a path but names no readable
 // file is an error naming it, so nothing is sent by mistake.
-func resolveAttachments(text string) (string, []string, error) {
+func ResolveAttachments(text string) (string, []string, error) {
 	toks := scanAttachTokens(text)
 	if len(toks) == 0 {
 		return text, nil, nil
@@ -86,7 +86,7 @@ func resolveAttachments(text string) (string, []string, error) {
 	var files []string
 	last := 0
 	for _, t := range toks {
-		abs := expandPath(t.path)
+		abs := ExpandPath(t.path)
 		st, err := os.Stat(abs)
 		switch {
 		case err != nil && !looksLikePath(t.path):
@@ -150,7 +150,7 @@ func pastedPaths(s string) []string {
 		if !looksLikePath(c) {
 			return nil
 		}
-		abs := expandPath(c)
+		abs := ExpandPath(c)
 		st, err := os.Stat(abs)
 		if err != nil || st.IsDir() {
 			return nil
