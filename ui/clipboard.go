@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/dialog"
 )
 
 // Copying uses OSC 52 (tea.SetClipboard): the terminal sets its own
@@ -36,10 +37,10 @@ func (m *Model) openCopyPicker() tea.Cmd {
 		what, text string
 	}
 	var choices []choice
-	var items []listItem
+	var items []dialog.Item
 	if a := m.chat.LastAnswer(); a != nil {
 		choices = append(choices, choice{"the last answer", a.Text})
-		items = append(items, listItem{label: "the whole answer", detail: fmt.Sprintf("%d characters", len([]rune(a.Text)))})
+		items = append(items, dialog.Item{Label: "the whole answer", Detail: fmt.Sprintf("%d characters", len([]rune(a.Text)))})
 		for i, cb := range chat.CodeBlocks(a.Text) {
 			first, _, _ := strings.Cut(strings.TrimSpace(cb.Code), "\n")
 			lang := cb.Lang
@@ -47,7 +48,7 @@ func (m *Model) openCopyPicker() tea.Cmd {
 				lang = "code"
 			}
 			choices = append(choices, choice{fmt.Sprintf("code block %d", i+1), cb.Code})
-			items = append(items, listItem{label: fmt.Sprintf("code block %d (%s)", i+1, lang), detail: chat.Clip(first, 50)})
+			items = append(items, dialog.Item{Label: fmt.Sprintf("code block %d (%s)", i+1, lang), Detail: chat.Clip(first, 50)})
 		}
 	}
 	seen := map[string]bool{}
@@ -60,14 +61,14 @@ func (m *Model) openCopyPicker() tea.Cmd {
 			}
 			seen[p] = true
 			choices = append(choices, choice{p, p})
-			items = append(items, listItem{label: p})
+			items = append(items, dialog.Item{Label: p})
 		}
 	}
 	if len(items) == 0 {
 		m.flash("nothing to copy yet", true)
 		return nil
 	}
-	m.dialog = &listDialog{title: "Copy to the clipboard", items: items, hint: "OSC 52",
-		choose: func(m *Model, i int) tea.Cmd { return m.copyText(choices[i].what, choices[i].text) }}
+	m.openDialog(dialog.NewList(m.keys, &m.st, "Copy to the clipboard", items, "OSC 52"),
+		func(i int) tea.Cmd { return m.copyText(choices[i].what, choices[i].text) })
 	return nil
 }

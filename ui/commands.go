@@ -14,6 +14,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/prompt"
 	"github.com/chorusai/chorus/ui/theme"
 )
@@ -59,7 +60,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	name := resolveCommand(strings.ToLower(typed))
 	switch name {
 	case "/help", "/?":
-		m.dialog = newHelpDialog(m)
+		m.openDialog(m.helpDialog(), nil)
 	case "/quit", "/exit", "/q":
 		return m.quit()
 	case "/new", "/clear":
@@ -269,7 +270,7 @@ func (m *Model) onModelsList(msg modelsListMsg) {
 			m.say("Ollama has no models pulled. Pull one with `/pull NAME`, e.g. `/pull " + cur + "`.")
 			return
 		}
-		var items []listItem
+		var items []dialog.Item
 		for _, md := range msg.models {
 			detail := humanBytes(md.Size)
 			if md.Details.ParameterSize != "" {
@@ -278,13 +279,13 @@ func (m *Model) onModelsList(msg modelsListMsg) {
 			if md.Name == cur {
 				detail += " · current"
 			}
-			items = append(items, listItem{label: md.Name, detail: detail})
+			items = append(items, dialog.Item{Label: md.Name, Detail: detail})
 		}
 		models := msg.models
-		m.dialog = &listDialog{title: "Controller model", items: items, hint: "switches the controller",
-			choose: func(m *Model, i int) tea.Cmd {
+		m.openDialog(dialog.NewList(m.keys, &m.st, "Controller model", items, "switches the controller"),
+			func(i int) tea.Cmd {
 				return func() tea.Msg { return switchModelMsg{model: models[i].Name} }
-			}}
+			})
 		return
 	}
 	want := msg.want

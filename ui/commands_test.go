@@ -15,6 +15,7 @@ import (
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/prompt"
 	"github.com/chorusai/chorus/ui/turnview"
 )
@@ -199,7 +200,7 @@ func TestReviewRunsEditsAndCancels(t *testing.T) {
 	s.ready()
 	s.submit("/review on")
 	s.submit("convert @" + env.image)
-	s.wait("the review", func(m *Model) bool { _, ok := m.dialog.(*reviewDialog); return ok })
+	s.wait("the review", func(m *Model) bool { _, ok := m.dialog.(*dialog.Review); return ok })
 	// Cancel: the turn ends without running anything.
 	s.typeText("c")
 	s.wait("the cancelled turn", turnsDone(1))
@@ -207,11 +208,11 @@ func TestReviewRunsEditsAndCancels(t *testing.T) {
 	// Inline edit: drop task 2, run the edited plan.
 	s.submit("convert @" + env.image + " again")
 	s.wait("the second review", func(m *Model) bool {
-		d, ok := m.dialog.(*reviewDialog)
-		return ok && len(m.turns) == 2 && !d.answered
+		_, ok := m.dialog.(*dialog.Review)
+		return ok && len(m.turns) == 2 && !m.planReview.answered
 	})
 	s.typeText("i")
-	s.wait("the inline editor", func(m *Model) bool { d, ok := m.dialog.(*reviewDialog); return ok && d.editor != nil })
+	s.wait("the inline editor", func(m *Model) bool { d, ok := m.dialog.(*dialog.Review); return ok && d.Editing() })
 	s.tm.Send(editPlanMsg{})
 	s.key(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
 	s.wait("the edited turn", turnsDone(2))
@@ -242,7 +243,7 @@ func TestReviewCancelIsNotAnError(t *testing.T) {
 	s.ready()
 	s.submit("/review on")
 	s.submit("convert @" + env.image)
-	s.wait("the review", func(m *Model) bool { _, ok := m.dialog.(*reviewDialog); return ok })
+	s.wait("the review", func(m *Model) bool { _, ok := m.dialog.(*dialog.Review); return ok })
 	s.key(keyEsc)
 	s.wait("the cancelled turn", turnsDone(1))
 	m := s.finish()
@@ -282,11 +283,11 @@ type editPlanMsg struct{}
 
 func (p *probe) applyTestMsg(msg tea.Msg) bool {
 	if _, ok := msg.(editPlanMsg); ok {
-		if d, ok := p.Model.dialog.(*reviewDialog); ok && d.editor != nil {
+		if d, ok := p.Model.dialog.(*dialog.Review); ok && d.Editing() {
 			var plan pipeline.Plan
-			_ = json.Unmarshal([]byte(d.editor.Value()), &plan)
+			_ = json.Unmarshal([]byte(d.EditorText()), &plan)
 			plan.Tasks = plan.Tasks[:1]
-			d.editor.SetValue(planJSON(plan))
+			d.SetEditorText(dialog.PlanJSON(plan))
 		}
 		return true
 	}
@@ -298,7 +299,7 @@ func TestModelCommandSwitchesController(t *testing.T) {
 	s := startSession(t, env.model(t), 100, 30)
 	s.ready()
 	s.submit("/model")
-	s.wait("the model list", func(m *Model) bool { _, ok := m.dialog.(*listDialog); return ok })
+	s.wait("the model list", func(m *Model) bool { _, ok := m.dialog.(*dialog.List); return ok })
 	s.key(keyEsc)
 	s.wait("the closed list", func(m *Model) bool { return m.dialog == nil })
 	s.submit("/model not-pulled:1b")
@@ -362,7 +363,7 @@ func TestNewSaveAndLoadCommands(t *testing.T) {
 	s.submit("/new")
 	s.wait("a new session", func(m *Model) bool { return len(m.turns) == 0 && m.session.meta.ID != id })
 	s.submit("/sessions")
-	s.wait("the list", func(m *Model) bool { _, ok := m.dialog.(*listDialog); return ok })
+	s.wait("the list", func(m *Model) bool { _, ok := m.dialog.(*dialog.List); return ok })
 	s.key(keyEnter)
 	s.wait("the reopened session", func(m *Model) bool { return m.session.meta.ID == id && len(m.turns) == 1 })
 	m := s.finish()

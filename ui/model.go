@@ -14,6 +14,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/prompt"
 	"github.com/chorusai/chorus/ui/sessions"
 	"github.com/chorusai/chorus/ui/theme"
@@ -72,7 +73,11 @@ type Model struct {
 	pull        *pullState
 	play        *playState
 
-	dialog dialog
+	dialog dialog.Dialog
+	// onPick is what choosing an item of the open list does.
+	onPick func(i int) tea.Cmd
+	// planReview is the newest plan put up for review.
+	planReview *planReview
 	// cancelledByKey is set while the last key pressed was a Ctrl+C that
 	// cancelled something, so a second one right after does not quit.
 	cancelledByKey bool

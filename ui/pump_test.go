@@ -34,9 +34,9 @@ func TestPumpDeliversInOrderAndCoalesces(t *testing.T) {
 		done <- err
 	}()
 	req := p.listen()().(pumpMsg).items[0].(reviewRequest)
-	d := newReviewDialog(req)
-	d.answer(pipeline.Plan{}, turnview.ErrPlanRejected)
-	d.answer(pipeline.Plan{}, nil) // answered once only; a second answer must not block
+	r := &planReview{req: req}
+	r.answer(pipeline.Plan{}, turnview.ErrPlanRejected)
+	r.answer(pipeline.Plan{}, nil) // answered once only; a second answer must not block
 	if err := <-done; !errors.Is(err, turnview.ErrPlanRejected) {
 		t.Fatalf("review returned %v", err)
 	}

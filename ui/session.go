@@ -14,6 +14,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/prompt"
 	"github.com/chorusai/chorus/ui/sessions"
 	"github.com/chorusai/chorus/ui/theme"
@@ -342,23 +343,23 @@ func (m *Model) onSessions(msg sessionsMsg) {
 		m.say("No saved sessions yet in `" + m.session.store.Dir + "`.")
 		return
 	}
-	var items []listItem
+	var items []dialog.Item
 	for _, s := range msg.list {
 		detail := fmt.Sprintf("%s · %s · %s", s.Updated.Local().Format("2006-01-02 15:04"), chat.Count(s.Turns, "turn"), s.ID)
 		if s.Damaged != "" {
 			detail = "damaged: " + s.Damaged
 		}
-		items = append(items, listItem{label: cmp.Or(s.Title, "(untitled)"), detail: detail})
+		items = append(items, dialog.Item{Label: cmp.Or(s.Title, "(untitled)"), Detail: detail})
 	}
 	list := msg.list
-	m.dialog = &listDialog{title: "Sessions", items: items, hint: "opens the session",
-		choose: func(m *Model, i int) tea.Cmd {
+	m.openDialog(dialog.NewList(m.keys, &m.st, "Sessions", items, "opens the session"),
+		func(i int) tea.Cmd {
 			if list[i].Damaged != "" {
 				m.flash("that session file is damaged: "+list[i].Damaged, true)
 				return nil
 			}
 			return m.loadCmd(list[i].ID)
-		}}
+		})
 }
 
 // exportTo writes the Markdown transcript to path in a command.

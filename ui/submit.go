@@ -28,7 +28,7 @@ func (m *Model) onPromptEvent(ev prompt.Event, cmd tea.Cmd) tea.Cmd {
 // prompt.
 func (m *Model) onPaste(p tea.PasteMsg) tea.Cmd {
 	if m.dialog != nil {
-		return m.dialog.update(m, p)
+		return m.updateDialog(p)
 	}
 	return m.onPromptEvent(m.input.Update(p))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
@@ -102,7 +103,7 @@ func (m *Model) onPump(msg pumpMsg) tea.Cmd {
 			// one under review meanwhile, so the panes (and the session,
 			// if it is turned down) have it.
 			t.apply(pipeline.PlanEvent{Tasks: it.plan.Tasks, Constraints: it.plan.Constraints, Notes: it.plan.Notes}, now)
-			m.dialog = newReviewDialog(it)
+			m.openReview(it)
 		case turnDone:
 			t.Finish(it.report, it.err, now)
 			done = true
@@ -177,10 +178,8 @@ func (m *Model) endTurn(t *turn) tea.Cmd {
 		m.cancel()
 		m.cancel = nil
 	}
-	if m.dialog != nil {
-		if _, ok := m.dialog.(*reviewDialog); ok {
-			m.dialog = nil
-		}
+	if _, ok := m.dialog.(*dialog.Review); ok {
+		m.closeDialog()
 	}
 	var recheck tea.Cmd
 	if t.Err != nil && !t.Canceled {

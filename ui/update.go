@@ -9,9 +9,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/prompt"
 	"github.com/chorusai/chorus/ui/theme"
 	"github.com/chorusai/chorus/ui/turnview"
@@ -59,7 +59,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.chat.InvalidatePath(msg.key.Path)
 		}
 		return m, nil
-	case editorDone:
+	case dialog.EditorDone:
 		return m, m.onEditorDone(msg)
 	case viewerDone:
 		if msg.err != nil {
@@ -109,19 +109,9 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	m.cancelledByKey = false
 	if m.dialog != nil {
 		if km.Matches(k, theme.ActCancel) {
-			// Ctrl+C closes any dialog; during a turn it also cancels it
-			// (a plan under review included).
-			if d, ok := m.dialog.(*reviewDialog); ok {
-				d.answer(pipeline.Plan{}, turnview.ErrPlanRejected)
-			}
-			m.dialog = nil
-			if m.running() {
-				m.cancelledByKey = true
-				return m.cancelTurn()
-			}
-			return nil
+			return m.onDialogCancelKey()
 		}
-		return m.dialog.update(m, k)
+		return m.updateDialog(k)
 	}
 	m.notice, m.noticeWhile = "", noActivity
 	switch {
@@ -179,7 +169,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	case km.Matches(k, theme.ActOpenFile):
 		return m.openLastFile()
 	case km.Matches(k, theme.ActHelp):
-		m.dialog = newHelpDialog(m)
+		m.openDialog(m.helpDialog(), nil)
 		return nil
 	}
 	return m.onPromptEvent(m.input.Update(k))

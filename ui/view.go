@@ -94,7 +94,7 @@ func (m *Model) View() tea.View {
 	inputTop := len(lines)
 	lines = append(lines, strings.Split(m.input.View(), "\n")...)
 	if m.dialog != nil {
-		box, overPrompt := m.dialogBox(now)
+		box, overPrompt := m.dialogBox()
 		if overPrompt {
 			lines = overlay(lines, box, m.width)
 		} else {
@@ -238,29 +238,4 @@ func fitHints(w int, hints []hint) string {
 		}
 		hints = append(hints[:low:low], hints[low+1:]...)
 	}
-}
-
-// overlay draws box centred over lines.
-func overlay(lines []string, box string, w int) []string {
-	bl := strings.Split(box, "\n")
-	h := len(lines)
-	if len(bl) > h {
-		bl = bl[:h]
-	}
-	top := max(0, (h-len(bl))/2)
-	bw := 0
-	for _, l := range bl {
-		bw = max(bw, ansi.StringWidth(l))
-	}
-	left := max(0, (w-bw)/2)
-	out := make([]string, h)
-	copy(out, lines)
-	for i, l := range bl {
-		row := top + i
-		base := chat.PadRight(out[row], w)
-		pre := ansi.Truncate(base, left, "")
-		post := ansi.TruncateLeft(base, left+bw, "")
-		out[row] = pre + chat.PadRight(l, bw) + post
-	}
-	return out
 }
