@@ -135,3 +135,9 @@ func overlay(lines []string, box string, w int) []string {
 	}
 	return out
 }
+
+// showHelp opens the keys and commands.
+func (m *Model) showHelp() tea.Cmd {
+	m.openDialog(m.helpDialog(), nil)
+	return nil
+}

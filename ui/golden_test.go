@@ -168,7 +168,7 @@ func TestGoldenNarrowLayout(t *testing.T) {
 	s.key(keyEnter)
 	s.wait("the turn to end", func(m *Model) bool { return len(m.turns) == 1 && m.turns[0].Done })
 	s.key(keyF3) // Execution → Plan
-	s.wait("the Plan tab", func(m *Model) bool { return m.paneTab == turnview.PanePlan })
+	s.wait("the Plan tab", func(m *Model) bool { return m.panes.tab == turnview.PanePlan })
 	m := s.finish()
 	if m.wide() {
 		t.Fatal("100 columns should use the narrow layout")

@@ -43,3 +43,37 @@ func makeThumb(mp mediaPreviewer, key chat.ThumbKey) tea.Cmd {
 		return thumbMsg{key: key, text: s}
 	}
 }
+
+// requestThumbs starts making the inline previews the chat needs at the
+// current width.
+func (m *Model) requestThumbs() tea.Cmd {
+	if !m.images || m.media == nil {
+		return nil
+	}
+	w := m.chatWidth() - 1 // the width messages render at
+	var cmds []tea.Cmd
+	for _, cm := range m.chat.Messages() {
+		if !cm.Final {
+			continue
+		}
+		for _, p := range chat.PreviewPaths(append(append([]string{}, cm.Attachments...), cm.Files...)) {
+			k := chat.ThumbKeyFor(p, w, m.height)
+			if _, ok := m.thumbs[k]; ok {
+				continue
+			}
+			m.thumbs[k] = "" // pending: never ask twice
+			cmds = append(cmds, makeThumb(m.media, k))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// onThumb keeps a finished preview; the messages that show its file are
+// drawn again with it.
+func (m *Model) onThumb(msg thumbMsg) tea.Cmd {
+	m.thumbs[msg.key] = msg.text
+	if msg.text != "" {
+		m.chat.InvalidatePath(msg.key.Path)
+	}
+	return nil
+}

@@ -3,14 +3,11 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/chat"
@@ -18,7 +15,6 @@ import (
 	"github.com/chorusai/chorus/ui/prompt"
 	"github.com/chorusai/chorus/ui/sessions"
 	"github.com/chorusai/chorus/ui/theme"
-	"github.com/chorusai/chorus/ui/turnview"
 )
 
 // Model is the Bubble Tea model of the chat. Its methods have pointer
@@ -58,12 +54,7 @@ type Model struct {
 	debug       bool
 	raw         bool
 
-	panesShown bool
-	paneTab    turnview.Pane
-	// tabPinned is set when the user picked a tab during this turn, so the
-	// stage no longer switches it.
-	tabPinned  bool
-	paneScroll int
+	panes panes
 
 	ollama    ollamaState
 	ollamaGen int
@@ -126,7 +117,7 @@ func New(opts Options) (*Model, error) {
 		constraints: opts.Constraints,
 		review:      opts.Config.UI.Review,
 		debug:       opts.Config.UI.Debug,
-		panesShown:  true,
+		panes:       panes{shown: true},
 		links:       getenv("TERM") != "dumb",
 		thumbs:      map[chat.ThumbKey]string{},
 		width:       80,
@@ -158,93 +149,8 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(m.checkOllama(), tea.RequestWindowSize, m.listSessions(quietList), m.listModelsQuiet())
 }
 
-// running reports whether a turn is in flight.
-func (m *Model) running() bool { return m.cur != nil && !m.cur.Done }
-
-// lastTurnView is the state of lastTurn, or nil, for the panes.
-func (m *Model) lastTurnView() *turnview.Turn {
-	if t := m.lastTurn(); t != nil {
-		return t.Turn
-	}
-	return nil
-}
-
-// lastTurn returns the running turn or the newest one.
-func (m *Model) lastTurn() *turn {
-	if m.cur != nil {
-		return m.cur
-	}
-	if n := len(m.turns); n > 0 {
-		return m.turns[n-1]
-	}
-	return nil
-}
-
-// renderCtx describes how chat messages render now.
-func (m *Model) renderCtx(width int) chat.RenderContext {
-	return chat.RenderContext{Markdown: m.md, Styles: &m.st, Width: width, Raw: m.raw, Links: m.links,
-		Images: m.images && m.media != nil, Thumbs: m.thumbs, TermHeight: m.height}
-}
-
-// say adds an app message to the chat.
-func (m *Model) say(text string) {
-	m.chat.Add(&chat.Message{Role: chat.RoleSystem, Text: text, Final: true})
-	m.chat.Follow()
-}
-
-// systemError adds an error message to the chat.
-func (m *Model) systemError(text string) {
-	m.chat.Add(&chat.Message{Role: chat.RoleError, Text: text, Final: true})
-	m.chat.Follow()
-}
-
-// flash sets the one-line notice above the prompt. An error too long for
-// that line (or of several lines) is also written to the chat in full: the
-// hint line would cut it, and the end of an error is often the part that
-// says what to do.
-func (m *Model) flash(text string, bad bool) {
-	m.notice, m.noticeBad, m.noticeWhile = text, bad, noActivity
-	if bad && (ansi.StringWidth(text) > m.width-1 || strings.Contains(text, "\n")) {
-		m.systemError(text)
-	}
-}
-
-// activity is something under way that a notice can describe.
-type activity int
-
 const (
 	noActivity activity = iota
 	turnActivity
 	pullActivity
 )
-
-// flashWhile sets a notice about an activity under way; it clears when the
-// activity ends (or on the next key, like any notice).
-func (m *Model) flashWhile(text string, a activity) {
-	m.notice, m.noticeBad, m.noticeWhile = text, false, a
-}
-
-// ended clears the notice about activity a, if it is the one shown.
-func (m *Model) ended(a activity) {
-	if m.notice != "" && m.noticeWhile == a {
-		m.notice, m.noticeWhile = "", noActivity
-	}
-}
-
-// shutdown cancels a running turn and playback and saves the session; a
-// turn cut off by quitting is saved as cancelled, with its partial answer.
-func (m *Model) shutdown() {
-	if m.cancel != nil {
-		m.cancel()
-	}
-	if m.running() {
-		m.cur.Finish(nil, fmt.Errorf("%w: Chorus was closed", pipeline.ErrCancelled), m.now())
-	}
-	if m.play != nil {
-		m.play.cancel()
-	}
-	if m.pull != nil {
-		m.pull.cancel()
-	}
-	m.save()
-}

@@ -265,7 +265,7 @@ func TestLayoutFitsEverySize(t *testing.T) {
 	for _, sz := range [][2]int{{20, 8}, {40, 12}, {80, 24}, {100, 30}, {119, 40}, {120, 40}, {160, 48}, {250, 70}} {
 		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 		for _, panes := range []bool{true, false} {
-			m.panesShown = panes
+			m.panes.shown = panes
 			lines := strings.Split(m.View().Content, "\n")
 			if len(lines) != m.height {
 				t.Errorf("%dx%d panes=%v: %d lines", sz[0], sz[1], panes, len(lines))

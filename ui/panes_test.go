@@ -40,19 +40,19 @@ func TestTabFollowsStageUntilPinned(t *testing.T) {
 	tr := startStream(m)
 	send := func(ev pipeline.Event) { m.Update(pumpMsg{turn: tr.ID, items: []any{ev}}) }
 	send(pipeline.StageEvent{Stage: pipeline.StageSelection})
-	if m.paneTab != turnview.PaneModels {
-		t.Fatalf("selection should show Models, got %v", m.paneTab)
+	if m.panes.tab != turnview.PaneModels {
+		t.Fatalf("selection should show Models, got %v", m.panes.tab)
 	}
 	send(pipeline.StageEvent{Stage: pipeline.StageExecution})
-	if m.paneTab != turnview.PaneExec {
-		t.Fatalf("execution should show Execution, got %v", m.paneTab)
+	if m.panes.tab != turnview.PaneExec {
+		t.Fatalf("execution should show Execution, got %v", m.panes.tab)
 	}
 	m.Update(keyF3)
-	if m.paneTab != turnview.PanePlan || !m.tabPinned {
-		t.Fatalf("f3 should pick the next tab and pin it: %v %v", m.paneTab, m.tabPinned)
+	if m.panes.tab != turnview.PanePlan || !m.panes.pinned {
+		t.Fatalf("f3 should pick the next tab and pin it: %v %v", m.panes.tab, m.panes.pinned)
 	}
 	send(pipeline.StageEvent{Stage: pipeline.StageResponse})
-	if m.paneTab != turnview.PanePlan {
+	if m.panes.tab != turnview.PanePlan {
 		t.Error("a pinned tab must not follow the stage")
 	}
 	// Events of a turn no longer followed are ignored.
@@ -77,7 +77,7 @@ func TestPaneScrollStopsAtTheEnd(t *testing.T) {
 	altDot := tea.KeyPressMsg{Code: '.', Mod: tea.ModAlt}
 	for _, sz := range [][2]int{{80, 30}, {160, 48}} {
 		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
-		m.paneTab, m.paneScroll = turnview.PaneExec, 0
+		m.panes.tab, m.panes.scroll = turnview.PaneExec, 0
 		newest := m.View().Content
 		for range 40 {
 			m.Update(altComma)
@@ -89,7 +89,7 @@ func TestPaneScrollStopsAtTheEnd(t *testing.T) {
 		}
 		m.Update(altDot)
 		if m.View().Content == oldest {
-			t.Errorf("%dx%d: after scrolling past the top, one press back should move the pane (scroll %d)", sz[0], sz[1], m.paneScroll)
+			t.Errorf("%dx%d: after scrolling past the top, one press back should move the pane (scroll %d)", sz[0], sz[1], m.panes.scroll)
 		}
 	}
 }

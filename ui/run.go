@@ -110,3 +110,21 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	return m.saveErr
 }
+
+// shutdown cancels a running turn and playback and saves the session; a
+// turn cut off by quitting is saved as cancelled, with its partial answer.
+func (m *Model) shutdown() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if m.running() {
+		m.cur.Finish(nil, fmt.Errorf("%w: Chorus was closed", pipeline.ErrCancelled), m.now())
+	}
+	if m.play != nil {
+		m.play.cancel()
+	}
+	if m.pull != nil {
+		m.pull.cancel()
+	}
+	m.save()
+}

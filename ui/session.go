@@ -386,3 +386,21 @@ type exportDone struct {
 	path string
 	err  error
 }
+
+// onSaveDone reports a background save that failed.
+func (m *Model) onSaveDone(msg saveDone) tea.Cmd {
+	if msg.err != nil {
+		m.flash("the session was not saved: "+msg.err.Error(), true)
+	}
+	return nil
+}
+
+// onExportDone says where the transcript went, or why it did not.
+func (m *Model) onExportDone(msg exportDone) tea.Cmd {
+	if msg.err != nil {
+		m.flash("export failed: "+msg.err.Error(), true)
+	} else {
+		m.say("Exported the transcript to `" + msg.path + "`.")
+	}
+	return nil
+}

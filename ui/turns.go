@@ -45,6 +45,15 @@ func tick(turn int) tea.Cmd {
 	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{turn: turn} })
 }
 
+// onTick keeps the clock of the running turn going; a tick of a turn that
+// ended stops.
+func (m *Model) onTick(msg tickMsg) tea.Cmd {
+	if m.running() && m.cur.ID == msg.turn {
+		return tick(msg.turn)
+	}
+	return nil
+}
+
 // cancelTurn cancels the running turn; the app stays.
 func (m *Model) cancelTurn() tea.Cmd {
 	if m.cancel != nil {
@@ -68,10 +77,7 @@ func (m *Model) startTurn(request string, files []string) tea.Cmd {
 	hist := m.history()
 	m.turns = append(m.turns, t)
 	m.cur = t
-	if !m.tabPinned {
-		m.paneTab = turnview.PanePlan
-	}
-	m.tabPinned, m.paneScroll = false, 0
+	m.panes.newTurn()
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
 	p := newPump(t.ID)
@@ -122,16 +128,7 @@ func (m *Model) onPump(msg pumpMsg) tea.Cmd {
 func (m *Model) afterEvent(t *turn, ev pipeline.Event) {
 	switch ev := ev.(type) {
 	case pipeline.StageEvent:
-		if !m.tabPinned {
-			switch ev.Stage {
-			case pipeline.StagePlanning:
-				m.paneTab = turnview.PanePlan
-			case pipeline.StageSelection:
-				m.paneTab = turnview.PaneModels
-			case pipeline.StageExecution, pipeline.StageResponse:
-				m.paneTab = turnview.PaneExec
-			}
-		}
+		m.panes.follow(ev.Stage)
 	case pipeline.DebugEvent:
 		if m.debug {
 			m.insertBeforeAnswer(t, &chat.Message{Role: chat.RoleDebug, Title: fmt.Sprintf("debug · %s %s", ev.Stage, ev.Kind), Text: ev.Content, Final: true})
@@ -186,4 +183,26 @@ func (m *Model) endTurn(t *turn) tea.Cmd {
 		recheck = m.recheckOllama()
 	}
 	return tea.Batch(m.saveAsync(), m.requestThumbs(), recheck)
+}
+
+// running reports whether a turn is in flight.
+func (m *Model) running() bool { return m.cur != nil && !m.cur.Done }
+
+// lastTurnView is the state of lastTurn, or nil, for the panes.
+func (m *Model) lastTurnView() *turnview.Turn {
+	if t := m.lastTurn(); t != nil {
+		return t.Turn
+	}
+	return nil
+}
+
+// lastTurn returns the running turn or the newest one.
+func (m *Model) lastTurn() *turn {
+	if m.cur != nil {
+		return m.cur
+	}
+	if n := len(m.turns); n > 0 {
+		return m.turns[n-1]
+	}
+	return nil
 }

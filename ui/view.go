@@ -1,16 +1,13 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/prompt"
-	"github.com/chorusai/chorus/ui/theme"
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
@@ -27,7 +24,7 @@ func (m *Model) layout() {
 }
 
 // wide reports whether the panes form a right column.
-func (m *Model) wide() bool { return m.panesShown && m.width >= wideLayout }
+func (m *Model) wide() bool { return m.panes.shown && m.width >= wideLayout }
 
 // paneWidth is the width of the right column.
 func (m *Model) paneWidth() int {
@@ -45,7 +42,7 @@ func (m *Model) chatWidth() int {
 // bottomPanelHeight is the height of the tabbed panel (narrow layout): it
 // appears once there is a turn to show, and gives way on short terminals.
 func (m *Model) bottomPanelHeight() int {
-	if !m.panesShown || m.wide() || m.lastTurn() == nil {
+	if !m.panes.shown || m.wide() || m.lastTurn() == nil {
 		return 0
 	}
 	h := min(12, max(6, m.height/3))
@@ -79,7 +76,7 @@ func (m *Model) View() tea.View {
 		// A blank after the rule: a tree's own "│" right against it would
 		// read as a double line.
 		pc.Width = m.paneWidth() - 1
-		right := turnview.Column(pc, chatH, &m.paneScroll)
+		right := turnview.Column(pc, chatH, &m.panes.scroll)
 		sep := m.st.PaneBorder.Render("│") + " "
 		for i := range top {
 			top[i] = chat.PadRight(top[i], chatW) + sep + right[i]
@@ -87,7 +84,7 @@ func (m *Model) View() tea.View {
 	}
 	if ph := m.bottomPanelHeight(); ph > 0 {
 		pc.Width = m.width
-		top = append(top, turnview.Tabbed(pc, m.paneTab, ph, &m.paneScroll)...)
+		top = append(top, turnview.Tabbed(pc, m.panes.tab, ph, &m.panes.scroll)...)
 	}
 	lines := top
 	lines = append(lines, m.hintLine())
@@ -117,125 +114,10 @@ func (m *Model) View() tea.View {
 	return v
 }
 
-// chatLines is the chat column: the messages, or the welcome screen.
-func (m *Model) chatLines(w, h int) []string {
-	if len(m.chat.Messages()) == 0 {
-		return m.welcome(w, h)
-	}
-	lines := m.chat.Lines(m.renderCtx(w-1), h)
-	out := make([]string, len(lines))
-	copy(out, lines)
-	if !m.chat.AtBottom() && h > 0 {
-		out[h-1] = m.st.Hint.Render(fmt.Sprintf("  ↓ more below — %s follows the newest", m.keys.Label(theme.ActScrollBottom)))
-	}
-	return out
-}
-
-// welcome is the empty state: what Chorus does and how to start.
-func (m *Model) welcome(w, h int) []string {
-	st := m.st
-	ctl := m.eng.Controller()
-	body := []string{
-		st.AssistantLabel.Render("Chorus"),
-		"",
-		"A local LLM plans your request, picks an expert model",
-		"for every task, runs them and writes the answer.",
-		"",
-		st.Dim.Render(fmt.Sprintf("controller %s at %s", ctl.Model(), ctl.Host())),
-		"",
-		st.Dim.Render("enter sends · @file attaches · /help lists commands · " + m.keys.Label(theme.ActHelp) + " keys"),
-	}
-	block := lipgloss.NewStyle().Width(min(w, 64)).Align(lipgloss.Center).Render(strings.Join(body, "\n"))
-	placed := lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, block)
-	return chat.PadLines(strings.Split(placed, "\n"), h)
-}
-
-// hintLine sits between the chat and the prompt: a notice, a pull's
-// progress, completion candidates, or the keys that matter now.
-func (m *Model) hintLine() string {
-	st := m.st
-	w := m.width
-	cands, selected := m.input.Candidates()
-	var text string
-	switch {
-	case m.notice != "":
-		// One line: a multi-line error keeps its first line here (the
-		// chat has it whole).
-		notice, _, _ := strings.Cut(chat.Clean(m.notice), "\n")
-		if m.noticeBad {
-			text = st.Fail.Render(notice)
-		} else {
-			text = st.OK.Render(notice)
-		}
-	case m.pull != nil:
-		p := m.pull
-		bar := ""
-		pct := ""
-		if p.total > 0 {
-			bar = " " + progressBar(p.completed, p.total, 24)
-			pct = fmt.Sprintf(" %3.0f%%", 100*float64(p.completed)/float64(p.total))
-		}
-		// The key comes before the layer being pulled: a long digest must
-		// not push it off a narrow hint line.
-		text = st.Run.Render("pull "+p.model) + bar + pct + st.Dim.Render(" · "+m.keys.Label(theme.ActCancel)+" stops · "+p.status)
-	case len(cands) > 0 && !m.input.Empty():
-		shown := make([]string, 0, len(cands))
-		for i, l := range cands {
-			if i == selected {
-				l = st.Selected.Render(l)
-			}
-			shown = append(shown, l)
-		}
-		text = st.Hint.Render("tab ") + strings.Join(shown, st.Dim.Render("  "))
-	case m.running():
-		text = st.Hint.Render(fitHints(w-2, []hint{
-			{m.keys.Label(theme.ActCancel) + " cancels the turn", 3},
-			{m.keys.Label(theme.ActTogglePanes) + " panes", 1},
-			{m.keys.Label(theme.ActScrollUp) + "/" + m.keys.Label(theme.ActScrollDown) + " scroll", 2},
-		}))
-	default:
-		text = st.Hint.Render(fitHints(w-2, []hint{
-			{m.keys.Label(theme.ActSend) + " send", 5},
-			{m.keys.Label(theme.ActNewline) + " newline", 4},
-			{"@file attach", 3},
-			{"/ commands", 2},
-			{m.keys.Label(theme.ActCopyAnswer) + " copy", 1},
-			{m.keys.Label(theme.ActHelp) + " help", 6},
-		}))
-	}
-	text = ansi.Truncate(text, w-1, "…")
-	fill := w - ansi.StringWidth(text) - 1
-	if fill > 0 {
-		text += " " + st.PaneBorder.Render(strings.Repeat("─", fill))
-	}
-	return text
-}
-
-// hint is one "key does" entry of the hint line; entries of lower rank give
-// way first when the line is too narrow, so the help key stays in view.
-type hint struct {
-	text string
-	rank int
-}
-
-// fitHints joins hints with " · ", leaving out the lowest-ranked ones until
-// the line fits w columns (the last one standing is cut by the caller).
-func fitHints(w int, hints []hint) string {
-	for {
-		parts := make([]string, 0, len(hints))
-		for _, h := range hints {
-			parts = append(parts, h.text)
-		}
-		line := strings.Join(parts, " · ")
-		if len(hints) <= 1 || ansi.StringWidth(line) <= w {
-			return line
-		}
-		low := 0
-		for i, h := range hints {
-			if h.rank < hints[low].rank {
-				low = i
-			}
-		}
-		hints = append(hints[:low:low], hints[low+1:]...)
-	}
+// onResize lays the screen out for the terminal's new size (20×8 at
+// least) and asks for the previews the new width needs.
+func (m *Model) onResize(msg tea.WindowSizeMsg) tea.Cmd {
+	m.width, m.height = max(msg.Width, 20), max(msg.Height, 8)
+	m.layout()
+	return m.requestThumbs()
 }

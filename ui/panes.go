@@ -1,0 +1,69 @@
+package ui
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/turnview"
+)
+
+// panes is what the user chose about the Plan, Models and Execution panes:
+// whether they show, the tab of the narrow layout, and how far they are
+// scrolled. turnview draws them.
+type panes struct {
+	shown bool
+	tab   turnview.Pane
+	// pinned is set when the user picked a tab during this turn, so the
+	// stage no longer switches it.
+	pinned bool
+	scroll int
+}
+
+// newTurn shows a new turn from its plan (unless the user picked a tab
+// during the last one), scrolled to the end.
+func (p *panes) newTurn() {
+	if !p.pinned {
+		p.tab = turnview.PanePlan
+	}
+	p.pinned, p.scroll = false, 0
+}
+
+// follow shows the pane of the stage that began, unless a tab is pinned.
+func (p *panes) follow(stage pipeline.Stage) {
+	if p.pinned {
+		return
+	}
+	switch stage {
+	case pipeline.StagePlanning:
+		p.tab = turnview.PanePlan
+	case pipeline.StageSelection:
+		p.tab = turnview.PaneModels
+	case pipeline.StageExecution, pipeline.StageResponse:
+		p.tab = turnview.PaneExec
+	}
+}
+
+// togglePanes hides or shows the panes.
+func (m *Model) togglePanes() tea.Cmd {
+	m.panes.shown = !m.panes.shown
+	m.layout()
+	return m.requestThumbs()
+}
+
+// nextPane picks the next tab and pins it; hidden panes show again.
+func (m *Model) nextPane() tea.Cmd {
+	m.panes.tab = (m.panes.tab + 1) % turnview.NumPanes
+	m.panes.pinned, m.panes.scroll = true, 0
+	if !m.panes.shown {
+		m.panes.shown = true
+		m.layout()
+	}
+	return nil
+}
+
+// scrollPanes scrolls the panes back by n lines (forward when negative);
+// drawing clamps it to what there is.
+func (m *Model) scrollPanes(n int) tea.Cmd {
+	m.panes.scroll = max(0, m.panes.scroll+n)
+	return nil
+}
