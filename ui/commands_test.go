@@ -35,8 +35,8 @@ func TestConstrainCommand(t *testing.T) {
 		t.Errorf("status bar lacks the constraints: %q", ansi.Strip(m.statusLine(fixedNow)))
 	}
 	m.runCommand("/constrain licence")
-	if !m.noticeBad || !strings.Contains(m.notice, "license needs a value") {
-		t.Errorf("a bad term should be explained: %q", m.notice)
+	if !m.notice.bad || !strings.Contains(m.notice.text, "license needs a value") {
+		t.Errorf("a bad term should be explained: %q", m.notice.text)
 	}
 	if m.constraints.String() != "license=mit max-size=1GB local-only" {
 		t.Error("a bad command must not change the constraints")
@@ -98,7 +98,7 @@ func TestSkillsModelsPlanCommands(t *testing.T) {
 		t.Errorf("unknown task: %q", m.chat.Last().Text)
 	}
 	m.runCommand("/plan")
-	if !m.noticeBad {
+	if !m.notice.bad {
 		t.Error("/plan with no plan yet should say so")
 	}
 	m.runCommand("/ski")
@@ -106,12 +106,12 @@ func TestSkillsModelsPlanCommands(t *testing.T) {
 		t.Error("an unambiguous prefix should run its command")
 	}
 	m.runCommand("/s")
-	if !strings.Contains(m.notice, "/s could be /sessions, /save, /skills") {
-		t.Errorf("an ambiguous prefix should not guess: %q", m.notice)
+	if !strings.Contains(m.notice.text, "/s could be /sessions, /save, /skills") {
+		t.Errorf("an ambiguous prefix should not guess: %q", m.notice.text)
 	}
 	m.runCommand("/bogus")
-	if !strings.Contains(m.notice, "unknown command /bogus") {
-		t.Errorf("unknown command notice = %q", m.notice)
+	if !strings.Contains(m.notice.text, "unknown command /bogus") {
+		t.Errorf("unknown command notice = %q", m.notice.text)
 	}
 }
 
@@ -123,13 +123,13 @@ func TestUnknownCommandKeepsTheLine(t *testing.T) {
 	s := startSession(t, env.model(t), 80, 24)
 	s.ready()
 	s.submit("/Users/ann/notes.txt what does it say?")
-	s.wait("the refusal", func(m *Model) bool { return m.notice != "" })
+	s.wait("the refusal", func(m *Model) bool { return m.notice.text != "" })
 	m := s.finish()
 	if got := m.input.Value(); got != "/Users/ann/notes.txt what does it say?" {
 		t.Errorf("the prompt after an unknown command = %q, want the line back", got)
 	}
-	if !strings.Contains(m.notice, "write @/Users/ann/notes.txt") {
-		t.Errorf("a path taken for a command should say how to attach it: %q", m.notice)
+	if !strings.Contains(m.notice.text, "write @/Users/ann/notes.txt") {
+		t.Errorf("a path taken for a command should say how to attach it: %q", m.notice.text)
 	}
 	if len(m.turns) != 0 {
 		t.Error("nothing may be sent")
@@ -357,7 +357,7 @@ func TestNewSaveAndLoadCommands(t *testing.T) {
 	s.submit("first")
 	s.wait("the turn", turnsDone(1))
 	s.submit("/save My first chat")
-	s.wait("saved", func(m *Model) bool { return strings.Contains(m.notice, "saved") })
+	s.wait("saved", func(m *Model) bool { return strings.Contains(m.notice.text, "saved") })
 	var id string
 	s.wait("the id", func(m *Model) bool { id = m.session.meta.ID; return id != "" })
 	s.submit("/new")

@@ -260,7 +260,7 @@ func (s *tsession) snapshot() string {
 	var f string
 	ch := s.p.when(func(m *Model) bool {
 		if f == "" {
-			f = frame(m) + "\nnotice: " + m.notice
+			f = frame(m) + "\nnotice: " + m.notice.text
 		}
 		return true
 	})

@@ -18,11 +18,11 @@ func (m *Model) hintLine() string {
 	cands, selected := m.input.Candidates()
 	var text string
 	switch {
-	case m.notice != "":
+	case m.notice.text != "":
 		// One line: a multi-line error keeps its first line here (the
 		// chat has it whole).
-		notice, _, _ := strings.Cut(chat.Clean(m.notice), "\n")
-		if m.noticeBad {
+		notice, _, _ := strings.Cut(chat.Clean(m.notice.text), "\n")
+		if m.notice.bad {
 			text = st.Fail.Render(notice)
 		} else {
 			text = st.OK.Render(notice)

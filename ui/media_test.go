@@ -44,8 +44,8 @@ func TestPlayAudioTogglesAndStops(t *testing.T) {
 	m := env.model(t)
 	fm := &fakeMedia{playing: make(chan struct{})}
 	m.media = fm
-	if m.togglePlay() != nil || !strings.Contains(m.notice, "no audio") {
-		t.Fatalf("without audio in the chat: %q", m.notice)
+	if m.togglePlay() != nil || !strings.Contains(m.notice.text, "no audio") {
+		t.Fatalf("without audio in the chat: %q", m.notice.text)
 	}
 	m.chat.Add(&chat.Message{Role: chat.RoleAssistant, Final: true, Files: []string{"/out/a.wav", "/out/b.png"}})
 	cmd := m.togglePlay()

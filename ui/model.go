@@ -72,13 +72,8 @@ type Model struct {
 	// cancelledByKey is set while the last key pressed was a Ctrl+C that
 	// cancelled something, so a second one right after does not quit.
 	cancelledByKey bool
-	// notice is a one-line message above the prompt (copied, errors of
-	// commands); it clears on the next key. A notice about something under
-	// way ("cancelling the turn…") names it in noticeWhile and also clears
-	// when that ends, so it never outlives what it describes.
-	notice      string
-	noticeBad   bool
-	noticeWhile activity
+	// notice is the one-line message above the prompt.
+	notice notice
 
 	// thumbs caches inline previews by path and width.
 	thumbs map[chat.ThumbKey]string
@@ -148,9 +143,3 @@ func New(opts Options) (*Model, error) {
 func (m *Model) Init() tea.Cmd {
 	return tea.Batch(m.checkOllama(), tea.RequestWindowSize, m.listSessions(quietList), m.listModelsQuiet())
 }
-
-const (
-	noActivity activity = iota
-	turnActivity
-	pullActivity
-)

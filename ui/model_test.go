@@ -158,13 +158,13 @@ func TestAttachmentErrorsKeepThePrompt(t *testing.T) {
 	s := startSession(t, env.model(t), 100, 30)
 	s.ready()
 	s.submit("describe @./no/such/file.png please")
-	s.wait("the notice", func(m *Model) bool { return m.notice != "" })
+	s.wait("the notice", func(m *Model) bool { return m.notice.text != "" })
 	m := s.finish()
 	if len(m.turns) != 0 {
 		t.Fatal("a request naming a missing file must not be sent")
 	}
-	if !strings.Contains(m.notice, "cannot attach @./no/such/file.png") || !m.noticeBad {
-		t.Errorf("notice = %q", m.notice)
+	if !strings.Contains(m.notice.text, "cannot attach @./no/such/file.png") || !m.notice.bad {
+		t.Errorf("notice = %q", m.notice.text)
 	}
 	if !strings.Contains(m.input.Value(), "no/such/file.png") {
 		t.Error("the prompt should keep the text so it can be fixed")
@@ -200,7 +200,7 @@ func TestCopyUsesOSC52(t *testing.T) {
 	s.submit("say something")
 	s.wait("the turn", turnsDone(1))
 	s.key(tea.KeyPressMsg{Code: 'y', Mod: tea.ModCtrl})
-	s.wait("the copy notice", func(m *Model) bool { return strings.Contains(m.notice, "copied") })
+	s.wait("the copy notice", func(m *Model) bool { return strings.Contains(m.notice.text, "copied") })
 	// The terminal gets the answer's source in an OSC 52 sequence.
 	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte("Copy me, please."))
 	teatest.WaitFor(t, s.tm.Output(), func(b []byte) bool { return strings.Contains(string(b), want) },
@@ -222,7 +222,7 @@ func TestCopyPickerOffersCodeBlocksAndPaths(t *testing.T) {
 	s.key(tea.KeyPressMsg{Code: 'y', Mod: tea.ModAlt})
 	s.wait("the picker", func(m *Model) bool { return m.dialog != nil })
 	s.key(tea.KeyPressMsg{Code: '2', Text: "2"}) // the first code block
-	s.wait("the copy", func(m *Model) bool { return strings.Contains(m.notice, "copied code block 1") })
+	s.wait("the copy", func(m *Model) bool { return strings.Contains(m.notice.text, "copied code block 1") })
 	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte("file out.jpg"))
 	teatest.WaitFor(t, s.tm.Output(), func(b []byte) bool { return strings.Contains(string(b), want) },
 		teatest.WithDuration(guard), teatest.WithCheckInterval(10*time.Millisecond))

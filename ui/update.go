@@ -76,7 +76,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.updateDialog(k)
 	}
-	m.notice, m.noticeWhile = "", noActivity
+	m.notice = notice{}
 	if m.keys.Matches(k, theme.ActCancel) {
 		return m.onCancelKey(afterCancel)
 	}
