@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
@@ -16,7 +17,7 @@ import (
 // files, and the synced Hub cache) and the endpoints the configuration
 // enables.
 func buildEngine(cfg *config.Config) (*pipeline.Engine, error) {
-	ctl, err := pipeline.NewController(cfg.Controller.Host, cfg.Controller.Model, pipeline.ControllerOptions{
+	ctl, err := controller.New(cfg.Controller.Host, cfg.Controller.Model, controller.Options{
 		Temperature:  cfg.Controller.Temperature,
 		NumCtx:       cfg.Controller.NumCtx,
 		PlanTokens:   cfg.Controller.PlanTokens,
@@ -60,7 +61,7 @@ func hubCache() skills.Cache {
 }
 
 // buildRouter creates the endpoints the configuration enables.
-func buildRouter(cfg *config.Config, ctl *pipeline.Controller) (*endpoints.Router, error) {
+func buildRouter(cfg *config.Config, ctl *controller.Controller) (*endpoints.Router, error) {
 	mode, err := endpoints.ParseMode(cfg.InferenceMode)
 	if err != nil {
 		return nil, fmt.Errorf("config: inference_mode: %w", err)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
 )
@@ -88,20 +89,20 @@ func (o *Options) defaults() {
 // Engine runs turns. It is safe to run one turn at a time per Engine; the
 // UI makes a new Engine (cheaply) when the controller model changes.
 type Engine struct {
-	ctl    *Controller
+	ctl    *controller.Controller
 	cat    *skills.Catalog
 	router *endpoints.Router
 	opts   Options
 }
 
 // New returns an engine.
-func New(ctl *Controller, cat *skills.Catalog, router *endpoints.Router, opts Options) *Engine {
+func New(ctl *controller.Controller, cat *skills.Catalog, router *endpoints.Router, opts Options) *Engine {
 	opts.defaults()
 	return &Engine{ctl: ctl, cat: cat, router: router, opts: opts}
 }
 
 // Controller returns the engine's controller.
-func (e *Engine) Controller() *Controller { return e.ctl }
+func (e *Engine) Controller() *controller.Controller { return e.ctl }
 
 // Catalog returns the engine's skill catalog.
 func (e *Engine) Catalog() *skills.Catalog { return e.cat }
@@ -113,7 +114,7 @@ func (e *Engine) Router() *endpoints.Router { return e.router }
 func (e *Engine) Options() Options { return e.opts }
 
 // WithController returns an engine sharing everything but the controller.
-func (e *Engine) WithController(ctl *Controller) *Engine {
+func (e *Engine) WithController(ctl *controller.Controller) *Engine {
 	c := *e
 	c.ctl = ctl
 	return &c

@@ -15,8 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
 )
@@ -445,10 +444,10 @@ func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, a
 	for _, k := range sortedKeys(args) {
 		fmt.Fprintf(&b, "%s: %s\n", k, args[k])
 	}
-	reply, err := e.ctl.Chat(ctx, ChatCall{Messages: []api.Message{
+	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: []controller.Message{
 		{Role: "system", Content: fmt.Sprintf(controllerTaskSystem, t.Task, strings.Join(strings.Fields(s.Description), " "))},
 		{Role: "user", Content: b.String()},
-	}, NumPredict: e.ctl.opts.AnswerTokens})
+	}, NumPredict: e.ctl.Options().AnswerTokens})
 	if err != nil {
 		return "", err
 	}

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -31,7 +30,7 @@ func (e *Engine) respond(ctx context.Context, t Turn, p Plan, runs []*taskRun, r
 	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: msgs[len(msgs)-1].Content})
 	var answer strings.Builder
 	push, flush := streamer(&answer, emit)
-	reply, err := e.ctl.Chat(ctx, ChatCall{Messages: msgs, NumPredict: e.ctl.opts.AnswerTokens, OnToken: push})
+	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: msgs, NumPredict: e.ctl.Options().AnswerTokens, OnToken: push})
 	if err == nil {
 		flush()
 	}
@@ -120,12 +119,12 @@ func streamer(b *strings.Builder, emit Emit) (push func(string), flush func()) {
 	return push, flush
 }
 
-func (e *Engine) responseMessages(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report) []api.Message {
+func (e *Engine) responseMessages(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report) []controller.Message {
 	sys := chatSystem
 	if len(runs) > 0 {
 		sys = respondSystem
 	}
-	msgs := []api.Message{{Role: "system", Content: sys}}
+	msgs := []controller.Message{{Role: "system", Content: sys}}
 	msgs = append(msgs, historyMessages(t.History, 4000)...)
 	var b strings.Builder
 	b.WriteString(t.Request)
@@ -140,7 +139,7 @@ func (e *Engine) responseMessages(ctx context.Context, t Turn, p Plan, runs []*t
 	if len(p.Notes) > 0 && len(runs) == 0 {
 		fmt.Fprintf(&b, "\n\n(Note for you: %s)", strings.Join(p.Notes, "; "))
 	}
-	user := api.Message{Role: "user", Content: b.String()}
+	user := controller.Message{Role: "user", Content: b.String()}
 	if e.ctl.CanSee(ctx) {
 		images := turnImages(t)
 		for _, f := range rep.Files {
@@ -177,8 +176,8 @@ func attachedTexts(paths []string, budget int) string {
 // the budget (bytes) runs out. A message that does not fit whole is
 // clipped rather than dropped, so a long last answer (its workflow section
 // alone can fill the budget) does not cost the follow-up all its context.
-func historyMessages(h []Message, budget int) []api.Message {
-	var out []api.Message
+func historyMessages(h []Message, budget int) []controller.Message {
+	var out []controller.Message
 	used := 0
 	for i := len(h) - 1; i >= 0; i-- {
 		c, files := h[i].Content, ""
@@ -198,7 +197,7 @@ func historyMessages(h []Message, budget int) []api.Message {
 		if role != "user" && role != "assistant" {
 			role = "user"
 		}
-		out = append([]api.Message{{Role: role, Content: c}}, out...)
+		out = append([]controller.Message{{Role: role, Content: c}}, out...)
 	}
 	return out
 }

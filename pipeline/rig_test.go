@@ -12,6 +12,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
@@ -75,7 +76,7 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := pipeline.NewController(r.ollama.URL, "ctl", pipeline.ControllerOptions{PlanTokens: 512, Timeout: 30 * time.Second})
+	ctl, err := controller.New(r.ollama.URL, "ctl", controller.Options{PlanTokens: 512, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

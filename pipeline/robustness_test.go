@@ -15,6 +15,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/pipeline"
 )
@@ -118,7 +119,7 @@ func TestControllerCheckCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	st := r.eng.Controller().Check(ctx)
-	if !errors.Is(st.Err, context.Canceled) || errors.Is(st.Err, pipeline.ErrOllamaUnreachable) {
+	if !errors.Is(st.Err, context.Canceled) || errors.Is(st.Err, controller.ErrOllamaUnreachable) {
 		t.Fatalf("status = %+v, want context.Canceled", st)
 	}
 	if st := r.eng.Controller().Check(context.Background()); st.Err != nil || !st.Pulled {

@@ -21,6 +21,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
@@ -122,7 +123,7 @@ func newTestEnvVia(t testing.TB, via func(url string) string) *testEnv {
 	if via != nil {
 		host = via(srv.URL)
 	}
-	ctl, err := pipeline.NewController(host, "qwen3:8b", pipeline.ControllerOptions{Timeout: guard})
+	ctl, err := controller.New(host, "qwen3:8b", controller.Options{Timeout: guard})
 	if err != nil {
 		t.Fatal(err)
 	}

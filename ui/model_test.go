@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/sessions"
 )
@@ -68,7 +69,7 @@ func TestOllamaUnreachableExplainsAndRetries(t *testing.T) {
 		t.Errorf("status bar should say Ollama is unreachable: %q", ansi.Strip(m.statusLine(fixedNow)))
 	}
 	// Ollama comes up: one message, no more retries.
-	up := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: pipeline.Status{Reachable: true, Pulled: true, Version: "0.11.4"}}
+	up := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: controller.Status{Reachable: true, Pulled: true, Version: "0.11.4"}}
 	if cmd := m.onOllama(up); cmd != nil {
 		t.Error("no retries once Ollama is up with the model")
 	}
@@ -79,13 +80,13 @@ func TestOllamaUnreachableExplainsAndRetries(t *testing.T) {
 		t.Errorf("want a recovery note, got %q", m.chat.last().text)
 	}
 	// The model missing says how to pull it.
-	down := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: pipeline.Status{Reachable: true, Version: "0.11.4", Err: errors.New("model not found")}}
+	down := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: controller.Status{Reachable: true, Version: "0.11.4", Err: errors.New("model not found")}}
 	if m.onOllama(down) == nil || !strings.Contains(m.chat.last().text, "/pull qwen3:8b") {
 		t.Errorf("a missing model should be explained with /pull: %q", m.chat.last().text)
 	}
 	// The version is best-effort: without it the sentence still reads.
 	m.ollama.announced = ""
-	noVersion := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: pipeline.Status{Reachable: true}}
+	noVersion := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: controller.Status{Reachable: true}}
 	m.onOllama(noVersion)
 	if got := m.chat.last().text; !strings.HasPrefix(got, "**Ollama is up") {
 		t.Errorf("without a version: %q", got)
@@ -102,8 +103,8 @@ func TestTurnWithOllamaDownKeepsTheApp(t *testing.T) {
 	s.submit("/help")
 	s.wait("the help dialog", func(m *Model) bool { return m.dialog != nil })
 	m := s.finish()
-	var ce *pipeline.ControllerError
-	if !errors.As(m.turns[0].err, &ce) || !errors.Is(ce, pipeline.ErrOllamaUnreachable) {
+	var ce *controller.Error
+	if !errors.As(m.turns[0].err, &ce) || !errors.Is(ce, controller.ErrOllamaUnreachable) {
 		t.Fatalf("turn error = %v, want an unreachable controller", m.turns[0].err)
 	}
 	if !strings.Contains(chatText(m), "ollama serve") {
