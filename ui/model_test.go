@@ -19,7 +19,7 @@ import (
 
 	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/pipeline"
-	"github.com/chorusai/chorus/ui/sessions"
+	"github.com/chorusai/chorus/sessions"
 )
 
 func (s *tsession) submit(text string) {

@@ -294,6 +294,19 @@ func (st Store) Latest() (*Session, error) {
 	return nil, fmt.Errorf("no saved session in %s: %w", st.dir(), ErrNotFound)
 }
 
+// IsLatest reports whether id asks for the newest session rather than
+// naming one: "latest", or "last" as people also say.
+func IsLatest(id string) bool { return id == "latest" || id == "last" }
+
+// Open loads the session id, or the newest one when IsLatest(id). Errors
+// are Load's and Latest's.
+func (st Store) Open(id string) (*Session, error) {
+	if IsLatest(id) {
+		return st.Latest()
+	}
+	return st.Load(id)
+}
+
 // Delete removes the session id, and any temporary files an interrupted
 // save of it left behind.
 func (st Store) Delete(id string) error {

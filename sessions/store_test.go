@@ -474,3 +474,30 @@ func TestTitleFrom(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenResolvesLatest(t *testing.T) {
+	st := Store{Dir: t.TempDir()}
+	if _, err := st.Open("latest"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("latest of none: %v", err)
+	}
+	older, newer := st.New("older"), st.New("newer")
+	older.AddTurn(Turn{Request: "a"})
+	newer.AddTurn(Turn{Request: "b"})
+	for _, s := range []*Session{older, newer} {
+		if err := st.Save(s); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond) // Updated orders them
+	}
+	for _, id := range []string{"latest", "last"} {
+		if s, err := st.Open(id); err != nil || s.ID != newer.ID {
+			t.Fatalf("Open(%q) = %v, %v; want %s", id, s, err, newer.ID)
+		}
+	}
+	if s, err := st.Open(older.ID); err != nil || s.ID != older.ID {
+		t.Fatalf("Open(id) = %v, %v", s, err)
+	}
+	if _, err := st.Open("nope"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Open of a missing id: %v", err)
+	}
+}

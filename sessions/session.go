@@ -1,5 +1,12 @@
-// Package sessions keeps Chorus conversations on disk, one JSON file per
-// session, so a conversation can be reopened, continued and exported.
+// Package sessions is the conversation below the UI: the record of each
+// turn (Session, Turn, built from a turn's events by Recorder), the history
+// handed to the next turn (Session.History), the store (Store: save, load,
+// list, "latest", with SaveOrder for saves that run concurrently) and the
+// Markdown export. The TUI and `chorus run --continue` both use it, so a
+// session continues the same way in either. It imports nothing of the UI.
+//
+// Sessions are kept on disk, one JSON file per session, so a conversation
+// can be reopened, continued and exported.
 //
 // A reopened session gives the planner its chat history with every file
 // attached or generated in each turn (Session.History), so "the image you
