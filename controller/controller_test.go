@@ -184,7 +184,9 @@ func TestChatWithUnpulledModelNamesTheFix(t *testing.T) {
 func TestChatIsLoggedWithoutContent(t *testing.T) {
 	srv := fakeollama.New(t)
 	srv.AddModel(fakeollama.Model{Name: "ctl"})
-	srv.OnChat(func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{Content: "the secret reply", PromptEvalCount: 42} })
+	srv.OnChat(func(*api.ChatRequest) fakeollama.Reply {
+		return fakeollama.Reply{Content: "the secret reply", PromptEvalCount: 42}
+	})
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctl := newController(t, srv, "ctl", log)
