@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -63,6 +64,10 @@ type Options struct {
 	// ResultBudget bounds, in bytes, the results text given to the
 	// response stage.
 	ResultBudget int
+	// Logger records each turn's stages, choices, endpoint failures and
+	// outcome for the log file; nil discards. See log.go for what is
+	// never logged.
+	Logger *slog.Logger
 }
 
 func (o *Options) defaults() {
@@ -83,6 +88,9 @@ func (o *Options) defaults() {
 	}
 	if o.ResultBudget <= 0 {
 		o.ResultBudget = 8000
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 }
 
@@ -141,10 +149,12 @@ func syncEmit(emit Emit) Emit {
 // it happens. The returned error is non-nil when the turn ended without an
 // answer (controller unreachable, cancelled); the report is still returned
 // with whatever was done.
-func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (*Report, error) {
-	emit = syncEmit(emit)
+func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err error) {
 	start := time.Now()
-	rep := &Report{Request: t.Request, Attachments: t.Attachments, Controller: e.ctl.Model(), Tasks: []TaskReport{}}
+	e.logStart(ctx, t)
+	defer func() { e.logEnd(ctx, rep, err, time.Since(start)) }()
+	emit = syncEmit(logEvents(ctx, e.opts.Logger, emit))
+	rep = &Report{Request: t.Request, Attachments: t.Attachments, Controller: e.ctl.Model(), Tasks: []TaskReport{}}
 	fail := func(stage Stage, err error) (*Report, error) {
 		rep.ElapsedMS = time.Since(start).Milliseconds()
 		if ctx.Err() != nil {
