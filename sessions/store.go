@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,6 +32,17 @@ const maxFileBytes = 256 << 20
 type Store struct {
 	// Dir is the sessions directory; "" means DefaultDir().
 	Dir string
+	// Logger records saves and loads (id, turns, size — never what was
+	// said); nil logs nothing.
+	Logger *slog.Logger
+}
+
+// logger is st.Logger, or one that discards.
+func (st Store) logger() *slog.Logger {
+	if st.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return st.Logger
 }
 
 // DefaultDir is config.DataDir()/sessions.
@@ -74,6 +86,14 @@ func (st Store) New(title string) *Session {
 // Version; s itself is not modified, so concurrent Saves are safe (the last
 // rename wins).
 func (st Store) Save(s *Session) error {
+	err := st.save(s)
+	if err != nil {
+		st.logger().Warn("session not saved", "err", err.Error())
+	}
+	return err
+}
+
+func (st Store) save(s *Session) error {
 	if s == nil {
 		return errors.New("cannot save a nil session")
 	}
@@ -102,6 +122,7 @@ func (st Store) Save(s *Session) error {
 	if err := writeAtomic(dir, s.ID, data); err != nil {
 		return fmt.Errorf("cannot save session %s in %s: %w", s.ID, dir, err)
 	}
+	st.logger().Info("session saved", "id", s.ID, "turns", len(c.Turns), "bytes", len(data), "dir", dir)
 	return nil
 }
 
@@ -153,6 +174,14 @@ func writeAtomic(dir, id string, data []byte) (err error) {
 // ErrNotFound; an unreadable one an error wrapping ErrDamaged that says the
 // file was left untouched. Fields this version does not know are ignored.
 func (st Store) Load(id string) (*Session, error) {
+	s, err := st.load(id)
+	if err != nil {
+		st.logger().Warn("session not loaded", "err", err.Error())
+	}
+	return s, err
+}
+
+func (st Store) load(id string) (*Session, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("%q is not a session id: %w (see /sessions for the saved ones)", id, ErrNotFound)
 	}
@@ -165,6 +194,7 @@ func (st Store) Load(id string) (*Session, error) {
 		return nil, fmt.Errorf("session %s is damaged (%s); it was left untouched at %s: %w", id, reason, st.path(id), ErrDamaged)
 	}
 	s.ID = id // the file name is the identity; a copied file takes its new name
+	st.logger().Info("session loaded", "id", id, "turns", len(s.Turns), "bytes", len(data))
 	return s, nil
 }
 

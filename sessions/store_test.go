@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -499,5 +500,32 @@ func TestOpenResolvesLatest(t *testing.T) {
 	}
 	if _, err := st.Open("nope"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Open of a missing id: %v", err)
+	}
+}
+
+// TestStoreLogs: saves and loads are logged with the id and sizes, never
+// with what was said; failures as warnings.
+func TestStoreLogs(t *testing.T) {
+	var buf bytes.Buffer
+	st := Store{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&buf, nil))}
+	s := st.New("")
+	s.AddTurn(Turn{Request: "the secret request", Answer: "the secret answer"})
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Load(s.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Load("missing"); err == nil {
+		t.Fatal("a missing session loaded")
+	}
+	log := buf.String()
+	for _, want := range []string{"level=INFO msg=\"session saved\" id=" + s.ID + " turns=1", "level=INFO msg=\"session loaded\" id=" + s.ID, "level=WARN msg=\"session not loaded\""} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, "secret") {
+		t.Errorf("the log holds the conversation:\n%s", log)
 	}
 }
