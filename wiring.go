@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"time"
@@ -15,14 +16,15 @@ import (
 
 // buildEngine assembles the controller, the skill catalog (embedded, user
 // files, and the synced Hub cache) and the endpoints the configuration
-// enables.
-func buildEngine(cfg *config.Config) (*pipeline.Engine, error) {
+// enables. The controller and the engine log to log.
+func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error) {
 	ctl, err := controller.New(cfg.Controller.Host, cfg.Controller.Model, controller.Options{
 		Temperature:  cfg.Controller.Temperature,
 		NumCtx:       cfg.Controller.NumCtx,
 		PlanTokens:   cfg.Controller.PlanTokens,
 		AnswerTokens: cfg.Controller.AnswerTokens,
 		Timeout:      cfg.Controller.Timeout,
+		Logger:       log,
 	})
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("config: controller.host: %w", err)}
@@ -41,6 +43,7 @@ func buildEngine(cfg *config.Config) (*pipeline.Engine, error) {
 		TaskTimeout:     cfg.TaskTimeout,
 		OutputDir:       cfg.OutputDir,
 		ControllerTasks: cfg.ControllerTasks,
+		Logger:          log,
 	}), nil
 }
 

@@ -25,7 +25,7 @@ type session struct {
 func defaultSessionDir() string { return sessions.DefaultDir() }
 
 func (m *Model) newSession() *session {
-	st := sessions.Store{Dir: m.opts.SessionDir}
+	st := sessions.Store{Dir: m.opts.SessionDir, Logger: m.opts.Logger}
 	return &session{store: st, meta: st.New("")}
 }
 
