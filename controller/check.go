@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -33,6 +34,15 @@ func (c *Controller) Check(parent context.Context) Status {
 	if st.Err != nil {
 		level = slog.LevelWarn
 	}
+	// The TUI checks every few seconds while Ollama is missing: only a
+	// change is worth a record at the default level.
+	outcome := fmt.Sprint(st.Reachable, st.Pulled, st.Err)
+	c.mu.Lock()
+	if c.lastCheck == outcome {
+		level = slog.LevelDebug
+	}
+	c.lastCheck = outcome
+	c.mu.Unlock()
 	c.log.LogAttrs(parent, level, "controller check", slog.String("host", c.host), slog.String("model", c.model),
 		slog.Bool("reachable", st.Reachable), slog.Bool("pulled", st.Pulled), slog.String("version", st.Version),
 		slog.String("capabilities", strings.Join(st.Capabilities, ",")), errAttr(st.Err))

@@ -51,6 +51,9 @@ type Controller struct {
 
 	mu   sync.Mutex
 	caps map[string][]string // model → capabilities, from the server
+	// lastCheck is the outcome of the previous Check, so a repeated one
+	// is logged at debug level only.
+	lastCheck string
 }
 
 // New returns a controller for model on the Ollama server at host (a base

@@ -219,3 +219,23 @@ func TestChatIsLoggedWithoutContent(t *testing.T) {
 		t.Fatalf("a failed call is not logged as a warning with its cause: %s", buf.String())
 	}
 }
+
+// TestRepeatedCheckIsLoggedOnce: the TUI checks every few seconds while
+// Ollama is missing; only a change of outcome is logged at info level.
+func TestRepeatedCheckIsLoggedOnce(t *testing.T) {
+	srv := fakeollama.New(t)
+	var buf bytes.Buffer
+	ctl := newController(t, srv, "ctl", slog.New(slog.NewTextHandler(&buf, nil)))
+	for range 3 {
+		ctl.Check(context.Background())
+	}
+	srv.AddModel(fakeollama.Model{Name: "ctl"})
+	ctl.Check(context.Background())
+	log := buf.String()
+	if n := strings.Count(log, "msg=\"controller check\""); n != 2 {
+		t.Fatalf("%d check records, want 2 (not pulled, then ready):\n%s", n, log)
+	}
+	if !strings.Contains(log, "level=WARN msg=\"controller check\"") || !strings.Contains(log, "level=INFO msg=\"controller check\"") {
+		t.Fatalf("levels: %s", log)
+	}
+}
