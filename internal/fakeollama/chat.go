@@ -238,6 +238,19 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	promptTokens := rep.PromptEvalCount
+	if lat := s.latencyModel(); lat != nil {
+		evaluated, release, err := lat.prefill(r.Context(), m.Name, RenderPrompt(&req))
+		defer release()
+		if err != nil {
+			return // the client went away while queued or prefilling
+		}
+		if promptTokens == 0 {
+			promptTokens = evaluated
+		}
+		if rep.ChunkDelay == 0 {
+			rep.ChunkDelay = lat.model.PerToken
+		}
+	}
 	if promptTokens == 0 {
 		for _, msg := range req.Messages {
 			promptTokens += len(strings.Fields(msg.Content)) + 4 + 576*len(msg.Images)
