@@ -79,8 +79,9 @@ func RenderPrompt(req *api.ChatRequest) string {
 func PromptTokens(prompt string) int { return (len(prompt) + 3) / 4 }
 
 // prefill takes the slot (when serial), waits out the prefill of what the
-// cache does not hold, and returns the tokens evaluated and a release
-// function for the slot.
+// cache does not hold, and returns the tokens evaluated (what the real
+// server's prompt_eval_duration reflects) and a release function for the
+// slot.
 func (l *latencyState) prefill(ctx context.Context, model, prompt string) (evaluated int, release func(), err error) {
 	release = func() {}
 	if l.model.Serial {

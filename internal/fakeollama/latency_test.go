@@ -34,12 +34,17 @@ func TestLatencyPrefixCache(t *testing.T) {
 	system := api.Message{Role: "system", Content: strings.Repeat("stable prefix ", 2000)}
 	first, _ := chatOnce(t, s, []api.Message{system, {Role: "user", Content: "plan this"}})
 	second, _ := chatOnce(t, s, []api.Message{system, {Role: "user", Content: "now answer that"}})
-	if first.PromptEvalCount < 7000 || second.PromptEvalCount > 20 {
-		t.Fatalf("prompt_eval_count first %d, second %d: the second should prefill only its tail", first.PromptEvalCount, second.PromptEvalCount)
+	// As in Ollama v0.11.4, the count is the whole prompt; the duration
+	// is what was evaluated.
+	if first.PromptEvalCount < 7000 || second.PromptEvalCount < 7000 {
+		t.Fatalf("prompt_eval_count first %d, second %d: both should count the whole prompt", first.PromptEvalCount, second.PromptEvalCount)
+	}
+	if first.PromptEvalDuration < 300*time.Millisecond || second.PromptEvalDuration > 5*time.Millisecond {
+		t.Fatalf("prompt_eval_duration first %v, second %v: the second should prefill only its tail", first.PromptEvalDuration, second.PromptEvalDuration)
 	}
 	other, _ := chatOnce(t, s, []api.Message{{Role: "system", Content: "different"}, system})
-	if other.PromptEvalCount < 7000 {
-		t.Errorf("a changed first message must invalidate the cache: %d", other.PromptEvalCount)
+	if other.PromptEvalDuration < 300*time.Millisecond {
+		t.Errorf("a changed first message must invalidate the cache: %v", other.PromptEvalDuration)
 	}
 }
 
