@@ -19,6 +19,7 @@ import (
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/sessions"
+	"github.com/chorusai/chorus/text"
 )
 
 type runFlags struct {
@@ -175,7 +176,7 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 		if result == nil {
 			return &exitError{code: 1, err: err}
 		}
-		fmt.Fprintln(stderr, "chorus:", terminalSafe(oneLine(err.Error())))
+		fmt.Fprintln(stderr, "chorus:", text.Clean(text.OneLine(err.Error(), 0)))
 		return result
 	}
 	p.note("saved to session %s", sess.ID)
@@ -189,7 +190,7 @@ func turnResult(rep *pipeline.Report, err error, planOnly bool) error {
 	case errors.Is(err, pipeline.ErrCancelled):
 		return &exitError{code: 130, err: errors.New("interrupted — the turn was cancelled")}
 	case err != nil:
-		return &exitError{code: 1, err: errors.New(oneLine(err.Error()))}
+		return &exitError{code: 1, err: errors.New(text.OneLine(err.Error(), 0))}
 	case planOnly:
 		return nil
 	case rep == nil || strings.TrimSpace(rep.Answer) == "":
@@ -244,5 +245,3 @@ func checkAttachments(paths []string) ([]string, error) {
 	}
 	return out, nil
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
