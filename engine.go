@@ -8,6 +8,7 @@ import (
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 )
@@ -66,7 +67,7 @@ func buildRouter(cfg *config.Config, ctl *pipeline.Controller) (*endpoints.Route
 		return nil, fmt.Errorf("config: inference_mode: %w", err)
 	}
 	httpClient := &http.Client{Timeout: 0} // per-request deadlines come from contexts
-	eps := []endpoints.Endpoint{endpoints.NewBuiltin()}
+	eps := []endpoints.Endpoint{builtin.New()}
 	eps = append(eps, endpoints.NewHuggingFace(endpoints.HFOptions{
 		BaseURL:    cfg.HuggingFace.BaseURL,
 		Token:      cfg.HuggingFace.Token,

@@ -32,6 +32,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/skills"
@@ -633,7 +634,7 @@ func catRunCommand(t *testing.T, s *skills.Skill, m skills.Model) {
 
 // catRunBuiltin runs the built-in Go tool.
 func catRunBuiltin(t *testing.T, s *skills.Skill, m skills.Model) {
-	ep := endpoints.NewBuiltin()
+	ep := builtin.New()
 	in := newCatInputs(t, s)
 	ctx := catContext(t)
 	if err := ep.Check(ctx, s.Name, m.ID); err != nil {
@@ -750,7 +751,7 @@ func TestCatalogModelsPassEndpointChecks(t *testing.T) {
 	ctx := catContext(t)
 	found := func(name string) (string, error) { return "/usr/bin/" + filepath.Base(name), nil }
 	command := endpoints.NewCommand(endpoints.CommandOptions{LookPath: found})
-	builtin := endpoints.NewBuiltin()
+	builtin := builtin.New()
 	hf := endpoints.NewHuggingFace(endpoints.HFOptions{Token: catToken, BaseURL: "http://127.0.0.1:1/unused"})
 	j := fakehf.NewJarvis(t)
 	jarvis := endpoints.NewLocal(endpoints.LocalOptions{URL: j.URL, Protocol: endpoints.ProtocolJarvis, CheckTTL: time.Hour})

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/chorusai/chorus/imaging"
 )
 
 // CommandOptions configures the command endpoint.
@@ -204,7 +206,7 @@ func (e *CommandEndpoint) Infer(ctx context.Context, req Request) (Result, error
 // inputFile checks a media argument and returns its absolute path, so a
 // file called "-x" can never be read as an option.
 func inputFile(req Request, name, what string) (string, error) {
-	p, err := arg(req, name, what)
+	p, err := req.Arg(name, what)
 	if err != nil {
 		return "", err
 	}
@@ -382,7 +384,7 @@ func checkImageHeader(path string) error {
 	}
 	defer f.Close()
 	if _, _, err := image.DecodeConfig(io.LimitReader(f, 1<<20)); err != nil {
-		return fmt.Errorf("%w: %s is not a readable %s image", ErrBadInput, path, decodableFormats)
+		return fmt.Errorf("%w: %s is not a readable %s image", ErrBadInput, path, imaging.DecodableFormats)
 	}
 	return nil
 }
@@ -390,7 +392,7 @@ func checkImageHeader(path string) error {
 // runEspeak speaks text into a WAV file: espeak-ng -w OUT.wav -f TEXT. The
 // text goes through a file, so no text can be taken for an option.
 func runEspeak(ctx context.Context, e *CommandEndpoint, c commandCall) (Result, error) {
-	text, err := arg(c.req, "text", "the words to speak")
+	text, err := c.req.Arg("text", "the words to speak")
 	if err != nil {
 		return Result{}, err
 	}

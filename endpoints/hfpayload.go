@@ -25,6 +25,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/chorusai/chorus/imaging"
 )
 
 // hfRequest is one request body in the Inference API's shape.
@@ -1004,7 +1006,7 @@ func hfDepthImage(raw json.RawMessage) ([]byte, error) {
 	// A short body can still claim a huge image ([[0,…70000 zeros], [], [],
 	// …]); allocating it would end the program, so the size is checked
 	// like any image's.
-	if err := checkDims(len(grid[0]), len(grid)); err != nil {
+	if err := imaging.CheckSize(len(grid[0]), len(grid)); err != nil {
 		return nil, fmt.Errorf("predicted_depth: %w", err)
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)

@@ -811,24 +811,3 @@ func TestHFErrorMessageExtraction(t *testing.T) {
 		}
 	}
 }
-
-// TestHFResultsAnnotate checks that detection and segmentation Results are
-// in the shape Annotate draws from, so HuggingGPT-style annotated images
-// work for Hugging Face answers.
-func TestHFResultsAnnotate(t *testing.T) {
-	srv := fakehf.New(t)
-	f := writeHFFiles(t)
-	ep := newTestHF(srv, HFOptions{})
-	for _, task := range []string{"object-detection", "image-segmentation", "zero-shot-object-detection"} {
-		srv.Model("m/"+task, task)
-		res, err := ep.Infer(context.Background(), Request{Task: task, Model: "m/" + task, Args: map[string]string{"image": f.png, "labels": "cat"}})
-		if err != nil {
-			t.Fatalf("%s: %v", task, err)
-		}
-		blob, ok, err := Annotate(task, f.png, res)
-		if err != nil || !ok {
-			t.Fatalf("%s: Annotate = %v, %v", task, ok, err)
-		}
-		hfImageSize(40, 30)(t, blob.Data)
-	}
-}

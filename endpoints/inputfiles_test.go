@@ -44,8 +44,7 @@ func TestMediaInputsRefusePipesAndHugeFiles(t *testing.T) {
 			}
 			return err
 		},
-		"built-in tools": func() error { _, _, err := LoadImage(fifo); return err },
-		"ollama vision":  func() error { _, err := ollama.readImage(fifo); return err },
+		"ollama vision": func() error { _, err := ollama.readImage(fifo); return err },
 	}
 	for name, read := range readers {
 		done := make(chan error, 1)

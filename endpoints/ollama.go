@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chorusai/chorus/imaging"
+
 	"github.com/ollama/ollama/api"
 )
 
@@ -300,16 +302,17 @@ func (e *OllamaEndpoint) readImage(path string) ([]byte, error) {
 	}
 	_, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s is not a readable %s image", ErrBadInput, path, decodableFormats)
+		return nil, fmt.Errorf("%w: %s is not a readable %s image", ErrBadInput, path, imaging.DecodableFormats)
 	}
 	if ollamaImageFormats[format] {
 		return data, nil
 	}
-	img, _, err := LoadImage(path)
+	img, _, err := imaging.Load(path)
 	if err != nil {
-		return nil, err
+		// The image library's bad input is this endpoint's bad input.
+		return nil, Explain(err.Error(), err, ErrBadInput)
 	}
-	blob, err := EncodeImage(img, "png")
+	blob, err := imaging.Encode(img, "png")
 	if err != nil {
 		return nil, fmt.Errorf("%w: convert %s to PNG for Ollama: %v", ErrBadInput, path, err)
 	}

@@ -61,7 +61,7 @@ func OllamaTasks() []string {
 }
 
 func buildCaption(req Request) (ollamaCall, error) {
-	img, err := arg(req, "image", "the image to describe")
+	img, err := req.Arg("image", "the image to describe")
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -73,11 +73,11 @@ func buildCaption(req Request) (ollamaCall, error) {
 }
 
 func buildVQA(req Request) (ollamaCall, error) {
-	img, err := arg(req, "image", "the image the question is about")
+	img, err := req.Arg("image", "the image the question is about")
 	if err != nil {
 		return ollamaCall{}, err
 	}
-	q, err := arg(req, "text", "the question about the image")
+	q, err := req.Arg("text", "the question about the image")
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -89,11 +89,11 @@ func buildVQA(req Request) (ollamaCall, error) {
 }
 
 func buildDocQA(req Request) (ollamaCall, error) {
-	img, err := arg(req, "image", "the document image")
+	img, err := req.Arg("image", "the document image")
 	if err != nil {
 		return ollamaCall{}, err
 	}
-	q, err := arg(req, "text", "the question about the document")
+	q, err := req.Arg("text", "the question about the document")
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -106,7 +106,7 @@ func buildDocQA(req Request) (ollamaCall, error) {
 }
 
 func buildVisionOCR(req Request) (ollamaCall, error) {
-	img, err := arg(req, "image", "the image to read text from")
+	img, err := req.Arg("image", "the image to read text from")
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -141,7 +141,7 @@ func labelsResult(ls []labelScore) (Result, error) {
 }
 
 func buildImageClassification(req Request) (ollamaCall, error) {
-	img, err := arg(req, "image", "the image to classify")
+	img, err := req.Arg("image", "the image to classify")
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -238,11 +238,11 @@ func scoreLabelsCall(labels []string, system, user, image string) ollamaCall {
 }
 
 func buildZeroShotImage(req Request) (ollamaCall, error) {
-	img, err := arg(req, "image", "the image to classify")
+	img, err := req.Arg("image", "the image to classify")
 	if err != nil {
 		return ollamaCall{}, err
 	}
-	raw, err := arg(req, "labels", `the candidate labels, comma-separated, e.g. "cat, dog, bird"`)
+	raw, err := req.Arg("labels", `the candidate labels, comma-separated, e.g. "cat, dog, bird"`)
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -254,7 +254,7 @@ func buildZeroShotImage(req Request) (ollamaCall, error) {
 }
 
 func buildSummary(req Request) (ollamaCall, error) {
-	text, err := arg(req, "text", "the text to summarise")
+	text, err := req.Arg("text", "the text to summarise")
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -288,7 +288,7 @@ func languageName(s string) string {
 }
 
 func buildTranslation(req Request) (ollamaCall, error) {
-	text, err := arg(req, "text", "the text to translate")
+	text, err := req.Arg("text", "the text to translate")
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -308,7 +308,7 @@ func buildTranslation(req Request) (ollamaCall, error) {
 }
 
 func buildTextGeneration(req Request) (ollamaCall, error) {
-	text, err := arg(req, "text", "the prompt to generate from")
+	text, err := req.Arg("text", "the prompt to generate from")
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -319,7 +319,7 @@ func buildTextGeneration(req Request) (ollamaCall, error) {
 }
 
 func buildConversational(req Request) (ollamaCall, error) {
-	text, err := arg(req, "text", "the message to answer")
+	text, err := req.Arg("text", "the message to answer")
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -333,7 +333,7 @@ const socialPostSystem = "You write social-media posts. From the user's descript
 	"three to five relevant hashtags at the end. Reply with the post only."
 
 func buildSocialPost(req Request) (ollamaCall, error) {
-	text, err := arg(req, "text", "what the post is about, with any wishes on tone or platform")
+	text, err := req.Arg("text", "what the post is about, with any wishes on tone or platform")
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -341,7 +341,7 @@ func buildSocialPost(req Request) (ollamaCall, error) {
 }
 
 func buildText2Text(req Request) (ollamaCall, error) {
-	text, err := arg(req, "text", "the instruction and its input")
+	text, err := req.Arg("text", "the instruction and its input")
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -352,11 +352,11 @@ func buildText2Text(req Request) (ollamaCall, error) {
 }
 
 func buildQA(req Request) (ollamaCall, error) {
-	q, err := arg(req, "text", "the question")
+	q, err := req.Arg("text", "the question")
 	if err != nil {
 		return ollamaCall{}, err
 	}
-	ctxText, err := arg(req, "context", "the passage that holds the answer")
+	ctxText, err := req.Arg("context", "the passage that holds the answer")
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -382,7 +382,7 @@ func buildQA(req Request) (ollamaCall, error) {
 }
 
 func buildTextClassification(req Request) (ollamaCall, error) {
-	text, err := arg(req, "text", "the text to classify")
+	text, err := req.Arg("text", "the text to classify")
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -406,7 +406,7 @@ type entity struct {
 }
 
 func buildTokenClassification(req Request) (ollamaCall, error) {
-	text, err := arg(req, "text", "the text to find named entities in")
+	text, err := req.Arg("text", "the text to find named entities in")
 	if err != nil {
 		return ollamaCall{}, err
 	}
@@ -459,11 +459,11 @@ func buildTokenClassification(req Request) (ollamaCall, error) {
 }
 
 func buildSentenceSimilarity(req Request) (ollamaCall, error) {
-	src, err := arg(req, "text", "the source sentence")
+	src, err := req.Arg("text", "the source sentence")
 	if err != nil {
 		return ollamaCall{}, err
 	}
-	raw, err := arg(req, "sentences", "the sentences to compare with, one per line")
+	raw, err := req.Arg("sentences", "the sentences to compare with, one per line")
 	if err != nil {
 		return ollamaCall{}, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
@@ -80,7 +81,7 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 		t.Fatal(err)
 	}
 	router := endpoints.NewRouter(rc.mode, append([]endpoints.Endpoint{
-		endpoints.NewBuiltin(),
+		builtin.New(),
 		endpoints.NewHuggingFace(endpoints.HFOptions{BaseURL: r.hf.URL, Token: rc.token, MaxWait: 2 * time.Second, MaxRetries: 2, HTTPClient: r.hf.Client()}),
 	}, rc.extra...)...)
 	o := rc.opts

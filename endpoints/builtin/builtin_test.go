@@ -1,7 +1,8 @@
-package endpoints
+package builtin
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"image"
 	"image/color"
@@ -9,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/imaging"
 )
 
 var builtinPairs = map[string]string{
@@ -21,10 +25,10 @@ var builtinPairs = map[string]string{
 }
 
 func TestBuiltinCheckAndDiscover(t *testing.T) {
-	ep := NewBuiltin()
-	var _ Endpoint = ep
-	var _ Discoverer = ep
-	if ep.Kind() != Builtin {
+	ep := New()
+	var _ endpoints.Endpoint = ep
+	var _ endpoints.Discoverer = ep
+	if ep.Kind() != endpoints.Builtin {
 		t.Errorf("Kind() = %s", ep.Kind())
 	}
 	ctx := t.Context()
@@ -47,11 +51,11 @@ func TestBuiltinCheckAndDiscover(t *testing.T) {
 		{"object-detection", "facebook/detr-resnet-50"},
 	} {
 		err := ep.Check(ctx, c[0], c[1])
-		if !errors.Is(err, ErrUnsupported) {
-			t.Errorf("Check(%s, %s) = %v; want ErrUnsupported", c[0], c[1], err)
+		if !errors.Is(err, endpoints.ErrUnsupported) {
+			t.Errorf("Check(%s, %s) = %v; want endpoints.ErrUnsupported", c[0], c[1], err)
 		}
-		if _, err := ep.Infer(ctx, Request{Task: c[0], Model: c[1]}); !errors.Is(err, ErrUnsupported) {
-			t.Errorf("Infer(%s, %s) = %v; want ErrUnsupported", c[0], c[1], err)
+		if _, err := ep.Infer(ctx, endpoints.Request{Task: c[0], Model: c[1]}); !errors.Is(err, endpoints.ErrUnsupported) {
+			t.Errorf("Infer(%s, %s) = %v; want endpoints.ErrUnsupported", c[0], c[1], err)
 		}
 	}
 	if offers, _ := ep.Discover(ctx, "image-to-text"); len(offers) != 0 {
@@ -59,9 +63,9 @@ func TestBuiltinCheckAndDiscover(t *testing.T) {
 	}
 }
 
-func infer(t *testing.T, model string, args map[string]string) Result {
+func infer(t *testing.T, model string, args map[string]string) endpoints.Result {
 	t.Helper()
-	res, err := NewBuiltin().Infer(t.Context(), Request{Model: model, Args: args})
+	res, err := New().Infer(t.Context(), endpoints.Request{Model: model, Args: args})
 	if err != nil {
 		t.Fatalf("%s: %v", model, err)
 	}
@@ -71,13 +75,13 @@ func infer(t *testing.T, model string, args map[string]string) Result {
 	return res
 }
 
-func decodeBlob(t *testing.T, b Blob) (image.Image, string) {
+func decodeBlob(t *testing.T, b endpoints.Blob) (image.Image, string) {
 	t.Helper()
-	img, format, err := DecodeImage(b.Data)
+	img, format, err := imaging.Decode(b.Data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if imageMIME[format] != b.MIME {
+	if "image/"+format != b.MIME { // every format's MIME type is image/<format>
 		t.Errorf("blob MIME %s holds a %s image", b.MIME, format)
 	}
 	return img, format
@@ -138,7 +142,7 @@ func TestCannyThresholdText(t *testing.T) {
 			t.Errorf("cannyThresholds(%q) = %g, %g, %v; want %v", text, lo, hi, err, want)
 		}
 	}
-	if _, _, err := cannyThresholds("low 0 high 0"); !errors.Is(err, ErrBadInput) {
+	if _, _, err := cannyThresholds("low 0 high 0"); !errors.Is(err, endpoints.ErrBadInput) {
 		t.Errorf("zero thresholds: %v", err)
 	}
 }
@@ -335,14 +339,14 @@ func TestBuiltinBadInputNeverPanics(t *testing.T) {
 		call{ModelCrop, map[string]string{"image": good, "box": "100,100,200,200"}},
 		call{ModelCrop, map[string]string{"image": good, "box": "NaN,1,2,3"}},
 	)
-	ep := NewBuiltin()
+	ep := New()
 	for _, c := range calls {
-		res, err := ep.Infer(t.Context(), Request{Model: c.model, Args: c.args})
-		if !errors.Is(err, ErrBadInput) {
-			t.Errorf("%s %v: got %v, %v; want ErrBadInput", c.model, c.args, res.Text, err)
+		res, err := ep.Infer(t.Context(), endpoints.Request{Model: c.model, Args: c.args})
+		if !errors.Is(err, endpoints.ErrBadInput) {
+			t.Errorf("%s %v: got %v, %v; want endpoints.ErrBadInput", c.model, c.args, res.Text, err)
 			continue
 		}
-		if Retryable(err) {
+		if endpoints.Retryable(err) {
 			t.Errorf("%s: bad input must not be retried on another model", c.model)
 		}
 		if !strings.Contains(err.Error(), c.model) {
@@ -352,8 +356,8 @@ func TestBuiltinBadInputNeverPanics(t *testing.T) {
 }
 
 func TestBuiltinMissingArgumentNamesIt(t *testing.T) {
-	_, err := NewBuiltin().Infer(t.Context(), Request{Task: "image-crop", Model: ModelCrop, Args: map[string]string{"image": "x.png"}})
-	if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), `"box"`) || !strings.Contains(err.Error(), "x1,y1,x2,y2") {
+	_, err := New().Infer(t.Context(), endpoints.Request{Task: "image-crop", Model: ModelCrop, Args: map[string]string{"image": "x.png"}})
+	if !errors.Is(err, endpoints.ErrBadInput) || !strings.Contains(err.Error(), `"box"`) || !strings.Contains(err.Error(), "x1,y1,x2,y2") {
 		t.Errorf("error %v should name the missing box argument and its form", err)
 	}
 }
@@ -364,9 +368,49 @@ func TestBuiltinHonoursCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	for task, model := range builtinPairs {
-		_, err := NewBuiltin().Infer(ctx, Request{Task: task, Model: model, Args: map[string]string{"image": path, "mask": path, "text": "50%", "box": "1,1,9,9"}})
+		_, err := New().Infer(ctx, endpoints.Request{Task: task, Model: model, Args: map[string]string{"image": path, "mask": path, "text": "50%", "box": "1,1,9,9"}})
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: %v; want context.Canceled", model, err)
 		}
+	}
+}
+
+func TestBuiltinDrawBoxesEveryInputFormat(t *testing.T) {
+	src := gradientImage(320, 240)
+	box := image.Rect(100, 100, 200, 180)
+	inputs := map[string]string{
+		"hugging face": `[{"score":0.98,"label":"cat","box":{"xmin":100,"ymin":100,"xmax":200,"ymax":180}}]`,
+		"jarvis":       `{'generated image with predicted box': '/images/1.jpg', 'predicted': [{'score': 0.98, 'label': 'cat', 'box': {'xmin': 100, 'ymin': 100, 'xmax': 200, 'ymax': 180}}]}`,
+		"text":         "1 object: cat (0.98) at [100,100,200,180]",
+		"fractions":    "cat (0.98) at [0.3125,0.41666666666666667,0.625,0.75]",
+	}
+	dir := t.TempDir()
+	path := writeImage(t, dir, "in.png", src, "png")
+	ep := New()
+	for name, text := range inputs {
+		t.Run(name, func(t *testing.T) {
+			res, err := ep.Infer(t.Context(), endpoints.Request{Task: "draw-boxes", Model: ModelDrawBoxes, Args: map[string]string{"image": path, "text": text}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Blobs) != 1 || res.Blobs[0].MIME != "image/png" {
+				t.Fatalf("blobs %v, want one PNG", res.Blobs)
+			}
+			out, _, err := imaging.Decode(res.Blobs[0].Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Bounds() != src.Bounds() {
+				t.Fatalf("output is %v, want %v", out.Bounds(), src.Bounds())
+			}
+			checkBoxDrawn(t, src, out, box, 2) // outlines are 2 px wide on an image this small
+			if !strings.Contains(res.Text, "cat (0.98) at [100,100,200,180]") {
+				t.Errorf("text %q does not report the box", res.Text)
+			}
+			var data []map[string]any
+			if err := json.Unmarshal(res.Data, &data); err != nil || len(data) != 1 || data[0]["label"] != "cat" {
+				t.Errorf("data %s, %v; want the drawn detection in HF shape", res.Data, err)
+			}
+		})
 	}
 }
