@@ -9,6 +9,8 @@ import (
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
+	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/endpoints/local"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 )
@@ -68,7 +70,7 @@ func buildRouter(cfg *config.Config, ctl *pipeline.Controller) (*endpoints.Route
 	}
 	httpClient := &http.Client{Timeout: 0} // per-request deadlines come from contexts
 	eps := []endpoints.Endpoint{builtin.New()}
-	eps = append(eps, endpoints.NewHuggingFace(endpoints.HFOptions{
+	eps = append(eps, huggingface.New(huggingface.Options{
 		BaseURL:    cfg.HuggingFace.BaseURL,
 		Token:      cfg.HuggingFace.Token,
 		MaxWait:    orOff(cfg.HuggingFace.MaxWait),
@@ -79,7 +81,7 @@ func buildRouter(cfg *config.Config, ctl *pipeline.Controller) (*endpoints.Route
 		if _, err := url.Parse(cfg.Local.URL); err != nil {
 			return nil, fmt.Errorf("config: local.url: %w", err)
 		}
-		eps = append(eps, endpoints.NewLocal(endpoints.LocalOptions{URL: cfg.Local.URL, Protocol: cfg.Local.Protocol, PublicDir: cfg.Local.PublicDir, HTTPClient: httpClient}))
+		eps = append(eps, local.New(local.Options{URL: cfg.Local.URL, Protocol: cfg.Local.Protocol, PublicDir: cfg.Local.PublicDir, HTTPClient: httpClient}))
 	}
 	if cfg.Ollama.Experts {
 		eps = append(eps, endpoints.NewOllama(ctl.Client(), endpoints.OllamaOptions{Host: cfg.Controller.Host, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))

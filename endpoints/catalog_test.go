@@ -33,6 +33,9 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
+	"github.com/chorusai/chorus/endpoints/hfapi"
+	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/endpoints/local"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/skills"
@@ -237,18 +240,18 @@ func catFakeHFTask(task string) string {
 	return task
 }
 
-// catRunHF runs the skill on the huggingface endpoint, or with local set on
+// catRunHF runs the skill on the huggingface endpoint, or with onLocal set on
 // the local endpoint speaking the hf protocol, against fakehf.
-func catRunHF(t *testing.T, s *skills.Skill, m skills.Model, local bool) {
+func catRunHF(t *testing.T, s *skills.Skill, m skills.Model, onLocal bool) {
 	srv := fakehf.New(t)
 	srv.Model(m.ID, catFakeHFTask(s.Name))
 	var ep endpoints.Endpoint
-	if local {
-		ep = endpoints.NewLocal(endpoints.LocalOptions{URL: srv.URL, Protocol: endpoints.ProtocolHF,
+	if onLocal {
+		ep = local.New(local.Options{URL: srv.URL, Protocol: local.ProtocolHF,
 			HTTPClient: srv.Client(), MaxWait: -1, MaxRetries: -1})
 	} else {
 		srv.RequireToken(catToken)
-		ep = endpoints.NewHuggingFace(endpoints.HFOptions{BaseURL: srv.URL, Token: catToken,
+		ep = huggingface.New(huggingface.Options{BaseURL: srv.URL, Token: catToken,
 			HTTPClient: srv.Client(), MaxWait: -1, MaxRetries: -1})
 	}
 	in := newCatInputs(t, s)
@@ -270,9 +273,9 @@ func catRunHF(t *testing.T, s *skills.Skill, m skills.Model, local bool) {
 	}
 	auth := r.Headers.Get("Authorization")
 	switch {
-	case local && auth != "":
+	case onLocal && auth != "":
 		t.Errorf("a local server was sent credentials: %q", auth)
-	case !local && auth != "Bearer "+catToken:
+	case !onLocal && auth != "Bearer "+catToken:
 		t.Errorf("Authorization = %q, want the token", auth)
 	}
 	catCheckHFRequest(t, s.Name, m.ID, in, r)
@@ -383,7 +386,7 @@ func catCompact(b []byte) string {
 // registered under on the fake: models_server dispatches on the model id,
 // and reads TrOCR's text with its image-to-text code.
 func catJarvisTask(task string) (string, bool) {
-	if endpoints.IsControlNetTask(task) {
+	if hfapi.IsControlNetTask(task) {
 		return task, true
 	}
 	switch task {
@@ -407,7 +410,7 @@ func catRunLocal(t *testing.T, s *skills.Skill, m skills.Model) {
 		ran = true
 		t.Run("jarvis", func(t *testing.T) { catRunJarvis(t, s, m, fakeTask) })
 	}
-	if endpoints.HFTaskSupported(s.Name) && !endpoints.IsControlNetTask(s.Name) {
+	if hfapi.Supported(s.Name) && !hfapi.IsControlNetTask(s.Name) {
 		ran = true
 		t.Run("hf", func(t *testing.T) { catRunHF(t, s, m, true) })
 	}
@@ -428,7 +431,7 @@ var catJarvisPartial = map[string]map[skills.Modality]string{
 func catRunJarvis(t *testing.T, s *skills.Skill, m skills.Model, fakeTask string) {
 	j := fakehf.NewJarvis(t)
 	j.Model(m.ID, fakeTask)
-	ep := endpoints.NewLocal(endpoints.LocalOptions{URL: j.URL, Protocol: endpoints.ProtocolJarvis, PublicDir: j.PublicDir()})
+	ep := local.New(local.Options{URL: j.URL, Protocol: local.ProtocolJarvis, PublicDir: j.PublicDir()})
 	in := newCatInputs(t, s)
 	ctx := catContext(t)
 	if err := ep.Check(ctx, s.Name, m.ID); err != nil {
@@ -752,11 +755,11 @@ func TestCatalogModelsPassEndpointChecks(t *testing.T) {
 	found := func(name string) (string, error) { return "/usr/bin/" + filepath.Base(name), nil }
 	command := endpoints.NewCommand(endpoints.CommandOptions{LookPath: found})
 	builtin := builtin.New()
-	hf := endpoints.NewHuggingFace(endpoints.HFOptions{Token: catToken, BaseURL: "http://127.0.0.1:1/unused"})
+	hf := huggingface.New(huggingface.Options{Token: catToken, BaseURL: "http://127.0.0.1:1/unused"})
 	j := fakehf.NewJarvis(t)
-	jarvis := endpoints.NewLocal(endpoints.LocalOptions{URL: j.URL, Protocol: endpoints.ProtocolJarvis, CheckTTL: time.Hour})
+	jarvis := local.New(local.Options{URL: j.URL, Protocol: local.ProtocolJarvis, CheckTTL: time.Hour})
 	hfSrv := fakehf.New(t)
-	hfLocal := endpoints.NewLocal(endpoints.LocalOptions{URL: hfSrv.URL, Protocol: endpoints.ProtocolHF, CheckTTL: time.Hour})
+	hfLocal := local.New(local.Options{URL: hfSrv.URL, Protocol: local.ProtocolHF, CheckTTL: time.Hour})
 	oll := fakeollama.New(t)
 	for _, s := range c.All() {
 		for _, m := range s.Models {
@@ -772,7 +775,7 @@ func TestCatalogModelsPassEndpointChecks(t *testing.T) {
 				case skills.EndpointLocal:
 					j.Model(m.ID, s.Name)
 					err = jarvis.Check(ctx, s.Name, m.ID)
-					if endpoints.IsControlNetTask(s.Name) {
+					if hfapi.IsControlNetTask(s.Name) {
 						break
 					}
 					if herr := hfLocal.Check(ctx, s.Name, m.ID); herr != nil && err != nil {

@@ -326,18 +326,12 @@ func buildConversational(req Request) (ollamaCall, error) {
 	return ollamaCall{user: text, temperature: -1, parse: textAnswer}, nil
 }
 
-// socialPostSystem is the brief for social-media-post, for every endpoint
-// that serves it with a chat model.
-const socialPostSystem = "You write social-media posts. From the user's description (often an image caption) and any " +
-	"wishes on tone or platform, write one short, engaging post: a hook in the first line, a sentence or two, and " +
-	"three to five relevant hashtags at the end. Reply with the post only."
-
 func buildSocialPost(req Request) (ollamaCall, error) {
 	text, err := req.Arg("text", "what the post is about, with any wishes on tone or platform")
 	if err != nil {
 		return ollamaCall{}, err
 	}
-	return ollamaCall{system: socialPostSystem, user: text, temperature: 0.7, parse: textAnswer}, nil
+	return ollamaCall{system: SocialPostBrief, user: text, temperature: 0.7, parse: textAnswer}, nil
 }
 
 func buildText2Text(req Request) (ollamaCall, error) {

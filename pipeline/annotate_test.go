@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/huggingface"
 
 	"github.com/chorusai/chorus/internal/fakehf"
 )
@@ -19,7 +20,7 @@ func TestAnnotateHuggingFaceResults(t *testing.T) {
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ep := endpoints.NewHuggingFace(endpoints.HFOptions{BaseURL: srv.URL, Token: "hf_test", HTTPClient: srv.Client()})
+	ep := huggingface.New(huggingface.Options{BaseURL: srv.URL, Token: "hf_test", HTTPClient: srv.Client()})
 	for _, task := range []string{"object-detection", "image-segmentation", "zero-shot-object-detection"} {
 		srv.Model("m/"+task, task)
 		res, err := ep.Infer(t.Context(), endpoints.Request{Task: task, Model: "m/" + task, Args: map[string]string{"image": img, "labels": "cat"}})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
+	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
@@ -28,7 +29,7 @@ func TestHuggingFaceTurnShowsLoading(t *testing.T) {
 		t.Fatal(err)
 	}
 	router := endpoints.NewRouter(endpoints.ModeHybrid, builtin.New(),
-		endpoints.NewHuggingFace(endpoints.HFOptions{BaseURL: hf.URL, Token: "hf_test", HTTPClient: hf.Client()}))
+		huggingface.New(huggingface.Options{BaseURL: hf.URL, Token: "hf_test", HTTPClient: hf.Client()}))
 	env.eng = pipeline.New(env.eng.Controller(), cat, router, pipeline.Options{OutputDir: env.out, ControllerTasks: true})
 	env.cfg.InferenceMode, env.cfg.HuggingFace.Token = "hybrid", "hf_test"
 	env.script.plan = fmt.Sprintf(`{"tasks": [{"task": "image-to-text", "id": 1, "dep": [], "args": {"image": %q}}]}`, env.image)

@@ -1,4 +1,4 @@
-package endpoints
+package local
 
 import (
 	"bytes"
@@ -12,11 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chorusai/chorus/endpoints"
+
 	"github.com/chorusai/chorus/internal/fakehf"
 )
 
 // TestJarvisTasks runs models_server's tasks through the fake and checks the
-// JSON body it received and the Result.
+// JSON body it received and the endpoints.Result.
 func TestJarvisTasks(t *testing.T) {
 	f := writeHFFiles(t)
 	cwd, err := os.Getwd()
@@ -31,7 +33,7 @@ func TestJarvisTasks(t *testing.T) {
 		model, task string
 		args        map[string]string
 		body        string // the JSON models_server must receive
-		result      func(*testing.T, Result)
+		result      func(*testing.T, endpoints.Result)
 	}{
 		{"Salesforce/blip-image-captioning-large", "image-to-text", map[string]string{"image": f.png},
 			`{"img_url":"` + f.png + `","text":null}`, hfWantText("a 40x30 photo of a cat sitting on a sofa")},
@@ -40,7 +42,7 @@ func TestJarvisTasks(t *testing.T) {
 		{"runwayml/stable-diffusion-v1-5", "text-to-image", map[string]string{"text": "a red fox"},
 			`{"text":"a red fox"}`, hfWantBlob("image/jpeg", hfImageSize(9, 8))},
 		{"espnet/kan-bayashi_ljspeech_vits", "text-to-speech", map[string]string{"text": "hello"},
-			`{"text":"hello"}`, func(t *testing.T, r Result) {
+			`{"text":"hello"}`, func(t *testing.T, r endpoints.Result) {
 				hfWantBlob("audio/wav", func(t *testing.T, b []byte) {
 					if n, _, err := fakehf.WAVInfo(b); err != nil || n != 5*160 {
 						t.Errorf("WAV: %d samples, %v", n, err)
@@ -74,14 +76,14 @@ func TestJarvisTasks(t *testing.T) {
 			`{"audio_url":"` + f.wav + `"}`, hfWantBlob("audio/wav", nil)},
 	}
 	j := fakehf.NewJarvis(t)
-	ep := NewLocal(LocalOptions{URL: j.URL, Protocol: ProtocolJarvis, PublicDir: j.PublicDir()})
+	ep := New(Options{URL: j.URL, Protocol: ProtocolJarvis, PublicDir: j.PublicDir()})
 	for _, tc := range cases {
 		t.Run(tc.task+"/"+tc.model, func(t *testing.T) {
 			j.Model(tc.model, tc.task)
 			if err := ep.Check(context.Background(), tc.task, tc.model); err != nil {
 				t.Fatalf("Check: %v", err)
 			}
-			res, err := ep.Infer(context.Background(), Request{Task: tc.task, Model: tc.model, Args: tc.args})
+			res, err := ep.Infer(context.Background(), endpoints.Request{Task: tc.task, Model: tc.model, Args: tc.args})
 			if err != nil {
 				t.Fatalf("Infer: %v", err)
 			}
@@ -116,14 +118,14 @@ func TestJarvisTasks(t *testing.T) {
 func TestJarvisFilesOverHTTP(t *testing.T) {
 	j := fakehf.NewJarvis(t)
 	j.Model("runwayml/stable-diffusion-v1-5", "text-to-image")
-	req := Request{Task: "text-to-image", Model: "runwayml/stable-diffusion-v1-5", Args: map[string]string{"text": "abc"}}
+	req := endpoints.Request{Task: "text-to-image", Model: "runwayml/stable-diffusion-v1-5", Args: map[string]string{"text": "abc"}}
 
 	// Without public_dir, and a server that does not serve its files (the
 	// real models_server), the error names the setting.
-	ep := NewLocal(LocalOptions{URL: j.URL})
+	ep := New(Options{URL: j.URL})
 	_, err := ep.Infer(context.Background(), req)
-	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "local.public_dir") || !strings.Contains(err.Error(), "HTTP 404") {
-		t.Fatalf("err = %v, want ErrUnavailable naming local.public_dir", err)
+	if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "local.public_dir") || !strings.Contains(err.Error(), "HTTP 404") {
+		t.Fatalf("err = %v, want endpoints.ErrUnavailable naming local.public_dir", err)
 	}
 	// Behind a static file server the file is fetched from {URL}{path}.
 	j.ServePublic(true)
@@ -144,7 +146,7 @@ func TestJarvisFilesOverHTTP(t *testing.T) {
 func TestJarvisAnswers(t *testing.T) {
 	f := writeHFFiles(t)
 	j := fakehf.NewJarvis(t)
-	ep := NewLocal(LocalOptions{URL: j.URL, PublicDir: j.PublicDir()})
+	ep := New(Options{URL: j.URL, PublicDir: j.PublicDir()})
 	respond := func(body string) fakehf.ResponderFunc {
 		return func(*http.Request, []byte) (int, string, []byte) { return 200, "application/json", []byte(body) }
 	}
@@ -153,18 +155,18 @@ func TestJarvisAnswers(t *testing.T) {
 	}
 	j.Model("m/annotated", "object-detection").Respond(respond(
 		`{"generated image": "/images/boxes.png", "predicted": [{"score": 0.5, "label": "dog", "box": {"xmin": 1, "ymin": 2, "xmax": 3, "ymax": 4}}]}`))
-	res, err := ep.Infer(context.Background(), Request{Task: "object-detection", Model: "m/annotated", Args: map[string]string{"image": f.png}})
+	res, err := ep.Infer(context.Background(), endpoints.Request{Task: "object-detection", Model: "m/annotated", Args: map[string]string{"image": f.png}})
 	if err != nil || res.Text != "1 object: dog (0.50) at [1,2,3,4]" || len(res.Blobs) != 1 || !json.Valid(res.Data) {
 		t.Errorf("awesome_chat-style detection: %v, %q, %d blobs", err, res.Text, len(res.Blobs))
 	}
 	j.Model("m/traversal", "text-to-image").Respond(respond(`{"path": "/../../../../etc/hostname"}`))
-	if _, err := ep.Infer(context.Background(), Request{Task: "text-to-image", Model: "m/traversal", Args: map[string]string{"text": "x"}}); !errors.Is(err, ErrUnavailable) {
+	if _, err := ep.Infer(context.Background(), endpoints.Request{Task: "text-to-image", Model: "m/traversal", Args: map[string]string{"text": "x"}}); !errors.Is(err, endpoints.ErrUnavailable) {
 		t.Errorf("a path outside the public directory was read: %v", err)
 	}
 
 	// A server on this machine that answers absolute paths.
 	j.Model("m/abs", "text-to-image").Respond(respond(`{"path": "` + f.png + `"}`))
-	res, err = NewLocal(LocalOptions{URL: j.URL}).Infer(context.Background(), Request{Task: "text-to-image", Model: "m/abs", Args: map[string]string{"text": "x"}})
+	res, err = New(Options{URL: j.URL}).Infer(context.Background(), endpoints.Request{Task: "text-to-image", Model: "m/abs", Args: map[string]string{"text": "x"}})
 	if err != nil {
 		t.Fatalf("absolute path answer: %v", err)
 	}
@@ -178,24 +180,24 @@ func TestJarvisAnswers(t *testing.T) {
 		want        string
 	}{
 		{"m/fails", "image-to-text", func(m *fakehf.JarvisModel) {}, map[string]string{"image": "/no/such.png"},
-			ErrBadInput, "/no/such.png does not exist"},
+			endpoints.ErrBadInput, "/no/such.png does not exist"},
 		{"m/fails2", "image-to-text", func(m *fakehf.JarvisModel) { m.Fail("Error when running the model inference.") },
-			map[string]string{"image": f.png}, ErrUnavailable, "Error when running the model inference."},
+			map[string]string{"image": f.png}, endpoints.ErrUnavailable, "Error when running the model inference."},
 		{"m/nlp", "summarization", func(m *fakehf.JarvisModel) {}, map[string]string{"text": "a. b."},
-			ErrUnavailable, "no inference code"},
+			endpoints.ErrUnavailable, "no inference code"},
 		{"m/html", "image-to-text", func(m *fakehf.JarvisModel) {
 			m.Respond(func(*http.Request, []byte) (int, string, []byte) {
 				return 200, "text/html", []byte("<html>oops</html>")
 			})
-		}, map[string]string{"image": f.png}, ErrUnavailable, "other than JSON"},
+		}, map[string]string{"image": f.png}, endpoints.ErrUnavailable, "other than JSON"},
 		{"m/vqa", "visual-question-answering", func(m *fakehf.JarvisModel) {}, map[string]string{"image": f.png},
-			ErrBadInput, `"text" argument`},
+			endpoints.ErrBadInput, `"text" argument`},
 		{"m/x", "time-travel", func(m *fakehf.JarvisModel) {}, map[string]string{"text": "x"},
-			ErrUnsupported, "time-travel"},
+			endpoints.ErrUnsupported, "time-travel"},
 	}
 	for _, tc := range cases {
 		tc.setup(j.Model(tc.model, tc.task))
-		_, err := ep.Infer(context.Background(), Request{Task: tc.task, Model: tc.model, Args: tc.args})
+		_, err := ep.Infer(context.Background(), endpoints.Request{Task: tc.task, Model: tc.model, Args: tc.args})
 		if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %v mentioning %q", tc.model, err, tc.is, tc.want)
 		}
@@ -206,9 +208,9 @@ func TestJarvisAnswers(t *testing.T) {
 		}
 	}
 	// A model the server never loaded: Flask's HTML 500.
-	_, err = ep.Infer(context.Background(), Request{Task: "image-to-text", Model: "never/loaded", Args: map[string]string{"image": f.png}})
-	var he *HTTPError
-	if !errors.Is(err, ErrUnavailable) || !errors.As(err, &he) || he.Status != 500 || !strings.Contains(err.Error(), "not loaded") {
+	_, err = ep.Infer(context.Background(), endpoints.Request{Task: "image-to-text", Model: "never/loaded", Args: map[string]string{"image": f.png}})
+	var he *endpoints.HTTPError
+	if !errors.Is(err, endpoints.ErrUnavailable) || !errors.As(err, &he) || he.Status != 500 || !strings.Contains(err.Error(), "not loaded") {
 		t.Errorf("unloaded model: %v", err)
 	}
 }
@@ -217,11 +219,11 @@ func TestJarvisCancel(t *testing.T) {
 	j := fakehf.NewJarvis(t)
 	release := j.Model("runwayml/stable-diffusion-v1-5", "text-to-image").Hold()
 	defer release()
-	ep := NewLocal(LocalOptions{URL: j.URL, PublicDir: j.PublicDir()})
+	ep := New(Options{URL: j.URL, PublicDir: j.PublicDir()})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := ep.Infer(ctx, Request{Task: "text-to-image", Model: "runwayml/stable-diffusion-v1-5", Args: map[string]string{"text": "x"}})
+		_, err := ep.Infer(ctx, endpoints.Request{Task: "text-to-image", Model: "runwayml/stable-diffusion-v1-5", Args: map[string]string{"text": "x"}})
 		done <- err
 	}()
 	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -232,7 +234,7 @@ func TestJarvisCancel(t *testing.T) {
 	cancel()
 	select {
 	case err := <-done:
-		if !errors.Is(err, context.Canceled) || errors.Is(err, ErrUnreachable) {
+		if !errors.Is(err, context.Canceled) || errors.Is(err, endpoints.ErrUnreachable) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
 	case <-time.After(10 * time.Second):

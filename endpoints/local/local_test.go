@@ -1,4 +1,4 @@
-package endpoints
+package local
 
 import (
 	"context"
@@ -10,36 +10,38 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chorusai/chorus/endpoints"
+
 	"github.com/chorusai/chorus/internal/fakehf"
 )
 
 func TestLocalUnconfigured(t *testing.T) {
-	ep := NewLocal(LocalOptions{})
-	if err := ep.Check(context.Background(), "image-to-text", "m/x"); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "set local.url") {
-		t.Errorf("Check = %v, want ErrUnavailable naming local.url", err)
+	ep := New(Options{})
+	if err := ep.Check(context.Background(), "image-to-text", "m/x"); !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "set local.url") {
+		t.Errorf("Check = %v, want endpoints.ErrUnavailable naming local.url", err)
 	}
-	if _, err := ep.Infer(context.Background(), Request{Task: "image-to-text", Model: "m/x"}); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "local.url") {
+	if _, err := ep.Infer(context.Background(), endpoints.Request{Task: "image-to-text", Model: "m/x"}); !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "local.url") {
 		t.Errorf("Infer = %v", err)
 	}
-	if err := NewLocal(LocalOptions{URL: "http://127.0.0.1:1", Protocol: "grpc"}).Check(context.Background(), "image-to-text", "m/x"); err == nil || !strings.Contains(err.Error(), "jarvis or hf") {
+	if err := New(Options{URL: "http://127.0.0.1:1", Protocol: "grpc"}).Check(context.Background(), "image-to-text", "m/x"); err == nil || !strings.Contains(err.Error(), "jarvis or hf") {
 		t.Errorf("unknown protocol: %v", err)
 	}
-	if ep.Kind() != Local || ep.Protocol() != ProtocolJarvis {
-		t.Errorf("Kind %s Protocol %s", ep.Kind(), ep.Protocol())
+	if ep.Kind() != endpoints.Local || ep.Protocol() != ProtocolJarvis {
+		t.Errorf("endpoints.Kind %s Protocol %s", ep.Kind(), ep.Protocol())
 	}
-	var _ Endpoint = (*LocalEndpoint)(nil)
+	var _ endpoints.Endpoint = (*Endpoint)(nil)
 }
 
 func TestLocalHFProtocol(t *testing.T) {
 	srv := fakehf.New(t)
 	f := writeHFFiles(t)
 	srv.Model("Salesforce/blip", "image-to-text").LoadingFor(1, 0.001)
-	ep := NewLocal(LocalOptions{URL: srv.URL, Protocol: ProtocolHF, Backoff: time.Millisecond})
+	ep := New(Options{URL: srv.URL, Protocol: ProtocolHF, Backoff: time.Millisecond})
 	if err := ep.Check(context.Background(), "image-to-text", "Salesforce/blip"); err != nil {
 		t.Fatalf("Check: %v", err)
 	}
 	var log hfProgressLog
-	res, err := ep.Infer(context.Background(), Request{Task: "image-to-text", Model: "Salesforce/blip", Args: map[string]string{"image": f.png}, Progress: log.add})
+	res, err := ep.Infer(context.Background(), endpoints.Request{Task: "image-to-text", Model: "Salesforce/blip", Args: map[string]string{"image": f.png}, Progress: log.add})
 	if err != nil {
 		t.Fatalf("Infer: %v", err)
 	}
@@ -56,19 +58,19 @@ func TestLocalHFProtocol(t *testing.T) {
 		}
 		hfSameFile(t, r.Body, f.png)
 	}
-	if _, err := ep.Infer(context.Background(), Request{Task: "canny-control", Model: "canny-control", Args: map[string]string{"image": f.png}}); !errors.Is(err, ErrUnsupported) {
-		t.Errorf("ControlNet on hf protocol: %v, want ErrUnsupported", err)
+	if _, err := ep.Infer(context.Background(), endpoints.Request{Task: "canny-control", Model: "canny-control", Args: map[string]string{"image": f.png}}); !errors.Is(err, endpoints.ErrUnsupported) {
+		t.Errorf("ControlNet on hf protocol: %v, want endpoints.ErrUnsupported", err)
 	}
-	if err := ep.Check(context.Background(), "canny-text-to-image", "lllyasviel/sd-controlnet-canny"); !errors.Is(err, ErrUnsupported) {
+	if err := ep.Check(context.Background(), "canny-text-to-image", "lllyasviel/sd-controlnet-canny"); !errors.Is(err, endpoints.ErrUnsupported) {
 		t.Errorf("Check ControlNet on hf protocol: %v", err)
 	}
-	_, err = ep.Infer(context.Background(), Request{Task: "image-to-text", Model: "not/there", Args: map[string]string{"image": f.png}})
-	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "not served by the local server") {
+	_, err = ep.Infer(context.Background(), endpoints.Request{Task: "image-to-text", Model: "not/there", Args: map[string]string{"image": f.png}})
+	if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "not served by the local server") {
 		t.Errorf("404 on local server: %v", err)
 	}
 	srv.RequireToken("secret")
-	_, err = ep.Infer(context.Background(), Request{Task: "image-to-text", Model: "Salesforce/blip", Args: map[string]string{"image": f.png}})
-	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "no credentials to local servers") {
+	_, err = ep.Infer(context.Background(), endpoints.Request{Task: "image-to-text", Model: "Salesforce/blip", Args: map[string]string{"image": f.png}})
+	if !errors.Is(err, endpoints.ErrUnauthorized) || !strings.Contains(err.Error(), "no credentials to local servers") {
 		t.Errorf("401 on local server: %v", err)
 	}
 }
@@ -77,13 +79,13 @@ func TestLocalHFProtocolUnreachable(t *testing.T) {
 	srv := fakehf.New(t)
 	url := srv.URL
 	srv.Close()
-	ep := NewLocal(LocalOptions{URL: url, Protocol: ProtocolHF})
+	ep := New(Options{URL: url, Protocol: ProtocolHF})
 	err := ep.Check(context.Background(), "summarization", "m/x")
-	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "local server "+url+" is not reachable") || !strings.Contains(err.Error(), "local.url") {
+	if !errors.Is(err, endpoints.ErrUnreachable) || !strings.Contains(err.Error(), "local server "+url+" is not reachable") || !strings.Contains(err.Error(), "local.url") {
 		t.Errorf("Check = %v", err)
 	}
 	_, err = ep.Infer(context.Background(), hfSummarize("m/x", nil))
-	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "local.url") {
+	if !errors.Is(err, endpoints.ErrUnreachable) || !strings.Contains(err.Error(), "local.url") {
 		t.Errorf("Infer = %v", err)
 	}
 }
@@ -103,7 +105,7 @@ func TestLocalCheckCachesAndShares(t *testing.T) {
 	j := fakehf.NewJarvis(t)
 	j.Model("Salesforce/blip-image-captioning-large", "image-to-text")
 	j.Model("openai/whisper-base", "automatic-speech-recognition")
-	ep := NewLocal(LocalOptions{URL: j.URL})
+	ep := New(Options{URL: j.URL})
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 20)
@@ -134,7 +136,7 @@ func TestLocalCheckCachesAndShares(t *testing.T) {
 	}
 
 	// With a TTL that has always expired, every check probes again.
-	fresh := NewLocal(LocalOptions{URL: j.URL, CheckTTL: time.Nanosecond})
+	fresh := New(Options{URL: j.URL, CheckTTL: time.Nanosecond})
 	before := countPath(j, "/running")
 	for range 3 {
 		if err := fresh.Check(context.Background(), "image-to-text", "Salesforce/blip-image-captioning-large"); err != nil {
@@ -149,14 +151,14 @@ func TestLocalCheckCachesAndShares(t *testing.T) {
 func TestLocalCheckModelNotLoaded(t *testing.T) {
 	j := fakehf.NewJarvis(t)
 	j.Model("microsoft/trocr-base-printed", "image-to-text").Disable()
-	ep := NewLocal(LocalOptions{URL: j.URL})
+	ep := New(Options{URL: j.URL})
 	for _, model := range []string{"microsoft/trocr-base-printed", "never/deployed"} {
 		err := ep.Check(context.Background(), "image-to-text", model)
-		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "model "+model+" is not loaded on the local server "+j.URL) {
+		if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "model "+model+" is not loaded on the local server "+j.URL) {
 			t.Errorf("%s: Check = %v", model, err)
 		}
 	}
-	if err := ep.Check(context.Background(), "time-travel", "x/y"); !errors.Is(err, ErrUnsupported) {
+	if err := ep.Check(context.Background(), "time-travel", "x/y"); !errors.Is(err, endpoints.ErrUnsupported) {
 		t.Errorf("unknown task: %v", err)
 	}
 }
@@ -165,19 +167,19 @@ func TestLocalCheckUnreachable(t *testing.T) {
 	j := fakehf.NewJarvis(t)
 	url := j.URL
 	j.Close()
-	err := NewLocal(LocalOptions{URL: url}).Check(context.Background(), "image-to-text", "m/x")
+	err := New(Options{URL: url}).Check(context.Background(), "image-to-text", "m/x")
 	want := "local server " + url + " is not reachable — start HuggingGPT's models_server or set local.url"
-	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), want) {
-		t.Errorf("Check = %v, want ErrUnreachable with %q", err, want)
+	if !errors.Is(err, endpoints.ErrUnreachable) || !strings.Contains(err.Error(), want) {
+		t.Errorf("Check = %v, want endpoints.ErrUnreachable with %q", err, want)
 	}
 }
 
 func TestLocalCheckWrongServer(t *testing.T) {
 	srv := fakehf.New(t) // an HF-style server configured as jarvis
-	err := NewLocal(LocalOptions{URL: srv.Root}).Check(context.Background(), "image-to-text", "m/x")
-	var he *HTTPError
-	if !errors.Is(err, ErrUnavailable) || !errors.As(err, &he) || he.Status != http.StatusNotFound || !strings.Contains(err.Error(), "local.protocol: hf") {
-		t.Errorf("Check = %v, want ErrUnavailable suggesting local.protocol: hf", err)
+	err := New(Options{URL: srv.Root}).Check(context.Background(), "image-to-text", "m/x")
+	var he *endpoints.HTTPError
+	if !errors.Is(err, endpoints.ErrUnavailable) || !errors.As(err, &he) || he.Status != http.StatusNotFound || !strings.Contains(err.Error(), "local.protocol: hf") {
+		t.Errorf("Check = %v, want endpoints.ErrUnavailable suggesting local.protocol: hf", err)
 	}
 }
 
@@ -185,18 +187,18 @@ func TestLocalFailureInvalidatesCache(t *testing.T) {
 	j := fakehf.NewJarvis(t)
 	j.Model("openai/whisper-base", "automatic-speech-recognition")
 	f := writeHFFiles(t)
-	ep := NewLocal(LocalOptions{URL: j.URL})
+	ep := New(Options{URL: j.URL})
 	if err := ep.Check(context.Background(), "automatic-speech-recognition", "openai/whisper-base"); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()
-	_, err := ep.Infer(context.Background(), Request{Task: "automatic-speech-recognition", Model: "openai/whisper-base", Args: map[string]string{"audio": f.wav}})
-	if !errors.Is(err, ErrUnreachable) {
+	_, err := ep.Infer(context.Background(), endpoints.Request{Task: "automatic-speech-recognition", Model: "openai/whisper-base", Args: map[string]string{"audio": f.wav}})
+	if !errors.Is(err, endpoints.ErrUnreachable) {
 		t.Fatalf("Infer on a dead server = %v", err)
 	}
 	// The cached "reachable" must not outlive the failure.
-	if err := ep.Check(context.Background(), "automatic-speech-recognition", "openai/whisper-base"); !errors.Is(err, ErrUnreachable) {
-		t.Errorf("Check after the server died = %v, want ErrUnreachable", err)
+	if err := ep.Check(context.Background(), "automatic-speech-recognition", "openai/whisper-base"); !errors.Is(err, endpoints.ErrUnreachable) {
+		t.Errorf("Check after the server died = %v, want endpoints.ErrUnreachable", err)
 	}
 }
 
@@ -218,7 +220,7 @@ func TestLocalCheckHonoursCallerContext(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	ep := NewLocal(LocalOptions{URL: srv.URL})
+	ep := New(Options{URL: srv.URL})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

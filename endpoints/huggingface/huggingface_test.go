@@ -1,4 +1,4 @@
-package endpoints
+package huggingface
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/internal/fakehf"
 )
 
@@ -71,8 +73,8 @@ func hfSameFile(t *testing.T, body []byte, path string) {
 	}
 }
 
-func hfWantText(want string) func(*testing.T, Result) {
-	return func(t *testing.T, r Result) {
+func hfWantText(want string) func(*testing.T, endpoints.Result) {
+	return func(t *testing.T, r endpoints.Result) {
 		t.Helper()
 		if r.Text != want {
 			t.Errorf("Text = %q, want %q", r.Text, want)
@@ -83,8 +85,8 @@ func hfWantText(want string) func(*testing.T, Result) {
 	}
 }
 
-func hfWantBlob(mime string, check func(*testing.T, []byte)) func(*testing.T, Result) {
-	return func(t *testing.T, r Result) {
+func hfWantBlob(mime string, check func(*testing.T, []byte)) func(*testing.T, endpoints.Result) {
+	return func(t *testing.T, r endpoints.Result) {
 		t.Helper()
 		if len(r.Blobs) != 1 || r.Blobs[0].MIME != mime {
 			t.Fatalf("Blobs = %d (%v), want one %s", len(r.Blobs), hfBlobTypes(r), mime)
@@ -95,7 +97,7 @@ func hfWantBlob(mime string, check func(*testing.T, []byte)) func(*testing.T, Re
 	}
 }
 
-func hfBlobTypes(r Result) []string {
+func hfBlobTypes(r endpoints.Result) []string {
 	var out []string
 	for _, b := range r.Blobs {
 		out = append(out, b.MIME)
@@ -114,7 +116,7 @@ func hfImageSize(w, h int) func(*testing.T, []byte) {
 }
 
 // TestHFTaskShapes runs every catalog task through the fake server and
-// checks the request the server received and the Result built from its
+// checks the request the server received and the endpoints.Result built from its
 // answer.
 func TestHFTaskShapes(t *testing.T) {
 	f := writeHFFiles(t)
@@ -160,7 +162,7 @@ func TestHFTaskShapes(t *testing.T) {
 		args    map[string]string
 		route   string
 		request func(*testing.T, fakehf.Request)
-		result  func(*testing.T, Result)
+		result  func(*testing.T, endpoints.Result)
 	}{
 		{"text-classification", map[string]string{"text": "I hate rain"}, "", inputsText("I hate rain"),
 			hfWantText("NEGATIVE (1.00), POSITIVE (0.00)")},
@@ -204,7 +206,7 @@ func TestHFTaskShapes(t *testing.T) {
 		{"object-detection", map[string]string{"image": f.png}, "", rawImage,
 			hfWantText("2 objects: cat (1.00) at [0,0,20,30], remote (0.87) at [20,15,39,29]")},
 		{"depth-estimation", map[string]string{"image": f.png}, "", rawImage,
-			func(t *testing.T, r Result) {
+			func(t *testing.T, r endpoints.Result) {
 				hfWantBlob("image/png", hfImageSize(40, 30))(t, r)
 				if string(r.Data) != `{"depth_blob":0}` {
 					t.Errorf("Data = %s", r.Data)
@@ -216,7 +218,7 @@ func TestHFTaskShapes(t *testing.T) {
 					t.Errorf("inputs is not the base64 image")
 				}
 			}),
-			func(t *testing.T, r Result) {
+			func(t *testing.T, r endpoints.Result) {
 				if r.Text != "2 segments: cat (0.99), couch (0.95)" {
 					t.Errorf("Text = %q", r.Text)
 				}
@@ -259,7 +261,7 @@ func TestHFTaskShapes(t *testing.T) {
 				equalJSON(t, m, `{"inputs":{"image":"`+hfB64File(t, f.png)+`","question":"what is the total?"}}`)
 			}), hfWantText("page 40x30 (0.87)")},
 		{"mask-generation", map[string]string{"image": f.png}, "", rawImage,
-			func(t *testing.T, r Result) {
+			func(t *testing.T, r endpoints.Result) {
 				if r.Text != "1 segment: mask (0.97)" || len(r.Blobs) != 1 {
 					t.Errorf("Text = %q, %d blobs", r.Text, len(r.Blobs))
 				}
@@ -268,7 +270,7 @@ func TestHFTaskShapes(t *testing.T) {
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.png)+`","parameters":{"input_points":[[[3,4]]],"input_boxes":[[0,0,10,12]]}}`)
 			}),
-			func(t *testing.T, r Result) {
+			func(t *testing.T, r endpoints.Result) {
 				if len(r.Blobs) != 1 || r.Blobs[0].MIME != "image/png" {
 					t.Errorf("Blobs = %v", hfBlobTypes(r))
 				}
@@ -299,7 +301,7 @@ func TestHFTaskShapes(t *testing.T) {
 			hfWantText("Speech (0.70), Music (0.21), Silence (0.09)")},
 		{"audio-to-audio", map[string]string{"audio": f.wav}, "",
 			func(t *testing.T, r fakehf.Request) { hfSameFile(t, r.Body, f.wav) },
-			func(t *testing.T, r Result) {
+			func(t *testing.T, r endpoints.Result) {
 				hfWantBlob("audio/wav", func(t *testing.T, b []byte) {
 					if n, _, err := fakehf.WAVInfo(b); err != nil || n != 8000 {
 						t.Errorf("WAV has %d samples (%v)", n, err)
@@ -320,7 +322,7 @@ func TestHFTaskShapes(t *testing.T) {
 
 	srv := fakehf.New(t)
 	srv.RequireToken("hf_test")
-	ep := NewHuggingFace(HFOptions{BaseURL: srv.URL, Token: "hf_test"})
+	ep := New(Options{BaseURL: srv.URL, Token: "hf_test"})
 	covered := map[string]bool{}
 	for i, tc := range cases {
 		model := "m/" + tc.task
@@ -330,7 +332,7 @@ func TestHFTaskShapes(t *testing.T) {
 		covered[tc.task] = true
 		t.Run(model, func(t *testing.T) {
 			srv.Model(model, tc.task)
-			res, err := ep.Infer(context.Background(), Request{Task: tc.task, Model: model, Args: tc.args})
+			res, err := ep.Infer(context.Background(), endpoints.Request{Task: tc.task, Model: model, Args: tc.args})
 			if err != nil {
 				t.Fatalf("Infer: %v", err)
 			}
@@ -356,13 +358,13 @@ func TestHFTaskShapes(t *testing.T) {
 		if !covered[task] {
 			t.Errorf("task %s has no shape test", task)
 		}
-		if !HFTaskSupported(task) {
-			t.Errorf("HFTaskSupported(%q) = false", task)
+		if !hfapi.Supported(task) {
+			t.Errorf("hfapi.Supported(%q) = false", task)
 		}
 	}
 }
 
-func newTestHF(srv *fakehf.Server, opts HFOptions) *HuggingFaceEndpoint {
+func newTestHF(srv *fakehf.Server, opts Options) *Endpoint {
 	opts.BaseURL = srv.URL
 	if opts.Token == "" {
 		opts.Token = "hf_test"
@@ -370,36 +372,36 @@ func newTestHF(srv *fakehf.Server, opts HFOptions) *HuggingFaceEndpoint {
 	if opts.Backoff == 0 {
 		opts.Backoff = time.Millisecond
 	}
-	return NewHuggingFace(opts)
+	return New(opts)
 }
 
 // hfProgressLog collects progress reports from any goroutine.
 type hfProgressLog struct {
 	mu   sync.Mutex
-	list []Progress
+	list []endpoints.Progress
 }
 
-func (p *hfProgressLog) add(x Progress) {
+func (p *hfProgressLog) add(x endpoints.Progress) {
 	p.mu.Lock()
 	p.list = append(p.list, x)
 	p.mu.Unlock()
 }
 
-func (p *hfProgressLog) all() []Progress {
+func (p *hfProgressLog) all() []endpoints.Progress {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]Progress(nil), p.list...)
+	return append([]endpoints.Progress(nil), p.list...)
 }
 
-func hfSummarize(model string, progress func(Progress)) Request {
-	return Request{Task: "summarization", Model: model, Args: map[string]string{"text": "One. Two."}, Progress: progress}
+func hfSummarize(model string, progress func(endpoints.Progress)) endpoints.Request {
+	return endpoints.Request{Task: "summarization", Model: model, Args: map[string]string{"text": "One. Two."}, Progress: progress}
 }
 
 func TestHFLoadingThenReady(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("m/sum", "summarization").LoadingFor(2, 0.02)
 	var log hfProgressLog
-	res, err := newTestHF(srv, HFOptions{MaxWait: 10 * time.Second}).Infer(context.Background(), hfSummarize("m/sum", log.add))
+	res, err := newTestHF(srv, Options{MaxWait: 10 * time.Second}).Infer(context.Background(), hfSummarize("m/sum", log.add))
 	if err != nil {
 		t.Fatalf("Infer: %v", err)
 	}
@@ -432,9 +434,9 @@ func TestHFLoadingThenReady(t *testing.T) {
 func TestHFLoadingGivesUpAfterMaxWait(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("m/sum", "summarization").LoadingFor(1000, 0.01)
-	_, err := newTestHF(srv, HFOptions{MaxWait: 60 * time.Millisecond}).Infer(context.Background(), hfSummarize("m/sum", nil))
-	if !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("err = %v, want ErrUnavailable", err)
+	_, err := newTestHF(srv, Options{MaxWait: 60 * time.Millisecond}).Infer(context.Background(), hfSummarize("m/sum", nil))
+	if !errors.Is(err, endpoints.ErrUnavailable) {
+		t.Fatalf("err = %v, want endpoints.ErrUnavailable", err)
 	}
 	if !strings.Contains(err.Error(), "still loading") || !strings.Contains(err.Error(), "huggingface.max_wait") {
 		t.Errorf("err = %q, want it to say the model is still loading and name huggingface.max_wait", err)
@@ -444,9 +446,9 @@ func TestHFLoadingGivesUpAfterMaxWait(t *testing.T) {
 	}
 	// With waiting turned off it gives up at once.
 	srv.Model("m/sum2", "summarization").LoadingFor(1, 0.01)
-	_, err = newTestHF(srv, HFOptions{MaxWait: -1}).Infer(context.Background(), hfSummarize("m/sum2", nil))
-	if !errors.Is(err, ErrUnavailable) || len(srv.RequestsFor("m/sum2")) != 1 {
-		t.Fatalf("err = %v after %d requests, want ErrUnavailable after 1", err, len(srv.RequestsFor("m/sum2")))
+	_, err = newTestHF(srv, Options{MaxWait: -1}).Infer(context.Background(), hfSummarize("m/sum2", nil))
+	if !errors.Is(err, endpoints.ErrUnavailable) || len(srv.RequestsFor("m/sum2")) != 1 {
+		t.Fatalf("err = %v after %d requests, want endpoints.ErrUnavailable after 1", err, len(srv.RequestsFor("m/sum2")))
 	}
 }
 
@@ -456,9 +458,9 @@ func TestHFLoadingLongerThanDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := newTestHF(srv, HFOptions{MaxWait: time.Hour}).Infer(ctx, hfSummarize("m/sum", nil))
-	if !errors.Is(err, ErrUnavailable) || time.Since(start) > 10*time.Second {
-		t.Fatalf("err = %v after %v, want an immediate ErrUnavailable so another candidate can run", err, time.Since(start))
+	_, err := newTestHF(srv, Options{MaxWait: time.Hour}).Infer(ctx, hfSummarize("m/sum", nil))
+	if !errors.Is(err, endpoints.ErrUnavailable) || time.Since(start) > 10*time.Second {
+		t.Fatalf("err = %v after %v, want an immediate endpoints.ErrUnavailable so another candidate can run", err, time.Since(start))
 	}
 }
 
@@ -470,7 +472,7 @@ func TestHFCancelWhileWaitingForModel(t *testing.T) {
 	reported := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := newTestHF(srv, HFOptions{MaxWait: time.Hour}).Infer(ctx, hfSummarize("m/sum", func(Progress) { close(reported) }))
+		_, err := newTestHF(srv, Options{MaxWait: time.Hour}).Infer(ctx, hfSummarize("m/sum", func(endpoints.Progress) { close(reported) }))
 		done <- err
 	}()
 	<-reported // the endpoint is now waiting out the 120 s load
@@ -492,7 +494,7 @@ func TestHFCancelDuringRequest(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := newTestHF(srv, HFOptions{}).Infer(ctx, hfSummarize("m/sum", nil))
+		_, err := newTestHF(srv, Options{}).Infer(ctx, hfSummarize("m/sum", nil))
 		done <- err
 	}()
 	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -503,8 +505,8 @@ func TestHFCancelDuringRequest(t *testing.T) {
 	cancel()
 	select {
 	case err := <-done:
-		if !errors.Is(err, context.Canceled) || errors.Is(err, ErrUnreachable) {
-			t.Fatalf("err = %v, want context.Canceled and not ErrUnreachable", err)
+		if !errors.Is(err, context.Canceled) || errors.Is(err, endpoints.ErrUnreachable) {
+			t.Fatalf("err = %v, want context.Canceled and not endpoints.ErrUnreachable", err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Infer did not return after cancellation")
@@ -515,7 +517,7 @@ func TestHFRateLimit(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("m/ok", "summarization").RateLimit(2)
 	var log hfProgressLog
-	if _, err := newTestHF(srv, HFOptions{Backoff: 5 * time.Millisecond}).Infer(context.Background(), hfSummarize("m/ok", log.add)); err != nil {
+	if _, err := newTestHF(srv, Options{Backoff: 5 * time.Millisecond}).Infer(context.Background(), hfSummarize("m/ok", log.add)); err != nil {
 		t.Fatalf("Infer: %v", err)
 	}
 	p := log.all()
@@ -527,10 +529,10 @@ func TestHFRateLimit(t *testing.T) {
 	}
 
 	srv.Model("m/busy", "summarization").RateLimit(100)
-	_, err := newTestHF(srv, HFOptions{MaxRetries: 2}).Infer(context.Background(), hfSummarize("m/busy", nil))
-	var he *HTTPError
-	if !errors.Is(err, ErrRateLimited) || !errors.As(err, &he) || he.Status != 429 {
-		t.Fatalf("err = %v, want ErrRateLimited in an HTTPError", err)
+	_, err := newTestHF(srv, Options{MaxRetries: 2}).Infer(context.Background(), hfSummarize("m/busy", nil))
+	var he *endpoints.HTTPError
+	if !errors.Is(err, endpoints.ErrRateLimited) || !errors.As(err, &he) || he.Status != 429 {
+		t.Fatalf("err = %v, want endpoints.ErrRateLimited in an endpoints.HTTPError", err)
 	}
 	if n := len(srv.RequestsFor("m/busy")); n != 3 {
 		t.Errorf("%d requests, want 1 + 2 retries", n)
@@ -541,34 +543,34 @@ func TestHFRetryAfterHonoured(t *testing.T) {
 	srv := fakehf.New(t)
 	// Retry-After: 0 must win over a one-hour backoff, which would give up.
 	srv.Model("m/now", "summarization").RateLimit(1).RetryAfter(0)
-	if _, err := newTestHF(srv, HFOptions{Backoff: time.Hour}).Infer(context.Background(), hfSummarize("m/now", nil)); err != nil {
+	if _, err := newTestHF(srv, Options{Backoff: time.Hour}).Infer(context.Background(), hfSummarize("m/now", nil)); err != nil {
 		t.Fatalf("Retry-After: 0 not honoured: %v", err)
 	}
 	// A Retry-After far beyond the wait budget gives up at once.
 	srv.Model("m/later", "summarization").RateLimit(1).RetryAfter(3600)
 	start := time.Now()
-	_, err := newTestHF(srv, HFOptions{MaxWait: time.Second}).Infer(context.Background(), hfSummarize("m/later", nil))
-	if !errors.Is(err, ErrRateLimited) || !strings.Contains(err.Error(), "1h0m0s") || time.Since(start) > 5*time.Second {
+	_, err := newTestHF(srv, Options{MaxWait: time.Second}).Infer(context.Background(), hfSummarize("m/later", nil))
+	if !errors.Is(err, endpoints.ErrRateLimited) || !strings.Contains(err.Error(), "1h0m0s") || time.Since(start) > 5*time.Second {
 		t.Fatalf("err = %v after %v", err, time.Since(start))
 	}
 	// 18446744074 s is 2^64 ns and a little: multiplied unchecked it
 	// wraps to a 0.3 s wait and a retry, instead of giving up.
 	srv.Model("m/never", "summarization").RateLimit(1).RetryAfter(18446744074)
-	_, err = newTestHF(srv, HFOptions{}).Infer(context.Background(), hfSummarize("m/never", nil))
-	if !errors.Is(err, ErrRateLimited) || len(srv.RequestsFor("m/never")) != 1 {
-		t.Fatalf("huge Retry-After: err = %v after %d requests, want ErrRateLimited after 1", err, len(srv.RequestsFor("m/never")))
+	_, err = newTestHF(srv, Options{}).Infer(context.Background(), hfSummarize("m/never", nil))
+	if !errors.Is(err, endpoints.ErrRateLimited) || len(srv.RequestsFor("m/never")) != 1 {
+		t.Fatalf("huge Retry-After: err = %v after %d requests, want endpoints.ErrRateLimited after 1", err, len(srv.RequestsFor("m/never")))
 	}
-	for n, want := range map[int]time.Duration{0: time.Second, 1: 2 * time.Second, 4: 16 * time.Second, 5: hfMaxBackoff, 70: hfMaxBackoff, 1 << 30: hfMaxBackoff} {
-		if got := hfBackoff(time.Second, n); got != want {
+	for n, want := range map[int]time.Duration{0: time.Second, 1: 2 * time.Second, 4: 16 * time.Second, 5: maxBackoff, 70: maxBackoff, 1 << 30: maxBackoff} {
+		if got := backoffFor(time.Second, n); got != want {
 			t.Errorf("backoff before retry %d = %v, want %v", n, got, want)
 		}
 	}
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	h := http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}
-	if d, ok := hfRetryAfter(h, now); !ok || d != 90*time.Second {
+	if d, ok := retryAfter(h, now); !ok || d != 90*time.Second {
 		t.Errorf("HTTP-date Retry-After = %v %v", d, ok)
 	}
-	if _, ok := hfRetryAfter(http.Header{"Retry-After": {"soon"}}, now); ok {
+	if _, ok := retryAfter(http.Header{"Retry-After": {"soon"}}, now); ok {
 		t.Error("accepted Retry-After: soon")
 	}
 }
@@ -577,9 +579,9 @@ func TestHFUnauthorized(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.RequireToken("hf_good")
 	srv.Model("m/sum", "summarization")
-	_, err := newTestHF(srv, HFOptions{Token: "hf_bad"}).Infer(context.Background(), hfSummarize("m/sum", nil))
-	if !errors.Is(err, ErrUnauthorized) {
-		t.Fatalf("err = %v, want ErrUnauthorized", err)
+	_, err := newTestHF(srv, Options{Token: "hf_bad"}).Infer(context.Background(), hfSummarize("m/sum", nil))
+	if !errors.Is(err, endpoints.ErrUnauthorized) {
+		t.Fatalf("err = %v, want endpoints.ErrUnauthorized", err)
 	}
 	for _, want := range []string{"rejected the token (HTTP 401)", "HF_TOKEN", "huggingface.token", "https://huggingface.co/settings/tokens"} {
 		if !strings.Contains(err.Error(), want) {
@@ -590,8 +592,8 @@ func TestHFUnauthorized(t *testing.T) {
 		t.Errorf("%d requests; a 401 must not be retried", n)
 	}
 	// Without any token the message says one is needed.
-	ep := NewHuggingFace(HFOptions{BaseURL: srv.URL})
-	if _, err := ep.Infer(context.Background(), hfSummarize("m/sum", nil)); !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "needs a token") {
+	ep := New(Options{BaseURL: srv.URL})
+	if _, err := ep.Infer(context.Background(), hfSummarize("m/sum", nil)); !errors.Is(err, endpoints.ErrUnauthorized) || !strings.Contains(err.Error(), "needs a token") {
 		t.Errorf("no token: err = %v", err)
 	}
 }
@@ -600,13 +602,13 @@ func TestHFForbidden(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("meta-llama/Llama-Guard", "text-classification").Gated()
 	srv.Model("m/x", "text-classification").Status(403, "This authentication method does not have sufficient permissions to call Inference Providers")
-	ep := newTestHF(srv, HFOptions{})
-	_, err := ep.Infer(context.Background(), Request{Task: "text-classification", Model: "meta-llama/Llama-Guard", Args: map[string]string{"text": "x"}})
-	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "gated") || !strings.Contains(err.Error(), "https://huggingface.co/meta-llama/Llama-Guard") {
+	ep := newTestHF(srv, Options{})
+	_, err := ep.Infer(context.Background(), endpoints.Request{Task: "text-classification", Model: "meta-llama/Llama-Guard", Args: map[string]string{"text": "x"}})
+	if !errors.Is(err, endpoints.ErrUnauthorized) || !strings.Contains(err.Error(), "gated") || !strings.Contains(err.Error(), "https://huggingface.co/meta-llama/Llama-Guard") {
 		t.Errorf("gated: err = %v", err)
 	}
-	_, err = ep.Infer(context.Background(), Request{Task: "text-classification", Model: "m/x", Args: map[string]string{"text": "x"}})
-	if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), "Make calls to Inference Providers") {
+	_, err = ep.Infer(context.Background(), endpoints.Request{Task: "text-classification", Model: "m/x", Args: map[string]string{"text": "x"}})
+	if !errors.Is(err, endpoints.ErrUnauthorized) || !strings.Contains(err.Error(), "Make calls to Inference Providers") {
 		t.Errorf("permission: err = %v", err)
 	}
 }
@@ -615,14 +617,14 @@ func TestHFNotServed(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("m/400", "summarization").Status(400, "Model not supported by provider hf-inference")
 	srv.Model("m/410", "summarization").Status(410, "https://api-inference.huggingface.co is no longer supported. Please use https://router.huggingface.co instead.")
-	ep := newTestHF(srv, HFOptions{})
+	ep := newTestHF(srv, Options{})
 	for _, model := range []string{"m/unregistered", "m/400", "m/410"} {
 		_, err := ep.Infer(context.Background(), hfSummarize(model, nil))
-		var he *HTTPError
-		if !errors.Is(err, ErrUnavailable) || !errors.As(err, &he) || !strings.Contains(err.Error(), "not served by Hugging Face's hf-inference provider") {
-			t.Errorf("%s: err = %v, want ErrUnavailable naming the provider", model, err)
+		var he *endpoints.HTTPError
+		if !errors.Is(err, endpoints.ErrUnavailable) || !errors.As(err, &he) || !strings.Contains(err.Error(), "not served by Hugging Face's hf-inference provider") {
+			t.Errorf("%s: err = %v, want endpoints.ErrUnavailable naming the provider", model, err)
 		}
-		if !Retryable(err) {
+		if !endpoints.Retryable(err) {
 			t.Errorf("%s: not retryable; the executor must try the next candidate", model)
 		}
 		if n := len(srv.RequestsFor(model)); n != 1 {
@@ -634,7 +636,7 @@ func TestHFNotServed(t *testing.T) {
 func TestHFServerErrors(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("m/flaky", "summarization").Fail(1, 502, "Bad Gateway")
-	ep := newTestHF(srv, HFOptions{})
+	ep := newTestHF(srv, Options{})
 	if _, err := ep.Infer(context.Background(), hfSummarize("m/flaky", nil)); err != nil {
 		t.Fatalf("one 502 then success: %v", err)
 	}
@@ -643,17 +645,17 @@ func TestHFServerErrors(t *testing.T) {
 		model = strings.ReplaceAll(model, " ", "")
 		srv.Model(model, "summarization").Status(code, "boom")
 		_, err := ep.Infer(context.Background(), hfSummarize(model, nil))
-		var he *HTTPError
-		if !errors.Is(err, ErrUnavailable) || !errors.As(err, &he) || he.Status != code || !strings.Contains(err.Error(), "boom") {
-			t.Errorf("HTTP %d: err = %v, want ErrUnavailable in an HTTPError with the server's message", code, err)
+		var he *endpoints.HTTPError
+		if !errors.Is(err, endpoints.ErrUnavailable) || !errors.As(err, &he) || he.Status != code || !strings.Contains(err.Error(), "boom") {
+			t.Errorf("HTTP %d: err = %v, want endpoints.ErrUnavailable in an endpoints.HTTPError with the server's message", code, err)
 		}
 		if n := len(srv.RequestsFor(model)); n != 2 {
 			t.Errorf("HTTP %d: %d requests, want exactly one retry", code, n)
 		}
 	}
 	srv.Model("m/422", "summarization").Status(422, "Input validation error: inputs too long")
-	if _, err := ep.Infer(context.Background(), hfSummarize("m/422", nil)); !errors.Is(err, ErrBadInput) {
-		t.Errorf("422: err = %v, want ErrBadInput", err)
+	if _, err := ep.Infer(context.Background(), hfSummarize("m/422", nil)); !errors.Is(err, endpoints.ErrBadInput) {
+		t.Errorf("422: err = %v, want endpoints.ErrBadInput", err)
 	}
 }
 
@@ -661,16 +663,16 @@ func TestHFUnreachable(t *testing.T) {
 	srv := fakehf.New(t)
 	base := srv.URL
 	srv.Close()
-	_, err := NewHuggingFace(HFOptions{BaseURL: base, Token: "hf_x"}).Infer(context.Background(), hfSummarize("m/sum", nil))
-	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), base) || !strings.Contains(err.Error(), "huggingface.base_url") {
-		t.Fatalf("err = %v, want ErrUnreachable naming %s and the setting", err, base)
+	_, err := New(Options{BaseURL: base, Token: "hf_x"}).Infer(context.Background(), hfSummarize("m/sum", nil))
+	if !errors.Is(err, endpoints.ErrUnreachable) || !strings.Contains(err.Error(), base) || !strings.Contains(err.Error(), "huggingface.base_url") {
+		t.Fatalf("err = %v, want endpoints.ErrUnreachable naming %s and the setting", err, base)
 	}
 }
 
 func TestHFBadInput(t *testing.T) {
 	srv := fakehf.New(t)
 	f := writeHFFiles(t)
-	ep := newTestHF(srv, HFOptions{})
+	ep := newTestHF(srv, Options{})
 	missing := filepath.Join(t.TempDir(), "gone.png")
 	cases := []struct {
 		task string
@@ -695,64 +697,64 @@ func TestHFBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		srv.Model("m/"+tc.task, tc.task)
-		_, err := ep.Infer(context.Background(), Request{Task: tc.task, Model: "m/" + tc.task, Args: tc.args})
-		if !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s %v: err = %v, want ErrBadInput mentioning %q", tc.task, tc.args, err, tc.want)
+		_, err := ep.Infer(context.Background(), endpoints.Request{Task: tc.task, Model: "m/" + tc.task, Args: tc.args})
+		if !errors.Is(err, endpoints.ErrBadInput) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %v: err = %v, want endpoints.ErrBadInput mentioning %q", tc.task, tc.args, err, tc.want)
 		}
-		if Retryable(err) {
+		if endpoints.Retryable(err) {
 			t.Errorf("%s: bad input must not be retried on another model", tc.task)
 		}
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d requests sent for bad input", n)
 	}
-	if _, err := ep.Infer(context.Background(), Request{Task: "summarization", Model: "../../etc", Args: map[string]string{"text": "x"}}); !errors.Is(err, ErrBadInput) {
+	if _, err := ep.Infer(context.Background(), endpoints.Request{Task: "summarization", Model: "../../etc", Args: map[string]string{"text": "x"}}); !errors.Is(err, endpoints.ErrBadInput) {
 		t.Errorf("path-escaping model id: err = %v", err)
 	}
 }
 
 func TestHFUnsupportedTasks(t *testing.T) {
 	srv := fakehf.New(t)
-	ep := newTestHF(srv, HFOptions{})
+	ep := newTestHF(srv, Options{})
 	for _, task := range []string{"canny-control", "openpose-text-to-image", "time-travel"} {
-		_, err := ep.Infer(context.Background(), Request{Task: task, Model: "m/x", Args: map[string]string{"text": "x", "image": "x"}})
-		if !errors.Is(err, ErrUnsupported) {
-			t.Errorf("%s: err = %v, want ErrUnsupported", task, err)
+		_, err := ep.Infer(context.Background(), endpoints.Request{Task: task, Model: "m/x", Args: map[string]string{"text": "x", "image": "x"}})
+		if !errors.Is(err, endpoints.ErrUnsupported) {
+			t.Errorf("%s: err = %v, want endpoints.ErrUnsupported", task, err)
 		}
-		if err := ep.Check(context.Background(), task, "m/x"); !errors.Is(err, ErrUnsupported) {
-			t.Errorf("Check %s = %v, want ErrUnsupported", task, err)
+		if err := ep.Check(context.Background(), task, "m/x"); !errors.Is(err, endpoints.ErrUnsupported) {
+			t.Errorf("Check %s = %v, want endpoints.ErrUnsupported", task, err)
 		}
 	}
-	_, err := ep.Infer(context.Background(), Request{Task: "canny-control", Model: "canny-control", Args: map[string]string{"image": "x"}})
+	_, err := ep.Infer(context.Background(), endpoints.Request{Task: "canny-control", Model: "canny-control", Args: map[string]string{"image": "x"}})
 	if !strings.Contains(err.Error(), "local.protocol: jarvis") {
 		t.Errorf("ControlNet error %q does not say where it runs", err)
 	}
-	if !IsControlNetTask("depth-text-to-image") || IsControlNetTask("text-to-image") || IsControlNetTask("depth-estimation") {
+	if !hfapi.IsControlNetTask("depth-text-to-image") || hfapi.IsControlNetTask("text-to-image") || hfapi.IsControlNetTask("depth-estimation") {
 		t.Error("IsControlNetTask misclassifies")
 	}
 }
 
 func TestHFCheck(t *testing.T) {
 	srv := fakehf.New(t)
-	err := NewHuggingFace(HFOptions{BaseURL: srv.URL}).Check(context.Background(), "summarization", "m/x")
-	if err == nil || !errors.Is(err, ErrUnauthorized) || !strings.HasPrefix(err.Error(), "no Hugging Face token — set HF_TOKEN or huggingface.token") {
+	err := New(Options{BaseURL: srv.URL}).Check(context.Background(), "summarization", "m/x")
+	if err == nil || !errors.Is(err, endpoints.ErrUnauthorized) || !strings.HasPrefix(err.Error(), "no Hugging Face token — set HF_TOKEN or huggingface.token") {
 		t.Fatalf("Check without token = %v", err)
 	}
-	if err := newTestHF(srv, HFOptions{}).Check(context.Background(), "summarization", "m/x"); err != nil {
+	if err := newTestHF(srv, Options{}).Check(context.Background(), "summarization", "m/x"); err != nil {
 		t.Fatalf("Check with token = %v", err)
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("Check made %d network requests", n)
 	}
-	if k := NewHuggingFace(HFOptions{}).Kind(); k != HuggingFace {
-		t.Errorf("Kind = %s", k)
+	if k := New(Options{}).Kind(); k != endpoints.HuggingFace {
+		t.Errorf("endpoints.Kind = %s", k)
 	}
-	var _ Endpoint = (*HuggingFaceEndpoint)(nil)
+	var _ endpoints.Endpoint = (*Endpoint)(nil)
 }
 
 func TestHFUnexpectedAnswers(t *testing.T) {
 	srv := fakehf.New(t)
-	ep := newTestHF(srv, HFOptions{})
+	ep := newTestHF(srv, Options{})
 	respond := func(status int, ctype, body string) fakehf.ResponderFunc {
 		return func(*http.Request, []byte) (int, string, []byte) { return status, ctype, []byte(body) }
 	}
@@ -761,8 +763,8 @@ func TestHFUnexpectedAnswers(t *testing.T) {
 	srv.Model("m/err200", "summarization").Respond(respond(200, "application/json", `{"error": "CUDA out of memory"}`))
 	for model, want := range map[string]string{"m/shape": "unexpected shape", "m/html": "where JSON was expected", "m/err200": "CUDA out of memory"} {
 		_, err := ep.Infer(context.Background(), hfSummarize(model, nil))
-		if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: err = %v, want ErrUnavailable mentioning %q", model, err, want)
+		if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want endpoints.ErrUnavailable mentioning %q", model, err, want)
 		}
 	}
 	// Binary answers with a generic type are sniffed; depth maps come back
@@ -771,43 +773,27 @@ func TestHFUnexpectedAnswers(t *testing.T) {
 	srv.Model("m/t2i", "text-to-image").Respond(func(*http.Request, []byte) (int, string, []byte) {
 		return 200, "application/octet-stream", fakehf.PNG(3, 2)
 	})
-	res, err := ep.Infer(context.Background(), Request{Task: "text-to-image", Model: "m/t2i", Args: map[string]string{"text": "x"}})
+	res, err := ep.Infer(context.Background(), endpoints.Request{Task: "text-to-image", Model: "m/t2i", Args: map[string]string{"text": "x"}})
 	if err != nil || len(res.Blobs) != 1 || res.Blobs[0].MIME != "image/png" {
 		t.Errorf("sniffed blob: %v %v", err, hfBlobTypes(res))
 	}
 	srv.Model("m/depth-img", "depth-estimation").Respond(func(*http.Request, []byte) (int, string, []byte) {
 		return 200, "image/png", fakehf.PNG(4, 4)
 	})
-	res, err = ep.Infer(context.Background(), Request{Task: "depth-estimation", Model: "m/depth-img", Args: map[string]string{"image": f.png}})
+	res, err = ep.Infer(context.Background(), endpoints.Request{Task: "depth-estimation", Model: "m/depth-img", Args: map[string]string{"image": f.png}})
 	if err != nil || len(res.Blobs) != 1 || res.Blobs[0].MIME != "image/png" {
 		t.Errorf("depth image body: %v %v", err, hfBlobTypes(res))
 	}
 	srv.Model("m/depth-tensor", "depth-estimation").Respond(respond(200, "application/json", `{"predicted_depth": [[[0, 1, 2], [3, 4, 5]]]}`))
-	res, err = ep.Infer(context.Background(), Request{Task: "depth-estimation", Model: "m/depth-tensor", Args: map[string]string{"image": f.png}})
+	res, err = ep.Infer(context.Background(), endpoints.Request{Task: "depth-estimation", Model: "m/depth-tensor", Args: map[string]string{"image": f.png}})
 	if err != nil || len(res.Blobs) != 1 {
 		t.Fatalf("depth tensor: %v %v", err, hfBlobTypes(res))
 	}
 	hfImageSize(3, 2)(t, res.Blobs[0].Data)
 	// Legacy shapes the API has used: zero-shot {labels, scores}, a bare QA object.
 	srv.Model("m/zs", "zero-shot-image-classification").Respond(respond(200, "application/json", `{"labels": ["a", "b"], "scores": [0.2, 0.8]}`))
-	res, err = ep.Infer(context.Background(), Request{Task: "zero-shot-image-classification", Model: "m/zs", Args: map[string]string{"image": f.png, "labels": "a,b"}})
+	res, err = ep.Infer(context.Background(), endpoints.Request{Task: "zero-shot-image-classification", Model: "m/zs", Args: map[string]string{"image": f.png, "labels": "a,b"}})
 	if err != nil || res.Text != "b (0.80), a (0.20)" {
 		t.Errorf("legacy zero-shot: %v %q", err, res.Text)
-	}
-}
-
-func TestHFErrorMessageExtraction(t *testing.T) {
-	for body, want := range map[string]string{
-		`{"error": "Model x is currently loading"}`: "Model x is currently loading",
-		`{"error": ["a", "b"]}`:                     "a; b",
-		`{"error": {"message": "deep"}}`:            "deep",
-		`{"detail": "Not Found"}`:                   "Not Found",
-		`<!doctype html><title>502</title>`:         "",
-		"upstream connect error":                    "upstream connect error",
-		`{"estimated_time": 3}`:                     "",
-	} {
-		if got := hfMessage([]byte(body)); got != want {
-			t.Errorf("hfMessage(%s) = %q, want %q", body, got, want)
-		}
 	}
 }

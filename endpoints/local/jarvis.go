@@ -1,4 +1,4 @@
-package endpoints
+package local
 
 // HuggingGPT's models_server protocol (microsoft/JARVIS,
 // hugginggpt/server/models_server.py), as awesome_chat.py speaks it:
@@ -28,6 +28,11 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/huggingface"
+
+	"github.com/chorusai/chorus/endpoints/hfapi"
 )
 
 // jarvisMediaKeys maps Chorus's media argument names onto the keys
@@ -39,7 +44,7 @@ func jarvisRequired(task string) []string {
 	switch {
 	case strings.HasSuffix(task, "-control"):
 		return []string{"image"}
-	case IsControlNetTask(task): // *-text-to-image
+	case hfapi.IsControlNetTask(task): // *-text-to-image
 		return []string{"image", "text"}
 	}
 	switch task {
@@ -66,7 +71,7 @@ func jarvisRequired(task string) []string {
 func jarvisBody(task string, args map[string]string) (map[string]any, error) {
 	for _, name := range jarvisRequired(task) {
 		if strings.TrimSpace(args[name]) == "" {
-			return nil, hfBadInput("%s needs a %q argument", task, name)
+			return nil, badInput("%s needs a %q argument", task, name)
 		}
 	}
 	body := map[string]any{}
@@ -103,59 +108,59 @@ func jarvisInputPath(name, p string) (string, error) {
 	st, err := os.Stat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", hfBadInput("%s file %s does not exist", name, p)
+		return "", badInput("%s file %s does not exist", name, p)
 	case err != nil:
-		return "", hfBadInput("cannot read %s file %s: %v", name, p, err)
+		return "", badInput("cannot read %s file %s: %v", name, p, err)
 	case st.IsDir():
-		return "", hfBadInput("%s file %s is a directory, not a file", name, p)
+		return "", badInput("%s file %s is a directory, not a file", name, p)
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return "", hfBadInput("%s file %s: %v", name, p, err)
+		return "", badInput("%s file %s: %v", name, p, err)
 	}
 	return abs, nil
 }
 
-func (e *LocalEndpoint) inferJarvis(ctx context.Context, req Request) (Result, error) {
-	mpath, err := hfModelPath(req.Model)
+func (e *Endpoint) inferJarvis(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
+	mpath, err := hfapi.ModelPath(req.Model)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s: %w", Local, err)
+		return endpoints.Result{}, fmt.Errorf("%s: %w", endpoints.Local, err)
 	}
 	body, err := jarvisBody(req.Task, req.Args)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s %s: %w", Local, req.Model, err)
+		return endpoints.Result{}, fmt.Errorf("%s %s: %w", endpoints.Local, req.Model, err)
 	}
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url+"/models/"+mpath, bytes.NewReader(hfJSON(body)))
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url+"/models/"+mpath, bytes.NewReader(hfapi.EncodeJSON(body)))
 	if err != nil {
-		return Result{}, fmt.Errorf("%s %s: %w", Local, req.Model, err)
+		return endpoints.Result{}, fmt.Errorf("%s %s: %w", endpoints.Local, req.Model, err)
 	}
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("User-Agent", "chorus")
 	resp, err := e.client.Do(r)
 	if err != nil {
-		return Result{}, e.jarvisNetError(ctx, req.Model, err)
+		return endpoints.Result{}, e.jarvisNetError(ctx, req.Model, err)
 	}
-	data, err := hfReadAll(resp.Body)
+	data, err := huggingface.ReadBody(resp.Body)
 	resp.Body.Close()
 	if err != nil {
-		return Result{}, e.jarvisNetError(ctx, req.Model, err)
+		return endpoints.Result{}, e.jarvisNetError(ctx, req.Model, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return Result{}, e.jarvisStatusError(req.Model, resp.StatusCode, data)
+		return endpoints.Result{}, e.jarvisStatusError(req.Model, resp.StatusCode, data)
 	}
 	return e.jarvisResult(ctx, req, data)
 }
 
-func (e *LocalEndpoint) jarvisNetError(ctx context.Context, model string, err error) error {
+func (e *Endpoint) jarvisNetError(ctx context.Context, model string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("%s %s: stopped: %w", Local, model, ctxErr)
+		return fmt.Errorf("%s %s: stopped: %w", endpoints.Local, model, ctxErr)
 	}
 	u := e.unreachable(err)
-	return &hfError{msg: fmt.Sprintf("%s %s: %v", Local, model, u), errs: []error{u}}
+	return endpoints.Explain(fmt.Sprintf("%s %s: %v", endpoints.Local, model, u), u)
 }
 
-func (e *LocalEndpoint) jarvisStatusError(model string, status int, body []byte) error {
-	he := &HTTPError{Kind: Local, Model: model, Status: status, Err: ErrUnavailable}
+func (e *Endpoint) jarvisStatusError(model string, status int, body []byte) error {
+	he := &endpoints.HTTPError{Kind: endpoints.Local, Model: model, Status: status, Err: endpoints.ErrUnavailable}
 	switch status {
 	case http.StatusInternalServerError:
 		// models_server raises KeyError outside its try block for a model
@@ -164,7 +169,7 @@ func (e *LocalEndpoint) jarvisStatusError(model string, status int, body []byte)
 	case http.StatusNotFound, http.StatusMethodNotAllowed:
 		he.Message = fmt.Sprintf("%s has no POST /models/%s — is it HuggingGPT's models_server? Check local.url, or set local.protocol: hf", e.url, model)
 	default:
-		he.Message = fmt.Sprintf("the local server %s could not run the model%s", e.url, hfQuote(hfMessage(body)))
+		he.Message = fmt.Sprintf("the local server %s could not run the model%s", e.url, huggingface.ServerSaid(hfapi.Message(body)))
 	}
 	return he
 }
@@ -173,14 +178,14 @@ func (e *LocalEndpoint) jarvisStatusError(model string, status int, body []byte)
 // server's "path", and the names awesome_chat renames it to.
 var jarvisPathKeys = []string{"path", "generated image", "generated audio", "generated video"}
 
-// jarvisResult maps models_server's answer onto a Result.
-func (e *LocalEndpoint) jarvisResult(ctx context.Context, req Request, data []byte) (Result, error) {
+// jarvisResult maps models_server's answer onto a endpoints.Result.
+func (e *Endpoint) jarvisResult(ctx context.Context, req endpoints.Request, data []byte) (endpoints.Result, error) {
 	fail := func(format string, args ...any) error {
-		return &HTTPError{Kind: Local, Model: req.Model, Status: http.StatusOK, Err: ErrUnavailable, Message: fmt.Sprintf(format, args...)}
+		return &endpoints.HTTPError{Kind: endpoints.Local, Model: req.Model, Status: http.StatusOK, Err: endpoints.ErrUnavailable, Message: fmt.Sprintf(format, args...)}
 	}
 	trimmed := bytes.TrimSpace(data)
 	if !json.Valid(trimmed) {
-		return Result{}, fail("the local server answered something other than JSON: %s", hfSnippet(trimmed))
+		return endpoints.Result{}, fail("the local server answered something other than JSON: %s", hfapi.Snippet(trimmed))
 	}
 	var compact bytes.Buffer
 	_ = json.Compact(&compact, trimmed)
@@ -189,21 +194,21 @@ func (e *LocalEndpoint) jarvisResult(ctx context.Context, req Request, data []by
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil {
 		// A list: detections, VQA answers, labels — Hugging Face shapes.
-		res, err := parseHFResponse(req.Task, req.Args, "application/json", raw)
+		res, err := hfapi.Parse(req.Task, req.Args, "application/json", raw)
 		if err != nil {
-			return Result{}, fail("%v", err)
+			return endpoints.Result{}, fail("%v", err)
 		}
 		return res, nil
 	}
 	if _, ok := obj["error"]; ok {
-		msg := hfMessage(raw)
+		msg := hfapi.Message(raw)
 		if msg == "model not found" {
-			return Result{}, fail("the local server %s has no inference code for %s (models_server answered \"model not found\") — pick another model", e.url, req.Model)
+			return endpoints.Result{}, fail("the local server %s has no inference code for %s (models_server answered \"model not found\") — pick another model", e.url, req.Model)
 		}
-		return Result{}, fail("the local server %s failed to run the model%s — see the models_server log", e.url, hfQuote(msg))
+		return endpoints.Result{}, fail("the local server %s failed to run the model%s — see the models_server log", e.url, huggingface.ServerSaid(msg))
 	}
 
-	res := Result{Data: raw}
+	res := endpoints.Result{Data: raw}
 	var texts []string
 	str := func(key string) (string, bool) {
 		v, ok := obj[key]
@@ -223,7 +228,7 @@ func (e *LocalEndpoint) jarvisResult(ctx context.Context, req Request, data []by
 		}
 		b, err := e.jarvisFile(ctx, p)
 		if err != nil {
-			return Result{}, err
+			return endpoints.Result{}, err
 		}
 		res.Blobs = append(res.Blobs, b)
 	}
@@ -234,24 +239,24 @@ func (e *LocalEndpoint) jarvisResult(ctx context.Context, req Request, data []by
 		texts = append(texts, strings.TrimSpace(s))
 	}
 	if pred, ok := obj["predicted"]; ok {
-		t, err := hfRenderDetections(pred)
+		t, err := hfapi.RenderDetections(pred)
 		if err != nil {
-			return Result{}, fail("predicted: %v", err)
+			return endpoints.Result{}, fail("predicted: %v", err)
 		}
 		texts = append(texts, t)
 	}
 	if _, ok := obj["answer"]; ok {
-		t, err := hfRenderAnswer(raw)
+		t, err := hfapi.RenderAnswer(raw)
 		if err != nil {
-			return Result{}, fail("%v", err)
+			return endpoints.Result{}, fail("%v", err)
 		}
 		texts = append(texts, t)
 	}
 	if len(texts) == 0 && len(res.Blobs) == 0 {
 		// Anything else in a Hugging Face shape (a generated_text object…).
-		hr, err := parseHFResponse(req.Task, req.Args, "application/json", raw)
+		hr, err := hfapi.Parse(req.Task, req.Args, "application/json", raw)
 		if err != nil {
-			return Result{}, fail("%v", err)
+			return endpoints.Result{}, fail("%v", err)
 		}
 		return hr, nil
 	}
@@ -261,10 +266,10 @@ func (e *LocalEndpoint) jarvisResult(ctx context.Context, req Request, data []by
 
 // jarvisFile loads a file the server generated. p is a URL, or a path under
 // the server's public directory ("/images/1a2b.png"): it is read from
-// LocalOptions.PublicDir when that has it, else fetched from {URL}{p}; a
+// Options.PublicDir when that has it, else fetched from {URL}{p}; a
 // clean absolute path to a media file that exists on this machine (a server
 // writing absolute paths) is read last.
-func (e *LocalEndpoint) jarvisFile(ctx context.Context, p string) (Blob, error) {
+func (e *Endpoint) jarvisFile(ctx context.Context, p string) (endpoints.Blob, error) {
 	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
 		return e.jarvisFetch(ctx, p, p)
 	}
@@ -272,7 +277,7 @@ func (e *LocalEndpoint) jarvisFile(ctx context.Context, p string) (Blob, error) 
 	if e.publicDir != "" {
 		local := filepath.Join(e.publicDir, filepath.FromSlash(clean))
 		if data, err := os.ReadFile(local); err == nil {
-			return Blob{MIME: hfMediaType(local, data), Data: data}, nil
+			return endpoints.Blob{MIME: hfapi.MediaType(local, data), Data: data}, nil
 		}
 	}
 	b, fetchErr := e.jarvisFetch(ctx, p, e.url+clean)
@@ -280,53 +285,55 @@ func (e *LocalEndpoint) jarvisFile(ctx context.Context, p string) (Blob, error) 
 		return b, nil
 	}
 	if ctx.Err() != nil {
-		return Blob{}, fetchErr
+		return endpoints.Blob{}, fetchErr
 	}
 	// Only a clean absolute path to a media file: a server answer must not
 	// make Chorus copy arbitrary local files into its outputs.
-	if _, media := hfExtTypes[strings.ToLower(filepath.Ext(p))]; media && filepath.IsAbs(p) && filepath.Clean(p) == p {
+	if hfapi.IsMediaFile(p) && filepath.IsAbs(p) && filepath.Clean(p) == p {
 		if data, err := os.ReadFile(p); err == nil {
-			return Blob{MIME: hfMediaType(p, data), Data: data}, nil
+			return endpoints.Blob{MIME: hfapi.MediaType(p, data), Data: data}, nil
 		}
 	}
 	where := "local.public_dir is not set"
 	if e.publicDir != "" {
 		where = "it is not under local.public_dir (" + e.publicDir + ")"
 	}
-	return Blob{}, &hfError{
-		msg:  fmt.Sprintf("the local server produced %s but Chorus cannot read it: %s, and %v — set local.public_dir to models_server's public directory (hugginggpt/server/public)", p, where, fetchErr),
-		errs: []error{ErrUnavailable},
-	}
+	return endpoints.Blob{}, endpoints.Explain(fmt.Sprintf("the local server produced %s but Chorus cannot read it: %s, and %v — set local.public_dir to models_server's public directory (hugginggpt/server/public)", p, where, fetchErr), endpoints.ErrUnavailable)
 }
 
 // jarvisFetch GETs a generated file.
-func (e *LocalEndpoint) jarvisFetch(ctx context.Context, name, target string) (Blob, error) {
+func (e *Endpoint) jarvisFetch(ctx context.Context, name, target string) (endpoints.Blob, error) {
 	r, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return Blob{}, fmt.Errorf("fetching %s: %w", name, err)
+		return endpoints.Blob{}, fmt.Errorf("fetching %s: %w", name, err)
 	}
 	r.Header.Set("User-Agent", "chorus")
 	resp, err := e.client.Do(r)
 	if err != nil {
 		if ctx.Err() != nil {
-			return Blob{}, fmt.Errorf("fetching %s: %w", name, ctx.Err())
+			return endpoints.Blob{}, fmt.Errorf("fetching %s: %w", name, ctx.Err())
 		}
-		return Blob{}, fmt.Errorf("fetching %s failed: %w", target, err)
+		return endpoints.Blob{}, fmt.Errorf("fetching %s failed: %w", target, err)
 	}
 	defer resp.Body.Close()
-	data, err := hfReadAll(resp.Body)
+	data, err := huggingface.ReadBody(resp.Body)
 	if err != nil {
-		return Blob{}, fmt.Errorf("fetching %s: %w", target, err)
+		return endpoints.Blob{}, fmt.Errorf("fetching %s: %w", target, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return Blob{}, fmt.Errorf("GET %s answered HTTP %d", target, resp.StatusCode)
+		return endpoints.Blob{}, fmt.Errorf("GET %s answered HTTP %d", target, resp.StatusCode)
 	}
 	if len(data) == 0 {
-		return Blob{}, fmt.Errorf("GET %s answered an empty file", target)
+		return endpoints.Blob{}, fmt.Errorf("GET %s answered an empty file", target)
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt == "" || mt == "application/octet-stream" || strings.HasPrefix(mt, "text/") {
-		return Blob{MIME: hfMediaType(name, data), Data: data}, nil
+		return endpoints.Blob{MIME: hfapi.MediaType(name, data), Data: data}, nil
 	}
-	return Blob{MIME: hfBlobMIME(mt, data), Data: data}, nil
+	return endpoints.Blob{MIME: hfapi.BlobMIME(mt, data), Data: data}, nil
+}
+
+// badInput returns an error wrapping endpoints.ErrBadInput.
+func badInput(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", endpoints.ErrBadInput, fmt.Sprintf(format, args...))
 }
