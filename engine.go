@@ -11,6 +11,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/endpoints/local"
+	"github.com/chorusai/chorus/endpoints/ollama"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 )
@@ -33,7 +34,7 @@ func buildEngine(cfg *config.Config) (*pipeline.Engine, error) {
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
-	router, err := buildRouter(cfg, ctl)
+	router, err := buildRouter(cfg)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
@@ -63,7 +64,7 @@ func hubCache() skills.Cache {
 }
 
 // buildRouter creates the endpoints the configuration enables.
-func buildRouter(cfg *config.Config, ctl *pipeline.Controller) (*endpoints.Router, error) {
+func buildRouter(cfg *config.Config) (*endpoints.Router, error) {
 	mode, err := endpoints.ParseMode(cfg.InferenceMode)
 	if err != nil {
 		return nil, fmt.Errorf("config: inference_mode: %w", err)
@@ -84,7 +85,7 @@ func buildRouter(cfg *config.Config, ctl *pipeline.Controller) (*endpoints.Route
 		eps = append(eps, local.New(local.Options{URL: cfg.Local.URL, Protocol: cfg.Local.Protocol, PublicDir: cfg.Local.PublicDir, HTTPClient: httpClient}))
 	}
 	if cfg.Ollama.Experts {
-		eps = append(eps, endpoints.NewOllama(ctl.Client(), endpoints.OllamaOptions{Host: cfg.Controller.Host, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))
+		eps = append(eps, ollama.New(ollama.Options{Host: cfg.Controller.Host, HTTPClient: httpClient, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))
 	}
 	if cfg.Command.Enabled {
 		eps = append(eps, endpoints.NewCommand(endpoints.CommandOptions{}))

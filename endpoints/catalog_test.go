@@ -36,6 +36,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/endpoints/local"
+	"github.com/chorusai/chorus/endpoints/ollama"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/skills"
@@ -500,7 +501,7 @@ func catRunOllama(t *testing.T, s *skills.Skill, m skills.Model) {
 		}
 		return fakeollama.Reply{Content: string(doc)}
 	})
-	ep := endpoints.NewOllama(srv.Client(), endpoints.OllamaOptions{Host: srv.URL})
+	ep := ollama.New(ollama.Options{Host: srv.URL})
 	in := newCatInputs(t, s)
 	ctx := catContext(t)
 	if err := ep.Check(ctx, s.Name, m.ID); err != nil {
@@ -805,5 +806,5 @@ func catOllamaCheck(ctx context.Context, oll *fakeollama.Server, s *skills.Skill
 		caps = append(caps, fakeollama.CapVision)
 	}
 	oll.AddModel(fakeollama.Model{Name: m.ID, Capabilities: caps})
-	return endpoints.NewOllama(oll.Client(), endpoints.OllamaOptions{Host: oll.URL}).Check(ctx, s.Name, m.ID)
+	return ollama.New(ollama.Options{Host: oll.URL}).Check(ctx, s.Name, m.ID)
 }

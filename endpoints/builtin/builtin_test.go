@@ -52,10 +52,10 @@ func TestBuiltinCheckAndDiscover(t *testing.T) {
 	} {
 		err := ep.Check(ctx, c[0], c[1])
 		if !errors.Is(err, endpoints.ErrUnsupported) {
-			t.Errorf("Check(%s, %s) = %v; want endpoints.ErrUnsupported", c[0], c[1], err)
+			t.Errorf("Check(%s, %s) = %v; want ErrUnsupported", c[0], c[1], err)
 		}
 		if _, err := ep.Infer(ctx, endpoints.Request{Task: c[0], Model: c[1]}); !errors.Is(err, endpoints.ErrUnsupported) {
-			t.Errorf("Infer(%s, %s) = %v; want endpoints.ErrUnsupported", c[0], c[1], err)
+			t.Errorf("Infer(%s, %s) = %v; want ErrUnsupported", c[0], c[1], err)
 		}
 	}
 	if offers, _ := ep.Discover(ctx, "image-to-text"); len(offers) != 0 {
@@ -343,7 +343,7 @@ func TestBuiltinBadInputNeverPanics(t *testing.T) {
 	for _, c := range calls {
 		res, err := ep.Infer(t.Context(), endpoints.Request{Model: c.model, Args: c.args})
 		if !errors.Is(err, endpoints.ErrBadInput) {
-			t.Errorf("%s %v: got %v, %v; want endpoints.ErrBadInput", c.model, c.args, res.Text, err)
+			t.Errorf("%s %v: got %v, %v; want ErrBadInput", c.model, c.args, res.Text, err)
 			continue
 		}
 		if endpoints.Retryable(err) {

@@ -164,7 +164,7 @@ func BlobMIME(mt string, data []byte) string {
 	return mt
 }
 
-// decodeFile decodes a base64 file (optionally a data: URL) into a endpoints.Blob.
+// decodeFile decodes a base64 file (optionally a data: URL) into a Blob.
 func decodeFile(s, mt string) (endpoints.Blob, error) {
 	if rest, ok := strings.CutPrefix(s, "data:"); ok {
 		meta, payload, found := strings.Cut(rest, ",")

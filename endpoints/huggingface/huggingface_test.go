@@ -116,7 +116,7 @@ func hfImageSize(w, h int) func(*testing.T, []byte) {
 }
 
 // TestHFTaskShapes runs every catalog task through the fake server and
-// checks the request the server received and the endpoints.Result built from its
+// checks the request the server received and the Result built from its
 // answer.
 func TestHFTaskShapes(t *testing.T) {
 	f := writeHFFiles(t)
@@ -436,7 +436,7 @@ func TestHFLoadingGivesUpAfterMaxWait(t *testing.T) {
 	srv.Model("m/sum", "summarization").LoadingFor(1000, 0.01)
 	_, err := newTestHF(srv, Options{MaxWait: 60 * time.Millisecond}).Infer(context.Background(), hfSummarize("m/sum", nil))
 	if !errors.Is(err, endpoints.ErrUnavailable) {
-		t.Fatalf("err = %v, want endpoints.ErrUnavailable", err)
+		t.Fatalf("err = %v, want ErrUnavailable", err)
 	}
 	if !strings.Contains(err.Error(), "still loading") || !strings.Contains(err.Error(), "huggingface.max_wait") {
 		t.Errorf("err = %q, want it to say the model is still loading and name huggingface.max_wait", err)
@@ -448,7 +448,7 @@ func TestHFLoadingGivesUpAfterMaxWait(t *testing.T) {
 	srv.Model("m/sum2", "summarization").LoadingFor(1, 0.01)
 	_, err = newTestHF(srv, Options{MaxWait: -1}).Infer(context.Background(), hfSummarize("m/sum2", nil))
 	if !errors.Is(err, endpoints.ErrUnavailable) || len(srv.RequestsFor("m/sum2")) != 1 {
-		t.Fatalf("err = %v after %d requests, want endpoints.ErrUnavailable after 1", err, len(srv.RequestsFor("m/sum2")))
+		t.Fatalf("err = %v after %d requests, want ErrUnavailable after 1", err, len(srv.RequestsFor("m/sum2")))
 	}
 }
 
@@ -460,7 +460,7 @@ func TestHFLoadingLongerThanDeadline(t *testing.T) {
 	start := time.Now()
 	_, err := newTestHF(srv, Options{MaxWait: time.Hour}).Infer(ctx, hfSummarize("m/sum", nil))
 	if !errors.Is(err, endpoints.ErrUnavailable) || time.Since(start) > 10*time.Second {
-		t.Fatalf("err = %v after %v, want an immediate endpoints.ErrUnavailable so another candidate can run", err, time.Since(start))
+		t.Fatalf("err = %v after %v, want an immediate ErrUnavailable so another candidate can run", err, time.Since(start))
 	}
 }
 
@@ -506,7 +506,7 @@ func TestHFCancelDuringRequest(t *testing.T) {
 	select {
 	case err := <-done:
 		if !errors.Is(err, context.Canceled) || errors.Is(err, endpoints.ErrUnreachable) {
-			t.Fatalf("err = %v, want context.Canceled and not endpoints.ErrUnreachable", err)
+			t.Fatalf("err = %v, want context.Canceled and not ErrUnreachable", err)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Infer did not return after cancellation")
@@ -532,7 +532,7 @@ func TestHFRateLimit(t *testing.T) {
 	_, err := newTestHF(srv, Options{MaxRetries: 2}).Infer(context.Background(), hfSummarize("m/busy", nil))
 	var he *endpoints.HTTPError
 	if !errors.Is(err, endpoints.ErrRateLimited) || !errors.As(err, &he) || he.Status != 429 {
-		t.Fatalf("err = %v, want endpoints.ErrRateLimited in an endpoints.HTTPError", err)
+		t.Fatalf("err = %v, want ErrRateLimited in an HTTPError", err)
 	}
 	if n := len(srv.RequestsFor("m/busy")); n != 3 {
 		t.Errorf("%d requests, want 1 + 2 retries", n)
@@ -558,7 +558,7 @@ func TestHFRetryAfterHonoured(t *testing.T) {
 	srv.Model("m/never", "summarization").RateLimit(1).RetryAfter(18446744074)
 	_, err = newTestHF(srv, Options{}).Infer(context.Background(), hfSummarize("m/never", nil))
 	if !errors.Is(err, endpoints.ErrRateLimited) || len(srv.RequestsFor("m/never")) != 1 {
-		t.Fatalf("huge Retry-After: err = %v after %d requests, want endpoints.ErrRateLimited after 1", err, len(srv.RequestsFor("m/never")))
+		t.Fatalf("huge Retry-After: err = %v after %d requests, want ErrRateLimited after 1", err, len(srv.RequestsFor("m/never")))
 	}
 	for n, want := range map[int]time.Duration{0: time.Second, 1: 2 * time.Second, 4: 16 * time.Second, 5: maxBackoff, 70: maxBackoff, 1 << 30: maxBackoff} {
 		if got := backoffFor(time.Second, n); got != want {
@@ -581,7 +581,7 @@ func TestHFUnauthorized(t *testing.T) {
 	srv.Model("m/sum", "summarization")
 	_, err := newTestHF(srv, Options{Token: "hf_bad"}).Infer(context.Background(), hfSummarize("m/sum", nil))
 	if !errors.Is(err, endpoints.ErrUnauthorized) {
-		t.Fatalf("err = %v, want endpoints.ErrUnauthorized", err)
+		t.Fatalf("err = %v, want ErrUnauthorized", err)
 	}
 	for _, want := range []string{"rejected the token (HTTP 401)", "HF_TOKEN", "huggingface.token", "https://huggingface.co/settings/tokens"} {
 		if !strings.Contains(err.Error(), want) {
@@ -622,7 +622,7 @@ func TestHFNotServed(t *testing.T) {
 		_, err := ep.Infer(context.Background(), hfSummarize(model, nil))
 		var he *endpoints.HTTPError
 		if !errors.Is(err, endpoints.ErrUnavailable) || !errors.As(err, &he) || !strings.Contains(err.Error(), "not served by Hugging Face's hf-inference provider") {
-			t.Errorf("%s: err = %v, want endpoints.ErrUnavailable naming the provider", model, err)
+			t.Errorf("%s: err = %v, want ErrUnavailable naming the provider", model, err)
 		}
 		if !endpoints.Retryable(err) {
 			t.Errorf("%s: not retryable; the executor must try the next candidate", model)
@@ -647,7 +647,7 @@ func TestHFServerErrors(t *testing.T) {
 		_, err := ep.Infer(context.Background(), hfSummarize(model, nil))
 		var he *endpoints.HTTPError
 		if !errors.Is(err, endpoints.ErrUnavailable) || !errors.As(err, &he) || he.Status != code || !strings.Contains(err.Error(), "boom") {
-			t.Errorf("HTTP %d: err = %v, want endpoints.ErrUnavailable in an endpoints.HTTPError with the server's message", code, err)
+			t.Errorf("HTTP %d: err = %v, want ErrUnavailable in an HTTPError with the server's message", code, err)
 		}
 		if n := len(srv.RequestsFor(model)); n != 2 {
 			t.Errorf("HTTP %d: %d requests, want exactly one retry", code, n)
@@ -655,7 +655,7 @@ func TestHFServerErrors(t *testing.T) {
 	}
 	srv.Model("m/422", "summarization").Status(422, "Input validation error: inputs too long")
 	if _, err := ep.Infer(context.Background(), hfSummarize("m/422", nil)); !errors.Is(err, endpoints.ErrBadInput) {
-		t.Errorf("422: err = %v, want endpoints.ErrBadInput", err)
+		t.Errorf("422: err = %v, want ErrBadInput", err)
 	}
 }
 
@@ -665,7 +665,7 @@ func TestHFUnreachable(t *testing.T) {
 	srv.Close()
 	_, err := New(Options{BaseURL: base, Token: "hf_x"}).Infer(context.Background(), hfSummarize("m/sum", nil))
 	if !errors.Is(err, endpoints.ErrUnreachable) || !strings.Contains(err.Error(), base) || !strings.Contains(err.Error(), "huggingface.base_url") {
-		t.Fatalf("err = %v, want endpoints.ErrUnreachable naming %s and the setting", err, base)
+		t.Fatalf("err = %v, want ErrUnreachable naming %s and the setting", err, base)
 	}
 }
 
@@ -699,7 +699,7 @@ func TestHFBadInput(t *testing.T) {
 		srv.Model("m/"+tc.task, tc.task)
 		_, err := ep.Infer(context.Background(), endpoints.Request{Task: tc.task, Model: "m/" + tc.task, Args: tc.args})
 		if !errors.Is(err, endpoints.ErrBadInput) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s %v: err = %v, want endpoints.ErrBadInput mentioning %q", tc.task, tc.args, err, tc.want)
+			t.Errorf("%s %v: err = %v, want ErrBadInput mentioning %q", tc.task, tc.args, err, tc.want)
 		}
 		if endpoints.Retryable(err) {
 			t.Errorf("%s: bad input must not be retried on another model", tc.task)
@@ -719,10 +719,10 @@ func TestHFUnsupportedTasks(t *testing.T) {
 	for _, task := range []string{"canny-control", "openpose-text-to-image", "time-travel"} {
 		_, err := ep.Infer(context.Background(), endpoints.Request{Task: task, Model: "m/x", Args: map[string]string{"text": "x", "image": "x"}})
 		if !errors.Is(err, endpoints.ErrUnsupported) {
-			t.Errorf("%s: err = %v, want endpoints.ErrUnsupported", task, err)
+			t.Errorf("%s: err = %v, want ErrUnsupported", task, err)
 		}
 		if err := ep.Check(context.Background(), task, "m/x"); !errors.Is(err, endpoints.ErrUnsupported) {
-			t.Errorf("Check %s = %v, want endpoints.ErrUnsupported", task, err)
+			t.Errorf("Check %s = %v, want ErrUnsupported", task, err)
 		}
 	}
 	_, err := ep.Infer(context.Background(), endpoints.Request{Task: "canny-control", Model: "canny-control", Args: map[string]string{"image": "x"}})
@@ -747,7 +747,7 @@ func TestHFCheck(t *testing.T) {
 		t.Errorf("Check made %d network requests", n)
 	}
 	if k := New(Options{}).Kind(); k != endpoints.HuggingFace {
-		t.Errorf("endpoints.Kind = %s", k)
+		t.Errorf("Kind = %s", k)
 	}
 	var _ endpoints.Endpoint = (*Endpoint)(nil)
 }
@@ -764,7 +764,7 @@ func TestHFUnexpectedAnswers(t *testing.T) {
 	for model, want := range map[string]string{"m/shape": "unexpected shape", "m/html": "where JSON was expected", "m/err200": "CUDA out of memory"} {
 		_, err := ep.Infer(context.Background(), hfSummarize(model, nil))
 		if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: err = %v, want endpoints.ErrUnavailable mentioning %q", model, err, want)
+			t.Errorf("%s: err = %v, want ErrUnavailable mentioning %q", model, err, want)
 		}
 	}
 	// Binary answers with a generic type are sniffed; depth maps come back

@@ -178,7 +178,7 @@ func (e *Endpoint) jarvisStatusError(model string, status int, body []byte) erro
 // server's "path", and the names awesome_chat renames it to.
 var jarvisPathKeys = []string{"path", "generated image", "generated audio", "generated video"}
 
-// jarvisResult maps models_server's answer onto a endpoints.Result.
+// jarvisResult maps models_server's answer onto a Result.
 func (e *Endpoint) jarvisResult(ctx context.Context, req endpoints.Request, data []byte) (endpoints.Result, error) {
 	fail := func(format string, args ...any) error {
 		return &endpoints.HTTPError{Kind: endpoints.Local, Model: req.Model, Status: http.StatusOK, Err: endpoints.ErrUnavailable, Message: fmt.Sprintf(format, args...)}

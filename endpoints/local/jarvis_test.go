@@ -18,7 +18,7 @@ import (
 )
 
 // TestJarvisTasks runs models_server's tasks through the fake and checks the
-// JSON body it received and the endpoints.Result.
+// JSON body it received and the Result.
 func TestJarvisTasks(t *testing.T) {
 	f := writeHFFiles(t)
 	cwd, err := os.Getwd()
@@ -125,7 +125,7 @@ func TestJarvisFilesOverHTTP(t *testing.T) {
 	ep := New(Options{URL: j.URL})
 	_, err := ep.Infer(context.Background(), req)
 	if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "local.public_dir") || !strings.Contains(err.Error(), "HTTP 404") {
-		t.Fatalf("err = %v, want endpoints.ErrUnavailable naming local.public_dir", err)
+		t.Fatalf("err = %v, want ErrUnavailable naming local.public_dir", err)
 	}
 	// Behind a static file server the file is fetched from {URL}{path}.
 	j.ServePublic(true)

@@ -18,7 +18,7 @@ import (
 func TestLocalUnconfigured(t *testing.T) {
 	ep := New(Options{})
 	if err := ep.Check(context.Background(), "image-to-text", "m/x"); !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "set local.url") {
-		t.Errorf("Check = %v, want endpoints.ErrUnavailable naming local.url", err)
+		t.Errorf("Check = %v, want ErrUnavailable naming local.url", err)
 	}
 	if _, err := ep.Infer(context.Background(), endpoints.Request{Task: "image-to-text", Model: "m/x"}); !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "local.url") {
 		t.Errorf("Infer = %v", err)
@@ -27,7 +27,7 @@ func TestLocalUnconfigured(t *testing.T) {
 		t.Errorf("unknown protocol: %v", err)
 	}
 	if ep.Kind() != endpoints.Local || ep.Protocol() != ProtocolJarvis {
-		t.Errorf("endpoints.Kind %s Protocol %s", ep.Kind(), ep.Protocol())
+		t.Errorf("Kind %s Protocol %s", ep.Kind(), ep.Protocol())
 	}
 	var _ endpoints.Endpoint = (*Endpoint)(nil)
 }
@@ -59,7 +59,7 @@ func TestLocalHFProtocol(t *testing.T) {
 		hfSameFile(t, r.Body, f.png)
 	}
 	if _, err := ep.Infer(context.Background(), endpoints.Request{Task: "canny-control", Model: "canny-control", Args: map[string]string{"image": f.png}}); !errors.Is(err, endpoints.ErrUnsupported) {
-		t.Errorf("ControlNet on hf protocol: %v, want endpoints.ErrUnsupported", err)
+		t.Errorf("ControlNet on hf protocol: %v, want ErrUnsupported", err)
 	}
 	if err := ep.Check(context.Background(), "canny-text-to-image", "lllyasviel/sd-controlnet-canny"); !errors.Is(err, endpoints.ErrUnsupported) {
 		t.Errorf("Check ControlNet on hf protocol: %v", err)
@@ -170,7 +170,7 @@ func TestLocalCheckUnreachable(t *testing.T) {
 	err := New(Options{URL: url}).Check(context.Background(), "image-to-text", "m/x")
 	want := "local server " + url + " is not reachable — start HuggingGPT's models_server or set local.url"
 	if !errors.Is(err, endpoints.ErrUnreachable) || !strings.Contains(err.Error(), want) {
-		t.Errorf("Check = %v, want endpoints.ErrUnreachable with %q", err, want)
+		t.Errorf("Check = %v, want ErrUnreachable with %q", err, want)
 	}
 }
 
@@ -179,7 +179,7 @@ func TestLocalCheckWrongServer(t *testing.T) {
 	err := New(Options{URL: srv.Root}).Check(context.Background(), "image-to-text", "m/x")
 	var he *endpoints.HTTPError
 	if !errors.Is(err, endpoints.ErrUnavailable) || !errors.As(err, &he) || he.Status != http.StatusNotFound || !strings.Contains(err.Error(), "local.protocol: hf") {
-		t.Errorf("Check = %v, want endpoints.ErrUnavailable suggesting local.protocol: hf", err)
+		t.Errorf("Check = %v, want ErrUnavailable suggesting local.protocol: hf", err)
 	}
 }
 
@@ -198,7 +198,7 @@ func TestLocalFailureInvalidatesCache(t *testing.T) {
 	}
 	// The cached "reachable" must not outlive the failure.
 	if err := ep.Check(context.Background(), "automatic-speech-recognition", "openai/whisper-base"); !errors.Is(err, endpoints.ErrUnreachable) {
-		t.Errorf("Check after the server died = %v, want endpoints.ErrUnreachable", err)
+		t.Errorf("Check after the server died = %v, want ErrUnreachable", err)
 	}
 }
 

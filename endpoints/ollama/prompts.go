@@ -1,4 +1,4 @@
-package endpoints
+package ollama
 
 import (
 	"encoding/json"
@@ -9,17 +9,19 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/chorusai/chorus/endpoints"
 )
 
-// ollamaSpec is how an Ollama model serves one task.
-type ollamaSpec struct {
+// taskSpec is how an Ollama model serves one task.
+type taskSpec struct {
 	// vision marks tasks that send an image and need a vision model.
 	vision bool
-	build  func(req Request) (ollamaCall, error)
+	build  func(req endpoints.Request) (chatCall, error)
 }
 
-// ollamaCall is one prepared chat call and how to read its answer.
-type ollamaCall struct {
+// chatCall is one prepared chat call and how to read its answer.
+type chatCall struct {
 	system, user string
 	// image is the path of the image to attach, if any.
 	image string
@@ -27,11 +29,11 @@ type ollamaCall struct {
 	format json.RawMessage
 	// temperature for the call; negative leaves the model's default.
 	temperature float64
-	parse       func(content string) (Result, error)
+	parse       func(content string) (endpoints.Result, error)
 }
 
-// ollamaTasks are the tasks Ollama models serve, by skill name.
-var ollamaTasks = map[string]ollamaSpec{
+// tasks are the tasks Ollama models serve, by skill name.
+var tasks = map[string]taskSpec{
 	"image-to-text":                  {vision: true, build: buildCaption},
 	"visual-question-answering":      {vision: true, build: buildVQA},
 	"document-question-answering":    {vision: true, build: buildDocQA},
@@ -50,54 +52,54 @@ var ollamaTasks = map[string]ollamaSpec{
 	"sentence-similarity":            {build: buildSentenceSimilarity},
 }
 
-// OllamaTasks returns the task names Ollama models can serve, sorted.
-func OllamaTasks() []string {
-	out := make([]string, 0, len(ollamaTasks))
-	for t := range ollamaTasks {
+// Tasks returns the task names Ollama models can serve, sorted.
+func Tasks() []string {
+	out := make([]string, 0, len(tasks))
+	for t := range tasks {
 		out = append(out, t)
 	}
 	slices.Sort(out)
 	return out
 }
 
-func buildCaption(req Request) (ollamaCall, error) {
+func buildCaption(req endpoints.Request) (chatCall, error) {
 	img, err := req.Arg("image", "the image to describe")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
-	return ollamaCall{
+	return chatCall{
 		system: "You are an image captioning model. Describe the attached image in one or two plain sentences: " +
 			"the main subjects, what they are doing and the setting. No preamble, no lists, no markdown.",
 		user: "Describe this image.", image: img, temperature: 0.2, parse: textAnswer,
 	}, nil
 }
 
-func buildVQA(req Request) (ollamaCall, error) {
+func buildVQA(req endpoints.Request) (chatCall, error) {
 	img, err := req.Arg("image", "the image the question is about")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
 	q, err := req.Arg("text", "the question about the image")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
-	return ollamaCall{
+	return chatCall{
 		system: "You answer questions about the attached image. Answer briefly and directly from what is visible. " +
 			"If the image does not show the answer, say so instead of guessing.",
 		user: q, image: img, temperature: 0, parse: textAnswer,
 	}, nil
 }
 
-func buildDocQA(req Request) (ollamaCall, error) {
+func buildDocQA(req endpoints.Request) (chatCall, error) {
 	img, err := req.Arg("image", "the document image")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
 	q, err := req.Arg("text", "the question about the document")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
-	return ollamaCall{
+	return chatCall{
 		system: "The attached image is a document: a scan, form, receipt, slide or page. Answer the question using only " +
 			"what the document says, quoting names, dates and amounts exactly as written. If the document does not " +
 			"contain the answer, say that it does not.",
@@ -105,16 +107,18 @@ func buildDocQA(req Request) (ollamaCall, error) {
 	}, nil
 }
 
-func buildVisionOCR(req Request) (ollamaCall, error) {
+func buildVisionOCR(req endpoints.Request) (chatCall, error) {
 	img, err := req.Arg("image", "the image to read text from")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
-	return ollamaCall{
+	return chatCall{
 		system: "You are an OCR engine. Transcribe all text visible in the attached image exactly, keeping line breaks " +
 			"and reading order. Output only the text; if there is none, output nothing.",
 		user: "Transcribe the text in this image.", image: img, temperature: 0,
-		parse: func(s string) (Result, error) { return Result{Text: strings.TrimSpace(stripThinking(s))}, nil },
+		parse: func(s string) (endpoints.Result, error) {
+			return endpoints.Result{Text: strings.TrimSpace(stripThinking(s))}, nil
+		},
 	}, nil
 }
 
@@ -132,33 +136,33 @@ func renderLabels(ls []labelScore) string {
 	return strings.Join(parts, ", ")
 }
 
-func labelsResult(ls []labelScore) (Result, error) {
+func labelsResult(ls []labelScore) (endpoints.Result, error) {
 	data, err := json.Marshal(ls)
 	if err != nil {
-		return Result{}, err
+		return endpoints.Result{}, err
 	}
-	return Result{Text: renderLabels(ls), Data: data}, nil
+	return endpoints.Result{Text: renderLabels(ls), Data: data}, nil
 }
 
-func buildImageClassification(req Request) (ollamaCall, error) {
+func buildImageClassification(req endpoints.Request) (chatCall, error) {
 	img, err := req.Arg("image", "the image to classify")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
 	schema := `{"type":"object","properties":{"labels":{"type":"array","minItems":1,"maxItems":5,"items":{"type":"object",` +
 		`"properties":{"label":{"type":"string"},"score":{"type":"number","minimum":0,"maximum":1}},"required":["label","score"]}}},` +
 		`"required":["labels"]}`
-	return ollamaCall{
+	return chatCall{
 		system: "You are an image classifier. Name the main subject of the attached image with up to 5 candidate labels " +
 			"(short common nouns such as \"tabby cat\" or \"sports car\"), each with a confidence between 0 and 1, most likely first. " +
 			"Answer in JSON.",
 		user: "Classify this image.", image: img, format: json.RawMessage(schema), temperature: 0,
-		parse: func(s string) (Result, error) {
+		parse: func(s string) (endpoints.Result, error) {
 			var out struct {
 				Labels []labelScore `json:"labels"`
 			}
 			if err := decodeAnswer(s, &out); err != nil {
-				return Result{}, err
+				return endpoints.Result{}, err
 			}
 			var ls []labelScore
 			for _, l := range out.Labels {
@@ -167,7 +171,7 @@ func buildImageClassification(req Request) (ollamaCall, error) {
 				}
 			}
 			if len(ls) == 0 {
-				return Result{}, errors.New("the model gave no labels")
+				return endpoints.Result{}, errors.New("the model gave no labels")
 			}
 			sortLabels(ls)
 			return labelsResult(ls)
@@ -192,19 +196,19 @@ func commaOrNewline(r rune) bool { return r == ',' || r == '\n' }
 
 // scoreLabelsCall asks for a score per given label and reads the answer
 // as Hugging Face's zero-shot output: every label, scores summing to 1.
-func scoreLabelsCall(labels []string, system, user, image string) ollamaCall {
+func scoreLabelsCall(labels []string, system, user, image string) chatCall {
 	enum, _ := json.Marshal(labels)
 	schema := fmt.Sprintf(`{"type":"object","properties":{"scores":{"type":"array","minItems":%d,"maxItems":%d,"items":{"type":"object",`+
 		`"properties":{"label":{"type":"string","enum":%s},"score":{"type":"number","minimum":0,"maximum":1}},"required":["label","score"]}}},`+
 		`"required":["scores"]}`, len(labels), len(labels), enum)
-	return ollamaCall{
+	return chatCall{
 		system: system, user: user, image: image, format: json.RawMessage(schema), temperature: 0,
-		parse: func(s string) (Result, error) {
+		parse: func(s string) (endpoints.Result, error) {
 			var out struct {
 				Scores []labelScore `json:"scores"`
 			}
 			if err := decodeAnswer(s, &out); err != nil {
-				return Result{}, err
+				return endpoints.Result{}, err
 			}
 			scores := map[string]float64{}
 			for _, l := range out.Scores {
@@ -215,7 +219,7 @@ func scoreLabelsCall(labels []string, system, user, image string) ollamaCall {
 				}
 			}
 			if len(scores) == 0 {
-				return Result{}, fmt.Errorf("the model scored none of the labels %s", strings.Join(labels, ", "))
+				return endpoints.Result{}, fmt.Errorf("the model scored none of the labels %s", strings.Join(labels, ", "))
 			}
 			total := 0.0
 			for _, v := range scores {
@@ -237,14 +241,14 @@ func scoreLabelsCall(labels []string, system, user, image string) ollamaCall {
 	}
 }
 
-func buildZeroShotImage(req Request) (ollamaCall, error) {
+func buildZeroShotImage(req endpoints.Request) (chatCall, error) {
 	img, err := req.Arg("image", "the image to classify")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
 	raw, err := req.Arg("labels", `the candidate labels, comma-separated, e.g. "cat, dog, bird"`)
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
 	labels := splitList(raw, commaOrNewline)
 	return scoreLabelsCall(labels,
@@ -253,12 +257,12 @@ func buildZeroShotImage(req Request) (ollamaCall, error) {
 		"Candidate labels: "+strings.Join(labels, ", "), img), nil
 }
 
-func buildSummary(req Request) (ollamaCall, error) {
+func buildSummary(req endpoints.Request) (chatCall, error) {
 	text, err := req.Arg("text", "the text to summarise")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
-	return ollamaCall{
+	return chatCall{
 		system: "Summarise the user's text in a few sentences, keeping its main points, names and figures. " +
 			"Write in the text's language. Reply with the summary only.",
 		user: text, temperature: 0.2, parse: textAnswer,
@@ -287,10 +291,10 @@ func languageName(s string) string {
 	return s
 }
 
-func buildTranslation(req Request) (ollamaCall, error) {
+func buildTranslation(req endpoints.Request) (chatCall, error) {
 	text, err := req.Arg("text", "the text to translate")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
 	src, tgt := languageName(req.Args["src_lang"]), languageName(req.Args["tgt_lang"])
 	if tgt == "" {
@@ -300,66 +304,66 @@ func buildTranslation(req Request) (ollamaCall, error) {
 	if src != "" {
 		from = "from " + src
 	}
-	return ollamaCall{
+	return chatCall{
 		system: fmt.Sprintf("You are a translator. Translate the user's text %s into %s, keeping its meaning, tone and "+
 			"formatting. Reply with the translation only, without notes or quotes.", from, tgt),
 		user: text, temperature: 0, parse: textAnswer,
 	}, nil
 }
 
-func buildTextGeneration(req Request) (ollamaCall, error) {
+func buildTextGeneration(req endpoints.Request) (chatCall, error) {
 	text, err := req.Arg("text", "the prompt to generate from")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
-	return ollamaCall{
+	return chatCall{
 		system: "Write the text the user asks for, or continue the user's text if it is unfinished. Reply with the text only.",
 		user:   text, temperature: -1, parse: textAnswer,
 	}, nil
 }
 
-func buildConversational(req Request) (ollamaCall, error) {
+func buildConversational(req endpoints.Request) (chatCall, error) {
 	text, err := req.Arg("text", "the message to answer")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
-	return ollamaCall{user: text, temperature: -1, parse: textAnswer}, nil
+	return chatCall{user: text, temperature: -1, parse: textAnswer}, nil
 }
 
-func buildSocialPost(req Request) (ollamaCall, error) {
+func buildSocialPost(req endpoints.Request) (chatCall, error) {
 	text, err := req.Arg("text", "what the post is about, with any wishes on tone or platform")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
-	return ollamaCall{system: SocialPostBrief, user: text, temperature: 0.7, parse: textAnswer}, nil
+	return chatCall{system: endpoints.SocialPostBrief, user: text, temperature: 0.7, parse: textAnswer}, nil
 }
 
-func buildText2Text(req Request) (ollamaCall, error) {
+func buildText2Text(req endpoints.Request) (chatCall, error) {
 	text, err := req.Arg("text", "the instruction and its input")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
-	return ollamaCall{
+	return chatCall{
 		system: "Carry out the instruction in the user's text and reply with the result only.",
 		user:   text, temperature: 0.2, parse: textAnswer,
 	}, nil
 }
 
-func buildQA(req Request) (ollamaCall, error) {
+func buildQA(req endpoints.Request) (chatCall, error) {
 	q, err := req.Arg("text", "the question")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
 	ctxText, err := req.Arg("context", "the passage that holds the answer")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
-	return ollamaCall{
+	return chatCall{
 		system: "Answer the question using only the context. Reply with the shortest exact span of the context that answers it, " +
 			"copied verbatim, and nothing else. If the context does not contain the answer, reply: unknown",
 		user:        "Context:\n" + ctxText + "\n\nQuestion: " + q,
 		temperature: 0,
-		parse: func(s string) (Result, error) {
+		parse: func(s string) (endpoints.Result, error) {
 			res, err := textAnswer(s)
 			if err != nil {
 				return res, err
@@ -375,10 +379,10 @@ func buildQA(req Request) (ollamaCall, error) {
 	}, nil
 }
 
-func buildTextClassification(req Request) (ollamaCall, error) {
+func buildTextClassification(req endpoints.Request) (chatCall, error) {
 	text, err := req.Arg("text", "the text to classify")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
 	labels := splitList(req.Args["labels"], commaOrNewline)
 	what := "label"
@@ -399,24 +403,24 @@ type entity struct {
 	End   *int   `json:"end,omitempty"`
 }
 
-func buildTokenClassification(req Request) (ollamaCall, error) {
+func buildTokenClassification(req endpoints.Request) (chatCall, error) {
 	text, err := req.Arg("text", "the text to find named entities in")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
 	schema := `{"type":"object","properties":{"entities":{"type":"array","items":{"type":"object","properties":{` +
 		`"word":{"type":"string"},"entity_group":{"type":"string","enum":["PER","ORG","LOC","MISC"]}},` +
 		`"required":["word","entity_group"]}}},"required":["entities"]}`
-	return ollamaCall{
+	return chatCall{
 		system: "You are a named-entity recogniser. List every person (PER), organisation (ORG), location (LOC) and other " +
 			"named entity (MISC) in the user's text, in order of appearance, each with the exact words as written. Answer in JSON.",
 		user: text, format: json.RawMessage(schema), temperature: 0,
-		parse: func(s string) (Result, error) {
+		parse: func(s string) (endpoints.Result, error) {
 			var out struct {
 				Entities []entity `json:"entities"`
 			}
 			if err := decodeAnswer(s, &out); err != nil {
-				return Result{}, err
+				return endpoints.Result{}, err
 			}
 			ents := []entity{}
 			var parts []string
@@ -441,25 +445,25 @@ func buildTokenClassification(req Request) (ollamaCall, error) {
 			}
 			data, err := json.Marshal(ents)
 			if err != nil {
-				return Result{}, err
+				return endpoints.Result{}, err
 			}
 			txt := strings.Join(parts, ", ")
 			if txt == "" {
 				txt = "no named entities found"
 			}
-			return Result{Text: txt, Data: data}, nil
+			return endpoints.Result{Text: txt, Data: data}, nil
 		},
 	}, nil
 }
 
-func buildSentenceSimilarity(req Request) (ollamaCall, error) {
+func buildSentenceSimilarity(req endpoints.Request) (chatCall, error) {
 	src, err := req.Arg("text", "the source sentence")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
 	raw, err := req.Arg("sentences", "the sentences to compare with, one per line")
 	if err != nil {
-		return ollamaCall{}, err
+		return chatCall{}, err
 	}
 	sentences := splitList(raw, func(r rune) bool { return r == '\n' })
 	n := len(sentences)
@@ -469,20 +473,20 @@ func buildSentenceSimilarity(req Request) (ollamaCall, error) {
 	for i, s := range sentences {
 		fmt.Fprintf(&list, "%d. %s\n", i+1, s)
 	}
-	return ollamaCall{
+	return chatCall{
 		system: fmt.Sprintf("You rate semantic similarity. For each of the %d numbered sentences, in order, give how close its "+
 			"meaning is to the source sentence, from 0 (unrelated) to 1 (same meaning). Answer in JSON with exactly %d scores.", n, n),
 		user:   "Source sentence: " + src + "\n\nSentences:\n" + list.String(),
 		format: json.RawMessage(schema), temperature: 0,
-		parse: func(s string) (Result, error) {
+		parse: func(s string) (endpoints.Result, error) {
 			var out struct {
 				Scores []float64 `json:"scores"`
 			}
 			if err := decodeAnswer(s, &out); err != nil {
-				return Result{}, err
+				return endpoints.Result{}, err
 			}
 			if len(out.Scores) != n {
-				return Result{}, fmt.Errorf("the model gave %d scores for %d sentences", len(out.Scores), n)
+				return endpoints.Result{}, fmt.Errorf("the model gave %d scores for %d sentences", len(out.Scores), n)
 			}
 			lines := make([]string, n)
 			for i := range out.Scores {
@@ -490,7 +494,7 @@ func buildSentenceSimilarity(req Request) (ollamaCall, error) {
 				lines[i] = fmt.Sprintf("%.2f  %s", out.Scores[i], sentences[i])
 			}
 			data, _ := json.Marshal(out.Scores)
-			return Result{Text: strings.Join(lines, "\n"), Data: data}, nil
+			return endpoints.Result{Text: strings.Join(lines, "\n"), Data: data}, nil
 		},
 	}, nil
 }
@@ -502,12 +506,12 @@ var thinkBlock = regexp.MustCompile(`(?s)^\s*<think>.*?</think>\s*`)
 func stripThinking(s string) string { return thinkBlock.ReplaceAllString(s, "") }
 
 // textAnswer reads a plain-text answer.
-func textAnswer(s string) (Result, error) {
+func textAnswer(s string) (endpoints.Result, error) {
 	t := strings.TrimSpace(stripThinking(s))
 	if t == "" {
-		return Result{}, errors.New("the model returned an empty answer")
+		return endpoints.Result{}, errors.New("the model returned an empty answer")
 	}
-	return Result{Text: t}, nil
+	return endpoints.Result{Text: t}, nil
 }
 
 // decodeAnswer reads a JSON answer, tolerating what models wrap it in
@@ -543,4 +547,13 @@ func sortLabels(ls []labelScore) {
 		}
 		return 0
 	})
+}
+
+// excerpt shortens s for an error message.
+func excerpt(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }

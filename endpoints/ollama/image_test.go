@@ -1,4 +1,4 @@
-package endpoints
+package ollama
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chorusai/chorus/endpoints"
 )
 
 // TestOllamaImageRefusesPipes: an image argument that names a FIFO is
@@ -15,12 +17,12 @@ func TestOllamaImageRefusesPipes(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
-	ollama := NewOllama(nil, OllamaOptions{})
+	ollama := New(Options{})
 	done := make(chan error, 1)
 	go func() { _, err := ollama.readImage(fifo); done <- err }()
 	select {
 	case err := <-done:
-		if !errors.Is(err, ErrBadInput) {
+		if !errors.Is(err, endpoints.ErrBadInput) {
 			t.Errorf("err = %v, want ErrBadInput", err)
 		}
 	case <-time.After(10 * time.Second):

@@ -1,4 +1,4 @@
-package endpoints_test
+package ollama_test
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/ollama"
 	"github.com/chorusai/chorus/internal/fakeollama"
 )
 
@@ -35,7 +36,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-func ollamaFixture(t *testing.T) (*fakeollama.Server, *endpoints.OllamaEndpoint, *fakeClock) {
+func ollamaFixture(t *testing.T) (*fakeollama.Server, *ollama.Endpoint, *fakeClock) {
 	t.Helper()
 	s := fakeollama.New(t)
 	s.AddModel(fakeollama.Model{Name: "llava:7b", Family: "llama", ParameterSize: "7B", QuantizationLevel: "Q4_0",
@@ -45,7 +46,7 @@ func ollamaFixture(t *testing.T) (*fakeollama.Server, *endpoints.OllamaEndpoint,
 	s.AddModel(fakeollama.Model{Name: "nomic-embed-text", Family: "nomic-bert", ParameterSize: "137M",
 		Capabilities: []string{"embedding"}})
 	clock := &fakeClock{now: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	ep := endpoints.NewOllama(s.Client(), endpoints.OllamaOptions{Host: s.URL, Now: clock.Now})
+	ep := ollama.New(ollama.Options{Host: s.URL, Now: clock.Now})
 	return s, ep, clock
 }
 
@@ -370,6 +371,24 @@ func TestOllamaUnreachable(t *testing.T) {
 	}
 	if _, err := ep.Discover(context.Background(), "summarization"); !errors.Is(err, endpoints.ErrUnreachable) {
 		t.Errorf("discover: %v", err)
+	}
+}
+
+// TestOllamaHostNotAURL: the endpoint builds its own client from the host,
+// so a host that is not a URL must fail every call with the setting to
+// fix, not panic or talk to some other server.
+func TestOllamaHostNotAURL(t *testing.T) {
+	ep := ollama.New(ollama.Options{Host: "127.0.0.1:11434"})
+	ctx := context.Background()
+	if err := ep.Check(ctx, "summarization", "qwen3:8b"); !errors.Is(err, endpoints.ErrUnreachable) || !strings.Contains(err.Error(), "controller.host") {
+		t.Errorf("check: %v; want ErrUnreachable naming controller.host", err)
+	}
+	if _, err := ep.Discover(ctx, "summarization"); !errors.Is(err, endpoints.ErrUnreachable) {
+		t.Errorf("discover: %v", err)
+	}
+	req := endpoints.Request{Task: "summarization", Model: "qwen3:8b", Args: map[string]string{"text": "One. Two."}}
+	if _, err := ep.Infer(ctx, req); !errors.Is(err, endpoints.ErrUnreachable) {
+		t.Errorf("infer: %v", err)
 	}
 }
 

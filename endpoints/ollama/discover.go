@@ -1,4 +1,4 @@
-package endpoints
+package ollama
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/chorusai/chorus/endpoints"
 	"github.com/ollama/ollama/api"
 )
 
@@ -18,9 +19,12 @@ import (
 // not open dozens of connections at once.
 const showParallel = 4
 
-// inventory returns the pulled models by ollamaKey, from the cache when it
+// inventory returns the pulled models by modelKey, from the cache when it
 // is fresh. fresh reports whether this call fetched it.
-func (e *OllamaEndpoint) inventory(ctx context.Context) (inv map[string]ollamaModel, fresh bool, err error) {
+func (e *Endpoint) inventory(ctx context.Context) (inv map[string]pulledModel, fresh bool, err error) {
+	if e.hostErr != nil {
+		return nil, false, e.hostErr
+	}
 	if inv, err, ok := e.cached(); ok {
 		return inv, false, err
 	}
@@ -49,7 +53,7 @@ func (e *OllamaEndpoint) inventory(ctx context.Context) (inv map[string]ollamaMo
 }
 
 // cached returns the cached inventory or failure while it is fresh.
-func (e *OllamaEndpoint) cached() (map[string]ollamaModel, error, bool) {
+func (e *Endpoint) cached() (map[string]pulledModel, error, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.invAt.IsZero() {
@@ -64,20 +68,20 @@ func (e *OllamaEndpoint) cached() (map[string]ollamaModel, error, bool) {
 
 // fetchInventory lists the pulled models and shows each one whose digest
 // changed since old, to learn its capabilities.
-func (e *OllamaEndpoint) fetchInventory(ctx context.Context, old map[string]ollamaModel) (map[string]ollamaModel, error) {
+func (e *Endpoint) fetchInventory(ctx context.Context, old map[string]pulledModel) (map[string]pulledModel, error) {
 	list, err := e.client.List(ctx)
 	if err != nil {
 		return nil, e.classify(err, "", "listing models")
 	}
-	inv := make(map[string]ollamaModel, len(list.Models))
+	inv := make(map[string]pulledModel, len(list.Models))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, showParallel)
 	for _, lm := range list.Models {
-		m := ollamaModel{name: lm.Name, digest: lm.Digest, size: lm.Size, details: lm.Details}
-		if prev, ok := old[ollamaKey(lm.Name)]; ok && prev.digest == lm.Digest && prev.digest != "" {
+		m := pulledModel{name: lm.Name, digest: lm.Digest, size: lm.Size, details: lm.Details}
+		if prev, ok := old[modelKey(lm.Name)]; ok && prev.digest == lm.Digest && prev.digest != "" {
 			mu.Lock()
-			inv[ollamaKey(lm.Name)] = prev
+			inv[modelKey(lm.Name)] = prev
 			mu.Unlock()
 			continue
 		}
@@ -107,7 +111,7 @@ func (e *OllamaEndpoint) fetchInventory(ctx context.Context, old map[string]olla
 				m.params = p
 			}
 			mu.Lock()
-			inv[ollamaKey(m.name)] = m
+			inv[modelKey(m.name)] = m
 			mu.Unlock()
 		}()
 	}
@@ -207,8 +211,8 @@ func detectLicense(text string) string {
 // Discover offers the pulled models that can serve task: vision models for
 // image tasks, any text-generating model for text tasks. Embedding-only
 // models are never offered.
-func (e *OllamaEndpoint) Discover(ctx context.Context, task string) ([]Offer, error) {
-	spec, ok := ollamaTasks[task]
+func (e *Endpoint) Discover(ctx context.Context, task string) ([]endpoints.Offer, error) {
+	spec, ok := tasks[task]
 	if !ok {
 		return nil, nil
 	}
@@ -216,18 +220,18 @@ func (e *OllamaEndpoint) Discover(ctx context.Context, task string) ([]Offer, er
 	if err != nil {
 		return nil, err
 	}
-	var out []Offer
+	var out []endpoints.Offer
 	for _, m := range inv {
 		if e.fits(m, task, spec.vision) != nil {
 			continue
 		}
-		out = append(out, Offer{ID: m.name, Description: describeOllamaModel(m), Params: m.params, SizeBytes: m.size, License: m.license})
+		out = append(out, endpoints.Offer{ID: m.name, Description: describe(m), Params: m.params, SizeBytes: m.size, License: m.license})
 	}
-	slices.SortFunc(out, func(a, b Offer) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b endpoints.Offer) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
-func describeOllamaModel(m ollamaModel) string {
+func describe(m pulledModel) string {
 	var facts []string
 	if m.details.Family != "" {
 		facts = append(facts, m.details.Family+" family")
