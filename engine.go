@@ -9,6 +9,7 @@ import (
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
+	"github.com/chorusai/chorus/endpoints/command"
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/endpoints/local"
 	"github.com/chorusai/chorus/endpoints/ollama"
@@ -88,7 +89,7 @@ func buildRouter(cfg *config.Config) (*endpoints.Router, error) {
 		eps = append(eps, ollama.New(ollama.Options{Host: cfg.Controller.Host, HTTPClient: httpClient, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))
 	}
 	if cfg.Command.Enabled {
-		eps = append(eps, endpoints.NewCommand(endpoints.CommandOptions{}))
+		eps = append(eps, command.New(command.Options{}))
 	}
 	return endpoints.NewRouter(mode, eps...), nil
 }

@@ -33,6 +33,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
+	"github.com/chorusai/chorus/endpoints/command"
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/endpoints/local"
@@ -614,7 +615,7 @@ func catRunCommand(t *testing.T, s *skills.Skill, m skills.Model) {
 		}
 		in.args["video"] = video
 	}
-	ep := endpoints.NewCommand(endpoints.CommandOptions{TempDir: t.TempDir()})
+	ep := command.New(command.Options{TempDir: t.TempDir()})
 	ctx := catContext(t)
 	if err := ep.Check(ctx, s.Name, prog); err != nil {
 		t.Fatalf("Check(%s, %s): %v", s.Name, prog, err)
@@ -754,7 +755,7 @@ func TestCatalogModelsPassEndpointChecks(t *testing.T) {
 	c := catCatalog(t)
 	ctx := catContext(t)
 	found := func(name string) (string, error) { return "/usr/bin/" + filepath.Base(name), nil }
-	command := endpoints.NewCommand(endpoints.CommandOptions{LookPath: found})
+	programs := command.New(command.Options{LookPath: found})
 	builtin := builtin.New()
 	hf := huggingface.New(huggingface.Options{Token: catToken, BaseURL: "http://127.0.0.1:1/unused"})
 	j := fakehf.NewJarvis(t)
@@ -770,7 +771,7 @@ func TestCatalogModelsPassEndpointChecks(t *testing.T) {
 				case skills.EndpointBuiltin:
 					err = builtin.Check(ctx, s.Name, m.ID)
 				case skills.EndpointCommand:
-					err = command.Check(ctx, s.Name, m.Command[0])
+					err = programs.Check(ctx, s.Name, m.Command[0])
 				case skills.EndpointHuggingFace:
 					err = hf.Check(ctx, s.Name, m.ID)
 				case skills.EndpointLocal:

@@ -7,7 +7,6 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/huggingface"
-
 	"github.com/chorusai/chorus/internal/fakehf"
 )
 

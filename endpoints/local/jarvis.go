@@ -30,9 +30,8 @@ import (
 	"strings"
 
 	"github.com/chorusai/chorus/endpoints"
-	"github.com/chorusai/chorus/endpoints/huggingface"
-
 	"github.com/chorusai/chorus/endpoints/hfapi"
+	"github.com/chorusai/chorus/endpoints/huggingface"
 )
 
 // jarvisMediaKeys maps Chorus's media argument names onto the keys

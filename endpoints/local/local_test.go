@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
-
 	"github.com/chorusai/chorus/internal/fakehf"
 )
 

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/chorusai/chorus/endpoints"
 	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/endpoints"
 )
 
 // showParallel bounds concurrent /api/show calls while building the

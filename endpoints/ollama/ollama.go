@@ -23,10 +23,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/imaging"
-
-	"github.com/ollama/ollama/api"
 )
 
 // DefaultHost is where Ollama listens unless told otherwise.

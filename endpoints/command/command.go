@@ -1,4 +1,9 @@
-package endpoints
+// Package command is the command endpoint kind: programs on this machine as
+// experts — tesseract for OCR, espeak-ng for text-to-speech, ffmpeg to take
+// the sound out of a video. Programs run directly with argv, never through
+// a shell, in a scratch directory, with bounded output, and are killed when
+// the task's context ends.
+package command
 
 import (
 	"bytes"
@@ -17,11 +22,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/imaging"
 )
 
-// CommandOptions configures the command endpoint.
-type CommandOptions struct {
+// Options configures the command endpoint.
+type Options struct {
 	// LookPath finds a program; nil means exec.LookPath (the PATH).
 	LookPath func(file string) (string, error)
 	// TempDir holds each call's scratch directory; "" means os.TempDir().
@@ -42,13 +48,13 @@ type CommandOptions struct {
 	Started func(program string, pid int)
 }
 
-// CommandEndpoint runs local programs as experts: tesseract for OCR,
+// Endpoint runs local programs as experts: tesseract for OCR,
 // espeak-ng for text-to-speech and ffmpeg to take the audio out of a video.
 // Programs run directly with their arguments as argv — never through a
 // shell — in a scratch directory, write their products to files there, and
 // are killed when the context is cancelled. It is safe for concurrent use.
-type CommandEndpoint struct {
-	opts CommandOptions
+type Endpoint struct {
+	opts Options
 }
 
 // program is one local program the endpoint knows how to drive.
@@ -64,16 +70,16 @@ type program struct {
 	// image-to-text, but reading text is no caption of a scene.
 	offered     []string
 	description string
-	run         func(ctx context.Context, e *CommandEndpoint, c commandCall) (Result, error)
+	run         func(ctx context.Context, e *Endpoint, c call) (endpoints.Result, error)
 }
 
-// commandCall is one run: the program's path, the catalog's fixed
+// call is one run: the program's path, the catalog's fixed
 // arguments, the request and a scratch directory.
-type commandCall struct {
+type call struct {
 	prog  *program
 	path  string
 	fixed []string
-	req   Request
+	req   endpoints.Request
 	dir   string
 }
 
@@ -103,8 +109,8 @@ var programs = []*program{
 	},
 }
 
-// NewCommand returns the command endpoint.
-func NewCommand(opts CommandOptions) *CommandEndpoint {
+// New returns the command endpoint.
+func New(opts Options) *Endpoint {
 	if opts.LookPath == nil {
 		opts.LookPath = exec.LookPath
 	}
@@ -114,11 +120,11 @@ func NewCommand(opts CommandOptions) *CommandEndpoint {
 	if opts.MaxTextBytes <= 0 {
 		opts.MaxTextBytes = 20_000
 	}
-	return &CommandEndpoint{opts: opts}
+	return &Endpoint{opts: opts}
 }
 
-// Kind returns Command.
-func (e *CommandEndpoint) Kind() Kind { return Command }
+// Kind returns endpoints.Command.
+func (e *Endpoint) Kind() endpoints.Kind { return endpoints.Command }
 
 // findProgram maps a model id or command name ("tesseract",
 // "/usr/bin/espeak-ng") onto a known program.
@@ -141,13 +147,13 @@ func knownPrograms() string {
 }
 
 // resolve finds the program for task and where it is installed.
-func (e *CommandEndpoint) resolve(task, name string) (*program, string, error) {
+func (e *Endpoint) resolve(task, name string) (*program, string, error) {
 	p, ok := findProgram(name)
 	if !ok {
-		return nil, "", fmt.Errorf("%w: the command endpoint does not know how to run %q; it runs %s", ErrUnsupported, name, knownPrograms())
+		return nil, "", fmt.Errorf("%w: the command endpoint does not know how to run %q; it runs %s", endpoints.ErrUnsupported, name, knownPrograms())
 	}
 	if !slices.Contains(p.tasks, task) {
-		return nil, "", fmt.Errorf("%w: %s does %s, not %s", ErrUnsupported, p.name, strings.Join(p.tasks, " and "), task)
+		return nil, "", fmt.Errorf("%w: %s does %s, not %s", endpoints.ErrUnsupported, p.name, strings.Join(p.tasks, " and "), task)
 	}
 	lookup := p.name
 	if strings.ContainsRune(name, filepath.Separator) || !strings.EqualFold(filepath.Base(name), p.name) {
@@ -155,20 +161,20 @@ func (e *CommandEndpoint) resolve(task, name string) (*program, string, error) {
 	}
 	path, err := e.opts.LookPath(lookup)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %s is not installed — apt-get install %s", ErrUnavailable, lookup, p.pkg)
+		return nil, "", fmt.Errorf("%w: %s is not installed — apt-get install %s", endpoints.ErrUnavailable, lookup, p.pkg)
 	}
 	return p, path, nil
 }
 
 // Check reports whether the program named by model is installed and does task.
-func (e *CommandEndpoint) Check(ctx context.Context, task, model string) error {
+func (e *Endpoint) Check(ctx context.Context, task, model string) error {
 	_, _, err := e.resolve(task, model)
 	return err
 }
 
 // Discover offers the installed programs that do task.
-func (e *CommandEndpoint) Discover(ctx context.Context, task string) ([]Offer, error) {
-	var out []Offer
+func (e *Endpoint) Discover(ctx context.Context, task string) ([]endpoints.Offer, error) {
+	var out []endpoints.Offer
 	for _, p := range programs {
 		if !slices.Contains(p.offered, task) {
 			continue
@@ -176,52 +182,52 @@ func (e *CommandEndpoint) Discover(ctx context.Context, task string) ([]Offer, e
 		if _, _, err := e.resolve(task, p.name); err != nil {
 			continue
 		}
-		out = append(out, Offer{ID: p.name, Description: p.description, License: p.license, SizeBytes: p.sizeBytes})
+		out = append(out, endpoints.Offer{ID: p.name, Description: p.description, License: p.license, SizeBytes: p.sizeBytes})
 	}
 	return out, nil
 }
 
 // Infer runs the program named by req.Command (program and fixed
 // arguments, from the catalog) or, when that is empty, by req.Model.
-func (e *CommandEndpoint) Infer(ctx context.Context, req Request) (Result, error) {
+func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 	name, fixed := req.Model, []string(nil)
 	if len(req.Command) > 0 {
 		name, fixed = req.Command[0], req.Command[1:]
 	}
 	p, path, err := e.resolve(req.Task, name)
 	if err != nil {
-		return Result{}, err
+		return endpoints.Result{}, err
 	}
 	if err := ctx.Err(); err != nil {
-		return Result{}, err
+		return endpoints.Result{}, err
 	}
 	dir, err := os.MkdirTemp(e.opts.TempDir, "chorus-"+p.name+"-")
 	if err != nil {
-		return Result{}, fmt.Errorf("%s: scratch directory: %w", p.name, err)
+		return endpoints.Result{}, fmt.Errorf("%s: scratch directory: %w", p.name, err)
 	}
 	defer os.RemoveAll(dir)
-	return p.run(ctx, e, commandCall{prog: p, path: path, fixed: fixed, req: req, dir: dir})
+	return p.run(ctx, e, call{prog: p, path: path, fixed: fixed, req: req, dir: dir})
 }
 
 // inputFile checks a media argument and returns its absolute path, so a
 // file called "-x" can never be read as an option.
-func inputFile(req Request, name, what string) (string, error) {
+func inputFile(req endpoints.Request, name, what string) (string, error) {
 	p, err := req.Arg(name, what)
 	if err != nil {
 		return "", err
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
-		return "", fmt.Errorf("%w: %s %s: %v", ErrBadInput, name, p, err)
+		return "", fmt.Errorf("%w: %s %s: %v", endpoints.ErrBadInput, name, p, err)
 	}
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("%w: %s file %s does not exist — check the path", ErrBadInput, name, p)
+		return "", fmt.Errorf("%w: %s file %s does not exist — check the path", endpoints.ErrBadInput, name, p)
 	case err != nil:
-		return "", fmt.Errorf("%w: cannot read %s %s: %v", ErrBadInput, name, p, err)
+		return "", fmt.Errorf("%w: cannot read %s %s: %v", endpoints.ErrBadInput, name, p, err)
 	case !fi.Mode().IsRegular():
-		return "", fmt.Errorf("%w: %s is not a regular file", ErrBadInput, p)
+		return "", fmt.Errorf("%w: %s is not a regular file", endpoints.ErrBadInput, p)
 	}
 	return abs, nil
 }
@@ -229,7 +235,7 @@ func inputFile(req Request, name, what string) (string, error) {
 // exec runs the program in the call's directory with args as argv. It
 // kills the program when ctx is cancelled or when outFile (if set) grows
 // past the output limit, and returns stdout, bounded too.
-func (e *CommandEndpoint) exec(ctx context.Context, c commandCall, args []string, outFile string) ([]byte, error) {
+func (e *Endpoint) exec(ctx context.Context, c call, args []string, outFile string) ([]byte, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	cmd := exec.CommandContext(ctx, c.path, args...)
@@ -240,7 +246,7 @@ func (e *CommandEndpoint) exec(ctx context.Context, c commandCall, args []string
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = 2 * time.Second // do not wait forever on pipes a child may hold
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%w: cannot start %s: %v", ErrUnavailable, c.path, err)
+		return nil, fmt.Errorf("%w: cannot start %s: %v", endpoints.ErrUnavailable, c.path, err)
 	}
 	if e.opts.Started != nil {
 		e.opts.Started(c.prog.name, cmd.Process.Pid)
@@ -280,7 +286,7 @@ func (e *CommandEndpoint) exec(ctx context.Context, c commandCall, args []string
 var errOutputTooLarge = errors.New("output too large")
 
 // watchSize kills the program (through cancel) once path is over the limit.
-func (e *CommandEndpoint) watchSize(ctx context.Context, path string, stop <-chan struct{}, cancel context.CancelCauseFunc) {
+func (e *Endpoint) watchSize(ctx context.Context, path string, stop <-chan struct{}, cancel context.CancelCauseFunc) {
 	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -299,7 +305,7 @@ func (e *CommandEndpoint) watchSize(ctx context.Context, path string, stop <-cha
 }
 
 // readOutput reads a file the program wrote, within the size limit.
-func (e *CommandEndpoint) readOutput(c commandCall, path string) ([]byte, error) {
+func (e *Endpoint) readOutput(c call, path string) ([]byte, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s finished without writing its output: %v", c.prog.name, err)
@@ -348,13 +354,13 @@ func (b *boundedBuffer) Bytes() []byte {
 func (b *boundedBuffer) String() string { return string(b.Bytes()) }
 
 // runTesseract reads the text in an image: tesseract IMAGE OUTBASE [-l L].
-func runTesseract(ctx context.Context, e *CommandEndpoint, c commandCall) (Result, error) {
+func runTesseract(ctx context.Context, e *Endpoint, c call) (endpoints.Result, error) {
 	img, err := inputFile(c.req, "image", "the image to read text from")
 	if err != nil {
-		return Result{}, err
+		return endpoints.Result{}, err
 	}
 	if err := checkImageHeader(img); err != nil {
-		return Result{}, err
+		return endpoints.Result{}, err
 	}
 	base := filepath.Join(c.dir, "ocr")
 	args := []string{img, base}
@@ -363,16 +369,16 @@ func runTesseract(ctx context.Context, e *CommandEndpoint, c commandCall) (Resul
 	}
 	args = append(args, c.fixed...) // options follow the output base
 	if _, err := e.exec(ctx, c, args, base+".txt"); err != nil {
-		return Result{}, err
+		return endpoints.Result{}, err
 	}
 	out, err := e.readOutput(c, base+".txt")
 	if err != nil {
-		return Result{}, err
+		return endpoints.Result{}, err
 	}
 	// Tesseract ends pages with a form feed and pads lines; the text is
 	// what matters.
 	text := strings.TrimSpace(strings.ReplaceAll(string(out), "\f", ""))
-	return Result{Text: text}, nil
+	return endpoints.Result{Text: text}, nil
 }
 
 // checkImageHeader refuses files that are not images before tesseract
@@ -380,28 +386,28 @@ func runTesseract(ctx context.Context, e *CommandEndpoint, c commandCall) (Resul
 func checkImageHeader(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("%w: cannot read image %s: %v", ErrBadInput, path, err)
+		return fmt.Errorf("%w: cannot read image %s: %v", endpoints.ErrBadInput, path, err)
 	}
 	defer f.Close()
 	if _, _, err := image.DecodeConfig(io.LimitReader(f, 1<<20)); err != nil {
-		return fmt.Errorf("%w: %s is not a readable %s image", ErrBadInput, path, imaging.DecodableFormats)
+		return fmt.Errorf("%w: %s is not a readable %s image", endpoints.ErrBadInput, path, imaging.DecodableFormats)
 	}
 	return nil
 }
 
 // runEspeak speaks text into a WAV file: espeak-ng -w OUT.wav -f TEXT. The
 // text goes through a file, so no text can be taken for an option.
-func runEspeak(ctx context.Context, e *CommandEndpoint, c commandCall) (Result, error) {
+func runEspeak(ctx context.Context, e *Endpoint, c call) (endpoints.Result, error) {
 	text, err := c.req.Arg("text", "the words to speak")
 	if err != nil {
-		return Result{}, err
+		return endpoints.Result{}, err
 	}
 	if len(text) > e.opts.MaxTextBytes {
-		return Result{}, fmt.Errorf("%w: the text to speak is %d bytes; %s reads at most %d — summarise it first", ErrBadInput, len(text), c.prog.name, e.opts.MaxTextBytes)
+		return endpoints.Result{}, fmt.Errorf("%w: the text to speak is %d bytes; %s reads at most %d — summarise it first", endpoints.ErrBadInput, len(text), c.prog.name, e.opts.MaxTextBytes)
 	}
 	in, out := filepath.Join(c.dir, "input.txt"), filepath.Join(c.dir, "speech.wav")
 	if err := os.WriteFile(in, []byte(text), 0o600); err != nil {
-		return Result{}, fmt.Errorf("%s: write input: %w", c.prog.name, err)
+		return endpoints.Result{}, fmt.Errorf("%s: write input: %w", c.prog.name, err)
 	}
 	args := slices.Clone(c.fixed)
 	if e.opts.Voice != "" && !slices.Contains(c.fixed, "-v") {
@@ -409,17 +415,17 @@ func runEspeak(ctx context.Context, e *CommandEndpoint, c commandCall) (Result, 
 	}
 	args = append(args, "-w", out, "-f", in)
 	if _, err := e.exec(ctx, c, args, out); err != nil {
-		return Result{}, err
+		return endpoints.Result{}, err
 	}
 	wav, err := e.readOutput(c, out)
 	if err != nil {
-		return Result{}, err
+		return endpoints.Result{}, err
 	}
 	dur, err := wavDuration(wav)
 	if err != nil {
-		return Result{}, fmt.Errorf("%s wrote an unusable WAV file: %w", c.prog.name, err)
+		return endpoints.Result{}, fmt.Errorf("%s wrote an unusable WAV file: %w", c.prog.name, err)
 	}
-	return Result{Text: fmt.Sprintf("%.1f s of speech (WAV)", dur.Seconds()), Blobs: []Blob{{MIME: "audio/wav", Data: wav}}}, nil
+	return endpoints.Result{Text: fmt.Sprintf("%.1f s of speech (WAV)", dur.Seconds()), Blobs: []endpoints.Blob{{MIME: "audio/wav", Data: wav}}}, nil
 }
 
 // wavDuration checks a RIFF/WAVE file and returns how long it plays.
@@ -458,10 +464,10 @@ func wavDuration(b []byte) (time.Duration, error) {
 
 // runFFmpegAudio extracts a video's sound as 16 kHz mono WAV, the input
 // speech recognisers expect.
-func runFFmpegAudio(ctx context.Context, e *CommandEndpoint, c commandCall) (Result, error) {
+func runFFmpegAudio(ctx context.Context, e *Endpoint, c call) (endpoints.Result, error) {
 	in, err := inputFile(c.req, "video", "the video to take the sound from")
 	if err != nil {
-		return Result{}, err
+		return endpoints.Result{}, err
 	}
 	out := filepath.Join(c.dir, "audio.wav")
 	// "file:" keeps ffmpeg from reading a name as a URL or device.
@@ -470,17 +476,28 @@ func runFFmpegAudio(ctx context.Context, e *CommandEndpoint, c commandCall) (Res
 	args = append(args, "file:"+out)
 	if _, err := e.exec(ctx, c, args, out); err != nil {
 		if strings.Contains(err.Error(), "does not contain any stream") || strings.Contains(err.Error(), "matches no streams") {
-			return Result{}, fmt.Errorf("%w: video %s has no sound track", ErrBadInput, c.req.Args["video"])
+			return endpoints.Result{}, fmt.Errorf("%w: video %s has no sound track", endpoints.ErrBadInput, c.req.Args["video"])
 		}
-		return Result{}, err
+		return endpoints.Result{}, err
 	}
 	wav, err := e.readOutput(c, out)
 	if err != nil {
-		return Result{}, err
+		return endpoints.Result{}, err
 	}
 	dur, err := wavDuration(wav)
 	if err != nil {
-		return Result{}, fmt.Errorf("ffmpeg wrote an unusable WAV file: %w", err)
+		return endpoints.Result{}, fmt.Errorf("ffmpeg wrote an unusable WAV file: %w", err)
 	}
-	return Result{Text: fmt.Sprintf("%.1f s of audio (16 kHz mono WAV)", dur.Seconds()), Blobs: []Blob{{MIME: "audio/wav", Data: wav}}}, nil
+	return endpoints.Result{Text: fmt.Sprintf("%.1f s of audio (16 kHz mono WAV)", dur.Seconds()), Blobs: []endpoints.Blob{{MIME: "audio/wav", Data: wav}}}, nil
+}
+
+// humanFileSize renders a byte count for error messages.
+func humanFileSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d KB", n>>10)
 }

@@ -1,4 +1,4 @@
-package endpoints_test
+package command_test
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/command"
 )
 
 func needProgram(t *testing.T, name, pkg string) {
@@ -59,7 +60,7 @@ func textImage(t *testing.T, text string, scale int) string {
 
 func TestCommandTesseractReadsText(t *testing.T) {
 	needProgram(t, "tesseract", "tesseract-ocr")
-	ep := endpoints.NewCommand(endpoints.CommandOptions{})
+	ep := command.New(command.Options{})
 	img := textImage(t, "HELLO CHORUS 42", 6)
 	for _, task := range []string{"ocr", "image-to-text"} {
 		if err := ep.Check(context.Background(), task, "tesseract"); err != nil {
@@ -83,7 +84,7 @@ func TestCommandTesseractReadsText(t *testing.T) {
 
 func TestCommandTesseractBadInput(t *testing.T) {
 	needProgram(t, "tesseract", "tesseract-ocr")
-	ep := endpoints.NewCommand(endpoints.CommandOptions{})
+	ep := command.New(command.Options{})
 	notImage := filepath.Join(t.TempDir(), "-notes.png") // a name that looks like an option
 	os.WriteFile(notImage, []byte("plain text"), 0o644)
 	_, err := ep.Infer(context.Background(), endpoints.Request{Task: "ocr", Model: "tesseract", Args: map[string]string{"image": notImage}})
@@ -117,7 +118,7 @@ func checkWAV(t *testing.T, b []byte, minSeconds float64) {
 
 func TestCommandEspeakSpeaks(t *testing.T) {
 	needProgram(t, "espeak-ng", "espeak-ng")
-	ep := endpoints.NewCommand(endpoints.CommandOptions{})
+	ep := command.New(command.Options{})
 	// Leading dashes, quotes and shell metacharacters must be spoken, not
 	// taken as options or run.
 	text := `--help "quoted" $(touch /tmp/pwned) & the quick brown fox jumps over the lazy dog`
@@ -157,7 +158,7 @@ func TestCommandEspeakSpeaks(t *testing.T) {
 
 func TestCommandOutputBound(t *testing.T) {
 	needProgram(t, "espeak-ng", "espeak-ng")
-	ep := endpoints.NewCommand(endpoints.CommandOptions{MaxOutputBytes: 100_000})
+	ep := command.New(command.Options{MaxOutputBytes: 100_000})
 	_, err := ep.Infer(context.Background(), endpoints.Request{Task: "text-to-speech", Model: "espeak-ng",
 		Args: map[string]string{"text": strings.Repeat("a long sentence to read aloud. ", 200)}})
 	if err == nil || !strings.Contains(err.Error(), "output too large") {
@@ -168,7 +169,7 @@ func TestCommandOutputBound(t *testing.T) {
 func TestCommandCancelKillsProgram(t *testing.T) {
 	needProgram(t, "espeak-ng", "espeak-ng")
 	pids := make(chan int, 1)
-	ep := endpoints.NewCommand(endpoints.CommandOptions{
+	ep := command.New(command.Options{
 		MaxTextBytes: 1 << 20, MaxOutputBytes: 4 << 30,
 		Started: func(_ string, pid int) { pids <- pid },
 	})
@@ -210,7 +211,7 @@ func TestCommandFFmpegVideoToAudio(t *testing.T) {
 	if out, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("make test video: %v\n%s", err, out)
 	}
-	ep := endpoints.NewCommand(endpoints.CommandOptions{})
+	ep := command.New(command.Options{})
 	res, err := ep.Infer(context.Background(), endpoints.Request{Task: "video-to-audio", Model: "ffmpeg", Args: map[string]string{"video": video}})
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +234,7 @@ func TestCommandFFmpegVideoToAudio(t *testing.T) {
 
 func TestCommandCheckAndDiscover(t *testing.T) {
 	missing := func(string) (string, error) { return "", exec.ErrNotFound }
-	ep := endpoints.NewCommand(endpoints.CommandOptions{LookPath: missing})
+	ep := command.New(command.Options{LookPath: missing})
 	ctx := context.Background()
 	err := ep.Check(ctx, "ocr", "tesseract")
 	if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "tesseract is not installed — apt-get install tesseract-ocr") {
@@ -253,7 +254,7 @@ func TestCommandCheckAndDiscover(t *testing.T) {
 	}
 
 	found := func(name string) (string, error) { return "/usr/bin/" + name, nil }
-	ep = endpoints.NewCommand(endpoints.CommandOptions{LookPath: found})
+	ep = command.New(command.Options{LookPath: found})
 	offers, err := ep.Discover(ctx, "text-to-speech")
 	if err != nil || len(offers) != 1 || offers[0].ID != "espeak-ng" || offers[0].License == "" {
 		t.Errorf("tts offers = %+v, %v", offers, err)
