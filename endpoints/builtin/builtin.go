@@ -99,7 +99,8 @@ func (e *Endpoint) Discover(ctx context.Context, task string) ([]endpoints.Offer
 }
 
 // Infer runs the built-in model named by req.Model. Problems with the
-// arguments or the files they name wrap endpoints.ErrBadInput and say what to pass.
+// arguments or the files they name wrap endpoints.ErrBadInput and say what
+// to pass.
 func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 	t, err := e.lookup(req.Task, req.Model)
 	if err != nil {

@@ -350,7 +350,7 @@ func (e *Endpoint) readImage(path string) ([]byte, error) {
 	return blob.Data, nil
 }
 
-// classify turns a client error into one of the package's sentinels, with
+// classify turns a client error into one of the endpoints sentinels, with
 // a message that names the fix.
 func (e *Endpoint) classify(err error, model, task string) error {
 	var se api.StatusError
