@@ -56,9 +56,9 @@ func Build(task, model string, args map[string]string) (Request, error) {
 // as Blobs. Base64 files inside JSON become Blobs too. Segmentation and
 // mask-generation keep their masks in Data as well (in order with Blobs),
 // since the executor's annotation overlays them with their labels from
-// there; depth-estimation and audio-to-audio replace the
-// bulky tensor and audio in Data by an index into Blobs ("depth_blob": 0,
-// "blob_index": 0).
+// there; depth-estimation and audio-to-audio replace the bulky tensor and
+// audio in Data by an index into Blobs ("depth_blob": 0, "blob_index": 0).
+// An answer in the wrong shape is an error that quotes it.
 func Parse(task string, args map[string]string, contentType string, body []byte) (endpoints.Result, error) {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	trimmed := bytes.TrimSpace(body)

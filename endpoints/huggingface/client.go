@@ -32,8 +32,10 @@ type Client struct {
 // endpoints.HuggingFace for Hugging Face, endpoints.Local for a self-hosted
 // server, which is sent no credentials unless opts.Token is set.
 func NewClient(kind endpoints.Kind, opts Options) *Client {
-	c := &Client{kind: kind, base: strings.TrimRight(strings.TrimSpace(opts.BaseURL), "/"), token: strings.TrimSpace(opts.Token), client: opts.HTTPClient,
-		maxWait: opts.MaxWait, maxRetries: opts.MaxRetries, backoff: opts.Backoff}
+	c := &Client{
+		kind: kind, base: strings.TrimRight(strings.TrimSpace(opts.BaseURL), "/"), token: strings.TrimSpace(opts.Token),
+		client: opts.HTTPClient, maxWait: opts.MaxWait, maxRetries: opts.MaxRetries, backoff: opts.Backoff,
+	}
 	if c.client == nil {
 		c.client = &http.Client{}
 	}

@@ -38,7 +38,7 @@ const DefaultCheckTTL = 10 * time.Second
 // probeTimeout bounds one reachability or status probe.
 const probeTimeout = 5 * time.Second
 
-// Options configures a Endpoint.
+// Options configures an Endpoint.
 type Options struct {
 	// URL is the server's base URL, e.g. http://localhost:8005. Empty
 	// leaves the endpoint unconfigured: Check and Infer say to set local.url.
