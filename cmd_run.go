@@ -15,6 +15,7 @@ import (
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/text"
 )
 
 type runFlags struct {
@@ -118,7 +119,7 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 	case errors.Is(err, pipeline.ErrCancelled):
 		return &exitError{code: 130, err: errors.New("interrupted — the turn was cancelled")}
 	case err != nil:
-		return &exitError{code: 1, err: errors.New(oneLine(err.Error()))}
+		return &exitError{code: 1, err: errors.New(text.OneLine(err.Error(), 0))}
 	case f.planOnly:
 		return nil
 	case rep == nil || strings.TrimSpace(rep.Answer) == "":
@@ -152,5 +153,3 @@ func checkAttachments(paths []string) ([]string, error) {
 	}
 	return out, nil
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

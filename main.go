@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/text"
 )
 
 // defaultConfig is config.yaml: the documented defaults.
@@ -123,7 +124,7 @@ func reportError(w io.Writer, err error) int {
 	if ee == nil || ee.err != nil {
 		// The cause may quote a server, a model or a file name: no escape
 		// sequence in it reaches the terminal.
-		fmt.Fprintln(w, "chorus:", terminalSafe(err.Error()))
+		fmt.Fprintln(w, "chorus:", text.Clean(err.Error()))
 	}
 	return code
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 // taskRun is the execution state and record of one task. The scheduler
@@ -253,7 +254,7 @@ func errText(err error) string {
 	return err.Error()
 }
 
-func shortErr(err error) string { return cutBytes(err.Error(), 160) }
+func shortErr(err error) string { return text.Clip(err.Error(), 160) }
 
 // resolveArgs substitutes <resource>-N by the dependency's product of the
 // argument's modality: the text for text arguments, the file for media.
@@ -496,7 +497,7 @@ func compactData(d json.RawMessage) json.RawMessage {
 	if !json.Valid(d) {
 		// Events and reports are JSON: one invalid RawMessage would make
 		// the whole task_end and report events unencodable.
-		b, _ := json.Marshal(clip(strings.ToValidUTF8(string(d), "\uFFFD"), 4<<10))
+		b, _ := json.Marshal(budgeted(strings.ToValidUTF8(string(d), "\uFFFD"), 4<<10))
 		return b
 	}
 	if len(d) <= limit {

@@ -7,11 +7,11 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 // planSystem is HuggingGPT's task-planning instruction, extended with the
@@ -151,7 +151,7 @@ func chatLog(history []Message, budget int) string {
 	used := 0
 	for i := len(history) - 1; i >= 0; i-- {
 		m := history[i]
-		line := fmt.Sprintf("%s: %s", m.Role, oneLine(m.Content, 600))
+		line := fmt.Sprintf("%s: %s", m.Role, text.OneLine(m.Content, 600))
 		if len(m.Resources) > 0 {
 			line += " [files: " + strings.Join(m.Resources, ", ") + "]"
 		}
@@ -163,24 +163,6 @@ func chatLog(history []Message, budget int) string {
 	}
 	slices.Reverse(parts)
 	return strings.Join(parts, "\n")
-}
-
-// oneLine collapses s to one line of at most limit bytes and an
-// ellipsis, never splitting a UTF-8 character.
-func oneLine(s string, limit int) string {
-	return cutBytes(strings.Join(strings.Fields(s), " "), limit)
-}
-
-// cutBytes shortens s to at most n bytes and an ellipsis, at a character
-// boundary: a cut inside a character shows as � in events and prompts.
-func cutBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // planMessages builds the planning conversation.
