@@ -10,6 +10,11 @@ import (
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/builtin"
+	"github.com/chorusai/chorus/endpoints/command"
+	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/endpoints/local"
+	"github.com/chorusai/chorus/endpoints/ollama"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 )
@@ -33,7 +38,7 @@ func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
-	router, err := buildRouter(cfg, ctl)
+	router, err := buildRouter(cfg)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
@@ -64,14 +69,14 @@ func hubCache() skills.Cache {
 }
 
 // buildRouter creates the endpoints the configuration enables.
-func buildRouter(cfg *config.Config, ctl *controller.Controller) (*endpoints.Router, error) {
+func buildRouter(cfg *config.Config) (*endpoints.Router, error) {
 	mode, err := endpoints.ParseMode(cfg.InferenceMode)
 	if err != nil {
 		return nil, fmt.Errorf("config: inference_mode: %w", err)
 	}
 	httpClient := &http.Client{Timeout: 0} // per-request deadlines come from contexts
-	eps := []endpoints.Endpoint{endpoints.NewBuiltin()}
-	eps = append(eps, endpoints.NewHuggingFace(endpoints.HFOptions{
+	eps := []endpoints.Endpoint{builtin.New()}
+	eps = append(eps, huggingface.New(huggingface.Options{
 		BaseURL:    cfg.HuggingFace.BaseURL,
 		Token:      cfg.HuggingFace.Token,
 		MaxWait:    orOff(cfg.HuggingFace.MaxWait),
@@ -82,13 +87,13 @@ func buildRouter(cfg *config.Config, ctl *controller.Controller) (*endpoints.Rou
 		if _, err := url.Parse(cfg.Local.URL); err != nil {
 			return nil, fmt.Errorf("config: local.url: %w", err)
 		}
-		eps = append(eps, endpoints.NewLocal(endpoints.LocalOptions{URL: cfg.Local.URL, Protocol: cfg.Local.Protocol, PublicDir: cfg.Local.PublicDir, HTTPClient: httpClient}))
+		eps = append(eps, local.New(local.Options{URL: cfg.Local.URL, Protocol: cfg.Local.Protocol, PublicDir: cfg.Local.PublicDir, HTTPClient: httpClient}))
 	}
 	if cfg.Ollama.Experts {
-		eps = append(eps, endpoints.NewOllama(ctl.Client(), endpoints.OllamaOptions{Host: cfg.Controller.Host, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))
+		eps = append(eps, ollama.New(ollama.Options{Host: cfg.Controller.Host, HTTPClient: httpClient, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))
 	}
 	if cfg.Command.Enabled {
-		eps = append(eps, endpoints.NewCommand(endpoints.CommandOptions{}))
+		eps = append(eps, command.New(command.Options{}))
 	}
 	return endpoints.NewRouter(mode, eps...), nil
 }

@@ -107,15 +107,3 @@ func ollamaError(err error) error {
 	}
 	return err
 }
-
-// Client returns the Ollama client behind the controller, for the ollama
-// expert endpoint, which still shares it; nil for another backend.
-//
-// Transitional: the expert endpoint is moving to its own client built from
-// the host URL, and this method goes when it has.
-func (c *Controller) Client() *api.Client {
-	if o, ok := c.backend.(*ollamaBackend); ok {
-		return o.client
-	}
-	return nil
-}

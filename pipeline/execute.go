@@ -378,7 +378,7 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, pro
 		files = append(files, p)
 	}
 	if img, ok := r.args["image"]; ok {
-		blob, ok, err := endpoints.Annotate(r.task.Task, img, res)
+		blob, ok, err := annotate(r.task.Task, img, res)
 		if err == nil && ok {
 			var p string
 			if p, err = writeFile(outDir, r.task.Task+"-annotated", r.task.ID, blob.MIME, blob.Data); err == nil {

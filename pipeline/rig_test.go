@@ -14,6 +14,8 @@ import (
 
 	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/builtin"
+	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
@@ -81,8 +83,8 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 		t.Fatal(err)
 	}
 	router := endpoints.NewRouter(rc.mode, append([]endpoints.Endpoint{
-		endpoints.NewBuiltin(),
-		endpoints.NewHuggingFace(endpoints.HFOptions{BaseURL: r.hf.URL, Token: rc.token, MaxWait: 2 * time.Second, MaxRetries: 2, HTTPClient: r.hf.Client()}),
+		builtin.New(),
+		huggingface.New(huggingface.Options{BaseURL: r.hf.URL, Token: rc.token, MaxWait: 2 * time.Second, MaxRetries: 2, HTTPClient: r.hf.Client()}),
 	}, rc.extra...)...)
 	o := rc.opts
 	o.OutputDir = r.out
