@@ -6,6 +6,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/chorusai/chorus/text"
 )
 
 func newSkillsCmd(g *globalFlags) *cobra.Command {
@@ -33,7 +35,7 @@ func newSkillsCmd(g *globalFlags) *cobra.Command {
 				for _, m := range s.Outputs {
 					out = append(out, string(m))
 				}
-				fmt.Fprintf(tw, "%s\t%s → %s\t%d\t%s\n", s.Name, strings.Join(in, "+"), strings.Join(out, "+"), len(s.Models), clipLine(s.Description, 70))
+				fmt.Fprintf(tw, "%s\t%s → %s\t%d\t%s\n", s.Name, strings.Join(in, "+"), strings.Join(out, "+"), len(s.Models), text.OneLine(s.Description, 70))
 			}
 			return tw.Flush()
 		},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/text"
 )
 
 // printer renders pipeline events for `chorus run`: one JSON object per
@@ -37,29 +38,20 @@ func (p *printer) emit(ev pipeline.Event) {
 	p.plain(ev)
 }
 
+// note adds a line about the run itself (which session it continues) to
+// the plain log; JSON output stays pure events.
+func (p *printer) note(format string, args ...any) {
+	if !p.json {
+		p.line(format, args...)
+	}
+}
+
 func (p *printer) line(format string, args ...any) {
 	if p.inAnswer {
 		fmt.Fprintln(p.w)
 		p.inAnswer = false
 	}
-	fmt.Fprint(p.w, terminalSafe(fmt.Sprintf(format, args...))+"\n")
-}
-
-// terminalSafe drops the control characters a terminal would act on —
-// ESC starts sequences that move the cursor, clear the screen, retitle the
-// window or (OSC 52) set the clipboard — keeping newlines and tabs. Model
-// output, file names and server messages all reach the plain log, and any
-// of them may carry such bytes.
-func terminalSafe(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\t':
-			return r
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f:
-			return -1
-		}
-		return r
-	}, s)
+	fmt.Fprint(p.w, text.Clean(fmt.Sprintf(format, args...))+"\n")
 }
 
 func (p *printer) plain(ev pipeline.Event) {
@@ -92,7 +84,7 @@ func (p *printer) plain(ev pipeline.Event) {
 		case e.Model == "":
 			p.line("model: task %d %s → none: %s", e.ID, e.Task, e.Reason)
 		default:
-			p.line("model: task %d %s → %s on %s [%s] — %s", e.ID, e.Task, e.Model, e.Endpoint, e.Decided, clipLine(e.Reason, 160))
+			p.line("model: task %d %s → %s on %s [%s] — %s", e.ID, e.Task, e.Model, e.Endpoint, e.Decided, text.OneLine(e.Reason, 160))
 		}
 	case pipeline.TaskStartEvent:
 		p.line("start: task %d %s", e.ID, e.Task)
@@ -103,7 +95,7 @@ func (p *printer) plain(ev pipeline.Event) {
 		case e.Status == pipeline.StatusOK:
 			result := ""
 			if e.Result != "" {
-				result = ": " + clipLine(e.Result, 200)
+				result = ": " + text.OneLine(e.Result, 200)
 			}
 			p.line("done: task %d %s with %s (%s) in %d ms%s", e.ID, e.Task, e.Model, e.Endpoint, e.ElapsedMS, result)
 			for _, f := range e.Files {
@@ -119,7 +111,7 @@ func (p *printer) plain(ev pipeline.Event) {
 			fmt.Fprintln(p.w)
 			p.inAnswer = true
 		}
-		fmt.Fprint(p.w, terminalSafe(e.Text))
+		fmt.Fprint(p.w, text.Clean(e.Text))
 	case pipeline.AnswerEvent:
 		if p.inAnswer {
 			fmt.Fprintln(p.w)
@@ -149,15 +141,7 @@ func formatArgs(args map[string]string) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + "=" + clipLine(args[k], 80)
+		parts[i] = k + "=" + text.OneLine(args[k], 80)
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
-}
-
-func clipLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -32,6 +32,12 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/builtin"
+	"github.com/chorusai/chorus/endpoints/command"
+	"github.com/chorusai/chorus/endpoints/hfapi"
+	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/endpoints/local"
+	"github.com/chorusai/chorus/endpoints/ollama"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/skills"
@@ -236,18 +242,18 @@ func catFakeHFTask(task string) string {
 	return task
 }
 
-// catRunHF runs the skill on the huggingface endpoint, or with local set on
+// catRunHF runs the skill on the huggingface endpoint, or with onLocal set on
 // the local endpoint speaking the hf protocol, against fakehf.
-func catRunHF(t *testing.T, s *skills.Skill, m skills.Model, local bool) {
+func catRunHF(t *testing.T, s *skills.Skill, m skills.Model, onLocal bool) {
 	srv := fakehf.New(t)
 	srv.Model(m.ID, catFakeHFTask(s.Name))
 	var ep endpoints.Endpoint
-	if local {
-		ep = endpoints.NewLocal(endpoints.LocalOptions{URL: srv.URL, Protocol: endpoints.ProtocolHF,
+	if onLocal {
+		ep = local.New(local.Options{URL: srv.URL, Protocol: local.ProtocolHF,
 			HTTPClient: srv.Client(), MaxWait: -1, MaxRetries: -1})
 	} else {
 		srv.RequireToken(catToken)
-		ep = endpoints.NewHuggingFace(endpoints.HFOptions{BaseURL: srv.URL, Token: catToken,
+		ep = huggingface.New(huggingface.Options{BaseURL: srv.URL, Token: catToken,
 			HTTPClient: srv.Client(), MaxWait: -1, MaxRetries: -1})
 	}
 	in := newCatInputs(t, s)
@@ -269,9 +275,9 @@ func catRunHF(t *testing.T, s *skills.Skill, m skills.Model, local bool) {
 	}
 	auth := r.Headers.Get("Authorization")
 	switch {
-	case local && auth != "":
+	case onLocal && auth != "":
 		t.Errorf("a local server was sent credentials: %q", auth)
-	case !local && auth != "Bearer "+catToken:
+	case !onLocal && auth != "Bearer "+catToken:
 		t.Errorf("Authorization = %q, want the token", auth)
 	}
 	catCheckHFRequest(t, s.Name, m.ID, in, r)
@@ -382,7 +388,7 @@ func catCompact(b []byte) string {
 // registered under on the fake: models_server dispatches on the model id,
 // and reads TrOCR's text with its image-to-text code.
 func catJarvisTask(task string) (string, bool) {
-	if endpoints.IsControlNetTask(task) {
+	if hfapi.IsControlNetTask(task) {
 		return task, true
 	}
 	switch task {
@@ -406,7 +412,7 @@ func catRunLocal(t *testing.T, s *skills.Skill, m skills.Model) {
 		ran = true
 		t.Run("jarvis", func(t *testing.T) { catRunJarvis(t, s, m, fakeTask) })
 	}
-	if endpoints.HFTaskSupported(s.Name) && !endpoints.IsControlNetTask(s.Name) {
+	if hfapi.Supported(s.Name) && !hfapi.IsControlNetTask(s.Name) {
 		ran = true
 		t.Run("hf", func(t *testing.T) { catRunHF(t, s, m, true) })
 	}
@@ -427,7 +433,7 @@ var catJarvisPartial = map[string]map[skills.Modality]string{
 func catRunJarvis(t *testing.T, s *skills.Skill, m skills.Model, fakeTask string) {
 	j := fakehf.NewJarvis(t)
 	j.Model(m.ID, fakeTask)
-	ep := endpoints.NewLocal(endpoints.LocalOptions{URL: j.URL, Protocol: endpoints.ProtocolJarvis, PublicDir: j.PublicDir()})
+	ep := local.New(local.Options{URL: j.URL, Protocol: local.ProtocolJarvis, PublicDir: j.PublicDir()})
 	in := newCatInputs(t, s)
 	ctx := catContext(t)
 	if err := ep.Check(ctx, s.Name, m.ID); err != nil {
@@ -496,7 +502,7 @@ func catRunOllama(t *testing.T, s *skills.Skill, m skills.Model) {
 		}
 		return fakeollama.Reply{Content: string(doc)}
 	})
-	ep := endpoints.NewOllama(srv.Client(), endpoints.OllamaOptions{Host: srv.URL})
+	ep := ollama.New(ollama.Options{Host: srv.URL})
 	in := newCatInputs(t, s)
 	ctx := catContext(t)
 	if err := ep.Check(ctx, s.Name, m.ID); err != nil {
@@ -609,7 +615,7 @@ func catRunCommand(t *testing.T, s *skills.Skill, m skills.Model) {
 		}
 		in.args["video"] = video
 	}
-	ep := endpoints.NewCommand(endpoints.CommandOptions{TempDir: t.TempDir()})
+	ep := command.New(command.Options{TempDir: t.TempDir()})
 	ctx := catContext(t)
 	if err := ep.Check(ctx, s.Name, prog); err != nil {
 		t.Fatalf("Check(%s, %s): %v", s.Name, prog, err)
@@ -633,7 +639,7 @@ func catRunCommand(t *testing.T, s *skills.Skill, m skills.Model) {
 
 // catRunBuiltin runs the built-in Go tool.
 func catRunBuiltin(t *testing.T, s *skills.Skill, m skills.Model) {
-	ep := endpoints.NewBuiltin()
+	ep := builtin.New()
 	in := newCatInputs(t, s)
 	ctx := catContext(t)
 	if err := ep.Check(ctx, s.Name, m.ID); err != nil {
@@ -749,13 +755,13 @@ func TestCatalogModelsPassEndpointChecks(t *testing.T) {
 	c := catCatalog(t)
 	ctx := catContext(t)
 	found := func(name string) (string, error) { return "/usr/bin/" + filepath.Base(name), nil }
-	command := endpoints.NewCommand(endpoints.CommandOptions{LookPath: found})
-	builtin := endpoints.NewBuiltin()
-	hf := endpoints.NewHuggingFace(endpoints.HFOptions{Token: catToken, BaseURL: "http://127.0.0.1:1/unused"})
+	programs := command.New(command.Options{LookPath: found})
+	builtin := builtin.New()
+	hf := huggingface.New(huggingface.Options{Token: catToken, BaseURL: "http://127.0.0.1:1/unused"})
 	j := fakehf.NewJarvis(t)
-	jarvis := endpoints.NewLocal(endpoints.LocalOptions{URL: j.URL, Protocol: endpoints.ProtocolJarvis, CheckTTL: time.Hour})
+	jarvis := local.New(local.Options{URL: j.URL, Protocol: local.ProtocolJarvis, CheckTTL: time.Hour})
 	hfSrv := fakehf.New(t)
-	hfLocal := endpoints.NewLocal(endpoints.LocalOptions{URL: hfSrv.URL, Protocol: endpoints.ProtocolHF, CheckTTL: time.Hour})
+	hfLocal := local.New(local.Options{URL: hfSrv.URL, Protocol: local.ProtocolHF, CheckTTL: time.Hour})
 	oll := fakeollama.New(t)
 	for _, s := range c.All() {
 		for _, m := range s.Models {
@@ -765,13 +771,13 @@ func TestCatalogModelsPassEndpointChecks(t *testing.T) {
 				case skills.EndpointBuiltin:
 					err = builtin.Check(ctx, s.Name, m.ID)
 				case skills.EndpointCommand:
-					err = command.Check(ctx, s.Name, m.Command[0])
+					err = programs.Check(ctx, s.Name, m.Command[0])
 				case skills.EndpointHuggingFace:
 					err = hf.Check(ctx, s.Name, m.ID)
 				case skills.EndpointLocal:
 					j.Model(m.ID, s.Name)
 					err = jarvis.Check(ctx, s.Name, m.ID)
-					if endpoints.IsControlNetTask(s.Name) {
+					if hfapi.IsControlNetTask(s.Name) {
 						break
 					}
 					if herr := hfLocal.Check(ctx, s.Name, m.ID); herr != nil && err != nil {
@@ -801,5 +807,5 @@ func catOllamaCheck(ctx context.Context, oll *fakeollama.Server, s *skills.Skill
 		caps = append(caps, fakeollama.CapVision)
 	}
 	oll.AddModel(fakeollama.Model{Name: m.ID, Capabilities: caps})
-	return endpoints.NewOllama(oll.Client(), endpoints.OllamaOptions{Host: oll.URL}).Check(ctx, s.Name, m.ID)
+	return ollama.New(ollama.Options{Host: oll.URL}).Check(ctx, s.Name, m.ID)
 }

@@ -7,6 +7,8 @@ package endpoints
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -38,6 +40,17 @@ type Request struct {
 	// Progress, when set, receives progress reports (waiting for a model to
 	// load, a retry after a rate limit). It must not block.
 	Progress func(Progress)
+}
+
+// Arg returns the argument name, trimmed, or an error wrapping ErrBadInput
+// that names it and says what it is for ("the image to crop"), so every
+// endpoint asks for a missing argument the same way.
+func (r Request) Arg(name, what string) (string, error) {
+	v := strings.TrimSpace(r.Args[name])
+	if v == "" {
+		return "", fmt.Errorf("%w: missing argument %q (%s)", ErrBadInput, name, what)
+	}
+	return v, nil
 }
 
 // Progress reports something a slow call is waiting for.

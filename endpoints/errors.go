@@ -45,6 +45,23 @@ func (e *HTTPError) Error() string {
 // Unwrap returns the classifying sentinel.
 func (e *HTTPError) Unwrap() error { return e.Err }
 
+// Explain returns an error whose message is msg, written for the user (what
+// went wrong and how to fix it), and which wraps classes — sentinels of this
+// package and the causes behind them — for errors.Is and errors.As. Unlike
+// fmt.Errorf with %w, the wrapped errors' texts are not added to msg.
+func Explain(msg string, classes ...error) error {
+	return &explained{msg: msg, errs: classes}
+}
+
+// explained is the error Explain returns.
+type explained struct {
+	msg  string
+	errs []error
+}
+
+func (e *explained) Error() string   { return e.msg }
+func (e *explained) Unwrap() []error { return e.errs }
+
 // Retryable reports whether another candidate model might succeed where err
 // failed. Bad input fails the task outright.
 func Retryable(err error) bool {

@@ -8,9 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
 )
@@ -62,6 +64,10 @@ type Options struct {
 	// ResultBudget bounds, in bytes, the results text given to the
 	// response stage.
 	ResultBudget int
+	// Logger records each turn's stages, choices, endpoint failures and
+	// outcome for the log file; nil discards. See log.go for what is
+	// never logged.
+	Logger *slog.Logger
 }
 
 func (o *Options) defaults() {
@@ -83,25 +89,28 @@ func (o *Options) defaults() {
 	if o.ResultBudget <= 0 {
 		o.ResultBudget = 8000
 	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
 }
 
 // Engine runs turns. It is safe to run one turn at a time per Engine; the
 // UI makes a new Engine (cheaply) when the controller model changes.
 type Engine struct {
-	ctl    *Controller
+	ctl    *controller.Controller
 	cat    *skills.Catalog
 	router *endpoints.Router
 	opts   Options
 }
 
 // New returns an engine.
-func New(ctl *Controller, cat *skills.Catalog, router *endpoints.Router, opts Options) *Engine {
+func New(ctl *controller.Controller, cat *skills.Catalog, router *endpoints.Router, opts Options) *Engine {
 	opts.defaults()
 	return &Engine{ctl: ctl, cat: cat, router: router, opts: opts}
 }
 
 // Controller returns the engine's controller.
-func (e *Engine) Controller() *Controller { return e.ctl }
+func (e *Engine) Controller() *controller.Controller { return e.ctl }
 
 // Catalog returns the engine's skill catalog.
 func (e *Engine) Catalog() *skills.Catalog { return e.cat }
@@ -113,7 +122,7 @@ func (e *Engine) Router() *endpoints.Router { return e.router }
 func (e *Engine) Options() Options { return e.opts }
 
 // WithController returns an engine sharing everything but the controller.
-func (e *Engine) WithController(ctl *Controller) *Engine {
+func (e *Engine) WithController(ctl *controller.Controller) *Engine {
 	c := *e
 	c.ctl = ctl
 	return &c
@@ -140,10 +149,12 @@ func syncEmit(emit Emit) Emit {
 // it happens. The returned error is non-nil when the turn ended without an
 // answer (controller unreachable, cancelled); the report is still returned
 // with whatever was done.
-func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (*Report, error) {
-	emit = syncEmit(emit)
+func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err error) {
 	start := time.Now()
-	rep := &Report{Request: t.Request, Attachments: t.Attachments, Controller: e.ctl.Model(), Tasks: []TaskReport{}}
+	e.logStart(ctx, t)
+	defer func() { e.logEnd(ctx, rep, err, time.Since(start)) }()
+	emit = syncEmit(logEvents(ctx, e.opts.Logger, emit))
+	rep = &Report{Request: t.Request, Attachments: t.Attachments, Controller: e.ctl.Model(), Tasks: []TaskReport{}}
 	fail := func(stage Stage, err error) (*Report, error) {
 		rep.ElapsedMS = time.Since(start).Milliseconds()
 		if ctx.Err() != nil {

@@ -15,10 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 // taskRun is the execution state and record of one task. The scheduler
@@ -253,7 +253,7 @@ func errText(err error) string {
 	return err.Error()
 }
 
-func shortErr(err error) string { return cutBytes(err.Error(), 160) }
+func shortErr(err error) string { return text.Clip(err.Error(), 160) }
 
 // resolveArgs substitutes <resource>-N by the dependency's product of the
 // argument's modality: the text for text arguments, the file for media.
@@ -378,7 +378,7 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, pro
 		files = append(files, p)
 	}
 	if img, ok := r.args["image"]; ok {
-		blob, ok, err := endpoints.Annotate(r.task.Task, img, res)
+		blob, ok, err := annotate(r.task.Task, img, res)
 		if err == nil && ok {
 			var p string
 			if p, err = writeFile(outDir, r.task.Task+"-annotated", r.task.ID, blob.MIME, blob.Data); err == nil {
@@ -445,10 +445,10 @@ func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, a
 	for _, k := range sortedKeys(args) {
 		fmt.Fprintf(&b, "%s: %s\n", k, args[k])
 	}
-	reply, err := e.ctl.Chat(ctx, ChatCall{Messages: []api.Message{
+	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: []controller.Message{
 		{Role: "system", Content: fmt.Sprintf(controllerTaskSystem, t.Task, strings.Join(strings.Fields(s.Description), " "))},
 		{Role: "user", Content: b.String()},
-	}, NumPredict: e.ctl.opts.AnswerTokens})
+	}, NumPredict: e.ctl.Options().AnswerTokens})
 	if err != nil {
 		return "", err
 	}
@@ -496,7 +496,7 @@ func compactData(d json.RawMessage) json.RawMessage {
 	if !json.Valid(d) {
 		// Events and reports are JSON: one invalid RawMessage would make
 		// the whole task_end and report events unencodable.
-		b, _ := json.Marshal(clip(strings.ToValidUTF8(string(d), "\uFFFD"), 4<<10))
+		b, _ := json.Marshal(budgeted(strings.ToValidUTF8(string(d), "\uFFFD"), 4<<10))
 		return b
 	}
 	if len(d) <= limit {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 // rawPlan is a plan as the controller wrote it, before validation.
@@ -236,7 +237,7 @@ func parseConstraintsJSON(m map[string]any) (Constraints, []string) {
 			c.MaxSize = lim
 		} else {
 			// The error quotes the value; a model's garbage is clipped.
-			notes = append(notes, "ignored the size constraint: "+clipRunes(err.Error(), 2*maxNoteArg))
+			notes = append(notes, "ignored the size constraint: "+text.Clip(err.Error(), 2*maxNoteArg))
 		}
 	}
 	if b, ok := m["local_only"].(bool); ok {

@@ -7,11 +7,10 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/ollama/ollama/api"
-
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 // planSystem is HuggingGPT's task-planning instruction, extended with the
@@ -151,7 +150,7 @@ func chatLog(history []Message, budget int) string {
 	used := 0
 	for i := len(history) - 1; i >= 0; i-- {
 		m := history[i]
-		line := fmt.Sprintf("%s: %s", m.Role, oneLine(m.Content, 600))
+		line := fmt.Sprintf("%s: %s", m.Role, text.OneLine(m.Content, 600))
 		if len(m.Resources) > 0 {
 			line += " [files: " + strings.Join(m.Resources, ", ") + "]"
 		}
@@ -165,29 +164,11 @@ func chatLog(history []Message, budget int) string {
 	return strings.Join(parts, "\n")
 }
 
-// oneLine collapses s to one line of at most limit bytes and an
-// ellipsis, never splitting a UTF-8 character.
-func oneLine(s string, limit int) string {
-	return cutBytes(strings.Join(strings.Fields(s), " "), limit)
-}
-
-// cutBytes shortens s to at most n bytes and an ellipsis, at a character
-// boundary: a cut inside a character shows as � in events and prompts.
-func cutBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
 // planMessages builds the planning conversation.
-func (e *Engine) planMessages(ctx context.Context, t Turn) []api.Message {
-	msgs := []api.Message{{Role: "system", Content: fmt.Sprintf(planSystem, skillList(e.cat))}}
+func (e *Engine) planMessages(ctx context.Context, t Turn) []controller.Message {
+	msgs := []controller.Message{{Role: "system", Content: fmt.Sprintf(planSystem, skillList(e.cat))}}
 	for _, d := range planDemos {
-		msgs = append(msgs, api.Message{Role: "user", Content: d.user}, api.Message{Role: "assistant", Content: d.plan})
+		msgs = append(msgs, controller.Message{Role: "user", Content: d.user}, controller.Message{Role: "assistant", Content: d.plan})
 	}
 	var b strings.Builder
 	if log := chatLog(t.History, 4000); log != "" {
@@ -209,7 +190,7 @@ func (e *Engine) planMessages(ctx context.Context, t Turn) []api.Message {
 		b.WriteString("\n")
 	}
 	b.WriteString("Request: " + t.Request)
-	user := api.Message{Role: "user", Content: b.String()}
+	user := controller.Message{Role: "user", Content: b.String()}
 	if e.ctl.CanSee(ctx) {
 		user.Images = turnImages(t)
 	}
@@ -218,7 +199,7 @@ func (e *Engine) planMessages(ctx context.Context, t Turn) []api.Message {
 
 // turnImages are the images the controller should see this turn: the
 // attachments, then the chat log's newest images, at most four.
-func turnImages(t Turn) []api.ImageData {
+func turnImages(t Turn) [][]byte {
 	var paths []string
 	add := func(p string) {
 		if ModalityOf(p) == skills.Image && !slices.Contains(paths, p) && len(paths) < 4 {
@@ -239,8 +220,8 @@ func turnImages(t Turn) []api.ImageData {
 // maxControllerImage bounds an image file shown to a vision controller.
 const maxControllerImage = 20 << 20
 
-func readImages(paths []string) []api.ImageData {
-	var out []api.ImageData
+func readImages(paths []string) [][]byte {
+	var out [][]byte
 	for _, p := range paths {
 		// Stat first: a huge file must not be read only to be skipped, and
 		// a FIFO must not be opened at all.
@@ -251,7 +232,7 @@ func readImages(paths []string) []api.ImageData {
 		if err != nil || len(b) == 0 || len(b) > maxControllerImage {
 			continue
 		}
-		out = append(out, api.ImageData(b))
+		out = append(out, b)
 	}
 	return out
 }
@@ -265,7 +246,7 @@ func (e *Engine) plan(ctx context.Context, t Turn, emit Emit) (Plan, error) {
 	var lastProblem string
 	for attempt := 0; attempt < 2; attempt++ {
 		emit(DebugEvent{Stage: StagePlanning, Kind: "prompt", Content: msgs[len(msgs)-1].Content})
-		reply, err := e.ctl.Chat(ctx, ChatCall{Messages: msgs, Format: schema, NumPredict: e.ctl.opts.PlanTokens})
+		reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: msgs, Format: schema, NumPredict: e.ctl.Options().PlanTokens})
 		if err != nil {
 			return Plan{}, err
 		}
@@ -273,14 +254,14 @@ func (e *Engine) plan(ctx context.Context, t Turn, emit Emit) (Plan, error) {
 		raw, perr := parsePlan(reply.Content)
 		switch {
 		case reply.Truncated() && (perr != nil || attempt == 0 && len(raw.Tasks) == 0):
-			lastProblem = fmt.Sprintf("the plan was cut off at the %d-token limit (controller.plan_tokens)", e.ctl.opts.PlanTokens)
-			msgs = append(msgs, api.Message{Role: "assistant", Content: reply.Content},
-				api.Message{Role: "user", Content: "Your plan was cut off by the length limit. Reply again with a much shorter plan: fewer tasks, short argument values, JSON only."})
+			lastProblem = fmt.Sprintf("the plan was cut off at the %d-token limit (controller.plan_tokens)", e.ctl.Options().PlanTokens)
+			msgs = append(msgs, controller.Message{Role: "assistant", Content: reply.Content},
+				controller.Message{Role: "user", Content: "Your plan was cut off by the length limit. Reply again with a much shorter plan: fewer tasks, short argument values, JSON only."})
 			continue
 		case perr != nil:
 			lastProblem = "the plan could not be read: " + perr.Error()
-			msgs = append(msgs, api.Message{Role: "assistant", Content: reply.Content},
-				api.Message{Role: "user", Content: "That reply is not a valid plan (" + perr.Error() + "). Reply with the JSON object only, in the format described."})
+			msgs = append(msgs, controller.Message{Role: "assistant", Content: reply.Content},
+				controller.Message{Role: "user", Content: "That reply is not a valid plan (" + perr.Error() + "). Reply with the JSON object only, in the format described."})
 			continue
 		}
 		p := e.validate(raw.Tasks, raw.Constraints, t, raw.Notes)

@@ -3,13 +3,14 @@ package pipeline_test
 import (
 	"context"
 	"net/http"
-	"net/url"
 	"testing"
 	"time"
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/ollama"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/ollamatest"
 	"github.com/chorusai/chorus/pipeline"
@@ -35,13 +36,12 @@ func TestRealOllamaExperts(t *testing.T) {
 		}
 		return fakeollama.Reply{Content: "done"}
 	})
-	u, _ := url.Parse(host)
-	expert := endpoints.NewOllama(api.NewClient(u, http.DefaultClient), endpoints.OllamaOptions{Host: host, Options: map[string]any{"num_predict": 64}})
+	expert := ollama.New(ollama.Options{Host: host, HTTPClient: http.DefaultClient, Options: map[string]any{"num_predict": 64}})
 	cat, err := skills.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := pipeline.NewController(ctlSrv.URL, "ctl", pipeline.ControllerOptions{Timeout: 30 * time.Second})
+	ctl, err := controller.New(ctlSrv.URL, "ctl", controller.Options{Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

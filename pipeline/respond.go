@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 const respondSystem = `#4 Response Generation Stage
@@ -31,7 +31,7 @@ func (e *Engine) respond(ctx context.Context, t Turn, p Plan, runs []*taskRun, r
 	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: msgs[len(msgs)-1].Content})
 	var answer strings.Builder
 	push, flush := streamer(&answer, emit)
-	reply, err := e.ctl.Chat(ctx, ChatCall{Messages: msgs, NumPredict: e.ctl.opts.AnswerTokens, OnToken: push})
+	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: msgs, NumPredict: e.ctl.Options().AnswerTokens, OnToken: push})
 	if err == nil {
 		flush()
 	}
@@ -120,12 +120,12 @@ func streamer(b *strings.Builder, emit Emit) (push func(string), flush func()) {
 	return push, flush
 }
 
-func (e *Engine) responseMessages(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report) []api.Message {
+func (e *Engine) responseMessages(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report) []controller.Message {
 	sys := chatSystem
 	if len(runs) > 0 {
 		sys = respondSystem
 	}
-	msgs := []api.Message{{Role: "system", Content: sys}}
+	msgs := []controller.Message{{Role: "system", Content: sys}}
 	msgs = append(msgs, historyMessages(t.History, 4000)...)
 	var b strings.Builder
 	b.WriteString(t.Request)
@@ -140,7 +140,7 @@ func (e *Engine) responseMessages(ctx context.Context, t Turn, p Plan, runs []*t
 	if len(p.Notes) > 0 && len(runs) == 0 {
 		fmt.Fprintf(&b, "\n\n(Note for you: %s)", strings.Join(p.Notes, "; "))
 	}
-	user := api.Message{Role: "user", Content: b.String()}
+	user := controller.Message{Role: "user", Content: b.String()}
 	if e.ctl.CanSee(ctx) {
 		images := turnImages(t)
 		for _, f := range rep.Files {
@@ -166,7 +166,7 @@ func attachedTexts(paths []string, budget int) string {
 		if !isFile || budget <= 0 {
 			continue
 		}
-		content = clip(content, budget)
+		content = budgeted(content, budget)
 		budget -= len(content)
 		fmt.Fprintf(&b, "\n\nContents of %s:\n```\n%s\n```", p, content)
 	}
@@ -177,8 +177,8 @@ func attachedTexts(paths []string, budget int) string {
 // the budget (bytes) runs out. A message that does not fit whole is
 // clipped rather than dropped, so a long last answer (its workflow section
 // alone can fill the budget) does not cost the follow-up all its context.
-func historyMessages(h []Message, budget int) []api.Message {
-	var out []api.Message
+func historyMessages(h []Message, budget int) []controller.Message {
+	var out []controller.Message
 	used := 0
 	for i := len(h) - 1; i >= 0; i-- {
 		c, files := h[i].Content, ""
@@ -190,7 +190,7 @@ func historyMessages(h []Message, budget int) []api.Message {
 			if left < 200 {
 				break
 			}
-			c = clip(c, left-32) // the files stay: later turns refer to them
+			c = budgeted(c, left-32) // the files stay: later turns refer to them
 		}
 		c += files
 		used += len(c)
@@ -198,7 +198,7 @@ func historyMessages(h []Message, budget int) []api.Message {
 		if role != "user" && role != "assistant" {
 			role = "user"
 		}
-		out = append([]api.Message{{Role: role, Content: c}}, out...)
+		out = append([]controller.Message{{Role: role, Content: c}}, out...)
 	}
 	return out
 }
@@ -219,36 +219,32 @@ func resultsForPrompt(runs []*taskRun, budget int) []promptResult {
 	per := budget / max(1, len(runs))
 	out := make([]promptResult, 0, len(runs))
 	for _, r := range runs {
-		pr := promptResult{ID: r.task.ID, Task: r.task.Task, Status: r.status, Files: r.files, Error: clip(r.err, per/4)}
+		pr := promptResult{ID: r.task.ID, Task: r.task.Task, Status: r.status, Files: r.files, Error: budgeted(r.err, per/4)}
 		pr.Args = map[string]string{}
 		args := r.args
 		if args == nil {
 			args = r.task.Args
 		}
 		for k, v := range args {
-			pr.Args[k] = clip(v, per/6)
+			pr.Args[k] = budgeted(v, per/6)
 		}
-		pr.Result = clip(r.text, per/2)
+		pr.Result = budgeted(r.text, per/2)
 		if len(r.data) > 0 && len(r.text) < per/4 {
-			pr.Data = clip(string(r.data), per/4)
+			pr.Data = budgeted(string(r.data), per/4)
 		}
 		out = append(out, pr)
 	}
 	return out
 }
 
-func clip(s string, n int) string {
-	if n < 16 {
-		n = 16
+// budgeted cuts s to a prompt budget of n bytes (16 at least), saying how
+// much was left out so the controller does not take a part for the whole.
+func budgeted(s string, n int) string {
+	out, cut := text.ClipBytes(s, max(n, 16))
+	if cut > 0 {
+		out += fmt.Sprintf(" [%d more bytes]", cut)
 	}
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 rune
-		cut--
-	}
-	return s[:cut] + fmt.Sprintf("… [%d more bytes]", len(s)-cut)
+	return out
 }
 
 // workflowSection renders the execution record as Markdown. It is generated,
@@ -279,7 +275,7 @@ func workflowSection(rep *Report, p Plan) string {
 			}
 			b.WriteString("\n")
 			if t.Decided != "" && t.Status == StatusOK {
-				fmt.Fprintf(&b, "   - selected (%s): %s\n", t.Decided, oneLine(t.Reason, 200))
+				fmt.Fprintf(&b, "   - selected (%s): %s\n", t.Decided, text.OneLine(t.Reason, 200))
 			}
 			if n := len(t.Attempts); n > 1 && t.Status == StatusOK {
 				var failed []string
@@ -289,7 +285,7 @@ func workflowSection(rep *Report, p Plan) string {
 				fmt.Fprintf(&b, "   - after %s failed\n", strings.Join(failed, ", "))
 			}
 			if t.Error != "" {
-				fmt.Fprintf(&b, "   - %s\n", oneLine(t.Error, 400))
+				fmt.Fprintf(&b, "   - %s\n", text.OneLine(t.Error, 400))
 			}
 		}
 	}

@@ -12,7 +12,10 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/builtin"
+	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
@@ -75,13 +78,13 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := pipeline.NewController(r.ollama.URL, "ctl", pipeline.ControllerOptions{PlanTokens: 512, Timeout: 30 * time.Second})
+	ctl, err := controller.New(r.ollama.URL, "ctl", controller.Options{PlanTokens: 512, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	router := endpoints.NewRouter(rc.mode, append([]endpoints.Endpoint{
-		endpoints.NewBuiltin(),
-		endpoints.NewHuggingFace(endpoints.HFOptions{BaseURL: r.hf.URL, Token: rc.token, MaxWait: 2 * time.Second, MaxRetries: 2, HTTPClient: r.hf.Client()}),
+		builtin.New(),
+		huggingface.New(huggingface.Options{BaseURL: r.hf.URL, Token: rc.token, MaxWait: 2 * time.Second, MaxRetries: 2, HTTPClient: r.hf.Client()}),
 	}, rc.extra...)...)
 	o := rc.opts
 	o.OutputDir = r.out

@@ -131,7 +131,7 @@ func TestCutsKeepUTF8(t *testing.T) {
 	long := strings.Repeat("é", 300) // two bytes each: an odd cut splits one
 	for name, got := range map[string]string{
 		"shortErr": shortErr(errors.New("x" + long)),
-		"oneLine":  oneLine("x"+long, 201),
+		"budgeted": strings.TrimSuffix(budgeted("x"+long, 201), " [400 more bytes]"),
 	} {
 		if !utf8.ValidString(got) || !strings.HasSuffix(got, "é…") {
 			t.Errorf("%s = %q", name, got)

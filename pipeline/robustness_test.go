@@ -7,15 +7,14 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ollama/ollama/api"
-
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/ollama"
 	"github.com/chorusai/chorus/pipeline"
 )
 
@@ -118,7 +117,7 @@ func TestControllerCheckCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	st := r.eng.Controller().Check(ctx)
-	if !errors.Is(st.Err, context.Canceled) || errors.Is(st.Err, pipeline.ErrOllamaUnreachable) {
+	if !errors.Is(st.Err, context.Canceled) || errors.Is(st.Err, controller.ErrOllamaUnreachable) {
 		t.Fatalf("status = %+v, want context.Canceled", st)
 	}
 	if st := r.eng.Controller().Check(context.Background()); st.Err != nil || !st.Pulled {
@@ -205,10 +204,9 @@ func TestAnnotationFailureIsReported(t *testing.T) {
 // models it would offer are not silently absent — the model event says why.
 func TestDiscoveryFailureIsExplained(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
-	u, _ := url.Parse(dead.URL)
 	dead.Close()
-	ollama := endpoints.NewOllama(api.NewClient(u, http.DefaultClient), endpoints.OllamaOptions{Host: dead.URL})
-	r := newRig(t, withEndpoints(ollama))
+	expert := ollama.New(ollama.Options{Host: dead.URL, HTTPClient: http.DefaultClient})
+	r := newRig(t, withEndpoints(expert))
 	ev, err := r.eng.Preview(context.Background(), "image-to-text", pipeline.Constraints{})
 	if err != nil {
 		t.Fatal(err)

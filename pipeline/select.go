@@ -10,8 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ollama/ollama/api"
-
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
 )
@@ -433,8 +432,8 @@ func (e *Engine) askModel(ctx context.Context, task Task, request string, top []
 		"required":   []string{"id", "reason"},
 	})
 	emit(DebugEvent{Stage: StageSelection, Kind: "prompt", Content: user})
-	reply, err := e.ctl.Chat(ctx, ChatCall{
-		Messages:   []api.Message{{Role: "system", Content: selectSystem}, {Role: "user", Content: user}},
+	reply, err := e.ctl.Chat(ctx, controller.ChatCall{
+		Messages:   []controller.Message{{Role: "system", Content: selectSystem}, {Role: "user", Content: user}},
 		Format:     schema,
 		NumPredict: 256,
 	})

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 // argAliases maps argument names models invent onto the canonical ones.
@@ -40,7 +41,7 @@ func clipArgs(args []any) []any {
 	out := make([]any, len(args))
 	for i, a := range args {
 		if s, ok := a.(string); ok {
-			a = clipRunes(s, maxNoteArg)
+			a = text.Clip(s, maxNoteArg)
 		}
 		out[i] = a
 	}
@@ -49,14 +50,6 @@ func clipArgs(args []any) []any {
 
 // maxNoteArg bounds, in runes, a value quoted in a note.
 const maxNoteArg = 80
-
-// clipRunes shortens s to n runes and an ellipsis.
-func clipRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
 
 func (v *validator) drop(t Task, format string, args ...any) {
 	if _, ok := v.dropped[t.ID]; ok {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/ollama/ollama/api"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/ui/dialog"
@@ -212,7 +212,7 @@ func (m *Model) commandArgs(cmd string) []string {
 // modelsListMsg carries Ollama's pulled models for /model.
 type modelsListMsg struct {
 	want   string
-	models []api.ListModelResponse
+	models []controller.ModelInfo
 	err    error
 	quiet  bool
 }
@@ -273,8 +273,8 @@ func (m *Model) onModelsList(msg modelsListMsg) {
 		var items []dialog.Item
 		for _, md := range msg.models {
 			detail := humanBytes(md.Size)
-			if md.Details.ParameterSize != "" {
-				detail = md.Details.ParameterSize + " · " + detail
+			if md.ParameterSize != "" {
+				detail = md.ParameterSize + " · " + detail
 			}
 			if md.Name == cur {
 				detail += " · current"

@@ -23,7 +23,7 @@
 //
 // Imports point one way: ui imports the rooms; dialog imports turnview and
 // chat, turnview imports chat, and every room imports theme; no room
-// imports ui. ui/media (images, audio) and ui/sessions (session files) are
+// imports ui. ui/media (images, audio) and sessions (session files) are
 // libraries the glue adapts.
 //
 // Update only routes: each message goes to a handler in the file of its

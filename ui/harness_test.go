@@ -21,7 +21,9 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
@@ -122,7 +124,7 @@ func newTestEnvVia(t testing.TB, via func(url string) string) *testEnv {
 	if via != nil {
 		host = via(srv.URL)
 	}
-	ctl, err := pipeline.NewController(host, "qwen3:8b", pipeline.ControllerOptions{Timeout: guard})
+	ctl, err := controller.New(host, "qwen3:8b", controller.Options{Timeout: guard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +134,7 @@ func newTestEnvVia(t testing.TB, via func(url string) string) *testEnv {
 	}
 	root := testRoot(t)
 	out := filepath.Join(root, "out")
-	router := endpoints.NewRouter(endpoints.ModeLocal, endpoints.NewBuiltin())
+	router := endpoints.NewRouter(endpoints.ModeLocal, builtin.New())
 	eng := pipeline.New(ctl, cat, router, pipeline.Options{OutputDir: out, ControllerTasks: true, MaxParallel: 1})
 	cfg.Controller.Host, cfg.InferenceMode, cfg.OutputDir = host, "local", out
 	return &testEnv{cfg: cfg, ollama: srv, eng: eng, script: sc, out: out, image: writeTestPNG(t, root)}

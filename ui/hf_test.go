@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/builtin"
+	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
@@ -27,8 +29,8 @@ func TestHuggingFaceTurnShowsLoading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	router := endpoints.NewRouter(endpoints.ModeHybrid, endpoints.NewBuiltin(),
-		endpoints.NewHuggingFace(endpoints.HFOptions{BaseURL: hf.URL, Token: "hf_test", HTTPClient: hf.Client()}))
+	router := endpoints.NewRouter(endpoints.ModeHybrid, builtin.New(),
+		huggingface.New(huggingface.Options{BaseURL: hf.URL, Token: "hf_test", HTTPClient: hf.Client()}))
 	env.eng = pipeline.New(env.eng.Controller(), cat, router, pipeline.Options{OutputDir: env.out, ControllerTasks: true})
 	env.cfg.InferenceMode, env.cfg.HuggingFace.Token = "hybrid", "hf_test"
 	env.script.plan = fmt.Sprintf(`{"tasks": [{"task": "image-to-text", "id": 1, "dep": [], "args": {"image": %q}}]}`, env.image)

@@ -10,10 +10,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/prompt"
-	"github.com/chorusai/chorus/ui/sessions"
 	"github.com/chorusai/chorus/ui/theme"
 )
 
@@ -83,7 +83,7 @@ type Model struct {
 	// saves counts background saves in flight; saveOrder keeps them from
 	// landing out of order.
 	saves     sync.WaitGroup
-	saveOrder *saveOrder
+	saveOrder *sessions.SaveOrder
 	// sessionIDs and pulledModels feed Tab completion of /load and /model;
 	// they are refreshed whenever the app lists them anyway.
 	sessionIDs   []string
@@ -118,7 +118,7 @@ func New(opts Options) (*Model, error) {
 		width:       80,
 		height:      24,
 		ollamaRetry: ollamaRetryEvery,
-		saveOrder:   &saveOrder{written: map[string]int64{}},
+		saveOrder:   &sessions.SaveOrder{},
 	}
 	m.media = newTermMedia(getenv)
 	m.images = m.media != nil && m.media.Protocol() != "off"
@@ -128,7 +128,7 @@ func New(opts Options) (*Model, error) {
 		err := m.loadSession(opts.Resume)
 		switch {
 		case err == nil:
-		case isLatest(opts.Resume) && errors.Is(err, sessions.ErrNotFound):
+		case sessions.IsLatest(opts.Resume) && errors.Is(err, sessions.ErrNotFound):
 			// The first run with --resume latest: nothing is wrong.
 			m.say("No saved session to resume yet (in `" + m.session.store.Dir + "`) — this chat starts a new one.")
 		default:

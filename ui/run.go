@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -34,6 +35,9 @@ type Options struct {
 	// Resume is the id of a session to reopen ("latest" for the newest);
 	// empty starts a new one.
 	Resume string
+	// Logger records session saves and loads for the log file; nil
+	// records nothing.
+	Logger *slog.Logger
 	// Getenv reads the environment (terminal detection, $EDITOR); nil
 	// means os.Getenv.
 	Getenv func(string) string

@@ -7,21 +7,20 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/prompt"
-	"github.com/chorusai/chorus/ui/sessions"
 	"github.com/chorusai/chorus/ui/theme"
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
-// session is the chat's persistent identity: the ui/sessions record whose
+// session is the chat's persistent identity: the sessions record whose
 // turns are rebuilt from the model's turns on every save, so the file and
 // the screen never disagree.
 type session struct {
@@ -33,7 +32,7 @@ type session struct {
 func defaultSessionDir() string { return sessions.DefaultDir() }
 
 func (m *Model) newSession() *session {
-	st := sessions.Store{Dir: m.opts.SessionDir}
+	st := sessions.Store{Dir: m.opts.SessionDir, Logger: m.opts.Logger}
 	return &session{store: st, meta: st.New("")}
 }
 
@@ -98,10 +97,9 @@ func (m *Model) save() {
 type saveDone struct{ err error }
 
 // saveAsync saves in a command, so Update never waits for the disk.
-// Commands run concurrently, so two saves close together (a turn's end and
-// a /save) may reach the disk in either order; each carries its place in
-// the order of snapshots, and one overtaken by a newer snapshot of the same
-// session writes nothing rather than put the older state back.
+// Commands run concurrently, so each save carries its place in the order of
+// snapshots (sessions.SaveOrder), and one overtaken by a newer snapshot
+// writes nothing rather than put the older state back.
 func (m *Model) saveAsync() tea.Cmd {
 	s := m.snapshot()
 	if len(s.Turns) == 0 {
@@ -109,53 +107,19 @@ func (m *Model) saveAsync() tea.Cmd {
 	}
 	st := m.session.store
 	order := m.saveOrder
-	order.next++
-	seq := order.next
+	seq := order.Next()
 	m.saves.Add(1)
 	return func() tea.Msg {
 		defer m.saves.Done()
-		return saveDone{err: order.save(st, s, seq)}
+		return saveDone{err: order.Save(st, s, seq)}
 	}
 }
-
-// saveOrder keeps background saves from writing an older snapshot over a
-// newer one. next is only touched by Update; the rest by the saves.
-type saveOrder struct {
-	next int64
-
-	mu      sync.Mutex
-	written map[string]int64 // by session id: the newest snapshot on disk
-}
-
-// save writes s (snapshot number seq) unless a newer snapshot of the same
-// session is already on disk.
-func (o *saveOrder) save(st sessions.Store, s *sessions.Session, seq int64) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.written[s.ID] > seq {
-		return nil
-	}
-	if err := st.Save(s); err != nil {
-		return err
-	}
-	o.written[s.ID] = seq
-	return nil
-}
-
-// isLatest reports whether id asks for the newest session.
-func isLatest(id string) bool { return id == "latest" || id == "last" }
 
 // loadSession replaces the chat with a saved session ("latest" for the
 // newest), which then continues: its turns become the history of the next
 // request.
 func (m *Model) loadSession(id string) error {
-	var s *sessions.Session
-	var err error
-	if isLatest(id) {
-		s, err = m.session.store.Latest()
-	} else {
-		s, err = m.session.store.Load(id)
-	}
+	s, err := m.session.store.Open(id)
 	if err != nil {
 		return err
 	}
@@ -173,13 +137,7 @@ type loadedMsg struct {
 func (m *Model) loadCmd(id string) tea.Cmd {
 	st := m.session.store
 	return func() tea.Msg {
-		var s *sessions.Session
-		var err error
-		if isLatest(id) {
-			s, err = st.Latest()
-		} else {
-			s, err = st.Load(id)
-		}
+		s, err := st.Open(id)
 		return loadedMsg{s: s, err: err}
 	}
 }

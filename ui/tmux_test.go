@@ -60,8 +60,8 @@ func TestTmuxEndToEnd(t *testing.T) {
 	script := filepath.Join(dir, "run.sh")
 	vars := map[string]string{
 		"XDG_CONFIG_HOME": filepath.Join(dir, "config"), "XDG_DATA_HOME": filepath.Join(dir, "data"),
-		"XDG_CACHE_HOME": filepath.Join(dir, "cache"), "HF_HOME": filepath.Join(dir, "hf"),
-		"CHORUS_CONTROLLER_HOST": srv.URL, "CHORUS_INFERENCE_MODE": "local", "HF_TOKEN": "",
+		"XDG_CACHE_HOME": filepath.Join(dir, "cache"), "XDG_STATE_HOME": filepath.Join(dir, "state"),
+		"HF_HOME": filepath.Join(dir, "hf"), "CHORUS_CONTROLLER_HOST": srv.URL, "CHORUS_INFERENCE_MODE": "local", "HF_TOKEN": "",
 		"TERM": "xterm-256color", "CHORUS_OUTPUT_DIR": filepath.Join(dir, "out"),
 	}
 	var sb strings.Builder
@@ -235,8 +235,8 @@ func TestScreenshot(t *testing.T) {
 		return fakeollama.Reply{Content: answer, ChunkDelay: 10 * time.Millisecond}
 	})
 	script := filepath.Join(dir, "run.sh")
-	body := fmt.Sprintf("#!/bin/sh\nexport XDG_CONFIG_HOME=%q XDG_DATA_HOME=%q HF_HOME=%q CHORUS_CONTROLLER_HOST=%q CHORUS_INFERENCE_MODE=local TERM=xterm-256color COLORTERM=truecolor CHORUS_OUTPUT_DIR=%q\ncd %q\nexec %q\n",
-		filepath.Join(dir, "c"), filepath.Join(dir, "d"), filepath.Join(dir, "hf"), srv.URL, filepath.Join(dir, "out"), dir, bin)
+	body := fmt.Sprintf("#!/bin/sh\nexport XDG_CONFIG_HOME=%q XDG_DATA_HOME=%q XDG_STATE_HOME=%q HF_HOME=%q CHORUS_CONTROLLER_HOST=%q CHORUS_INFERENCE_MODE=local TERM=xterm-256color COLORTERM=truecolor CHORUS_OUTPUT_DIR=%q\ncd %q\nexec %q\n",
+		filepath.Join(dir, "c"), filepath.Join(dir, "d"), filepath.Join(dir, "s"), filepath.Join(dir, "hf"), srv.URL, filepath.Join(dir, "out"), dir, bin)
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -238,10 +238,32 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	promptTokens := rep.PromptEvalCount
+	var promptEvalDur time.Duration
+	if lat := s.latencyModel(); lat != nil {
+		prompt := RenderPrompt(&req)
+		evaluated, release, err := lat.prefill(r.Context(), m.Name, prompt)
+		defer release()
+		if err != nil {
+			return // the client went away while queued or prefilling
+		}
+		// Like Ollama v0.11.4, prompt_eval_count is the whole prompt
+		// even when most of it came from the cache; the duration shows
+		// what was really evaluated.
+		if promptTokens == 0 {
+			promptTokens = PromptTokens(prompt)
+		}
+		promptEvalDur = time.Duration(evaluated) * lat.model.PerKPrefill / 1000
+		if rep.ChunkDelay == 0 {
+			rep.ChunkDelay = lat.model.PerToken
+		}
+	}
 	if promptTokens == 0 {
 		for _, msg := range req.Messages {
 			promptTokens += len(strings.Fields(msg.Content)) + 4 + 576*len(msg.Images)
 		}
+	}
+	if promptEvalDur == 0 {
+		promptEvalDur = time.Duration(promptTokens) * 100 * time.Microsecond
 	}
 	final := func(reason string, evalCount int, evalDur time.Duration) api.ChatResponse {
 		return api.ChatResponse{
@@ -249,7 +271,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 			Message: api.Message{Role: "assistant"}, Done: true, DoneReason: reason,
 			Metrics: api.Metrics{
 				TotalDuration: time.Since(start), LoadDuration: loaded.Sub(start),
-				PromptEvalCount: promptTokens, PromptEvalDuration: time.Duration(promptTokens) * 100 * time.Microsecond,
+				PromptEvalCount: promptTokens, PromptEvalDuration: promptEvalDur,
 				EvalCount: evalCount, EvalDuration: evalDur,
 			},
 		}

@@ -62,6 +62,8 @@ type Server struct {
 	pullDelay  time.Duration
 	inflight   int
 	idle       *sync.Cond // signalled when inflight drops to 0
+	// latency, when set, makes chats take the time a local runner would.
+	latency *latencyState
 }
 
 type loadedModel struct {

@@ -1,0 +1,295 @@
+package huggingface
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/hfapi"
+)
+
+// Client speaks the Inference API protocol to one server, with the retry
+// rules of Hugging Face: wait for loading models, back off on 429, retry a
+// 5xx once.
+type Client struct {
+	kind       endpoints.Kind
+	base       string
+	token      string
+	client     *http.Client
+	maxWait    time.Duration // negative: never wait
+	maxRetries int
+	backoff    time.Duration
+}
+
+// NewClient returns a client for the server at opts.BaseURL (used as
+// given, without DefaultBaseURL) that names itself kind in messages:
+// endpoints.HuggingFace for Hugging Face, endpoints.Local for a self-hosted
+// server, which is sent no credentials unless opts.Token is set.
+func NewClient(kind endpoints.Kind, opts Options) *Client {
+	c := &Client{
+		kind: kind, base: strings.TrimRight(strings.TrimSpace(opts.BaseURL), "/"), token: strings.TrimSpace(opts.Token),
+		client: opts.HTTPClient, maxWait: opts.MaxWait, maxRetries: opts.MaxRetries, backoff: opts.Backoff,
+	}
+	if c.client == nil {
+		c.client = &http.Client{}
+	}
+	if c.maxWait == 0 {
+		c.maxWait = DefaultMaxWait
+	}
+	switch {
+	case c.maxRetries == 0:
+		c.maxRetries = DefaultMaxRetries
+	case c.maxRetries < 0:
+		c.maxRetries = 0
+	}
+	if c.backoff <= 0 {
+		c.backoff = DefaultBackoff
+	}
+	return c
+}
+
+// where names the server in messages.
+func (c *Client) where() string {
+	if c.kind == endpoints.HuggingFace {
+		return "Hugging Face"
+	}
+	return "the local server " + c.base
+}
+
+// Infer runs req.Model on the server: the request hfapi builds for the task,
+// posted until it succeeds or a rule gives up, and the answer read back.
+func (c *Client) Infer(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
+	if hfapi.IsControlNetTask(req.Task) || !hfapi.Supported(req.Task) {
+		return endpoints.Result{}, fmt.Errorf("%s %s: %w", c.kind, req.Model, hfapi.Unsupported(req.Task))
+	}
+	path, err := hfapi.ModelPath(req.Model)
+	if err != nil {
+		return endpoints.Result{}, fmt.Errorf("%s: %w", c.kind, err)
+	}
+	hr, err := hfapi.Build(req.Task, req.Model, req.Args)
+	if err != nil {
+		return endpoints.Result{}, fmt.Errorf("%s %s: %w", c.kind, req.Model, err)
+	}
+	status, ctype, body, err := c.exchange(ctx, req, c.base+"/models/"+path+hr.Route, hr)
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	res, err := hfapi.Parse(req.Task, req.Args, ctype, body)
+	if err != nil {
+		return endpoints.Result{}, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status,
+			Message: err.Error() + " — the model does not answer like a " + req.Task + " model; another candidate may", Err: endpoints.ErrUnavailable}
+	}
+	return res, nil
+}
+
+// exchange posts hr until it succeeds or a rule gives up, and returns the
+// successful answer.
+func (c *Client) exchange(ctx context.Context, req endpoints.Request, target string, hr hfapi.Request) (int, string, []byte, error) {
+	start := time.Now()
+	waitForModel := false
+	rateRetries := 0
+	retried5xx := false
+	for {
+		resp, err := c.post(ctx, target, hr, waitForModel)
+		if err != nil {
+			return 0, "", nil, c.netError(ctx, req.Model, err)
+		}
+		body, err := ReadBody(resp.Body)
+		resp.Body.Close()
+		if errors.Is(err, errTooLarge) {
+			return 0, "", nil, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: resp.StatusCode, Err: endpoints.ErrUnavailable, Message: err.Error()}
+		}
+		if err != nil {
+			return 0, "", nil, c.netError(ctx, req.Model, err)
+		}
+		status := resp.StatusCode
+		if status >= 200 && status < 300 {
+			return status, resp.Header.Get("Content-Type"), body, nil
+		}
+		msg := hfapi.Message(body)
+
+		switch est, loading := loading(status, body); {
+		case loading:
+			left := c.maxWait - time.Since(start)
+			if c.maxWait < 0 {
+				return 0, "", nil, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
+					Message: fmt.Sprintf("%s is loading the model (about %s) and waiting is turned off — try again later or set huggingface.max_wait", c.where(), round(est))}
+			}
+			if left <= 0 {
+				return 0, "", nil, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
+					Message: fmt.Sprintf("%s is still loading the model after %s — try again later or raise huggingface.max_wait", c.where(), round(time.Since(start)))}
+			}
+			wait := min(max(est, c.backoff), left)
+			if deadlineBefore(ctx, wait) {
+				return 0, "", nil, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
+					Message: fmt.Sprintf("%s is loading the model (about %s), longer than this task has left — try again later", c.where(), round(est))}
+			}
+			report(req, endpoints.Progress{Message: fmt.Sprintf("%s is loading %s (about %s)", c.where(), req.Model, round(est)), Wait: wait})
+			if err := sleep(ctx, wait); err != nil {
+				return 0, "", nil, fmt.Errorf("%s %s: stopped while waiting for the model to load: %w", c.kind, req.Model, err)
+			}
+			// Ask the server to hold the retry until the model is ready.
+			waitForModel = true
+			continue
+
+		case status == http.StatusTooManyRequests:
+			if rateRetries >= c.maxRetries {
+				return 0, "", nil, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrRateLimited,
+					Message: fmt.Sprintf("%s kept rate-limiting requests after %d retries — wait a few minutes, or use a token with a higher quota (https://huggingface.co/pricing)", c.where(), rateRetries)}
+			}
+			wait, fromHeader := retryAfter(resp.Header, time.Now())
+			if !fromHeader {
+				wait = backoffFor(c.backoff, rateRetries)
+			}
+			if limit := max(c.maxWait, maxBackoff); wait > limit || deadlineBefore(ctx, wait) {
+				return 0, "", nil, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrRateLimited,
+					Message: fmt.Sprintf("%s asks to wait %s before the next request (Retry-After) — try again later", c.where(), round(wait))}
+			}
+			rateRetries++
+			report(req, endpoints.Progress{Message: fmt.Sprintf("rate limited by %s (HTTP 429); retry %d of %d in %s", c.where(), rateRetries, c.maxRetries, round(wait)), Wait: wait})
+			if err := sleep(ctx, wait); err != nil {
+				return 0, "", nil, fmt.Errorf("%s %s: stopped while backing off after HTTP 429: %w", c.kind, req.Model, err)
+			}
+			continue
+
+		case status == http.StatusInternalServerError || status == http.StatusBadGateway ||
+			status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout:
+			if !retried5xx && !deadlineBefore(ctx, c.backoff) {
+				retried5xx = true
+				report(req, endpoints.Progress{Message: fmt.Sprintf("%s answered HTTP %d for %s; retrying once", c.where(), status, req.Model), Wait: c.backoff})
+				if err := sleep(ctx, c.backoff); err != nil {
+					return 0, "", nil, fmt.Errorf("%s %s: stopped before retrying HTTP %d: %w", c.kind, req.Model, status, err)
+				}
+				continue
+			}
+			return 0, "", nil, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
+				Message: fmt.Sprintf("%s failed to run the model%s — try another model or try again later", c.where(), ServerSaid(msg))}
+		}
+		return 0, "", nil, c.statusError(req.Model, status, msg)
+	}
+}
+
+func (c *Client) post(ctx context.Context, target string, hr hfapi.Request, waitForModel bool) (*http.Response, error) {
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(hr.Body))
+	if err != nil {
+		return nil, err
+	}
+	if hr.ContentType != "" {
+		r.Header.Set("Content-Type", hr.ContentType)
+	}
+	if c.token != "" {
+		r.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if waitForModel {
+		r.Header.Set("X-Wait-For-Model", "true")
+	}
+	r.Header.Set("User-Agent", "chorus")
+	return c.client.Do(r)
+}
+
+// netError classifies a failure to get an answer: the caller's context
+// ending (returned so errors.Is finds context.Canceled or
+// DeadlineExceeded), or the server being unreachable.
+func (c *Client) netError(ctx context.Context, model string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("%s %s: stopped: %w", c.kind, model, ctxErr)
+	}
+	fix := "check the network connection or huggingface.base_url"
+	if c.kind != endpoints.HuggingFace {
+		fix = "start the server or set local.url"
+	}
+	return endpoints.Explain(fmt.Sprintf("%s %s: %s is not reachable at %s — %s (%v)", c.kind, model, c.where(), c.base, fix, err), endpoints.ErrUnreachable, err)
+}
+
+// statusError classifies a final non-success status.
+func (c *Client) statusError(model string, status int, msg string) error {
+	e := &endpoints.HTTPError{Kind: c.kind, Model: model, Status: status}
+	said := ServerSaid(msg)
+	hf := c.kind == endpoints.HuggingFace
+	lower := strings.ToLower(msg)
+	switch {
+	case status == http.StatusUnauthorized && hf && c.token == "":
+		e.Err = endpoints.ErrUnauthorized
+		e.Message = "Hugging Face needs a token (HTTP 401) — set HF_TOKEN or huggingface.token (https://huggingface.co/settings/tokens)"
+	case status == http.StatusUnauthorized && hf:
+		e.Err = endpoints.ErrUnauthorized
+		e.Message = "Hugging Face rejected the token (HTTP 401) — set a valid token in HF_TOKEN or huggingface.token (https://huggingface.co/settings/tokens)" + said
+	case status == http.StatusForbidden && hf && mentionsGate(lower):
+		e.Err = endpoints.ErrUnauthorized
+		e.Message = fmt.Sprintf("%s is a gated model and this token has no access (HTTP 403) — accept its conditions at https://huggingface.co/%s with the token's account, or pick another model", model, model)
+	case status == http.StatusForbidden && hf:
+		e.Err = endpoints.ErrUnauthorized
+		e.Message = "Hugging Face refused the token (HTTP 403) — give it the \"Make calls to Inference Providers\" permission or create a new one (https://huggingface.co/settings/tokens)" + said
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		e.Err = endpoints.ErrUnauthorized
+		e.Message = fmt.Sprintf("%s refused the request (HTTP %d) — Chorus sends no credentials to local servers; allow unauthenticated access on it%s", c.where(), status, said)
+	case status == http.StatusNotFound || status == http.StatusGone ||
+		(status == http.StatusBadRequest && mentionsUnserved(lower)):
+		e.Err = endpoints.ErrUnavailable
+		if hf {
+			e.Message = fmt.Sprintf("%s is not served by Hugging Face's hf-inference provider (HTTP %d) — another candidate or a local endpoint may serve it%s", model, status, said)
+		} else {
+			e.Message = fmt.Sprintf("%s is not served by %s (HTTP %d)%s", model, c.where(), status, said)
+		}
+	case status == http.StatusRequestEntityTooLarge:
+		e.Err = endpoints.ErrBadInput
+		e.Message = fmt.Sprintf("the input is too large for %s (HTTP 413) — use a smaller or shorter file", c.where())
+	case status == http.StatusUnprocessableEntity:
+		e.Err = endpoints.ErrBadInput
+		e.Message = fmt.Sprintf("%s rejected the input (HTTP 422)%s", c.where(), said)
+	default:
+		e.Err = endpoints.ErrUnavailable
+		e.Message = fmt.Sprintf("%s could not run the model (HTTP %d)%s", c.where(), status, said)
+	}
+	return e
+}
+
+func mentionsGate(lower string) bool {
+	for _, w := range []string{"gated", "restricted", "authorized list", "ask for access", "access to model"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func mentionsUnserved(lower string) bool {
+	for _, w := range []string{"not supported", "does not exist", "not found", "no longer supported", "not available", "not deployed"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// ServerSaid renders the server's own message as a suffix, when there is one.
+func ServerSaid(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (server said: %q)", msg)
+}
+
+var errTooLarge = errors.New("the answer is larger than 512 MiB; refusing to hold it in memory")
+
+// maxResponse bounds an answer held in memory.
+const maxResponse = 512 << 20
+
+// ReadBody reads an answer body, refusing one over 512 MiB rather than
+// holding it in memory.
+func ReadBody(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxResponse+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxResponse {
+		return nil, errTooLarge
+	}
+	return b, nil
+}

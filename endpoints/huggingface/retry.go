@@ -1,0 +1,107 @@
+package huggingface
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chorusai/chorus/endpoints"
+)
+
+// loading recognises Hugging Face's "model is loading" answer: HTTP 503
+// with {"error": "… is currently loading", "estimated_time": seconds}.
+func loading(status int, body []byte) (time.Duration, bool) {
+	if status != http.StatusServiceUnavailable {
+		return 0, false
+	}
+	var b struct {
+		Error         any      `json:"error"`
+		EstimatedTime *float64 `json:"estimated_time"`
+	}
+	if json.Unmarshal(body, &b) != nil {
+		return 0, false
+	}
+	msg, _ := b.Error.(string)
+	if b.EstimatedTime == nil && !strings.Contains(strings.ToLower(msg), "loading") {
+		return 0, false
+	}
+	var est time.Duration
+	if b.EstimatedTime != nil && *b.EstimatedTime > 0 && !math.IsInf(*b.EstimatedTime, 0) {
+		est = time.Duration(min(*b.EstimatedTime, 24*3600) * float64(time.Second))
+	}
+	return est, true
+}
+
+// retryAfter reads Retry-After as seconds or an HTTP date.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
+		// Capped so a huge value cannot overflow into a short wait.
+		return time.Duration(min(secs, maxRetryAfter)) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// maxRetryAfter caps a Retry-After in seconds (a day): longer is as good
+// as never, and the multiplication must not overflow.
+const maxRetryAfter = 24 * 3600
+
+// maxBackoff caps the pause between retries after HTTP 429.
+const maxBackoff = 30 * time.Second
+
+// backoffFor is the pause before retry n (from 0) after a 429 without
+// Retry-After: base doubling up to maxBackoff, without shifting base
+// into an overflow however many retries are allowed.
+func backoffFor(base time.Duration, n int) time.Duration {
+	wait := base
+	for i := 0; i < n && wait < maxBackoff; i++ {
+		wait *= 2
+	}
+	return min(wait, maxBackoff)
+}
+
+// deadlineBefore reports whether ctx ends before d from now.
+func deadlineBefore(ctx context.Context, d time.Duration) bool {
+	deadline, ok := ctx.Deadline()
+	return ok && time.Until(deadline) < d
+}
+
+// sleep waits d or until ctx ends, whichever is first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// report passes p to the request's progress callback, if it has one.
+func report(req endpoints.Request, p endpoints.Progress) {
+	if req.Progress != nil {
+		req.Progress(p)
+	}
+}
+
+// round renders a duration for people: "21s", "1.5s", "250ms".
+func round(d time.Duration) string {
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(time.Second).String()
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Millisecond).String()
+}

@@ -1,0 +1,128 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/huggingface"
+)
+
+// sharedProbe is one reachability or status probe, shared by every Check
+// that arrives while it runs and cached for the TTL after.
+type sharedProbe struct {
+	done chan struct{}
+	err  error
+	at   time.Time
+}
+
+// cached runs probe at most once per TTL for key and returns its answer.
+func (e *Endpoint) cached(ctx context.Context, key string, probe func(context.Context) error) error {
+	e.mu.Lock()
+	p := e.probes[key]
+	if p != nil {
+		select {
+		case <-p.done:
+			if time.Since(p.at) > e.ttl {
+				p = nil
+			}
+		default: // in flight: share it
+		}
+	}
+	if p == nil {
+		p = &sharedProbe{done: make(chan struct{})}
+		e.probes[key] = p
+		// The probe outlives a caller that gives up, so the others
+		// waiting on it still get an answer; its own timeout bounds it.
+		go func() {
+			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
+			defer cancel()
+			err := probe(pctx)
+			e.mu.Lock()
+			p.err, p.at = err, time.Now()
+			e.mu.Unlock()
+			close(p.done)
+		}()
+	}
+	e.mu.Unlock()
+	select {
+	case <-p.done:
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return p.err
+	case <-ctx.Done():
+		return fmt.Errorf("checking the local server %s: %w", e.url, ctx.Err())
+	}
+}
+
+func (e *Endpoint) unreachable(err error) error {
+	fix := "start HuggingGPT's models_server or set local.url"
+	if e.protocol == ProtocolHF {
+		fix = "start the inference server or set local.url"
+	}
+	return endpoints.Explain(fmt.Sprintf("local server %s is not reachable — %s (%v)", e.url, fix, err), endpoints.ErrUnreachable, err)
+}
+
+// get fetches a small JSON document from the server.
+func (e *Endpoint) get(ctx context.Context, path string) (int, []byte, error) {
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, e.url+path, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	r.Header.Set("User-Agent", "chorus")
+	resp, err := e.client.Do(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := huggingface.ReadBody(resp.Body)
+	return resp.StatusCode, body, err
+}
+
+// probeRunning asks models_server's GET /running; for the hf protocol any
+// HTTP answer from the root shows the server is up.
+func (e *Endpoint) probeRunning(ctx context.Context) error {
+	if e.protocol == ProtocolHF {
+		if _, _, err := e.get(ctx, "/"); err != nil {
+			return e.unreachable(err)
+		}
+		return nil
+	}
+	status, body, err := e.get(ctx, "/running")
+	if err != nil {
+		return e.unreachable(err)
+	}
+	var ans struct {
+		Running bool `json:"running"`
+	}
+	if status != http.StatusOK || json.Unmarshal(body, &ans) != nil {
+		return &endpoints.HTTPError{Kind: endpoints.Local, Status: status, Err: endpoints.ErrUnavailable,
+			Message: fmt.Sprintf("%s answered GET /running unlike HuggingGPT's models_server — check local.url, or set local.protocol: hf for a Hugging Face-style server", e.url)}
+	}
+	if !ans.Running {
+		return endpoints.Explain(fmt.Sprintf("local server %s says it is not running models yet — wait for it to finish loading", e.url), endpoints.ErrUnavailable)
+	}
+	return nil
+}
+
+// probeStatus asks models_server's GET /status/{model}.
+func (e *Endpoint) probeStatus(ctx context.Context, model, path string) error {
+	status, body, err := e.get(ctx, "/status/"+path)
+	if err != nil {
+		return e.unreachable(err)
+	}
+	var ans struct {
+		Loaded bool `json:"loaded"`
+	}
+	if status != http.StatusOK || json.Unmarshal(body, &ans) != nil {
+		return &endpoints.HTTPError{Kind: endpoints.Local, Model: model, Status: status, Err: endpoints.ErrUnavailable,
+			Message: fmt.Sprintf("%s answered GET /status/%s unlike HuggingGPT's models_server — check local.url and local.protocol", e.url, model)}
+	}
+	if !ans.Loaded {
+		return endpoints.Explain(fmt.Sprintf("model %s is not loaded on the local server %s — add it to models_server's deployment (local_deployment: full) and restart it, or pick another model", model, e.url), endpoints.ErrUnavailable)
+	}
+	return nil
+}

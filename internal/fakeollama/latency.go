@@ -1,0 +1,147 @@
+package fakeollama
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+// Latency models how a real local Ollama spends time, for benchmarks: a
+// prompt is prefilled at a cost per thousand tokens, the first token comes
+// after a fixed delay, each further token costs a decode step, one request
+// is served at a time (one loaded model, one slot), and the KV cache of the
+// last prompt is kept, so a request that starts with the same tokens
+// prefills only what follows the common prefix — as Ollama's runner does.
+//
+// Tokens are counted as four bytes of the rendered prompt, aligned from its
+// start: crude, but the same for every client, and prefix-stable.
+type Latency struct {
+	// FirstToken is the delay before the first generated token.
+	FirstToken time.Duration
+	// PerToken is the delay between generated tokens.
+	PerToken time.Duration
+	// PerKPrefill is the cost of prefilling 1,000 prompt tokens.
+	PerKPrefill time.Duration
+	// Serial serves one chat at a time; the others queue.
+	Serial bool
+	// PrefixCache keeps the last prompt's tokens and prefills only the
+	// part of a new prompt after the longest common prefix.
+	PrefixCache bool
+}
+
+// latencyState is the server's simulated runner.
+type latencyState struct {
+	model Latency
+	slot  sync.Mutex
+	mu    sync.Mutex
+	// last is the last prompt the slot evaluated, per model.
+	last map[string]string
+	// calls, prompt and evaluated count chats, their prompt tokens and
+	// the tokens really prefilled, for benchmarks.
+	calls, prompt, evaluated int
+}
+
+// Prefill returns how many chats the latency model served, their prompt
+// tokens, and how many of those were prefilled (not taken from the cache).
+func (s *Server) Prefill() (calls, prompt, evaluated int) {
+	l := s.latencyModel()
+	if l == nil {
+		return 0, 0, 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.calls, l.prompt, l.evaluated
+}
+
+// SetLatency turns the latency model on (the zero Latency turns it off).
+func (s *Server) SetLatency(l Latency) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l == (Latency{}) {
+		s.latency = nil
+		return
+	}
+	s.latency = &latencyState{model: l, last: map[string]string{}}
+}
+
+func (s *Server) latencyModel() *latencyState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.latency
+}
+
+// RenderPrompt is the text a chat request is prefilled as: each message in
+// order under its role, images as fixed-size blocks — close enough to a
+// chat template for prefix caching to behave as it does in Ollama, where a
+// change in an early message invalidates everything after it.
+func RenderPrompt(req *api.ChatRequest) string {
+	var b strings.Builder
+	for _, m := range req.Messages {
+		fmt.Fprintf(&b, "<|%s|>\n%s\n", m.Role, m.Content)
+		for _, img := range m.Images {
+			fmt.Fprintf(&b, "<|image %d bytes|>%s\n", len(img), strings.Repeat("#", 576*4))
+		}
+		b.WriteString("<|end|>\n")
+	}
+	return b.String()
+}
+
+// PromptTokens counts a rendered prompt's tokens as the latency model does.
+func PromptTokens(prompt string) int { return (len(prompt) + 3) / 4 }
+
+// prefill takes the slot (when serial), waits out the prefill of what the
+// cache does not hold, and returns the tokens evaluated (what the real
+// server's prompt_eval_duration reflects) and a release function for the
+// slot.
+func (l *latencyState) prefill(ctx context.Context, model, prompt string) (evaluated int, release func(), err error) {
+	release = func() {}
+	if l.model.Serial {
+		got := make(chan struct{})
+		go func() { l.slot.Lock(); close(got) }()
+		select {
+		case <-got:
+			release = l.slot.Unlock
+		case <-ctx.Done():
+			go func() { <-got; l.slot.Unlock() }()
+			return 0, release, ctx.Err()
+		}
+	}
+	total := PromptTokens(prompt)
+	evaluated = total
+	l.mu.Lock()
+	if l.model.PrefixCache {
+		common := commonPrefix(l.last[model], prompt)
+		evaluated = total - common/4
+	}
+	l.last[model] = prompt
+	l.calls++
+	l.prompt += total
+	l.evaluated += evaluated
+	l.mu.Unlock()
+	// The first chunk also waits one decode step (PerToken), as every
+	// chunk does; the rest of the first-token delay is waited here.
+	wait := time.Duration(evaluated)*l.model.PerKPrefill/1000 + max(0, l.model.FirstToken-l.model.PerToken)
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return evaluated, release, nil
+	case <-ctx.Done():
+		release()
+		return 0, func() {}, ctx.Err()
+	}
+}
+
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}

@@ -1,0 +1,66 @@
+package fakeollama
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+)
+
+func chatOnce(t *testing.T, s *Server, msgs []api.Message) (api.Metrics, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	var final api.ChatResponse
+	err := s.Client().Chat(context.Background(), &api.ChatRequest{Model: "m:1b", Messages: msgs}, func(r api.ChatResponse) error {
+		if r.Done {
+			final = r
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return final.Metrics, time.Since(start)
+}
+
+func TestLatencyPrefixCache(t *testing.T) {
+	s := New(t)
+	s.AddModel(Model{Name: "m:1b"})
+	s.OnChat(func(*api.ChatRequest) Reply { return Reply{Content: "ok"} })
+	s.SetLatency(Latency{PerKPrefill: 50 * time.Millisecond, PrefixCache: true})
+	system := api.Message{Role: "system", Content: strings.Repeat("stable prefix ", 2000)}
+	first, _ := chatOnce(t, s, []api.Message{system, {Role: "user", Content: "plan this"}})
+	second, _ := chatOnce(t, s, []api.Message{system, {Role: "user", Content: "now answer that"}})
+	// As in Ollama v0.11.4, the count is the whole prompt; the duration
+	// is what was evaluated.
+	if first.PromptEvalCount < 7000 || second.PromptEvalCount < 7000 {
+		t.Fatalf("prompt_eval_count first %d, second %d: both should count the whole prompt", first.PromptEvalCount, second.PromptEvalCount)
+	}
+	if first.PromptEvalDuration < 300*time.Millisecond || second.PromptEvalDuration > 5*time.Millisecond {
+		t.Fatalf("prompt_eval_duration first %v, second %v: the second should prefill only its tail", first.PromptEvalDuration, second.PromptEvalDuration)
+	}
+	other, _ := chatOnce(t, s, []api.Message{{Role: "system", Content: "different"}, system})
+	if other.PromptEvalDuration < 300*time.Millisecond {
+		t.Errorf("a changed first message must invalidate the cache: %v", other.PromptEvalDuration)
+	}
+}
+
+func TestLatencySerial(t *testing.T) {
+	s := New(t)
+	s.AddModel(Model{Name: "m:1b"})
+	s.OnChat(func(*api.ChatRequest) Reply { return Reply{Content: "ok"} })
+	s.SetLatency(Latency{FirstToken: 100 * time.Millisecond, Serial: true})
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() { defer wg.Done(); chatOnce(t, s, []api.Message{{Role: "user", Content: "hi"}}) }()
+	}
+	wg.Wait()
+	if d := time.Since(start); d < 300*time.Millisecond {
+		t.Fatalf("three serial calls of 100 ms took %v", d)
+	}
+}

@@ -1,0 +1,29 @@
+package pipeline
+
+import (
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/imaging"
+)
+
+// annotate draws a vision task's result onto its input image, as HuggingGPT
+// shows detections and segments: after object-detection and
+// zero-shot-object-detection the boxes in res.Data (res.Text as a
+// fallback); after image-segmentation and mask-generation the masks in
+// res.Data or, failing that, the mask images among res.Blobs. ok is false
+// when the task has nothing to draw; an error means there was something to
+// draw but the image or the masks could not be read.
+func annotate(task, imagePath string, res endpoints.Result) (endpoints.Blob, bool, error) {
+	switch task {
+	case "object-detection", "zero-shot-object-detection":
+		f, ok, err := imaging.AnnotateDetections(imagePath, string(res.Data), res.Text)
+		return endpoints.Blob(f), ok, err
+	case "image-segmentation", "mask-generation":
+		files := make([]imaging.File, len(res.Blobs))
+		for i, b := range res.Blobs {
+			files[i] = imaging.File(b)
+		}
+		f, ok, err := imaging.AnnotateSegments(imagePath, res.Data, files)
+		return endpoints.Blob(f), ok, err
+	}
+	return endpoints.Blob{}, false, nil
+}

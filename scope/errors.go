@@ -1,0 +1,39 @@
+package scope
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrDenied is what every refusal wraps, for errors.Is.
+var ErrDenied = errors.New("outside what this turn may touch")
+
+// DeniedError is a refused path or URL. Its message names what was refused
+// and how to allow it, and never quotes a file's contents.
+type DeniedError struct {
+	// What is the path or URL as it was asked for.
+	What string
+	// Resolved is the real path it resolved to, when that differs.
+	Resolved string
+	// Reason says why, for a URL (a private address, a redirect).
+	Reason string
+	// URL is true for a URL, false for a path.
+	URL bool
+}
+
+func (e *DeniedError) Error() string {
+	if e.URL {
+		if e.Reason != "" {
+			return fmt.Sprintf("%s was not fetched: %s — type that exact URL in your request to allow it", e.What, e.Reason)
+		}
+		return fmt.Sprintf("%s was not fetched: neither you nor a task of this turn gave that URL — type it in your request to allow it", e.What)
+	}
+	what := e.What
+	if e.Resolved != "" && e.Resolved != e.What {
+		what = fmt.Sprintf("%s (→ %s)", e.What, e.Resolved)
+	}
+	return fmt.Sprintf("%s is not a file you gave this turn — attach it with @%s or --attach to let Chorus read it", what, e.What)
+}
+
+// Unwrap makes errors.Is(err, ErrDenied) hold.
+func (e *DeniedError) Unwrap() error { return ErrDenied }

@@ -1,0 +1,233 @@
+package scope
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Origin says why a file or URL is allowed; it shows in debug output and
+// tests, never as a reason to read more.
+type Origin string
+
+// The origins of a grant.
+const (
+	Attached Origin = "attached"    // --attach, @file, paste
+	Typed    Origin = "typed"       // in the user's own request text
+	ChatLog  Origin = "chat log"    // an earlier turn's attachment or output
+	Output   Origin = "output"      // written by Chorus in its output directory
+	Result   Origin = "task result" // a URL a task that ran returned
+)
+
+// Scope is what one turn may read. Its methods are safe for concurrent
+// use: tasks run in parallel and each adds its results.
+type Scope struct {
+	home, wd string
+
+	mu    sync.RWMutex
+	files map[string]Origin // resolved path → why
+	dirs  map[string]Origin // resolved directory → why
+	urls  map[string]Origin // normalised URL → why
+}
+
+// Options are where paths are resolved from.
+type Options struct {
+	// Home expands "~"; empty means the user's home directory.
+	Home string
+	// WorkDir resolves relative paths; empty means the process's.
+	WorkDir string
+}
+
+// New returns an empty scope: it allows nothing until told.
+func New(o Options) *Scope {
+	if o.Home == "" {
+		o.Home, _ = os.UserHomeDir()
+	}
+	if o.WorkDir == "" {
+		o.WorkDir, _ = os.Getwd()
+	}
+	return &Scope{home: o.Home, wd: o.WorkDir, files: map[string]Origin{}, dirs: map[string]Origin{}, urls: map[string]Origin{}}
+}
+
+// AllowFile lets the turn read the file at path. The path is resolved
+// first, so what is allowed is the real file, not the name: a link the
+// user gave is followed once, here, and nothing else it points to later
+// is.
+func (s *Scope) AllowFile(path string, why Origin) {
+	real, err := s.resolve(path)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	s.files[real] = why
+	s.mu.Unlock()
+}
+
+// AllowDir lets the turn read any file under dir (Chorus's output
+// directory).
+func (s *Scope) AllowDir(dir string, why Origin) {
+	real, err := s.resolve(dir)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	s.dirs[real] = why
+	s.mu.Unlock()
+}
+
+// File is a path that passed the rule: the only thing that can be opened
+// on a turn's behalf. Its zero value opens nothing.
+type File struct {
+	// asked is the path as the plan or user wrote it, for messages.
+	asked string
+	// real is the resolved path.
+	real string
+}
+
+// Path returns the resolved path.
+func (f File) Path() string { return f.real }
+
+// Asked returns the path as it was asked for.
+func (f File) Asked() string { return f.asked }
+
+// IsZero reports whether f is the zero File.
+func (f File) IsZero() bool { return f.real == "" }
+
+// Check resolves path and says whether the turn may read it: a File to
+// open when it may, a *DeniedError when it may not. A missing file is
+// reported as such (fs.ErrNotExist), whether or not it would be allowed,
+// so a refusal never says that a file exists.
+func (s *Scope) Check(path string) (File, error) {
+	real, err := s.resolve(path)
+	if err != nil {
+		return File{}, err
+	}
+	if !s.allowed(real) {
+		return File{}, &DeniedError{What: path, Resolved: real}
+	}
+	return File{asked: path, real: real}, nil
+}
+
+// Allowed reports whether path may be read, without an error to explain.
+func (s *Scope) Allowed(path string) bool {
+	_, err := s.Check(path)
+	return err == nil
+}
+
+func (s *Scope) allowed(real string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, ok := s.files[real]; ok {
+		return true
+	}
+	for dir := range s.dirs {
+		if within(real, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether path is dir or lies under it; both are clean
+// absolute paths.
+func within(path, dir string) bool {
+	if path == dir {
+		return true
+	}
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
+	return strings.HasPrefix(path, dir)
+}
+
+// resolve turns a path as a person or a model writes it into the real
+// path of an existing file: "~" expanded, relative paths taken from the
+// working directory, "." and ".." removed, and every symbolic link
+// followed.
+func (s *Scope) resolve(path string) (string, error) {
+	p := strings.TrimSpace(path)
+	if p == "" {
+		return "", &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", &fs.PathError{Op: "open", Path: path, Err: fs.ErrInvalid}
+	}
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if s.home == "" {
+			return "", &fs.PathError{Op: "open", Path: path, Err: errors.New("no home directory to expand ~")}
+		}
+		p = filepath.Join(s.home, p[1:])
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(s.wd, p)
+	}
+	real, err := filepath.EvalSymlinks(filepath.Clean(p))
+	if err != nil {
+		return "", err
+	}
+	return real, nil
+}
+
+// Open opens a checked file for reading. It refuses anything but a regular
+// file: a FIFO would block and a device might never end.
+func (f File) Open() (*os.File, error) {
+	if f.real == "" {
+		return nil, &fs.PathError{Op: "open", Path: "", Err: fs.ErrInvalid}
+	}
+	fh, err := os.Open(f.real)
+	if err != nil {
+		return nil, err
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		fh.Close()
+		return nil, fmt.Errorf("%s is not a regular file (a directory, pipe or device) — give a file", f.asked)
+	}
+	return fh, nil
+}
+
+// ErrTooLarge is wrapped when a file or a download is over its limit.
+var ErrTooLarge = errors.New("too large")
+
+// ReadAll reads a checked file of at most limit bytes; a larger one is
+// refused without being read into memory.
+func (f File) ReadAll(limit int64) ([]byte, error) {
+	fh, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	if st, err := fh.Stat(); err == nil && st.Size() > limit {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d-byte limit: %w", f.asked, st.Size(), limit, ErrTooLarge)
+	}
+	b, err := io.ReadAll(io.LimitReader(fh, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s grew over the %d-byte limit while it was read: %w", f.asked, limit, ErrTooLarge)
+	}
+	return b, nil
+}
+
+// Files lists the allowed files, sorted: for debug output and tests.
+func (s *Scope) Files() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]string, 0, len(s.files))
+	for p := range s.files {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,98 @@
+package scope
+
+import (
+	"os"
+	"regexp"
+	"strings"
+)
+
+// AllowTyped grants what the user typed in their own request: every
+// existing regular file whose path appears in it (quoted, with escaped
+// blanks, or bare) and every http(s) URL. A typed URL may name a private
+// or loopback address: the user asked for it.
+func (s *Scope) AllowTyped(request string) {
+	for _, p := range pathsIn(request) {
+		real, err := s.resolve(p)
+		if err != nil {
+			continue
+		}
+		if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		s.mu.Lock()
+		s.files[real] = Typed
+		s.mu.Unlock()
+	}
+	for _, u := range URLsIn(request) {
+		s.AllowURL(u, Typed)
+	}
+}
+
+var urlPattern = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'` + "`" + `]+`)
+
+// URLsIn returns the http(s) URLs in text, without the punctuation that
+// ends a sentence or closes a bracket around them.
+func URLsIn(text string) []string {
+	var out []string
+	for _, u := range urlPattern.FindAllString(text, -1) {
+		u = strings.TrimRight(u, ".,;:!?")
+		for strings.HasSuffix(u, ")") && strings.Count(u, "(") < strings.Count(u, ")") {
+			u = strings.TrimSuffix(u, ")")
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// pathsIn returns the words of text that could be paths: quoted strings,
+// words with escaped blanks, and bare words, each also without trailing
+// sentence punctuation. Whether they name files is for the caller to see.
+func pathsIn(text string) []string {
+	var out []string
+	add := func(w string) {
+		w = strings.TrimSpace(w)
+		if w == "" || len(w) > 4096 || strings.Contains(w, "://") {
+			return
+		}
+		out = append(out, w)
+		t := strings.TrimLeft(strings.TrimRight(w, ".,;:!?)]}>'\""), "([{<'\"")
+		if t != w && t != "" {
+			out = append(out, t)
+		}
+	}
+	var word strings.Builder
+	flush := func() {
+		if word.Len() > 0 {
+			add(word.String())
+			word.Reset()
+		}
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '\\' && i+1 < len(text) && text[i+1] == ' ':
+			word.WriteByte(' ')
+			i++
+		case c == '"' || c == '\'' || c == '`':
+			if end := strings.IndexByte(text[i+1:], c); end >= 0 && word.Len() == 0 {
+				add(text[i+1 : i+1+end])
+				i += end + 1
+				continue
+			}
+			word.WriteByte(c)
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			flush()
+		default:
+			word.WriteByte(c)
+		}
+	}
+	flush()
+	// "@path" is how the TUI attaches; typed without the TUI it still
+	// names the file.
+	for _, w := range out[:len(out):len(out)] {
+		if strings.HasPrefix(w, "@") && len(w) > 1 {
+			out = append(out, w[1:])
+		}
+	}
+	return out
+}
