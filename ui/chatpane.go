@@ -62,24 +62,6 @@ func (m *Model) welcome(w, h int) []string {
 	return chat.PadLines(strings.Split(placed, "\n"), h)
 }
 
-// scrollChat scrolls the chat n lines up (down when negative).
-func (m *Model) scrollChat(n int) tea.Cmd {
-	m.chat.Scroll(n)
-	return nil
-}
-
-// scrollChatTop shows the first message.
-func (m *Model) scrollChatTop() tea.Cmd {
-	m.chat.ToTop()
-	return nil
-}
-
-// followChat shows the newest message and keeps up with new output.
-func (m *Model) followChat() tea.Cmd {
-	m.chat.Follow()
-	return nil
-}
-
 // toggleRaw shows the Markdown source instead of the rendering, or back.
 func (m *Model) toggleRaw() tea.Cmd {
 	m.raw = !m.raw

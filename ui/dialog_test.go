@@ -30,7 +30,9 @@ func TestDialogsFitShortTerminals(t *testing.T) {
 	for i := range 14 {
 		items = append(items, dialog.Item{Label: fmt.Sprintf("session %d", i), Detail: "2026-03-14 15:09 · 3 turns"})
 	}
-	review := func() *dialog.Review { return dialog.NewReview(m.keys, &m.st, plan, m.editorCommand(), m.now) }
+	review := func() *dialog.Review {
+		return dialog.NewReview(m.keys, &m.st, plan, editorCommand(m.opts.Getenv), m.now)
+	}
 	dialogs := map[string]func() dialog.Dialog{
 		"help": func() dialog.Dialog { return m.helpDialog() },
 		"list": func() dialog.Dialog {
@@ -100,7 +102,7 @@ func TestReviewErrorIsWrapped(t *testing.T) {
 	if err := json.Unmarshal([]byte(fullTurnPlan(env.image)), &plan); err != nil {
 		t.Fatal(err)
 	}
-	d := dialog.NewReview(m.keys, &m.st, plan, m.editorCommand(), m.now)
+	d := dialog.NewReview(m.keys, &m.st, plan, editorCommand(m.opts.Getenv), m.now)
 	m.dialog = d
 	d.Update(tea.KeyPressMsg{Code: 'i', Text: "i"})
 	d.EditorReturned(dialog.EditorDone{Review: d, Err: errors.New("the edited plan is not valid JSON: invalid character 'x' looking for beginning of value")})

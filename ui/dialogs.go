@@ -100,13 +100,14 @@ func (m *Model) helpDialog() *dialog.Text {
 	for _, c := range commands {
 		rows = append(rows, dialog.Row{Key: "  " + strings.TrimSpace(c.name+" "+c.args), Text: c.help})
 	}
-	rows = append(rows, dialog.Row{}, dialog.Row{Key: st.Dim.Render("Remap keys in the ui.keys section of the config file (" + m.configPathHint() + ").")})
+	rows = append(rows, dialog.Row{}, dialog.Row{Key: st.Dim.Render("Remap keys in the ui.keys section of the config file (" + configPathHint(m.opts) + ").")})
 	return dialog.NewText(m.keys, "Help", rows)
 }
 
-func (m *Model) configPathHint() string {
-	if m.opts.Config.File != "" {
-		return m.opts.Config.File
+// configPathHint names the config file to remap keys in.
+func configPathHint(opts Options) string {
+	if opts.Config.File != "" {
+		return opts.Config.File
 	}
 	return "$XDG_CONFIG_HOME/chorus/config.yaml"
 }

@@ -60,10 +60,3 @@ func (m *Model) nextPane() tea.Cmd {
 	}
 	return nil
 }
-
-// scrollPanes scrolls the panes back by n lines (forward when negative);
-// drawing clamps it to what there is.
-func (m *Model) scrollPanes(n int) tea.Cmd {
-	m.panes.scroll = max(0, m.panes.scroll+n)
-	return nil
-}

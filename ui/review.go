@@ -28,7 +28,7 @@ func (r *planReview) answer(plan pipeline.Plan, err error) {
 
 // openReview shows a plan the pipeline asks about.
 func (m *Model) openReview(req reviewRequest) {
-	d := dialog.NewReview(m.keys, &m.st, req.plan, m.editorCommand(), m.now)
+	d := dialog.NewReview(m.keys, &m.st, req.plan, editorCommand(m.opts.Getenv), m.now)
 	m.planReview = &planReview{req: req, dialog: d}
 	m.openDialog(d, nil)
 }
@@ -42,10 +42,10 @@ func (m *Model) answerReview(plan pipeline.Plan, err error) {
 
 // editorCommand is $VISUAL or $EDITOR (vi if neither is set), split into
 // the program and its arguments.
-func (m *Model) editorCommand() []string {
-	ed := m.opts.Getenv("VISUAL")
+func editorCommand(getenv func(string) string) []string {
+	ed := getenv("VISUAL")
 	if ed == "" {
-		ed = m.opts.Getenv("EDITOR")
+		ed = getenv("EDITOR")
 	}
 	if ed == "" {
 		ed = "vi"

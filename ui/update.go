@@ -95,17 +95,17 @@ var appKeys = []struct {
 	act theme.Action
 	do  func(m *Model) tea.Cmd
 }{
-	{theme.ActScrollUp, func(m *Model) tea.Cmd { return m.scrollChat(max(1, m.chatHeight()-2)) }},
-	{theme.ActScrollDown, func(m *Model) tea.Cmd { return m.scrollChat(-max(1, m.chatHeight()-2)) }},
-	{theme.ActScrollTop, (*Model).scrollChatTop},
-	{theme.ActScrollBottom, (*Model).followChat},
+	{theme.ActScrollUp, func(m *Model) tea.Cmd { m.chat.Scroll(max(1, m.chatHeight()-2)); return nil }},
+	{theme.ActScrollDown, func(m *Model) tea.Cmd { m.chat.Scroll(-max(1, m.chatHeight()-2)); return nil }},
+	{theme.ActScrollTop, func(m *Model) tea.Cmd { m.chat.ToTop(); return nil }},
+	{theme.ActScrollBottom, func(m *Model) tea.Cmd { m.chat.Follow(); return nil }},
 	{theme.ActCopyAnswer, (*Model).copyLastAnswer},
 	{theme.ActCopyPick, (*Model).openCopyPicker},
 	{theme.ActToggleRaw, (*Model).toggleRaw},
 	{theme.ActTogglePanes, (*Model).togglePanes},
 	{theme.ActNextPane, (*Model).nextPane},
-	{theme.ActPaneUp, func(m *Model) tea.Cmd { return m.scrollPanes(3) }},
-	{theme.ActPaneDown, func(m *Model) tea.Cmd { return m.scrollPanes(-3) }},
+	{theme.ActPaneUp, func(m *Model) tea.Cmd { m.panes.scroll += 3; return nil }},
+	{theme.ActPaneDown, func(m *Model) tea.Cmd { m.panes.scroll = max(0, m.panes.scroll-3); return nil }},
 	{theme.ActPlayAudio, (*Model).togglePlay},
 	{theme.ActViewImage, (*Model).viewLastImage},
 	{theme.ActOpenFile, (*Model).openLastFile},
