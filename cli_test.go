@@ -17,6 +17,7 @@ import (
 
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/skills"
 )
@@ -86,11 +87,10 @@ func runCLI(args ...string) (stdout, stderr string, code int) {
 }
 
 func stageOf(req *api.ChatRequest) string {
-	sys := req.Messages[0].Content
-	switch {
-	case strings.HasPrefix(sys, "#1 Task Planning"):
+	switch pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) {
+	case string(pipeline.StagePlanning):
 		return "plan"
-	case strings.HasPrefix(sys, "#2 Model Selection"):
+	case string(pipeline.StageSelection):
 		return "select"
 	}
 	return "other"
@@ -354,16 +354,20 @@ func TestRunContinuesASession(t *testing.T) {
 		!strings.Contains(stdout, "saved to session "+s.ID) || !strings.Contains(stdout, "Answer number 1.") {
 		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
+	// The chat log follows the head as messages, before the request.
 	planPrompt := func() string {
-		var last string
+		var all string
 		for _, req := range e.ollama.ChatRequests() {
 			if stageOf(&req) == "plan" {
-				last = req.Messages[len(req.Messages)-1].Content
+				all = ""
+				for _, m := range req.Messages[1:] {
+					all += m.Role + ": " + m.Content + "\n"
+				}
 			}
 		}
-		return last
+		return all
 	}
-	if p := planPrompt(); !strings.Contains(p, "user: draw a cat") || !strings.Contains(p, "assistant: Here is a cat. [files: "+pic+"]") {
+	if p := planPrompt(); !strings.Contains(p, "user: draw a cat\n") || !strings.Contains(p, "assistant: Here is a cat.\n[files: "+pic+"]") {
 		t.Fatalf("the planner did not get the session as history:\n%s", p)
 	}
 	back, err := st.Load(s.ID)

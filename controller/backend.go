@@ -43,15 +43,19 @@ type chatRequest struct {
 	// NoThink asks a thinking model not to think; only sent to models
 	// that know the flag.
 	NoThink bool
+	// KeepAlive is how long the server keeps the model loaded after the
+	// call; 0 leaves it to the server.
+	KeepAlive time.Duration
 }
 
 // chatChunk is one piece of a streamed reply. The last one has Done set
 // and carries the statistics.
 type chatChunk struct {
-	Content         string
-	Done            bool
-	DoneReason      string
-	PromptEvalCount int
-	EvalCount       int
-	EvalDuration    time.Duration
+	Content            string
+	Done               bool
+	DoneReason         string
+	PromptEvalCount    int
+	PromptEvalDuration time.Duration
+	EvalCount          int
+	EvalDuration       time.Duration
 }

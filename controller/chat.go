@@ -35,11 +35,19 @@ type Reply struct {
 	Content string
 	// DoneReason is "stop", "length" (cut off by NumPredict), or "load".
 	DoneReason string
-	// PromptEvalCount is the number of prompt tokens the server
-	// evaluated (0 when it reused its cache or did not say).
+	// PromptEvalCount is the prompt's length in tokens as the server
+	// reports it (Ollama counts the whole prompt, cached part included).
 	PromptEvalCount int
-	EvalCount       int
-	EvalDuration    time.Duration
+	// PromptEvalDuration is how long the server spent on the prompt: short
+	// when most of it came from the cache.
+	PromptEvalDuration time.Duration
+	// Prefilled estimates the prompt tokens the server really evaluated:
+	// the part of the prompt after what it shares with the previous call
+	// to the same model, which Ollama's prefix cache keeps. Ollama does not
+	// report it, so it is derived from the prompts Chorus sent.
+	Prefilled    int
+	EvalCount    int
+	EvalDuration time.Duration
 }
 
 // Truncated reports whether the reply hit the token limit.
@@ -63,7 +71,7 @@ func (c *Controller) Chat(parent context.Context, call ChatCall) (Reply, error) 
 	}
 	c.log.LogAttrs(parent, level, "controller chat", slog.String("model", c.model), slog.Int("messages", len(call.Messages)),
 		slog.Bool("schema", len(call.Format) > 0), slog.Bool("stream", call.OnToken != nil),
-		slog.Duration("elapsed", time.Since(start)), slog.Int("prompt_tokens", reply.PromptEvalCount),
+		slog.Duration("elapsed", time.Since(start)), slog.Int("prompt_tokens", reply.PromptEvalCount), slog.Int("prefilled", reply.Prefilled),
 		slog.Int("tokens", reply.EvalCount), slog.String("done_reason", reply.DoneReason), errAttr(err))
 	return reply, err
 }
@@ -72,7 +80,8 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 	ctx, cancel := context.WithTimeout(parent, c.opts.Timeout)
 	defer cancel()
 	req := chatRequest{Model: c.model, Messages: call.Messages, Format: call.Format, Temperature: c.opts.Temperature,
-		NumCtx: c.opts.NumCtx, NumPredict: call.NumPredict}
+		NumCtx: c.opts.NumCtx, NumPredict: call.NumPredict, KeepAlive: max(c.opts.KeepAlive, 0)}
+	shared := c.prompts.remember(c.model, call.Messages)
 	// Thinking models answer faster and keep JSON clean without it; only
 	// send the flag to models that know it.
 	req.NoThink = c.thinks(ctx)
@@ -91,7 +100,8 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 		if r.Done {
 			done = true
 			reply.DoneReason = r.DoneReason
-			reply.PromptEvalCount = r.PromptEvalCount
+			reply.PromptEvalCount, reply.PromptEvalDuration = r.PromptEvalCount, r.PromptEvalDuration
+			reply.Prefilled = r.PromptEvalCount - int(float64(r.PromptEvalCount)*shared)
 			reply.EvalCount, reply.EvalDuration = r.EvalCount, r.EvalDuration
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -52,7 +53,20 @@ func (c *Controller) Check(parent context.Context) Status {
 func (c *Controller) check(parent context.Context) Status {
 	ctx, cancel := context.WithTimeout(parent, 10*time.Second)
 	defer cancel()
+	// The three questions go out together: each is a round trip, and a
+	// turn waits for the answers before its first controller call. The
+	// list decides; the other two are read only when it allows.
+	var (
+		wg      sync.WaitGroup
+		version string
+		caps    []string
+		capsErr error
+	)
+	wg.Add(2)
+	go func() { defer wg.Done(); version, _ = c.backend.version(ctx) }()
+	go func() { defer wg.Done(); caps, capsErr = c.Capabilities(ctx) }()
 	list, err := c.backend.list(ctx)
+	wg.Wait()
 	listed := err == nil
 	var se *statusError
 	switch {
@@ -63,23 +77,18 @@ func (c *Controller) check(parent context.Context) Status {
 			return Status{Reachable: true, Err: &Error{Host: c.host, Model: c.model, Err: ErrModelNotPulled}}
 		}
 	case errors.As(err, &se):
-		// Listing is refused or missing; the capabilities call below
-		// still tells whether the model exists.
+		// Listing is refused or missing; the capabilities call still
+		// tells whether the model exists.
 	default:
 		return Status{Err: c.wrap(err)}
 	}
-	st := Status{Reachable: true, Pulled: true}
-	st.Version, _ = c.backend.version(ctx)
-	caps, err := c.Capabilities(ctx)
-	if parent.Err() != nil {
-		return Status{Err: parent.Err()}
-	}
-	if err != nil {
+	st := Status{Reachable: true, Pulled: true, Version: version}
+	if capsErr != nil {
 		// A model the list shows is pulled, whatever the server says
 		// about its details.
-		if errors.Is(err, ErrOllamaUnreachable) || !listed && errors.Is(err, ErrModelNotPulled) {
-			st.Pulled, st.Err = false, err
-			st.Reachable = !errors.Is(err, ErrOllamaUnreachable)
+		if errors.Is(capsErr, ErrOllamaUnreachable) || !listed && errors.Is(capsErr, ErrModelNotPulled) {
+			st.Pulled, st.Err = false, capsErr
+			st.Reachable = !errors.Is(capsErr, ErrOllamaUnreachable)
 		}
 		return st
 	}

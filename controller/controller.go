@@ -32,6 +32,11 @@ type Options struct {
 	AnswerTokens int
 	// Timeout bounds one controller call.
 	Timeout time.Duration
+	// KeepAlive keeps the model loaded between calls (Ollama's
+	// keep_alive), so the calls of a turn, and the next turn, find it
+	// warm with its prompt cache. 0 means DefaultKeepAlive; a negative
+	// value leaves it to the server.
+	KeepAlive time.Duration
 	// HTTPClient is used for Ollama; nil means a default client.
 	HTTPClient *http.Client
 	// Logger records every call (model, duration, token counts, done
@@ -39,6 +44,11 @@ type Options struct {
 	// never logged: they may hold the user's files.
 	Logger *slog.Logger
 }
+
+// DefaultKeepAlive keeps the controller model loaded for half an hour
+// after each call: long enough for a user to read an answer and ask again
+// without the model and its prompt cache being evicted.
+const DefaultKeepAlive = 30 * time.Minute
 
 // Controller is the LLM that plans, selects and answers: one model on one
 // server.
@@ -48,6 +58,11 @@ type Controller struct {
 	model   string
 	opts    Options
 	log     *slog.Logger
+
+	// prompts remembers the last prompt sent per model, shared with
+	// WithModel copies, to estimate how much of a prompt the server's
+	// cache already holds.
+	prompts *promptMemory
 
 	mu   sync.Mutex
 	caps map[string][]string // model → capabilities, from the server
@@ -76,17 +91,20 @@ func New(host, model string, opts Options) (*Controller, error) {
 	if opts.AnswerTokens <= 0 {
 		opts.AnswerTokens = 4096
 	}
+	if opts.KeepAlive == 0 {
+		opts.KeepAlive = DefaultKeepAlive
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Controller{backend: newOllamaBackend(u, hc), host: strings.TrimRight(host, "/"), model: model, opts: opts, log: log,
-		caps: map[string][]string{}}, nil
+		caps: map[string][]string{}, prompts: newPromptMemory()}, nil
 }
 
 // WithModel returns a controller for another model on the same server.
 func (c *Controller) WithModel(model string) *Controller {
-	return &Controller{backend: c.backend, host: c.host, model: model, opts: c.opts, log: c.log, caps: map[string][]string{}}
+	return &Controller{backend: c.backend, host: c.host, model: model, opts: c.opts, log: c.log, caps: map[string][]string{}, prompts: c.prompts}
 }
 
 // Model returns the controller model name.

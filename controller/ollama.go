@@ -76,14 +76,18 @@ func (o *ollamaBackend) chat(ctx context.Context, req chatRequest, fn func(chatC
 	if req.NoThink {
 		areq.Think = &api.ThinkValue{Value: false}
 	}
+	if req.KeepAlive > 0 {
+		areq.KeepAlive = &api.Duration{Duration: req.KeepAlive}
+	}
 	err := o.client.Chat(ctx, areq, func(r api.ChatResponse) error {
 		fn(chatChunk{
-			Content:         r.Message.Content,
-			Done:            r.Done,
-			DoneReason:      r.DoneReason,
-			PromptEvalCount: r.PromptEvalCount,
-			EvalCount:       r.EvalCount,
-			EvalDuration:    r.EvalDuration,
+			Content:            r.Message.Content,
+			Done:               r.Done,
+			DoneReason:         r.DoneReason,
+			PromptEvalCount:    r.PromptEvalCount,
+			PromptEvalDuration: r.PromptEvalDuration,
+			EvalCount:          r.EvalCount,
+			EvalDuration:       r.EvalDuration,
 		})
 		return nil
 	})

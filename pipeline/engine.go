@@ -101,12 +101,14 @@ type Engine struct {
 	cat    *skills.Catalog
 	router *endpoints.Router
 	opts   Options
+	// avail caches which skills can run, for the prompt head.
+	avail *availCache
 }
 
 // New returns an engine.
 func New(ctl *controller.Controller, cat *skills.Catalog, router *endpoints.Router, opts Options) *Engine {
 	opts.defaults()
-	return &Engine{ctl: ctl, cat: cat, router: router, opts: opts}
+	return &Engine{ctl: ctl, cat: cat, router: router, opts: opts, avail: &availCache{}}
 }
 
 // Controller returns the engine's controller.
@@ -155,8 +157,10 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	defer func() { e.logEnd(ctx, rep, err, time.Since(start)) }()
 	emit = syncEmit(logEvents(ctx, e.opts.Logger, emit))
 	rep = &Report{Request: t.Request, Attachments: t.Attachments, Controller: e.ctl.Model(), Tasks: []TaskReport{}}
+	conv := e.newConversation(ctx, t)
 	fail := func(stage Stage, err error) (*Report, error) {
 		rep.ElapsedMS = time.Since(start).Milliseconds()
+		rep.Calls = conv.Calls()
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
 			emit(ErrorEvent{Stage: stage, Message: "cancelled — nothing more will run this turn", Fatal: true})
@@ -167,7 +171,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	}
 
 	emit(StageEvent{Stage: StagePlanning})
-	plan, err := e.plan(ctx, t, emit)
+	plan, err := e.plan(ctx, t, conv, emit)
 	if err != nil {
 		return fail(StagePlanning, err)
 	}
@@ -182,18 +186,19 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	emit(PlanEvent{Tasks: plan.Tasks, Constraints: plan.Constraints, Notes: plan.Notes})
 	if t.PlanOnly {
 		rep.ElapsedMS = time.Since(start).Milliseconds()
+		rep.Calls = conv.Calls()
 		return rep, nil
 	}
 
 	var results []*taskRun
 	if len(plan.Tasks) > 0 {
 		emit(StageEvent{Stage: StageSelection})
-		choices := e.selectAll(ctx, plan, t, emit)
+		sel := e.selectAll(ctx, plan, t, conv, emit)
 		if ctx.Err() != nil {
 			return fail(StageSelection, ctx.Err())
 		}
 		emit(StageEvent{Stage: StageExecution})
-		results = e.execute(ctx, plan, choices, t, emit)
+		results = e.execute(ctx, plan, sel, t, conv, emit)
 		rep.Tasks = reportTasks(results)
 		rep.Files = reportFiles(results)
 		if ctx.Err() != nil {
@@ -202,12 +207,13 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	}
 
 	emit(StageEvent{Stage: StageResponse})
-	answer, err := e.respond(ctx, t, plan, results, rep, emit)
+	answer, err := e.respond(ctx, t, plan, results, rep, conv, emit)
 	if err != nil {
 		return fail(StageResponse, err)
 	}
 	rep.Answer = answer
 	rep.ElapsedMS = time.Since(start).Milliseconds()
+	rep.Calls = conv.Calls()
 	emit(ReportEvent{Report: *rep})
 	return rep, nil
 }

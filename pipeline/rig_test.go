@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -95,18 +94,18 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	return r
 }
 
-// stage tells which pipeline stage a controller request belongs to.
+// stage tells which pipeline stage a controller request belongs to, from
+// the marker its last message starts with.
 func stage(req *api.ChatRequest) string {
 	if len(req.Messages) == 0 {
 		return ""
 	}
-	sys := req.Messages[0].Content
-	switch {
-	case strings.HasPrefix(sys, "#1 Task Planning"):
+	switch pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) {
+	case string(pipeline.StagePlanning):
 		return "plan"
-	case strings.HasPrefix(sys, "#2 Model Selection"):
+	case string(pipeline.StageSelection):
 		return "select"
-	case strings.HasPrefix(sys, "#4 Response"), strings.HasPrefix(sys, "You are Chorus"):
+	case string(pipeline.StageResponse):
 		return "respond"
 	}
 	return "task"
@@ -129,7 +128,7 @@ func (r *rig) respond(req *api.ChatRequest) fakeollama.Reply {
 		if r.pick != nil {
 			return r.pick(req)
 		}
-		return fakeollama.Reply{Content: `{"id": "nobody", "reason": "?"}`}
+		return fakeollama.Reply{Content: `{"choices": [{"id": 1, "model": "nobody", "reason": "?"}]}`}
 	case "respond":
 		return r.answer
 	}

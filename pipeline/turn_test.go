@@ -71,7 +71,7 @@ func TestChainAcrossModalities(t *testing.T) {
 	r.hf.Model("test/captioner-big", "image-to-text")
 	r.hf.Model("test/voice", "text-to-speech")
 	r.pick = func(*api.ChatRequest) fakeollama.Reply {
-		return fakeollama.Reply{Content: `{"id": "test/captioner-big", "reason": "more downloads"}`}
+		return fakeollama.Reply{Content: `{"choices": [{"id": 1, "model": "test/captioner-big", "reason": "more downloads"}]}`}
 	}
 	r.planJSON(
 		task(1, "image-to-text", nil, map[string]string{"image": img}),

@@ -384,8 +384,11 @@ func TestSessionReopensAndContinues(t *testing.T) {
 	reqs := env.ollama.ChatRequests()
 	var planPrompt string
 	for _, r := range reqs {
-		if strings.HasPrefix(r.Messages[0].Content, "#1 Task Planning") {
-			planPrompt = r.Messages[len(r.Messages)-1].Content
+		if planStage(&r) == pipeline.StagePlanning {
+			planPrompt = ""
+			for _, m := range r.Messages { // the chat log precedes the request
+				planPrompt += m.Content + "\n"
+			}
 		}
 	}
 	for _, f := range made {

@@ -13,6 +13,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/pipeline"
 )
 
 // TestTmuxEndToEnd runs the real binary in a tmux server of its own (-L, so
@@ -45,7 +46,7 @@ func TestTmuxEndToEnd(t *testing.T) {
 				last = m.Content
 			}
 		}
-		if strings.HasPrefix(req.Messages[0].Content, "#1 Task Planning") {
+		if planStage(req) == pipeline.StagePlanning {
 			return fakeollama.Reply{Content: `{"tasks": []}`}
 		}
 		if strings.Contains(last, "second") {
@@ -229,7 +230,7 @@ func TestScreenshot(t *testing.T) {
 	answer := "## Your picture, three ways\n\nI made a **half-size JPEG** and cropped the top-left corner.\n\n" +
 		"- the thumbnail is 16×12 pixels\n- the crop keeps the first quarter\n\nTo check the result:\n\n```sh\nfile *.jpg && identify *.png\n```"
 	srv.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
-		if strings.HasPrefix(req.Messages[0].Content, "#1 Task Planning") {
+		if planStage(req) == pipeline.StagePlanning {
 			return fakeollama.Reply{Content: plan}
 		}
 		return fakeollama.Reply{Content: answer, ChunkDelay: 10 * time.Millisecond}
