@@ -65,7 +65,7 @@ STAGE: PLAN — reply {"tasks":[{"task","id","dep","args"}],"constraints":{}}:
 
 const headRules = `
 STAGE: SELECT — per task, pick the candidate that best fits the request (description, downloads, where it
-runs, size): {"choices":[{"id":task id,"model":"model id","reason":"short"}]}.
+runs, size), by its number.
 STAGE: TASK — do the one task yourself; reply with its output only.
 STAGE: ANSWER — answer the request directly, in concise Markdown. Use the task results in <data> but weigh
 them; say plainly when a task failed and what the user can do; give full paths of generated files. Do not

@@ -36,8 +36,12 @@ func (c *candidate) info() Candidate {
 	if c.model.Size() > 0 {
 		size = c.model.HumanSize()
 	}
+	desc := c.model.Description
+	if c.model.Niche != "" {
+		desc = "(niche: " + c.model.Niche + ") " + desc
+	}
 	return Candidate{ID: c.model.ID, Endpoint: strings.Join(kinds, ","), Downloads: c.model.Downloads,
-		License: c.model.License, Size: size, Description: c.model.Description}
+		License: c.model.License, Size: size, Description: desc}
 }
 
 // choice is the selection stage's decision for one task.
@@ -201,7 +205,7 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, em
 		}
 		cands = append(cands, &candidate{model: m, routes: routes})
 	}
-	cands = rankDownloads(cands)
+	slices.SortStableFunc(cands, func(a, b *candidate) int { return s.CompareRank(a.model, b.model) })
 
 	// The controller does text tasks itself, as HuggingGPT does, unless a
 	// licence, size or ranking constraint needs facts the catalog lacks for it.
@@ -292,12 +296,6 @@ func infos(cs []*candidate) []Candidate {
 	for i, c := range cs {
 		out[i] = c.info()
 	}
-	return out
-}
-
-func rankDownloads(cs []*candidate) []*candidate {
-	out := slices.Clone(cs)
-	slices.SortStableFunc(out, func(a, b *candidate) int { return cmp.Compare(b.model.Downloads, a.model.Downloads) })
 	return out
 }
 
@@ -502,13 +500,20 @@ var idField = regexp.MustCompile(`"(?:model|id)"\s*:\s*"([^"]+)"`)
 // a whole document again.
 const maxSelectArg = 160
 
+// maxReason bounds, in characters, the reason the controller gives for a
+// choice: it is decoded token by token while every task waits.
+const maxReason = 80
+
 // askModels lets the controller choose for every pending task in one call,
-// after the plan in the same conversation. A task it names no candidate
-// for keeps the top-ranked model, and its reason says so.
+// after the plan in the same conversation. Candidates are numbered per task
+// and the reply names them by number — a digit instead of a model id keeps
+// the reply, which every waiting task pays for in decode time, short. A task
+// it names no candidate for keeps the top-ranked model, and its reason says
+// so.
 func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, conv *conversation, emit Emit) {
 	var b strings.Builder
 	ids := make([]int, len(ask))
-	var models []string
+	most := 0
 	for i, c := range ask {
 		ids[i] = c.task.ID
 		args := make([]string, 0, len(c.task.Args))
@@ -516,7 +521,9 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 			args = append(args, k+"="+text.OneLine(c.task.Args[k], maxSelectArg))
 		}
 		fmt.Fprintf(&b, "Task %d %s (%s):\n", c.task.ID, c.task.Task, strings.Join(args, ", "))
-		for _, cd := range c.ranked[:min(len(c.ranked), e.opts.NumCandidates)] {
+		shown := c.ranked[:min(len(c.ranked), e.opts.NumCandidates)]
+		most = max(most, len(shown))
+		for n, cd := range shown {
 			info := cd.info()
 			facts := []string{info.Endpoint}
 			if info.Downloads > 0 {
@@ -528,13 +535,15 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 			if info.Size != "" {
 				facts = append(facts, info.Size)
 			}
-			fmt.Fprintf(&b, "- %s (%s): %s\n", info.ID, strings.Join(facts, ", "), text.OneLine(info.Description, 120))
-			if !slices.Contains(models, info.ID) {
-				models = append(models, info.ID)
-			}
+			fmt.Fprintf(&b, "%d. %s (%s): %s\n", n+1, info.ID, strings.Join(facts, ", "), text.OneLine(info.Description, 120))
 		}
 	}
-	msg := stageMessage(markSelect, "Request: "+text.OneLine(request, 600)+"\n"+b.String())
+	picks := make([]int, most)
+	for i := range picks {
+		picks[i] = i + 1
+	}
+	msg := stageMessage(markSelect, "Request: "+text.OneLine(request, 600)+"\n"+b.String()+
+		`Reply {"choices":[{"id":task id,"pick":candidate number,"reason":"short"}]}.`)
 	schema, _ := json.Marshal(map[string]any{
 		"type": "object",
 		"properties": map[string]any{"choices": map[string]any{
@@ -543,20 +552,20 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 				"type": "object",
 				"properties": map[string]any{
 					"id":     map[string]any{"type": "integer", "enum": ids},
-					"model":  map[string]any{"type": "string", "enum": models},
-					"reason": map[string]any{"type": "string"},
+					"pick":   map[string]any{"type": "integer", "enum": picks},
+					"reason": map[string]any{"type": "string", "maxLength": maxReason},
 				},
-				"required": []string{"id", "model", "reason"},
+				"required": []string{"id", "pick", "reason"},
 			},
 		}},
 		"required": []string{"choices"},
 	})
 	emit(DebugEvent{Stage: StageSelection, Kind: "prompt", Content: msg.Content})
 	start := time.Now()
-	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(msg), Format: schema, NumPredict: 96 + 96*len(ask)})
+	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(msg), Format: schema, NumPredict: 48 + 48*len(ask)})
 	fallback := func(c *choice, why string) {
 		top := c.ranked[0].model.ID
-		c.decided, c.reason = "fallback: top-ranked", fmt.Sprintf("%s; using the most downloaded candidate, %s", why, top)
+		c.decided, c.reason = "fallback: top-ranked", fmt.Sprintf("%s; using the top-ranked candidate, %s", why, top)
 	}
 	if err != nil {
 		for _, c := range ask {
@@ -567,41 +576,55 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 	conv.record(StageSelection, reply, time.Since(start), emit)
 	conv.add(msg, controller.Message{Role: "assistant", Content: reply.Content})
 	emit(DebugEvent{Stage: StageSelection, Kind: "reply", Content: reply.Content})
-	picks := parseChoices(reply.Content)
+	got := parseChoices(reply.Content)
 	for _, c := range ask {
-		pick, ok := picks[c.task.ID]
+		pick, ok := got[c.task.ID]
 		switch {
-		case !ok && len(ask) == 1 && len(picks) == 0:
+		case !ok && len(ask) == 1 && len(got) == 0:
 			// A reply cut off inside its reason still names the model.
 			if m := idField.FindStringSubmatch(reply.Content); m != nil {
 				pick, ok = choicePick{Model: m[1]}, true
 			}
-		case !ok && len(ask) == 1 && len(picks) == 1:
-			for _, p := range picks { // one task asked, one answer under another id
+		case !ok && len(ask) == 1 && len(got) == 1:
+			for _, p := range got { // one task asked, one answer under another id
 				pick, ok = p, true
 			}
 		}
-		if !ok || strings.TrimSpace(pick.Model) == "" {
+		shown := c.ranked[:min(len(c.ranked), e.opts.NumCandidates)]
+		i := -1
+		switch {
+		case !ok:
+		case pick.Pick > 0:
+			i = pick.Pick - 1
+		case pick.Model != "":
+			i = slices.IndexFunc(shown, func(cd *candidate) bool { return strings.EqualFold(cd.model.ID, strings.TrimSpace(pick.Model)) })
+		}
+		switch {
+		case !ok || pick.Pick <= 0 && strings.TrimSpace(pick.Model) == "":
 			fallback(c, "the controller's reply named no model for it")
 			continue
+		case i < 0 || i >= len(shown):
+			what := pick.Model
+			if pick.Pick > 0 {
+				what = fmt.Sprintf("candidate %d of %d", pick.Pick, len(shown))
+			}
+			fallback(c, fmt.Sprintf("the controller chose %q, which is not a candidate", text.Clip(what, 80)))
+			continue
 		}
-		reason := strings.TrimSpace(pick.Reason)
+		reason := text.OneLine(pick.Reason, 2*maxReason)
 		if reason == "" {
 			reason = "chosen by the controller"
-		}
-		shown := c.ranked[:min(len(c.ranked), e.opts.NumCandidates)]
-		i := slices.IndexFunc(shown, func(cd *candidate) bool { return strings.EqualFold(cd.model.ID, strings.TrimSpace(pick.Model)) })
-		if i < 0 {
-			fallback(c, fmt.Sprintf("the controller chose %q, which is not a candidate", text.Clip(pick.Model, 80)))
-			continue
 		}
 		c.choose(shown[i].model.ID, reason, "controller choice")
 	}
 }
 
-// choicePick is one entry of a selection reply.
+// choicePick is one entry of a selection reply: a task id and the
+// candidate's number (Pick, from 1) or, from a model that ignored the
+// numbering, its id (Model).
 type choicePick struct {
 	ID     int
+	Pick   int
 	Model  string
 	Reason string
 }
@@ -635,6 +658,12 @@ func parseChoices(reply string) map[int]choicePick {
 		p := choicePick{ID: -1}
 		p.Model, _ = obj["model"].(string)
 		p.Reason, _ = obj["reason"].(string)
+		switch n := obj["pick"].(type) {
+		case float64:
+			p.Pick = int(n)
+		case string:
+			p.Pick, _ = strconv.Atoi(strings.TrimSpace(n))
+		}
 		switch id := obj["id"].(type) {
 		case float64:
 			p.ID = int(id)
@@ -645,7 +674,7 @@ func parseChoices(reply string) map[int]choicePick {
 				p.Model = id
 			}
 		}
-		if p.Model == "" {
+		if p.Model == "" && p.Pick <= 0 {
 			continue
 		}
 		if _, seen := out[p.ID]; !seen {

@@ -243,6 +243,9 @@ func MergeSynced(current, synced []Model, fetched time.Time) []Model {
 			if len(m.Command) == 0 {
 				m.Command = slices.Clone(old.Command)
 			}
+			if m.Niche == "" {
+				m.Niche = old.Niche // curation, which the Hub does not know
+			}
 			m.Endpoints = mergeEndpoints(m.Endpoints, localKinds(old.Endpoints))
 		} else {
 			m.Endpoints = mergeEndpoints(m.Endpoints, nil)

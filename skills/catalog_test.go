@@ -426,3 +426,44 @@ models:
 		t.Errorf("Load with a misspelt endpoint: %v", err)
 	}
 }
+
+// TestCatalogRanking: in every embedded skill with a choice, the model that
+// ranks first is a general-purpose one — the curated default where there is
+// one, never a niche model (an NSFW detector for image classification, a
+// table detector for object detection) — and every default is one of the
+// skill's models. Each skill has a one-line brief for the planner.
+func TestCatalogRanking(t *testing.T) {
+	cat, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range cat.All() {
+		if s.Brief == "" || len(s.Brief) > 100 || strings.Contains(s.Brief, "\n") {
+			t.Errorf("%s: brief %q should be one line of at most 100 bytes", s.Name, s.Brief)
+		}
+		if s.Default != "" {
+			if _, ok := s.Model(s.Default); !ok {
+				t.Errorf("%s: default %s is not one of its models", s.Name, s.Default)
+			}
+		}
+		if len(s.Models) < 2 {
+			continue
+		}
+		first := s.Rank(s.Models)[0]
+		if first.Niche != "" {
+			t.Errorf("%s: a niche model ranks first: %s (%s)", s.Name, first.ID, first.Niche)
+		}
+		if s.Default != "" && first.ID != s.Default {
+			t.Errorf("%s: %s ranks first, not the default %s", s.Name, first.ID, s.Default)
+		}
+	}
+	ic, _ := cat.Skill("image-classification")
+	if got := ic.Rank(ic.Models)[0].ID; got != "google/vit-base-patch16-224" {
+		t.Errorf("image-classification ranks %s first", got)
+	}
+	od, _ := cat.Skill("object-detection")
+	ranked := od.Rank(od.Models)
+	if ranked[0].ID != "facebook/detr-resnet-50" || ranked[len(ranked)-1].ID != "microsoft/table-transformer-detection" {
+		t.Errorf("object-detection ranking: first %s, last %s", ranked[0].ID, ranked[len(ranked)-1].ID)
+	}
+}

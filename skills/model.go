@@ -46,6 +46,11 @@ type Model struct {
 	SizeBytes int64 `yaml:"size_bytes,omitempty" json:"size_bytes,omitempty"`
 	// Endpoints lists the endpoint kinds that can serve the model.
 	Endpoints []string `yaml:"endpoints" json:"endpoints"`
+	// Niche says what a special-purpose model is for ("NSFW detection
+	// only"): it ranks after the general models of its skill, whatever its
+	// downloads, so a task run without the controller's choice never lands
+	// on it, and the controller sees why.
+	Niche string `yaml:"niche,omitempty" json:"niche,omitempty"`
 	// Command is the program (and fixed arguments) for the command kind.
 	Command []string `yaml:"command,omitempty" json:"command,omitempty"`
 	// Benchmarks are model-index results from the model card.

@@ -7,6 +7,7 @@
 package skills
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -56,6 +57,11 @@ type Skill struct {
 	Aliases []string `yaml:"aliases,omitempty" json:"aliases,omitempty"`
 	// Description tells the planner when to use the skill.
 	Description string `yaml:"description" json:"description"`
+	// Default is the model id that ranks first among the skill's
+	// candidates when no constraint decides: the curated general-purpose
+	// choice, since downloads alone favour whatever is popular for other
+	// reasons. Empty means rank by downloads.
+	Default string `yaml:"default,omitempty" json:"default,omitempty"`
 	// Brief is the skill in one short line for the planning prompt, which
 	// lists every skill that can run and must stay small: when to use it
 	// and how it differs from its neighbours. Empty means the first
@@ -170,5 +176,35 @@ func (s *Skill) Validate() error {
 			return fmt.Errorf("skill %s: model %s lists the command endpoint but no command (add command: [program, args…])", s.Name, m.ID)
 		}
 	}
+	// A default that is not (or no longer, after a Hub sync) among the
+	// models is not an error: ranking simply has no default then.
 	return nil
+}
+
+// Rank orders models for selection when nothing else decides: the skill's
+// default first, then general-purpose models by downloads, then niche ones
+// by downloads. The sort is stable, so equal models keep their order.
+func (s *Skill) Rank(models []Model) []Model {
+	out := slices.Clone(models)
+	slices.SortStableFunc(out, s.CompareRank)
+	return out
+}
+
+// CompareRank orders two of the skill's models as Rank does.
+func (s *Skill) CompareRank(a, b Model) int {
+	if c := cmp.Compare(s.tier(a), s.tier(b)); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.Downloads, a.Downloads)
+}
+
+// tier is 0 for the default, 1 for general models, 2 for niche ones.
+func (s *Skill) tier(m Model) int {
+	switch {
+	case s.Default != "" && strings.EqualFold(m.ID, s.Default):
+		return 0
+	case m.Niche == "":
+		return 1
+	}
+	return 2
 }

@@ -256,6 +256,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		if rep.ChunkDelay == 0 {
 			rep.ChunkDelay = lat.model.PerToken
 		}
+		if rep.Chunks == nil && rep.Stream == nil {
+			// Tokens of four bytes, as prompts are counted: a JSON plan
+			// with no spaces costs its real decode time, not one step.
+			rep.Chunks = byteTokens(rep.Content)
+		}
 	}
 	if promptTokens == 0 {
 		for _, msg := range req.Messages {

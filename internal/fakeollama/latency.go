@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
 )
@@ -144,4 +145,19 @@ func commonPrefix(a, b string) int {
 		}
 	}
 	return n
+}
+
+// byteTokens cuts s into four-byte tokens (whole characters), the latency
+// model's unit of decoding.
+func byteTokens(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		n := min(4, len(s))
+		for n < len(s) && !utf8.RuneStart(s[n]) {
+			n++
+		}
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return out
 }

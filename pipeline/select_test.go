@@ -1,0 +1,156 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/pipeline"
+)
+
+// TestOneSelectionCallForManyTasks: every task that needs the controller's
+// choice goes into one call, whatever the plan's size; the reply names
+// candidates by number, per task.
+func TestOneSelectionCallForManyTasks(t *testing.T) {
+	r := newRig(t)
+	a, b, c := r.image("a.png", 20, 20), r.image("b.png", 20, 20), r.image("c.png", 20, 20)
+	r.hf.Model("test/captioner-big", "image-to-text")
+	r.hf.Model("test/captioner-small", "image-to-text")
+	var asked []string
+	r.pick = func(req *api.ChatRequest) fakeollama.Reply {
+		asked = append(asked, req.Messages[len(req.Messages)-1].Content)
+		// Task 1 keeps the top-ranked, task 2 takes the second, task 3
+		// is forgotten by the controller.
+		return fakeollama.Reply{Content: `{"choices":[{"id":1,"pick":1,"reason":"bigger"},{"id":2,"pick":2,"reason":"smaller and enough"}]}`}
+	}
+	r.planJSON(
+		task(1, "image-to-text", nil, map[string]string{"image": a}),
+		task(2, "image-to-text", nil, map[string]string{"image": b}),
+		task(3, "image-to-text", nil, map[string]string{"image": c}),
+	)
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "caption all three"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.calls("select"); n != 1 {
+		t.Fatalf("%d selection calls, want 1", n)
+	}
+	if n := r.calls("plan") + r.calls("select") + r.calls("respond") + r.calls("task"); n != 3 {
+		t.Fatalf("%d controller calls, want 3", n)
+	}
+	r.mu.Lock() // the fake wrote it under the rig's lock
+	prompt := asked[0]
+	r.mu.Unlock()
+	for _, want := range []string{"Task 1 image-to-text", "Task 2 image-to-text", "Task 3 image-to-text", "1. test/captioner-big", "2. test/captioner-small"} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the selection prompt lacks %q:\n%s", want, prompt)
+		}
+	}
+	for id, want := range map[int][2]string{
+		1: {"test/captioner-big", "controller choice"},
+		2: {"test/captioner-small", "controller choice"},
+		3: {"test/captioner-big", "fallback: top-ranked"},
+	} {
+		m := r.model(id)
+		if m.Model != want[0] || m.Decided != want[1] {
+			t.Errorf("task %d: %s (%s: %s), want %s by %s", id, m.Model, m.Decided, m.Reason, want[0], want[1])
+		}
+	}
+	if m := r.model(2); m.Reason != "smaller and enough" {
+		t.Errorf("task 2's reason = %q", m.Reason)
+	}
+	if m := r.model(3); !strings.Contains(m.Reason, "named no model") {
+		t.Errorf("task 3's fallback should say why: %q", m.Reason)
+	}
+}
+
+// TestDecidedTasksDoNotWaitForSelection: a task with one candidate runs
+// while the controller is still choosing for another.
+func TestDecidedTasksDoNotWaitForSelection(t *testing.T) {
+	r := newRig(t)
+	img := r.image("a.png", 20, 20)
+	r.hf.Model("test/voice", "text-to-speech")
+	r.hf.Model("test/captioner-big", "image-to-text")
+	r.hf.Model("test/captioner-small", "image-to-text")
+	var sawVoice atomic.Bool
+	r.pick = func(req *api.ChatRequest) fakeollama.Reply {
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) && len(r.hf.RequestsFor("test/voice")) == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		sawVoice.Store(len(r.hf.RequestsFor("test/voice")) > 0)
+		return fakeollama.Reply{Content: `{"choices":[{"id":2,"pick":1,"reason":"fine"}]}`}
+	}
+	r.planJSON(
+		task(1, "text-to-speech", nil, map[string]string{"text": "hello there"}),
+		task(2, "image-to-text", nil, map[string]string{"image": img}),
+	)
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "say hello and caption " + img}); err != nil {
+		t.Fatal(err)
+	}
+	if !sawVoice.Load() {
+		t.Fatal("the one-candidate task waited for the selection call")
+	}
+	if r.taskEnd(1).Status != pipeline.StatusOK || r.taskEnd(2).Status != pipeline.StatusOK {
+		t.Fatalf("both tasks should run: %+v %+v", r.taskEnd(1), r.taskEnd(2))
+	}
+	// The model events still precede each task's start.
+	types := r.typesInOrder()
+	idx := func(typ string, id int) int {
+		n := 0
+		for i, ty := range types {
+			if ty == typ {
+				n++
+				if n == id {
+					return i
+				}
+			}
+		}
+		return -1
+	}
+	if idx("model", 1) > idx("task_start", 1) {
+		t.Errorf("a model event came after a task start: %v", types)
+	}
+}
+
+// TestSelectionReplyLeniency: replies that ignore the numbering (a model id,
+// HuggingGPT's one-task {"id": model} form, a reply cut off mid-reason)
+// still choose; a number out of range falls back, saying so.
+func TestSelectionReplyLeniency(t *testing.T) {
+	for _, tc := range []struct {
+		name, reply, model, decided string
+	}{
+		{"by number", `{"choices":[{"id":1,"pick":2,"reason":"small"}]}`, "test/captioner-small", "controller choice"},
+		{"by model id", `{"choices":[{"id":1,"model":"test/captioner-small","reason":"small"}]}`, "test/captioner-small", "controller choice"},
+		{"HuggingGPT form", `{"id": "test/captioner-small", "reason": "small"}`, "test/captioner-small", "controller choice"},
+		{"cut off", `{"choices":[{"id":1,"model":"test/captioner-small","reason":"because it is sm`, "test/captioner-small", "controller choice"},
+		{"out of range", `{"choices":[{"id":1,"pick":7,"reason":"?"}]}`, "test/captioner-big", "fallback: top-ranked"},
+		{"not a candidate", `{"choices":[{"id":1,"model":"evil/model","reason":"?"}]}`, "test/captioner-big", "fallback: top-ranked"},
+		{"garbage", `no idea`, "test/captioner-big", "fallback: top-ranked"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t)
+			img := r.image("a.png", 20, 20)
+			r.hf.Model("test/captioner-big", "image-to-text")
+			r.hf.Model("test/captioner-small", "image-to-text")
+			r.pick = func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{Content: tc.reply} }
+			r.planJSON(task(1, "image-to-text", nil, map[string]string{"image": img}))
+			rep, err := r.run(context.Background(), pipeline.Turn{Request: "caption " + img})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := r.model(1); m.Model != tc.model || m.Decided != tc.decided {
+				t.Fatalf("%s (%s: %s), want %s by %s", m.Model, m.Decided, m.Reason, tc.model, tc.decided)
+			}
+			if len(rep.Calls) != 3 || rep.Calls[1].Stage != pipeline.StageSelection {
+				b, _ := json.Marshal(rep.Calls)
+				t.Fatalf("the report should list plan, select and respond calls: %s", b)
+			}
+		})
+	}
+}
