@@ -327,4 +327,3 @@ func ServerSaid(msg string) string {
 	}
 	return fmt.Sprintf(" (server said: %q)", msg)
 }
-
