@@ -33,8 +33,8 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
-	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/endpoints/command"
+	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/endpoints/local"
