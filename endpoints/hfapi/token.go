@@ -1,5 +1,7 @@
 package hfapi
 
+import "bytes"
+
 // rawToken is a JSON value kept as the token inside its document rather
 // than copied out: answers and error bodies are scanned for a few fields
 // without duplicating the bulk around them, and a base64 file in an answer
@@ -14,8 +16,8 @@ func (t *rawToken) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// empty reports whether the value is absent, null or "".
+// empty reports whether the value is absent, null or "". It compares
+// without converting: a string of t would copy the whole value.
 func (t rawToken) empty() bool {
-	s := string(t)
-	return s == "" || s == "null" || s == `""`
+	return len(t) == 0 || bytes.Equal(t, []byte("null")) || bytes.Equal(t, []byte(`""`))
 }
