@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -37,6 +40,7 @@ func newCLIEnv(t *testing.T, planner func(*api.ChatRequest) fakeollama.Reply) *c
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv("HF_HOME", t.TempDir())
 	t.Setenv("OLLAMA_HOST", e.ollama.URL)
 	t.Setenv("CHORUS_CONTROLLER_MODEL", "ctl")
@@ -83,11 +87,10 @@ func runCLI(args ...string) (stdout, stderr string, code int) {
 }
 
 func stageOf(req *api.ChatRequest) string {
-	sys := req.Messages[0].Content
-	switch {
-	case strings.HasPrefix(sys, "#1 Task Planning"):
+	switch pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) {
+	case string(pipeline.StagePlanning):
 		return "plan"
-	case strings.HasPrefix(sys, "#2 Model Selection"):
+	case string(pipeline.StageSelection):
 		return "select"
 	}
 	return "other"
@@ -307,5 +310,153 @@ func TestErrorLineIsTerminalSafe(t *testing.T) {
 	code := reportError(&b, &exitError{code: 2, err: errors.New("model \x1b]0;pwned\x07x is not pulled")})
 	if code != 2 || b.String() != "chorus: model x is not pulled\n" {
 		t.Fatalf("exit %d, stderr %q", code, b.String())
+	}
+}
+
+// TestRunContinuesASession: `chorus run --continue` and `--session ID`
+// give the planner the saved turns (with their files) as history and save
+// the new turn into the session, as the TUI does.
+func TestRunContinuesASession(t *testing.T) {
+	answers := 0
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		if stageOf(req) == "plan" {
+			return fakeollama.Reply{Content: `{"tasks": []}`}
+		}
+		answers++
+		return fakeollama.Reply{Content: fmt.Sprintf("Answer number %d.", answers)}
+	})
+
+	if _, stderr, code := runCLI("run", "--continue", "hi"); code != 2 || !strings.Contains(stderr, "no saved session") {
+		t.Fatalf("--continue with no session: exit %d stderr %q", code, stderr)
+	}
+	if _, stderr, code := runCLI("run", "--session", "nope", "hi"); code != 2 || !strings.Contains(stderr, "session not found") {
+		t.Fatalf("--session of a missing id: exit %d stderr %q", code, stderr)
+	}
+	if _, _, code := runCLI("run", "--continue", "--session", "x", "hi"); code != 2 {
+		t.Fatalf("--continue with --session: exit %d", code)
+	}
+
+	// A session the TUI saved: one turn that made a picture.
+	pic := filepath.Join(e.out, "cat.png")
+	if err := os.WriteFile(pic, fakehf.PNG(8, 8), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var st sessions.Store
+	s := st.New("")
+	s.Model = "ctl"
+	s.AddTurn(sessions.Turn{Request: "draw a cat", Answer: "Here is a cat.", Planned: true, Resources: []string{pic}})
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+
+	stdout, stderr, code := runCLI("run", "--continue", "make it bigger")
+	if code != 0 || !strings.Contains(stdout, "session: draw a cat ("+s.ID+"), continuing after 1 turn(s)") ||
+		!strings.Contains(stdout, "saved to session "+s.ID) || !strings.Contains(stdout, "Answer number 1.") {
+		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	// The chat log follows the head as messages, before the request.
+	planPrompt := func() string {
+		var all string
+		for _, req := range e.ollama.ChatRequests() {
+			if stageOf(&req) == "plan" {
+				all = ""
+				for _, m := range req.Messages[1:] {
+					all += m.Role + ": " + m.Content + "\n"
+				}
+			}
+		}
+		return all
+	}
+	if p := planPrompt(); !strings.Contains(p, "user: draw a cat\n") || !strings.Contains(p, "assistant: Here is a cat.\n[files: "+pic+"]") {
+		t.Fatalf("the planner did not get the session as history:\n%s", p)
+	}
+	back, err := st.Load(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Turns) != 2 || back.Turns[1].Request != "make it bigger" || back.Turns[1].Answer != "Answer number 1." ||
+		!back.Turns[1].Planned || back.Turns[1].Report == nil || back.Model != "ctl" {
+		t.Fatalf("the turn was not saved into the session: %+v", back)
+	}
+
+	// --session ID, with --json: stdout stays one event per line.
+	stdout, stderr, code = runCLI("run", "--json", "--session", s.ID, "and smaller")
+	if code != 0 {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	jsonLines(t, stdout)
+	if p := planPrompt(); !strings.Contains(p, "user: make it bigger") || !strings.Contains(p, "assistant: Answer number 1.") {
+		t.Fatalf("the second continuation lacks the first one's turn:\n%s", p)
+	}
+	if back, err = st.Load(s.ID); err != nil || len(back.Turns) != 3 || back.Turns[2].Answer != "Answer number 2." {
+		t.Fatalf("after --session: %+v, %v", back, err)
+	}
+	if list, err := st.List(); err != nil || len(list) != 1 {
+		t.Fatalf("continuing made another session: %+v, %v", list, err)
+	}
+}
+
+// TestRunWritesTheLogFile: a run appends to $XDG_STATE_HOME/chorus/chorus.log
+// (private to the user) records of its start, stages, controller calls and
+// outcome at Info; debug records only with --debug; never the request.
+func TestRunWritesTheLogFile(t *testing.T) {
+	newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		if stageOf(req) == "plan" {
+			return fakeollama.Reply{Content: `{"tasks": []}`}
+		}
+		return fakeollama.Reply{Content: "Hello."}
+	})
+	path := filepath.Join(os.Getenv("XDG_STATE_HOME"), "chorus", "chorus.log")
+	if _, stderr, code := runCLI("run", "what about my secret plans"); code != 0 {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(data)
+	for _, want := range []string{
+		`level=INFO msg="chorus started" pid=`, `command="chorus run"`, `mode=hybrid controller=ctl`,
+		`level=INFO msg="controller check"`, `level=INFO msg="turn started"`, `level=INFO msg=stage pid=`,
+		`level=INFO msg="controller chat"`, `done_reason=stop`, `level=INFO msg=answer`, `level=INFO msg="turn finished"`,
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %q:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, "level=DEBUG") || strings.Contains(log, "secret") || strings.Contains(log, "hf_cli") {
+		t.Errorf("debug records, the request or the token at the default level:\n%s", log)
+	}
+	for _, p := range []string{path, filepath.Dir(path)} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]os.FileMode{true: 0o700, false: 0o600}[st.IsDir()]; st.Mode().Perm() != want {
+			t.Errorf("%s has mode %v, want %v", p, st.Mode().Perm(), want)
+		}
+	}
+
+	if _, stderr, code := runCLI("run", "--debug", "hi again"); code != 0 {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	data, err = os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := string(data)
+	if !strings.HasPrefix(again, log) || !strings.Contains(again[len(log):], `level=DEBUG msg="turn request"`) ||
+		!strings.Contains(again[len(log):], "debug=true") {
+		t.Fatalf("the second run did not append debug records:\n%s", again[len(log):])
+	}
+
+	// A state directory that cannot be made costs the log, not the run.
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_STATE_HOME", blocker)
+	if stdout, stderr, code := runCLI("run", "hi"); code != 0 || !strings.Contains(stdout, "Hello.") {
+		t.Fatalf("an unwritable log broke the run: exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
 }

@@ -41,7 +41,7 @@ func newModelsListCmd(g *globalFlags) *cobra.Command {
 			}
 			k := cfg.NumCandidateModels
 			cfg.NumCandidateModels = 50 // list every candidate; mark the top K
-			eng, err := buildEngine(cfg)
+			eng, err := buildEngine(cfg, g.logger())
 			if err != nil {
 				return err
 			}

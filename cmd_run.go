@@ -1,20 +1,24 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/text"
 )
 
@@ -24,7 +28,17 @@ type runFlags struct {
 	attach    []string
 	out       string
 	constrain string
-	debug     bool
+	// cont continues the newest saved session, session the one with this
+	// id: its turns are the history, and the turn is saved into it.
+	cont    bool
+	session string
+
+	// From the root flags: debug shows debug events; modelSet says
+	// --model was given, so a continued session's model does not replace
+	// it; log writes to the log file (nil: nowhere).
+	debug    bool
+	modelSet bool
+	log      *slog.Logger
 }
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -37,11 +51,15 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 Plain output is a readable log followed by the streamed answer. With --json every line of stdout is one
 JSON event: stage, plan, model, task_start, task_progress, task_end, token, answer, report, error (and debug
 with --debug).
+With --continue (the newest saved session) or --session ID, the request continues a session the TUI or an
+earlier run saved: its turns are the chat history, so earlier files can be referred to, and this turn is
+saved into it.
 Exit status: 0 with an answer; 1 when the turn failed (the cause is on stderr); 2 for bad usage or
-configuration; 130 when interrupted.`,
+configuration, or a session that does not exist; 130 when interrupted.`,
 		Example: `  chorus run "describe ./cat.jpg and read the description aloud"
   chorus run --attach photo.png "what is in this picture?"
-  chorus run --json --plan-only "generate an image of a lighthouse and caption it"`,
+  chorus run --json --plan-only "generate an image of a lighthouse and caption it"
+  chorus run --continue "now read the caption aloud"`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 || strings.TrimSpace(strings.Join(args, " ")) == "" {
 				return &exitError{code: 2, err: errors.New(`run needs a request, e.g. chorus run "describe cat.jpg"`)}
@@ -49,10 +67,14 @@ configuration; 130 when interrupted.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.cont && f.session != "" {
+				return &exitError{code: 2, err: errors.New("--continue and --session both name a session; give one")}
+			}
 			cfg, err := g.load()
 			if err != nil {
 				return err
 			}
+			f.debug, f.modelSet, f.log = g.debug, g.model != "", g.logger()
 			return runTurn(cmd.Context(), cfg, f, strings.Join(args, " "), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -62,7 +84,8 @@ configuration; 130 when interrupted.`,
 	fl.StringArrayVarP(&f.attach, "attach", "a", nil, "attach a file (repeatable)")
 	fl.StringVarP(&f.out, "out", "o", "", "directory for generated files (overrides output_dir)")
 	fl.StringVar(&f.constrain, "constrain", "", `model constraints, e.g. "license=apache-2.0,mit max-size=1GB local-only smallest"`)
-	fl.BoolVar(&f.debug, "debug", false, "also show the raw controller prompts and replies")
+	fl.BoolVar(&f.cont, "continue", false, "continue the newest saved session (its turns are the history; this turn is saved into it)")
+	fl.StringVar(&f.session, "session", "", `continue the saved session ID ("latest" for the newest)`)
 	return cmd
 }
 
@@ -78,9 +101,24 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 		stop()
 	}()
 
+	log := f.log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	store := sessions.Store{Logger: log}
+	sess, err := openSession(store, f)
+	if err != nil {
+		return err
+	}
+	if sess != nil && sess.Model != "" && !f.modelSet {
+		cfg.Controller.Model = sess.Model // as the TUI does when it reopens a session
+	}
 	cons, err := standingConstraints(cfg)
 	if err != nil {
 		return err
+	}
+	if sess != nil && !sess.Constraints.IsZero() {
+		cons = sess.Constraints // the session's standing constraints replace the config's, as in the TUI
 	}
 	if f.constrain != "" {
 		c, err := pipeline.ParseConstraints(f.constrain)
@@ -100,11 +138,14 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 		}
 		cfg.OutputDir = abs
 	}
-	eng, err := buildEngine(cfg)
+	eng, err := buildEngine(cfg, log)
 	if err != nil {
 		return err
 	}
 	p := newPrinter(stdout, f.json, f.debug)
+	if sess != nil {
+		p.note("session: %s (%s), continuing after %d turn(s)", cmp.Or(sess.Title, sess.ID), sess.ID, len(sess.Turns))
+	}
 	if st := eng.Controller().Check(ctx); st.Err != nil {
 		if ctx.Err() != nil {
 			p.emit(pipeline.ErrorEvent{Stage: pipeline.StagePlanning, Message: "cancelled — nothing more will run this turn", Fatal: true})
@@ -113,19 +154,70 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 		p.emit(pipeline.ErrorEvent{Stage: pipeline.StagePlanning, Message: st.Err.Error(), Fatal: true})
 		return &exitError{code: 1, err: st.Err}
 	}
-	rep, err := eng.Run(ctx, pipeline.Turn{Request: request, Attachments: attachments, Constraints: cons, PlanOnly: f.planOnly}, p.emit)
+	emit := p.emit
+	var rec *sessions.Recorder
+	if sess != nil {
+		rec = sessions.NewRecorder(request, attachments, time.Now())
+		emit = func(ev pipeline.Event) {
+			rec.Observe(ev)
+			p.emit(ev)
+		}
+	}
+	turn := pipeline.Turn{Request: request, Attachments: attachments, History: sess.History(), Constraints: cons, PlanOnly: f.planOnly}
+	rep, err := eng.Run(ctx, turn, emit)
 	p.finish()
+	result := turnResult(rep, err, f.planOnly)
+	if sess == nil {
+		return result
+	}
+	sess.Model = eng.Controller().Model()
+	sess.AddTurn(rec.Finish(rep, err, time.Now()))
+	if err := store.Save(sess); err != nil {
+		if result == nil {
+			return &exitError{code: 1, err: err}
+		}
+		fmt.Fprintln(stderr, "chorus:", text.Clean(text.OneLine(err.Error(), 0)))
+		return result
+	}
+	p.note("saved to session %s", sess.ID)
+	return result
+}
+
+// turnResult is how a run ends: nil with an answer (or a plan with
+// --plan-only), else the exit status and the one-line cause.
+func turnResult(rep *pipeline.Report, err error, planOnly bool) error {
 	switch {
 	case errors.Is(err, pipeline.ErrCancelled):
 		return &exitError{code: 130, err: errors.New("interrupted — the turn was cancelled")}
 	case err != nil:
 		return &exitError{code: 1, err: errors.New(text.OneLine(err.Error(), 0))}
-	case f.planOnly:
+	case planOnly:
 		return nil
 	case rep == nil || strings.TrimSpace(rep.Answer) == "":
 		return &exitError{code: 1, err: errors.New("the controller returned an empty answer")}
 	}
 	return nil
+}
+
+// openSession loads the session --continue or --session names; nil when
+// neither was given. A session that does not exist is bad usage (status
+// 2); one that cannot be read is a failure (status 1).
+func openSession(store sessions.Store, f *runFlags) (*sessions.Session, error) {
+	id := f.session
+	if f.cont {
+		id = "latest"
+	}
+	if id == "" {
+		return nil, nil
+	}
+	s, err := store.Open(id)
+	switch {
+	case errors.Is(err, sessions.ErrNotFound):
+		return nil, &exitError{code: 2, err: err}
+	case err != nil:
+		return nil, &exitError{code: 1, err: err}
+	}
+	return s, nil
 }
 
 // checkAttachments makes attachment paths absolute and proves they exist.

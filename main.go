@@ -14,7 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -39,19 +41,62 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// globalFlags are the flags every command shares.
+// globalFlags are the flags every command shares, and what every command
+// sets up from them before it runs.
 type globalFlags struct {
 	configFile string
 	model      string
 	host       string
 	mode       string
 	resume     string
+	// debug raises the log file to debug level, shows the raw controller
+	// prompts and replies in `chorus run`, and opens the TUI with /debug on.
+	debug bool
+
+	// log writes to the log file; command is the running command's path
+	// ("chorus run"), for its first record. Both are set before RunE.
+	log     *slog.Logger
+	command string
 }
 
+// setup opens the log file for the command about to run.
+func (g *globalFlags) setup(cmd *cobra.Command) {
+	g.log, _ = openLog(config.StateDir(), g.debug)
+	g.command = cmd.CommandPath()
+}
+
+// logger is the log file's logger, or one that discards before setup.
+func (g *globalFlags) logger() *slog.Logger {
+	if g.log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return g.log
+}
+
+// load reads the configuration, applies the flags, and records the start
+// in the log file.
 func (g *globalFlags) load() (*config.Config, error) {
+	file := g.configFile
+	if file == "" {
+		file = filepath.Join(config.ConfigDir(), "config.yaml")
+	}
+	cfg, err := g.loadConfig()
+	if err != nil {
+		g.logger().Error("configuration rejected", "version", version, "command", g.command, "config", file, "err", err.Error())
+		return nil, err
+	}
+	g.logger().Info("chorus started", "version", version, "command", g.command, "config", file,
+		"mode", cfg.InferenceMode, "controller", cfg.Controller.Model, "host", cfg.Controller.Host, "debug", g.debug)
+	return cfg, nil
+}
+
+func (g *globalFlags) loadConfig() (*config.Config, error) {
 	cfg, err := config.Load(defaultConfig, g.configFile)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
+	}
+	if g.debug {
+		cfg.UI.Debug = true
 	}
 	if g.model != "" {
 		cfg.Controller.Model = g.model
@@ -88,12 +133,15 @@ Run without arguments to open the chat.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
+			g.setup(cmd)
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
 			if err != nil {
 				return err
 			}
-			return runTUI(cmd.Context(), cfg, g.resume)
+			return runTUI(cmd.Context(), cfg, g.resume, g.logger())
 		},
 	}
 	pf := root.PersistentFlags()
@@ -101,6 +149,7 @@ Run without arguments to open the chat.`,
 	pf.StringVar(&g.model, "model", "", "controller model (overrides controller.model)")
 	pf.StringVar(&g.host, "host", "", "Ollama host (overrides controller.host and OLLAMA_HOST)")
 	pf.StringVar(&g.mode, "mode", "", "inference mode: local, huggingface or hybrid")
+	pf.BoolVar(&g.debug, "debug", false, "debug detail: the raw controller prompts and replies, and debug records in the log file ($XDG_STATE_HOME/chorus/chorus.log)")
 	root.Flags().StringVar(&g.resume, "resume", "", `reopen a saved session by id ("latest" for the newest)`)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
 	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g))

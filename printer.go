@@ -38,6 +38,14 @@ func (p *printer) emit(ev pipeline.Event) {
 	p.plain(ev)
 }
 
+// note adds a line about the run itself (which session it continues) to
+// the plain log; JSON output stays pure events.
+func (p *printer) note(format string, args ...any) {
+	if !p.json {
+		p.line(format, args...)
+	}
+}
+
 func (p *printer) line(format string, args ...any) {
 	if p.inAnswer {
 		fmt.Fprintln(p.w)

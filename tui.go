@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/ui"
@@ -9,8 +10,8 @@ import (
 
 // runTUI opens the chat. The TUI opens even when Ollama is down: it says
 // so, explains how to start it, and keeps retrying in the background.
-func runTUI(ctx context.Context, cfg *config.Config, resume string) error {
-	eng, err := buildEngine(cfg)
+func runTUI(ctx context.Context, cfg *config.Config, resume string, log *slog.Logger) error {
+	eng, err := buildEngine(cfg, log)
 	if err != nil {
 		return err
 	}
@@ -18,5 +19,5 @@ func runTUI(ctx context.Context, cfg *config.Config, resume string) error {
 	if err != nil {
 		return err
 	}
-	return ui.Run(ctx, ui.Options{Config: cfg, Engine: eng, Constraints: cons, Resume: resume})
+	return ui.Run(ctx, ui.Options{Config: cfg, Engine: eng, Constraints: cons, Resume: resume, Logger: log})
 }

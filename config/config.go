@@ -389,3 +389,16 @@ func CacheDir() string {
 	}
 	return filepath.Join(d, "chorus")
 }
+
+// StateDir is $XDG_STATE_HOME/chorus, defaulting to ~/.local/state/chorus:
+// what Chorus keeps about its own runs (the log file), as opposed to the
+// user's data.
+func StateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "chorus")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "chorus")
+	}
+	return filepath.Join(os.TempDir(), "chorus-state")
+}

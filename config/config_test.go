@@ -184,3 +184,15 @@ func TestNormalizeHost(t *testing.T) {
 		}
 	}
 }
+
+func TestStateDir(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", "/xdg/state")
+	if got := StateDir(); got != filepath.Join("/xdg/state", "chorus") {
+		t.Fatalf("StateDir = %q", got)
+	}
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("HOME", "/home/u")
+	if got := StateDir(); got != filepath.Join("/home/u", ".local", "state", "chorus") {
+		t.Fatalf("StateDir without XDG_STATE_HOME = %q", got)
+	}
+}

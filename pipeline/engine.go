@@ -8,9 +8,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
 )
@@ -62,6 +64,10 @@ type Options struct {
 	// ResultBudget bounds, in bytes, the results text given to the
 	// response stage.
 	ResultBudget int
+	// Logger records each turn's stages, choices, endpoint failures and
+	// outcome for the log file; nil discards. See log.go for what is
+	// never logged.
+	Logger *slog.Logger
 }
 
 func (o *Options) defaults() {
@@ -83,25 +89,30 @@ func (o *Options) defaults() {
 	if o.ResultBudget <= 0 {
 		o.ResultBudget = 8000
 	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
 }
 
 // Engine runs turns. It is safe to run one turn at a time per Engine; the
 // UI makes a new Engine (cheaply) when the controller model changes.
 type Engine struct {
-	ctl    *Controller
+	ctl    *controller.Controller
 	cat    *skills.Catalog
 	router *endpoints.Router
 	opts   Options
+	// avail caches which skills can run, for the prompt head.
+	avail *availCache
 }
 
 // New returns an engine.
-func New(ctl *Controller, cat *skills.Catalog, router *endpoints.Router, opts Options) *Engine {
+func New(ctl *controller.Controller, cat *skills.Catalog, router *endpoints.Router, opts Options) *Engine {
 	opts.defaults()
-	return &Engine{ctl: ctl, cat: cat, router: router, opts: opts}
+	return &Engine{ctl: ctl, cat: cat, router: router, opts: opts, avail: &availCache{}}
 }
 
 // Controller returns the engine's controller.
-func (e *Engine) Controller() *Controller { return e.ctl }
+func (e *Engine) Controller() *controller.Controller { return e.ctl }
 
 // Catalog returns the engine's skill catalog.
 func (e *Engine) Catalog() *skills.Catalog { return e.cat }
@@ -113,7 +124,7 @@ func (e *Engine) Router() *endpoints.Router { return e.router }
 func (e *Engine) Options() Options { return e.opts }
 
 // WithController returns an engine sharing everything but the controller.
-func (e *Engine) WithController(ctl *Controller) *Engine {
+func (e *Engine) WithController(ctl *controller.Controller) *Engine {
 	c := *e
 	c.ctl = ctl
 	return &c
@@ -140,12 +151,16 @@ func syncEmit(emit Emit) Emit {
 // it happens. The returned error is non-nil when the turn ended without an
 // answer (controller unreachable, cancelled); the report is still returned
 // with whatever was done.
-func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (*Report, error) {
-	emit = syncEmit(emit)
+func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err error) {
 	start := time.Now()
-	rep := &Report{Request: t.Request, Attachments: t.Attachments, Controller: e.ctl.Model(), Tasks: []TaskReport{}}
+	e.logStart(ctx, t)
+	defer func() { e.logEnd(ctx, rep, err, time.Since(start)) }()
+	emit = syncEmit(logEvents(ctx, e.opts.Logger, emit))
+	rep = &Report{Request: t.Request, Attachments: t.Attachments, Controller: e.ctl.Model(), Tasks: []TaskReport{}}
+	conv := e.newConversation(ctx, t)
 	fail := func(stage Stage, err error) (*Report, error) {
 		rep.ElapsedMS = time.Since(start).Milliseconds()
+		rep.Calls = conv.Calls()
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
 			emit(ErrorEvent{Stage: stage, Message: "cancelled — nothing more will run this turn", Fatal: true})
@@ -156,7 +171,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (*Report, error) {
 	}
 
 	emit(StageEvent{Stage: StagePlanning})
-	plan, err := e.plan(ctx, t, emit)
+	plan, err := e.plan(ctx, t, conv, emit)
 	if err != nil {
 		return fail(StagePlanning, err)
 	}
@@ -171,18 +186,19 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (*Report, error) {
 	emit(PlanEvent{Tasks: plan.Tasks, Constraints: plan.Constraints, Notes: plan.Notes})
 	if t.PlanOnly {
 		rep.ElapsedMS = time.Since(start).Milliseconds()
+		rep.Calls = conv.Calls()
 		return rep, nil
 	}
 
 	var results []*taskRun
 	if len(plan.Tasks) > 0 {
 		emit(StageEvent{Stage: StageSelection})
-		choices := e.selectAll(ctx, plan, t, emit)
+		sel := e.selectAll(ctx, plan, t, conv, emit)
 		if ctx.Err() != nil {
 			return fail(StageSelection, ctx.Err())
 		}
 		emit(StageEvent{Stage: StageExecution})
-		results = e.execute(ctx, plan, choices, t, emit)
+		results = e.execute(ctx, plan, sel, t, conv, emit)
 		rep.Tasks = reportTasks(results)
 		rep.Files = reportFiles(results)
 		if ctx.Err() != nil {
@@ -191,12 +207,13 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (*Report, error) {
 	}
 
 	emit(StageEvent{Stage: StageResponse})
-	answer, err := e.respond(ctx, t, plan, results, rep, emit)
+	answer, err := e.respond(ctx, t, plan, results, rep, conv, emit)
 	if err != nil {
 		return fail(StageResponse, err)
 	}
 	rep.Answer = answer
 	rep.ElapsedMS = time.Since(start).Milliseconds()
+	rep.Calls = conv.Calls()
 	emit(ReportEvent{Report: *rep})
 	return rep, nil
 }

@@ -16,8 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
@@ -46,7 +45,7 @@ type taskRun struct {
 // execute runs the plan as a DAG: a task starts the moment its last
 // dependency finishes, independent tasks run concurrently up to
 // MaxParallel, and a failure fails its dependents while siblings go on.
-func (e *Engine) execute(ctx context.Context, p Plan, choices map[int]*choice, t Turn, emit Emit) []*taskRun {
+func (e *Engine) execute(ctx context.Context, p Plan, sel *selection, t Turn, conv *conversation, emit Emit) []*taskRun {
 	outDir := t.OutputDir
 	if outDir == "" {
 		outDir = e.opts.OutputDir
@@ -61,7 +60,7 @@ func (e *Engine) execute(ctx context.Context, p Plan, choices map[int]*choice, t
 	users := map[int][]int{}
 	waiting := map[int]int{}
 	for i, task := range p.Tasks {
-		runs[i] = &taskRun{task: task, choice: choices[task.ID]}
+		runs[i] = &taskRun{task: task}
 		byID[task.ID] = runs[i]
 		waiting[task.ID] = len(task.Dep)
 		for _, d := range task.Dep {
@@ -75,6 +74,17 @@ func (e *Engine) execute(ctx context.Context, p Plan, choices map[int]*choice, t
 	launch := func(r *taskRun) {
 		running++
 		go func() {
+			// The task's model may still be being chosen (the one
+			// selection call); a task whose model is decided goes now.
+			c, err := sel.wait(ctx, r.task.ID)
+			if err != nil {
+				r.fail("cancelled before it started")
+				r.skipped = true
+				emit(r.endEvent())
+				done <- r
+				return
+			}
+			r.choice = c
 			select {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
@@ -83,7 +93,7 @@ func (e *Engine) execute(ctx context.Context, p Plan, choices map[int]*choice, t
 					r.skipped = true
 					emit(r.endEvent())
 				} else {
-					e.runTask(ctx, r, byID, outDir, t.Request, emit)
+					e.runTask(ctx, r, byID, outDir, t.Request, conv, emit)
 				}
 			case <-ctx.Done():
 				r.fail("cancelled before it started")
@@ -130,6 +140,18 @@ func (e *Engine) execute(ctx context.Context, p Plan, choices map[int]*choice, t
 			}
 		}
 	}
+	// A task skipped for a failed dependency never waited for its
+	// choice: the record still says what was chosen, once the selection
+	// call is over (the response must not queue behind it either).
+	select {
+	case <-sel.done:
+	case <-ctx.Done():
+	}
+	for _, r := range runs {
+		if r.choice == nil {
+			r.choice = sel.get(r.task.ID)
+		}
+	}
 	return runs
 }
 
@@ -147,7 +169,7 @@ func (r *taskRun) endEvent() TaskEndEvent {
 }
 
 // runTask resolves the task's arguments and tries its candidates in order.
-func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun, outDir, request string, emit Emit) {
+func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun, outDir, request string, conv *conversation, emit Emit) {
 	start := time.Now()
 	c := r.choice
 	if c != nil {
@@ -206,7 +228,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	var lastErr error
 	if c.controller {
 		at := time.Now()
-		text, err := e.runOnController(tctx, r.task, c.skill, args, request)
+		text, err := e.runOnController(tctx, r.task, c.skill, args, conv, emit)
 		r.attempts = append(r.attempts, Attempt{Model: e.ctl.Model(), Endpoint: EndpointController, Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
 		if err == nil {
 			r.status, r.text = StatusOK, text
@@ -511,24 +533,20 @@ func safeName(s string) string {
 	}, s)
 }
 
-const controllerTaskSystem = `You are carrying out one step of a plan that answers a user's request.
-The step is the task %q: %s
-Reply with the task's output only — no preamble, no explanation, no markdown fences.`
-
-// runOnController has the controller LLM do a text task itself.
-func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, args map[string]string, request string) (string, error) {
+// runOnController has the controller LLM do a text task itself, in the
+// turn's conversation (after the plan, which it continues).
+func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, args map[string]string, conv *conversation, emit Emit) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The user's overall request: %s\n\nInputs:\n", request)
+	fmt.Fprintf(&b, "Task %d %s: %s\nInputs (text from files and tools is quoted as <data>):\n", t.ID, t.Task, skillBrief(s))
 	for _, k := range sortedKeys(args) {
-		fmt.Fprintf(&b, "%s: %s\n", k, args[k])
+		fmt.Fprintf(&b, "%s: %s\n", k, quoteData(args[k]))
 	}
-	reply, err := e.ctl.Chat(ctx, ChatCall{Messages: []api.Message{
-		{Role: "system", Content: fmt.Sprintf(controllerTaskSystem, t.Task, strings.Join(strings.Fields(s.Description), " "))},
-		{Role: "user", Content: b.String()},
-	}, NumPredict: e.ctl.opts.AnswerTokens})
+	start := time.Now()
+	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(stageMessage(markTask, b.String())), NumPredict: e.ctl.Options().AnswerTokens})
 	if err != nil {
 		return "", err
 	}
+	conv.record(StageExecution, reply, time.Since(start), emit)
 	text := strings.TrimSpace(thinkBlock.ReplaceAllString(reply.Content, ""))
 	if text == "" {
 		return "", errors.New("the controller returned nothing")

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
@@ -43,7 +44,7 @@ func TestMinimalOllamaServer(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	ctl, err := pipeline.NewController(srv.URL, "mini", pipeline.ControllerOptions{Timeout: 10 * time.Second})
+	ctl, err := controller.New(srv.URL, "mini", controller.Options{Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/ollama"
 	"github.com/chorusai/chorus/internal/fakeollama"
@@ -40,7 +41,7 @@ func TestRealOllamaExperts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := pipeline.NewController(ctlSrv.URL, "ctl", pipeline.ControllerOptions{Timeout: 30 * time.Second})
+	ctl, err := controller.New(ctlSrv.URL, "ctl", controller.Options{Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,4 +64,21 @@ type Report struct {
 	Files     []string `json:"files,omitempty"`
 	Answer    string   `json:"answer,omitempty"`
 	ElapsedMS int64    `json:"elapsed_ms"`
+	// Calls are the controller calls of the turn, in order, with their
+	// token counts: what a local user waits for is mostly prefill.
+	Calls []ControllerCall `json:"controller_calls,omitempty"`
+}
+
+// ControllerCall is one call to the controller model.
+type ControllerCall struct {
+	Stage Stage `json:"stage"`
+	// PromptTokens is the prompt's length as the server counts it.
+	PromptTokens int `json:"prompt_tokens"`
+	// Prefilled estimates the prompt tokens the server had to evaluate:
+	// those after the prefix this call shares with the previous one,
+	// which the server's cache holds (see controller.Reply.Prefilled).
+	Prefilled int `json:"prefilled_tokens"`
+	// Tokens is the reply's length.
+	Tokens    int   `json:"tokens"`
+	ElapsedMS int64 `json:"elapsed_ms"`
 }

@@ -7,34 +7,24 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ollama/ollama/api"
-
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
 
-const respondSystem = `#4 Response Generation Stage
-You are Chorus, an assistant that answers requests by running expert models. The user's request was planned
-into tasks and the tasks were run; their results are below. First answer the request directly, using the
-results. Some results may be wrong: weigh them and say when you are unsure. If a task failed or did not run,
-say so plainly and what the user could do about it. When you mention a generated file, give its full path.
-Do not describe the workflow, list the tasks or name the models: a workflow section generated from the
-execution record is appended to your answer automatically. Write Markdown; be concise.`
-
-const chatSystem = `You are Chorus, a helpful assistant in a terminal. Experts models can be run for you on request
-(image, audio, video and text tasks), but this message needs none. Answer directly and concisely, in Markdown.`
-
 // respond runs the response stage: it streams the controller's answer and
 // appends the workflow section rendered from the execution record, so the
 // explanation can only name models that actually ran.
-func (e *Engine) respond(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report, emit Emit) (string, error) {
-	msgs := e.responseMessages(ctx, t, p, runs, rep)
-	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: msgs[len(msgs)-1].Content})
+func (e *Engine) respond(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report, conv *conversation, emit Emit) (string, error) {
+	msg := e.answerMessage(ctx, t, p, runs, rep)
+	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: msg.Content})
 	var answer strings.Builder
 	push, flush := streamer(&answer, emit)
-	reply, err := e.ctl.Chat(ctx, ChatCall{Messages: msgs, NumPredict: e.ctl.opts.AnswerTokens, OnToken: push})
+	start := time.Now()
+	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(msg), NumPredict: e.ctl.Options().AnswerTokens, OnToken: push})
 	if err == nil {
 		flush()
+		conv.record(StageResponse, reply, time.Since(start), emit)
 	}
 	if err != nil {
 		if ctx.Err() != nil || len(runs) == 0 {
@@ -121,37 +111,38 @@ func streamer(b *strings.Builder, emit Emit) (push func(string), flush func()) {
 	return push, flush
 }
 
-func (e *Engine) responseMessages(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report) []api.Message {
-	sys := chatSystem
-	if len(runs) > 0 {
-		sys = respondSystem
-	}
-	msgs := []api.Message{{Role: "system", Content: sys}}
-	msgs = append(msgs, historyMessages(t.History, 4000)...)
+// answerMessage is the response stage's message: the request, the
+// attachments (text files quoted), and every task's arguments, status,
+// result, files and error — as data. A vision controller also sees the
+// images generated this turn (the attached ones are in the plan message,
+// earlier in the conversation).
+func (e *Engine) answerMessage(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report) controller.Message {
 	var b strings.Builder
-	b.WriteString(t.Request)
+	b.WriteString("Request: " + t.Request)
 	if len(t.Attachments) > 0 {
-		b.WriteString("\n\nAttached: " + strings.Join(t.Attachments, ", "))
+		b.WriteString("\nAttached: " + strings.Join(t.Attachments, ", "))
 		b.WriteString(attachedTexts(t.Attachments, 8000))
 	}
 	if len(runs) > 0 {
 		results, _ := json.MarshalIndent(resultsForPrompt(runs, e.opts.ResultBudget), "", " ")
-		fmt.Fprintf(&b, "\n\nInference results of the tasks run for this request:\n%s", results)
+		b.WriteString("\nResults of the tasks run for this request:\n" + quoteData(string(results)))
+	} else {
+		b.WriteString("\nNo task ran: answer directly.")
 	}
 	if len(p.Notes) > 0 && len(runs) == 0 {
-		fmt.Fprintf(&b, "\n\n(Note for you: %s)", strings.Join(p.Notes, "; "))
+		fmt.Fprintf(&b, "\n(Note for you: %s)", strings.Join(p.Notes, "; "))
 	}
-	user := api.Message{Role: "user", Content: b.String()}
+	msg := stageMessage(markAnswer, b.String())
 	if e.ctl.CanSee(ctx) {
-		images := turnImages(t)
+		var images [][]byte
 		for _, f := range rep.Files {
 			if len(images) < 6 && ModalityOf(f) == skills.Image {
 				images = append(images, readImages([]string{f})...)
 			}
 		}
-		user.Images = images
+		msg.Images = images
 	}
-	return append(msgs, user)
+	return msg
 }
 
 // attachedTexts quotes attached text files (notes, CSV, JSON) so the
@@ -169,7 +160,7 @@ func attachedTexts(paths []string, budget int) string {
 		}
 		content = budgeted(content, budget)
 		budget -= len(content)
-		fmt.Fprintf(&b, "\n\nContents of %s:\n```\n%s\n```", p, content)
+		fmt.Fprintf(&b, "\nContents of %s:\n%s", p, quoteData(content))
 	}
 	return b.String()
 }
@@ -178,8 +169,8 @@ func attachedTexts(paths []string, budget int) string {
 // the budget (bytes) runs out. A message that does not fit whole is
 // clipped rather than dropped, so a long last answer (its workflow section
 // alone can fill the budget) does not cost the follow-up all its context.
-func historyMessages(h []Message, budget int) []api.Message {
-	var out []api.Message
+func historyMessages(h []Message, budget int) []controller.Message {
+	var out []controller.Message
 	used := 0
 	for i := len(h) - 1; i >= 0; i-- {
 		c, files := h[i].Content, ""
@@ -199,7 +190,7 @@ func historyMessages(h []Message, budget int) []api.Message {
 		if role != "user" && role != "assistant" {
 			role = "user"
 		}
-		out = append([]api.Message{{Role: role, Content: c}}, out...)
+		out = append([]controller.Message{{Role: role, Content: c}}, out...)
 	}
 	return out
 }

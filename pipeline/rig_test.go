@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/endpoints/huggingface"
@@ -83,7 +83,7 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := pipeline.NewController(r.ollama.URL, "ctl", pipeline.ControllerOptions{PlanTokens: 512, Timeout: 30 * time.Second})
+	ctl, err := controller.New(r.ollama.URL, "ctl", controller.Options{PlanTokens: 512, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,18 +104,18 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	return r
 }
 
-// stage tells which pipeline stage a controller request belongs to.
+// stage tells which pipeline stage a controller request belongs to, from
+// the marker its last message starts with.
 func stage(req *api.ChatRequest) string {
 	if len(req.Messages) == 0 {
 		return ""
 	}
-	sys := req.Messages[0].Content
-	switch {
-	case strings.HasPrefix(sys, "#1 Task Planning"):
+	switch pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) {
+	case string(pipeline.StagePlanning):
 		return "plan"
-	case strings.HasPrefix(sys, "#2 Model Selection"):
+	case string(pipeline.StageSelection):
 		return "select"
-	case strings.HasPrefix(sys, "#4 Response"), strings.HasPrefix(sys, "You are Chorus"):
+	case string(pipeline.StageResponse):
 		return "respond"
 	}
 	return "task"
@@ -138,7 +138,7 @@ func (r *rig) respond(req *api.ChatRequest) fakeollama.Reply {
 		if r.pick != nil {
 			return r.pick(req)
 		}
-		return fakeollama.Reply{Content: `{"id": "nobody", "reason": "?"}`}
+		return fakeollama.Reply{Content: `{"choices": [{"id": 1, "model": "nobody", "reason": "?"}]}`}
 	case "respond":
 		return r.answer
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/ollama"
 	"github.com/chorusai/chorus/pipeline"
@@ -116,7 +117,7 @@ func TestControllerCheckCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	st := r.eng.Controller().Check(ctx)
-	if !errors.Is(st.Err, context.Canceled) || errors.Is(st.Err, pipeline.ErrOllamaUnreachable) {
+	if !errors.Is(st.Err, context.Canceled) || errors.Is(st.Err, controller.ErrOllamaUnreachable) {
 		t.Fatalf("status = %+v, want context.Canceled", st)
 	}
 	if st := r.eng.Controller().Check(context.Background()); st.Err != nil || !st.Pulled {

@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
-	"github.com/ollama/ollama/api"
-
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 // EndpointController is the endpoint name of tasks the controller runs.
@@ -56,27 +58,102 @@ type choice struct {
 	excluded []Exclusion
 }
 
-// selectAll chooses a model for every task of the plan, concurrently.
-func (e *Engine) selectAll(ctx context.Context, p Plan, t Turn, emit Emit) map[int]*choice {
-	out := make(map[int]*choice, len(p.Tasks))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
+// selection is the selection stage's outcome for a plan. Each task's
+// choice is published on its own: a task whose model is decided without
+// the controller (one candidate, a constraint, a text task the controller
+// does) can start while the others wait for the one selection call.
+type selection struct {
+	mu      sync.Mutex
+	choices map[int]*choice
+	ready   map[int]chan struct{}
+	// done closes when every choice is published.
+	done chan struct{}
+}
+
+// wait returns task id's choice once it is made, or the context's error.
+func (s *selection) wait(ctx context.Context, id int) (*choice, error) {
+	ch, ok := s.ready[id]
+	if !ok {
+		return nil, fmt.Errorf("no selection for task %d", id)
+	}
+	select {
+	case <-ch:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.choices[id], nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// get returns task id's choice if it was made.
+func (s *selection) get(id int) *choice {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.choices[id]
+}
+
+func (s *selection) publish(c *choice) {
+	s.mu.Lock()
+	s.choices[c.task.ID] = c
+	s.mu.Unlock()
+	close(s.ready[c.task.ID])
+}
+
+// selectAll chooses a model for every task of the plan. The deterministic
+// part — availability, constraints, ranking — runs for all tasks at once;
+// the tasks it decides are published (and their model events sent, in plan
+// order) at once. The tasks left with a real choice go to the controller
+// together in one call, which runs in the background; their choices are
+// published when it answers. At most one selection call per turn, whatever
+// the plan's size.
+func (e *Engine) selectAll(ctx context.Context, p Plan, t Turn, conv *conversation, emit Emit) *selection {
+	sel := &selection{choices: map[int]*choice{}, ready: map[int]chan struct{}{}, done: make(chan struct{})}
 	for _, task := range p.Tasks {
+		sel.ready[task.ID] = make(chan struct{})
+	}
+	decided := make([]*choice, len(p.Tasks))
+	pending := make([]bool, len(p.Tasks))
+	var wg sync.WaitGroup
+	for i, task := range p.Tasks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := e.selectTask(ctx, task, p.Constraints, t.Request, true, emit)
-			mu.Lock()
-			out[task.ID] = c
-			mu.Unlock()
+			// A bug in selection fails its task, not the program.
+			defer func() {
+				if r := recover(); r != nil {
+					c := &choice{task: task, decided: "no candidate"}
+					c.none = fmt.Sprintf("internal error while choosing its model: %v — this is a bug in Chorus; please report it", r)
+					c.reason = c.none
+					decided[i], pending[i] = c, false
+				}
+			}()
+			decided[i], pending[i] = e.selectTask(ctx, task, p.Constraints, emit)
 		}()
 	}
 	wg.Wait()
-	// Emit in plan order so the stream reads the same on every run.
-	for _, task := range p.Tasks {
-		emit(out[task.ID].event())
+	var ask []*choice
+	for i, c := range decided {
+		if pending[i] {
+			ask = append(ask, c)
+			continue
+		}
+		emit(c.event())
+		sel.publish(c)
 	}
-	return out
+	if len(ask) == 0 {
+		close(sel.done)
+		return sel
+	}
+	go func() {
+		defer close(sel.done)
+		e.askModels(ctx, t.Request, ask, conv, emit)
+		for _, c := range ask {
+			emit(c.event())
+			sel.publish(c)
+		}
+	}()
+	return sel
 }
 
 func (c *choice) event() ModelEvent {
@@ -91,15 +168,17 @@ func (c *choice) event() ModelEvent {
 	return ev
 }
 
-// selectTask applies availability and constraints deterministically, then
-// lets the controller choose among the top-K when more than one remains.
-func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, request string, ask bool, emit Emit) *choice {
-	c := &choice{task: task}
+// selectTask applies availability and constraints deterministically and
+// ranks what is left. pending is true when more than one candidate remains
+// and nothing decided between them: the controller chooses among c.top
+// (askModels), c.ranked holding the download ranking meanwhile.
+func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, emit Emit) (c *choice, pending bool) {
+	c = &choice{task: task}
 	s, ok := e.cat.Skill(task.Task)
 	if !ok { // validation guarantees this; stay safe anyway
 		c.none, c.decided = "unknown task "+task.Task, "no candidate"
 		c.reason = c.none
-		return c
+		return c, false
 	}
 	c.skill = s
 	applies := cons.AppliesTo(task.Task)
@@ -132,7 +211,7 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 			c.reason = fmt.Sprintf("the controller (%s) handles %s itself, as HuggingGPT does for text tasks", e.ctl.Model(), task.Task)
 			c.ranked = cands
 			c.top = infos(cands[:min(len(cands), e.opts.NumCandidates)])
-			return c
+			return c, false
 		}
 		c.exclude(e.ctl.Model()+" (controller)", "its licence and size are not in the catalog, so it cannot be shown to meet the constraints")
 	}
@@ -174,28 +253,34 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 		c.none = noCandidateReason(task.Task, cons, applies, c.excluded)
 		c.reason = c.none
 		emit(ErrorEvent{Stage: StageSelection, Message: fmt.Sprintf("task %d (%s) will not run: %s", task.ID, task.Task, c.none)})
-		return c
+		return c, false
 	}
 
 	top := cands[:min(len(cands), e.opts.NumCandidates)]
 	c.top = infos(top)
+	c.ranked = cands
 	switch {
 	case decidedBy != "":
 		c.decided, c.reason = decidedBy, constraintReason(cons, cands[0].model)
 	case len(top) == 1:
 		c.decided, c.reason = "only candidate", cands[0].model.ID+" is the only model that can run this task now"
-	case !ask:
-		c.decided, c.reason = "top-ranked", "the controller would choose among the top "+fmt.Sprint(len(top))+" candidates"
 	default:
-		id, reason, how := e.askModel(ctx, task, request, top, emit)
-		i := slices.IndexFunc(cands, func(cd *candidate) bool { return cd.model.ID == id })
-		chosen := cands[i]
-		rest := append(slices.Clone(cands[:i]), cands[i+1:]...)
-		cands = append([]*candidate{chosen}, rest...)
-		c.decided, c.reason = how, reason
+		c.decided, c.reason = "top-ranked", "the controller would choose among the top "+fmt.Sprint(len(top))+" candidates"
+		return c, true
 	}
-	c.ranked = cands
-	return c
+	return c, false
+}
+
+// choose puts the candidate id first in c's ranking.
+func (c *choice) choose(id, reason, decided string) {
+	i := slices.IndexFunc(c.ranked, func(cd *candidate) bool { return strings.EqualFold(cd.model.ID, id) })
+	if i < 0 {
+		return
+	}
+	chosen := c.ranked[i]
+	rest := append(slices.Clone(c.ranked[:i]), c.ranked[i+1:]...)
+	c.ranked = append([]*candidate{chosen}, rest...)
+	c.decided, c.reason = decided, reason
 }
 
 func (c *choice) exclude(id, why string) {
@@ -410,65 +495,164 @@ func compareScores(a, b skills.Model, query string) int {
 	return 1
 }
 
-const selectSystem = `#2 Model Selection Stage
-Given the user request and a task parsed from it, select the most suitable model for the task from the list
-of candidates. Consider each model's description, how widely it is used (downloads), where it runs and its
-size. Reply in strict JSON: {"id": "the model id", "reason": "a short reason for the choice"}.`
+var idField = regexp.MustCompile(`"(?:model|id)"\s*:\s*"([^"]+)"`)
 
-var idField = regexp.MustCompile(`"id"\s*:\s*"([^"]+)"`)
+// maxSelectArg bounds, in characters, an argument quoted in the selection
+// prompt: the controller needs to know what a task is about, not to read
+// a whole document again.
+const maxSelectArg = 160
 
-// askModel lets the controller pick among several candidates. A reply that
-// names no candidate falls back to the top-ranked one, and says so.
-func (e *Engine) askModel(ctx context.Context, task Task, request string, top []*candidate, emit Emit) (id, reason, decided string) {
-	ids := make([]string, len(top))
-	for i, c := range top {
-		ids[i] = c.model.ID
-	}
-	list, _ := json.MarshalIndent(infos(top), "", " ")
-	args, _ := json.Marshal(task.Args)
-	user := fmt.Sprintf("User request: %s\nTask: %s with arguments %s\nCandidate models:\n%s\nPick one.", request, task.Task, args, list)
-	schema, _ := json.Marshal(map[string]any{
-		"type":       "object",
-		"properties": map[string]any{"id": map[string]any{"type": "string", "enum": ids}, "reason": map[string]any{"type": "string"}},
-		"required":   []string{"id", "reason"},
-	})
-	emit(DebugEvent{Stage: StageSelection, Kind: "prompt", Content: user})
-	reply, err := e.ctl.Chat(ctx, ChatCall{
-		Messages:   []api.Message{{Role: "system", Content: selectSystem}, {Role: "user", Content: user}},
-		Format:     schema,
-		NumPredict: 256,
-	})
-	fallback := func(why string) (string, string, string) {
-		return ids[0], fmt.Sprintf("%s; using the most downloaded candidate, %s", why, ids[0]), "fallback: top-ranked"
-	}
-	if err != nil {
-		return fallback("the controller could not choose (" + err.Error() + ")")
-	}
-	emit(DebugEvent{Stage: StageSelection, Kind: "reply", Content: reply.Content})
-	var pick struct {
-		ID     string `json:"id"`
-		Reason string `json:"reason"`
-	}
-	if v, err := extractJSON(reply.Content); err == nil {
-		b, _ := json.Marshal(v)
-		_ = json.Unmarshal(b, &pick)
-	} else if m := idField.FindStringSubmatch(reply.Content); m != nil {
-		pick.ID = m[1] // a reply cut off inside its reason still names the model
-	}
-	pick.ID = strings.TrimSpace(pick.ID)
-	for _, cand := range ids {
-		if strings.EqualFold(cand, pick.ID) {
-			r := strings.TrimSpace(pick.Reason)
-			if r == "" {
-				r = "chosen by the controller"
+// askModels lets the controller choose for every pending task in one call,
+// after the plan in the same conversation. A task it names no candidate
+// for keeps the top-ranked model, and its reason says so.
+func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, conv *conversation, emit Emit) {
+	var b strings.Builder
+	ids := make([]int, len(ask))
+	var models []string
+	for i, c := range ask {
+		ids[i] = c.task.ID
+		args := make([]string, 0, len(c.task.Args))
+		for _, k := range sortedKeys(c.task.Args) {
+			args = append(args, k+"="+text.OneLine(c.task.Args[k], maxSelectArg))
+		}
+		fmt.Fprintf(&b, "Task %d %s (%s):\n", c.task.ID, c.task.Task, strings.Join(args, ", "))
+		for _, cd := range c.ranked[:min(len(c.ranked), e.opts.NumCandidates)] {
+			info := cd.info()
+			facts := []string{info.Endpoint}
+			if info.Downloads > 0 {
+				facts = append(facts, skills.HumanCount(info.Downloads)+" downloads")
 			}
-			return cand, r, "controller choice"
+			if info.License != "" {
+				facts = append(facts, info.License)
+			}
+			if info.Size != "" {
+				facts = append(facts, info.Size)
+			}
+			fmt.Fprintf(&b, "- %s (%s): %s\n", info.ID, strings.Join(facts, ", "), text.OneLine(info.Description, 120))
+			if !slices.Contains(models, info.ID) {
+				models = append(models, info.ID)
+			}
 		}
 	}
-	if pick.ID == "" {
-		return fallback("the controller's reply named no model")
+	msg := stageMessage(markSelect, "Request: "+text.OneLine(request, 600)+"\n"+b.String())
+	schema, _ := json.Marshal(map[string]any{
+		"type": "object",
+		"properties": map[string]any{"choices": map[string]any{
+			"type": "array",
+			"items": map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"id":     map[string]any{"type": "integer", "enum": ids},
+					"model":  map[string]any{"type": "string", "enum": models},
+					"reason": map[string]any{"type": "string"},
+				},
+				"required": []string{"id", "model", "reason"},
+			},
+		}},
+		"required": []string{"choices"},
+	})
+	emit(DebugEvent{Stage: StageSelection, Kind: "prompt", Content: msg.Content})
+	start := time.Now()
+	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(msg), Format: schema, NumPredict: 96 + 96*len(ask)})
+	fallback := func(c *choice, why string) {
+		top := c.ranked[0].model.ID
+		c.decided, c.reason = "fallback: top-ranked", fmt.Sprintf("%s; using the most downloaded candidate, %s", why, top)
 	}
-	return fallback(fmt.Sprintf("the controller chose %q, which is not a candidate", pick.ID))
+	if err != nil {
+		for _, c := range ask {
+			fallback(c, "the controller could not choose ("+err.Error()+")")
+		}
+		return
+	}
+	conv.record(StageSelection, reply, time.Since(start), emit)
+	conv.add(msg, controller.Message{Role: "assistant", Content: reply.Content})
+	emit(DebugEvent{Stage: StageSelection, Kind: "reply", Content: reply.Content})
+	picks := parseChoices(reply.Content)
+	for _, c := range ask {
+		pick, ok := picks[c.task.ID]
+		switch {
+		case !ok && len(ask) == 1 && len(picks) == 0:
+			// A reply cut off inside its reason still names the model.
+			if m := idField.FindStringSubmatch(reply.Content); m != nil {
+				pick, ok = choicePick{Model: m[1]}, true
+			}
+		case !ok && len(ask) == 1 && len(picks) == 1:
+			for _, p := range picks { // one task asked, one answer under another id
+				pick, ok = p, true
+			}
+		}
+		if !ok || strings.TrimSpace(pick.Model) == "" {
+			fallback(c, "the controller's reply named no model for it")
+			continue
+		}
+		reason := strings.TrimSpace(pick.Reason)
+		if reason == "" {
+			reason = "chosen by the controller"
+		}
+		shown := c.ranked[:min(len(c.ranked), e.opts.NumCandidates)]
+		i := slices.IndexFunc(shown, func(cd *candidate) bool { return strings.EqualFold(cd.model.ID, strings.TrimSpace(pick.Model)) })
+		if i < 0 {
+			fallback(c, fmt.Sprintf("the controller chose %q, which is not a candidate", text.Clip(pick.Model, 80)))
+			continue
+		}
+		c.choose(shown[i].model.ID, reason, "controller choice")
+	}
+}
+
+// choicePick is one entry of a selection reply.
+type choicePick struct {
+	ID     int
+	Model  string
+	Reason string
+}
+
+// parseChoices reads a selection reply leniently: {"choices":[…]}, a bare
+// list, or a single choice object; a task id written as a string; and the
+// one-task form {"id": "model", "reason": …} that models trained on
+// HuggingGPT's prompt write (for which the id is -1: whichever task asked).
+func parseChoices(reply string) map[int]choicePick {
+	out := map[int]choicePick{}
+	v, err := extractJSON(reply)
+	if err != nil {
+		return out
+	}
+	var list []any
+	switch x := v.(type) {
+	case map[string]any:
+		if l, ok := x["choices"].([]any); ok {
+			list = l
+		} else {
+			list = []any{x}
+		}
+	case []any:
+		list = x
+	}
+	for _, item := range list {
+		obj, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		p := choicePick{ID: -1}
+		p.Model, _ = obj["model"].(string)
+		p.Reason, _ = obj["reason"].(string)
+		switch id := obj["id"].(type) {
+		case float64:
+			p.ID = int(id)
+		case string:
+			if n, err := strconv.Atoi(strings.TrimSpace(id)); err == nil {
+				p.ID = n
+			} else if p.Model == "" {
+				p.Model = id
+			}
+		}
+		if p.Model == "" {
+			continue
+		}
+		if _, seen := out[p.ID]; !seen {
+			out[p.ID] = p
+		}
+	}
+	return out
 }
 
 // Preview runs selection for task without asking the controller: what
@@ -479,6 +663,6 @@ func (e *Engine) Preview(ctx context.Context, task string, cons Constraints) (Mo
 	if !ok {
 		return ModelEvent{}, fmt.Errorf("unknown task %q — see `chorus models list` or /skills for the task names", task)
 	}
-	c := e.selectTask(ctx, Task{Task: s.Name}, cons, "", false, func(Event) {})
+	c, _ := e.selectTask(ctx, Task{Task: s.Name}, cons, func(Event) {})
 	return c.event(), nil
 }

@@ -93,7 +93,7 @@ func TestConstraintSmallestAndBest(t *testing.T) {
 			r := newRig(t)
 			r.serveASR()
 			r.pick = func(req *api.ChatRequest) fakeollama.Reply {
-				return fakeollama.Reply{Content: `{"id":"test/asr-base","reason":"most downloaded"}`}
+				return fakeollama.Reply{Content: `{"choices":[{"id":1,"model":"test/asr-base","reason":"most downloaded"}]}`}
 			}
 			wav := r.audio()
 			cons := tt.planned
@@ -133,7 +133,7 @@ func TestReportMatchesWhatRan(t *testing.T) {
 	r.hf.Model("test/voice", "text-to-speech")
 	r.hf.Model("test/classifier", "image-classification")
 	r.pick = func(*api.ChatRequest) fakeollama.Reply {
-		return fakeollama.Reply{Content: `{"id":"test/captioner-big","reason":"bigger"}`}
+		return fakeollama.Reply{Content: `{"choices":[{"id":1,"model":"test/captioner-big","reason":"bigger"}]}`}
 	}
 	r.planJSON(
 		task(1, "image-to-text", nil, map[string]string{"image": img}),
@@ -243,7 +243,7 @@ func TestComposedSkillsEditCaptionPost(t *testing.T) {
 	r.hf.Model("test/captioner-small", "image-to-text")
 	r.hf.Model("test/captioner-big", "image-to-text")
 	r.pick = func(*api.ChatRequest) fakeollama.Reply {
-		return fakeollama.Reply{Content: `{"id":"test/captioner-small","reason":"fast"}`}
+		return fakeollama.Reply{Content: `{"choices":[{"id":2,"model":"test/captioner-small","reason":"fast"}]}`}
 	}
 	r.planJSON(
 		task(1, "image-editing", nil, map[string]string{"image": img, "text": "make it look like autumn"}),

@@ -12,6 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"go.uber.org/goleak"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
@@ -70,7 +71,7 @@ func TestChainAcrossModalities(t *testing.T) {
 	r.hf.Model("test/captioner-big", "image-to-text")
 	r.hf.Model("test/voice", "text-to-speech")
 	r.pick = func(*api.ChatRequest) fakeollama.Reply {
-		return fakeollama.Reply{Content: `{"id": "test/captioner-big", "reason": "more downloads"}`}
+		return fakeollama.Reply{Content: `{"choices": [{"id": 1, "model": "test/captioner-big", "reason": "more downloads"}]}`}
 	}
 	r.planJSON(
 		task(1, "image-to-text", nil, map[string]string{"image": img}),
@@ -334,7 +335,7 @@ func TestControllerErrorsNameTheFix(t *testing.T) {
 		r := newRig(t)
 		r.ollama.Stop()
 		_, err := r.run(context.Background(), pipeline.Turn{Request: "hi"})
-		if !errors.Is(err, pipeline.ErrOllamaUnreachable) || !strings.Contains(err.Error(), "ollama serve") || !strings.Contains(err.Error(), r.ollama.URL) {
+		if !errors.Is(err, controller.ErrOllamaUnreachable) || !strings.Contains(err.Error(), "ollama serve") || !strings.Contains(err.Error(), r.ollama.URL) {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -342,7 +343,7 @@ func TestControllerErrorsNameTheFix(t *testing.T) {
 		r := newRig(t)
 		r.ollama.RemoveModel("ctl")
 		_, err := r.run(context.Background(), pipeline.Turn{Request: "hi"})
-		if !errors.Is(err, pipeline.ErrModelNotPulled) || !strings.Contains(err.Error(), "ollama pull ctl") {
+		if !errors.Is(err, controller.ErrModelNotPulled) || !strings.Contains(err.Error(), "ollama pull ctl") {
 			t.Fatalf("err = %v", err)
 		}
 	})

@@ -56,6 +56,11 @@ type Skill struct {
 	Aliases []string `yaml:"aliases,omitempty" json:"aliases,omitempty"`
 	// Description tells the planner when to use the skill.
 	Description string `yaml:"description" json:"description"`
+	// Brief is the skill in one short line for the planning prompt, which
+	// lists every skill that can run and must stay small: when to use it
+	// and how it differs from its neighbours. Empty means the first
+	// sentence of Description.
+	Brief string `yaml:"brief,omitempty" json:"brief,omitempty"`
 	// Domain groups skills for listings: nlp, cv, audio, video, multimodal.
 	Domain string `yaml:"domain,omitempty" json:"domain,omitempty"`
 	// Args lists the accepted arguments.

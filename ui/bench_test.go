@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/chat"
 )
 
 // streamTokens returns n answer tokens of realistic Markdown: paragraphs,
@@ -35,20 +36,19 @@ func streamTokens(n int) []string {
 func fillHistory(m *Model, n int) {
 	for i := 0; i < n; i++ {
 		if i%2 == 0 {
-			m.chat.add(&message{role: roleUser, text: fmt.Sprintf("question %d: what does the picture show?", i), final: true})
+			m.chat.Add(&chat.Message{Role: chat.RoleUser, Text: fmt.Sprintf("question %d: what does the picture show?", i), Final: true})
 		} else {
-			m.chat.add(&message{role: roleAssistant, final: true, meta: "qwen3:8b · 2.1s",
-				text: fmt.Sprintf("## Answer %d\n\nIt shows **a fox** in the snow.\n\n- one\n- two\n\n```sh\nls -l\n```", i)})
+			m.chat.Add(&chat.Message{Role: chat.RoleAssistant, Final: true, Meta: "qwen3:8b · 2.1s",
+				Text: fmt.Sprintf("## Answer %d\n\nIt shows **a fox** in the snow.\n\n- one\n- two\n\n```sh\nls -l\n```", i)})
 		}
 	}
 }
 
 // startStream makes the model look as if a turn were streaming its answer.
-func startStream(m *Model) *turnState {
+func startStream(m *Model) *turn {
 	t := newTurn(1, "tell me", nil, "qwen3:8b", fixedNow)
-	t.answer = &message{role: roleAssistant}
-	m.chat.add(&message{role: roleUser, text: "tell me", final: true})
-	m.chat.add(t.answer)
+	m.chat.Add(&chat.Message{Role: chat.RoleUser, Text: "tell me", Final: true})
+	m.chat.Add(t.entry)
 	m.turns = append(m.turns, t)
 	m.cur = t
 	return t
@@ -84,7 +84,7 @@ func BenchmarkStreamRender(b *testing.B) {
 						items[k] = pipeline.TokenEvent{Text: toks[f*perFrame+k]}
 					}
 					t0 := time.Now()
-					m.Update(pumpMsg{turn: t.id, items: items})
+					m.Update(pumpMsg{turn: t.ID, items: items})
 					m.View()
 					d := time.Since(t0)
 					allNS += d
@@ -114,11 +114,11 @@ func TestStreamingRendersOnlyVisibleAndChanging(t *testing.T) {
 	fillHistory(m, 200)
 	tr := startStream(m)
 	m.View()
-	cached := map[*message][]string{}
+	cached := map[*chat.Message][]string{}
 	rendered := 0
-	for _, msg := range m.chat.msgs[:200] {
-		if msg.lines != nil {
-			cached[msg] = msg.lines
+	for _, msg := range m.chat.Messages()[:200] {
+		if lines, _ := msg.Cached(); lines != nil {
+			cached[msg] = lines
 			rendered++
 		}
 	}
@@ -126,27 +126,27 @@ func TestStreamingRendersOnlyVisibleAndChanging(t *testing.T) {
 		t.Fatalf("%d of 200 history messages rendered for one screen; want only the visible few", rendered)
 	}
 	for f := 0; f < 50; f++ {
-		m.Update(pumpMsg{turn: tr.id, items: []any{pipeline.TokenEvent{Text: " word"}}})
+		m.Update(pumpMsg{turn: tr.ID, items: []any{pipeline.TokenEvent{Text: " word"}}})
 		m.View()
 	}
 	for msg, lines := range cached {
-		if &msg.lines[0] != &lines[0] {
+		if now, _ := msg.Cached(); &now[0] != &lines[0] {
 			t.Fatal("a finished message was rendered again while another streamed")
 		}
 	}
-	for _, msg := range m.chat.msgs[:200] {
-		if msg.lines != nil && cached[msg] == nil {
+	for _, msg := range m.chat.Messages()[:200] {
+		if lines, _ := msg.Cached(); lines != nil && cached[msg] == nil {
 			t.Fatal("a message out of view was rendered")
 		}
 	}
-	if !strings.Contains(tr.answer.text, "word word") {
-		t.Fatalf("tokens were not applied: %q", tr.answer.text)
+	if !strings.Contains(tr.Answer, "word word") {
+		t.Fatalf("tokens were not applied: %q", tr.Answer)
 	}
 	// A resize re-renders what is visible at the new width, nothing else.
 	m.Update(tea.WindowSizeMsg{Width: 140, Height: 30})
 	m.View()
-	for _, msg := range m.chat.msgs[:200] {
-		if msg.lines != nil && msg.cacheWidth != m.chatWidth()-1 && cached[msg] == nil {
+	for _, msg := range m.chat.Messages()[:200] {
+		if lines, width := msg.Cached(); lines != nil && width != m.chatWidth()-1 && cached[msg] == nil {
 			t.Fatal("an invisible message was rendered on resize")
 		}
 	}

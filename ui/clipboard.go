@@ -5,6 +5,9 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/dialog"
 )
 
 // Copying uses OSC 52 (tea.SetClipboard): the terminal sets its own
@@ -19,43 +22,12 @@ func (m *Model) copyText(what, s string) tea.Cmd {
 
 // copyLastAnswer copies the newest answer's Markdown source.
 func (m *Model) copyLastAnswer() tea.Cmd {
-	a := m.lastAnswer()
+	a := m.chat.LastAnswer()
 	if a == nil {
 		m.flash("no answer to copy yet", true)
 		return nil
 	}
-	return m.copyText("the last answer", a.text)
-}
-
-// codeBlock is a fenced block of an answer.
-type codeBlock struct {
-	lang string
-	code string
-}
-
-// codeBlocks returns the fenced code blocks of Markdown source.
-func codeBlocks(src string) []codeBlock {
-	var out []codeBlock
-	var cur *codeBlock
-	var b strings.Builder
-	fence := ""
-	for _, line := range strings.Split(src, "\n") {
-		t := strings.TrimSpace(line)
-		switch {
-		case cur == nil && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
-			fence = t[:3]
-			cur = &codeBlock{lang: strings.TrimSpace(strings.TrimLeft(t, "`~"))}
-			b.Reset()
-		case cur != nil && strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "":
-			cur.code = strings.TrimSuffix(b.String(), "\n")
-			out = append(out, *cur)
-			cur = nil
-		case cur != nil:
-			b.WriteString(line)
-			b.WriteByte('\n')
-		}
-	}
-	return out
+	return m.copyText("the last answer", a.Text)
 }
 
 // openCopyPicker offers the last answer, its code blocks and every file
@@ -65,37 +37,38 @@ func (m *Model) openCopyPicker() tea.Cmd {
 		what, text string
 	}
 	var choices []choice
-	var items []listItem
-	if a := m.lastAnswer(); a != nil {
-		choices = append(choices, choice{"the last answer", a.text})
-		items = append(items, listItem{label: "the whole answer", detail: fmt.Sprintf("%d characters", len([]rune(a.text)))})
-		for i, cb := range codeBlocks(a.text) {
-			first, _, _ := strings.Cut(strings.TrimSpace(cb.code), "\n")
-			lang := cb.lang
+	var items []dialog.Item
+	if a := m.chat.LastAnswer(); a != nil {
+		choices = append(choices, choice{"the last answer", a.Text})
+		items = append(items, dialog.Item{Label: "the whole answer", Detail: fmt.Sprintf("%d characters", len([]rune(a.Text)))})
+		for i, cb := range chat.CodeBlocks(a.Text) {
+			first, _, _ := strings.Cut(strings.TrimSpace(cb.Code), "\n")
+			lang := cb.Lang
 			if lang == "" {
 				lang = "code"
 			}
-			choices = append(choices, choice{fmt.Sprintf("code block %d", i+1), cb.code})
-			items = append(items, listItem{label: fmt.Sprintf("code block %d (%s)", i+1, lang), detail: clipText(first, 50)})
+			choices = append(choices, choice{fmt.Sprintf("code block %d", i+1), cb.Code})
+			items = append(items, dialog.Item{Label: fmt.Sprintf("code block %d (%s)", i+1, lang), Detail: chat.Clip(first, 50)})
 		}
 	}
 	seen := map[string]bool{}
-	for i := len(m.chat.msgs) - 1; i >= 0; i-- {
-		msg := m.chat.msgs[i]
-		for _, p := range append(append([]string{}, msg.files...), msg.attachments...) {
+	msgs := m.chat.Messages()
+	for i := len(msgs) - 1; i >= 0; i-- {
+		msg := msgs[i]
+		for _, p := range append(append([]string{}, msg.Files...), msg.Attachments...) {
 			if seen[p] {
 				continue
 			}
 			seen[p] = true
 			choices = append(choices, choice{p, p})
-			items = append(items, listItem{label: p})
+			items = append(items, dialog.Item{Label: p})
 		}
 	}
 	if len(items) == 0 {
 		m.flash("nothing to copy yet", true)
 		return nil
 	}
-	m.dialog = &listDialog{title: "Copy to the clipboard", items: items, hint: "OSC 52",
-		choose: func(m *Model, i int) tea.Cmd { return m.copyText(choices[i].what, choices[i].text) }}
+	m.openDialog(dialog.NewList(m.keys, &m.st, "Copy to the clipboard", items, "OSC 52"),
+		func(i int) tea.Cmd { return m.copyText(choices[i].what, choices[i].text) })
 	return nil
 }

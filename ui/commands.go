@@ -10,10 +10,13 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/ollama/ollama/api"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/ui/dialog"
+	"github.com/chorusai/chorus/ui/prompt"
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 // command is a slash command.
@@ -41,6 +44,15 @@ var commands = []command{
 	{"/quit", "", "leave Chorus"},
 }
 
+// completions lists the commands for the prompt's Tab completion.
+func completions() []prompt.Command {
+	out := make([]prompt.Command, len(commands))
+	for i, c := range commands {
+		out[i] = prompt.Command{Name: c.name, Args: c.args}
+	}
+	return out
+}
+
 // runCommand executes a /command line.
 func (m *Model) runCommand(line string) tea.Cmd {
 	typed, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
@@ -48,12 +60,12 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	name := resolveCommand(strings.ToLower(typed))
 	switch name {
 	case "/help", "/?":
-		m.dialog = newHelpDialog(m)
+		m.openDialog(m.helpDialog(), nil)
 	case "/quit", "/exit", "/q":
 		return m.quit()
 	case "/new", "/clear":
 		if m.running() {
-			m.flash("a turn is running — cancel it first ("+m.keys.Label(ActCancel)+")", true)
+			m.flash("a turn is running — cancel it first ("+m.keys.Label(theme.ActCancel)+")", true)
 			return nil
 		}
 		return m.newChat()
@@ -61,7 +73,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		return m.listSessions(!quietList)
 	case "/load":
 		if m.running() {
-			m.flash("a turn is running — cancel it first ("+m.keys.Label(ActCancel)+")", true)
+			m.flash("a turn is running — cancel it first ("+m.keys.Label(theme.ActCancel)+")", true)
 			return nil
 		}
 		if arg == "" {
@@ -115,7 +127,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	default:
 		// Nothing ran: give the line back, so a typo costs a key, not the
 		// message.
-		m.input.set(line)
+		m.input.Set(line)
 		var cands []string
 		for _, c := range commands {
 			if strings.HasPrefix(c.name, name) {
@@ -200,7 +212,7 @@ func (m *Model) commandArgs(cmd string) []string {
 // modelsListMsg carries Ollama's pulled models for /model.
 type modelsListMsg struct {
 	want   string
-	models []api.ListModelResponse
+	models []controller.ModelInfo
 	err    error
 	quiet  bool
 }
@@ -258,22 +270,22 @@ func (m *Model) onModelsList(msg modelsListMsg) {
 			m.say("Ollama has no models pulled. Pull one with `/pull NAME`, e.g. `/pull " + cur + "`.")
 			return
 		}
-		var items []listItem
+		var items []dialog.Item
 		for _, md := range msg.models {
 			detail := humanBytes(md.Size)
-			if md.Details.ParameterSize != "" {
-				detail = md.Details.ParameterSize + " · " + detail
+			if md.ParameterSize != "" {
+				detail = md.ParameterSize + " · " + detail
 			}
 			if md.Name == cur {
 				detail += " · current"
 			}
-			items = append(items, listItem{label: md.Name, detail: detail})
+			items = append(items, dialog.Item{Label: md.Name, Detail: detail})
 		}
 		models := msg.models
-		m.dialog = &listDialog{title: "Controller model", items: items, hint: "switches the controller",
-			choose: func(m *Model, i int) tea.Cmd {
+		m.openDialog(dialog.NewList(m.keys, &m.st, "Controller model", items, "switches the controller"),
+			func(i int) tea.Cmd {
 				return func() tea.Msg { return switchModelMsg{model: models[i].Name} }
-			}}
+			})
 		return
 	}
 	want := msg.want
@@ -448,7 +460,7 @@ func (m *Model) constrain(arg string) {
 // showPlan prints the last plan as JSON.
 func (m *Model) showPlan() {
 	for i := len(m.turns) - 1; i >= 0; i-- {
-		if p := m.turns[i].plan; p != nil {
+		if p := m.turns[i].Plan; p != nil {
 			b, err := json.MarshalIndent(p, "", "  ")
 			if err != nil {
 				m.systemError(err.Error())
@@ -464,7 +476,7 @@ func (m *Model) showPlan() {
 // retry runs the last request again with its attachments.
 func (m *Model) retry() tea.Cmd {
 	if m.running() {
-		m.flash("a turn is running — cancel it first ("+m.keys.Label(ActCancel)+")", true)
+		m.flash("a turn is running — cancel it first ("+m.keys.Label(theme.ActCancel)+")", true)
 		return nil
 	}
 	if len(m.turns) == 0 {
@@ -472,7 +484,7 @@ func (m *Model) retry() tea.Cmd {
 		return nil
 	}
 	last := m.turns[len(m.turns)-1]
-	return m.startTurn(last.request, last.attachments)
+	return m.startTurn(last.Request, last.Attachments)
 }
 
 // humanBytes formats a size as Ollama lists it.

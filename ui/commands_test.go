@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,10 @@ import (
 
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/dialog"
+	"github.com/chorusai/chorus/ui/prompt"
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
 func TestConstrainCommand(t *testing.T) {
@@ -30,8 +35,8 @@ func TestConstrainCommand(t *testing.T) {
 		t.Errorf("status bar lacks the constraints: %q", ansi.Strip(m.statusLine(fixedNow)))
 	}
 	m.runCommand("/constrain licence")
-	if !m.noticeBad || !strings.Contains(m.notice, "license needs a value") {
-		t.Errorf("a bad term should be explained: %q", m.notice)
+	if !m.notice.bad || !strings.Contains(m.notice.text, "license needs a value") {
+		t.Errorf("a bad term should be explained: %q", m.notice.text)
 	}
 	if m.constraints.String() != "license=mit max-size=1GB local-only" {
 		t.Error("a bad command must not change the constraints")
@@ -41,8 +46,8 @@ func TestConstrainCommand(t *testing.T) {
 		t.Fatalf("clear left %q", m.constraints.String())
 	}
 	m.runCommand("/constrain")
-	if !strings.Contains(m.chat.last().text, "No constraints") {
-		t.Errorf("no terms should show the constraints: %q", m.chat.last().text)
+	if !strings.Contains(m.chat.Last().Text, "No constraints") {
+		t.Errorf("no terms should show the constraints: %q", m.chat.Last().Text)
 	}
 }
 
@@ -56,11 +61,11 @@ func TestConstraintsReachTheTurn(t *testing.T) {
 	s.submit("convert @" + env.image)
 	s.wait("the turn", turnsDone(1))
 	m := s.finish()
-	p := m.turns[0].plan
+	p := m.turns[0].Plan
 	if p == nil || len(p.Constraints.Licenses) != 1 || p.Constraints.Licenses[0] != "mit" {
 		t.Fatalf("plan constraints = %+v", p)
 	}
-	if m.turns[0].tasks[0].status != taskDone {
+	if m.turns[0].Tasks[0].Status != turnview.TaskDone {
 		t.Error("chorus/resize is MIT-licensed and should still run")
 	}
 }
@@ -77,23 +82,23 @@ func TestSkillsModelsPlanCommands(t *testing.T) {
 	env := newTestEnv(t)
 	m := env.model(t)
 	m.runCommand("/skills")
-	if txt := m.chat.last().text; !strings.Contains(txt, "image-resize") || !strings.Contains(txt, "object-detection") {
+	if txt := m.chat.Last().Text; !strings.Contains(txt, "image-resize") || !strings.Contains(txt, "object-detection") {
 		t.Errorf("/skills should list the catalog:\n%s", txt)
 	}
 	runNow(m, "/models image-resize")
-	if txt := m.chat.last().text; !strings.Contains(txt, "chorus/resize") || !strings.Contains(txt, "builtin") {
+	if txt := m.chat.Last().Text; !strings.Contains(txt, "chorus/resize") || !strings.Contains(txt, "builtin") {
 		t.Errorf("/models should show the candidates:\n%s", txt)
 	}
 	runNow(m, "/models object-detection")
-	if txt := m.chat.last().text; !strings.Contains(txt, "Excluded") || !strings.Contains(txt, "No model can run it") {
+	if txt := m.chat.Last().Text; !strings.Contains(txt, "Excluded") || !strings.Contains(txt, "No model can run it") {
 		t.Errorf("/models should explain why nothing qualifies in local mode:\n%s", txt)
 	}
 	runNow(m, "/models no-such-task")
-	if m.chat.last().role != roleError || !strings.Contains(m.chat.last().text, "unknown task") {
-		t.Errorf("unknown task: %q", m.chat.last().text)
+	if m.chat.Last().Role != chat.RoleError || !strings.Contains(m.chat.Last().Text, "unknown task") {
+		t.Errorf("unknown task: %q", m.chat.Last().Text)
 	}
 	m.runCommand("/plan")
-	if !m.noticeBad {
+	if !m.notice.bad {
 		t.Error("/plan with no plan yet should say so")
 	}
 	m.runCommand("/ski")
@@ -101,12 +106,12 @@ func TestSkillsModelsPlanCommands(t *testing.T) {
 		t.Error("an unambiguous prefix should run its command")
 	}
 	m.runCommand("/s")
-	if !strings.Contains(m.notice, "/s could be /sessions, /save, /skills") {
-		t.Errorf("an ambiguous prefix should not guess: %q", m.notice)
+	if !strings.Contains(m.notice.text, "/s could be /sessions, /save, /skills") {
+		t.Errorf("an ambiguous prefix should not guess: %q", m.notice.text)
 	}
 	m.runCommand("/bogus")
-	if !strings.Contains(m.notice, "unknown command /bogus") {
-		t.Errorf("unknown command notice = %q", m.notice)
+	if !strings.Contains(m.notice.text, "unknown command /bogus") {
+		t.Errorf("unknown command notice = %q", m.notice.text)
 	}
 }
 
@@ -118,13 +123,13 @@ func TestUnknownCommandKeepsTheLine(t *testing.T) {
 	s := startSession(t, env.model(t), 80, 24)
 	s.ready()
 	s.submit("/Users/ann/notes.txt what does it say?")
-	s.wait("the refusal", func(m *Model) bool { return m.notice != "" })
+	s.wait("the refusal", func(m *Model) bool { return m.notice.text != "" })
 	m := s.finish()
-	if got := m.input.value(); got != "/Users/ann/notes.txt what does it say?" {
+	if got := m.input.Value(); got != "/Users/ann/notes.txt what does it say?" {
 		t.Errorf("the prompt after an unknown command = %q, want the line back", got)
 	}
-	if !strings.Contains(m.notice, "write @/Users/ann/notes.txt") {
-		t.Errorf("a path taken for a command should say how to attach it: %q", m.notice)
+	if !strings.Contains(m.notice.text, "write @/Users/ann/notes.txt") {
+		t.Errorf("a path taken for a command should say how to attach it: %q", m.notice.text)
 	}
 	if len(m.turns) != 0 {
 		t.Error("nothing may be sent")
@@ -146,8 +151,8 @@ func TestPlanRetryDebugCommands(t *testing.T) {
 	s.wait("the retried turn", turnsDone(2))
 	m := s.finish()
 	var debug int
-	for _, cm := range m.chat.msgs {
-		if cm.role == roleDebug {
+	for _, cm := range m.chat.Messages() {
+		if cm.Role == chat.RoleDebug {
 			debug++
 		}
 	}
@@ -155,9 +160,9 @@ func TestPlanRetryDebugCommands(t *testing.T) {
 		t.Errorf("/debug on should show the controller's prompts and replies; %d entries", debug)
 	}
 	var planMsg string
-	for _, cm := range m.chat.msgs {
-		if strings.Contains(cm.text, "Last plan") {
-			planMsg = cm.text
+	for _, cm := range m.chat.Messages() {
+		if strings.Contains(cm.Text, "Last plan") {
+			planMsg = cm.Text
 		}
 	}
 	js := strings.TrimSuffix(strings.TrimPrefix(planMsg[strings.Index(planMsg, "```json"):], "```json\n"), "\n```")
@@ -165,7 +170,7 @@ func TestPlanRetryDebugCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &pe); err != nil || len(pe.Tasks) != 2 || pe.Tasks[1].Args["image"] != "<resource>-1" {
 		t.Fatalf("/plan should print the plan as JSON: %v\n%s", err, js)
 	}
-	if m.turns[1].request != m.turns[0].request || len(m.turns[1].attachments) != 1 {
+	if m.turns[1].Request != m.turns[0].Request || len(m.turns[1].Attachments) != 1 {
 		t.Errorf("/retry should rerun the request with its attachments: %+v", m.turns[1])
 	}
 }
@@ -177,12 +182,12 @@ func TestDebugHiddenByDefault(t *testing.T) {
 	s.submit("hi")
 	s.wait("the turn", turnsDone(1))
 	m := s.finish()
-	for _, cm := range m.chat.msgs {
-		if cm.role == roleDebug {
+	for _, cm := range m.chat.Messages() {
+		if cm.Role == chat.RoleDebug {
 			t.Fatal("debug entries must stay hidden without /debug")
 		}
 	}
-	if len(m.turns[0].debug) == 0 {
+	if len(m.turns[0].Debug) == 0 {
 		t.Error("the debug events should still be recorded")
 	}
 }
@@ -195,7 +200,7 @@ func TestReviewRunsEditsAndCancels(t *testing.T) {
 	s.ready()
 	s.submit("/review on")
 	s.submit("convert @" + env.image)
-	s.wait("the review", func(m *Model) bool { _, ok := m.dialog.(*reviewDialog); return ok })
+	s.wait("the review", func(m *Model) bool { _, ok := m.dialog.(*dialog.Review); return ok })
 	// Cancel: the turn ends without running anything.
 	s.typeText("c")
 	s.wait("the cancelled turn", turnsDone(1))
@@ -203,28 +208,28 @@ func TestReviewRunsEditsAndCancels(t *testing.T) {
 	// Inline edit: drop task 2, run the edited plan.
 	s.submit("convert @" + env.image + " again")
 	s.wait("the second review", func(m *Model) bool {
-		d, ok := m.dialog.(*reviewDialog)
-		return ok && len(m.turns) == 2 && !d.answered
+		_, ok := m.dialog.(*dialog.Review)
+		return ok && len(m.turns) == 2 && !m.planReview.answered
 	})
 	s.typeText("i")
-	s.wait("the inline editor", func(m *Model) bool { d, ok := m.dialog.(*reviewDialog); return ok && d.editor != nil })
+	s.wait("the inline editor", func(m *Model) bool { d, ok := m.dialog.(*dialog.Review); return ok && d.Editing() })
 	s.tm.Send(editPlanMsg{})
 	s.key(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
 	s.wait("the edited turn", turnsDone(2))
 	m := s.finish()
 
 	t1 := m.turns[0]
-	if t1.err == nil || !strings.Contains(t1.err.Error(), "cancelled in review") {
-		t.Errorf("turn 1 should end with the plan refused: %v", t1.err)
+	if t1.Err == nil || !strings.Contains(t1.Err.Error(), "cancelled in review") {
+		t.Errorf("turn 1 should end with the plan refused: %v", t1.Err)
 	}
-	for _, ts := range t1.tasks {
-		if ts.status == taskDone {
+	for _, ts := range t1.Tasks {
+		if ts.Status == turnview.TaskDone {
 			t.Error("nothing may run when the review is cancelled")
 		}
 	}
 	t2 := m.turns[1]
-	if t2.err != nil || len(t2.tasks) != 1 || t2.tasks[0].task.Task != "image-resize" || t2.tasks[0].status != taskDone {
-		t.Fatalf("turn 2 should run the edited one-task plan: err=%v tasks=%+v", t2.err, t2.tasks)
+	if t2.Err != nil || len(t2.Tasks) != 1 || t2.Tasks[0].Task.Task != "image-resize" || t2.Tasks[0].Status != turnview.TaskDone {
+		t.Fatalf("turn 2 should run the edited one-task plan: err=%v tasks=%+v", t2.Err, t2.Tasks)
 	}
 }
 
@@ -238,28 +243,28 @@ func TestReviewCancelIsNotAnError(t *testing.T) {
 	s.ready()
 	s.submit("/review on")
 	s.submit("convert @" + env.image)
-	s.wait("the review", func(m *Model) bool { _, ok := m.dialog.(*reviewDialog); return ok })
+	s.wait("the review", func(m *Model) bool { _, ok := m.dialog.(*dialog.Review); return ok })
 	s.key(keyEsc)
 	s.wait("the cancelled turn", turnsDone(1))
 	m := s.finish()
 	tr := m.turns[0]
-	if !tr.canceled {
-		t.Errorf("a plan turned down should leave a cancelled turn, err = %v", tr.err)
+	if !tr.Canceled {
+		t.Errorf("a plan turned down should leave a cancelled turn, err = %v", tr.Err)
 	}
-	for _, cm := range m.chat.msgs {
-		if cm.role == roleError {
-			t.Errorf("turning the plan down is no error, the chat says: %q", cm.text)
+	for _, cm := range m.chat.Messages() {
+		if cm.Role == chat.RoleError {
+			t.Errorf("turning the plan down is no error, the chat says: %q", cm.Text)
 		}
 	}
-	if !strings.Contains(tr.answer.text, "cancelled in review") {
-		t.Errorf("the answer should say the plan was cancelled: %q", tr.answer.text)
+	if !strings.Contains(tr.Answer, "cancelled in review") {
+		t.Errorf("the answer should say the plan was cancelled: %q", tr.Answer)
 	}
-	if tr.plan == nil || len(tr.tasks) != 2 {
-		t.Fatalf("the reviewed plan should stay with the turn: %+v", tr.plan)
+	if tr.Plan == nil || len(tr.Tasks) != 2 {
+		t.Fatalf("the reviewed plan should stay with the turn: %+v", tr.Plan)
 	}
-	for _, ts := range tr.tasks {
-		if ts.status != taskSkipped {
-			t.Errorf("task %d: status %v, want skipped (never ran)", ts.task.ID, ts.status)
+	for _, ts := range tr.Tasks {
+		if ts.Status != turnview.TaskSkipped {
+			t.Errorf("task %d: status %v, want skipped (never ran)", ts.Task.ID, ts.Status)
 		}
 	}
 	f := frame(m)
@@ -278,11 +283,11 @@ type editPlanMsg struct{}
 
 func (p *probe) applyTestMsg(msg tea.Msg) bool {
 	if _, ok := msg.(editPlanMsg); ok {
-		if d, ok := p.Model.dialog.(*reviewDialog); ok && d.editor != nil {
+		if d, ok := p.Model.dialog.(*dialog.Review); ok && d.Editing() {
 			var plan pipeline.Plan
-			_ = json.Unmarshal([]byte(d.editor.Value()), &plan)
+			_ = json.Unmarshal([]byte(d.EditorText()), &plan)
 			plan.Tasks = plan.Tasks[:1]
-			d.editor.SetValue(planJSON(plan))
+			d.SetEditorText(dialog.PlanJSON(plan))
 		}
 		return true
 	}
@@ -294,7 +299,7 @@ func TestModelCommandSwitchesController(t *testing.T) {
 	s := startSession(t, env.model(t), 100, 30)
 	s.ready()
 	s.submit("/model")
-	s.wait("the model list", func(m *Model) bool { _, ok := m.dialog.(*listDialog); return ok })
+	s.wait("the model list", func(m *Model) bool { _, ok := m.dialog.(*dialog.List); return ok })
 	s.key(keyEsc)
 	s.wait("the closed list", func(m *Model) bool { return m.dialog == nil })
 	s.submit("/model not-pulled:1b")
@@ -323,19 +328,21 @@ func TestPullShowsProgress(t *testing.T) {
 	s.wait("progress", func(m *Model) bool { return m.pull != nil && m.pull.total > 0 })
 	s.wait("the pull to finish", func(m *Model) bool { return m.pull == nil })
 	s.submit("/pull nonexistent-model-xyz")
-	s.wait("the failure", func(m *Model) bool { return m.pull == nil && m.chat.last() != nil && m.chat.last().role == roleError })
+	s.wait("the failure", func(m *Model) bool {
+		return m.pull == nil && m.chat.Last() != nil && m.chat.Last().Role == chat.RoleError
+	})
 	m := s.finish()
 	var ok bool
-	for _, cm := range m.chat.msgs {
-		if strings.Contains(cm.text, "Pulled `phi4-mini`") {
+	for _, cm := range m.chat.Messages() {
+		if strings.Contains(cm.Text, "Pulled `phi4-mini`") {
 			ok = true
 		}
 	}
 	if !ok {
 		t.Errorf("no success message:\n%s", chatText(m))
 	}
-	if !strings.Contains(m.chat.last().text, "nonexistent-model-xyz") {
-		t.Errorf("the failure should name the model: %q", m.chat.last().text)
+	if !strings.Contains(m.chat.Last().Text, "nonexistent-model-xyz") {
+		t.Errorf("the failure should name the model: %q", m.chat.Last().Text)
 	}
 	if got := progressBar(1, 4, 8); got != "██░░░░░░" {
 		t.Errorf("progressBar = %q", got)
@@ -350,13 +357,13 @@ func TestNewSaveAndLoadCommands(t *testing.T) {
 	s.submit("first")
 	s.wait("the turn", turnsDone(1))
 	s.submit("/save My first chat")
-	s.wait("saved", func(m *Model) bool { return strings.Contains(m.notice, "saved") })
+	s.wait("saved", func(m *Model) bool { return strings.Contains(m.notice.text, "saved") })
 	var id string
 	s.wait("the id", func(m *Model) bool { id = m.session.meta.ID; return id != "" })
 	s.submit("/new")
 	s.wait("a new session", func(m *Model) bool { return len(m.turns) == 0 && m.session.meta.ID != id })
 	s.submit("/sessions")
-	s.wait("the list", func(m *Model) bool { _, ok := m.dialog.(*listDialog); return ok })
+	s.wait("the list", func(m *Model) bool { _, ok := m.dialog.(*dialog.List); return ok })
 	s.key(keyEnter)
 	s.wait("the reopened session", func(m *Model) bool { return m.session.meta.ID == id && len(m.turns) == 1 })
 	m := s.finish()
@@ -366,7 +373,7 @@ func TestNewSaveAndLoadCommands(t *testing.T) {
 	if !strings.Contains(chatText(m), "First answer.") {
 		t.Error("the reopened chat should show the earlier answer")
 	}
-	if !containsStr(m.sessionIDs, id) {
+	if !slices.Contains(m.sessionIDs, id) {
 		t.Errorf("/load completion should know %s: %v", id, m.sessionIDs)
 	}
 }
@@ -374,33 +381,33 @@ func TestNewSaveAndLoadCommands(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	env := newTestEnv(t)
 	m := env.model(t)
-	m.input.set("/con")
-	m.input.tab(m.comp)
-	if got := m.input.value(); got != "/constrain " {
+	m.input.Set("/con")
+	m.input.Tab()
+	if got := m.input.Value(); got != "/constrain " {
 		t.Errorf("tab after /con = %q", got)
 	}
-	m.input.set("/models image-r")
-	m.input.tab(m.comp)
-	if got := m.input.value(); got != "/models image-resize " {
+	m.input.Set("/models image-r")
+	m.input.Tab()
+	if got := m.input.Value(); got != "/models image-resize " {
 		t.Errorf("task completion = %q", got)
 	}
-	m.input.set("/s")
-	m.input.tab(m.comp) // /save, /sessions, /skills: common prefix is "/s": cycle
-	first := m.input.value()
-	m.input.tab(m.comp)
-	second := m.input.value()
+	m.input.Set("/s")
+	m.input.Tab() // /save, /sessions, /skills: common prefix is "/s": cycle
+	first := m.input.Value()
+	m.input.Tab()
+	second := m.input.Value()
 	if first == second || !strings.HasPrefix(first, "/s") || !strings.HasPrefix(second, "/s") {
 		t.Errorf("repeated tab should cycle: %q then %q", first, second)
 	}
 	dir := t.TempDir()
 	writeTestPNG(t, dir)
-	m.input.set("look at @" + dir + "/f")
-	cmd := m.input.tab(m.comp)
+	m.input.Set("look at @" + dir + "/f")
+	cmd := m.input.Tab()
 	if cmd == nil {
 		t.Fatal("file completion reads a directory, so it must come back as a command")
 	}
-	m.Update(cmd()) // the compMsg, as the program would deliver it
-	if got := m.input.value(); got != "look at @"+dir+"/fox.png " {
+	m.Update(cmd()) // the FileCompletion, as the program would deliver it
+	if got := m.input.Value(); got != "look at @"+dir+"/fox.png " {
 		t.Errorf("file completion = %q", got)
 	}
 	// A name with a space completes escaped, so the reference reads back
@@ -413,24 +420,24 @@ func TestCompletion(t *testing.T) {
 	if err := os.Rename(filepath.Join(spaced, "fox.png"), filepath.Join(spaced, "red fox.png")); err != nil {
 		t.Fatal(err)
 	}
-	m.input.set("look at @" + dir + "/my")
-	m.Update(m.input.tab(m.comp)())
-	if got, want := m.input.value(), "look at @"+dir+`/my\ dir/`; got != want {
+	m.input.Set("look at @" + dir + "/my")
+	m.Update(m.input.Tab()())
+	if got, want := m.input.Value(), "look at @"+dir+`/my\ dir/`; got != want {
 		t.Fatalf("completing a directory with a space = %q, want %q", got, want)
 	}
-	m.Update(m.input.tab(m.comp)()) // walks into it: one file there
+	m.Update(m.input.Tab()()) // walks into it: one file there
 	want := "look at @" + dir + `/my\ dir/red\ fox.png `
-	if got := m.input.value(); got != want {
+	if got := m.input.Value(); got != want {
 		t.Fatalf("completing a file with a space = %q, want %q", got, want)
 	}
-	_, files, err := resolveAttachments(m.input.value())
+	_, files, err := prompt.ResolveAttachments(m.input.Value())
 	if err != nil || len(files) != 1 || files[0] != filepath.Join(spaced, "red fox.png") {
 		t.Errorf("the completed reference attaches %v (err %v), want the file with the space", files, err)
 	}
-	m.input.set("/review o")
-	m.input.refreshHints(m.comp)
-	if len(m.input.comp.items) != 2 {
-		t.Errorf("/review o hints = %v", m.input.comp.items)
+	m.input.Set("/review o")
+	m.input.RefreshHints()
+	if labels, _ := m.input.Candidates(); len(labels) != 2 {
+		t.Errorf("/review o hints = %v", labels)
 	}
 }
 
@@ -450,8 +457,8 @@ func TestHuggingFaceTokenNeverShown(t *testing.T) {
 
 // lastText is the newest chat entry's text ("" for an empty chat).
 func lastText(m *Model) string {
-	if l := m.chat.last(); l != nil {
-		return l.text
+	if l := m.chat.Last(); l != nil {
+		return l.Text
 	}
 	return ""
 }

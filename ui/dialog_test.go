@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/dialog"
 )
 
 // TestDialogsFitShortTerminals opens every kind of dialog on terminals from
@@ -24,28 +26,31 @@ func TestDialogsFitShortTerminals(t *testing.T) {
 	if err := json.Unmarshal([]byte(fullTurnPlan(env.image)), &plan); err != nil {
 		t.Fatal(err)
 	}
-	var items []listItem
+	var items []dialog.Item
 	for i := range 14 {
-		items = append(items, listItem{label: fmt.Sprintf("session %d", i), detail: "2026-03-14 15:09 · 3 turns"})
+		items = append(items, dialog.Item{Label: fmt.Sprintf("session %d", i), Detail: "2026-03-14 15:09 · 3 turns"})
 	}
-	dialogs := map[string]func() dialog{
-		"help": func() dialog { return newHelpDialog(m) },
-		"list": func() dialog {
-			return &listDialog{title: "Sessions", items: items, choose: func(*Model, int) tea.Cmd { return nil }}
+	review := func() *dialog.Review {
+		return dialog.NewReview(m.keys, &m.st, plan, editorCommand(m.opts.Getenv), m.now)
+	}
+	dialogs := map[string]func() dialog.Dialog{
+		"help": func() dialog.Dialog { return m.helpDialog() },
+		"list": func() dialog.Dialog {
+			return dialog.NewList(m.keys, &m.st, "Sessions", items, "")
 		},
-		"review": func() dialog {
-			return newReviewDialog(reviewRequest{plan: plan, reply: make(chan reviewReply, 1)})
+		"review": func() dialog.Dialog {
+			return review()
 		},
-		"review with an error": func() dialog {
-			d := newReviewDialog(reviewRequest{plan: plan, reply: make(chan reviewReply, 1)})
-			d.err = "the edited plan is not valid JSON: invalid character 'x' looking for beginning of value at line 1, column 1 of the text you edited"
+		"review with an error": func() dialog.Dialog {
+			d := review()
+			d.EditorReturned(dialog.EditorDone{Review: d, Err: errors.New("the edited plan is not valid JSON: invalid character 'x' looking for beginning of value at line 1, column 1 of the text you edited")})
 			return d
 		},
-		"inline editor": func() dialog {
-			d := newReviewDialog(reviewRequest{plan: plan, reply: make(chan reviewReply, 1)})
+		"inline editor": func() dialog.Dialog {
+			d := review()
 			m.dialog = d
-			d.update(m, tea.KeyPressMsg{Code: 'i', Text: "i"})
-			d.err = "the edited plan is not valid JSON: unexpected end of JSON input"
+			d.Update(tea.KeyPressMsg{Code: 'i', Text: "i"})
+			d.EditorReturned(dialog.EditorDone{Review: d, Err: errors.New("the edited plan is not valid JSON: unexpected end of JSON input")})
 			return d
 		},
 	}
@@ -53,9 +58,9 @@ func TestDialogsFitShortTerminals(t *testing.T) {
 		for _, sz := range [][2]int{{20, 8}, {30, 9}, {60, 10}, {80, 11}, {80, 12}, {80, 15}, {80, 24}, {160, 48}} {
 			for _, prompt := range []string{"", "one\ntwo\nthree\nfour\nfive\nsix"} {
 				m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
-				m.input.set(prompt)
+				m.input.Set(prompt)
 				m.dialog = open()
-				what := fmt.Sprintf("%s at %dx%d with a %d-row prompt", name, sz[0], sz[1], m.input.height())
+				what := fmt.Sprintf("%s at %dx%d with a %d-row prompt", name, sz[0], sz[1], m.input.Height())
 				var content string
 				func() {
 					defer func() {
@@ -97,10 +102,10 @@ func TestReviewErrorIsWrapped(t *testing.T) {
 	if err := json.Unmarshal([]byte(fullTurnPlan(env.image)), &plan); err != nil {
 		t.Fatal(err)
 	}
-	d := newReviewDialog(reviewRequest{plan: plan, reply: make(chan reviewReply, 1)})
+	d := dialog.NewReview(m.keys, &m.st, plan, editorCommand(m.opts.Getenv), m.now)
 	m.dialog = d
-	d.update(m, tea.KeyPressMsg{Code: 'i', Text: "i"})
-	d.err = "the edited plan is not valid JSON: invalid character 'x' looking for beginning of value"
+	d.Update(tea.KeyPressMsg{Code: 'i', Text: "i"})
+	d.EditorReturned(dialog.EditorDone{Review: d, Err: errors.New("the edited plan is not valid JSON: invalid character 'x' looking for beginning of value")})
 	// Read the text inside the box, whatever the line breaks.
 	plain := strings.Join(strings.Fields(strings.ReplaceAll(ansi.Strip(m.View().Content), "│", " ")), " ")
 	for _, want := range []string{"looking for", "beginning of value"} {

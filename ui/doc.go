@@ -7,9 +7,31 @@
 //
 //	ui.Run(ctx, ui.Options{Config: cfg, Engine: eng, Constraints: cons, Resume: id})
 //
-// The pipeline runs in a command's goroutine and reaches the model only as
-// messages (pump.go): no state is shared, and Update never waits for I/O.
-// Rendering caches finished messages and renders only what is on screen, so
-// the cost of a frame does not grow with the history (BenchmarkStreamRender).
-// docs/ui.md describes the layout, the keys, the commands and the design.
+// The package is the Model and its glue; the parts it is built from are
+// rooms of their own, each given what it draws and returning what happened:
+//
+//   - ui/theme: the Lip Gloss styles and the remappable key map.
+//   - ui/chat: the messages, the windowed chat view, Markdown with the
+//     streaming block cache, OSC 8 links, inline previews, text fitting.
+//   - ui/turnview: a turn as a reducer over pipeline events, and the Plan,
+//     Models and Execution panes as functions of the turn.
+//   - ui/prompt: the textarea with history, Tab completion, @file and
+//     pasted-path resolution; its Update returns Send or Attached.
+//   - ui/dialog: help, lists and the plan review; their Update returns an
+//     action (Close, Pick, Approve, Reject) and the Model decides what
+//     closing means.
+//
+// Imports point one way: ui imports the rooms; dialog imports turnview and
+// chat, turnview imports chat, and every room imports theme; no room
+// imports ui. ui/media (images, audio) and sessions (session files) are
+// libraries the glue adapts.
+//
+// Update only routes: each message goes to a handler in the file of its
+// concern (turns.go, pump.go, ollama.go, session.go, commands.go, media.go,
+// dialogs.go, …); View only lays the regions out. The pipeline runs in a
+// command's goroutine and reaches the model only as messages (pump.go): no
+// state is shared, and Update never waits for I/O. Rendering caches
+// finished messages and renders only what is on screen, so the cost of a
+// frame does not grow with the history (BenchmarkStreamRender). docs/ui.md
+// describes the layout, the keys, the commands and the design.
 package ui

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
 // Golden frames: the screen as plain text at 80×24 and 160×48, with a
@@ -61,26 +62,26 @@ func TestGoldenFullTurn(t *testing.T) {
 			s.wait("the Ollama check", func(m *Model) bool { return m.ollama.checked })
 			s.typeText("make @" + env.image + " half as big, as a jpeg")
 			s.key(keyEnter)
-			s.wait("the turn to end", func(m *Model) bool { return len(m.turns) == 1 && m.turns[0].done })
+			s.wait("the turn to end", func(m *Model) bool { return len(m.turns) == 1 && m.turns[0].Done })
 			m := s.finish()
 
 			tr := m.turns[0]
-			if tr.err != nil {
-				t.Fatalf("turn failed: %v", tr.err)
+			if tr.Err != nil {
+				t.Fatalf("turn failed: %v", tr.Err)
 			}
-			if len(tr.attachments) != 1 || tr.attachments[0] != env.image {
-				t.Errorf("attachments = %v, want [%s]", tr.attachments, env.image)
+			if len(tr.Attachments) != 1 || tr.Attachments[0] != env.image {
+				t.Errorf("attachments = %v, want [%s]", tr.Attachments, env.image)
 			}
-			if !strings.Contains(tr.request, env.image) || strings.Contains(tr.request, "@") {
-				t.Errorf("the request should carry the path without the @: %q", tr.request)
+			if !strings.Contains(tr.Request, env.image) || strings.Contains(tr.Request, "@") {
+				t.Errorf("the request should carry the path without the @: %q", tr.Request)
 			}
-			if len(tr.tasks) != 2 || tr.tasks[0].status != taskDone || tr.tasks[1].status != taskDone {
-				t.Fatalf("both tasks should be done: %+v", tr.tasks)
+			if len(tr.Tasks) != 2 || tr.Tasks[0].Status != turnview.TaskDone || tr.Tasks[1].Status != turnview.TaskDone {
+				t.Fatalf("both tasks should be done: %+v", tr.Tasks)
 			}
-			if tr.tasks[1].choice == nil || tr.tasks[1].choice.Model != "chorus/convert" {
-				t.Errorf("task 2 model choice = %+v", tr.tasks[1].choice)
+			if tr.Tasks[1].Choice == nil || tr.Tasks[1].Choice.Model != "chorus/convert" {
+				t.Errorf("task 2 model choice = %+v", tr.Tasks[1].Choice)
 			}
-			files := tr.files()
+			files := tr.Files()
 			if len(files) != 2 {
 				t.Fatalf("files = %v, want the resized PNG and the JPEG", files)
 			}
@@ -92,14 +93,14 @@ func TestGoldenFullTurn(t *testing.T) {
 			if !strings.HasSuffix(files[1], ".jpg") && !strings.HasSuffix(files[1], ".jpeg") {
 				t.Errorf("task 2 should make a JPEG: %s", files[1])
 			}
-			ans := tr.answer.text
+			ans := tr.Answer
 			if !strings.HasPrefix(ans, "## Done") || !strings.Contains(ans, "**Workflow**") || !strings.Contains(ans, files[1]) {
 				t.Errorf("answer should be the streamed text plus the workflow section naming the files:\n%s", ans)
 			}
-			if !tr.answer.final || strings.Join(tr.answer.files, ",") != strings.Join(files, ",") {
-				t.Errorf("answer message files = %v, want %v", tr.answer.files, files)
+			if !tr.entry.Final || strings.Join(tr.entry.Files, ",") != strings.Join(files, ",") {
+				t.Errorf("answer message files = %v, want %v", tr.entry.Files, files)
 			}
-			rendered := ansiStrip(strings.Join(tr.answer.render(m.renderCtx(78)), "\n"))
+			rendered := ansiStrip(strings.Join(tr.entry.Render(m.renderCtx(78)), "\n"))
 			if !strings.Contains(rendered, "picture to half its size") || strings.Contains(rendered, "**half**") {
 				t.Errorf("the answer should be rendered as Markdown, not shown raw:\n%s", rendered)
 			}
@@ -131,22 +132,22 @@ func TestGoldenCancelledTurn(t *testing.T) {
 	s.typeText("tell me a long story")
 	s.key(keyEnter)
 	s.wait("the answer to stream", func(m *Model) bool {
-		return m.cur != nil && strings.Contains(m.cur.answer.text, "a while")
+		return m.cur != nil && strings.Contains(m.cur.Answer, "a while")
 	})
 	s.key(keyCtrlC)
-	s.wait("the turn to end", func(m *Model) bool { return len(m.turns) == 1 && m.turns[0].done })
+	s.wait("the turn to end", func(m *Model) bool { return len(m.turns) == 1 && m.turns[0].Done })
 	s.typeText("still here?")
-	s.wait("the prompt to take text", func(m *Model) bool { return m.input.value() == "still here?" })
+	s.wait("the prompt to take text", func(m *Model) bool { return m.input.Value() == "still here?" })
 	m := s.finish()
 	tr := m.turns[0]
-	if !tr.canceled || !errorsIsCancel(tr.err) {
-		t.Fatalf("turn should be cancelled, err = %v", tr.err)
+	if !tr.Canceled || !errorsIsCancel(tr.Err) {
+		t.Fatalf("turn should be cancelled, err = %v", tr.Err)
 	}
 	if m.quitting {
 		t.Fatal("Ctrl+C during a turn must not quit")
 	}
-	if !strings.Contains(tr.answer.text, "Let me think about that for a while") || !strings.Contains(tr.answer.text, "Cancelled") {
-		t.Errorf("the partial answer should stay, marked cancelled: %q", tr.answer.text)
+	if !strings.Contains(tr.Answer, "Let me think about that for a while") || !strings.Contains(tr.Answer, "Cancelled") {
+		t.Errorf("the partial answer should stay, marked cancelled: %q", tr.Answer)
 	}
 	golden.RequireEqual(t, frame(m))
 }
@@ -165,9 +166,9 @@ func TestGoldenNarrowLayout(t *testing.T) {
 	s.wait("the Ollama check", func(m *Model) bool { return m.ollama.checked })
 	s.typeText("shrink @" + env.image + " to jpeg")
 	s.key(keyEnter)
-	s.wait("the turn to end", func(m *Model) bool { return len(m.turns) == 1 && m.turns[0].done })
+	s.wait("the turn to end", func(m *Model) bool { return len(m.turns) == 1 && m.turns[0].Done })
 	s.key(keyF3) // Execution → Plan
-	s.wait("the Plan tab", func(m *Model) bool { return m.paneTab == panePlan })
+	s.wait("the Plan tab", func(m *Model) bool { return m.panes.tab == turnview.PanePlan })
 	m := s.finish()
 	if m.wide() {
 		t.Fatal("100 columns should use the narrow layout")

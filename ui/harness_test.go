@@ -21,6 +21,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/internal/fakeollama"
@@ -76,18 +77,23 @@ type script struct {
 	once       sync.Once
 }
 
+// planStage tells which stage a controller request serves, from the
+// marker its last message starts with.
+func planStage(req *api.ChatRequest) pipeline.Stage {
+	if len(req.Messages) == 0 {
+		return ""
+	}
+	return pipeline.Stage(pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content))
+}
+
 func (s *script) reply(req *api.ChatRequest) fakeollama.Reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sys := ""
-	if len(req.Messages) > 0 && req.Messages[0].Role == "system" {
-		sys = req.Messages[0].Content
-	}
-	switch {
-	case strings.HasPrefix(sys, "#1 Task Planning"):
+	switch planStage(req) {
+	case pipeline.StagePlanning:
 		return fakeollama.Reply{Content: s.plan}
-	case strings.HasPrefix(sys, "#2 Model Selection"):
-		return fakeollama.Reply{Content: `{"id": "", "reason": "unused"}`}
+	case pipeline.StageSelection:
+		return fakeollama.Reply{Content: `{"choices": []}`}
 	}
 	if s.responding != nil {
 		s.once.Do(func() { close(s.responding) })
@@ -123,7 +129,7 @@ func newTestEnvVia(t testing.TB, via func(url string) string) *testEnv {
 	if via != nil {
 		host = via(srv.URL)
 	}
-	ctl, err := pipeline.NewController(host, "qwen3:8b", pipeline.ControllerOptions{Timeout: guard})
+	ctl, err := controller.New(host, "qwen3:8b", controller.Options{Timeout: guard})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +267,7 @@ func (s *tsession) snapshot() string {
 	var f string
 	ch := s.p.when(func(m *Model) bool {
 		if f == "" {
-			f = frame(m) + "\nnotice: " + m.notice
+			f = frame(m) + "\nnotice: " + m.notice.text
 		}
 		return true
 	})

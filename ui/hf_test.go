@@ -11,6 +11,7 @@ import (
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
 // A turn whose task runs on the Hugging Face Inference API (the fake, with
@@ -42,24 +43,24 @@ func TestHuggingFaceTurnShowsLoading(t *testing.T) {
 	m := s.finish()
 
 	tr := m.turns[0]
-	if tr.err != nil || len(tr.tasks) != 1 {
-		t.Fatalf("turn: err=%v tasks=%d", tr.err, len(tr.tasks))
+	if tr.Err != nil || len(tr.Tasks) != 1 {
+		t.Fatalf("turn: err=%v tasks=%d", tr.Err, len(tr.Tasks))
 	}
-	ts := tr.tasks[0]
-	if ts.status != taskDone || ts.endpoint != "huggingface" || !strings.HasPrefix(ts.model, "Salesforce/blip-image-captioning") {
+	ts := tr.Tasks[0]
+	if ts.Status != turnview.TaskDone || ts.Endpoint != "huggingface" || !strings.HasPrefix(ts.Model, "Salesforce/blip-image-captioning") {
 		t.Fatalf("task = %+v", ts)
 	}
 	var logged bool
-	for _, l := range ts.log {
-		if strings.Contains(l.text, "is loading") {
+	for _, l := range ts.Log {
+		if strings.Contains(l.Text, "is loading") {
 			logged = true
 		}
 	}
 	if !logged {
-		t.Errorf("the loading wait should be in the execution log: %+v", ts.log)
+		t.Errorf("the loading wait should be in the execution log: %+v", ts.Log)
 	}
-	if ts.choice == nil || len(ts.choice.Candidates) < 2 {
-		t.Errorf("the models pane should list the candidates: %+v", ts.choice)
+	if ts.Choice == nil || len(ts.Choice.Candidates) < 2 {
+		t.Errorf("the models pane should list the candidates: %+v", ts.Choice)
 	}
 	f := frame(m)
 	for _, want := range []string{"HF token ✓", "hybrid", "is loading", "image-to-text → Salesforce/blip-image-captioning"} {

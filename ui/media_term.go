@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/ui/media"
 )
 
@@ -106,3 +107,21 @@ func (m *Model) viewImage(path string) tea.Cmd {
 
 // viewerDone reports the end of the image viewer.
 type viewerDone struct{ err error }
+
+// viewLastImage shows the newest image of the chat full screen.
+func (m *Model) viewLastImage() tea.Cmd {
+	p := m.chat.LastFile(skills.Image)
+	if p == "" {
+		m.flash("no image in this chat yet", true)
+		return nil
+	}
+	return m.viewImage(p)
+}
+
+// onViewerDone reports an image the viewer could not show.
+func (m *Model) onViewerDone(msg viewerDone) tea.Cmd {
+	if msg.err != nil {
+		m.flash("cannot show the image: "+msg.err.Error(), true)
+	}
+	return nil
+}

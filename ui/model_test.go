@@ -18,8 +18,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/pipeline"
-	"github.com/chorusai/chorus/ui/sessions"
+	"github.com/chorusai/chorus/sessions"
+	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/theme"
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
 func (s *tsession) submit(text string) {
@@ -33,11 +37,11 @@ func (s *tsession) ready() {
 }
 
 func turnsDone(n int) func(*Model) bool {
-	return func(m *Model) bool { return len(m.turns) == n && m.turns[n-1].done }
+	return func(m *Model) bool { return len(m.turns) == n && m.turns[n-1].Done }
 }
 
 // chatText is every message's source.
-func chatText(m *Model) string { return m.chat.text() }
+func chatText(m *Model) string { return m.chat.Text() }
 
 func TestOllamaUnreachableExplainsAndRetries(t *testing.T) {
 	env := newTestEnv(t)
@@ -60,35 +64,35 @@ func TestOllamaUnreachableExplainsAndRetries(t *testing.T) {
 		}
 	}
 	// The next failed check says nothing new.
-	n := len(m.chat.msgs)
+	n := len(m.chat.Messages())
 	m.onOllama(om)
-	if len(m.chat.msgs) != n {
+	if len(m.chat.Messages()) != n {
 		t.Error("each retry repeated the notice")
 	}
 	if !strings.Contains(ansi.Strip(m.statusLine(fixedNow)), "unreachable") {
 		t.Errorf("status bar should say Ollama is unreachable: %q", ansi.Strip(m.statusLine(fixedNow)))
 	}
 	// Ollama comes up: one message, no more retries.
-	up := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: pipeline.Status{Reachable: true, Pulled: true, Version: "0.11.4"}}
+	up := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: controller.Status{Reachable: true, Pulled: true, Version: "0.11.4"}}
 	if cmd := m.onOllama(up); cmd != nil {
 		t.Error("no retries once Ollama is up with the model")
 	}
 	if stale := (ollamaMsg{gen: m.ollamaGen - 1, model: "qwen3:8b"}); m.onOllama(stale) != nil {
 		t.Error("a superseded check must not start retries")
 	}
-	if !strings.Contains(m.chat.last().text, "reachable now") {
-		t.Errorf("want a recovery note, got %q", m.chat.last().text)
+	if !strings.Contains(m.chat.Last().Text, "reachable now") {
+		t.Errorf("want a recovery note, got %q", m.chat.Last().Text)
 	}
 	// The model missing says how to pull it.
-	down := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: pipeline.Status{Reachable: true, Version: "0.11.4", Err: errors.New("model not found")}}
-	if m.onOllama(down) == nil || !strings.Contains(m.chat.last().text, "/pull qwen3:8b") {
-		t.Errorf("a missing model should be explained with /pull: %q", m.chat.last().text)
+	down := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: controller.Status{Reachable: true, Version: "0.11.4", Err: errors.New("model not found")}}
+	if m.onOllama(down) == nil || !strings.Contains(m.chat.Last().Text, "/pull qwen3:8b") {
+		t.Errorf("a missing model should be explained with /pull: %q", m.chat.Last().Text)
 	}
 	// The version is best-effort: without it the sentence still reads.
 	m.ollama.announced = ""
-	noVersion := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: pipeline.Status{Reachable: true}}
+	noVersion := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: controller.Status{Reachable: true}}
 	m.onOllama(noVersion)
-	if got := m.chat.last().text; !strings.HasPrefix(got, "**Ollama is up") {
+	if got := m.chat.Last().Text; !strings.HasPrefix(got, "**Ollama is up") {
 		t.Errorf("without a version: %q", got)
 	}
 }
@@ -103,9 +107,9 @@ func TestTurnWithOllamaDownKeepsTheApp(t *testing.T) {
 	s.submit("/help")
 	s.wait("the help dialog", func(m *Model) bool { return m.dialog != nil })
 	m := s.finish()
-	var ce *pipeline.ControllerError
-	if !errors.As(m.turns[0].err, &ce) || !errors.Is(ce, pipeline.ErrOllamaUnreachable) {
-		t.Fatalf("turn error = %v, want an unreachable controller", m.turns[0].err)
+	var ce *controller.Error
+	if !errors.As(m.turns[0].Err, &ce) || !errors.Is(ce, controller.ErrOllamaUnreachable) {
+		t.Fatalf("turn error = %v, want an unreachable controller", m.turns[0].Err)
 	}
 	if !strings.Contains(chatText(m), "ollama serve") {
 		t.Errorf("the chat should say how to start Ollama:\n%s", chatText(m))
@@ -121,13 +125,13 @@ func TestHistoryRecallAndCtrlC(t *testing.T) {
 	s.submit("second question")
 	s.wait("turn 2", turnsDone(2))
 	s.key(keyUp)
-	s.wait("recall of the last prompt", func(m *Model) bool { return m.input.value() == "second question" })
+	s.wait("recall of the last prompt", func(m *Model) bool { return m.input.Value() == "second question" })
 	s.key(keyUp)
-	s.wait("recall of the one before", func(m *Model) bool { return m.input.value() == "first question" })
+	s.wait("recall of the one before", func(m *Model) bool { return m.input.Value() == "first question" })
 	s.key(tea.KeyPressMsg{Code: tea.KeyDown})
-	s.wait("forward again", func(m *Model) bool { return m.input.value() == "second question" })
+	s.wait("forward again", func(m *Model) bool { return m.input.Value() == "second question" })
 	s.key(keyCtrlC) // clears the prompt, does not quit
-	s.wait("a cleared prompt", func(m *Model) bool { return m.input.empty() })
+	s.wait("a cleared prompt", func(m *Model) bool { return m.input.Empty() })
 	s.key(keyCtrlC) // empty and idle: quit
 	m := s.tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*probe).Model
 	m.saves.Wait()
@@ -156,15 +160,15 @@ func TestAttachmentErrorsKeepThePrompt(t *testing.T) {
 	s := startSession(t, env.model(t), 100, 30)
 	s.ready()
 	s.submit("describe @./no/such/file.png please")
-	s.wait("the notice", func(m *Model) bool { return m.notice != "" })
+	s.wait("the notice", func(m *Model) bool { return m.notice.text != "" })
 	m := s.finish()
 	if len(m.turns) != 0 {
 		t.Fatal("a request naming a missing file must not be sent")
 	}
-	if !strings.Contains(m.notice, "cannot attach @./no/such/file.png") || !m.noticeBad {
-		t.Errorf("notice = %q", m.notice)
+	if !strings.Contains(m.notice.text, "cannot attach @./no/such/file.png") || !m.notice.bad {
+		t.Errorf("notice = %q", m.notice.text)
 	}
-	if !strings.Contains(m.input.value(), "no/such/file.png") {
+	if !strings.Contains(m.input.Value(), "no/such/file.png") {
 		t.Error("the prompt should keep the text so it can be fixed")
 	}
 }
@@ -176,11 +180,11 @@ func TestPastedPathAttaches(t *testing.T) {
 	s.ready()
 	s.typeText("what is this? ")
 	s.tm.Send(tea.PasteMsg{Content: "'" + env.image + "'\n"})
-	s.wait("the attachment in the prompt", func(m *Model) bool { return strings.Contains(m.input.value(), "@"+env.image) })
+	s.wait("the attachment in the prompt", func(m *Model) bool { return strings.Contains(m.input.Value(), "@"+env.image) })
 	s.key(keyEnter)
 	s.wait("the turn", turnsDone(1))
 	m := s.finish()
-	if got := m.turns[0].attachments; len(got) != 1 || got[0] != env.image {
+	if got := m.turns[0].Attachments; len(got) != 1 || got[0] != env.image {
 		t.Fatalf("attachments = %v", got)
 	}
 	// The planner saw the attachment.
@@ -198,14 +202,14 @@ func TestCopyUsesOSC52(t *testing.T) {
 	s.submit("say something")
 	s.wait("the turn", turnsDone(1))
 	s.key(tea.KeyPressMsg{Code: 'y', Mod: tea.ModCtrl})
-	s.wait("the copy notice", func(m *Model) bool { return strings.Contains(m.notice, "copied") })
+	s.wait("the copy notice", func(m *Model) bool { return strings.Contains(m.notice.text, "copied") })
 	// The terminal gets the answer's source in an OSC 52 sequence.
 	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte("Copy me, please."))
 	teatest.WaitFor(t, s.tm.Output(), func(b []byte) bool { return strings.Contains(string(b), want) },
 		teatest.WithDuration(guard), teatest.WithCheckInterval(10*time.Millisecond))
 	m := s.finish()
-	if m.lastAnswer().text != "Copy me, please." {
-		t.Errorf("last answer = %q", m.lastAnswer().text)
+	if m.chat.LastAnswer().Text != "Copy me, please." {
+		t.Errorf("last answer = %q", m.chat.LastAnswer().Text)
 	}
 }
 
@@ -220,20 +224,13 @@ func TestCopyPickerOffersCodeBlocksAndPaths(t *testing.T) {
 	s.key(tea.KeyPressMsg{Code: 'y', Mod: tea.ModAlt})
 	s.wait("the picker", func(m *Model) bool { return m.dialog != nil })
 	s.key(tea.KeyPressMsg{Code: '2', Text: "2"}) // the first code block
-	s.wait("the copy", func(m *Model) bool { return strings.Contains(m.notice, "copied code block 1") })
+	s.wait("the copy", func(m *Model) bool { return strings.Contains(m.notice.text, "copied code block 1") })
 	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte("file out.jpg"))
 	teatest.WaitFor(t, s.tm.Output(), func(b []byte) bool { return strings.Contains(string(b), want) },
 		teatest.WithDuration(guard), teatest.WithCheckInterval(10*time.Millisecond))
 	m := s.finish()
-	if len(m.turns[0].files()) != 2 {
+	if len(m.turns[0].Files()) != 2 {
 		t.Fatal("expected two generated files")
-	}
-}
-
-func TestCodeBlocks(t *testing.T) {
-	got := codeBlocks("x\n```go\nfunc a() {}\n```\ntext\n~~~\nraw\n~~~\n```unterminated\nno")
-	if len(got) != 2 || got[0].lang != "go" || got[0].code != "func a() {}" || got[1].code != "raw" {
-		t.Fatalf("codeBlocks = %+v", got)
 	}
 }
 
@@ -270,7 +267,7 @@ func TestLayoutFitsEverySize(t *testing.T) {
 	for _, sz := range [][2]int{{20, 8}, {40, 12}, {80, 24}, {100, 30}, {119, 40}, {120, 40}, {160, 48}, {250, 70}} {
 		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 		for _, panes := range []bool{true, false} {
-			m.panesShown = panes
+			m.panes.shown = panes
 			lines := strings.Split(m.View().Content, "\n")
 			if len(lines) != m.height {
 				t.Errorf("%dx%d panes=%v: %d lines", sz[0], sz[1], panes, len(lines))
@@ -294,14 +291,14 @@ func TestFileLinksAreOSC8(t *testing.T) {
 	s.wait("the turn", turnsDone(1))
 	m := s.finish()
 	v := m.View().Content
-	for _, f := range m.turns[0].files() {
-		if !strings.Contains(v, "\x1b]8;;"+fileURL(f)) {
+	for _, f := range m.turns[0].Files() {
+		if !strings.Contains(v, "\x1b]8;;"+chat.FileURL(f)) {
 			t.Errorf("no OSC 8 link to %s on screen", f)
 		}
 	}
 	m.links = false
-	for _, cm := range m.chat.msgs {
-		cm.invalidate()
+	for _, cm := range m.chat.Messages() {
+		cm.Invalidate()
 	}
 	if strings.Contains(m.View().Content, "\x1b]8;;file:") {
 		t.Error("links stay off where the terminal cannot show them")
@@ -320,32 +317,11 @@ func TestInlineImagePreview(t *testing.T) {
 	s.ready()
 	s.submit("what is @" + env.image + " ?")
 	s.wait("the preview", func(m *Model) bool {
-		return m.thumbs[thumbKeyFor(env.image, m.chatWidth()-1, m.height)] != ""
+		return m.thumbs[chat.ThumbKeyFor(env.image, m.chatWidth()-1, m.height)] != ""
 	})
 	m = s.finish()
 	if !strings.Contains(ansi.Strip(m.View().Content), "▀") {
 		t.Errorf("the attached image should be previewed with half-blocks:\n%s", frame(m))
-	}
-}
-
-// TestTwoPreviewsDoNotMerge: a turn's two image previews sit side by side
-// where they fit, or one under the other with a blank line between —
-// never flush, where they would read as one picture.
-func TestTwoPreviewsDoNotMerge(t *testing.T) {
-	paths := []string{"/tmp/a.png", "/tmp/b.png"}
-	thumbs := map[thumbKey]string{}
-	for _, w := range []int{40, 9} {
-		thumbs[thumbKeyFor(paths[0], w, 24)] = "AAAA\nAAAA\n"
-		thumbs[thumbKeyFor(paths[1], w, 24)] = "BB\nBB\nBB\n"
-	}
-	rc := renderCtx{thumbs: thumbs, termHeight: 24}
-	got := strings.Join(previews(rc, paths, 40), "|")
-	if want := "  AAAA  BB|  AAAA  BB|        BB"; got != want {
-		t.Errorf("side by side = %q, want %q", got, want)
-	}
-	got = strings.Join(previews(rc, paths, 9), "|")
-	if want := "  AAAA|  AAAA||  BB|  BB|  BB"; got != want {
-		t.Errorf("stacked = %q, want %q", got, want)
 	}
 }
 
@@ -365,7 +341,7 @@ func TestExportWritesTranscript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range append([]string{"convert " + env.image, "Converted."}, m.turns[0].files()...) {
+	for _, want := range append([]string{"convert " + env.image, "Converted."}, m.turns[0].Files()...) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("transcript lacks %q", want)
 		}
@@ -387,7 +363,7 @@ func TestSessionReopensAndContinues(t *testing.T) {
 	m1 = s.finish()
 	m1.shutdown() // what Run does on the way out: the session is saved
 	id := m1.session.meta.ID
-	made := m1.turns[0].files()
+	made := m1.turns[0].Files()
 
 	env.script.plan = `{"tasks": []}`
 	env.script.answer = "It is the JPEG from before."
@@ -408,8 +384,11 @@ func TestSessionReopensAndContinues(t *testing.T) {
 	reqs := env.ollama.ChatRequests()
 	var planPrompt string
 	for _, r := range reqs {
-		if strings.HasPrefix(r.Messages[0].Content, "#1 Task Planning") {
-			planPrompt = r.Messages[len(r.Messages)-1].Content
+		if planStage(&r) == pipeline.StagePlanning {
+			planPrompt = ""
+			for _, m := range r.Messages { // the chat log precedes the request
+				planPrompt += m.Content + "\n"
+			}
 		}
 	}
 	for _, f := range made {
@@ -427,8 +406,8 @@ func TestSessionReopensAndContinues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc := paneCtx{st: &m3.st, turn: m3.lastTurn(), now: fixedNow, width: 60}
-	if got := ansi.Strip(strings.Join(planLines(pc), "\n")); !strings.Contains(got, "No expert tasks") {
+	pc := turnview.RenderContext{Styles: &m3.st, Turn: m3.lastTurnView(), Now: fixedNow, Width: 60}
+	if got := ansi.Strip(strings.Join(turnview.PlanLines(pc), "\n")); !strings.Contains(got, "No expert tasks") {
 		t.Errorf("the reopened turn's Plan pane = %q, want the controller answering directly", got)
 	}
 }
@@ -443,7 +422,7 @@ func TestResumeLatestWithNothingSaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := m.chat.last(); last == nil || last.role != roleSystem || !strings.Contains(last.text, "No saved session to resume yet") {
+	if last := m.chat.Last(); last == nil || last.Role != chat.RoleSystem || !strings.Contains(last.Text, "No saved session to resume yet") {
 		t.Errorf("resuming with nothing saved should say a new chat starts, got %+v", last)
 	}
 	opts.Resume = "20260314-150926-000-deadbeef"
@@ -451,7 +430,7 @@ func TestResumeLatestWithNothingSaved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := m.chat.last(); last == nil || last.role != roleError || !strings.Contains(last.text, "not found") {
+	if last := m.chat.Last(); last == nil || last.Role != chat.RoleError || !strings.Contains(last.Text, "not found") {
 		t.Errorf("resuming a session that does not exist is an error, got %+v", last)
 	}
 }
@@ -461,7 +440,7 @@ func TestResumeLatestWithNothingSaved(t *testing.T) {
 // planning has none. Files from before the planned flag tell it by their
 // finished answer.
 func TestReopenedTurnsKnowWhetherTheyWerePlanned(t *testing.T) {
-	st := newStyles()
+	st := theme.NewStyles()
 	for _, c := range []struct {
 		name string
 		rec  sessions.Turn
@@ -473,7 +452,7 @@ func TestReopenedTurnsKnowWhetherTheyWerePlanned(t *testing.T) {
 		{"cancelled while planning", sessions.Turn{Request: "hi", Cancelled: true}, "No plan"},
 	} {
 		tr := turnFromRecord(1, c.rec, "qwen3:8b")
-		got := ansi.Strip(strings.Join(planLines(paneCtx{st: &st, turn: tr, now: fixedNow, width: 60}), "\n"))
+		got := ansi.Strip(strings.Join(turnview.PlanLines(turnview.RenderContext{Styles: &st, Turn: tr.Turn, Now: fixedNow, Width: 60}), "\n"))
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%s: Plan pane = %q, want %q", c.name, got, c.want)
 		}
@@ -571,7 +550,7 @@ func TestQuitDuringTurnSavesIt(t *testing.T) {
 	s := startSession(t, env.model(t), 100, 30)
 	s.ready()
 	s.submit("long one")
-	s.wait("streaming", func(m *Model) bool { return m.cur != nil && strings.Contains(m.cur.answer.text, "partial") })
+	s.wait("streaming", func(m *Model) bool { return m.cur != nil && strings.Contains(m.cur.Answer, "partial") })
 	s.submit("/quit")
 	m := s.tm.FinalModel(t, teatest.WithFinalTimeout(guard)).(*probe).Model
 	m.shutdown()
@@ -590,7 +569,7 @@ func TestQuitDuringTurnSavesIt(t *testing.T) {
 func TestOlderSaveNeverLandsLast(t *testing.T) {
 	env := newTestEnv(t)
 	m := env.model(t)
-	m.turns = []*turnState{turnFromRecord(1, sessions.Turn{Request: "first", Answer: "one", Planned: true}, "qwen3:8b")}
+	m.turns = []*turn{turnFromRecord(1, sessions.Turn{Request: "first", Answer: "one", Planned: true}, "qwen3:8b")}
 	older := m.saveAsync()
 	m.session.meta.Title = "Renamed"
 	m.turns = append(m.turns, turnFromRecord(2, sessions.Turn{Request: "second", Answer: "two", Planned: true}, "qwen3:8b"))
@@ -607,16 +586,5 @@ func TestOlderSaveNeverLandsLast(t *testing.T) {
 	}
 	if saved.Title != "Renamed" || len(saved.Turns) != 2 {
 		t.Errorf("on disk: title %q, %d turns; want the newer snapshot (Renamed, 2 turns)", saved.Title, len(saved.Turns))
-	}
-}
-
-func TestCountReadsAsEnglish(t *testing.T) {
-	for _, c := range []struct {
-		n    int
-		want string
-	}{{0, "0 turns"}, {1, "1 turn"}, {2, "2 turns"}} {
-		if got := count(c.n, "turn"); got != c.want {
-			t.Errorf("count(%d) = %q, want %q", c.n, got, c.want)
-		}
 	}
 }

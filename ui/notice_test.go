@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/ui/chat"
 )
 
 // TestProgressNoticesEndWithTheirActivity: "cancelling the turn…" and
@@ -26,7 +27,7 @@ func TestProgressNoticesEndWithTheirActivity(t *testing.T) {
 
 	s.submit("tell me a long story")
 	s.wait("the answer to stream", func(m *Model) bool {
-		return m.cur != nil && strings.Contains(m.cur.answer.text, "a while")
+		return m.cur != nil && strings.Contains(m.cur.Answer, "a while")
 	})
 	s.key(keyCtrlC)
 	s.wait("the cancelled turn", turnsDone(1))
@@ -59,17 +60,17 @@ func TestUnrelatedNoticeOutlivesTheTurn(t *testing.T) {
 	m.flashWhile("cancelling the turn…", turnActivity)
 	m.flash("copied the last answer", false)
 	m.ended(turnActivity)
-	if m.notice != "copied the last answer" {
-		t.Errorf("notice = %q, want the copy notice kept", m.notice)
+	if m.notice.text != "copied the last answer" {
+		t.Errorf("notice = %q, want the copy notice kept", m.notice.text)
 	}
 	m.flashWhile("cancelling the turn…", turnActivity)
 	m.ended(pullActivity)
-	if m.notice == "" {
+	if m.notice.text == "" {
 		t.Error("the end of a pull must not clear a notice about the turn")
 	}
 	m.ended(turnActivity)
-	if m.notice != "" {
-		t.Errorf("notice = %q, want it cleared with the turn", m.notice)
+	if m.notice.text != "" {
+		t.Errorf("notice = %q, want it cleared with the turn", m.notice.text)
 	}
 }
 
@@ -82,17 +83,17 @@ func TestLongErrorsReachTheChatInFull(t *testing.T) {
 	s.ready()
 	missing := "./pictures/holiday/2025/the-one-with-the-fox.png"
 	s.submit("look at @" + missing)
-	s.wait("the refusal", func(m *Model) bool { return m.notice != "" && !m.submitting })
+	s.wait("the refusal", func(m *Model) bool { return m.notice.text != "" && !m.submitting })
 	s.key(keyCtrlC) // the refused prompt is kept: clear it
 	s.submit("/constrain bogus=1")
-	s.wait("the second refusal", func(m *Model) bool { return strings.Contains(m.notice, "bogus") })
+	s.wait("the second refusal", func(m *Model) bool { return strings.Contains(m.notice.text, "bogus") })
 	s.submit("/nosuchcommand")
-	s.wait("the short refusal", func(m *Model) bool { return strings.Contains(m.notice, "unknown command") })
+	s.wait("the short refusal", func(m *Model) bool { return strings.Contains(m.notice.text, "unknown command") })
 	m := s.finish()
 	var errs []string
-	for _, cm := range m.chat.msgs {
-		if cm.role == roleError {
-			errs = append(errs, cm.text)
+	for _, cm := range m.chat.Messages() {
+		if cm.Role == chat.RoleError {
+			errs = append(errs, cm.Text)
 		}
 	}
 	if len(errs) != 2 {
@@ -139,12 +140,12 @@ func TestDoubleCtrlCCancelsWithoutQuitting(t *testing.T) {
 	s.ready()
 	s.submit("tell me a long story")
 	s.wait("the answer to stream", func(m *Model) bool {
-		return m.cur != nil && strings.Contains(m.cur.answer.text, "a while")
+		return m.cur != nil && strings.Contains(m.cur.Answer, "a while")
 	})
 	s.key(keyCtrlC)
 	s.wait("the cancelled turn", turnsDone(1))
 	s.key(keyCtrlC)
-	s.wait("the warning", func(m *Model) bool { return strings.Contains(m.notice, "again quits") })
+	s.wait("the warning", func(m *Model) bool { return strings.Contains(m.notice.text, "again quits") })
 	if f := s.snapshot(); !strings.Contains(f, "ctrl+c again quits") {
 		t.Errorf("the hint line should say the next ctrl+c quits:\n%s", f)
 	}

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/ollama/ollama/api"
 
-	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 // ollamaRetryEvery is how often an unreachable Ollama is asked again.
@@ -31,7 +31,7 @@ type ollamaState struct {
 type ollamaMsg struct {
 	gen    int
 	model  string
-	status pipeline.Status
+	status controller.Status
 	// afterTurn marks the check that follows a failed turn: the turn's
 	// error has already told the user what is wrong, so the check updates
 	// the status bar and starts the retries without saying it again.
@@ -98,7 +98,7 @@ func (m *Model) onOllama(msg ollamaMsg) tea.Cmd {
 	case !st.Pulled:
 		key = "nomodel"
 		detail := ""
-		if st.Err != nil && !errors.Is(st.Err, pipeline.ErrModelNotPulled) {
+		if st.Err != nil && !errors.Is(st.Err, controller.ErrModelNotPulled) {
 			detail = " (" + st.Err.Error() + ")"
 		}
 		say = fmt.Sprintf("**%s is up, but the controller model `%s` is not pulled**%s. Run `/pull %s` (or `ollama pull %s`), or pick a pulled model with `/model`.",
@@ -146,7 +146,7 @@ type pullState struct {
 }
 
 // pullProgressMsg and pullDoneMsg come from the pull goroutine via a pump.
-type pullProgressMsg struct{ p api.ProgressResponse }
+type pullProgressMsg struct{ p controller.PullProgress }
 
 type pullDoneMsg struct {
 	model string
@@ -156,7 +156,7 @@ type pullDoneMsg struct {
 // startPull pulls model in the background, streaming progress.
 func (m *Model) startPull(model string) tea.Cmd {
 	if m.pull != nil {
-		m.flash("a pull of "+m.pull.model+" is running — wait for it, or "+m.keys.Label(ActCancel)+" to stop it", true)
+		m.flash("a pull of "+m.pull.model+" is running — wait for it, or "+m.keys.Label(theme.ActCancel)+" to stop it", true)
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -164,7 +164,7 @@ func (m *Model) startPull(model string) tea.Cmd {
 	m.pull = &pullState{model: model, status: "starting", cancel: cancel, p: p}
 	ctl := m.eng.Controller()
 	run := func() tea.Msg {
-		err := ctl.Pull(ctx, model, func(pr api.ProgressResponse) { p.push(pullProgressMsg{pr}) })
+		err := ctl.Pull(ctx, model, func(pr controller.PullProgress) { p.push(pullProgressMsg{pr}) })
 		p.push(pullDoneMsg{model: model, err: err})
 		return nil
 	}

@@ -1,474 +1,62 @@
 package ui
 
 import (
-	"fmt"
-	"regexp"
-	"slices"
-	"sort"
-	"strings"
-	"time"
-
-	"github.com/charmbracelet/x/ansi"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
-// paneKind names the three live panes.
-type paneKind int
-
-const (
-	panePlan paneKind = iota
-	paneModels
-	paneExec
-	numPanes
-)
-
-func (p paneKind) title() string {
-	return [...]string{"Plan", "Models", "Execution"}[p]
+// panes is what the user chose about the Plan, Models and Execution panes:
+// whether they show, the tab of the narrow layout, and how far they are
+// scrolled. turnview draws them.
+type panes struct {
+	shown bool
+	tab   turnview.Pane
+	// pinned is set when the user picked a tab during this turn, so the
+	// stage no longer switches it.
+	pinned bool
+	scroll int
 }
 
-// spinnerFrames animate running tasks; the frame comes from the clock so
-// every pane shows the same one and tests with a fixed clock are stable.
-var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
-
-func spinnerAt(now time.Time) string {
-	return spinnerFrames[int(now.UnixMilli()/100)%len(spinnerFrames)]
+// newTurn shows a new turn from its plan (unless the user picked a tab
+// during the last one), scrolled to the end.
+func (p *panes) newTurn() {
+	if !p.pinned {
+		p.tab = turnview.PanePlan
+	}
+	p.pinned, p.scroll = false, 0
 }
 
-// paneCtx is what pane rendering needs.
-type paneCtx struct {
-	st    *styles
-	turn  *turnState
-	now   time.Time
-	width int
-	links bool
+// follow shows the pane of the stage that began, unless a tab is pinned.
+func (p *panes) follow(stage pipeline.Stage) {
+	if p.pinned {
+		return
+	}
+	switch stage {
+	case pipeline.StagePlanning:
+		p.tab = turnview.PanePlan
+	case pipeline.StageSelection:
+		p.tab = turnview.PaneModels
+	case pipeline.StageExecution, pipeline.StageResponse:
+		p.tab = turnview.PaneExec
+	}
 }
 
-func (pc paneCtx) glyph(s taskStatus) string {
-	st := pc.st
-	switch s {
-	case taskRunning:
-		return st.run.Render(spinnerAt(pc.now))
-	case taskDone:
-		return st.ok.Render("✓")
-	case taskFailed:
-		return st.fail.Render("✗")
-	case taskSkipped:
-		return st.skipped.Render("⊘")
-	}
-	return st.pending.Render("·")
+// togglePanes hides or shows the panes.
+func (m *Model) togglePanes() tea.Cmd {
+	m.panes.shown = !m.panes.shown
+	m.layout()
+	return m.requestThumbs()
 }
 
-// fit truncates every line to the pane width.
-func fit(lines []string, w int) []string {
-	for i, l := range lines {
-		if ansi.StringWidth(l) > w {
-			lines[i] = ansi.Truncate(l, w, "…")
-		}
+// nextPane picks the next tab and pins it; hidden panes show again.
+func (m *Model) nextPane() tea.Cmd {
+	m.panes.tab = (m.panes.tab + 1) % turnview.NumPanes
+	m.panes.pinned, m.panes.scroll = true, 0
+	if !m.panes.shown {
+		m.panes.shown = true
+		m.layout()
 	}
-	return lines
-}
-
-// wrapIndent wraps text to w columns with every line indented by pad.
-func wrapIndent(text string, w int, pad string, style func(...string) string) []string {
-	var out []string
-	for _, l := range wrapPlain(text, max(w-ansi.StringWidth(pad), 8)) {
-		out = append(out, pad+style(l))
-	}
-	return out
-}
-
-// planLines renders the task graph as a tree: each task hangs under the
-// last task it depends on and names its other dependencies; arguments that
-// take another task's output show as →#N.
-func planLines(pc paneCtx) []string {
-	st, t := pc.st, pc.turn
-	if t == nil {
-		return []string{st.dim.Render("No plan yet — send a request.")}
-	}
-	if t.plan == nil {
-		if t.done {
-			return []string{st.dim.Render("No plan: the turn ended before planning finished.")}
-		}
-		return []string{st.run.Render(spinnerAt(pc.now)) + " planning…"}
-	}
-	var out []string
-	if len(t.tasks) == 0 {
-		out = append(out, st.dim.Render("No expert tasks — the controller answers directly."))
-	}
-	children := map[int][]*taskState{}
-	var roots []*taskState
-	ids := map[int]bool{}
-	for _, ts := range t.tasks {
-		ids[ts.task.ID] = true
-	}
-	for _, ts := range t.tasks {
-		parent := -1
-		for _, d := range ts.task.Dep {
-			if ids[d] && d != ts.task.ID {
-				parent = d
-			}
-		}
-		if parent < 0 {
-			roots = append(roots, ts)
-		} else {
-			children[parent] = append(children[parent], ts)
-		}
-	}
-	seen := map[int]bool{}
-	var walk func(ts *taskState, prefix string, last bool, root bool)
-	walk = func(ts *taskState, prefix string, last bool, root bool) {
-		if seen[ts.task.ID] {
-			return
-		}
-		seen[ts.task.ID] = true
-		branch, next := "", prefix
-		if !root {
-			if last {
-				branch, next = "└─", prefix+"  "
-			} else {
-				branch, next = "├─", prefix+"│ "
-			}
-		}
-		head := st.paneBorder.Render(prefix+branch) + pc.glyph(ts.status) + " " +
-			st.bold.Render(fmt.Sprintf("%d %s", ts.task.ID, ts.task.Task))
-		if extra := otherDeps(ts); extra != "" {
-			head += st.dim.Render(" (also after " + extra + ")")
-		}
-		out = append(out, head)
-		argPad := next
-		if kids := children[ts.task.ID]; len(kids) > 0 {
-			argPad = next + "│ "
-		} else {
-			argPad = next + "  "
-		}
-		for _, a := range argLines(pc, ts.task) {
-			out = append(out, st.paneBorder.Render(argPad)+a)
-		}
-		kids := children[ts.task.ID]
-		for i, k := range kids {
-			walk(k, next, i == len(kids)-1, false)
-		}
-	}
-	for _, r := range roots {
-		walk(r, "", true, true)
-	}
-	for _, ts := range t.tasks { // cycles the validator let through: still show them
-		if !seen[ts.task.ID] {
-			walk(ts, "", true, true)
-		}
-	}
-	if !t.plan.Constraints.IsZero() {
-		out = append(out, st.dim.Render("constraints: "+t.plan.Constraints.String()))
-	}
-	for _, n := range t.plan.Notes {
-		out = append(out, wrapIndent("note: "+n, pc.width, "", st.warn.Render)...)
-	}
-	return fit(out, pc.width)
-}
-
-func otherDeps(ts *taskState) string {
-	if len(ts.task.Dep) < 2 {
-		return ""
-	}
-	var s []string
-	for _, d := range ts.task.Dep[:len(ts.task.Dep)-1] {
-		s = append(s, fmt.Sprintf("#%d", d))
-	}
-	return strings.Join(s, ", ")
-}
-
-// argLines shows a task's arguments, one per line, sorted by name.
-func argLines(pc paneCtx, t pipeline.Task) []string {
-	st := pc.st
-	keys := make([]string, 0, len(t.Args))
-	for k := range t.Args {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var out []string
-	for _, k := range keys {
-		out = append(out, st.dim.Render(k+"=")+argValue(st, t.Args[k]))
-	}
-	return out
-}
-
-// argValue renders an argument: references to other tasks' outputs become
-// →#N, file paths keep their base name, long text is cut.
-func argValue(st *styles, v string) string {
-	if refPattern.MatchString(v) {
-		var b strings.Builder
-		last := 0
-		for _, m := range refPattern.FindAllStringSubmatchIndex(v, -1) {
-			b.WriteString(clipText(v[last:m[0]], 24))
-			b.WriteString(st.ref.Render("→#" + v[m[2]:m[3]]))
-			last = m[1]
-		}
-		b.WriteString(clipText(v[last:], 24))
-		return b.String()
-	}
-	if strings.HasPrefix(v, "/") && !strings.Contains(v, " ") {
-		return v
-	}
-	return fmt.Sprintf("%q", clipText(v, 60))
-}
-
-// refPattern matches "<resource>-N" (and HuggingGPT's "<GENERATED>-N"), as
-// pipeline.Refs does.
-var refPattern = regexp.MustCompile(`<(?i:resource|generated)>-(\d+)`)
-
-func clipText(s string, n int) string {
-	s = strings.Join(strings.Fields(cleanText(s)), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-// modelLines shows, per task, the chosen model, the endpoint kind, why it
-// was chosen, and the other candidates and exclusions.
-func modelLines(pc paneCtx) []string {
-	st, t := pc.st, pc.turn
-	if t == nil || t.plan == nil {
-		return []string{st.dim.Render("No model choices yet.")}
-	}
-	if len(t.tasks) == 0 {
-		return []string{st.dim.Render("No tasks, so no expert models.")}
-	}
-	var out []string
-	waiting := true
-	for _, ts := range t.tasks {
-		c := ts.choice
-		if c == nil {
-			continue
-		}
-		waiting = false
-		name := c.Model
-		switch {
-		case c.Endpoint == pipeline.EndpointController:
-			name = "the controller (" + t.model + ")"
-		case name == "":
-			name = st.fail.Render("no model")
-		}
-		out = append(out, st.bold.Render(fmt.Sprintf("#%d %s", c.ID, c.Task))+" → "+st.accent.Render(name))
-		where := c.Endpoint
-		if where == "" {
-			where = "—"
-		}
-		out = append(out, "   "+st.dim.Render(where+" · "+c.Decided))
-		if c.Reason != "" {
-			out = append(out, wrapIndent(c.Reason, pc.width, "   ", st.faint.Render)...)
-		}
-		var others []string
-		for _, cand := range c.Candidates {
-			if cand.ID != c.Model {
-				others = append(others, cand.ID)
-			}
-		}
-		if len(others) > 0 {
-			out = append(out, wrapIndent("also: "+strings.Join(others, ", "), pc.width, "   ", st.dim.Render)...)
-		}
-		for i, ex := range c.Excluded {
-			if i == 3 {
-				out = append(out, "   "+st.dim.Render(fmt.Sprintf("+%d more excluded (/models %s)", len(c.Excluded)-3, c.Task)))
-				break
-			}
-			out = append(out, wrapIndent("✗ "+ex.ID+": "+ex.Reason, pc.width, "   ", st.dim.Render)...)
-		}
-	}
-	if waiting {
-		if t.done {
-			return []string{st.dim.Render("No model was chosen this turn.")}
-		}
-		return []string{st.run.Render(spinnerAt(pc.now)) + " choosing models…"}
-	}
-	return fit(out, pc.width)
-}
-
-// execLines is the live execution log: per task its status, elapsed time,
-// progress (with a countdown while a model loads), a short result, the
-// files it made as links, and its errors in full.
-func execLines(pc paneCtx) []string {
-	st, t := pc.st, pc.turn
-	if t == nil {
-		return []string{st.dim.Render("Nothing has run yet.")}
-	}
-	var out []string
-	for _, ts := range t.tasks {
-		if ts.status == taskPending && len(ts.log) == 0 {
-			continue
-		}
-		el := ts.elapsed
-		if ts.status == taskRunning {
-			el = pc.now.Sub(ts.started)
-		}
-		head := pc.glyph(ts.status) + " " + st.bold.Render(fmt.Sprintf("#%d %s", ts.task.ID, ts.task.Task)) + " " + st.dim.Render(humanDuration(el))
-		if ts.model != "" {
-			head += st.dim.Render(" " + ts.model)
-		}
-		out = append(out, head)
-		for _, l := range ts.log {
-			style := st.dim.Render
-			if l.err {
-				style = st.fail.Render
-			}
-			out = append(out, wrapIndent(l.text, pc.width, "   ", style)...)
-		}
-		if ts.status == taskRunning && !ts.waitUntil.IsZero() {
-			left := ts.waitUntil.Sub(pc.now).Round(time.Second)
-			if left > 0 {
-				out = append(out, "   "+st.warn.Render(fmt.Sprintf("model loading — %s left", left)))
-			} else {
-				out = append(out, "   "+st.warn.Render("model loading — retrying now"))
-			}
-		}
-		if ts.status == taskDone && ts.result != "" {
-			out = append(out, "   "+st.ok.Render("→ ")+clipText(ts.result, 200))
-		}
-		if n := len(ts.attempts); n > 1 {
-			for _, a := range ts.attempts[:n-1] {
-				if a.Error != "" {
-					out = append(out, wrapIndent("tried "+a.Model+" on "+a.Endpoint+": "+a.Error, pc.width, "   ", st.warn.Render)...)
-				}
-			}
-		}
-		for _, f := range ts.files {
-			out = append(out, fileLine(pc.st, "made", f, pc.width, pc.links))
-		}
-	}
-	for _, e := range t.errors {
-		if e.Fatal && t.canceled {
-			continue
-		}
-		out = append(out, wrapIndent(fmt.Sprintf("%s: %s", e.Stage, e.Message), pc.width, "", st.fail.Render)...)
-	}
-	if len(out) == 0 {
-		switch {
-		case t.done:
-			out = append(out, st.dim.Render("No expert model ran this turn."))
-		case t.stage == pipeline.StageResponse:
-			out = append(out, st.run.Render(spinnerAt(pc.now))+" writing the answer…")
-		default:
-			out = append(out, st.dim.Render("Waiting for the plan…"))
-		}
-	} else if !t.done && t.stage == pipeline.StageResponse {
-		out = append(out, st.run.Render(spinnerAt(pc.now))+" writing the answer…")
-	}
-	return fit(out, pc.width)
-}
-
-// paneLines dispatches on kind.
-func paneLines(pc paneCtx, k paneKind) []string {
-	switch k {
-	case panePlan:
-		return planLines(pc)
-	case paneModels:
-		return modelLines(pc)
-	}
-	return execLines(pc)
-}
-
-// column renders the three panes stacked, for the wide layout. Each pane
-// gets a share of the height; Execution gets what the others leave and
-// shows its newest lines, scrolled back by *scroll (clamped to what there
-// is, so keys pressed past the end are not owed back).
-func column(pc paneCtx, height int, scroll *int) []string {
-	st := pc.st
-	title := func(k paneKind) string {
-		t := " " + k.title() + " "
-		return st.paneTitleActive.Render(t) + st.paneBorder.Render(strings.Repeat("─", max(0, pc.width-ansi.StringWidth(t))))
-	}
-	plan := planLines(pc)
-	models := modelLines(pc)
-	exec := execLines(pc)
-	body := height - 3
-	if body < 3 {
-		return padLines(fit(append([]string{title(paneExec)}, tail(exec, max(0, height-1), scroll)...), pc.width), height)
-	}
-	pb := min(len(plan), max(2, body*2/5))
-	mb := min(len(models), max(2, body*3/10))
-	eb := body - pb - mb
-	if eb < len(exec) { // execution is what moves during a run: give it room
-		spare := len(exec) - eb
-		if pb > 3 && spare > 0 {
-			d := min(spare, pb-3)
-			pb -= d
-			eb += d
-			spare -= d
-		}
-		if mb > 3 && spare > 0 {
-			d := min(spare, mb-3)
-			mb -= d
-			eb += d
-		}
-	}
-	var out []string
-	out = append(out, title(panePlan))
-	out = append(out, clipLines(plan, pb)...)
-	out = append(out, title(paneModels))
-	out = append(out, clipLines(models, mb)...)
-	out = append(out, title(paneExec))
-	out = append(out, tail(exec, eb, scroll)...)
-	return padLines(out, height)
-}
-
-// tabbed renders one pane with a tab bar, for the narrow layout, scrolled
-// by *scroll (clamped to what there is).
-func tabbed(pc paneCtx, active paneKind, height int, scroll *int) []string {
-	st := pc.st
-	var tabs []string
-	for k := range numPanes {
-		label := " " + k.title() + " "
-		if k == active {
-			tabs = append(tabs, st.paneTitleActive.Render(label))
-		} else {
-			tabs = append(tabs, st.paneTitle.Render(label))
-		}
-	}
-	bar := strings.Join(tabs, st.paneBorder.Render("│"))
-	bar += st.paneBorder.Render(strings.Repeat("─", max(0, pc.width-ansi.StringWidth(bar))))
-	lines := paneLines(pc, active)
-	var body []string
-	if active == paneExec {
-		body = tail(lines, height-1, scroll)
-	} else {
-		start := min(*scroll, max(0, len(lines)-(height-1)))
-		*scroll = max(0, start)
-		body = clipLines(lines[start:], height-1)
-	}
-	return padLines(append([]string{bar}, body...), height)
-}
-
-// clipLines keeps the first n lines, marking what was cut.
-func clipLines(lines []string, n int) []string {
-	if n <= 0 {
-		return nil
-	}
-	if len(lines) <= n {
-		return lines
-	}
-	out := slices.Clone(lines[:n-1])
-	return append(out, fmt.Sprintf("… %d more lines", len(lines)-n+1))
-}
-
-// tail keeps the last n lines, scrolled back by *scroll lines; *scroll is
-// clamped to the lines there are to scroll back through.
-func tail(lines []string, n int, scroll *int) []string {
-	if n <= 0 {
-		return nil
-	}
-	*scroll = max(0, min(*scroll, len(lines)-n))
-	end := len(lines) - *scroll
-	start := max(0, end-n)
-	return lines[start:end]
-}
-
-func padLines(lines []string, n int) []string {
-	if len(lines) > n {
-		return lines[:n]
-	}
-	for len(lines) < n {
-		lines = append(lines, "")
-	}
-	return lines
+	return nil
 }

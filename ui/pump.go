@@ -119,3 +119,12 @@ func runTurn(ctx context.Context, eng *pipeline.Engine, t pipeline.Turn, p *pump
 		return nil
 	}
 }
+
+// onPumpMsg applies a batch to what the pump carries: the running turn,
+// or a /pull (turn -1).
+func (m *Model) onPumpMsg(msg pumpMsg) tea.Cmd {
+	if msg.turn < 0 {
+		return m.onPullItems(msg.items)
+	}
+	return m.onPump(msg)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -34,6 +35,9 @@ type Options struct {
 	// Resume is the id of a session to reopen ("latest" for the newest);
 	// empty starts a new one.
 	Resume string
+	// Logger records session saves and loads for the log file; nil
+	// records nothing.
+	Logger *slog.Logger
 	// Getenv reads the environment (terminal detection, $EDITOR); nil
 	// means os.Getenv.
 	Getenv func(string) string
@@ -109,4 +113,22 @@ func Run(ctx context.Context, opts Options) error {
 		return fmt.Errorf("ui: %w", err)
 	}
 	return m.saveErr
+}
+
+// shutdown cancels a running turn and playback and saves the session; a
+// turn cut off by quitting is saved as cancelled, with its partial answer.
+func (m *Model) shutdown() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if m.running() {
+		m.cur.Finish(nil, fmt.Errorf("%w: Chorus was closed", pipeline.ErrCancelled), m.now())
+	}
+	if m.play != nil {
+		m.play.cancel()
+	}
+	if m.pull != nil {
+		m.pull.cancel()
+	}
+	m.save()
 }

@@ -13,21 +13,6 @@ import (
 const hostile = "before \x1b[2J\x1b[H\x1b]0;pwned\x07title \x1b[31mred\x1b[0m tab\there\rCR\x08 bell\x07 " +
 	"osc52 \x1b]52;c;aGVsbG8=\x07 c1\u009b31m end"
 
-func TestCleanText(t *testing.T) {
-	got := cleanText(hostile)
-	want := "before title red tab\there\nCR bell osc52  c131m end"
-	if got != want {
-		t.Errorf("cleanText = %q, want %q", got, want)
-	}
-	plain := "an answer\nwith\ttabs, ünïcode and → arrows"
-	if got := cleanText(plain); got != plain {
-		t.Errorf("clean text changed: %q", got)
-	}
-	if got := cleanText("a\r\nb"); got != "a\nb" {
-		t.Errorf("CRLF = %q, want a plain newline", got)
-	}
-}
-
 // TestHostileOutputCannotTakeOverTheTerminal runs a turn whose answer, task
 // result and errors carry escape sequences and control characters: the
 // frame must carry none of them (only the app's own styling), keep the
@@ -61,7 +46,7 @@ func TestHostileOutputCannotTakeOverTheTerminal(t *testing.T) {
 	}
 	// Raw mode shows the source, cleaned the same way.
 	m.raw = true
-	m.chat.follow()
+	m.chat.Follow()
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	if c := m.View().Content; strings.Contains(c, "\x1b]52") || strings.Contains(c, "\x1b[2J") {
 		t.Error("raw mode draws the model's escape sequences")

@@ -1,20 +1,26 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chorusai/chorus/pipeline"
-	"github.com/chorusai/chorus/ui/sessions"
+	"github.com/chorusai/chorus/sessions"
+	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/dialog"
+	"github.com/chorusai/chorus/ui/prompt"
+	"github.com/chorusai/chorus/ui/theme"
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
-// session is the chat's persistent identity: the ui/sessions record whose
+// session is the chat's persistent identity: the sessions record whose
 // turns are rebuilt from the model's turns on every save, so the file and
 // the screen never disagree.
 type session struct {
@@ -26,29 +32,27 @@ type session struct {
 func defaultSessionDir() string { return sessions.DefaultDir() }
 
 func (m *Model) newSession() *session {
-	st := sessions.Store{Dir: m.opts.SessionDir}
+	st := sessions.Store{Dir: m.opts.SessionDir, Logger: m.opts.Logger}
 	return &session{store: st, meta: st.New("")}
 }
 
 // record converts a finished turn to its saved form.
-func (t *turnState) record() sessions.Turn {
-	rec := sessions.Turn{Request: t.request, Attachments: t.attachments, Cancelled: t.canceled,
-		Started: t.started, Finished: t.ended, Report: t.report}
-	if t.answer != nil {
-		rec.Answer = t.answer.text
+func (t *turn) record() sessions.Turn {
+	rec := sessions.Turn{Request: t.Request, Attachments: t.Attachments, Cancelled: t.Canceled,
+		Started: t.Started, Finished: t.Ended, Report: t.Report}
+	rec.Answer = t.Answer
+	if t.Plan != nil {
+		rec.Plan, rec.PlanNotes, rec.Planned = t.Plan.Tasks, t.Plan.Notes, true
 	}
-	if t.plan != nil {
-		rec.Plan, rec.PlanNotes, rec.Planned = t.plan.Tasks, t.plan.Notes, true
-	}
-	for _, ts := range t.tasks {
-		if ts.choice != nil {
-			rec.Models = append(rec.Models, *ts.choice)
+	for _, ts := range t.Tasks {
+		if ts.Choice != nil {
+			rec.Models = append(rec.Models, *ts.Choice)
 		}
 	}
-	if t.err != nil && !t.canceled {
-		rec.Error = t.fatalText()
+	if t.Err != nil && !t.Canceled {
+		rec.Error = t.FatalText()
 	}
-	rec.Resources = append(append([]string{}, t.attachments...), t.files()...)
+	rec.Resources = append(append([]string{}, t.Attachments...), t.Files()...)
 	return rec
 }
 
@@ -61,7 +65,7 @@ func (m *Model) snapshot() *sessions.Session {
 	s.Model = m.eng.Controller().Model()
 	s.Constraints = m.constraints
 	for _, t := range m.turns {
-		if t.done {
+		if t.Done {
 			s.AddTurn(t.record())
 		}
 	}
@@ -93,10 +97,9 @@ func (m *Model) save() {
 type saveDone struct{ err error }
 
 // saveAsync saves in a command, so Update never waits for the disk.
-// Commands run concurrently, so two saves close together (a turn's end and
-// a /save) may reach the disk in either order; each carries its place in
-// the order of snapshots, and one overtaken by a newer snapshot of the same
-// session writes nothing rather than put the older state back.
+// Commands run concurrently, so each save carries its place in the order of
+// snapshots (sessions.SaveOrder), and one overtaken by a newer snapshot
+// writes nothing rather than put the older state back.
 func (m *Model) saveAsync() tea.Cmd {
 	s := m.snapshot()
 	if len(s.Turns) == 0 {
@@ -104,53 +107,19 @@ func (m *Model) saveAsync() tea.Cmd {
 	}
 	st := m.session.store
 	order := m.saveOrder
-	order.next++
-	seq := order.next
+	seq := order.Next()
 	m.saves.Add(1)
 	return func() tea.Msg {
 		defer m.saves.Done()
-		return saveDone{err: order.save(st, s, seq)}
+		return saveDone{err: order.Save(st, s, seq)}
 	}
 }
-
-// saveOrder keeps background saves from writing an older snapshot over a
-// newer one. next is only touched by Update; the rest by the saves.
-type saveOrder struct {
-	next int64
-
-	mu      sync.Mutex
-	written map[string]int64 // by session id: the newest snapshot on disk
-}
-
-// save writes s (snapshot number seq) unless a newer snapshot of the same
-// session is already on disk.
-func (o *saveOrder) save(st sessions.Store, s *sessions.Session, seq int64) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.written[s.ID] > seq {
-		return nil
-	}
-	if err := st.Save(s); err != nil {
-		return err
-	}
-	o.written[s.ID] = seq
-	return nil
-}
-
-// isLatest reports whether id asks for the newest session.
-func isLatest(id string) bool { return id == "latest" || id == "last" }
 
 // loadSession replaces the chat with a saved session ("latest" for the
 // newest), which then continues: its turns become the history of the next
 // request.
 func (m *Model) loadSession(id string) error {
-	var s *sessions.Session
-	var err error
-	if isLatest(id) {
-		s, err = m.session.store.Latest()
-	} else {
-		s, err = m.session.store.Load(id)
-	}
+	s, err := m.session.store.Open(id)
 	if err != nil {
 		return err
 	}
@@ -168,13 +137,7 @@ type loadedMsg struct {
 func (m *Model) loadCmd(id string) tea.Cmd {
 	st := m.session.store
 	return func() tea.Msg {
-		var s *sessions.Session
-		var err error
-		if isLatest(id) {
-			s, err = st.Latest()
-		} else {
-			s, err = st.Load(id)
-		}
+		s, err := st.Open(id)
 		return loadedMsg{s: s, err: err}
 	}
 }
@@ -186,7 +149,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		return nil
 	}
 	if m.running() {
-		m.flash("a turn is running — cancel it first ("+m.keys.Label(ActCancel)+")", true)
+		m.flash("a turn is running — cancel it first ("+m.keys.Label(theme.ActCancel)+")", true)
 		return nil
 	}
 	save := m.saveAsync()
@@ -201,7 +164,7 @@ func (m *Model) adopt(s *sessions.Session) {
 		m.cancel()
 	}
 	m.cur, m.curPump, m.cancel = nil, nil, nil
-	m.chat.reset()
+	m.chat.Reset()
 	m.turns = nil
 	meta := *s
 	meta.Turns = nil
@@ -216,75 +179,75 @@ func (m *Model) adopt(s *sessions.Session) {
 		m.nextTurn++
 		t := turnFromRecord(m.nextTurn, rec, s.Model)
 		m.turns = append(m.turns, t)
-		m.chat.add(&message{role: roleUser, text: rec.Request, attachments: rec.Attachments, final: true})
-		m.chat.add(t.answer)
+		m.chat.Add(&chat.Message{Role: chat.RoleUser, Text: rec.Request, Attachments: rec.Attachments, Final: true})
+		m.chat.Add(t.entry)
 		if rec.Error != "" {
-			m.chat.add(&message{role: roleError, text: rec.Error, final: true})
+			m.chat.Add(&chat.Message{Role: chat.RoleError, Text: rec.Error, Final: true})
 		}
 	}
 	m.say(fmt.Sprintf("Session **%s** reopened (%s, saved %s). It continues here: earlier files can be referred to.",
-		cmpStr(s.Title, s.ID), count(len(s.Turns), "turn"), s.Updated.Local().Format("2006-01-02 15:04")))
+		cmp.Or(s.Title, s.ID), chat.Count(len(s.Turns), "turn"), s.Updated.Local().Format("2006-01-02 15:04")))
 }
 
 // turnFromRecord rebuilds a finished turn for the panes and the chat.
-func turnFromRecord(id int, rec sessions.Turn, model string) *turnState {
+func turnFromRecord(id int, rec sessions.Turn, model string) *turn {
 	t := newTurn(id, rec.Request, rec.Attachments, model, rec.Started)
-	t.done, t.ended, t.canceled = true, rec.Finished, rec.Cancelled
+	t.Done, t.Ended, t.Canceled = true, rec.Finished, rec.Cancelled
 	if rec.Error != "" {
-		t.err = fmt.Errorf("%s", rec.Error)
+		t.Err = fmt.Errorf("%s", rec.Error)
 	}
 	// Files written before Planned existed: a finished answer means
 	// planning finished too.
 	answered := rec.Report != nil && strings.TrimSpace(rec.Report.Answer) != ""
 	if rec.Planned || rec.Plan != nil || rec.PlanNotes != nil || answered {
-		t.apply(pipeline.PlanEvent{Tasks: rec.Plan, Notes: rec.PlanNotes}, rec.Started)
+		t.Apply(pipeline.PlanEvent{Tasks: rec.Plan, Notes: rec.PlanNotes}, rec.Started)
 	}
 	for _, me := range rec.Models {
-		t.apply(me, rec.Started)
+		t.Apply(me, rec.Started)
 	}
 	if rec.Report != nil {
 		rep := *rec.Report
-		t.report = &rep
+		t.Report = &rep
 		for _, tr := range rep.Tasks {
-			ts := t.task(tr.ID, tr.Task)
-			ts.model, ts.endpoint, ts.result, ts.files, ts.err = tr.Model, tr.Endpoint, tr.Result, tr.Files, tr.Error
-			ts.elapsed = time.Duration(tr.ElapsedMS) * time.Millisecond
+			ts := t.Task(tr.ID, tr.Task)
+			ts.Model, ts.Endpoint, ts.Result, ts.Files, ts.Err = tr.Model, tr.Endpoint, tr.Result, tr.Files, tr.Error
+			ts.Elapsed = time.Duration(tr.ElapsedMS) * time.Millisecond
 			switch {
 			case tr.Skipped:
-				ts.status = taskSkipped
+				ts.Status = turnview.TaskSkipped
 			case tr.Status == pipeline.StatusOK:
-				ts.status = taskDone
+				ts.Status = turnview.TaskDone
 			default:
-				ts.status = taskFailed
+				ts.Status = turnview.TaskFailed
 			}
 		}
 	}
-	for _, ts := range t.tasks {
-		if ts.status == taskPending {
-			ts.status = taskSkipped
+	for _, ts := range t.Tasks {
+		if ts.Status == turnview.TaskPending {
+			ts.Status = turnview.TaskSkipped
 		}
 	}
-	a := &message{role: roleAssistant, text: rec.Answer, final: true, files: rec.Resources}
-	a.files = nil
+	t.Answer = rec.Answer
+	if strings.TrimSpace(t.Answer) == "" {
+		switch {
+		case rec.Cancelled:
+			t.Answer = "_Cancelled._"
+		default:
+			t.Answer = "_No answer._"
+		}
+	}
+	a := t.entry
+	a.Text, a.Final = t.Answer, true
 	for _, r := range rec.Resources {
-		if !containsStr(rec.Attachments, r) {
-			a.files = append(a.files, r)
+		if !slices.Contains(rec.Attachments, r) {
+			a.Files = append(a.Files, r)
 		}
 	}
 	meta := []string{model}
 	if !rec.Finished.IsZero() && !rec.Started.IsZero() {
-		meta = append(meta, humanDuration(rec.Finished.Sub(rec.Started)))
+		meta = append(meta, turnview.HumanDuration(rec.Finished.Sub(rec.Started)))
 	}
-	a.meta = strings.Join(meta, " · ")
-	if strings.TrimSpace(a.text) == "" {
-		switch {
-		case rec.Cancelled:
-			a.text = "_Cancelled._"
-		default:
-			a.text = "_No answer._"
-		}
-	}
-	t.answer = a
+	a.Meta = strings.Join(meta, " · ")
 	return t
 }
 
@@ -296,7 +259,7 @@ func (m *Model) newChat() tea.Cmd {
 	}
 	m.cur, m.curPump, m.cancel = nil, nil, nil
 	m.turns = nil
-	m.chat.reset()
+	m.chat.Reset()
 	m.session = m.newSession()
 	m.flash("new session — the previous one is saved (/sessions lists them)", false)
 	return cmd
@@ -338,23 +301,23 @@ func (m *Model) onSessions(msg sessionsMsg) {
 		m.say("No saved sessions yet in `" + m.session.store.Dir + "`.")
 		return
 	}
-	var items []listItem
+	var items []dialog.Item
 	for _, s := range msg.list {
-		detail := fmt.Sprintf("%s · %s · %s", s.Updated.Local().Format("2006-01-02 15:04"), count(s.Turns, "turn"), s.ID)
+		detail := fmt.Sprintf("%s · %s · %s", s.Updated.Local().Format("2006-01-02 15:04"), chat.Count(s.Turns, "turn"), s.ID)
 		if s.Damaged != "" {
 			detail = "damaged: " + s.Damaged
 		}
-		items = append(items, listItem{label: cmpStr(s.Title, "(untitled)"), detail: detail})
+		items = append(items, dialog.Item{Label: cmp.Or(s.Title, "(untitled)"), Detail: detail})
 	}
 	list := msg.list
-	m.dialog = &listDialog{title: "Sessions", items: items, hint: "opens the session",
-		choose: func(m *Model, i int) tea.Cmd {
+	m.openDialog(dialog.NewList(m.keys, &m.st, "Sessions", items, "opens the session"),
+		func(i int) tea.Cmd {
 			if list[i].Damaged != "" {
 				m.flash("that session file is damaged: "+list[i].Damaged, true)
 				return nil
 			}
 			return m.loadCmd(list[i].ID)
-		}}
+		})
 }
 
 // exportTo writes the Markdown transcript to path in a command.
@@ -367,7 +330,7 @@ func (m *Model) exportTo(path string) tea.Cmd {
 	if path == "" {
 		path = "chorus-" + s.ID + ".md"
 	}
-	path = expandPath(path)
+	path = prompt.ExpandPath(path)
 	return func() tea.Msg {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return exportDone{err: err}
@@ -380,4 +343,22 @@ func (m *Model) exportTo(path string) tea.Cmd {
 type exportDone struct {
 	path string
 	err  error
+}
+
+// onSaveDone reports a background save that failed.
+func (m *Model) onSaveDone(msg saveDone) tea.Cmd {
+	if msg.err != nil {
+		m.flash("the session was not saved: "+msg.err.Error(), true)
+	}
+	return nil
+}
+
+// onExportDone says where the transcript went, or why it did not.
+func (m *Model) onExportDone(msg exportDone) tea.Cmd {
+	if msg.err != nil {
+		m.flash("export failed: "+msg.err.Error(), true)
+	} else {
+		m.say("Exported the transcript to `" + msg.path + "`.")
+	}
+	return nil
 }

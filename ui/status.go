@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
 // statusLine is the bottom bar: the controller model and whether Ollama
@@ -14,29 +16,29 @@ import (
 // speed of the last answer. States read without colour too (✓/✗, words).
 func (m *Model) statusLine(now time.Time) string {
 	st := m.st
-	sep := st.status.Render(" │ ")
+	sep := st.Status.Render(" │ ")
 	var left []string
 	ctl := m.eng.Controller()
 	ol := "ollama ?"
-	olStyle := st.status
+	olStyle := st.Status
 	switch {
 	case !m.ollama.checked:
 	case !m.ollama.reachable:
-		ol, olStyle = "ollama ✗ unreachable", st.statusBad
+		ol, olStyle = "ollama ✗ unreachable", st.StatusBad
 	case !m.ollama.pulled:
-		ol, olStyle = "ollama ✓ model not pulled", st.statusBad
+		ol, olStyle = "ollama ✓ model not pulled", st.StatusBad
 	default:
-		ol, olStyle = "ollama ✓", st.statusGood
+		ol, olStyle = "ollama ✓", st.StatusGood
 	}
-	left = append(left, st.statusKey.Render(" "+ctl.Model())+st.status.Render(" ")+olStyle.Render(ol))
+	left = append(left, st.StatusKey.Render(" "+ctl.Model())+st.Status.Render(" ")+olStyle.Render(ol))
 	if m.opts.Config.HuggingFace.Token != "" {
-		left = append(left, st.statusGood.Render("HF token ✓"))
+		left = append(left, st.StatusGood.Render("HF token ✓"))
 	} else {
-		left = append(left, st.status.Render("HF token ✗"))
+		left = append(left, st.Status.Render("HF token ✗"))
 	}
-	left = append(left, st.status.Render(m.opts.Config.InferenceMode))
+	left = append(left, st.Status.Render(m.opts.Config.InferenceMode))
 	if !m.constraints.IsZero() {
-		left = append(left, st.status.Render(m.constraints.String()))
+		left = append(left, st.Status.Render(m.constraints.String()))
 	}
 	var flags []string
 	if m.review {
@@ -52,27 +54,27 @@ func (m *Model) statusLine(now time.Time) string {
 		flags = append(flags, "♪ playing")
 	}
 	if len(flags) > 0 {
-		left = append(left, st.status.Render(strings.Join(flags, " ")))
+		left = append(left, st.Status.Render(strings.Join(flags, " ")))
 	}
 
 	var right []string
 	if t := m.lastTurn(); t != nil {
 		label := "⏱ "
-		if t.done {
+		if t.Done {
 			label = "last "
 		}
-		right = append(right, label+humanDuration(t.elapsed(now)))
-		if t.done && t.tps > 0 {
-			right = append(right, fmt.Sprintf("%.1f tok/s", t.tps))
+		right = append(right, label+turnview.HumanDuration(t.Elapsed(now)))
+		if t.Done && t.TPS > 0 {
+			right = append(right, fmt.Sprintf("%.1f tok/s", t.TPS))
 		}
 	}
 	l := strings.Join(left, sep)
-	r := st.status.Render(strings.Join(right, " · ") + " ")
+	r := st.Status.Render(strings.Join(right, " · ") + " ")
 	gap := m.width - ansi.StringWidth(l) - ansi.StringWidth(r)
 	if gap < 1 {
 		// Narrow terminal: the timer matters more than the tail of the left.
 		l = ansi.Truncate(l, max(0, m.width-ansi.StringWidth(r)-2), "…")
 		gap = m.width - ansi.StringWidth(l) - ansi.StringWidth(r)
 	}
-	return l + st.status.Render(strings.Repeat(" ", max(0, gap))) + r
+	return l + st.Status.Render(strings.Repeat(" ", max(0, gap))) + r
 }

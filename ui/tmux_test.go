@@ -13,6 +13,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/pipeline"
 )
 
 // TestTmuxEndToEnd runs the real binary in a tmux server of its own (-L, so
@@ -45,7 +46,7 @@ func TestTmuxEndToEnd(t *testing.T) {
 				last = m.Content
 			}
 		}
-		if strings.HasPrefix(req.Messages[0].Content, "#1 Task Planning") {
+		if planStage(req) == pipeline.StagePlanning {
 			return fakeollama.Reply{Content: `{"tasks": []}`}
 		}
 		if strings.Contains(last, "second") {
@@ -60,8 +61,8 @@ func TestTmuxEndToEnd(t *testing.T) {
 	script := filepath.Join(dir, "run.sh")
 	vars := map[string]string{
 		"XDG_CONFIG_HOME": filepath.Join(dir, "config"), "XDG_DATA_HOME": filepath.Join(dir, "data"),
-		"XDG_CACHE_HOME": filepath.Join(dir, "cache"), "HF_HOME": filepath.Join(dir, "hf"),
-		"CHORUS_CONTROLLER_HOST": srv.URL, "CHORUS_INFERENCE_MODE": "local", "HF_TOKEN": "",
+		"XDG_CACHE_HOME": filepath.Join(dir, "cache"), "XDG_STATE_HOME": filepath.Join(dir, "state"),
+		"HF_HOME": filepath.Join(dir, "hf"), "CHORUS_CONTROLLER_HOST": srv.URL, "CHORUS_INFERENCE_MODE": "local", "HF_TOKEN": "",
 		"TERM": "xterm-256color", "CHORUS_OUTPUT_DIR": filepath.Join(dir, "out"),
 	}
 	var sb strings.Builder
@@ -229,14 +230,14 @@ func TestScreenshot(t *testing.T) {
 	answer := "## Your picture, three ways\n\nI made a **half-size JPEG** and cropped the top-left corner.\n\n" +
 		"- the thumbnail is 16×12 pixels\n- the crop keeps the first quarter\n\nTo check the result:\n\n```sh\nfile *.jpg && identify *.png\n```"
 	srv.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
-		if strings.HasPrefix(req.Messages[0].Content, "#1 Task Planning") {
+		if planStage(req) == pipeline.StagePlanning {
 			return fakeollama.Reply{Content: plan}
 		}
 		return fakeollama.Reply{Content: answer, ChunkDelay: 10 * time.Millisecond}
 	})
 	script := filepath.Join(dir, "run.sh")
-	body := fmt.Sprintf("#!/bin/sh\nexport XDG_CONFIG_HOME=%q XDG_DATA_HOME=%q HF_HOME=%q CHORUS_CONTROLLER_HOST=%q CHORUS_INFERENCE_MODE=local TERM=xterm-256color COLORTERM=truecolor CHORUS_OUTPUT_DIR=%q\ncd %q\nexec %q\n",
-		filepath.Join(dir, "c"), filepath.Join(dir, "d"), filepath.Join(dir, "hf"), srv.URL, filepath.Join(dir, "out"), dir, bin)
+	body := fmt.Sprintf("#!/bin/sh\nexport XDG_CONFIG_HOME=%q XDG_DATA_HOME=%q XDG_STATE_HOME=%q HF_HOME=%q CHORUS_CONTROLLER_HOST=%q CHORUS_INFERENCE_MODE=local TERM=xterm-256color COLORTERM=truecolor CHORUS_OUTPUT_DIR=%q\ncd %q\nexec %q\n",
+		filepath.Join(dir, "c"), filepath.Join(dir, "d"), filepath.Join(dir, "s"), filepath.Join(dir, "hf"), srv.URL, filepath.Join(dir, "out"), dir, bin)
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -1,220 +1,115 @@
 package ui
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"os/exec"
-	"runtime"
-	"strings"
-	"time"
-
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/chorusai/chorus/pipeline"
-	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/ui/dialog"
+	"github.com/chorusai/chorus/ui/prompt"
+	"github.com/chorusai/chorus/ui/theme"
 )
 
-// tickMsg advances timers, spinners and countdowns while a turn runs.
-type tickMsg struct{ turn int }
-
-// tickEvery is the refresh rate of the clock-driven parts of the screen.
-const tickEvery = 100 * time.Millisecond
-
-func tick(turn int) tea.Cmd {
-	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{turn: turn} })
-}
-
-// Update handles one message.
+// Update routes one message to the handler of its concern; the handlers
+// live with their concern's files (turns.go, ollama.go, session.go, …).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = max(msg.Width, 20), max(msg.Height, 8)
-		m.layout()
-		return m, m.requestThumbs()
+		return m, m.onResize(msg)
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)
 	case tea.PasteMsg:
 		return m, m.onPaste(msg)
+	case prompt.PasteChecked, prompt.FileCompletion:
+		return m, m.onPromptEvent(m.input.Update(msg))
+	case submitMsg:
+		return m, m.onSubmit(msg)
 	case pumpMsg:
-		if msg.turn < 0 {
-			return m, m.onPullItems(msg.items)
-		}
-		return m, m.onPump(msg)
+		return m, m.onPumpMsg(msg)
 	case tickMsg:
-		if m.running() && m.cur.id == msg.turn {
-			return m, tick(msg.turn)
-		}
-		return m, nil
+		return m, m.onTick(msg)
+	case dialog.EditorDone:
+		return m, m.onEditorDone(msg)
 	case ollamaMsg:
 		return m, m.onOllama(msg)
 	case ollamaRetryMsg:
 		return m, m.onOllamaRetry(msg)
-	case previewMsg:
-		m.onPreview(msg)
-		return m, nil
-	case submitMsg:
-		return m, m.onSubmit(msg)
-	case pasteCheckMsg:
-		m.onPasteCheck(msg)
-		return m, nil
-	case loadedMsg:
-		return m, m.onLoaded(msg)
-	case compMsg:
-		cmd := m.input.onComp(m.comp, msg)
-		m.layout()
-		return m, cmd
-	case thumbMsg:
-		m.thumbs[msg.key] = msg.text
-		if msg.text != "" {
-			for _, cm := range m.chat.msgs {
-				if containsStr(cm.attachments, msg.key.path) || containsStr(cm.files, msg.key.path) {
-					cm.invalidate()
-				}
-			}
-		}
-		return m, nil
-	case editorDone:
-		return m, m.onEditorDone(msg)
-	case viewerDone:
-		if msg.err != nil {
-			m.flash("cannot show the image: "+msg.err.Error(), true)
-		}
-		return m, nil
-	case playDone:
-		return m, m.onPlayDone(msg)
 	case modelsListMsg:
 		m.onModelsList(msg)
 		return m, nil
 	case switchModelMsg:
 		return m, m.onSwitchModel(msg)
+	case previewMsg:
+		m.onPreview(msg)
+		return m, nil
+	case loadedMsg:
+		return m, m.onLoaded(msg)
 	case sessionsMsg:
 		m.onSessions(msg)
 		return m, nil
 	case saveDone:
-		if msg.err != nil {
-			m.flash("the session was not saved: "+msg.err.Error(), true)
-		}
-		return m, nil
+		return m, m.onSaveDone(msg)
 	case exportDone:
-		if msg.err != nil {
-			m.flash("export failed: "+msg.err.Error(), true)
-		} else {
-			m.say("Exported the transcript to `" + msg.path + "`.")
-		}
-		return m, nil
+		return m, m.onExportDone(msg)
+	case thumbMsg:
+		return m, m.onThumb(msg)
+	case viewerDone:
+		return m, m.onViewerDone(msg)
+	case playDone:
+		return m, m.onPlayDone(msg)
 	case openDone:
-		if msg.err != nil {
-			m.flash(msg.err.Error(), true)
-		}
-		return m, nil
+		return m, m.onOpenDone(msg)
 	}
 	if m.dialog != nil {
 		return m, nil
 	}
-	return m, m.input.update(msg)
+	_, cmd := m.input.Update(msg)
+	return m, cmd
 }
 
 // onKey routes a key press: to an open dialog first, then to the app's
 // bindings, then to the prompt.
 func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
-	km := m.keys
 	afterCancel := m.cancelledByKey
 	m.cancelledByKey = false
 	if m.dialog != nil {
-		if km.Matches(k, ActCancel) {
-			// Ctrl+C closes any dialog; during a turn it also cancels it
-			// (a plan under review included).
-			if d, ok := m.dialog.(*reviewDialog); ok {
-				d.answer(pipeline.Plan{}, errPlanRejected)
-			}
-			m.dialog = nil
-			if m.running() {
-				m.cancelledByKey = true
-				return m.cancelTurn()
-			}
-			return nil
+		if m.keys.Matches(k, theme.ActCancel) {
+			return m.onDialogCancelKey()
 		}
-		return m.dialog.update(m, k)
+		return m.updateDialog(k)
 	}
-	m.notice, m.noticeWhile = "", noActivity
-	switch {
-	case km.Matches(k, ActCancel):
+	m.notice = notice{}
+	if m.keys.Matches(k, theme.ActCancel) {
 		return m.onCancelKey(afterCancel)
-	case km.Matches(k, ActSend):
-		return m.submit()
-	case km.Matches(k, ActComplete):
-		cmd := m.input.tab(m.comp)
-		m.layout()
-		return cmd
-	case km.Matches(k, ActHistoryPrev) && m.input.browsing() && m.input.ta.Line() == 0:
-		if m.input.recall(-1) {
-			m.layout()
-			return nil
-		}
-	case km.Matches(k, ActHistoryNext) && m.input.browsing() && m.input.histPos < len(m.input.history):
-		m.input.recall(+1)
-		m.layout()
-		return nil
-	case km.Matches(k, ActScrollUp):
-		m.chat.scroll(max(1, m.chatHeight()-2))
-		return nil
-	case km.Matches(k, ActScrollDown):
-		m.chat.scroll(-max(1, m.chatHeight()-2))
-		return nil
-	case km.Matches(k, ActScrollTop):
-		m.chat.toTop()
-		return nil
-	case km.Matches(k, ActScrollBottom):
-		m.chat.follow()
-		return nil
-	case km.Matches(k, ActCopyAnswer):
-		return m.copyLastAnswer()
-	case km.Matches(k, ActCopyPick):
-		return m.openCopyPicker()
-	case km.Matches(k, ActToggleRaw):
-		m.raw = !m.raw
-		if m.raw {
-			m.flash("showing the Markdown source — "+km.Label(ActToggleRaw)+" renders it again", false)
-		}
-		return nil
-	case km.Matches(k, ActTogglePanes):
-		m.panesShown = !m.panesShown
-		m.layout()
-		return m.requestThumbs()
-	case km.Matches(k, ActNextPane):
-		m.paneTab = (m.paneTab + 1) % numPanes
-		m.tabPinned, m.paneScroll = true, 0
-		if !m.panesShown {
-			m.panesShown = true
-			m.layout()
-		}
-		return nil
-	case km.Matches(k, ActPaneUp):
-		m.paneScroll += 3
-		return nil
-	case km.Matches(k, ActPaneDown):
-		m.paneScroll = max(0, m.paneScroll-3)
-		return nil
-	case km.Matches(k, ActPlayAudio):
-		return m.togglePlay()
-	case km.Matches(k, ActViewImage):
-		p := lastOf(m.chat.msgs, skills.Image)
-		if p == "" {
-			m.flash("no image in this chat yet", true)
-			return nil
-		}
-		return m.viewImage(p)
-	case km.Matches(k, ActOpenFile):
-		return m.openLastFile()
-	case km.Matches(k, ActHelp):
-		m.dialog = newHelpDialog(m)
-		return nil
 	}
-	cmd := m.input.update(k)
-	hints := m.input.refreshHints(m.comp)
-	m.layout()
-	return tea.Batch(cmd, hints)
+	for _, b := range appKeys {
+		if m.keys.Matches(k, b.act) {
+			return b.do(m)
+		}
+	}
+	return m.onPromptEvent(m.input.Update(k))
+}
+
+// appKeys are the app's bindings besides Ctrl+C, each with its handler.
+// The prompt's own (send, newline, complete, history) are not here: keys
+// no binding claims go to the prompt.
+var appKeys = []struct {
+	act theme.Action
+	do  func(m *Model) tea.Cmd
+}{
+	{theme.ActScrollUp, func(m *Model) tea.Cmd { m.chat.Scroll(max(1, m.chatHeight()-2)); return nil }},
+	{theme.ActScrollDown, func(m *Model) tea.Cmd { m.chat.Scroll(-max(1, m.chatHeight()-2)); return nil }},
+	{theme.ActScrollTop, func(m *Model) tea.Cmd { m.chat.ToTop(); return nil }},
+	{theme.ActScrollBottom, func(m *Model) tea.Cmd { m.chat.Follow(); return nil }},
+	{theme.ActCopyAnswer, (*Model).copyLastAnswer},
+	{theme.ActCopyPick, (*Model).openCopyPicker},
+	{theme.ActToggleRaw, (*Model).toggleRaw},
+	{theme.ActTogglePanes, (*Model).togglePanes},
+	{theme.ActNextPane, (*Model).nextPane},
+	{theme.ActPaneUp, func(m *Model) tea.Cmd { m.panes.scroll += 3; return nil }},
+	{theme.ActPaneDown, func(m *Model) tea.Cmd { m.panes.scroll = max(0, m.panes.scroll-3); return nil }},
+	{theme.ActPlayAudio, (*Model).togglePlay},
+	{theme.ActViewImage, (*Model).viewLastImage},
+	{theme.ActOpenFile, (*Model).openLastFile},
+	{theme.ActHelp, (*Model).showHelp},
 }
 
 // onCancelKey: Ctrl+C cancels what runs (a turn, a pull, playback); on an
@@ -223,7 +118,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 // does not quit but says the next one will: pressing it twice to stop a
 // turn is common, and the turn may end between the two presses.
 func (m *Model) onCancelKey(afterCancel bool) tea.Cmd {
-	cancelKey := m.keys.Label(ActCancel)
+	cancelKey := m.keys.Label(theme.ActCancel)
 	switch {
 	case m.running():
 		m.cancelledByKey = true
@@ -237,8 +132,8 @@ func (m *Model) onCancelKey(afterCancel bool) tea.Cmd {
 		m.cancelledByKey = true
 		m.play.cancel()
 		return nil
-	case !m.input.empty():
-		m.input.clear()
+	case !m.input.Empty():
+		m.input.Clear()
 		m.layout()
 		m.flash("prompt cleared — "+cancelKey+" again on the empty prompt quits", false)
 		return nil
@@ -252,374 +147,4 @@ func (m *Model) onCancelKey(afterCancel bool) tea.Cmd {
 func (m *Model) quit() tea.Cmd {
 	m.quitting = true
 	return tea.Quit
-}
-
-// cancelTurn cancels the running turn; the app stays.
-func (m *Model) cancelTurn() tea.Cmd {
-	if m.cancel != nil {
-		m.cancel()
-	}
-	if m.cur != nil {
-		m.cur.canceled = true
-	}
-	m.flashWhile("cancelling the turn…", turnActivity)
-	return nil
-}
-
-// onPaste inserts the paste; if it turns out to be only file paths (the
-// check stats files, so it runs in a command), they become @references.
-func (m *Model) onPaste(p tea.PasteMsg) tea.Cmd {
-	if m.dialog != nil {
-		return m.dialog.update(m, p)
-	}
-	before := m.input.value()
-	cmd := m.input.update(p)
-	after := m.input.value()
-	m.layout()
-	content := p.Content
-	check := func() tea.Msg { return pasteCheckMsg{before: before, after: after, paths: pastedPaths(content)} }
-	return tea.Batch(cmd, check)
-}
-
-// pasteCheckMsg says whether a paste was file paths.
-type pasteCheckMsg struct {
-	before, after string
-	paths         []string
-}
-
-func (m *Model) onPasteCheck(msg pasteCheckMsg) {
-	if len(msg.paths) == 0 || m.input.value() != msg.after {
-		return // not paths, or the prompt changed meanwhile: leave it
-	}
-	// The paste is what after has in place of before's text at the cursor.
-	pre := commonPrefixLen(msg.before, msg.after)
-	suf := commonSuffixLen(msg.before[pre:], msg.after[pre:])
-	var refs []string
-	for _, path := range msg.paths {
-		refs = append(refs, attachRef(path))
-	}
-	head := msg.after[:pre]
-	sep := ""
-	if head != "" && !strings.HasSuffix(head, " ") && !strings.HasSuffix(head, "\n") {
-		sep = " "
-	}
-	m.input.set(head + sep + strings.Join(refs, " ") + " " + msg.after[len(msg.after)-suf:])
-	m.flash(fmt.Sprintf("attached %s — they go with the next message", count(len(msg.paths), "file")), false)
-	m.layout()
-}
-
-func commonPrefixLen(a, b string) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return n
-}
-
-func commonSuffixLen(a, b string) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
-		n++
-	}
-	return n
-}
-
-// submit sends the prompt: a /command or a request.
-func (m *Model) submit() tea.Cmd {
-	raw := m.input.value()
-	text := strings.TrimSpace(raw)
-	if text == "" {
-		return nil
-	}
-	if strings.HasPrefix(text, "/") {
-		m.input.remember(text)
-		m.input.clear()
-		m.layout()
-		return m.runCommand(text)
-	}
-	if m.running() || m.submitting {
-		m.flash("a turn is running — wait for it, or "+m.keys.Label(ActCancel)+" to cancel it", true)
-		return nil
-	}
-	// Checking the @files stats them: do it in a command.
-	m.submitting = true
-	return func() tea.Msg {
-		request, files, err := resolveAttachments(text)
-		return submitMsg{text: text, request: request, files: files, err: err}
-	}
-}
-
-// submitMsg is a request whose attachments have been checked.
-type submitMsg struct {
-	text, request string
-	files         []string
-	err           error
-}
-
-func (m *Model) onSubmit(msg submitMsg) tea.Cmd {
-	m.submitting = false
-	if msg.err != nil {
-		m.flash(msg.err.Error(), true)
-		return nil
-	}
-	if m.running() {
-		return nil
-	}
-	m.input.remember(msg.text)
-	if strings.TrimSpace(m.input.value()) == msg.text {
-		m.input.clear()
-	}
-	m.layout()
-	return m.startTurn(msg.request, msg.files)
-}
-
-// startTurn runs a request in the background.
-func (m *Model) startTurn(request string, files []string) tea.Cmd {
-	m.nextTurn++
-	now := m.now()
-	t := newTurn(m.nextTurn, request, files, m.eng.Controller().Model(), now)
-	t.answer = &message{role: roleAssistant}
-	m.chat.add(&message{role: roleUser, text: request, attachments: files, final: true})
-	m.chat.add(t.answer)
-	m.chat.follow()
-	hist := m.history()
-	m.turns = append(m.turns, t)
-	m.cur = t
-	if !m.tabPinned {
-		m.paneTab = panePlan
-	}
-	m.tabPinned, m.paneScroll = false, 0
-	ctx, cancel := context.WithCancel(context.Background())
-	m.cancel = cancel
-	p := newPump(t.id)
-	m.curPump = p
-	turn := pipeline.Turn{Request: request, Attachments: files, History: hist, Constraints: m.constraints}
-	if m.review {
-		turn.Review = p.reviewFunc()
-	}
-	m.layout()
-	return tea.Batch(runTurn(ctx, m.eng, turn, p), p.listen(), tick(t.id), m.requestThumbs())
-}
-
-// onPump applies a batch of the running turn's events.
-func (m *Model) onPump(msg pumpMsg) tea.Cmd {
-	t := m.cur
-	if t == nil || t.id != msg.turn {
-		return nil // a turn we stopped following
-	}
-	now := m.now()
-	var cmds []tea.Cmd
-	done := false
-	for _, it := range msg.items {
-		switch it := it.(type) {
-		case pipeline.Event:
-			t.apply(it, now)
-			m.afterEvent(t, it)
-		case reviewRequest:
-			// The engine reports the plan only once it may run; show the
-			// one under review meanwhile, so the panes (and the session,
-			// if it is turned down) have it.
-			t.apply(pipeline.PlanEvent{Tasks: it.plan.Tasks, Constraints: it.plan.Constraints, Notes: it.plan.Notes}, now)
-			m.dialog = newReviewDialog(it)
-		case turnDone:
-			t.finish(it.report, it.err, now)
-			done = true
-		}
-	}
-	if done {
-		cmds = append(cmds, m.endTurn(t))
-	} else if m.curPump != nil {
-		cmds = append(cmds, m.curPump.listen())
-	}
-	return tea.Batch(cmds...)
-}
-
-// afterEvent updates what depends on an event besides the turn state:
-// the pane tab follows the stage; debug entries join the chat.
-func (m *Model) afterEvent(t *turnState, ev pipeline.Event) {
-	switch ev := ev.(type) {
-	case pipeline.StageEvent:
-		if !m.tabPinned {
-			switch ev.Stage {
-			case pipeline.StagePlanning:
-				m.paneTab = panePlan
-			case pipeline.StageSelection:
-				m.paneTab = paneModels
-			case pipeline.StageExecution, pipeline.StageResponse:
-				m.paneTab = paneExec
-			}
-		}
-	case pipeline.DebugEvent:
-		if m.debug {
-			m.insertBeforeAnswer(t, &message{role: roleDebug, title: fmt.Sprintf("debug · %s %s", ev.Stage, ev.Kind), text: ev.Content, final: true})
-		}
-	}
-}
-
-// insertBeforeAnswer puts an entry just above the turn's streaming answer.
-func (m *Model) insertBeforeAnswer(t *turnState, msg *message) {
-	for i, cm := range m.chat.msgs {
-		if cm == t.answer {
-			m.chat.msgs = append(m.chat.msgs[:i], append([]*message{msg}, m.chat.msgs[i:]...)...)
-			return
-		}
-	}
-	m.chat.add(msg)
-}
-
-// endTurn finishes the turn's chat entries and saves the session.
-func (m *Model) endTurn(t *turnState) tea.Cmd {
-	a := t.answer
-	a.final = true
-	a.files = t.files()
-	meta := []string{t.model, humanDuration(t.elapsed(m.now()))}
-	if t.tps > 0 {
-		meta = append(meta, fmt.Sprintf("%.1f tok/s", t.tps))
-	}
-	a.meta = strings.Join(meta, " · ")
-	if strings.TrimSpace(a.text) == "" && t.err != nil {
-		switch {
-		case errors.Is(t.err, errPlanRejected):
-			a.text = "_Plan cancelled in review — nothing ran._"
-		case t.canceled:
-			a.text = "_Cancelled — nothing more will run this turn._"
-		default:
-			a.text = "_No answer._"
-		}
-	} else if t.canceled {
-		a.text += "\n\n_Cancelled._"
-	}
-	a.invalidate()
-	if t.err != nil && !t.canceled {
-		m.systemError(t.fatalText())
-	}
-	m.ended(turnActivity)
-	m.cur = nil
-	m.curPump = nil
-	if m.cancel != nil {
-		m.cancel()
-		m.cancel = nil
-	}
-	if m.dialog != nil {
-		if _, ok := m.dialog.(*reviewDialog); ok {
-			m.dialog = nil
-		}
-	}
-	var recheck tea.Cmd
-	if t.err != nil && !t.canceled {
-		recheck = m.recheckOllama()
-	}
-	return tea.Batch(m.saveAsync(), m.requestThumbs(), recheck)
-}
-
-// requestThumbs starts making the inline previews the chat needs at the
-// current width.
-func (m *Model) requestThumbs() tea.Cmd {
-	if !m.images || m.media == nil {
-		return nil
-	}
-	w := m.chatWidth() - 1 // the width messages render at
-	var cmds []tea.Cmd
-	for _, cm := range m.chat.msgs {
-		if !cm.final {
-			continue
-		}
-		for _, p := range previewPaths(append(append([]string{}, cm.attachments...), cm.files...)) {
-			k := thumbKeyFor(p, w, m.height)
-			if _, ok := m.thumbs[k]; ok {
-				continue
-			}
-			m.thumbs[k] = "" // pending: never ask twice
-			cmds = append(cmds, makeThumb(m.media, k))
-		}
-	}
-	return tea.Batch(cmds...)
-}
-
-// playState is audio playing in the background.
-type playState struct {
-	path   string
-	cancel context.CancelFunc
-}
-
-type playDone struct {
-	path string
-	err  error
-}
-
-// togglePlay plays the newest audio file of the chat, or stops playback.
-func (m *Model) togglePlay() tea.Cmd {
-	if m.play != nil {
-		m.play.cancel()
-		return nil
-	}
-	p := lastOf(m.chat.msgs, skills.Audio)
-	if p == "" {
-		m.flash("no audio in this chat yet", true)
-		return nil
-	}
-	if m.media == nil {
-		m.flash("audio playback is not available", true)
-		return nil
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	m.play = &playState{path: p, cancel: cancel}
-	m.flash(fmt.Sprintf("playing %s — %s stops", p, m.keys.Label(ActPlayAudio)), false)
-	mp := m.media
-	// Play finds the player (ffplay, afplay, paplay, aplay) itself and says
-	// what to install when there is none.
-	return func() tea.Msg { return playDone{path: p, err: mp.Play(ctx, p)} }
-}
-
-func (m *Model) onPlayDone(msg playDone) tea.Cmd {
-	stopped := m.play != nil && m.play.path == msg.path
-	if stopped {
-		m.play.cancel()
-		m.play = nil
-	}
-	if msg.err != nil && !strings.Contains(msg.err.Error(), "stopped") {
-		m.flash(msg.err.Error(), true)
-	} else if stopped {
-		m.flash("playback finished", false)
-	}
-	return nil
-}
-
-// openDone reports the system viewer's start.
-type openDone struct{ err error }
-
-// openLastFile opens the newest generated file with the desktop's viewer
-// (xdg-open, open). Over ssh there is none; the OSC 8 link is the way.
-func (m *Model) openLastFile() tea.Cmd {
-	var path string
-	for i := len(m.chat.msgs) - 1; i >= 0 && path == ""; i-- {
-		if fs := m.chat.msgs[i].files; len(fs) > 0 {
-			path = fs[len(fs)-1]
-		}
-	}
-	if path == "" {
-		m.flash("no generated file in this chat yet", true)
-		return nil
-	}
-	opener := "xdg-open"
-	if runtime.GOOS == "darwin" {
-		opener = "open"
-	}
-	if m.opts.Getenv("DISPLAY") == "" && m.opts.Getenv("WAYLAND_DISPLAY") == "" && runtime.GOOS != "darwin" {
-		m.flash("no desktop viewer here (ssh?) — click the link or copy the path with "+m.keys.Label(ActCopyPick), true)
-		return nil
-	}
-	m.flash("opening "+path, false)
-	return func() tea.Msg {
-		bin, err := exec.LookPath(opener)
-		if err != nil {
-			return openDone{err: fmt.Errorf("cannot open %s: %s is not installed — click the link or copy the path instead", path, opener)}
-		}
-		cmd := exec.Command(bin, path)
-		if err := cmd.Start(); err != nil {
-			return openDone{err: fmt.Errorf("cannot open %s: %w", path, err)}
-		}
-		go cmd.Wait() //nolint:errcheck // the viewer lives on its own
-		return openDone{}
-	}
 }

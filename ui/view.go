@@ -1,12 +1,14 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/prompt"
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
 // wideLayout is the width from which the panes sit beside the chat.
@@ -18,12 +20,11 @@ const wideLayout = 120
 // demand from the current state, so the screen always adds up to the
 // terminal size.
 func (m *Model) layout() {
-	m.input.ta.MaxHeight = max(1, min(maxInputRows, m.height-2-3))
-	m.input.setWidth(max(10, m.width-1))
+	m.input.SetSize(max(10, m.width-1), max(1, min(prompt.MaxRows, m.height-2-3)))
 }
 
 // wide reports whether the panes form a right column.
-func (m *Model) wide() bool { return m.panesShown && m.width >= wideLayout }
+func (m *Model) wide() bool { return m.panes.shown && m.width >= wideLayout }
 
 // paneWidth is the width of the right column.
 func (m *Model) paneWidth() int {
@@ -41,7 +42,7 @@ func (m *Model) chatWidth() int {
 // bottomPanelHeight is the height of the tabbed panel (narrow layout): it
 // appears once there is a turn to show, and gives way on short terminals.
 func (m *Model) bottomPanelHeight() int {
-	if !m.panesShown || m.wide() || m.lastTurn() == nil {
+	if !m.panes.shown || m.wide() || m.lastTurn() == nil {
 		return 0
 	}
 	h := min(12, max(6, m.height/3))
@@ -52,7 +53,7 @@ func (m *Model) bottomPanelHeight() int {
 }
 
 // fixedHeight is what the prompt, the hint line and the status bar take.
-func (m *Model) fixedHeight() int { return m.input.height() + 2 }
+func (m *Model) fixedHeight() int { return m.input.Height() + 2 }
 
 // chatHeight is the number of chat rows.
 func (m *Model) chatHeight() int {
@@ -70,27 +71,27 @@ func (m *Model) View() tea.View {
 	now := m.now()
 	chatW, chatH := m.chatWidth(), m.chatHeight()
 	top := m.chatLines(chatW, chatH)
-	pc := paneCtx{st: &m.st, turn: m.lastTurn(), now: now, links: m.links}
+	pc := turnview.RenderContext{Styles: &m.st, Turn: m.lastTurnView(), Now: now, Links: m.links}
 	if m.wide() {
 		// A blank after the rule: a tree's own "│" right against it would
 		// read as a double line.
-		pc.width = m.paneWidth() - 1
-		right := column(pc, chatH, &m.paneScroll)
-		sep := m.st.paneBorder.Render("│") + " "
+		pc.Width = m.paneWidth() - 1
+		right := turnview.Column(pc, chatH, &m.panes.scroll)
+		sep := m.st.PaneBorder.Render("│") + " "
 		for i := range top {
-			top[i] = padRight(top[i], chatW) + sep + right[i]
+			top[i] = chat.PadRight(top[i], chatW) + sep + right[i]
 		}
 	}
 	if ph := m.bottomPanelHeight(); ph > 0 {
-		pc.width = m.width
-		top = append(top, tabbed(pc, m.paneTab, ph, &m.paneScroll)...)
+		pc.Width = m.width
+		top = append(top, turnview.Tabbed(pc, m.panes.tab, ph, &m.panes.scroll)...)
 	}
 	lines := top
 	lines = append(lines, m.hintLine())
 	inputTop := len(lines)
-	lines = append(lines, strings.Split(m.input.ta.View(), "\n")...)
+	lines = append(lines, strings.Split(m.input.View(), "\n")...)
 	if m.dialog != nil {
-		box, overPrompt := m.dialogBox(now)
+		box, overPrompt := m.dialogBox()
 		if overPrompt {
 			lines = overlay(lines, box, m.width)
 		} else {
@@ -105,7 +106,7 @@ func (m *Model) View() tea.View {
 	}
 	v.SetContent(strings.Join(lines, "\n"))
 	if m.dialog == nil {
-		if c := m.input.ta.Cursor(); c != nil {
+		if c := m.input.Cursor(); c != nil {
 			c.Y += inputTop
 			v.Cursor = c
 		}
@@ -113,162 +114,10 @@ func (m *Model) View() tea.View {
 	return v
 }
 
-// chatLines is the chat column: the messages, or the welcome screen.
-func (m *Model) chatLines(w, h int) []string {
-	if len(m.chat.msgs) == 0 {
-		return m.welcome(w, h)
-	}
-	lines := m.chat.view(m.renderCtx(w-1), h)
-	out := make([]string, len(lines))
-	copy(out, lines)
-	if !m.chat.atBottom() && h > 0 {
-		out[h-1] = m.st.hint.Render(fmt.Sprintf("  ↓ more below — %s follows the newest", m.keys.Label(ActScrollBottom)))
-	}
-	return out
-}
-
-// welcome is the empty state: what Chorus does and how to start.
-func (m *Model) welcome(w, h int) []string {
-	st := m.st
-	ctl := m.eng.Controller()
-	body := []string{
-		st.assistantLabel.Render("Chorus"),
-		"",
-		"A local LLM plans your request, picks an expert model",
-		"for every task, runs them and writes the answer.",
-		"",
-		st.dim.Render(fmt.Sprintf("controller %s at %s", ctl.Model(), ctl.Host())),
-		"",
-		st.dim.Render("enter sends · @file attaches · /help lists commands · " + m.keys.Label(ActHelp) + " keys"),
-	}
-	block := lipgloss.NewStyle().Width(min(w, 64)).Align(lipgloss.Center).Render(strings.Join(body, "\n"))
-	placed := lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, block)
-	return padLines(strings.Split(placed, "\n"), h)
-}
-
-// hintLine sits between the chat and the prompt: a notice, a pull's
-// progress, completion candidates, or the keys that matter now.
-func (m *Model) hintLine() string {
-	st := m.st
-	w := m.width
-	var text string
-	switch {
-	case m.notice != "":
-		// One line: a multi-line error keeps its first line here (the
-		// chat has it whole).
-		notice, _, _ := strings.Cut(cleanText(m.notice), "\n")
-		if m.noticeBad {
-			text = st.fail.Render(notice)
-		} else {
-			text = st.ok.Render(notice)
-		}
-	case m.pull != nil:
-		p := m.pull
-		bar := ""
-		pct := ""
-		if p.total > 0 {
-			bar = " " + progressBar(p.completed, p.total, 24)
-			pct = fmt.Sprintf(" %3.0f%%", 100*float64(p.completed)/float64(p.total))
-		}
-		// The key comes before the layer being pulled: a long digest must
-		// not push it off a narrow hint line.
-		text = st.run.Render("pull "+p.model) + bar + pct + st.dim.Render(" · "+m.keys.Label(ActCancel)+" stops · "+p.status)
-	case len(m.input.comp.items) > 0 && !m.input.empty():
-		labels := m.input.comp.labels
-		shown := make([]string, 0, len(labels))
-		for i, l := range labels {
-			if i == m.input.compIdx {
-				l = st.selected.Render(l)
-			}
-			shown = append(shown, l)
-		}
-		text = st.hint.Render("tab ") + strings.Join(shown, st.dim.Render("  "))
-	case m.running():
-		text = st.hint.Render(fitHints(w-2, []hint{
-			{m.keys.Label(ActCancel) + " cancels the turn", 3},
-			{m.keys.Label(ActTogglePanes) + " panes", 1},
-			{m.keys.Label(ActScrollUp) + "/" + m.keys.Label(ActScrollDown) + " scroll", 2},
-		}))
-	default:
-		text = st.hint.Render(fitHints(w-2, []hint{
-			{m.keys.Label(ActSend) + " send", 5},
-			{m.keys.Label(ActNewline) + " newline", 4},
-			{"@file attach", 3},
-			{"/ commands", 2},
-			{m.keys.Label(ActCopyAnswer) + " copy", 1},
-			{m.keys.Label(ActHelp) + " help", 6},
-		}))
-	}
-	text = ansi.Truncate(text, w-1, "…")
-	fill := w - ansi.StringWidth(text) - 1
-	if fill > 0 {
-		text += " " + st.paneBorder.Render(strings.Repeat("─", fill))
-	}
-	return text
-}
-
-// hint is one "key does" entry of the hint line; entries of lower rank give
-// way first when the line is too narrow, so the help key stays in view.
-type hint struct {
-	text string
-	rank int
-}
-
-// fitHints joins hints with " · ", leaving out the lowest-ranked ones until
-// the line fits w columns (the last one standing is cut by the caller).
-func fitHints(w int, hints []hint) string {
-	for {
-		parts := make([]string, 0, len(hints))
-		for _, h := range hints {
-			parts = append(parts, h.text)
-		}
-		line := strings.Join(parts, " · ")
-		if len(hints) <= 1 || ansi.StringWidth(line) <= w {
-			return line
-		}
-		low := 0
-		for i, h := range hints {
-			if h.rank < hints[low].rank {
-				low = i
-			}
-		}
-		hints = append(hints[:low:low], hints[low+1:]...)
-	}
-}
-
-// padRight pads a styled line with spaces to width w (cutting longer ones).
-func padRight(s string, w int) string {
-	n := ansi.StringWidth(s)
-	switch {
-	case n > w:
-		return ansi.Truncate(s, w, "")
-	case n < w:
-		return s + strings.Repeat(" ", w-n)
-	}
-	return s
-}
-
-// overlay draws box centred over lines.
-func overlay(lines []string, box string, w int) []string {
-	bl := strings.Split(box, "\n")
-	h := len(lines)
-	if len(bl) > h {
-		bl = bl[:h]
-	}
-	top := max(0, (h-len(bl))/2)
-	bw := 0
-	for _, l := range bl {
-		bw = max(bw, ansi.StringWidth(l))
-	}
-	left := max(0, (w-bw)/2)
-	out := make([]string, h)
-	copy(out, lines)
-	for i, l := range bl {
-		row := top + i
-		base := padRight(out[row], w)
-		pre := ansi.Truncate(base, left, "")
-		post := ansi.TruncateLeft(base, left+bw, "")
-		out[row] = pre + padRight(l, bw) + post
-	}
-	return out
+// onResize lays the screen out for the terminal's new size (20×8 at
+// least) and asks for the previews the new width needs.
+func (m *Model) onResize(msg tea.WindowSizeMsg) tea.Cmd {
+	m.width, m.height = max(msg.Width, 20), max(msg.Height, 8)
+	m.layout()
+	return m.requestThumbs()
 }

@@ -40,6 +40,21 @@ type latencyState struct {
 	mu    sync.Mutex
 	// last is the last prompt the slot evaluated, per model.
 	last map[string]string
+	// calls, prompt and evaluated count chats, their prompt tokens and
+	// the tokens really prefilled, for benchmarks.
+	calls, prompt, evaluated int
+}
+
+// Prefill returns how many chats the latency model served, their prompt
+// tokens, and how many of those were prefilled (not taken from the cache).
+func (s *Server) Prefill() (calls, prompt, evaluated int) {
+	l := s.latencyModel()
+	if l == nil {
+		return 0, 0, 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.calls, l.prompt, l.evaluated
 }
 
 // SetLatency turns the latency model on (the zero Latency turns it off).
@@ -103,6 +118,9 @@ func (l *latencyState) prefill(ctx context.Context, model, prompt string) (evalu
 		evaluated = total - common/4
 	}
 	l.last[model] = prompt
+	l.calls++
+	l.prompt += total
+	l.evaluated += evaluated
 	l.mu.Unlock()
 	// The first chunk also waits one decode step (PerToken), as every
 	// chunk does; the rest of the first-token delay is waited here.

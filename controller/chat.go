@@ -1,0 +1,125 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// Message is one message of a controller conversation.
+type Message struct {
+	// Role is "system", "user" or "assistant".
+	Role    string
+	Content string
+	// Images are raw image files (PNG, JPEG, …) for a vision model.
+	Images [][]byte
+}
+
+// ChatCall is one controller request.
+type ChatCall struct {
+	Messages []Message
+	// Format is a JSON schema the reply must follow (nil: free text).
+	Format json.RawMessage
+	// NumPredict bounds the reply length; 0 leaves it to the server.
+	NumPredict int
+	// OnToken, when set, receives the reply as it streams.
+	OnToken func(string)
+}
+
+// Reply is a finished controller reply.
+type Reply struct {
+	Content string
+	// DoneReason is "stop", "length" (cut off by NumPredict), or "load".
+	DoneReason string
+	// PromptEvalCount is the prompt's length in tokens as the server
+	// reports it (Ollama counts the whole prompt, cached part included).
+	PromptEvalCount int
+	// PromptEvalDuration is how long the server spent on the prompt: short
+	// when most of it came from the cache.
+	PromptEvalDuration time.Duration
+	// Prefilled estimates the prompt tokens the server really evaluated:
+	// the part of the prompt after what it shares with the previous call
+	// to the same model, which Ollama's prefix cache keeps. Ollama does not
+	// report it, so it is derived from the prompts Chorus sent.
+	Prefilled    int
+	EvalCount    int
+	EvalDuration time.Duration
+}
+
+// Truncated reports whether the reply hit the token limit.
+func (r Reply) Truncated() bool { return r.DoneReason == "length" }
+
+// TokensPerSecond is the generation speed the server measured.
+func (r Reply) TokensPerSecond() float64 {
+	if r.EvalDuration <= 0 {
+		return 0
+	}
+	return float64(r.EvalCount) / r.EvalDuration.Seconds()
+}
+
+// Chat sends one request and collects the streamed reply.
+func (c *Controller) Chat(parent context.Context, call ChatCall) (Reply, error) {
+	start := time.Now()
+	reply, err := c.chat(parent, call)
+	level := slog.LevelInfo
+	if err != nil {
+		level = slog.LevelWarn
+	}
+	c.log.LogAttrs(parent, level, "controller chat", slog.String("model", c.model), slog.Int("messages", len(call.Messages)),
+		slog.Bool("schema", len(call.Format) > 0), slog.Bool("stream", call.OnToken != nil),
+		slog.Duration("elapsed", time.Since(start)), slog.Int("prompt_tokens", reply.PromptEvalCount), slog.Int("prefilled", reply.Prefilled),
+		slog.Int("tokens", reply.EvalCount), slog.String("done_reason", reply.DoneReason), errAttr(err))
+	return reply, err
+}
+
+func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) {
+	ctx, cancel := context.WithTimeout(parent, c.opts.Timeout)
+	defer cancel()
+	req := chatRequest{Model: c.model, Messages: call.Messages, Format: call.Format, Temperature: c.opts.Temperature,
+		NumCtx: c.opts.NumCtx, NumPredict: call.NumPredict, KeepAlive: max(c.opts.KeepAlive, 0)}
+	shared := c.prompts.remember(c.model, call.Messages)
+	// Thinking models answer faster and keep JSON clean without it; only
+	// send the flag to models that know it.
+	req.NoThink = c.thinks(ctx)
+	var (
+		b     strings.Builder
+		reply Reply
+		done  bool
+	)
+	err := c.backend.chat(ctx, req, func(r chatChunk) {
+		if r.Content != "" {
+			b.WriteString(r.Content)
+			if call.OnToken != nil {
+				call.OnToken(r.Content)
+			}
+		}
+		if r.Done {
+			done = true
+			reply.DoneReason = r.DoneReason
+			reply.PromptEvalCount, reply.PromptEvalDuration = r.PromptEvalCount, r.PromptEvalDuration
+			reply.Prefilled = r.PromptEvalCount - int(float64(r.PromptEvalCount)*shared)
+			reply.EvalCount, reply.EvalDuration = r.EvalCount, r.EvalDuration
+		}
+	})
+	reply.Content = b.String()
+	// The client drops read errors at the end of a stream, so a cancelled
+	// context or a dropped connection shows up only as a missing final chunk.
+	if parent.Err() != nil {
+		return reply, parent.Err()
+	}
+	if ctx.Err() != nil {
+		return reply, &Error{Host: c.host, Model: c.model, Err: ctx.Err(),
+			Detail: fmt.Sprintf("no complete reply within %s — raise controller.timeout or use a faster model", c.opts.Timeout)}
+	}
+	if err != nil {
+		return reply, c.wrap(err)
+	}
+	if !done {
+		return reply, &Error{Host: c.host, Model: c.model, Err: errors.New("stream ended early"), Detail: "Ollama closed the reply stream before it finished"}
+	}
+	return reply, nil
+}

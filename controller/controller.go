@@ -1,0 +1,118 @@
+// Package controller is the LLM that plans, selects and answers in Chorus:
+// HuggingGPT's controller. It speaks Chorus's own types (Message, ChatCall,
+// Reply, ModelInfo, PullProgress, Status) so that the stages and the UI
+// read as what they do, not as client plumbing.
+//
+// The server behind it is a backend: today Ollama through its official
+// client (ollama.go, the only file that imports it). The Controller adds
+// what is Chorus's: cached capabilities, call options and timeouts, and
+// errors that name the fix ("Ollama is not reachable at … — start it with
+// `ollama serve`").
+package controller
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options tune controller calls.
+type Options struct {
+	Temperature float64
+	NumCtx      int
+	// PlanTokens bounds a planning reply (num_predict).
+	PlanTokens int
+	// AnswerTokens bounds an answer or a text task the controller does:
+	// generous for real models, and a stop for one that never emits its
+	// end token.
+	AnswerTokens int
+	// Timeout bounds one controller call.
+	Timeout time.Duration
+	// KeepAlive keeps the model loaded between calls (Ollama's
+	// keep_alive), so the calls of a turn, and the next turn, find it
+	// warm with its prompt cache. 0 means DefaultKeepAlive; a negative
+	// value leaves it to the server.
+	KeepAlive time.Duration
+	// HTTPClient is used for Ollama; nil means a default client.
+	HTTPClient *http.Client
+	// Logger records every call (model, duration, token counts, done
+	// reason) for the log file; nil discards. Prompts and replies are
+	// never logged: they may hold the user's files.
+	Logger *slog.Logger
+}
+
+// DefaultKeepAlive keeps the controller model loaded for half an hour
+// after each call: long enough for a user to read an answer and ask again
+// without the model and its prompt cache being evicted.
+const DefaultKeepAlive = 30 * time.Minute
+
+// Controller is the LLM that plans, selects and answers: one model on one
+// server.
+type Controller struct {
+	backend backend
+	host    string
+	model   string
+	opts    Options
+	log     *slog.Logger
+
+	// prompts remembers the last prompt sent per model, shared with
+	// WithModel copies, to estimate how much of a prompt the server's
+	// cache already holds.
+	prompts *promptMemory
+
+	mu   sync.Mutex
+	caps map[string][]string // model → capabilities, from the server
+	// lastCheck is the outcome of the previous Check, so a repeated one
+	// is logged at debug level only.
+	lastCheck string
+}
+
+// New returns a controller for model on the Ollama server at host (a base
+// URL such as http://127.0.0.1:11434).
+func New(host, model string, opts Options) (*Controller, error) {
+	u, err := url.Parse(host)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("controller host %q is not a URL", host)
+	}
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 5 * time.Minute
+	}
+	if opts.PlanTokens <= 0 {
+		opts.PlanTokens = 2048
+	}
+	if opts.AnswerTokens <= 0 {
+		opts.AnswerTokens = 4096
+	}
+	if opts.KeepAlive == 0 {
+		opts.KeepAlive = DefaultKeepAlive
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Controller{backend: newOllamaBackend(u, hc), host: strings.TrimRight(host, "/"), model: model, opts: opts, log: log,
+		caps: map[string][]string{}, prompts: newPromptMemory()}, nil
+}
+
+// WithModel returns a controller for another model on the same server.
+func (c *Controller) WithModel(model string) *Controller {
+	return &Controller{backend: c.backend, host: c.host, model: model, opts: c.opts, log: c.log, caps: map[string][]string{}, prompts: c.prompts}
+}
+
+// Model returns the controller model name.
+func (c *Controller) Model() string { return c.model }
+
+// Host returns the server's base URL.
+func (c *Controller) Host() string { return c.host }
+
+// Options returns the options in effect, defaults filled in: the stages
+// read the token bounds from them.
+func (c *Controller) Options() Options { return c.opts }

@@ -1,0 +1,207 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/builtin"
+	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/internal/fakehf"
+	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
+)
+
+// The turn benchmark runs whole turns — plan, select, execute, respond —
+// against a fake Ollama that spends time as a local one does (issue 9's
+// scenario: 200 ms to the first token, 20 ms per token, 50 ms per 1,000
+// prompt tokens of prefill, one call at a time, the KV cache of the last
+// prompt kept) and a fake Hugging Face whose every expert call takes
+// 400 ms, with the embedded catalog in hybrid mode. It reports, per turn:
+// wall time, time to the first answer token, controller calls, prompt
+// tokens and the tokens really prefilled.
+//
+//	go tool task bench   (or: go test ./pipeline -run '^$' -bench Turn -count 6)
+
+// benchLatency is issue 9's controller.
+var benchLatency = fakeollama.Latency{
+	FirstToken:  200 * time.Millisecond,
+	PerToken:    20 * time.Millisecond,
+	PerKPrefill: 50 * time.Millisecond,
+	Serial:      true,
+	PrefixCache: true,
+}
+
+// benchExpertDelay is the time of one expert call.
+const benchExpertDelay = 400 * time.Millisecond
+
+// benchScenario is one request with the plan the controller answers.
+type benchScenario struct {
+	name    string
+	request string
+	tasks   func(image string) []map[string]any
+}
+
+var benchScenarios = []benchScenario{
+	{"single", "What is in this picture?", func(img string) []map[string]any {
+		return []map[string]any{task(1, "image-to-text", nil, map[string]string{"image": img})}
+	}},
+	{"chain", "Read this picture's caption aloud.", func(img string) []map[string]any {
+		return []map[string]any{
+			task(1, "image-to-text", nil, map[string]string{"image": img}),
+			task(2, "text-to-speech", []int{1}, map[string]string{"text": "<resource>-1"}),
+		}
+	}},
+	{"fanout", "Classify this picture, find its objects, caption it and estimate its depth.", func(img string) []map[string]any {
+		return []map[string]any{
+			task(1, "image-classification", nil, map[string]string{"image": img}),
+			task(2, "object-detection", nil, map[string]string{"image": img}),
+			task(3, "image-to-text", nil, map[string]string{"image": img}),
+			task(4, "depth-estimation", nil, map[string]string{"image": img}),
+		}
+	}},
+}
+
+// benchAnswer is a 60-word answer, streamed word by word.
+var benchAnswer = strings.TrimSpace(strings.Repeat("The picture shows a quiet street with trees and a red bicycle. ", 5))
+
+func BenchmarkTurn(b *testing.B) {
+	for _, sc := range benchScenarios {
+		b.Run(sc.name, func(b *testing.B) {
+			var wall, ttft time.Duration
+			var calls, prompt, prefilled int
+			for i := 0; i < b.N; i++ {
+				r := newBenchRig(b, sc)
+				b.StartTimer()
+				start := time.Now()
+				first := time.Duration(0)
+				_, err := r.eng.Run(context.Background(), pipeline.Turn{Request: sc.request, Attachments: []string{r.image}}, func(ev pipeline.Event) {
+					if _, ok := ev.(pipeline.TokenEvent); ok && first == 0 {
+						first = time.Since(start)
+					}
+				})
+				wall += time.Since(start)
+				b.StopTimer()
+				if err != nil {
+					b.Fatal(err)
+				}
+				ttft += first
+				c, p, e := r.ollama.Prefill()
+				calls, prompt, prefilled = calls+c, prompt+p, prefilled+e
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(wall.Milliseconds())/n, "wall-ms/turn")
+			b.ReportMetric(float64(ttft.Milliseconds())/n, "ttft-ms/turn")
+			b.ReportMetric(float64(calls)/n, "ctl-calls/turn")
+			b.ReportMetric(float64(prompt)/n, "prompt-tok/turn")
+			b.ReportMetric(float64(prefilled)/n, "prefill-tok/turn")
+		})
+	}
+}
+
+type benchRig struct {
+	ollama *fakeollama.Server
+	hf     *fakehf.Server
+	eng    *pipeline.Engine
+	image  string
+}
+
+func newBenchRig(b *testing.B, sc benchScenario) *benchRig {
+	b.Helper()
+	b.StopTimer()
+	r := &benchRig{ollama: fakeollama.New(b), hf: fakehf.New(b)}
+	dir := b.TempDir()
+	r.image = filepath.Join(dir, "street.png")
+	if err := os.WriteFile(r.image, fakehf.PNG(64, 48), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cat, err := skills.Embedded()
+	if err != nil {
+		b.Fatal(err)
+	}
+	plan := sc.tasks(r.image)
+	for _, t := range plan {
+		s, _ := cat.Skill(t["task"].(string))
+		for _, m := range s.Models {
+			if m.ServedBy(skills.EndpointHuggingFace) {
+				r.hf.Model(m.ID, s.Name).Delay(benchExpertDelay)
+			}
+		}
+	}
+	planJSON, _ := json.Marshal(map[string]any{"tasks": plan})
+	r.ollama.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
+	r.ollama.SetLatency(benchLatency)
+	r.ollama.OnChat(func(req *api.ChatRequest) fakeollama.Reply { return benchReply(req, string(planJSON)) })
+	r.hf.RequireToken("hf_bench")
+	ctl, err := controller.New(r.ollama.URL, "ctl", controller.Options{Timeout: time.Minute})
+	if err != nil {
+		b.Fatal(err)
+	}
+	router := endpoints.NewRouter(endpoints.ModeHybrid, builtin.New(),
+		huggingface.New(huggingface.Options{BaseURL: r.hf.URL, Token: "hf_bench", HTTPClient: r.hf.Client()}))
+	r.eng = pipeline.New(ctl, cat, router, pipeline.Options{OutputDir: dir, ControllerTasks: true, TaskTimeout: time.Minute})
+	return r
+}
+
+// benchReply answers as a sensible controller would: the scenario's plan,
+// the first candidate of every selection (one call or a batch), and a
+// 60-word answer.
+func benchReply(req *api.ChatRequest, plan string) fakeollama.Reply {
+	var schema struct {
+		Properties map[string]struct {
+			Enum  []string `json:"enum"`
+			Items struct {
+				Properties map[string]struct {
+					Enum []string `json:"enum"`
+				} `json:"properties"`
+			} `json:"items"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(req.Format, &schema)
+	switch {
+	case schema.Properties["tasks"].Items.Properties != nil:
+		return fakeollama.Reply{Content: plan}
+	case len(schema.Properties["id"].Enum) > 0:
+		b, _ := json.Marshal(map[string]string{"id": schema.Properties["id"].Enum[0], "reason": "the most used candidate, well suited to the request"})
+		return fakeollama.Reply{Content: string(b)}
+	case schema.Properties["choices"].Items.Properties != nil:
+		return fakeollama.Reply{Content: benchChoices(req)}
+	}
+	return fakeollama.Reply{Content: benchAnswer}
+}
+
+// benchChoices answers a batched selection with the first model listed for
+// every task id in the schema.
+func benchChoices(req *api.ChatRequest) string {
+	var schema struct {
+		Properties struct {
+			Choices struct {
+				Items struct {
+					Properties struct {
+						ID    struct{ Enum []int }    `json:"id"`
+						Model struct{ Enum []string } `json:"model"`
+					} `json:"properties"`
+				} `json:"items"`
+			} `json:"choices"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(req.Format, &schema)
+	p := schema.Properties.Choices.Items.Properties
+	var out []map[string]any
+	for _, id := range p.ID.Enum {
+		if len(p.Model.Enum) > 0 {
+			out = append(out, map[string]any{"id": id, "model": p.Model.Enum[0], "reason": "the most used candidate"})
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"choices": out})
+	return string(b)
+}

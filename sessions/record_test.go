@@ -1,0 +1,71 @@
+package sessions
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/chorusai/chorus/pipeline"
+)
+
+func TestRecorderAnsweredTurn(t *testing.T) {
+	r := NewRecorder("caption /in/cat.png", []string{"/in/cat.png"}, day(9, 0))
+	plan := []pipeline.Task{{ID: 1, Task: "image-to-text", Dep: []int{-1}, Args: map[string]string{"image": "/in/cat.png"}}}
+	for _, ev := range []pipeline.Event{
+		pipeline.StageEvent{Stage: pipeline.StagePlanning},
+		pipeline.PlanEvent{Tasks: plan, Notes: []string{"repaired"}},
+		pipeline.ModelEvent{ID: 1, Task: "image-to-text", Model: "blip", Endpoint: "huggingface"},
+		pipeline.TaskEndEvent{ID: 1, Task: "image-to-text", Status: pipeline.StatusOK, Files: []string{"/out/boxes.png"}},
+		pipeline.ErrorEvent{Stage: pipeline.StageExecution, Message: "a task failed"},
+		pipeline.AnswerEvent{Text: "A cat."},
+		pipeline.ReportEvent{Report: pipeline.Report{Answer: "A cat.", Files: []string{"/out/boxes.png"}}},
+	} {
+		r.Observe(ev)
+	}
+	got := r.Finish(&pipeline.Report{Answer: "A cat.", Files: []string{"/out/boxes.png"}}, nil, day(9, 1))
+	want := Turn{
+		Request: "caption /in/cat.png", Attachments: []string{"/in/cat.png"}, Answer: "A cat.",
+		Plan: plan, PlanNotes: []string{"repaired"}, Planned: true,
+		Models:    []pipeline.ModelEvent{{ID: 1, Task: "image-to-text", Model: "blip", Endpoint: "huggingface"}},
+		Report:    &pipeline.Report{Answer: "A cat.", Files: []string{"/out/boxes.png"}},
+		Resources: []string{"/in/cat.png", "/out/boxes.png"},
+		Started:   day(9, 0), Finished: day(9, 1),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("record\n got %+v\nwant %+v", got, want)
+	}
+	s := &Session{}
+	s.AddTurn(got)
+	h := s.History()
+	if len(h) != 2 || h[1].Content != "A cat." || !reflect.DeepEqual(h[1].Resources, []string{"/out/boxes.png"}) {
+		t.Fatalf("history = %+v", h)
+	}
+}
+
+func TestRecorderFailedAndCancelledTurns(t *testing.T) {
+	r := NewRecorder("hi", nil, day(9, 0))
+	r.Observe(pipeline.ErrorEvent{Stage: pipeline.StagePlanning, Message: "the controller could not plan", Fatal: true})
+	got := r.Finish(nil, errors.New("Ollama is not reachable"), day(9, 1))
+	if got.Error != "the controller could not plan (Ollama is not reachable)" || got.Cancelled || got.Planned {
+		t.Fatalf("failed turn = %+v", got)
+	}
+
+	r = NewRecorder("hi", nil, day(9, 0))
+	r.Observe(pipeline.ErrorEvent{Stage: pipeline.StagePlanning, Message: "Ollama is not reachable", Fatal: true})
+	if got := r.Finish(nil, errors.New("Ollama is not reachable"), day(9, 1)); got.Error != "Ollama is not reachable" {
+		t.Fatalf("an error the event already says is repeated: %q", got.Error)
+	}
+
+	r = NewRecorder("draw a cat", nil, day(9, 0))
+	r.Observe(pipeline.TaskEndEvent{ID: 1, Files: []string{"/out/half.png"}})
+	got = r.Finish(nil, fmt.Errorf("turn: %w", pipeline.ErrCancelled), day(9, 1))
+	if !got.Cancelled || got.Error != "" || !reflect.DeepEqual(got.Resources, []string{"/out/half.png"}) {
+		t.Fatalf("cancelled turn = %+v", got)
+	}
+	s := &Session{}
+	s.AddTurn(got)
+	if h := s.History(); len(h) != 2 || h[1].Content != "(cancelled by the user before an answer)" {
+		t.Fatalf("history = %+v", h)
+	}
+}

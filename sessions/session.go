@@ -1,0 +1,157 @@
+// Package sessions is the conversation below the UI: the record of each
+// turn (Session, Turn, built from a turn's events by Recorder), the history
+// handed to the next turn (Session.History), the store (Store: save, load,
+// list, "latest", with SaveOrder for saves that run concurrently) and the
+// Markdown export. The TUI and `chorus run --continue` both use it, so a
+// session continues the same way in either. It imports nothing of the UI.
+//
+// Sessions are kept on disk, one JSON file per session, so a conversation
+// can be reopened, continued and exported.
+//
+// A reopened session gives the planner its chat history with every file
+// attached or generated in each turn (Session.History), so "the image you
+// made before" still resolves, as HuggingGPT's chat-log resources intend.
+//
+// Files are written atomically (a temporary file in the same directory,
+// fsync, rename), so a crash mid-save leaves the previous version intact.
+// Loading ignores fields it does not know, so files written by a newer
+// Chorus still open.
+package sessions
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/chorusai/chorus/pipeline"
+)
+
+// Version is the schema version written into every session file. Bump it
+// when a field changes meaning; adding fields needs no bump, because older
+// readers ignore fields they do not know.
+const Version = 1
+
+// Session is one conversation.
+type Session struct {
+	// Version is the schema version the file was written with.
+	Version int `json:"version"`
+	// ID is time-sortable and safe as a file name; Store.New makes it.
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	// Created is when the session began; Updated when it was last saved.
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	// Model is the controller model the session last used.
+	Model string `json:"model,omitempty"`
+	// Constraints are the user's standing constraints for the session.
+	Constraints pipeline.Constraints `json:"constraints,omitzero"`
+	Turns       []Turn               `json:"turns"`
+}
+
+// Turn is one request and everything that came of it.
+type Turn struct {
+	Request string `json:"request"`
+	// Attachments are the files the user attached, full paths.
+	Attachments []string `json:"attachments,omitempty"`
+	Answer      string   `json:"answer,omitempty"`
+	// Plan is the validated plan that ran, PlanNotes the validator's repairs.
+	Plan      []pipeline.Task `json:"plan,omitempty"`
+	PlanNotes []string        `json:"plan_notes,omitempty"`
+	// Planned is set once planning finished, even with no tasks (the
+	// controller answered directly), which an empty Plan cannot tell from
+	// a turn that ended before it had a plan.
+	Planned bool `json:"planned,omitempty"`
+	// Models records each task's model choice and why.
+	Models []pipeline.ModelEvent `json:"models,omitempty"`
+	// Report is the execution record, when the turn got that far.
+	Report *pipeline.Report `json:"report,omitempty"`
+	// Resources are the attachments and the generated files, full paths.
+	Resources []string `json:"resources,omitempty"`
+	// Cancelled is set when the user stopped the turn; Error holds why a
+	// turn failed.
+	Cancelled bool      `json:"cancelled,omitempty"`
+	Error     string    `json:"error,omitempty"`
+	Started   time.Time `json:"started,omitzero"`
+	Finished  time.Time `json:"finished,omitzero"`
+}
+
+// Generated returns the files the turn produced, full paths: its resources
+// that are not attachments, and the report's files, without duplicates.
+func (t Turn) Generated() []string {
+	var out []string
+	add := func(p string) {
+		if p != "" && !slices.Contains(t.Attachments, p) && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, p := range t.Resources {
+		add(p)
+	}
+	if t.Report != nil {
+		for _, p := range t.Report.Files {
+			add(p)
+		}
+	}
+	return out
+}
+
+// AddTurn appends t, fills its Resources from the attachments and the
+// report's files when the caller left them empty, and titles an untitled
+// session after its first request.
+func (s *Session) AddTurn(t Turn) {
+	if len(t.Resources) == 0 {
+		t.Resources = append(slices.Clone(t.Attachments), t.Generated()...)
+	}
+	s.Turns = append(s.Turns, t)
+	if s.Title == "" {
+		s.Title = TitleFrom(t.Request)
+	}
+}
+
+// maxTitle is the longest title, in characters, TitleFrom returns.
+const maxTitle = 60
+
+// TitleFrom makes a session title from a request: its first non-empty
+// line, whitespace collapsed, shortened to 60 characters at a word
+// boundary where one is near.
+func TitleFrom(request string) string {
+	line := ""
+	for l := range strings.Lines(request) {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			line = l
+			break
+		}
+	}
+	line = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, line)
+	r := []rune(line)
+	if len(r) <= maxTitle {
+		return line
+	}
+	head := r[:maxTitle-1]
+	for i := len(head) - 1; i > maxTitle/2; i-- {
+		if head[i] == ' ' {
+			head = head[:i]
+			break
+		}
+	}
+	return strings.TrimRight(string(head), " ,.;:") + "…"
+}
+
+// title returns the session's title, or one made from its first request.
+func (s *Session) title() string {
+	if s.Title != "" {
+		return s.Title
+	}
+	for _, t := range s.Turns {
+		if tt := TitleFrom(t.Request); tt != "" {
+			return tt
+		}
+	}
+	return ""
+}

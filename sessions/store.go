@@ -1,0 +1,359 @@
+package sessions
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/chorusai/chorus/config"
+)
+
+var (
+	// ErrNotFound is returned (wrapped) for a session that does not exist.
+	ErrNotFound = errors.New("session not found")
+	// ErrDamaged is returned (wrapped) for a session file that cannot be read.
+	ErrDamaged = errors.New("session file is damaged")
+)
+
+// maxFileBytes bounds a session file; anything larger is not one of ours.
+const maxFileBytes = 256 << 20
+
+// Store keeps sessions as files named <id>.json in Dir. The zero Store uses
+// DefaultDir. A Store holds no state, so copies and concurrent use are fine.
+type Store struct {
+	// Dir is the sessions directory; "" means DefaultDir().
+	Dir string
+	// Logger records saves and loads (id, turns, size — never what was
+	// said); nil logs nothing.
+	Logger *slog.Logger
+}
+
+// logger is st.Logger, or one that discards.
+func (st Store) logger() *slog.Logger {
+	if st.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return st.Logger
+}
+
+// DefaultDir is config.DataDir()/sessions.
+func DefaultDir() string { return filepath.Join(config.DataDir(), "sessions") }
+
+func (st Store) dir() string {
+	if st.Dir == "" {
+		return DefaultDir()
+	}
+	return st.Dir
+}
+
+func (st Store) path(id string) string { return filepath.Join(st.dir(), id+".json") }
+
+// Summary describes a saved session for a session list.
+type Summary struct {
+	ID      string
+	Title   string
+	Updated time.Time
+	// Turns is the number of turns.
+	Turns int
+	Model string
+	// Damaged is why the file cannot be read, empty for a good one. A
+	// damaged session is listed (with its file's modification time) so the
+	// user learns of it, but Load refuses it.
+	Damaged string
+}
+
+// New returns a new, unsaved session titled title (which may be empty: the
+// first turn then names it).
+func (st Store) New(title string) *Session {
+	now := time.Now()
+	return &Session{Version: Version, ID: newID(now), Title: TitleFrom(title), Created: now, Updated: now}
+}
+
+// Save writes s to <Dir>/<id>.json atomically: the JSON goes to a
+// temporary file in the same directory (mode 0600), is synced to disk, and
+// replaces the old file by rename, so a crash at any point leaves either the
+// old or the new version, never a mix. The directory is created with mode
+// 0700. The file records the save time as Updated and the current schema
+// Version; s itself is not modified, so concurrent Saves are safe (the last
+// rename wins).
+func (st Store) Save(s *Session) error {
+	err := st.save(s)
+	if err != nil {
+		st.logger().Warn("session not saved", "err", err.Error())
+	}
+	return err
+}
+
+func (st Store) save(s *Session) error {
+	if s == nil {
+		return errors.New("cannot save a nil session")
+	}
+	if !validID(s.ID) {
+		return fmt.Errorf("cannot save session %q: not a valid session id — create sessions with Store.New", s.ID)
+	}
+	c := *s
+	c.Version = Version
+	c.Updated = time.Now()
+	c.Title = s.title()
+	if c.Created.IsZero() {
+		c.Created = c.Updated
+	}
+	if c.Turns == nil {
+		c.Turns = []Turn{}
+	}
+	data, err := json.MarshalIndent(&c, "", "  ")
+	if err != nil {
+		return fmt.Errorf("cannot save session %s: %w", s.ID, err)
+	}
+	data = append(data, '\n')
+	dir := st.dir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot save session %s: %w", s.ID, err)
+	}
+	if err := writeAtomic(dir, s.ID, data); err != nil {
+		return fmt.Errorf("cannot save session %s in %s: %w", s.ID, dir, err)
+	}
+	st.logger().Info("session saved", "id", s.ID, "turns", len(c.Turns), "bytes", len(data), "dir", dir)
+	return nil
+}
+
+// tempPrefix starts the name of every temporary file, which makes them
+// hidden and keeps them out of List.
+const tempPrefix = "."
+
+// renameFile is os.Rename; tests replace it to simulate a crash before the
+// rename.
+var renameFile = os.Rename
+
+// writeAtomic writes data to dir/<id>.json through a synced temporary file
+// and a rename, then syncs the directory so the rename itself is durable.
+func writeAtomic(dir, id string, data []byte) (err error) {
+	f, err := os.CreateTemp(dir, tempPrefix+id+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err = f.Chmod(0o600); err != nil {
+		return err
+	}
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = renameFile(tmp, filepath.Join(dir, id+".json")); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync() // best effort: not every file system syncs directories
+		d.Close()
+	}
+	return nil
+}
+
+// Load reads the session id. A missing session gives an error wrapping
+// ErrNotFound; an unreadable one an error wrapping ErrDamaged that says the
+// file was left untouched. Fields this version does not know are ignored.
+func (st Store) Load(id string) (*Session, error) {
+	s, err := st.load(id)
+	if err != nil {
+		st.logger().Warn("session not loaded", "err", err.Error())
+	}
+	return s, err
+}
+
+func (st Store) load(id string) (*Session, error) {
+	if !validID(id) {
+		return nil, fmt.Errorf("%q is not a session id: %w (see /sessions for the saved ones)", id, ErrNotFound)
+	}
+	data, err := st.read(id)
+	if err != nil {
+		return nil, err
+	}
+	s, reason := decode(data)
+	if reason != "" {
+		return nil, fmt.Errorf("session %s is damaged (%s); it was left untouched at %s: %w", id, reason, st.path(id), ErrDamaged)
+	}
+	s.ID = id // the file name is the identity; a copied file takes its new name
+	st.logger().Info("session loaded", "id", id, "turns", len(s.Turns), "bytes", len(data))
+	return s, nil
+}
+
+// read returns the bytes of id's file.
+func (st Store) read(id string) ([]byte, error) {
+	p := st.path(id)
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("session %s: %w in %s (see /sessions for the saved ones)", id, ErrNotFound, st.dir())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read session %s: %w", id, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > maxFileBytes {
+		return nil, fmt.Errorf("session %s is damaged (%d MiB, far larger than any session); it was left untouched at %s: %w", id, fi.Size()>>20, p, ErrDamaged)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read session %s: %w", id, err)
+	}
+	return data, nil
+}
+
+// decode parses a session file; reason says what is wrong with a bad one.
+func decode(data []byte) (*Session, string) {
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return nil, "the file is empty"
+	}
+	var s Session
+	if err := json.Unmarshal(data, &s); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Sprintf("invalid JSON at byte %d: %v", se.Offset, err)
+		}
+		return nil, err.Error()
+	}
+	if s.Version == 0 && s.ID == "" && s.Turns == nil && s.Created.IsZero() {
+		return nil, "not a session file"
+	}
+	return &s, ""
+}
+
+// List returns a summary of every session, newest first. A damaged file is
+// listed with Damaged set and does not hide the others; temporary files of
+// interrupted saves are ignored. A missing directory is an empty list.
+func (st Store) List() ([]Summary, error) {
+	dir := st.dir()
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot list sessions in %s: %w", dir, err)
+	}
+	var out []Summary
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !validID(id) || !e.Type().IsRegular() {
+			continue
+		}
+		out = append(out, st.summary(id, e))
+	}
+	slices.SortFunc(out, func(a, b Summary) int {
+		if c := b.Updated.Compare(a.Updated); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+	return out, nil
+}
+
+// summaryFile is the part of a session file a summary needs; the turns are
+// only counted, not decoded.
+type summaryFile struct {
+	Version int               `json:"version"`
+	ID      string            `json:"id"`
+	Title   string            `json:"title"`
+	Created time.Time         `json:"created"`
+	Updated time.Time         `json:"updated"`
+	Model   string            `json:"model"`
+	Turns   []json.RawMessage `json:"turns"`
+}
+
+func (st Store) summary(id string, e fs.DirEntry) Summary {
+	sum := Summary{ID: id}
+	if fi, err := e.Info(); err == nil {
+		sum.Updated = fi.ModTime()
+	}
+	data, err := st.read(id)
+	if err != nil {
+		sum.Damaged = err.Error()
+		return sum
+	}
+	var f summaryFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		_, reason := decode(data)
+		sum.Damaged = cmp.Or(reason, err.Error())
+		return sum
+	}
+	if f.Version == 0 && f.ID == "" && f.Turns == nil && f.Created.IsZero() {
+		sum.Damaged = "not a session file"
+		return sum
+	}
+	sum.Title, sum.Model, sum.Turns = f.Title, f.Model, len(f.Turns)
+	if !f.Updated.IsZero() {
+		sum.Updated = f.Updated
+	}
+	return sum
+}
+
+// Latest loads the most recently saved session that is not damaged. With
+// none, the error wraps ErrNotFound.
+func (st Store) Latest() (*Session, error) {
+	list, err := st.List()
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range list {
+		if s.Damaged != "" {
+			continue
+		}
+		if sess, err := st.Load(s.ID); err == nil {
+			return sess, nil
+		}
+	}
+	return nil, fmt.Errorf("no saved session in %s: %w", st.dir(), ErrNotFound)
+}
+
+// IsLatest reports whether id asks for the newest session rather than
+// naming one: "latest", or "last" as people also say.
+func IsLatest(id string) bool { return id == "latest" || id == "last" }
+
+// Open loads the session id, or the newest one when IsLatest(id). Errors
+// are Load's and Latest's.
+func (st Store) Open(id string) (*Session, error) {
+	if IsLatest(id) {
+		return st.Latest()
+	}
+	return st.Load(id)
+}
+
+// Delete removes the session id, and any temporary files an interrupted
+// save of it left behind.
+func (st Store) Delete(id string) error {
+	if !validID(id) {
+		return fmt.Errorf("%q is not a session id: %w", id, ErrNotFound)
+	}
+	err := os.Remove(st.path(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("session %s: %w in %s", id, ErrNotFound, st.dir())
+	}
+	if err != nil {
+		return fmt.Errorf("cannot delete session %s: %w", id, err)
+	}
+	if stray, _ := filepath.Glob(filepath.Join(st.dir(), tempPrefix+id+".*.tmp")); len(stray) > 0 {
+		for _, p := range stray {
+			os.Remove(p)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,162 @@
+package chat
+
+import (
+	"cmp"
+	"strings"
+
+	"github.com/chorusai/chorus/ui/theme"
+)
+
+// Role is who a chat entry comes from.
+type Role int
+
+// The roles, in the order the label styles are listed.
+const (
+	RoleUser Role = iota
+	RoleAssistant
+	RoleSystem // app notices, command output
+	RoleError
+	RoleDebug // raw controller prompts and replies, shown with /debug
+)
+
+// Message is one entry of the chat view. Text is the source; lines caches
+// its rendering for one width and mode. A finished message is rendered once
+// and again only when the width or the raw/rendered mode changes; the one
+// still streaming keeps a block cache in stream.
+type Message struct {
+	Role Role
+	// Text is Markdown (assistant, system) or plain text (user).
+	Text string
+	// Title replaces the role label (debug entries name their stage).
+	Title string
+	// Attachments are files the user attached; Files are files a turn made.
+	Attachments []string
+	Files       []string
+	// Meta is shown after the label: model, elapsed, tokens per second.
+	Meta string
+	// Final is false while the answer streams.
+	Final bool
+
+	cacheWidth int
+	cacheRaw   bool
+	lines      []string
+	stream     streamRender
+}
+
+// Invalidate drops the cached rendering, e.g. when text changed.
+func (m *Message) Invalidate() { m.lines = nil }
+
+// RenderContext carries what rendering a message needs from its parent:
+// the renderers, the width and mode, and the previews made so far.
+type RenderContext struct {
+	Markdown *Markdown
+	Styles   *theme.Styles
+	Width    int
+	Raw      bool
+	Links    bool
+	// Images is set when inline image previews are wanted and can be made.
+	Images bool
+	// Thumbs holds the previews made so far; rendering never decodes an
+	// image itself (that is file I/O), the model makes them in a command.
+	Thumbs map[ThumbKey]string
+	// TermHeight sizes the previews.
+	TermHeight int
+}
+
+// Render returns the message's lines, from the cache when possible.
+func (m *Message) Render(rc RenderContext) []string {
+	if m.Final && m.lines != nil && m.cacheWidth == rc.Width && m.cacheRaw == rc.Raw {
+		return m.lines
+	}
+	lines := m.build(rc)
+	if m.Final {
+		m.lines, m.cacheWidth, m.cacheRaw = lines, rc.Width, rc.Raw
+	}
+	return lines
+}
+
+func (m *Message) build(rc RenderContext) []string {
+	st := rc.Styles
+	w := max(rc.Width, 12)
+	var out []string
+	label := ""
+	switch m.Role {
+	case RoleUser:
+		label = st.UserLabel.Render("You")
+	case RoleAssistant:
+		label = st.AssistantLabel.Render("Chorus")
+	case RoleSystem:
+		label = st.SystemLabel.Render(cmp.Or(m.Title, "Chorus"))
+	case RoleError:
+		label = st.ErrorLabel.Render(cmp.Or(m.Title, "Error"))
+	case RoleDebug:
+		label = st.SystemLabel.Render(cmp.Or(m.Title, "debug"))
+	}
+	if m.Meta != "" {
+		label += st.Meta.Render(" · " + m.Meta)
+	}
+	out = append(out, label)
+
+	body := m.body(rc, w)
+	out = append(out, body...)
+	for _, a := range m.Attachments {
+		out = append(out, FileLine(st, "attached", a, w, rc.Links))
+	}
+	for _, f := range m.Files {
+		if m.Role == RoleAssistant && strings.Contains(m.Text, f) {
+			continue // the answer's Files section shows it, as a link
+		}
+		out = append(out, FileLine(st, "file", f, w, rc.Links))
+	}
+	if rc.Images && m.Final {
+		out = append(out, previews(rc, append(append([]string{}, m.Attachments...), m.Files...), w)...)
+	}
+	return append(out, "")
+}
+
+func (m *Message) body(rc RenderContext, w int) []string {
+	st := rc.Styles
+	switch m.Role {
+	case RoleUser:
+		bar := st.UserBar.Render("│") + " "
+		var out []string
+		for _, l := range WrapPlain(m.Text, w-2) {
+			out = append(out, bar+st.UserText.Render(l))
+		}
+		return out
+	case RoleDebug:
+		var out []string
+		for _, l := range WrapPlain(m.Text, w-2) {
+			out = append(out, "  "+st.Dim.Render(l))
+		}
+		return out
+	}
+	if strings.TrimSpace(m.Text) == "" {
+		if m.Final {
+			return nil
+		}
+		return []string{"  " + st.Dim.Render("…")}
+	}
+	if rc.Raw {
+		var out []string
+		for _, l := range WrapPlain(m.Text, w-2) {
+			out = append(out, "  "+l)
+		}
+		return out
+	}
+	var lines []string
+	if m.Final {
+		lines = rc.Markdown.Render(m.Text, w)
+	} else {
+		lines = m.stream.Lines(rc.Markdown, m.Text, w)
+	}
+	if rc.Links {
+		lines = linkPaths(lines, append(append([]string{}, m.Attachments...), m.Files...))
+	}
+	return lines
+}
+
+// Cached returns the lines the last rendering kept and the width they were
+// made for (nil while nothing is cached): tests and benchmarks check with it
+// that finished messages are not rendered again.
+func (m *Message) Cached() (lines []string, width int) { return m.lines, m.cacheWidth }

@@ -1,0 +1,74 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/prompt"
+	"github.com/chorusai/chorus/ui/theme"
+)
+
+// onPromptEvent acts on what the prompt reports: a send, or pasted paths
+// that became attachments.
+func (m *Model) onPromptEvent(ev prompt.Event, cmd tea.Cmd) tea.Cmd {
+	switch ev := ev.(type) {
+	case prompt.Send:
+		cmd = tea.Batch(cmd, m.submit(ev.Text))
+	case prompt.Attached:
+		m.flash(fmt.Sprintf("attached %s — they go with the next message", chat.Count(ev.Files, "file")), false)
+	}
+	m.layout()
+	return cmd
+}
+
+// onPaste sends a paste to the dialog that has the keyboard, else to the
+// prompt.
+func (m *Model) onPaste(p tea.PasteMsg) tea.Cmd {
+	if m.dialog != nil {
+		return m.updateDialog(p)
+	}
+	return m.onPromptEvent(m.input.Update(p))
+}
+
+// submit sends the prompt's text: a /command or a request.
+func (m *Model) submit(text string) tea.Cmd {
+	if strings.HasPrefix(text, "/") {
+		m.input.Sent(text)
+		m.layout()
+		return m.runCommand(text)
+	}
+	if m.running() || m.submitting {
+		m.flash("a turn is running — wait for it, or "+m.keys.Label(theme.ActCancel)+" to cancel it", true)
+		return nil
+	}
+	// Checking the @files stats them: do it in a command.
+	m.submitting = true
+	return func() tea.Msg {
+		request, files, err := prompt.ResolveAttachments(text)
+		return submitMsg{text: text, request: request, files: files, err: err}
+	}
+}
+
+// submitMsg is a request whose attachments have been checked.
+type submitMsg struct {
+	text, request string
+	files         []string
+	err           error
+}
+
+func (m *Model) onSubmit(msg submitMsg) tea.Cmd {
+	m.submitting = false
+	if msg.err != nil {
+		m.flash(msg.err.Error(), true)
+		return nil
+	}
+	if m.running() {
+		return nil
+	}
+	m.input.Sent(msg.text)
+	m.layout()
+	return m.startTurn(msg.request, msg.files)
+}

@@ -1,0 +1,208 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/ui/dialog"
+	"github.com/chorusai/chorus/ui/turnview"
+)
+
+// turn is a turn on screen: its state, which turnview builds from the
+// pipeline's events, and the chat entry that shows its answer.
+type turn struct {
+	*turnview.Turn
+	// entry is the chat message that shows Turn.Answer.
+	entry *chat.Message
+}
+
+// newTurn starts a turn with an empty answer entry.
+func newTurn(id int, request string, files []string, model string, now time.Time) *turn {
+	return &turn{Turn: turnview.NewTurn(id, request, files, model, now), entry: &chat.Message{Role: chat.RoleAssistant}}
+}
+
+// apply records an event and keeps the answer's entry in step with it.
+func (t *turn) apply(ev pipeline.Event, now time.Time) {
+	if t.Apply(ev, now) {
+		t.entry.Text = t.Answer
+	}
+}
+
+// tickMsg advances timers, spinners and countdowns while a turn runs.
+type tickMsg struct{ turn int }
+
+// tickEvery is the refresh rate of the clock-driven parts of the screen.
+const tickEvery = 100 * time.Millisecond
+
+func tick(turn int) tea.Cmd {
+	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{turn: turn} })
+}
+
+// onTick keeps the clock of the running turn going; a tick of a turn that
+// ended stops.
+func (m *Model) onTick(msg tickMsg) tea.Cmd {
+	if m.running() && m.cur.ID == msg.turn {
+		return tick(msg.turn)
+	}
+	return nil
+}
+
+// cancelTurn cancels the running turn; the app stays.
+func (m *Model) cancelTurn() tea.Cmd {
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if m.cur != nil {
+		m.cur.Canceled = true
+	}
+	m.flashWhile("cancelling the turn…", turnActivity)
+	return nil
+}
+
+// startTurn runs a request in the background.
+func (m *Model) startTurn(request string, files []string) tea.Cmd {
+	m.nextTurn++
+	now := m.now()
+	t := newTurn(m.nextTurn, request, files, m.eng.Controller().Model(), now)
+	m.chat.Add(&chat.Message{Role: chat.RoleUser, Text: request, Attachments: files, Final: true})
+	m.chat.Add(t.entry)
+	m.chat.Follow()
+	hist := m.history()
+	m.turns = append(m.turns, t)
+	m.cur = t
+	m.panes.newTurn()
+	ctx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	p := newPump(t.ID)
+	m.curPump = p
+	req := pipeline.Turn{Request: request, Attachments: files, History: hist, Constraints: m.constraints}
+	if m.review {
+		req.Review = p.reviewFunc()
+	}
+	m.layout()
+	return tea.Batch(runTurn(ctx, m.eng, req, p), p.listen(), tick(t.ID), m.requestThumbs())
+}
+
+// onPump applies a batch of the running turn's events.
+func (m *Model) onPump(msg pumpMsg) tea.Cmd {
+	t := m.cur
+	if t == nil || t.ID != msg.turn {
+		return nil // a turn we stopped following
+	}
+	now := m.now()
+	var cmds []tea.Cmd
+	done := false
+	for _, it := range msg.items {
+		switch it := it.(type) {
+		case pipeline.Event:
+			t.apply(it, now)
+			m.afterEvent(t, it)
+		case reviewRequest:
+			// The engine reports the plan only once it may run; show the
+			// one under review meanwhile, so the panes (and the session,
+			// if it is turned down) have it.
+			t.apply(pipeline.PlanEvent{Tasks: it.plan.Tasks, Constraints: it.plan.Constraints, Notes: it.plan.Notes}, now)
+			m.openReview(it)
+		case turnDone:
+			t.Finish(it.report, it.err, now)
+			done = true
+		}
+	}
+	if done {
+		cmds = append(cmds, m.endTurn(t))
+	} else if m.curPump != nil {
+		cmds = append(cmds, m.curPump.listen())
+	}
+	return tea.Batch(cmds...)
+}
+
+// afterEvent updates what depends on an event besides the turn state:
+// the pane tab follows the stage; debug entries join the chat.
+func (m *Model) afterEvent(t *turn, ev pipeline.Event) {
+	switch ev := ev.(type) {
+	case pipeline.StageEvent:
+		m.panes.follow(ev.Stage)
+	case pipeline.DebugEvent:
+		if m.debug {
+			m.insertBeforeAnswer(t, &chat.Message{Role: chat.RoleDebug, Title: fmt.Sprintf("debug · %s %s", ev.Stage, ev.Kind), Text: ev.Content, Final: true})
+		}
+	}
+}
+
+// insertBeforeAnswer puts an entry just above the turn's streaming answer.
+func (m *Model) insertBeforeAnswer(t *turn, msg *chat.Message) {
+	m.chat.InsertBefore(t.entry, msg)
+}
+
+// endTurn finishes the turn's chat entries and saves the session.
+func (m *Model) endTurn(t *turn) tea.Cmd {
+	if strings.TrimSpace(t.Answer) == "" && t.Err != nil {
+		switch {
+		case errors.Is(t.Err, turnview.ErrPlanRejected):
+			t.Answer = "_Plan cancelled in review — nothing ran._"
+		case t.Canceled:
+			t.Answer = "_Cancelled — nothing more will run this turn._"
+		default:
+			t.Answer = "_No answer._"
+		}
+	} else if t.Canceled {
+		t.Answer += "\n\n_Cancelled._"
+	}
+	a := t.entry
+	a.Text = t.Answer
+	a.Final = true
+	a.Files = t.Files()
+	meta := []string{t.Model, turnview.HumanDuration(t.Elapsed(m.now()))}
+	if t.TPS > 0 {
+		meta = append(meta, fmt.Sprintf("%.1f tok/s", t.TPS))
+	}
+	a.Meta = strings.Join(meta, " · ")
+	a.Invalidate()
+	if t.Err != nil && !t.Canceled {
+		m.systemError(t.FatalText())
+	}
+	m.ended(turnActivity)
+	m.cur = nil
+	m.curPump = nil
+	if m.cancel != nil {
+		m.cancel()
+		m.cancel = nil
+	}
+	if _, ok := m.dialog.(*dialog.Review); ok {
+		m.closeDialog()
+	}
+	var recheck tea.Cmd
+	if t.Err != nil && !t.Canceled {
+		recheck = m.recheckOllama()
+	}
+	return tea.Batch(m.saveAsync(), m.requestThumbs(), recheck)
+}
+
+// running reports whether a turn is in flight.
+func (m *Model) running() bool { return m.cur != nil && !m.cur.Done }
+
+// lastTurnView is the state of lastTurn, or nil, for the panes.
+func (m *Model) lastTurnView() *turnview.Turn {
+	if t := m.lastTurn(); t != nil {
+		return t.Turn
+	}
+	return nil
+}
+
+// lastTurn returns the running turn or the newest one.
+func (m *Model) lastTurn() *turn {
+	if m.cur != nil {
+		return m.cur
+	}
+	if n := len(m.turns); n > 0 {
+		return m.turns[n-1]
+	}
+	return nil
+}

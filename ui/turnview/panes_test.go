@@ -1,0 +1,105 @@
+package turnview
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/theme"
+)
+
+// A turn driven by synthetic events, as the pipeline would send them.
+func syntheticTurn(now time.Time) *Turn {
+	t := NewTurn(1, "req", nil, "qwen3:8b", now)
+	evs := []pipeline.Event{
+		pipeline.StageEvent{Stage: pipeline.StagePlanning},
+		pipeline.PlanEvent{Tasks: []pipeline.Task{
+			{ID: 1, Task: "text-to-image", Args: map[string]string{"text": "a red fox in the snow"}},
+			{ID: 2, Task: "object-detection", Dep: []int{1}, Args: map[string]string{"image": "<resource>-1"}},
+			{ID: 3, Task: "image-to-text", Dep: []int{1}, Args: map[string]string{"image": "<GENERATED>-1"}},
+			{ID: 4, Task: "draw-boxes", Dep: []int{1, 2}, Args: map[string]string{"image": "<resource>-1", "text": "<resource>-2"}},
+		}, Notes: []string{"task 5 dropped: unknown task"}},
+		pipeline.ModelEvent{ID: 1, Task: "text-to-image", Model: "stabilityai/sdxl", Endpoint: "huggingface", Decided: "controller choice",
+			Reason: "best quality for photos", Candidates: []pipeline.Candidate{{ID: "stabilityai/sdxl"}, {ID: "runwayml/sd-1.5"}},
+			Excluded: []pipeline.Exclusion{{ID: "big/model", Reason: "licence cc-by-nc is not in the allow-list"}}},
+		pipeline.TaskStartEvent{ID: 1, Task: "text-to-image", Model: "stabilityai/sdxl", Endpoint: "huggingface"},
+		pipeline.TaskProgressEvent{ID: 1, Message: "model is loading", WaitMS: 17000},
+	}
+	for _, ev := range evs {
+		t.Apply(ev, now)
+	}
+	return t
+}
+
+func plainLines(lines []string) string { return ansi.Strip(strings.Join(lines, "\n")) }
+
+func TestPanesFollowTheTurn(t *testing.T) {
+	st := theme.NewStyles()
+	now := fixedNow
+	tr := syntheticTurn(now)
+	pc := RenderContext{Styles: &st, Turn: tr, Now: now.Add(5 * time.Second), Width: 70}
+
+	plan := plainLines(PlanLines(pc))
+	for _, want := range []string{"1 text-to-image", "├─· 2 object-detection", "image=→#1", "└─· 4 draw-boxes (also after #1)",
+		"text=→#2", "note: task 5 dropped"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("plan pane lacks %q:\n%s", want, plan)
+		}
+	}
+	if !strings.Contains(plan, spinnerAt(pc.Now)+" 1 text-to-image") {
+		t.Errorf("a running task shows the spinner:\n%s", plan)
+	}
+	if strings.Count(plan, "→#1") != 3 {
+		t.Errorf("both <resource>-1 and <GENERATED>-1 should show as →#1:\n%s", plan)
+	}
+
+	models := plainLines(ModelLines(pc))
+	for _, want := range []string{"#1 text-to-image → stabilityai/sdxl", "huggingface · controller choice", "best quality for photos",
+		"also: runwayml/sd-1.5", "✗ big/model: licence cc-by-nc"} {
+		if !strings.Contains(models, want) {
+			t.Errorf("models pane lacks %q:\n%s", want, models)
+		}
+	}
+
+	exec := plainLines(ExecLines(pc))
+	for _, want := range []string{"#1 text-to-image 5.0s stabilityai/sdxl", "model is loading", "model loading — 12s left"} {
+		if !strings.Contains(exec, want) {
+			t.Errorf("execution pane lacks %q:\n%s", want, exec)
+		}
+	}
+
+	// The task ends, its dependant fails, the others never run.
+	for _, ev := range []pipeline.Event{
+		pipeline.TaskEndEvent{ID: 1, Task: "text-to-image", Status: pipeline.StatusOK, Model: "stabilityai/sdxl",
+			Endpoint: "huggingface", Result: "a fox", Files: []string{"/out/fox.png"}, ElapsedMS: 8200,
+			Attempts: []pipeline.Attempt{{Model: "x/first", Endpoint: "huggingface", Error: "HTTP 503"}, {Model: "stabilityai/sdxl", Endpoint: "huggingface"}}},
+		pipeline.TaskEndEvent{ID: 2, Task: "object-detection", Status: pipeline.StatusError, Error: "HTTP 500: CUDA out of memory — try again later"},
+		pipeline.TaskEndEvent{ID: 4, Task: "draw-boxes", Status: pipeline.StatusError, Skipped: true, Error: "dependency 2 failed"},
+	} {
+		tr.Apply(ev, now)
+	}
+	tr.Finish(nil, nil, now)
+	plan = plainLines(PlanLines(pc))
+	for _, want := range []string{"✓ 1 text-to-image", "✗ 2 object-detection", "⊘ 4 draw-boxes", "⊘ 3 image-to-text"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("finished plan lacks %q:\n%s", want, plan)
+		}
+	}
+	exec = plainLines(ExecLines(pc))
+	for _, want := range []string{"✓ #1 text-to-image 8.2s", "→ a fox", "tried x/first on huggingface: HTTP 503", "made image: /out/fox.png",
+		"HTTP 500: CUDA out of memory — try again later", "skipped: dependency 2 failed"} {
+		if !strings.Contains(exec, want) {
+			t.Errorf("finished execution lacks %q:\n%s", want, exec)
+		}
+	}
+	if strings.Contains(exec, "left") {
+		t.Error("the countdown should end with the task")
+	}
+}
+
+// fixedNow is the clock of these tests: spinners and countdowns render the
+// same on every run.
+var fixedNow = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)

@@ -1,0 +1,200 @@
+package turnview
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chorusai/chorus/pipeline"
+)
+
+// The statuses, each with its glyph in the panes: · pending, a spinner
+// while running, ✓ done, ✗ failed, ⊘ skipped (never ran).
+const (
+	TaskPending TaskStatus = iota
+	TaskRunning
+	TaskDone
+	TaskFailed
+	TaskSkipped
+)
+
+// Turn is one request and everything the pipeline reported about it.
+// The panes show the running turn, or the last one.
+type Turn struct {
+	ID          int
+	Request     string
+	Attachments []string
+	Started     time.Time
+	Ended       time.Time
+	Stage       pipeline.Stage
+
+	Plan   *pipeline.PlanEvent
+	Tasks  []*TaskState // plan order
+	byID   map[int]*TaskState
+	Errors []pipeline.ErrorEvent
+	Debug  []pipeline.DebugEvent
+	Report *pipeline.Report
+	// Answer is the answer's Markdown: streamed tokens, then the final
+	// text with the workflow section.
+	Answer   string
+	Tokens   int
+	TPS      float64
+	Err      error
+	Canceled bool
+	Done     bool
+	Model    string
+}
+
+// NewTurn starts the state of a turn sent at now.
+func NewTurn(id int, request string, attachments []string, model string, now time.Time) *Turn {
+	return &Turn{ID: id, Request: request, Attachments: attachments, Started: now, Model: model, byID: map[int]*TaskState{}}
+}
+
+// Apply records one pipeline event, a pure step of the reducer (the clock is
+// passed in). It reports whether the answer's text changed.
+func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
+	switch ev := ev.(type) {
+	case pipeline.StageEvent:
+		t.Stage = ev.Stage
+	case pipeline.PlanEvent:
+		pe := ev
+		t.Plan = &pe
+		t.Tasks = t.Tasks[:0]
+		clear(t.byID)
+		for _, task := range ev.Tasks {
+			ts := &TaskState{Task: task}
+			t.Tasks = append(t.Tasks, ts)
+			t.byID[task.ID] = ts
+		}
+	case pipeline.ModelEvent:
+		me := ev
+		ts := t.Task(ev.ID, ev.Task)
+		ts.Choice = &me
+		ts.Model, ts.Endpoint = ev.Model, ev.Endpoint
+	case pipeline.TaskStartEvent:
+		ts := t.Task(ev.ID, ev.Task)
+		ts.Status, ts.Started = TaskRunning, now
+		ts.Model, ts.Endpoint = ev.Model, ev.Endpoint
+		where := ev.Model
+		if where == "" {
+			where = "the controller"
+		}
+		ts.Log = append(ts.Log, LogLine{At: now, Text: fmt.Sprintf("started on %s (%s)", where, ev.Endpoint)})
+	case pipeline.TaskProgressEvent:
+		ts := t.Task(ev.ID, "")
+		ts.Log = append(ts.Log, LogLine{At: now, Text: ev.Message})
+		if ev.WaitMS > 0 {
+			ts.WaitUntil = now.Add(time.Duration(ev.WaitMS) * time.Millisecond)
+		}
+	case pipeline.TaskEndEvent:
+		ts := t.Task(ev.ID, ev.Task)
+		ts.Elapsed = time.Duration(ev.ElapsedMS) * time.Millisecond
+		ts.WaitUntil = time.Time{}
+		ts.Result, ts.Files, ts.Err, ts.Attempts = ev.Result, ev.Files, ev.Error, ev.Attempts
+		if ev.Model != "" {
+			ts.Model, ts.Endpoint = ev.Model, ev.Endpoint
+		}
+		switch {
+		case ev.Skipped:
+			ts.Status = TaskSkipped
+			ts.Log = append(ts.Log, LogLine{At: now, Text: "skipped: " + ev.Error, Err: true})
+		case ev.Status == pipeline.StatusOK:
+			ts.Status = TaskDone
+		default:
+			ts.Status = TaskFailed
+			ts.Log = append(ts.Log, LogLine{At: now, Text: ev.Error, Err: true})
+		}
+	case pipeline.TokenEvent:
+		t.Answer += ev.Text
+		return true
+	case pipeline.AnswerEvent:
+		t.Tokens, t.TPS = ev.Tokens, ev.TokensPerSecond
+		if t.Answer != ev.Text {
+			t.Answer = ev.Text
+			return true
+		}
+	case pipeline.ErrorEvent:
+		t.Errors = append(t.Errors, ev)
+	case pipeline.DebugEvent:
+		t.Debug = append(t.Debug, ev)
+	case pipeline.ReportEvent:
+		rep := ev.Report
+		t.Report = &rep
+	}
+	return false
+}
+
+// Task returns the state of task id, creating it for events that arrive
+// without a plan (a resumed or partial stream).
+func (t *Turn) Task(id int, name string) *TaskState {
+	if ts, ok := t.byID[id]; ok {
+		return ts
+	}
+	ts := &TaskState{Task: pipeline.Task{ID: id, Task: name}}
+	t.byID[id] = ts
+	t.Tasks = append(t.Tasks, ts)
+	return ts
+}
+
+// Finish records the engine's return.
+func (t *Turn) Finish(rep *pipeline.Report, err error, now time.Time) {
+	t.Done, t.Ended = true, now
+	if rep != nil && t.Report == nil {
+		t.Report = rep
+	}
+	t.Err = err
+	// Turning the plan down in review is the user's choice, like Ctrl+C:
+	// a cancelled turn, not a failure.
+	t.Canceled = errors.Is(err, pipeline.ErrCancelled) || errors.Is(err, ErrPlanRejected)
+	// Tasks still pending or running when a turn ends did not finish.
+	for _, ts := range t.Tasks {
+		if ts.Status == TaskPending || ts.Status == TaskRunning {
+			ts.Status = TaskSkipped
+			if t.Canceled {
+				ts.Log = append(ts.Log, LogLine{At: now, Text: "cancelled", Err: true})
+			}
+		}
+	}
+}
+
+// Elapsed is how long the turn ran, or has been running.
+func (t *Turn) Elapsed(now time.Time) time.Duration {
+	if t.Done {
+		return t.Ended.Sub(t.Started)
+	}
+	return now.Sub(t.Started)
+}
+
+// Files returns every file the turn produced.
+func (t *Turn) Files() []string {
+	if t.Report != nil && len(t.Report.Files) > 0 {
+		return t.Report.Files
+	}
+	var out []string
+	for _, ts := range t.Tasks {
+		out = append(out, ts.Files...)
+	}
+	return out
+}
+
+// FatalText explains why the turn ended without an answer.
+func (t *Turn) FatalText() string {
+	if t.Err == nil {
+		return ""
+	}
+	if t.Canceled {
+		return "Cancelled — nothing more will run this turn."
+	}
+	msg := t.Err.Error()
+	for _, e := range t.Errors {
+		if e.Fatal && e.Message != "" && !strings.Contains(msg, e.Message) {
+			msg = e.Message + " (" + msg + ")"
+			break
+		}
+	}
+	return msg
+}
+
+// ErrPlanRejected cancels a turn whose plan the user turned down.
+var ErrPlanRejected = errors.New("the plan was cancelled in review")

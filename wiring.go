@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/builtin"
+	"github.com/chorusai/chorus/endpoints/command"
+	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/endpoints/local"
+	"github.com/chorusai/chorus/endpoints/ollama"
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
+)
+
+// buildEngine assembles the controller, the skill catalog (embedded, user
+// files, and the synced Hub cache) and the endpoints the configuration
+// enables. The controller and the engine log to log.
+func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error) {
+	ctl, err := controller.New(cfg.Controller.Host, cfg.Controller.Model, controller.Options{
+		Temperature:  cfg.Controller.Temperature,
+		NumCtx:       cfg.Controller.NumCtx,
+		PlanTokens:   cfg.Controller.PlanTokens,
+		AnswerTokens: cfg.Controller.AnswerTokens,
+		Timeout:      cfg.Controller.Timeout,
+		Logger:       log,
+	})
+	if err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("config: controller.host: %w", err)}
+	}
+	cat, err := loadCatalog(cfg)
+	if err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	router, err := buildRouter(cfg)
+	if err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	return pipeline.New(ctl, cat, router, pipeline.Options{
+		NumCandidates:   cfg.NumCandidateModels,
+		MaxParallel:     cfg.MaxParallel,
+		TaskTimeout:     cfg.TaskTimeout,
+		OutputDir:       cfg.OutputDir,
+		ControllerTasks: cfg.ControllerTasks,
+		Logger:          log,
+	}), nil
+}
+
+// loadCatalog reads the skills and overlays the synced Hub catalog.
+func loadCatalog(cfg *config.Config) (*skills.Catalog, error) {
+	cat, err := skills.Load(cfg.SkillsDir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := cat.Overlay(hubCache()); err != nil {
+		return nil, fmt.Errorf("the synced model catalog is unreadable (%w) — run `chorus models sync` again", err)
+	}
+	return cat, nil
+}
+
+func hubCache() skills.Cache {
+	return skills.Cache{Dir: config.CacheDir() + "/catalog"}
+}
+
+// buildRouter creates the endpoints the configuration enables.
+func buildRouter(cfg *config.Config) (*endpoints.Router, error) {
+	mode, err := endpoints.ParseMode(cfg.InferenceMode)
+	if err != nil {
+		return nil, fmt.Errorf("config: inference_mode: %w", err)
+	}
+	httpClient := &http.Client{Timeout: 0} // per-request deadlines come from contexts
+	eps := []endpoints.Endpoint{builtin.New()}
+	eps = append(eps, huggingface.New(huggingface.Options{
+		BaseURL:    cfg.HuggingFace.BaseURL,
+		Token:      cfg.HuggingFace.Token,
+		MaxWait:    orOff(cfg.HuggingFace.MaxWait),
+		MaxRetries: orOff(cfg.HuggingFace.MaxRetries),
+		HTTPClient: httpClient,
+	}))
+	if cfg.Local.URL != "" {
+		if _, err := url.Parse(cfg.Local.URL); err != nil {
+			return nil, fmt.Errorf("config: local.url: %w", err)
+		}
+		eps = append(eps, local.New(local.Options{URL: cfg.Local.URL, Protocol: cfg.Local.Protocol, PublicDir: cfg.Local.PublicDir, HTTPClient: httpClient}))
+	}
+	if cfg.Ollama.Experts {
+		eps = append(eps, ollama.New(ollama.Options{Host: cfg.Controller.Host, HTTPClient: httpClient, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))
+	}
+	if cfg.Command.Enabled {
+		eps = append(eps, command.New(command.Options{}))
+	}
+	return endpoints.NewRouter(mode, eps...), nil
+}
+
+// standingConstraints turns the config's constraints section into the
+// pipeline's form.
+func standingConstraints(cfg *config.Config) (pipeline.Constraints, error) {
+	c := pipeline.Constraints{Licenses: cfg.Constraints.Licenses, LocalOnly: cfg.Constraints.LocalOnly, Prefer: cfg.Constraints.Prefer, Benchmark: cfg.Constraints.Benchmark}
+	if cfg.Constraints.MaxSize != "" {
+		l, err := skills.ParseLimit(cfg.Constraints.MaxSize)
+		if err != nil {
+			return c, &exitError{code: 2, err: fmt.Errorf("config: constraints.max_size: %w", err)}
+		}
+		c.MaxSize = l
+	}
+	return c, nil
+}
+
+// orOff maps a configured zero ("do not wait", "do not retry") onto the
+// endpoints' negative "off", since their zero means "the default".
+func orOff[T int | time.Duration](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
+}
