@@ -34,6 +34,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/endpoints/command"
+	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/endpoints/local"
@@ -261,7 +262,7 @@ func catRunHF(t *testing.T, s *skills.Skill, m skills.Model, onLocal bool) {
 	if err := ep.Check(ctx, s.Name, m.ID); err != nil {
 		t.Fatalf("Check(%s, %s): %v", s.Name, m.ID, err)
 	}
-	res, err := ep.Infer(ctx, endpoints.Request{Task: s.Name, Model: m.ID, Args: in.args})
+	res, err := ep.Infer(ctx, endpointstest.Request(t, s.Name, m.ID, in.args))
 	if err != nil {
 		t.Fatalf("Infer(%s, %s): %v", s.Name, m.ID, err)
 	}
@@ -439,7 +440,7 @@ func catRunJarvis(t *testing.T, s *skills.Skill, m skills.Model, fakeTask string
 	if err := ep.Check(ctx, s.Name, m.ID); err != nil {
 		t.Fatalf("Check(%s, %s): %v", s.Name, m.ID, err)
 	}
-	res, err := ep.Infer(ctx, endpoints.Request{Task: s.Name, Model: m.ID, Args: in.args})
+	res, err := ep.Infer(ctx, endpointstest.Request(t, s.Name, m.ID, in.args))
 	if err != nil {
 		t.Fatalf("Infer(%s, %s): %v", s.Name, m.ID, err)
 	}
@@ -508,7 +509,7 @@ func catRunOllama(t *testing.T, s *skills.Skill, m skills.Model) {
 	if err := ep.Check(ctx, s.Name, m.ID); err != nil {
 		t.Fatalf("Check(%s, %s): %v", s.Name, m.ID, err)
 	}
-	res, err := ep.Infer(ctx, endpoints.Request{Task: s.Name, Model: m.ID, Args: in.args})
+	res, err := ep.Infer(ctx, endpointstest.Request(t, s.Name, m.ID, in.args))
 	if err != nil {
 		t.Fatalf("Infer(%s, %s): %v", s.Name, m.ID, err)
 	}
@@ -620,7 +621,7 @@ func catRunCommand(t *testing.T, s *skills.Skill, m skills.Model) {
 	if err := ep.Check(ctx, s.Name, prog); err != nil {
 		t.Fatalf("Check(%s, %s): %v", s.Name, prog, err)
 	}
-	res, err := ep.Infer(ctx, endpoints.Request{Task: s.Name, Model: m.ID, Command: m.Command, Args: in.args})
+	res, err := ep.Infer(ctx, endpointstest.WithFiles(t, endpoints.Request{Task: s.Name, Model: m.ID, Command: m.Command, Args: in.args}))
 	if err != nil {
 		t.Fatalf("Infer(%s, %v): %v", s.Name, m.Command, err)
 	}
@@ -645,7 +646,7 @@ func catRunBuiltin(t *testing.T, s *skills.Skill, m skills.Model) {
 	if err := ep.Check(ctx, s.Name, m.ID); err != nil {
 		t.Fatalf("Check(%s, %s): %v", s.Name, m.ID, err)
 	}
-	res, err := ep.Infer(ctx, endpoints.Request{Task: s.Name, Model: m.ID, Args: in.args})
+	res, err := ep.Infer(ctx, endpointstest.Request(t, s.Name, m.ID, in.args))
 	if err != nil {
 		t.Fatalf("Infer(%s, %s): %v", s.Name, m.ID, err)
 	}
@@ -724,8 +725,14 @@ func catBlobTypes(res endpoints.Result) []string {
 	return out
 }
 
-// catCheckMedia checks that a blob's bytes are the file its MIME type says.
-func catCheckMedia(b endpoints.Blob) error {
+// catCheckMedia checks that a blob's bytes are the file its MIME type says,
+// whether it is held in memory or was spooled to a temporary file.
+func catCheckMedia(blob endpoints.Blob) error {
+	data, err := blob.Bytes(64 << 20)
+	if err != nil {
+		return err
+	}
+	b := endpoints.Blob{MIME: blob.MIME, Data: data}
 	switch {
 	case len(b.Data) == 0:
 		return fmt.Errorf("empty")

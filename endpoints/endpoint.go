@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/chorusai/chorus/scope"
 )
 
 // Kind names a family of endpoints. The values match the endpoint names used
@@ -32,9 +34,16 @@ type Request struct {
 	// Model is the model id as the catalog (or discovery) names it.
 	Model string
 	// Args holds the task's arguments by name. Text arguments carry the
-	// text; image, audio and video arguments carry a local file path; point
-	// and box carry "x,y" and "x1,y1,x2,y2".
+	// text; image, audio and video arguments carry the local file path as
+	// the plan gave it, for messages only; point and box carry "x,y" and
+	// "x1,y1,x2,y2".
 	Args map[string]string
+	// Files holds the media arguments (image, audio, video, mask) by name
+	// as files that passed the turn's trust rule (package scope). The
+	// executor fills it from the turn's scope; an endpoint reads input
+	// files only from here, through File — never by opening a path from
+	// Args, which the controller or an earlier expert may have written.
+	Files map[string]scope.File
 	// Command is the program for the command kind, from the catalog.
 	Command []string
 	// Progress, when set, receives progress reports (waiting for a model to
@@ -53,18 +62,29 @@ func (r Request) Arg(name, what string) (string, error) {
 	return v, nil
 }
 
+// File returns the media argument name as a file this turn may read, or
+// an error wrapping ErrBadInput: a missing argument is asked for as Arg
+// asks ("the image to crop"); a path the executor did not hand over as a
+// checked file (one the turn may not read) is refused — it also wraps
+// scope.ErrDenied — naming the argument and how to allow the file, and
+// nothing of it is opened.
+func (r Request) File(name, what string) (scope.File, error) {
+	if f, ok := r.Files[name]; ok && !f.IsZero() {
+		return f, nil
+	}
+	v := strings.TrimSpace(r.Args[name])
+	if v == "" {
+		return scope.File{}, fmt.Errorf("%w: missing argument %q (%s)", ErrBadInput, name, what)
+	}
+	return scope.File{}, Explain(fmt.Sprintf("%v: argument %s (%s) was not given as a file this turn may read — attach it with @%s or --attach to let Chorus read it",
+		ErrBadInput, name, v, v), ErrBadInput, scope.ErrDenied)
+}
+
 // Progress reports something a slow call is waiting for.
 type Progress struct {
 	Message string `json:"message"`
 	// Wait is how long the endpoint expects to wait before the next try.
 	Wait time.Duration `json:"wait,omitempty"`
-}
-
-// Blob is a file an expert produced, still in memory; the executor writes it
-// under the output directory with an extension chosen from MIME.
-type Blob struct {
-	MIME string
-	Data []byte
 }
 
 // Result is what an expert returned.
@@ -75,8 +95,18 @@ type Result struct {
 	// Data is the structured response as the endpoint returned it
 	// (labels with scores, boxes), when there is one.
 	Data json.RawMessage
-	// Blobs are produced files (images, audio, video).
+	// Blobs are produced files (images, audio, video). Large ones are
+	// temporary files the holder of the Result owns: see Blob.
 	Blobs []Blob
+}
+
+// Discard removes the temporary files of a result that is not kept, so a
+// failed or abandoned task leaves nothing behind. Blobs held in memory
+// need nothing.
+func (r Result) Discard() {
+	for _, b := range r.Blobs {
+		b.Remove()
+	}
 }
 
 // Endpoint runs models of one kind.

@@ -50,13 +50,43 @@ func Load(path string) (image.Image, string, error) {
 		return nil, "", fmt.Errorf("%w: cannot read image %s: %v", ErrBadInput, path, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxImageFileBytes+1))
+	return Read(f, path)
+}
+
+// Read reads and decodes an image from r — an opened file, for callers
+// that decide themselves which files may be opened — naming it name in
+// messages. It reads at most as much as Load accepts: a file that says it
+// is larger (r has a Stat method) is refused before it is read, and a
+// stream that runs past the limit once the count passes it. It returns
+// the image and its format name; every failure wraps ErrBadInput.
+func Read(r io.Reader, name string) (image.Image, string, error) {
+	size := int64(-1)
+	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+	}
+	if size > maxImageFileBytes {
+		return nil, "", fmt.Errorf("%w: image %s is %s; the built-in tools read at most %d MB", ErrBadInput, name, humanFileSize(size), maxImageFileBytes>>20)
+	}
+	var data []byte
+	var err error
+	if size >= 0 {
+		// Sized exactly: the file is held once, not grown by doubling.
+		data = make([]byte, size)
+		_, err = io.ReadFull(r, data)
+	} else {
+		data, err = io.ReadAll(io.LimitReader(r, maxImageFileBytes+1))
+		if err == nil && int64(len(data)) > maxImageFileBytes {
+			return nil, "", fmt.Errorf("%w: image %s is larger than %d MB; the built-in tools read at most that", ErrBadInput, name, maxImageFileBytes>>20)
+		}
+	}
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: cannot read image %s: %v", ErrBadInput, path, err)
+		return nil, "", fmt.Errorf("%w: cannot read image %s: %v", ErrBadInput, name, err)
 	}
 	img, format, err := Decode(data)
 	if err != nil {
-		return nil, "", fmt.Errorf("image %s: %w", path, err)
+		return nil, "", fmt.Errorf("image %s: %w", name, err)
 	}
 	return img, format, nil
 }

@@ -170,3 +170,42 @@ func TestLoadRefusesPipes(t *testing.T) {
 		t.Fatal("blocked on a FIFO")
 	}
 }
+
+// TestReadFromAnOpenedFileOrStream: Read decodes what its caller opened,
+// refuses a file that says it is over the limit without reading it, and
+// names the file as the caller calls it.
+func TestReadFromAnOpenedFileOrStream(t *testing.T) {
+	dir := t.TempDir()
+	f, err := EncodePNG(gradientImage(12, 7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := writeFile(t, dir, "g.png", f.Data)
+	fh, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	img, format, err := Read(fh, "g.png")
+	if err != nil || format != "png" || img.Bounds().Dx() != 12 || img.Bounds().Dy() != 7 {
+		t.Fatalf("Read(file) = %v, %q, %v", img.Bounds(), format, err)
+	}
+	if img, _, err := Read(strings.NewReader(string(f.Data)), "stream"); err != nil || img.Bounds().Dx() != 12 {
+		t.Fatalf("Read(stream) = %v", err)
+	}
+	if _, _, err := Read(strings.NewReader("not an image"), "notes.txt"); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "notes.txt") {
+		t.Errorf("junk: %v", err)
+	}
+	huge := filepath.Join(dir, "huge.png")
+	hf, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hf.Truncate(maxImageFileBytes + 1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	defer hf.Close()
+	if _, _, err := Read(hf, "huge.png"); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "at most 512 MB") {
+		t.Errorf("huge: %v", err)
+	}
+}

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"fmt"
+
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/imaging"
 )
@@ -16,14 +18,22 @@ func annotate(task, imagePath string, res endpoints.Result) (endpoints.Blob, boo
 	switch task {
 	case "object-detection", "zero-shot-object-detection":
 		f, ok, err := imaging.AnnotateDetections(imagePath, string(res.Data), res.Text)
-		return endpoints.Blob(f), ok, err
+		return endpoints.Blob{MIME: f.MIME, Data: f.Data}, ok, err
 	case "image-segmentation", "mask-generation":
 		files := make([]imaging.File, len(res.Blobs))
 		for i, b := range res.Blobs {
-			files[i] = imaging.File(b)
+			// A mask spooled to disk is read back; masks are small.
+			data, err := b.Bytes(maxMaskBytes)
+			if err != nil {
+				return endpoints.Blob{}, false, fmt.Errorf("mask %d: %w", i+1, err)
+			}
+			files[i] = imaging.File{MIME: b.MIME, Data: data}
 		}
 		f, ok, err := imaging.AnnotateSegments(imagePath, res.Data, files)
-		return endpoints.Blob(f), ok, err
+		return endpoints.Blob{MIME: f.MIME, Data: f.Data}, ok, err
 	}
 	return endpoints.Blob{}, false, nil
 }
+
+// maxMaskBytes bounds a mask read back into memory to be drawn.
+const maxMaskBytes = 64 << 20

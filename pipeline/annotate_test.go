@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/internal/fakehf"
 )
@@ -22,7 +22,7 @@ func TestAnnotateHuggingFaceResults(t *testing.T) {
 	ep := huggingface.New(huggingface.Options{BaseURL: srv.URL, Token: "hf_test", HTTPClient: srv.Client()})
 	for _, task := range []string{"object-detection", "image-segmentation", "zero-shot-object-detection"} {
 		srv.Model("m/"+task, task)
-		res, err := ep.Infer(t.Context(), endpoints.Request{Task: task, Model: "m/" + task, Args: map[string]string{"image": img, "labels": "cat"}})
+		res, err := ep.Infer(t.Context(), endpointstest.Request(t, task, "m/"+task, map[string]string{"image": img, "labels": "cat"}))
 		if err != nil {
 			t.Fatalf("%s: %v", task, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -214,6 +216,11 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 		return
 	}
 	r.args = args
+	files, err := taskFiles(c.skill, args)
+	if err != nil {
+		r.fail(err.Error())
+		return
+	}
 
 	progress := func(p endpoints.Progress) {
 		emit(TaskProgressEvent{ID: r.task.ID, Message: p.Message, WaitMS: p.Wait.Milliseconds()})
@@ -239,7 +246,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			}
 			r.model, r.endpoint = cand.model.ID, string(route.Kind())
 			at := time.Now()
-			res, err := route.Infer(tctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Command: cand.model.Command, Progress: progress})
+			res, err := route.Infer(tctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Files: files, Command: cand.model.Command, Progress: progress})
 			if err == nil {
 				err = e.keepResult(r, res, outDir, progress)
 			}
@@ -332,6 +339,34 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 	return out, nil
 }
 
+// taskFiles hands the task's media arguments to the endpoint as checked
+// files (endpoints.Request.Files), the only files an endpoint reads.
+//
+// TODO(trust): the turn's scope. Until the executor has it, each media
+// argument is allowed as it stands, which keeps today's behaviour; the
+// turn-wide rule (attachments, typed paths, chat log, output directory)
+// replaces this per-task scope.
+func taskFiles(s *skills.Skill, args map[string]string) (map[string]scope.File, error) {
+	sc := scope.New(scope.Options{})
+	files := map[string]scope.File{}
+	for k, v := range args {
+		a, ok := s.Arg(k)
+		if !ok || !a.Type.Media() || strings.TrimSpace(v) == "" {
+			continue
+		}
+		sc.AllowFile(v, scope.Attached)
+		f, err := sc.Check(v)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%w: %s file %s does not exist", endpoints.ErrBadInput, k, v)
+		case err != nil:
+			return nil, fmt.Errorf("argument %s: %w", k, err)
+		}
+		files[k] = f
+	}
+	return files, nil
+}
+
 // maxTextFile bounds a text file read into a text argument.
 const maxTextFile = 256 << 10
 
@@ -390,27 +425,38 @@ func download(ctx context.Context, url, dir string) (string, error) {
 
 // keepResult records a result and writes its files under outDir. A
 // failure to draw the annotated image does not fail the task — its result
-// stands — but is reported through progress, never dropped.
+// stands — but is reported through progress, never dropped. Blobs an
+// endpoint spooled to temporary files are moved into outDir; none is left
+// behind, whatever fails.
 func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, progress func(endpoints.Progress)) error {
+	// The annotation reads the masks among the blobs, so it is drawn
+	// before they are moved.
+	var annotated *endpoints.Blob
+	if img, ok := r.args["image"]; ok {
+		blob, ok, err := annotate(r.task.Task, img, res)
+		switch {
+		case err != nil:
+			progress(endpoints.Progress{Message: "the result stands, but the annotated image could not be drawn: " + err.Error()})
+		case ok:
+			annotated = &blob
+		}
+	}
 	var files []string
-	for _, b := range res.Blobs {
-		p, err := writeFile(outDir, r.task.Task, r.task.ID, b.MIME, b.Data)
+	for i, b := range res.Blobs {
+		p, err := writeBlob(outDir, r.task.Task, r.task.ID, b)
 		if err != nil {
+			endpoints.Result{Blobs: res.Blobs[i+1:]}.Discard()
 			return err
 		}
 		files = append(files, p)
 	}
-	if img, ok := r.args["image"]; ok {
-		blob, ok, err := annotate(r.task.Task, img, res)
-		if err == nil && ok {
-			var p string
-			if p, err = writeFile(outDir, r.task.Task+"-annotated", r.task.ID, blob.MIME, blob.Data); err == nil {
-				// The annotated image comes first: it is what a later
-				// task asking for "the image" of this one wants.
-				files = append([]string{p}, files...)
-			}
-		}
-		if err != nil {
+	if annotated != nil {
+		p, err := writeBlob(outDir, r.task.Task+"-annotated", r.task.ID, *annotated)
+		if err == nil {
+			// The annotated image comes first: it is what a later
+			// task asking for "the image" of this one wants.
+			files = append([]string{p}, files...)
+		} else {
 			progress(endpoints.Progress{Message: "the result stands, but the annotated image could not be drawn: " + err.Error()})
 		}
 	}
@@ -424,28 +470,58 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, pro
 // writeFile stores data under dir with a unique name and an extension that
 // matches its type, and returns the absolute path.
 func writeFile(dir, task string, id int, mimeType string, data []byte) (string, error) {
-	ext := extFor(mimeType, data)
+	return writeBlob(dir, task, id, endpoints.Blob{MIME: mimeType, Data: data})
+}
+
+// writeBlob stores b under dir with a unique name and an extension that
+// matches its type, and returns the absolute path. A blob spooled to a
+// temporary file is moved, not read into memory; a write that fails (a
+// full disk) leaves no empty or partial file behind.
+func writeBlob(dir, task string, id int, b endpoints.Blob) (string, error) {
+	head, err := blobHead(b)
+	if err != nil {
+		b.Remove()
+		return "", fmt.Errorf("cannot read the result file: %w", err)
+	}
+	ext := extFor(b.MIME, head)
 	var suffix [3]byte
 	for {
 		_, _ = rand.Read(suffix[:])
 		name := fmt.Sprintf("%s-%s-%d-%s%s", time.Now().Format("20060102-150405"), safeName(task), id, hex.EncodeToString(suffix[:]), ext)
 		p := filepath.Join(dir, name)
+		// The name is reserved first, so two results never share it.
 		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}
 		if err != nil {
+			b.Remove()
 			return "", fmt.Errorf("cannot write the result file: %w", err)
 		}
-		if _, err := f.Write(data); err != nil {
-			f.Close()
-			return "", fmt.Errorf("cannot write %s: %w", p, err)
-		}
-		if err := f.Close(); err != nil {
+		f.Close()
+		if err := b.SaveAs(p); err != nil {
 			return "", fmt.Errorf("cannot write %s: %w", p, err)
 		}
 		return p, nil
 	}
+}
+
+// blobHead returns the first bytes of b, for telling its type.
+func blobHead(b endpoints.Blob) ([]byte, error) {
+	if b.Path == "" {
+		return b.Data, nil
+	}
+	f, err := os.Open(b.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head := make([]byte, endpoints.SniffLen)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return head[:n], nil
 }
 
 func safeName(s string) string {

@@ -49,6 +49,8 @@ type rigConfig struct {
 	// extra endpoints join the router after the defaults and replace a
 	// default of the same kind.
 	extra []endpoints.Endpoint
+	// hf adjusts the Hugging Face endpoint's options.
+	hf func(*huggingface.Options)
 }
 
 func withControllerCaps(c ...string) rigOption {
@@ -56,6 +58,10 @@ func withControllerCaps(c ...string) rigOption {
 }
 
 func withOptions(o pipeline.Options) rigOption { return func(rc *rigConfig) { rc.opts = o } }
+
+func withHFOptions(f func(*huggingface.Options)) rigOption {
+	return func(rc *rigConfig) { rc.hf = f }
+}
 
 func withEndpoints(eps ...endpoints.Endpoint) rigOption {
 	return func(rc *rigConfig) { rc.extra = append(rc.extra, eps...) }
@@ -81,9 +87,13 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hfOpts := huggingface.Options{BaseURL: r.hf.URL, Token: rc.token, MaxWait: 2 * time.Second, MaxRetries: 2, HTTPClient: r.hf.Client()}
+	if rc.hf != nil {
+		rc.hf(&hfOpts)
+	}
 	router := endpoints.NewRouter(rc.mode, append([]endpoints.Endpoint{
 		builtin.New(),
-		huggingface.New(huggingface.Options{BaseURL: r.hf.URL, Token: rc.token, MaxWait: 2 * time.Second, MaxRetries: 2, HTTPClient: r.hf.Client()}),
+		huggingface.New(hfOpts),
 	}, rc.extra...)...)
 	o := rc.opts
 	o.OutputDir = r.out

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // Origin says why a file or URL is allowed; it shows in debug output and
@@ -175,12 +176,16 @@ func (s *Scope) resolve(path string) (string, error) {
 }
 
 // Open opens a checked file for reading. It refuses anything but a regular
-// file: a FIFO would block and a device might never end.
+// file: a FIFO would block and a device might never end. The file is
+// opened without blocking and judged by what was opened, so a FIFO put in
+// the file's place after the check cannot hang the caller either.
 func (f File) Open() (*os.File, error) {
 	if f.real == "" {
 		return nil, &fs.PathError{Op: "open", Path: "", Err: fs.ErrInvalid}
 	}
-	fh, err := os.Open(f.real)
+	// O_NONBLOCK only matters for a FIFO (open would wait for a writer);
+	// reads of a regular file ignore it.
+	fh, err := os.OpenFile(f.real, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

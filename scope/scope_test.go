@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // tree builds a home with an allowed folder, secrets beside it and links
@@ -157,6 +159,38 @@ func TestOpenRefusesNonRegular(t *testing.T) {
 	}
 	if _, err := f.Open(); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestOpenDoesNotBlockOnAFIFO: a FIFO in an allowed folder is refused at
+// once; opening it the usual way would wait for a writer forever.
+func TestOpenDoesNotBlockOnAFIFO(t *testing.T) {
+	home := t.TempDir()
+	fifo := filepath.Join(home, "pipe.png")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	s := New(Options{Home: home, WorkDir: home})
+	s.AllowDir(home, Output)
+	f, err := s.Check(fifo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		fh, err := f.Open()
+		if err == nil {
+			fh.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("err = %v, want a refusal", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Open blocked on a FIFO")
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"io/fs"
 	"strings"
 
 	"github.com/chorusai/chorus/endpoints"
@@ -129,16 +130,36 @@ func classify(err error) error {
 // encode encodes img as format, as a Blob.
 func encode(img image.Image, format string) (endpoints.Blob, error) {
 	f, err := imaging.Encode(img, format)
-	return endpoints.Blob(f), err
+	return endpoints.Blob{MIME: f.MIME, Data: f.Data}, err
 }
 
-// loadArgImage loads the image named by the "image" argument.
+// loadArgImage loads the image of the "image" argument.
 func loadArgImage(req endpoints.Request, what string) (image.Image, string, error) {
-	p, err := req.Arg("image", what)
+	return loadImage(req, "image", what)
+}
+
+// loadImage decodes the image of media argument name from its checked
+// file in req.Files — never from the path in Args — and names it as the
+// plan did in messages.
+func loadImage(req endpoints.Request, name, what string) (image.Image, string, error) {
+	f, err := req.File(name, what)
 	if err != nil {
 		return nil, "", err
 	}
-	return imaging.Load(p)
+	label := req.Args[name]
+	if label == "" {
+		label = f.Asked()
+	}
+	fh, err := f.Open()
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, "", fmt.Errorf("%w: image file %s does not exist — check the path", endpoints.ErrBadInput, label)
+	case err != nil:
+		// A directory, a pipe or a device: File.Open says which.
+		return nil, "", fmt.Errorf("%w: cannot read image %s: %v", endpoints.ErrBadInput, label, err)
+	}
+	defer fh.Close()
+	return imaging.Read(fh, label)
 }
 
 // dims renders an image's size for messages: "640×480".

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/imaging"
 )
 
@@ -65,7 +66,7 @@ func TestBuiltinCheckAndDiscover(t *testing.T) {
 
 func infer(t *testing.T, model string, args map[string]string) endpoints.Result {
 	t.Helper()
-	res, err := New().Infer(t.Context(), endpoints.Request{Model: model, Args: args})
+	res, err := New().Infer(t.Context(), endpointstest.WithFiles(t, endpoints.Request{Model: model, Args: args}))
 	if err != nil {
 		t.Fatalf("%s: %v", model, err)
 	}
@@ -341,7 +342,7 @@ func TestBuiltinBadInputNeverPanics(t *testing.T) {
 	)
 	ep := New()
 	for _, c := range calls {
-		res, err := ep.Infer(t.Context(), endpoints.Request{Model: c.model, Args: c.args})
+		res, err := ep.Infer(t.Context(), endpointstest.WithFiles(t, endpoints.Request{Model: c.model, Args: c.args}))
 		if !errors.Is(err, endpoints.ErrBadInput) {
 			t.Errorf("%s %v: got %v, %v; want ErrBadInput", c.model, c.args, res.Text, err)
 			continue
@@ -356,7 +357,7 @@ func TestBuiltinBadInputNeverPanics(t *testing.T) {
 }
 
 func TestBuiltinMissingArgumentNamesIt(t *testing.T) {
-	_, err := New().Infer(t.Context(), endpoints.Request{Task: "image-crop", Model: ModelCrop, Args: map[string]string{"image": "x.png"}})
+	_, err := New().Infer(t.Context(), endpointstest.WithFiles(t, endpoints.Request{Task: "image-crop", Model: ModelCrop, Args: map[string]string{"image": "x.png"}}))
 	if !errors.Is(err, endpoints.ErrBadInput) || !strings.Contains(err.Error(), `"box"`) || !strings.Contains(err.Error(), "x1,y1,x2,y2") {
 		t.Errorf("error %v should name the missing box argument and its form", err)
 	}
@@ -368,7 +369,7 @@ func TestBuiltinHonoursCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	for task, model := range builtinPairs {
-		_, err := New().Infer(ctx, endpoints.Request{Task: task, Model: model, Args: map[string]string{"image": path, "mask": path, "text": "50%", "box": "1,1,9,9"}})
+		_, err := New().Infer(ctx, endpointstest.WithFiles(t, endpoints.Request{Task: task, Model: model, Args: map[string]string{"image": path, "mask": path, "text": "50%", "box": "1,1,9,9"}}))
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: %v; want context.Canceled", model, err)
 		}
@@ -389,7 +390,7 @@ func TestBuiltinDrawBoxesEveryInputFormat(t *testing.T) {
 	ep := New()
 	for name, text := range inputs {
 		t.Run(name, func(t *testing.T) {
-			res, err := ep.Infer(t.Context(), endpoints.Request{Task: "draw-boxes", Model: ModelDrawBoxes, Args: map[string]string{"image": path, "text": text}})
+			res, err := ep.Infer(t.Context(), endpointstest.WithFiles(t, endpoints.Request{Task: "draw-boxes", Model: ModelDrawBoxes, Args: map[string]string{"image": path, "text": text}}))
 			if err != nil {
 				t.Fatal(err)
 			}

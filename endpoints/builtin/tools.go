@@ -146,15 +146,16 @@ func detectionsJSON(dets []imaging.Detection) json.RawMessage {
 }
 
 func runMaskOverlay(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
-	maskPath, err := req.Arg("mask", "the mask image; non-black pixels are inside")
-	if err != nil {
+	const maskWhat = "the mask image; non-black pixels are inside"
+	if _, err := req.File("mask", maskWhat); err != nil {
 		return endpoints.Result{}, err
 	}
+	maskPath := req.Args["mask"]
 	img, _, err := loadArgImage(req, "the image to overlay the mask on")
 	if err != nil {
 		return endpoints.Result{}, err
 	}
-	mask, _, err := imaging.Load(maskPath)
+	mask, _, err := loadImage(req, "mask", maskWhat)
 	if err != nil {
 		return endpoints.Result{}, fmt.Errorf("mask: %w", err)
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/imaging"
+	"github.com/chorusai/chorus/scope"
 )
 
 // Options configures the command endpoint.
@@ -209,27 +210,35 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 	return p.run(ctx, e, call{prog: p, path: path, fixed: fixed, req: req, dir: dir})
 }
 
-// inputFile checks a media argument and returns its absolute path, so a
-// file called "-x" can never be read as an option.
-func inputFile(req endpoints.Request, name, what string) (string, error) {
-	p, err := req.Arg(name, what)
+// inputFile returns the checked file of media argument name, opened:
+// the program is given its resolved path (absolute, so a file called "-x"
+// can never be read as an option), and the caller may look at the opened
+// file first. Handing a program a path is fine because the path passed
+// the turn's trust rule and every link in it was resolved at the check:
+// the program reads exactly the file the user gave, as Chorus would.
+func inputFile(req endpoints.Request, name, what string) (string, *os.File, error) {
+	f, err := req.File(name, what)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", fmt.Errorf("%w: %s %s: %v", endpoints.ErrBadInput, name, p, err)
+	p := req.Args[name]
+	if p == "" {
+		p = f.Asked()
 	}
-	fi, err := os.Stat(abs)
+	fi, err := os.Stat(f.Path())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("%w: %s file %s does not exist — check the path", endpoints.ErrBadInput, name, p)
+		return "", nil, fmt.Errorf("%w: %s file %s does not exist — check the path", endpoints.ErrBadInput, name, p)
 	case err != nil:
-		return "", fmt.Errorf("%w: cannot read %s %s: %v", endpoints.ErrBadInput, name, p, err)
+		return "", nil, fmt.Errorf("%w: cannot read %s %s: %v", endpoints.ErrBadInput, name, p, err)
 	case !fi.Mode().IsRegular():
-		return "", fmt.Errorf("%w: %s is not a regular file", endpoints.ErrBadInput, p)
+		return "", nil, fmt.Errorf("%w: %s is not a regular file", endpoints.ErrBadInput, p)
 	}
-	return abs, nil
+	fh, err := f.Open()
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: cannot read %s %s: %v", endpoints.ErrBadInput, name, p, err)
+	}
+	return f.Path(), fh, nil
 }
 
 // exec runs the program in the call's directory with args as argv. It
@@ -304,16 +313,26 @@ func (e *Endpoint) watchSize(ctx context.Context, path string, stop <-chan struc
 	}
 }
 
-// readOutput reads a file the program wrote, within the size limit.
+// readOutput reads a file the program wrote in the call's scratch
+// directory, within the size limit. Only that directory is allowed: a
+// program that left a link to another file in its output's place gets
+// it refused, not read.
 func (e *Endpoint) readOutput(c call, path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
+	scratch := scope.New(scope.Options{WorkDir: c.dir})
+	scratch.AllowDir(c.dir, scope.Output)
+	f, err := scratch.Check(path)
+	var denied *scope.DeniedError
+	switch {
+	case errors.As(err, &denied):
+		return nil, endpoints.Explain(fmt.Sprintf("%s left a link to %s in place of its output, outside its scratch directory; it was not read", c.prog.name, denied.Resolved), endpoints.ErrUnavailable, denied)
+	case err != nil:
 		return nil, fmt.Errorf("%s finished without writing its output: %v", c.prog.name, err)
 	}
-	if fi.Size() > e.opts.MaxOutputBytes {
-		return nil, fmt.Errorf("%s: %w (%s)", c.prog.name, errOutputTooLarge, humanFileSize(fi.Size()))
+	data, err := f.ReadAll(e.opts.MaxOutputBytes)
+	if errors.Is(err, scope.ErrTooLarge) {
+		return nil, fmt.Errorf("%s: %w (more than %s)", c.prog.name, errOutputTooLarge, humanFileSize(e.opts.MaxOutputBytes))
 	}
-	return os.ReadFile(path)
+	return data, err
 }
 
 // boundedBuffer keeps at most max bytes: the head (stdout, which then
@@ -355,11 +374,13 @@ func (b *boundedBuffer) String() string { return string(b.Bytes()) }
 
 // runTesseract reads the text in an image: tesseract IMAGE OUTBASE [-l L].
 func runTesseract(ctx context.Context, e *Endpoint, c call) (endpoints.Result, error) {
-	img, err := inputFile(c.req, "image", "the image to read text from")
+	img, fh, err := inputFile(c.req, "image", "the image to read text from")
 	if err != nil {
 		return endpoints.Result{}, err
 	}
-	if err := checkImageHeader(img); err != nil {
+	err = checkImageHeader(fh, img)
+	fh.Close()
+	if err != nil {
 		return endpoints.Result{}, err
 	}
 	base := filepath.Join(c.dir, "ocr")
@@ -383,12 +404,7 @@ func runTesseract(ctx context.Context, e *Endpoint, c call) (endpoints.Result, e
 
 // checkImageHeader refuses files that are not images before tesseract
 // prints a cryptic leptonica error about them.
-func checkImageHeader(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("%w: cannot read image %s: %v", endpoints.ErrBadInput, path, err)
-	}
-	defer f.Close()
+func checkImageHeader(f io.Reader, path string) error {
 	if _, _, err := image.DecodeConfig(io.LimitReader(f, 1<<20)); err != nil {
 		return fmt.Errorf("%w: %s is not a readable %s image", endpoints.ErrBadInput, path, imaging.DecodableFormats)
 	}
@@ -465,10 +481,11 @@ func wavDuration(b []byte) (time.Duration, error) {
 // runFFmpegAudio extracts a video's sound as 16 kHz mono WAV, the input
 // speech recognisers expect.
 func runFFmpegAudio(ctx context.Context, e *Endpoint, c call) (endpoints.Result, error) {
-	in, err := inputFile(c.req, "video", "the video to take the sound from")
+	in, fh, err := inputFile(c.req, "video", "the video to take the sound from")
 	if err != nil {
 		return endpoints.Result{}, err
 	}
+	fh.Close() // ffmpeg reads it itself
 	out := filepath.Join(c.dir, "audio.wav")
 	// "file:" keeps ffmpeg from reading a name as a URL or device.
 	args := []string{"-nostdin", "-hide_banner", "-loglevel", "error", "-y", "-i", "file:" + in, "-vn", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le"}

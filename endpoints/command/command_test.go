@@ -22,6 +22,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/command"
+	"github.com/chorusai/chorus/endpoints/endpointstest"
 )
 
 func needProgram(t *testing.T, name, pkg string) {
@@ -66,7 +67,7 @@ func TestCommandTesseractReadsText(t *testing.T) {
 		if err := ep.Check(context.Background(), task, "tesseract"); err != nil {
 			t.Fatalf("check %s: %v", task, err)
 		}
-		res, err := ep.Infer(context.Background(), endpoints.Request{Task: task, Model: "tesseract", Args: map[string]string{"image": img}})
+		res, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: task, Model: "tesseract", Args: map[string]string{"image": img}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,8 +76,8 @@ func TestCommandTesseractReadsText(t *testing.T) {
 		}
 	}
 	// The catalog's command with fixed arguments (a page segmentation mode).
-	res, err := ep.Infer(context.Background(), endpoints.Request{Task: "ocr", Model: "tesseract",
-		Command: []string{"tesseract", "--psm", "7"}, Args: map[string]string{"image": img}})
+	res, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "ocr", Model: "tesseract",
+		Command: []string{"tesseract", "--psm", "7"}, Args: map[string]string{"image": img}}))
 	if err != nil || !strings.Contains(res.Text, "CHORUS") {
 		t.Errorf("with --psm 7: %q, %v", res.Text, err)
 	}
@@ -87,7 +88,7 @@ func TestCommandTesseractBadInput(t *testing.T) {
 	ep := command.New(command.Options{})
 	notImage := filepath.Join(t.TempDir(), "-notes.png") // a name that looks like an option
 	os.WriteFile(notImage, []byte("plain text"), 0o644)
-	_, err := ep.Infer(context.Background(), endpoints.Request{Task: "ocr", Model: "tesseract", Args: map[string]string{"image": notImage}})
+	_, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "ocr", Model: "tesseract", Args: map[string]string{"image": notImage}}))
 	if !errors.Is(err, endpoints.ErrBadInput) || endpoints.Retryable(err) {
 		t.Errorf("not an image: %v", err)
 	}
@@ -212,7 +213,7 @@ func TestCommandFFmpegVideoToAudio(t *testing.T) {
 		t.Fatalf("make test video: %v\n%s", err, out)
 	}
 	ep := command.New(command.Options{})
-	res, err := ep.Infer(context.Background(), endpoints.Request{Task: "video-to-audio", Model: "ffmpeg", Args: map[string]string{"video": video}})
+	res, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "video-to-audio", Model: "ffmpeg", Args: map[string]string{"video": video}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +227,7 @@ func TestCommandFFmpegVideoToAudio(t *testing.T) {
 	if out, err := gen.CombinedOutput(); err != nil {
 		t.Fatalf("make silent video: %v\n%s", err, out)
 	}
-	_, err = ep.Infer(context.Background(), endpoints.Request{Task: "video-to-audio", Model: "ffmpeg", Args: map[string]string{"video": silent}})
+	_, err = ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "video-to-audio", Model: "ffmpeg", Args: map[string]string{"video": silent}}))
 	if !errors.Is(err, endpoints.ErrBadInput) || !strings.Contains(err.Error(), "no sound track") {
 		t.Errorf("video without sound: %v", err)
 	}

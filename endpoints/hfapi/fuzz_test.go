@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/chorusai/chorus/endpoints"
 )
 
 // hfAllTasks are the tasks the Hugging Face payload layer answers for.
@@ -24,12 +26,12 @@ func TestHFDepthTensorSizeIsBounded(t *testing.T) {
 	wide := `{"predicted_depth": [[` + strings.Repeat("0,", 69999) + `0], [0]]}`
 	tall := `{"predicted_depth": [[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19` + strings.Repeat("], [", 65536) + `]]}`
 	for name, body := range map[string]string{"wide": wide, "tall": tall} {
-		_, err := Parse("depth-estimation", nil, "application/json", []byte(body))
+		_, err := Parse("depth-estimation", nil, "application/json", []byte(body), endpoints.Spool{})
 		if err == nil || !strings.Contains(err.Error(), "megapixels") {
 			t.Errorf("%s tensor (%d bytes): err = %v, want the size refused", name, len(body), err)
 		}
 	}
-	res, err := Parse("depth-estimation", nil, "application/json", []byte(`{"predicted_depth": [[1, 2], [3]]}`))
+	res, err := Parse("depth-estimation", nil, "application/json", []byte(`{"predicted_depth": [[1, 2], [3]]}`), endpoints.Spool{})
 	if err != nil || len(res.Blobs) != 1 {
 		t.Fatalf("a ragged small tensor still renders: %v", err)
 	}
@@ -54,7 +56,7 @@ func FuzzParseHFResponse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ti uint8, ctype string, body []byte) {
 		task := hfAllTasks[int(ti)%len(hfAllTasks)]
 		args := map[string]string{"sentences": "a\nb", "labels": "a,b", "text": "x"}
-		res, err := Parse(task, args, ctype, body)
+		res, err := Parse(task, args, ctype, body, endpoints.Spool{})
 		if err != nil {
 			return
 		}

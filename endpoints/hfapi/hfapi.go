@@ -39,61 +39,114 @@ func Supported(task string) bool {
 	return ok
 }
 
-// Build builds the Inference API request for task from the planner's
-// arguments. Media arguments are local file paths; problems with them wrap
+// Build builds the Inference API request for req.Task from the planner's
+// arguments. Media arguments are read only from req.Files, the files that
+// passed the turn's trust rule; problems with them wrap
 // endpoints.ErrBadInput, and a task without a row wraps
 // endpoints.ErrUnsupported.
-func Build(task, model string, args map[string]string) (Request, error) {
-	spec, ok := tasks[task]
+func Build(req endpoints.Request) (Request, error) {
+	spec, ok := tasks[req.Task]
 	if !ok {
-		return Request{}, Unsupported(task)
+		return Request{}, Unsupported(req.Task)
 	}
-	return spec.build(task, model, args)
+	return spec.build(req)
 }
 
 // Parse reads a successful answer to task (its Content-Type and body) into
 // an endpoints.Result: the JSON in Data, a readable Text, and produced files
-// as Blobs. Base64 files inside JSON become Blobs too. Segmentation and
-// mask-generation keep their masks in Data as well (in order with Blobs),
-// since the executor's annotation overlays them with their labels from
-// there; depth-estimation and audio-to-audio replace the bulky tensor and
-// audio in Data by an index into Blobs ("depth_blob": 0, "blob_index": 0).
-// An answer in the wrong shape is an error that quotes it.
-func Parse(task string, args map[string]string, contentType string, body []byte) (endpoints.Result, error) {
+// as Blobs. Base64 files inside JSON become Blobs too, decoded through
+// spool (in memory when small, to a temporary file when large), so the
+// answer is never held twice. Segmentation and mask-generation keep their
+// masks in Data as well (in order with Blobs), since the executor's
+// annotation overlays them with their labels from there; depth-estimation
+// and audio-to-audio replace the bulky tensor and audio in Data by an index
+// into Blobs ("depth_blob": 0, "blob_index": 0). An answer in the wrong
+// shape is an error that quotes it.
+func Parse(task string, args map[string]string, contentType string, body []byte, spool endpoints.Spool) (endpoints.Result, error) {
+	return ParseBlob(task, args, contentType, endpoints.Blob{Data: body}, body[:min(len(body), endpoints.SniffLen)], spool)
+}
+
+// ParseBlob is Parse for an answer spooled by endpoints.Spool: in memory,
+// or in a temporary file when it was large, with head its first bytes. A
+// file answer (an image, a sound) stays where it is and becomes the
+// Result's Blob; a JSON answer is read into memory once, exactly sized,
+// and its temporary file removed. On error no temporary file is left.
+func ParseBlob(task string, args map[string]string, contentType string, body endpoints.Blob, head []byte, spool endpoints.Spool) (endpoints.Result, error) {
 	mt, _, _ := mime.ParseMediaType(contentType)
-	trimmed := bytes.TrimSpace(body)
-	isJSON := mt == "application/json" || strings.HasSuffix(mt, "+json") ||
-		((mt == "" || mt == "text/plain") && len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed))
-	spec, known := tasks[task]
-	if !isJSON {
-		if !spec.binary {
-			return endpoints.Result{}, fmt.Errorf("%s answered %s (%d bytes) where JSON was expected", task, or(mt, "no content type"), len(body))
+	data := body.Data
+	if body.Path != "" {
+		if !mayBeJSON(mt, head) {
+			return fileAnswer(task, mt, body, head)
 		}
-		if len(body) == 0 {
-			return endpoints.Result{}, fmt.Errorf("%s answered an empty body", task)
+		var err error
+		data, err = body.Bytes(spool.Limit())
+		body.Remove()
+		if err != nil {
+			return endpoints.Result{}, fmt.Errorf("%s answer: %w", task, err)
 		}
-		return endpoints.Result{Blobs: []endpoints.Blob{{MIME: BlobMIME(mt, body), Data: body}}}, nil
 	}
-	if !json.Valid(trimmed) {
-		return endpoints.Result{}, fmt.Errorf("%s answered invalid JSON", task)
+	trimmed := bytes.TrimSpace(data)
+	if !isJSON(mt, trimmed) {
+		return fileAnswer(task, mt, endpoints.Blob{Data: data}, data[:min(len(data), endpoints.SniffLen)])
 	}
-	var compact bytes.Buffer
-	_ = json.Compact(&compact, trimmed)
-	data := json.RawMessage(compact.Bytes())
-	if msg := errorOnly(data); msg != "" {
+	// A large answer is used as it came: compacting would copy it, and
+	// json.Marshal compacts Data wherever it is embedded anyway.
+	raw := json.RawMessage(trimmed)
+	if len(trimmed) <= compactUpTo {
+		var compact bytes.Buffer
+		_ = json.Compact(&compact, trimmed)
+		raw = compact.Bytes()
+	}
+	if msg := errorOnly(raw); msg != "" {
 		return endpoints.Result{}, fmt.Errorf("%s", msg)
 	}
+	spec, known := tasks[task]
 	res, err := endpoints.Result{}, Unsupported(task)
 	if known {
-		res, err = spec.read(args, data)
+		res, err = spec.read(args, raw, spool)
 	}
 	if err != nil {
-		return endpoints.Result{}, fmt.Errorf("%s answered an unexpected shape (%v): %s", task, err, Snippet(data))
+		return endpoints.Result{}, fmt.Errorf("%s answered an unexpected shape (%v): %s", task, err, Snippet(raw))
 	}
 	if res.Data == nil {
-		res.Data = data
+		res.Data = raw
 	}
 	return res, nil
+}
+
+// compactUpTo is the largest JSON answer compacted for Data.
+const compactUpTo = 1 << 20
+
+// isJSON reports whether an answer is JSON: by its type, or, untyped or
+// typed as plain text, by being valid JSON that is an object or a list.
+func isJSON(mt string, trimmed []byte) bool {
+	return mt == "application/json" || strings.HasSuffix(mt, "+json") ||
+		((mt == "" || mt == "text/plain") && len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed))
+}
+
+// mayBeJSON is isJSON for an answer of which only the head is at hand.
+func mayBeJSON(mt string, head []byte) bool {
+	t := bytes.TrimSpace(head)
+	return mt == "application/json" || strings.HasSuffix(mt, "+json") ||
+		((mt == "" || mt == "text/plain") && len(t) > 0 && (t[0] == '{' || t[0] == '['))
+}
+
+// fileAnswer is an answer that is a file (an image, a sound), for the
+// tasks that produce one; for the others it is an error, and any
+// temporary file is removed.
+func fileAnswer(task, mt string, b endpoints.Blob, head []byte) (endpoints.Result, error) {
+	spec := tasks[task]
+	size, _ := b.Size()
+	if !spec.binary {
+		b.Remove()
+		return endpoints.Result{}, fmt.Errorf("%s answered %s (%d bytes) where JSON was expected", task, or(mt, "no content type"), size)
+	}
+	if size == 0 {
+		b.Remove()
+		return endpoints.Result{}, fmt.Errorf("%s answered an empty body", task)
+	}
+	b.MIME = BlobMIME(mt, head)
+	return endpoints.Result{Blobs: []endpoints.Blob{b}}, nil
 }
 
 // ModelPath validates a model id and escapes it for a URL path, keeping

@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/chorusai/chorus/endpoints"
 )
 
 // textArg returns a required text argument.
@@ -25,17 +27,29 @@ func textArg(task string, args map[string]string, name string) (string, error) {
 	return args[name], nil
 }
 
-// readMedia reads the local file a media argument names and returns its bytes
-// and MIME type.
-func readMedia(task string, args map[string]string, name string) ([]byte, string, error) {
-	p := strings.TrimSpace(args[name])
+// readMedia reads the file of a media argument and returns its bytes and
+// MIME type. Only a file in req.Files — one that passed the turn's trust
+// rule — is read; the path in req.Args is for messages.
+func readMedia(req endpoints.Request, name string) ([]byte, string, error) {
+	task := req.Task
+	p := strings.TrimSpace(req.Args[name])
+	f, ok := req.Files[name]
+	if !ok || f.IsZero() {
+		switch {
+		case p == "":
+			return nil, "", badInput("%s needs an %q argument (a file path)", task, name)
+		case strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://"):
+			return nil, "", badInput("%s argument %s=%q is a URL; give a local file path (download it first)", task, name, p)
+		}
+		_, err := req.File(name, "")
+		return nil, "", err
+	}
 	if p == "" {
-		return nil, "", badInput("%s needs an %q argument (a file path)", task, name)
+		p = f.Asked()
 	}
-	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
-		return nil, "", badInput("%s argument %s=%q is a URL; give a local file path (download it first)", task, name, p)
-	}
-	st, err := os.Stat(p)
+	// The checked path is stat'ed first for the precise complaint; the
+	// read below goes through File.Open, which judges what it opened.
+	st, err := os.Stat(f.Path())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, "", badInput("%s file %s does not exist", name, p)
@@ -49,7 +63,7 @@ func readMedia(task string, args map[string]string, name string) ([]byte, string
 	case st.Size() > maxUpload:
 		return nil, "", badInput("%s file %s is %s; Chorus sends at most %d MB to an inference server — trim or compress it first", name, p, humanFileSize(st.Size()), maxUpload>>20)
 	}
-	data, err := os.ReadFile(p)
+	data, err := f.ReadAll(maxUpload)
 	if err != nil {
 		return nil, "", badInput("cannot read %s file %s: %v", name, p, err)
 	}
@@ -57,11 +71,23 @@ func readMedia(task string, args map[string]string, name string) ([]byte, string
 		return nil, "", badInput("%s file %s is empty", name, p)
 	}
 	mt := MediaType(p, data)
-	if want := name + "/"; (name == "image" || name == "audio" || name == "video") && mt != "application/octet-stream" &&
-		!strings.HasPrefix(mt, want) && !(name == "audio" && mt == "video/webm") {
+	if want := mediaKind(name) + "/"; want != "/" && mt != "application/octet-stream" &&
+		!strings.HasPrefix(mt, want) && !(want == "audio/" && mt == "video/webm") {
 		return nil, "", badInput("%s file %s is %s, not %s", name, p, mt, strings.TrimSuffix(want, "/"))
 	}
 	return data, mt, nil
+}
+
+// mediaKind is the kind of file a media argument takes: its name, or
+// image for a mask.
+func mediaKind(name string) string {
+	switch name {
+	case "image", "audio", "video":
+		return name
+	case "mask":
+		return "image"
+	}
+	return ""
 }
 
 // maxUpload bounds a media file read into memory for one request; like

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/endpointstest"
 )
 
 // TestMediaInputsRefusePipesAndHugeFiles: a media argument that names a
@@ -35,11 +36,11 @@ func TestMediaInputsRefusePipesAndHugeFiles(t *testing.T) {
 
 	readers := map[string]func() error{
 		"pipe": func() error {
-			_, _, err := readMedia("image-classification", map[string]string{"image": fifo}, "image")
+			_, _, err := readMedia(endpointstest.Request(t, "image-classification", "m", map[string]string{"image": fifo}), "image")
 			return err
 		},
 		"huge": func() error {
-			_, _, err := readMedia("automatic-speech-recognition", map[string]string{"audio": huge}, "audio")
+			_, _, err := readMedia(endpointstest.Request(t, "automatic-speech-recognition", "m", map[string]string{"audio": huge}), "audio")
 			if err != nil && !strings.Contains(err.Error(), "at most 512 MB") {
 				t.Errorf("huge file: the error does not give the limit: %v", err)
 			}

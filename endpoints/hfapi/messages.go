@@ -1,6 +1,7 @@
 package hfapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -9,11 +10,14 @@ import (
 // {"error": ["…"]}, {"error": {"message": "…"}}, {"detail": …} or
 // {"message": …}; plain text is used as it is, HTML is dropped.
 func Message(body []byte) string {
-	var obj map[string]json.RawMessage
+	var obj struct {
+		Error   rawToken `json:"error"`
+		Detail  rawToken `json:"detail"`
+		Message rawToken `json:"message"`
+	}
 	if json.Unmarshal(body, &obj) == nil {
-		for _, k := range []string{"error", "detail", "message"} {
-			raw, ok := obj[k]
-			if !ok {
+		for _, raw := range []rawToken{obj.Error, obj.Detail, obj.Message} {
+			if len(raw) == 0 {
 				continue
 			}
 			var s string
@@ -33,7 +37,7 @@ func Message(body []byte) string {
 		}
 		return ""
 	}
-	s := strings.TrimSpace(string(body))
+	s := strings.TrimSpace(string(body[:min(len(body), 4<<10)]))
 	if strings.HasPrefix(s, "<") {
 		return ""
 	}
@@ -53,16 +57,25 @@ func Snippet(b []byte) string {
 // errorOnly returns the message of an {"error": …} body that carries no
 // result, which some servers send with HTTP 200.
 func errorOnly(data []byte) string {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(data, &obj) != nil {
+	if !bytes.HasPrefix(data, []byte("{")) {
 		return ""
 	}
-	raw, ok := obj["error"]
-	if !ok || string(raw) == "null" {
+	var obj struct {
+		Error rawToken `json:"error"`
+		// A result beside the error means the answer is the result.
+		GeneratedText  rawToken `json:"generated_text"`
+		Text           rawToken `json:"text"`
+		Answer         rawToken `json:"answer"`
+		Choices        rawToken `json:"choices"`
+		Depth          rawToken `json:"depth"`
+		PredictedDepth rawToken `json:"predicted_depth"`
+		Data           rawToken `json:"data"`
+	}
+	if json.Unmarshal(data, &obj) != nil || len(obj.Error) == 0 || string(obj.Error) == "null" {
 		return ""
 	}
-	for _, k := range []string{"generated_text", "text", "answer", "choices", "depth", "predicted_depth", "data"} {
-		if _, has := obj[k]; has {
+	for _, r := range []rawToken{obj.GeneratedText, obj.Text, obj.Answer, obj.Choices, obj.Depth, obj.PredictedDepth, obj.Data} {
+		if len(r) > 0 {
 			return ""
 		}
 	}

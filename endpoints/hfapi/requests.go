@@ -9,7 +9,8 @@ import (
 // The request builders of the task table, by the shape they send.
 
 // textInputs sends the text as {"inputs": text}.
-func textInputs(task, _ string, args map[string]string) (Request, error) {
+func textInputs(req endpoints.Request) (Request, error) {
+	task, args := req.Task, req.Args
 	t, err := textArg(task, args, "text")
 	if err != nil {
 		return Request{}, err
@@ -19,7 +20,8 @@ func textInputs(task, _ string, args map[string]string) (Request, error) {
 
 // buildTranslation sends the text, with src_lang and tgt_lang as
 // parameters when the planner gave them.
-func buildTranslation(task, _ string, args map[string]string) (Request, error) {
+func buildTranslation(req endpoints.Request) (Request, error) {
+	task, args := req.Task, req.Args
 	t, err := textArg(task, args, "text")
 	if err != nil {
 		return Request{}, err
@@ -38,7 +40,8 @@ func buildTranslation(task, _ string, args map[string]string) (Request, error) {
 }
 
 // buildQuestionAnswering sends {"inputs": {question, context}}.
-func buildQuestionAnswering(task, _ string, args map[string]string) (Request, error) {
+func buildQuestionAnswering(req endpoints.Request) (Request, error) {
+	task, args := req.Task, req.Args
 	q, err := textArg(task, args, "text")
 	if err != nil {
 		return Request{}, err
@@ -52,7 +55,8 @@ func buildQuestionAnswering(task, _ string, args map[string]string) (Request, er
 
 // buildChat sends a chat completion to the OpenAI-compatible route; a
 // social-media post gets the copywriter's brief as its system message.
-func buildChat(task, model string, args map[string]string) (Request, error) {
+func buildChat(req endpoints.Request) (Request, error) {
+	task, model, args := req.Task, req.Model, req.Args
 	t, err := textArg(task, args, "text")
 	if err != nil {
 		return Request{}, err
@@ -67,7 +71,8 @@ func buildChat(task, model string, args map[string]string) (Request, error) {
 
 // buildSentenceSimilarity compares the text with the sentences, one per
 // line.
-func buildSentenceSimilarity(task, _ string, args map[string]string) (Request, error) {
+func buildSentenceSimilarity(req endpoints.Request) (Request, error) {
+	task, args := req.Task, req.Args
 	t, err := textArg(task, args, "text")
 	if err != nil {
 		return Request{}, err
@@ -84,7 +89,8 @@ func buildSentenceSimilarity(task, _ string, args map[string]string) (Request, e
 }
 
 // buildTabular sends the table in the text (CSV or JSON) as columns.
-func buildTabular(task, _ string, args map[string]string) (Request, error) {
+func buildTabular(req endpoints.Request) (Request, error) {
+	task, args := req.Task, req.Args
 	t, err := textArg(task, args, "text")
 	if err != nil {
 		return Request{}, err
@@ -98,9 +104,9 @@ func buildTabular(task, _ string, args map[string]string) (Request, error) {
 
 // rawMedia returns a builder that sends the file of the media argument
 // name as the body, with its Content-Type.
-func rawMedia(name string) func(task, model string, args map[string]string) (Request, error) {
-	return func(task, _ string, args map[string]string) (Request, error) {
-		data, mt, err := readMedia(task, args, name)
+func rawMedia(name string) func(req endpoints.Request) (Request, error) {
+	return func(req endpoints.Request) (Request, error) {
+		data, mt, err := readMedia(req, name)
 		if err != nil {
 			return Request{}, err
 		}
@@ -109,8 +115,8 @@ func rawMedia(name string) func(task, model string, args map[string]string) (Req
 }
 
 // buildSegmentation sends the image base64 in {"inputs": …}.
-func buildSegmentation(task, _ string, args map[string]string) (Request, error) {
-	img, _, err := readMedia(task, args, "image")
+func buildSegmentation(req endpoints.Request) (Request, error) {
+	img, _, err := readMedia(req, "image")
 	if err != nil {
 		return Request{}, err
 	}
@@ -120,8 +126,9 @@ func buildSegmentation(task, _ string, args map[string]string) (Request, error) 
 // buildImageToImage sends the image with the text as parameters.prompt,
 // or the bare image when image-to-image has no prompt; an edit needs its
 // instruction.
-func buildImageToImage(task, _ string, args map[string]string) (Request, error) {
-	img, mt, err := readMedia(task, args, "image")
+func buildImageToImage(req endpoints.Request) (Request, error) {
+	task, args := req.Task, req.Args
+	img, mt, err := readMedia(req, "image")
 	if err != nil {
 		return Request{}, err
 	}
@@ -136,8 +143,9 @@ func buildImageToImage(task, _ string, args map[string]string) (Request, error) 
 }
 
 // buildZeroShotImage sends the image with parameters.candidate_labels.
-func buildZeroShotImage(task, _ string, args map[string]string) (Request, error) {
-	img, _, err := readMedia(task, args, "image")
+func buildZeroShotImage(req endpoints.Request) (Request, error) {
+	task, args := req.Task, req.Args
+	img, _, err := readMedia(req, "image")
 	if err != nil {
 		return Request{}, err
 	}
@@ -149,8 +157,9 @@ func buildZeroShotImage(task, _ string, args map[string]string) (Request, error)
 }
 
 // buildImageQuestion sends {"inputs": {image, question}}.
-func buildImageQuestion(task, _ string, args map[string]string) (Request, error) {
-	img, _, err := readMedia(task, args, "image")
+func buildImageQuestion(req endpoints.Request) (Request, error) {
+	task, args := req.Task, req.Args
+	img, _, err := readMedia(req, "image")
 	if err != nil {
 		return Request{}, err
 	}
@@ -164,8 +173,9 @@ func buildImageQuestion(task, _ string, args map[string]string) (Request, error)
 // buildMaskGeneration sends the image with SAM's visual prompts — the
 // point as input_points, the box as input_boxes — or the bare image when
 // there are none.
-func buildMaskGeneration(task, _ string, args map[string]string) (Request, error) {
-	img, mt, err := readMedia(task, args, "image")
+func buildMaskGeneration(req endpoints.Request) (Request, error) {
+	task, args := req.Task, req.Args
+	img, mt, err := readMedia(req, "image")
 	if err != nil {
 		return Request{}, err
 	}

@@ -23,7 +23,7 @@ import (
 // The answer readers of the task table, by the shape they read.
 
 // readLabels reads a classification: the best five labels as text.
-func readLabels(_ map[string]string, data json.RawMessage) (endpoints.Result, error) {
+func readLabels(_ map[string]string, data json.RawMessage, _ endpoints.Spool) (endpoints.Result, error) {
 	ls, err := parseLabels(data)
 	if err != nil {
 		return endpoints.Result{}, err
@@ -32,13 +32,13 @@ func readLabels(_ map[string]string, data json.RawMessage) (endpoints.Result, er
 }
 
 // readDetections reads [{label, score, box}].
-func readDetections(_ map[string]string, data json.RawMessage) (endpoints.Result, error) {
+func readDetections(_ map[string]string, data json.RawMessage, _ endpoints.Spool) (endpoints.Result, error) {
 	text, err := RenderDetections(data)
 	return endpoints.Result{Text: text}, err
 }
 
 // readGeneratedText reads [{generated_text}], or a completion.
-func readGeneratedText(_ map[string]string, data json.RawMessage) (endpoints.Result, error) {
+func readGeneratedText(_ map[string]string, data json.RawMessage, _ endpoints.Spool) (endpoints.Result, error) {
 	if s, ok := firstField(data, "generated_text"); ok {
 		return endpoints.Result{Text: s}, nil
 	}
@@ -49,7 +49,7 @@ func readGeneratedText(_ map[string]string, data json.RawMessage) (endpoints.Res
 }
 
 // readSummary reads [{summary_text}].
-func readSummary(_ map[string]string, data json.RawMessage) (endpoints.Result, error) {
+func readSummary(_ map[string]string, data json.RawMessage, _ endpoints.Spool) (endpoints.Result, error) {
 	if s, ok := firstField(data, "summary_text"); ok {
 		return endpoints.Result{Text: s}, nil
 	}
@@ -57,7 +57,7 @@ func readSummary(_ map[string]string, data json.RawMessage) (endpoints.Result, e
 }
 
 // readTranslation reads [{translation_text}].
-func readTranslation(_ map[string]string, data json.RawMessage) (endpoints.Result, error) {
+func readTranslation(_ map[string]string, data json.RawMessage, _ endpoints.Spool) (endpoints.Result, error) {
 	if s, ok := firstField(data, "translation_text"); ok {
 		return endpoints.Result{Text: s}, nil
 	}
@@ -65,7 +65,7 @@ func readTranslation(_ map[string]string, data json.RawMessage) (endpoints.Resul
 }
 
 // readChat reads a chat completion, or [{generated_text}].
-func readChat(_ map[string]string, data json.RawMessage) (endpoints.Result, error) {
+func readChat(_ map[string]string, data json.RawMessage, _ endpoints.Spool) (endpoints.Result, error) {
 	if s, ok := completionText(data); ok {
 		return endpoints.Result{Text: s}, nil
 	}
@@ -76,7 +76,7 @@ func readChat(_ map[string]string, data json.RawMessage) (endpoints.Result, erro
 }
 
 // readTranscript reads {text}.
-func readTranscript(_ map[string]string, data json.RawMessage) (endpoints.Result, error) {
+func readTranscript(_ map[string]string, data json.RawMessage, _ endpoints.Spool) (endpoints.Result, error) {
 	if s, ok := firstField(data, "text"); ok {
 		return endpoints.Result{Text: strings.TrimSpace(s)}, nil
 	}
@@ -84,13 +84,13 @@ func readTranscript(_ map[string]string, data json.RawMessage) (endpoints.Result
 }
 
 // readAnswer reads a question answer, {answer, score}.
-func readAnswer(_ map[string]string, data json.RawMessage) (endpoints.Result, error) {
+func readAnswer(_ map[string]string, data json.RawMessage, _ endpoints.Spool) (endpoints.Result, error) {
 	text, err := RenderAnswer(data)
 	return endpoints.Result{Text: text}, err
 }
 
 // readSimilarity reads a score per sentence and names each sentence.
-func readSimilarity(args map[string]string, data json.RawMessage) (endpoints.Result, error) {
+func readSimilarity(args map[string]string, data json.RawMessage, _ endpoints.Spool) (endpoints.Result, error) {
 	var scores []float64
 	if err := json.Unmarshal(data, &scores); err != nil {
 		return endpoints.Result{}, errors.New("want a list of numbers")
@@ -108,7 +108,7 @@ func readSimilarity(args map[string]string, data json.RawMessage) (endpoints.Res
 }
 
 // readTabular reads a prediction per row.
-func readTabular(_ map[string]string, data json.RawMessage) (endpoints.Result, error) {
+func readTabular(_ map[string]string, data json.RawMessage, _ endpoints.Spool) (endpoints.Result, error) {
 	var preds []json.RawMessage
 	if err := json.Unmarshal(data, &preds); err != nil {
 		return endpoints.Result{}, errors.New("want a list of predictions")
@@ -127,14 +127,14 @@ func readTabular(_ map[string]string, data json.RawMessage) (endpoints.Result, e
 
 // readImages reads a generated image that came as JSON: some deployments
 // answer {"data": [{"b64_json": …}]} instead of the image body.
-func readImages(_ map[string]string, data json.RawMessage) (endpoints.Result, error) {
+func readImages(_ map[string]string, data json.RawMessage, spool endpoints.Spool) (endpoints.Result, error) {
 	var out struct {
 		Data []struct {
-			B64 string `json:"b64_json"`
+			B64 rawToken `json:"b64_json"`
 		} `json:"data"`
 	}
-	if json.Unmarshal(data, &out) == nil && len(out.Data) > 0 && out.Data[0].B64 != "" {
-		b, err := decodeFile(out.Data[0].B64, "")
+	if json.Unmarshal(data, &out) == nil && len(out.Data) > 0 && !out.Data[0].B64.empty() {
+		b, err := decodeFile(out.Data[0].B64, "", spool)
 		if err != nil {
 			return endpoints.Result{}, err
 		}
@@ -145,7 +145,7 @@ func readImages(_ map[string]string, data json.RawMessage) (endpoints.Result, er
 
 // readMediaBody refuses JSON for tasks whose answer is only ever a media
 // body (speech, video).
-func readMediaBody(map[string]string, json.RawMessage) (endpoints.Result, error) {
+func readMediaBody(map[string]string, json.RawMessage, endpoints.Spool) (endpoints.Result, error) {
 	return endpoints.Result{}, errors.New("want a media body")
 }
 
@@ -164,26 +164,49 @@ func BlobMIME(mt string, data []byte) string {
 	return mt
 }
 
-// decodeFile decodes a base64 file (optionally a data: URL) into a Blob.
-func decodeFile(s, mt string) (endpoints.Blob, error) {
-	if rest, ok := strings.CutPrefix(s, "data:"); ok {
-		meta, payload, found := strings.Cut(rest, ",")
+// decodeFile decodes a base64 file (optionally a data: URL) into a Blob
+// through spool. A field that is not a string, or not base64, is an error.
+func decodeFile(raw rawToken, mt string, spool endpoints.Spool) (endpoints.Blob, error) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return endpoints.Blob{}, fmt.Errorf("file is not a base64 string")
+	}
+	payload := []byte(raw[1 : len(raw)-1])
+	if bytes.IndexByte(payload, '\\') >= 0 {
+		// Escapes ("\/", "\n") are rare in base64; only then is the
+		// string copied out to undo them.
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return endpoints.Blob{}, fmt.Errorf("file is not a valid JSON string: %v", err)
+		}
+		payload = []byte(s)
+	}
+	if rest, ok := bytes.CutPrefix(payload, []byte("data:")); ok {
+		meta, data, found := bytes.Cut(rest, []byte(","))
 		if !found {
 			return endpoints.Blob{}, fmt.Errorf("malformed data URL")
 		}
-		mt, _, _ = mime.ParseMediaType(strings.TrimSuffix(meta, ";base64"))
-		s = payload
+		mt, _, _ = mime.ParseMediaType(strings.TrimSuffix(string(meta), ";base64"))
+		payload = data
 	}
-	data, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		if data, err = base64.RawStdEncoding.DecodeString(s); err != nil {
-			return endpoints.Blob{}, fmt.Errorf("file is not valid base64: %v", err)
-		}
+	// Padded base64 comes in groups of four; unpadded may not. Line
+	// breaks, which the decoder skips, do not count.
+	enc := base64.StdEncoding
+	if n := len(payload) - bytes.Count(payload, []byte("\n")) - bytes.Count(payload, []byte("\r")); n%4 != 0 {
+		enc = base64.RawStdEncoding
 	}
-	if len(data) == 0 {
+	b, head, err := spool.Copy(base64.NewDecoder(enc, bytes.NewReader(payload)))
+	var corrupt base64.CorruptInputError
+	switch {
+	case errors.As(err, &corrupt):
+		return endpoints.Blob{}, fmt.Errorf("file is not valid base64: %v", err)
+	case err != nil:
+		return endpoints.Blob{}, fmt.Errorf("file: %w", err)
+	case len(head) == 0:
+		b.Remove()
 		return endpoints.Blob{}, fmt.Errorf("empty file")
 	}
-	return endpoints.Blob{MIME: BlobMIME(mt, data), Data: data}, nil
+	b.MIME = BlobMIME(mt, head)
+	return b, nil
 }
 
 // labelScore is a classification answer.
@@ -340,29 +363,37 @@ func completionText(data []byte) (string, bool) {
 
 // readMasks decodes segmentation masks into Blobs, one per segment in
 // order; Data stays the server's JSON.
-func readMasks(_ map[string]string, data json.RawMessage) (endpoints.Result, error) {
-	var segs []map[string]any
+func readMasks(_ map[string]string, data json.RawMessage, spool endpoints.Spool) (res endpoints.Result, err error) {
+	var segs []struct {
+		Label string   `json:"label"`
+		Score *float64 `json:"score"`
+		Mask  rawToken `json:"mask"`
+	}
 	if err := json.Unmarshal(data, &segs); err != nil {
 		return endpoints.Result{}, errors.New("want a list of {label, score, mask}")
 	}
-	var res endpoints.Result
+	defer func() {
+		if err != nil {
+			res.Discard()
+			res = endpoints.Result{}
+		}
+	}()
 	var parts []string
 	for i, s := range segs {
-		m, ok := s["mask"].(string)
-		if !ok || m == "" {
-			return endpoints.Result{}, fmt.Errorf("segment %d has no mask", i+1)
+		if s.Mask.empty() {
+			return res, fmt.Errorf("segment %d has no mask", i+1)
 		}
-		b, err := decodeFile(m, "image/png")
+		b, err := decodeFile(s.Mask, "image/png", spool)
 		if err != nil {
-			return endpoints.Result{}, fmt.Errorf("segment %d: %v", i+1, err)
+			return res, fmt.Errorf("segment %d: %v", i+1, err)
 		}
 		res.Blobs = append(res.Blobs, b)
-		name, _ := s["label"].(string)
+		name := s.Label
 		if name == "" {
 			name = fmt.Sprintf("mask %d", i+1)
 		}
-		if score, ok := s["score"].(float64); ok {
-			name = fmt.Sprintf("%s (%.2f)", name, score)
+		if s.Score != nil {
+			name = fmt.Sprintf("%s (%.2f)", name, *s.Score)
 		}
 		parts = append(parts, name)
 	}
@@ -378,7 +409,7 @@ func readMasks(_ map[string]string, data json.RawMessage) (endpoints.Result, err
 }
 
 // readEntities renders token classification, "Sarah (PER 0.99)".
-func readEntities(_ map[string]string, data json.RawMessage) (endpoints.Result, error) {
+func readEntities(_ map[string]string, data json.RawMessage, _ endpoints.Spool) (endpoints.Result, error) {
 	var ents []struct {
 		Group  string  `json:"entity_group"`
 		Entity string  `json:"entity"`
@@ -399,56 +430,69 @@ func readEntities(_ map[string]string, data json.RawMessage) (endpoints.Result, 
 	return endpoints.Result{Text: strings.Join(parts, ", ")}, nil
 }
 
-// readAudios decodes audio-to-audio outputs into Blobs.
-func readAudios(_ map[string]string, data json.RawMessage) (endpoints.Result, error) {
-	var outs []map[string]any
+// readAudios decodes audio-to-audio outputs into Blobs; Data keeps each
+// output's other fields, with blob_index in place of the audio.
+func readAudios(_ map[string]string, data json.RawMessage, spool endpoints.Spool) (res endpoints.Result, err error) {
+	var outs []map[string]rawToken
 	if err := json.Unmarshal(data, &outs); err != nil || len(outs) == 0 {
 		return endpoints.Result{}, errors.New("want a list of {label, blob, content-type}")
 	}
-	var res endpoints.Result
-	var labels []string
-	for i, o := range outs {
-		s, _ := o["blob"].(string)
-		if s == "" {
-			return endpoints.Result{}, fmt.Errorf("output %d has no blob", i+1)
-		}
-		ct, _ := o["content-type"].(string)
-		b, err := decodeFile(s, ct)
+	defer func() {
 		if err != nil {
-			return endpoints.Result{}, fmt.Errorf("output %d: %v", i+1, err)
+			res.Discard()
+			res = endpoints.Result{}
 		}
-		delete(o, "blob")
-		o["blob_index"] = len(res.Blobs)
+	}()
+	var labels []string
+	meta := make([]map[string]any, len(outs))
+	for i, o := range outs {
+		blob := o["blob"]
+		if blob.empty() {
+			return res, fmt.Errorf("output %d has no blob", i+1)
+		}
+		var ct string
+		_ = json.Unmarshal(o["content-type"], &ct)
+		b, err := decodeFile(blob, ct, spool)
+		if err != nil {
+			return res, fmt.Errorf("output %d: %v", i+1, err)
+		}
+		meta[i] = map[string]any{"blob_index": len(res.Blobs)}
+		for k, v := range o {
+			if k != "blob" {
+				meta[i][k] = json.RawMessage(v)
+			}
+		}
 		res.Blobs = append(res.Blobs, b)
-		if l, _ := o["label"].(string); l != "" {
+		var l string
+		if json.Unmarshal(o["label"], &l) == nil && l != "" {
 			labels = append(labels, l)
 		}
 	}
 	res.Text = fmt.Sprintf("%d audio file(s): %s", len(outs), strings.Join(labels, ", "))
-	res.Data = EncodeJSON(outs)
+	res.Data = EncodeJSON(meta)
 	return res, nil
 }
 
 // readDepth reads {"depth": base64 image, "predicted_depth": tensor}.
 // When only the tensor is there, it is rendered as a grayscale PNG (near is
 // bright), so a depth map always comes back as an image.
-func readDepth(_ map[string]string, data json.RawMessage) (endpoints.Result, error) {
+func readDepth(_ map[string]string, data json.RawMessage, spool endpoints.Spool) (endpoints.Result, error) {
 	var out struct {
-		Depth     string          `json:"depth"`
-		Predicted json.RawMessage `json:"predicted_depth"`
+		Depth     rawToken `json:"depth"`
+		Predicted rawToken `json:"predicted_depth"` // the raw tensor, not base64
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
 		return endpoints.Result{}, errors.New("want {depth, predicted_depth}")
 	}
 	var b endpoints.Blob
 	switch {
-	case out.Depth != "":
+	case !out.Depth.empty():
 		var err error
-		if b, err = decodeFile(out.Depth, "image/png"); err != nil {
+		if b, err = decodeFile(out.Depth, "image/png", spool); err != nil {
 			return endpoints.Result{}, fmt.Errorf("depth: %v", err)
 		}
-	case len(out.Predicted) > 0:
-		img, err := depthImage(out.Predicted)
+	case len(out.Predicted) > 0 && string(out.Predicted) != "null":
+		img, err := depthImage(json.RawMessage(out.Predicted))
 		if err != nil {
 			return endpoints.Result{}, err
 		}

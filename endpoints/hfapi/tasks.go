@@ -8,10 +8,12 @@ import (
 
 // taskSpec is how one task travels over the Inference API.
 type taskSpec struct {
-	// build makes the request from the planner's arguments.
-	build func(task, model string, args map[string]string) (Request, error)
-	// read maps the answer's JSON onto a Result.
-	read func(args map[string]string, data json.RawMessage) (endpoints.Result, error)
+	// build makes the request from the planner's arguments and the
+	// request's checked files.
+	build func(req endpoints.Request) (Request, error)
+	// read maps the answer's JSON onto a Result; files inside it are
+	// decoded through the spool.
+	read func(args map[string]string, data json.RawMessage, spool endpoints.Spool) (endpoints.Result, error)
 	// binary marks tasks that may answer with a file body instead of JSON.
 	binary bool
 }

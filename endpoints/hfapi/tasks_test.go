@@ -32,10 +32,10 @@ func TestTaskTable(t *testing.T) {
 		if Supported(task) {
 			t.Errorf("Supported(%q) = true", task)
 		}
-		if _, err := Build(task, "m/x", map[string]string{"text": "x"}); !errors.Is(err, endpoints.ErrUnsupported) {
+		if _, err := Build(endpoints.Request{Task: task, Model: "m/x", Args: map[string]string{"text": "x"}}); !errors.Is(err, endpoints.ErrUnsupported) {
 			t.Errorf("Build(%q) = %v, want ErrUnsupported", task, err)
 		}
-		if _, err := Parse(task, nil, "application/json", []byte(`{"generated_text": "x"}`)); err == nil {
+		if _, err := Parse(task, nil, "application/json", []byte(`{"generated_text": "x"}`), endpoints.Spool{}); err == nil {
 			t.Errorf("Parse(%q) accepted an answer", task)
 		}
 	}

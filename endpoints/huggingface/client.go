@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -25,6 +24,7 @@ type Client struct {
 	maxWait    time.Duration // negative: never wait
 	maxRetries int
 	backoff    time.Duration
+	spool      endpoints.Spool
 }
 
 // NewClient returns a client for the server at opts.BaseURL (used as
@@ -35,6 +35,7 @@ func NewClient(kind endpoints.Kind, opts Options) *Client {
 	c := &Client{
 		kind: kind, base: strings.TrimRight(strings.TrimSpace(opts.BaseURL), "/"), token: strings.TrimSpace(opts.Token),
 		client: opts.HTTPClient, maxWait: opts.MaxWait, maxRetries: opts.MaxRetries, backoff: opts.Backoff,
+		spool: endpoints.Spool{Dir: opts.TempDir, Max: opts.MaxBodyBytes},
 	}
 	if c.client == nil {
 		c.client = &http.Client{}
@@ -64,6 +65,8 @@ func (c *Client) where() string {
 
 // Infer runs req.Model on the server: the request hfapi builds for the task,
 // posted until it succeeds or a rule gives up, and the answer read back.
+// Media inputs are read only from req.Files. A file answer larger than
+// the spool keeps in memory comes back as a Blob with a temporary Path.
 func (c *Client) Infer(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 	if hfapi.IsControlNetTask(req.Task) || !hfapi.Supported(req.Task) {
 		return endpoints.Result{}, fmt.Errorf("%s %s: %w", c.kind, req.Model, hfapi.Unsupported(req.Task))
@@ -72,15 +75,15 @@ func (c *Client) Infer(ctx context.Context, req endpoints.Request) (endpoints.Re
 	if err != nil {
 		return endpoints.Result{}, fmt.Errorf("%s: %w", c.kind, err)
 	}
-	hr, err := hfapi.Build(req.Task, req.Model, req.Args)
+	hr, err := hfapi.Build(req)
 	if err != nil {
 		return endpoints.Result{}, fmt.Errorf("%s %s: %w", c.kind, req.Model, err)
 	}
-	status, ctype, body, err := c.exchange(ctx, req, c.base+"/models/"+path+hr.Route, hr)
+	status, ctype, body, head, err := c.exchange(ctx, req, c.base+"/models/"+path+hr.Route, hr)
 	if err != nil {
 		return endpoints.Result{}, err
 	}
-	res, err := hfapi.Parse(req.Task, req.Args, ctype, body)
+	res, err := hfapi.ParseBlob(req.Task, req.Args, ctype, body, head, c.spool)
 	if err != nil {
 		return endpoints.Result{}, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status,
 			Message: err.Error() + " — the model does not answer like a " + req.Task + " model; another candidate may", Err: endpoints.ErrUnavailable}
@@ -88,9 +91,14 @@ func (c *Client) Infer(ctx context.Context, req endpoints.Request) (endpoints.Re
 	return res, nil
 }
 
+// maxErrorBody bounds how much of a failure's body is read: enough for
+// any message; the rest is never read.
+const maxErrorBody = 64 << 10
+
 // exchange posts hr until it succeeds or a rule gives up, and returns the
-// successful answer.
-func (c *Client) exchange(ctx context.Context, req endpoints.Request, target string, hr hfapi.Request) (int, string, []byte, error) {
+// successful answer, spooled, with its first bytes.
+func (c *Client) exchange(ctx context.Context, req endpoints.Request, target string, hr hfapi.Request) (int, string, endpoints.Blob, []byte, error) {
+	fail := func(err error) (int, string, endpoints.Blob, []byte, error) { return 0, "", endpoints.Blob{}, nil, err }
 	start := time.Now()
 	waitForModel := false
 	rateRetries := 0
@@ -98,19 +106,27 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, target str
 	for {
 		resp, err := c.post(ctx, target, hr, waitForModel)
 		if err != nil {
-			return 0, "", nil, c.netError(ctx, req.Model, err)
-		}
-		body, err := ReadBody(resp.Body)
-		resp.Body.Close()
-		if errors.Is(err, errTooLarge) {
-			return 0, "", nil, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: resp.StatusCode, Err: endpoints.ErrUnavailable, Message: err.Error()}
-		}
-		if err != nil {
-			return 0, "", nil, c.netError(ctx, req.Model, err)
+			return fail(c.netError(ctx, req.Model, err))
 		}
 		status := resp.StatusCode
 		if status >= 200 && status < 300 {
-			return status, resp.Header.Get("Content-Type"), body, nil
+			blob, head, err := SpoolBody(resp, c.spool)
+			resp.Body.Close()
+			if err != nil {
+				return fail(c.bodyError(ctx, req.Model, status, err))
+			}
+			return status, resp.Header.Get("Content-Type"), blob, head, nil
+		}
+		// A failure's body is read only as far as a message goes; a
+		// server that sends more is cut short, not believed.
+		body, err := ReadBody(resp, maxErrorBody)
+		resp.Body.Close()
+		var be *BodyError
+		switch {
+		case errors.As(err, &be) && be.TooLarge():
+			body = nil
+		case err != nil:
+			return fail(c.bodyError(ctx, req.Model, status, err))
 		}
 		msg := hfapi.Message(body)
 
@@ -118,21 +134,27 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, target str
 		case loading:
 			left := c.maxWait - time.Since(start)
 			if c.maxWait < 0 {
-				return 0, "", nil, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
-					Message: fmt.Sprintf("%s is loading the model (about %s) and waiting is turned off — try again later or set huggingface.max_wait", c.where(), round(est))}
+				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
+					Message: fmt.Sprintf("%s is loading the model (about %s) and waiting is turned off — try again later or set huggingface.max_wait", c.where(), round(est))})
 			}
 			if left <= 0 {
-				return 0, "", nil, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
-					Message: fmt.Sprintf("%s is still loading the model after %s — try again later or raise huggingface.max_wait", c.where(), round(time.Since(start)))}
+				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
+					Message: fmt.Sprintf("%s is still loading the model after %s — try again later or raise huggingface.max_wait", c.where(), round(time.Since(start)))})
+			}
+			if est > c.maxWait {
+				// Waiting the whole max_wait for a model that needs longer
+				// helps nobody: give up now and say how long it would take.
+				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
+					Message: fmt.Sprintf("model %s is loading on %s (about %s) — longer than %s; try again later or raise it", req.Model, c.where(), round(est), c.maxWaitSetting())})
 			}
 			wait := min(max(est, c.backoff), left)
 			if deadlineBefore(ctx, wait) {
-				return 0, "", nil, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
-					Message: fmt.Sprintf("%s is loading the model (about %s), longer than this task has left — try again later", c.where(), round(est))}
+				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
+					Message: fmt.Sprintf("%s is loading the model (about %s), longer than this task has left — try again later", c.where(), round(est))})
 			}
 			report(req, endpoints.Progress{Message: fmt.Sprintf("%s is loading %s (about %s)", c.where(), req.Model, round(est)), Wait: wait})
 			if err := sleep(ctx, wait); err != nil {
-				return 0, "", nil, fmt.Errorf("%s %s: stopped while waiting for the model to load: %w", c.kind, req.Model, err)
+				return fail(fmt.Errorf("%s %s: stopped while waiting for the model to load: %w", c.kind, req.Model, err))
 			}
 			// Ask the server to hold the retry until the model is ready.
 			waitForModel = true
@@ -140,21 +162,21 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, target str
 
 		case status == http.StatusTooManyRequests:
 			if rateRetries >= c.maxRetries {
-				return 0, "", nil, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrRateLimited,
-					Message: fmt.Sprintf("%s kept rate-limiting requests after %d retries — wait a few minutes, or use a token with a higher quota (https://huggingface.co/pricing)", c.where(), rateRetries)}
+				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrRateLimited,
+					Message: fmt.Sprintf("%s kept rate-limiting requests after %d retries — wait a few minutes, or use a token with a higher quota (https://huggingface.co/pricing)", c.where(), rateRetries)})
 			}
 			wait, fromHeader := retryAfter(resp.Header, time.Now())
 			if !fromHeader {
 				wait = backoffFor(c.backoff, rateRetries)
 			}
 			if limit := max(c.maxWait, maxBackoff); wait > limit || deadlineBefore(ctx, wait) {
-				return 0, "", nil, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrRateLimited,
-					Message: fmt.Sprintf("%s asks to wait %s before the next request (Retry-After) — try again later", c.where(), round(wait))}
+				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrRateLimited,
+					Message: fmt.Sprintf("%s asks to wait %s before the next request (Retry-After) — try again later", c.where(), round(wait))})
 			}
 			rateRetries++
 			report(req, endpoints.Progress{Message: fmt.Sprintf("rate limited by %s (HTTP 429); retry %d of %d in %s", c.where(), rateRetries, c.maxRetries, round(wait)), Wait: wait})
 			if err := sleep(ctx, wait); err != nil {
-				return 0, "", nil, fmt.Errorf("%s %s: stopped while backing off after HTTP 429: %w", c.kind, req.Model, err)
+				return fail(fmt.Errorf("%s %s: stopped while backing off after HTTP 429: %w", c.kind, req.Model, err))
 			}
 			continue
 
@@ -164,15 +186,45 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, target str
 				retried5xx = true
 				report(req, endpoints.Progress{Message: fmt.Sprintf("%s answered HTTP %d for %s; retrying once", c.where(), status, req.Model), Wait: c.backoff})
 				if err := sleep(ctx, c.backoff); err != nil {
-					return 0, "", nil, fmt.Errorf("%s %s: stopped before retrying HTTP %d: %w", c.kind, req.Model, status, err)
+					return fail(fmt.Errorf("%s %s: stopped before retrying HTTP %d: %w", c.kind, req.Model, status, err))
 				}
 				continue
 			}
-			return 0, "", nil, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
-				Message: fmt.Sprintf("%s failed to run the model%s — try another model or try again later", c.where(), ServerSaid(msg))}
+			return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
+				Message: fmt.Sprintf("%s failed to run the model%s — try another model or try again later", c.where(), ServerSaid(msg))})
 		}
-		return 0, "", nil, c.statusError(req.Model, status, msg)
+		return fail(c.statusError(req.Model, status, msg))
 	}
+}
+
+// maxWaitSetting names the wait limit for a loading model, with its value.
+func (c *Client) maxWaitSetting() string {
+	if c.kind == endpoints.HuggingFace {
+		return fmt.Sprintf("huggingface.max_wait (%s)", round(c.maxWait))
+	}
+	return fmt.Sprintf("the %s Chorus waits for a loading model", round(c.maxWait))
+}
+
+// bodyError explains an answer that arrived but could not be read whole.
+// A server that answered is not unreachable: a body cut off mid-way says
+// so, one over the limit says that, and a caller that gave up is told it
+// stopped.
+func (c *Client) bodyError(ctx context.Context, model string, status int, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("%s %s: stopped: %w", c.kind, model, ctxErr)
+	}
+	var be *BodyError
+	switch {
+	case errors.As(err, &be) && be.TooLarge():
+		return &endpoints.HTTPError{Kind: c.kind, Model: model, Status: status, Err: errors.Join(endpoints.ErrUnavailable, be),
+			Message: fmt.Sprintf("%v — a smaller output, or another model, may do", be)}
+	case errors.As(err, &be):
+		return &endpoints.HTTPError{Kind: c.kind, Model: model, Status: status, Err: errors.Join(endpoints.ErrUnavailable, be),
+			Message: fmt.Sprintf("%s started answering, then closed the connection: %v — try again", c.where(), be)}
+	}
+	// The answer could not be stored (a full disk): nothing another
+	// model would change.
+	return fmt.Errorf("%s %s: %w", c.kind, model, err)
 }
 
 func (c *Client) post(ctx context.Context, target string, hr hfapi.Request, waitForModel bool) (*http.Response, error) {
@@ -274,22 +326,4 @@ func ServerSaid(msg string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (server said: %q)", msg)
-}
-
-var errTooLarge = errors.New("the answer is larger than 512 MiB; refusing to hold it in memory")
-
-// maxResponse bounds an answer held in memory.
-const maxResponse = 512 << 20
-
-// ReadBody reads an answer body, refusing one over 512 MiB rather than
-// holding it in memory.
-func ReadBody(r io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxResponse+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxResponse {
-		return nil, errTooLarge
-	}
-	return b, nil
 }

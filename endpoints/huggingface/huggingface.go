@@ -50,6 +50,13 @@ type Options struct {
 	// HTTPClient makes the requests; nil means a client without a timeout
 	// (the context bounds every call).
 	HTTPClient *http.Client
+	// MaxBodyBytes bounds an answer: one whose Content-Length is larger is
+	// refused before it is read, one that grows past it while it is read
+	// is refused then. Zero means endpoints.DefaultMaxBytes (512 MB).
+	MaxBodyBytes int64
+	// TempDir holds large file answers, streamed there instead of held in
+	// memory (endpoints.Blob.Path); "" means os.TempDir().
+	TempDir string
 }
 
 // Endpoint runs models on the Hugging Face Inference API

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/internal/fakehf"
 )
@@ -332,7 +333,7 @@ func TestHFTaskShapes(t *testing.T) {
 		covered[tc.task] = true
 		t.Run(model, func(t *testing.T) {
 			srv.Model(model, tc.task)
-			res, err := ep.Infer(context.Background(), endpoints.Request{Task: tc.task, Model: model, Args: tc.args})
+			res, err := ep.Infer(context.Background(), endpointstest.Request(t, tc.task, model, tc.args))
 			if err != nil {
 				t.Fatalf("Infer: %v", err)
 			}
@@ -679,7 +680,9 @@ func TestHFBadInput(t *testing.T) {
 		args map[string]string
 		want string
 	}{
-		{"image-to-text", map[string]string{"image": missing}, "gone.png does not exist"},
+		// A path the executor could not hand over as a file is refused
+		// without the endpoint learning whether it exists.
+		{"image-to-text", map[string]string{"image": missing}, "argument image (" + missing + ") was not given as a file this turn may read"},
 		{"image-to-text", map[string]string{}, `"image" argument`},
 		{"image-to-text", map[string]string{"image": t.TempDir()}, "is a directory"},
 		{"image-to-text", map[string]string{"image": f.txt}, "not image"},
@@ -697,7 +700,7 @@ func TestHFBadInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		srv.Model("m/"+tc.task, tc.task)
-		_, err := ep.Infer(context.Background(), endpoints.Request{Task: tc.task, Model: "m/" + tc.task, Args: tc.args})
+		_, err := ep.Infer(context.Background(), endpointstest.Request(t, tc.task, "m/"+tc.task, tc.args))
 		if !errors.Is(err, endpoints.ErrBadInput) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %v: err = %v, want ErrBadInput mentioning %q", tc.task, tc.args, err, tc.want)
 		}
@@ -780,19 +783,19 @@ func TestHFUnexpectedAnswers(t *testing.T) {
 	srv.Model("m/depth-img", "depth-estimation").Respond(func(*http.Request, []byte) (int, string, []byte) {
 		return 200, "image/png", fakehf.PNG(4, 4)
 	})
-	res, err = ep.Infer(context.Background(), endpoints.Request{Task: "depth-estimation", Model: "m/depth-img", Args: map[string]string{"image": f.png}})
+	res, err = ep.Infer(context.Background(), endpointstest.Request(t, "depth-estimation", "m/depth-img", map[string]string{"image": f.png}))
 	if err != nil || len(res.Blobs) != 1 || res.Blobs[0].MIME != "image/png" {
 		t.Errorf("depth image body: %v %v", err, hfBlobTypes(res))
 	}
 	srv.Model("m/depth-tensor", "depth-estimation").Respond(respond(200, "application/json", `{"predicted_depth": [[[0, 1, 2], [3, 4, 5]]]}`))
-	res, err = ep.Infer(context.Background(), endpoints.Request{Task: "depth-estimation", Model: "m/depth-tensor", Args: map[string]string{"image": f.png}})
+	res, err = ep.Infer(context.Background(), endpointstest.Request(t, "depth-estimation", "m/depth-tensor", map[string]string{"image": f.png}))
 	if err != nil || len(res.Blobs) != 1 {
 		t.Fatalf("depth tensor: %v %v", err, hfBlobTypes(res))
 	}
 	hfImageSize(3, 2)(t, res.Blobs[0].Data)
 	// Legacy shapes the API has used: zero-shot {labels, scores}, a bare QA object.
 	srv.Model("m/zs", "zero-shot-image-classification").Respond(respond(200, "application/json", `{"labels": ["a", "b"], "scores": [0.2, 0.8]}`))
-	res, err = ep.Infer(context.Background(), endpoints.Request{Task: "zero-shot-image-classification", Model: "m/zs", Args: map[string]string{"image": f.png, "labels": "a,b"}})
+	res, err = ep.Infer(context.Background(), endpointstest.Request(t, "zero-shot-image-classification", "m/zs", map[string]string{"image": f.png, "labels": "a,b"}))
 	if err != nil || res.Text != "b (0.80), a (0.20)" {
 		t.Errorf("legacy zero-shot: %v %q", err, res.Text)
 	}

@@ -66,6 +66,9 @@ func (e *Endpoint) unreachable(err error) error {
 	return endpoints.Explain(fmt.Sprintf("local server %s is not reachable — %s (%v)", e.url, fix, err), endpoints.ErrUnreachable, err)
 }
 
+// maxProbeBody bounds a status answer: {"running": true} is a few bytes.
+const maxProbeBody = 64 << 10
+
 // get fetches a small JSON document from the server.
 func (e *Endpoint) get(ctx context.Context, path string) (int, []byte, error) {
 	r, err := http.NewRequestWithContext(ctx, http.MethodGet, e.url+path, nil)
@@ -78,8 +81,10 @@ func (e *Endpoint) get(ctx context.Context, path string) (int, []byte, error) {
 		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	body, err := huggingface.ReadBody(resp.Body)
-	return resp.StatusCode, body, err
+	// The server answered: that is what a probe learns. A body too large
+	// or cut short is simply not the JSON a status answer is.
+	body, _ := huggingface.ReadBody(resp, maxProbeBody)
+	return resp.StatusCode, body, nil
 }
 
 // probeRunning asks models_server's GET /running; for the hf protocol any

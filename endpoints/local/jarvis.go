@@ -24,6 +24,7 @@ import (
 	"io/fs"
 	"mime"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -32,6 +33,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/scope"
 )
 
 // jarvisMediaKeys maps Chorus's media argument names onto the keys
@@ -66,21 +68,34 @@ func jarvisRequired(task string) []string {
 	return []string{"text"}
 }
 
-// jarvisBody builds the JSON body models_server reads for task.
-func jarvisBody(task string, args map[string]string) (map[string]any, error) {
+// jarvisBody builds the JSON body models_server reads for task. Media
+// arguments are sent as the resolved paths of req.Files — files that
+// passed the turn's trust rule — since the server reads them itself from
+// the same file system; a path only in Args is refused.
+func jarvisBody(req endpoints.Request) (map[string]any, error) {
+	task, args := req.Task, req.Args
 	for _, name := range jarvisRequired(task) {
+		_, media := jarvisMediaKeys[name]
+		if media {
+			if _, ok := req.Files[name]; ok {
+				continue
+			}
+		}
 		if strings.TrimSpace(args[name]) == "" {
 			return nil, badInput("%s needs a %q argument", task, name)
 		}
 	}
 	body := map[string]any{}
 	for k, v := range args {
-		key, media := jarvisMediaKeys[k]
-		if !media {
+		if _, media := jarvisMediaKeys[k]; !media {
 			body[k] = v
+		}
+	}
+	for k, key := range jarvisMediaKeys {
+		if _, ok := req.Files[k]; !ok && strings.TrimSpace(args[k]) == "" {
 			continue
 		}
-		p, err := jarvisInputPath(k, v)
+		p, err := jarvisInputPath(req, k)
 		if err != nil {
 			return nil, err
 		}
@@ -96,15 +111,21 @@ func jarvisBody(task string, args map[string]string) (map[string]any, error) {
 	return body, nil
 }
 
-// jarvisInputPath checks that a media file exists and makes its path
-// absolute, since the server resolves relative paths against its own
-// directory. URLs pass through: the server downloads them.
-func jarvisInputPath(name, p string) (string, error) {
-	p = strings.TrimSpace(p)
-	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
-		return p, nil
+// jarvisInputPath returns the checked file of media argument name as the
+// absolute, resolved path the server is to read: absolute because the
+// server resolves relative paths against its own directory. Chorus does
+// not open it, the server does; what matters is that the path passed the
+// rule, so the server is sent only files the user gave.
+func jarvisInputPath(req endpoints.Request, name string) (string, error) {
+	f, err := req.File(name, "the "+name+" file")
+	if err != nil {
+		return "", err
 	}
-	st, err := os.Stat(p)
+	p := req.Args[name]
+	if p == "" {
+		p = f.Asked()
+	}
+	st, err := os.Stat(f.Path())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", badInput("%s file %s does not exist", name, p)
@@ -113,11 +134,7 @@ func jarvisInputPath(name, p string) (string, error) {
 	case st.IsDir():
 		return "", badInput("%s file %s is a directory, not a file", name, p)
 	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", badInput("%s file %s: %v", name, p, err)
-	}
-	return abs, nil
+	return f.Path(), nil
 }
 
 func (e *Endpoint) inferJarvis(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
@@ -125,7 +142,7 @@ func (e *Endpoint) inferJarvis(ctx context.Context, req endpoints.Request) (endp
 	if err != nil {
 		return endpoints.Result{}, fmt.Errorf("%s: %w", endpoints.Local, err)
 	}
-	body, err := jarvisBody(req.Task, req.Args)
+	body, err := jarvisBody(req)
 	if err != nil {
 		return endpoints.Result{}, fmt.Errorf("%s %s: %w", endpoints.Local, req.Model, err)
 	}
@@ -139,15 +156,49 @@ func (e *Endpoint) inferJarvis(ctx context.Context, req endpoints.Request) (endp
 	if err != nil {
 		return endpoints.Result{}, e.jarvisNetError(ctx, req.Model, err)
 	}
-	data, err := huggingface.ReadBody(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return endpoints.Result{}, e.jarvisNetError(ctx, req.Model, err)
-	}
+	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
+		data, _ := huggingface.ReadBody(resp, maxErrorBody)
 		return endpoints.Result{}, e.jarvisStatusError(req.Model, resp.StatusCode, data)
 	}
+	data, err := e.readJSON(resp)
+	if err != nil {
+		return endpoints.Result{}, e.jarvisBodyError(ctx, req.Model, resp.StatusCode, err)
+	}
 	return e.jarvisResult(ctx, req, data)
+}
+
+// maxErrorBody bounds how much of a failure's body is read.
+const maxErrorBody = 64 << 10
+
+// readJSON reads models_server's answer into memory once, exactly sized:
+// refused by Content-Length or by count when over the limit, spooled to
+// disk on the way when it is large, never grown by doubling.
+func (e *Endpoint) readJSON(resp *http.Response) ([]byte, error) {
+	b, _, err := huggingface.SpoolBody(resp, e.spool)
+	if err != nil || b.Path == "" {
+		return b.Data, err
+	}
+	defer b.Remove()
+	return b.Bytes(e.spool.Limit())
+}
+
+// jarvisBodyError explains an answer that arrived but could not be read
+// whole: cut off mid-way or over the limit — not an unreachable server.
+func (e *Endpoint) jarvisBodyError(ctx context.Context, model string, status int, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("%s %s: stopped: %w", endpoints.Local, model, ctxErr)
+	}
+	var be *huggingface.BodyError
+	switch {
+	case errors.As(err, &be) && be.TooLarge():
+		return &endpoints.HTTPError{Kind: endpoints.Local, Model: model, Status: status, Err: errors.Join(endpoints.ErrUnavailable, be),
+			Message: fmt.Sprintf("%v — a smaller output, or another model, may do", be)}
+	case errors.As(err, &be):
+		return &endpoints.HTTPError{Kind: endpoints.Local, Model: model, Status: status, Err: errors.Join(endpoints.ErrUnavailable, be),
+			Message: fmt.Sprintf("the local server %s started answering, then closed the connection: %v — see the models_server log", e.url, be)}
+	}
+	return fmt.Errorf("%s %s: %w", endpoints.Local, model, err)
 }
 
 func (e *Endpoint) jarvisNetError(ctx context.Context, model string, err error) error {
@@ -178,7 +229,7 @@ func (e *Endpoint) jarvisStatusError(model string, status int, body []byte) erro
 var jarvisPathKeys = []string{"path", "generated image", "generated audio", "generated video"}
 
 // jarvisResult maps models_server's answer onto a Result.
-func (e *Endpoint) jarvisResult(ctx context.Context, req endpoints.Request, data []byte) (endpoints.Result, error) {
+func (e *Endpoint) jarvisResult(ctx context.Context, req endpoints.Request, data []byte) (out endpoints.Result, err error) {
 	fail := func(format string, args ...any) error {
 		return &endpoints.HTTPError{Kind: endpoints.Local, Model: req.Model, Status: http.StatusOK, Err: endpoints.ErrUnavailable, Message: fmt.Sprintf(format, args...)}
 	}
@@ -193,7 +244,7 @@ func (e *Endpoint) jarvisResult(ctx context.Context, req endpoints.Request, data
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil {
 		// A list: detections, VQA answers, labels — Hugging Face shapes.
-		res, err := hfapi.Parse(req.Task, req.Args, "application/json", raw)
+		res, err := hfapi.Parse(req.Task, req.Args, "application/json", raw, e.spool)
 		if err != nil {
 			return endpoints.Result{}, fail("%v", err)
 		}
@@ -208,6 +259,13 @@ func (e *Endpoint) jarvisResult(ctx context.Context, req endpoints.Request, data
 	}
 
 	res := endpoints.Result{Data: raw}
+	// Files read so far are temporary files when large; a later failure
+	// must not leave them behind.
+	defer func() {
+		if err != nil {
+			res.Discard()
+		}
+	}()
 	var texts []string
 	str := func(key string) (string, bool) {
 		v, ok := obj[key]
@@ -253,7 +311,7 @@ func (e *Endpoint) jarvisResult(ctx context.Context, req endpoints.Request, data
 	}
 	if len(texts) == 0 && len(res.Blobs) == 0 {
 		// Anything else in a Hugging Face shape (a generated_text object…).
-		hr, err := hfapi.Parse(req.Task, req.Args, "application/json", raw)
+		hr, err := hfapi.Parse(req.Task, req.Args, "application/json", raw, e.spool)
 		if err != nil {
 			return endpoints.Result{}, fail("%v", err)
 		}
@@ -263,35 +321,34 @@ func (e *Endpoint) jarvisResult(ctx context.Context, req endpoints.Request, data
 	return res, nil
 }
 
-// jarvisFile loads a file the server generated. p is a URL, or a path under
-// the server's public directory ("/images/1a2b.png"): it is read from
-// Options.PublicDir when that has it, else fetched from {URL}{p}; a
-// clean absolute path to a media file that exists on this machine (a server
-// writing absolute paths) is read last.
+// jarvisFile loads a file the server generated. p is a path the server
+// wrote — an expert's output, so it is trusted no further than
+// local.public_dir: a path under the server's public directory
+// ("/images/1a2b.png", or absolute inside it) is read from
+// Options.PublicDir, through a scope that allows only that directory, so
+// "../../.ssh/id_rsa" or a link out of it is refused; otherwise the file
+// is fetched from {URL}{p}, which works behind a static file server. A
+// URL is fetched only from the server itself.
 func (e *Endpoint) jarvisFile(ctx context.Context, p string) (endpoints.Blob, error) {
 	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
+		if !e.sameServer(p) {
+			return endpoints.Blob{}, endpoints.Explain(fmt.Sprintf("the local server answered a file at %s, which is not on the server itself (%s) — Chorus fetches generated files only from local.url", p, e.url), endpoints.ErrUnavailable, scope.ErrDenied)
+		}
 		return e.jarvisFetch(ctx, p, p)
 	}
-	clean := path.Clean("/" + filepath.ToSlash(p))
 	if e.publicDir != "" {
-		local := filepath.Join(e.publicDir, filepath.FromSlash(clean))
-		if data, err := os.ReadFile(local); err == nil {
-			return endpoints.Blob{MIME: hfapi.MediaType(local, data), Data: data}, nil
+		b, found, err := e.publicFile(p)
+		if found || err != nil {
+			return b, err
 		}
 	}
+	clean := path.Clean("/" + filepath.ToSlash(p))
 	b, fetchErr := e.jarvisFetch(ctx, p, e.url+clean)
 	if fetchErr == nil {
 		return b, nil
 	}
 	if ctx.Err() != nil {
 		return endpoints.Blob{}, fetchErr
-	}
-	// Only a clean absolute path to a media file: a server answer must not
-	// make Chorus copy arbitrary local files into its outputs.
-	if hfapi.IsMediaFile(p) && filepath.IsAbs(p) && filepath.Clean(p) == p {
-		if data, err := os.ReadFile(p); err == nil {
-			return endpoints.Blob{MIME: hfapi.MediaType(p, data), Data: data}, nil
-		}
 	}
 	where := "local.public_dir is not set"
 	if e.publicDir != "" {
@@ -300,7 +357,56 @@ func (e *Endpoint) jarvisFile(ctx context.Context, p string) (endpoints.Blob, er
 	return endpoints.Blob{}, endpoints.Explain(fmt.Sprintf("the local server produced %s but Chorus cannot read it: %s, and %v — set local.public_dir to models_server's public directory (hugginggpt/server/public)", p, where, fetchErr), endpoints.ErrUnavailable)
 }
 
-// jarvisFetch GETs a generated file.
+// publicFile reads a generated file from the public directory: p relative
+// to it (models_server's "/images/…"), or an absolute path inside it.
+// found is false when neither exists, so the caller fetches it instead;
+// a path that resolves outside the directory is refused, never read.
+func (e *Endpoint) publicFile(p string) (b endpoints.Blob, found bool, err error) {
+	public := scope.New(scope.Options{WorkDir: e.publicDir})
+	public.AllowDir(e.publicDir, scope.Output)
+	candidates := []string{filepath.Join(e.publicDir, filepath.FromSlash(p))}
+	if filepath.IsAbs(p) {
+		candidates = append(candidates, p)
+	}
+	var denied error
+	for _, c := range candidates {
+		f, err := public.Check(c)
+		var de *scope.DeniedError
+		switch {
+		case errors.As(err, &de):
+			denied = de
+			continue
+		case err != nil:
+			continue // not there: try the next, or HTTP
+		}
+		fh, err := f.Open()
+		if err != nil {
+			return endpoints.Blob{}, true, endpoints.Explain(fmt.Sprintf("the local server produced %s but Chorus cannot read it: %v", p, err), endpoints.ErrUnavailable, err)
+		}
+		b, head, err := e.spool.Copy(fh)
+		fh.Close()
+		if err != nil {
+			return endpoints.Blob{}, true, endpoints.Explain(fmt.Sprintf("the local server produced %s but Chorus cannot read it: %v", p, err), endpoints.ErrUnavailable, err)
+		}
+		b.MIME = hfapi.MediaType(f.Path(), head)
+		return b, true, nil
+	}
+	if denied != nil {
+		return endpoints.Blob{}, false, endpoints.Explain(fmt.Sprintf("the local server answered %s, which is outside local.public_dir (%s) — Chorus reads the files it generates only from there, so it was not read", p, e.publicDir), endpoints.ErrUnavailable, denied)
+	}
+	return endpoints.Blob{}, false, nil
+}
+
+// sameServer reports whether u is on the local server (local.url): the
+// only place a URL in its answer may send Chorus.
+func (e *Endpoint) sameServer(u string) bool {
+	pu, err := url.Parse(u)
+	base, berr := url.Parse(e.url)
+	return err == nil && berr == nil && strings.EqualFold(pu.Scheme, base.Scheme) && strings.EqualFold(pu.Host, base.Host)
+}
+
+// jarvisFetch GETs a generated file, spooled: refused by Content-Length
+// or by count over the limit, held in a temporary file when large.
 func (e *Endpoint) jarvisFetch(ctx context.Context, name, target string) (endpoints.Blob, error) {
 	r, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
@@ -315,21 +421,24 @@ func (e *Endpoint) jarvisFetch(ctx context.Context, name, target string) (endpoi
 		return endpoints.Blob{}, fmt.Errorf("fetching %s failed: %w", target, err)
 	}
 	defer resp.Body.Close()
-	data, err := huggingface.ReadBody(resp.Body)
-	if err != nil {
-		return endpoints.Blob{}, fmt.Errorf("fetching %s: %w", target, err)
-	}
 	if resp.StatusCode != http.StatusOK {
 		return endpoints.Blob{}, fmt.Errorf("GET %s answered HTTP %d", target, resp.StatusCode)
 	}
-	if len(data) == 0 {
+	b, head, err := huggingface.SpoolBody(resp, e.spool)
+	if err != nil {
+		return endpoints.Blob{}, fmt.Errorf("fetching %s: %w", target, err)
+	}
+	if len(head) == 0 {
+		b.Remove()
 		return endpoints.Blob{}, fmt.Errorf("GET %s answered an empty file", target)
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if mt == "" || mt == "application/octet-stream" || strings.HasPrefix(mt, "text/") {
-		return endpoints.Blob{MIME: hfapi.MediaType(name, data), Data: data}, nil
+		b.MIME = hfapi.MediaType(name, head)
+	} else {
+		b.MIME = hfapi.BlobMIME(mt, head)
 	}
-	return endpoints.Blob{MIME: hfapi.BlobMIME(mt, data), Data: data}, nil
+	return b, nil
 }
 
 // badInput returns an error wrapping endpoints.ErrBadInput.

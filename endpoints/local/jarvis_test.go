@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/internal/fakehf"
 )
 
@@ -28,6 +29,12 @@ func TestJarvisTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The server is sent the checked files' real paths.
+	png, errPNG := filepath.EvalSymlinks(f.png)
+	wav, errWAV := filepath.EvalSymlinks(f.wav)
+	if errPNG != nil || errWAV != nil {
+		t.Fatal(errPNG, errWAV)
+	}
 	cases := []struct {
 		model, task string
 		args        map[string]string
@@ -35,9 +42,9 @@ func TestJarvisTasks(t *testing.T) {
 		result      func(*testing.T, endpoints.Result)
 	}{
 		{"Salesforce/blip-image-captioning-large", "image-to-text", map[string]string{"image": f.png},
-			`{"img_url":"` + f.png + `","text":null}`, hfWantText("a 40x30 photo of a cat sitting on a sofa")},
+			`{"img_url":"` + png + `","text":null}`, hfWantText("a 40x30 photo of a cat sitting on a sofa")},
 		{"nlpconnect/vit-gpt2-image-captioning", "image-to-text", map[string]string{"image": relPNG},
-			`{"img_url":"` + f.png + `","text":null}`, hfWantText("a 40x30 photo of a cat sitting on a sofa")},
+			`{"img_url":"` + png + `","text":null}`, hfWantText("a 40x30 photo of a cat sitting on a sofa")},
 		{"runwayml/stable-diffusion-v1-5", "text-to-image", map[string]string{"text": "a red fox"},
 			`{"text":"a red fox"}`, hfWantBlob("image/jpeg", hfImageSize(9, 8))},
 		{"espnet/kan-bayashi_ljspeech_vits", "text-to-speech", map[string]string{"text": "hello"},
@@ -54,25 +61,25 @@ func TestJarvisTasks(t *testing.T) {
 		{"damo-vilab/text-to-video-ms-1.7b", "text-to-video", map[string]string{"text": "a dancing fox"},
 			`{"text":"a dancing fox"}`, hfWantBlob("video/mp4", nil)},
 		{"canny-control", "canny-control", map[string]string{"image": f.png},
-			`{"img_url":"` + f.png + `","text":null}`, hfWantBlob("image/png", hfImageSize(40, 30))},
+			`{"img_url":"` + png + `","text":null}`, hfWantBlob("image/png", hfImageSize(40, 30))},
 		{"lllyasviel/sd-controlnet-canny", "canny-text-to-image", map[string]string{"image": f.png, "text": "a castle"},
-			`{"img_url":"` + f.png + `","text":"a castle"}`, hfWantBlob("image/png", hfImageSize(40, 30))},
+			`{"img_url":"` + png + `","text":"a castle"}`, hfWantBlob("image/png", hfImageSize(40, 30))},
 		{"facebook/detr-resnet-101", "object-detection", map[string]string{"image": f.png},
-			`{"img_url":"` + f.png + `","text":null}`, hfWantText("2 objects: cat (1.00) at [0,0,20,30], remote (0.87) at [20,15,39,29]")},
+			`{"img_url":"` + png + `","text":null}`, hfWantText("2 objects: cat (1.00) at [0,0,20,30], remote (0.87) at [20,15,39,29]")},
 		{"dandelin/vilt-b32-finetuned-vqa", "visual-question-answering", map[string]string{"image": f.png, "text": "what?"},
-			`{"img_url":"` + f.png + `","text":"what?"}`, hfWantText(`a cat (40x30 image, asked "what?") (0.93)`)},
+			`{"img_url":"` + png + `","text":"what?"}`, hfWantText(`a cat (40x30 image, asked "what?") (0.93)`)},
 		{"impira/layoutlm-document-qa", "document-question-answering", map[string]string{"image": f.png, "text": "total?"},
-			`{"img_url":"` + f.png + `","text":"total?"}`, hfWantText("page 40x30 (0.87)")},
+			`{"img_url":"` + png + `","text":"total?"}`, hfWantText("page 40x30 (0.87)")},
 		{"Intel/dpt-large", "depth-estimation", map[string]string{"image": f.png},
-			`{"img_url":"` + f.png + `","text":null}`, hfWantBlob("image/jpeg", hfImageSize(40, 30))},
+			`{"img_url":"` + png + `","text":null}`, hfWantBlob("image/jpeg", hfImageSize(40, 30))},
 		{"facebook/detr-resnet-50-panoptic", "image-segmentation", map[string]string{"image": f.png},
-			`{"img_url":"` + f.png + `","text":null}`, hfWantBlob("image/jpeg", hfImageSize(40, 30))},
+			`{"img_url":"` + png + `","text":null}`, hfWantBlob("image/jpeg", hfImageSize(40, 30))},
 		{"lambdalabs/sd-image-variations-diffusers", "image-to-image", map[string]string{"image": f.png},
-			`{"img_url":"` + f.png + `","text":null}`, hfWantBlob("image/jpeg", hfImageSize(40, 30))},
+			`{"img_url":"` + png + `","text":null}`, hfWantBlob("image/jpeg", hfImageSize(40, 30))},
 		{"openai/whisper-base", "automatic-speech-recognition", map[string]string{"audio": f.wav},
-			`{"audio_url":"` + f.wav + `"}`, hfWantText("hello from 0.50 seconds of audio")},
+			`{"audio_url":"` + wav + `"}`, hfWantText("hello from 0.50 seconds of audio")},
 		{"JorisCos/DCCRNet_Libri1Mix_enhsingle_16k", "audio-to-audio", map[string]string{"audio": f.wav},
-			`{"audio_url":"` + f.wav + `"}`, hfWantBlob("audio/wav", nil)},
+			`{"audio_url":"` + wav + `"}`, hfWantBlob("audio/wav", nil)},
 	}
 	j := fakehf.NewJarvis(t)
 	ep := New(Options{URL: j.URL, Protocol: ProtocolJarvis, PublicDir: j.PublicDir()})
@@ -82,7 +89,7 @@ func TestJarvisTasks(t *testing.T) {
 			if err := ep.Check(context.Background(), tc.task, tc.model); err != nil {
 				t.Fatalf("Check: %v", err)
 			}
-			res, err := ep.Infer(context.Background(), endpoints.Request{Task: tc.task, Model: tc.model, Args: tc.args})
+			res, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: tc.task, Model: tc.model, Args: tc.args}))
 			if err != nil {
 				t.Fatalf("Infer: %v", err)
 			}
@@ -154,7 +161,7 @@ func TestJarvisAnswers(t *testing.T) {
 	}
 	j.Model("m/annotated", "object-detection").Respond(respond(
 		`{"generated image": "/images/boxes.png", "predicted": [{"score": 0.5, "label": "dog", "box": {"xmin": 1, "ymin": 2, "xmax": 3, "ymax": 4}}]}`))
-	res, err := ep.Infer(context.Background(), endpoints.Request{Task: "object-detection", Model: "m/annotated", Args: map[string]string{"image": f.png}})
+	res, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "object-detection", Model: "m/annotated", Args: map[string]string{"image": f.png}}))
 	if err != nil || res.Text != "1 object: dog (0.50) at [1,2,3,4]" || len(res.Blobs) != 1 || !json.Valid(res.Data) {
 		t.Errorf("awesome_chat-style detection: %v, %q, %d blobs", err, res.Text, len(res.Blobs))
 	}
@@ -163,13 +170,13 @@ func TestJarvisAnswers(t *testing.T) {
 		t.Errorf("a path outside the public directory was read: %v", err)
 	}
 
-	// A server on this machine that answers absolute paths.
+	// A server that answers an absolute path outside any public
+	// directory names a file Chorus was never given: it is not read.
 	j.Model("m/abs", "text-to-image").Respond(respond(`{"path": "` + f.png + `"}`))
 	res, err = New(Options{URL: j.URL}).Infer(context.Background(), endpoints.Request{Task: "text-to-image", Model: "m/abs", Args: map[string]string{"text": "x"}})
-	if err != nil {
-		t.Fatalf("absolute path answer: %v", err)
+	if !errors.Is(err, endpoints.ErrUnavailable) || len(res.Blobs) != 0 || !strings.Contains(err.Error(), "local.public_dir") {
+		t.Fatalf("absolute path answer: %v, %d blobs; want it refused, naming local.public_dir", err, len(res.Blobs))
 	}
-	hfWantBlob("image/png", hfImageSize(40, 30))(t, res)
 
 	cases := []struct {
 		model, task string
@@ -179,7 +186,7 @@ func TestJarvisAnswers(t *testing.T) {
 		want        string
 	}{
 		{"m/fails", "image-to-text", func(m *fakehf.JarvisModel) {}, map[string]string{"image": "/no/such.png"},
-			endpoints.ErrBadInput, "/no/such.png does not exist"},
+			endpoints.ErrBadInput, "argument image (/no/such.png) was not given as a file this turn may read"},
 		{"m/fails2", "image-to-text", func(m *fakehf.JarvisModel) { m.Fail("Error when running the model inference.") },
 			map[string]string{"image": f.png}, endpoints.ErrUnavailable, "Error when running the model inference."},
 		{"m/nlp", "summarization", func(m *fakehf.JarvisModel) {}, map[string]string{"text": "a. b."},
@@ -196,7 +203,7 @@ func TestJarvisAnswers(t *testing.T) {
 	}
 	for _, tc := range cases {
 		tc.setup(j.Model(tc.model, tc.task))
-		_, err := ep.Infer(context.Background(), endpoints.Request{Task: tc.task, Model: tc.model, Args: tc.args})
+		_, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: tc.task, Model: tc.model, Args: tc.args}))
 		if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v, want %v mentioning %q", tc.model, err, tc.is, tc.want)
 		}
@@ -207,7 +214,7 @@ func TestJarvisAnswers(t *testing.T) {
 		}
 	}
 	// A model the server never loaded: Flask's HTML 500.
-	_, err = ep.Infer(context.Background(), endpoints.Request{Task: "image-to-text", Model: "never/loaded", Args: map[string]string{"image": f.png}})
+	_, err = ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "image-to-text", Model: "never/loaded", Args: map[string]string{"image": f.png}}))
 	var he *endpoints.HTTPError
 	if !errors.Is(err, endpoints.ErrUnavailable) || !errors.As(err, &he) || he.Status != 500 || !strings.Contains(err.Error(), "not loaded") {
 		t.Errorf("unloaded model: %v", err)

@@ -64,6 +64,13 @@ type Options struct {
 	MaxWait    time.Duration
 	MaxRetries int
 	Backoff    time.Duration
+	// MaxBodyBytes bounds an answer or a generated file: larger ones are
+	// refused (by Content-Length before reading when it is given). Zero
+	// means endpoints.DefaultMaxBytes (512 MB).
+	MaxBodyBytes int64
+	// TempDir holds large generated files, copied there instead of held in
+	// memory (endpoints.Blob.Path); "" means os.TempDir().
+	TempDir string
 }
 
 // Endpoint runs models on a self-hosted inference server: HuggingGPT's
@@ -77,6 +84,7 @@ type Endpoint struct {
 	publicDir string
 	ttl       time.Duration
 	hf        *huggingface.Client
+	spool     endpoints.Spool
 
 	mu     sync.Mutex
 	probes map[string]*sharedProbe
@@ -91,6 +99,7 @@ func New(opts Options) *Endpoint {
 		publicDir: opts.PublicDir,
 		ttl:       opts.CheckTTL,
 		probes:    map[string]*sharedProbe{},
+		spool:     endpoints.Spool{Dir: opts.TempDir, Max: opts.MaxBodyBytes},
 	}
 	if e.protocol == "" {
 		e.protocol = ProtocolJarvis
@@ -103,6 +112,7 @@ func New(opts Options) *Endpoint {
 	}
 	e.hf = huggingface.NewClient(endpoints.Local, huggingface.Options{
 		BaseURL: e.url, MaxWait: opts.MaxWait, MaxRetries: opts.MaxRetries, Backoff: opts.Backoff, HTTPClient: e.client,
+		MaxBodyBytes: opts.MaxBodyBytes, TempDir: opts.TempDir,
 	})
 	return e
 }

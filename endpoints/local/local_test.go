@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/internal/fakehf"
 )
 
@@ -40,7 +41,7 @@ func TestLocalHFProtocol(t *testing.T) {
 		t.Fatalf("Check: %v", err)
 	}
 	var log hfProgressLog
-	res, err := ep.Infer(context.Background(), endpoints.Request{Task: "image-to-text", Model: "Salesforce/blip", Args: map[string]string{"image": f.png}, Progress: log.add})
+	res, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "image-to-text", Model: "Salesforce/blip", Args: map[string]string{"image": f.png}, Progress: log.add}))
 	if err != nil {
 		t.Fatalf("Infer: %v", err)
 	}
@@ -57,18 +58,18 @@ func TestLocalHFProtocol(t *testing.T) {
 		}
 		hfSameFile(t, r.Body, f.png)
 	}
-	if _, err := ep.Infer(context.Background(), endpoints.Request{Task: "canny-control", Model: "canny-control", Args: map[string]string{"image": f.png}}); !errors.Is(err, endpoints.ErrUnsupported) {
+	if _, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "canny-control", Model: "canny-control", Args: map[string]string{"image": f.png}})); !errors.Is(err, endpoints.ErrUnsupported) {
 		t.Errorf("ControlNet on hf protocol: %v, want ErrUnsupported", err)
 	}
 	if err := ep.Check(context.Background(), "canny-text-to-image", "lllyasviel/sd-controlnet-canny"); !errors.Is(err, endpoints.ErrUnsupported) {
 		t.Errorf("Check ControlNet on hf protocol: %v", err)
 	}
-	_, err = ep.Infer(context.Background(), endpoints.Request{Task: "image-to-text", Model: "not/there", Args: map[string]string{"image": f.png}})
+	_, err = ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "image-to-text", Model: "not/there", Args: map[string]string{"image": f.png}}))
 	if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "not served by the local server") {
 		t.Errorf("404 on local server: %v", err)
 	}
 	srv.RequireToken("secret")
-	_, err = ep.Infer(context.Background(), endpoints.Request{Task: "image-to-text", Model: "Salesforce/blip", Args: map[string]string{"image": f.png}})
+	_, err = ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "image-to-text", Model: "Salesforce/blip", Args: map[string]string{"image": f.png}}))
 	if !errors.Is(err, endpoints.ErrUnauthorized) || !strings.Contains(err.Error(), "no credentials to local servers") {
 		t.Errorf("401 on local server: %v", err)
 	}
@@ -191,7 +192,7 @@ func TestLocalFailureInvalidatesCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.Close()
-	_, err := ep.Infer(context.Background(), endpoints.Request{Task: "automatic-speech-recognition", Model: "openai/whisper-base", Args: map[string]string{"audio": f.wav}})
+	_, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "automatic-speech-recognition", Model: "openai/whisper-base", Args: map[string]string{"audio": f.wav}}))
 	if !errors.Is(err, endpoints.ErrUnreachable) {
 		t.Fatalf("Infer on a dead server = %v", err)
 	}

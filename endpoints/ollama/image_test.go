@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/endpointstest"
 )
 
 // TestOllamaImageRefusesPipes: an image argument that names a FIFO is
@@ -19,7 +20,11 @@ func TestOllamaImageRefusesPipes(t *testing.T) {
 	}
 	ollama := New(Options{})
 	done := make(chan error, 1)
-	go func() { _, err := ollama.readImage(fifo); done <- err }()
+	f := endpointstest.Request(t, "image-to-text", "llava", map[string]string{"image": fifo}).Files["image"]
+	if f.IsZero() {
+		t.Fatal("the FIFO was not granted")
+	}
+	go func() { _, err := ollama.readImage(f, fifo); done <- err }()
 	select {
 	case err := <-done:
 		if !errors.Is(err, endpoints.ErrBadInput) {

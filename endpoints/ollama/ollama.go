@@ -27,6 +27,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/imaging"
+	"github.com/chorusai/chorus/scope"
 )
 
 // DefaultHost is where Ollama listens unless told otherwise.
@@ -233,8 +234,12 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 		return endpoints.Result{}, err
 	}
 	msg := api.Message{Role: "user", Content: call.user}
-	if call.image != "" {
-		img, err := e.readImage(call.image)
+	if !call.image.IsZero() {
+		name := req.Args["image"]
+		if name == "" {
+			name = call.image.Asked()
+		}
+		img, err := e.readImage(call.image, name)
 		if err != nil {
 			return endpoints.Result{}, err
 		}
@@ -312,40 +317,42 @@ func (e *Endpoint) reportLoading(ctx context.Context, req endpoints.Request) {
 // images are converted to PNG first.
 var visionFormats = map[string]bool{"png": true, "jpeg": true, "webp": true}
 
-// readImage reads an image file for a vision model.
-func (e *Endpoint) readImage(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
+// readImage reads the checked image file f for a vision model; name is
+// the path as the plan gave it, for messages.
+func (e *Endpoint) readImage(f scope.File, name string) ([]byte, error) {
+	fi, err := os.Stat(f.Path())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%w: image file %s does not exist — check the path", endpoints.ErrBadInput, path)
+		return nil, fmt.Errorf("%w: image file %s does not exist — check the path", endpoints.ErrBadInput, name)
 	case err != nil:
-		return nil, fmt.Errorf("%w: cannot read image %s: %v", endpoints.ErrBadInput, path, err)
+		return nil, fmt.Errorf("%w: cannot read image %s: %v", endpoints.ErrBadInput, name, err)
 	case fi.IsDir():
-		return nil, fmt.Errorf("%w: %s is a directory, not an image file", endpoints.ErrBadInput, path)
+		return nil, fmt.Errorf("%w: %s is a directory, not an image file", endpoints.ErrBadInput, name)
 	case !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("%w: %s is not a regular file (a pipe or device) — give an image file", endpoints.ErrBadInput, path)
+		return nil, fmt.Errorf("%w: %s is not a regular file (a pipe or device) — give an image file", endpoints.ErrBadInput, name)
 	case fi.Size() > e.opts.MaxImageBytes:
-		return nil, fmt.Errorf("%w: image %s is %s; vision models get at most %s — resize it first (image-resize)", endpoints.ErrBadInput, path, humanFileSize(fi.Size()), humanFileSize(e.opts.MaxImageBytes))
+		return nil, fmt.Errorf("%w: image %s is %s; vision models get at most %s — resize it first (image-resize)", endpoints.ErrBadInput, name, humanFileSize(fi.Size()), humanFileSize(e.opts.MaxImageBytes))
 	}
-	data, err := os.ReadFile(path)
+	data, err := f.ReadAll(e.opts.MaxImageBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%w: cannot read image %s: %v", endpoints.ErrBadInput, path, err)
+		return nil, fmt.Errorf("%w: cannot read image %s: %v", endpoints.ErrBadInput, name, err)
 	}
 	_, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s is not a readable %s image", endpoints.ErrBadInput, path, imaging.DecodableFormats)
+		return nil, fmt.Errorf("%w: %s is not a readable %s image", endpoints.ErrBadInput, name, imaging.DecodableFormats)
 	}
 	if visionFormats[format] {
 		return data, nil
 	}
-	img, _, err := imaging.Load(path)
+	img, _, err := imaging.Decode(data)
 	if err != nil {
 		// The image library's bad input is this endpoint's bad input.
+		err = fmt.Errorf("image %s: %w", name, err)
 		return nil, endpoints.Explain(err.Error(), err, endpoints.ErrBadInput)
 	}
 	blob, err := imaging.Encode(img, "png")
 	if err != nil {
-		return nil, fmt.Errorf("%w: convert %s to PNG for Ollama: %v", endpoints.ErrBadInput, path, err)
+		return nil, fmt.Errorf("%w: convert %s to PNG for Ollama: %v", endpoints.ErrBadInput, name, err)
 	}
 	return blob.Data, nil
 }

@@ -19,8 +19,10 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/endpoints/ollama"
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/scope"
 )
 
 // fakeClock is a settable time source for the discovery cache.
@@ -157,11 +159,11 @@ func TestOllamaVQASendsImageAndQuestion(t *testing.T) {
 	path, data := writePNG(t, t.TempDir())
 	s.OnChat(func(req *api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{Content: " White.\n"} })
 	var progress []string
-	res, err := ep.Infer(context.Background(), endpoints.Request{
+	res, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{
 		Task: "visual-question-answering", Model: "llava:7b",
 		Args:     map[string]string{"image": path, "text": "What colour is the square?"},
 		Progress: func(p endpoints.Progress) { progress = append(progress, p.Message) },
-	})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +202,7 @@ func TestOllamaConvertsUnsupportedImageFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if _, err := ep.Infer(context.Background(), endpoints.Request{Task: "image-to-text", Model: "llava:7b", Args: map[string]string{"image": p}}); err != nil {
+	if _, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "image-to-text", Model: "llava:7b", Args: map[string]string{"image": p}})); err != nil {
 		t.Fatal(err)
 	}
 	img := s.ChatRequests()[0].Messages[1].Images[0]
@@ -258,8 +260,8 @@ func TestOllamaStructuredTasks(t *testing.T) {
 	})
 
 	reply = `{"scores":[{"label":"dog","score":0.3},{"label":"cat","score":0.9}]}`
-	res, err := ep.Infer(ctx, endpoints.Request{Task: "zero-shot-image-classification", Model: "llava:7b",
-		Args: map[string]string{"image": path, "labels": "cat, dog"}})
+	res, err := ep.Infer(ctx, endpointstest.WithFiles(t, endpoints.Request{Task: "zero-shot-image-classification", Model: "llava:7b",
+		Args: map[string]string{"image": path, "labels": "cat, dog"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +299,7 @@ func TestOllamaStructuredTasks(t *testing.T) {
 		t.Errorf("a wrong score count should fail retryably: %v", err)
 	}
 	s.OnChat(func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{Content: "I think it is a cat"} })
-	_, err = ep.Infer(ctx, endpoints.Request{Task: "image-classification", Model: "llava:7b", Args: map[string]string{"image": path}})
+	_, err = ep.Infer(ctx, endpointstest.WithFiles(t, endpoints.Request{Task: "image-classification", Model: "llava:7b", Args: map[string]string{"image": path}}))
 	if err == nil || !strings.Contains(err.Error(), "not the JSON asked for") {
 		t.Errorf("prose instead of JSON: %v", err)
 	}
@@ -345,8 +347,8 @@ func TestOllamaRefusesImagesForTextModels(t *testing.T) {
 	if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "cannot see images") {
 		t.Errorf("check: %v", err)
 	}
-	_, err = ep.Infer(context.Background(), endpoints.Request{Task: "visual-question-answering", Model: "qwen3:8b",
-		Args: map[string]string{"image": path, "text": "what?"}})
+	_, err = ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "visual-question-answering", Model: "qwen3:8b",
+		Args: map[string]string{"image": path, "text": "what?"}}))
 	if !errors.Is(err, endpoints.ErrUnavailable) {
 		t.Errorf("infer: %v", err)
 	}
@@ -401,7 +403,7 @@ func TestOllamaInferFailures(t *testing.T) {
 	}
 	notImage := filepath.Join(t.TempDir(), "notes.png")
 	os.WriteFile(notImage, []byte("just text"), 0o644)
-	_, err = ep.Infer(ctx, endpoints.Request{Task: "image-to-text", Model: "llava:7b", Args: map[string]string{"image": notImage}})
+	_, err = ep.Infer(ctx, endpointstest.WithFiles(t, endpoints.Request{Task: "image-to-text", Model: "llava:7b", Args: map[string]string{"image": notImage}}))
 	if !errors.Is(err, endpoints.ErrBadInput) {
 		t.Errorf("not an image: %v", err)
 	}
@@ -444,5 +446,23 @@ func TestOllamaInferCancel(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("cancel did not stop the call")
+	}
+}
+
+// TestOllamaSendsOnlyGivenImages: a vision task whose image is named only
+// in Args — a system file, a key under ~, a path an expert wrote — is
+// refused before any chat call; nothing of the file reaches the model.
+func TestOllamaSendsOnlyGivenImages(t *testing.T) {
+	s, ep, _ := ollamaFixture(t)
+	s.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
+		t.Errorf("a chat call was made for a refused image: %d images", len(req.Messages[len(req.Messages)-1].Images))
+		return fakeollama.Reply{Content: "x"}
+	})
+	secret, _ := writePNG(t, t.TempDir())
+	for _, p := range []string{"/etc/passwd", "~/.ssh/id_rsa", secret} {
+		_, err := ep.Infer(context.Background(), endpoints.Request{Task: "image-to-text", Model: "llava:7b", Args: map[string]string{"image": p}})
+		if !errors.Is(err, endpoints.ErrBadInput) || !errors.Is(err, scope.ErrDenied) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: err = %v, want a refusal naming it", p, err)
+		}
 	}
 }

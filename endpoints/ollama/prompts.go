@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/scope"
 )
 
 // taskSpec is how an Ollama model serves one task.
@@ -23,8 +24,8 @@ type taskSpec struct {
 // chatCall is one prepared chat call and how to read its answer.
 type chatCall struct {
 	system, user string
-	// image is the path of the image to attach, if any.
-	image string
+	// image is the checked file of the image to attach, if any.
+	image scope.File
 	// format is a JSON schema for structured answers.
 	format json.RawMessage
 	// temperature for the call; negative leaves the model's default.
@@ -63,7 +64,7 @@ func Tasks() []string {
 }
 
 func buildCaption(req endpoints.Request) (chatCall, error) {
-	img, err := req.Arg("image", "the image to describe")
+	img, err := req.File("image", "the image to describe")
 	if err != nil {
 		return chatCall{}, err
 	}
@@ -75,7 +76,7 @@ func buildCaption(req endpoints.Request) (chatCall, error) {
 }
 
 func buildVQA(req endpoints.Request) (chatCall, error) {
-	img, err := req.Arg("image", "the image the question is about")
+	img, err := req.File("image", "the image the question is about")
 	if err != nil {
 		return chatCall{}, err
 	}
@@ -91,7 +92,7 @@ func buildVQA(req endpoints.Request) (chatCall, error) {
 }
 
 func buildDocQA(req endpoints.Request) (chatCall, error) {
-	img, err := req.Arg("image", "the document image")
+	img, err := req.File("image", "the document image")
 	if err != nil {
 		return chatCall{}, err
 	}
@@ -108,7 +109,7 @@ func buildDocQA(req endpoints.Request) (chatCall, error) {
 }
 
 func buildVisionOCR(req endpoints.Request) (chatCall, error) {
-	img, err := req.Arg("image", "the image to read text from")
+	img, err := req.File("image", "the image to read text from")
 	if err != nil {
 		return chatCall{}, err
 	}
@@ -145,7 +146,7 @@ func labelsResult(ls []labelScore) (endpoints.Result, error) {
 }
 
 func buildImageClassification(req endpoints.Request) (chatCall, error) {
-	img, err := req.Arg("image", "the image to classify")
+	img, err := req.File("image", "the image to classify")
 	if err != nil {
 		return chatCall{}, err
 	}
@@ -196,7 +197,7 @@ func commaOrNewline(r rune) bool { return r == ',' || r == '\n' }
 
 // scoreLabelsCall asks for a score per given label and reads the answer
 // as Hugging Face's zero-shot output: every label, scores summing to 1.
-func scoreLabelsCall(labels []string, system, user, image string) chatCall {
+func scoreLabelsCall(labels []string, system, user string, image scope.File) chatCall {
 	enum, _ := json.Marshal(labels)
 	schema := fmt.Sprintf(`{"type":"object","properties":{"scores":{"type":"array","minItems":%d,"maxItems":%d,"items":{"type":"object",`+
 		`"properties":{"label":{"type":"string","enum":%s},"score":{"type":"number","minimum":0,"maximum":1}},"required":["label","score"]}}},`+
@@ -242,7 +243,7 @@ func scoreLabelsCall(labels []string, system, user, image string) chatCall {
 }
 
 func buildZeroShotImage(req endpoints.Request) (chatCall, error) {
-	img, err := req.Arg("image", "the image to classify")
+	img, err := req.File("image", "the image to classify")
 	if err != nil {
 		return chatCall{}, err
 	}
@@ -392,7 +393,7 @@ func buildTextClassification(req endpoints.Request) (chatCall, error) {
 	return scoreLabelsCall(labels,
 		fmt.Sprintf("You are a text classifier. For each candidate %s, give the probability (0 to 1) that it fits the user's "+
 			"text. Score every label exactly once. Answer in JSON.", what),
-		"Candidate labels: "+strings.Join(labels, ", ")+"\n\nText:\n"+text, ""), nil
+		"Candidate labels: "+strings.Join(labels, ", ")+"\n\nText:\n"+text, scope.File{}), nil
 }
 
 // entity is Hugging Face's token-classification item (aggregated).

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -37,6 +38,10 @@ type ModelBehaviour struct {
 	hold    chan struct{}
 	respond ResponderFunc
 	calls   int
+
+	shape    *bodyShape
+	cutAfter int64
+	sent     atomic.Int64
 }
 
 // Task returns the task the model was registered for.
@@ -143,13 +148,15 @@ type verdict struct {
 	hold       chan struct{}
 	respond    ResponderFunc
 	task       string
+	shape      *bodyShape
+	cutAfter   int64
 }
 
 func (m *ModelBehaviour) next() verdict {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.calls++
-	v := verdict{delay: m.delay, hold: m.hold, respond: m.respond, task: m.task}
+	v := verdict{delay: m.delay, hold: m.hold, respond: m.respond, task: m.task, shape: m.shape, cutAfter: m.cutAfter}
 	switch {
 	case m.rateLimits > 0:
 		m.rateLimits--
@@ -201,6 +208,18 @@ func (m *ModelBehaviour) serve(w http.ResponseWriter, r *http.Request, body []by
 			t.Stop()
 			return
 		}
+	}
+	if v.shape != nil || v.cutAfter > 0 {
+		var s bodyShape
+		var def reply
+		if v.shape != nil {
+			s = *v.shape
+		} else {
+			def = answer(v.task, m.id, r, body)
+		}
+		s.cutAfter = v.cutAfter
+		m.serveShape(w, s, def)
+		return
 	}
 	if v.respond != nil {
 		status, ctype, out := v.respond(r, body)
