@@ -14,6 +14,7 @@ import (
 
 	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -45,6 +46,9 @@ type Turn struct {
 	Review func(ctx context.Context, p Plan) (Plan, error)
 	// OutputDir overrides the engine's output directory for this turn.
 	OutputDir string
+
+	// scope is what the turn may read and fetch (access.go), set by Run.
+	scope *scope.Scope
 }
 
 // Options tune the engine.
@@ -157,6 +161,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	defer func() { e.logEnd(ctx, rep, err, time.Since(start)) }()
 	emit = syncEmit(logEvents(ctx, e.opts.Logger, emit))
 	rep = &Report{Request: t.Request, Attachments: t.Attachments, Controller: e.ctl.Model(), Tasks: []TaskReport{}}
+	t.scope = e.turnScope(t)
 	conv := e.newConversation(ctx, t)
 	fail := func(stage Stage, err error) (*Report, error) {
 		rep.ElapsedMS = time.Since(start).Milliseconds()

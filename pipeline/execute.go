@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,9 +25,11 @@ import (
 // goroutine owns it until the task starts; the task's goroutine owns it
 // until it reports on the done channel, which publishes it back.
 type taskRun struct {
-	task     Task
-	choice   *choice
-	args     map[string]string
+	task   Task
+	choice *choice
+	args   map[string]string
+	// inputs are the checked files of the media arguments.
+	inputs   map[string]scope.File
 	status   string
 	skipped  bool
 	text     string
@@ -46,14 +46,9 @@ type taskRun struct {
 // dependency finishes, independent tasks run concurrently up to
 // MaxParallel, and a failure fails its dependents while siblings go on.
 func (e *Engine) execute(ctx context.Context, p Plan, sel *selection, t Turn, conv *conversation, emit Emit) []*taskRun {
-	outDir := t.OutputDir
-	if outDir == "" {
-		outDir = e.opts.OutputDir
-	}
-	if abs, err := filepath.Abs(outDir); err == nil {
-		outDir = abs
-	}
+	outDir := e.outDir(t)
 	dirErr := os.MkdirAll(outDir, 0o755)
+	sc := e.access(t)
 
 	runs := make([]*taskRun, len(p.Tasks))
 	byID := map[int]*taskRun{}
@@ -93,7 +88,7 @@ func (e *Engine) execute(ctx context.Context, p Plan, sel *selection, t Turn, co
 					r.skipped = true
 					emit(r.endEvent())
 				} else {
-					e.runTask(ctx, r, byID, outDir, t.Request, conv, emit)
+					e.runTask(ctx, r, byID, outDir, sc, conv, emit)
 				}
 			case <-ctx.Done():
 				r.fail("cancelled before it started")
@@ -169,7 +164,7 @@ func (r *taskRun) endEvent() TaskEndEvent {
 }
 
 // runTask resolves the task's arguments and tries its candidates in order.
-func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun, outDir, request string, conv *conversation, emit Emit) {
+func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun, outDir string, sc *scope.Scope, conv *conversation, emit Emit) {
 	start := time.Now()
 	c := r.choice
 	if c != nil {
@@ -210,21 +205,22 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	tctx, cancel := context.WithTimeout(ctx, e.opts.TaskTimeout)
 	defer cancel()
 
-	args, err := e.resolveArgs(tctx, r.task, c.skill, byID, outDir)
+	progress := func(p endpoints.Progress) {
+		emit(TaskProgressEvent{ID: r.task.ID, Message: p.Message, WaitMS: p.Wait.Milliseconds()})
+	}
+	args, err := e.resolveArgs(tctx, r.task, c.skill, byID, outDir, sc, progress)
 	if err != nil {
 		r.fail(err.Error())
 		return
 	}
 	r.args = args
-	files, err := taskFiles(c.skill, args)
+	files, err := taskFiles(sc, c.skill, args)
 	if err != nil {
 		r.fail(err.Error())
 		return
 	}
+	r.inputs = files
 
-	progress := func(p endpoints.Progress) {
-		emit(TaskProgressEvent{ID: r.task.ID, Message: p.Message, WaitMS: p.Wait.Milliseconds()})
-	}
 	var lastErr error
 	if c.controller {
 		at := time.Now()
@@ -232,6 +228,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 		r.attempts = append(r.attempts, Attempt{Model: e.ctl.Model(), Endpoint: EndpointController, Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
 		if err == nil {
 			r.status, r.text = StatusOK, text
+			allowResultURLs(sc, text)
 			return
 		}
 		lastErr = err
@@ -253,6 +250,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
 			if err == nil {
 				r.status = StatusOK
+				allowResultURLs(sc, r.text)
 				return
 			}
 			lastErr = err
@@ -286,10 +284,14 @@ func errText(err error) string {
 func shortErr(err error) string { return text.Clip(err.Error(), 160) }
 
 // resolveArgs substitutes <resource>-N by the dependency's product of the
-// argument's modality: the text for text arguments, the file for media.
-func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID map[int]*taskRun, outDir string) (map[string]string, error) {
+// argument's modality: the text for text arguments, the file for media. A
+// media URL is fetched through the turn's scope. A text argument is read
+// from a file only when the plan gave the file's path itself and the turn
+// may read it — never a path that arrived as another task's output.
+func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID map[int]*taskRun, outDir string, sc *scope.Scope, progress func(endpoints.Progress)) (map[string]string, error) {
 	out := make(map[string]string, len(t.Args))
-	for k, v := range t.Args {
+	for _, k := range sortedKeys(t.Args) {
+		v := t.Args[k]
 		a, _ := s.Arg(k)
 		var missing error
 		val, _ := substituteRefs(v, func(n int) (string, bool) {
@@ -319,18 +321,21 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 			return nil, missing
 		}
 		if a.Type.Media() && isURL(val) {
-			p, err := download(ctx, val, outDir)
+			p, err := download(ctx, sc, val, outDir)
 			if err != nil {
 				return nil, fmt.Errorf("argument %s: %w", k, err)
 			}
 			val = p
 		}
-		if a.Type == skills.Text {
-			content, isFile, err := textFileContent(val)
-			if err != nil {
+		if a.Type == skills.Text && len(Refs(v)) == 0 {
+			content, isFile, denied, err := textFileContent(sc, val)
+			switch {
+			case err != nil:
 				return nil, fmt.Errorf("argument %s: %w", k, err)
-			}
-			if isFile {
+			case denied != nil:
+				progress(endpoints.Progress{Message: fmt.Sprintf("argument %s names %s, which this turn may not read, so it is passed as text — attach it with @%s or --attach to use its contents",
+					k, text.Clip(strings.TrimSpace(val), 200), text.Clip(strings.TrimSpace(val), 200))})
+			case isFile:
 				val = content
 			}
 		}
@@ -339,101 +344,35 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 	return out, nil
 }
 
-// taskFiles hands the task's media arguments to the endpoint as checked
-// files (endpoints.Request.Files), the only files an endpoint reads.
-//
-// TODO(trust): the turn's scope. Until the executor has it, each media
-// argument is allowed as it stands, which keeps today's behaviour; the
-// turn-wide rule (attachments, typed paths, chat log, output directory)
-// replaces this per-task scope.
-func taskFiles(s *skills.Skill, args map[string]string) (map[string]scope.File, error) {
-	sc := scope.New(scope.Options{})
-	files := map[string]scope.File{}
-	for k, v := range args {
-		a, ok := s.Arg(k)
-		if !ok || !a.Type.Media() || strings.TrimSpace(v) == "" {
-			continue
-		}
-		sc.AllowFile(v, scope.Attached)
-		f, err := sc.Check(v)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("%w: %s file %s does not exist", endpoints.ErrBadInput, k, v)
-		case err != nil:
-			return nil, fmt.Errorf("argument %s: %w", k, err)
-		}
-		files[k] = f
-	}
-	return files, nil
-}
-
-// maxTextFile bounds a text file read into a text argument.
-const maxTextFile = 256 << 10
-
-// textFileContent reads a text argument that is exactly the path of an
-// existing text file ("summarize notes.txt" planned as text: /…/notes.txt):
-// the task wants the words, not the file name. isFile is false when val is
-// not such a path; err says why a text file it names cannot be used — a
-// task given the file's name instead of its words would silently answer
-// about the wrong thing.
-func textFileContent(val string) (content string, isFile bool, err error) {
-	p := strings.TrimSpace(val)
-	if p == "" || strings.ContainsAny(p, "\n") || len(p) > 4096 || ModalityOf(p) != skills.Text {
-		return "", false, nil
-	}
-	st, err := os.Stat(p)
-	if err != nil || !st.Mode().IsRegular() {
-		return "", false, nil
-	}
-	if st.Size() > maxTextFile {
-		return "", true, fmt.Errorf("%s is %s; a text argument takes at most %d KB of a file — split it, or quote the part that matters",
-			p, skills.HumanBytes(st.Size()), maxTextFile>>10)
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "", true, fmt.Errorf("cannot read %s: %w", p, err)
-	}
-	// Text in another encoding keeps its ASCII; the rest shows as U+FFFD.
-	return strings.ToValidUTF8(string(b), "\uFFFD"), true, nil
-}
-
-// maxDownload bounds a media argument fetched from a URL.
-const maxDownload = 100 << 20
-
-func download(ctx context.Context, url, dir string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("cannot download %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("cannot download %s: HTTP %d", url, resp.StatusCode)
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxDownload+1))
-	if err != nil {
-		return "", fmt.Errorf("cannot download %s: %w", url, err)
-	}
-	if len(data) > maxDownload {
-		return "", fmt.Errorf("%s is larger than %d MB", url, maxDownload>>20)
-	}
-	return writeFile(dir, "download", 0, resp.Header.Get("Content-Type"), data)
-}
-
 // keepResult records a result and writes its files under outDir. A
 // failure to draw the annotated image does not fail the task — its result
 // stands — but is reported through progress, never dropped. Blobs an
 // endpoint spooled to temporary files are moved into outDir; none is left
 // behind, whatever fails.
 func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, progress func(endpoints.Progress)) error {
+	// Every file must be what the task promises before any is kept.
+	if r.choice != nil && r.choice.skill != nil {
+		for i := range res.Blobs {
+			head, err := blobHead(res.Blobs[i])
+			if err != nil {
+				res.Discard()
+				return fmt.Errorf("cannot read the result file: %w", err)
+			}
+			size, _ := res.Blobs[i].Size()
+			mt, err := checkOutput(r.choice.skill, r.model, head, size)
+			if err != nil {
+				res.Discard()
+				return err
+			}
+			res.Blobs[i].MIME = mt
+		}
+	}
 	// The annotation reads the masks among the blobs, so it is drawn
-	// before they are moved.
+	// before they are moved. It reads the input image through its checked
+	// file, the one the endpoint was given.
 	var annotated *endpoints.Blob
-	if img, ok := r.args["image"]; ok {
-		blob, ok, err := annotate(r.task.Task, img, res)
+	if img, ok := r.inputs["image"]; ok {
+		blob, ok, err := annotate(r.task.Task, img.Path(), res)
 		switch {
 		case err != nil:
 			progress(endpoints.Progress{Message: "the result stands, but the annotated image could not be drawn: " + err.Error()})

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -76,14 +76,14 @@ func (e *Engine) planMessage(ctx context.Context, t Turn) controller.Message {
 	b.WriteString("Request: " + t.Request)
 	msg := stageMessage(markPlan, b.String())
 	if e.ctl.CanSee(ctx) {
-		msg.Images = turnImages(t)
+		msg.Images = turnImages(e.access(t), t)
 	}
 	return msg
 }
 
 // turnImages are the images the controller should see this turn: the
 // attachments, then the chat log's newest images, at most four.
-func turnImages(t Turn) [][]byte {
+func turnImages(sc *scope.Scope, t Turn) [][]byte {
 	var paths []string
 	add := func(p string) {
 		if ModalityOf(p) == skills.Image && !slices.Contains(paths, p) && len(paths) < 4 {
@@ -98,22 +98,23 @@ func turnImages(t Turn) [][]byte {
 			add(r)
 		}
 	}
-	return readImages(paths)
+	return readImages(sc, paths)
 }
 
 // maxControllerImage bounds an image file shown to a vision controller.
 const maxControllerImage = 20 << 20
 
-func readImages(paths []string) [][]byte {
+// readImages reads the images the turn may read, skipping the rest: an
+// image the controller sees is an enhancement, never a reason to fail.
+func readImages(sc *scope.Scope, paths []string) [][]byte {
 	var out [][]byte
 	for _, p := range paths {
-		// Stat first: a huge file must not be read only to be skipped, and
-		// a FIFO must not be opened at all.
-		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() || st.Size() == 0 || st.Size() > maxControllerImage {
+		f, err := sc.Check(p)
+		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(p)
-		if err != nil || len(b) == 0 || len(b) > maxControllerImage {
+		b, err := f.ReadAll(maxControllerImage)
+		if err != nil || len(b) == 0 {
 			continue
 		}
 		out = append(out, b)

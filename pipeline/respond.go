@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -121,7 +122,7 @@ func (e *Engine) answerMessage(ctx context.Context, t Turn, p Plan, runs []*task
 	b.WriteString("Request: " + t.Request)
 	if len(t.Attachments) > 0 {
 		b.WriteString("\nAttached: " + strings.Join(t.Attachments, ", "))
-		b.WriteString(attachedTexts(t.Attachments, 8000))
+		b.WriteString(attachedTexts(e.access(t), t.Attachments, 8000))
 	}
 	if len(runs) > 0 {
 		results, _ := json.MarshalIndent(resultsForPrompt(runs, e.opts.ResultBudget), "", " ")
@@ -137,7 +138,7 @@ func (e *Engine) answerMessage(ctx context.Context, t Turn, p Plan, runs []*task
 		var images [][]byte
 		for _, f := range rep.Files {
 			if len(images) < 6 && ModalityOf(f) == skills.Image {
-				images = append(images, readImages([]string{f})...)
+				images = append(images, readImages(e.access(t), []string{f})...)
 			}
 		}
 		msg.Images = images
@@ -147,10 +148,10 @@ func (e *Engine) answerMessage(ctx context.Context, t Turn, p Plan, runs []*task
 
 // attachedTexts quotes attached text files (notes, CSV, JSON) so the
 // controller can answer about them, within budget bytes in all.
-func attachedTexts(paths []string, budget int) string {
+func attachedTexts(sc *scope.Scope, paths []string, budget int) string {
 	var b strings.Builder
 	for _, p := range paths {
-		content, isFile, err := textFileContent(p)
+		content, isFile, _, err := textFileContent(sc, p)
 		if err != nil {
 			fmt.Fprintf(&b, "\n\n(%s is attached but not quoted: %v)", p, err)
 			continue

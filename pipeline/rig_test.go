@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -37,6 +39,11 @@ type rig struct {
 	answer  fakeollama.Reply
 	events  []pipeline.Event
 	stageOf map[string]int // how many controller calls per stage
+	// given are the files the test made with image (and audio): they
+	// stand for files the user named, so run types their paths into the
+	// request unless the turn already attaches or names them. A turn may
+	// read only what the user gave it (package scope).
+	given []string
 }
 
 type rigOption func(*rigConfig)
@@ -159,6 +166,13 @@ func task(id int, name string, dep []int, args map[string]string) map[string]any
 }
 
 func (r *rig) run(ctx context.Context, turn pipeline.Turn) (*pipeline.Report, error) {
+	r.mu.Lock()
+	for _, p := range r.given {
+		if !strings.Contains(turn.Request, p) && !slices.Contains(turn.Attachments, p) {
+			turn.Request += " " + p
+		}
+	}
+	r.mu.Unlock()
 	return r.eng.Run(ctx, turn, func(ev pipeline.Event) {
 		r.mu.Lock()
 		r.events = append(r.events, ev)
@@ -213,6 +227,9 @@ func (r *rig) image(name string, w, h int) string {
 	if err := os.WriteFile(p, fakehf.PNG(w, h), 0o644); err != nil {
 		r.t.Fatal(err)
 	}
+	r.mu.Lock()
+	r.given = append(r.given, p)
+	r.mu.Unlock()
 	return p
 }
 

@@ -58,7 +58,7 @@ func TestHugeIDsInAnEditedPlan(t *testing.T) {
 	p := e.validate([]Task{
 		{ID: math.MaxInt, Task: "image-to-text", Args: map[string]string{"image": img}},
 		{ID: idMissing, Task: "image-classification", Args: map[string]string{"image": img}},
-	}, Constraints{}, Turn{}, nil)
+	}, Constraints{}, typedTurn(img), nil)
 	if len(p.Tasks) != 2 {
 		t.Fatalf("plan = %+v, notes %q", p.Tasks, p.Notes)
 	}

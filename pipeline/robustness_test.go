@@ -185,7 +185,7 @@ func TestAnnotationFailureIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.planJSON(task(1, "object-detection", nil, map[string]string{"image": img}))
-	if _, err := r.run(context.Background(), pipeline.Turn{Request: "find the cat"}); err != nil {
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "find the cat in " + img}); err != nil {
 		t.Fatal(err)
 	}
 	if e := r.taskEnd(1); e.Status != pipeline.StatusOK || len(e.Files) != 0 {

@@ -21,6 +21,9 @@ func (r *rig) audio() string {
 	if err := os.WriteFile(p, fakehf.WAV(16000, 16000), 0o644); err != nil {
 		r.t.Fatal(err)
 	}
+	r.mu.Lock()
+	r.given = append(r.given, p)
+	r.mu.Unlock()
 	return p
 }
 

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -23,8 +25,11 @@ var argAliases = map[string]string{
 // change. It is HIVE's "check before run": names, ids, dependencies,
 // cycles, argument modalities and files are all proven before execution.
 type validator struct {
-	cat   *skills.Catalog
-	turn  Turn
+	cat  *skills.Catalog
+	turn Turn
+	// scope is what the turn may read: a path the plan names outside it
+	// drops its task, with the way to allow it.
+	scope *scope.Scope
 	max   int
 	notes []string
 	// dropped maps a task id to why it was removed.
@@ -51,6 +56,21 @@ func clipArgs(args []any) []any {
 // maxNoteArg bounds, in runes, a value quoted in a note.
 const maxNoteArg = 80
 
+// refuse drops t because it names a path or URL the turn may not touch.
+// The note names it (clipped, as any quoted value) and says how to allow
+// it, in full: the fix is the part a user needs.
+func (v *validator) refuse(t Task, what string, err error) {
+	var de *scope.DeniedError
+	switch {
+	case errors.As(err, &de) && de.URL && de.Reason != "":
+		v.drop(t, "%s was not fetched: "+de.Reason+" — type that exact URL in your request to allow it", what)
+	case errors.As(err, &de) && de.URL:
+		v.drop(t, "%s was not fetched: neither you nor a task of this turn gave that URL — type it in your request to allow it", what)
+	default:
+		v.drop(t, "%s is not a file you gave this turn — attach it with @path or --attach to let Chorus read it", what)
+	}
+}
+
 func (v *validator) drop(t Task, format string, args ...any) {
 	if _, ok := v.dropped[t.ID]; ok {
 		return
@@ -67,7 +87,7 @@ func (v *validator) drop(t Task, format string, args ...any) {
 // validate turns raw tasks into a plan that can run. Earlier notes (from the
 // parser) come first in the plan's notes.
 func (e *Engine) validate(tasks []Task, cons Constraints, t Turn, notes []string) Plan {
-	v := &validator{cat: e.cat, turn: t, max: e.opts.MaxTasks, notes: slices.Clone(notes), dropped: map[int]string{}}
+	v := &validator{cat: e.cat, turn: t, scope: e.access(t), max: e.opts.MaxTasks, notes: slices.Clone(notes), dropped: map[int]string{}}
 	out := v.run(tasks)
 	return Plan{Tasks: out, Constraints: t.Constraints.Merge(cons), Notes: v.notes}
 }
@@ -205,6 +225,11 @@ func (v *validator) literalModality(val string) skills.Modality {
 		return ""
 	}
 	if p, ok := v.findFile(val); ok {
+		if !v.scope.Allowed(p) {
+			// Not even its first bytes are read: judge by the name.
+			m, _ := skills.ModalityOfName(p)
+			return m
+		}
 		return ModalityOf(p)
 	}
 	return ""
@@ -385,6 +410,10 @@ func (v *validator) checkArgs(t *Task, s *skills.Skill, skillOf map[int]*skills.
 			}
 		case a.Type.Media():
 			if isURL(val) {
+				if err := v.scope.CheckURL(val); err != nil {
+					v.refuse(*t, val, err)
+					return
+				}
 				continue
 			}
 			p, ok := v.findFile(val)
@@ -394,6 +423,10 @@ func (v *validator) checkArgs(t *Task, s *skills.Skill, skillOf map[int]*skills.
 				} else {
 					v.drop(*t, "file %s does not exist", val)
 				}
+				return
+			}
+			if _, err := v.scope.Check(p); err != nil {
+				v.refuse(*t, p, err)
 				return
 			}
 			if m := ModalityOf(p); m != "" && m != a.Type {

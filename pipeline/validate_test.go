@@ -30,6 +30,12 @@ func touch(t *testing.T, dir, name string) string {
 	return p
 }
 
+// typedTurn is a turn whose request names the given files, as a user who
+// typed their paths: the plan may use them.
+func typedTurn(paths ...string) Turn {
+	return Turn{Request: "use " + strings.Join(paths, " ")}
+}
+
 func ids(p Plan) []int {
 	var out []int
 	for _, t := range p.Tasks {
@@ -52,7 +58,7 @@ func TestValidateRepairs(t *testing.T) {
 	}
 
 	t.Run("near-miss task names are mapped", func(t *testing.T) {
-		p := e.validate([]Task{{ID: 1, Task: "image-cls", Args: map[string]string{"image": img}}}, Constraints{}, Turn{}, nil)
+		p := e.validate([]Task{{ID: 1, Task: "image-cls", Args: map[string]string{"image": img}}}, Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 1 || p.Tasks[0].Task != "image-classification" || !hasNote(p, `read "image-cls" as image-classification`) {
 			t.Fatalf("plan = %+v", p)
 		}
@@ -62,7 +68,7 @@ func TestValidateRepairs(t *testing.T) {
 			{ID: 1, Task: "teleportation", Args: map[string]string{"text": "x"}},
 			{ID: 2, Task: "text-to-speech", Dep: []int{1}, Args: map[string]string{"text": "<resource>-1"}},
 			{ID: 3, Task: "image-to-text", Args: map[string]string{"image": img}},
-		}, Constraints{}, Turn{}, nil)
+		}, Constraints{}, typedTurn(img, wav), nil)
 		if !slices.Equal(ids(p), []int{3}) || !hasNote(p, `"teleportation" is not a known task`) || !hasNote(p, "depends on task 1, which was dropped") {
 			t.Fatalf("plan = %+v", p)
 		}
@@ -71,7 +77,7 @@ func TestValidateRepairs(t *testing.T) {
 		p := e.validate([]Task{
 			{ID: 1, Task: "image-to-text", Args: map[string]string{"image": img}},
 			{ID: 2, Task: "text-to-speech", Args: map[string]string{"text": "<resource>-1"}},
-		}, Constraints{}, Turn{}, nil)
+		}, Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 2 || !slices.Equal(p.Tasks[1].Dep, []int{1}) || !hasNote(p, "added dependency on task 1") {
 			t.Fatalf("plan = %+v", p)
 		}
@@ -80,7 +86,7 @@ func TestValidateRepairs(t *testing.T) {
 		p := e.validate([]Task{
 			{ID: 1, Task: "text-to-speech", Dep: []int{2, 9}, Args: map[string]string{"text": "<resource>-2"}},
 			{ID: 2, Task: "image-to-text", Args: map[string]string{"image": img}},
-		}, Constraints{}, Turn{}, nil)
+		}, Constraints{}, typedTurn(img, wav), nil)
 		if !slices.Equal(ids(p), []int{2, 1}) || !hasNote(p, "task 9, which does not exist") || !hasNote(p, "reordered") {
 			t.Fatalf("plan = %+v", p)
 		}
@@ -89,7 +95,7 @@ func TestValidateRepairs(t *testing.T) {
 		p := e.validate([]Task{
 			{ID: 1, Task: "image-to-text", Dep: []int{2}, Args: map[string]string{"image": img}},
 			{ID: 2, Task: "text-to-speech", Dep: []int{1}, Args: map[string]string{"text": "<resource>-1"}},
-		}, Constraints{}, Turn{}, nil)
+		}, Constraints{}, typedTurn(img, wav), nil)
 		if !slices.Equal(ids(p), []int{1, 2}) || len(p.Tasks[0].Dep) != 0 || !hasNote(p, "break a dependency cycle") {
 			t.Fatalf("plan = %+v", p)
 		}
@@ -99,7 +105,7 @@ func TestValidateRepairs(t *testing.T) {
 			{ID: 1, Task: "image-to-text", Dep: []int{2}, Args: map[string]string{"image": "<resource>-2"}},
 			{ID: 2, Task: "text-to-image", Dep: []int{1}, Args: map[string]string{"text": "<resource>-1"}},
 			{ID: 3, Task: "image-to-text", Args: map[string]string{"image": img}},
-		}, Constraints{}, Turn{}, nil)
+		}, Constraints{}, typedTurn(img, wav), nil)
 		if !slices.Equal(ids(p), []int{3}) || !hasNote(p, "cycle") {
 			t.Fatalf("plan = %+v", p)
 		}
@@ -108,19 +114,19 @@ func TestValidateRepairs(t *testing.T) {
 		p := e.validate([]Task{
 			{ID: 1, Task: "text-generation", Args: map[string]string{"text": "a poem"}},
 			{ID: 2, Task: "image-to-text", Dep: []int{1}, Args: map[string]string{"image": "<resource>-1"}},
-		}, Constraints{}, Turn{}, nil)
+		}, Constraints{}, typedTurn(img, wav), nil)
 		if !slices.Equal(ids(p), []int{1}) || !hasNote(p, "needs an image, but task 1 (text-generation) produces text") {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("wrong modality of a file", func(t *testing.T) {
-		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": wav}}}, Constraints{}, Turn{}, nil)
+		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": wav}}}, Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 0 || !hasNote(p, "is audio, but argument image needs an image") {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("missing file dropped", func(t *testing.T) {
-		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "/nope/missing.jpg"}}}, Constraints{}, Turn{}, nil)
+		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "/nope/missing.jpg"}}}, Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 0 || !hasNote(p, "file /nope/missing.jpg does not exist") {
 			t.Fatalf("plan = %+v", p)
 		}
@@ -142,13 +148,13 @@ func TestValidateRepairs(t *testing.T) {
 		p := e.validate([]Task{
 			{ID: 1, Task: "visual-question-answering", Args: map[string]string{"img_url": img, "question": "what colour?"}},
 			{ID: 1, Task: "image-to-text", Args: map[string]string{"image": img}},
-		}, Constraints{}, Turn{}, nil)
+		}, Constraints{}, typedTurn(img, wav), nil)
 		if !slices.Equal(ids(p), []int{1, 2}) || p.Tasks[0].Args["image"] != img || p.Tasks[0].Args["text"] != "what colour?" {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("visual prompt normalised", func(t *testing.T) {
-		p := e.validate([]Task{{ID: 1, Task: "mask-generation", Args: map[string]string{"image": img, "point": "(120, 80)"}}}, Constraints{}, Turn{}, nil)
+		p := e.validate([]Task{{ID: 1, Task: "mask-generation", Args: map[string]string{"image": img, "point": "(120, 80)"}}}, Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 1 || p.Tasks[0].Args["point"] != "120,80" {
 			t.Fatalf("plan = %+v", p)
 		}
@@ -158,13 +164,13 @@ func TestValidateRepairs(t *testing.T) {
 		for i := 1; i <= 10; i++ {
 			tasks = append(tasks, Task{ID: i, Task: "image-to-text", Args: map[string]string{"image": img}})
 		}
-		p := e.validate(tasks, Constraints{}, Turn{}, nil)
+		p := e.validate(tasks, Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 6 || !hasNote(p, "kept the first 6") {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("self reference dropped", func(t *testing.T) {
-		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "<resource>-1"}}}, Constraints{}, Turn{}, nil)
+		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "<resource>-1"}}}, Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 0 || !hasNote(p, "refers to its own output") {
 			t.Fatalf("plan = %+v", p)
 		}

@@ -71,9 +71,10 @@ func (s *Scope) AllowFile(path string, why Origin) {
 }
 
 // AllowDir lets the turn read any file under dir (Chorus's output
-// directory).
+// directory). The directory need not exist yet: its existing part is
+// resolved, so what is created under it later is covered.
 func (s *Scope) AllowDir(dir string, why Origin) {
-	real, err := s.resolve(dir)
+	real, err := s.resolveFuture(dir)
 	if err != nil {
 		return
 	}
@@ -173,6 +174,34 @@ func (s *Scope) resolve(path string) (string, error) {
 		return "", err
 	}
 	return real, nil
+}
+
+// resolveFuture resolves a path that may not exist yet: its deepest
+// existing ancestor is resolved (links followed) and the rest appended.
+func (s *Scope) resolveFuture(path string) (string, error) {
+	real, err := s.resolve(path)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return real, err
+	}
+	p := strings.TrimSpace(path)
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = filepath.Join(s.home, p[1:])
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(s.wd, p)
+	}
+	p = filepath.Clean(p)
+	var rest []string
+	for dir := p; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			slices.Reverse(rest)
+			return filepath.Join(append([]string{real}, rest...)...), nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", err
+		}
+		rest = append(rest, filepath.Base(dir))
+	}
 }
 
 // Open opens a checked file for reading. It refuses anything but a regular

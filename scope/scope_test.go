@@ -215,3 +215,20 @@ func FuzzPathRule(f *testing.F) {
 		}
 	})
 }
+
+func TestAllowDirNotYetCreated(t *testing.T) {
+	home := t.TempDir()
+	s := New(Options{Home: home, WorkDir: home})
+	out := filepath.Join(home, "data", "outputs")
+	s.AllowDir(out, Output)
+	os.MkdirAll(out, 0o755)
+	p := filepath.Join(out, "made.png")
+	os.WriteFile(p, []byte("x"), 0o600)
+	if !s.Allowed(p) {
+		t.Fatal("a file Chorus wrote into an output directory created after the grant is refused")
+	}
+	os.WriteFile(filepath.Join(home, "data", "other.png"), []byte("x"), 0o600)
+	if s.Allowed(filepath.Join(home, "data", "other.png")) {
+		t.Fatal("the grant covers the output directory's parent")
+	}
+}

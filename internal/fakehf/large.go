@@ -59,13 +59,27 @@ func (m *ModelBehaviour) CutOff(n int64) *ModelBehaviour {
 // keeps this far below the body's size.
 func (m *ModelBehaviour) BytesSent() int64 { return m.sent.Load() }
 
-// pngSignature starts every generated body, so its type sniffs as PNG.
+// pngSignature starts a generated image body, so its type sniffs as PNG.
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 
-// filler is the body generator: a PNG signature, then a repeating pattern.
+// signatureFor is the head of a generated body of contentType: a real
+// file's first bytes, so the body sniffs as what it claims to be.
+func signatureFor(contentType string) []byte {
+	switch {
+	case strings.HasPrefix(contentType, "audio/"):
+		return []byte("RIFF\xff\xff\xff\x7fWAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x80\x3e\x00\x00")
+	case strings.HasPrefix(contentType, "video/"):
+		return []byte("\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2")
+	}
+	return pngSignature
+}
+
+// filler is the body generator: a file signature, then a repeating
+// pattern.
 type filler struct {
 	left int64
 	off  int64
+	sig  []byte
 }
 
 func (f *filler) Read(p []byte) (int, error) {
@@ -76,8 +90,12 @@ func (f *filler) Read(p []byte) (int, error) {
 	n = min(n, f.left)
 	for i := int64(0); i < n; i++ {
 		pos := f.off + i
-		if pos < int64(len(pngSignature)) {
-			p[i] = pngSignature[pos]
+		sig := f.sig
+		if sig == nil {
+			sig = pngSignature
+		}
+		if pos < int64(len(sig)) {
+			p[i] = sig[pos]
 		} else {
 			p[i] = byte(pos % 251)
 		}
@@ -121,7 +139,7 @@ func (m *ModelBehaviour) serveShape(w http.ResponseWriter, s bodyShape, def repl
 		defer pr.Close()
 		body = io.MultiReader(strings.NewReader(prefix), pr, strings.NewReader(suffix))
 	case s.size > 0:
-		size, body = s.size, &filler{left: s.size}
+		size, body = s.size, &filler{left: s.size, sig: signatureFor(s.contentType)}
 	default:
 		size, body = int64(len(def.body)), bytes.NewReader(def.body)
 		s.contentType = def.contentType

@@ -1,0 +1,167 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/scope"
+	"github.com/chorusai/chorus/skills"
+)
+
+// What a turn may touch is decided once, here, by package scope: the files
+// the user attached, the paths and URLs they typed in this request or an
+// earlier one of the session, the files of earlier turns (the chat log),
+// and the output directory. Every reader of the pipeline — the validator,
+// the executor's arguments, the controller's images, the quoted text files
+// — and every endpoint (through endpoints.Request.Files) goes through it;
+// nothing a model or an expert wrote can widen it, except that a URL a task
+// returned may be fetched (never a private address).
+
+// outDir returns the turn's output directory, absolute.
+func (e *Engine) outDir(t Turn) string {
+	dir := t.OutputDir
+	if dir == "" {
+		dir = e.opts.OutputDir
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return dir
+}
+
+// turnScope builds the scope of turn t.
+func (e *Engine) turnScope(t Turn) *scope.Scope {
+	sc := scope.New(scope.Options{})
+	for _, a := range t.Attachments {
+		sc.AllowFile(a, scope.Attached)
+	}
+	sc.AllowTyped(t.Request)
+	for _, m := range t.History {
+		for _, r := range m.Resources {
+			sc.AllowFile(r, scope.ChatLog)
+		}
+		if m.Role == "user" {
+			sc.AllowTyped(m.Content)
+		}
+	}
+	// The directory may not exist yet: the executor creates it.
+	sc.AllowDir(e.outDir(t), scope.Output)
+	return sc
+}
+
+// access returns the turn's scope, building it when the turn did not come
+// through Run (a validation on its own).
+func (e *Engine) access(t Turn) *scope.Scope {
+	if t.scope != nil {
+		return t.scope
+	}
+	return e.turnScope(t)
+}
+
+// denialHint is what a refused path's note adds when the model, not the
+// user, wrote the path.
+func refusal(err error) string {
+	var de *scope.DeniedError
+	if errors.As(err, &de) {
+		return de.Error()
+	}
+	return err.Error()
+}
+
+// taskFiles hands the task's media arguments to the endpoint as checked
+// files (endpoints.Request.Files), the only files an endpoint reads.
+func taskFiles(sc *scope.Scope, s *skills.Skill, args map[string]string) (map[string]scope.File, error) {
+	files := map[string]scope.File{}
+	for k, v := range args {
+		a, ok := s.Arg(k)
+		if !ok || !a.Type.Media() || strings.TrimSpace(v) == "" {
+			continue
+		}
+		f, err := sc.Check(v)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("%w: %s file %s does not exist", endpoints.ErrBadInput, k, v)
+		case err != nil:
+			return nil, fmt.Errorf("%w: argument %s: %s", endpoints.ErrBadInput, k, refusal(err))
+		}
+		files[k] = f
+	}
+	return files, nil
+}
+
+// maxTextFile bounds a text file read into a text argument.
+const maxTextFile = 256 << 10
+
+// textFileContent reads a text argument that is exactly the path of a text
+// file the turn may read ("summarize notes.txt", planned as text:
+// /…/notes.txt): the task wants the words, not the file name. isFile is
+// false when val is not such a path. A path the turn may not read stays
+// text, and denied says so (the caller tells the user); err says why an
+// allowed text file cannot be used — a task given the file's name instead
+// of its words would silently answer about the wrong thing.
+func textFileContent(sc *scope.Scope, val string) (content string, isFile bool, denied, err error) {
+	p := strings.TrimSpace(val)
+	if p == "" || strings.ContainsAny(p, "\n") || len(p) > 4096 || ModalityOf(p) != skills.Text {
+		return "", false, nil, nil
+	}
+	f, cerr := sc.Check(p)
+	switch {
+	case errors.Is(cerr, scope.ErrDenied):
+		return "", false, cerr, nil
+	case cerr != nil:
+		return "", false, nil, nil // not a file: it is text
+	}
+	b, err := f.ReadAll(maxTextFile)
+	switch {
+	case errors.Is(err, scope.ErrTooLarge):
+		size := int64(0)
+		if st, serr := os.Stat(f.Path()); serr == nil {
+			size = st.Size()
+		}
+		return "", true, nil, fmt.Errorf("%s is %s; a text argument takes at most %d KB of a file — split it, or quote the part that matters",
+			p, skills.HumanBytes(size), maxTextFile>>10)
+	case err != nil:
+		return "", true, nil, fmt.Errorf("cannot read %s: %w", p, err)
+	}
+	// Text in another encoding keeps its ASCII; the rest shows as U+FFFD.
+	return strings.ToValidUTF8(string(b), "\uFFFD"), true, nil, nil
+}
+
+// maxDownload bounds a media argument fetched from a URL.
+const maxDownload = 100 << 20
+
+// download fetches a media argument's URL through the turn's scope into
+// the output directory, streaming it to disk.
+func download(ctx context.Context, sc *scope.Scope, url, dir string) (string, error) {
+	if err := sc.CheckURL(url); err != nil {
+		return "", err
+	}
+	tmp, err := os.CreateTemp(dir, ".download-*.part")
+	if err != nil {
+		return "", fmt.Errorf("cannot download %s: %w", url, err)
+	}
+	mt, err := sc.Fetch(ctx, url, tmp, scope.FetchOptions{MaxBytes: maxDownload})
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", err
+	}
+	return writeBlob(dir, "download", 0, endpoints.Blob{MIME: mt, Path: tmp.Name()})
+}
+
+// allowResultURLs lets later tasks of the turn fetch the URLs a task's
+// result names — a search hit, a generated file served by URL — as public
+// addresses only.
+func allowResultURLs(sc *scope.Scope, text string) {
+	for _, u := range scope.URLsIn(text) {
+		sc.AllowURL(u, scope.Result)
+	}
+}
