@@ -174,7 +174,8 @@ func TestRunPlainPrintsLogAndAnswer(t *testing.T) {
 	})
 	_ = e
 	stdout, stderr, code := runCLI("run", "hi")
-	if code != 0 || !strings.Contains(stdout, "plan: no expert tasks") || !strings.Contains(stdout, "Hello, human.") {
+	// The answer alone on stdout; the log on stderr.
+	if code != 0 || !strings.Contains(stderr, "plan: no expert tasks") || stdout != "Hello, human.\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
 }
@@ -193,10 +194,10 @@ func TestRunPlainStripsTerminalControls(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
-	if strings.ContainsAny(stdout, "\x1b\x07\r\u009b") {
-		t.Fatalf("control characters reached the terminal: %q", stdout)
+	if strings.ContainsAny(stdout+stderr, "\x1b\x07\r\u009b") {
+		t.Fatalf("control characters reached the terminal: %q %q", stdout, stderr)
 	}
-	if !strings.Contains(stdout, "safe text\nnext\tline \n") || !strings.Contains(stdout, "dropped task 1 (teleport)") ||
+	if !strings.Contains(stdout, "safe text\nnext\tline \n") || !strings.Contains(stderr, "dropped task 1 (teleport)") ||
 		strings.Contains(stdout, "]52;") || strings.Contains(stdout, "31m") {
 		t.Fatalf("the visible text was not kept: %q", stdout)
 	}
@@ -350,8 +351,8 @@ func TestRunContinuesASession(t *testing.T) {
 	}
 
 	stdout, stderr, code := runCLI("run", "--continue", "make it bigger")
-	if code != 0 || !strings.Contains(stdout, "session: draw a cat ("+s.ID+"), continuing after 1 turn(s)") ||
-		!strings.Contains(stdout, "saved to session "+s.ID) || !strings.Contains(stdout, "Answer number 1.") {
+	if code != 0 || !strings.Contains(stderr, "session: draw a cat ("+s.ID+"), continuing after 1 turn(s)") ||
+		!strings.Contains(stderr, "saved to session "+s.ID) || !strings.Contains(stdout, "Answer number 1.") {
 		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
 	// The chat log follows the head as messages, before the request.

@@ -21,6 +21,10 @@ func newModelsCmd(g *globalFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "models",
 		Short: "Show and refresh the expert model catalog",
+		Args:  noSubcommand,
+		// Runnable, so that a word naming no subcommand reaches noSubcommand
+		// (bad usage, status 2) instead of cobra's plain error.
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newModelsListCmd(g), newModelsSyncCmd(g))
 	return cmd

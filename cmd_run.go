@@ -24,6 +24,7 @@ import (
 
 type runFlags struct {
 	json      bool
+	quiet     bool
 	planOnly  bool
 	attach    []string
 	out       string
@@ -39,47 +40,59 @@ type runFlags struct {
 	debug    bool
 	modelSet bool
 	log      *slog.Logger
+
+	// From the command's streams: stdin is read for the request when it is
+	// piped (nil: not); terminal says stdout is a terminal, where the answer
+	// is rendered as Markdown rather than written raw.
+	stdin    io.Reader
+	terminal bool
 }
 
 func newRunCmd(g *globalFlags) *cobra.Command {
 	f := &runFlags{}
 	cmd := &cobra.Command{
 		Use:   `run [flags] "request"`,
-		Short: "Run one turn headless and print the log and the answer",
+		Short: "Run one turn headless: the answer on stdout, the progress log on stderr",
 		Long: `Run one request through the four stages (plan, select models, execute, respond) without the TUI.
 
-Plain output is a readable log followed by the streamed answer. With --json every line of stdout is one
-JSON event: stage, plan, model, task_start, task_progress, task_end, token, answer, report, error (and debug
-with --debug).
+The answer goes to stdout and the progress log (plan, models, tasks, files) to stderr, so chorus run fits in
+a pipeline: rendered as Markdown when stdout is a terminal, the raw Markdown when it is a pipe or a file.
+--quiet drops the progress log. When stdin is piped, it is read as part of the request: after the request
+given as arguments, or as the whole request without one (a long input is saved to a file in the output
+directory and attached). With --json every line of stdout is one JSON event: stage, plan, model,
+task_start, task_progress, task_end, token, answer, report, error (and debug with --debug).
 With --continue (the newest saved session) or --session ID, the request continues a session the TUI or an
 earlier run saved: its turns are the chat history, so earlier files can be referred to, and this turn is
 saved into it.
-Exit status: 0 with an answer; 1 when the turn failed (the cause is on stderr); 2 for bad usage or
-configuration, or a session that does not exist; 130 when interrupted.`,
+Exit status: 0 with an answer; 1 when the turn failed or every task of its plan failed (the cause is on
+stderr); 2 for bad usage or configuration, or a session that does not exist; 130 when interrupted.`,
 		Example: `  chorus run "describe ./cat.jpg and read the description aloud"
   chorus run --attach photo.png "what is in this picture?"
+  cat notes.md | chorus run "summarize" > summary.md
+  git diff | chorus run --quiet "write a commit message for this change"
   chorus run --json --plan-only "generate an image of a lighthouse and caption it"
   chorus run --continue "now read the caption aloud"`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) == 0 || strings.TrimSpace(strings.Join(args, " ")) == "" {
-				return &exitError{code: 2, err: errors.New(`run needs a request, e.g. chorus run "describe cat.jpg"`)}
-			}
-			return nil
-		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.cont && f.session != "" {
 				return &exitError{code: 2, err: errors.New("--continue and --session both name a session; give one")}
+			}
+			f.stdin = pipedInput(cmd.InOrStdin())
+			request := strings.TrimSpace(strings.Join(args, " "))
+			if request == "" && f.stdin == nil {
+				return &exitError{code: 2, err: errors.New(`run needs a request, e.g. chorus run "describe cat.jpg" (or piped: cat notes.md | chorus run "summarize")`)}
 			}
 			cfg, err := g.load()
 			if err != nil {
 				return err
 			}
 			f.debug, f.modelSet, f.log = g.debug, g.model != "", g.logger()
-			return runTurn(cmd.Context(), cfg, f, strings.Join(args, " "), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			f.terminal = isTerminal(cmd.OutOrStdout())
+			return runTurn(cmd.Context(), cfg, f, request, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&f.json, "json", false, "print only JSON events, one per line")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress log on stderr: only the answer (and a failure's one-line cause)")
 	fl.BoolVar(&f.planOnly, "plan-only", false, "stop after planning")
 	fl.StringArrayVarP(&f.attach, "attach", "a", nil, "attach a file (repeatable)")
 	fl.StringVarP(&f.out, "out", "o", "", "directory for generated files (overrides output_dir)")
@@ -138,11 +151,32 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 		}
 		cfg.OutputDir = abs
 	}
+	var spooled string
+	request, spooled, err = withPipedInput(request, f.stdin, cfg.OutputDir, time.Now())
+	if err != nil {
+		return err
+	}
+	if spooled != "" {
+		attachments = append(attachments, spooled)
+	}
 	eng, err := buildEngine(cfg, log)
 	if err != nil {
 		return err
 	}
-	p := newPrinter(stdout, f.json, f.debug)
+	logw := stderr
+	if f.quiet {
+		logw = io.Discard
+	}
+	p := newPrinter(stdout, logw, f.json, f.debug)
+	if f.terminal && !f.json {
+		p.render = terminalMarkdown(stdout)
+	}
+	if spooled != "" {
+		p.note("stdin: %s, attached as %s", humanSize(spooled), spooled)
+	}
+	if why := eng.Unqualifiable(cons); why != "" {
+		p.warn(pipeline.StageSelection, why)
+	}
 	if sess != nil {
 		p.note("session: %s (%s), continuing after %d turn(s)", cmp.Or(sess.Title, sess.ID), sess.ID, len(sess.Turns))
 	}
@@ -195,8 +229,25 @@ func turnResult(rep *pipeline.Report, err error, planOnly bool) error {
 		return nil
 	case rep == nil || strings.TrimSpace(rep.Answer) == "":
 		return &exitError{code: 1, err: errors.New("the controller returned an empty answer")}
+	case allTasksFailed(rep):
+		// The controller still explains what went wrong on stdout, but a
+		// script must not take "none of it ran" for success.
+		return &exitError{code: 1, err: fmt.Errorf("every task of the plan failed (%d of %d) — the answer says why", len(rep.Tasks), len(rep.Tasks))}
 	}
 	return nil
+}
+
+// allTasksFailed reports whether the plan had tasks and none succeeded.
+func allTasksFailed(rep *pipeline.Report) bool {
+	if len(rep.Tasks) == 0 {
+		return false
+	}
+	for _, t := range rep.Tasks {
+		if t.Status == pipeline.StatusOK {
+			return false
+		}
+	}
+	return true
 }
 
 // openSession loads the session --continue or --session names; nil when

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -17,20 +18,20 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/text"
+	"github.com/chorusai/chorus/ui/theme"
 )
 
 // defaultConfig is config.yaml: the documented defaults.
 //
 //go:embed config.yaml
 var defaultConfig []byte
-
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
 
 // exitError carries a process exit code with its one-line cause.
 type exitError struct {
@@ -82,10 +83,10 @@ func (g *globalFlags) load() (*config.Config, error) {
 	}
 	cfg, err := g.loadConfig()
 	if err != nil {
-		g.logger().Error("configuration rejected", "version", version, "command", g.command, "config", file, "err", err.Error())
+		g.logger().Error("configuration rejected", "version", chorusVersion(), "command", g.command, "config", file, "err", err.Error())
 		return nil, err
 	}
-	g.logger().Info("chorus started", "version", version, "command", g.command, "config", file,
+	g.logger().Info("chorus started", "version", chorusVersion(), "command", g.command, "config", file,
 		"mode", cfg.InferenceMode, "controller", cfg.Controller.Model, "host", cfg.Controller.Host, "debug", g.debug)
 	return cfg, nil
 }
@@ -93,6 +94,11 @@ func (g *globalFlags) load() (*config.Config, error) {
 func (g *globalFlags) loadConfig() (*config.Config, error) {
 	cfg, err := config.Load(defaultConfig, g.configFile)
 	if err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	// Key bindings are configuration like any other key: a bad one stops
+	// every command (and `chorus config` names it), not only the TUI.
+	if _, err := theme.NewKeyMap(cfg.UI.Keys); err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
 	if g.debug {
@@ -129,10 +135,10 @@ request into tasks, picks an expert model for every task, runs the tasks on loca
 inference endpoints, and writes the answer from their results.
 
 Run without arguments to open the chat.`,
-		Args:          cobra.NoArgs,
+		Args:          noSubcommand,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version,
+		Version:       chorusVersion(),
 		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
 			g.setup(cmd)
 		},
@@ -157,9 +163,41 @@ Run without arguments to open the chat.`,
 }
 
 func main() {
-	if err := newRootCmd().Execute(); err != nil {
-		os.Exit(reportError(os.Stderr, err))
+	os.Exit(execute(context.Background(), newRootCmd(), os.Args[1:]))
+}
+
+// execute runs the command line args with Fang's conventions — `--version`
+// with the build's version, `completion bash|zsh|fish|powershell`, a
+// hidden `man` that writes the man page, styled help — and returns the exit
+// status: 0, 1 when the work failed, 2 for bad usage or configuration, 130
+// when interrupted. The one-line cause goes to the command's stderr.
+func execute(ctx context.Context, root *cobra.Command, args []string) int {
+	root.SetArgs(args)
+	code := 0
+	err := fang.Execute(ctx, root,
+		fang.WithVersion(chorusVersion()),
+		fang.WithErrorHandler(func(w io.Writer, _ fang.Styles, err error) { code = reportError(w, err) }),
+	)
+	if err != nil && code == 0 {
+		code = 1
 	}
+	return code
+}
+
+// noSubcommand refuses words that name no command ("chorus stats") as bad
+// usage, exit status 2, naming the commands there are.
+func noSubcommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	return &exitError{code: 2, err: fmt.Errorf("unknown command %q for %q (commands: %s) — see %s --help",
+		args[0], cmd.CommandPath(), strings.Join(names, ", "), cmd.CommandPath())}
 }
 
 // reportError writes err's one-line cause to w, as a terminal may show it,

@@ -10,17 +10,32 @@ import (
 	"github.com/chorusai/chorus/text"
 )
 
-// printer renders pipeline events for `chorus run`: one JSON object per
-// line, or a readable log followed by the streamed answer.
+// printer renders pipeline events for `chorus run` the way command-line
+// tools are used in pipelines (mods, `ollama run`): the answer alone on
+// stdout, the progress log on stderr — so `chorus run … > answer.md` and
+// `chorus run … | less` get just the answer. With --json, stdout is one
+// JSON event per line instead and nothing else.
 type printer struct {
-	w        io.Writer
-	json     bool
-	debug    bool
-	inAnswer bool
+	out   io.Writer // the answer, or the JSON events
+	log   io.Writer // the progress log; io.Discard with --quiet
+	json  bool
+	debug bool
+	// render, when set, turns the finished answer's Markdown into what a
+	// terminal shows (Glamour); the answer is then printed once, at the
+	// end, rather than streamed raw as it is into a pipe or a file.
+	render func(markdown string) string
+
+	streaming bool // raw answer tokens are being written to out
+	answer    strings.Builder
+	shown     bool // the rendered answer was printed
+	// warned holds the warnings already printed: one given before the
+	// turn (constraints that exclude everything) is not repeated when the
+	// turn reports it too.
+	warned map[string]bool
 }
 
-func newPrinter(w io.Writer, json, debug bool) *printer {
-	return &printer{w: w, json: json, debug: debug}
+func newPrinter(out, log io.Writer, json, debug bool) *printer {
+	return &printer{out: out, log: log, json: json, debug: debug}
 }
 
 func (p *printer) emit(ev pipeline.Event) {
@@ -32,26 +47,34 @@ func (p *printer) emit(ev pipeline.Event) {
 		if err != nil {
 			b, _ = pipeline.MarshalEvent(pipeline.ErrorEvent{Stage: "output", Message: "cannot encode event: " + err.Error()})
 		}
-		fmt.Fprintf(p.w, "%s\n", b)
+		fmt.Fprintf(p.out, "%s\n", b)
 		return
 	}
 	p.plain(ev)
 }
 
 // note adds a line about the run itself (which session it continues) to
-// the plain log; JSON output stays pure events.
+// the progress log; JSON output stays pure events.
 func (p *printer) note(format string, args ...any) {
 	if !p.json {
 		p.line(format, args...)
 	}
 }
 
-func (p *printer) line(format string, args ...any) {
-	if p.inAnswer {
-		fmt.Fprintln(p.w)
-		p.inAnswer = false
+// warn adds a warning to the progress log, once.
+func (p *printer) warn(stage pipeline.Stage, msg string) {
+	if p.json || p.warned[msg] {
+		return
 	}
-	fmt.Fprint(p.w, text.Clean(fmt.Sprintf(format, args...))+"\n")
+	if p.warned == nil {
+		p.warned = map[string]bool{}
+	}
+	p.warned[msg] = true
+	p.line("warning (%s): %s", stage, msg)
+}
+
+func (p *printer) line(format string, args ...any) {
+	fmt.Fprint(p.log, text.Clean(fmt.Sprintf(format, args...))+"\n")
 }
 
 func (p *printer) plain(ev pipeline.Event) {
@@ -101,35 +124,44 @@ func (p *printer) plain(ev pipeline.Event) {
 			for _, f := range e.Files {
 				p.line("  file: %s", f)
 			}
+		case e.Cancelled:
+			p.line("cancelled: task %d %s", e.ID, e.Task)
 		case e.Skipped:
 			p.line("skipped: task %d %s: %s", e.ID, e.Task, e.Error)
 		default:
 			p.line("failed: task %d %s: %s", e.ID, e.Task, e.Error)
 		}
 	case pipeline.TokenEvent:
-		if !p.inAnswer {
-			fmt.Fprintln(p.w)
-			p.inAnswer = true
+		p.answer.WriteString(e.Text)
+		if p.render == nil {
+			p.streaming = true
+			fmt.Fprint(p.out, text.Clean(e.Text))
 		}
-		fmt.Fprint(p.w, text.Clean(e.Text))
 	case pipeline.AnswerEvent:
-		if p.inAnswer {
-			fmt.Fprintln(p.w)
-			p.inAnswer = false
+		if p.render != nil {
+			p.answer.Reset()
+			p.answer.WriteString(e.Text)
 		}
+		p.finish()
 	case pipeline.ErrorEvent:
 		if !e.Fatal { // fatal errors are the one-line cause on stderr
-			p.line("warning (%s): %s", e.Stage, e.Message)
+			p.warn(e.Stage, e.Message)
 		}
 	case pipeline.DebugEvent:
 		p.line("debug %s %s:\n%s", e.Stage, e.Kind, e.Content)
 	}
 }
 
+// finish ends the answer: the newline after a streamed one, or the whole
+// rendered answer — what had arrived, when the turn was cut short.
 func (p *printer) finish() {
-	if p.inAnswer {
-		fmt.Fprintln(p.w)
-		p.inAnswer = false
+	switch {
+	case p.streaming:
+		fmt.Fprintln(p.out)
+		p.streaming = false
+	case p.render != nil && !p.shown && strings.TrimSpace(p.answer.String()) != "":
+		p.shown = true
+		fmt.Fprintln(p.out, p.render(p.answer.String()))
 	}
 }
 

@@ -198,6 +198,10 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	var results []*taskRun
 	if len(plan.Tasks) > 0 {
 		emit(StageEvent{Stage: StageSelection})
+		if why := e.Unqualifiable(plan.Constraints); why != "" {
+			// Said once here rather than found out task by task.
+			emit(ErrorEvent{Stage: StageSelection, Message: why})
+		}
 		sel := e.selectAll(ctx, plan, t, conv, emit)
 		if ctx.Err() != nil {
 			return fail(StageSelection, ctx.Err())

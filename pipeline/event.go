@@ -87,13 +87,17 @@ type TaskEndEvent struct {
 	Status string `json:"status"`
 	// Skipped is true when the task never ran (no qualifying model, a
 	// failed dependency, cancellation); Status is then "error".
-	Skipped  bool            `json:"skipped,omitempty"`
-	Model    string          `json:"model,omitempty"`
-	Endpoint string          `json:"endpoint,omitempty"`
-	Result   string          `json:"result"`
-	Data     json.RawMessage `json:"data,omitempty"`
-	Files    []string        `json:"files"`
-	Error    string          `json:"error"`
+	Skipped bool `json:"skipped,omitempty"`
+	// Cancelled is true when the turn was cancelled before the task
+	// finished (while it ran, or before it started); Status is then
+	// "error", and the task did not fail on its own.
+	Cancelled bool            `json:"cancelled,omitempty"`
+	Model     string          `json:"model,omitempty"`
+	Endpoint  string          `json:"endpoint,omitempty"`
+	Result    string          `json:"result"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	Files     []string        `json:"files"`
+	Error     string          `json:"error"`
 	// Attempts lists every model/endpoint tried, in order.
 	Attempts  []Attempt `json:"attempts,omitempty"`
 	ElapsedMS int64     `json:"elapsed_ms"`

@@ -29,17 +29,19 @@ type taskRun struct {
 	choice *choice
 	args   map[string]string
 	// inputs are the checked files of the media arguments.
-	inputs   map[string]scope.File
-	status   string
-	skipped  bool
-	text     string
-	data     json.RawMessage
-	files    []string
-	err      string
-	attempts []Attempt
-	model    string
-	endpoint string
-	elapsed  time.Duration
+	inputs  map[string]scope.File
+	status  string
+	skipped bool
+	// cancelled: the turn was cancelled before the task finished.
+	cancelled bool
+	text      string
+	data      json.RawMessage
+	files     []string
+	err       string
+	attempts  []Attempt
+	model     string
+	endpoint  string
+	elapsed   time.Duration
 }
 
 // execute runs the plan as a DAG: a task starts the moment its last
@@ -74,7 +76,7 @@ func (e *Engine) execute(ctx context.Context, p Plan, sel *selection, t Turn, co
 			c, err := sel.wait(ctx, r.task.ID)
 			if err != nil {
 				r.fail("cancelled before it started")
-				r.skipped = true
+				r.skipped, r.cancelled = true, true
 				emit(r.endEvent())
 				done <- r
 				return
@@ -92,7 +94,7 @@ func (e *Engine) execute(ctx context.Context, p Plan, sel *selection, t Turn, co
 				}
 			case <-ctx.Done():
 				r.fail("cancelled before it started")
-				r.skipped = true
+				r.skipped, r.cancelled = true, true
 				emit(r.endEvent())
 			}
 			done <- r
@@ -108,6 +110,10 @@ func (e *Engine) execute(ctx context.Context, p Plan, sel *selection, t Turn, co
 		}
 		r.fail(why)
 		r.skipped = true
+		if ctx.Err() != nil {
+			// Its dependency did not fail: the user stopped the turn.
+			r.err, r.cancelled = "cancelled before it started", true
+		}
 		emit(r.endEvent())
 		for _, u := range users[id] {
 			skip(u, fmt.Sprintf("not run: it needs task %d, which did not finish", id))
@@ -159,7 +165,7 @@ func (r *taskRun) endEvent() TaskEndEvent {
 	if files == nil {
 		files = []string{}
 	}
-	return TaskEndEvent{ID: r.task.ID, Task: r.task.Task, Status: r.status, Skipped: r.skipped, Model: r.model, Endpoint: r.endpoint,
+	return TaskEndEvent{ID: r.task.ID, Task: r.task.Task, Status: r.status, Skipped: r.skipped, Cancelled: r.cancelled, Model: r.model, Endpoint: r.endpoint,
 		Result: r.text, Data: r.data, Files: files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
 }
 
@@ -192,6 +198,11 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	emit(TaskStartEvent{ID: r.task.ID, Task: r.task.Task, Model: r.model, Endpoint: r.endpoint})
 	defer func() {
 		r.elapsed = time.Since(start)
+		if r.status != StatusOK && ctx.Err() != nil {
+			// Whatever the endpoint said ("context canceled"), the task
+			// stopped because the user cancelled the turn.
+			r.err, r.cancelled = "cancelled", true
+		}
 		emit(r.endEvent())
 	}()
 	// An expert's bug must fail its task, not end the program and the
@@ -498,7 +509,7 @@ func reportTasks(runs []*taskRun) []TaskReport {
 	out := make([]TaskReport, 0, len(runs))
 	for _, r := range runs {
 		tr := TaskReport{ID: r.task.ID, Task: r.task.Task, Dep: slices.Clone(r.task.Dep), Args: r.args, Model: r.model, Endpoint: r.endpoint,
-			Status: r.status, Skipped: r.skipped, Result: r.text, Data: r.data, Files: r.files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
+			Status: r.status, Skipped: r.skipped, Cancelled: r.cancelled, Result: r.text, Data: r.data, Files: r.files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
 		if tr.Args == nil {
 			tr.Args = r.task.Args
 		}

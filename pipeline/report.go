@@ -44,6 +44,7 @@ type TaskReport struct {
 	Reason    string            `json:"reason,omitempty"`
 	Status    string            `json:"status"`
 	Skipped   bool              `json:"skipped,omitempty"`
+	Cancelled bool              `json:"cancelled,omitempty"`
 	Result    string            `json:"result,omitempty"`
 	Data      json.RawMessage   `json:"data,omitempty"`
 	Files     []string          `json:"files,omitempty"`

@@ -261,6 +261,8 @@ func workflowSection(rep *Report, p Plan) string {
 			switch {
 			case t.Status == StatusOK:
 				fmt.Fprintf(&b, " — `%s` on %s, %s ✓", t.Model, t.Endpoint, humanMS(t.ElapsedMS))
+			case t.Cancelled:
+				fmt.Fprintf(&b, " — cancelled")
 			case t.Skipped:
 				fmt.Fprintf(&b, " — not run")
 			default:
@@ -277,7 +279,7 @@ func workflowSection(rep *Report, p Plan) string {
 				}
 				fmt.Fprintf(&b, "   - after %s failed\n", strings.Join(failed, ", "))
 			}
-			if t.Error != "" {
+			if t.Error != "" && !t.Cancelled {
 				fmt.Fprintf(&b, "   - %s\n", text.OneLine(t.Error, 400))
 			}
 		}

@@ -256,7 +256,6 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, em
 		c.decided = "no candidate"
 		c.none = noCandidateReason(task.Task, cons, applies, c.excluded)
 		c.reason = c.none
-		emit(ErrorEvent{Stage: StageSelection, Message: fmt.Sprintf("task %d (%s) will not run: %s", task.ID, task.Task, c.none)})
 		return c, false
 	}
 
@@ -418,16 +417,14 @@ func noCandidateReason(task string, cons Constraints, applies bool, excluded []E
 	} else {
 		b.WriteString("no model can run it now")
 	}
-	b.WriteString(": ")
-	for i, x := range excluded {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		if i == 4 {
-			fmt.Fprintf(&b, "and %d more", len(excluded)-4)
-			break
-		}
-		b.WriteString(x.ID + " — " + x.Reason)
+	// Short: this reason is shown wherever the task is (the Models and
+	// Execution panes, the log, the answer's workflow). The model event
+	// carries every exclusion for whoever wants the whole list.
+	switch x := excluded[0]; len(excluded) {
+	case 1:
+		fmt.Fprintf(&b, ": %s — %s", x.ID, text.Clip(x.Reason, 160))
+	default:
+		fmt.Fprintf(&b, ": %d models excluded, e.g. %s — %s", len(excluded), x.ID, text.Clip(x.Reason, 120))
 	}
 	return b.String()
 }

@@ -294,7 +294,8 @@ func TestCancelMidTurn(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the turn did not stop promptly after cancellation")
 	}
-	if e := r.taskEnd(1); e.Status != pipeline.StatusError {
+	// Cancelled, not failed: the flag says the user stopped it.
+	if e := r.taskEnd(1); e.Status != pipeline.StatusError || !e.Cancelled || e.Error != "cancelled" {
 		t.Fatalf("task_end = %+v", e)
 	}
 	if r.calls("respond") != 0 {
