@@ -60,6 +60,9 @@ func newModelsListCmd(g *globalFlags) *cobra.Command {
 				}
 				cons = cons.Merge(c)
 			}
+			if why := eng.Unqualifiable(cons); why != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", why)
+			}
 			tasks := args
 			if len(tasks) == 0 {
 				tasks = eng.Catalog().Names()

@@ -35,7 +35,12 @@ func TestModelsListConstraints(t *testing.T) {
 	if !strings.Contains(out, "is not in the allow-list (apache-2.0)") || !strings.Contains(out, "exceeds max-size 100M") {
 		t.Fatalf("constraint exclusions missing:\n%s", out)
 	}
-	_, stderr, code := runCLI("models", "list", "--constrain", "licence", "x")
+	// Constraints that, with the mode, leave nothing are said once.
+	_, stderr, code := runCLI("--mode", "huggingface", "models", "list", "--constrain", "local-only", "image-to-text")
+	if code != 0 || strings.Count(stderr, "warning: local-only with inference_mode huggingface") != 1 {
+		t.Fatalf("local-only in huggingface mode: exit %d stderr %q", code, stderr)
+	}
+	_, stderr, code = runCLI("models", "list", "--constrain", "licence", "x")
 	if code != 2 || !strings.Contains(stderr, "license needs a value") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
