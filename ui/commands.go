@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -461,12 +460,8 @@ func (m *Model) constrain(arg string) {
 func (m *Model) showPlan() {
 	for i := len(m.turns) - 1; i >= 0; i-- {
 		if p := m.turns[i].Plan; p != nil {
-			b, err := json.MarshalIndent(p, "", "  ")
-			if err != nil {
-				m.systemError(err.Error())
-				return
-			}
-			m.say("**Last plan**\n\n```json\n" + string(b) + "\n```")
+			js := dialog.PlanJSON(pipeline.Plan{Tasks: p.Tasks, Constraints: p.Constraints, Notes: p.Notes})
+			m.say("**Last plan**\n\n```json\n" + js + "\n```")
 			return
 		}
 	}

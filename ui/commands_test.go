@@ -263,12 +263,12 @@ func TestReviewCancelIsNotAnError(t *testing.T) {
 		t.Fatalf("the reviewed plan should stay with the turn: %+v", tr.Plan)
 	}
 	for _, ts := range tr.Tasks {
-		if ts.Status != turnview.TaskSkipped {
-			t.Errorf("task %d: status %v, want skipped (never ran)", ts.Task.ID, ts.Status)
+		if ts.Status != turnview.TaskCancelled {
+			t.Errorf("task %d: status %v, want cancelled (never ran: the user said no)", ts.Task.ID, ts.Status)
 		}
 	}
 	f := frame(m)
-	if strings.Contains(f, "No plan") || !strings.Contains(f, "⊘ 1 image-resize") {
+	if strings.Contains(f, "No plan") || !strings.Contains(f, "⊝ 1 image-resize") {
 		t.Errorf("the Plan pane should show the plan turned down:\n%s", f)
 	}
 	rec := tr.record()

@@ -17,6 +17,8 @@ type panes struct {
 	// stage no longer switches it.
 	pinned bool
 	scroll int
+	// expanded shows the Models pane's details (the expand key).
+	expanded bool
 }
 
 // newTurn shows a new turn from its plan (unless the user picked a tab
@@ -54,6 +56,22 @@ func (m *Model) togglePanes() tea.Cmd {
 func (m *Model) nextPane() tea.Cmd {
 	m.panes.tab = (m.panes.tab + 1) % turnview.NumPanes
 	m.panes.pinned, m.panes.scroll = true, 0
+	if !m.panes.shown {
+		m.panes.shown = true
+		m.layout()
+	}
+	return nil
+}
+
+// toggleDetails expands the Models pane — every reason, candidate and
+// excluded model — or collapses it to one line per task. In the narrow
+// layout it shows the Models tab; hidden panes show again.
+func (m *Model) toggleDetails() tea.Cmd {
+	m.panes.expanded = !m.panes.expanded
+	m.panes.scroll = 0
+	if m.panes.expanded {
+		m.panes.tab, m.panes.pinned = turnview.PaneModels, true
+	}
 	if !m.panes.shown {
 		m.panes.shown = true
 		m.layout()

@@ -213,6 +213,8 @@ func turnFromRecord(id int, rec sessions.Turn, model string) *turn {
 			ts.Model, ts.Endpoint, ts.Result, ts.Files, ts.Err = tr.Model, tr.Endpoint, tr.Result, tr.Files, tr.Error
 			ts.Elapsed = time.Duration(tr.ElapsedMS) * time.Millisecond
 			switch {
+			case tr.Cancelled:
+				ts.Status = turnview.TaskCancelled
 			case tr.Skipped:
 				ts.Status = turnview.TaskSkipped
 			case tr.Status == pipeline.StatusOK:
@@ -225,6 +227,9 @@ func turnFromRecord(id int, rec sessions.Turn, model string) *turn {
 	for _, ts := range t.Tasks {
 		if ts.Status == turnview.TaskPending {
 			ts.Status = turnview.TaskSkipped
+			if rec.Cancelled {
+				ts.Status = turnview.TaskCancelled
+			}
 		}
 	}
 	t.Answer = rec.Answer

@@ -72,3 +72,23 @@ func (m *Model) onSubmit(msg submitMsg) tea.Cmd {
 	m.layout()
 	return m.startTurn(msg.request, msg.files)
 }
+
+// compose opens the prompt's text in $EDITOR, for a prompt longer than
+// the six rows the prompt shows; the TUI is suspended meanwhile.
+func (m *Model) compose() tea.Cmd {
+	return prompt.Compose(editorCommand(m.opts.Getenv), m.input.Value())
+}
+
+// onComposed puts what the editor returned in the prompt, to be read over
+// and sent with enter (never sent at once: the editor may have been left
+// by mistake).
+func (m *Model) onComposed(msg prompt.Composed) tea.Cmd {
+	if msg.Err != nil {
+		m.flash(msg.Err.Error(), true)
+		return nil
+	}
+	m.input.Set(msg.Text)
+	m.layout()
+	m.flash(fmt.Sprintf("prompt from the editor (%s) — %s sends it", chat.Count(strings.Count(msg.Text, "\n")+1, "line"), m.keys.Label(theme.ActSend)), false)
+	return nil
+}

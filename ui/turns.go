@@ -153,7 +153,9 @@ func (m *Model) endTurn(t *turn) tea.Cmd {
 			t.Answer = "_No answer._"
 		}
 	} else if t.Canceled {
-		t.Answer += "\n\n_Cancelled._"
+		// An answer cut off inside a code block would draw the note as
+		// code: close the block first.
+		t.Answer = chat.CloseOpenFence(t.Answer) + "\n\n_Cancelled._"
 	}
 	a := t.entry
 	a.Text = t.Answer

@@ -28,6 +28,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onTick(msg)
 	case dialog.EditorDone:
 		return m, m.onEditorDone(msg)
+	case prompt.Composed:
+		return m, m.onComposed(msg)
 	case ollamaMsg:
 		return m, m.onOllama(msg)
 	case ollamaRetryMsg:
@@ -109,6 +111,9 @@ var appKeys = []struct {
 	{theme.ActPlayAudio, (*Model).togglePlay},
 	{theme.ActViewImage, (*Model).viewLastImage},
 	{theme.ActOpenFile, (*Model).openLastFile},
+	{theme.ActExpand, (*Model).toggleDetails},
+	{theme.ActCompose, (*Model).compose},
+	{theme.ActSuspend, func(*Model) tea.Cmd { return tea.Suspend }},
 	{theme.ActHelp, (*Model).showHelp},
 }
 

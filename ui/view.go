@@ -8,6 +8,7 @@ import (
 
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/prompt"
+	"github.com/chorusai/chorus/ui/theme"
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
@@ -71,7 +72,8 @@ func (m *Model) View() tea.View {
 	now := m.now()
 	chatW, chatH := m.chatWidth(), m.chatHeight()
 	top := m.chatLines(chatW, chatH)
-	pc := turnview.RenderContext{Styles: &m.st, Turn: m.lastTurnView(), Now: now, Links: m.links}
+	pc := turnview.RenderContext{Styles: &m.st, Turn: m.lastTurnView(), Now: now, Links: m.links,
+		Expanded: m.panes.expanded, ExpandKey: m.keys.Label(theme.ActExpand)}
 	if m.wide() {
 		// A blank after the rule: a tree's own "│" right against it would
 		// read as a double line.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"strings"
 
+	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/theme"
 )
 
@@ -144,11 +145,16 @@ func (m *Message) body(rc RenderContext, w int) []string {
 		}
 		return out
 	}
+	src := m.Text
+	if m.Role == RoleAssistant {
+		// "<resource>-1" would reach Glamour as an HTML tag and vanish.
+		src = pipeline.ShowRefs(src)
+	}
 	var lines []string
 	if m.Final {
-		lines = rc.Markdown.Render(m.Text, w)
+		lines = rc.Markdown.Render(src, w)
 	} else {
-		lines = m.stream.Lines(rc.Markdown, m.Text, w)
+		lines = m.stream.Lines(rc.Markdown, src, w)
 	}
 	if rc.Links {
 		lines = linkPaths(lines, append(append([]string{}, m.Attachments...), m.Files...))

@@ -29,6 +29,9 @@ type Review struct {
 	// its arguments.
 	editorCmd []string
 	err       string // why the last edit was refused
+	// unchanged: the editor gave the plan back as it was, and err asks
+	// what to do rather than reports a fault.
+	unchanged bool
 	editor    *textarea.Model
 	// w and h are the size of the box at the last View: the inline editor
 	// opens at that size.
@@ -109,8 +112,12 @@ func (d *Review) View(w, h int) (string, []string, string) {
 			}
 			errLines = append(errLines, l)
 		}
+		style := st.Fail.Render
+		if d.unchanged {
+			style = st.Warn.Render
+		}
 		for i, l := range errLines {
-			errLines[i] = st.Fail.Render(l)
+			errLines[i] = style(l)
 		}
 	}
 	if d.editor != nil {
@@ -143,8 +150,16 @@ func (d *Review) View(w, h int) (string, []string, string) {
 // failed or the JSON does not parse — nil, with the reason shown in the
 // dialog.
 func (d *Review) EditorReturned(msg EditorDone) Action {
+	d.unchanged = false
 	if msg.Err != nil {
 		d.err = msg.Err.Error()
+		return nil
+	}
+	if strings.TrimSpace(msg.Text) == strings.TrimSpace(PlanJSON(d.plan)) {
+		// Leaving the editor without a change may mean "never mind" as
+		// much as "run it": ask rather than run.
+		d.err = "the plan came back unchanged — r runs it as it is, e edits it again, c cancels the turn"
+		d.unchanged = true
 		return nil
 	}
 	plan, err := parsePlanJSON(msg.Text)
@@ -173,13 +188,18 @@ func (d *Review) SetEditorText(s string) {
 	}
 }
 
-// PlanJSON is the editable form of a plan, as both editors show it.
+// PlanJSON is the editable form of a plan, as both editors and /plan show
+// it. It is for a person: "<resource>-1" stays as written, not escaped to
+// "\u003cresource\u003e-1" as encoding/json does for HTML pages.
 func PlanJSON(p pipeline.Plan) string {
-	b, err := json.MarshalIndent(p, "", "  ")
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(p); err != nil {
 		return "{}"
 	}
-	return string(b)
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // parsePlanJSON reads an edited plan; either the plan object or a bare

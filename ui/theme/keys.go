@@ -42,6 +42,9 @@ const (
 	ActPlayAudio     Action = "play_audio"
 	ActViewImage     Action = "view_image"
 	ActOpenFile      Action = "open_file"
+	ActExpand        Action = "expand"
+	ActCompose       Action = "compose"
+	ActSuspend       Action = "suspend"
 	ActHelp          Action = "help"
 	ActCloseDialog   Action = "close"
 	ActDialogConfirm Action = "confirm"
@@ -67,7 +70,7 @@ var defaultKeys = []ActionInfo{
 	{ActScrollTop, []string{"ctrl+home"}, "scroll to the first message"},
 	{ActScrollBottom, []string{"ctrl+end"}, "follow the newest message"},
 	{ActCopyAnswer, []string{"ctrl+y"}, "copy the last answer (OSC 52, works over ssh)"},
-	{ActCopyPick, []string{"alt+y"}, "copy a code block or a file path of the last answer"},
+	{ActCopyPick, []string{"alt+y"}, "pick what to copy: any message, a code block or a file path"},
 	{ActToggleRaw, []string{"ctrl+r"}, "show the Markdown source instead of the rendering"},
 	{ActTogglePanes, []string{"f2", "alt+v"}, "hide or show the plan, models and execution panes"},
 	{ActNextPane, []string{"f3", "alt+t"}, "next pane tab (narrow layout)"},
@@ -76,6 +79,9 @@ var defaultKeys = []ActionInfo{
 	{ActPlayAudio, []string{"alt+a"}, "play (or stop) the last audio file"},
 	{ActViewImage, []string{"f4", "alt+i"}, "show the last image full size (kitty, iTerm2, sixel or half-blocks)"},
 	{ActOpenFile, []string{"f5", "alt+o"}, "open the last generated file with the system viewer"},
+	{ActExpand, []string{"f6", "alt+x"}, "details in the Models pane: every reason, candidate and excluded model"},
+	{ActCompose, []string{"ctrl+e"}, "write the prompt in $EDITOR (long prompts)"},
+	{ActSuspend, []string{"ctrl+z"}, "suspend Chorus to the shell (fg brings it back)"},
 	{ActHelp, []string{"f1"}, "keys and commands"},
 	{ActCloseDialog, []string{"esc"}, "close a dialog"},
 	{ActDialogConfirm, []string{"enter"}, "choose in a dialog"},

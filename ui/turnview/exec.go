@@ -26,11 +26,17 @@ func ExecLines(pc RenderContext) []string {
 			el = pc.Now.Sub(ts.Started)
 		}
 		head := pc.glyph(ts.Status) + " " + st.Bold.Render(fmt.Sprintf("#%d %s", ts.Task.ID, ts.Task.Task)) + " " + st.Dim.Render(HumanDuration(el))
+		if ts.Status == TaskCancelled {
+			head += " " + st.Skipped.Render("cancelled")
+		}
 		if ts.Model != "" {
 			head += st.Dim.Render(" " + ts.Model)
 		}
 		out = append(out, head)
-		for _, l := range ts.Log {
+		for i, l := range ts.Log {
+			if ts.Status == TaskCancelled && l.Text == "cancelled" && i == len(ts.Log)-1 {
+				continue // the head says it
+			}
 			style := st.Dim.Render
 			if l.Err {
 				style = st.Fail.Render
@@ -46,7 +52,7 @@ func ExecLines(pc RenderContext) []string {
 			}
 		}
 		if ts.Status == TaskDone && ts.Result != "" {
-			out = append(out, "   "+st.OK.Render("→ ")+chat.Clip(ts.Result, 200))
+			out = append(out, "   "+st.OK.Render("→ ")+chat.Clip(pipeline.ShowRefs(ts.Result), 200))
 		}
 		if n := len(ts.Attempts); n > 1 {
 			for _, a := range ts.Attempts[:n-1] {

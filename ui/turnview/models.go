@@ -5,10 +5,14 @@ import (
 	"strings"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/chat"
 )
 
-// ModelLines shows, per task, the chosen model, the endpoint kind, why it
-// was chosen, and the other candidates and exclusions.
+// ModelLines shows every task's choice first, one line each — task →
+// model · endpoint · why — so a plan of several tasks fits even a small
+// pane; the models selection left out are collapsed to a count. With
+// pc.Expanded (the expand key) the details follow: each task's full
+// reason, the other candidates, and every excluded model with why.
 func ModelLines(pc RenderContext) []string {
 	st, t := pc.Styles, pc.Turn
 	if t == nil || t.Plan == nil {
@@ -18,26 +22,49 @@ func ModelLines(pc RenderContext) []string {
 		return []string{st.Dim.Render("No tasks, so no expert models.")}
 	}
 	var out []string
-	waiting := true
+	excluded, chosen := 0, 0
+	for _, ts := range t.Tasks {
+		head := st.Bold.Render(fmt.Sprintf("#%d %s", ts.Task.ID, ts.Task.Task)) + " → "
+		c := ts.Choice
+		switch {
+		case c == nil && t.Done:
+			out = append(out, head+st.Dim.Render("—"))
+			continue
+		case c == nil:
+			out = append(out, head+st.Run.Render(spinnerAt(pc.Now))+st.Dim.Render(" choosing…"))
+			continue
+		}
+		chosen++
+		excluded += len(c.Excluded)
+		// The controller's reason says most; "only candidate" or the
+		// constraint that decided says it in fewer words than the reason.
+		why := c.Reason
+		if why == "" || strings.HasPrefix(c.Decided, "only") || strings.HasPrefix(c.Decided, "constraint") {
+			why = c.Decided
+		}
+		switch {
+		case c.Endpoint == pipeline.EndpointController:
+			out = append(out, head+st.Accent.Render("the controller")+st.Dim.Render(" · "+cmpOr(c.Model, t.Model)+" · "+c.Decided))
+		case c.Model == "":
+			out = append(out, head+st.Fail.Render("no model")+st.Dim.Render(" · "+oneLine(why)))
+		default:
+			out = append(out, head+st.Accent.Render(c.Model)+st.Dim.Render(" · "+c.Endpoint+" · "+oneLine(why)))
+		}
+	}
+	if !pc.Expanded {
+		if excluded > 0 {
+			out = append(out, st.Dim.Render(fmt.Sprintf("%s excluded · %s shows why", chat.Count(excluded, "model"), keyOr(pc.ExpandKey))))
+		} else if chosen > 0 {
+			out = append(out, st.Dim.Render(keyOr(pc.ExpandKey)+" shows the reasons and candidates"))
+		}
+		return fit(out, pc.Width)
+	}
 	for _, ts := range t.Tasks {
 		c := ts.Choice
 		if c == nil {
 			continue
 		}
-		waiting = false
-		name := c.Model
-		switch {
-		case c.Endpoint == pipeline.EndpointController:
-			name = "the controller (" + t.Model + ")"
-		case name == "":
-			name = st.Fail.Render("no model")
-		}
-		out = append(out, st.Bold.Render(fmt.Sprintf("#%d %s", c.ID, c.Task))+" → "+st.Accent.Render(name))
-		where := c.Endpoint
-		if where == "" {
-			where = "—"
-		}
-		out = append(out, "   "+st.Dim.Render(where+" · "+c.Decided))
+		out = append(out, "", st.Bold.Render(fmt.Sprintf("#%d %s", c.ID, c.Task))+st.Dim.Render(" · "+c.Decided))
 		if c.Reason != "" {
 			out = append(out, wrapIndent(c.Reason, pc.Width, "   ", st.Faint.Render)...)
 		}
@@ -50,19 +77,32 @@ func ModelLines(pc RenderContext) []string {
 		if len(others) > 0 {
 			out = append(out, wrapIndent("also: "+strings.Join(others, ", "), pc.Width, "   ", st.Dim.Render)...)
 		}
-		for i, ex := range c.Excluded {
-			if i == 3 {
-				out = append(out, "   "+st.Dim.Render(fmt.Sprintf("+%d more excluded (/models %s)", len(c.Excluded)-3, c.Task)))
-				break
-			}
+		for _, ex := range c.Excluded {
 			out = append(out, wrapIndent("✗ "+ex.ID+": "+ex.Reason, pc.Width, "   ", st.Dim.Render)...)
 		}
 	}
-	if waiting {
-		if t.Done {
-			return []string{st.Dim.Render("No model was chosen this turn.")}
-		}
-		return []string{st.Run.Render(spinnerAt(pc.Now)) + " choosing models…"}
-	}
+	out = append(out, "", st.Dim.Render(keyOr(pc.ExpandKey)+" collapses the details"))
 	return fit(out, pc.Width)
+}
+
+// oneLine keeps the first line of s: the rest is a key away.
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// keyOr names the expand key in hints; tests that do not set one get a
+// generic word.
+func keyOr(k string) string {
+	if k == "" {
+		return "the expand key"
+	}
+	return k
 }

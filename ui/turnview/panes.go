@@ -42,6 +42,11 @@ type RenderContext struct {
 	Now    time.Time
 	Width  int
 	Links  bool
+	// Expanded shows the Models pane's details: reasons in full, the other
+	// candidates, every excluded model. ExpandKey names the key that
+	// toggles it, for the pane's hint.
+	Expanded  bool
+	ExpandKey string
 }
 
 func (pc RenderContext) glyph(s TaskStatus) string {
@@ -55,6 +60,8 @@ func (pc RenderContext) glyph(s TaskStatus) string {
 		return st.Fail.Render("✗")
 	case TaskSkipped:
 		return st.Skipped.Render("⊘")
+	case TaskCancelled:
+		return st.Skipped.Render("⊝")
 	}
 	return st.Pending.Render("·")
 }

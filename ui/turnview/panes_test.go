@@ -56,13 +56,26 @@ func TestPanesFollowTheTurn(t *testing.T) {
 		t.Errorf("both <resource>-1 and <GENERATED>-1 should show as →#1:\n%s", plan)
 	}
 
+	// Every task's choice first, one line each; the exclusions a count.
 	models := plainLines(ModelLines(pc))
-	for _, want := range []string{"#1 text-to-image → stabilityai/sdxl", "huggingface · controller choice", "best quality for photos",
-		"also: runwayml/sd-1.5", "✗ big/model: licence cc-by-nc"} {
+	for _, want := range []string{"#1 text-to-image → stabilityai/sdxl · huggingface · best quality for",
+		"#4 draw-boxes → " + spinnerAt(pc.Now) + " choosing…", "1 model excluded · the expand key shows why"} {
 		if !strings.Contains(models, want) {
 			t.Errorf("models pane lacks %q:\n%s", want, models)
 		}
 	}
+	if strings.Contains(models, "big/model") {
+		t.Errorf("collapsed models pane lists an excluded model:\n%s", models)
+	}
+	pc.Expanded, pc.ExpandKey = true, "f6"
+	models = plainLines(ModelLines(pc))
+	for _, want := range []string{"#1 text-to-image · controller choice", "best quality for photos",
+		"also: runwayml/sd-1.5", "✗ big/model: licence cc-by-nc", "f6 collapses"} {
+		if !strings.Contains(models, want) {
+			t.Errorf("expanded models pane lacks %q:\n%s", want, models)
+		}
+	}
+	pc.Expanded = false
 
 	exec := plainLines(ExecLines(pc))
 	for _, want := range []string{"#1 text-to-image 5.0s stabilityai/sdxl", "model is loading", "model loading — 12s left"} {
@@ -103,3 +116,27 @@ func TestPanesFollowTheTurn(t *testing.T) {
 // fixedNow is the clock of these tests: spinners and countdowns render the
 // same on every run.
 var fixedNow = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
+
+// TestCancelledTasksAreNotFailures: tasks the user's cancel stopped —
+// reported so by the pipeline, or still pending when the turn ended —
+// show as cancelled, not as failed or skipped.
+func TestCancelledTasksAreNotFailures(t *testing.T) {
+	st := theme.NewStyles()
+	tr := syntheticTurn(fixedNow)
+	tr.Apply(pipeline.TaskEndEvent{ID: 1, Task: "text-to-image", Status: pipeline.StatusError, Cancelled: true, Error: "cancelled", Model: "stabilityai/sdxl"}, fixedNow)
+	tr.Finish(nil, pipeline.ErrCancelled, fixedNow)
+	for _, ts := range tr.Tasks {
+		if ts.Status != TaskCancelled {
+			t.Errorf("task %d: status %v, want cancelled", ts.Task.ID, ts.Status)
+		}
+	}
+	pc := RenderContext{Styles: &st, Turn: tr, Now: fixedNow, Width: 70}
+	exec := plainLines(ExecLines(pc))
+	if !strings.Contains(exec, "⊝ #1 text-to-image 0ms cancelled stabilityai/sdxl") || strings.Contains(exec, "✗") || strings.Contains(exec, "skipped") {
+		t.Errorf("execution pane:\n%s", exec)
+	}
+	plan := plainLines(PlanLines(pc))
+	if strings.Count(plan, "⊝") != 4 {
+		t.Errorf("plan pane:\n%s", plan)
+	}
+}

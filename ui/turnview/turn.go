@@ -10,13 +10,15 @@ import (
 )
 
 // The statuses, each with its glyph in the panes: · pending, a spinner
-// while running, ✓ done, ✗ failed, ⊘ skipped (never ran).
+// while running, ✓ done, ✗ failed, ⊘ skipped (never ran: no model, a
+// failed dependency), ⊝ cancelled (the user stopped the turn first).
 const (
 	TaskPending TaskStatus = iota
 	TaskRunning
 	TaskDone
 	TaskFailed
 	TaskSkipped
+	TaskCancelled
 )
 
 // Turn is one request and everything the pipeline reported about it.
@@ -96,6 +98,9 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 			ts.Model, ts.Endpoint = ev.Model, ev.Endpoint
 		}
 		switch {
+		case ev.Cancelled:
+			ts.Status = TaskCancelled
+			ts.Log = append(ts.Log, LogLine{At: now, Text: "cancelled"})
 		case ev.Skipped:
 			ts.Status = TaskSkipped
 			ts.Log = append(ts.Log, LogLine{At: now, Text: "skipped: " + ev.Error, Err: true})
@@ -147,12 +152,14 @@ func (t *Turn) Finish(rep *pipeline.Report, err error, now time.Time) {
 	// Turning the plan down in review is the user's choice, like Ctrl+C:
 	// a cancelled turn, not a failure.
 	t.Canceled = errors.Is(err, pipeline.ErrCancelled) || errors.Is(err, ErrPlanRejected)
-	// Tasks still pending or running when a turn ends did not finish.
+	// Tasks still pending or running when a turn ends did not finish:
+	// stopped by the user when the turn was cancelled, else never run.
 	for _, ts := range t.Tasks {
 		if ts.Status == TaskPending || ts.Status == TaskRunning {
 			ts.Status = TaskSkipped
 			if t.Canceled {
-				ts.Log = append(ts.Log, LogLine{At: now, Text: "cancelled", Err: true})
+				ts.Status = TaskCancelled
+				ts.Log = append(ts.Log, LogLine{At: now, Text: "cancelled"})
 			}
 		}
 	}
