@@ -1,0 +1,59 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/chorusai/chorus/ui/prompt"
+)
+
+// TestCancelClosesTheCodeBlock: an answer cancelled inside a code block
+// gets the block closed before "_Cancelled._", so the note is not code.
+func TestCancelClosesTheCodeBlock(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.answer = "Here is the code:\n\n```go\nfunc main() {\n\tfmt.Println(1)"
+	env.script.stall = true
+	s := startSession(t, env.model(t), 80, 24)
+	s.ready()
+	s.submit("write a program")
+	s.wait("the code to stream", func(m *Model) bool { return m.cur != nil && strings.Contains(m.cur.Answer, "Println") })
+	s.key(keyCtrlC)
+	s.wait("the turn to end", turnsDone(1))
+	m := s.finish()
+	if a := m.turns[0].Answer; !strings.HasSuffix(a, "fmt.Println(1)\n```\n\n_Cancelled._") {
+		t.Fatalf("answer = %q", a)
+	}
+	f := frame(m)
+	if !strings.Contains(f, "Cancelled.") || strings.Contains(f, "_Cancelled._") {
+		t.Fatalf("the note should render as text after the block:\n%s", f)
+	}
+}
+
+// TestComposedPromptIsNotSent: what the editor gives back lands in the
+// prompt, to be read over and sent with enter.
+func TestComposedPromptIsNotSent(t *testing.T) {
+	env := newTestEnv(t)
+	m := env.model(t)
+	m.input.Set("draft")
+	m.Update(prompt.Composed{Text: "a long\nprompt from the editor"})
+	if m.input.Value() != "a long\nprompt from the editor" || len(m.turns) != 0 {
+		t.Fatalf("prompt %q, %d turns", m.input.Value(), len(m.turns))
+	}
+	m.Update(prompt.Composed{Text: "draft", Err: errString("editor \"nano\" not found — set $EDITOR")})
+	if m.input.Value() != "a long\nprompt from the editor" || !strings.Contains(m.notice.text, "set $EDITOR") {
+		t.Fatalf("a failed editor changed the prompt (%q) or said nothing (%q)", m.input.Value(), m.notice.text)
+	}
+	// ctrl+e opens the editor through tea.Exec; ctrl+z suspends.
+	if cmd := m.onKey(tea.KeyPressMsg{Code: 'e', Mod: tea.ModCtrl}); cmd == nil {
+		t.Fatal("ctrl+e did nothing")
+	}
+	if cmd := m.onKey(tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl}); cmd == nil || cmd() != tea.Suspend() {
+		t.Fatal("ctrl+z does not suspend")
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
