@@ -30,29 +30,52 @@ func (m *Model) copyLastAnswer() tea.Cmd {
 	return m.copyText("the last answer", a.Text)
 }
 
-// openCopyPicker offers the last answer, its code blocks and every file
-// path of the chat (newest first) for copying.
+// openCopyPicker offers, newest first, every message of the chat (the
+// answers as Markdown, the requests as typed), the code blocks of the last
+// answer, and every file path — not only the last answer, which at 80×24
+// may be the one message not on screen.
 func (m *Model) openCopyPicker() tea.Cmd {
 	type choice struct {
 		what, text string
 	}
 	var choices []choice
 	var items []dialog.Item
-	if a := m.chat.LastAnswer(); a != nil {
-		choices = append(choices, choice{"the last answer", a.Text})
-		items = append(items, dialog.Item{Label: "the whole answer", Detail: fmt.Sprintf("%d characters", len([]rune(a.Text)))})
-		for i, cb := range chat.CodeBlocks(a.Text) {
-			first, _, _ := strings.Cut(strings.TrimSpace(cb.Code), "\n")
+	add := func(c choice, it dialog.Item) {
+		choices = append(choices, c)
+		items = append(items, it)
+	}
+	msgs := m.chat.Messages()
+	last := m.chat.LastAnswer()
+	if last != nil {
+		add(choice{"the last answer", last.Text}, dialog.Item{Label: "the last answer", Detail: preview(last.Text)})
+		for i, cb := range chat.CodeBlocks(last.Text) {
 			lang := cb.Lang
 			if lang == "" {
 				lang = "code"
 			}
-			choices = append(choices, choice{fmt.Sprintf("code block %d", i+1), cb.Code})
-			items = append(items, dialog.Item{Label: fmt.Sprintf("code block %d (%s)", i+1, lang), Detail: chat.Clip(first, 50)})
+			add(choice{fmt.Sprintf("code block %d", i+1), cb.Code},
+				dialog.Item{Label: fmt.Sprintf("  code block %d (%s)", i+1, lang), Detail: preview(cb.Code)})
 		}
 	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		msg := msgs[i]
+		if msg == last || strings.TrimSpace(msg.Text) == "" {
+			continue
+		}
+		var what string
+		switch msg.Role {
+		case chat.RoleUser:
+			what = "your message"
+		case chat.RoleAssistant:
+			what = "an answer"
+		case chat.RoleError:
+			what = "an error"
+		default:
+			what = "a note"
+		}
+		add(choice{what, msg.Text}, dialog.Item{Label: what, Detail: preview(msg.Text)})
+	}
 	seen := map[string]bool{}
-	msgs := m.chat.Messages()
 	for i := len(msgs) - 1; i >= 0; i-- {
 		msg := msgs[i]
 		for _, p := range append(append([]string{}, msg.Files...), msg.Attachments...) {
@@ -60,8 +83,7 @@ func (m *Model) openCopyPicker() tea.Cmd {
 				continue
 			}
 			seen[p] = true
-			choices = append(choices, choice{p, p})
-			items = append(items, dialog.Item{Label: p})
+			add(choice{p, p}, dialog.Item{Label: p})
 		}
 	}
 	if len(items) == 0 {
@@ -71,4 +93,10 @@ func (m *Model) openCopyPicker() tea.Cmd {
 	m.openDialog(dialog.NewList(m.keys, &m.st, "Copy to the clipboard", items, "OSC 52"),
 		func(i int) tea.Cmd { return m.copyText(choices[i].what, choices[i].text) })
 	return nil
+}
+
+// preview is the first line of s with its size, for a picker's detail.
+func preview(s string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return fmt.Sprintf("%s · %d chars", chat.Clip(first, 50), len([]rune(s)))
 }

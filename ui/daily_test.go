@@ -57,3 +57,59 @@ func TestComposedPromptIsNotSent(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// TestLongAnswerKeepsItsTopInView: at 80×24 a finished answer taller than
+// the chat shows from its first line, not its last.
+func TestLongAnswerKeepsItsTopInView(t *testing.T) {
+	env := newTestEnv(t)
+	var b strings.Builder
+	b.WriteString("FIRST LINE of the answer.\n\n")
+	for i := range 40 {
+		b.WriteString("- point number " + string(rune('a'+i%26)) + "\n")
+	}
+	b.WriteString("\nLAST LINE of the answer.")
+	env.script.answer = b.String()
+	s := startSession(t, env.model(t), 80, 24)
+	s.ready()
+	s.submit("tell me many things")
+	s.wait("the answer", turnsDone(1))
+	m := s.finish()
+	f := frame(m)
+	if !strings.Contains(f, "FIRST LINE") || strings.Contains(f, "LAST LINE") || !strings.Contains(f, "more below") {
+		t.Fatalf("the answer's top should be in view, with more below:\n%s", f)
+	}
+	// The next frame (a preview, a tick) keeps it there.
+	if f2 := frame(m); f2 != f {
+		t.Fatalf("the view moved:\n%s", f2)
+	}
+}
+
+// TestCopyPickerOffersEveryMessage: any message can be copied, not only
+// the last answer.
+func TestCopyPickerOffersEveryMessage(t *testing.T) {
+	env := newTestEnv(t)
+	env.script.answer = "The first answer."
+	s := startSession(t, env.model(t), 80, 24)
+	s.ready()
+	s.submit("question one")
+	s.wait("the first answer", turnsDone(1))
+	env.script.mu.Lock()
+	env.script.answer = "The second answer:\n\n```sh\necho hi\n```"
+	env.script.mu.Unlock()
+	s.submit("question two")
+	s.wait("the second answer", turnsDone(2))
+	s.key(tea.KeyPressMsg{Code: 'y', Mod: tea.ModAlt})
+	s.wait("the picker", func(m *Model) bool { return m.dialog != nil })
+	m := s.finish()
+	f := frame(m)
+	for _, want := range []string{"the last answer", "code block 1 (sh)", "your message", "question one", "an answer", "The first answer."} {
+		if !strings.Contains(f, want) {
+			t.Errorf("the picker lacks %q:\n%s", want, f)
+		}
+	}
+	// Newest first: the last answer, its code block, "question two",
+	// then the first answer.
+	if cmd := m.onPick(3); cmd == nil || !strings.Contains(m.notice.text, "copied an answer (17 characters)") {
+		t.Fatalf("picking the older answer copied %q", m.notice.text)
+	}
+}

@@ -167,8 +167,14 @@ func (m *Model) endTurn(t *turn) tea.Cmd {
 	}
 	a.Meta = strings.Join(meta, " · ")
 	a.Invalidate()
+	following := m.chat.AtBottom()
 	if t.Err != nil && !t.Canceled {
 		m.systemError(t.FatalText())
+	}
+	if following {
+		// A long answer would leave only its last lines on screen (at
+		// 80×24, its end): show it from its top instead.
+		m.chat.ShowTop(a, m.renderCtx(m.chatWidth()-1), m.chatHeight())
 	}
 	m.ended(turnActivity)
 	m.cur = nil

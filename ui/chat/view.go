@@ -185,3 +185,24 @@ func (c *View) Text() string {
 	}
 	return b.String()
 }
+
+// ShowTop scrolls so that msg's first line is the top row of a window of
+// height rows, when msg and what follows it are taller than the window —
+// the top of a long answer stays in view when the turn ends, instead of
+// its last lines. It does nothing when msg is not in the chat or the rest
+// fits.
+func (c *View) ShowTop(msg *Message, rc RenderContext, height int) {
+	i := slices.Index(c.msgs, msg)
+	if i < 0 || height <= 0 {
+		return
+	}
+	below := 0
+	for _, m := range c.msgs[i:] {
+		below += len(m.Render(rc))
+	}
+	c.fromBottom = max(0, below-height)
+	// What Lines remembers of the newest message is its size now, so its
+	// growth from here on (a preview arriving) is counted from here.
+	last := c.msgs[len(c.msgs)-1]
+	c.lastMsg, c.lastLen = last, len(last.Render(rc))
+}
