@@ -27,7 +27,7 @@ type command struct {
 var commands = []command{
 	{"/new", "", "start a new session (the current one is saved)"},
 	{"/sessions", "", "list saved sessions; pick one to reopen it"},
-	{"/load", "ID", "reopen a saved session (Tab completes ids)"},
+	{"/load", "TITLE|ID", "reopen a saved session (Tab completes titles and ids)"},
 	{"/save", "[TITLE]", "save now, optionally renaming (sessions also save after every turn)"},
 	{"/export", "[FILE]", "write the chat as a Markdown transcript with file paths"},
 	{"/model", "[NAME]", "switch the controller model; without NAME, list the pulled models"},
@@ -199,9 +199,10 @@ func (m *Model) commandArgs(cmd string) []string {
 	case "/constrain":
 		return []string{"license=", "max-size=", "local-only", "smallest", "best=", "tasks=", "clear"}
 	case "/load":
-		// Only the ids already listed: completion must not read the disk
-		// on every key. /sessions fills the cache.
-		return m.sessionIDs
+		// Titles first (what people remember), then ids — only those
+		// already listed: completion must not read the disk on every key.
+		// /sessions fills the cache.
+		return append(slices.Clone(m.sessionTitles), m.sessionIDs...)
 	case "/model":
 		return m.pulledModels
 	}

@@ -363,9 +363,25 @@ func TestNewSaveAndLoadCommands(t *testing.T) {
 	s.submit("/new")
 	s.wait("a new session", func(m *Model) bool { return len(m.turns) == 0 && m.session.meta.ID != id })
 	s.submit("/sessions")
-	s.wait("the list", func(m *Model) bool { _, ok := m.dialog.(*dialog.List); return ok })
+	s.wait("the list", func(m *Model) bool { _, ok := m.dialog.(*dialog.Sessions); return ok })
+	// Typing searches; a digit is part of the search, never "open #4".
+	s.typeText("zzz 4")
+	s.wait("no match", func(m *Model) bool { return strings.Contains(frame(m), "(no session matches)") })
+	s.key(keyEnter)
+	s.wait("the list, still", func(m *Model) bool { _, ok := m.dialog.(*dialog.Sessions); return ok && len(m.turns) == 0 })
+	s.key(keyEsc) // clears the search
+	s.typeText("my first")
+	s.wait("the match", func(m *Model) bool { return strings.Contains(frame(m), "› My first chat") })
 	s.key(keyEnter)
 	s.wait("the reopened session", func(m *Model) bool { return m.session.meta.ID == id && len(m.turns) == 1 })
+	// /load completes titles and opens by title.
+	s.submit("/new")
+	s.wait("a new session", func(m *Model) bool { return len(m.turns) == 0 && m.session.meta.ID != id })
+	s.typeText("/load my f")
+	s.key(tea.KeyPressMsg{Code: tea.KeyTab})
+	s.wait("the title completed", func(m *Model) bool { return m.input.Value() == "/load My first chat " })
+	s.key(keyEnter)
+	s.wait("the session loaded by title", func(m *Model) bool { return m.session.meta.ID == id && len(m.turns) == 1 })
 	m := s.finish()
 	if m.session.meta.Title != "My first chat" {
 		t.Errorf("title = %q", m.session.meta.Title)

@@ -1,11 +1,14 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/chorusai/chorus/sessions"
+	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/prompt"
 )
 
@@ -111,5 +114,29 @@ func TestCopyPickerOffersEveryMessage(t *testing.T) {
 	// then the first answer.
 	if cmd := m.onPick(3); cmd == nil || !strings.Contains(m.notice.text, "copied an answer (17 characters)") {
 		t.Fatalf("picking the older answer copied %q", m.notice.text)
+	}
+}
+
+// TestDeleteSessionFromTheList: the Sessions dialog's delete removes the
+// file and the id from /load's completion.
+func TestDeleteSessionFromTheList(t *testing.T) {
+	env := newTestEnv(t)
+	m := env.model(t)
+	st := m.session.store
+	old := st.New("")
+	old.Title = "an old chat"
+	old.AddTurn(sessions.Turn{Request: "hi", Answer: "hello"})
+	if err := st.Save(old); err != nil {
+		t.Fatal(err)
+	}
+	m.Update(m.listSessions(quietList)())
+	if !slices.Contains(m.sessionIDs, old.ID) || !slices.Contains(m.sessionTitles, "an old chat") {
+		t.Fatalf("completion does not know the session: %v %v", m.sessionIDs, m.sessionTitles)
+	}
+	cmd := m.onDialogAction(dialog.Delete{ID: old.ID})
+	m.Update(cmd())
+	m.Update(m.listSessions(quietList)())
+	if _, err := st.Load(old.ID); err == nil || slices.Contains(m.sessionIDs, old.ID) {
+		t.Fatalf("the session is still there (%v) or completed: %v", err, m.sessionIDs)
 	}
 }

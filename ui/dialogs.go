@@ -48,6 +48,8 @@ func (m *Model) onDialogAction(act dialog.Action) tea.Cmd {
 	case dialog.Reject:
 		m.answerReview(pipeline.Plan{}, turnview.ErrPlanRejected)
 		m.closeDialog()
+	case dialog.Delete:
+		return m.deleteSession(act.ID)
 	}
 	return nil
 }

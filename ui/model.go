@@ -84,9 +84,11 @@ type Model struct {
 	// landing out of order.
 	saves     sync.WaitGroup
 	saveOrder *sessions.SaveOrder
-	// sessionIDs and pulledModels feed Tab completion of /load and /model;
-	// they are refreshed whenever the app lists them anyway.
-	sessionIDs   []string
+	// sessionIDs, sessionTitles and pulledModels feed Tab completion of
+	// /load and /model; they are refreshed whenever the app lists them
+	// anyway.
+	sessionIDs    []string
+	sessionTitles []string
 	pulledModels []string
 	quitting     bool
 }

@@ -133,13 +133,66 @@ type loadedMsg struct {
 	err error
 }
 
-// loadCmd reads a session in a command.
-func (m *Model) loadCmd(id string) tea.Cmd {
+// loadCmd reads a session in a command; arg is an id, "latest" or a
+// title (findSession).
+func (m *Model) loadCmd(arg string) tea.Cmd {
 	st := m.session.store
 	return func() tea.Msg {
+		id, err := findSession(st, arg)
+		if err != nil {
+			return loadedMsg{err: err}
+		}
 		s, err := st.Open(id)
 		return loadedMsg{s: s, err: err}
 	}
+}
+
+// findSession resolves what /load was given: an id or "latest" as it is,
+// else a title — the newest session of that title (any case), or the one
+// session whose title starts with, then contains, the words given. Several
+// matches are an error that names them; none leaves arg to Open, which
+// says it was not found.
+func findSession(st sessions.Store, arg string) (string, error) {
+	if sessions.IsLatest(arg) {
+		return arg, nil
+	}
+	list, err := st.List()
+	if err != nil {
+		return "", err
+	}
+	want := strings.ToLower(strings.TrimSpace(arg))
+	for _, s := range list {
+		if s.ID == arg {
+			return s.ID, nil
+		}
+	}
+	for _, s := range list { // newest first
+		if strings.ToLower(s.Title) == want {
+			return s.ID, nil
+		}
+	}
+	for _, match := range []func(title string) bool{
+		func(t string) bool { return strings.HasPrefix(t, want) },
+		func(t string) bool { return strings.Contains(t, want) },
+	} {
+		var found []sessions.Summary
+		for _, s := range list {
+			if s.Title != "" && match(strings.ToLower(s.Title)) {
+				found = append(found, s)
+			}
+		}
+		switch {
+		case len(found) == 1:
+			return found[0].ID, nil
+		case len(found) > 1:
+			var names []string
+			for _, s := range found[:min(len(found), 4)] {
+				names = append(names, fmt.Sprintf("%q (%s)", s.Title, s.ID))
+			}
+			return "", fmt.Errorf("%d sessions match %q: %s — give more of the title, or the id", len(found), arg, strings.Join(names, ", "))
+		}
+	}
+	return arg, nil
 }
 
 // onLoaded saves the current session, then shows the loaded one.
@@ -291,9 +344,12 @@ func (m *Model) listSessions(quiet bool) tea.Cmd {
 
 // onSessions shows the saved sessions; choosing one opens it.
 func (m *Model) onSessions(msg sessionsMsg) {
-	m.sessionIDs = m.sessionIDs[:0]
+	m.sessionIDs, m.sessionTitles = m.sessionIDs[:0], m.sessionTitles[:0]
 	for _, s := range msg.list {
 		m.sessionIDs = append(m.sessionIDs, s.ID)
+		if s.Title != "" && !slices.Contains(m.sessionTitles, s.Title) {
+			m.sessionTitles = append(m.sessionTitles, s.Title)
+		}
 	}
 	if msg.quiet {
 		return
@@ -306,16 +362,13 @@ func (m *Model) onSessions(msg sessionsMsg) {
 		m.say("No saved sessions yet in `" + m.session.store.Dir + "`.")
 		return
 	}
-	var items []dialog.Item
+	var items []dialog.SessionItem
 	for _, s := range msg.list {
 		detail := fmt.Sprintf("%s · %s · %s", s.Updated.Local().Format("2006-01-02 15:04"), chat.Count(s.Turns, "turn"), s.ID)
-		if s.Damaged != "" {
-			detail = "damaged: " + s.Damaged
-		}
-		items = append(items, dialog.Item{Label: cmp.Or(s.Title, "(untitled)"), Detail: detail})
+		items = append(items, dialog.SessionItem{ID: s.ID, Title: cmp.Or(s.Title, "(untitled)"), Detail: detail, Damaged: s.Damaged})
 	}
 	list := msg.list
-	m.openDialog(dialog.NewList(m.keys, &m.st, "Sessions", items, "opens the session"),
+	m.openDialog(dialog.NewSessions(m.keys, &m.st, items, m.session.meta.ID),
 		func(i int) tea.Cmd {
 			if list[i].Damaged != "" {
 				m.flash("that session file is damaged: "+list[i].Damaged, true)
@@ -323,6 +376,27 @@ func (m *Model) onSessions(msg sessionsMsg) {
 			}
 			return m.loadCmd(list[i].ID)
 		})
+}
+
+// deletedMsg reports a session file deleted from /sessions.
+type deletedMsg struct {
+	id  string
+	err error
+}
+
+// deleteSession deletes a saved session's file in a command.
+func (m *Model) deleteSession(id string) tea.Cmd {
+	st := m.session.store
+	return func() tea.Msg { return deletedMsg{id: id, err: st.Delete(id)} }
+}
+
+// onDeleted refreshes what completion knows, or says why the file stays.
+func (m *Model) onDeleted(msg deletedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.flash("the session was not deleted: "+msg.err.Error(), true)
+		return nil
+	}
+	return m.listSessions(quietList)
 }
 
 // exportTo writes the Markdown transcript to path in a command.

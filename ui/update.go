@@ -59,9 +59,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onPlayDone(msg)
 	case openDone:
 		return m, m.onOpenDone(msg)
+	case deletedMsg:
+		return m, m.onDeleted(msg)
 	}
 	if m.dialog != nil {
-		return m, nil
+		// A dialog's own messages (a list's search results, a cursor's
+		// blink) come back here.
+		return m, m.updateDialog(msg)
 	}
 	_, cmd := m.input.Update(msg)
 	return m, cmd

@@ -63,18 +63,21 @@ func (c Completer) complete(before string) completion {
 		}
 		return comp
 	}
-	// A command's argument: "/load ab".
+	// A command's argument: "/load ab", or "/load my trip" (a session
+	// title has blanks); case does not matter.
 	if strings.HasPrefix(before, "/") && !strings.Contains(before, "\n") {
 		name, arg, _ := strings.Cut(before, " ")
-		if c.Args != nil && !strings.Contains(arg, " ") {
+		if c.Args != nil {
 			comp := completion{word: arg}
 			for _, a := range c.Args(name) {
-				if strings.HasPrefix(a, arg) {
+				if strings.HasPrefix(strings.ToLower(a), strings.ToLower(arg)) && a != arg {
 					comp.items = append(comp.items, a)
 					comp.labels = append(comp.labels, a)
 				}
 			}
-			return comp
+			if len(comp.items) > 0 || !strings.Contains(arg, " ") {
+				return comp
+			}
 		}
 	}
 	// An @file anywhere.
