@@ -89,8 +89,8 @@ type Model struct {
 	// anyway.
 	sessionIDs    []string
 	sessionTitles []string
-	pulledModels []string
-	quitting     bool
+	pulledModels  []string
+	quitting      bool
 }
 
 // New builds the model without starting a program: Run uses it, and tests
