@@ -455,6 +455,7 @@ func (m *Model) constrain(arg string) {
 	} else {
 		m.flash("constraints: "+next.String(), false)
 	}
+	m.warnUnqualifiable()
 }
 
 // showPlan prints the last plan as JSON.
@@ -489,4 +490,13 @@ func humanBytes(n int64) string {
 		return ""
 	}
 	return skills.HumanBytes(n)
+}
+
+// warnUnqualifiable says so when the standing constraints, with the
+// inference mode, leave no model for any task — once, when they are set,
+// instead of in every task's list of exclusions.
+func (m *Model) warnUnqualifiable() {
+	if why := m.eng.Unqualifiable(m.constraints); why != "" {
+		m.say("**Warning:** " + why + ".")
+	}
 }

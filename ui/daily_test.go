@@ -7,6 +7,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/builtin"
+	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/prompt"
@@ -138,5 +141,26 @@ func TestDeleteSessionFromTheList(t *testing.T) {
 	m.Update(m.listSessions(quietList)())
 	if _, err := st.Load(old.ID); err == nil || slices.Contains(m.sessionIDs, old.ID) {
 		t.Fatalf("the session is still there (%v) or completed: %v", err, m.sessionIDs)
+	}
+}
+
+// TestConstrainWarnsWhenNothingQualifies: local-only in huggingface mode
+// is said at once, at /constrain and at start from the config.
+func TestConstrainWarnsWhenNothingQualifies(t *testing.T) {
+	env := newTestEnv(t)
+	env.eng = pipeline.New(env.eng.Controller(), env.eng.Catalog(), endpoints.NewRouter(endpoints.ModeHuggingFace, builtin.New()), pipeline.Options{})
+	m := env.model(t)
+	m.constrain("local-only")
+	if last := m.chat.Last(); last == nil || !strings.Contains(last.Text, "local-only with inference_mode huggingface") {
+		t.Fatalf("no warning at /constrain: %q", chatText(m))
+	}
+	opts := env.options(t)
+	opts.Constraints = pipeline.Constraints{LocalOnly: true}
+	m2, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(chatText(m2), "local-only with inference_mode huggingface") {
+		t.Fatalf("no warning at start: %q", chatText(m2))
 	}
 }

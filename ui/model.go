@@ -137,6 +137,7 @@ func New(opts Options) (*Model, error) {
 			m.systemError(err.Error())
 		}
 	}
+	m.warnUnqualifiable() // the config's constraints
 	m.layout()
 	return m, nil
 }
