@@ -11,6 +11,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/sessions"
+	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/prompt"
 )
@@ -163,4 +164,33 @@ func TestConstrainWarnsWhenNothingQualifies(t *testing.T) {
 	if !strings.Contains(chatText(m2), "local-only with inference_mode huggingface") {
 		t.Fatalf("no warning at start: %q", chatText(m2))
 	}
+}
+
+// TestAudioOverSSHOffersTheFile: in an ssh session alt+a does not play on
+// the server; it says where the sound would play and offers the file as a
+// link. A second press plays it there anyway.
+func TestAudioOverSSHOffersTheFile(t *testing.T) {
+	env := newTestEnv(t)
+	opts := env.options(t)
+	opts.Getenv = fixedEnv(map[string]string{"SSH_CONNECTION": "10.0.0.2 50000 10.0.0.1 22"})
+	m, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wav := env.out + "/speech.wav"
+	m.chat.Add(&chat.Message{Role: chat.RoleAssistant, Text: "Here it is.", Files: []string{wav}, Final: true})
+	if cmd := m.togglePlay(); cmd != nil || m.play != nil {
+		t.Fatal("alt+a over ssh started playback on the server")
+	}
+	last := m.chat.Last()
+	if last.Role != chat.RoleSystem || !slices.Contains(last.Files, wav) || !strings.Contains(last.Text, "ssh session") || !strings.Contains(last.Text, "the machine Chorus runs on") {
+		t.Fatalf("the offer: %+v", last)
+	}
+	if f := frame(m); !strings.Contains(f, "speech.wav") {
+		t.Fatalf("the file is not shown:\n%s", f)
+	}
+	if cmd := m.togglePlay(); cmd == nil || m.play == nil {
+		t.Fatal("a second alt+a should play it anyway")
+	}
+	m.play.cancel()
 }

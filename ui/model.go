@@ -63,6 +63,9 @@ type Model struct {
 	ollamaRetry time.Duration
 	pull        *pullState
 	play        *playState
+	// sshPlayAsked is the audio file whose playback over ssh was offered
+	// as a link instead; pressing play again for it plays it anyway.
+	sshPlayAsked string
 
 	dialog dialog.Dialog
 	// onPick is what choosing an item of the open list does.

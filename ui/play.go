@@ -3,11 +3,13 @@ package ui
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/theme"
 )
 
@@ -15,6 +17,21 @@ import (
 type playState struct {
 	path   string
 	cancel context.CancelFunc
+}
+
+// overSSH reports whether Chorus runs in an ssh session, where sound
+// would play on the machine Chorus runs on, not on the user's.
+func (m *Model) overSSH() bool {
+	return m.opts.Getenv("SSH_CONNECTION") != "" || m.opts.Getenv("SSH_TTY") != ""
+}
+
+// hostName names the machine Chorus runs on, for "the sound would play
+// on …".
+func hostName() string {
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return h
+	}
+	return "the server"
 }
 
 type playDone struct {
@@ -33,6 +50,19 @@ func (m *Model) togglePlay() tea.Cmd {
 		m.flash("no audio in this chat yet", true)
 		return nil
 	}
+	if m.overSSH() && m.sshPlayAsked != p {
+		// Playing would make a sound in a machine room, and nothing where
+		// the user sits. Offer the file instead; a second press plays it
+		// there anyway (an ssh session to one's own desktop).
+		m.sshPlayAsked = p
+		m.chat.Add(&chat.Message{Role: chat.RoleSystem, Final: true, Files: []string{p},
+			Text: fmt.Sprintf("This is an ssh session: playing would sound on **%s**, the machine Chorus runs on, not on yours. "+
+				"Open the file where you are instead (the link below, or copy the path with `%s`); press `%s` again to play it on %s anyway.",
+				hostName(), m.keys.Label(theme.ActCopyPick), m.keys.Label(theme.ActPlayAudio), hostName())})
+		m.chat.Follow()
+		return nil
+	}
+	m.sshPlayAsked = ""
 	if m.media == nil {
 		m.flash("audio playback is not available", true)
 		return nil

@@ -16,6 +16,31 @@ import (
 // ErrNoPlayer is returned (wrapped) when no audio player is installed.
 var ErrNoPlayer = errors.New("no audio player found")
 
+// ErrNoSoundDevice is returned (wrapped) when a player ran but found no
+// sound device to play on: a server, a container, an ssh session.
+var ErrNoSoundDevice = errors.New("no sound device")
+
+// noDevice are what the players say when there is no sound device (ALSA
+// with no card, no PulseAudio server, SDL with no driver); their last line
+// alone ("…No such file or directory") would not say so.
+var noDevice = []string{
+	"audio open failed", "audio open error", "cannot find card", "couldn't open audio device", "could not open audio device",
+	"no available audio device", "connection to pulseaudio", "connection failure", "unknown pcm default", "sdl_openaudio",
+	"no such audio device", "could not initialize sdl",
+}
+
+// soundDeviceMissing reports whether a player's output says it found no
+// sound device.
+func soundDeviceMissing(out string) bool {
+	out = strings.ToLower(out)
+	for _, s := range noDevice {
+		if strings.Contains(out, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // player is a command-line audio player.
 type player struct {
 	name string
@@ -119,6 +144,9 @@ func Play(ctx context.Context, path string) error {
 		return fmt.Errorf("playback of %s stopped: %w", path, ctx.Err())
 	}
 	msg := strings.TrimSpace(out.String())
+	if (err != nil || zeroOnFailure && msg != "") && soundDeviceMissing(msg) {
+		return fmt.Errorf("cannot play %s: %w on this machine (%s found none to open) — the file is there to open elsewhere", path, ErrNoSoundDevice, filepath.Base(name))
+	}
 	if len(msg) > 300 {
 		msg = "…" + msg[len(msg)-300:]
 	}

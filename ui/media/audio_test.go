@@ -231,3 +231,32 @@ func sineWAV(rate int, seconds float64) []byte {
 	b.Write(data.Bytes())
 	return b.Bytes()
 }
+
+// TestPlayNamesAMissingSoundDevice: a player that finds no sound device
+// (ALSA with no card, here for real) is reported as such, not by its
+// last line ("…No such file or directory").
+func TestPlayNamesAMissingSoundDevice(t *testing.T) {
+	t.Run("fake aplay", func(t *testing.T) {
+		fakePlayers(t, map[string]string{"aplay": "echo 'aplay: main:831: audio open error: No such file or directory' >&2; exit 1"})
+		wav := filepath.Join(t.TempDir(), "a.wav")
+		os.WriteFile(wav, sineWAV(8000, 0.05), 0o600)
+		err := Play(context.Background(), wav)
+		if !errors.Is(err, ErrNoSoundDevice) || !strings.Contains(err.Error(), "no sound device on this machine") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("real ffplay without a card", func(t *testing.T) {
+		if _, err := exec.LookPath("ffplay"); err != nil {
+			t.Skip("ffplay is not installed")
+		}
+		if _, err := os.Stat("/dev/snd"); err == nil {
+			t.Skip("this machine has sound devices")
+		}
+		t.Setenv("SDL_AUDIODRIVER", "alsa")
+		wav := filepath.Join(t.TempDir(), "beep.wav")
+		os.WriteFile(wav, sineWAV(8000, 0.05), 0o600)
+		if err := Play(context.Background(), wav); !errors.Is(err, ErrNoSoundDevice) {
+			t.Fatalf("err = %v, want ErrNoSoundDevice", err)
+		}
+	})
+}
