@@ -39,10 +39,24 @@
 // escape sequence or text to print. Images too large to preview, unreadable
 // files and unknown formats give errors that say so; nothing panics.
 //
+// The wire formats come from github.com/charmbracelet/x/ansi: the kitty
+// encoder and its chunking (ansi/kitty), the iTerm2 File sequence
+// (ansi/iterm2), the sixel frame, raster attributes and colour registers
+// (ansi, ansi/sixel), and tmux's and GNU screen's passthrough envelopes.
+// This package keeps what the library lacks: detection from the
+// environment, fitting to cells, half-block rendering, finding the
+// sequences in a rendering to wrap each for a multiplexer, and the sixel
+// pixels — median cut with Floyd–Steinberg dithering, which keeps
+// gradients smooth (3× less error seen at a distance than the library's
+// nearest-colour encoder, in a quarter of the time: dither_test.go) and
+// leaves transparent pixels undrawn.
+//
 // # Audio
 //
 // Play runs the first installed player among ffplay, afplay, paplay and aplay
 // (aplay for wav only), directly and without a shell, with its output
 // captured so it never scribbles over the UI, and stops it when the context
-// is cancelled. When none is installed the error says what to install.
+// is cancelled. When none is installed the error says what to install; when
+// one runs but finds no sound device (a server, a container), the error
+// wraps ErrNoSoundDevice and says so.
 package media

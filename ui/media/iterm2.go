@@ -2,13 +2,19 @@ package media
 
 import (
 	"encoding/base64"
-	"strconv"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/ansi/iterm2"
 )
 
 // iterm2Sequence returns iTerm2's inline image escape (OSC 1337 File=) for a
-// PNG shown at c×r cells.
+// PNG shown at c×r cells, its aspect ratio kept (x/ansi writes it).
 func iterm2Sequence(pngData []byte, c, r int) string {
-	return "\x1b]1337;File=inline=1;size=" + strconv.Itoa(len(pngData)) +
-		";width=" + strconv.Itoa(c) + ";height=" + strconv.Itoa(r) +
-		";preserveAspectRatio=1:" + base64.StdEncoding.EncodeToString(pngData) + "\a"
+	return ansi.ITerm2(iterm2.File{
+		Inline:  true,
+		Size:    int64(len(pngData)),
+		Width:   iterm2.Cells(c),
+		Height:  iterm2.Cells(r),
+		Content: []byte(base64.StdEncoding.EncodeToString(pngData)),
+	})
 }

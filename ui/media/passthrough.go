@@ -1,15 +1,35 @@
 package media
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// screenChunk is the longest string GNU screen passes through in one DCS.
+const screenChunk = 768
 
 // Passthrough wraps each graphics escape sequence in s (kitty APC, iTerm2
-// OSC 1337, sixel DCS) in tmux's passthrough envelope when getenv says we
-// run inside tmux, so the sequence reaches the outer terminal. tmux drops
-// these unless `set -g allow-passthrough on`; that is why Detect falls back
-// to half-blocks in tmux and only CHORUS_IMAGES turns graphics back on.
-// Outside tmux, and for text such as half-blocks, s is returned unchanged.
+// OSC 1337, sixel DCS) in the multiplexer's passthrough envelope when getenv
+// says we run inside tmux or GNU screen, so the sequence reaches the outer
+// terminal; x/ansi writes the envelopes. tmux drops them unless `set -g
+// allow-passthrough on`; that is why Detect falls back to half-blocks inside
+// a multiplexer and only CHORUS_IMAGES turns graphics back on. Elsewhere, and
+// for text such as half-blocks, s is returned unchanged.
+//
+// What x/ansi lacks is finding the sequences in a rendering: a kitty image
+// is many chunks, each its own sequence that must be wrapped on its own.
 func Passthrough(s string, getenv func(string) string) string {
-	if getenv == nil || getenv("TMUX") == "" {
+	if getenv == nil {
+		return s
+	}
+	var wrap func(string) string
+	switch {
+	case getenv("TMUX") != "":
+		wrap = ansi.TmuxPassthrough
+	case getenv("STY") != "":
+		wrap = func(seq string) string { return ansi.ScreenPassthrough(seq, screenChunk) }
+	default:
 		return s
 	}
 	var sb strings.Builder
@@ -20,9 +40,7 @@ func Passthrough(s string, getenv func(string) string) string {
 			break
 		}
 		sb.WriteString(s[:start])
-		sb.WriteString("\x1bPtmux;")
-		sb.WriteString(strings.ReplaceAll(s[start:end], "\x1b", "\x1b\x1b"))
-		sb.WriteString("\x1b\\")
+		sb.WriteString(wrap(s[start:end]))
 		s = s[end:]
 	}
 	return sb.String()

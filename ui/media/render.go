@@ -72,13 +72,12 @@ func RenderImage(img image.Image, p Protocol, o Options) (string, error) {
 		return Label("", b.Dx(), b.Dy()), nil
 	case HalfBlocks:
 		return RenderBlocks(img, o.Cols, o.Rows), nil
-	case Kitty, ITerm2:
+	case Kitty:
+		return kittySequence(scale(img, pw, ph), c, r)
+	case ITerm2:
 		data, err := encodePNG(scale(img, pw, ph))
 		if err != nil {
 			return "", err
-		}
-		if p == Kitty {
-			return kittySequence(data, c, r), nil
 		}
 		return iterm2Sequence(data, c, r), nil
 	case Sixel:

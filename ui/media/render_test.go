@@ -150,10 +150,14 @@ func TestRenderITerm2(t *testing.T) {
 		k, v, _ := strings.Cut(kv, "=")
 		args[k] = v
 	}
-	for k, v := range map[string]string{"inline": "1", "width": "40", "height": "10", "preserveAspectRatio": "1"} {
+	for k, v := range map[string]string{"inline": "1", "width": "40", "height": "10"} {
 		if args[k] != v {
 			t.Errorf("%s=%q, want %q", k, args[k], v)
 		}
+	}
+	// The aspect ratio is kept: preserveAspectRatio is 1 by default.
+	if v, ok := args["preserveAspectRatio"]; ok && v != "1" {
+		t.Errorf("preserveAspectRatio=%q stretches the image", v)
 	}
 	raw, _ := base64.StdEncoding.DecodeString(m[2])
 	if strconv.Itoa(len(raw)) != args["size"] {
@@ -292,15 +296,27 @@ func TestRenderNone(t *testing.T) {
 }
 
 func TestPassthrough(t *testing.T) {
-	seq := kittySequence([]byte(strings.Repeat("x", 5000)), 2, 1) + "\n" + "\x1b]1337;File=inline=1:AAAA\a"
+	noise := image.NewRGBA(image.Rect(0, 0, 40, 40))
+	for i := range noise.Pix {
+		noise.Pix[i] = uint8(i*7919>>3) ^ uint8(i)
+	}
+	k, err := kittySequence(noise, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := strings.Count(k, "\x1b_G")
+	if chunks < 2 {
+		t.Fatalf("the test image fits one kitty chunk (%d bytes); make it bigger", len(k))
+	}
+	seq := k + "\n" + "\x1b]1337;File=inline=1:AAAA\a"
 	if got := Passthrough(seq, env()); got != seq {
 		t.Errorf("outside tmux the sequence changed")
 	}
 	got := Passthrough(seq, env("TMUX", "/tmp/tmux-1000/default,1,0"))
 	wrapped := regexp.MustCompile(`\x1bPtmux;((?:\x1b\x1b|[^\x1b])*)\x1b\\`)
 	ms := wrapped.FindAllStringSubmatch(got, -1)
-	if len(ms) != 3 {
-		t.Fatalf("found %d wrapped sequences, want 3 (2 kitty chunks + 1 iTerm2): %q", len(ms), got)
+	if len(ms) != chunks+1 {
+		t.Fatalf("found %d wrapped sequences, want %d (the kitty chunks + 1 iTerm2): %q", len(ms), chunks+1, got)
 	}
 	var inner strings.Builder
 	for _, m := range ms {
@@ -311,5 +327,10 @@ func TestPassthrough(t *testing.T) {
 	}
 	if plain := "\x1b[38;2;1;2;3m▀\x1b[0m"; Passthrough(plain, env("TMUX", "x")) != plain {
 		t.Errorf("half-blocks were wrapped")
+	}
+	// GNU screen: DCS envelopes of at most 768 bytes each.
+	sc := Passthrough(seq, env("STY", "1234.pts-0.host"))
+	if !strings.HasPrefix(sc, "\x1bP\x1b_G") || strings.Contains(sc, "tmux;") {
+		t.Errorf("screen passthrough: %.60q", sc)
 	}
 }

@@ -4,22 +4,27 @@ import (
 	"image"
 	"strconv"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/ansi/sixel"
 )
 
-// encodeSixel encodes m as a DEC sixel image: DCS "P0;1;0q" (P2=1: pixels
-// not drawn stay transparent), raster attributes with a 1:1 aspect and the
-// size, one colour register per palette entry (RGB in percent), then one
-// sixel row per six pixel rows, each colour's pass run-length encoded and
-// separated by "$" (back to the row's start) and rows by "-" (next row),
-// closed by ST.
+// encodeSixel encodes m as a DEC sixel image. x/ansi writes the frame — DCS
+// "P0;1q" (P2=1: pixels not drawn stay transparent) … ST — the raster
+// attributes (1:1 aspect, the size) and the colour registers (RGB in
+// percent). The pixels are ours: x/ansi's encoder maps each pixel to its
+// nearest palette colour, which bands gradients, and draws transparent
+// pixels; quantize dithers (TestSixelDitheringBeatsTheLibrary measures the
+// difference) and leaves transparent pixels undrawn. One sixel row covers
+// six pixel rows; each colour's pass is run-length encoded, passes are
+// separated by "$" (back to the row's start) and rows by "-" (next row).
 func encodeSixel(m *image.RGBA) string {
 	q := quantize(m, 256)
 	var sb strings.Builder
 	sb.Grow(q.w * q.h / 2)
-	sb.WriteString("\x1bP0;1;0q\"1;1;")
-	sb.WriteString(strconv.Itoa(q.w) + ";" + strconv.Itoa(q.h))
+	_, _ = sixel.WriteRaster(&sb, 1, 1, q.w, q.h)
 	for i, p := range q.palette {
-		sb.WriteString("#" + strconv.Itoa(i) + ";2;" + strconv.Itoa(percent(p[0])) + ";" + strconv.Itoa(percent(p[1])) + ";" + strconv.Itoa(percent(p[2])))
+		_, _ = sixel.WriteColor(&sb, i, 2, percent(p[0]), percent(p[1]), percent(p[2]))
 	}
 	// rows[i] holds colour i's sixel bits for the current band, one byte a
 	// column; used lists the colours present, in order of appearance.
@@ -57,8 +62,7 @@ func encodeSixel(m *image.RGBA) string {
 			inUse[i] = false
 		}
 	}
-	sb.WriteString("\x1b\\")
-	return sb.String()
+	return ansi.SixelGraphics(0, 1, 0, []byte(sb.String()))
 }
 
 // writeSixelRow writes one colour pass: a sixel character (63 + bits) per
