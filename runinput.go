@@ -13,8 +13,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 
-	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 	"github.com/chorusai/chorus/ui/chat"
 )
 
@@ -104,7 +104,7 @@ func terminalMarkdown(w io.Writer) func(string) string {
 	md := chat.NewMarkdown(chat.GlamourStyle(os.Getenv))
 	profile := colorprofile.Detect(w, os.Environ())
 	return func(src string) string {
-		out := strings.Join(md.Render(pipeline.ShowRefs(src), width), "\n")
+		out := strings.Join(md.Render(text.ShowRefs(src), width), "\n")
 		var b strings.Builder
 		cw := &colorprofile.Writer{Forward: &b, Profile: profile}
 		_, _ = io.WriteString(cw, out)

@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"strings"
 
-	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/text"
 	"github.com/chorusai/chorus/ui/theme"
 )
 
@@ -148,7 +148,7 @@ func (m *Message) body(rc RenderContext, w int) []string {
 	src := m.Text
 	if m.Role == RoleAssistant {
 		// "<resource>-1" would reach Glamour as an HTML tag and vanish.
-		src = pipeline.ShowRefs(src)
+		src = text.ShowRefs(src)
 	}
 	var lines []string
 	if m.Final {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/text"
 	"github.com/chorusai/chorus/ui/chat"
 )
 
@@ -52,7 +53,7 @@ func ExecLines(pc RenderContext) []string {
 			}
 		}
 		if ts.Status == TaskDone && ts.Result != "" {
-			out = append(out, "   "+st.OK.Render("→ ")+chat.Clip(pipeline.ShowRefs(ts.Result), 200))
+			out = append(out, "   "+st.OK.Render("→ ")+chat.Clip(text.ShowRefs(ts.Result), 200))
 		}
 		if n := len(ts.Attempts); n > 1 {
 			for _, a := range ts.Attempts[:n-1] {

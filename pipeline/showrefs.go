@@ -1,9 +1,0 @@
-package pipeline
-
-// ShowRefs writes every "<resource>-N" in s as "→#N", the way Chorus shows a
-// person a reference to task N's output (the Plan pane, the answer).
-// Markdown renderers take "<resource>" for an HTML tag and drop it, leaving
-// "uses -0"; the raw text, which a program may parse, keeps the plan's form.
-func ShowRefs(s string) string {
-	return resourceRef.ReplaceAllString(s, "→#$1")
-}
