@@ -107,7 +107,12 @@ func TestRealOllamaController(t *testing.T) {
 			t.Logf("%s: exit %d in %s; %s; stderr %q", tt.name, code, elapsed, summary, strings.TrimSpace(stderr.String()))
 			if code != 0 {
 				msg := strings.TrimSpace(stderr.String())
-				if msg == "" || strings.Contains(msg, "\n") {
+				if !slicesContain(tt.args, "--json") {
+					// A plain run's progress log is on stderr too; the
+					// cause is its last line.
+					msg = msg[strings.LastIndex(msg, "\n")+1:]
+				}
+				if !strings.HasPrefix(msg, "chorus: ") || strings.Contains(msg, "\n") {
 					t.Fatalf("exit %d must come with a one-line cause on stderr, got %q", code, msg)
 				}
 				return
