@@ -133,6 +133,8 @@ func modelLines(t Turn) []string {
 				}
 			}
 			switch {
+			case r.Cancelled:
+				l += " · cancelled"
 			case r.Skipped:
 				l += " · skipped"
 				if r.Error != "" {

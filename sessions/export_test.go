@@ -100,3 +100,18 @@ func TestExportCarriesNoControls(t *testing.T) {
 		}
 	}
 }
+
+// TestExportCancelledTask: a task the user's cancel stopped is exported as
+// cancelled, not failed or skipped.
+func TestExportCancelledTask(t *testing.T) {
+	st := Store{Dir: t.TempDir()}
+	s := st.New("")
+	s.AddTurn(Turn{Request: "caption it", Cancelled: true, Report: &pipeline.Report{Tasks: []pipeline.TaskReport{
+		{ID: 1, Task: "image-to-text", Model: "m", Endpoint: "huggingface", Status: pipeline.StatusError, Cancelled: true, Error: "cancelled"},
+		{ID: 2, Task: "text-to-speech", Status: pipeline.StatusError, Skipped: true, Cancelled: true, Error: "cancelled before it started"},
+	}}})
+	md := Export(s)
+	if strings.Count(md, "· cancelled") != 2 || strings.Contains(md, "failed") || strings.Contains(md, "skipped") {
+		t.Fatalf("export:\n%s", md)
+	}
+}
