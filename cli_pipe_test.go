@@ -235,3 +235,35 @@ func TestVersionFromBuildInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSaysAConstraintFailureOnce: a task no model qualifies for is
+// explained once in the log, short; constraints that leave no model for
+// any task are warned about once, before the turn.
+func TestRunSaysAConstraintFailureOnce(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "cat.png")
+	if err := os.WriteFile(img, fakehf.PNG(20, 20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		if stageOf(req) == "plan" {
+			return fakeollama.Reply{Content: `{"tasks":[{"task":"image-to-text","id":1,"dep":[],"args":{"image":"` + img + `"}}]}`}
+		}
+		return fakeollama.Reply{Content: "No model may caption it under that licence."}
+	})
+	e.serveSkill("image-to-text")
+	_, stderr, code := execCLI(nil, "run", "--out", e.out, "--constrain", "license=wtfpl", "describe "+img)
+	if code != 1 {
+		t.Fatalf("exit %d (every task failed), stderr %q", code, stderr)
+	}
+	if n := strings.Count(stderr, "no model satisfies the constraints"); n != 1 {
+		t.Errorf("the reason appears %d times:\n%s", n, stderr)
+	}
+	if n := strings.Count(stderr, "no model in the catalog can meet license=wtfpl"); n != 1 {
+		t.Errorf("the warning appears %d times:\n%s", n, stderr)
+	}
+	for _, l := range strings.Split(stderr, "\n") {
+		if len(l) > 400 {
+			t.Errorf("a log line of %d characters: %.200q…", len(l), l)
+		}
+	}
+}

@@ -32,6 +32,9 @@ type printer struct {
 	// turn (constraints that exclude everything) is not repeated when the
 	// turn reports it too.
 	warned map[string]bool
+	// noModel holds the tasks whose model line already said why no model
+	// can run them, so their end says it no more.
+	noModel map[int]bool
 }
 
 func newPrinter(out, log io.Writer, json, debug bool) *printer {
@@ -106,6 +109,10 @@ func (p *printer) plain(ev pipeline.Event) {
 			p.line("model: task %d %s → the controller [%s]", e.ID, e.Task, e.Decided)
 		case e.Model == "":
 			p.line("model: task %d %s → none: %s", e.ID, e.Task, e.Reason)
+			if p.noModel == nil {
+				p.noModel = map[int]bool{}
+			}
+			p.noModel[e.ID] = true
 		default:
 			p.line("model: task %d %s → %s on %s [%s] — %s", e.ID, e.Task, e.Model, e.Endpoint, e.Decided, text.OneLine(e.Reason, 160))
 		}
@@ -126,6 +133,8 @@ func (p *printer) plain(ev pipeline.Event) {
 			}
 		case e.Cancelled:
 			p.line("cancelled: task %d %s", e.ID, e.Task)
+		case e.Skipped && p.noModel[e.ID]:
+			p.line("skipped: task %d %s: no model (above)", e.ID, e.Task)
 		case e.Skipped:
 			p.line("skipped: task %d %s: %s", e.ID, e.Task, e.Error)
 		default:
