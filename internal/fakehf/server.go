@@ -40,10 +40,10 @@ type Request struct {
 	// "hf-inference", "fal-ai", …; for the router's own chat route, the
 	// one that answered; "" for the Hub and the CDNs.
 	Provider string
-	Method  string
-	Path    string
-	Headers http.Header
-	Body    []byte
+	Method   string
+	Path     string
+	Headers  http.Header
+	Body     []byte
 	// Status is the HTTP status the fake answered (0 while in flight).
 	Status int
 	// Start and End are when the request arrived and when it was answered.
