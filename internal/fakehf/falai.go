@@ -40,7 +40,10 @@ func (s *Server) FalCancelled() int {
 func (s *Server) serveFal(w http.ResponseWriter, r *http.Request, rest string, body []byte, rr *Request) {
 	queue := r.URL.Query().Get("_subdomain") == "queue"
 	if app, id, sub, ok := falRequestPath(rest); ok && queue {
-		rr.Route = "queue" + sub
+		rr.Route = "queue" + sub // queue/status, queue/cancel
+		if sub == "" {
+			rr.Route = "queue/result"
+		}
 		s.mu.Lock()
 		j := s.falJobs[id]
 		s.mu.Unlock()

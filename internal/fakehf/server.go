@@ -33,8 +33,10 @@ type Request struct {
 	Task string
 	// Route is what followed the model id: "", "/pipeline/sentence-similarity",
 	// "/v1/chat/completions" and so on; for the other providers the step
-	// of their protocol ("queue", "queue/status", "create", "prediction",
-	// "/v1/images/generations", …), and "cdn" for a file download.
+	// of their protocol (fal-ai: "queue", "queue/status", "queue/result",
+	// "queue/cancel", "sync"; replicate: "create", "prediction", "cancel";
+	// together and nebius: "/v1/images/generations" and so on), and "cdn"
+	// for a file download.
 	Route string
 	// Provider is the Inference Provider the request went to:
 	// "hf-inference", "fal-ai", …; for the router's own chat route, the
@@ -42,8 +44,10 @@ type Request struct {
 	Provider string
 	Method   string
 	Path     string
-	Headers  http.Header
-	Body     []byte
+	// Query is the raw query ("_subdomain=queue").
+	Query   string
+	Headers http.Header
+	Body    []byte
 	// Status is the HTTP status the fake answered (0 while in flight).
 	Status int
 	// Start and End are when the request arrived and when it was answered.
@@ -67,6 +71,7 @@ func (rec *recorder) begin(r *http.Request, body []byte) *Request {
 	rr := &Request{
 		Method:  r.Method,
 		Path:    r.URL.Path,
+		Query:   r.URL.RawQuery,
 		Headers: r.Header.Clone(),
 		Body:    body,
 		Start:   time.Now(),
