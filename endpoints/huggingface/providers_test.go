@@ -337,7 +337,7 @@ func TestOpenAIStyleImagesAndChat(t *testing.T) {
 	ctx := context.Background()
 
 	for model, want := range map[string]struct{ provider, id, format string }{
-		flux:                                       {"together", "black-forest-labs/FLUX.1-schnell-Free", "base64"},
+		flux: {"together", "black-forest-labs/FLUX.1-schnell-Free", "base64"},
 		"stabilityai/stable-diffusion-xl-base-1.0": {"nebius", "stability-ai/sdxl", "b64_json"},
 	} {
 		res, err := ep.Infer(ctx, endpoints.Request{Task: "text-to-image", Model: model, Args: map[string]string{"text": "a lighthouse"}})
