@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/viper"
 
+	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -45,6 +46,10 @@ type Config struct {
 		Token      string        `mapstructure:"token" yaml:"token"`
 		MaxWait    time.Duration `mapstructure:"max_wait" yaml:"max_wait"`
 		MaxRetries int           `mapstructure:"max_retries" yaml:"max_retries"`
+		// Providers are the Inference Providers that may run a model, in
+		// the order they are tried; "auto" is every provider serving it,
+		// in the user's order from their Hub settings.
+		Providers []string `mapstructure:"providers" yaml:"providers"`
 	} `mapstructure:"huggingface" yaml:"huggingface"`
 	Local struct {
 		URL      string `mapstructure:"url" yaml:"url"`
@@ -265,6 +270,20 @@ func (c *Config) normalize() error {
 	if c.HuggingFace.MaxRetries < 0 || c.HuggingFace.MaxRetries > 20 {
 		return bad("huggingface.max_retries", "%d is out of range (0 to 20)", c.HuggingFace.MaxRetries)
 	}
+	var providers []string
+	for _, p := range c.HuggingFace.Providers {
+		// One environment value may list several: "fal-ai, auto".
+		for _, f := range strings.FieldsFunc(p, func(r rune) bool { return r == ',' || r == ' ' }) {
+			providers = append(providers, strings.ToLower(f))
+		}
+	}
+	if err := huggingface.ValidateProviders(providers); err != nil {
+		return bad("huggingface.providers", "%v", err)
+	}
+	if len(providers) == 0 {
+		providers = []string{huggingface.ProviderAuto}
+	}
+	c.HuggingFace.Providers = providers
 	if c.Local.URL != "" {
 		u, err := checkURL(c.Local.URL)
 		if err != nil {

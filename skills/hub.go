@@ -688,6 +688,9 @@ type SyncResult struct {
 	Tag string
 	// Models is how many models were saved.
 	Models int
+	// Served is how many of them an Inference Provider serves live, with
+	// the mapping (which provider, under which id) saved with them.
+	Served int
 	// Fetched is when the listing was read.
 	Fetched time.Time
 	// Err is why the task was not synced; the previous listing (or the
@@ -763,6 +766,11 @@ func Sync(ctx context.Context, hub *Hub, cache Cache, cat *Catalog, tasks []stri
 				break
 			}
 			r.Models = len(models)
+			for _, m := range models {
+				if len(m.LiveProviders()) > 0 {
+					r.Served++
+				}
+			}
 		}
 		results = append(results, r)
 	}
