@@ -89,6 +89,8 @@ func buildRouter(cfg *config.Config, cat *skills.Catalog) (*endpoints.Router, er
 		MaxWait:    orOff(cfg.HuggingFace.MaxWait),
 		MaxRetries: orOff(cfg.HuggingFace.MaxRetries),
 		HTTPClient: httpClient,
+
+		DownloadTransport: resultTransport,
 	}))
 	if cfg.Local.URL != "" {
 		if _, err := url.Parse(cfg.Local.URL); err != nil {
@@ -104,6 +106,11 @@ func buildRouter(cfg *config.Config, cat *skills.Catalog) (*endpoints.Router, er
 	}
 	return endpoints.NewRouter(mode, eps...), nil
 }
+
+// resultTransport carries the downloads of files that providers answer
+// with by URL; nil dials public addresses only. Tests point it at their
+// fake CDN.
+var resultTransport http.RoundTripper
 
 // knownProviders collects what the catalog knows of its models'
 // Inference Providers, by model id.
