@@ -392,6 +392,9 @@ func TestAutoChatUsesTheRouter(t *testing.T) {
 	if r.Path != "/v1/chat/completions" || body["model"] != "meta-llama/Llama-3.3-70B-Instruct" || len(msgs) != 2 {
 		t.Errorf("%s %s", r.Path, r.Body)
 	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests, want just the chat: the router chooses, the Hub need not be asked", n)
+	}
 }
 
 // TestProviderOrder: auto follows the Hub's order (the user's); a list in

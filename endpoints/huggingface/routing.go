@@ -188,6 +188,12 @@ func (m *mappings) ask(ctx context.Context, model string) ([]skills.Provider, er
 // call); without, it uses what is known, so selection stays offline.
 func (m *mappings) routes(ctx context.Context, task, model string, live bool) ([]route, string) {
 	ps, known := m.current(model)
+	chat := slices.Contains(chatTasks, task)
+	if chat && len(m.order) == 1 && m.order[0] == ProviderAuto {
+		// The router chooses for chat: nothing to ask the Hub, as the
+		// official client skips the lookup for "auto" chat.
+		live = false
+	}
 	var hubErr error
 	if live && m.hub != nil {
 		got, err := m.ask(ctx, model)
@@ -201,7 +207,6 @@ func (m *mappings) routes(ctx context.Context, task, model string, live bool) ([
 			hubErr = err // what the catalog knows stands in
 		}
 	}
-	chat := slices.Contains(chatTasks, task)
 	var served []route
 	for _, p := range ps {
 		if !p.Live() || protocolFor(p.Name, task) == nil {
