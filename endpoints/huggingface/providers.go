@@ -15,10 +15,14 @@ const (
 	// ProviderHFInference is Hugging Face's own provider; its routes are
 	// the Inference API's (hfapi).
 	ProviderHFInference = "hf-inference"
-	ProviderFalAI       = "fal-ai"
-	ProviderReplicate   = "replicate"
-	ProviderTogether    = "together"
-	ProviderNebius      = "nebius"
+	// ProviderFalAI is fal.ai: images and video on its queue, speech.
+	ProviderFalAI = "fal-ai"
+	// ProviderReplicate is Replicate: predictions.
+	ProviderReplicate = "replicate"
+	// ProviderTogether is Together AI: images and chat.
+	ProviderTogether = "together"
+	// ProviderNebius is Nebius AI Studio: images and chat.
+	ProviderNebius = "nebius"
 	// ProviderAuto is the default policy: the providers that serve a
 	// model in the order the Hub lists them, which is the user's order
 	// from https://hf.co/settings/inference-providers, as the official

@@ -241,22 +241,8 @@ func (e *Endpoint) replicateOutput(ctx context.Context, req endpoints.Request, d
 	var one string
 	var many []string
 	if req.Task == "automatic-speech-recognition" {
-		var obj struct {
-			Transcription *string `json:"transcription"`
-			Translation   *string `json:"translation"`
-			Text          *string `json:"text"`
-		}
-		switch {
-		case json.Unmarshal(p.Output, &one) == nil:
-			return endpoints.Result{Text: strings.TrimSpace(one), Data: data}, nil
-		case json.Unmarshal(p.Output, &many) == nil && len(many) > 0:
-			return endpoints.Result{Text: strings.TrimSpace(many[0]), Data: data}, nil
-		case json.Unmarshal(p.Output, &obj) == nil && obj.Transcription != nil:
-			return endpoints.Result{Text: strings.TrimSpace(*obj.Transcription), Data: data}, nil
-		case obj.Translation != nil:
-			return endpoints.Result{Text: strings.TrimSpace(*obj.Translation), Data: data}, nil
-		case obj.Text != nil:
-			return endpoints.Result{Text: strings.TrimSpace(*obj.Text), Data: data}, nil
+		if text, ok := replicateTranscript(p.Output); ok {
+			return endpoints.Result{Text: text, Data: data}, nil
 		}
 		return endpoints.Result{}, malformed(req, ProviderReplicate, "output: a transcript", data)
 	}
@@ -272,4 +258,32 @@ func (e *Endpoint) replicateOutput(ctx context.Context, req endpoints.Request, d
 		return endpoints.Result{}, err
 	}
 	return endpoints.Result{Blobs: []endpoints.Blob{blob}, Data: data}, nil
+}
+
+// replicateTranscript reads a transcription model's output: a string, a
+// list of strings, or an object with transcription, translation or text
+// (openai/whisper answers {transcription, segments, …}).
+func replicateTranscript(output json.RawMessage) (string, bool) {
+	var one string
+	if json.Unmarshal(output, &one) == nil {
+		return strings.TrimSpace(one), true
+	}
+	var many []string
+	if json.Unmarshal(output, &many) == nil && len(many) > 0 {
+		return strings.TrimSpace(many[0]), true
+	}
+	var obj struct {
+		Transcription *string `json:"transcription"`
+		Translation   *string `json:"translation"`
+		Text          *string `json:"text"`
+	}
+	if json.Unmarshal(output, &obj) != nil {
+		return "", false
+	}
+	for _, s := range []*string{obj.Transcription, obj.Translation, obj.Text} {
+		if s != nil {
+			return strings.TrimSpace(*s), true
+		}
+	}
+	return "", false
 }
