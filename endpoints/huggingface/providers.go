@@ -9,31 +9,16 @@ import (
 	"github.com/chorusai/chorus/endpoints/hfapi"
 )
 
-// The Inference Providers Chorus speaks, by the names the Hub and the
-// router use, and the policy names.
+// The Inference Providers Chorus speaks (endpoints.InferenceProviders),
+// by the names the Hub and the router use, and the "auto" policy.
 const (
-	// ProviderHFInference is Hugging Face's own provider; its routes are
-	// the Inference API's (hfapi).
-	ProviderHFInference = "hf-inference"
-	// ProviderFalAI is fal.ai: images and video on its queue, speech.
-	ProviderFalAI = "fal-ai"
-	// ProviderReplicate is Replicate: predictions.
-	ProviderReplicate = "replicate"
-	// ProviderTogether is Together AI: images and chat.
-	ProviderTogether = "together"
-	// ProviderNebius is Nebius AI Studio: images and chat.
-	ProviderNebius = "nebius"
-	// ProviderAuto is the default policy: the providers that serve a
-	// model in the order the Hub lists them, which is the user's order
-	// from https://hf.co/settings/inference-providers, as the official
-	// client's provider "auto". For chat it is the router's own choice
-	// (https://router.huggingface.co/v1/chat/completions).
-	ProviderAuto = "auto"
+	ProviderHFInference = endpoints.ProviderHFInference
+	ProviderFalAI       = endpoints.ProviderFalAI
+	ProviderReplicate   = endpoints.ProviderReplicate
+	ProviderTogether    = endpoints.ProviderTogether
+	ProviderNebius      = endpoints.ProviderNebius
+	ProviderAuto        = endpoints.ProviderAuto
 )
-
-// Providers lists the providers huggingface.providers may name, besides
-// "auto".
-var Providers = []string{ProviderHFInference, ProviderFalAI, ProviderReplicate, ProviderTogether, ProviderNebius}
 
 // ErrPaymentRequired marks an HTTP 402: the account's Inference Providers
 // credits are used up. Every provider's calls are billed to the same
@@ -105,7 +90,7 @@ func protocolFor(provider, task string) protocol {
 
 // servesTask reports whether some provider Chorus speaks can run task.
 func servesTask(task string) bool {
-	for _, p := range Providers {
+	for _, p := range endpoints.InferenceProviders {
 		if protocolFor(p, task) != nil {
 			return true
 		}

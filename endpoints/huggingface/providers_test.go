@@ -601,16 +601,3 @@ func TestLiveMappingWinsAndIsShared(t *testing.T) {
 		t.Errorf("Hub down: %q, %v", res.Provider, err)
 	}
 }
-
-func TestValidateProviders(t *testing.T) {
-	for _, ok := range [][]string{nil, {"auto"}, {"fal-ai", "auto"}, {"hf-inference", "replicate", "together", "nebius"}} {
-		if err := ValidateProviders(ok); err != nil {
-			t.Errorf("%v: %v", ok, err)
-		}
-	}
-	for _, bad := range [][]string{{"fal"}, {"auto", "auto"}, {""}, {"groq"}} {
-		if err := ValidateProviders(bad); err == nil {
-			t.Errorf("%v accepted", bad)
-		}
-	}
-}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -91,25 +92,6 @@ func normalizeOrder(order []string) []string {
 		return []string{ProviderAuto}
 	}
 	return out
-}
-
-// ValidateProviders checks a huggingface.providers list: known provider
-// names or "auto", each once.
-func ValidateProviders(order []string) error {
-	seen := map[string]bool{}
-	for _, p := range order {
-		p = strings.ToLower(strings.TrimSpace(p))
-		switch {
-		case p == "":
-			return errors.New("an empty provider name")
-		case seen[p]:
-			return fmt.Errorf("%s is listed twice", p)
-		case p != ProviderAuto && !slices.Contains(Providers, p):
-			return fmt.Errorf("unknown provider %q (Chorus speaks %s, and auto for the rest in your Hub order)", p, strings.Join(Providers, ", "))
-		}
-		seen[p] = true
-	}
-	return nil
 }
 
 // current returns what is known about model's providers without asking
@@ -287,7 +269,7 @@ func (m *mappings) noRoute(task, model string, ps []skills.Provider, known bool,
 // providersFor lists the providers Chorus can send task to.
 func providersFor(task string) []string {
 	var out []string
-	for _, p := range Providers {
+	for _, p := range endpoints.InferenceProviders {
 		if protocolFor(p, task) != nil {
 			out = append(out, p)
 		}
