@@ -252,5 +252,11 @@ func (h *Hub) ProviderMapping(ctx context.Context, model string) ([]Provider, er
 		return nil, &HubError{URL: h.base(), Model: model, Status: resp.StatusCode, Message: "the answer is not a model's JSON",
 			Err: ErrHubUnavailable, hint: "is huggingface.hub_url the Hub (https://huggingface.co)?"}
 	}
+	if len(v.Mapping) == 0 {
+		// Not "served by none": the Hub did not say. The official
+		// client refuses to guess too.
+		return nil, &HubError{URL: h.base(), Model: model, Status: resp.StatusCode, Message: "the answer has no inferenceProviderMapping",
+			Err: ErrHubUnavailable, hint: "is huggingface.hub_url the Hub (https://huggingface.co)?"}
+	}
 	return ParseProviderMapping(model, v.Mapping)
 }

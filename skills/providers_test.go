@@ -115,6 +115,8 @@ func TestHubProviderMapping(t *testing.T) {
 			w.Write([]byte(`{"_id": "x", "id": "black-forest-labs/FLUX.1-schnell", "inferenceProviderMapping": {
 			  "replicate": {"providerId": "black-forest-labs/flux-schnell", "status": "live", "task": "text-to-image"},
 			  "fal-ai": {"providerId": "fal-ai/flux/schnell", "status": "live", "task": "text-to-image"}}}`))
+		case "/api/models/org/old":
+			w.Write([]byte(`{"_id": "y", "id": "org/old"}`))
 		case "/api/models/org/private":
 			w.WriteHeader(http.StatusUnauthorized)
 			w.Write([]byte(`{"error": "Invalid credentials in Authorization header"}`))
@@ -142,6 +144,9 @@ func TestHubProviderMapping(t *testing.T) {
 	_, err = h.ProviderMapping(context.Background(), "org/private")
 	if !errors.Is(err, ErrHubUnauthorized) || !strings.Contains(err.Error(), "HF_TOKEN") {
 		t.Errorf("refused token: %v", err)
+	}
+	if ps, err := h.ProviderMapping(context.Background(), "org/old"); !errors.Is(err, ErrHubUnavailable) || ps != nil {
+		t.Errorf("an answer without a mapping: %v, %v; want an error, not \"served by none\"", ps, err)
 	}
 	if _, err := h.ProviderMapping(context.Background(), "../etc"); err == nil {
 		t.Error("a path for a model id was accepted")
