@@ -254,6 +254,12 @@ func (e *Endpoint) falQueue(ctx context.Context, r route, req endpoints.Request,
 		if job.Status == falCompleted {
 			break
 		}
+		if job.Status != falInQueue && job.Status != falInProgress {
+			// Not a state that ends in a result: waiting longer would
+			// only spend the task's time.
+			return nil, &endpoints.HTTPError{Kind: endpoints.HuggingFace, Model: req.Model, Provider: ProviderFalAI, Status: http.StatusOK, Err: endpoints.ErrUnavailable,
+				Message: fmt.Sprintf("fal-ai reports the job for %s as %q — try again, or another provider or candidate", r.id, job.Status)}
+		}
 		pos := -1
 		if job.QueuePosition != nil {
 			pos = *job.QueuePosition
