@@ -48,7 +48,7 @@ func ModelLines(pc RenderContext) []string {
 		case c.Model == "":
 			out = append(out, head+st.Fail.Render("no model")+st.Dim.Render(" · "+oneLine(why)))
 		default:
-			out = append(out, head+st.Accent.Render(c.Model)+st.Dim.Render(" · "+c.Endpoint+" · "+oneLine(why)))
+			out = append(out, head+st.Accent.Render(c.Model)+st.Dim.Render(" · "+pipeline.Where(c.Endpoint, c.Provider)+" · "+oneLine(why)))
 		}
 	}
 	if !pc.Expanded {
