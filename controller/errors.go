@@ -33,6 +33,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("Ollama is not reachable at %s — start it with `ollama serve` (or set OLLAMA_HOST / controller.host)", e.Host)
 	case errors.Is(e.Err, ErrModelNotPulled):
 		return fmt.Sprintf("model %s is not pulled — run `ollama pull %s` or /pull %s", e.Model, e.Model, e.Model)
+	case errors.Is(e.Err, ErrNotRecorded):
+		return e.Detail
 	}
 	return fmt.Sprintf("Ollama (%s, model %s): %s", e.Host, e.Model, e.Detail)
 }
