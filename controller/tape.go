@@ -379,3 +379,10 @@ func (b *replayBackend) chat(ctx context.Context, req chatRequest, fn func(chatC
 	}
 	return nil
 }
+
+// Replaying reports whether the controller answers from a recording
+// rather than a server, so the UI can say so.
+func (c *Controller) Replaying() bool {
+	_, ok := c.backend.(*replayBackend)
+	return ok
+}

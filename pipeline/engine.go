@@ -46,6 +46,10 @@ type Turn struct {
 	Review func(ctx context.Context, p Plan) (Plan, error)
 	// OutputDir overrides the engine's output directory for this turn.
 	OutputDir string
+	// Workspace, when set, confines what the turn may read to this
+	// directory (scope.Options.Root), and paths resolve from it: the turn
+	// of a user on another machine (chorus serve --ssh).
+	Workspace string
 
 	// scope is what the turn may read and fetch (access.go), set by Run.
 	scope *scope.Scope

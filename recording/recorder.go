@@ -24,6 +24,9 @@ type Recorder struct {
 
 	mu    sync.Mutex
 	turns []Turn
+	// saving serialises saves, each taking its snapshot inside: the file
+	// last written holds the newest state.
+	saving sync.Mutex
 }
 
 // Header is what a recording says about the chat it was made from.
@@ -114,4 +117,8 @@ func (r *Recorder) Recording() *Recording {
 }
 
 // Save writes what was recorded so far to the recorder's file.
-func (r *Recorder) Save() error { return r.Recording().Save(r.path) }
+func (r *Recorder) Save() error {
+	r.saving.Lock()
+	defer r.saving.Unlock()
+	return r.Recording().Save(r.path)
+}
