@@ -34,9 +34,12 @@ func (m *Model) statusLine(now time.Time) string {
 		ol, olStyle = "▶ replay", st.StatusGood
 	}
 	left = append(left, st.StatusKey.Render(" "+ctl.Model())+st.Status.Render(" ")+olStyle.Render(ol))
-	if m.opts.Config.HuggingFace.Token != "" {
+	switch {
+	case ctl.Replaying():
+		// A replay uses no token: saying one is missing would mislead.
+	case m.opts.Config.HuggingFace.Token != "":
 		left = append(left, st.StatusGood.Render("HF token ✓"))
-	} else {
+	default:
 		left = append(left, st.Status.Render("HF token ✗"))
 	}
 	left = append(left, st.Status.Render(m.opts.Config.InferenceMode))
