@@ -157,7 +157,7 @@ Run without arguments to open the chat.`,
 	pf.BoolVar(&g.debug, "debug", false, "debug detail: the raw controller prompts and replies, and debug records in the log file ($XDG_STATE_HOME/chorus/chorus.log)")
 	root.Flags().StringVar(&g.resume, "resume", "", `reopen a saved session by id ("latest" for the newest)`)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
-	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g))
+	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g))
 	return root
 }
 
