@@ -102,8 +102,11 @@ func (o *Options) defaults() {
 	}
 }
 
-// Engine runs turns. It is safe to run one turn at a time per Engine; the
-// UI makes a new Engine (cheaply) when the controller model changes.
+// Engine runs turns. Turns may run on one Engine at the same time (the
+// chats of `chorus serve --ssh` share one): each turn's state is its own,
+// and what the Engine keeps between turns — the availability cache, the
+// controller's caches, the endpoints' — is guarded. The UI makes a new
+// Engine (cheaply) when the controller model changes.
 type Engine struct {
 	ctl    *controller.Controller
 	cat    *skills.Catalog
