@@ -34,7 +34,7 @@ type runFlags struct {
 	cont    bool
 	session string
 	// record saves the turn's controller and expert traffic to this file;
-	// replay (the root's --replay) answers from such a file instead.
+	// replay answers from such a file instead (--replay, --replay-speed).
 	record string
 	replay replaySource
 
@@ -80,7 +80,6 @@ configuration, or a session that does not exist; 130 when interrupted.`,
 				return err
 			}
 			f.debug, f.modelSet, f.log = g.debug, g.model != "", g.logger()
-			f.replay = g.replay
 			return runTurn(cmd.Context(), cfg, f, strings.Join(args, " "), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -93,6 +92,7 @@ configuration, or a session that does not exist; 130 when interrupted.`,
 	fl.BoolVar(&f.cont, "continue", false, "continue the newest saved session (its turns are the history; this turn is saved into it)")
 	fl.StringVar(&f.session, "session", "", `continue the saved session ID ("latest" for the newest)`)
 	fl.StringVar(&f.record, "record", "", "record the turn's controller and expert traffic to FILE, to replay it with --replay FILE")
+	f.replay.flags(cmd)
 	return cmd
 }
 

@@ -36,16 +36,11 @@ and address go to the log file. Sound is never played on the server; the chat of
 			if addr == "" {
 				return &exitError{code: 2, err: errors.New(`serve needs --ssh ADDR, e.g. chorus serve --ssh :2222`)}
 			}
-			if g.replay.on() {
-				// A replay's recorded replies are used up by the first
-				// chat; every connection would need its own.
-				return &exitError{code: 2, err: errors.New("--replay is for the chat and chorus run, not for serve")}
-			}
 			cfg, err := g.load()
 			if err != nil {
 				return err
 			}
-			st, err := newSetup(cfg, g.replay, g.logger())
+			st, err := newSetup(cfg, replaySource{}, g.logger())
 			if err != nil {
 				return err
 			}

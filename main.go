@@ -49,8 +49,8 @@ type globalFlags struct {
 	host       string
 	mode       string
 	resume     string
-	// replay plays a recorded chat back instead of talking to Ollama and
-	// the endpoints (--replay, --replay-speed).
+	// replay plays a recorded chat back in the TUI instead of talking to
+	// Ollama and the endpoints (--replay, --replay-speed).
 	replay replaySource
 	// debug raises the log file to debug level, shows the raw controller
 	// prompts and replies in `chorus run`, and opens the TUI with /debug on.
@@ -152,10 +152,9 @@ Run without arguments to open the chat.`,
 	pf.StringVar(&g.model, "model", "", "controller model (overrides controller.model)")
 	pf.StringVar(&g.host, "host", "", "Ollama host (overrides controller.host and OLLAMA_HOST)")
 	pf.StringVar(&g.mode, "mode", "", "inference mode: local, huggingface or hybrid")
-	pf.StringVar(&g.replay.path, "replay", "", "replay a recorded chat (made with /record or `chorus run --record`): no model or network is used")
-	pf.Float64Var(&g.replay.speed, "replay-speed", 1, "pace of --replay: 1 as recorded, 2 twice as fast, 0 without waiting")
 	pf.BoolVar(&g.debug, "debug", false, "debug detail: the raw controller prompts and replies, and debug records in the log file ($XDG_STATE_HOME/chorus/chorus.log)")
 	root.Flags().StringVar(&g.resume, "resume", "", `reopen a saved session by id ("latest" for the newest)`)
+	g.replay.flags(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
 	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g))
 	return root

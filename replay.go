@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/recording"
@@ -16,6 +18,12 @@ import (
 type replaySource struct {
 	path  string
 	speed float64
+}
+
+// flags adds --replay and --replay-speed to cmd.
+func (r *replaySource) flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&r.path, "replay", "", "replay a recorded chat (made with /record or chorus run --record): no model or network is used")
+	cmd.Flags().Float64Var(&r.speed, "replay-speed", 1, "pace of --replay: 1 as recorded, 2 twice as fast, 0 without waiting")
 }
 
 // on reports whether a replay was asked for.
