@@ -173,3 +173,9 @@ tool (
 	github.com/go-task/task/v3/cmd/task
 	golang.org/x/perf/cmd/benchstat
 )
+
+// go-runewidth v0.0.24+ fills lookup tables in init() (29 ms measured), and Go
+// runs every linked package's init for every command: `chorus run` paid it
+// for the TUI's sake. v0.0.23 computes widths without them; the TUI's golden
+// frames and BenchmarkStreamRender are unchanged (BenchmarkRunPlanOnly).
+replace github.com/mattn/go-runewidth => github.com/mattn/go-runewidth v0.0.23

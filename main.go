@@ -112,11 +112,8 @@ func (g *globalFlags) loadConfig() (*config.Config, error) {
 		cfg.Controller.Host = h
 	}
 	if g.mode != "" {
-		switch g.mode {
-		case "local", "huggingface", "hybrid":
-			cfg.InferenceMode = g.mode
-		default:
-			return nil, &exitError{code: 2, err: fmt.Errorf("--mode: unknown value %q (want local, huggingface or hybrid)", g.mode)}
+		if err := cfg.SetMode(g.mode); err != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("--mode: %w", err)}
 		}
 	}
 	return cfg, nil

@@ -80,7 +80,10 @@ func replaySetup(cfg *config.Config, rs replaySource, log *slog.Logger) (*setup,
 		return nil, &exitError{code: 2, err: err}
 	}
 	cat, matched := rp.ChooseCatalog(embedded, configured)
-	cfg.Controller.Model, cfg.InferenceMode = rp.Model, rp.Mode
+	cfg.Controller.Model = rp.Model
+	if err := cfg.SetMode(rp.Mode); err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("--replay: %s: inference_mode: %w", rs.path, err)}
+	}
 	eng, err := rp.Engine(cat, pipeline.Options{
 		MaxParallel: cfg.MaxParallel,
 		TaskTimeout: cfg.TaskTimeout,

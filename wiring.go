@@ -70,10 +70,6 @@ func hubCache() skills.Cache {
 
 // buildRouter creates the endpoints the configuration enables.
 func buildRouter(cfg *config.Config) (*endpoints.Router, error) {
-	mode, err := endpoints.ParseMode(cfg.InferenceMode)
-	if err != nil {
-		return nil, fmt.Errorf("config: inference_mode: %w", err)
-	}
 	httpClient := &http.Client{Timeout: 0} // per-request deadlines come from contexts
 	eps := []endpoints.Endpoint{builtin.New()}
 	eps = append(eps, huggingface.New(huggingface.Options{
@@ -95,21 +91,14 @@ func buildRouter(cfg *config.Config) (*endpoints.Router, error) {
 	if cfg.Command.Enabled {
 		eps = append(eps, command.New(command.Options{}))
 	}
-	return endpoints.NewRouter(mode, eps...), nil
+	return endpoints.NewRouter(cfg.Mode, eps...), nil
 }
 
 // standingConstraints turns the config's constraints section into the
 // pipeline's form.
 func standingConstraints(cfg *config.Config) (pipeline.Constraints, error) {
-	c := pipeline.Constraints{Licenses: cfg.Constraints.Licenses, LocalOnly: cfg.Constraints.LocalOnly, Prefer: cfg.Constraints.Prefer, Benchmark: cfg.Constraints.Benchmark}
-	if cfg.Constraints.MaxSize != "" {
-		l, err := skills.ParseLimit(cfg.Constraints.MaxSize)
-		if err != nil {
-			return c, &exitError{code: 2, err: fmt.Errorf("config: constraints.max_size: %w", err)}
-		}
-		c.MaxSize = l
-	}
-	return c, nil
+	return pipeline.Constraints{Licenses: cfg.Constraints.Licenses, MaxSize: cfg.Constraints.Limit, LocalOnly: cfg.Constraints.LocalOnly,
+		Prefer: cfg.Constraints.Prefer, Benchmark: cfg.Constraints.Benchmark}, nil
 }
 
 // orOff maps a configured zero ("do not wait", "do not retry") onto the

@@ -19,8 +19,20 @@ import (
 
 	"github.com/spf13/viper"
 
+	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
 )
+
+// SetMode sets the inference mode (from the file, the environment or
+// --mode), validated once here.
+func (c *Config) SetMode(s string) error {
+	m, err := endpoints.ParseMode(s)
+	if err != nil {
+		return fmt.Errorf("unknown value %q (want local, huggingface or hybrid)", s)
+	}
+	c.InferenceMode, c.Mode = s, m
+	return nil
+}
 
 // Config is the validated configuration.
 type Config struct {
@@ -33,12 +45,14 @@ type Config struct {
 		AnswerTokens int           `mapstructure:"answer_tokens" yaml:"answer_tokens"`
 		Timeout      time.Duration `mapstructure:"timeout" yaml:"timeout"`
 	} `mapstructure:"controller" yaml:"controller"`
-	InferenceMode      string        `mapstructure:"inference_mode" yaml:"inference_mode"`
-	NumCandidateModels int           `mapstructure:"num_candidate_models" yaml:"num_candidate_models"`
-	MaxParallel        int           `mapstructure:"max_parallel" yaml:"max_parallel"`
-	TaskTimeout        time.Duration `mapstructure:"task_timeout" yaml:"task_timeout"`
-	OutputDir          string        `mapstructure:"output_dir" yaml:"output_dir"`
-	ControllerTasks    bool          `mapstructure:"controller_tasks" yaml:"controller_tasks"`
+	InferenceMode string `mapstructure:"inference_mode" yaml:"inference_mode"`
+	// Mode is InferenceMode validated: what the rest of Chorus reads.
+	Mode               endpoints.Mode `mapstructure:"-" yaml:"-"`
+	NumCandidateModels int            `mapstructure:"num_candidate_models" yaml:"num_candidate_models"`
+	MaxParallel        int            `mapstructure:"max_parallel" yaml:"max_parallel"`
+	TaskTimeout        time.Duration  `mapstructure:"task_timeout" yaml:"task_timeout"`
+	OutputDir          string         `mapstructure:"output_dir" yaml:"output_dir"`
+	ControllerTasks    bool           `mapstructure:"controller_tasks" yaml:"controller_tasks"`
 	HuggingFace        struct {
 		BaseURL    string        `mapstructure:"base_url" yaml:"base_url"`
 		HubURL     string        `mapstructure:"hub_url" yaml:"hub_url"`
@@ -60,11 +74,13 @@ type Config struct {
 		Enabled bool `mapstructure:"enabled" yaml:"enabled"`
 	} `mapstructure:"command" yaml:"command"`
 	Constraints struct {
-		Licenses  []string `mapstructure:"licenses" yaml:"licenses"`
-		MaxSize   string   `mapstructure:"max_size" yaml:"max_size"`
-		LocalOnly bool     `mapstructure:"local_only" yaml:"local_only"`
-		Prefer    string   `mapstructure:"prefer" yaml:"prefer"`
-		Benchmark string   `mapstructure:"benchmark" yaml:"benchmark"`
+		Licenses []string `mapstructure:"licenses" yaml:"licenses"`
+		MaxSize  string   `mapstructure:"max_size" yaml:"max_size"`
+		// Limit is MaxSize parsed: what the rest of Chorus reads.
+		Limit     skills.Limit `mapstructure:"-" yaml:"-"`
+		LocalOnly bool         `mapstructure:"local_only" yaml:"local_only"`
+		Prefer    string       `mapstructure:"prefer" yaml:"prefer"`
+		Benchmark string       `mapstructure:"benchmark" yaml:"benchmark"`
 	} `mapstructure:"constraints" yaml:"constraints"`
 	SkillsDir string `mapstructure:"skills_dir" yaml:"skills_dir"`
 	Serve     struct {
@@ -244,10 +260,8 @@ func (c *Config) normalize() error {
 	if c.Controller.Timeout <= 0 {
 		return bad("controller.timeout", "must be a positive duration such as 5m")
 	}
-	switch c.InferenceMode {
-	case "local", "huggingface", "hybrid":
-	default:
-		return bad("inference_mode", "unknown value %q (want local, huggingface or hybrid)", c.InferenceMode)
+	if err := c.SetMode(c.InferenceMode); err != nil {
+		return bad("inference_mode", "%v", err)
 	}
 	if c.NumCandidateModels < 1 || c.NumCandidateModels > 50 {
 		return bad("num_candidate_models", "%d is out of range (1 to 50)", c.NumCandidateModels)
@@ -284,10 +298,13 @@ func (c *Config) normalize() error {
 	default:
 		return bad("local.protocol", "unknown value %q (want jarvis or hf)", c.Local.Protocol)
 	}
+	c.Constraints.Limit = skills.Limit{}
 	if c.Constraints.MaxSize != "" {
-		if _, err := skills.ParseLimit(c.Constraints.MaxSize); err != nil {
+		l, err := skills.ParseLimit(c.Constraints.MaxSize)
+		if err != nil {
 			return bad("constraints.max_size", "%v", err)
 		}
+		c.Constraints.Limit = l
 	}
 	switch c.Constraints.Prefer {
 	case "", "smallest":

@@ -86,7 +86,7 @@ func (c *Controller) check(parent context.Context) Status {
 	if capsErr != nil {
 		// A model the list shows is pulled, whatever the server says
 		// about its details.
-		if errors.Is(capsErr, ErrOllamaUnreachable) || !listed && errors.Is(capsErr, ErrModelNotPulled) {
+		if errors.Is(capsErr, ErrOllamaUnreachable) || !listed && (errors.Is(capsErr, ErrModelNotPulled) || errors.Is(capsErr, ErrNotOllama)) {
 			st.Pulled, st.Err = false, capsErr
 			st.Reachable = !errors.Is(capsErr, ErrOllamaUnreachable)
 		}

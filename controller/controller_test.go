@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -237,5 +239,25 @@ func TestRepeatedCheckIsLoggedOnce(t *testing.T) {
 	}
 	if !strings.Contains(log, "level=WARN msg=\"controller check\"") || !strings.Contains(log, "level=INFO msg=\"controller check\"") {
 		t.Fatalf("levels: %s", log)
+	}
+}
+
+// TestAWebServerIsNotOllama: a web server that answers 404 at the host is
+// named as not being Ollama, not as a model to pull.
+func TestAWebServerIsNotOllama(t *testing.T) {
+	web := httptest.NewServer(http.NotFoundHandler())
+	defer web.Close()
+	ctl, err := controller.New(web.URL, "qwen3:8b", controller.Options{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := ctl.Check(context.Background())
+	if !errors.Is(st.Err, controller.ErrNotOllama) || errors.Is(st.Err, controller.ErrModelNotPulled) ||
+		!strings.Contains(st.Err.Error(), "not as Ollama does") || !strings.Contains(st.Err.Error(), web.URL) {
+		t.Fatalf("check = %+v (%v)", st, st.Err)
+	}
+	_, err = ctl.Chat(context.Background(), controller.ChatCall{Messages: []controller.Message{{Role: "user", Content: "hi"}}})
+	if !errors.Is(err, controller.ErrNotOllama) {
+		t.Fatalf("chat error = %v", err)
 	}
 }

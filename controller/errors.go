@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -8,6 +9,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/chorusai/chorus/text"
 )
 
 // ErrOllamaUnreachable means the controller's Ollama server did not answer.
@@ -15,6 +18,10 @@ var ErrOllamaUnreachable = errors.New("ollama not reachable")
 
 // ErrModelNotPulled means the controller model is not in Ollama.
 var ErrModelNotPulled = errors.New("model not pulled")
+
+// ErrNotOllama means something answers at the host, but not as Ollama
+// does: a web server or another service on that port.
+var ErrNotOllama = errors.New("not an Ollama server")
 
 // Error is a controller failure with the fix spelled out: the user reads
 // its text, so it names the command that repairs the problem.
@@ -35,6 +42,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("model %s is not pulled — run `ollama pull %s` or /pull %s", e.Model, e.Model, e.Model)
 	case errors.Is(e.Err, ErrNotRecorded):
 		return e.Detail
+	case errors.Is(e.Err, ErrNotOllama):
+		return fmt.Sprintf("something answers at %s, but not as Ollama does (%s) — point OLLAMA_HOST or controller.host at `ollama serve`", e.Host, e.Detail)
 	}
 	return fmt.Sprintf("Ollama (%s, model %s): %s", e.Host, e.Model, e.Detail)
 }
@@ -70,8 +79,14 @@ func (c *Controller) wrap(err error) error {
 	}
 	var se *statusError
 	if errors.As(err, &se) {
-		if se.Code == http.StatusNotFound || notFound.MatchString(se.Message) {
+		if notFound.MatchString(se.Message) {
 			return &Error{Host: c.host, Model: c.model, Err: ErrModelNotPulled, Detail: se.Message}
+		}
+		if se.Code == http.StatusNotFound {
+			// Ollama answers a missing model with "model … not found";
+			// a bare 404 comes from a server without Ollama's routes.
+			return &Error{Host: c.host, Model: c.model, Err: ErrNotOllama,
+				Detail: fmt.Sprintf("HTTP 404: %s", text.OneLine(cmp.Or(se.Message, se.Status), 80))}
 		}
 		msg := se.Message
 		if msg == "" {
@@ -86,6 +101,10 @@ func (c *Controller) wrap(err error) error {
 	}
 	if notFound.MatchString(err.Error()) {
 		return &Error{Host: c.host, Model: c.model, Err: ErrModelNotPulled, Detail: err.Error()}
+	}
+	if strings.HasPrefix(err.Error(), "unmarshal:") {
+		// The client could not read the answer as Ollama's JSON stream.
+		return &Error{Host: c.host, Model: c.model, Err: ErrNotOllama, Detail: "its answer is not Ollama's JSON"}
 	}
 	return &Error{Host: c.host, Model: c.model, Err: err, Detail: err.Error()}
 }

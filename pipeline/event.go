@@ -1,8 +1,11 @@
 package pipeline
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/chorusai/chorus/text"
 )
 
 // Event is something that happened during a turn. The pipeline publishes
@@ -149,10 +152,16 @@ func (ReportEvent) Type() string       { return "report" }
 
 // MarshalEvent encodes e as one JSON object whose "type" field comes first.
 func MarshalEvent(e Event) ([]byte, error) {
-	body, err := json.Marshal(e)
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// JSON for people and scripts: "<resource>-1", not "\u003cresource\u003e-1".
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil {
 		return nil, err
 	}
+	// Strings from models, servers and files carry no escape sequences,
+	// C1 or bidi controls into a consumer that prints them.
+	body := text.CleanJSON(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	head := fmt.Sprintf(`{"type":%q`, e.Type())
 	if len(body) <= 2 { // "{}"
 		return []byte(head + "}"), nil

@@ -257,3 +257,22 @@ func TestOutputMustBeWhatTheTaskPromises(t *testing.T) {
 		t.Fatalf("files were kept: %v", files)
 	}
 }
+
+// TestJSONEventsCarryNoControls: --json string values are cleaned like the
+// plain log: no escape sequence, C1 control or bidi override survives, and
+// references are not HTML-escaped.
+func TestJSONEventsCarryNoControls(t *testing.T) {
+	b, err := pipeline.MarshalEvent(pipeline.TokenEvent{Text: "ok \x1b]52;c;ZXZpbA==\a<resource>-1 \u009b2J\u202eexe.txt\r\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, bad := range []string{`\u001b`, `\u0007`, "\u009b", "\u202e", `\r`, `\u003c`} {
+		if strings.Contains(s, bad) {
+			t.Errorf("%s carries %q", s, bad)
+		}
+	}
+	if !strings.Contains(s, `"text":"ok <resource>-1 exe.txt\n"`) {
+		t.Errorf("the visible text was not kept: %s", s)
+	}
+}

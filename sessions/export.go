@@ -8,13 +8,20 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/text"
 )
 
 // Export returns the session as a Markdown transcript, as /export writes
 // it: a header, then per turn the request (quoted), its attachments, the
 // answer as written, and a compact record of the plan, the models that ran
-// and the files produced, with full paths so they can be opened.
+// and the files produced, with full paths so they can be opened. The
+// transcript carries no escape sequence, C1 or bidi control: answers and
+// results come from models, and a transcript is read in terminals.
 func Export(s *Session) string {
+	return text.Clean(export(s))
+}
+
+func export(s *Session) string {
 	if s == nil {
 		return ""
 	}

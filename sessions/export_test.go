@@ -89,3 +89,14 @@ func TestCodeSpan(t *testing.T) {
 		}
 	}
 }
+
+func TestExportCarriesNoControls(t *testing.T) {
+	s := &Session{ID: "x"}
+	s.AddTurn(Turn{Request: "hi \x1b]0;pwned\x07", Answer: "ok \x1b]52;c;ZXZpbA==\x07 \u202eexe.txt \u009b2J"})
+	out := Export(s)
+	for _, bad := range []string{"\x1b", "\x07", "\u202e", "\u009b", "pwned"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the transcript carries %q:\n%s", bad, out)
+		}
+	}
+}

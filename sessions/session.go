@@ -22,9 +22,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/text"
 )
 
 // Version is the schema version written into every session file. Bump it
@@ -117,18 +117,12 @@ const maxTitle = 60
 // boundary where one is near.
 func TitleFrom(request string) string {
 	line := ""
-	for l := range strings.Lines(request) {
+	for l := range strings.Lines(text.Clean(request)) {
 		if l = strings.Join(strings.Fields(l), " "); l != "" {
 			line = l
 			break
 		}
 	}
-	line = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, line)
 	r := []rune(line)
 	if len(r) <= maxTitle {
 		return line

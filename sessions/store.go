@@ -119,6 +119,7 @@ func (st Store) save(s *Session) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("cannot save session %s: %w", s.ID, err)
 	}
+	sweepStray(dir)
 	if err := writeAtomic(dir, s.ID, data); err != nil {
 		return fmt.Errorf("cannot save session %s in %s: %w", s.ID, dir, err)
 	}
@@ -137,7 +138,9 @@ var renameFile = os.Rename
 // writeAtomic writes data to dir/<id>.json through a synced temporary file
 // and a rename, then syncs the directory so the rename itself is durable.
 func writeAtomic(dir, id string, data []byte) (err error) {
-	f, err := os.CreateTemp(dir, tempPrefix+id+".*.tmp")
+	// The writer's pid is in the name, so a later save can tell a file a
+	// killed process left behind from one being written now.
+	f, err := os.CreateTemp(dir, fmt.Sprintf("%s%s.%d.*.tmp", tempPrefix, id, os.Getpid()))
 	if err != nil {
 		return err
 	}
@@ -243,6 +246,7 @@ func decode(data []byte) (*Session, string) {
 // interrupted saves are ignored. A missing directory is an empty list.
 func (st Store) List() ([]Summary, error) {
 	dir := st.dir()
+	sweepStray(dir) // what killed saves left: the listing is the app's first look
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -527,5 +528,32 @@ func TestStoreLogs(t *testing.T) {
 	}
 	if strings.Contains(log, "secret") {
 		t.Errorf("the log holds the conversation:\n%s", log)
+	}
+}
+
+// TestKilledSavesLeaveNothing: temporary files of saves killed before their
+// rename (a dead writer) are removed by the next save; one a live process
+// is writing stays.
+func TestKilledSavesLeaveNothing(t *testing.T) {
+	st := Store{Dir: t.TempDir()}
+	s := st.New("")
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(st.Dir, "."+s.ID+".999999999.123.tmp")
+	live := filepath.Join(st.Dir, fmt.Sprintf(".%s.%d.456.tmp", s.ID, os.Getppid()))
+	for _, p := range []string{dead, live} {
+		if err := os.WriteFile(p, []byte("{partial"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dead); !errors.Is(err, fs.ErrNotExist) {
+		t.Error("a killed save's temporary file was left behind")
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Error("a live writer's temporary file was removed")
 	}
 }

@@ -2,6 +2,7 @@ package skills
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,14 +22,7 @@ const (
 var EndpointKinds = []string{EndpointHuggingFace, EndpointLocal, EndpointOllama, EndpointCommand, EndpointBuiltin}
 
 // KnownEndpoint reports whether kind is one of EndpointKinds.
-func KnownEndpoint(kind string) bool {
-	for _, k := range EndpointKinds {
-		if k == kind {
-			return true
-		}
-	}
-	return false
-}
+func KnownEndpoint(kind string) bool { return slices.Contains(EndpointKinds, kind) }
 
 // Model is one candidate expert for a skill, with the facts selection ranks
 // and filters on.
@@ -69,14 +63,7 @@ type Benchmark struct {
 }
 
 // ServedBy reports whether the model lists the endpoint kind.
-func (m Model) ServedBy(kind string) bool {
-	for _, k := range m.Endpoints {
-		if k == kind {
-			return true
-		}
-	}
-	return false
-}
+func (m Model) ServedBy(kind string) bool { return slices.Contains(m.Endpoints, kind) }
 
 // bytesPerParam estimates weight size from a parameter count (fp16), and the
 // reverse, so one size constraint works whichever fact a card records.

@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/chorusai/chorus/text"
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/dialog"
 )
@@ -16,6 +17,9 @@ import (
 
 // copyText returns the command that copies s and the notice to show.
 func (m *Model) copyText(what, s string) tea.Cmd {
+	// What is pasted later must not be able to retitle a terminal or set
+	// the clipboard again: the copy carries no escape sequence.
+	s = text.Clean(s)
 	m.flash(fmt.Sprintf("copied %s (%d characters) to the clipboard (OSC 52)", what, len([]rune(s))), false)
 	return tea.SetClipboard(s)
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/chorusai/chorus/ui/chat"
+	"github.com/chorusai/chorus/text"
 	"github.com/chorusai/chorus/ui/theme"
 )
 
@@ -16,16 +16,16 @@ func (m *Model) hintLine() string {
 	st := m.st
 	w := m.width
 	cands, selected := m.input.Candidates()
-	var text string
+	var line string
 	switch {
 	case m.notice.text != "":
 		// One line: a multi-line error keeps its first line here (the
 		// chat has it whole).
-		notice, _, _ := strings.Cut(chat.Clean(m.notice.text), "\n")
+		notice, _, _ := strings.Cut(text.Clean(m.notice.text), "\n")
 		if m.notice.bad {
-			text = st.Fail.Render(notice)
+			line = st.Fail.Render(notice)
 		} else {
-			text = st.OK.Render(notice)
+			line = st.OK.Render(notice)
 		}
 	case m.pull != nil:
 		p := m.pull
@@ -37,7 +37,7 @@ func (m *Model) hintLine() string {
 		}
 		// The key comes before the layer being pulled: a long digest must
 		// not push it off a narrow hint line.
-		text = st.Run.Render("pull "+p.model) + bar + pct + st.Dim.Render(" · "+m.keys.Label(theme.ActCancel)+" stops · "+p.status)
+		line = st.Run.Render("pull "+p.model) + bar + pct + st.Dim.Render(" · "+m.keys.Label(theme.ActCancel)+" stops · "+p.status)
 	case len(cands) > 0 && !m.input.Empty():
 		shown := make([]string, 0, len(cands))
 		for i, l := range cands {
@@ -46,15 +46,15 @@ func (m *Model) hintLine() string {
 			}
 			shown = append(shown, l)
 		}
-		text = st.Hint.Render("tab ") + strings.Join(shown, st.Dim.Render("  "))
+		line = st.Hint.Render("tab ") + strings.Join(shown, st.Dim.Render("  "))
 	case m.running():
-		text = st.Hint.Render(fitHints(w-2, []hint{
+		line = st.Hint.Render(fitHints(w-2, []hint{
 			{m.keys.Label(theme.ActCancel) + " cancels the turn", 3},
 			{m.keys.Label(theme.ActTogglePanes) + " panes", 1},
 			{m.keys.Label(theme.ActScrollUp) + "/" + m.keys.Label(theme.ActScrollDown) + " scroll", 2},
 		}))
 	default:
-		text = st.Hint.Render(fitHints(w-2, []hint{
+		line = st.Hint.Render(fitHints(w-2, []hint{
 			{m.keys.Label(theme.ActSend) + " send", 5},
 			{m.keys.Label(theme.ActNewline) + " newline", 4},
 			{"@file attach", 3},
@@ -63,12 +63,12 @@ func (m *Model) hintLine() string {
 			{m.keys.Label(theme.ActHelp) + " help", 6},
 		}))
 	}
-	text = ansi.Truncate(text, w-1, "…")
-	fill := w - ansi.StringWidth(text) - 1
+	line = ansi.Truncate(line, w-1, "…")
+	fill := w - ansi.StringWidth(line) - 1
 	if fill > 0 {
-		text += " " + st.PaneBorder.Render(strings.Repeat("─", fill))
+		line += " " + st.PaneBorder.Render(strings.Repeat("─", fill))
 	}
-	return text
+	return line
 }
 
 // hint is one "key does" entry of the hint line; entries of lower rank give

@@ -13,6 +13,7 @@ package hfapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"mime"
@@ -139,7 +140,7 @@ func fileAnswer(task, mt string, b endpoints.Blob, head []byte) (endpoints.Resul
 	size, _ := b.Size()
 	if !spec.binary {
 		b.Remove()
-		return endpoints.Result{}, fmt.Errorf("%s answered %s (%d bytes) where JSON was expected", task, or(mt, "no content type"), size)
+		return endpoints.Result{}, fmt.Errorf("%s answered %s (%d bytes) where JSON was expected", task, cmp.Or(mt, "no content type"), size)
 	}
 	if size == 0 {
 		b.Remove()
@@ -208,12 +209,4 @@ func EncodeJSON(v any) []byte {
 // jsonRequest is a JSON request body for route.
 func jsonRequest(route string, v any) Request {
 	return Request{Route: route, ContentType: "application/json", Body: EncodeJSON(v)}
-}
-
-// or is s, or def when s is empty.
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -424,7 +424,7 @@ func readEntities(_ map[string]string, data json.RawMessage, _ endpoints.Spool) 
 	}
 	parts := make([]string, len(ents))
 	for i, e := range ents {
-		kind := or(e.Group, e.Entity)
+		kind := cmp.Or(e.Group, e.Entity)
 		parts[i] = fmt.Sprintf("%s (%s %.2f)", strings.TrimSpace(e.Word), kind, e.Score)
 	}
 	return endpoints.Result{Text: strings.Join(parts, ", ")}, nil

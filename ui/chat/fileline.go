@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 	"github.com/chorusai/chorus/ui/theme"
 )
 
@@ -21,7 +22,7 @@ func FileLine(st *theme.Styles, verb, path string, w int, links bool) string {
 	}
 	head := fmt.Sprintf("  ↳ %s %s: ", verb, kind)
 	room := w - ansi.StringWidth(head)
-	shown := strings.ReplaceAll(Clean(path), "\n", " ")
+	shown := strings.ReplaceAll(text.Clean(path), "\n", " ")
 	if ansi.StringWidth(shown) > room {
 		shown = "…" + ansi.TruncateLeft(shown, ansi.StringWidth(shown)-room+1, "")
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chorusai/chorus/text"
 )
 
 // WrapPlain wraps text without Markdown rendering: raw mode and fallbacks.
@@ -11,7 +13,7 @@ func WrapPlain(src string, width int) []string {
 	if width < 1 {
 		width = 1
 	}
-	src = Clean(src)
+	src = text.Clean(src)
 	var out []string
 	for _, l := range strings.Split(strings.TrimRight(src, "\n"), "\n") {
 		l = strings.ReplaceAll(l, "\t", "    ")
@@ -24,7 +26,7 @@ func WrapPlain(src string, width int) []string {
 // Clip makes s one line of at most n characters: cleaned, blanks
 // collapsed, and cut with "…" where it is longer.
 func Clip(s string, n int) string {
-	s = strings.Join(strings.Fields(Clean(s)), " ")
+	s = strings.Join(strings.Fields(text.Clean(s)), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}

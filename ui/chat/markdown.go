@@ -5,6 +5,8 @@ import (
 
 	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chorusai/chorus/text"
 )
 
 // Markdown renders Markdown with Glamour. A TermRenderer is built once per
@@ -45,7 +47,7 @@ func (md *Markdown) renderer(width int) *glamour.TermRenderer {
 // Render returns src rendered for width columns as lines without trailing
 // padding and without the blank lines Glamour puts around a document.
 func (md *Markdown) Render(src string, width int) []string {
-	src = Clean(src)
+	src = text.Clean(src)
 	if width < 10 {
 		width = 10
 	}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -54,7 +55,7 @@ func choosePlayer(lookPath func(string) (string, error), ext string) (name strin
 	}
 	ext = strings.ToLower(ext)
 	for _, p := range players {
-		if ext != "" && p.exts != nil && !contains(p.exts, ext) {
+		if ext != "" && p.exts != nil && !slices.Contains(p.exts, ext) {
 			continue
 		}
 		if path, err := lookPath(p.name); err == nil && path != "" {
@@ -62,15 +63,6 @@ func choosePlayer(lookPath func(string) (string, error), ext string) (name strin
 		}
 	}
 	return "", nil, false, false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // installHint names what to install for audio playback on this platform.

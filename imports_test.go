@@ -1,0 +1,183 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The package map, as docs/architecture.md draws it: each package of
+// Chorus and the packages of Chorus it may import. Imports run one way —
+// main → ui → sessions → pipeline → endpoints → skills — with the small
+// libraries (text, scope, imaging) at the bottom importing nothing of
+// Chorus. A package not listed here fails the test until its place is
+// decided. "x/*" stands for every package under x.
+var importRules = map[string][]string{
+	"text":    {},
+	"scope":   {},
+	"imaging": {},
+	"skills":  {"text"},
+
+	"controller": {"text"},
+	"endpoints":  {"scope", "skills", "text"},
+	// Each endpoint kind is a room of its own: it may use the contract,
+	// the wire format, the Hugging Face client (the local hf protocol
+	// reuses it), the image library, the trust rule.
+	"endpoints/*": {"endpoints", "endpoints/hfapi", "endpoints/huggingface", "imaging", "scope", "skills", "text"},
+	"config":      {"endpoints", "skills", "text"},
+	"pipeline":    {"controller", "endpoints", "imaging", "scope", "skills", "text"},
+	"sessions":    {"config", "pipeline", "skills", "text"},
+
+	"ui/theme":    {},
+	"ui/media":    {},
+	"ui/chat":     {"skills", "text", "ui/media", "ui/theme"},
+	"ui/prompt":   {"skills", "text", "ui/theme"},
+	"ui/turnview": {"pipeline", "skills", "text", "ui/chat", "ui/theme"},
+	"ui/dialog":   {"pipeline", "skills", "text", "ui/chat", "ui/theme", "ui/turnview"},
+	"ui":          {"config", "controller", "endpoints", "pipeline", "recording", "scope", "sessions", "skills", "text", "ui/*"},
+
+	// Recordings wrap the controller and the endpoints of an engine.
+	"recording": {"controller", "endpoints", "pipeline", "scope", "skills"},
+	// The ssh server runs the UI, one chat per connection.
+	"sshd": {"config", "pipeline", "ui"},
+
+	// Test support: fakes and helpers that import nothing of Chorus
+	// outside internal, and that production code never imports.
+	"internal/*": {"internal/*"},
+
+	// The root package wires everything (but test support).
+	"": {"*"},
+}
+
+// sdkImporters may import the Ollama SDK: the controller and the Ollama
+// expert endpoint (and the fake Ollama, which speaks its wire format).
+var sdkImporters = []string{"controller", "endpoints/ollama", "internal/fakeollama"}
+
+const module = "github.com/chorusai/chorus"
+
+// TestImportDirection fails when a package imports against the map: the
+// image library importing Chorus, a UI room importing the UI, anything but
+// the controller and the Ollama endpoint importing the Ollama SDK,
+// production code importing test support.
+func TestImportDirection(t *testing.T) {
+	imports := map[string]map[string]bool{}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(filepath.Dir(p))
+		if pkg == "." {
+			pkg = ""
+		}
+		if imports[pkg] == nil {
+			imports[pkg] = map[string]bool{}
+		}
+		for _, imp := range f.Imports {
+			ip, _ := strconv.Unquote(imp.Path.Value)
+			imports[pkg][ip] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imports) < 10 {
+		t.Fatalf("found only %d packages: the walk is broken", len(imports))
+	}
+	for pkg, imps := range imports {
+		rule, ok := ruleFor(pkg)
+		if !ok {
+			t.Errorf("package %q has no place in the import map (importRules in imports_test.go, and docs/architecture.md)", pkg)
+			continue
+		}
+		for ip := range imps {
+			switch {
+			case strings.HasPrefix(ip, "github.com/ollama/ollama"):
+				if !slices.Contains(sdkImporters, pkg) {
+					t.Errorf("%s imports the Ollama SDK (%s): only the controller and endpoints/ollama may", show(pkg), ip)
+				}
+			case ip == module || strings.HasPrefix(ip, module+"/"):
+				to := strings.TrimPrefix(strings.TrimPrefix(ip, module), "/")
+				if !allows(rule, to) {
+					t.Errorf("%s imports %s, against the map (it may import %v)", show(pkg), show(to), rule)
+				}
+			}
+		}
+	}
+}
+
+// ruleFor finds the rule of pkg: its own, or that of the nearest "x/*".
+func ruleFor(pkg string) ([]string, bool) {
+	if r, ok := importRules[pkg]; ok {
+		return r, true
+	}
+	for dir := pkg; dir != "." && dir != ""; dir = path.Dir(dir) {
+		if r, ok := importRules[path.Dir(dir)+"/*"]; ok && path.Dir(dir) != "." {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+func allows(rule []string, to string) bool {
+	for _, r := range rule {
+		switch {
+		case r == "*" && !strings.HasPrefix(to, "internal/"), r == to:
+			return true
+		case strings.HasSuffix(r, "/*") && strings.HasPrefix(to, strings.TrimSuffix(r, "*")):
+			return true
+		}
+	}
+	return false
+}
+
+func show(pkg string) string {
+	if pkg == "" {
+		return "the root package"
+	}
+	return pkg
+}
+
+// TestImportRulesCatchAViolation: the checker itself rejects what the map
+// forbids.
+func TestImportRulesCatchAViolation(t *testing.T) {
+	for _, tc := range []struct {
+		from, to string
+		ok       bool
+	}{
+		{"imaging", "skills", false},
+		{"ui/chat", "ui", false},
+		{"ui/chat", "ui/theme", true},
+		{"endpoints/openai", "endpoints", true},
+		{"endpoints/huggingface", "pipeline", false},
+		{"pipeline", "ui", false},
+		{"ui", "ui/dialog", true},
+		{"internal/fakehf", "pipeline", false},
+		{"", "internal/fakehf", false},
+		{"", "ui", true},
+	} {
+		rule, found := ruleFor(tc.from)
+		if got := found && allows(rule, tc.to); got != tc.ok {
+			t.Errorf("%s → %s allowed = %v, want %v", tc.from, tc.to, got, tc.ok)
+		}
+	}
+}
