@@ -47,6 +47,12 @@ func TestRemoteAudioIsNotPlayedHere(t *testing.T) {
 	if _, ok := m.media.Player(); ok {
 		t.Fatal("a remote chat reports an audio player")
 	}
+	// Nor is a desktop viewer started here, whatever the client says of a
+	// display.
+	m.opts.Getenv = fixedEnv(map[string]string{"DISPLAY": ":0"})
+	if cmd := m.openLastFile(); cmd != nil || !strings.Contains(m.notice.text, "another machine") {
+		t.Fatalf("open over ssh: %q", m.notice.text)
+	}
 }
 
 // TestWorkspaceConfinesFiles: a remote user's attachments, Tab completion,
