@@ -49,6 +49,17 @@ func TestRecordInTheChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The chat on a replay says so: its intro, and ▶ replay for Ollama.
+	opts := env.options(t)
+	opts.Engine, opts.Intro = eng, "Replaying `chat.json`."
+	rm, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm.Update(rm.checkOllama()())
+	if f := frame(rm); !strings.Contains(f, "Replaying  chat.json") || !strings.Contains(f, "▶ replay") || strings.Contains(f, "HF token") {
+		t.Fatalf("the replay's chat:\n%s", f)
+	}
 	rep, err := eng.Run(context.Background(), pipeline.Turn{Request: "say hello"}, nil)
 	if err != nil || !strings.HasPrefix(rep.Answer, "Recorded hello.") {
 		t.Fatalf("replayed: %v %v", rep, err)
