@@ -57,7 +57,7 @@ func TestRecordInTheChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	rm.Update(rm.checkOllama()())
-	if f := frame(rm); !strings.Contains(f, "Replaying  chat.json") || !strings.Contains(f, "▶ replay") || strings.Contains(f, "HF token") {
+	if f := frame(rm); !strings.Contains(f, "Replaying") || !strings.Contains(f, "chat.json") || !strings.Contains(f, "▶ replay") || strings.Contains(f, "HF token") {
 		t.Fatalf("the replay's chat:\n%s", f)
 	}
 	rep, err := eng.Run(context.Background(), pipeline.Turn{Request: "say hello"}, nil)
