@@ -460,3 +460,79 @@ func TestRunWritesTheLogFile(t *testing.T) {
 		t.Fatalf("an unwritable log broke the run: exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
 }
+
+// TestRunNeverSendsFilesTheUserDidNotGive: a plan that names ~/.ssh/id_rsa,
+// the Hugging Face token file and a private note — as media and as text —
+// makes nothing of them leave the process: not to Hugging Face, not to the
+// controller, not to stdout, stderr or the saved session.
+func TestRunNeverSendsFilesTheUserDidNotGive(t *testing.T) {
+	home := t.TempDir()
+	secret := "-----BEGIN OPENSSH PRIVATE KEY----- c2VjcmV0LWtleQ"
+	for _, f := range []string{".ssh/id_rsa", ".ssh/notes.txt", ".cache/huggingface/token"} {
+		p := filepath.Join(home, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(secret), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", home)
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		if stageOf(req) == "plan" {
+			return fakeollama.Reply{Content: `{"tasks": [
+				{"task": "image-to-text", "id": 1, "dep": [], "args": {"image": "~/.ssh/id_rsa"}},
+				{"task": "automatic-speech-recognition", "id": 2, "dep": [], "args": {"audio": "` + home + `/.cache/huggingface/token"}},
+				{"task": "summarization", "id": 3, "dep": [], "args": {"text": "~/.ssh/notes.txt"}},
+				{"task": "text-to-speech", "id": 4, "dep": [], "args": {"text": "../../../../../../../../` + home + `/.ssh/id_rsa"}}]}`}
+		}
+		return fakeollama.Reply{Content: "Done."}
+	})
+	e.serveSkill("image-to-text")
+	e.serveSkill("automatic-speech-recognition")
+	e.serveSkill("text-to-speech")
+	var st sessions.Store
+	s := st.New("")
+	s.Model = "ctl"
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI("run", "--json", "--session", s.ID, "describe my key and read my notes")
+	if code != 0 {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	var where []string
+	if strings.Contains(stdout, secret) || strings.Contains(stderr, secret) {
+		where = append(where, "the output")
+	}
+	for _, req := range e.hf.Requests() {
+		if strings.Contains(string(req.Body), secret) {
+			where = append(where, "Hugging Face ("+req.Model+")")
+		}
+	}
+	for _, req := range e.ollama.ChatRequests() {
+		for _, m := range req.Messages {
+			if strings.Contains(m.Content, secret) {
+				where = append(where, "the controller")
+			}
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_DATA_HOME"), "chorus", "sessions", "*.json"))
+	saved := false
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		saved = saved || strings.Contains(string(b), "describe my key")
+		if strings.Contains(string(b), secret) {
+			where = append(where, "the session file")
+		}
+	}
+	if !saved {
+		t.Fatalf("the turn was not saved to the session (files %v)", files)
+	}
+	if len(where) > 0 {
+		t.Fatalf("the secret reached %v", where)
+	}
+	if !strings.Contains(stdout, "is not a file you gave this turn") || !strings.Contains(stdout, "--attach") {
+		t.Fatalf("the refusals are not explained:\n%s", stdout)
+	}
+}

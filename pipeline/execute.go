@@ -178,13 +178,13 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	// A task that never runs gets only its end event, as a task skipped
 	// for a failed dependency does: a start would claim it ran somewhere.
 	switch {
-	case c == nil || c.skill == nil:
-		r.fail("not run: no model was selected for this task")
+	case c != nil && c.none != "":
+		r.fail("not run: " + c.none)
 		r.skipped = true
 		emit(r.endEvent())
 		return
-	case c.none != "":
-		r.fail("not run: " + c.none)
+	case c == nil || c.skill == nil:
+		r.fail("not run: no model was selected for this task")
 		r.skipped = true
 		emit(r.endEvent())
 		return

@@ -205,6 +205,13 @@ func (e *Engine) availability(ctx context.Context) ([]*skills.Skill, []string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// An endpoint's bug must not end the program: a skill whose
+			// check panics is listed, and selection says what failed.
+			defer func() {
+				if recover() != nil {
+					ok[i] = true
+				}
+			}()
 			ok[i] = e.runnable(ctx, s)
 		}()
 	}

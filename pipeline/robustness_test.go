@@ -15,7 +15,10 @@ import (
 	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/ollama"
+	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
+
+	"github.com/ollama/ollama/api"
 )
 
 // scriptedEndpoint stands in for an endpoint whose Infer misbehaves in ways
@@ -219,5 +222,74 @@ func TestDiscoveryFailureIsExplained(t *testing.T) {
 	}
 	if !strings.Contains(why, "ollama serve") {
 		t.Fatalf("excluded = %+v, want the Ollama models explained", ev.Excluded)
+	}
+}
+
+// panickyEndpoint's Check panics for one task: a bug in an endpoint met
+// during selection, not execution.
+type panickyEndpoint struct {
+	scriptedEndpoint
+	task string
+}
+
+func (e *panickyEndpoint) Check(ctx context.Context, task, model string) error {
+	if task == e.task {
+		var m map[string]int
+		m["boom"]++
+	}
+	return nil
+}
+
+// TestPanicInSelectionFailsOnlyItsTask: a panic while choosing a task's
+// model fails that task with a message saying so; the other task runs and
+// the turn answers.
+func TestPanicInSelectionFailsOnlyItsTask(t *testing.T) {
+	ep := &panickyEndpoint{task: "object-detection", scriptedEndpoint: scriptedEndpoint{kind: endpoints.HuggingFace,
+		infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
+			return endpoints.Result{Text: "a cat"}, nil
+		}}}
+	r := newRig(t, withEndpoints(ep))
+	img := r.image("a.png", 8, 8)
+	r.planJSON(
+		task(1, "object-detection", nil, map[string]string{"image": img}),
+		task(2, "image-classification", nil, map[string]string{"image": img}),
+	)
+	rep, err := r.run(context.Background(), pipeline.Turn{Request: "look at it"})
+	if err != nil {
+		t.Fatalf("the turn failed: %v", err)
+	}
+	if e := r.taskEnd(1); e.Status != pipeline.StatusError || !strings.Contains(e.Error, "bug in Chorus") {
+		t.Fatalf("task_end 1 = %+v", e)
+	}
+	if e := r.taskEnd(2); e.Status != pipeline.StatusOK {
+		t.Fatalf("task_end 2 = %+v", e)
+	}
+	if rep.Answer == "" {
+		t.Fatal("no answer")
+	}
+}
+
+// TestSelectionPromptClipsArguments: a huge argument does not make a huge
+// selection prompt.
+func TestSelectionPromptClipsArguments(t *testing.T) {
+	r := newRig(t)
+	img := r.image("a.png", 20, 20)
+	r.hf.Model("test/vqa-big", "visual-question-answering")
+	r.hf.Model("test/vqa-small", "visual-question-answering")
+	huge := "what-" + strings.Repeat("x", 400<<10) // 400 KB, one "word" for the fake's token count
+	var size int
+	r.pick = func(req *api.ChatRequest) fakeollama.Reply {
+		size = len(req.Messages[len(req.Messages)-1].Content)
+		return fakeollama.Reply{Content: `{"choices":[{"id":1,"pick":1,"reason":"x"}]}`}
+	}
+	r.planJSON(task(1, "visual-question-answering", nil, map[string]string{"image": img, "text": huge}))
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "answer it"}); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	got := size
+	r.mu.Unlock()
+	if got == 0 || got > 4000 {
+		t.Fatalf("the selection prompt is %d bytes (plan %+v)", got, eventsOf[pipeline.PlanEvent](r))
 	}
 }
