@@ -45,6 +45,8 @@ func newCLIEnv(t *testing.T, planner func(*api.ChatRequest) fakeollama.Reply) *c
 	t.Setenv("OLLAMA_HOST", e.ollama.URL)
 	t.Setenv("CHORUS_CONTROLLER_MODEL", "ctl")
 	t.Setenv("CHORUS_HUGGINGFACE_BASE_URL", e.hf.URL)
+	// The fake is the Hub too: which providers serve a model is asked there.
+	t.Setenv("CHORUS_HUGGINGFACE_HUB_URL", e.hf.Root)
 	t.Setenv("HF_TOKEN", "hf_cli")
 	t.Setenv("CHORUS_OLLAMA_EXPERTS", "false")
 	t.Setenv("CHORUS_COMMAND_ENABLED", "false")

@@ -116,7 +116,7 @@ func printPreview(w io.Writer, ev pipeline.ModelEvent, k int, cat *skills.Catalo
 		if size == "" {
 			size = "size unknown"
 		}
-		fmt.Fprintf(tw, "  %s %d.\t%s\t%s\t%s downloads\t%s\t%s\n", mark, i+1, c.ID, c.Endpoint, skills.HumanCount(c.Downloads), lic, size)
+		fmt.Fprintf(tw, "  %s %d.\t%s\t%s\t%s downloads\t%s\t%s\n", mark, i+1, c.ID, candidateWhere(c), skills.HumanCount(c.Downloads), lic, size)
 	}
 	tw.Flush()
 	if len(ev.Candidates) > 0 {
@@ -127,14 +127,24 @@ func printPreview(w io.Writer, ev pipeline.ModelEvent, k int, cat *skills.Catalo
 	}
 }
 
+// candidateWhere names a candidate's endpoints, with the Inference
+// Provider its huggingface route tries first: "local,huggingface (fal-ai)".
+func candidateWhere(c pipeline.Candidate) string {
+	if c.Provider == "" {
+		return c.Endpoint
+	}
+	return c.Endpoint + " (" + c.Provider + ")"
+}
+
 func newModelsSyncCmd(g *globalFlags) *cobra.Command {
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "sync [TASK…]",
-		Short: "Refresh candidates from the Hugging Face Hub (downloads, licence, size, benchmark results)",
+		Short: "Refresh candidates from the Hugging Face Hub (downloads, licence, size, benchmark results, providers)",
 		Long: `Lists the models of each task's Hub pipeline tag, sorted by downloads, with licence, parameter
-count or weight size and model-index benchmark results, and caches them under the user cache
-directory. Without tasks, every task with a Hub listing is synced. The embedded catalog stays the
+count or weight size, model-index benchmark results and the Inference Providers that serve them
+(which provider, under which id, in your order from https://hf.co/settings/inference-providers),
+and caches them under the user cache directory. Without tasks, every task with a Hub listing is synced. The embedded catalog stays the
 offline default; local, Ollama, command and built-in experts are kept.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := g.load()
@@ -160,7 +170,7 @@ offline default; local, Ollama, command and built-in experts are kept.`,
 					fmt.Fprintf(w, "✗ %s: %v\n", r.Task, r.Err)
 					continue
 				}
-				fmt.Fprintf(w, "✓ %s: %d models (pipeline tag %s)\n", r.Task, r.Models, r.Tag)
+				fmt.Fprintf(w, "✓ %s: %d models, %d served by Inference Providers (pipeline tag %s)\n", r.Task, r.Models, r.Served, r.Tag)
 			}
 			fmt.Fprintf(w, "cache: %s\n", hubCache().Dir)
 			if failed > 0 {

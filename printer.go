@@ -84,7 +84,7 @@ func (p *printer) plain(ev pipeline.Event) {
 		case e.Model == "":
 			p.line("model: task %d %s → none: %s", e.ID, e.Task, e.Reason)
 		default:
-			p.line("model: task %d %s → %s on %s [%s] — %s", e.ID, e.Task, e.Model, e.Endpoint, e.Decided, text.OneLine(e.Reason, 160))
+			p.line("model: task %d %s → %s on %s [%s] — %s", e.ID, e.Task, e.Model, pipeline.Where(e.Endpoint, e.Provider), e.Decided, text.OneLine(e.Reason, 160))
 		}
 	case pipeline.TaskStartEvent:
 		p.line("start: task %d %s", e.ID, e.Task)
@@ -97,7 +97,7 @@ func (p *printer) plain(ev pipeline.Event) {
 			if e.Result != "" {
 				result = ": " + text.OneLine(e.Result, 200)
 			}
-			p.line("done: task %d %s with %s (%s) in %d ms%s", e.ID, e.Task, e.Model, e.Endpoint, e.ElapsedMS, result)
+			p.line("done: task %d %s with %s on %s in %d ms%s", e.ID, e.Task, e.Model, pipeline.Where(e.Endpoint, e.Provider), e.ElapsedMS, result)
 			for _, f := range e.Files {
 				p.line("  file: %s", f)
 			}

@@ -32,9 +32,9 @@ func viewOf(t *testing.T, stdout string) turnView {
 				v.plan = append(v.plan, tk.(map[string]any)["task"].(string))
 			}
 		case "model":
-			v.models = append(v.models, fmt.Sprint(ev["task"], " → ", ev["model"], " · ", ev["endpoint"], " · ", ev["reason"]))
+			v.models = append(v.models, fmt.Sprint(ev["task"], " → ", ev["model"], " · ", ev["endpoint"], " (", ev["provider"], ") · ", ev["reason"]))
 		case "task_end":
-			r := fmt.Sprint(ev["task"], ": ", ev["status"], " ", ev["result"])
+			r := fmt.Sprint(ev["task"], ": ", ev["status"], " (", ev["provider"], ") ", ev["result"])
 			for _, f := range ev["files"].([]any) {
 				b, err := os.ReadFile(f.(string))
 				if err != nil {

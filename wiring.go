@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/chorusai/chorus/config"
@@ -38,7 +39,7 @@ func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
-	router, err := buildRouter(cfg)
+	router, err := buildRouter(cfg, cat)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
@@ -68,16 +69,24 @@ func hubCache() skills.Cache {
 	return skills.Cache{Dir: config.CacheDir() + "/catalog"}
 }
 
-// buildRouter creates the endpoints the configuration enables.
-func buildRouter(cfg *config.Config) (*endpoints.Router, error) {
+// buildRouter creates the endpoints the configuration enables. The
+// huggingface endpoint learns from cat which Inference Providers serve the
+// catalog's models (curated, or synced from the Hub), and asks the Hub
+// itself when a model runs.
+func buildRouter(cfg *config.Config, cat *skills.Catalog) (*endpoints.Router, error) {
 	httpClient := &http.Client{Timeout: 0} // per-request deadlines come from contexts
 	eps := []endpoints.Endpoint{builtin.New()}
 	eps = append(eps, huggingface.New(huggingface.Options{
 		BaseURL:    cfg.HuggingFace.BaseURL,
 		Token:      cfg.HuggingFace.Token,
+		Providers:  cfg.HuggingFace.Providers,
+		Hub:        &skills.Hub{BaseURL: cfg.HuggingFace.HubURL, Token: cfg.HuggingFace.Token, HTTPClient: httpClient},
+		Known:      knownProviders(cat),
 		MaxWait:    orOff(cfg.HuggingFace.MaxWait),
 		MaxRetries: orOff(cfg.HuggingFace.MaxRetries),
 		HTTPClient: httpClient,
+
+		DownloadTransport: resultTransport,
 	}))
 	if cfg.Local.URL != "" {
 		if _, err := url.Parse(cfg.Local.URL); err != nil {
@@ -92,6 +101,32 @@ func buildRouter(cfg *config.Config) (*endpoints.Router, error) {
 		eps = append(eps, command.New(command.Options{}))
 	}
 	return endpoints.NewRouter(cfg.Mode, eps...), nil
+}
+
+// resultTransport carries the downloads of files that providers answer
+// with by URL; nil dials public addresses only. Tests point it at their
+// fake CDN.
+var resultTransport http.RoundTripper
+
+// knownProviders collects what the catalog knows of its models'
+// Inference Providers, by model id.
+func knownProviders(cat *skills.Catalog) map[string][]skills.Provider {
+	out := map[string][]skills.Provider{}
+	for _, s := range cat.All() {
+		for _, m := range s.Models {
+			if !m.ServedBy(skills.EndpointHuggingFace) {
+				continue
+			}
+			// A model several skills list has one mapping, with an entry
+			// per task.
+			for _, p := range m.Providers {
+				if !slices.Contains(out[m.ID], p) {
+					out[m.ID] = append(out[m.ID], p)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // standingConstraints turns the config's constraints section into the

@@ -59,6 +59,10 @@ type Config struct {
 		Token      string        `mapstructure:"token" yaml:"token"`
 		MaxWait    time.Duration `mapstructure:"max_wait" yaml:"max_wait"`
 		MaxRetries int           `mapstructure:"max_retries" yaml:"max_retries"`
+		// Providers are the Inference Providers that may run a model, in
+		// the order they are tried; "auto" is every provider serving it,
+		// in the user's order from their Hub settings.
+		Providers []string `mapstructure:"providers" yaml:"providers"`
 	} `mapstructure:"huggingface" yaml:"huggingface"`
 	Local struct {
 		URL      string `mapstructure:"url" yaml:"url"`
@@ -285,6 +289,11 @@ func (c *Config) normalize() error {
 	if c.HuggingFace.MaxRetries < 0 || c.HuggingFace.MaxRetries > 20 {
 		return bad("huggingface.max_retries", "%d is out of range (0 to 20)", c.HuggingFace.MaxRetries)
 	}
+	providers, err := endpoints.ParseProviders(c.HuggingFace.Providers)
+	if err != nil {
+		return bad("huggingface.providers", "%v", err)
+	}
+	c.HuggingFace.Providers = providers
 	if c.Local.URL != "" {
 		u, err := checkURL(c.Local.URL)
 		if err != nil {

@@ -91,6 +91,31 @@ func TestPrecedence(t *testing.T) {
 	}
 }
 
+func TestProviders(t *testing.T) {
+	isolate(t)
+	c, err := Load(defaults(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.HuggingFace.Providers, ",") != "auto" || c.HuggingFace.BaseURL != "https://router.huggingface.co" {
+		t.Errorf("defaults: providers %v, base %s", c.HuggingFace.Providers, c.HuggingFace.BaseURL)
+	}
+	t.Setenv("CHORUS_HUGGINGFACE_PROVIDERS", "Fal-AI, auto")
+	if c, err = Load(defaults(t), ""); err != nil || strings.Join(c.HuggingFace.Providers, ",") != "fal-ai,auto" {
+		t.Errorf("from the environment: %v, %v", c.HuggingFace.Providers, err)
+	}
+	os.Unsetenv("CHORUS_HUGGINGFACE_PROVIDERS")
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(file, []byte("huggingface:\n  providers: [replicate, hf-inference]\n"), 0o644)
+	if c, err = Load(defaults(t), file); err != nil || strings.Join(c.HuggingFace.Providers, ",") != "replicate,hf-inference" {
+		t.Errorf("from a file: %v, %v", c.HuggingFace.Providers, err)
+	}
+	os.WriteFile(file, []byte("huggingface:\n  providers: [groq]\n"), 0o644)
+	if _, err = Load(defaults(t), file); err == nil || !strings.Contains(err.Error(), "huggingface.providers") || !strings.Contains(err.Error(), "fal-ai") {
+		t.Errorf("an unknown provider: %v", err)
+	}
+}
+
 func TestCachedHFToken(t *testing.T) {
 	dir := isolate(t)
 	if err := os.MkdirAll(filepath.Join(dir, "hf"), 0o755); err != nil {
@@ -123,6 +148,8 @@ func TestInvalidValuesNameTheKey(t *testing.T) {
 		"max size":   {"CHORUS_CONSTRAINTS_MAX_SIZE", "big", "constraints.max_size"},
 		"sessions":   {"CHORUS_SERVE_MAX_SESSIONS", "0", "serve.max_sessions"},
 		"idle":       {"CHORUS_SERVE_IDLE_TIMEOUT", "-1m", "serve.idle_timeout"},
+		"provider":   {"CHORUS_HUGGINGFACE_PROVIDERS", "fal-ai,fal", "huggingface.providers"},
+		"twice":      {"CHORUS_HUGGINGFACE_PROVIDERS", "auto auto", "huggingface.providers"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

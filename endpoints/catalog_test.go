@@ -314,7 +314,7 @@ func catCheckHFRequest(t *testing.T, task, model string, in *catInputs, r fakehf
 	case "video-classification":
 		raw("video/mp4", in.mp4Data)
 	case "text-classification", "token-classification", "text2text-generation", "summarization",
-		"text-generation", "text-to-image", "text-to-speech", "text-to-video":
+		"text-to-image", "text-to-speech", "text-to-video":
 		jsonBody("", map[string]any{"inputs": a["text"]})
 	case "translation":
 		jsonBody("", map[string]any{"inputs": a["text"], "parameters": map[string]any{"src_lang": a["src_lang"], "tgt_lang": a["tgt_lang"]}})
@@ -326,7 +326,9 @@ func catCheckHFRequest(t *testing.T, task, model string, in *catInputs, r fakehf
 	case "tabular-classification":
 		jsonBody("", map[string]any{"inputs": map[string]any{"data": map[string]any{
 			"age": []any{"31", "45"}, "income": []any{"52000", "61000"}}}})
-	case "conversational", "social-media-post":
+	case "conversational", "social-media-post", "text-generation":
+		// Text generation is a chat completion, as the official client
+		// sends it.
 		var body struct {
 			Model    string `json:"model"`
 			Messages []struct{ Role, Content string }

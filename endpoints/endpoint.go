@@ -98,6 +98,10 @@ type Result struct {
 	// Blobs are produced files (images, audio, video). Large ones are
 	// temporary files the holder of the Result owns: see Blob.
 	Blobs []Blob
+	// Provider names who ran the model within the endpoint kind, where a
+	// kind reaches several (the Inference Provider behind Hugging Face's
+	// router: "fal-ai", "hf-inference"); empty otherwise.
+	Provider string
 }
 
 // Discard removes the temporary files of a result that is not kept, so a
@@ -129,6 +133,16 @@ type Endpoint interface {
 type Discoverer interface {
 	// Discover returns the models this endpoint can serve for task now.
 	Discover(ctx context.Context, task string) ([]Offer, error)
+}
+
+// ProviderNamer is implemented by endpoints that reach a model through one
+// of several providers (Hugging Face's Inference Providers), so selection
+// can say which one a task will use before it runs.
+type ProviderNamer interface {
+	// Provider names the provider a call of model for task would try
+	// first now ("fal-ai"), or "" when the endpoint cannot tell before
+	// the call. It never touches the network.
+	Provider(task, model string) string
 }
 
 // Offer is a model a Discoverer can serve.

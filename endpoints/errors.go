@@ -26,10 +26,13 @@ var (
 
 // HTTPError is a non-success answer from an HTTP endpoint.
 type HTTPError struct {
-	Kind    Kind
-	Model   string
-	Status  int
-	Message string
+	Kind  Kind
+	Model string
+	// Provider is the Inference Provider that answered, where the kind
+	// reaches several ("fal-ai"); empty otherwise.
+	Provider string
+	Status   int
+	Message  string
 	// Err is the sentinel that classifies the status, if any.
 	Err error
 }
@@ -38,6 +41,9 @@ func (e *HTTPError) Error() string {
 	msg := e.Message
 	if msg == "" {
 		msg = "no message"
+	}
+	if e.Provider != "" {
+		return fmt.Sprintf("%s (%s) %s: HTTP %d: %s", e.Kind, e.Provider, e.Model, e.Status, msg)
 	}
 	return fmt.Sprintf("%s %s: HTTP %d: %s", e.Kind, e.Model, e.Status, msg)
 }

@@ -49,6 +49,10 @@ type ModelEvent struct {
 	Task     string `json:"task"`
 	Model    string `json:"model"`
 	Endpoint string `json:"endpoint"`
+	// Provider is the Inference Provider a huggingface endpoint will try
+	// first ("fal-ai"; "auto" when the router chooses); empty for other
+	// endpoints.
+	Provider string `json:"provider,omitempty"`
 	Reason   string `json:"reason"`
 	// Decided names what made the choice: "only candidate", "controller",
 	// "constraint: smallest", "constraint: best wer on common_voice",
@@ -67,6 +71,8 @@ type TaskStartEvent struct {
 	Task     string `json:"task"`
 	Model    string `json:"model,omitempty"`
 	Endpoint string `json:"endpoint,omitempty"`
+	// Provider is the Inference Provider tried first, as in ModelEvent.
+	Provider string `json:"provider,omitempty"`
 }
 
 // TaskProgressEvent reports progress of a running task.
@@ -90,9 +96,12 @@ type TaskEndEvent struct {
 	Status string `json:"status"`
 	// Skipped is true when the task never ran (no qualifying model, a
 	// failed dependency, cancellation); Status is then "error".
-	Skipped  bool            `json:"skipped,omitempty"`
-	Model    string          `json:"model,omitempty"`
-	Endpoint string          `json:"endpoint,omitempty"`
+	Skipped  bool   `json:"skipped,omitempty"`
+	Model    string `json:"model,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
+	// Provider is the Inference Provider that ran the task (or last
+	// failed it) behind a huggingface endpoint; empty for others.
+	Provider string          `json:"provider,omitempty"`
 	Result   string          `json:"result"`
 	Data     json.RawMessage `json:"data,omitempty"`
 	Files    []string        `json:"files"`

@@ -39,6 +39,7 @@ type taskRun struct {
 	attempts []Attempt
 	model    string
 	endpoint string
+	provider string
 	elapsed  time.Duration
 }
 
@@ -160,7 +161,7 @@ func (r *taskRun) endEvent() TaskEndEvent {
 		files = []string{}
 	}
 	return TaskEndEvent{ID: r.task.ID, Task: r.task.Task, Status: r.status, Skipped: r.skipped, Model: r.model, Endpoint: r.endpoint,
-		Result: r.text, Data: r.data, Files: files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
+		Provider: r.provider, Result: r.text, Data: r.data, Files: files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
 }
 
 // runTask resolves the task's arguments and tries its candidates in order.
@@ -173,6 +174,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			r.model, r.endpoint = e.ctl.Model(), EndpointController
 		case len(c.ranked) > 0:
 			r.model, r.endpoint = c.ranked[0].model.ID, string(c.ranked[0].routes[0].Kind())
+			r.provider = plannedProvider(c.ranked[0].routes[0], r.task.Task, r.model)
 		}
 	}
 	// A task that never runs gets only its end event, as a task skipped
@@ -189,7 +191,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 		emit(r.endEvent())
 		return
 	}
-	emit(TaskStartEvent{ID: r.task.ID, Task: r.task.Task, Model: r.model, Endpoint: r.endpoint})
+	emit(TaskStartEvent{ID: r.task.ID, Task: r.task.Task, Model: r.model, Endpoint: r.endpoint, Provider: r.provider})
 	defer func() {
 		r.elapsed = time.Since(start)
 		emit(r.endEvent())
@@ -242,12 +244,14 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 				progress(endpoints.Progress{Message: fmt.Sprintf("%s; trying %s on %s", shortErr(lastErr), cand.model.ID, route.Kind())})
 			}
 			r.model, r.endpoint = cand.model.ID, string(route.Kind())
+			r.provider = plannedProvider(route, r.task.Task, cand.model.ID)
 			at := time.Now()
 			res, err := route.Infer(tctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Files: files, Command: cand.model.Command, Progress: progress})
+			r.provider = ranOn(r.provider, res, err)
 			if err == nil {
 				err = e.keepResult(r, res, outDir, progress)
 			}
-			r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
+			r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Provider: r.provider, Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
 			if err == nil {
 				r.status = StatusOK
 				allowResultURLs(sc, r.text)
@@ -272,6 +276,19 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	default:
 		r.fail("no endpoint could run it")
 	}
+}
+
+// ranOn is the provider that ran (or failed) a call: the one the result
+// or the error names, else the one planned.
+func ranOn(planned string, res endpoints.Result, err error) string {
+	if err == nil && res.Provider != "" {
+		return res.Provider
+	}
+	var he *endpoints.HTTPError
+	if errors.As(err, &he) && he.Provider != "" {
+		return he.Provider
+	}
+	return planned
 }
 
 func errText(err error) string {
@@ -497,7 +514,7 @@ func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, a
 func reportTasks(runs []*taskRun) []TaskReport {
 	out := make([]TaskReport, 0, len(runs))
 	for _, r := range runs {
-		tr := TaskReport{ID: r.task.ID, Task: r.task.Task, Dep: slices.Clone(r.task.Dep), Args: r.args, Model: r.model, Endpoint: r.endpoint,
+		tr := TaskReport{ID: r.task.ID, Task: r.task.Task, Dep: slices.Clone(r.task.Dep), Args: r.args, Model: r.model, Endpoint: r.endpoint, Provider: r.provider,
 			Status: r.status, Skipped: r.skipped, Result: r.text, Data: r.data, Files: r.files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
 		if tr.Args == nil {
 			tr.Args = r.task.Args

@@ -68,7 +68,7 @@ func logEvent(ctx context.Context, log *slog.Logger, ev Event) {
 		}
 	case ModelEvent:
 		log.LogAttrs(ctx, slog.LevelInfo, "model chosen", slog.Int("id", e.ID), slog.String("task", e.Task),
-			slog.String("model", e.Model), slog.String("endpoint", e.Endpoint), slog.String("decided", e.Decided),
+			slog.String("model", e.Model), slog.String("endpoint", e.Endpoint), slog.String("provider", e.Provider), slog.String("decided", e.Decided),
 			slog.Int("candidates", len(e.Candidates)), slog.Int("excluded", len(e.Excluded)))
 	case TaskStartEvent:
 		log.LogAttrs(ctx, slog.LevelDebug, "task started", slog.Int("id", e.ID), slog.String("task", e.Task),
@@ -79,7 +79,7 @@ func logEvent(ctx context.Context, log *slog.Logger, ev Event) {
 		for _, a := range e.Attempts {
 			if a.Error != "" {
 				log.LogAttrs(ctx, slog.LevelWarn, "endpoint failed", slog.Int("id", e.ID), slog.String("task", e.Task),
-					slog.String("model", a.Model), slog.String("endpoint", a.Endpoint), slog.Int64("elapsed_ms", a.ElapsedMS),
+					slog.String("model", a.Model), slog.String("endpoint", a.Endpoint), slog.String("provider", a.Provider), slog.Int64("elapsed_ms", a.ElapsedMS),
 					slog.String("err", a.Error))
 			}
 		}
@@ -88,7 +88,7 @@ func logEvent(ctx context.Context, log *slog.Logger, ev Event) {
 			level = slog.LevelWarn
 		}
 		attrs := []slog.Attr{slog.Int("id", e.ID), slog.String("task", e.Task), slog.String("status", e.Status),
-			slog.Bool("skipped", e.Skipped), slog.String("model", e.Model), slog.String("endpoint", e.Endpoint),
+			slog.Bool("skipped", e.Skipped), slog.String("model", e.Model), slog.String("endpoint", e.Endpoint), slog.String("provider", e.Provider),
 			slog.Int("attempts", len(e.Attempts)), slog.Int("files", len(e.Files)), slog.Int("result_chars", len(e.Result)),
 			slog.Int64("elapsed_ms", e.ElapsedMS)}
 		if e.Error != "" {

@@ -7,8 +7,12 @@ import (
 // Candidate is a model selection considered for a task, as shown to the
 // controller and in model events.
 type Candidate struct {
-	ID          string `json:"id"`
-	Endpoint    string `json:"endpoint"`
+	ID       string `json:"id"`
+	Endpoint string `json:"endpoint"`
+	// Provider is the Inference Provider the candidate's huggingface
+	// route would try first ("fal-ai", "hf-inference"; "auto" when the
+	// router chooses); empty when it has no such route.
+	Provider    string `json:"provider,omitempty"`
 	Downloads   int64  `json:"downloads,omitempty"`
 	License     string `json:"license,omitempty"`
 	Size        string `json:"size,omitempty"`
@@ -24,8 +28,10 @@ type Exclusion struct {
 
 // Attempt is one try of a task on one model and endpoint.
 type Attempt struct {
-	Model     string `json:"model"`
-	Endpoint  string `json:"endpoint"`
+	Model    string `json:"model"`
+	Endpoint string `json:"endpoint"`
+	// Provider is the Inference Provider behind a huggingface endpoint.
+	Provider  string `json:"provider,omitempty"`
 	Error     string `json:"error,omitempty"`
 	ElapsedMS int64  `json:"elapsed_ms"`
 }
@@ -40,6 +46,7 @@ type TaskReport struct {
 	Args      map[string]string `json:"args"`
 	Model     string            `json:"model,omitempty"`
 	Endpoint  string            `json:"endpoint,omitempty"`
+	Provider  string            `json:"provider,omitempty"`
 	Decided   string            `json:"decided,omitempty"`
 	Reason    string            `json:"reason,omitempty"`
 	Status    string            `json:"status"`
@@ -50,6 +57,15 @@ type TaskReport struct {
 	Error     string            `json:"error,omitempty"`
 	Attempts  []Attempt         `json:"attempts,omitempty"`
 	ElapsedMS int64             `json:"elapsed_ms"`
+}
+
+// Where names where a model ran, for people: the endpoint, and the
+// Inference Provider behind it when there is one — "huggingface (fal-ai)".
+func Where(endpoint, provider string) string {
+	if provider == "" {
+		return endpoint
+	}
+	return endpoint + " (" + provider + ")"
 }
 
 // Report is the record of one turn.

@@ -260,7 +260,7 @@ func workflowSection(rep *Report, p Plan) string {
 			}
 			switch {
 			case t.Status == StatusOK:
-				fmt.Fprintf(&b, " — `%s` on %s, %s ✓", t.Model, t.Endpoint, humanMS(t.ElapsedMS))
+				fmt.Fprintf(&b, " — `%s` on %s, %s ✓", t.Model, Where(t.Endpoint, t.Provider), humanMS(t.ElapsedMS))
 			case t.Skipped:
 				fmt.Fprintf(&b, " — not run")
 			default:
@@ -273,7 +273,7 @@ func workflowSection(rep *Report, p Plan) string {
 			if n := len(t.Attempts); n > 1 && t.Status == StatusOK {
 				var failed []string
 				for _, a := range t.Attempts[:n-1] {
-					failed = append(failed, fmt.Sprintf("`%s` on %s", a.Model, a.Endpoint))
+					failed = append(failed, fmt.Sprintf("`%s` on %s", a.Model, Where(a.Endpoint, a.Provider)))
 				}
 				fmt.Fprintf(&b, "   - after %s failed\n", strings.Join(failed, ", "))
 			}

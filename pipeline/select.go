@@ -25,6 +25,9 @@ const EndpointController = "controller"
 type candidate struct {
 	model  skills.Model
 	routes []endpoints.Endpoint
+	// provider is the Inference Provider its huggingface route would try
+	// first, "" when it has none.
+	provider string
 }
 
 func (c *candidate) info() Candidate {
@@ -40,7 +43,7 @@ func (c *candidate) info() Candidate {
 	if c.model.Niche != "" {
 		desc = "(niche: " + c.model.Niche + ") " + desc
 	}
-	return Candidate{ID: c.model.ID, Endpoint: strings.Join(kinds, ","), Downloads: c.model.Downloads,
+	return Candidate{ID: c.model.ID, Endpoint: strings.Join(kinds, ","), Provider: c.provider, Downloads: c.model.Downloads,
 		License: c.model.License, Size: size, Description: desc}
 }
 
@@ -168,6 +171,7 @@ func (c *choice) event() ModelEvent {
 	case len(c.ranked) > 0:
 		ev.Model = c.ranked[0].model.ID
 		ev.Endpoint = string(c.ranked[0].routes[0].Kind())
+		ev.Provider = plannedProvider(c.ranked[0].routes[0], c.task.Task, ev.Model)
 	}
 	return ev
 }
@@ -203,7 +207,14 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, em
 				continue
 			}
 		}
-		cands = append(cands, &candidate{model: m, routes: routes})
+		cd := &candidate{model: m, routes: routes}
+		for _, r := range routes {
+			if p := plannedProvider(r, task.Task, m.ID); p != "" {
+				cd.provider = p
+				break
+			}
+		}
+		cands = append(cands, cd)
 	}
 	slices.SortStableFunc(cands, func(a, b *candidate) int { return s.CompareRank(a.model, b.model) })
 
@@ -273,6 +284,15 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, em
 		return c, true
 	}
 	return c, false
+}
+
+// plannedProvider names the provider route would try first for model,
+// where the endpoint reaches several; "" otherwise.
+func plannedProvider(route endpoints.Endpoint, task, model string) string {
+	if pn, ok := route.(endpoints.ProviderNamer); ok {
+		return pn.Provider(task, model)
+	}
+	return ""
 }
 
 // choose puts the candidate id first in c's ranking.

@@ -178,11 +178,11 @@ func TestReportMatchesWhatRan(t *testing.T) {
 		if tr.Status != pipeline.StatusOK {
 			t.Fatalf("task %d: %+v", tr.ID, tr)
 		}
-		if !strings.Contains(rep.Answer, "`"+tr.Model+"` on "+tr.Endpoint) {
+		if !strings.Contains(rep.Answer, "`"+tr.Model+"` on "+pipeline.Where(tr.Endpoint, tr.Provider)) || tr.Provider != "hf-inference" {
 			t.Fatalf("the workflow section does not name %s: %q", tr.Model, rep.Answer)
 		}
 	}
-	if strings.Contains(rep.Answer, "— `test/captioner-big` on") || !strings.Contains(rep.Answer, "after `test/captioner-big` on huggingface failed") {
+	if strings.Contains(rep.Answer, "— `test/captioner-big` on") || !strings.Contains(rep.Answer, "after `test/captioner-big` on huggingface (hf-inference) failed") {
 		t.Fatalf("the workflow misreports the failed model: %q", rep.Answer)
 	}
 }

@@ -14,13 +14,23 @@ import (
 )
 
 // Experts is the endpoints' side of a recording: which endpoint kinds were
-// configured, what their readiness checks and discovery answered, and
-// every expert call with its result.
+// configured, what their readiness checks, discovery and provider naming
+// answered, and every expert call with its result.
 type Experts struct {
 	Kinds       []endpoints.Kind `json:"kinds"`
 	Checks      []Check          `json:"checks,omitempty"`
 	Discoveries []Discovery      `json:"discoveries,omitempty"`
+	Providers   []Provider       `json:"providers,omitempty"`
 	Calls       []Call           `json:"calls,omitempty"`
+}
+
+// Provider is the provider an endpoint said it would use for a model and
+// task (endpoints.ProviderNamer), last asked.
+type Provider struct {
+	Kind     endpoints.Kind `json:"kind"`
+	Task     string         `json:"task"`
+	Model    string         `json:"model"`
+	Provider string         `json:"provider"`
 }
 
 // Check is an endpoint's last readiness answer for a model and task.
@@ -67,6 +77,8 @@ type Result struct {
 	Text  string          `json:"text,omitempty"`
 	Data  json.RawMessage `json:"data,omitempty"`
 	Files []File          `json:"files,omitempty"`
+	// Provider is who ran the model within the endpoint kind.
+	Provider string `json:"provider,omitempty"`
 }
 
 // File is a produced file.
@@ -142,11 +154,12 @@ type expertLog struct {
 	kinds       []endpoints.Kind
 	checks      map[Check]int // key without Err → index in ex.Checks
 	discoveries map[[2]string]int
+	providers   map[[3]string]int
 	ex          Experts
 }
 
 func newExpertLog() *expertLog {
-	return &expertLog{checks: map[Check]int{}, discoveries: map[[2]string]int{}}
+	return &expertLog{checks: map[Check]int{}, discoveries: map[[2]string]int{}, providers: map[[3]string]int{}}
 }
 
 // snapshot copies what was recorded so far.
@@ -156,6 +169,7 @@ func (l *expertLog) snapshot() Experts {
 	ex := Experts{Kinds: append([]endpoints.Kind(nil), l.kinds...)}
 	ex.Checks = append(ex.Checks, l.ex.Checks...)
 	ex.Discoveries = append(ex.Discoveries, l.ex.Discoveries...)
+	ex.Providers = append(ex.Providers, l.ex.Providers...)
 	ex.Calls = append(ex.Calls, l.ex.Calls...)
 	return ex
 }
@@ -184,6 +198,18 @@ func (l *expertLog) discovery(d Discovery) {
 	l.ex.Discoveries = append(l.ex.Discoveries, d)
 }
 
+func (l *expertLog) provider(p Provider) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	key := [3]string{string(p.Kind), p.Task, p.Model}
+	if i, ok := l.providers[key]; ok {
+		l.ex.Providers[i] = p
+		return
+	}
+	l.providers[key] = len(l.ex.Providers)
+	l.ex.Providers = append(l.ex.Providers, p)
+}
+
 func (l *expertLog) call(c Call) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -196,12 +222,7 @@ func recordRouter(r *endpoints.Router, l *expertLog) *endpoints.Router {
 	var eps []endpoints.Endpoint
 	for _, k := range r.Kinds() {
 		e, _ := r.Endpoint(k)
-		re := &recordEndpoint{inner: e, log: l}
-		if d, ok := e.(endpoints.Discoverer); ok {
-			eps = append(eps, &recordDiscoverer{recordEndpoint: re, disc: d})
-		} else {
-			eps = append(eps, re)
-		}
+		eps = append(eps, &recordEndpoint{inner: e, log: l})
 	}
 	l.mu.Lock()
 	l.kinds = r.Kinds()
@@ -210,6 +231,9 @@ func recordRouter(r *endpoints.Router, l *expertLog) *endpoints.Router {
 }
 
 // recordEndpoint passes everything to inner and copies it into the log.
+// It offers every optional interface of an endpoint (Discoverer,
+// ProviderNamer), answering as an endpoint without it does ("no offers",
+// "cannot tell") when inner lacks one: one type, whatever inner is.
 type recordEndpoint struct {
 	inner endpoints.Endpoint
 	log   *expertLog
@@ -259,24 +283,34 @@ func (e *recordEndpoint) Infer(ctx context.Context, req endpoints.Request) (endp
 	return res, err
 }
 
-// recordDiscoverer is a recordEndpoint whose endpoint offers models.
-type recordDiscoverer struct {
-	*recordEndpoint
-	disc endpoints.Discoverer
-}
-
-func (e *recordDiscoverer) Discover(ctx context.Context, task string) ([]endpoints.Offer, error) {
-	offers, err := e.disc.Discover(ctx, task)
+// Discover passes discovery to an endpoint that offers models.
+func (e *recordEndpoint) Discover(ctx context.Context, task string) ([]endpoints.Offer, error) {
+	d, ok := e.inner.(endpoints.Discoverer)
+	if !ok {
+		return nil, nil
+	}
+	offers, err := d.Discover(ctx, task)
 	if ctx.Err() == nil {
 		e.log.discovery(Discovery{Kind: e.Kind(), Task: task, Offers: offers, Err: failure(err)})
 	}
 	return offers, err
 }
 
+// Provider passes provider naming to an endpoint that reaches several.
+func (e *recordEndpoint) Provider(task, model string) string {
+	pn, ok := e.inner.(endpoints.ProviderNamer)
+	if !ok {
+		return ""
+	}
+	p := pn.Provider(task, model)
+	e.log.provider(Provider{Kind: e.Kind(), Task: task, Model: model, Provider: p})
+	return p
+}
+
 // recordResult copies a result, reading its files (in memory or spooled)
 // without consuming them: the executor still moves them into place.
 func recordResult(res endpoints.Result) (*Result, error) {
-	out := &Result{Text: res.Text, Data: res.Data}
+	out := &Result{Text: res.Text, Data: res.Data, Provider: res.Provider}
 	for _, b := range res.Blobs {
 		data, err := b.Bytes(MaxFile)
 		if err != nil {

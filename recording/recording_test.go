@@ -100,9 +100,9 @@ func run(t *testing.T, eng *pipeline.Engine, req string) outcome {
 				o.plan = append(o.plan, tk.Task)
 			}
 		case pipeline.ModelEvent:
-			o.models = append(o.models, ev.Task+" → "+ev.Model+" · "+ev.Endpoint+" · "+ev.Reason)
+			o.models = append(o.models, ev.Task+" → "+ev.Model+" · "+ev.Endpoint+" ("+ev.Provider+") · "+ev.Reason)
 		case pipeline.TaskEndEvent:
-			o.results = append(o.results, ev.Status+": "+ev.Result)
+			o.results = append(o.results, ev.Status+" ("+ev.Provider+"): "+ev.Result)
 			for _, f := range ev.Files {
 				b, err := os.ReadFile(f)
 				if err != nil {

@@ -152,6 +152,16 @@ func (e *replayEndpoint) Discover(_ context.Context, task string) ([]endpoints.O
 	return nil, nil
 }
 
+// Provider names the provider the endpoint named while recording.
+func (e *replayEndpoint) Provider(task, model string) string {
+	for _, p := range e.st.rec.Experts.Providers {
+		if p.Kind == e.kind && p.Task == task && p.Model == model {
+			return p.Provider
+		}
+	}
+	return ""
+}
+
 // Infer replays the recorded call: its progress reports at their times,
 // then its result when its time is up.
 func (e *replayEndpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
@@ -178,7 +188,7 @@ func (e *replayEndpoint) Infer(ctx context.Context, req endpoints.Request) (endp
 	}
 	res := endpoints.Result{}
 	if c.Result != nil {
-		res.Text, res.Data = c.Result.Text, c.Result.Data
+		res.Text, res.Data, res.Provider = c.Result.Text, c.Result.Data, c.Result.Provider
 		for _, f := range c.Result.Files {
 			res.Blobs = append(res.Blobs, endpoints.Blob{MIME: f.MIME, Data: slices.Clone(f.Data)})
 		}

@@ -129,7 +129,7 @@ func modelLines(t Turn) []string {
 			if r.Model != "" {
 				l += " — " + codeSpan(r.Model)
 				if r.Endpoint != "" {
-					l += " on " + r.Endpoint
+					l += " on " + pipeline.Where(r.Endpoint, r.Provider)
 				}
 			}
 			switch {
@@ -158,7 +158,7 @@ func modelLines(t Turn) []string {
 		if m.Model != "" {
 			l += " — " + codeSpan(m.Model)
 			if m.Endpoint != "" {
-				l += " on " + m.Endpoint
+				l += " on " + pipeline.Where(m.Endpoint, m.Provider)
 			}
 		} else {
 			l += " — no model"

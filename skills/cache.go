@@ -246,6 +246,11 @@ func MergeSynced(current, synced []Model, fetched time.Time) []Model {
 			if m.Niche == "" {
 				m.Niche = old.Niche // curation, which the Hub does not know
 			}
+			if len(m.Providers) == 0 && m.ServedBy(EndpointHuggingFace) {
+				// An older cache has no mapping; the curated one is
+				// better than none until the next sync.
+				m.Providers = slices.Clone(old.Providers)
+			}
 			m.Endpoints = mergeEndpoints(m.Endpoints, localKinds(old.Endpoints))
 		} else {
 			m.Endpoints = mergeEndpoints(m.Endpoints, nil)
@@ -299,5 +304,6 @@ func cloneModel(m Model) Model {
 	m.Endpoints = slices.Clone(m.Endpoints)
 	m.Command = slices.Clone(m.Command)
 	m.Benchmarks = slices.Clone(m.Benchmarks)
+	m.Providers = slices.Clone(m.Providers)
 	return m
 }

@@ -67,6 +67,9 @@ type HubError struct {
 	URL string
 	// Tag is the pipeline tag being listed.
 	Tag string
+	// Model is the model whose provider mapping was asked for, when the
+	// request was that rather than a listing.
+	Model string
 	// Status is the HTTP status, 0 when no answer came.
 	Status int
 	// Message is the Hub's own error text, if it sent one.
@@ -82,7 +85,11 @@ type HubError struct {
 
 func (e *HubError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "listing %s models on the Hugging Face Hub at %s: ", e.Tag, e.URL)
+	if e.Model != "" {
+		fmt.Fprintf(&b, "asking the Hugging Face Hub at %s which providers serve %s: ", e.URL, e.Model)
+	} else {
+		fmt.Fprintf(&b, "listing %s models on the Hugging Face Hub at %s: ", e.Tag, e.URL)
+	}
 	if e.Status != 0 {
 		fmt.Fprintf(&b, "HTTP %d", e.Status)
 		if e.Message != "" {
@@ -160,8 +167,9 @@ func (h *Hub) ListURL(pipelineTag string) string {
 // model carries its downloads, likes, licence ("" when the card names
 // none), parameter count and weight size where the Hub knows them, its
 // model-index benchmark results, and the endpoint kinds that can serve it:
-// huggingface when the hf-inference provider serves it, local when it is a
-// library a self-hosted server can load. Models nothing can serve, and
+// huggingface when an Inference Provider serves it live, local when it is
+// a library a self-hosted server can load — and which Inference Providers
+// serve it (Model.Providers). Models nothing can serve, and
 // disabled ones, are left out. Descriptions are written from the card's
 // facts; the embedded catalog's own descriptions win on Overlay.
 func (h *Hub) Models(ctx context.Context, pipelineTag string) ([]Model, error) {
@@ -402,7 +410,8 @@ func modelFromHub(raw map[string]any, tag string) (Model, bool) {
 	if library == "" {
 		library = str(card, "library_name")
 	}
-	if servedByHFInference(raw) {
+	m.Providers = providersFromHub(id, raw)
+	if servedByProviders(raw, m.Providers) {
 		m.Endpoints = append(m.Endpoints, EndpointHuggingFace)
 	}
 	if localLibraries[library] {
@@ -415,36 +424,15 @@ func modelFromHub(raw map[string]any, tag string) (Model, bool) {
 	return m, true
 }
 
-// servedByHFInference reports whether Hugging Face's own hf-inference
-// provider serves the model, the provider the huggingface endpoint calls.
-// inferenceProviderMapping is a list of {provider, status, …} in listings
-// and an object keyed by provider on single-model pages; only a live
-// mapping counts. Without a mapping, the older "inference": "warm" flag
-// decides.
-func servedByHFInference(raw map[string]any) bool {
-	live := func(provider string, v any) bool {
-		m, _ := v.(map[string]any)
-		if p := str(m, "provider"); p != "" {
-			provider = p
-		}
-		status := str(m, "status")
-		return provider == "hf-inference" && (status == "" || status == "live")
-	}
-	switch mp := raw["inferenceProviderMapping"].(type) {
-	case []any:
-		for _, v := range mp {
-			if live("", v) {
-				return true
-			}
-		}
-		return false
-	case map[string]any:
-		for p, v := range mp {
-			if live(p, v) {
-				return true
-			}
-		}
-		return false
+// servedByProviders reports whether an Inference Provider serves the
+// model live through Hugging Face's router, which the huggingface endpoint
+// calls: any live entry of its mapping. Whether Chorus speaks that
+// provider's protocol for a task is the endpoint's to say (it explains a
+// model it cannot call). Without a mapping, the older "inference": "warm"
+// flag decides.
+func servedByProviders(raw map[string]any, providers []Provider) bool {
+	if _, ok := raw["inferenceProviderMapping"]; ok {
+		return slices.ContainsFunc(providers, Provider.Live)
 	}
 	return str(raw, "inference") == "warm"
 }
@@ -700,6 +688,9 @@ type SyncResult struct {
 	Tag string
 	// Models is how many models were saved.
 	Models int
+	// Served is how many of them an Inference Provider serves live, with
+	// the mapping (which provider, under which id) saved with them.
+	Served int
 	// Fetched is when the listing was read.
 	Fetched time.Time
 	// Err is why the task was not synced; the previous listing (or the
@@ -775,6 +766,11 @@ func Sync(ctx context.Context, hub *Hub, cache Cache, cat *Catalog, tasks []stri
 				break
 			}
 			r.Models = len(models)
+			for _, m := range models {
+				if len(m.LiveProviders()) > 0 {
+					r.Served++
+				}
+			}
 		}
 		results = append(results, r)
 	}

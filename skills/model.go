@@ -45,6 +45,12 @@ type Model struct {
 	// downloads, so a task run without the controller's choice never lands
 	// on it, and the controller sees why.
 	Niche string `yaml:"niche,omitempty" json:"niche,omitempty"`
+	// Providers are the Inference Providers that serve the model through
+	// Hugging Face's router (huggingface endpoint), in the Hub's order:
+	// curated in a skill file, or read from the Hub's
+	// inferenceProviderMapping by `chorus models sync`. Empty means not
+	// known: the endpoint asks the Hub when it runs the model.
+	Providers []Provider `yaml:"providers,omitempty" json:"providers,omitempty"`
 	// Command is the program (and fixed arguments) for the command kind.
 	Command []string `yaml:"command,omitempty" json:"command,omitempty"`
 	// Benchmarks are model-index results from the model card.

@@ -172,6 +172,14 @@ func (s *Skill) Validate() error {
 				return fmt.Errorf("skill %s: model %s: unknown endpoint %q (want %s)", s.Name, m.ID, k, strings.Join(EndpointKinds, ", "))
 			}
 		}
+		for _, p := range m.Providers {
+			if err := p.Validate(); err != nil {
+				return fmt.Errorf("skill %s: model %s: %w", s.Name, m.ID, err)
+			}
+		}
+		if len(m.LiveProviders()) > 0 && !m.ServedBy(EndpointHuggingFace) {
+			return fmt.Errorf("skill %s: model %s lists live providers but not the huggingface endpoint they are reached through (add it to endpoints)", s.Name, m.ID)
+		}
 		if m.ServedBy(EndpointCommand) && len(m.Command) == 0 {
 			return fmt.Errorf("skill %s: model %s lists the command endpoint but no command (add command: [program, args…])", s.Name, m.ID)
 		}

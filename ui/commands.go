@@ -379,7 +379,7 @@ func (m *Model) onPreview(msg previewMsg) {
 	case ev.Endpoint == pipeline.EndpointController:
 		fmt.Fprintf(&b, "The controller (`%s`) does this task itself. ", m.eng.Controller().Model())
 	case ev.Model != "":
-		fmt.Fprintf(&b, "First choice: `%s` on %s (%s). ", ev.Model, ev.Endpoint, ev.Decided)
+		fmt.Fprintf(&b, "First choice: `%s` on %s (%s). ", ev.Model, pipeline.Where(ev.Endpoint, ev.Provider), ev.Decided)
 	default:
 		b.WriteString("**No model can run it now.** ")
 	}
@@ -390,7 +390,7 @@ func (m *Model) onPreview(msg previewMsg) {
 	if len(ev.Candidates) > 0 {
 		b.WriteString("\n| candidate | endpoint | downloads | licence | size |\n|---|---|---|---|---|\n")
 		for _, c := range ev.Candidates {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.ID, c.Endpoint, skills.HumanCount(c.Downloads), dash(c.License), dash(c.Size))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.ID, pipeline.Where(c.Endpoint, c.Provider), skills.HumanCount(c.Downloads), dash(c.License), dash(c.Size))
 		}
 	}
 	if len(ev.Excluded) > 0 {

@@ -209,7 +209,7 @@ func turnFromRecord(id int, rec sessions.Turn, model string) *turn {
 		t.Report = &rep
 		for _, tr := range rep.Tasks {
 			ts := t.Task(tr.ID, tr.Task)
-			ts.Model, ts.Endpoint, ts.Result, ts.Files, ts.Err = tr.Model, tr.Endpoint, tr.Result, tr.Files, tr.Error
+			ts.Model, ts.Endpoint, ts.Provider, ts.Result, ts.Files, ts.Err = tr.Model, tr.Endpoint, tr.Provider, tr.Result, tr.Files, tr.Error
 			ts.Elapsed = time.Duration(tr.ElapsedMS) * time.Millisecond
 			switch {
 			case tr.Skipped:

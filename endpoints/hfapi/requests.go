@@ -53,20 +53,49 @@ func buildQuestionAnswering(req endpoints.Request) (Request, error) {
 	return jsonRequest("", map[string]any{"inputs": map[string]string{"question": q, "context": c}}), nil
 }
 
-// buildChat sends a chat completion to the OpenAI-compatible route; a
+// buildChat sends a chat completion to the OpenAI-compatible route, as the
+// official client does for conversational and text-generation models; a
 // social-media post gets the copywriter's brief as its system message.
 func buildChat(req endpoints.Request) (Request, error) {
-	task, model, args := req.Task, req.Model, req.Args
-	t, err := textArg(task, args, "text")
+	msgs, err := ChatMessages(req)
 	if err != nil {
 		return Request{}, err
 	}
+	return jsonRequest("/v1/chat/completions", map[string]any{"model": req.Model, "messages": msgs}), nil
+}
+
+// ChatMessages are the chat messages of a text task sent as a chat
+// completion: the text as the user's message, after the copywriter's
+// brief for a social-media post.
+func ChatMessages(req endpoints.Request) ([]map[string]string, error) {
+	t, err := textArg(req.Task, req.Args, "text")
+	if err != nil {
+		return nil, err
+	}
 	var msgs []map[string]string
-	if task == "social-media-post" {
+	if req.Task == "social-media-post" {
 		msgs = append(msgs, map[string]string{"role": "system", "content": endpoints.SocialPostBrief})
 	}
-	msgs = append(msgs, map[string]string{"role": "user", "content": t})
-	return jsonRequest("/v1/chat/completions", map[string]any{"model": model, "messages": msgs}), nil
+	return append(msgs, map[string]string{"role": "user", "content": t}), nil
+}
+
+// TextArg returns the required text argument name of req, or an error
+// wrapping endpoints.ErrBadInput.
+func TextArg(req endpoints.Request, name string) (string, error) {
+	return textArg(req.Task, req.Args, name)
+}
+
+// ReadMedia reads the file of media argument name from req.Files (never a
+// path from Args) and returns its bytes and MIME type, bounded as every
+// upload is; problems wrap endpoints.ErrBadInput.
+func ReadMedia(req endpoints.Request, name string) ([]byte, string, error) {
+	return readMedia(req, name)
+}
+
+// DataURL is data as a data: URL of type mt, as providers take files
+// inside JSON.
+func DataURL(mt string, data []byte) string {
+	return "data:" + mt + ";base64," + base64Of(data)
 }
 
 // buildSentenceSimilarity compares the text with the sentences, one per

@@ -25,16 +25,17 @@ var tasks = map[string]taskSpec{
 	"text-classification":  {build: textInputs, read: readLabels},
 	"token-classification": {build: textInputs, read: readEntities},
 	"text2text-generation": {build: textInputs, read: readGeneratedText},
-	"text-generation":      {build: textInputs, read: readGeneratedText},
 	"summarization":        {build: textInputs, read: readSummary},
 	"text-to-image":        {build: textInputs, read: readImages, binary: true},
 	"text-to-speech":       {build: textInputs, read: readMediaBody, binary: true},
 	"text-to-video":        {build: textInputs, read: readMediaBody, binary: true},
 	"translation":          {build: buildTranslation, read: readTranslation},
 	"question-answering":   {build: buildQuestionAnswering, read: readAnswer},
-	// hf-inference serves chat through the OpenAI-compatible route; a
-	// social-media post is a chat turn with the copywriter's brief.
+	// Chat models are served through the OpenAI-compatible route, for text
+	// generation too (as the official client sends it); a social-media
+	// post is a chat turn with the copywriter's brief.
 	"conversational":         {build: buildChat, read: readChat},
+	"text-generation":        {build: buildChat, read: readChat},
 	"social-media-post":      {build: buildChat, read: readChat},
 	"sentence-similarity":    {build: buildSentenceSimilarity, read: readSimilarity},
 	"tabular-classification": {build: buildTabular, read: readTabular},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -55,12 +56,19 @@ func NewClient(kind endpoints.Kind, opts Options) *Client {
 	return c
 }
 
-// where names the server in messages.
-func (c *Client) where() string {
-	if c.kind == endpoints.HuggingFace {
+// where names the server in messages: Hugging Face (its own hf-inference
+// provider), another Inference Provider behind its router, or the local
+// server.
+func (c *Client) where(provider string) string {
+	switch {
+	case c.kind != endpoints.HuggingFace:
+		return "the local server " + c.base
+	case provider == "" || provider == ProviderHFInference:
 		return "Hugging Face"
+	case provider == ProviderAuto:
+		return "Hugging Face's router"
 	}
-	return "the local server " + c.base
+	return provider + " (through Hugging Face)"
 }
 
 // Infer runs req.Model on the server: the request hfapi builds for the task,
@@ -68,52 +76,76 @@ func (c *Client) where() string {
 // Media inputs are read only from req.Files. A file answer larger than
 // the spool keeps in memory comes back as a Blob with a temporary Path.
 func (c *Client) Infer(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
+	return c.inferAPI(ctx, req, c.base, req.Model, "")
+}
+
+// inferAPI runs model (the id the server knows it by) for req on the
+// Inference API rooted at base — a self-hosted server, or Hugging Face's
+// hf-inference provider behind the router, named provider in messages.
+func (c *Client) inferAPI(ctx context.Context, req endpoints.Request, base, model, provider string) (endpoints.Result, error) {
 	if hfapi.IsControlNetTask(req.Task) || !hfapi.Supported(req.Task) {
 		return endpoints.Result{}, fmt.Errorf("%s %s: %w", c.kind, req.Model, hfapi.Unsupported(req.Task))
 	}
-	path, err := hfapi.ModelPath(req.Model)
+	path, err := hfapi.ModelPath(model)
 	if err != nil {
 		return endpoints.Result{}, fmt.Errorf("%s: %w", c.kind, err)
 	}
-	hr, err := hfapi.Build(req)
+	sent := req
+	sent.Model = model // the chat route names the model in the body too
+	hr, err := hfapi.Build(sent)
 	if err != nil {
 		return endpoints.Result{}, fmt.Errorf("%s %s: %w", c.kind, req.Model, err)
 	}
-	status, ctype, body, head, err := c.exchange(ctx, req, c.base+"/models/"+path+hr.Route, hr)
+	status, ctype, body, head, err := c.exchange(ctx, req, call{method: http.MethodPost, url: base + "/models/" + path + hr.Route,
+		contentType: hr.ContentType, body: hr.Body, provider: provider})
 	if err != nil {
 		return endpoints.Result{}, err
 	}
 	res, err := hfapi.ParseBlob(req.Task, req.Args, ctype, body, head, c.spool)
 	if err != nil {
-		return endpoints.Result{}, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status,
+		return endpoints.Result{}, &endpoints.HTTPError{Kind: c.kind, Model: req.Model, Provider: provider, Status: status,
 			Message: err.Error() + " — the model does not answer like a " + req.Task + " model; another candidate may", Err: endpoints.ErrUnavailable}
 	}
+	res.Provider = provider
 	return res, nil
+}
+
+// call is one HTTP request of a provider's protocol.
+type call struct {
+	method      string
+	url         string
+	contentType string
+	body        []byte
+	// header holds extra headers (Replicate's Prefer: wait).
+	header http.Header
+	// provider names the Inference Provider in messages; "" for a
+	// self-hosted server.
+	provider string
 }
 
 // maxErrorBody bounds how much of a failure's body is read: enough for
 // any message; the rest is never read.
 const maxErrorBody = 64 << 10
 
-// exchange posts hr until it succeeds or a rule gives up, and returns the
-// successful answer, spooled, with its first bytes.
-func (c *Client) exchange(ctx context.Context, req endpoints.Request, target string, hr hfapi.Request) (int, string, endpoints.Blob, []byte, error) {
+// exchange makes the call until it succeeds or a rule gives up, and
+// returns the successful answer, spooled, with its first bytes.
+func (c *Client) exchange(ctx context.Context, req endpoints.Request, cl call) (int, string, endpoints.Blob, []byte, error) {
 	fail := func(err error) (int, string, endpoints.Blob, []byte, error) { return 0, "", endpoints.Blob{}, nil, err }
 	start := time.Now()
 	waitForModel := false
 	rateRetries := 0
 	retried5xx := false
 	for {
-		resp, err := c.post(ctx, target, hr, waitForModel)
+		resp, err := c.send(ctx, cl, waitForModel)
 		if err != nil {
-			return fail(c.netError(ctx, req.Model, err))
+			return fail(c.netError(ctx, req.Model, cl.provider, err))
 		}
 		status := resp.StatusCode
 		if status >= 200 && status < 300 {
 			blob, head, err := SpoolBody(resp, c.spool)
 			resp.Body.Close()
 			if err != nil {
-				return fail(c.bodyError(ctx, req.Model, status, err))
+				return fail(c.bodyError(ctx, req.Model, cl.provider, status, err))
 			}
 			return status, resp.Header.Get("Content-Type"), blob, head, nil
 		}
@@ -126,7 +158,7 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, target str
 		case errors.As(err, &be) && be.TooLarge():
 			body = nil
 		case err != nil:
-			return fail(c.bodyError(ctx, req.Model, status, err))
+			return fail(c.bodyError(ctx, req.Model, cl.provider, status, err))
 		}
 		msg := hfapi.Message(body)
 
@@ -134,25 +166,25 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, target str
 		case loading:
 			left := c.maxWait - time.Since(start)
 			if c.maxWait < 0 {
-				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
-					Message: fmt.Sprintf("%s is loading the model (about %s) and waiting is turned off — try again later or set huggingface.max_wait", c.where(), round(est))})
+				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Provider: cl.provider, Status: status, Err: endpoints.ErrUnavailable,
+					Message: fmt.Sprintf("%s is loading the model (about %s) and waiting is turned off — try again later or set huggingface.max_wait", c.where(cl.provider), round(est))})
 			}
 			if left <= 0 {
-				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
-					Message: fmt.Sprintf("%s is still loading the model after %s — try again later or raise huggingface.max_wait", c.where(), round(time.Since(start)))})
+				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Provider: cl.provider, Status: status, Err: endpoints.ErrUnavailable,
+					Message: fmt.Sprintf("%s is still loading the model after %s — try again later or raise huggingface.max_wait", c.where(cl.provider), round(time.Since(start)))})
 			}
 			if est > c.maxWait {
 				// Waiting the whole max_wait for a model that needs longer
 				// helps nobody: give up now and say how long it would take.
-				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
-					Message: fmt.Sprintf("model %s is loading on %s (about %s) — longer than %s; try again later or raise it", req.Model, c.where(), round(est), c.maxWaitSetting())})
+				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Provider: cl.provider, Status: status, Err: endpoints.ErrUnavailable,
+					Message: fmt.Sprintf("model %s is loading on %s (about %s) — longer than %s; try again later or raise it", req.Model, c.where(cl.provider), round(est), c.maxWaitSetting())})
 			}
 			wait := min(max(est, c.backoff), left)
 			if deadlineBefore(ctx, wait) {
-				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
-					Message: fmt.Sprintf("%s is loading the model (about %s), longer than this task has left — try again later", c.where(), round(est))})
+				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Provider: cl.provider, Status: status, Err: endpoints.ErrUnavailable,
+					Message: fmt.Sprintf("%s is loading the model (about %s), longer than this task has left — try again later", c.where(cl.provider), round(est))})
 			}
-			report(req, endpoints.Progress{Message: fmt.Sprintf("%s is loading %s (about %s)", c.where(), req.Model, round(est)), Wait: wait})
+			report(req, endpoints.Progress{Message: fmt.Sprintf("%s is loading %s (about %s)", c.where(cl.provider), req.Model, round(est)), Wait: wait})
 			if err := sleep(ctx, wait); err != nil {
 				return fail(fmt.Errorf("%s %s: stopped while waiting for the model to load: %w", c.kind, req.Model, err))
 			}
@@ -162,19 +194,19 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, target str
 
 		case status == http.StatusTooManyRequests:
 			if rateRetries >= c.maxRetries {
-				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrRateLimited,
-					Message: fmt.Sprintf("%s kept rate-limiting requests after %d retries — wait a few minutes, or use a token with a higher quota (https://huggingface.co/pricing)", c.where(), rateRetries)})
+				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Provider: cl.provider, Status: status, Err: endpoints.ErrRateLimited,
+					Message: fmt.Sprintf("%s kept rate-limiting requests after %d retries — wait a few minutes, or use a token with a higher quota (https://huggingface.co/pricing)", c.where(cl.provider), rateRetries)})
 			}
 			wait, fromHeader := retryAfter(resp.Header, time.Now())
 			if !fromHeader {
 				wait = backoffFor(c.backoff, rateRetries)
 			}
 			if limit := max(c.maxWait, maxBackoff); wait > limit || deadlineBefore(ctx, wait) {
-				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrRateLimited,
-					Message: fmt.Sprintf("%s asks to wait %s before the next request (Retry-After) — try again later", c.where(), round(wait))})
+				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Provider: cl.provider, Status: status, Err: endpoints.ErrRateLimited,
+					Message: fmt.Sprintf("%s asks to wait %s before the next request (Retry-After) — try again later", c.where(cl.provider), round(wait))})
 			}
 			rateRetries++
-			report(req, endpoints.Progress{Message: fmt.Sprintf("rate limited by %s (HTTP 429); retry %d of %d in %s", c.where(), rateRetries, c.maxRetries, round(wait)), Wait: wait})
+			report(req, endpoints.Progress{Message: fmt.Sprintf("rate limited by %s (HTTP 429); retry %d of %d in %s", c.where(cl.provider), rateRetries, c.maxRetries, round(wait)), Wait: wait})
 			if err := sleep(ctx, wait); err != nil {
 				return fail(fmt.Errorf("%s %s: stopped while backing off after HTTP 429: %w", c.kind, req.Model, err))
 			}
@@ -184,16 +216,16 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, target str
 			status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout:
 			if !retried5xx && !deadlineBefore(ctx, c.backoff) {
 				retried5xx = true
-				report(req, endpoints.Progress{Message: fmt.Sprintf("%s answered HTTP %d for %s; retrying once", c.where(), status, req.Model), Wait: c.backoff})
+				report(req, endpoints.Progress{Message: fmt.Sprintf("%s answered HTTP %d for %s; retrying once", c.where(cl.provider), status, req.Model), Wait: c.backoff})
 				if err := sleep(ctx, c.backoff); err != nil {
 					return fail(fmt.Errorf("%s %s: stopped before retrying HTTP %d: %w", c.kind, req.Model, status, err))
 				}
 				continue
 			}
-			return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
-				Message: fmt.Sprintf("%s failed to run the model%s — try another model or try again later", c.where(), ServerSaid(msg))})
+			return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Provider: cl.provider, Status: status, Err: endpoints.ErrUnavailable,
+				Message: fmt.Sprintf("%s failed to run the model%s — try another model or try again later", c.where(cl.provider), ServerSaid(msg))})
 		}
-		return fail(c.statusError(req.Model, status, msg))
+		return fail(c.statusError(req.Model, cl.provider, status, msg))
 	}
 }
 
@@ -209,31 +241,38 @@ func (c *Client) maxWaitSetting() string {
 // A server that answered is not unreachable: a body cut off mid-way says
 // so, one over the limit says that, and a caller that gave up is told it
 // stopped.
-func (c *Client) bodyError(ctx context.Context, model string, status int, err error) error {
+func (c *Client) bodyError(ctx context.Context, model, provider string, status int, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("%s %s: stopped: %w", c.kind, model, ctxErr)
 	}
 	var be *BodyError
 	switch {
 	case errors.As(err, &be) && be.TooLarge():
-		return &endpoints.HTTPError{Kind: c.kind, Model: model, Status: status, Err: errors.Join(endpoints.ErrUnavailable, be),
+		return &endpoints.HTTPError{Kind: c.kind, Model: model, Provider: provider, Status: status, Err: errors.Join(endpoints.ErrUnavailable, be),
 			Message: fmt.Sprintf("%v — a smaller output, or another model, may do", be)}
 	case errors.As(err, &be):
-		return &endpoints.HTTPError{Kind: c.kind, Model: model, Status: status, Err: errors.Join(endpoints.ErrUnavailable, be),
-			Message: fmt.Sprintf("%s started answering, then closed the connection: %v — try again", c.where(), be)}
+		return &endpoints.HTTPError{Kind: c.kind, Model: model, Provider: provider, Status: status, Err: errors.Join(endpoints.ErrUnavailable, be),
+			Message: fmt.Sprintf("%s started answering, then closed the connection: %v — try again", c.where(provider), be)}
 	}
 	// The answer could not be stored (a full disk): nothing another
 	// model would change.
 	return fmt.Errorf("%s %s: %w", c.kind, model, err)
 }
 
-func (c *Client) post(ctx context.Context, target string, hr hfapi.Request, waitForModel bool) (*http.Response, error) {
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(hr.Body))
+func (c *Client) send(ctx context.Context, cl call, waitForModel bool) (*http.Response, error) {
+	var body io.Reader
+	if cl.body != nil {
+		body = bytes.NewReader(cl.body)
+	}
+	r, err := http.NewRequestWithContext(ctx, cl.method, cl.url, body)
 	if err != nil {
 		return nil, err
 	}
-	if hr.ContentType != "" {
-		r.Header.Set("Content-Type", hr.ContentType)
+	for k, vs := range cl.header {
+		r.Header[k] = vs
+	}
+	if cl.contentType != "" {
+		r.Header.Set("Content-Type", cl.contentType)
 	}
 	if c.token != "" {
 		r.Header.Set("Authorization", "Bearer "+c.token)
@@ -248,7 +287,7 @@ func (c *Client) post(ctx context.Context, target string, hr hfapi.Request, wait
 // netError classifies a failure to get an answer: the caller's context
 // ending (returned so errors.Is finds context.Canceled or
 // DeadlineExceeded), or the server being unreachable.
-func (c *Client) netError(ctx context.Context, model string, err error) error {
+func (c *Client) netError(ctx context.Context, model, provider string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("%s %s: stopped: %w", c.kind, model, ctxErr)
 	}
@@ -256,14 +295,18 @@ func (c *Client) netError(ctx context.Context, model string, err error) error {
 	if c.kind != endpoints.HuggingFace {
 		fix = "start the server or set local.url"
 	}
-	return endpoints.Explain(fmt.Sprintf("%s %s: %s is not reachable at %s — %s (%v)", c.kind, model, c.where(), c.base, fix, err), endpoints.ErrUnreachable, err)
+	return endpoints.Explain(fmt.Sprintf("%s %s: %s is not reachable at %s — %s (%v)", c.kind, model, c.where(provider), c.base, fix, err), endpoints.ErrUnreachable, err)
 }
 
-// statusError classifies a final non-success status.
-func (c *Client) statusError(model string, status int, msg string) error {
-	e := &endpoints.HTTPError{Kind: c.kind, Model: model, Status: status}
+// statusError classifies a final non-success status from provider ("" for
+// a self-hosted server), with a message that names the fix.
+func (c *Client) statusError(model, provider string, status int, msg string) error {
+	e := &endpoints.HTTPError{Kind: c.kind, Model: model, Provider: provider, Status: status}
 	said := ServerSaid(msg)
 	hf := c.kind == endpoints.HuggingFace
+	// A provider other than Hugging Face's own answers through the router:
+	// its refusals are about that provider's app, not the user's input.
+	other := hf && provider != "" && provider != ProviderHFInference
 	lower := strings.ToLower(msg)
 	switch {
 	case status == http.StatusUnauthorized && hf && c.token == "":
@@ -272,6 +315,11 @@ func (c *Client) statusError(model string, status int, msg string) error {
 	case status == http.StatusUnauthorized && hf:
 		e.Err = endpoints.ErrUnauthorized
 		e.Message = "Hugging Face rejected the token (HTTP 401) — set a valid token in HF_TOKEN or huggingface.token (https://huggingface.co/settings/tokens)" + said
+	case status == http.StatusPaymentRequired && hf:
+		// Hugging Face bills every provider's calls to the account, so
+		// the next provider would be refused the same way.
+		e.Err = errors.Join(endpoints.ErrUnauthorized, ErrPaymentRequired)
+		e.Message = fmt.Sprintf("%s would not run %s without payment (HTTP 402): the account's included Inference Providers credits are used up — add credits or subscribe to PRO at https://huggingface.co/settings/billing, or run the task on a local endpoint%s", c.where(provider), model, said)
 	case status == http.StatusForbidden && hf && mentionsGate(lower):
 		e.Err = endpoints.ErrUnauthorized
 		e.Message = fmt.Sprintf("%s is a gated model and this token has no access (HTTP 403) — accept its conditions at https://huggingface.co/%s with the token's account, or pick another model", model, model)
@@ -280,24 +328,30 @@ func (c *Client) statusError(model string, status int, msg string) error {
 		e.Message = "Hugging Face refused the token (HTTP 403) — give it the \"Make calls to Inference Providers\" permission or create a new one (https://huggingface.co/settings/tokens)" + said
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		e.Err = endpoints.ErrUnauthorized
-		e.Message = fmt.Sprintf("%s refused the request (HTTP %d) — Chorus sends no credentials to local servers; allow unauthenticated access on it%s", c.where(), status, said)
+		e.Message = fmt.Sprintf("%s refused the request (HTTP %d) — Chorus sends no credentials to local servers; allow unauthenticated access on it%s", c.where(provider), status, said)
 	case status == http.StatusNotFound || status == http.StatusGone ||
 		(status == http.StatusBadRequest && mentionsUnserved(lower)):
 		e.Err = endpoints.ErrUnavailable
-		if hf {
+		switch {
+		case other:
+			e.Message = fmt.Sprintf("%s is not served by the %s provider (HTTP %d) — another provider, candidate or a local endpoint may serve it (run `chorus models sync` to refresh which providers serve it)%s", model, provider, status, said)
+		case hf:
 			e.Message = fmt.Sprintf("%s is not served by Hugging Face's hf-inference provider (HTTP %d) — another candidate or a local endpoint may serve it%s", model, status, said)
-		} else {
-			e.Message = fmt.Sprintf("%s is not served by %s (HTTP %d)%s", model, c.where(), status, said)
+		default:
+			e.Message = fmt.Sprintf("%s is not served by %s (HTTP %d)%s", model, c.where(provider), status, said)
 		}
 	case status == http.StatusRequestEntityTooLarge:
 		e.Err = endpoints.ErrBadInput
-		e.Message = fmt.Sprintf("the input is too large for %s (HTTP 413) — use a smaller or shorter file", c.where())
+		e.Message = fmt.Sprintf("the input is too large for %s (HTTP 413) — use a smaller or shorter file", c.where(provider))
+	case status == http.StatusUnprocessableEntity && other:
+		e.Err = endpoints.ErrUnavailable
+		e.Message = fmt.Sprintf("%s rejected the request for %s (HTTP 422) — its app for this model takes other inputs; another provider or candidate may run it%s", c.where(provider), model, said)
 	case status == http.StatusUnprocessableEntity:
 		e.Err = endpoints.ErrBadInput
-		e.Message = fmt.Sprintf("%s rejected the input (HTTP 422)%s", c.where(), said)
+		e.Message = fmt.Sprintf("%s rejected the input (HTTP 422)%s", c.where(provider), said)
 	default:
 		e.Err = endpoints.ErrUnavailable
-		e.Message = fmt.Sprintf("%s could not run the model (HTTP %d)%s", c.where(), status, said)
+		e.Message = fmt.Sprintf("%s could not run the model (HTTP %d)%s", c.where(provider), status, said)
 	}
 	return e
 }

@@ -1,42 +1,73 @@
-// Package huggingface is the huggingface endpoint kind: models run on the
-// Hugging Face Inference API (provider hf-inference). The request and
-// answer shapes are hfapi's; this package speaks the HTTP protocol with
-// Hugging Face's own rules — waiting for a loading model with
-// X-Wait-For-Model, backing off on 429, retrying a 5xx once — and turns
-// every failure into an error that wraps the endpoints sentinels and names
-// the fix. Its Client also serves the local endpoint's hf protocol.
+// Package huggingface is the huggingface endpoint kind: models run through
+// Hugging Face's Inference Providers router (https://router.huggingface.co)
+// on whichever provider serves them — Hugging Face's own hf-inference,
+// fal-ai, replicate, together, nebius — with each provider's routes and
+// payloads as the official client (@huggingface/inference) sends them.
+// Which providers serve a model, and under which id, the Hub says
+// (inferenceProviderMapping, asked when a model runs and cached, or known
+// from the catalog); huggingface.providers orders and limits them.
+//
+// hf-inference's request and answer shapes are hfapi's; this package
+// speaks the HTTP protocols with Hugging Face's own rules — waiting for a
+// loading model with X-Wait-For-Model, backing off on 429, retrying a 5xx
+// once — plus fal-ai's queue and Replicate's predictions, downloads the
+// files providers answer with by URL (public addresses only, bounded), and
+// turns every failure into an error that wraps the endpoints sentinels and
+// names the provider and the fix. Its Client also serves the local
+// endpoint's hf protocol.
 package huggingface
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
+	"github.com/chorusai/chorus/skills"
 )
 
 // Defaults for Options.
 const (
-	// DefaultBaseURL is Hugging Face's own inference provider behind the
-	// router.
-	DefaultBaseURL = "https://router.huggingface.co/hf-inference"
+	// DefaultBaseURL is Hugging Face's Inference Providers router.
+	DefaultBaseURL = "https://router.huggingface.co"
 	// DefaultMaxWait bounds the wait for a loading model.
 	DefaultMaxWait = 2 * time.Minute
 	// DefaultMaxRetries bounds the retries after HTTP 429.
 	DefaultMaxRetries = 4
 	// DefaultBackoff is the first pause after a 429 without Retry-After.
 	DefaultBackoff = time.Second
+	// DefaultPollInterval is the pause between two looks at a queued job
+	// (fal-ai's queue, a Replicate prediction): the official client's.
+	DefaultPollInterval = 500 * time.Millisecond
 )
 
 // Options configures an Endpoint or a Client.
 type Options struct {
-	// BaseURL is the inference base; requests go to {BaseURL}/models/{id}.
-	// Empty means DefaultBaseURL.
+	// BaseURL is the router; requests go to {BaseURL}/{provider}/….
+	// Empty means DefaultBaseURL. A base ending in /hf-inference (the
+	// setting of earlier versions, which called only that provider) is
+	// read as the router it belongs to. For a Client (the local
+	// endpoint's hf protocol) it is the server, used as given.
 	BaseURL string
 	// Token is the Hugging Face access token.
 	Token string
+	// Providers is huggingface.providers: the providers that may run a
+	// model, in the order they are tried; "auto" stands for every
+	// provider that serves it, in the order the Hub lists them (the
+	// user's order from their Hub settings). Empty means [auto].
+	Providers []string
+	// Hub is asked which providers serve a model when it runs (and the
+	// answer cached); nil means only Known is used.
+	Hub MappingSource
+	// Known is what the catalog knows of models' providers (curated or
+	// synced), by Hub id: used during selection, which stays offline,
+	// and when the Hub cannot be asked.
+	Known map[string][]skills.Provider
 	// MaxWait bounds how long a call waits for a loading model (HTTP 503).
 	// Zero means DefaultMaxWait; a negative value gives up at once.
 	MaxWait time.Duration
@@ -47,55 +78,178 @@ type Options struct {
 	// doubles on each retry, up to 30s) and the pause before retrying a
 	// 5xx answer. Zero means DefaultBackoff.
 	Backoff time.Duration
+	// PollInterval is the pause between two looks at a queued job. Zero
+	// means DefaultPollInterval.
+	PollInterval time.Duration
 	// HTTPClient makes the requests; nil means a client without a timeout
 	// (the context bounds every call).
 	HTTPClient *http.Client
 	// MaxBodyBytes bounds an answer: one whose Content-Length is larger is
 	// refused before it is read, one that grows past it while it is read
-	// is refused then. Zero means endpoints.DefaultMaxBytes (512 MB).
+	// is refused then. It bounds a file downloaded from a provider's
+	// result URL too. Zero means endpoints.DefaultMaxBytes (512 MB).
 	MaxBodyBytes int64
 	// TempDir holds large file answers, streamed there instead of held in
 	// memory (endpoints.Blob.Path); "" means os.TempDir().
 	TempDir string
+	// DownloadTransport replaces the network for downloading result URLs
+	// (tests); nil dials public addresses only.
+	DownloadTransport http.RoundTripper
 }
 
-// Endpoint runs models on the Hugging Face Inference API
-// (provider hf-inference), with the payloads of the official client. It
-// waits for loading models, backs off on rate limits and classifies every
-// failure with the endpoints sentinel errors. It is safe for concurrent
-// use.
+// Endpoint runs models through Hugging Face's router, on the providers
+// that serve them, with the payloads of the official client. It waits for
+// loading models, backs off on rate limits, polls queued jobs, and
+// classifies every failure with the endpoints sentinel errors. It is safe
+// for concurrent use.
 type Endpoint struct {
-	c *Client
+	c        *Client
+	routing  *mappings
+	poll     time.Duration
+	download http.RoundTripper
+
+	mu sync.Mutex
+	// unpaid holds a 402 until when Check repeats it: every provider
+	// bills the same account, so candidates elsewhere go first.
+	unpaid      error
+	unpaidUntil time.Time
 }
 
-// New returns an endpoint for the Inference API.
+// unpaidFor is how long a 402 makes Check refuse.
+const unpaidFor = 10 * time.Minute
+
+// New returns an endpoint for Hugging Face's Inference Providers.
 func New(opts Options) *Endpoint {
-	if strings.TrimSpace(opts.BaseURL) == "" {
-		opts.BaseURL = DefaultBaseURL
+	base := strings.TrimRight(strings.TrimSpace(opts.BaseURL), "/")
+	base = strings.TrimSuffix(base, "/"+ProviderHFInference)
+	if base == "" {
+		base = DefaultBaseURL
 	}
-	return &Endpoint{c: NewClient(endpoints.HuggingFace, opts)}
+	opts.BaseURL = base
+	e := &Endpoint{c: NewClient(endpoints.HuggingFace, opts), routing: newMappings(opts.Providers, opts.Hub, opts.Known),
+		poll: opts.PollInterval, download: opts.DownloadTransport}
+	if e.poll <= 0 {
+		e.poll = DefaultPollInterval
+	}
+	return e
 }
 
 // Kind returns endpoints.HuggingFace.
 func (e *Endpoint) Kind() endpoints.Kind { return endpoints.HuggingFace }
 
 // Check reports whether the endpoint could run model for task: a token is
-// set and the task has a Hugging Face request shape. It does not touch the
-// network; whether the provider serves a model is learnt from the call.
+// set, a configured provider Chorus speaks can run the task, and — where
+// the catalog (or an earlier call) knows which providers serve the model —
+// one of them is allowed by huggingface.providers. It does not touch the
+// network; a model whose providers are not known is tried on
+// hf-inference (or asked of the Hub) when it runs.
 func (e *Endpoint) Check(ctx context.Context, task, model string) error {
 	if e.c.token == "" {
 		return endpoints.Explain("no Hugging Face token — set HF_TOKEN or huggingface.token (https://huggingface.co/settings/tokens)", endpoints.ErrUnauthorized)
 	}
-	if !hfapi.Supported(task) {
+	if !servesTask(task) {
 		return hfapi.Unsupported(task)
 	}
 	if _, err := hfapi.ModelPath(model); err != nil {
 		return err
 	}
+	if err := e.unpaidError(); err != nil {
+		return err
+	}
+	if _, why := e.routing.routes(ctx, task, model, false); why != "" {
+		return endpoints.Explain(why, endpoints.ErrUnavailable)
+	}
 	return nil
 }
 
-// Infer runs req.Model on the Inference API.
+// Provider names the provider a call of model for task would try first,
+// as far as is known without asking the Hub: "auto" when the router
+// chooses (chat), "" when no configured provider can run it.
+func (e *Endpoint) Provider(task, model string) string {
+	rs, _ := e.routing.routes(context.Background(), task, model, false)
+	if len(rs) == 0 {
+		return ""
+	}
+	return rs[0].provider
+}
+
+// Infer runs req.Model through the router: it asks the Hub which
+// providers serve the model now, then tries them in the configured order
+// until one answers. A provider that does not serve the model (404), fails
+// (5xx after a retry), keeps rate-limiting or rejects the request's shape
+// hands over to the next; a refused token, a payment that is due, bad
+// input or the end of the task's time stops at once. The Result names the
+// provider that ran it.
 func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
-	return e.c.Infer(ctx, req)
+	if _, err := hfapi.ModelPath(req.Model); err != nil {
+		return endpoints.Result{}, fmt.Errorf("%s: %w", endpoints.HuggingFace, err)
+	}
+	if !servesTask(req.Task) {
+		return endpoints.Result{}, fmt.Errorf("%s %s: %w", endpoints.HuggingFace, req.Model, hfapi.Unsupported(req.Task))
+	}
+	routes, why := e.routing.routes(ctx, req.Task, req.Model, true)
+	if len(routes) == 0 {
+		return endpoints.Result{}, endpoints.Explain(fmt.Sprintf("%s %s: %s", endpoints.HuggingFace, req.Model, why), endpoints.ErrUnavailable)
+	}
+	var errs []error
+	for i, r := range routes {
+		if i > 0 {
+			report(req, endpoints.Progress{Message: fmt.Sprintf("%s; trying %s on %s", shortError(errs[len(errs)-1]), req.Model, r.provider)})
+		}
+		res, err := protocolFor(r.provider, req.Task)(ctx, e, r, req)
+		if err == nil {
+			if res.Provider == "" {
+				res.Provider = r.provider
+			}
+			return res, nil
+		}
+		errs = append(errs, err)
+		if errors.Is(err, ErrPaymentRequired) {
+			e.setUnpaid(err)
+		}
+		if !nextProvider(ctx, err) {
+			break
+		}
+	}
+	if len(errs) == 1 {
+		return endpoints.Result{}, errs[0]
+	}
+	// Every provider failed: the last error classifies, all are told.
+	var msgs []string
+	for _, err := range errs {
+		msgs = append(msgs, err.Error())
+	}
+	return endpoints.Result{}, endpoints.Explain(fmt.Sprintf("%s %s: no provider could run it: %s", endpoints.HuggingFace, req.Model, strings.Join(msgs, "; ")), errs[len(errs)-1])
+}
+
+// nextProvider reports whether another provider may succeed where err
+// failed: not after bad input, a refused token, a payment that is due, or
+// the end of the caller's time.
+func nextProvider(ctx context.Context, err error) bool {
+	return ctx.Err() == nil && !errors.Is(err, endpoints.ErrBadInput) && !errors.Is(err, endpoints.ErrUnauthorized) &&
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+func (e *Endpoint) setUnpaid(err error) {
+	e.mu.Lock()
+	e.unpaid, e.unpaidUntil = err, time.Now().Add(unpaidFor)
+	e.mu.Unlock()
+}
+
+func (e *Endpoint) unpaidError() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.unpaid != nil && time.Now().Before(e.unpaidUntil) {
+		return e.unpaid
+	}
+	return nil
+}
+
+// shortError is err's message clipped for a progress line.
+func shortError(err error) string {
+	msg := err.Error()
+	if r := []rune(msg); len(r) > 160 {
+		return string(r[:159]) + "…"
+	}
+	return msg
 }

@@ -186,8 +186,10 @@ func TestHFTaskShapes(t *testing.T) {
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"model":"m/conversational","messages":[{"role":"user","content":"hi there"}]}`)
 			}), hfWantText("You said: hi there")},
-		{"text-generation", map[string]string{"text": "Once upon a time"}, "", inputsText("Once upon a time"),
-			hfWantText("Once upon a time and so the story goes on.")},
+		{"text-generation", map[string]string{"text": "Once upon a time"}, "/v1/chat/completions",
+			jsonBody(func(t *testing.T, m map[string]any) {
+				equalJSON(t, m, `{"model":"m/text-generation","messages":[{"role":"user","content":"Once upon a time"}]}`)
+			}), hfWantText("You said: Once upon a time")},
 		{"sentence-similarity", map[string]string{"text": "a cat sits", "sentences": "a cat sits\n\na dog runs\n"}, "/pipeline/sentence-similarity",
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"inputs":{"source_sentence":"a cat sits","sentences":["a cat sits","a dog runs"]}}`)

@@ -32,10 +32,20 @@ type Request struct {
 	// Task is the task the model was registered with ("" when unknown).
 	Task string
 	// Route is what followed the model id: "", "/pipeline/sentence-similarity",
-	// "/v1/chat/completions" and so on.
-	Route   string
-	Method  string
-	Path    string
+	// "/v1/chat/completions" and so on; for the other providers the step
+	// of their protocol (fal-ai: "queue", "queue/status", "queue/result",
+	// "queue/cancel", "sync"; replicate: "create", "prediction", "cancel";
+	// together and nebius: "/v1/images/generations" and so on), and "cdn"
+	// for a file download.
+	Route string
+	// Provider is the Inference Provider the request went to:
+	// "hf-inference", "fal-ai", …; for the router's own chat route, the
+	// one that answered; "" for the Hub and the CDNs.
+	Provider string
+	Method   string
+	Path     string
+	// Query is the raw query ("_subdomain=queue").
+	Query   string
 	Headers http.Header
 	Body    []byte
 	// Status is the HTTP status the fake answered (0 while in flight).
@@ -61,6 +71,7 @@ func (rec *recorder) begin(r *http.Request, body []byte) *Request {
 	rr := &Request{
 		Method:  r.Method,
 		Path:    r.URL.Path,
+		Query:   r.URL.RawQuery,
 		Headers: r.Header.Clone(),
 		Body:    body,
 		Start:   time.Now(),
@@ -163,9 +174,12 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// Server is a fake Hugging Face Inference API. Requests go to
-// {URL}/models/{model_id}, exactly as to
-// https://router.huggingface.co/hf-inference.
+// Server is a fake Hugging Face Inference Providers router and Hub.
+// hf-inference requests go to {URL}/models/{model_id}, exactly as to
+// https://router.huggingface.co/hf-inference; the other providers' routes
+// are under Root ({Root}/fal-ai/…, {Root}/v1/chat/completions), as under
+// https://router.huggingface.co, and the Hub's model API at
+// {Root}/api/models/{id}.
 type Server struct {
 	// URL is the inference base, srv.URL + "/hf-inference"; pass it as the
 	// endpoint's base URL.
@@ -180,6 +194,15 @@ type Server struct {
 	token string
 	// models by id.
 	models map[string]*ModelBehaviour
+	// mapping holds the providers of each Hub model, in order.
+	mapping   map[string][]*ProviderModel
+	hubStatus int
+	// files are the generated files on the providers' CDNs, by path.
+	files       map[string]cdnFile
+	fileSeq     int
+	seq         int
+	falJobs     map[string]*falJob
+	predictions map[string]*prediction
 }
 
 // New starts a fake Hugging Face server that is closed when the test ends.
@@ -270,7 +293,42 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	rest, ok := strings.CutPrefix(r.URL.Path, "/hf-inference/models/")
+	path := r.URL.Path
+	if s.serveFile(sw, r, rr) {
+		return
+	}
+	if id, ok := strings.CutPrefix(path, "/api/models/"); ok {
+		s.serveHubModel(sw, r, id)
+		return
+	}
+	if !strings.HasPrefix(path, "/hf-inference/") {
+		if !s.bearer(sw, r) {
+			return
+		}
+		provider, rest, _ := strings.Cut(strings.TrimPrefix(path, "/"), "/")
+		rr.Provider = provider
+		switch provider {
+		case "fal-ai":
+			s.serveFal(sw, r, rest, body, rr)
+		case "replicate":
+			s.serveReplicate(sw, r, rest, body, rr)
+		case "together", "nebius":
+			s.serveOpenAIStyle(sw, r, provider, rest, body, rr)
+		case "v1":
+			rr.Provider = ""
+			if rest != "chat/completions" {
+				writeError(sw, http.StatusNotFound, "Not Found")
+				return
+			}
+			s.serveAutoChat(sw, r, body, rr)
+		default:
+			rr.Provider = ""
+			writeError(sw, http.StatusNotFound, "Not Found")
+		}
+		return
+	}
+	rr.Provider = "hf-inference"
+	rest, ok := strings.CutPrefix(path, "/hf-inference/models/")
 	if !ok {
 		writeError(sw, http.StatusNotFound, "Not Found")
 		return

@@ -51,7 +51,7 @@ func ExecLines(pc RenderContext) []string {
 		if n := len(ts.Attempts); n > 1 {
 			for _, a := range ts.Attempts[:n-1] {
 				if a.Error != "" {
-					out = append(out, wrapIndent("tried "+a.Model+" on "+a.Endpoint+": "+a.Error, pc.Width, "   ", st.Warn.Render)...)
+					out = append(out, wrapIndent("tried "+a.Model+" on "+pipeline.Where(a.Endpoint, a.Provider)+": "+a.Error, pc.Width, "   ", st.Warn.Render)...)
 				}
 			}
 		}

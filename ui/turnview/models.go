@@ -33,7 +33,7 @@ func ModelLines(pc RenderContext) []string {
 			name = st.Fail.Render("no model")
 		}
 		out = append(out, st.Bold.Render(fmt.Sprintf("#%d %s", c.ID, c.Task))+" → "+st.Accent.Render(name))
-		where := c.Endpoint
+		where := pipeline.Where(c.Endpoint, c.Provider)
 		if where == "" {
 			where = "—"
 		}

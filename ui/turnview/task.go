@@ -23,6 +23,8 @@ type TaskState struct {
 	Choice   *pipeline.ModelEvent
 	Model    string
 	Endpoint string
+	// Provider is the Inference Provider behind a huggingface endpoint.
+	Provider string
 	Started  time.Time
 	Elapsed  time.Duration
 	// WaitUntil is when a Hugging Face "model loading" wait ends.

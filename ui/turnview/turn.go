@@ -71,16 +71,16 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 		me := ev
 		ts := t.Task(ev.ID, ev.Task)
 		ts.Choice = &me
-		ts.Model, ts.Endpoint = ev.Model, ev.Endpoint
+		ts.Model, ts.Endpoint, ts.Provider = ev.Model, ev.Endpoint, ev.Provider
 	case pipeline.TaskStartEvent:
 		ts := t.Task(ev.ID, ev.Task)
 		ts.Status, ts.Started = TaskRunning, now
-		ts.Model, ts.Endpoint = ev.Model, ev.Endpoint
+		ts.Model, ts.Endpoint, ts.Provider = ev.Model, ev.Endpoint, ev.Provider
 		where := ev.Model
 		if where == "" {
 			where = "the controller"
 		}
-		ts.Log = append(ts.Log, LogLine{At: now, Text: fmt.Sprintf("started on %s (%s)", where, ev.Endpoint)})
+		ts.Log = append(ts.Log, LogLine{At: now, Text: fmt.Sprintf("started on %s (%s)", where, pipeline.Where(ts.Endpoint, ts.Provider))})
 	case pipeline.TaskProgressEvent:
 		ts := t.Task(ev.ID, "")
 		ts.Log = append(ts.Log, LogLine{At: now, Text: ev.Message})
@@ -93,7 +93,7 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 		ts.WaitUntil = time.Time{}
 		ts.Result, ts.Files, ts.Err, ts.Attempts = ev.Result, ev.Files, ev.Error, ev.Attempts
 		if ev.Model != "" {
-			ts.Model, ts.Endpoint = ev.Model, ev.Endpoint
+			ts.Model, ts.Endpoint, ts.Provider = ev.Model, ev.Endpoint, ev.Provider
 		}
 		switch {
 		case ev.Skipped:
