@@ -18,6 +18,7 @@ import (
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/recording"
 	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/text"
 )
@@ -32,6 +33,10 @@ type runFlags struct {
 	// id: its turns are the history, and the turn is saved into it.
 	cont    bool
 	session string
+	// record saves the turn's controller and expert traffic to this file;
+	// replay answers from such a file instead (--replay, --replay-speed).
+	record string
+	replay replaySource
 
 	// From the root flags: debug shows debug events; modelSet says
 	// --model was given, so a continued session's model does not replace
@@ -86,6 +91,8 @@ configuration, or a session that does not exist; 130 when interrupted.`,
 	fl.StringVar(&f.constrain, "constrain", "", `model constraints, e.g. "license=apache-2.0,mit max-size=1GB local-only smallest"`)
 	fl.BoolVar(&f.cont, "continue", false, "continue the newest saved session (its turns are the history; this turn is saved into it)")
 	fl.StringVar(&f.session, "session", "", `continue the saved session ID ("latest" for the newest)`)
+	fl.StringVar(&f.record, "record", "", "record the turn's controller and expert traffic to FILE, to replay it with --replay FILE")
+	f.replay.flags(cmd)
 	return cmd
 }
 
@@ -138,11 +145,23 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 		}
 		cfg.OutputDir = abs
 	}
-	eng, err := buildEngine(cfg, log)
+	st, err := newSetup(cfg, f.replay, log)
 	if err != nil {
 		return err
 	}
+	eng := st.eng
+	if st.replay != nil {
+		cons = st.cons // the recorded turn was selected under its own constraints
+	}
 	p := newPrinter(stdout, f.json, f.debug)
+	if st.note != "" {
+		p.note("%s", st.note)
+	}
+	var tape *recording.Recorder
+	if f.record != "" {
+		tape, eng = startRecording(eng, f.record, cons)
+		tape.BeginTurn(request, attachments)
+	}
 	if sess != nil {
 		p.note("session: %s (%s), continuing after %d turn(s)", cmp.Or(sess.Title, sess.ID), sess.ID, len(sess.Turns))
 	}
@@ -167,6 +186,16 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 	rep, err := eng.Run(ctx, turn, emit)
 	p.finish()
 	result := turnResult(rep, err, f.planOnly)
+	if tape != nil {
+		if err := tape.Save(); err != nil {
+			fmt.Fprintln(stderr, "chorus:", text.Clean(text.OneLine(err.Error(), 0)))
+			if result == nil {
+				result = &exitError{code: 1, err: err}
+			}
+		} else {
+			p.note("recorded to %s — replay it with chorus --replay %s", tape.Path(), tape.Path())
+		}
+	}
 	if sess == nil {
 		return result
 	}

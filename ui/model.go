@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"os"
 	"sync"
 	"time"
 
@@ -89,6 +88,11 @@ type Model struct {
 	sessionIDs   []string
 	pulledModels []string
 	quitting     bool
+
+	// ws is where the chat's files live (confined for a remote user).
+	ws workspace
+	// tape records the chat's traffic while /record is on.
+	tape *tape
 }
 
 // New builds the model without starting a program: Run uses it, and tests
@@ -121,8 +125,12 @@ func New(opts Options) (*Model, error) {
 		saveOrder:   &sessions.SaveOrder{},
 	}
 	m.media = newTermMedia(getenv)
+	if opts.Remote != "" {
+		m.media = remoteMedia{mediaPreviewer: m.media, from: opts.Remote}
+	}
 	m.images = m.media != nil && m.media.Protocol() != "off"
-	m.input = prompt.New(km, prompt.Completer{Commands: completions(), Args: m.commandArgs, ReadDir: os.ReadDir})
+	m.ws = newWorkspace(opts.Workspace)
+	m.input = prompt.New(km, prompt.Completer{Commands: completions(), Args: m.commandArgs, ReadDir: m.ws.readDir, Expand: m.ws.expand})
 	m.session = m.newSession()
 	if opts.Resume != "" {
 		err := m.loadSession(opts.Resume)
@@ -134,6 +142,9 @@ func New(opts Options) (*Model, error) {
 		default:
 			m.systemError(err.Error())
 		}
+	}
+	if opts.Intro != "" {
+		m.say(opts.Intro)
 	}
 	m.layout()
 	return m, nil

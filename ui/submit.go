@@ -46,8 +46,12 @@ func (m *Model) submit(text string) tea.Cmd {
 	}
 	// Checking the @files stats them: do it in a command.
 	m.submitting = true
+	ws := m.ws
 	return func() tea.Msg {
-		request, files, err := prompt.ResolveAttachments(text)
+		request, files, err := prompt.ResolveAttachmentsIn(text, ws.expand)
+		if err == nil {
+			err = ws.checkAll(files)
+		}
 		return submitMsg{text: text, request: request, files: files, err: err}
 	}
 }

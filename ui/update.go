@@ -57,6 +57,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onPlayDone(msg)
 	case openDone:
 		return m, m.onOpenDone(msg)
+	case tapeSaved:
+		return m, m.onTapeSaved(msg)
 	}
 	if m.dialog != nil {
 		return m, nil
