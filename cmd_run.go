@@ -18,6 +18,7 @@ import (
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/recording"
 	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/text"
 )
@@ -33,6 +34,10 @@ type runFlags struct {
 	// id: its turns are the history, and the turn is saved into it.
 	cont    bool
 	session string
+	// record saves the turn's controller and expert traffic to this file;
+	// replay answers from such a file instead (--replay, --replay-speed).
+	record string
+	replay replaySource
 
 	// From the root flags: debug shows debug events; modelSet says
 	// --model was given, so a continued session's model does not replace
@@ -99,6 +104,8 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 	fl.StringVar(&f.constrain, "constrain", "", `model constraints, e.g. "license=apache-2.0,mit max-size=1GB local-only smallest"`)
 	fl.BoolVar(&f.cont, "continue", false, "continue the newest saved session (its turns are the history; this turn is saved into it)")
 	fl.StringVar(&f.session, "session", "", `continue the saved session ID ("latest" for the newest)`)
+	fl.StringVar(&f.record, "record", "", "record the turn's controller and expert traffic to FILE, to replay it with --replay FILE")
+	f.replay.flags(cmd)
 	return cmd
 }
 
@@ -159,9 +166,13 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 	if spooled != "" {
 		attachments = append(attachments, spooled)
 	}
-	eng, err := buildEngine(cfg, log)
+	st, err := newSetup(cfg, f.replay, log)
 	if err != nil {
 		return err
+	}
+	eng := st.eng
+	if st.replay != nil {
+		cons = st.cons // the recorded turn was selected under its own constraints
 	}
 	logw := stderr
 	if f.quiet {
@@ -171,11 +182,19 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 	if f.terminal && !f.json {
 		p.render = terminalMarkdown(stdout)
 	}
+	if st.note != "" {
+		p.note("%s", st.note)
+	}
 	if spooled != "" {
 		p.note("stdin: %s, attached as %s", humanSize(spooled), spooled)
 	}
 	if why := eng.Unqualifiable(cons); why != "" {
 		p.warn(pipeline.StageSelection, why)
+	}
+	var tape *recording.Recorder
+	if f.record != "" {
+		tape, eng = startRecording(eng, f.record, cons)
+		tape.BeginTurn(request, attachments)
 	}
 	if sess != nil {
 		p.note("session: %s (%s), continuing after %d turn(s)", cmp.Or(sess.Title, sess.ID), sess.ID, len(sess.Turns))
@@ -201,6 +220,16 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 	rep, err := eng.Run(ctx, turn, emit)
 	p.finish()
 	result := turnResult(rep, err, f.planOnly)
+	if tape != nil {
+		if err := tape.Save(); err != nil {
+			fmt.Fprintln(stderr, "chorus:", text.Clean(text.OneLine(err.Error(), 0)))
+			if result == nil {
+				result = &exitError{code: 1, err: err}
+			}
+		} else {
+			p.note("recorded to %s — replay it with chorus --replay %s", tape.Path(), tape.Path())
+		}
+	}
 	if sess == nil {
 		return result
 	}

@@ -61,8 +61,8 @@ func TestRealOllamaController(t *testing.T) {
 		"XDG_CONFIG_HOME="+filepath.Join(work, "config"), "XDG_CACHE_HOME="+filepath.Join(work, "cache"),
 		"XDG_DATA_HOME="+filepath.Join(work, "data"), "HF_HOME="+filepath.Join(work, "hf"),
 		"XDG_STATE_HOME="+filepath.Join(work, "state"),
-		"OLLAMA_HOST="+host, "CHORUS_CONTROLLER_MODEL="+ollamatest.Model, "CHORUS_CONTROLLER_PLAN_TOKENS=400",
-		"CHORUS_CONTROLLER_NUM_CTX=4096", "CHORUS_CONTROLLER_TIMEOUT=60s", "CHORUS_CONTROLLER_ANSWER_TOKENS=300",
+		"OLLAMA_HOST="+host, "CHORUS_CONTROLLER_MODEL="+ollamatest.Model, "CHORUS_CONTROLLER_PLAN_TOKENS=160",
+		"CHORUS_CONTROLLER_NUM_CTX=4096", "CHORUS_CONTROLLER_TIMEOUT=60s", "CHORUS_CONTROLLER_ANSWER_TOKENS=96",
 		"CHORUS_HUGGINGFACE_BASE_URL="+hf.URL, "CHORUS_HUGGINGFACE_HUB_URL="+hf.Root, "HF_TOKEN=hf_test", "CHORUS_TASK_TIMEOUT=30s")
 
 	turns := []struct {

@@ -50,6 +50,9 @@ type globalFlags struct {
 	host       string
 	mode       string
 	resume     string
+	// replay plays a recorded chat back in the TUI instead of talking to
+	// Ollama and the endpoints (--replay, --replay-speed).
+	replay replaySource
 	// debug raises the log file to debug level, shows the raw controller
 	// prompts and replies in `chorus run`, and opens the TUI with /debug on.
 	debug bool
@@ -144,7 +147,7 @@ Run without arguments to open the chat.`,
 			if err != nil {
 				return err
 			}
-			return runTUI(cmd.Context(), cfg, g.resume, g.logger())
+			return runTUI(cmd.Context(), cfg, g.resume, g.replay, g.logger())
 		},
 	}
 	pf := root.PersistentFlags()
@@ -154,8 +157,9 @@ Run without arguments to open the chat.`,
 	pf.StringVar(&g.mode, "mode", "", "inference mode: local, huggingface or hybrid")
 	pf.BoolVar(&g.debug, "debug", false, "debug detail: the raw controller prompts and replies, and debug records in the log file ($XDG_STATE_HOME/chorus/chorus.log)")
 	root.Flags().StringVar(&g.resume, "resume", "", `reopen a saved session by id ("latest" for the newest)`)
+	g.replay.flags(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
-	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g))
+	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g))
 	return root
 }
 

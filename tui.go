@@ -10,14 +10,13 @@ import (
 
 // runTUI opens the chat. The TUI opens even when Ollama is down: it says
 // so, explains how to start it, and keeps retrying in the background.
-func runTUI(ctx context.Context, cfg *config.Config, resume string, log *slog.Logger) error {
-	eng, err := buildEngine(cfg, log)
+//
+// With a replay, the chat answers from the recording (replay.go) and says
+// so when it opens.
+func runTUI(ctx context.Context, cfg *config.Config, resume string, rs replaySource, log *slog.Logger) error {
+	st, err := newSetup(cfg, rs, log)
 	if err != nil {
 		return err
 	}
-	cons, err := standingConstraints(cfg)
-	if err != nil {
-		return err
-	}
-	return ui.Run(ctx, ui.Options{Config: cfg, Engine: eng, Constraints: cons, Resume: resume, Logger: log})
+	return ui.Run(ctx, ui.Options{Config: cfg, Engine: st.eng, Constraints: st.cons, Resume: resume, Logger: log, Intro: st.note, Version: version})
 }

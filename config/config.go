@@ -87,7 +87,13 @@ type Config struct {
 		Benchmark string       `mapstructure:"benchmark" yaml:"benchmark"`
 	} `mapstructure:"constraints" yaml:"constraints"`
 	SkillsDir string `mapstructure:"skills_dir" yaml:"skills_dir"`
-	UI        struct {
+	Serve     struct {
+		// AuthorizedKeys is the file of public keys allowed to connect.
+		AuthorizedKeys string        `mapstructure:"authorized_keys" yaml:"authorized_keys"`
+		MaxSessions    int           `mapstructure:"max_sessions" yaml:"max_sessions"`
+		IdleTimeout    time.Duration `mapstructure:"idle_timeout" yaml:"idle_timeout"`
+	} `mapstructure:"serve" yaml:"serve"`
+	UI struct {
 		Review bool                `mapstructure:"review" yaml:"review"`
 		Debug  bool                `mapstructure:"debug" yaml:"debug"`
 		Keys   map[string][]string `mapstructure:"keys" yaml:"keys"`
@@ -326,6 +332,16 @@ func (c *Config) normalize() error {
 		c.SkillsDir = filepath.Join(ConfigDir(), "skills")
 	}
 	c.SkillsDir = expandHome(c.SkillsDir)
+	if c.Serve.AuthorizedKeys == "" {
+		c.Serve.AuthorizedKeys = filepath.Join(ConfigDir(), "authorized_keys")
+	}
+	c.Serve.AuthorizedKeys = expandHome(c.Serve.AuthorizedKeys)
+	if c.Serve.MaxSessions < 1 || c.Serve.MaxSessions > 1000 {
+		return bad("serve.max_sessions", "%d is out of range (1 to 1000)", c.Serve.MaxSessions)
+	}
+	if c.Serve.IdleTimeout < 0 {
+		return bad("serve.idle_timeout", "must not be negative (0 keeps idle connections open)")
+	}
 	return nil
 }
 

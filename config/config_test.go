@@ -146,6 +146,8 @@ func TestInvalidValuesNameTheKey(t *testing.T) {
 		"timeout":    {"CHORUS_TASK_TIMEOUT", "0s", "task_timeout"},
 		"model":      {"CHORUS_CONTROLLER_MODEL", " ", "controller.model"},
 		"max size":   {"CHORUS_CONSTRAINTS_MAX_SIZE", "big", "constraints.max_size"},
+		"sessions":   {"CHORUS_SERVE_MAX_SESSIONS", "0", "serve.max_sessions"},
+		"idle":       {"CHORUS_SERVE_IDLE_TIMEOUT", "-1m", "serve.idle_timeout"},
 		"provider":   {"CHORUS_HUGGINGFACE_PROVIDERS", "fal-ai,fal", "huggingface.providers"},
 		"twice":      {"CHORUS_HUGGINGFACE_PROVIDERS", "auto auto", "huggingface.providers"},
 	}

@@ -40,6 +40,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("Ollama is not reachable at %s — start it with `ollama serve` (or set OLLAMA_HOST / controller.host)", e.Host)
 	case errors.Is(e.Err, ErrModelNotPulled):
 		return fmt.Sprintf("model %s is not pulled — run `ollama pull %s` or /pull %s", e.Model, e.Model, e.Model)
+	case errors.Is(e.Err, ErrNotRecorded):
+		return e.Detail
 	case errors.Is(e.Err, ErrNotOllama):
 		return fmt.Sprintf("something answers at %s, but not as Ollama does (%s) — point OLLAMA_HOST or controller.host at `ollama serve`", e.Host, e.Detail)
 	}

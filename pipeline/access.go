@@ -37,7 +37,7 @@ func (e *Engine) outDir(t Turn) string {
 
 // turnScope builds the scope of turn t.
 func (e *Engine) turnScope(t Turn) *scope.Scope {
-	sc := scope.New(scope.Options{})
+	sc := scope.New(scope.Options{Root: t.Workspace})
 	for _, a := range t.Attachments {
 		sc.AllowFile(a, scope.Attached)
 	}

@@ -46,6 +46,10 @@ type Turn struct {
 	Review func(ctx context.Context, p Plan) (Plan, error)
 	// OutputDir overrides the engine's output directory for this turn.
 	OutputDir string
+	// Workspace, when set, confines what the turn may read to this
+	// directory (scope.Options.Root), and paths resolve from it: the turn
+	// of a user on another machine (chorus serve --ssh).
+	Workspace string
 
 	// scope is what the turn may read and fetch (access.go), set by Run.
 	scope *scope.Scope
@@ -98,8 +102,11 @@ func (o *Options) defaults() {
 	}
 }
 
-// Engine runs turns. It is safe to run one turn at a time per Engine; the
-// UI makes a new Engine (cheaply) when the controller model changes.
+// Engine runs turns. Turns may run on one Engine at the same time (the
+// chats of `chorus serve --ssh` share one): each turn's state is its own,
+// and what the Engine keeps between turns — the availability cache, the
+// controller's caches, the endpoints' — is guarded. The UI makes a new
+// Engine (cheaply) when the controller model changes.
 type Engine struct {
 	ctl    *controller.Controller
 	cat    *skills.Catalog

@@ -30,6 +30,8 @@ const (
 // use: tasks run in parallel and each adds its results.
 type Scope struct {
 	home, wd string
+	// root, when set, bounds every grant (Options.Root).
+	root string
 
 	mu    sync.RWMutex
 	files map[string]Origin // resolved path → why
@@ -43,17 +45,36 @@ type Options struct {
 	Home string
 	// WorkDir resolves relative paths; empty means the process's.
 	WorkDir string
+	// Root, when set, confines the scope to one directory: nothing
+	// outside it is allowed, whatever was granted — the workspace of a
+	// user who is not on this machine (chorus serve --ssh), who may not
+	// read its other files by typing their paths. Home and WorkDir default
+	// to it.
+	Root string
 }
 
 // New returns an empty scope: it allows nothing until told.
 func New(o Options) *Scope {
+	root := ""
+	if o.Root != "" {
+		root = filepath.Clean(o.Root)
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			root = real
+		}
+		if o.Home == "" {
+			o.Home = root
+		}
+		if o.WorkDir == "" {
+			o.WorkDir = root
+		}
+	}
 	if o.Home == "" {
 		o.Home, _ = os.UserHomeDir()
 	}
 	if o.WorkDir == "" {
 		o.WorkDir, _ = os.Getwd()
 	}
-	return &Scope{home: o.Home, wd: o.WorkDir, files: map[string]Origin{}, dirs: map[string]Origin{}, urls: map[string]Origin{}}
+	return &Scope{home: o.Home, wd: o.WorkDir, root: root, files: map[string]Origin{}, dirs: map[string]Origin{}, urls: map[string]Origin{}}
 }
 
 // AllowFile lets the turn read the file at path. The path is resolved
@@ -123,6 +144,9 @@ func (s *Scope) Allowed(path string) bool {
 }
 
 func (s *Scope) allowed(real string) bool {
+	if s.root != "" && !within(real, s.root) {
+		return false
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	if _, ok := s.files[real]; ok {

@@ -37,6 +37,7 @@ var commands = []command{
 	{"/constrain", "[TERMS]", "license=a,b max-size=1GB local-only smallest best=wer:common_voice tasks=… clear"},
 	{"/plan", "", "show the last plan as JSON"},
 	{"/retry", "", "run the last request again"},
+	{"/record", "FILE|stop", "record the next turns' controller and expert traffic to FILE; chorus --replay FILE plays it back without a model"},
 	{"/review", "[on|off]", "ask before running each plan (run, edit, cancel)"},
 	{"/debug", "[on|off]", "show the raw controller prompts and replies"},
 	{"/help", "", "keys and commands"},
@@ -117,6 +118,8 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		m.showPlan()
 	case "/retry":
 		return m.retry()
+	case "/record":
+		return m.record(arg)
 	case "/review":
 		m.review = toggleArg(arg, m.review)
 		m.flash("plan review "+onOff(m.review)+" — "+reviewHelp(m.review), false)

@@ -194,3 +194,12 @@ func TestAudioOverSSHOffersTheFile(t *testing.T) {
 	}
 	m.play.cancel()
 }
+
+// TestComposeIsLocalOnly: a chat served over ssh starts no editor on the
+// server (it would hand the remote user a shell there).
+func TestComposeIsLocalOnly(t *testing.T) {
+	m, _ := remoteModel(t)
+	if cmd := m.compose(); cmd != nil || !strings.Contains(m.notice.text, "no editor for a chat served over ssh") {
+		t.Fatalf("compose over ssh: %q", m.notice.text)
+	}
+}

@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"errors"
-	"os"
 	"sync"
 	"time"
 
@@ -94,6 +93,11 @@ type Model struct {
 	sessionTitles []string
 	pulledModels  []string
 	quitting      bool
+
+	// ws is where the chat's files live (confined for a remote user).
+	ws workspace
+	// tape records the chat's traffic while /record is on.
+	tape *tape
 }
 
 // New builds the model without starting a program: Run uses it, and tests
@@ -126,8 +130,12 @@ func New(opts Options) (*Model, error) {
 		saveOrder:   &sessions.SaveOrder{},
 	}
 	m.media = newTermMedia(getenv)
+	if opts.Remote != "" {
+		m.media = remoteMedia{mediaPreviewer: m.media, from: opts.Remote}
+	}
 	m.images = m.media != nil && m.media.Protocol() != "off"
-	m.input = prompt.New(km, prompt.Completer{Commands: completions(), Args: m.commandArgs, ReadDir: os.ReadDir})
+	m.ws = newWorkspace(opts.Workspace)
+	m.input = prompt.New(km, prompt.Completer{Commands: completions(), Args: m.commandArgs, ReadDir: m.ws.readDir, Expand: m.ws.expand})
 	m.session = m.newSession()
 	if opts.Resume != "" {
 		err := m.loadSession(opts.Resume)
@@ -141,6 +149,9 @@ func New(opts Options) (*Model, error) {
 		}
 	}
 	m.warnUnqualifiable() // the config's constraints
+	if opts.Intro != "" {
+		m.say(opts.Intro)
+	}
 	m.layout()
 	return m, nil
 }

@@ -21,6 +21,12 @@ func (m *Model) openLastFile() tea.Cmd {
 		m.flash("no generated file in this chat yet", true)
 		return nil
 	}
+	if m.opts.Remote != "" {
+		// A viewer started here would open on the server's screen, not
+		// the user's: whatever their client claims about a display.
+		m.flash("Chorus runs on another machine: click the link in the answer or copy the path with "+m.keys.Label(theme.ActCopyPick), true)
+		return nil
+	}
 	opener := "xdg-open"
 	if runtime.GOOS == "darwin" {
 		opener = "open"

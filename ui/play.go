@@ -50,10 +50,12 @@ func (m *Model) togglePlay() tea.Cmd {
 		m.flash("no audio in this chat yet", true)
 		return nil
 	}
-	if m.overSSH() && m.sshPlayAsked != p {
-		// Playing would make a sound in a machine room, and nothing where
-		// the user sits. Offer the file instead; a second press plays it
-		// there anyway (an ssh session to one's own desktop).
+	if m.opts.Remote == "" && m.overSSH() && m.sshPlayAsked != p {
+		// Chorus run in an ssh login: playing would make a sound in a
+		// machine room, and nothing where the user sits. Offer the file
+		// instead; a second press plays it there anyway (an ssh session
+		// to one's own desktop). A chat served by `chorus serve --ssh`
+		// (Options.Remote) never plays here: remoteMedia says so.
 		m.sshPlayAsked = p
 		m.chat.Add(&chat.Message{Role: chat.RoleSystem, Final: true, Files: []string{p},
 			Text: fmt.Sprintf("This is an ssh session: playing would sound on **%s**, the machine Chorus runs on, not on yours. "+

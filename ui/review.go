@@ -28,7 +28,13 @@ func (r *planReview) answer(plan pipeline.Plan, err error) {
 
 // openReview shows a plan the pipeline asks about.
 func (m *Model) openReview(req reviewRequest) {
-	d := dialog.NewReview(m.keys, &m.st, req.plan, editorCommand(m.opts.Getenv), m.now)
+	var editor []string
+	if m.opts.Remote == "" {
+		// Over ssh, an editor started on the server would hand its user a
+		// shell there (:!sh): the inline editor is theirs instead.
+		editor = editorCommand(m.opts.Getenv)
+	}
+	d := dialog.NewReview(m.keys, &m.st, req.plan, editor, m.now)
 	m.planReview = &planReview{req: req, dialog: d}
 	m.openDialog(d, nil)
 }

@@ -49,6 +49,27 @@ type Options struct {
 	Output io.Writer
 	// ProgramOptions are passed to tea.NewProgram after the ones Run sets.
 	ProgramOptions []tea.ProgramOption
+
+	// Intro is Markdown said in the chat when it opens (a replay says
+	// what it replays); empty says nothing.
+	Intro string
+	// Version is Chorus's version, written into recordings (/record).
+	Version string
+
+	// Remote is set when the person at the keyboard is on another machine
+	// — a `chorus serve --ssh` connection; it names where they connect
+	// from. Sound is then never played here (they would not hear it):
+	// Chorus says so and offers the file instead.
+	Remote string
+	// Workspace, when set, confines the chat's files to this directory: an
+	// attachment, a path typed in a request, a file name completed with
+	// Tab, a transcript or recording written must lie under it, and
+	// relative and "~" paths start from it. A remote user's own directory,
+	// so they cannot read the server's other files or each other's.
+	Workspace string
+	// OutputDir overrides the engine's output directory for this chat's
+	// turns; empty keeps the engine's.
+	OutputDir string
 }
 
 func (o *Options) defaults() error {
@@ -70,14 +91,21 @@ func (o *Options) defaults() error {
 	return nil
 }
 
-// Run opens the chat TUI and returns when the user quits or ctx is
-// cancelled. A turn still running is cancelled and the session is saved
-// before Run returns. Configuration errors (bad key bindings) are returned
-// before the screen changes.
-func Run(ctx context.Context, opts Options) error {
+// Program is the chat as a Bubble Tea program for a caller that runs it
+// itself — an ssh server, whose middleware starts it with the connection's
+// terminal and feeds it the window's new sizes. Finish must follow.
+type Program struct {
+	*tea.Program
+	m *Model
+}
+
+// NewProgram builds the chat's program on opts.Input and opts.Output (and
+// opts.ProgramOptions) without starting it. Configuration errors (bad key
+// bindings) are returned before anything is drawn.
+func NewProgram(ctx context.Context, opts Options) (*Program, error) {
 	m, err := New(opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opts.Input != nil {
@@ -87,7 +115,27 @@ func Run(ctx context.Context, opts Options) error {
 		popts = append(popts, tea.WithOutput(opts.Output))
 	}
 	popts = append(popts, opts.ProgramOptions...)
-	p := tea.NewProgram(m, popts...)
+	return &Program{Program: tea.NewProgram(m, popts...), m: m}, nil
+}
+
+// Finish is what follows the program's end, however it ended: a turn
+// still running is cancelled and saved as such, playback and pulls stop,
+// and the session is saved. It returns the last save's error.
+func (p *Program) Finish() error {
+	p.m.shutdown()
+	return p.m.saveErr
+}
+
+// Run opens the chat TUI and returns when the user quits or ctx is
+// cancelled. A turn still running is cancelled and the session is saved
+// before Run returns. Configuration errors (bad key bindings) are returned
+// before the screen changes.
+func Run(ctx context.Context, opts Options) error {
+	prog, err := NewProgram(ctx, opts)
+	if err != nil {
+		return err
+	}
+	p, m := prog.Program, prog.m
 	// A closed terminal (an ssh connection dropped, the window closed)
 	// sends SIGHUP, whose default is to die on the spot: the turn under
 	// way and anything unsaved would go with the process. Quit instead,
@@ -131,4 +179,9 @@ func (m *Model) shutdown() {
 		m.pull.cancel()
 	}
 	m.save()
+	if m.tape != nil && m.tape.rec.Turns() > 0 {
+		if err := m.tape.rec.Save(); err != nil && m.saveErr == nil {
+			m.saveErr = err
+		}
+	}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/dialog"
-	"github.com/chorusai/chorus/ui/prompt"
 	"github.com/chorusai/chorus/ui/theme"
 	"github.com/chorusai/chorus/ui/turnview"
 )
@@ -409,7 +408,11 @@ func (m *Model) exportTo(path string) tea.Cmd {
 	if path == "" {
 		path = "chorus-" + s.ID + ".md"
 	}
-	path = prompt.ExpandPath(path)
+	path = m.ws.expand(path)
+	if err := m.ws.check(path); err != nil {
+		m.flash("export failed: "+err.Error(), true)
+		return nil
+	}
 	return func() tea.Msg {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return exportDone{err: err}

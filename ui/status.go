@@ -30,10 +30,16 @@ func (m *Model) statusLine(now time.Time) string {
 	default:
 		ol, olStyle = "ollama ✓", st.StatusGood
 	}
+	if ctl.Replaying() {
+		ol, olStyle = "▶ replay", st.StatusGood
+	}
 	left = append(left, st.StatusKey.Render(" "+ctl.Model())+st.Status.Render(" ")+olStyle.Render(ol))
-	if m.opts.Config.HuggingFace.Token != "" {
+	switch {
+	case ctl.Replaying():
+		// A replay uses no token: saying one is missing would mislead.
+	case m.opts.Config.HuggingFace.Token != "":
 		left = append(left, st.StatusGood.Render("HF token ✓"))
-	} else {
+	default:
 		left = append(left, st.Status.Render("HF token ✗"))
 	}
 	left = append(left, st.Status.Render(m.opts.Config.InferenceMode))
@@ -52,6 +58,9 @@ func (m *Model) statusLine(now time.Time) string {
 	}
 	if m.play != nil {
 		flags = append(flags, "♪ playing")
+	}
+	if m.tape != nil {
+		flags = append(flags, "● rec")
 	}
 	if len(flags) > 0 {
 		left = append(left, st.Status.Render(strings.Join(flags, " ")))

@@ -46,8 +46,12 @@ func (m *Model) submit(text string) tea.Cmd {
 	}
 	// Checking the @files stats them: do it in a command.
 	m.submitting = true
+	ws := m.ws
 	return func() tea.Msg {
-		request, files, err := prompt.ResolveAttachments(text)
+		request, files, err := prompt.ResolveAttachmentsIn(text, ws.expand)
+		if err == nil {
+			err = ws.checkAll(files)
+		}
 		return submitMsg{text: text, request: request, files: files, err: err}
 	}
 }
@@ -76,6 +80,12 @@ func (m *Model) onSubmit(msg submitMsg) tea.Cmd {
 // compose opens the prompt's text in $EDITOR, for a prompt longer than
 // the six rows the prompt shows; the TUI is suspended meanwhile.
 func (m *Model) compose() tea.Cmd {
+	if m.opts.Remote != "" {
+		// An editor started on the server would hand a remote user a
+		// shell there (:!sh), as in the plan review.
+		m.flash("no editor for a chat served over ssh — write here (shift+enter or alt+enter for a new line), or paste", true)
+		return nil
+	}
 	return prompt.Compose(editorCommand(m.opts.Getenv), m.input.Value())
 }
 

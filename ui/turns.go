@@ -82,7 +82,11 @@ func (m *Model) startTurn(request string, files []string) tea.Cmd {
 	m.cancel = cancel
 	p := newPump(t.ID)
 	m.curPump = p
-	req := pipeline.Turn{Request: request, Attachments: files, History: hist, Constraints: m.constraints}
+	req := pipeline.Turn{Request: request, Attachments: files, History: hist, Constraints: m.constraints,
+		OutputDir: m.opts.OutputDir, Workspace: m.ws.root}
+	if m.tape != nil {
+		m.tape.rec.BeginTurn(request, files)
+	}
 	if m.review {
 		req.Review = p.reviewFunc()
 	}
@@ -190,7 +194,7 @@ func (m *Model) endTurn(t *turn) tea.Cmd {
 	if t.Err != nil && !t.Canceled {
 		recheck = m.recheckOllama()
 	}
-	return tea.Batch(m.saveAsync(), m.requestThumbs(), recheck)
+	return tea.Batch(m.saveAsync(), m.requestThumbs(), recheck, m.saveTape())
 }
 
 // running reports whether a turn is in flight.

@@ -61,6 +61,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onOpenDone(msg)
 	case deletedMsg:
 		return m, m.onDeleted(msg)
+	case tapeSaved:
+		return m, m.onTapeSaved(msg)
 	}
 	if m.dialog != nil {
 		// A dialog's own messages (a list's search results, a cursor's

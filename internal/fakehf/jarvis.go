@@ -208,7 +208,7 @@ func (j *Jarvis) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(sw, http.StatusOK, map[string]bool{"running": true})
 	case strings.HasPrefix(path, "/status/"):
 		id := strings.TrimPrefix(path, "/status/")
-		rr.Model = id
+		j.rec.label(rr, id, "", "")
 		if r.Method != http.MethodGet {
 			writeHTML(sw, http.StatusMethodNotAllowed, flaskMethod)
 			return
@@ -225,7 +225,7 @@ func (j *Jarvis) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(sw, http.StatusOK, map[string]bool{"loaded": loaded})
 	case strings.HasPrefix(path, "/models/"):
 		id := strings.TrimPrefix(path, "/models/")
-		rr.Model = id
+		j.rec.label(rr, id, "", "")
 		if r.Method != http.MethodPost {
 			writeHTML(sw, http.StatusMethodNotAllowed, flaskMethod)
 			return
@@ -238,7 +238,7 @@ func (j *Jarvis) serve(w http.ResponseWriter, r *http.Request) {
 			writeHTML(sw, http.StatusInternalServerError, flaskInternal)
 			return
 		}
-		rr.Task = m.taskName()
+		j.rec.label(rr, "", "", m.taskName())
 		j.infer(sw, r, body, m)
 	default:
 		j.mu.Lock()

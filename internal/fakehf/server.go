@@ -94,6 +94,23 @@ func (rec *recorder) end(rr *Request, status int) {
 	rec.mu.Unlock()
 }
 
+// label names what a listed request was for. rr is already listed, so
+// Requests may be copying it at this moment: the recorder's lock guards
+// it. Empty values leave a field as it was.
+func (rec *recorder) label(rr *Request, model, route, task string) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if model != "" {
+		rr.Model = model
+	}
+	if route != "" {
+		rr.Route = route
+	}
+	if task != "" {
+		rr.Task = task
+	}
+}
+
 func (rec *recorder) broadcastLocked() {
 	if rec.changed != nil {
 		close(rec.changed)
@@ -317,7 +334,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	model, route := splitRoute(rest)
-	rr.Model, rr.Route = model, route
+	s.rec.label(rr, model, route, "")
 
 	s.mu.Lock()
 	token := s.token
@@ -339,7 +356,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(sw, http.StatusNotFound, fmt.Sprintf("Model %s does not exist", model))
 		return
 	}
-	rr.Task = m.Task()
+	s.rec.label(rr, model, route, m.Task())
 	if r.Method != http.MethodPost {
 		writeError(sw, http.StatusMethodNotAllowed, "Method Not Allowed")
 		return

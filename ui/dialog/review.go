@@ -38,7 +38,8 @@ type Review struct {
 	w, h int
 }
 
-// NewReview returns the review of plan. editor is the external editor's
+// NewReview returns the review of plan (editor nil: no external editor,
+// only the inline one). editor is the external editor's
 // command line; now is the clock the plan's tree is drawn with.
 func NewReview(keys theme.KeyMap, st *theme.Styles, plan pipeline.Plan, editor []string, now func() time.Time) *Review {
 	return &Review{keys: keys, st: st, plan: plan, editorCmd: editor, now: now, w: 10, h: 5}
@@ -58,6 +59,12 @@ func (d *Review) Update(msg tea.Msg) (Action, tea.Cmd) {
 	case k.String() == "r" || d.keys.Matches(k, theme.ActDialogConfirm):
 		return Approve{Plan: d.plan}, nil
 	case k.String() == "e":
+		if len(d.editorCmd) == 0 {
+			// A chat served over ssh runs no program on the server for
+			// its user: an editor is a shell one command away.
+			d.err = "no external editor here (the chat runs on another machine) — i edits the plan inline"
+			return nil, nil
+		}
 		return nil, d.openEditor()
 	case k.String() == "i":
 		ta := textarea.New()
@@ -141,8 +148,11 @@ func (d *Review) View(w, h int) (string, []string, string) {
 		lines = append(lines[:room-1], st.Dim.Render("… (e shows it all)"))
 	}
 	lines = append(lines, errLines...)
-	return fmt.Sprintf("Run this plan? (%s)", chat.Count(len(d.plan.Tasks), "task")), lines,
-		"r/enter run · e edit in $EDITOR · i edit inline · c/esc cancel the turn"
+	hint := "r/enter run · e edit in $EDITOR · i edit inline · c/esc cancel the turn"
+	if len(d.editorCmd) == 0 {
+		hint = "r/enter run · i edit inline · c/esc cancel the turn"
+	}
+	return fmt.Sprintf("Run this plan? (%s)", chat.Count(len(d.plan.Tasks), "task")), lines, hint
 }
 
 // EditorReturned takes what the external editor gave back (EditorDone

@@ -78,6 +78,12 @@ func looksLikePath(p string) bool {
 // returns the files. A token that looks like a path but names no readable
 // file is an error naming it, so nothing is sent by mistake.
 func ResolveAttachments(text string) (string, []string, error) {
+	return ResolveAttachmentsIn(text, ExpandPath)
+}
+
+// ResolveAttachmentsIn is ResolveAttachments with paths made absolute by
+// expand (Completer.Expand).
+func ResolveAttachmentsIn(text string, expand func(string) string) (string, []string, error) {
 	toks := scanAttachTokens(text)
 	if len(toks) == 0 {
 		return text, nil, nil
@@ -86,7 +92,7 @@ func ResolveAttachments(text string) (string, []string, error) {
 	var files []string
 	last := 0
 	for _, t := range toks {
-		abs := ExpandPath(t.path)
+		abs := expand(t.path)
 		st, err := os.Stat(abs)
 		switch {
 		case err != nil && !looksLikePath(t.path):
@@ -122,7 +128,7 @@ func unwrapPathErr(err error) error {
 // pastedPaths recognises a paste that is only file paths (one per line, or
 // shell-quoted and backslash-escaped as terminals paste dropped files, or
 // file:// URLs) and returns them when every one exists.
-func pastedPaths(s string) []string {
+func pastedPaths(s string, expand func(string) string) []string {
 	s = strings.TrimSpace(s)
 	if s == "" || len(s) > 8192 {
 		return nil
@@ -150,7 +156,7 @@ func pastedPaths(s string) []string {
 		if !looksLikePath(c) {
 			return nil
 		}
-		abs := ExpandPath(c)
+		abs := expand(c)
 		st, err := os.Stat(abs)
 		if err != nil || st.IsDir() {
 			return nil

@@ -47,6 +47,18 @@ type Completer struct {
 	Args func(cmd string) []string
 	// ReadDir lists a directory; nil means os.ReadDir.
 	ReadDir func(string) ([]os.DirEntry, error)
+	// Expand turns a path as typed or pasted into the absolute path it
+	// names; nil means ExpandPath (the process's working directory and
+	// home). A chat confined to a workspace resolves from that instead.
+	Expand func(string) string
+}
+
+// expand is c.Expand or ExpandPath.
+func (c Completer) expand(p string) string {
+	if c.Expand != nil {
+		return c.Expand(p)
+	}
+	return ExpandPath(p)
 }
 
 // complete returns the completion for the text before the cursor.
@@ -136,11 +148,7 @@ func (c Completer) files(word string) completion {
 	if lookIn == "" {
 		lookIn = "."
 	}
-	if strings.HasPrefix(lookIn, "~") {
-		if home, err := os.UserHomeDir(); err == nil {
-			lookIn = filepath.Join(home, strings.TrimPrefix(lookIn, "~"))
-		}
-	}
+	lookIn = c.expand(lookIn)
 	read := c.ReadDir
 	if read == nil {
 		read = os.ReadDir

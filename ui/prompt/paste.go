@@ -13,7 +13,8 @@ func (p *Prompt) onPaste(msg tea.PasteMsg) tea.Cmd {
 	cmd := p.update(msg)
 	after := p.Value()
 	content := msg.Content
-	check := func() tea.Msg { return PasteChecked{before: before, after: after, paths: pastedPaths(content)} }
+	expand := p.complete.expand
+	check := func() tea.Msg { return PasteChecked{before: before, after: after, paths: pastedPaths(content, expand)} }
 	return tea.Batch(cmd, check)
 }
 

@@ -1,0 +1,209 @@
+// Package sshd serves the chat over SSH (`chorus serve --ssh ADDR`): every
+// connection gets its own chat — a Bubble Tea program on the connection's
+// terminal, sized and resized with it — while the controller and the
+// endpoints are shared. Users are the keys of an authorized_keys file;
+// each key has its own directory (sessions, outputs) and its chat reads
+// and writes files only there.
+//
+// Only public-key logins are accepted: no password, no keyboard-
+// interactive, no shell or command, no port forwarding.
+package sshd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	charmlog "charm.land/log/v2"
+	"charm.land/wish/v2"
+	"github.com/charmbracelet/ssh"
+
+	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/pipeline"
+)
+
+// Options configure the server. Config and Engine are required.
+type Options struct {
+	// Config is the loaded configuration, shared read-only by every chat.
+	Config *config.Config
+	// Engine runs every connection's turns: the controller, the catalog
+	// and the endpoints are shared, safe for concurrent turns.
+	Engine *pipeline.Engine
+	// Constraints are the standing constraints each chat starts with.
+	Constraints pipeline.Constraints
+	// HostKey is the server's private key file, created on first start.
+	HostKey string
+	// AuthorizedKeys is the file of public keys allowed in. It is read
+	// again at every login, so a key added or removed counts at once.
+	AuthorizedKeys string
+	// UsersDir holds one directory per key (see userDirName), each with
+	// its sessions and outputs.
+	UsersDir string
+	// MaxSessions bounds the chats served at once; 0 means 8.
+	MaxSessions int
+	// IdleTimeout closes a connection with no traffic for that long; 0
+	// never does.
+	IdleTimeout time.Duration
+	// Version is Chorus's version, sent in the SSH banner and written
+	// into recordings.
+	Version string
+	// Logger records connections (key fingerprint, remote address),
+	// refusals and each chat's saves; nil discards.
+	Logger *slog.Logger
+}
+
+// Server is the SSH server of chats.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	srv  *ssh.Server
+
+	mu     sync.Mutex
+	active int
+	// chats counts the handlers running, so Close waits for their
+	// sessions to be saved.
+	chats sync.WaitGroup
+}
+
+// New checks the options, loads (or creates) the host key and reads the
+// authorized keys once, so a server that could let nobody in says so
+// before it listens.
+func New(opts Options) (*Server, error) {
+	if opts.Config == nil || opts.Engine == nil {
+		return nil, errors.New("sshd: Options.Config and Options.Engine are required")
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = 8
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts, log: log}
+	// wish reports on charm's default logger (stderr) that a chat's
+	// program "was killed" whenever its connection closes — the normal
+	// end of every chat. Each chat's start and end, and every refusal, are
+	// in the log file instead; the server's terminal stays quiet.
+	charmlog.SetOutput(io.Discard)
+	_, skipped, err := readAuthorizedKeys(opts.AuthorizedKeys)
+	for _, sk := range skipped {
+		log.Warn("ssh key skipped", "reason", sk)
+	}
+	if err != nil {
+		return nil, err
+	}
+	signer, created, err := hostKey(opts.HostKey)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		log.Info("ssh host key created", "path", opts.HostKey, "fingerprint", fingerprint(signer.PublicKey()))
+	}
+	version := "chorus"
+	if opts.Version != "" {
+		version = "chorus_" + opts.Version
+	}
+	srv, err := wish.NewServer(
+		wish.WithVersion(version),
+		wish.WithPublicKeyAuth(s.authorize),
+		wish.WithMiddleware(s.chat),
+		func(srv *ssh.Server) error {
+			// Set before wish.NewServer looks: it would otherwise write a
+			// key of its own into the working directory.
+			srv.AddHostKey(signer)
+			srv.IdleTimeout = opts.IdleTimeout
+			// Only sessions: an exec request is answered by the chat
+			// handler with a message, a subsystem (sftp) is refused, and
+			// forwarding stays off (nil callbacks deny it).
+			srv.SessionRequestCallback = func(_ ssh.Session, kind string) bool { return kind == "shell" || kind == "exec" }
+			srv.ConnectionFailedCallback = s.connectionFailed
+			return nil
+		},
+	)
+	if err != nil {
+		return nil, fmt.Errorf("sshd: %w", err)
+	}
+	s.srv = srv
+	return s, nil
+}
+
+// HostKeyFingerprint returns the server's host key fingerprint, for users
+// to check against what their client shows on first connection.
+func (s *Server) HostKeyFingerprint() string {
+	if len(s.srv.HostSigners) == 0 {
+		return ""
+	}
+	return fingerprint(s.srv.HostSigners[0].PublicKey())
+}
+
+// Serve accepts connections on l until ctx ends, then closes every
+// connection and waits (a little) for their chats to be saved.
+func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.srv.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	err := s.srv.Close()
+	done := make(chan struct{})
+	go func() {
+		s.chats.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		s.log.Warn("ssh server stopped before every chat was saved")
+	}
+	<-errc
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}
+
+// authorize admits a key listed in the authorized_keys file, read now.
+func (s *Server) authorize(ctx ssh.Context, key ssh.PublicKey) bool {
+	keys, _, err := readAuthorizedKeys(s.opts.AuthorizedKeys)
+	if err != nil {
+		s.log.Error("ssh login refused: the authorized keys cannot be used", "remote", ctx.RemoteAddr().String(), "err", err.Error())
+		return false
+	}
+	for _, k := range keys {
+		if ssh.KeysEqual(key, k.key) {
+			return true
+		}
+	}
+	s.log.Warn("ssh login refused: unknown key", "fingerprint", fingerprint(key), "user", ctx.User(), "remote", ctx.RemoteAddr().String())
+	return false
+}
+
+// connectionFailed logs a connection that ended before a session: a
+// failed handshake or login (a password tried where none is accepted).
+func (s *Server) connectionFailed(conn net.Conn, err error) {
+	s.log.Info("ssh connection failed", "remote", conn.RemoteAddr().String(), "err", err.Error())
+}
+
+// acquire takes a chat slot; false when all are in use.
+func (s *Server) acquire() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.active >= s.opts.MaxSessions {
+		return false
+	}
+	s.active++
+	return true
+}
+
+func (s *Server) release() {
+	s.mu.Lock()
+	s.active--
+	s.mu.Unlock()
+}
