@@ -94,10 +94,10 @@ func TestRunRecordThenReplay(t *testing.T) {
 		t.Fatalf("the replay differs:\nrecorded:\n%v\nreplayed:\n%v", recorded, replayed)
 	}
 
-	// The plain log says it is a replay.
-	stdout, _, code = runCLI("run", "--replay", tape, "--replay-speed", "0", "--out", out2, "draw a red kite and caption it")
-	if code != 0 || !strings.Contains(stdout, "Replaying `"+tape+"`") || !strings.Contains(stdout, "Here is a red kite") {
-		t.Fatalf("plain replay: exit %d, %q", code, stdout)
+	// The plain log (on stderr) says it is a replay; the answer is on stdout.
+	stdout, stderr, code = runCLI("run", "--replay", tape, "--replay-speed", "0", "--out", out2, "draw a red kite and caption it")
+	if code != 0 || !strings.Contains(stderr, "Replaying `"+tape+"`") || !strings.Contains(stdout, "Here is a red kite") {
+		t.Fatalf("plain replay: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
 
