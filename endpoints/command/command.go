@@ -25,6 +25,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/imaging"
 	"github.com/chorusai/chorus/scope"
+	"github.com/chorusai/chorus/skills"
 )
 
 // Options configures the command endpoint.
@@ -274,13 +275,13 @@ func (e *Endpoint) exec(ctx context.Context, c call, args []string, outFile stri
 	watch.Wait()
 
 	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, errOutputTooLarge) {
-		return nil, fmt.Errorf("%s: %w (more than %s) — give it a shorter input", c.prog.name, errOutputTooLarge, humanFileSize(e.opts.MaxOutputBytes))
+		return nil, fmt.Errorf("%s: %w (more than %s) — give it a shorter input", c.prog.name, errOutputTooLarge, skills.HumanBytes(e.opts.MaxOutputBytes))
 	}
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%s: %w", c.prog.name, context.Cause(ctx))
 	}
 	if stdout.overflow {
-		return nil, fmt.Errorf("%s: %w (more than %s on stdout)", c.prog.name, errOutputTooLarge, humanFileSize(e.opts.MaxOutputBytes))
+		return nil, fmt.Errorf("%s: %w (more than %s on stdout)", c.prog.name, errOutputTooLarge, skills.HumanBytes(e.opts.MaxOutputBytes))
 	}
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
@@ -330,7 +331,7 @@ func (e *Endpoint) readOutput(c call, path string) ([]byte, error) {
 	}
 	data, err := f.ReadAll(e.opts.MaxOutputBytes)
 	if errors.Is(err, scope.ErrTooLarge) {
-		return nil, fmt.Errorf("%s: %w (more than %s)", c.prog.name, errOutputTooLarge, humanFileSize(e.opts.MaxOutputBytes))
+		return nil, fmt.Errorf("%s: %w (more than %s)", c.prog.name, errOutputTooLarge, skills.HumanBytes(e.opts.MaxOutputBytes))
 	}
 	return data, err
 }
@@ -508,13 +509,3 @@ func runFFmpegAudio(ctx context.Context, e *Endpoint, c call) (endpoints.Result,
 	return endpoints.Result{Text: fmt.Sprintf("%.1f s of audio (16 kHz mono WAV)", dur.Seconds()), Blobs: []endpoints.Blob{{MIME: "audio/wav", Data: wav}}}, nil
 }
 
-// humanFileSize renders a byte count for error messages.
-func humanFileSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d KB", n>>10)
-}

@@ -8,14 +8,12 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"mime"
-	"net/http"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/skills"
 )
 
 // textArg returns a required text argument.
@@ -61,7 +59,7 @@ func readMedia(req endpoints.Request, name string) ([]byte, string, error) {
 		// Reading a FIFO or a device could block forever or never end.
 		return nil, "", badInput("%s %s is not a regular file (a pipe or device) — give a file", name, p)
 	case st.Size() > maxUpload:
-		return nil, "", badInput("%s file %s is %s; Chorus sends at most %d MB to an inference server — trim or compress it first", name, p, humanFileSize(st.Size()), maxUpload>>20)
+		return nil, "", badInput("%s file %s is %s; Chorus sends at most %d MB to an inference server — trim or compress it first", name, p, skills.HumanBytes(st.Size()), maxUpload>>20)
 	}
 	data, err := f.ReadAll(maxUpload)
 	if err != nil {
@@ -94,42 +92,23 @@ func mediaKind(name string) string {
 // an answer's size, more is refused rather than held.
 const maxUpload = 512 << 20
 
-// extTypes covers media extensions the system MIME table may lack.
-var extTypes = map[string]string{
-	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-	".webp": "image/webp", ".bmp": "image/bmp", ".tif": "image/tiff", ".tiff": "image/tiff",
-	".wav": "audio/wav", ".flac": "audio/flac", ".mp3": "audio/mpeg", ".ogg": "audio/ogg",
-	".oga": "audio/ogg", ".m4a": "audio/mp4", ".opus": "audio/ogg",
-	".mp4": "video/mp4", ".webm": "video/webm", ".mov": "video/quicktime", ".avi": "video/x-msvideo",
-	".mkv": "video/x-matroska",
-}
-
 // MediaType names the type of a media file: the content sniffed when it is
-// recognisable, else the extension's type.
+// recognisable media, else the type its name says (skills' file-type
+// table), else text when it is text.
 func MediaType(path string, data []byte) string {
-	if mt := sniff(data); mt != "" {
+	mt, m := skills.Sniff(data)
+	if m.Media() {
 		return mt
 	}
-	if mt, ok := extTypes[strings.ToLower(filepath.Ext(path))]; ok {
-		return mt
+	if byName := skills.MIMEOfName(path); byName != "" {
+		if nm, _ := skills.ModalityOfName(path); nm.Media() {
+			return byName
+		}
 	}
-	if mt, _, _ := mime.ParseMediaType(http.DetectContentType(data)); strings.HasPrefix(mt, "text/") {
+	if m == skills.Text {
 		return mt
 	}
 	return "application/octet-stream"
-}
-
-// sniff returns the media type of data when the content says it, "" when
-// the content is not recognisable media.
-func sniff(data []byte) string {
-	mt, _, _ := mime.ParseMediaType(http.DetectContentType(data))
-	switch mt {
-	case "", "application/octet-stream", "text/plain":
-		return ""
-	case "audio/wave", "audio/x-wav":
-		return "audio/wav"
-	}
-	return mt
 }
 
 func base64Of(data []byte) string { return base64.StdEncoding.EncodeToString(data) }
@@ -248,20 +227,9 @@ func parseTableJSON(t string) (map[string][]string, error) {
 	return out, nil
 }
 
-// humanFileSize renders a byte count for error messages.
-func humanFileSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d KB", n>>10)
-}
-
 // IsMediaFile reports whether path's extension names an image, audio or
 // video type.
 func IsMediaFile(path string) bool {
-	_, ok := extTypes[strings.ToLower(filepath.Ext(path))]
-	return ok
+	m, _ := skills.ModalityOfName(path)
+	return m.Media()
 }

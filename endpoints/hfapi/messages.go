@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+
+	"github.com/chorusai/chorus/text"
 )
 
 // Message extracts the error message of an error body: {"error": "…"},
@@ -44,13 +46,9 @@ func Message(body []byte) string {
 	return Snippet([]byte(s))
 }
 
-// Snippet shortens a body for error messages.
+// Snippet shortens a body for error messages, at a character boundary.
 func Snippet(b []byte) string {
-	const n = 200
-	s := strings.ToValidUTF8(string(b), "?")
-	if len(s) > n {
-		return s[:n] + "…"
-	}
+	s, _ := text.ClipBytes(strings.ToValidUTF8(string(b[:min(len(b), 4<<10)]), "?"), 200)
 	return s
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/imaging"
+	"github.com/chorusai/chorus/skills"
 )
 
 // The answer readers of the task table, by the shape they read.
@@ -154,14 +155,12 @@ func readMediaBody(map[string]string, json.RawMessage, endpoints.Spool) (endpoin
 func BlobMIME(mt string, data []byte) string {
 	switch mt {
 	case "", "application/octet-stream", "binary/octet-stream":
-		if s := sniff(data); s != "" {
+		if s, m := skills.Sniff(data); m.Media() || m == skills.Text && s != "text/plain" {
 			return s
 		}
 		return "application/octet-stream"
-	case "audio/wave", "audio/x-wav":
-		return "audio/wav"
 	}
-	return mt
+	return skills.CanonicalMIME(mt)
 }
 
 // decodeFile decodes a base64 file (optionally a data: URL) into a Blob

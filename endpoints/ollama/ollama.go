@@ -28,6 +28,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/imaging"
 	"github.com/chorusai/chorus/scope"
+	"github.com/chorusai/chorus/skills"
 )
 
 // DefaultHost is where Ollama listens unless told otherwise.
@@ -331,7 +332,7 @@ func (e *Endpoint) readImage(f scope.File, name string) ([]byte, error) {
 	case !fi.Mode().IsRegular():
 		return nil, fmt.Errorf("%w: %s is not a regular file (a pipe or device) — give an image file", endpoints.ErrBadInput, name)
 	case fi.Size() > e.opts.MaxImageBytes:
-		return nil, fmt.Errorf("%w: image %s is %s; vision models get at most %s — resize it first (image-resize)", endpoints.ErrBadInput, name, humanFileSize(fi.Size()), humanFileSize(e.opts.MaxImageBytes))
+		return nil, fmt.Errorf("%w: image %s is %s; vision models get at most %s — resize it first (image-resize)", endpoints.ErrBadInput, name, skills.HumanBytes(fi.Size()), skills.HumanBytes(e.opts.MaxImageBytes))
 	}
 	data, err := f.ReadAll(e.opts.MaxImageBytes)
 	if err != nil {
@@ -395,13 +396,3 @@ func (e *Endpoint) classify(err error, model, task string) error {
 	return fmt.Errorf("%w: Ollama model %s failed: %v", endpoints.ErrUnavailable, model, err)
 }
 
-// humanFileSize renders a byte count for error messages.
-func humanFileSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d KB", n>>10)
-}

@@ -40,26 +40,9 @@ func FileLine(st *theme.Styles, verb, path string, w int, links bool) string {
 // sniffs the content of files with unknown extensions, which is file I/O
 // that must not happen while rendering.
 func kindOf(path string) skills.Modality {
-	t := mime.TypeByExtension(strings.ToLower(filepath.Ext(path)))
-	switch {
-	case strings.HasPrefix(t, "image/"):
-		return skills.Image
-	case strings.HasPrefix(t, "audio/"):
-		return skills.Audio
-	case strings.HasPrefix(t, "video/"):
-		return skills.Video
-	case strings.HasPrefix(t, "text/"), strings.HasPrefix(t, "application/json"):
-		return skills.Text
+	// The one file-type table; then the system's, for the rest.
+	if m, ok := skills.ModalityOfName(path); ok {
+		return m
 	}
-	switch strings.ToLower(filepath.Ext(path)) { // common ones some systems lack
-	case ".webp", ".heic", ".tif", ".tiff", ".bmp":
-		return skills.Image
-	case ".wav", ".flac", ".ogg", ".oga", ".opus", ".m4a", ".mp3", ".aac":
-		return skills.Audio
-	case ".mkv", ".webm", ".mov", ".mp4", ".avi", ".m4v":
-		return skills.Video
-	case ".md", ".csv", ".tsv", ".txt":
-		return skills.Text
-	}
-	return ""
+	return skills.ModalityOfMIME(mime.TypeByExtension(strings.ToLower(filepath.Ext(path))))
 }
