@@ -508,4 +508,3 @@ func runFFmpegAudio(ctx context.Context, e *Endpoint, c call) (endpoints.Result,
 	}
 	return endpoints.Result{Text: fmt.Sprintf("%.1f s of audio (16 kHz mono WAV)", dur.Seconds()), Blobs: []endpoints.Blob{{MIME: "audio/wav", Data: wav}}}, nil
 }
-

@@ -395,4 +395,3 @@ func (e *Endpoint) classify(err error, model, task string) error {
 	// An {"error": …} line inside a 200 stream: the runner failed mid-answer.
 	return fmt.Errorf("%w: Ollama model %s failed: %v", endpoints.ErrUnavailable, model, err)
 }
-
