@@ -24,13 +24,23 @@ var fileRef = regexp.MustCompile(`\b[A-Za-z0-9_-]+\.(?i:png|jpe?g|gif|bmp|wav|mp
 // lists the names, so the suite's inputs are generated for them.
 func fileRefs(request string) (string, []string) {
 	var names []string
-	out := fileRef.ReplaceAllStringFunc(request, func(m string) string {
+	var b strings.Builder
+	last := 0
+	for _, loc := range fileRef.FindAllStringIndex(request, -1) {
+		// A name inside a path (/home/me/cat.png) is a real file the
+		// user named, not one to generate.
+		if loc[0] > 0 && strings.ContainsRune(`/\~.`, rune(request[loc[0]-1])) {
+			continue
+		}
+		m := request[loc[0]:loc[1]]
 		if !containsString(names, m) {
 			names = append(names, m)
 		}
-		return "{" + m + "}"
-	})
-	return out, names
+		b.WriteString(request[last:loc[0]] + "{" + m + "}")
+		last = loc[1]
+	}
+	b.WriteString(request[last:])
+	return b.String(), names
 }
 
 func containsString(list []string, s string) bool {

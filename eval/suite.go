@@ -167,6 +167,7 @@ func parseLines(name string, b []byte, resolve func(string) (string, bool)) (*Su
 			c = taskBenchCase(l, resolve, unknown)
 		case l.Request != "":
 			c = Case{Request: l.Request, Gold: l.GoldTasks, Attachments: l.Attachments}
+			c.Request, c.Files = fileRefs(c.Request)
 			for i := range c.Gold {
 				c.Gold[i].Task = resolveName(c.Gold[i].Task, resolve, unknown)
 			}
