@@ -390,7 +390,10 @@ func catCompact(b []byte) string {
 // code for task (which the fake reproduces) and the task its model is
 // registered under on the fake: models_server dispatches on the model id,
 // and reads TrOCR's text with its image-to-text code.
-func catJarvisTask(task string) (string, bool) {
+func catJarvisTask(task, model string) (string, bool) {
+	if served, ok := fakehf.JarvisServed[model]; ok && served == task {
+		return task, true
+	}
 	if hfapi.IsControlNetTask(task) {
 		return task, true
 	}
@@ -411,7 +414,7 @@ func catJarvisTask(task string) (string, bool) {
 // serve is a catalog error.
 func catRunLocal(t *testing.T, s *skills.Skill, m skills.Model) {
 	ran := false
-	if fakeTask, ok := catJarvisTask(s.Name); ok {
+	if fakeTask, ok := catJarvisTask(s.Name, m.ID); ok {
 		ran = true
 		t.Run("jarvis", func(t *testing.T) { catRunJarvis(t, s, m, fakeTask) })
 	}
@@ -460,7 +463,8 @@ func catRunJarvis(t *testing.T, s *skills.Skill, m skills.Model, fakeTask string
 		t.Errorf("POST %s (%s), want POST /models/%s with JSON", r.Path, r.Headers.Get("Content-Type"), m.ID)
 	}
 	// The bodies awesome_chat.py sends: local paths the server opens
-	// itself, and "text" with every image (BLIP reads it even unused).
+	// itself; "text" (null when not asked) only to the branches that read
+	// it — captioning, OCR, VQA, DQA and ControlNet generation.
 	text := func() any {
 		if v, ok := in.args["text"]; ok {
 			return v
@@ -469,8 +473,11 @@ func catRunJarvis(t *testing.T, s *skills.Skill, m skills.Model, fakeTask string
 	}
 	var want map[string]any
 	switch {
-	case catTakes(s, skills.Image):
+	case catTakes(s, skills.Image) && (strings.HasSuffix(s.Name, "-text-to-image") || slices.Contains([]string{"image-to-text", "ocr",
+		"image-classification", "visual-question-answering", "document-question-answering"}, s.Name)):
 		want = map[string]any{"img_url": in.png, "text": text()}
+	case catTakes(s, skills.Image):
+		want = map[string]any{"img_url": in.png}
 	case catTakes(s, skills.Audio):
 		want = map[string]any{"audio_url": in.wav}
 	default:
@@ -817,4 +824,25 @@ func catOllamaCheck(ctx context.Context, oll *fakeollama.Server, s *skills.Skill
 	}
 	oll.AddModel(fakeollama.Model{Name: m.ID, Capabilities: caps})
 	return ollama.New(ollama.Options{Host: oll.URL}).Check(ctx, s.Name, m.ID)
+}
+
+// TestCatalogCarriesModelsServer: every model HuggingGPT's models_server
+// loads is a candidate of the skill it serves, on the local endpoint, so a
+// user with that server has each of its routes reachable.
+func TestCatalogCarriesModelsServer(t *testing.T) {
+	c := catCatalog(t)
+	for id, task := range fakehf.JarvisServed {
+		s, ok := c.Skill(task)
+		if !ok {
+			t.Errorf("models_server serves %s for %s, which is not a skill", id, task)
+			continue
+		}
+		i := slices.IndexFunc(s.Models, func(m skills.Model) bool { return m.ID == id })
+		switch {
+		case i < 0:
+			t.Errorf("%s: models_server's %s is not a candidate", task, id)
+		case !s.Models[i].ServedBy(skills.EndpointLocal):
+			t.Errorf("%s: %s does not list the local endpoint", task, id)
+		}
+	}
 }
