@@ -39,8 +39,10 @@ import (
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/endpoints/local"
 	"github.com/chorusai/chorus/endpoints/ollama"
+	"github.com/chorusai/chorus/endpoints/retrieval"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/internal/fakeweb"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -69,6 +71,7 @@ var catTextArgs = map[string]string{
 	"translation/src_lang":             "en",
 	"translation/tgt_lang":             "fr",
 	"image-to-image/text":              "as a watercolour painting",
+	"retrieval/text":                   "red fox",
 	"image-editing/text":               "make it look like winter",
 	"canny-control/text":               "low 50 high 150",
 	"mask-generation/point":            "10,12",
@@ -222,6 +225,8 @@ func TestCatalogSkillsRunEndToEnd(t *testing.T) {
 					catRunCommand(t, s, m)
 				case skills.EndpointBuiltin:
 					catRunBuiltin(t, s, m)
+				case skills.EndpointRetrieval:
+					catRunRetrieval(t, s)
 				default:
 					t.Fatalf("endpoint kind %q has no end-to-end run — add one to this test", kind)
 				}
@@ -779,6 +784,7 @@ func TestCatalogModelsPassEndpointChecks(t *testing.T) {
 	hfSrv := fakehf.New(t)
 	hfLocal := local.New(local.Options{URL: hfSrv.URL, Protocol: local.ProtocolHF, CheckTTL: time.Hour})
 	oll := fakeollama.New(t)
+	web := retrieval.New(retrieval.Options{WikipediaURL: retrieval.DefaultWikipediaURL, SearxNGURL: "http://127.0.0.1:1/unused"})
 	for _, s := range c.All() {
 		for _, m := range s.Models {
 			for _, k := range m.Endpoints {
@@ -803,6 +809,8 @@ func TestCatalogModelsPassEndpointChecks(t *testing.T) {
 					}
 				case skills.EndpointOllama:
 					err = catOllamaCheck(ctx, oll, s, m)
+				case skills.EndpointRetrieval:
+					err = web.Check(ctx, s.Name, m.ID)
 				default:
 					err = fmt.Errorf("unknown endpoint kind %q", k)
 				}
@@ -844,5 +852,39 @@ func TestCatalogCarriesModelsServer(t *testing.T) {
 		case !s.Models[i].ServedBy(skills.EndpointLocal):
 			t.Errorf("%s: %s does not list the local endpoint", task, id)
 		}
+	}
+}
+
+// catRunRetrieval runs every retrieval model of the skill against the fake
+// Wikipedia and SearxNG: each asks its API with the plan's query and
+// answers the skill's text.
+func catRunRetrieval(t *testing.T, s *skills.Skill) {
+	in := newCatInputs(t, s)
+	wiki := fakeweb.NewWikipedia(t, fakeweb.Article{Title: "Red fox", Description: "species of fox",
+		Extract: "The red fox is the largest of the true foxes."})
+	searx := fakeweb.NewSearxNG(t, fakeweb.Page{URL: "https://example.org/fox", Title: "Red fox facts", Content: "Red foxes live in snow."})
+	ep := retrieval.New(retrieval.Options{WikipediaURL: wiki.URL, SearxNGURL: searx.URL})
+	ctx := catContext(t)
+	for _, m := range s.Models {
+		if !m.ServedBy(skills.EndpointRetrieval) {
+			continue
+		}
+		if err := ep.Check(ctx, s.Name, m.ID); err != nil {
+			t.Fatalf("Check(%s): %v", m.ID, err)
+		}
+		res, err := ep.Infer(ctx, endpointstest.Request(t, s.Name, m.ID, in.args))
+		if err != nil {
+			t.Fatalf("Infer(%s): %v", m.ID, err)
+		}
+		catCheckOutputs(t, s, res, nil)
+		if !strings.Contains(res.Text, "Red fox") {
+			t.Errorf("%s: text %q lacks the found page", m.ID, res.Text)
+		}
+	}
+	if n, q := len(wiki.Requests()), wiki.Requests()[0].Query.Get("q"); n != 2 || q != "red fox" {
+		t.Errorf("Wikipedia: %d requests, q=%q; want a search for the query and a summary", n, q)
+	}
+	if r := searx.Requests(); len(r) != 1 || r[0].Query.Get("format") != "json" || r[0].Query.Get("q") != "red fox" {
+		t.Errorf("SearxNG requests %+v", r)
 	}
 }
