@@ -25,6 +25,9 @@ const (
 	Ollama      Kind = "ollama"
 	Command     Kind = "command"
 	Builtin     Kind = "builtin"
+	// Retrieval fetches external knowledge from web APIs (Wikipedia,
+	// SearxNG) for the retrieval skill.
+	Retrieval Kind = "retrieval"
 )
 
 // Request is one expert call.

@@ -379,6 +379,10 @@ func (e *Engine) noRouteReason(m skills.Model, localOnly bool) string {
 		switch {
 		case kind == endpoints.HuggingFace && localOnly:
 			parts = append(parts, "the local-only constraint rules out Hugging Face")
+		case kind == endpoints.Retrieval && configured && (localOnly || e.router.Mode() == endpoints.ModeLocal):
+			parts = append(parts, "it is a web lookup, which inference_mode local and the local-only constraint rule out — only a SearxNG on this machine or network (retrieval.searxng_url) may run there")
+		case kind == endpoints.Retrieval && !configured:
+			parts = append(parts, "retrieval is off — set retrieval.wikipedia_url or retrieval.searxng_url")
 		case !e.router.Allowed(kind, false):
 			parts = append(parts, fmt.Sprintf("inference_mode %s rules out %s endpoints", e.router.Mode(), k))
 		case !configured && kind == endpoints.Local:

@@ -16,10 +16,11 @@ const (
 	EndpointOllama      = "ollama"
 	EndpointCommand     = "command"
 	EndpointBuiltin     = "builtin"
+	EndpointRetrieval   = "retrieval"
 )
 
 // EndpointKinds lists every endpoint kind a skill file may name.
-var EndpointKinds = []string{EndpointHuggingFace, EndpointLocal, EndpointOllama, EndpointCommand, EndpointBuiltin}
+var EndpointKinds = []string{EndpointHuggingFace, EndpointLocal, EndpointOllama, EndpointCommand, EndpointBuiltin, EndpointRetrieval}
 
 // KnownEndpoint reports whether kind is one of EndpointKinds.
 func KnownEndpoint(kind string) bool { return slices.Contains(EndpointKinds, kind) }
