@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ollama/ollama/api"
@@ -54,7 +60,7 @@ func TestEvalJSON(t *testing.T) {
 			Metrics map[string]struct {
 				Runs           int
 				ValidAsWritten struct{ Hits, Of int } `json:"valid_as_written"`
-				NodeF1         struct{ F1 float64 } `json:"node_f1"`
+				NodeF1         struct{ F1 float64 }   `json:"node_f1"`
 				EdgeF1         struct {
 					F1      float64
 					Defined bool
@@ -142,5 +148,61 @@ func TestEvalOllamaNotRunning(t *testing.T) {
 	_, stderr, code := runCLI("eval", "--suite", evalSuite(t))
 	if code != 1 || !strings.Contains(stderr, "ollama serve") {
 		t.Errorf("exit %d, stderr %q; want 1 naming `ollama serve`", code, stderr)
+	}
+}
+
+// TestEvalInterruptPrintsWhatItHas: Ctrl+C while the second request is
+// being planned prints the first request's scores, marked as
+// interrupted, and exits 130.
+func TestEvalInterruptPrintsWhatItHas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "chorus")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	e := newCLIEnv(t, goldPlanner)
+	e.ollama.OnChatContext(func(ctx context.Context, req *api.ChatRequest) fakeollama.Reply {
+		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "French") {
+			return fakeollama.Reply{Stall: true} // the second request never ends
+		}
+		return goldPlanner(req)
+	})
+	cmd := exec.Command(bin, "eval", "--suite", evalSuite(t))
+	cmd.Env = os.Environ()
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "eval: 1/2") {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("eval did not stop within 30s of Ctrl+C")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit %d, want 130", code)
+	}
+	out := stdout.String()
+	if !strings.Contains(out, "interrupted after 1 of 2 run(s)") || !strings.Contains(out, "node F1") {
+		t.Errorf("stdout should hold the partial table:\n%s", out)
 	}
 }
