@@ -50,7 +50,7 @@ func goldPlanner(req *api.ChatRequest) fakeollama.Reply {
 
 func TestEvalJSON(t *testing.T) {
 	newCLIEnv(t, goldPlanner)
-	stdout, stderr, code := runCLI("eval", "--json", "--suite", evalSuite(t))
+	stdout, stderr, code := runCLI("eval", "--json", "--select", "--suite", evalSuite(t))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -65,8 +65,9 @@ func TestEvalJSON(t *testing.T) {
 					F1      float64
 					Defined bool
 				} `json:"edge_f1"`
-				GED float64
-				FoT struct{ Hits, Of int }
+				GED    float64
+				FoT    struct{ Hits, Of int }
+				Chosen *struct{ Hits, Of int }
 			}
 			Results []struct {
 				Case string
@@ -87,6 +88,10 @@ func TestEvalJSON(t *testing.T) {
 	if all.Runs != 2 || all.ValidAsWritten.Hits != 2 || all.NodeF1.F1 != 1 || !all.EdgeF1.Defined || all.EdgeF1.F1 != 0 ||
 		all.GED < 0.0999 || all.GED > 0.1001 || all.FoT.Hits != 1 {
 		t.Errorf("metrics = %+v", all)
+	}
+	// --select: the three planned tasks each got a model.
+	if all.Chosen == nil || all.Chosen.Hits != 3 || all.Chosen.Of != 3 {
+		t.Errorf("chosen = %+v, want 3 of 3", all.Chosen)
 	}
 	if chain := doc.Models[0].Metrics["chain"]; chain.Runs != 1 {
 		t.Errorf("chain column has %d runs, want 1", chain.Runs)
