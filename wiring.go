@@ -16,6 +16,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/endpoints/local"
 	"github.com/chorusai/chorus/endpoints/ollama"
+	"github.com/chorusai/chorus/endpoints/retrieval"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 )
@@ -103,6 +104,10 @@ func buildRouter(cfg *config.Config, cat *skills.Catalog) (*endpoints.Router, er
 			return nil, fmt.Errorf("config: local.url: %w", err)
 		}
 		eps = append(eps, local.New(local.Options{URL: cfg.Local.URL, Protocol: cfg.Local.Protocol, PublicDir: cfg.Local.PublicDir, HTTPClient: httpClient}))
+	}
+	if cfg.Retrieval.WikipediaURL != "" || cfg.Retrieval.SearxNGURL != "" {
+		eps = append(eps, retrieval.New(retrieval.Options{WikipediaURL: cfg.Retrieval.WikipediaURL, SearxNGURL: cfg.Retrieval.SearxNGURL,
+			Results: cfg.Retrieval.Results, Language: cfg.Retrieval.Language}))
 	}
 	if cfg.Ollama.Experts {
 		eps = append(eps, ollama.New(ollama.Options{Host: cfg.Controller.Host, HTTPClient: httpClient, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))
