@@ -217,11 +217,13 @@ func WriteTable(w io.Writer, s Summary) error {
 	if s.Repeat > 1 {
 		head += fmt.Sprintf(" × %d", s.Repeat)
 	}
+	// What stopped the run goes on a line of its own, so the heading stays
+	// within 80 columns.
 	switch {
 	case s.Error != "":
-		head += fmt.Sprintf(" · stopped after %d run(s): %s", all.Runs, s.Error)
+		head += fmt.Sprintf("\nstopped after %d run(s): %s", all.Runs, s.Error)
 	case s.Interrupted:
-		head += fmt.Sprintf(" · interrupted after %d of %d run(s)", all.Runs, s.Cases*max(s.Repeat, 1))
+		head += fmt.Sprintf("\ninterrupted after %d of %d run(s)", all.Runs, s.Cases*max(s.Repeat, 1))
 	}
 	if _, err := fmt.Fprintln(w, head); err != nil {
 		return err
