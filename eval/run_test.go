@@ -2,9 +2,11 @@ package eval_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -225,5 +227,88 @@ func TestRunCancelledKeepsWhatItHas(t *testing.T) {
 	}
 	if len(rs) < 1 || len(rs) > 2 || rs[0].Case != "a" || !rs[0].Score.FoT {
 		t.Errorf("results so far = %+v, want the first request's (and perhaps the second's)", rs)
+	}
+}
+
+// oracleArgs writes arguments for a gold task the way a good planner
+// would: a media or text argument takes a dependency's output of that kind
+// when there is one, else an attached file of that kind, else (text) a
+// literal.
+func oracleArgs(cat *skills.Catalog, gold []pipeline.Task, task pipeline.Task, files []string) map[string]string {
+	s, _ := cat.Skill(task.Task)
+	args := map[string]string{}
+	for _, a := range s.Args {
+		if a.Optional {
+			continue
+		}
+		for _, d := range task.Dep {
+			dep, _ := cat.Skill(gold[d-1].Task)
+			if slices.Contains(dep.Outputs, a.Type) {
+				args[a.Name] = pipeline.RefString(d)
+				break
+			}
+		}
+		if _, ok := args[a.Name]; ok {
+			continue
+		}
+		for _, f := range files {
+			if pipeline.ModalityOf(f) == a.Type {
+				args[a.Name] = f
+			}
+		}
+		if _, ok := args[a.Name]; !ok && a.Type == skills.Text {
+			args[a.Name] = "a red fox in the snow"
+		}
+	}
+	return args
+}
+
+// TestEmbeddedSuiteGoldRuns: a controller that answers every request of
+// the embedded suite with its gold plan scores perfectly — the gold plans
+// are plans Chorus's validator keeps as they are.
+func TestEmbeddedSuiteGoldRuns(t *testing.T) {
+	suite, err := eval.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := skills.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	byRequest := map[string]string{}
+	for _, c := range suite.Cases {
+		turn, err := c.Turn(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tasks []map[string]any
+		for _, g := range c.Gold {
+			tasks = append(tasks, map[string]any{"task": g.Task, "id": g.ID, "dep": append([]int{}, g.Dep...), "args": oracleArgs(cat, c.Gold, g, turn.Attachments)})
+		}
+		b, _ := json.Marshal(map[string]any{"tasks": tasks})
+		byRequest["Request: "+turn.Request] = string(b)
+	}
+	eng, _ := engine(t, func(req *api.ChatRequest) fakeollama.Reply {
+		last := req.Messages[len(req.Messages)-1].Content
+		for k, plan := range byRequest {
+			if strings.HasSuffix(last, k) {
+				return fakeollama.Reply{Content: plan}
+			}
+		}
+		return fakeollama.Reply{Content: `{"tasks":[]}`}
+	})
+	rs, err := eval.Run(context.Background(), eng, "ctl", suite, eval.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if !r.ValidAsWritten || !r.Score.FoT {
+			t.Errorf("%s: valid as written %v, FoT %v, notes %q, plan %+v", r.Case, r.ValidAsWritten, r.Score.FoT, r.Notes, r.Plan)
+		}
+	}
+	m := eval.Summarize("ctl", suite.Name, len(suite.Cases), 1, false, rs).Metrics["all"]
+	if m.NodeF1.F1 != 1 || m.EdgeF1.F1 != 1 || m.GED != 0 {
+		t.Errorf("the gold scores node F1 %v, edge F1 %v, GED %v; want 1, 1, 0", m.NodeF1.F1, m.EdgeF1.F1, m.GED)
 	}
 }
