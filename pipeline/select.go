@@ -347,7 +347,7 @@ func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) ([
 			}
 			seen[strings.ToLower(o.ID)] = true
 			out = append(out, skills.Model{ID: o.ID, Description: o.Description, Params: o.Params, SizeBytes: o.SizeBytes,
-				License: o.License, Endpoints: []string{kind}})
+				License: o.License, Endpoints: []string{kind}, Configured: o.Configured})
 		}
 	}
 	return out, unseen
@@ -363,6 +363,14 @@ func (e *Engine) readyRoutes(ctx context.Context, task string, m skills.Model, l
 	var ready []endpoints.Endpoint
 	var why []string
 	for _, r := range routes {
+		// A kind whose servers may be anywhere (openai) says per model
+		// whether this one is local; the router cannot tell by kind.
+		if loc, ok := r.(endpoints.Locator); ok && localOnly {
+			if remote := loc.Remote(task, m.ID); remote != "" {
+				why = append(why, "the local-only constraint rules out "+remote)
+				continue
+			}
+		}
 		if err := r.Check(ctx, task, m.ID); err != nil {
 			why = append(why, err.Error())
 			continue

@@ -34,6 +34,8 @@ type Server struct {
 	URL string
 	// Key is the bearer token, if the server wants one.
 	Key string
+	// KeyEnv names the variable Key was read from, for messages.
+	KeyEnv string
 	// Voice is the voice text-to-speech asks for; "" means "alloy", the
 	// name every OpenAI-compatible speech server accepts.
 	Voice string
