@@ -178,3 +178,33 @@ func TestRunOpenAIServerModelMissing(t *testing.T) {
 		t.Errorf("model event %v, want flux-dev excluded with the reason", model)
 	}
 }
+
+// TestModelsListOpenAIServers: `chorus models list` shows a configured
+// server's model first for its task, on openai (server name); with
+// local-only, a server on a public name is excluded with the reason
+// (without being contacted), while one on loopback stays.
+func TestModelsListOpenAIServers(t *testing.T) {
+	_, fake := openAIEnv(t, nil)
+	stdout, stderr, code := runCLI("models", "list", "visual-question-answering")
+	if code != 0 {
+		t.Fatalf("exit %d stderr %q", code, stderr)
+	}
+	if !strings.Contains(stdout, "qwen2.5-vl") || !strings.Contains(stdout, "openai (localai)") {
+		t.Errorf("list %q, want qwen2.5-vl on openai (localai)", stdout)
+	}
+	stdout, _, _ = runCLI("models", "list", "--constrain", "local-only", "visual-question-answering")
+	if !strings.Contains(stdout, "openai (localai)") {
+		t.Errorf("a loopback server is local: %q", stdout)
+	}
+
+	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	cfg = []byte(strings.Replace(string(cfg), fake.URL, "https://vision.example.com", 1))
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, _ = runCLI("models", "list", "--constrain", "local-only", "visual-question-answering")
+	if !strings.Contains(stdout, "excluded qwen2.5-vl") || !strings.Contains(stdout, "local-only constraint rules out openai[0] (localai) at vision.example.com") {
+		t.Errorf("a public server under local-only: %q", stdout)
+	}
+}
