@@ -71,8 +71,12 @@ func Where(endpoint, provider string) string {
 
 // Report is the record of one turn.
 type Report struct {
-	Request     string       `json:"request"`
-	Attachments []string     `json:"attachments,omitempty"`
+	Request     string   `json:"request"`
+	Attachments []string `json:"attachments,omitempty"`
+	// Named are the media files whose paths the user typed in the request
+	// (not attached), which the turn treated as attachments; a session
+	// keeps them as the turn's resources.
+	Named       []string     `json:"named,omitempty"`
 	Controller  string       `json:"controller"`
 	Constraints Constraints  `json:"constraints,omitzero"`
 	Notes       []string     `json:"notes,omitempty"`
