@@ -26,6 +26,9 @@ const (
 	OpenAI      Kind = "openai"
 	Command     Kind = "command"
 	Builtin     Kind = "builtin"
+	// Retrieval fetches external knowledge from web APIs (Wikipedia,
+	// SearxNG) for the retrieval skill.
+	Retrieval Kind = "retrieval"
 )
 
 // Request is one expert call.
