@@ -208,3 +208,25 @@ func TestModelsListOpenAIServers(t *testing.T) {
 		t.Errorf("a public server under local-only: %q", stdout)
 	}
 }
+
+// TestConfigNeverShowsOpenAIKeys: `chorus config` prints the servers but
+// masks their keys, whether written in the file or read from key_env.
+func TestConfigNeverShowsOpenAIKeys(t *testing.T) {
+	openAIEnv(t, nil)
+	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	cfg = append(cfg, []byte("  - {name: cloud, url: https://api.example.com, key: sk-secret-in-file, models: {ocr: [m]}}\n")...)
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI("config")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "sk-local") || strings.Contains(stdout, "sk-secret-in-file") {
+		t.Fatalf("a key was printed:\n%s", stdout)
+	}
+	if !strings.Contains(stdout, "(set, from LOCALAI_KEY)") || !strings.Contains(stdout, "name: cloud") {
+		t.Errorf("config output:\n%s", stdout)
+	}
+}
