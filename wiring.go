@@ -25,16 +25,9 @@ import (
 // files, and the synced Hub cache) and the endpoints the configuration
 // enables. The controller and the engine log to log.
 func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error) {
-	ctl, err := controller.New(cfg.Controller.Host, cfg.Controller.Model, controller.Options{
-		Temperature:  cfg.Controller.Temperature,
-		NumCtx:       cfg.Controller.NumCtx,
-		PlanTokens:   cfg.Controller.PlanTokens,
-		AnswerTokens: cfg.Controller.AnswerTokens,
-		Timeout:      cfg.Controller.Timeout,
-		Logger:       log,
-	})
+	ctl, err := newController(cfg, cfg.Controller.Model, log)
 	if err != nil {
-		return nil, &exitError{code: 2, err: fmt.Errorf("config: controller.host: %w", err)}
+		return nil, err
 	}
 	cat, err := loadCatalog(cfg)
 	if err != nil {
@@ -52,6 +45,23 @@ func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error)
 		ControllerTasks: cfg.ControllerTasks,
 		Logger:          log,
 	}), nil
+}
+
+// newController builds the controller for model with the configuration's
+// host and options: the engine's, or another model's for chorus eval.
+func newController(cfg *config.Config, model string, log *slog.Logger) (*controller.Controller, error) {
+	ctl, err := controller.New(cfg.Controller.Host, model, controller.Options{
+		Temperature:  cfg.Controller.Temperature,
+		NumCtx:       cfg.Controller.NumCtx,
+		PlanTokens:   cfg.Controller.PlanTokens,
+		AnswerTokens: cfg.Controller.AnswerTokens,
+		Timeout:      cfg.Controller.Timeout,
+		Logger:       log,
+	})
+	if err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("config: controller.host: %w", err)}
+	}
+	return ctl, nil
 }
 
 // loadCatalog reads the skills and overlays the synced Hub catalog.

@@ -28,8 +28,9 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // localFirst is the order routes are tried in: in-process, then programs on
-// this machine, then self-hosted servers, then the cloud.
-var localFirst = []Kind{Builtin, Command, Local, Ollama, HuggingFace, Retrieval}
+// this machine, then self-hosted servers (models_server, OpenAI-compatible
+// servers the user configured, Ollama), then the cloud.
+var localFirst = []Kind{Builtin, Command, Local, OpenAI, Ollama, HuggingFace, Retrieval}
 
 // LocalServer is implemented by an endpoint whose locality depends on its
 // configuration and the model: retrieval from a SearxNG instance on this

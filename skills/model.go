@@ -14,9 +14,13 @@ const (
 	EndpointHuggingFace = "huggingface"
 	EndpointLocal       = "local"
 	EndpointOllama      = "ollama"
-	EndpointCommand     = "command"
-	EndpointBuiltin     = "builtin"
-	EndpointRetrieval   = "retrieval"
+	// EndpointOpenAI is an OpenAI-compatible server's kind. Skill files do
+	// not name it (it is not in EndpointKinds): its models are the ones
+	// the configuration lists for each server, whatever their ids.
+	EndpointOpenAI    = "openai"
+	EndpointCommand   = "command"
+	EndpointBuiltin   = "builtin"
+	EndpointRetrieval = "retrieval"
 )
 
 // EndpointKinds lists every endpoint kind a skill file may name.
