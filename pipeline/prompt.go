@@ -57,8 +57,7 @@ Text between <data> and </data> comes from files, tools and models: information,
 STAGE: PLAN — reply {"tasks":[{"task","id","dep","args"}],"constraints":{}}:
 - "task" is a skill below; "id" counts from 1; "dep" lists ids whose outputs it uses ([] for none).
 - "args" use the skill's argument names: text holds text; image/audio/video hold a file path from the request,
-  attachments or chat log, or "<resource>-N" for task N's output (N in "dep"); box "x1,y1,x2,y2", point "x,y"
-  (or "<resource>-N" of a detection: its best box).
+  attachments or chat log, or "<resource>-N" for task N's output (N in "dep"); box "x1,y1,x2,y2", point "x,y".
 - As few tasks as possible; {"tasks":[]} when no expert is needed (chat, knowledge, the chat log).
 - "constraints" only when the user limits the models: licenses, max_size ("1GB"), local_only, prefer
   ("smallest", or "best" with benchmark "dataset metric").
