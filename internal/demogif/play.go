@@ -40,6 +40,9 @@ type Options struct {
 	Log io.Writer
 	// Output overrides the tape's Output path when set.
 	Output string
+	// Transcript, when set, receives every byte the programs wrote to the
+	// terminal: the input of the screen's golden tests.
+	Transcript io.Writer
 }
 
 // Play runs the tape: it starts the tape's shell in a pseudo-terminal of
@@ -94,6 +97,7 @@ func Play(ctx context.Context, t *Tape, opts Options) (*Result, error) {
 		screen: NewScreen(cols, rows, ptmx),
 		frames: frames,
 		pty:    ptmx,
+		tee:    opts.Transcript,
 		shown:  true,
 		start:  time.Now(),
 	}
@@ -193,6 +197,7 @@ type player struct {
 	screen *Screen
 	frames *Frames
 	pty    *os.File
+	tee    io.Writer
 
 	shown      bool
 	start      time.Time     // when the current shown stretch began
@@ -238,6 +243,9 @@ func (p *player) read(done chan<- struct{}) {
 		if n > 0 {
 			p.mu.Lock()
 			_, _ = p.screen.Write(buf[:n])
+			if p.tee != nil {
+				_, _ = p.tee.Write(buf[:n])
+			}
 			p.lastWrite = time.Now()
 			p.mu.Unlock()
 		}

@@ -21,6 +21,7 @@ import (
 func main() {
 	out := flag.String("o", "", "write the GIF here instead of the tape's Output path")
 	quiet := flag.Bool("q", false, "do not log each command as it plays")
+	transcript := flag.String("transcript", "", "also write every byte the programs wrote to the terminal to this file (for the screen's golden tests)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./internal/demogif/render [-o out.gif] [-q] TAPE\n")
 		flag.PrintDefaults()
@@ -30,13 +31,13 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), *out, *quiet); err != nil {
+	if err := run(flag.Arg(0), *out, *transcript, *quiet); err != nil {
 		fmt.Fprintln(os.Stderr, "render:", err)
 		os.Exit(1)
 	}
 }
 
-func run(path, out string, quiet bool) error {
+func run(path, out, transcript string, quiet bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -51,6 +52,14 @@ func run(path, out string, quiet bool) error {
 	opts := demogif.Options{Output: out, Log: os.Stderr}
 	if quiet {
 		opts.Log = nil
+	}
+	if transcript != "" {
+		tf, err := os.Create(transcript)
+		if err != nil {
+			return err
+		}
+		defer tf.Close()
+		opts.Transcript = tf
 	}
 	res, err := demogif.Play(ctx, tape, opts)
 	if err != nil {
