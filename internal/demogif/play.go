@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
 )
 
 // Result says what [Play] made.
@@ -119,18 +120,12 @@ func Play(ctx context.Context, t *Tape, opts Options) (*Result, error) {
 	p.snapshot()
 	end := p.clock()
 	unhandled := p.screen.Unhandled()
+	// What the programs write from here on (their goodbyes as they hang
+	// up) is not part of the recording.
+	p.stopped = true
 	p.mu.Unlock()
 
-	// Closing the terminal hangs up on the shell and what runs in it.
-	_ = ptmx.Close()
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	select {
-	case <-waited:
-	case <-time.After(3 * time.Second):
-		_ = cmd.Process.Kill()
-		<-waited
-	}
+	hangUp(ptmx, cmd)
 	<-readDone
 	if playErr != nil {
 		return nil, playErr
@@ -204,6 +199,7 @@ type player struct {
 	shownTotal time.Duration // shown time before it
 	syncSince  time.Time     // when a synchronized update began
 	lastWrite  time.Time     // when the program last wrote
+	stopped    bool          // the recording is over
 }
 
 // clock is the recording's time: how long the tape has been shown, so
@@ -242,6 +238,10 @@ func (p *player) read(done chan<- struct{}) {
 		n, err := p.pty.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
+			if p.stopped {
+				p.mu.Unlock()
+				continue
+			}
 			_, _ = p.screen.Write(buf[:n])
 			if p.tee != nil {
 				_, _ = p.tee.Write(buf[:n])
@@ -398,4 +398,32 @@ func (p *player) wait(ctx context.Context, c Command) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// hangUp ends the shell and the job in the foreground, as closing a
+// terminal window does: SIGHUP to both, then SIGKILL for whatever is
+// still there a few seconds later.
+func hangUp(ptmx *os.File, cmd *exec.Cmd) {
+	groups := []int{cmd.Process.Pid}
+	if conn, err := ptmx.SyscallConn(); err == nil {
+		_ = conn.Control(func(fd uintptr) {
+			if fg, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil && fg > 0 {
+				groups = append(groups, fg)
+			}
+		})
+	}
+	for _, g := range groups {
+		_ = unix.Kill(-g, unix.SIGHUP)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case <-waited:
+	case <-time.After(3 * time.Second):
+		for _, g := range groups {
+			_ = unix.Kill(-g, unix.SIGKILL)
+		}
+		<-waited
+	}
+	_ = ptmx.Close()
 }
