@@ -126,15 +126,21 @@ func (f *Frames) colors(c Cell, cursor bool) (fg, bg color.RGBA) {
 	return fg, bg
 }
 
+// cellRect returns the pixels of cell (x, y).
+func (f *Frames) cellRect(x, y int) image.Rectangle {
+	x0, y0 := f.padding+x*f.g.cw, f.padding+y*f.g.ch
+	return image.Rect(x0, y0, x0+f.g.cw, y0+f.g.ch)
+}
+
 // drawCell paints cell (x, y) onto the canvas and returns the pixels it
 // covered.
 func (f *Frames) drawCell(x, y int, c Cell, cursor bool) image.Rectangle {
 	cw, ch := f.g.cw, f.g.ch
-	w := cw
+	r := f.cellRect(x, y)
 	if c.Wide && x+1 < f.cols {
-		w = 2 * cw
+		r.Max.X += cw
 	}
-	r := image.Rect(f.padding+x*cw, f.padding+y*ch, f.padding+x*cw+w, f.padding+y*ch+ch)
+	w := r.Dx()
 	fg, bg := f.colors(c, cursor)
 	var ramp [levels + 1]uint8
 	for i := range ramp {
