@@ -42,6 +42,11 @@ var importRules = map[string][]string{
 	"ui/dialog":   {"pipeline", "skills", "text", "ui/chat", "ui/theme", "ui/turnview"},
 	"ui":          {"config", "controller", "endpoints", "pipeline", "recording", "scope", "sessions", "skills", "text", "ui/*"},
 
+	// chorus eval scores the planning stage: it drives the pipeline,
+	// tells a controller that cannot be asked by its errors, and draws the
+	// suite's input pictures.
+	"eval": {"controller", "imaging", "pipeline"},
+
 	// Recordings wrap the controller and the endpoints of an engine.
 	"recording": {"controller", "endpoints", "pipeline", "scope", "skills"},
 	// The ssh server runs the UI, one chat per connection.

@@ -16,6 +16,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/endpoints/local"
 	"github.com/chorusai/chorus/endpoints/ollama"
+	"github.com/chorusai/chorus/endpoints/retrieval"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 )
@@ -24,16 +25,9 @@ import (
 // files, and the synced Hub cache) and the endpoints the configuration
 // enables. The controller and the engine log to log.
 func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error) {
-	ctl, err := controller.New(cfg.Controller.Host, cfg.Controller.Model, controller.Options{
-		Temperature:  cfg.Controller.Temperature,
-		NumCtx:       cfg.Controller.NumCtx,
-		PlanTokens:   cfg.Controller.PlanTokens,
-		AnswerTokens: cfg.Controller.AnswerTokens,
-		Timeout:      cfg.Controller.Timeout,
-		Logger:       log,
-	})
+	ctl, err := newController(cfg, cfg.Controller.Model, log)
 	if err != nil {
-		return nil, &exitError{code: 2, err: fmt.Errorf("config: controller.host: %w", err)}
+		return nil, err
 	}
 	cat, err := loadCatalog(cfg)
 	if err != nil {
@@ -51,6 +45,23 @@ func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error)
 		ControllerTasks: cfg.ControllerTasks,
 		Logger:          log,
 	}), nil
+}
+
+// newController builds the controller for model with the configuration's
+// host and options: the engine's, or another model's for chorus eval.
+func newController(cfg *config.Config, model string, log *slog.Logger) (*controller.Controller, error) {
+	ctl, err := controller.New(cfg.Controller.Host, model, controller.Options{
+		Temperature:  cfg.Controller.Temperature,
+		NumCtx:       cfg.Controller.NumCtx,
+		PlanTokens:   cfg.Controller.PlanTokens,
+		AnswerTokens: cfg.Controller.AnswerTokens,
+		Timeout:      cfg.Controller.Timeout,
+		Logger:       log,
+	})
+	if err != nil {
+		return nil, &exitError{code: 2, err: fmt.Errorf("config: controller.host: %w", err)}
+	}
+	return ctl, nil
 }
 
 // loadCatalog reads the skills and overlays the synced Hub catalog.
@@ -93,6 +104,10 @@ func buildRouter(cfg *config.Config, cat *skills.Catalog) (*endpoints.Router, er
 			return nil, fmt.Errorf("config: local.url: %w", err)
 		}
 		eps = append(eps, local.New(local.Options{URL: cfg.Local.URL, Protocol: cfg.Local.Protocol, PublicDir: cfg.Local.PublicDir, HTTPClient: httpClient}))
+	}
+	if cfg.Retrieval.WikipediaURL != "" || cfg.Retrieval.SearxNGURL != "" {
+		eps = append(eps, retrieval.New(retrieval.Options{WikipediaURL: cfg.Retrieval.WikipediaURL, SearxNGURL: cfg.Retrieval.SearxNGURL,
+			Results: cfg.Retrieval.Results, Language: cfg.Retrieval.Language}))
 	}
 	if cfg.Ollama.Experts {
 		eps = append(eps, ollama.New(ollama.Options{Host: cfg.Controller.Host, HTTPClient: httpClient, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))

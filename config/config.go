@@ -71,6 +71,14 @@ type Config struct {
 		// where it writes the files it answers as /images/… paths.
 		PublicDir string `mapstructure:"public_dir" yaml:"public_dir"`
 	} `mapstructure:"local" yaml:"local"`
+	// Retrieval configures the retrieval skill's sources: web APIs the
+	// user chose, trusted as configuration (plans supply only queries).
+	Retrieval struct {
+		WikipediaURL string `mapstructure:"wikipedia_url" yaml:"wikipedia_url"`
+		SearxNGURL   string `mapstructure:"searxng_url" yaml:"searxng_url"`
+		Results      int    `mapstructure:"results" yaml:"results"`
+		Language     string `mapstructure:"language" yaml:"language"`
+	} `mapstructure:"retrieval" yaml:"retrieval"`
 	Ollama struct {
 		Experts bool `mapstructure:"experts" yaml:"experts"`
 	} `mapstructure:"ollama" yaml:"ollama"`
@@ -302,6 +310,23 @@ func (c *Config) normalize() error {
 		c.Local.URL = u
 	}
 	c.Local.PublicDir = expandHome(c.Local.PublicDir)
+	for key, raw := range map[string]*string{"retrieval.wikipedia_url": &c.Retrieval.WikipediaURL, "retrieval.searxng_url": &c.Retrieval.SearxNGURL} {
+		if strings.TrimSpace(*raw) == "" {
+			*raw = ""
+			continue
+		}
+		u, err := checkURL(*raw)
+		if err != nil {
+			return bad(key, "%v", err)
+		}
+		*raw = u
+	}
+	if c.Retrieval.Results < 1 || c.Retrieval.Results > 10 {
+		return bad("retrieval.results", "%d is out of range (1 to 10)", c.Retrieval.Results)
+	}
+	if l := c.Retrieval.Language; l != "" && !validLanguage(l) {
+		return bad("retrieval.language", "%q is not a language code (e.g. en, de, pt-br)", l)
+	}
 	switch c.Local.Protocol {
 	case "jarvis", "hf":
 	default:
@@ -386,6 +411,20 @@ func checkURL(s string) (string, error) {
 		return "", fmt.Errorf("%q is not an http(s) URL", s)
 	}
 	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// validLanguage accepts a language code as Wikipedia subdomains and
+// SearxNG spell them: letters, digits and hyphens, 2 to 12 of them.
+func validLanguage(s string) bool {
+	if len(s) < 2 || len(s) > 12 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func expandHome(p string) string {

@@ -39,8 +39,10 @@ import (
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/endpoints/local"
 	"github.com/chorusai/chorus/endpoints/ollama"
+	"github.com/chorusai/chorus/endpoints/retrieval"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/internal/fakeweb"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -69,6 +71,7 @@ var catTextArgs = map[string]string{
 	"translation/src_lang":             "en",
 	"translation/tgt_lang":             "fr",
 	"image-to-image/text":              "as a watercolour painting",
+	"retrieval/text":                   "red fox",
 	"image-editing/text":               "make it look like winter",
 	"canny-control/text":               "low 50 high 150",
 	"mask-generation/point":            "10,12",
@@ -222,6 +225,8 @@ func TestCatalogSkillsRunEndToEnd(t *testing.T) {
 					catRunCommand(t, s, m)
 				case skills.EndpointBuiltin:
 					catRunBuiltin(t, s, m)
+				case skills.EndpointRetrieval:
+					catRunRetrieval(t, s)
 				default:
 					t.Fatalf("endpoint kind %q has no end-to-end run — add one to this test", kind)
 				}
@@ -390,7 +395,10 @@ func catCompact(b []byte) string {
 // code for task (which the fake reproduces) and the task its model is
 // registered under on the fake: models_server dispatches on the model id,
 // and reads TrOCR's text with its image-to-text code.
-func catJarvisTask(task string) (string, bool) {
+func catJarvisTask(task, model string) (string, bool) {
+	if served, ok := fakehf.JarvisServed[model]; ok && served == task {
+		return task, true
+	}
 	if hfapi.IsControlNetTask(task) {
 		return task, true
 	}
@@ -411,7 +419,7 @@ func catJarvisTask(task string) (string, bool) {
 // serve is a catalog error.
 func catRunLocal(t *testing.T, s *skills.Skill, m skills.Model) {
 	ran := false
-	if fakeTask, ok := catJarvisTask(s.Name); ok {
+	if fakeTask, ok := catJarvisTask(s.Name, m.ID); ok {
 		ran = true
 		t.Run("jarvis", func(t *testing.T) { catRunJarvis(t, s, m, fakeTask) })
 	}
@@ -460,7 +468,8 @@ func catRunJarvis(t *testing.T, s *skills.Skill, m skills.Model, fakeTask string
 		t.Errorf("POST %s (%s), want POST /models/%s with JSON", r.Path, r.Headers.Get("Content-Type"), m.ID)
 	}
 	// The bodies awesome_chat.py sends: local paths the server opens
-	// itself, and "text" with every image (BLIP reads it even unused).
+	// itself; "text" (null when not asked) only to the branches that read
+	// it — captioning, OCR, VQA, DQA and ControlNet generation.
 	text := func() any {
 		if v, ok := in.args["text"]; ok {
 			return v
@@ -469,8 +478,11 @@ func catRunJarvis(t *testing.T, s *skills.Skill, m skills.Model, fakeTask string
 	}
 	var want map[string]any
 	switch {
-	case catTakes(s, skills.Image):
+	case catTakes(s, skills.Image) && (strings.HasSuffix(s.Name, "-text-to-image") || slices.Contains([]string{"image-to-text", "ocr",
+		"image-classification", "visual-question-answering", "document-question-answering"}, s.Name)):
 		want = map[string]any{"img_url": in.png, "text": text()}
+	case catTakes(s, skills.Image):
+		want = map[string]any{"img_url": in.png}
 	case catTakes(s, skills.Audio):
 		want = map[string]any{"audio_url": in.wav}
 	default:
@@ -772,6 +784,7 @@ func TestCatalogModelsPassEndpointChecks(t *testing.T) {
 	hfSrv := fakehf.New(t)
 	hfLocal := local.New(local.Options{URL: hfSrv.URL, Protocol: local.ProtocolHF, CheckTTL: time.Hour})
 	oll := fakeollama.New(t)
+	web := retrieval.New(retrieval.Options{WikipediaURL: retrieval.DefaultWikipediaURL, SearxNGURL: "http://127.0.0.1:1/unused"})
 	for _, s := range c.All() {
 		for _, m := range s.Models {
 			for _, k := range m.Endpoints {
@@ -796,6 +809,8 @@ func TestCatalogModelsPassEndpointChecks(t *testing.T) {
 					}
 				case skills.EndpointOllama:
 					err = catOllamaCheck(ctx, oll, s, m)
+				case skills.EndpointRetrieval:
+					err = web.Check(ctx, s.Name, m.ID)
 				default:
 					err = fmt.Errorf("unknown endpoint kind %q", k)
 				}
@@ -817,4 +832,59 @@ func catOllamaCheck(ctx context.Context, oll *fakeollama.Server, s *skills.Skill
 	}
 	oll.AddModel(fakeollama.Model{Name: m.ID, Capabilities: caps})
 	return ollama.New(ollama.Options{Host: oll.URL}).Check(ctx, s.Name, m.ID)
+}
+
+// TestCatalogCarriesModelsServer: every model HuggingGPT's models_server
+// loads is a candidate of the skill it serves, on the local endpoint, so a
+// user with that server has each of its routes reachable.
+func TestCatalogCarriesModelsServer(t *testing.T) {
+	c := catCatalog(t)
+	for id, task := range fakehf.JarvisServed {
+		s, ok := c.Skill(task)
+		if !ok {
+			t.Errorf("models_server serves %s for %s, which is not a skill", id, task)
+			continue
+		}
+		i := slices.IndexFunc(s.Models, func(m skills.Model) bool { return m.ID == id })
+		switch {
+		case i < 0:
+			t.Errorf("%s: models_server's %s is not a candidate", task, id)
+		case !s.Models[i].ServedBy(skills.EndpointLocal):
+			t.Errorf("%s: %s does not list the local endpoint", task, id)
+		}
+	}
+}
+
+// catRunRetrieval runs every retrieval model of the skill against the fake
+// Wikipedia and SearxNG: each asks its API with the plan's query and
+// answers the skill's text.
+func catRunRetrieval(t *testing.T, s *skills.Skill) {
+	in := newCatInputs(t, s)
+	wiki := fakeweb.NewWikipedia(t, fakeweb.Article{Title: "Red fox", Description: "species of fox",
+		Extract: "The red fox is the largest of the true foxes."})
+	searx := fakeweb.NewSearxNG(t, fakeweb.Page{URL: "https://example.org/fox", Title: "Red fox facts", Content: "Red foxes live in snow."})
+	ep := retrieval.New(retrieval.Options{WikipediaURL: wiki.URL, SearxNGURL: searx.URL})
+	ctx := catContext(t)
+	for _, m := range s.Models {
+		if !m.ServedBy(skills.EndpointRetrieval) {
+			continue
+		}
+		if err := ep.Check(ctx, s.Name, m.ID); err != nil {
+			t.Fatalf("Check(%s): %v", m.ID, err)
+		}
+		res, err := ep.Infer(ctx, endpointstest.Request(t, s.Name, m.ID, in.args))
+		if err != nil {
+			t.Fatalf("Infer(%s): %v", m.ID, err)
+		}
+		catCheckOutputs(t, s, res, nil)
+		if !strings.Contains(res.Text, "Red fox") {
+			t.Errorf("%s: text %q lacks the found page", m.ID, res.Text)
+		}
+	}
+	if n, q := len(wiki.Requests()), wiki.Requests()[0].Query.Get("q"); n != 2 || q != "red fox" {
+		t.Errorf("Wikipedia: %d requests, q=%q; want a search for the query and a summary", n, q)
+	}
+	if r := searx.Requests(); len(r) != 1 || r[0].Query.Get("format") != "json" || r[0].Query.Get("q") != "red fox" {
+		t.Errorf("SearxNG requests %+v", r)
+	}
 }

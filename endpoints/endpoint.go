@@ -23,8 +23,12 @@ const (
 	HuggingFace Kind = "huggingface"
 	Local       Kind = "local"
 	Ollama      Kind = "ollama"
+	OpenAI      Kind = "openai"
 	Command     Kind = "command"
 	Builtin     Kind = "builtin"
+	// Retrieval fetches external knowledge from web APIs (Wikipedia,
+	// SearxNG) for the retrieval skill.
+	Retrieval Kind = "retrieval"
 )
 
 // Request is one expert call.
@@ -152,4 +156,19 @@ type Offer struct {
 	Params      int64
 	SizeBytes   int64
 	License     string
+	// Configured marks a model the user named in the configuration for
+	// this task (an OpenAI-compatible server's models): it ranks ahead of
+	// the catalog's general models, since naming it is asking for it.
+	Configured bool
+}
+
+// Locator is implemented by endpoints whose servers may run on this
+// machine or its network, or elsewhere (an OpenAI-compatible server is
+// either a laptop's LocalAI or a cloud API), so the local-only
+// constraint can rule out the remote ones.
+type Locator interface {
+	// Remote says why the server that would run model for task is not
+	// local ("api.example.com is not a loopback or private address"), or
+	// "" when it is. It never touches the network.
+	Remote(task, model string) string
 }

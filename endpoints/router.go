@@ -28,8 +28,18 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // localFirst is the order routes are tried in: in-process, then programs on
-// this machine, then self-hosted servers, then the cloud.
-var localFirst = []Kind{Builtin, Command, Local, Ollama, HuggingFace}
+// this machine, then self-hosted servers (models_server, OpenAI-compatible
+// servers the user configured, Ollama), then the cloud.
+var localFirst = []Kind{Builtin, Command, Local, OpenAI, Ollama, HuggingFace, Retrieval}
+
+// LocalServer is implemented by an endpoint whose locality depends on its
+// configuration and the model: retrieval from a SearxNG instance on this
+// machine or network stays local, from Wikipedia it does not.
+type LocalServer interface {
+	// StaysLocal reports whether serving model keeps the request on this
+	// machine or its private network.
+	StaysLocal(model string) bool
+}
 
 // Router holds the configured endpoints and orders them for a model.
 type Router struct {
@@ -65,7 +75,10 @@ func (r *Router) Allowed(k Kind, localOnly bool) bool {
 		return true
 	}
 	switch {
-	case k == HuggingFace:
+	case k == HuggingFace, k == Retrieval:
+		// Retrieval is a call to a web API, a cloud call like Hugging
+		// Face's; Routes admits a configuration that stays local
+		// (LocalServer) in local mode too.
 		return r.mode != ModeLocal && !localOnly
 	default:
 		return r.mode != ModeHuggingFace
@@ -78,12 +91,22 @@ func (r *Router) Routes(m skills.Model, localOnly bool) []Endpoint {
 	var out []Endpoint
 	for _, k := range localFirst {
 		e, ok := r.eps[k]
-		if !ok || !m.ServedBy(string(k)) || !r.Allowed(k, localOnly) {
+		if !ok || !m.ServedBy(string(k)) {
+			continue
+		}
+		if !r.Allowed(k, localOnly) && !r.staysLocal(e, m.ID) {
 			continue
 		}
 		out = append(out, e)
 	}
 	return out
+}
+
+// staysLocal reports whether e serves model without leaving this machine
+// or network, which admits it where only local endpoints may run.
+func (r *Router) staysLocal(e Endpoint, model string) bool {
+	l, ok := e.(LocalServer)
+	return ok && l.StaysLocal(model)
 }
 
 // Discoverers returns the configured endpoints that can offer extra models,

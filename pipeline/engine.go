@@ -183,7 +183,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	}
 
 	emit(StageEvent{Stage: StagePlanning})
-	plan, err := e.plan(ctx, t, conv, emit)
+	plan, err := e.plan(ctx, t, conv, emit, nil)
 	if err != nil {
 		return fail(StagePlanning, err)
 	}

@@ -125,7 +125,10 @@ func readImages(sc *scope.Scope, paths []string) [][]byte {
 // plan runs the planning stage: one controller call, a second one if the
 // reply was cut off or did not parse, then validation. A reply that still
 // cannot be used becomes an empty plan — plain chat — with a note saying why.
-func (e *Engine) plan(ctx context.Context, t Turn, conv *conversation, emit Emit) (Plan, error) {
+func (e *Engine) plan(ctx context.Context, t Turn, conv *conversation, emit Emit, tr *planTrace) (Plan, error) {
+	if tr == nil {
+		tr = &planTrace{}
+	}
 	var tail []controller.Message
 	tail = append(tail, e.planMessage(ctx, t))
 	schema := planSchema(e.cat)
@@ -140,6 +143,7 @@ func (e *Engine) plan(ctx context.Context, t Turn, conv *conversation, emit Emit
 		conv.record(StagePlanning, reply, time.Since(start), emit)
 		emit(DebugEvent{Stage: StagePlanning, Kind: "reply", Content: reply.Content})
 		raw, perr := parsePlan(reply.Content)
+		tr.reply(reply, raw, perr)
 		switch {
 		case reply.Truncated() && (perr != nil || attempt == 0 && len(raw.Tasks) == 0):
 			lastProblem = fmt.Sprintf("the plan was cut off at the %d-token limit (controller.plan_tokens)", e.ctl.Options().PlanTokens)
@@ -155,6 +159,7 @@ func (e *Engine) plan(ctx context.Context, t Turn, conv *conversation, emit Emit
 		// Later stages continue after the plan: the server still holds it.
 		conv.add(append(tail, controller.Message{Role: "assistant", Content: reply.Content})...)
 		p := e.validate(raw.Tasks, raw.Constraints, t, raw.Notes)
+		tr.accepted(raw)
 		if len(raw.Tasks) > 0 && len(p.Tasks) == 0 {
 			p.Notes = append(p.Notes, "no task of the plan could run, so the controller answers directly")
 		}

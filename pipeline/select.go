@@ -154,11 +154,10 @@ func (e *Engine) selectAll(ctx context.Context, p Plan, t Turn, conv *conversati
 	}
 	go func() {
 		defer close(sel.done)
-		e.askModels(ctx, t.Request, ask, conv, emit)
-		for _, c := range ask {
+		e.askModels(ctx, t.Request, ask, conv, emit, func(c *choice) {
 			emit(c.event())
 			sel.publish(c)
-		}
+		})
 	}()
 	return sel
 }
@@ -380,6 +379,10 @@ func (e *Engine) noRouteReason(m skills.Model, localOnly bool) string {
 		switch {
 		case kind == endpoints.HuggingFace && localOnly:
 			parts = append(parts, "the local-only constraint rules out Hugging Face")
+		case kind == endpoints.Retrieval && configured && (localOnly || e.router.Mode() == endpoints.ModeLocal):
+			parts = append(parts, "it is a web lookup, which inference_mode local and the local-only constraint rule out — only a SearxNG on this machine or network (retrieval.searxng_url) may run there")
+		case kind == endpoints.Retrieval && !configured:
+			parts = append(parts, "retrieval is off — set retrieval.wikipedia_url or retrieval.searxng_url")
 		case !e.router.Allowed(kind, false):
 			parts = append(parts, fmt.Sprintf("inference_mode %s rules out %s endpoints", e.router.Mode(), k))
 		case !configured && kind == endpoints.Local:
@@ -526,8 +529,10 @@ const maxReason = 80
 // and the reply names them by number — a digit instead of a model id keeps
 // the reply, which every waiting task pays for in decode time, short. A task
 // it names no candidate for keeps the top-ranked model, and its reason says
-// so.
-func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, conv *conversation, emit Emit) {
+// so. Each choice is handed to publish as soon as the streamed reply holds
+// it whole, so a task starts while the controller is still writing the
+// choices after its own; publish is called once for every task of ask.
+func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, conv *conversation, emit Emit, publish func(*choice)) {
 	var b strings.Builder
 	ids := make([]int, len(ask))
 	most := 0
@@ -578,15 +583,34 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 		"required": []string{"choices"},
 	})
 	emit(DebugEvent{Stage: StageSelection, Kind: "prompt", Content: msg.Content})
+	published := make([]bool, len(ask))
+	stream := choiceStream{onPick: func(p choicePick) {
+		i := slices.IndexFunc(ask, func(c *choice) bool { return c.task.ID == p.ID })
+		if i < 0 || published[i] || !e.applyPick(ask[i], p) {
+			return // the end of the reply decides for it
+		}
+		published[i] = true
+		publish(ask[i])
+	}}
 	start := time.Now()
-	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(msg), Format: schema, NumPredict: 48 + 48*len(ask)})
+	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(msg), Format: schema, NumPredict: 48 + 48*len(ask), OnToken: stream.write})
 	fallback := func(c *choice, why string) {
 		top := c.ranked[0].model.ID
 		c.decided, c.reason = "fallback: top-ranked", fmt.Sprintf("%s; using the top-ranked candidate, %s", why, top)
 	}
+	// Whatever happens below, every task waiting for its choice gets one.
+	defer func() {
+		for i, c := range ask {
+			if !published[i] {
+				publish(c)
+			}
+		}
+	}()
 	if err != nil {
-		for _, c := range ask {
-			fallback(c, "the controller could not choose ("+err.Error()+")")
+		for i, c := range ask {
+			if !published[i] {
+				fallback(c, "the controller could not choose ("+err.Error()+")")
+			}
 		}
 		return
 	}
@@ -594,7 +618,10 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 	conv.add(msg, controller.Message{Role: "assistant", Content: reply.Content})
 	emit(DebugEvent{Stage: StageSelection, Kind: "reply", Content: reply.Content})
 	got := parseChoices(reply.Content)
-	for _, c := range ask {
+	for n, c := range ask {
+		if published[n] {
+			continue
+		}
 		pick, ok := got[c.task.ID]
 		switch {
 		case !ok && len(ask) == 1 && len(got) == 0:
@@ -607,33 +634,39 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 				pick, ok = p, true
 			}
 		}
-		shown := c.ranked[:min(len(c.ranked), e.opts.NumCandidates)]
-		i := -1
-		switch {
-		case !ok:
-		case pick.Pick > 0:
-			i = pick.Pick - 1
-		case pick.Model != "":
-			i = slices.IndexFunc(shown, func(cd *candidate) bool { return strings.EqualFold(cd.model.ID, strings.TrimSpace(pick.Model)) })
-		}
 		switch {
 		case !ok || pick.Pick <= 0 && strings.TrimSpace(pick.Model) == "":
 			fallback(c, "the controller's reply named no model for it")
-			continue
-		case i < 0 || i >= len(shown):
+		case !e.applyPick(c, pick):
 			what := pick.Model
 			if pick.Pick > 0 {
-				what = fmt.Sprintf("candidate %d of %d", pick.Pick, len(shown))
+				what = fmt.Sprintf("candidate %d of %d", pick.Pick, min(len(c.ranked), e.opts.NumCandidates))
 			}
 			fallback(c, fmt.Sprintf("the controller chose %q, which is not a candidate", text.Clip(what, 80)))
-			continue
 		}
-		reason := text.OneLine(pick.Reason, 2*maxReason)
-		if reason == "" {
-			reason = "chosen by the controller"
-		}
-		c.choose(shown[i].model.ID, reason, "controller choice")
 	}
+}
+
+// applyPick makes the controller's pick c's choice and reports whether it
+// named one of the candidates the controller was shown.
+func (e *Engine) applyPick(c *choice, pick choicePick) bool {
+	shown := c.ranked[:min(len(c.ranked), e.opts.NumCandidates)]
+	i := -1
+	switch {
+	case pick.Pick > 0:
+		i = pick.Pick - 1
+	case strings.TrimSpace(pick.Model) != "":
+		i = slices.IndexFunc(shown, func(cd *candidate) bool { return strings.EqualFold(cd.model.ID, strings.TrimSpace(pick.Model)) })
+	}
+	if i < 0 || i >= len(shown) {
+		return false
+	}
+	reason := text.OneLine(pick.Reason, 2*maxReason)
+	if reason == "" {
+		reason = "chosen by the controller"
+	}
+	c.choose(shown[i].model.ID, reason, "controller choice")
+	return true
 }
 
 // choicePick is one entry of a selection reply: a task id and the

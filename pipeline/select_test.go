@@ -118,6 +118,57 @@ func TestDecidedTasksDoNotWaitForSelection(t *testing.T) {
 	}
 }
 
+// TestChoiceStartsWhileSelectionStreams: a task whose choice has been
+// decoded starts while the controller is still writing the choices after
+// it — with one local Ollama, a four-task reply takes seconds to decode.
+func TestChoiceStartsWhileSelectionStreams(t *testing.T) {
+	r := newRig(t)
+	img := r.image("a.png", 20, 20)
+	r.hf.Model("test/captioner-big", "image-to-text")
+	r.hf.Model("test/captioner-small", "image-to-text")
+	r.hf.Model("test/vqa-big", "visual-question-answering")
+	r.hf.Model("test/vqa-small", "visual-question-answering")
+	var startedEarly atomic.Bool
+	r.pick = func(req *api.ChatRequest) fakeollama.Reply {
+		ch := make(chan string)
+		go func() {
+			defer close(ch)
+			ch <- `{"choices":[{"id":1,"pick":2,"reason":"small is enough"},`
+			deadline := time.Now().Add(10 * time.Second)
+			for time.Now().Before(deadline) && len(r.hf.RequestsFor("test/captioner-small")) == 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			startedEarly.Store(len(r.hf.RequestsFor("test/captioner-small")) > 0)
+			ch <- `{"id":2,"pick":1,"reason":"first"}]}`
+		}()
+		return fakeollama.Reply{Stream: ch}
+	}
+	r.planJSON(
+		task(1, "image-to-text", nil, map[string]string{"image": img}),
+		task(2, "visual-question-answering", nil, map[string]string{"image": img, "text": "what colour is it?"}),
+	)
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "caption " + img + " and tell me what colour it is"}); err != nil {
+		t.Fatal(err)
+	}
+	if !startedEarly.Load() {
+		t.Fatal("task 1 waited for the whole selection reply before starting")
+	}
+	if got := r.model(1); got.Model != "test/captioner-small" || got.Decided != "controller choice" || got.Reason != "small is enough" {
+		t.Errorf("task 1's choice = %s (%s: %s), want test/captioner-small by the controller", got.Model, got.Decided, got.Reason)
+	}
+	if got := r.model(2); got.Model != "test/vqa-big" || got.Decided != "controller choice" {
+		t.Errorf("task 2's choice = %s (%s), want test/vqa-big by the controller", got.Model, got.Decided)
+	}
+	if r.calls("select") != 1 {
+		t.Errorf("selection calls = %d, want 1", r.calls("select"))
+	}
+	for id := 1; id <= 2; id++ {
+		if r.taskEnd(id).Status != pipeline.StatusOK {
+			t.Errorf("task %d: %+v", id, r.taskEnd(id))
+		}
+	}
+}
+
 // TestSelectionReplyLeniency: replies that ignore the numbering (a model id,
 // HuggingGPT's one-task {"id": model} form, a reply cut off mid-reason)
 // still choose; a number out of range falls back, saying so.

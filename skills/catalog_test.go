@@ -25,7 +25,7 @@ var controlNets = []string{"canny", "hed", "mlsd", "normal", "openpose", "seg", 
 var llavaPlusSkills = []string{
 	"zero-shot-object-detection", "mask-generation", "image-editing", "ocr", "zero-shot-image-classification",
 	"social-media-post", "draw-boxes", "mask-overlay", "image-resize", "image-convert", "image-crop",
-	"video-to-audio",
+	"video-to-audio", "retrieval",
 }
 
 // singleModel lists the skills that honestly have one model: Go built-ins,

@@ -14,12 +14,17 @@ const (
 	EndpointHuggingFace = "huggingface"
 	EndpointLocal       = "local"
 	EndpointOllama      = "ollama"
-	EndpointCommand     = "command"
-	EndpointBuiltin     = "builtin"
+	// EndpointOpenAI is an OpenAI-compatible server's kind. Skill files do
+	// not name it (it is not in EndpointKinds): its models are the ones
+	// the configuration lists for each server, whatever their ids.
+	EndpointOpenAI    = "openai"
+	EndpointCommand   = "command"
+	EndpointBuiltin   = "builtin"
+	EndpointRetrieval = "retrieval"
 )
 
 // EndpointKinds lists every endpoint kind a skill file may name.
-var EndpointKinds = []string{EndpointHuggingFace, EndpointLocal, EndpointOllama, EndpointCommand, EndpointBuiltin}
+var EndpointKinds = []string{EndpointHuggingFace, EndpointLocal, EndpointOllama, EndpointCommand, EndpointBuiltin, EndpointRetrieval}
 
 // KnownEndpoint reports whether kind is one of EndpointKinds.
 func KnownEndpoint(kind string) bool { return slices.Contains(EndpointKinds, kind) }

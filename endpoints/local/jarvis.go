@@ -68,7 +68,23 @@ func jarvisRequired(task string) []string {
 	return []string{"text"}
 }
 
-// jarvisBody builds the JSON body models_server reads for task. Media
+// jarvisBody builds the JSON body models_server reads for task, field for
+// field as awesome_chat.py's local_model_inference sends it:
+//
+//	ControlNet generation (*-text-to-image)   {"img_url", "text"}
+//	ControlNet annotators (*-control)          {"img_url"}
+//	captioning, OCR, classification, VQA, DQA  {"img_url", "text"} (text null when not asked)
+//	depth, segmentation, image-to-image,
+//	detection, zero-shot detection             {"img_url"}
+//	speech recognition, audio-to-audio,
+//	audio classification                       {"audio_url"}
+//	text-to-image, -video, -speech, text tasks the task's arguments as they are ({"text": …})
+//
+// Zero-shot detection sends only the image: models_server's OWL-ViT branch
+// reads nothing else (it searches a fixed list of COCO classes), so the
+// labels are applied to its answer instead (jarvisResult). Tasks
+// awesome_chat has no code for (a deployment's own additions: mask
+// generation, editing) get every argument, media as *_url. Media
 // arguments are sent as the resolved paths of req.Files — files that
 // passed the turn's trust rule — since the server reads them itself from
 // the same file system; a path only in Args is refused.
@@ -85,27 +101,48 @@ func jarvisBody(req endpoints.Request) (map[string]any, error) {
 			return nil, badInput("%s needs a %q argument", task, name)
 		}
 	}
+	media := func(body map[string]any, names ...string) (map[string]any, error) {
+		for _, name := range names {
+			p, err := jarvisInputPath(req, name)
+			if err != nil {
+				return nil, err
+			}
+			body[jarvisMediaKeys[name]] = p
+		}
+		return body, nil
+	}
+	textOrNull := func() any {
+		if v, ok := args["text"]; ok {
+			return v
+		}
+		return nil
+	}
+	switch {
+	case strings.HasSuffix(task, "-control"):
+		return media(map[string]any{}, "image")
+	case hfapi.IsControlNetTask(task):
+		return media(map[string]any{"text": args["text"]}, "image")
+	}
+	switch task {
+	case "image-classification", "image-to-text", "ocr", "document-question-answering", "visual-question-answering":
+		return media(map[string]any{"text": textOrNull()}, "image")
+	case "depth-estimation", "image-segmentation", "image-to-image", "object-detection", "zero-shot-object-detection":
+		return media(map[string]any{}, "image")
+	case "automatic-speech-recognition", "audio-to-audio", "audio-classification":
+		return media(map[string]any{}, "audio")
+	}
 	body := map[string]any{}
 	for k, v := range args {
-		if _, media := jarvisMediaKeys[k]; !media {
+		if _, m := jarvisMediaKeys[k]; !m {
 			body[k] = v
 		}
 	}
-	for k, key := range jarvisMediaKeys {
+	for k := range jarvisMediaKeys {
 		if _, ok := req.Files[k]; !ok && strings.TrimSpace(args[k]) == "" {
 			continue
 		}
-		p, err := jarvisInputPath(req, k)
-		if err != nil {
+		if _, err := media(body, k); err != nil {
 			return nil, err
-		}
-		body[key] = p
-	}
-	// models_server reads "text" for image tasks even when it is unused
-	// (BLIP captioning), as awesome_chat always sends it.
-	if _, ok := body["img_url"]; ok {
-		if _, ok := body["text"]; !ok {
-			body["text"] = nil
 		}
 	}
 	return body, nil
@@ -146,6 +183,12 @@ func (e *Endpoint) inferJarvis(ctx context.Context, req endpoints.Request) (endp
 	if err != nil {
 		return endpoints.Result{}, fmt.Errorf("%s %s: %w", endpoints.Local, req.Model, err)
 	}
+	var classes []string
+	if req.Task == "zero-shot-object-detection" {
+		if classes, err = jarvisDetectClasses(req); err != nil {
+			return endpoints.Result{}, fmt.Errorf("%s %s: %w", endpoints.Local, req.Model, err)
+		}
+	}
 	r, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url+"/models/"+mpath, bytes.NewReader(hfapi.EncodeJSON(body)))
 	if err != nil {
 		return endpoints.Result{}, fmt.Errorf("%s %s: %w", endpoints.Local, req.Model, err)
@@ -164,6 +207,11 @@ func (e *Endpoint) inferJarvis(ctx context.Context, req endpoints.Request) (endp
 	data, err := e.readJSON(resp)
 	if err != nil {
 		return endpoints.Result{}, e.jarvisBodyError(ctx, req.Model, resp.StatusCode, err)
+	}
+	if classes != nil && bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
+		if data, err = jarvisFilterDetections(data, classes); err != nil {
+			return endpoints.Result{}, &endpoints.HTTPError{Kind: endpoints.Local, Model: req.Model, Status: http.StatusOK, Err: endpoints.ErrUnavailable, Message: err.Error()}
+		}
 	}
 	return e.jarvisResult(ctx, req, data)
 }

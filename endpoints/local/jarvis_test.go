@@ -35,16 +35,31 @@ func TestJarvisTasks(t *testing.T) {
 	if errPNG != nil || errWAV != nil {
 		t.Fatal(errPNG, errWAV)
 	}
+	img := `{"img_url":"` + png + `"}`
+	imgText := func(text string) string {
+		if text == "" {
+			return `{"img_url":"` + png + `","text":null}`
+		}
+		return `{"img_url":"` + png + `","text":"` + text + `"}`
+	}
+	aud := `{"audio_url":"` + wav + `"}`
+	caption := hfWantText("a 40x30 photo of a cat sitting on a sofa")
+	control := hfWantBlob("image/png", hfImageSize(40, 30))
+	sameSize := hfWantBlob("image/jpeg", hfImageSize(40, 30))
+	// One row per model id models_server.py answers (fakehf.JarvisServed,
+	// checked below to be all here), plus the branches whose loading is
+	// commented out there; body is what awesome_chat.py sends and the
+	// branch reads, result what Chorus makes of the branch's answer.
 	cases := []struct {
 		model, task string
 		args        map[string]string
 		body        string // the JSON models_server must receive
 		result      func(*testing.T, endpoints.Result)
 	}{
-		{"Salesforce/blip-image-captioning-large", "image-to-text", map[string]string{"image": f.png},
-			`{"img_url":"` + png + `","text":null}`, hfWantText("a 40x30 photo of a cat sitting on a sofa")},
-		{"nlpconnect/vit-gpt2-image-captioning", "image-to-text", map[string]string{"image": relPNG},
-			`{"img_url":"` + png + `","text":null}`, hfWantText("a 40x30 photo of a cat sitting on a sofa")},
+		{"Salesforce/blip-image-captioning-large", "image-to-text", map[string]string{"image": f.png}, imgText(""), caption},
+		{"nlpconnect/vit-gpt2-image-captioning", "image-to-text", map[string]string{"image": relPNG}, imgText(""), caption},
+		{"ydshieh/vit-gpt2-coco-en", "image-to-text", map[string]string{"image": f.png}, imgText(""), caption},
+		{"microsoft/trocr-base-printed", "ocr", map[string]string{"image": f.png}, imgText(""), hfWantText("TOTAL 40.30")},
 		{"runwayml/stable-diffusion-v1-5", "text-to-image", map[string]string{"text": "a red fox"},
 			`{"text":"a red fox"}`, hfWantBlob("image/jpeg", hfImageSize(9, 8))},
 		{"espnet/kan-bayashi_ljspeech_vits", "text-to-speech", map[string]string{"text": "hello"},
@@ -60,26 +75,53 @@ func TestJarvisTasks(t *testing.T) {
 			}},
 		{"damo-vilab/text-to-video-ms-1.7b", "text-to-video", map[string]string{"text": "a dancing fox"},
 			`{"text":"a dancing fox"}`, hfWantBlob("video/mp4", nil)},
-		{"canny-control", "canny-control", map[string]string{"image": f.png},
-			`{"img_url":"` + png + `","text":null}`, hfWantBlob("image/png", hfImageSize(40, 30))},
-		{"lllyasviel/sd-controlnet-canny", "canny-text-to-image", map[string]string{"image": f.png, "text": "a castle"},
-			`{"img_url":"` + png + `","text":"a castle"}`, hfWantBlob("image/png", hfImageSize(40, 30))},
+		{"lllyasviel/sd-controlnet-canny", "canny-text-to-image", map[string]string{"image": f.png, "text": "a castle"}, imgText("a castle"), control},
+		{"lllyasviel/sd-controlnet-depth", "depth-text-to-image", map[string]string{"image": f.png, "text": "a castle"}, imgText("a castle"), control},
+		{"lllyasviel/sd-controlnet-hed", "hed-text-to-image", map[string]string{"image": f.png, "text": "a castle"}, imgText("a castle"), control},
+		{"lllyasviel/sd-controlnet-mlsd", "mlsd-text-to-image", map[string]string{"image": f.png, "text": "a castle"}, imgText("a castle"), control},
+		{"lllyasviel/sd-controlnet-openpose", "openpose-text-to-image", map[string]string{"image": f.png, "text": "a dancer"}, imgText("a dancer"), control},
+		{"lllyasviel/sd-controlnet-scribble", "scribble-text-to-image", map[string]string{"image": f.png, "text": "a house"}, imgText("a house"), control},
+		{"lllyasviel/sd-controlnet-seg", "seg-text-to-image", map[string]string{"image": f.png, "text": "a room"}, imgText("a room"), control},
+		{"canny-control", "canny-control", map[string]string{"image": f.png}, img, control},
+		{"openpose-control", "openpose-control", map[string]string{"image": f.png}, img, control},
+		{"mlsd-control", "mlsd-control", map[string]string{"image": f.png}, img, control},
+		{"hed-control", "hed-control", map[string]string{"image": f.png}, img, control},
+		{"scribble-control", "scribble-control", map[string]string{"image": f.png}, img, control},
+		{"midas-control", "depth-control", map[string]string{"image": f.png}, img, control},
 		{"facebook/detr-resnet-101", "object-detection", map[string]string{"image": f.png},
-			`{"img_url":"` + png + `","text":null}`, hfWantText("2 objects: cat (1.00) at [0,0,20,30], remote (0.87) at [20,15,39,29]")},
+			img, hfWantText("2 objects: cat (1.00) at [0,0,20,30], remote (0.87) at [20,15,39,29]")},
+		// models_server's OWL-ViT reads only the image and searches its
+		// fixed COCO list: the labels are applied to its answer.
+		{"google/owlvit-base-patch32", "zero-shot-object-detection", map[string]string{"image": f.png, "labels": "the cats, a red umbrella"},
+			img, hfWantText("1 object: cat (1.00) at [0,0,20,30]")},
 		{"dandelin/vilt-b32-finetuned-vqa", "visual-question-answering", map[string]string{"image": f.png, "text": "what?"},
-			`{"img_url":"` + png + `","text":"what?"}`, hfWantText(`a cat (40x30 image, asked "what?") (0.93)`)},
+			imgText("what?"), hfWantText(`a cat (40x30 image, asked "what?") (0.93)`)},
 		{"impira/layoutlm-document-qa", "document-question-answering", map[string]string{"image": f.png, "text": "total?"},
-			`{"img_url":"` + png + `","text":"total?"}`, hfWantText("page 40x30 (0.87)")},
-		{"Intel/dpt-large", "depth-estimation", map[string]string{"image": f.png},
-			`{"img_url":"` + png + `","text":null}`, hfWantBlob("image/jpeg", hfImageSize(40, 30))},
-		{"facebook/detr-resnet-50-panoptic", "image-segmentation", map[string]string{"image": f.png},
-			`{"img_url":"` + png + `","text":null}`, hfWantBlob("image/jpeg", hfImageSize(40, 30))},
-		{"lambdalabs/sd-image-variations-diffusers", "image-to-image", map[string]string{"image": f.png},
-			`{"img_url":"` + png + `","text":null}`, hfWantBlob("image/jpeg", hfImageSize(40, 30))},
-		{"openai/whisper-base", "automatic-speech-recognition", map[string]string{"audio": f.wav},
-			`{"audio_url":"` + wav + `"}`, hfWantText("hello from 0.50 seconds of audio")},
-		{"JorisCos/DCCRNet_Libri1Mix_enhsingle_16k", "audio-to-audio", map[string]string{"audio": f.wav},
-			`{"audio_url":"` + wav + `"}`, hfWantBlob("audio/wav", nil)},
+			imgText("total?"), hfWantText("page 40x30 (0.87)")},
+		{"Intel/dpt-large", "depth-estimation", map[string]string{"image": f.png}, img, sameSize},
+		{"facebook/detr-resnet-50-panoptic", "image-segmentation", map[string]string{"image": f.png}, img, sameSize},
+		{"facebook/maskformer-swin-base-coco", "image-segmentation", map[string]string{"image": f.png}, img, sameSize},
+		{"lambdalabs/sd-image-variations-diffusers", "image-to-image", map[string]string{"image": f.png}, img, sameSize},
+		{"openai/whisper-base", "automatic-speech-recognition", map[string]string{"audio": f.wav}, aud, hfWantText("hello from 0.50 seconds of audio")},
+		{"microsoft/speecht5_asr", "automatic-speech-recognition", map[string]string{"audio": f.wav}, aud, hfWantText("hello from 0.50 seconds of audio")},
+		{"JorisCos/DCCRNet_Libri1Mix_enhsingle_16k", "audio-to-audio", map[string]string{"audio": f.wav}, aud, hfWantBlob("audio/wav", nil)},
+		{"microsoft/speecht5_vc", "audio-to-audio", map[string]string{"audio": f.wav}, aud, hfWantBlob("audio/wav", nil)},
+	}
+	covered := map[string]bool{
+		// Loaded by models_server, but no branch of models() runs it
+		// (TestJarvisDeadBranch).
+		"Intel/dpt-hybrid-midas": true,
+	}
+	for _, tc := range cases {
+		covered[tc.model] = true
+		if want, ok := fakehf.JarvisServed[tc.model]; ok && want != tc.task {
+			t.Errorf("%s is served for %s, the table runs it as %s", tc.model, want, tc.task)
+		}
+	}
+	for id := range fakehf.JarvisServed {
+		if !covered[id] {
+			t.Errorf("models_server serves %s, which the table does not replay", id)
+		}
 	}
 	j := fakehf.NewJarvis(t)
 	ep := New(Options{URL: j.URL, Protocol: ProtocolJarvis, PublicDir: j.PublicDir()})
@@ -245,5 +287,48 @@ func TestJarvisCancel(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Infer did not return after cancellation")
+	}
+}
+
+// TestJarvisDeadBranch: models_server loads Intel/dpt-hybrid-midas but its
+// branch tests two ids at once and never runs; the answer is "model not
+// found", which Chorus reports as that server lacking code for the model.
+func TestJarvisDeadBranch(t *testing.T) {
+	f := writeHFFiles(t)
+	j := fakehf.NewJarvis(t)
+	j.Model("Intel/dpt-hybrid-midas", "depth-estimation")
+	ep := New(Options{URL: j.URL, PublicDir: j.PublicDir()})
+	_, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "depth-estimation", Model: "Intel/dpt-hybrid-midas", Args: map[string]string{"image": f.png}}))
+	if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "no inference code") {
+		t.Fatalf("err = %v, want ErrUnavailable: no inference code", err)
+	}
+}
+
+// TestJarvisZeroShotLabels: labels no COCO class matches are refused
+// before the call (another candidate can ground them), and the classes
+// named are found through plurals and synonyms.
+func TestJarvisZeroShotLabels(t *testing.T) {
+	f := writeHFFiles(t)
+	j := fakehf.NewJarvis(t)
+	j.Model("google/owlvit-base-patch32", "zero-shot-object-detection")
+	ep := New(Options{URL: j.URL, PublicDir: j.PublicDir()})
+	_, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "zero-shot-object-detection",
+		Model: "google/owlvit-base-patch32", Args: map[string]string{"image": f.png, "labels": "giant squid"}}))
+	if !errors.Is(err, endpoints.ErrUnavailable) || errors.Is(err, endpoints.ErrBadInput) || !strings.Contains(err.Error(), "COCO") {
+		t.Fatalf("err = %v, want ErrUnavailable explaining the fixed COCO classes", err)
+	}
+	if n := len(j.RequestsFor("google/owlvit-base-patch32")); n != 0 {
+		t.Errorf("%d requests sent for labels the server cannot find", n)
+	}
+	for labels, want := range map[string]string{
+		"two dogs, the benches":   "dog,bench",
+		"a man on a sofa":         "person,couch",
+		"Red Umbrella":            "umbrella",
+		"the remote control, cat": "remote,cat",
+		"glass":                   "",
+	} {
+		if got := strings.Join(jarvisClasses(labels), ","); got != want {
+			t.Errorf("jarvisClasses(%q) = %q, want %q", labels, got, want)
+		}
 	}
 }

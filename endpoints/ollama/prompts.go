@@ -69,9 +69,8 @@ func buildCaption(req endpoints.Request) (chatCall, error) {
 		return chatCall{}, err
 	}
 	return chatCall{
-		system: "You are an image captioning model. Describe the attached image in one or two plain sentences: " +
-			"the main subjects, what they are doing and the setting. No preamble, no lists, no markdown.",
-		user: "Describe this image.", image: img, temperature: 0.2, parse: textAnswer,
+		system: endpoints.CaptionBrief,
+		user:   "Describe this image.", image: img, temperature: 0.2, parse: textAnswer,
 	}, nil
 }
 
@@ -85,9 +84,8 @@ func buildVQA(req endpoints.Request) (chatCall, error) {
 		return chatCall{}, err
 	}
 	return chatCall{
-		system: "You answer questions about the attached image. Answer briefly and directly from what is visible. " +
-			"If the image does not show the answer, say so instead of guessing.",
-		user: q, image: img, temperature: 0, parse: textAnswer,
+		system: endpoints.VQABrief,
+		user:   q, image: img, temperature: 0, parse: textAnswer,
 	}, nil
 }
 
@@ -101,10 +99,8 @@ func buildDocQA(req endpoints.Request) (chatCall, error) {
 		return chatCall{}, err
 	}
 	return chatCall{
-		system: "The attached image is a document: a scan, form, receipt, slide or page. Answer the question using only " +
-			"what the document says, quoting names, dates and amounts exactly as written. If the document does not " +
-			"contain the answer, say that it does not.",
-		user: q, image: img, temperature: 0, parse: textAnswer,
+		system: endpoints.DocQABrief,
+		user:   q, image: img, temperature: 0, parse: textAnswer,
 	}, nil
 }
 
@@ -114,9 +110,8 @@ func buildVisionOCR(req endpoints.Request) (chatCall, error) {
 		return chatCall{}, err
 	}
 	return chatCall{
-		system: "You are an OCR engine. Transcribe all text visible in the attached image exactly, keeping line breaks " +
-			"and reading order. Output only the text; if there is none, output nothing.",
-		user: "Transcribe the text in this image.", image: img, temperature: 0,
+		system: endpoints.OCRBrief,
+		user:   "Transcribe the text in this image.", image: img, temperature: 0,
 		parse: func(s string) (endpoints.Result, error) {
 			return endpoints.Result{Text: strings.TrimSpace(stripThinking(s))}, nil
 		},
@@ -264,9 +259,8 @@ func buildSummary(req endpoints.Request) (chatCall, error) {
 		return chatCall{}, err
 	}
 	return chatCall{
-		system: "Summarise the user's text in a few sentences, keeping its main points, names and figures. " +
-			"Write in the text's language. Reply with the summary only.",
-		user: text, temperature: 0.2, parse: textAnswer,
+		system: endpoints.SummaryBrief,
+		user:   text, temperature: 0.2, parse: textAnswer,
 	}, nil
 }
 
@@ -318,7 +312,7 @@ func buildTextGeneration(req endpoints.Request) (chatCall, error) {
 		return chatCall{}, err
 	}
 	return chatCall{
-		system: "Write the text the user asks for, or continue the user's text if it is unfinished. Reply with the text only.",
+		system: endpoints.TextGenerationBrief,
 		user:   text, temperature: -1, parse: textAnswer,
 	}, nil
 }
@@ -345,7 +339,7 @@ func buildText2Text(req endpoints.Request) (chatCall, error) {
 		return chatCall{}, err
 	}
 	return chatCall{
-		system: "Carry out the instruction in the user's text and reply with the result only.",
+		system: endpoints.Text2TextBrief,
 		user:   text, temperature: 0.2, parse: textAnswer,
 	}, nil
 }

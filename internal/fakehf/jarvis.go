@@ -302,7 +302,7 @@ func (j *Jarvis) infer(w http.ResponseWriter, r *http.Request, body []byte, m *J
 		writeJSON(w, http.StatusOK, jarvisError(failMsg))
 		return
 	}
-	result, err := j.run(task, r, body)
+	result, err := j.run(m.id, task, r, body)
 	if err != nil {
 		// models_server logs the exception and answers this fixed message.
 		writeJSON(w, http.StatusOK, jarvisError("Error when running the model inference."))
@@ -331,15 +331,38 @@ func (b jarvisBody) str(key string) (string, error) {
 	return s, nil
 }
 
-// run does what models_server does for a model of task; a nil result means
-// the server has no branch for the model ("model not found").
-func (j *Jarvis) run(task string, r *http.Request, body []byte) (any, error) {
+// text reads a field the server passes on as a string (a prompt, a
+// question): a missing key is a KeyError and a JSON null is None, which the
+// pipeline fails on — both end in the server's fixed error message.
+func (b jarvisBody) text(key string) (string, error) {
+	v, ok := b[key]
+	if !ok {
+		return "", fmt.Errorf("KeyError: %q", key)
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("%s is %T, not a string", key, v)
+	}
+	return s, nil
+}
+
+// run does what models_server does for model id, registered for task; a
+// nil result means the server has no branch for the model ("model not
+// found"). The models models_server.py has code for are answered by id,
+// exactly as its models() route does; any other id stands for a model a
+// deployment added, answered by task in the same shapes.
+func (j *Jarvis) run(id, task string, r *http.Request, body []byte) (any, error) {
+	// request.get_json() refuses a body that is not typed JSON, inside the
+	// try block: the fixed error message.
 	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 		return nil, fmt.Errorf("415 Unsupported Media Type")
 	}
 	var b jarvisBody
 	if err := json.Unmarshal(body, &b); err != nil {
 		return nil, err
+	}
+	if _, ok := jarvisBranches[id]; ok || strings.HasPrefix(id, "lllyasviel/sd-controlnet-") || strings.HasSuffix(id, "-control") {
+		return j.runServed(id, b)
 	}
 	loadImage := func() (w, h int, err error) {
 		p, err := b.str("img_url")
@@ -457,4 +480,208 @@ func (j *Jarvis) save(dir, ext string, data []byte) string {
 	// what a full disk on the real server looks like too.
 	_ = os.WriteFile(filepath.Join(j.public, dir, name), data, 0o644)
 	return "/" + dir + "/" + name
+}
+
+// JarvisServed maps every model models_server.py loads (local_deployment
+// "full", which includes "standard" and "minimal") to the Chorus task it
+// serves: the ids HuggingGPT's local server answers on
+// POST /models/{id}. The catalog must carry each under its task.
+var JarvisServed = map[string]string{
+	"nlpconnect/vit-gpt2-image-captioning":     "image-to-text",
+	"ydshieh/vit-gpt2-coco-en":                 "image-to-text",
+	"damo-vilab/text-to-video-ms-1.7b":         "text-to-video",
+	"runwayml/stable-diffusion-v1-5":           "text-to-image",
+	"lambdalabs/sd-image-variations-diffusers": "image-to-image",
+	"JorisCos/DCCRNet_Libri1Mix_enhsingle_16k": "audio-to-audio",
+	"microsoft/speecht5_vc":                    "audio-to-audio",
+	"espnet/kan-bayashi_ljspeech_vits":         "text-to-speech",
+	"openai/whisper-base":                      "automatic-speech-recognition",
+	"microsoft/speecht5_asr":                   "automatic-speech-recognition",
+	"facebook/maskformer-swin-base-coco":       "image-segmentation",
+	"facebook/detr-resnet-50-panoptic":         "image-segmentation",
+	"facebook/detr-resnet-101":                 "object-detection",
+	"google/owlvit-base-patch32":               "zero-shot-object-detection",
+	"Intel/dpt-large":                          "depth-estimation",
+	// Loaded, but models() tests model_id == "Intel/dpt-hybrid-midas" and
+	// model_id == "Intel/dpt-large" at once, so no branch ever runs it:
+	// the server answers "model not found".
+	"Intel/dpt-hybrid-midas":            "depth-estimation",
+	"impira/layoutlm-document-qa":       "document-question-answering",
+	"dandelin/vilt-b32-finetuned-vqa":   "visual-question-answering",
+	"openpose-control":                  "openpose-control",
+	"mlsd-control":                      "mlsd-control",
+	"hed-control":                       "hed-control",
+	"scribble-control":                  "scribble-control",
+	"midas-control":                     "depth-control",
+	"canny-control":                     "canny-control",
+	"lllyasviel/sd-controlnet-canny":    "canny-text-to-image",
+	"lllyasviel/sd-controlnet-depth":    "depth-text-to-image",
+	"lllyasviel/sd-controlnet-hed":      "hed-text-to-image",
+	"lllyasviel/sd-controlnet-mlsd":     "mlsd-text-to-image",
+	"lllyasviel/sd-controlnet-openpose": "openpose-text-to-image",
+	"lllyasviel/sd-controlnet-scribble": "scribble-text-to-image",
+	"lllyasviel/sd-controlnet-seg":      "seg-text-to-image",
+}
+
+// jarvisBranches are the model ids models() has a branch for, besides the
+// ControlNet families matched by prefix and suffix: the served models and
+// those whose loading is commented out in load_pipes (BLIP, TrOCR,
+// SpeechT5 TTS, MaskFormer ADE), which a deployment may enable.
+var jarvisBranches = map[string]bool{
+	"damo-vilab/text-to-video-ms-1.7b": true, "lambdalabs/sd-image-variations-diffusers": true,
+	"Salesforce/blip-image-captioning-large": true, "ydshieh/vit-gpt2-coco-en": true,
+	"nlpconnect/vit-gpt2-image-captioning": true, "microsoft/trocr-base-printed": true,
+	"microsoft/trocr-base-handwritten": true, "runwayml/stable-diffusion-v1-5": true,
+	"google/owlvit-base-patch32": true, "facebook/detr-resnet-101": true,
+	"dandelin/vilt-b32-finetuned-vqa": true, "impira/layoutlm-document-qa": true,
+	"Intel/dpt-large": true, "Intel/dpt-hybrid-midas": true,
+	"espnet/kan-bayashi_ljspeech_vits": true, "microsoft/speecht5_tts": true,
+	"openai/whisper-base": true, "microsoft/speecht5_asr": true,
+	"JorisCos/DCCRNet_Libri1Mix_enhsingle_16k": true, "microsoft/speecht5_vc": true,
+	"facebook/detr-resnet-50-panoptic": true, "facebook/maskformer-swin-base-coco": true,
+	"facebook/maskformer-swin-large-ade": true,
+}
+
+// JarvisOpenTypes is the fixed label list models_server passes to both of
+// its detectors (OWL-ViT as candidate_labels, DETR ignoring it): whatever
+// the request says, these are the only classes it can answer.
+var JarvisOpenTypes = []string{"cat", "couch", "person", "car", "dog", "horse", "sheep", "cow", "elephant", "bear", "zebra", "giraffe", "backpack", "umbrella", "handbag", "tie", "suitcase", "frisbee", "skis", "snowboard", "sports ball", "kite", "baseball bat", "baseball glove", "skateboard", "surfboard", "tennis racket", "bottle", "wine glass", "cup", "fork", "knife", "spoon", "bowl", "banana", "apple", "sandwich", "orange", "broccoli", "carrot", "hot dog", "pizza", "donut", "cake", "chair", "couch", "potted plant", "bed", "dining table", "toilet", "tv", "laptop", "mouse", "remote", "keyboard", "cell phone", "microwave", "oven", "toaster", "sink", "refrigerator", "book", "clock", "vase", "scissors", "teddy bear", "hair drier", "toothbrush", "traffic light", "fire hydrant", "stop sign", "parking meter", "bench", "bird"}
+
+// runServed is models() for the ids models_server.py has code for: the
+// fields each branch reads (request.get_json()[…]) and the answer it
+// builds, generated files saved under public/ and answered as
+// {"path": "/images/xxxx.png"}.
+func (j *Jarvis) runServed(id string, b jarvisBody) (any, error) {
+	image := func() (w, h int, err error) {
+		p, err := b.text("img_url")
+		if err != nil {
+			return 0, 0, err
+		}
+		data, err := os.ReadFile(p) // load_image(img_url)
+		if err != nil {
+			return 0, 0, err
+		}
+		return ImageSize(data)
+	}
+	audio := func() ([]byte, error) {
+		p, err := b.text("audio_url")
+		if err != nil {
+			return nil, err
+		}
+		return os.ReadFile(p) // torchaudio.load / the pipeline's reader
+	}
+	path := func(dir, ext string, data []byte) map[string]string {
+		return map[string]string{"path": j.save(dir, ext, data)}
+	}
+	switch {
+	case id == "damo-vilab/text-to-video-ms-1.7b":
+		prompt, err := b.text("text")
+		if err != nil {
+			return nil, err
+		}
+		return path("videos", ".mp4", MP4(prompt)), nil
+	case strings.HasPrefix(id, "lllyasviel/sd-controlnet-"):
+		w, h, err := image()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := b.text("text"); err != nil {
+			return nil, err
+		}
+		return path("images", ".png", PNG(w, h)), nil
+	case strings.HasSuffix(id, "-control"):
+		w, h, err := image()
+		if err != nil {
+			return nil, err
+		}
+		return path("images", ".png", PNG(w, h)), nil
+	case id == "lambdalabs/sd-image-variations-diffusers", id == "Intel/dpt-large",
+		id == "facebook/detr-resnet-50-panoptic", id == "facebook/maskformer-swin-base-coco", id == "facebook/maskformer-swin-large-ade":
+		w, h, err := image()
+		if err != nil {
+			return nil, err
+		}
+		return path("images", ".jpg", jpegOf(w, h)), nil
+	case id == "Salesforce/blip-image-captioning-large":
+		w, h, err := image()
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := b["text"]; !ok { // read, though unused
+			return nil, fmt.Errorf("KeyError: \"text\"")
+		}
+		return map[string]string{"generated text": fmt.Sprintf("a %dx%d photo of a cat sitting on a sofa", w, h)}, nil
+	case id == "ydshieh/vit-gpt2-coco-en", id == "nlpconnect/vit-gpt2-image-captioning":
+		w, h, err := image()
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"generated text": fmt.Sprintf("a %dx%d photo of a cat sitting on a sofa", w, h)}, nil
+	case id == "microsoft/trocr-base-printed", id == "microsoft/trocr-base-handwritten":
+		w, h, err := image()
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"generated text": fmt.Sprintf("TOTAL %d.%02d", w, h)}, nil
+	case id == "runwayml/stable-diffusion-v1-5":
+		prompt, err := b.text("text")
+		if err != nil {
+			return nil, err
+		}
+		return path("images", ".jpg", jpegOf(min(max(len([]rune(prompt)), 1), 512), 8)), nil
+	case id == "google/owlvit-base-patch32", id == "facebook/detr-resnet-101":
+		// pipe(img_url, candidate_labels=open_types): nothing else in the
+		// request is read.
+		w, h, err := image()
+		if err != nil {
+			return nil, err
+		}
+		return []detection{
+			{Score: 0.998, Label: "cat", Box: box{0, 0, w / 2, h}},
+			{Score: 0.871, Label: "remote", Box: box{w / 2, h / 2, w - 1, h - 1}},
+		}, nil
+	case id == "dandelin/vilt-b32-finetuned-vqa":
+		q, err := b.text("text")
+		if err != nil {
+			return nil, err
+		}
+		w, h, err := image()
+		if err != nil {
+			return nil, err
+		}
+		return []label2{{Answer: fmt.Sprintf("a cat (%dx%d image, asked %q)", w, h, q), Score: 0.93}}, nil
+	case id == "impira/layoutlm-document-qa":
+		if _, err := b.text("text"); err != nil {
+			return nil, err
+		}
+		w, h, err := image()
+		if err != nil {
+			return nil, err
+		}
+		return []map[string]any{{"score": 0.87, "answer": fmt.Sprintf("page %dx%d", w, h), "start": 3, "end": 4}}, nil
+	case id == "espnet/kan-bayashi_ljspeech_vits", id == "microsoft/speecht5_tts":
+		text, err := b.text("text")
+		if err != nil {
+			return nil, err
+		}
+		return path("audios", ".wav", WAV(160*len([]rune(text)), 16000)), nil
+	case id == "openai/whisper-base", id == "microsoft/speecht5_asr":
+		data, err := audio()
+		if err != nil {
+			return nil, err
+		}
+		return map[string]string{"text": "hello from " + audioSummary(data)}, nil
+	case id == "JorisCos/DCCRNet_Libri1Mix_enhsingle_16k", id == "microsoft/speecht5_vc":
+		data, err := audio()
+		if err != nil {
+			return nil, err
+		}
+		n, rate, err := WAVInfo(data)
+		if err != nil {
+			return nil, err
+		}
+		return path("audios", ".wav", WAV(n, rate)), nil
+	}
+	// Intel/dpt-hybrid-midas: loaded, no branch runs it.
+	return nil, nil
 }

@@ -1,0 +1,251 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/hfapi"
+	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/scope"
+)
+
+// maxErrorBody bounds an error answer read for its message.
+const maxErrorBody = 64 << 10
+
+// maxJSONAnswer bounds a JSON answer read into memory; images inside it
+// as base64 are the largest part.
+const maxJSONAnswer = 256 << 20
+
+// downloadTimeout bounds fetching one result file by URL.
+const downloadTimeout = 5 * time.Minute
+
+func (e *Endpoint) authorize(r *http.Request, s *Server) {
+	r.Header.Set("User-Agent", "chorus")
+	if s.Key != "" {
+		r.Header.Set("Authorization", "Bearer "+s.Key)
+	}
+}
+
+func (e *Endpoint) unreachable(s *Server, err error) error {
+	return endpoints.Explain(fmt.Sprintf("%s at %s is not reachable — start the server or fix openai[%d].url (%v)", s.label(), s.URL, s.Index, err),
+		endpoints.ErrUnreachable, err)
+}
+
+// apiError is OpenAI's error body, {"error":{"message","type","code"}};
+// FastAPI servers (speaches, Kokoro-FastAPI) answer {"detail": …} and some
+// servers put a plain string in "error".
+type apiError struct {
+	Error  json.RawMessage `json:"error"`
+	Detail json.RawMessage `json:"detail"`
+}
+
+// errorMessage reads the message of an error body, or a snippet of it.
+func errorMessage(body []byte) string {
+	var ae apiError
+	if json.Unmarshal(body, &ae) == nil {
+		var obj struct {
+			Message string `json:"message"`
+			Type    string `json:"type"`
+			Code    any    `json:"code"`
+		}
+		var s string
+		switch {
+		case json.Unmarshal(ae.Error, &obj) == nil && obj.Message != "":
+			if obj.Type != "" {
+				return obj.Message + " (" + obj.Type + ")"
+			}
+			return obj.Message
+		case json.Unmarshal(ae.Error, &s) == nil && s != "":
+			return s
+		case json.Unmarshal(ae.Detail, &s) == nil && s != "":
+			return s
+		case len(ae.Detail) > 0:
+			return hfapi.Snippet(ae.Detail)
+		}
+	}
+	return hfapi.Snippet(bytes.TrimSpace(body))
+}
+
+// statusError classifies a non-success answer of s to route for model,
+// with a message that names the fix.
+func (e *Endpoint) statusError(s *Server, model, route string, resp *http.Response, body []byte) error {
+	msg := errorMessage(body)
+	he := &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: model, Provider: s.name(), Status: resp.StatusCode}
+	switch code := resp.StatusCode; {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		he.Err = endpoints.ErrUnauthorized
+		fix := fmt.Sprintf("set openai[%d].key (or openai[%d].key_env to the variable holding it)", s.Index, s.Index)
+		if s.Key != "" {
+			fix = fmt.Sprintf("the key was refused — check openai[%d].key or the variable openai[%d].key_env names", s.Index, s.Index)
+		}
+		he.Message = fmt.Sprintf("%s at %s refused %s: %s — %s", s.label(), s.URL, route, msg, fix)
+	case code == http.StatusNotFound:
+		he.Err = endpoints.ErrUnavailable
+		he.Message = fmt.Sprintf("%s at %s has no %s or no model %s: %s — load the model, or remove the task from openai[%d]", s.label(), s.URL, route, model, msg, s.Index)
+	case code == http.StatusTooManyRequests:
+		he.Err = endpoints.ErrRateLimited
+		he.Message = fmt.Sprintf("%s at %s is rate limiting %s: %s — wait a little or add capacity", s.label(), s.URL, route, msg)
+	case code >= 500:
+		he.Err = endpoints.ErrUnavailable
+		he.Message = fmt.Sprintf("%s at %s failed on %s: %s — see the server's log", s.label(), s.URL, route, msg)
+	default:
+		// 400 and 422: this model or server does not take the request
+		// (no vision, no such voice); another candidate may.
+		he.Err = endpoints.ErrUnavailable
+		he.Message = fmt.Sprintf("%s at %s did not accept %s: %s", s.label(), s.URL, route, msg)
+	}
+	return he
+}
+
+// post sends body to route on s and returns the successful answer, its
+// body not yet read (the caller closes it); failures are classified.
+func (e *Endpoint) post(ctx context.Context, s *Server, model, route, contentType string, body []byte) (*http.Response, error) {
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+route, bytes.NewReader(body))
+	if err != nil {
+		return nil, endpoints.Explain(fmt.Sprintf("%s has an unusable URL %q: %v — fix openai[%d].url", s.label(), s.URL, err, s.Index), endpoints.ErrUnavailable)
+	}
+	e.authorize(r, s)
+	r.Header.Set("Content-Type", contentType)
+	resp, err := e.client.Do(r)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s %s on %s: %w", endpoints.OpenAI, model, s.label(), ctx.Err())
+		}
+		return nil, e.unreachable(s, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		b, _ := huggingface.ReadBody(resp, maxErrorBody)
+		return nil, e.statusError(s, model, "POST "+route, resp, b)
+	}
+	return resp, nil
+}
+
+// postJSON posts v as JSON and reads the JSON answer.
+func (e *Endpoint) postJSON(ctx context.Context, s *Server, model, route string, v any) ([]byte, error) {
+	resp, err := e.post(ctx, s, model, route, "application/json", hfapi.EncodeJSON(v))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return e.readJSON(s, model, route, resp)
+}
+
+// readJSON reads a successful JSON answer.
+func (e *Endpoint) readJSON(s *Server, model, route string, resp *http.Response) ([]byte, error) {
+	data, err := huggingface.ReadBody(resp, maxJSONAnswer)
+	if err != nil {
+		return nil, &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: model, Provider: s.name(), Status: resp.StatusCode, Err: endpoints.ErrUnavailable,
+			Message: fmt.Sprintf("%s answered POST %s unreadably: %v", s.label(), route, err)}
+	}
+	data = bytes.TrimSpace(data)
+	if !json.Valid(data) {
+		return nil, e.malformed(s, model, route, "JSON", data)
+	}
+	return data, nil
+}
+
+// malformed is the error for an answer in a shape Chorus does not know.
+func (e *Endpoint) malformed(s *Server, model, route, want string, data []byte) error {
+	return &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: model, Provider: s.name(), Status: http.StatusOK, Err: endpoints.ErrUnavailable,
+		Message: fmt.Sprintf("%s answered POST %s in an unexpected shape (want %s): %s", s.label(), route, want, hfapi.Snippet(data))}
+}
+
+// fetch downloads a file the server answered with by URL. A URL on the
+// server's own origin (LocalAI's /generated-images/…) is fetched like the
+// server itself — the user configured it, and it is often on this
+// machine; any other URL is a task result and goes through the trust rule
+// for those: a public address only, checked on every redirect and where
+// the connection lands, never with the key, bounded in size and time.
+func (e *Endpoint) fetch(ctx context.Context, s *Server, model, u string) (endpoints.Blob, error) {
+	fail := func(format string, args ...any) (endpoints.Blob, error) {
+		return endpoints.Blob{}, endpoints.Explain(fmt.Sprintf("%s %s on %s: ", endpoints.OpenAI, model, s.label())+fmt.Sprintf(format, args...), endpoints.ErrUnavailable)
+	}
+	u = strings.TrimSpace(u)
+	if strings.HasPrefix(u, "/") { // a path on the server itself
+		u = s.URL + u
+	}
+	if sameOrigin(u, s.URL) {
+		ctx, cancel := context.WithTimeout(ctx, downloadTimeout)
+		defer cancel()
+		r, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return fail("its answer names an unusable URL %s", u)
+		}
+		e.authorize(r, s)
+		resp, err := e.client.Do(r)
+		if err != nil {
+			return endpoints.Blob{}, e.unreachable(s, err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b, _ := huggingface.ReadBody(resp, maxErrorBody)
+			return endpoints.Blob{}, e.statusError(s, model, "GET "+u, resp, b)
+		}
+		b, head, err := huggingface.SpoolBody(resp, e.spool)
+		if err != nil {
+			return fail("the result at %s could not be read: %v", u, err)
+		}
+		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		b.MIME = hfapi.BlobMIME(mt, head)
+		return b, nil
+	}
+	sc := scope.New(scope.Options{})
+	sc.AllowURL(u, scope.Result)
+	if err := sc.CheckURL(u); err != nil {
+		return endpoints.Blob{}, endpoints.Explain(fmt.Sprintf("%s %s on %s: the result is at %s, which Chorus does not fetch: %v", endpoints.OpenAI, model, s.label(), u, err),
+			endpoints.ErrUnavailable, err)
+	}
+	pr, pw := io.Pipe()
+	type fetched struct {
+		mt  string
+		err error
+	}
+	done := make(chan fetched, 1)
+	go func() {
+		mt, err := sc.Fetch(ctx, u, pw, scope.FetchOptions{MaxBytes: e.spool.Limit(), Timeout: downloadTimeout, Transport: e.download})
+		pw.CloseWithError(err)
+		done <- fetched{mt, err}
+	}()
+	b, head, err := e.spool.Copy(pr)
+	pr.Close() // a spool that gave up stops the download
+	f := <-done
+	if err != nil || f.err != nil || len(head) == 0 {
+		b.Remove()
+	}
+	switch {
+	case ctx.Err() != nil:
+		return endpoints.Blob{}, fmt.Errorf("%s %s on %s: stopped while downloading the result: %w", endpoints.OpenAI, model, s.label(), ctx.Err())
+	case errors.Is(err, endpoints.ErrStore):
+		return endpoints.Blob{}, err
+	case errors.Is(f.err, scope.ErrDenied):
+		return endpoints.Blob{}, endpoints.Explain(fmt.Sprintf("%s %s on %s: the result at %s was not fetched: %v", endpoints.OpenAI, model, s.label(), u, f.err),
+			endpoints.ErrUnavailable, f.err)
+	case f.err != nil:
+		return fail("the result at %s could not be downloaded (%v)", u, f.err)
+	case err != nil:
+		return fail("the result at %s could not be downloaded: %v", u, err)
+	case len(head) == 0:
+		return fail("the result at %s is empty", u)
+	}
+	mt, _, _ := mime.ParseMediaType(f.mt)
+	b.MIME = hfapi.BlobMIME(mt, head)
+	return b, nil
+}
+
+// sameOrigin reports whether u is on base's scheme, host and port.
+func sameOrigin(u, base string) bool {
+	a, err1 := url.Parse(u)
+	b, err2 := url.Parse(base)
+	return err1 == nil && err2 == nil && a.Host != "" && strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Host, b.Host)
+}

@@ -1,0 +1,138 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/text"
+)
+
+// probeTimeout bounds one GET /v1/models.
+const probeTimeout = 5 * time.Second
+
+// maxModelList bounds a model list read into memory; a list of thousands
+// of models is still well under it.
+const maxModelList = 8 << 20
+
+// probe is one GET /v1/models of a server, shared by the checks that
+// arrive while it runs and cached for the TTL after.
+type probe struct {
+	done chan struct{}
+	at   time.Time
+	err  error
+	// ids are the listed model ids, lower case; nil when the server has
+	// no model list (a speech server without /v1/models).
+	ids []string
+}
+
+// ready says whether s is up and, when it lists its models, lists model.
+func (e *Endpoint) ready(ctx context.Context, s *Server, model string) error {
+	p, err := e.models(ctx, s)
+	if err != nil {
+		return err
+	}
+	if p.ids == nil || slices.Contains(p.ids, strings.ToLower(model)) {
+		return nil
+	}
+	listed := "none"
+	if len(p.ids) > 0 {
+		listed = text.Clip(strings.Join(p.ids, ", "), 200)
+	}
+	return endpoints.Explain(fmt.Sprintf("%s at %s does not serve model %s (GET /v1/models lists %s) — load it on the server, or fix the id in %s.models",
+		s.label(), s.URL, model, listed, fmt.Sprintf("openai[%d]", s.Index)), endpoints.ErrUnavailable)
+}
+
+// models returns s's model list, from the cache while it is fresh.
+func (e *Endpoint) models(ctx context.Context, s *Server) (*probe, error) {
+	e.mu.Lock()
+	p := e.probes[s.Index]
+	if p != nil {
+		select {
+		case <-p.done:
+			if time.Since(p.at) > e.ttl {
+				p = nil
+			}
+		default: // in flight: share it
+		}
+	}
+	if p == nil {
+		p = &probe{done: make(chan struct{})}
+		e.probes[s.Index] = p
+		// The probe outlives a caller that gives up, so the others waiting
+		// on it still get an answer; its own timeout bounds it.
+		go func() {
+			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
+			defer cancel()
+			ids, err := e.listModels(pctx, s)
+			e.mu.Lock()
+			p.ids, p.err, p.at = ids, err, time.Now()
+			e.mu.Unlock()
+			close(p.done)
+		}()
+	}
+	e.mu.Unlock()
+	select {
+	case <-p.done:
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return p, p.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("checking %s at %s: %w", s.label(), s.URL, ctx.Err())
+	}
+}
+
+// forgetAfter drops s's cached model list when a call has shown it stale
+// (the server went away, or no longer has the model).
+func (e *Endpoint) forgetAfter(s *Server, err error) {
+	if errors.Is(err, endpoints.ErrUnreachable) || errors.Is(err, endpoints.ErrUnavailable) {
+		e.mu.Lock()
+		delete(e.probes, s.Index)
+		e.mu.Unlock()
+	}
+}
+
+// listModels asks s for GET /v1/models. A server that answers 404 or 405
+// there (some speech servers have no model list) is up, with no list to
+// check against; one that answers 401 refuses the key.
+func (e *Endpoint) listModels(ctx context.Context, s *Server) ([]string, error) {
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/v1/models", nil)
+	if err != nil {
+		return nil, endpoints.Explain(fmt.Sprintf("%s has an unusable URL %q: %v — fix openai[%d].url", s.label(), s.URL, err, s.Index), endpoints.ErrUnavailable)
+	}
+	e.authorize(r, s)
+	resp, err := e.client.Do(r)
+	if err != nil {
+		return nil, e.unreachable(s, err)
+	}
+	defer resp.Body.Close()
+	body, err := huggingface.ReadBody(resp, maxModelList)
+	switch {
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
+		return nil, nil
+	case resp.StatusCode != http.StatusOK:
+		return nil, e.statusError(s, "", "GET /v1/models", resp, body)
+	case err != nil:
+		return nil, endpoints.Explain(fmt.Sprintf("%s answered GET /v1/models unreadably: %v", s.label(), err), endpoints.ErrUnavailable, err)
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(body, &list); err != nil || list.Data == nil {
+		return nil, endpoints.Explain(fmt.Sprintf("%s answered GET /v1/models unlike an OpenAI-compatible server (want {\"data\":[{\"id\":…}]}) — check openai[%d].url", s.label(), s.Index), endpoints.ErrUnavailable)
+	}
+	ids := make([]string, 0, len(list.Data))
+	for _, m := range list.Data {
+		ids = append(ids, strings.ToLower(m.ID))
+	}
+	return ids, nil
+}

@@ -1,0 +1,414 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"mime/multipart"
+	"net/textproto"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/hfapi"
+	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/skills"
+)
+
+// route runs one task on one server.
+type route func(e *Endpoint, ctx context.Context, s *Server, req endpoints.Request) (endpoints.Result, error)
+
+// routes are the tasks an OpenAI-compatible server serves, by skill name.
+var routes = map[string]route{
+	"text-to-image":                (*Endpoint).generateImage,
+	"image-editing":                (*Endpoint).editImage,
+	"automatic-speech-recognition": (*Endpoint).transcribe,
+	"text-to-speech":               (*Endpoint).speak,
+	"image-to-text":                chatRoute(endpoints.CaptionBrief, "image", "the image to describe", "", "Describe this image."),
+	"visual-question-answering":    chatRoute(endpoints.VQABrief, "image", "the image the question is about", "the question about the image", ""),
+	"document-question-answering":  chatRoute(endpoints.DocQABrief, "image", "the document image", "the question about the document", ""),
+	"ocr":                          chatRoute(endpoints.OCRBrief, "image", "the image to read text from", "", "Transcribe the text in this image."),
+	"summarization":                chatRoute(endpoints.SummaryBrief, "", "", "the text to summarise", ""),
+	"text-generation":              chatRoute(endpoints.TextGenerationBrief, "", "", "the prompt to generate from", ""),
+	"text2text-generation":         chatRoute(endpoints.Text2TextBrief, "", "", "the instruction and its input", ""),
+	"conversational":               chatRoute("", "", "", "the message to answer", ""),
+	"social-media-post":            chatRoute(endpoints.SocialPostBrief, "", "", "what the post is about, with any wishes on tone or platform", ""),
+	"translation":                  (*Endpoint).translate,
+}
+
+// Tasks returns the task names an OpenAI-compatible server can serve,
+// sorted.
+func Tasks() []string {
+	out := make([]string, 0, len(routes))
+	for t := range routes {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Supports reports whether task has a route on OpenAI-compatible servers.
+func Supports(task string) bool {
+	_, ok := routes[task]
+	return ok
+}
+
+// imagesAnswer is the answer of /v1/images/generations and /v1/images/edits.
+type imagesAnswer struct {
+	Data []struct {
+		B64JSON       string `json:"b64_json"`
+		URL           string `json:"url"`
+		RevisedPrompt string `json:"revised_prompt"`
+	} `json:"data"`
+}
+
+// generateImage is text-to-image: POST /v1/images/generations.
+func (e *Endpoint) generateImage(ctx context.Context, s *Server, req endpoints.Request) (endpoints.Result, error) {
+	prompt, err := req.Arg("text", "the prompt describing the image")
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	const r = "/v1/images/generations"
+	data, err := e.postJSON(ctx, s, req.Model, r, map[string]any{"model": req.Model, "prompt": prompt, "n": 1, "response_format": "b64_json"})
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	return e.images(ctx, s, req.Model, r, data)
+}
+
+// editImage is image-editing: POST /v1/images/edits, a multipart form
+// with the image file, the instruction as prompt, and the model.
+func (e *Endpoint) editImage(ctx context.Context, s *Server, req endpoints.Request) (endpoints.Result, error) {
+	prompt, err := req.Arg("text", "the edit instruction")
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	img, mt, err := hfapi.ReadMedia(req, "image")
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	const r = "/v1/images/edits"
+	body, ctype, err := multipartForm([]formFile{{field: "image", name: fileName(req, "image", mt), mime: mt, data: img}},
+		"model", req.Model, "prompt", prompt, "n", "1", "response_format", "b64_json")
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	resp, err := e.post(ctx, s, req.Model, r, ctype, body)
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	defer resp.Body.Close()
+	data, err := e.readJSON(s, req.Model, r, resp)
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	return e.images(ctx, s, req.Model, r, data)
+}
+
+// images reads {"data":[{"b64_json"|"url"}]} into blobs.
+func (e *Endpoint) images(ctx context.Context, s *Server, model, r string, data []byte) (endpoints.Result, error) {
+	var ans imagesAnswer
+	if err := json.Unmarshal(data, &ans); err != nil || len(ans.Data) == 0 {
+		return endpoints.Result{}, e.malformed(s, model, r, `{"data":[{"b64_json":…}]}`, data)
+	}
+	var res endpoints.Result
+	for _, d := range ans.Data {
+		var (
+			b   endpoints.Blob
+			err error
+		)
+		switch {
+		case d.B64JSON != "":
+			b, err = e.decodeBase64(d.B64JSON)
+			if err != nil {
+				res.Discard()
+				return endpoints.Result{}, e.malformed(s, model, r, "base64 in b64_json", []byte(err.Error()))
+			}
+		case d.URL != "":
+			b, err = e.fetch(ctx, s, model, d.URL)
+			if err != nil {
+				res.Discard()
+				return endpoints.Result{}, err
+			}
+		default:
+			res.Discard()
+			return endpoints.Result{}, e.malformed(s, model, r, "b64_json or url in each data item", data)
+		}
+		if !strings.HasPrefix(b.MIME, "image/") {
+			b.Remove()
+			res.Discard()
+			return endpoints.Result{}, e.malformed(s, model, r, "an image", []byte("a file of type "+b.MIME))
+		}
+		res.Blobs = append(res.Blobs, b)
+		if d.RevisedPrompt != "" && res.Text == "" {
+			res.Text = "revised prompt: " + d.RevisedPrompt
+		}
+	}
+	return res, nil
+}
+
+// decodeBase64 decodes a base64 file (or a data: URL, as some servers put
+// in b64_json) through the spool.
+func (e *Endpoint) decodeBase64(s string) (endpoints.Blob, error) {
+	mt := ""
+	if strings.HasPrefix(s, "data:") {
+		meta, payload, ok := strings.Cut(strings.TrimPrefix(s, "data:"), ",")
+		if !ok || !strings.HasSuffix(meta, ";base64") {
+			return endpoints.Blob{}, fmt.Errorf("not a base64 data URL")
+		}
+		mt, _, _ = mime.ParseMediaType(strings.TrimSuffix(meta, ";base64"))
+		s = payload
+	}
+	s = strings.TrimSpace(s)
+	enc := base64.StdEncoding
+	if len(s)%4 != 0 {
+		enc = base64.RawStdEncoding
+	}
+	b, head, err := e.spool.Copy(base64.NewDecoder(enc, strings.NewReader(s)))
+	if err != nil {
+		return endpoints.Blob{}, err
+	}
+	if len(head) == 0 {
+		b.Remove()
+		return endpoints.Blob{}, fmt.Errorf("empty file")
+	}
+	b.MIME = hfapi.BlobMIME(mt, head)
+	return b, nil
+}
+
+// transcribe is automatic-speech-recognition: POST
+// /v1/audio/transcriptions, a multipart form with the audio as file and
+// the model, answered {"text": …}.
+func (e *Endpoint) transcribe(ctx context.Context, s *Server, req endpoints.Request) (endpoints.Result, error) {
+	audio, mt, err := hfapi.ReadMedia(req, "audio")
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	const r = "/v1/audio/transcriptions"
+	fields := []string{"model", req.Model, "response_format", "json"}
+	if lang := strings.TrimSpace(req.Args["language"]); lang != "" {
+		fields = append(fields, "language", lang)
+	}
+	body, ctype, err := multipartForm([]formFile{{field: "file", name: fileName(req, "audio", mt), mime: mt, data: audio}}, fields...)
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	resp, err := e.post(ctx, s, req.Model, r, ctype, body)
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	defer resp.Body.Close()
+	data, err := e.readJSON(s, req.Model, r, resp)
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	var ans struct {
+		Text *string `json:"text"`
+	}
+	if json.Unmarshal(data, &ans) != nil || ans.Text == nil {
+		return endpoints.Result{}, e.malformed(s, req.Model, r, `{"text":…}`, data)
+	}
+	return endpoints.Result{Text: strings.TrimSpace(*ans.Text), Data: data}, nil
+}
+
+// speak is text-to-speech: POST /v1/audio/speech, answered with the audio
+// file itself.
+func (e *Endpoint) speak(ctx context.Context, s *Server, req endpoints.Request) (endpoints.Result, error) {
+	input, err := req.Arg("text", "the words to speak")
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	voice := s.Voice
+	if voice == "" {
+		voice = "alloy"
+	}
+	const r = "/v1/audio/speech"
+	resp, err := e.post(ctx, s, req.Model, r, "application/json",
+		hfapi.EncodeJSON(map[string]any{"model": req.Model, "input": input, "voice": voice, "response_format": "wav"}))
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	defer resp.Body.Close()
+	b, head, err := huggingface.SpoolBody(resp, e.spool)
+	if err != nil {
+		return endpoints.Result{}, &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: req.Model, Provider: s.name(), Status: resp.StatusCode,
+			Err: endpoints.ErrUnavailable, Message: fmt.Sprintf("%s answered POST %s unreadably: %v", s.label(), r, err)}
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	b.MIME = hfapi.BlobMIME(mt, head)
+	if !strings.HasPrefix(b.MIME, "audio/") {
+		b.Remove()
+		return endpoints.Result{}, e.malformed(s, req.Model, r, "audio", head)
+	}
+	return endpoints.Result{Blobs: []endpoints.Blob{b}}, nil
+}
+
+// chatRoute serves a task through POST /v1/chat/completions: system is
+// the brief; image names the media argument sent as an image_url part
+// (a data URL, since the server cannot read Chorus's files); textWhat
+// describes the required text argument, or fixed is the user message when
+// the task has none.
+func chatRoute(system, image, imageWhat, textWhat, fixed string) route {
+	return func(e *Endpoint, ctx context.Context, s *Server, req endpoints.Request) (endpoints.Result, error) {
+		user := fixed
+		if textWhat != "" {
+			t, err := req.Arg("text", textWhat)
+			if err != nil {
+				return endpoints.Result{}, err
+			}
+			user = t
+		}
+		var parts []map[string]any
+		if image != "" {
+			if _, err := req.File(image, imageWhat); err != nil {
+				return endpoints.Result{}, err
+			}
+			data, mt, err := hfapi.ReadMedia(req, image)
+			if err != nil {
+				return endpoints.Result{}, err
+			}
+			parts = append(parts, map[string]any{"type": "image_url", "image_url": map[string]any{"url": hfapi.DataURL(mt, data)}})
+		}
+		return e.chat(ctx, s, req.Model, system, user, parts)
+	}
+}
+
+// translate serves translation through chat, naming the languages.
+func (e *Endpoint) translate(ctx context.Context, s *Server, req endpoints.Request) (endpoints.Result, error) {
+	text, err := req.Arg("text", "the text to translate")
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	from, to := strings.TrimSpace(req.Args["src_lang"]), strings.TrimSpace(req.Args["tgt_lang"])
+	if to == "" {
+		to = "English"
+	}
+	src := "from its language"
+	if from != "" {
+		src = "from " + from
+	}
+	system := fmt.Sprintf("You are a translator. Translate the user's text %s into %s, keeping its meaning, tone and "+
+		"formatting. Reply with the translation only, without notes or quotes.", src, to)
+	return e.chat(ctx, s, req.Model, system, text, nil)
+}
+
+// chat posts one chat completion: the system brief, and the user's text
+// with any image parts first.
+func (e *Endpoint) chat(ctx context.Context, s *Server, model, system, user string, parts []map[string]any) (endpoints.Result, error) {
+	var msgs []map[string]any
+	if system != "" {
+		msgs = append(msgs, map[string]any{"role": "system", "content": system})
+	}
+	if len(parts) > 0 {
+		content := append(parts, map[string]any{"type": "text", "text": user})
+		msgs = append(msgs, map[string]any{"role": "user", "content": content})
+	} else {
+		msgs = append(msgs, map[string]any{"role": "user", "content": user})
+	}
+	const r = "/v1/chat/completions"
+	data, err := e.postJSON(ctx, s, model, r, map[string]any{"model": model, "messages": msgs, "stream": false})
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	var ans struct {
+		Choices []struct {
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(data, &ans) != nil || len(ans.Choices) == 0 {
+		return endpoints.Result{}, e.malformed(s, model, r, `{"choices":[{"message":{"content":…}}]}`, data)
+	}
+	text, ok := contentText(ans.Choices[0].Message.Content)
+	if !ok {
+		return endpoints.Result{}, e.malformed(s, model, r, "message content as text", data)
+	}
+	text = strings.TrimSpace(thinkBlock.ReplaceAllString(text, ""))
+	if text == "" {
+		return endpoints.Result{}, &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: model, Provider: s.name(), Status: 200, Err: endpoints.ErrUnavailable,
+			Message: fmt.Sprintf("%s answered POST %s with an empty message (finish_reason %q)", s.label(), r, ans.Choices[0].FinishReason)}
+	}
+	return endpoints.Result{Text: text}, nil
+}
+
+// thinkBlock is a leading <think>…</think>, which reasoning models served
+// by vLLM or llama.cpp put inline.
+var thinkBlock = regexp.MustCompile(`(?s)^\s*<think>.*?</think>\s*`)
+
+// contentText reads a message content: a string, or an array of parts
+// whose text parts are joined.
+func contentText(raw json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return "", false
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String(), true
+}
+
+// formFile is a file part of a multipart form.
+type formFile struct {
+	field, name, mime string
+	data              []byte
+}
+
+// multipartForm writes files and the name/value pairs of fields as
+// multipart/form-data, returning the body and its Content-Type.
+func multipartForm(files []formFile, fields ...string) ([]byte, string, error) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for i := 0; i+1 < len(fields); i += 2 {
+		if err := w.WriteField(fields[i], fields[i+1]); err != nil {
+			return nil, "", err
+		}
+	}
+	for _, f := range files {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename=%q`, f.field, f.name))
+		h.Set("Content-Type", f.mime)
+		p, err := w.CreatePart(h)
+		if err != nil {
+			return nil, "", err
+		}
+		if _, err := p.Write(f.data); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, "", err
+	}
+	return buf.Bytes(), w.FormDataContentType(), nil
+}
+
+// fileName is the file name an upload carries: the argument's base name,
+// which servers use to tell the format (whisper reads the extension), or
+// one made from its media type.
+func fileName(req endpoints.Request, arg, mt string) string {
+	name := ""
+	if f, ok := req.Files[arg]; ok && !f.IsZero() {
+		name = filepath.Base(f.Asked())
+	}
+	if name == "" || name == "." || name == "/" {
+		name = arg + skills.ExtOfMIME(mt)
+	}
+	return name
+}

@@ -1,0 +1,253 @@
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/chorusai/chorus/pipeline"
+)
+
+// Case is one request of a suite with its gold plan.
+type Case struct {
+	// ID names the case in results ("chain-03", a TaskBench id, or the
+	// line number of a JSONL suite).
+	ID      string `json:"id"`
+	Request string `json:"request"`
+	// Files are the input files the request needs, by name. Inputs
+	// generates each into a directory at run time; "{name}" in Request
+	// becomes the file's full path, and every file is attached.
+	Files []string `json:"files,omitempty"`
+	// Attachments are existing files to attach as they are (a JSONL
+	// suite of the user's own).
+	Attachments []string `json:"attachments,omitempty"`
+	// Gold is the plan a good controller writes: task names and deps
+	// (ids and arguments are free; only the graph is compared).
+	Gold []pipeline.Task `json:"gold"`
+	// Shape is the gold's form (single, chain, graph); derived from the
+	// gold when the suite does not say.
+	Shape string `json:"shape,omitempty"`
+	// Input is the modality of the request's input: text, image, audio,
+	// video (informational, for the suite's own balance).
+	Input string `json:"input,omitempty"`
+}
+
+// Suite is a named list of cases.
+type Suite struct {
+	Name  string `json:"name"`
+	Cases []Case `json:"cases"`
+	// Warnings say what a loader could not take over faithfully (a
+	// TaskBench tool with no Chorus skill, a line that did not parse).
+	Warnings []string `json:"-"`
+}
+
+//go:embed suites/*.json
+var suites embed.FS
+
+// Builtin returns the embedded Chorus suite: requests written for Chorus's
+// task names across single, chain and graph plans and text, image, audio
+// and video inputs.
+func Builtin() (*Suite, error) {
+	b, err := suites.ReadFile("suites/chorus.json")
+	if err != nil {
+		return nil, err
+	}
+	return parseSuite("chorus", b)
+}
+
+// Load reads a suite file, its format sniffed from the content: a JSON
+// object with "cases" (the Chorus suite format), TaskBench's data.json
+// (JSON lines with "user_request" and "task_nodes"), or JSON lines of
+// {"request", "gold_tasks"}. Task names are passed through resolve (the
+// catalog's names and aliases; nil keeps them as written).
+func Load(path string, resolve func(string) (string, bool)) (*Suite, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the suite: %w", err)
+	}
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("the suite %s is empty — give a JSON suite or JSON lines of {\"request\", \"gold_tasks\"}", path)
+	}
+	var s *Suite
+	if trimmed[0] == '{' && json.Valid(trimmed) && bytes.Contains(trimmed, []byte(`"cases"`)) {
+		s, err = parseSuite(name, trimmed)
+	} else {
+		s, err = parseLines(name, trimmed, resolve)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+func parseSuite(name string, b []byte) (*Suite, error) {
+	var s Suite
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("not a suite (a JSON object with \"cases\"): %w", err)
+	}
+	if s.Name == "" {
+		s.Name = name
+	}
+	return finish(&s)
+}
+
+// finish checks every case and fills what can be derived.
+func finish(s *Suite) (*Suite, error) {
+	if len(s.Cases) == 0 {
+		return nil, errors.New("the suite has no cases")
+	}
+	for i := range s.Cases {
+		c := &s.Cases[i]
+		if c.ID == "" {
+			c.ID = fmt.Sprintf("%d", i+1)
+		}
+		if strings.TrimSpace(c.Request) == "" {
+			return nil, fmt.Errorf("case %s has no request", c.ID)
+		}
+		if c.Shape == "" {
+			c.Shape = GraphOf(c.Gold).Shape()
+		}
+	}
+	return s, nil
+}
+
+// jsonLine is one line of a JSONL suite, TaskBench's or the plain one.
+type jsonLine struct {
+	ID          any             `json:"id"`
+	Request     string          `json:"request"`
+	GoldTasks   []pipeline.Task `json:"gold_tasks"`
+	Attachments []string        `json:"attachments"`
+
+	// TaskBench's data.json.
+	UserRequest string `json:"user_request"`
+	Type        string `json:"type"`
+	TaskNodes   []struct {
+		Task string `json:"task"`
+	} `json:"task_nodes"`
+	TaskLinks []struct {
+		Source string `json:"source"`
+		Target string `json:"target"`
+	} `json:"task_links"`
+}
+
+// maxLine bounds one line of a JSONL suite.
+const maxLine = 4 << 20
+
+func parseLines(name string, b []byte, resolve func(string) (string, bool)) (*Suite, error) {
+	s := &Suite{Name: name}
+	unknown := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var l jsonLine
+		if err := json.Unmarshal(line, &l); err != nil {
+			if n == 1 {
+				return nil, fmt.Errorf("line 1 is not JSON (%v) — give a JSON suite with \"cases\", TaskBench's data.json, or JSON lines of {\"request\", \"gold_tasks\"}", err)
+			}
+			s.Warnings = append(s.Warnings, fmt.Sprintf("line %d skipped: %v", n, err))
+			continue
+		}
+		var c Case
+		switch {
+		case l.UserRequest != "" && l.TaskNodes != nil:
+			c = taskBenchCase(l, resolve, unknown)
+		case l.Request != "":
+			c = Case{Request: l.Request, Gold: l.GoldTasks, Attachments: l.Attachments}
+			c.Request, c.Files = fileRefs(c.Request)
+			for i := range c.Gold {
+				c.Gold[i].Task = resolveName(c.Gold[i].Task, resolve, unknown)
+			}
+		default:
+			s.Warnings = append(s.Warnings, fmt.Sprintf("line %d skipped: neither {\"request\", \"gold_tasks\"} nor TaskBench's {\"user_request\", \"task_nodes\"}", n))
+			continue
+		}
+		c.ID = idString(l.ID, n)
+		s.Cases = append(s.Cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	for u := range unknown {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("gold task %q is no Chorus skill: a plan cannot match it", u))
+	}
+	return finish(s)
+}
+
+func idString(v any, line int) string {
+	switch x := v.(type) {
+	case string:
+		if x != "" {
+			return x
+		}
+	case float64:
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("line %d", line)
+}
+
+// taskBenchCase reads one sample of TaskBench's data.json: nodes are
+// task_nodes in order, edges task_links between node names (a name
+// standing for the first node that bears it, as TaskBench's links name
+// tools, not nodes). Its requests refer to files such as 'example.jpg'
+// that do not exist: they are generated like a Chorus suite's files.
+func taskBenchCase(l jsonLine, resolve func(string) (string, bool), unknown map[string]bool) Case {
+	c := Case{Request: l.UserRequest}
+	index := map[string]int{}
+	for i, n := range l.TaskNodes {
+		name := resolveName(n.Task, resolve, unknown)
+		c.Gold = append(c.Gold, pipeline.Task{ID: i + 1, Task: name, Dep: []int{}})
+		if _, ok := index[n.Task]; !ok {
+			index[n.Task] = i
+		}
+	}
+	for _, link := range l.TaskLinks {
+		from, ok1 := index[link.Source]
+		to, ok2 := index[link.Target]
+		if ok1 && ok2 && from != to {
+			c.Gold[to].Dep = append(c.Gold[to].Dep, from+1)
+		}
+	}
+	switch l.Type {
+	case "node", "single":
+		c.Shape = ShapeSingle
+	case "chain":
+		c.Shape = ShapeChain
+	case "dag":
+		c.Shape = ShapeGraph
+	}
+	c.Request, c.Files = fileRefs(c.Request)
+	return c
+}
+
+// resolveName maps a task name onto Chorus's: as the catalog resolves it,
+// else TaskBench's spelling ("Image Classification", "Image-to-Text")
+// lower-cased with spaces as hyphens, resolved again. A name that does
+// not resolve is kept and remembered in unknown.
+func resolveName(name string, resolve func(string) (string, bool), unknown map[string]bool) string {
+	if resolve == nil {
+		return name
+	}
+	if r, ok := resolve(name); ok {
+		return r
+	}
+	norm := strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(name, "_", " ")), "-"))
+	if r, ok := resolve(norm); ok {
+		return r
+	}
+	unknown[name] = true
+	return norm
+}

@@ -1,0 +1,111 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/chorusai/chorus/controller"
+)
+
+// PlanResult is what the planning stage of one request produced, with
+// what it took: what `chorus eval` scores. It comes from the same prompt,
+// schema, parser, re-ask and validator as a real turn's plan.
+type PlanResult struct {
+	// Replies are the controller's raw planning replies, in order: one,
+	// or two when the first was cut off or unreadable and was re-asked.
+	Replies []string `json:"replies"`
+	// Raw is the task list as the parser read the accepted reply, before
+	// validation; nil when no reply could be read.
+	Raw []Task `json:"raw,omitempty"`
+	// Plan is the validated plan, as a turn would run it. When no reply
+	// could be read it is empty and its note says why.
+	Plan Plan `json:"plan"`
+	// ValidAsWritten says the first reply was a plan the validator had
+	// nothing to change in: strict JSON (no prose, fences or trailing
+	// commas), not cut off, every task kept with no repair note.
+	ValidAsWritten bool `json:"valid_as_written"`
+	// Usable says the stage ended with a plan a turn could run: a reply
+	// was read (after the re-ask, if needed) and, if it named tasks, at
+	// least one survived validation.
+	Usable bool `json:"usable"`
+	// Calls are the controller calls made, each with its prompt and reply
+	// tokens and time: the planning call(s), then selection's if any.
+	Calls []ControllerCall `json:"calls"`
+	// PlanElapsed is the planning stage's wall time, re-ask included.
+	PlanElapsed time.Duration `json:"plan_elapsed"`
+	// Models are the selection stage's choices, one per task, when
+	// selection was asked for.
+	Models []ModelEvent `json:"models,omitempty"`
+}
+
+// planTrace records, for PlanOnly, what the planning stage saw. Run passes
+// none; plan then keeps a throwaway one.
+type planTrace struct {
+	replies  []string
+	firstOK  bool // the first reply: strict JSON, not cut off, parsed without notes
+	attempts int
+	raw      []Task
+	ok       bool // a reply was accepted
+	acceptAt int  // which attempt's
+}
+
+func (tr *planTrace) reply(r controller.Reply, raw rawPlan, perr error) {
+	tr.replies = append(tr.replies, r.Content)
+	if tr.attempts == 0 {
+		tr.firstOK = perr == nil && !r.Truncated() && len(raw.Notes) == 0 && json.Valid(bytes.TrimSpace([]byte(r.Content)))
+	}
+	tr.attempts++
+}
+
+func (tr *planTrace) accepted(raw rawPlan) {
+	tr.raw, tr.ok, tr.acceptAt = raw.Tasks, true, tr.attempts-1
+}
+
+// PlanOnly runs the planning stage of turn t — and the selection stage
+// too when selectModels is set — and returns what it produced, without
+// running any task. It is `chorus eval`'s way into the pipeline: the same
+// conversation head, schema, parser, re-ask and validator as Run, so a
+// model's score is the score of the plans Chorus would really run. The
+// error is non-nil only when the controller could not be asked (not
+// reachable, model not pulled, cancelled); a reply that cannot be read is
+// a result, not an error.
+func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanResult, error) {
+	t.scope = e.turnScope(t)
+	conv := e.newConversation(ctx, t)
+	var models []ModelEvent
+	emit := syncEmit(func(ev Event) {
+		if m, ok := ev.(ModelEvent); ok {
+			models = append(models, m)
+		}
+	})
+	tr := &planTrace{}
+	start := time.Now()
+	p, err := e.plan(ctx, t, conv, emit, tr)
+	res := PlanResult{Replies: tr.replies, Raw: tr.raw, Plan: p, PlanElapsed: time.Since(start)}
+	if err != nil {
+		res.Calls = conv.Calls()
+		if ctx.Err() != nil {
+			return res, fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
+		}
+		return res, err
+	}
+	res.Usable = tr.ok && (len(tr.raw) == 0 || len(p.Tasks) > 0)
+	res.ValidAsWritten = tr.ok && tr.acceptAt == 0 && tr.firstOK && len(p.Notes) == 0 && len(p.Tasks) == len(tr.raw)
+	if selectModels && len(p.Tasks) > 0 {
+		sel := e.selectAll(ctx, p, t, conv, emit)
+		select {
+		case <-sel.done:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			res.Calls = conv.Calls()
+			return res, fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
+		}
+	}
+	res.Models = models
+	res.Calls = conv.Calls()
+	return res, nil
+}
