@@ -108,11 +108,19 @@ func Play(ctx context.Context, t *Tape, opts Options) (*Result, error) {
 
 	readDone := make(chan struct{})
 	go p.read(readDone)
+	// Like VHS, start once the shell has drawn its prompt and gone quiet:
+	// the first keys do not echo before it, and the wait is not recorded.
+	playErr := p.settle(ctx, 5*time.Second)
+	p.mu.Lock()
+	p.start = time.Now()
+	p.mu.Unlock()
 	stopTick := make(chan struct{})
 	tickDone := make(chan struct{})
 	go p.tick(time.Second/time.Duration(t.Settings.Framerate), stopTick, tickDone)
 
-	playErr := p.play(ctx, t, logf)
+	if playErr == nil {
+		playErr = p.play(ctx, t, logf)
+	}
 
 	close(stopTick)
 	<-tickDone
@@ -311,11 +319,6 @@ func (p *player) play(ctx context.Context, t *Tape, logf func(string, ...any)) e
 			return fmt.Errorf("type into the terminal: %w", err)
 		}
 		return nil
-	}
-	// Like VHS, start typing once the shell has drawn its prompt and gone
-	// quiet, so the first keys do not echo before it.
-	if err := p.settle(ctx, 5*time.Second); err != nil {
-		return err
 	}
 	for _, c := range t.Commands {
 		pace := speed
