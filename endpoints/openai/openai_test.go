@@ -353,3 +353,31 @@ func TestModelListIsShared(t *testing.T) {
 		t.Errorf("%d model list requests after a failed call, want 2 (asked again)", n)
 	}
 }
+
+// TestLocalOnlyUsesOnlyLocalServers: a model served by a remote and a
+// local server is local enough for the local-only constraint, and a
+// local-only call never goes to the remote one.
+func TestLocalOnlyUsesOnlyLocalServers(t *testing.T) {
+	fake := fakeopenai.New(t, "sd")
+	ep := newEndpoint(
+		openai.Server{Name: "cloud", URL: "https://api.example.invalid", Models: map[string][]string{"text-to-image": {"sd"}}},
+		openai.Server{Name: "laptop", URL: fake.URL, Models: map[string][]string{"text-to-image": {"sd"}}},
+	)
+	if r := ep.Remote("text-to-image", "sd"); r != "" {
+		t.Errorf("remote %q, want local (the laptop serves it)", r)
+	}
+	req := endpointstest.Request(t, "text-to-image", "sd", map[string]string{"text": "x"})
+	req.LocalOnly = true
+	req.Progress = func(p endpoints.Progress) { t.Errorf("progress %q: the cloud server was tried", p.Message) }
+	res, err := ep.Infer(context.Background(), req)
+	if err != nil || res.Provider != "laptop" {
+		t.Fatalf("provider %q, %v", res.Provider, err)
+	}
+	res.Discard()
+
+	cloudOnly := newEndpoint(openai.Server{Name: "cloud", URL: "https://api.example.invalid", Models: map[string][]string{"text-to-image": {"sd"}}})
+	_, err = cloudOnly.Infer(context.Background(), req)
+	if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "local-only constraint rules out openai[0] (cloud)") {
+		t.Errorf("err %v", err)
+	}
+}
