@@ -409,6 +409,10 @@ func catJarvisTask(task, model string) (string, bool) {
 		return task, true
 	case "ocr":
 		return "image-to-text", true
+	case "mask-generation":
+		// Not in models_server.py: the shape Chorus documents for a
+		// deployment that adds SAM, which the fake answers.
+		return task, true
 	}
 	return "", false
 }
@@ -481,6 +485,8 @@ func catRunJarvis(t *testing.T, s *skills.Skill, m skills.Model, fakeTask string
 	case catTakes(s, skills.Image) && (strings.HasSuffix(s.Name, "-text-to-image") || slices.Contains([]string{"image-to-text", "ocr",
 		"image-classification", "visual-question-answering", "document-question-answering"}, s.Name)):
 		want = map[string]any{"img_url": in.png, "text": text()}
+	case s.Name == "mask-generation":
+		want = map[string]any{"img_url": in.png, "points": [][]float64{{10, 12}}, "boxes": [][]float64{{4, 3, 30, 20}}}
 	case catTakes(s, skills.Image):
 		want = map[string]any{"img_url": in.png}
 	case catTakes(s, skills.Audio):

@@ -32,15 +32,6 @@ func ParseMode(s string) (Mode, error) {
 // servers the user configured, Ollama), then the cloud.
 var localFirst = []Kind{Builtin, Command, Local, OpenAI, Ollama, HuggingFace, Retrieval}
 
-// LocalServer is implemented by an endpoint whose locality depends on its
-// configuration and the model: retrieval from a SearxNG instance on this
-// machine or network stays local, from Wikipedia it does not.
-type LocalServer interface {
-	// StaysLocal reports whether serving model keeps the request on this
-	// machine or its private network.
-	StaysLocal(model string) bool
-}
-
 // Router holds the configured endpoints and orders them for a model.
 type Router struct {
 	mode Mode
@@ -77,8 +68,8 @@ func (r *Router) Allowed(k Kind, localOnly bool) bool {
 	switch {
 	case k == HuggingFace, k == Retrieval:
 		// Retrieval is a call to a web API, a cloud call like Hugging
-		// Face's; Routes admits a configuration that stays local
-		// (LocalServer) in local mode too.
+		// Face's; Routes admits a source that stays local (a SearxNG on
+		// this network, by its Locator) in local mode too.
 		return r.mode != ModeLocal && !localOnly
 	default:
 		return r.mode != ModeHuggingFace
@@ -94,7 +85,7 @@ func (r *Router) Routes(m skills.Model, localOnly bool) []Endpoint {
 		if !ok || !m.ServedBy(string(k)) {
 			continue
 		}
-		if !r.Allowed(k, localOnly) && !r.staysLocal(e, m.ID) {
+		if !r.Allowed(k, localOnly) && !(k == Retrieval && staysLocal(e, m.ID)) {
 			continue
 		}
 		out = append(out, e)
@@ -103,10 +94,11 @@ func (r *Router) Routes(m skills.Model, localOnly bool) []Endpoint {
 }
 
 // staysLocal reports whether e serves model without leaving this machine
-// or network, which admits it where only local endpoints may run.
-func (r *Router) staysLocal(e Endpoint, model string) bool {
-	l, ok := e.(LocalServer)
-	return ok && l.StaysLocal(model)
+// or network (its Locator says nothing remote), which admits a retrieval
+// source where only local endpoints may run.
+func staysLocal(e Endpoint, model string) bool {
+	l, ok := e.(Locator)
+	return ok && l.Remote("", model) == ""
 }
 
 // Discoverers returns the configured endpoints that can offer extra models,

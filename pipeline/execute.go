@@ -332,6 +332,14 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 				missing = fmt.Errorf("argument %s needs the output of task %d, which is not available", k, n)
 				return "", false
 			}
+			if a.Type == skills.Box || a.Type == skills.Point {
+				coords, err := boxFrom(dep, a.Type)
+				if err != nil {
+					missing = fmt.Errorf("argument %s: %w", k, err)
+					return "", false
+				}
+				return coords, true
+			}
 			if a.Type.Media() {
 				for _, f := range dep.files {
 					if ModalityOf(f) == a.Type {

@@ -11,6 +11,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/endpoints/command"
 	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/endpoints/retrieval"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -35,15 +36,20 @@ func TestPlanningPromptBudget(t *testing.T) {
 	ctl, _ := controller.New("http://127.0.0.1:1", "ctl", controller.Options{Timeout: time.Second})
 	for _, mode := range []endpoints.Mode{endpoints.ModeHybrid, endpoints.ModeHuggingFace} {
 		t.Run(string(mode), func(t *testing.T) {
-			router := endpoints.NewRouter(mode, builtin.New(), command.New(command.Options{}), huggingface.New(huggingface.Options{Token: "hf_x"}))
+			// The endpoints a default configuration with a token has:
+			// retrieval from Wikipedia is on by default.
+			router := endpoints.NewRouter(mode, builtin.New(), command.New(command.Options{}), huggingface.New(huggingface.Options{Token: "hf_x"}),
+				retrieval.New(retrieval.Options{WikipediaURL: retrieval.DefaultWikipediaURL}))
 			e := New(ctl, cat, router, Options{ControllerTasks: true})
 			turn := Turn{Request: "make /home/ann/street.png look like autumn and write an Instagram post about it",
 				Attachments: []string{"/home/ann/street.png"}}
 			conv := e.newConversation(context.Background(), turn)
 			msgs := conv.with(e.planMessage(context.Background(), turn))
-			if n := tokensOf(msgs); n > 1500 {
+			n := tokensOf(msgs)
+			if n > 1500 {
 				t.Errorf("the planning prompt is %d tokens, over 1,500", n)
 			}
+			t.Logf("planning prompt: %d tokens", n)
 			runnable, unavailable := e.availability(context.Background())
 			head := msgs[0].Content
 			for _, s := range runnable {

@@ -437,6 +437,17 @@ func (v *validator) checkArgs(t *Task, s *skills.Skill, skillOf map[int]*skills.
 				v.note("task %d: %s → %s", t.ID, val, p)
 			}
 			t.Args[a.Name] = p
+		case len(refs) > 0 && (a.Type == skills.Point || a.Type == skills.Box):
+			// A visual prompt from an earlier detection: the executor
+			// takes its best box (or that box's centre for a point).
+			if strings.TrimSpace(resourceRef.ReplaceAllString(val, "")) != "" || len(refs) > 1 {
+				v.drop(*t, "argument %s must be numbers or a single <resource>-N of a detection, not %q", a.Name, val)
+				return
+			}
+			if dep := skillOf[refs[0]]; dep != nil && !slices.Contains(boxSources, dep.Name) {
+				v.drop(*t, "argument %s takes a box from %s, but task %d is %s", a.Name, strings.Join(boxSources, " or "), refs[0], dep.Name)
+				return
+			}
 		case a.Type == skills.Point || a.Type == skills.Box:
 			want := map[skills.Modality]int{skills.Point: 2, skills.Box: 4}[a.Type]
 			norm, ok := parseCoords(val, want)
@@ -558,6 +569,10 @@ func (v *validator) order(tasks []Task) []Task {
 	}
 	return out
 }
+
+// boxSources are the skills whose results a box or point argument may
+// take through <resource>-N: detections, whose boxes the executor reads.
+var boxSources = []string{"object-detection", "zero-shot-object-detection"}
 
 func parseCoords(s string, n int) (string, bool) {
 	fields := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(" ,;()[]xX", r) })

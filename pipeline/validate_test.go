@@ -159,6 +159,22 @@ func TestValidateRepairs(t *testing.T) {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
+	t.Run("visual prompt from a detection", func(t *testing.T) {
+		p := e.validate([]Task{
+			{ID: 1, Task: "zero-shot-object-detection", Args: map[string]string{"image": img, "labels": "dog"}},
+			{ID: 2, Task: "mask-generation", Dep: []int{1}, Args: map[string]string{"image": img, "box": "<resource>-1"}},
+		}, Constraints{}, typedTurn(img, wav), nil)
+		if len(p.Tasks) != 2 || p.Tasks[1].Args["box"] != "<resource>-1" {
+			t.Fatalf("plan = %+v", p)
+		}
+		p = e.validate([]Task{
+			{ID: 1, Task: "image-to-text", Args: map[string]string{"image": img}},
+			{ID: 2, Task: "mask-generation", Dep: []int{1}, Args: map[string]string{"image": img, "point": "<resource>-1"}},
+		}, Constraints{}, typedTurn(img, wav), nil)
+		if len(p.Tasks) != 1 || !hasNote(p, "takes a box from object-detection or zero-shot-object-detection, but task 1 is image-to-text") {
+			t.Fatalf("plan = %+v", p)
+		}
+	})
 	t.Run("plan capped", func(t *testing.T) {
 		var tasks []Task
 		for i := 1; i <= 10; i++ {

@@ -28,6 +28,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/chorusai/chorus/endpoints"
@@ -79,6 +80,7 @@ func jarvisRequired(task string) []string {
 //	speech recognition, audio-to-audio,
 //	audio classification                       {"audio_url"}
 //	text-to-image, -video, -speech, text tasks the task's arguments as they are ({"text": …})
+//	mask-generation (not in models_server)     {"img_url", "points": [[x, y]], "boxes": [[x0, y0, x1, y1]]}
 //
 // Zero-shot detection sends only the image: models_server's OWL-ViT branch
 // reads nothing else (it searches a fixed list of COCO classes), so the
@@ -130,6 +132,20 @@ func jarvisBody(req endpoints.Request) (map[string]any, error) {
 		return media(map[string]any{}, "image")
 	case "automatic-speech-recognition", "audio-to-audio", "audio-classification":
 		return media(map[string]any{}, "audio")
+	case "mask-generation":
+		// Not a models_server task: the shape Chorus documents for a
+		// server that adds SAM, SAM's own visual prompts as numbers.
+		body := map[string]any{}
+		for name, key := range map[string]string{"point": "points", "box": "boxes"} {
+			if v := strings.TrimSpace(args[name]); v != "" {
+				n, err := jarvisNumbers(task, name, v, map[string]int{"point": 2, "box": 4}[name])
+				if err != nil {
+					return nil, err
+				}
+				body[key] = [][]float64{n}
+			}
+		}
+		return media(body, "image")
 	}
 	body := map[string]any{}
 	for k, v := range args {
@@ -146,6 +162,23 @@ func jarvisBody(req endpoints.Request) (map[string]any, error) {
 		}
 	}
 	return body, nil
+}
+
+// jarvisNumbers parses a point "x,y" or a box "x1,y1,x2,y2".
+func jarvisNumbers(task, name, v string, n int) ([]float64, error) {
+	parts := strings.Split(v, ",")
+	if len(parts) != n {
+		return nil, badInput("%s: %s %q is not %d numbers", task, name, v, n)
+	}
+	out := make([]float64, n)
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return nil, badInput("%s: %s %q is not %d numbers", task, name, v, n)
+		}
+		out[i] = f
+	}
+	return out, nil
 }
 
 // jarvisInputPath returns the checked file of media argument name as the
@@ -356,6 +389,15 @@ func (e *Endpoint) jarvisResult(ctx context.Context, req endpoints.Request, data
 			return endpoints.Result{}, fail("%v", err)
 		}
 		texts = append(texts, t)
+	}
+	if req.Task == "mask-generation" && len(res.Blobs) > 0 && len(texts) == 0 {
+		// The mask's text, as the Inference API's masks read.
+		var score float64
+		if v, ok := obj["score"]; ok && json.Unmarshal(v, &score) == nil {
+			texts = append(texts, fmt.Sprintf("1 segment: mask (%.2f)", score))
+		} else {
+			texts = append(texts, "1 segment: mask")
+		}
 	}
 	if len(texts) == 0 && len(res.Blobs) == 0 {
 		// Anything else in a Hugging Face shape (a generated_text object…).

@@ -106,6 +106,10 @@ func TestJarvisTasks(t *testing.T) {
 		{"microsoft/speecht5_asr", "automatic-speech-recognition", map[string]string{"audio": f.wav}, aud, hfWantText("hello from 0.50 seconds of audio")},
 		{"JorisCos/DCCRNet_Libri1Mix_enhsingle_16k", "audio-to-audio", map[string]string{"audio": f.wav}, aud, hfWantBlob("audio/wav", nil)},
 		{"microsoft/speecht5_vc", "audio-to-audio", map[string]string{"audio": f.wav}, aud, hfWantBlob("audio/wav", nil)},
+		// Not a models_server model: SAM on a deployment that adds it,
+		// sent the documented shape (visual prompts as numbers).
+		{"facebook/sam-vit-base", "mask-generation", map[string]string{"image": f.png, "box": "4,3,30,20", "point": "10,12"},
+			`{"img_url":"` + png + `","points":[[10,12]],"boxes":[[4,3,30,20]]}`, hfWantBlob("image/png", hfImageSize(40, 30))},
 	}
 	covered := map[string]bool{
 		// Loaded by models_server, but no branch of models() runs it

@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -242,31 +241,10 @@ func (s *Server) local() bool {
 	return err == nil && IsLocalHost(u.Hostname())
 }
 
-// sharedAddrs is 100.64.0.0/10, carrier-grade NAT space that mesh VPNs
-// such as Tailscale hand out to a user's own machines.
-var sharedAddrs = netip.MustParsePrefix("100.64.0.0/10")
-
 // IsLocalHost reports whether host names this machine or a private
-// network, by the rule Remote documents.
-func IsLocalHost(host string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if a, err := netip.ParseAddr(host); err == nil {
-		a = a.Unmap()
-		return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || sharedAddrs.Contains(a)
-	}
-	if host == "" {
-		return false
-	}
-	if host == "localhost" || !strings.Contains(host, ".") {
-		return true
-	}
-	for _, suf := range []string{".localhost", ".local", ".lan", ".internal", ".home.arpa"} {
-		if strings.HasSuffix(host, suf) {
-			return true
-		}
-	}
-	return false
-}
+// network, by the rule Remote documents (endpoints.IsLocalHost, which
+// retrieval's SearxNG shares).
+func IsLocalHost(host string) bool { return endpoints.IsLocalHost(host) }
 
 // Infer runs req.Model on the first configured server that serves it,
 // going on to the next one that does when a server cannot be reached or

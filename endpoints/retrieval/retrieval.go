@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -149,25 +148,25 @@ func (e *Endpoint) Check(_ context.Context, task, model string) error {
 	return nil
 }
 
-// StaysLocal implements endpoints.LocalServer: a SearxNG instance on this
+// Remote implements endpoints.Locator: a SearxNG instance on this
 // machine or a private network keeps the query there, so inference_mode
 // local and the local-only constraint may use it; Wikipedia never does.
-// Only the URL is judged — a loopback or private IP literal, or localhost —
-// not what a name resolves to, which the network could change.
-func (e *Endpoint) StaysLocal(model string) bool {
-	if model != SearxNG || e.searx == "" {
-		return false
+// Only the URL is judged (endpoints.IsLocalHost), never what a name
+// resolves to.
+func (e *Endpoint) Remote(_, model string) string {
+	switch {
+	case model == Wikipedia:
+		return "Wikipedia is a web service"
+	case model != SearxNG:
+		return fmt.Sprintf("%s is not a retrieval source", model)
+	case e.searx == "":
+		return "no SearxNG instance is configured"
 	}
 	u, err := url.Parse(e.searx)
-	if err != nil {
-		return false
+	if err != nil || !endpoints.IsLocalHost(u.Hostname()) {
+		return fmt.Sprintf("the SearxNG instance %s is not on this machine or a private network", e.searx)
 	}
-	host := strings.ToLower(u.Hostname())
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast())
+	return ""
 }
 
 // Hit is one retrieved document.

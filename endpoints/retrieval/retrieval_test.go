@@ -170,11 +170,11 @@ func TestCheckAndLocality(t *testing.T) {
 		"http://localhost:8888": true, "http://127.0.0.1:8080": true, "http://192.168.1.20": true, "http://[::1]:8888": true,
 		"http://10.0.0.5": true, "https://searx.example.org": false, "http://8.8.8.8": false, "http://localhost.evil.com": false,
 	} {
-		if got := New(Options{SearxNGURL: u}).StaysLocal(SearxNG); got != local {
-			t.Errorf("StaysLocal(%s) = %v, want %v", u, got, local)
+		if got := New(Options{SearxNGURL: u}).Remote(Task, SearxNG) == ""; got != local {
+			t.Errorf("Remote(%s) = %q, want local %v", u, New(Options{SearxNGURL: u}).Remote(Task, SearxNG), local)
 		}
 	}
-	if New(Options{WikipediaURL: "http://127.0.0.1:1"}).StaysLocal(Wikipedia) {
+	if New(Options{WikipediaURL: "http://127.0.0.1:1"}).Remote(Task, Wikipedia) == "" {
 		t.Error("Wikipedia is never local")
 	}
 	if got := New(Options{WikipediaURL: "https://en.wikipedia.org", Language: "de"}).wiki; got != "https://de.wikipedia.org" {

@@ -235,6 +235,18 @@ func imageAnswer(task string, r *http.Request, body []byte) reply {
 		if pts, ok := p.Parameters["input_points"]; ok && pts != nil {
 			region = image.Rect(0, 0, w, h/2)
 		}
+		// SAM's processor takes input_boxes as [[x0, y0, x1, y1]]: the
+		// mask fills the box, so a test sees which box arrived.
+		if bs, ok := p.Parameters["input_boxes"].([]any); ok && len(bs) == 1 {
+			if b, ok := bs[0].([]any); ok && len(b) == 4 {
+				var c [4]int
+				for i, v := range b {
+					f, _ := v.(float64)
+					c[i] = int(f)
+				}
+				region = image.Rect(c[0], c[1], c[2], c[3]).Intersect(image.Rect(0, 0, w, h))
+			}
+		}
 		return jsonReply([]map[string]any{{"score": 0.97, "label": "mask", "mask": base64.StdEncoding.EncodeToString(maskPNG(w, h, region))}})
 	case "depth-estimation":
 		return jsonReply(map[string]any{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -448,6 +449,25 @@ func (j *Jarvis) run(id, task string, r *http.Request, body []byte) (any, error)
 			return []map[string]any{{"score": 0.87, "answer": fmt.Sprintf("page %dx%d", w, h), "start": 3, "end": 4}}, nil
 		}
 		return []label2{{Answer: fmt.Sprintf("a cat (%dx%d image, asked %q)", w, h, q), Score: 0.93}}, nil
+	case "mask-generation":
+		// Not in models_server.py: the request shape Chorus documents for
+		// a deployment that adds SAM — {"img_url", "points": [[x, y]],
+		// "boxes": [[x0, y0, x1, y1]]} — answered like its other image
+		// models, the mask saved under public/.
+		w, h, err := loadImage()
+		if err != nil {
+			return nil, err
+		}
+		region := image.Rect(0, 0, w/2, h/2)
+		if bs, ok := b["boxes"].([]any); ok && len(bs) > 0 {
+			if c, ok := bs[0].([]any); ok && len(c) == 4 {
+				f := func(i int) int { v, _ := c[i].(float64); return int(v) }
+				region = image.Rect(f(0), f(1), f(2), f(3)).Intersect(image.Rect(0, 0, w, h))
+			}
+		} else if v, ok := b["point"]; ok {
+			return nil, fmt.Errorf("unexpected field point=%v: send points: [[x, y]]", v)
+		}
+		return map[string]any{"path": j.save("images", ".png", maskPNG(w, h, region)), "score": 0.95}, nil
 	case "automatic-speech-recognition", "audio-to-audio":
 		p, err := b.str("audio_url")
 		if err != nil {

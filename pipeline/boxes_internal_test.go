@@ -1,0 +1,38 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/chorusai/chorus/skills"
+)
+
+// TestBoxFrom: a detection's best box becomes a box argument, its centre a
+// point, from the Inference API's list, models_server's annotated
+// {"predicted": …}, or the rendered text; no detection is an error naming
+// the task.
+func TestBoxFrom(t *testing.T) {
+	list := `[{"score":0.5,"label":"cat","box":{"xmin":1,"ymin":2,"xmax":3,"ymax":4}},{"score":0.9,"label":"dog","box":{"xmin":10,"ymin":20,"xmax":31,"ymax":41}}]`
+	run := func(data, text string) *taskRun {
+		return &taskRun{task: Task{ID: 3, Task: "object-detection"}, data: json.RawMessage(data), text: text}
+	}
+	for _, tc := range []struct {
+		dep  *taskRun
+		m    skills.Modality
+		want string
+	}{
+		{run(list, ""), skills.Box, "10,20,31,41"},
+		{run(list, ""), skills.Point, "20.5,30.5"},
+		{run(`{"generated image":"/images/a.jpg","predicted":`+list+`}`, ""), skills.Box, "10,20,31,41"},
+		{run("", "1 object: cat (0.50) at [5,6,7,8]"), skills.Box, "5,6,7,8"},
+	} {
+		got, err := boxFrom(tc.dep, tc.m)
+		if err != nil || got != tc.want {
+			t.Errorf("boxFrom(%s, %s) = %q, %v; want %q", tc.dep.data, tc.m, got, err, tc.want)
+		}
+	}
+	if _, err := boxFrom(run(`[]`, "no objects found"), skills.Box); err == nil || !strings.Contains(err.Error(), "task 3 (object-detection) found no objects") {
+		t.Errorf("no detections: %v", err)
+	}
+}
