@@ -381,3 +381,34 @@ func TestLocalOnlyUsesOnlyLocalServers(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// TestEmbeddingsAndQuestionAnswering: sentence-similarity embeds the
+// reference and the candidates in one /v1/embeddings call and scores them
+// by cosine; question-answering finds the answer's span in the context.
+func TestEmbeddingsAndQuestionAnswering(t *testing.T) {
+	fake := fakeopenai.New(t, "embed", "chat")
+	ep := newEndpoint(openai.Server{URL: fake.URL, Models: map[string][]string{"sentence-similarity": {"embed"}, "question-answering": {"chat"}}})
+	ctx := context.Background()
+	res, err := ep.Infer(ctx, endpointstest.Request(t, "sentence-similarity", "embed", map[string]string{"text": "abc", "sentences": "cba\n\nxyz"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.Data) != "[1,0]" || !strings.HasPrefix(res.Text, "1.00  cba\n0.00  xyz") {
+		t.Errorf("scores %s, text %q", res.Data, res.Text)
+	}
+	r := fake.Requests("/v1/embeddings")
+	if len(r) != 1 {
+		t.Fatalf("%d embedding calls, want 1", len(r))
+	}
+	fake.Reply("chat", "“Paris”.")
+	res, err = ep.Infer(ctx, endpointstest.Request(t, "question-answering", "chat", map[string]string{"text": "where?", "context": "She moved to Paris in 1920."}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "Paris" || string(res.Data) != `{"answer":"Paris","end":18,"start":13}` {
+		t.Errorf("qa %q %s", res.Text, res.Data)
+	}
+	if c := fake.Requests("/v1/chat/completions")[0]; c.Fields["system"] != endpoints.QABrief || !strings.Contains(c.Fields["user"], "She moved to Paris") {
+		t.Errorf("chat request %+v", c)
+	}
+}
