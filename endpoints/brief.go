@@ -29,6 +29,9 @@ const (
 		"Write in the text's language. Reply with the summary only."
 	// TextGenerationBrief is the system prompt for text-generation.
 	TextGenerationBrief = "Write the text the user asks for, or continue the user's text if it is unfinished. Reply with the text only."
+	// QABrief is the system prompt for question-answering from a passage.
+	QABrief = "Answer the question using only the context. Reply with the shortest exact span of the context that answers it, " +
+		"copied verbatim, and nothing else. If the context does not contain the answer, reply: unknown"
 	// Text2TextBrief is the system prompt for text2text-generation.
 	Text2TextBrief = "Carry out the instruction in the user's text and reply with the result only."
 )

@@ -50,6 +50,10 @@ type Request struct {
 	Files map[string]scope.File
 	// Command is the program for the command kind, from the catalog.
 	Command []string
+	// LocalOnly is set when the local-only constraint applies to the
+	// task: an endpoint whose servers may be local or remote (a Locator)
+	// uses only the local ones.
+	LocalOnly bool
 	// Progress, when set, receives progress reports (waiting for a model to
 	// load, a retry after a rate limit). It must not block.
 	Progress func(Progress)

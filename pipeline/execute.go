@@ -257,7 +257,8 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			r.model, r.endpoint = cand.model.ID, string(route.Kind())
 			r.provider = plannedProvider(route, r.task.Task, cand.model.ID)
 			at := time.Now()
-			res, err := route.Infer(tctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Files: files, Command: cand.model.Command, Progress: progress})
+			res, err := route.Infer(tctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Files: files, Command: cand.model.Command,
+				LocalOnly: c.localOnly, Progress: progress})
 			r.provider = ranOn(r.provider, res, err)
 			if err == nil {
 				err = e.keepResult(r, res, outDir, progress)

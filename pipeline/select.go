@@ -61,6 +61,9 @@ type choice struct {
 	// unmet says which constraint could not be applied and what was done
 	// instead, so it is never ignored silently.
 	unmet string
+	// localOnly is whether the local-only constraint applies to the task,
+	// passed on to the endpoints that run it.
+	localOnly bool
 	// none explains why nothing can run the task; ranked is then empty.
 	none string
 	// top and excluded are reported in the model event.
@@ -193,6 +196,7 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, em
 	c.skill = s
 	applies := cons.AppliesTo(task.Task)
 	localOnly := cons.LocalOnly && applies
+	c.localOnly = localOnly
 
 	var cands []*candidate
 	models, unseen := e.models(ctx, s, localOnly)

@@ -354,8 +354,7 @@ func buildQA(req endpoints.Request) (chatCall, error) {
 		return chatCall{}, err
 	}
 	return chatCall{
-		system: "Answer the question using only the context. Reply with the shortest exact span of the context that answers it, " +
-			"copied verbatim, and nothing else. If the context does not contain the answer, reply: unknown",
+		system:      endpoints.QABrief,
 		user:        "Context:\n" + ctxText + "\n\nQuestion: " + q,
 		temperature: 0,
 		parse: func(s string) (endpoints.Result, error) {

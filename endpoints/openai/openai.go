@@ -213,8 +213,9 @@ func (e *Endpoint) Provider(task, model string) string {
 	return ""
 }
 
-// Remote says why the first server with model for task is not local, or
-// "" when it is. A server is local when its host is this machine or the
+// Remote says why no server with model for task is local, or "" when one
+// is (Infer then uses only the local ones, given Request.LocalOnly). A
+// server is local when its host is this machine or the
 // local network: a loopback, private (RFC 1918, fc00::/7), link-local or
 // shared (100.64/10, as Tailscale uses) address, "localhost", or a name
 // that cannot be a public one — a single label ("vllm" inside a cluster)
@@ -223,18 +224,21 @@ func (e *Endpoint) Provider(task, model string) string {
 // depend on what DNS says at the moment.
 func (e *Endpoint) Remote(task, model string) string {
 	servers := e.candidates(task, model)
-	if len(servers) == 0 {
+	if len(servers) == 0 || slices.ContainsFunc(servers, (*Server).local) {
 		return ""
 	}
 	s := servers[0]
+	host := s.URL
+	if u, err := url.Parse(s.URL); err == nil {
+		host = u.Host
+	}
+	return fmt.Sprintf("%s at %s is not on this machine or a private network", s.label(), host)
+}
+
+// local reports whether s is on this machine or a private network.
+func (s *Server) local() bool {
 	u, err := url.Parse(s.URL)
-	if err != nil {
-		return fmt.Sprintf("%s has an unreadable URL", s.label())
-	}
-	if IsLocalHost(u.Hostname()) {
-		return ""
-	}
-	return fmt.Sprintf("%s at %s is not on this machine or a private network", s.label(), u.Host)
+	return err == nil && IsLocalHost(u.Hostname())
 }
 
 // IsLocalHost reports whether host names this machine or a private
@@ -250,6 +254,11 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 	servers := e.candidates(req.Task, req.Model)
 	if len(servers) == 0 {
 		return endpoints.Result{}, e.notConfigured(req.Task, req.Model)
+	}
+	if req.LocalOnly {
+		if servers = slices.DeleteFunc(servers, func(s *Server) bool { return !s.local() }); len(servers) == 0 {
+			return endpoints.Result{}, endpoints.Explain(fmt.Sprintf("the local-only constraint rules out %s", e.Remote(req.Task, req.Model)), endpoints.ErrUnavailable)
+		}
 	}
 	build, ok := routes[req.Task]
 	if !ok {

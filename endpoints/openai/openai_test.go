@@ -353,3 +353,62 @@ func TestModelListIsShared(t *testing.T) {
 		t.Errorf("%d model list requests after a failed call, want 2 (asked again)", n)
 	}
 }
+
+// TestLocalOnlyUsesOnlyLocalServers: a model served by a remote and a
+// local server is local enough for the local-only constraint, and a
+// local-only call never goes to the remote one.
+func TestLocalOnlyUsesOnlyLocalServers(t *testing.T) {
+	fake := fakeopenai.New(t, "sd")
+	ep := newEndpoint(
+		openai.Server{Name: "cloud", URL: "https://api.example.invalid", Models: map[string][]string{"text-to-image": {"sd"}}},
+		openai.Server{Name: "laptop", URL: fake.URL, Models: map[string][]string{"text-to-image": {"sd"}}},
+	)
+	if r := ep.Remote("text-to-image", "sd"); r != "" {
+		t.Errorf("remote %q, want local (the laptop serves it)", r)
+	}
+	req := endpointstest.Request(t, "text-to-image", "sd", map[string]string{"text": "x"})
+	req.LocalOnly = true
+	req.Progress = func(p endpoints.Progress) { t.Errorf("progress %q: the cloud server was tried", p.Message) }
+	res, err := ep.Infer(context.Background(), req)
+	if err != nil || res.Provider != "laptop" {
+		t.Fatalf("provider %q, %v", res.Provider, err)
+	}
+	res.Discard()
+
+	cloudOnly := newEndpoint(openai.Server{Name: "cloud", URL: "https://api.example.invalid", Models: map[string][]string{"text-to-image": {"sd"}}})
+	_, err = cloudOnly.Infer(context.Background(), req)
+	if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "local-only constraint rules out openai[0] (cloud)") {
+		t.Errorf("err %v", err)
+	}
+}
+
+// TestEmbeddingsAndQuestionAnswering: sentence-similarity embeds the
+// reference and the candidates in one /v1/embeddings call and scores them
+// by cosine; question-answering finds the answer's span in the context.
+func TestEmbeddingsAndQuestionAnswering(t *testing.T) {
+	fake := fakeopenai.New(t, "embed", "chat")
+	ep := newEndpoint(openai.Server{URL: fake.URL, Models: map[string][]string{"sentence-similarity": {"embed"}, "question-answering": {"chat"}}})
+	ctx := context.Background()
+	res, err := ep.Infer(ctx, endpointstest.Request(t, "sentence-similarity", "embed", map[string]string{"text": "abc", "sentences": "cba\n\nxyz"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.Data) != "[1,0]" || !strings.HasPrefix(res.Text, "1.00  cba\n0.00  xyz") {
+		t.Errorf("scores %s, text %q", res.Data, res.Text)
+	}
+	r := fake.Requests("/v1/embeddings")
+	if len(r) != 1 {
+		t.Fatalf("%d embedding calls, want 1", len(r))
+	}
+	fake.Reply("chat", "“Paris”.")
+	res, err = ep.Infer(ctx, endpointstest.Request(t, "question-answering", "chat", map[string]string{"text": "where?", "context": "She moved to Paris in 1920."}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "Paris" || string(res.Data) != `{"answer":"Paris","end":18,"start":13}` {
+		t.Errorf("qa %q %s", res.Text, res.Data)
+	}
+	if c := fake.Requests("/v1/chat/completions")[0]; c.Fields["system"] != endpoints.QABrief || !strings.Contains(c.Fields["user"], "She moved to Paris") {
+		t.Errorf("chat request %+v", c)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"mime"
 	"mime/multipart"
 	"net/textproto"
@@ -39,6 +40,8 @@ var routes = map[string]route{
 	"conversational":               chatRoute("", "", "", "the message to answer", ""),
 	"social-media-post":            chatRoute(endpoints.SocialPostBrief, "", "", "what the post is about, with any wishes on tone or platform", ""),
 	"translation":                  (*Endpoint).translate,
+	"question-answering":           (*Endpoint).answerFromContext,
+	"sentence-similarity":          (*Endpoint).similarity,
 }
 
 // Tasks returns the task names an OpenAI-compatible server can serve,
@@ -411,4 +414,104 @@ func fileName(req endpoints.Request, arg, mt string) string {
 		name = arg + skills.ExtOfMIME(mt)
 	}
 	return name
+}
+
+// answerFromContext is question-answering through chat: the shortest span
+// of the context that answers, read back into Hugging Face's shape
+// ({"answer","start","end"}) when the span is found in the context.
+func (e *Endpoint) answerFromContext(ctx context.Context, s *Server, req endpoints.Request) (endpoints.Result, error) {
+	q, err := req.Arg("text", "the question")
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	passage, err := req.Arg("context", "the passage that holds the answer")
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	res, err := e.chat(ctx, s, req.Model, endpoints.QABrief, "Context:\n"+passage+"\n\nQuestion: "+q, nil)
+	if err != nil {
+		return res, err
+	}
+	ans := strings.Trim(res.Text, "\"'“”. ")
+	out := map[string]any{"answer": ans}
+	if i := strings.Index(passage, ans); i >= 0 && ans != "" {
+		out["start"], out["end"] = i, i+len(ans)
+	}
+	res.Text = ans
+	res.Data, _ = json.Marshal(out)
+	return res, nil
+}
+
+// similarity is sentence-similarity through POST /v1/embeddings: the
+// reference and the candidates embedded in one call, each candidate
+// scored by its cosine similarity to the reference, as Hugging Face's
+// sentence-similarity pipeline answers ([0.83, 0.12, …]).
+func (e *Endpoint) similarity(ctx context.Context, s *Server, req endpoints.Request) (endpoints.Result, error) {
+	src, err := req.Arg("text", "the reference sentence")
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	raw, err := req.Arg("sentences", "the sentences to compare with, one per line")
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	var sentences []string
+	for _, l := range strings.Split(raw, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			sentences = append(sentences, l)
+		}
+	}
+	const r = "/v1/embeddings"
+	data, err := e.postJSON(ctx, s, req.Model, r, map[string]any{"model": req.Model, "input": append([]string{src}, sentences...), "encoding_format": "float"})
+	if err != nil {
+		return endpoints.Result{}, err
+	}
+	var ans struct {
+		Data []struct {
+			Index     int       `json:"index"`
+			Embedding []float64 `json:"embedding"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(data, &ans) != nil || len(ans.Data) != len(sentences)+1 {
+		return endpoints.Result{}, e.malformed(s, req.Model, r, fmt.Sprintf(`{"data":[{"embedding":[…]}]} with %d embeddings`, len(sentences)+1), data)
+	}
+	vecs := make([][]float64, len(ans.Data))
+	for i, d := range ans.Data {
+		at := d.Index
+		if at < 0 || at >= len(vecs) || vecs[at] != nil {
+			at = i // servers that leave index out answer in order
+		}
+		vecs[at] = d.Embedding
+	}
+	scores := make([]float64, len(sentences))
+	lines := make([]string, len(sentences))
+	for i := range sentences {
+		c, ok := cosine(vecs[0], vecs[i+1])
+		if !ok {
+			return endpoints.Result{}, e.malformed(s, req.Model, r, "embeddings of one non-zero length", data)
+		}
+		scores[i] = c
+		lines[i] = fmt.Sprintf("%.2f  %s", c, sentences[i])
+	}
+	out, _ := json.Marshal(scores)
+	return endpoints.Result{Text: strings.Join(lines, "\n"), Data: out}, nil
+}
+
+// cosine is the cosine similarity of a and b; false when they differ in
+// length or either is zero.
+func cosine(a, b []float64) (float64, bool) {
+	if len(a) == 0 || len(a) != len(b) {
+		return 0, false
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += a[i] * b[i]
+		na += a[i] * a[i]
+		nb += b[i] * b[i]
+	}
+	if na == 0 || nb == 0 || math.IsNaN(dot) || math.IsInf(dot, 0) {
+		return 0, false
+	}
+	// Rounding can carry a cosine just past ±1.
+	return max(-1, min(1, dot/(math.Sqrt(na)*math.Sqrt(nb)))), true
 }

@@ -2,15 +2,17 @@
 // OpenAI-compatible server (what LocalAI, vLLM, llama.cpp's server,
 // speaches and Kokoro-FastAPI speak). It serves GET /v1/models,
 // POST /v1/images/generations, POST /v1/images/edits (multipart),
-// POST /v1/audio/transcriptions (multipart), POST /v1/audio/speech and
-// POST /v1/chat/completions (text and image_url parts), checks the bearer
+// POST /v1/audio/transcriptions (multipart), POST /v1/audio/speech,
+// POST /v1/chat/completions (text and image_url parts) and
+// POST /v1/embeddings, checks the bearer
 // key, parses every body as the real servers do and refuses what they
 // refuse with OpenAI's error shape ({"error":{"message","type","code"}}),
 // and answers with outputs derived from the input — an image as wide as
 // the prompt is long, an edit the size of the uploaded image, a
 // transcript naming the uploaded file's size, a WAV whose length encodes
-// the text, a vision answer naming the image's size — so a test can tell
-// its input arrived.
+// the text, a vision answer naming the image's size, embeddings that
+// count each word's letters (the same words, the same vector) — so a test
+// can tell its input arrived.
 package fakeopenai
 
 import (
@@ -60,6 +62,7 @@ type Server struct {
 	reqs     []Request
 	voices   []string
 	speechMT string
+	replies  map[string]string
 }
 
 type failure struct {
@@ -75,6 +78,17 @@ func New(t testing.TB, models ...string) *Server {
 	t.Cleanup(ts.Close)
 	s.URL = ts.URL
 	return s
+}
+
+// Reply makes chat completions of model answer content, whatever was
+// asked (the fake otherwise echoes the user's text or describes the image).
+func (s *Server) Reply(model, content string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.replies == nil {
+		s.replies = map[string]string{}
+	}
+	s.replies[model] = content
 }
 
 // RequireKey makes every route demand "Authorization: Bearer key".
@@ -183,6 +197,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.speech(w, r, &rec)
 	case r.URL.Path == "/v1/chat/completions":
 		s.chat(w, r, &rec)
+	case r.URL.Path == "/v1/embeddings":
+		s.embeddings(w, r, &rec)
 	default:
 		apiError(w, http.StatusNotFound, "invalid_request_error", "unknown_url", "Unknown request URL: POST "+r.URL.Path)
 	}
@@ -439,6 +455,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Request) {
 	if len(sizes) > 0 {
 		answer = fmt.Sprintf("an image of %s px; asked: %s", strings.Join(sizes, ", "), user)
 	}
+	s.mu.Lock()
+	if reply, ok := s.replies[rec.Model]; ok {
+		answer = reply
+	}
+	s.mu.Unlock()
 	writeJSON(w, map[string]any{
 		"id": "chatcmpl-fake", "object": "chat.completion", "created": 1700000000, "model": rec.Model,
 		"choices": []map[string]any{{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": answer}}},
@@ -452,4 +473,43 @@ func decodeDataURL(u string) ([]byte, error) {
 		return nil, fmt.Errorf("not a base64 data URL")
 	}
 	return base64.StdEncoding.DecodeString(payload)
+}
+
+// embeddings answers /v1/embeddings with a bag-of-words vector per input:
+// 26 dimensions counting the letters of its words, so equal texts have
+// cosine 1 and texts sharing no letters 0.
+func (s *Server) embeddings(w http.ResponseWriter, r *http.Request, rec *Request) {
+	in, ok := readJSON(w, r, rec)
+	if !ok || !s.knownModel(w, rec.Model) {
+		return
+	}
+	var inputs []string
+	switch v := in["input"].(type) {
+	case string:
+		inputs = []string{v}
+	case []any:
+		for _, x := range v {
+			str, ok := x.(string)
+			if !ok {
+				apiError(w, http.StatusBadRequest, "invalid_request_error", "invalid_value", "input must be a string or an array of strings")
+				return
+			}
+			inputs = append(inputs, str)
+		}
+	}
+	if len(inputs) == 0 {
+		apiError(w, http.StatusBadRequest, "invalid_request_error", "missing_required_parameter", "input is required")
+		return
+	}
+	data := make([]map[string]any, len(inputs))
+	for i, text := range inputs {
+		vec := make([]float64, 26)
+		for _, c := range strings.ToLower(text) {
+			if c >= 'a' && c <= 'z' {
+				vec[c-'a']++
+			}
+		}
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": vec}
+	}
+	writeJSON(w, map[string]any{"object": "list", "model": rec.Model, "data": data, "usage": map[string]any{"prompt_tokens": len(inputs), "total_tokens": len(inputs)}})
 }
