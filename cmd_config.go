@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -10,7 +11,7 @@ import (
 func newConfigCmd(g *globalFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "config",
-		Short: "Print the effective configuration (the token is never shown)",
+		Short: "Print the effective configuration (tokens and keys are never shown)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
@@ -20,6 +21,17 @@ func newConfigCmd(g *globalFlags) *cobra.Command {
 			shown := *cfg
 			if shown.HuggingFace.Token != "" {
 				shown.HuggingFace.Token = "(set, from " + cfg.TokenSource + ")"
+			}
+			// The servers are copied before their keys are masked: shown
+			// shares the slice with cfg.
+			shown.OpenAI = slices.Clone(cfg.OpenAI)
+			for i, s := range shown.OpenAI {
+				switch {
+				case s.Key != "" && s.KeyEnv != "":
+					shown.OpenAI[i].Key = "(set, from " + s.KeyEnv + ")"
+				case s.Key != "":
+					shown.OpenAI[i].Key = "(set)"
+				}
 			}
 			b, err := yaml.Marshal(shown)
 			if err != nil {

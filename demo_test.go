@@ -98,6 +98,10 @@ func recordDemo(t *testing.T) {
 	// The model a new user has: the config's default.
 	e.ollama.AddModel(fakeollama.Model{Name: "qwen3:8b", Family: "qwen3", ParameterSize: "8.2B", Capabilities: []string{fakeollama.CapCompletion}})
 	t.Setenv("CHORUS_CONTROLLER_MODEL", "qwen3:8b")
+	// The fakes below answer as hf-inference; the catalog's provider cache
+	// names others for some of these models, and the demo should show the
+	// provider that really answers from the start.
+	t.Setenv("CHORUS_HUGGINGFACE_PROVIDERS", "hf-inference")
 	e.ollama.SetLatency(fakeollama.Latency{FirstToken: 250 * time.Millisecond, PerToken: 35 * time.Millisecond, PerKPrefill: 120 * time.Millisecond, Serial: true, PrefixCache: true})
 	cat, err := skills.Embedded()
 	if err != nil {

@@ -30,9 +30,10 @@ var importRules = map[string][]string{
 	// the wire format, the Hugging Face client (the local hf protocol
 	// reuses it), the image library, the trust rule.
 	"endpoints/*": {"endpoints", "endpoints/hfapi", "endpoints/huggingface", "imaging", "scope", "skills", "text"},
-	"config":      {"endpoints", "skills", "text"},
-	"pipeline":    {"controller", "endpoints", "imaging", "scope", "skills", "text"},
-	"sessions":    {"config", "pipeline", "skills", "text"},
+	// config validates the openai list against the tasks that kind serves.
+	"config":   {"endpoints", "endpoints/openai", "skills", "text"},
+	"pipeline": {"controller", "endpoints", "imaging", "scope", "skills", "text"},
+	"sessions": {"config", "pipeline", "skills", "text"},
 
 	"ui/theme":    {},
 	"ui/media":    {},

@@ -116,6 +116,9 @@ func (p *printer) plain(ev pipeline.Event) {
 		default:
 			p.line("model: task %d %s → %s on %s [%s] — %s", e.ID, e.Task, e.Model, pipeline.Where(e.Endpoint, e.Provider), e.Decided, text.OneLine(e.Reason, 160))
 		}
+		if e.Unmet != "" {
+			p.line("  constraint not applied: %s", text.OneLine(e.Unmet, 200))
+		}
 	case pipeline.TaskStartEvent:
 		p.line("start: task %d %s", e.ID, e.Task)
 	case pipeline.TaskProgressEvent:

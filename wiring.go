@@ -16,6 +16,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/endpoints/local"
 	"github.com/chorusai/chorus/endpoints/ollama"
+	"github.com/chorusai/chorus/endpoints/openai"
 	"github.com/chorusai/chorus/endpoints/retrieval"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
@@ -105,6 +106,9 @@ func buildRouter(cfg *config.Config, cat *skills.Catalog) (*endpoints.Router, er
 		}
 		eps = append(eps, local.New(local.Options{URL: cfg.Local.URL, Protocol: cfg.Local.Protocol, PublicDir: cfg.Local.PublicDir, HTTPClient: httpClient}))
 	}
+	if len(cfg.OpenAI) > 0 {
+		eps = append(eps, openai.New(openai.Options{Servers: openAIServers(cfg), HTTPClient: httpClient, DownloadTransport: resultTransport}))
+	}
 	if cfg.Retrieval.WikipediaURL != "" || cfg.Retrieval.SearxNGURL != "" {
 		eps = append(eps, retrieval.New(retrieval.Options{WikipediaURL: cfg.Retrieval.WikipediaURL, SearxNGURL: cfg.Retrieval.SearxNGURL,
 			Results: cfg.Retrieval.Results, Language: cfg.Retrieval.Language}))
@@ -116,6 +120,20 @@ func buildRouter(cfg *config.Config, cat *skills.Catalog) (*endpoints.Router, er
 		eps = append(eps, command.New(command.Options{}))
 	}
 	return endpoints.NewRouter(cfg.Mode, eps...), nil
+}
+
+// openAIServers turns the config's openai list into the endpoint's
+// servers, each serving only the tasks it lists.
+func openAIServers(cfg *config.Config) []openai.Server {
+	out := make([]openai.Server, 0, len(cfg.OpenAI))
+	for i, s := range cfg.OpenAI {
+		models := map[string][]string{}
+		for _, t := range s.Tasks {
+			models[t] = s.Models[t]
+		}
+		out = append(out, openai.Server{Name: s.Name, URL: s.URL, Key: s.Key, KeyEnv: s.KeyEnv, Voice: s.Voice, Models: models, Index: i})
+	}
+	return out
 }
 
 // resultTransport carries the downloads of files that providers answer

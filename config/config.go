@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/openai"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -71,6 +72,10 @@ type Config struct {
 		// where it writes the files it answers as /images/… paths.
 		PublicDir string `mapstructure:"public_dir" yaml:"public_dir"`
 	} `mapstructure:"local" yaml:"local"`
+	// OpenAI lists OpenAI-compatible servers (LocalAI, vLLM, llama.cpp's
+	// server, speaches, Kokoro-FastAPI), each with the tasks and models it
+	// serves.
+	OpenAI []OpenAIServer `mapstructure:"openai" yaml:"openai"`
 	// Retrieval configures the retrieval skill's sources: web APIs the
 	// user chose, trusted as configuration (plans supply only queries).
 	Retrieval struct {
@@ -112,6 +117,26 @@ type Config struct {
 	// TokenSource says where the Hugging Face token came from (never the
 	// token itself), for status displays.
 	TokenSource string `mapstructure:"-" yaml:"-"`
+}
+
+// OpenAIServer is one entry of the openai list.
+type OpenAIServer struct {
+	// Name is how messages and the report name the server; empty means
+	// openai[N].
+	Name string `mapstructure:"name" yaml:"name"`
+	// URL is the server's base URL, with or without /v1.
+	URL string `mapstructure:"url" yaml:"url"`
+	// Key is the bearer token; KeyEnv names a variable holding it instead,
+	// read at start, so the file need not hold a secret.
+	Key    string `mapstructure:"key" yaml:"key"`
+	KeyEnv string `mapstructure:"key_env" yaml:"key_env"`
+	// Voice is the voice text-to-speech asks for (default alloy).
+	Voice string `mapstructure:"voice" yaml:"voice"`
+	// Tasks are the tasks the server serves; empty means the tasks Models
+	// names.
+	Tasks []string `mapstructure:"tasks" yaml:"tasks"`
+	// Models lists the server's model ids by task.
+	Models map[string][]string `mapstructure:"models" yaml:"models"`
 }
 
 // Error is a configuration problem tied to one key.
@@ -310,6 +335,9 @@ func (c *Config) normalize() error {
 		c.Local.URL = u
 	}
 	c.Local.PublicDir = expandHome(c.Local.PublicDir)
+	if err := c.normalizeOpenAI(); err != nil {
+		return err
+	}
 	for key, raw := range map[string]*string{"retrieval.wikipedia_url": &c.Retrieval.WikipediaURL, "retrieval.searxng_url": &c.Retrieval.SearxNGURL} {
 		if strings.TrimSpace(*raw) == "" {
 			*raw = ""
@@ -366,6 +394,82 @@ func (c *Config) normalize() error {
 	}
 	if c.Serve.IdleTimeout < 0 {
 		return bad("serve.idle_timeout", "must not be negative (0 keeps idle connections open)")
+	}
+	return nil
+}
+
+// normalizeOpenAI validates the openai list: a URL for each server, a
+// unique name, known task names each with at least one model, and the key
+// read from key_env when it names a variable.
+func (c *Config) normalizeOpenAI() error {
+	names := map[string]int{}
+	for i := range c.OpenAI {
+		s := &c.OpenAI[i]
+		key := fmt.Sprintf("openai[%d]", i)
+		bad := func(sub, format string, args ...any) error {
+			return &Error{Key: key + sub, Source: c.File, Msg: fmt.Sprintf(format, args...)}
+		}
+		s.Name = strings.TrimSpace(s.Name)
+		if s.Name == "" {
+			s.Name = key
+		}
+		if j, dup := names[strings.ToLower(s.Name)]; dup {
+			return bad(".name", "%q is also openai[%d]'s name; give each server its own", s.Name, j)
+		}
+		names[strings.ToLower(s.Name)] = i
+		if strings.TrimSpace(s.URL) == "" {
+			return bad(".url", "is empty; give the server's base URL, e.g. http://localhost:8080 for LocalAI or http://localhost:8000 for vLLM")
+		}
+		u, err := checkURL(s.URL)
+		if err != nil {
+			return bad(".url", "%v", err)
+		}
+		s.URL = openai.BaseURL(u)
+		if s.KeyEnv != "" {
+			if s.Key != "" {
+				return bad(".key_env", "set key or key_env, not both")
+			}
+			s.Key = strings.TrimSpace(os.Getenv(s.KeyEnv))
+		}
+		models := map[string][]string{}
+		for task, ids := range s.Models {
+			task = strings.ToLower(strings.TrimSpace(task))
+			if !openai.Supports(task) {
+				return bad(".models", "unknown task %q (an OpenAI-compatible server serves %s)", task, strings.Join(openai.Tasks(), ", "))
+			}
+			var clean []string
+			for _, id := range ids {
+				if id = strings.TrimSpace(id); id != "" && !slices.Contains(clean, id) {
+					clean = append(clean, id)
+				}
+			}
+			models[task] = clean
+		}
+		if len(s.Tasks) == 0 {
+			for task := range models {
+				s.Tasks = append(s.Tasks, task)
+			}
+			sort.Strings(s.Tasks)
+		}
+		if len(s.Tasks) == 0 {
+			return bad(".models", "is empty; list the model ids the server serves by task, e.g. models: {text-to-image: [stablediffusion]}")
+		}
+		for j, task := range s.Tasks {
+			task = strings.ToLower(strings.TrimSpace(task))
+			s.Tasks[j] = task
+			if !openai.Supports(task) {
+				return bad(".tasks", "unknown task %q (an OpenAI-compatible server serves %s)", task, strings.Join(openai.Tasks(), ", "))
+			}
+			if len(models[task]) == 0 {
+				return bad(".models."+task, "names no model; list the ids the server serves for %s (GET /v1/models shows them)", task)
+			}
+		}
+		for task := range models {
+			if !slices.Contains(s.Tasks, task) {
+				return bad(".models."+task, "%s is not in openai[%d].tasks; add it there or drop these models", task, i)
+			}
+		}
+		s.Models = models
 	}
 	return nil
 }

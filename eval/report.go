@@ -209,7 +209,7 @@ func seconds(ms float64) string {
 }
 
 // WriteTable writes one model's table: a heading, then a metric per row
-// and a column per shape — 66 columns wide, plain text (no colour), so it
+// and a column per shape — under 70 columns, plain text (no colour), so it
 // reads in an 80-column terminal, in a log and under NO_COLOR.
 func WriteTable(w io.Writer, s Summary) error {
 	all := s.Metrics["all"]
@@ -217,20 +217,23 @@ func WriteTable(w io.Writer, s Summary) error {
 	if s.Repeat > 1 {
 		head += fmt.Sprintf(" × %d", s.Repeat)
 	}
+	// What stopped the run goes on a line of its own, so the heading stays
+	// within 80 columns.
 	switch {
 	case s.Error != "":
-		head += fmt.Sprintf(" · stopped after %d run(s): %s", all.Runs, s.Error)
+		head += fmt.Sprintf("\nstopped after %d run(s): %s", all.Runs, s.Error)
 	case s.Interrupted:
-		head += fmt.Sprintf(" · interrupted after %d of %d run(s)", all.Runs, s.Cases*max(s.Repeat, 1))
+		head += fmt.Sprintf("\ninterrupted after %d of %d run(s)", all.Runs, s.Cases*max(s.Repeat, 1))
 	}
 	if _, err := fmt.Fprintln(w, head); err != nil {
 		return err
 	}
-	var heads []string
+	grid := [][]string{append([]string{"metric"}, Columns...)}
+	runs := []string{"runs"}
 	for _, c := range Columns {
-		heads = append(heads, fmt.Sprintf("%s (%d)", c, s.Metrics[c].Runs))
+		runs = append(runs, fmt.Sprint(s.Metrics[c].Runs))
 	}
-	grid := [][]string{append([]string{"metric"}, heads...)}
+	grid = append(grid, runs)
 	table := rows
 	if s.Select {
 		table = append(slices.Clone(rows), row{"tasks given a model", func(m Metrics) string {

@@ -69,8 +69,8 @@ func DrawDetections(img image.Image, dets []Detection) (*image.RGBA, []Detection
 		clipped := d
 		clipped.Box = [4]float64{float64(r.Min.X), float64(r.Min.Y), float64(r.Max.X), float64(r.Max.Y)}
 		drawn = append(drawn, clipped)
-		text := tagText(d.Label, d.Score)
-		tags = append(tags, func() { drawTag(dst, r, text, col) })
+		label, score := tagText(d.Label, d.Score)
+		tags = append(tags, func() { drawTag(dst, r, label, score, col) })
 	}
 	// Tags go on last so no later box covers an earlier label.
 	for _, f := range tags {
@@ -93,8 +93,9 @@ func strokeRect(dst *image.RGBA, r image.Rectangle, t int, col color.RGBA) {
 	}
 }
 
-// tagText renders a label for the bitmap font, which has ASCII glyphs only.
-func tagText(label string, score float64) string {
+// tagText renders a label for the bitmap font, which has ASCII glyphs
+// only, and its score; the label is kept whole (up to maxLabelRunes).
+func tagText(label string, score float64) (text, scoreText string) {
 	var b strings.Builder
 	n := 0
 	for _, r := range strings.TrimSpace(label) {
@@ -113,16 +114,60 @@ func tagText(label string, score float64) string {
 		n++
 	}
 	if !math.IsNaN(score) && !math.IsInf(score, 0) {
-		fmt.Fprintf(&b, " %.2f", score)
+		scoreText = fmt.Sprintf("%.2f", score)
 	}
-	return strings.TrimSpace(b.String())
+	return strings.TrimSpace(b.String()), scoreText
 }
 
-// drawTag writes text on a filled tag of colour col at the top-left of r:
-// above the box when there is room, inside it otherwise, and always inside
-// the image, truncated if the image is narrower than the text.
-func drawTag(dst *image.RGBA, r image.Rectangle, text string, col color.RGBA) {
-	if text == "" {
+// tagLines fits a label and its score into lines of at most width
+// characters: on one line when they fit; else the label alone when it
+// fits (the score is the lesser part); else the label wrapped at spaces,
+// a word longer than a line split across lines — never cut short, so
+// "yellow box" is never drawn as "yellow".
+func tagLines(label, score string, width int) []string {
+	if width <= 0 {
+		return nil
+	}
+	one := strings.TrimSpace(label + " " + score)
+	if len(one) <= width {
+		return []string{one}
+	}
+	if len(label) <= width {
+		return []string{label}
+	}
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(label) {
+		for len(w) > width { // a word longer than a line
+			if line != "" {
+				lines = append(lines, line)
+				line = ""
+			}
+			lines = append(lines, w[:width])
+			w = w[width:]
+		}
+		switch {
+		case line == "":
+			line = w
+		case len(line)+1+len(w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, line)
+			line = w
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// drawTag writes a label (and score) on a filled tag of colour col at the
+// top-left of r: above the box when there is room, inside it otherwise,
+// and always inside the image. A label wider than the image wraps onto
+// more lines instead of being cut.
+func drawTag(dst *image.RGBA, r image.Rectangle, label, score string, col color.RGBA) {
+	if label == "" && score == "" {
 		return
 	}
 	b := dst.Bounds()
@@ -131,13 +176,19 @@ func drawTag(dst *image.RGBA, r image.Rectangle, text string, col color.RGBA) {
 	const pad = 2
 	charW := face.Advance
 	maxChars := (b.Dx()/s - 2*pad) / charW
-	if maxChars <= 0 || b.Dy() < (face.Height+2*pad)*s {
+	lines := tagLines(label, score, maxChars)
+	maxLines := (b.Dy()/s - 2*pad) / face.Height
+	if len(lines) == 0 || maxLines <= 0 {
 		return // the image is too small for any text
 	}
-	if len(text) > maxChars {
-		text = text[:maxChars]
+	if len(lines) > maxLines {
+		lines = lines[:maxLines]
 	}
-	tw, th := (len(text)*charW+2*pad)*s, (face.Height+2*pad)*s
+	widest := 0
+	for _, l := range lines {
+		widest = max(widest, len(l))
+	}
+	tw, th := (widest*charW+2*pad)*s, (len(lines)*face.Height+2*pad)*s
 	x := r.Min.X
 	y := r.Min.Y - th
 	if y < b.Min.Y {
@@ -150,8 +201,10 @@ func drawTag(dst *image.RGBA, r image.Rectangle, text string, col color.RGBA) {
 	// Render at 1× into an alpha mask, then magnify it pixel by pixel so
 	// the bitmap font stays crisp.
 	small := image.NewAlpha(image.Rect(0, 0, tw/s, th/s))
-	d := font.Drawer{Dst: small, Src: image.Opaque, Face: face, Dot: fixed.P(pad, pad+face.Ascent)}
-	d.DrawString(text)
+	for i, l := range lines {
+		d := font.Drawer{Dst: small, Src: image.Opaque, Face: face, Dot: fixed.P(pad, pad+face.Ascent+i*face.Height)}
+		d.DrawString(l)
+	}
 	fg := textColour(col)
 	for sy := range small.Rect.Dy() {
 		for sx := range small.Rect.Dx() {

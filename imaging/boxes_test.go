@@ -13,9 +13,15 @@ import (
 // (above the box, or inside its top when there is no room).
 func checkBoxDrawn(t *testing.T, src, out image.Image, box image.Rectangle, slack int) {
 	t.Helper()
+	checkBoxDrawnLines(t, src, out, box, slack, 1)
+}
+
+// checkBoxDrawnLines is checkBoxDrawn for a tag of lines lines.
+func checkBoxDrawnLines(t *testing.T, src, out image.Image, box image.Rectangle, slack, lines int) {
+	t.Helper()
 	b := src.Bounds()
 	box = box.Intersect(b)
-	tagH := 13 + 4
+	tagH := lines*13 + 4
 	tag := image.Rect(box.Min.X-b.Dx(), box.Min.Y-tagH, b.Max.X, box.Min.Y)
 	if box.Min.Y-tagH < 0 {
 		tag = image.Rect(0, box.Min.Y, b.Max.X, box.Min.Y+tagH)
@@ -62,13 +68,15 @@ func TestDrawDetectionsLabelIsReadable(t *testing.T) {
 func TestDrawDetectionsClipsAndKeepsLabelsInside(t *testing.T) {
 	src := gradientImage(160, 120)
 	cases := []struct {
-		name string
-		det  Detection
-		want image.Rectangle
+		name  string
+		det   Detection
+		want  image.Rectangle
+		lines int
 	}{
-		{"top-left overflow", Detection{"a", 0.5, [4]float64{-50, -50, 60, 60}}, image.Rect(0, 0, 60, 60)},
-		{"right edge", Detection{"a very long label that is wider than the box", 0.5, [4]float64{120, 50, 400, 100}}, image.Rect(120, 50, 160, 100)},
-		{"reversed corners", Detection{"a", math.NaN(), [4]float64{90, 80, 30, 20}}, image.Rect(30, 20, 90, 80)},
+		{"top-left overflow", Detection{"a", 0.5, [4]float64{-50, -50, 60, 60}}, image.Rect(0, 0, 60, 60), 1},
+		// 160 px hold 22 characters: the 44-character label wraps onto two.
+		{"right edge", Detection{"a very long label that is wider than the box", 0.5, [4]float64{120, 50, 400, 100}}, image.Rect(120, 50, 160, 100), 2},
+		{"reversed corners", Detection{"a", math.NaN(), [4]float64{90, 80, 30, 20}}, image.Rect(30, 20, 90, 80), 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -79,7 +87,7 @@ func TestDrawDetectionsClipsAndKeepsLabelsInside(t *testing.T) {
 			if got := pixelRect(drawn[0].Box); got != c.want {
 				t.Errorf("clipped box %v, want %v", got, c.want)
 			}
-			checkBoxDrawn(t, src, out, c.want, strokeWidth(src.Bounds()))
+			checkBoxDrawnLines(t, src, out, c.want, strokeWidth(src.Bounds()), c.lines)
 		})
 	}
 	out, drawn := DrawDetections(src, []Detection{{"gone", 0.9, [4]float64{500, 500, 600, 600}}, {"gone", 0.9, [4]float64{-9, -9, -1, -1}}})

@@ -344,7 +344,11 @@ var (
 		regexp.MustCompile(`(?:^|[^\d.])(0?\.\d+|1\.0+)()(?:$|[^\d.])`),
 	}
 	reBullet = regexp.MustCompile(`^\s*(?:[-*•·]|\d+[.)])\s+`)
-	reFiller = regexp.MustCompile(`(?i)(?:\s+|^)(?:at|in|box|bbox|located|found|@|=|-|–|:)\s*$`)
+	// reFiller matches a trailing word that introduces a box rather than
+	// naming the object: "cat at", "dog bbox", "cup bounding box". A bare
+	// "box" is not one — "yellow box" and "cardboard box" are objects — so
+	// it goes only when nothing else is left ("box [..]" after a colon).
+	reFiller = regexp.MustCompile(`(?i)(?:\s+|^)(?:at|in|bbox|bounding\s+box|located|found|@|=|-|–|:)\s*$|^\s*box\s*$`)
 )
 
 // parseDetectionsText reads detections from readable text: each box

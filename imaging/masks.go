@@ -59,8 +59,8 @@ func OverlayMasks(img image.Image, masks []Mask) (*image.RGBA, []float64) {
 		tint(dst, inside, col)
 		outline(dst, inside, edge, t, col)
 		if strings.TrimSpace(m.Label) != "" {
-			text := tagText(m.Label, m.Score)
-			tags = append(tags, func() { drawTag(dst, bbox, text, col) })
+			label, score := tagText(m.Label, m.Score)
+			tags = append(tags, func() { drawTag(dst, bbox, label, score, col) })
 		}
 	}
 	for _, f := range tags {

@@ -165,3 +165,35 @@ func allowResultURLs(sc *scope.Scope, text string) {
 		sc.AllowURL(u, scope.Result)
 	}
 }
+
+// namedMedia returns the media files (images, audio, video) whose paths
+// the user typed in the request and the turn may read, resolved, leaving
+// out those also attached. A turn treats them as attachments: a vision
+// controller sees the images when it plans and answers, the validator
+// resolves "this image" to them, and the session keeps them as the turn's
+// resources for later turns (Report.Named).
+func (e *Engine) namedMedia(t Turn) []string {
+	sc := e.access(t)
+	attached := map[string]bool{}
+	for _, a := range t.Attachments {
+		if f, err := sc.Check(a); err == nil {
+			attached[f.Path()] = true
+		}
+	}
+	var out []string
+	for _, p := range sc.Named(t.Request) {
+		if attached[p] {
+			continue
+		}
+		switch ModalityOf(p) {
+		case skills.Image, skills.Audio, skills.Video:
+		default:
+			continue
+		}
+		if _, err := sc.Check(p); err != nil {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}

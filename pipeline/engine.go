@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -169,6 +170,10 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	emit = syncEmit(logEvents(ctx, e.opts.Logger, emit))
 	rep = &Report{Request: t.Request, Attachments: t.Attachments, Controller: e.ctl.Model(), Tasks: []TaskReport{}}
 	t.scope = e.turnScope(t)
+	if named := e.namedMedia(t); len(named) > 0 {
+		rep.Named = named
+		t.Attachments = append(slices.Clone(t.Attachments), named...)
+	}
 	conv := e.newConversation(ctx, t)
 	fail := func(stage Stage, err error) (*Report, error) {
 		rep.ElapsedMS = time.Since(start).Milliseconds()

@@ -63,6 +63,10 @@ type ModelEvent struct {
 	// Excluded are models left out, each with the reason, and endpoints
 	// that could not list the models they offer ("(ollama models)").
 	Excluded []Exclusion `json:"excluded,omitempty"`
+	// Unmet says which constraint could not be applied to this task and
+	// what selection did instead ("no candidate reports cider:coco — fell
+	// back to downloads"); empty when every constraint was applied.
+	Unmet string `json:"unmet,omitempty"`
 }
 
 // TaskStartEvent says a task began running.

@@ -539,7 +539,7 @@ func reportTasks(runs []*taskRun) []TaskReport {
 			tr.Args = r.task.Args
 		}
 		if r.choice != nil {
-			tr.Decided, tr.Reason = r.choice.decided, r.choice.reason
+			tr.Decided, tr.Reason, tr.Unmet = r.choice.decided, r.choice.reason, r.choice.unmet
 		}
 		out = append(out, tr)
 	}

@@ -40,24 +40,26 @@ type Attempt struct {
 // long, and what it produced. The answer's workflow section is rendered from
 // these records, never from the LLM's memory.
 type TaskReport struct {
-	ID        int               `json:"id"`
-	Task      string            `json:"task"`
-	Dep       []int             `json:"dep"`
-	Args      map[string]string `json:"args"`
-	Model     string            `json:"model,omitempty"`
-	Endpoint  string            `json:"endpoint,omitempty"`
-	Provider  string            `json:"provider,omitempty"`
-	Decided   string            `json:"decided,omitempty"`
-	Reason    string            `json:"reason,omitempty"`
-	Status    string            `json:"status"`
-	Skipped   bool              `json:"skipped,omitempty"`
-	Cancelled bool              `json:"cancelled,omitempty"`
-	Result    string            `json:"result,omitempty"`
-	Data      json.RawMessage   `json:"data,omitempty"`
-	Files     []string          `json:"files,omitempty"`
-	Error     string            `json:"error,omitempty"`
-	Attempts  []Attempt         `json:"attempts,omitempty"`
-	ElapsedMS int64             `json:"elapsed_ms"`
+	ID       int               `json:"id"`
+	Task     string            `json:"task"`
+	Dep      []int             `json:"dep"`
+	Args     map[string]string `json:"args"`
+	Model    string            `json:"model,omitempty"`
+	Endpoint string            `json:"endpoint,omitempty"`
+	Provider string            `json:"provider,omitempty"`
+	Decided  string            `json:"decided,omitempty"`
+	Reason   string            `json:"reason,omitempty"`
+	// Unmet is the model event's: a constraint selection could not apply.
+	Unmet     string          `json:"unmet,omitempty"`
+	Status    string          `json:"status"`
+	Skipped   bool            `json:"skipped,omitempty"`
+	Cancelled bool            `json:"cancelled,omitempty"`
+	Result    string          `json:"result,omitempty"`
+	Data      json.RawMessage `json:"data,omitempty"`
+	Files     []string        `json:"files,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	Attempts  []Attempt       `json:"attempts,omitempty"`
+	ElapsedMS int64           `json:"elapsed_ms"`
 }
 
 // Where names where a model ran, for people: the endpoint, and the
@@ -71,8 +73,12 @@ func Where(endpoint, provider string) string {
 
 // Report is the record of one turn.
 type Report struct {
-	Request     string       `json:"request"`
-	Attachments []string     `json:"attachments,omitempty"`
+	Request     string   `json:"request"`
+	Attachments []string `json:"attachments,omitempty"`
+	// Named are the media files whose paths the user typed in the request
+	// (not attached), which the turn treated as attachments; a session
+	// keeps them as the turn's resources.
+	Named       []string     `json:"named,omitempty"`
 	Controller  string       `json:"controller"`
 	Constraints Constraints  `json:"constraints,omitzero"`
 	Notes       []string     `json:"notes,omitempty"`

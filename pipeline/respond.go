@@ -272,6 +272,9 @@ func workflowSection(rep *Report, p Plan) string {
 			if t.Decided != "" && t.Status == StatusOK {
 				fmt.Fprintf(&b, "   - selected (%s): %s\n", t.Decided, text.OneLine(t.Reason, 200))
 			}
+			if t.Unmet != "" {
+				fmt.Fprintf(&b, "   - constraint not applied: %s\n", text.OneLine(t.Unmet, 200))
+			}
 			if n := len(t.Attempts); n > 1 && t.Status == StatusOK {
 				var failed []string
 				for _, a := range t.Attempts[:n-1] {

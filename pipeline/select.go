@@ -58,6 +58,9 @@ type choice struct {
 	ranked  []*candidate
 	reason  string
 	decided string
+	// unmet says which constraint could not be applied and what was done
+	// instead, so it is never ignored silently.
+	unmet string
 	// none explains why nothing can run the task; ranked is then empty.
 	none string
 	// top and excluded are reported in the model event.
@@ -163,7 +166,7 @@ func (e *Engine) selectAll(ctx context.Context, p Plan, t Turn, conv *conversati
 }
 
 func (c *choice) event() ModelEvent {
-	ev := ModelEvent{ID: c.task.ID, Task: c.task.Task, Reason: c.reason, Decided: c.decided, Candidates: c.top, Excluded: c.excluded}
+	ev := ModelEvent{ID: c.task.ID, Task: c.task.Task, Reason: c.reason, Decided: c.decided, Candidates: c.top, Excluded: c.excluded, Unmet: c.unmet}
 	switch {
 	case c.controller:
 		ev.Model, ev.Endpoint = c.controllerModel, EndpointController
@@ -258,6 +261,11 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, em
 				}
 				slices.SortStableFunc(kept, func(a, b *candidate) int { return compareScores(a.model, b.model, cons.Benchmark) })
 				cands, decidedBy = kept, "constraint: best "+cons.Benchmark
+			} else if len(cands) > 0 {
+				// Nothing to rank by: the usual ranking stands, and the
+				// event and the report say so rather than pass it off as
+				// the best.
+				c.unmet = fmt.Sprintf("no candidate reports %s — fell back to downloads", cons.Benchmark)
 			}
 		}
 	}
@@ -346,7 +354,7 @@ func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) ([
 			}
 			seen[strings.ToLower(o.ID)] = true
 			out = append(out, skills.Model{ID: o.ID, Description: o.Description, Params: o.Params, SizeBytes: o.SizeBytes,
-				License: o.License, Endpoints: []string{kind}})
+				License: o.License, Endpoints: []string{kind}, Configured: o.Configured})
 		}
 	}
 	return out, unseen
@@ -362,6 +370,14 @@ func (e *Engine) readyRoutes(ctx context.Context, task string, m skills.Model, l
 	var ready []endpoints.Endpoint
 	var why []string
 	for _, r := range routes {
+		// A kind whose servers may be anywhere (openai) says per model
+		// whether this one is local; the router cannot tell by kind.
+		if loc, ok := r.(endpoints.Locator); ok && localOnly {
+			if remote := loc.Remote(task, m.ID); remote != "" {
+				why = append(why, "the local-only constraint rules out "+remote)
+				continue
+			}
+		}
 		if err := r.Check(ctx, task, m.ID); err != nil {
 			why = append(why, err.Error())
 			continue

@@ -232,3 +232,26 @@ func TestAllowDirNotYetCreated(t *testing.T) {
 		t.Fatal("the grant covers the output directory's parent")
 	}
 }
+
+// TestNamed: the files a text names are found as AllowTyped finds them —
+// bare, quoted, with escaped blanks, relative to the working directory —
+// resolved, each once, skipping directories and missing paths.
+func TestNamed(t *testing.T) {
+	home := t.TempDir()
+	for _, n := range []string{"a.png", "my photo.jpg"} {
+		if err := os.WriteFile(filepath.Join(home, n), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := New(Options{Home: home, WorkDir: home})
+	got := s.Named(`compare a.png with "my photo.jpg", then ` + home + `/a.png and ` + home + ` and /no/such.png`)
+	want := []string{filepath.Join(home, "a.png"), filepath.Join(home, "my photo.jpg")}
+	real0, _ := filepath.EvalSymlinks(want[0])
+	real1, _ := filepath.EvalSymlinks(want[1])
+	if len(got) != 2 || got[0] != real0 || got[1] != real1 {
+		t.Errorf("Named = %q, want %q", got, []string{real0, real1})
+	}
+	if len(s.Files()) != 0 {
+		t.Errorf("Named granted %v", s.Files())
+	}
+}

@@ -3,6 +3,7 @@ package scope
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +27,25 @@ func (s *Scope) AllowTyped(request string) {
 	for _, u := range URLsIn(request) {
 		s.AllowURL(u, Typed)
 	}
+}
+
+// Named returns the existing regular files whose paths appear in text, as
+// AllowTyped finds them, resolved (absolute, links followed), in the order
+// they appear and each once. It grants nothing: the caller decides what
+// the files are for (a turn treats the media among them as attachments).
+func (s *Scope) Named(text string) []string {
+	var out []string
+	for _, p := range pathsIn(text) {
+		real, err := s.resolve(p)
+		if err != nil || slices.Contains(out, real) {
+			continue
+		}
+		if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		out = append(out, real)
+	}
+	return out
 }
 
 var urlPattern = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'` + "`" + `]+`)

@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/chorusai/chorus/pipeline"
@@ -19,7 +18,7 @@ func (s *Session) History() []pipeline.Message {
 	}
 	out := make([]pipeline.Message, 0, 2*len(s.Turns))
 	for _, t := range s.Turns {
-		out = append(out, pipeline.Message{Role: "user", Content: t.Request, Resources: slices.Clone(t.Attachments)})
+		out = append(out, pipeline.Message{Role: "user", Content: t.Request, Resources: t.UserFiles()})
 		gen := t.Generated()
 		content := t.Answer
 		if content == "" {

@@ -67,7 +67,7 @@ func (r *Recorder) Finish(rep *pipeline.Report, err error, finished time.Time) T
 	if t.Report != nil && len(t.Report.Files) > 0 {
 		files = t.Report.Files
 	}
-	t.Resources = append(slices.Clone(t.Attachments), files...)
+	t.Resources = append(t.UserFiles(), files...)
 	return t
 }
 

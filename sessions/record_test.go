@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/chorusai/chorus/pipeline"
@@ -67,5 +68,26 @@ func TestRecorderFailedAndCancelledTurns(t *testing.T) {
 	s.AddTurn(got)
 	if h := s.History(); len(h) != 2 || h[1].Content != "(cancelled by the user before an answer)" {
 		t.Fatalf("history = %+v", h)
+	}
+}
+
+// TestRecorderKeepsNamedMedia: a media file whose path the user typed is
+// kept as the turn's resource — the user's, not a generated one — so the
+// chat log offers it to later turns as it does an attachment.
+func TestRecorderKeepsNamedMedia(t *testing.T) {
+	r := NewRecorder("what is in /in/dock.png?", nil, day(9, 0))
+	rep := &pipeline.Report{Request: "what is in /in/dock.png?", Named: []string{"/in/dock.png"}, Files: []string{"/out/caption.txt"}, Answer: "A dock."}
+	turn := r.Finish(rep, nil, day(9, 1))
+	if !slices.Equal(turn.Resources, []string{"/in/dock.png", "/out/caption.txt"}) {
+		t.Fatalf("resources %v", turn.Resources)
+	}
+	if g := turn.Generated(); !slices.Equal(g, []string{"/out/caption.txt"}) {
+		t.Errorf("generated %v: a named file is the user's, not generated", g)
+	}
+	var s Session
+	s.AddTurn(turn)
+	h := s.History()
+	if len(h) != 2 || !slices.Equal(h[0].Resources, []string{"/in/dock.png"}) || !slices.Equal(h[1].Resources, []string{"/out/caption.txt"}) {
+		t.Fatalf("history %+v", h)
 	}
 }

@@ -76,12 +76,27 @@ type Turn struct {
 	Finished  time.Time `json:"finished,omitzero"`
 }
 
+// UserFiles returns the files the user gave the turn: the attachments,
+// then the media files whose paths they typed in the request, which the
+// turn treated as attachments (Report.Named).
+func (t Turn) UserFiles() []string {
+	out := slices.Clone(t.Attachments)
+	if t.Report != nil {
+		for _, p := range t.Report.Named {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
 // Generated returns the files the turn produced, full paths: its resources
 // that are not attachments, and the report's files, without duplicates.
 func (t Turn) Generated() []string {
 	var out []string
 	add := func(p string) {
-		if p != "" && !slices.Contains(t.Attachments, p) && !slices.Contains(out, p) {
+		if p != "" && !slices.Contains(t.UserFiles(), p) && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
 	}
@@ -101,7 +116,7 @@ func (t Turn) Generated() []string {
 // session after its first request.
 func (s *Session) AddTurn(t Turn) {
 	if len(t.Resources) == 0 {
-		t.Resources = append(slices.Clone(t.Attachments), t.Generated()...)
+		t.Resources = append(t.UserFiles(), t.Generated()...)
 	}
 	s.Turns = append(s.Turns, t)
 	if s.Title == "" {

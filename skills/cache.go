@@ -196,6 +196,14 @@ func (c *Catalog) Overlay(cache Cache) (applied map[string]time.Time, err error)
 		}
 		ns := *s
 		ns.Models = MergeSynced(s.Models, synced, fetched)
+		// A model the curated catalog does not know comes unmarked; one
+		// whose id or description says it is special-purpose ranks after
+		// the general ones, as a curated niche model does.
+		for i, m := range ns.Models {
+			if _, curated := findModel(s.Models, m.ID); !curated && m.Niche == "" {
+				ns.Models[i].Niche = ns.GuessNiche(m)
+			}
+		}
 		if !slices.ContainsFunc(ns.Models, func(m Model) bool { return !m.Fetched.IsZero() }) {
 			errs = append(errs, fmt.Errorf("synced models for %s list no usable model — run `chorus models sync %s` again", task, task))
 			continue

@@ -60,6 +60,10 @@ type Model struct {
 	Command []string `yaml:"command,omitempty" json:"command,omitempty"`
 	// Benchmarks are model-index results from the model card.
 	Benchmarks []Benchmark `yaml:"benchmarks,omitempty" json:"benchmarks,omitempty"`
+	// Configured marks a model the user's configuration names for the
+	// skill (an OpenAI-compatible server's models): asking for it by name
+	// outranks the catalog's default. Never read from a skill file.
+	Configured bool `yaml:"-" json:"configured,omitempty"`
 	// Fetched is when a live catalog sync last saw the model.
 	Fetched time.Time `yaml:"fetched,omitempty" json:"fetched,omitzero"`
 }

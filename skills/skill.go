@@ -206,9 +206,12 @@ func (s *Skill) CompareRank(a, b Model) int {
 	return cmp.Compare(b.Downloads, a.Downloads)
 }
 
-// tier is 0 for the default, 1 for general models, 2 for niche ones.
+// tier is -1 for a model the configuration names, 0 for the default, 1
+// for general models, 2 for niche ones.
 func (s *Skill) tier(m Model) int {
 	switch {
+	case m.Configured:
+		return -1
 	case s.Default != "" && strings.EqualFold(m.ID, s.Default):
 		return 0
 	case m.Niche == "":

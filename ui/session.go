@@ -51,7 +51,7 @@ func (t *turn) record() sessions.Turn {
 	if t.Err != nil && !t.Canceled {
 		rec.Error = t.FatalText()
 	}
-	rec.Resources = append(append([]string{}, t.Attachments...), t.Files()...)
+	rec.Resources = append(rec.UserFiles(), t.Files()...)
 	return rec
 }
 

@@ -85,8 +85,13 @@ func (e *Endpoint) statusError(s *Server, model, route string, resp *http.Respon
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		he.Err = endpoints.ErrUnauthorized
 		fix := fmt.Sprintf("set openai[%d].key (or openai[%d].key_env to the variable holding it)", s.Index, s.Index)
-		if s.Key != "" {
-			fix = fmt.Sprintf("the key was refused — check openai[%d].key or the variable openai[%d].key_env names", s.Index, s.Index)
+		switch {
+		case s.KeyEnv != "" && s.Key == "":
+			fix = fmt.Sprintf("the variable %s that openai[%d].key_env names is empty — export it", s.KeyEnv, s.Index)
+		case s.KeyEnv != "":
+			fix = fmt.Sprintf("the key in %s (openai[%d].key_env) was refused — check it", s.KeyEnv, s.Index)
+		case s.Key != "":
+			fix = fmt.Sprintf("the key was refused — check openai[%d].key", s.Index)
 		}
 		he.Message = fmt.Sprintf("%s at %s refused %s: %s — %s", s.label(), s.URL, route, msg, fix)
 	case code == http.StatusNotFound:

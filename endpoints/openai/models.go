@@ -53,7 +53,7 @@ func (e *Endpoint) ready(ctx context.Context, s *Server, model string) error {
 // models returns s's model list, from the cache while it is fresh.
 func (e *Endpoint) models(ctx context.Context, s *Server) (*probe, error) {
 	e.mu.Lock()
-	p := e.probes[s.Index]
+	p := e.probes[s.slot]
 	if p != nil {
 		select {
 		case <-p.done:
@@ -65,7 +65,7 @@ func (e *Endpoint) models(ctx context.Context, s *Server) (*probe, error) {
 	}
 	if p == nil {
 		p = &probe{done: make(chan struct{})}
-		e.probes[s.Index] = p
+		e.probes[s.slot] = p
 		// The probe outlives a caller that gives up, so the others waiting
 		// on it still get an answer; its own timeout bounds it.
 		go func() {
@@ -94,7 +94,7 @@ func (e *Endpoint) models(ctx context.Context, s *Server) (*probe, error) {
 func (e *Endpoint) forgetAfter(s *Server, err error) {
 	if errors.Is(err, endpoints.ErrUnreachable) || errors.Is(err, endpoints.ErrUnavailable) {
 		e.mu.Lock()
-		delete(e.probes, s.Index)
+		delete(e.probes, s.slot)
 		e.mu.Unlock()
 	}
 }

@@ -33,6 +33,8 @@ type Server struct {
 	URL string
 	// Key is the bearer token, if the server wants one.
 	Key string
+	// KeyEnv names the variable Key was read from, for messages.
+	KeyEnv string
 	// Voice is the voice text-to-speech asks for; "" means "alloy", the
 	// name every OpenAI-compatible speech server accepts.
 	Voice string
@@ -41,6 +43,10 @@ type Server struct {
 	// Index is the server's place in the configuration's openai list, for
 	// messages that name the key to fix ("openai[1].key").
 	Index int
+
+	// slot is the server's place in Options.Servers: its probe's key,
+	// whatever Index says.
+	slot int
 }
 
 // label is the server as messages name it.
@@ -109,7 +115,7 @@ func New(opts Options) *Endpoint {
 		spool: endpoints.Spool{Dir: opts.TempDir, Max: opts.MaxBodyBytes}, download: opts.DownloadTransport}
 	for i := range opts.Servers {
 		s := opts.Servers[i]
-		s.URL = BaseURL(s.URL)
+		s.URL, s.slot = BaseURL(s.URL), i
 		e.servers = append(e.servers, &s)
 	}
 	if e.client == nil {

@@ -316,3 +316,40 @@ func closeServer(t *testing.T, u string) {
 	t.Helper()
 	servers[u].Close()
 }
+
+// TestModelListIsShared: checks of several models and tasks, concurrent
+// or not, share one GET /v1/models per server while it is fresh; a failed
+// call drops it so the next check asks again.
+func TestModelListIsShared(t *testing.T) {
+	fake := fakeopenai.New(t, "sd", "whisper-1")
+	ep := newEndpoint(openai.Server{URL: fake.URL, Models: map[string][]string{"text-to-image": {"sd"}, "automatic-speech-recognition": {"whisper-1"}}})
+	ctx := context.Background()
+	done := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			if i%2 == 0 {
+				done <- ep.Check(ctx, "text-to-image", "sd")
+			} else {
+				done <- ep.Check(ctx, "automatic-speech-recognition", "whisper-1")
+			}
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(fake.Requests("/v1/models")); n != 1 {
+		t.Fatalf("%d model list requests, want 1", n)
+	}
+	fake.Fail("/v1/images/generations", 404, 1, "")
+	if _, err := ep.Infer(ctx, endpointstest.Request(t, "text-to-image", "sd", map[string]string{"text": "x"})); err == nil {
+		t.Fatal("want the scripted 404")
+	}
+	if err := ep.Check(ctx, "text-to-image", "sd"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(fake.Requests("/v1/models")); n != 2 {
+		t.Errorf("%d model list requests after a failed call, want 2 (asked again)", n)
+	}
+}

@@ -663,6 +663,14 @@ func (s *Screen) privateCSI(cmd ansi.Cmd, params ansi.Params) {
 		case 2:
 			s.clearLine(s.y)
 		}
+	case 'W':
+		// DECST8C: tab stops back to every eight columns.
+		if v, _, _ := params.Param(0, 0); v == 5 {
+			clear(s.tabs)
+			for i := 0; i < s.cols; i += 8 {
+				s.tabs[i] = true
+			}
+		}
 	case 'u', 'n', 'm', 's', 'r':
 		// Kitty keyboard query, private DSR, XTQMODKEYS, save/restore of
 		// private modes: nothing to show and no answer expected.

@@ -68,6 +68,9 @@ func ModelLines(pc RenderContext) []string {
 		if c.Reason != "" {
 			out = append(out, wrapIndent(c.Reason, pc.Width, "   ", st.Faint.Render)...)
 		}
+		if c.Unmet != "" {
+			out = append(out, wrapIndent("constraint not applied: "+c.Unmet, pc.Width, "   ", st.Warn.Render)...)
+		}
 		var others []string
 		for _, cand := range c.Candidates {
 			if cand.ID != c.Model {

@@ -140,3 +140,21 @@ func TestCancelledTasksAreNotFailures(t *testing.T) {
 		t.Errorf("plan pane:\n%s", plan)
 	}
 }
+
+// TestExecutionSaysWhereATaskReallyRan: a task that started on one model or
+// provider and finished on another (a fallback, a provider handing over)
+// says where it ran; one that finished where it started says nothing more.
+func TestExecutionSaysWhereATaskReallyRan(t *testing.T) {
+	st := theme.NewStyles()
+	tr := syntheticTurn(fixedNow)
+	tr.Apply(pipeline.TaskEndEvent{ID: 1, Task: "text-to-image", Status: pipeline.StatusOK, Model: "runwayml/sd-1.5", Endpoint: "huggingface", Provider: "hf-inference"}, fixedNow)
+	tr.Apply(pipeline.TaskStartEvent{ID: 2, Task: "object-detection", Model: "facebook/detr", Endpoint: "huggingface", Provider: "hf-inference"}, fixedNow)
+	tr.Apply(pipeline.TaskEndEvent{ID: 2, Task: "object-detection", Status: pipeline.StatusOK, Model: "facebook/detr", Endpoint: "huggingface", Provider: "hf-inference"}, fixedNow)
+	exec := plainLines(ExecLines(RenderContext{Styles: &st, Turn: tr, Now: fixedNow, Width: 90}))
+	if !strings.Contains(exec, "ran on runwayml/sd-1.5 (huggingface (hf-inference))") {
+		t.Errorf("task 1 fell back but the pane does not say where it ran:\n%s", exec)
+	}
+	if strings.Count(exec, "ran on") != 1 {
+		t.Errorf("task 2 ran where it started; no second line expected:\n%s", exec)
+	}
+}

@@ -95,6 +95,13 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 		ts.WaitUntil = time.Time{}
 		ts.Result, ts.Files, ts.Err, ts.Attempts = ev.Result, ev.Files, ev.Error, ev.Attempts
 		if ev.Model != "" {
+			// What ran may differ from what started: a fallback to the next
+			// candidate, or a provider that handed over to another. The log
+			// says where it really ran, as the answer's workflow does.
+			if ev.Status == pipeline.StatusOK && ts.Status == TaskRunning &&
+				(ev.Model != ts.Model || ev.Endpoint != ts.Endpoint || ev.Provider != ts.Provider) {
+				ts.Log = append(ts.Log, LogLine{At: now, Text: fmt.Sprintf("ran on %s (%s)", ev.Model, pipeline.Where(ev.Endpoint, ev.Provider))})
+			}
 			ts.Model, ts.Endpoint, ts.Provider = ev.Model, ev.Endpoint, ev.Provider
 		}
 		switch {

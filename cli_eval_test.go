@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/internal/fakeollama"
+)
+
+// evalSuite writes a two-request JSONL suite: a chain on a generated
+// picture and a single text task.
+func evalSuite(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "mine.jsonl")
+	lines := `{"id": "pic", "request": "Describe photo.png and read the description aloud", "gold_tasks": [{"task": "image-to-text", "id": 1, "dep": []}, {"task": "text-to-speech", "id": 2, "dep": [1]}]}
+{"id": "fr", "request": "Translate 'good morning' into French", "gold_tasks": [{"task": "translation", "id": 1, "dep": []}]}
+`
+	if err := os.WriteFile(p, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// goldPlanner answers evalSuite's requests with their gold plans, except
+// that the picture's chain forgets its dependency.
+func goldPlanner(req *api.ChatRequest) fakeollama.Reply {
+	if stageOf(req) != "plan" {
+		return fakeollama.Reply{Content: `{"choices": []}`}
+	}
+	last := req.Messages[len(req.Messages)-1].Content
+	if m := regexp.MustCompile(`- (\S+photo\.png) \(image`).FindStringSubmatch(last); m != nil {
+		return fakeollama.Reply{Content: `{"tasks":[{"task":"image-to-text","id":1,"dep":[],"args":{"image":"` + m[1] + `"}},` +
+			`{"task":"text-to-speech","id":2,"dep":[],"args":{"text":"hello"}}]}`}
+	}
+	return fakeollama.Reply{Content: `{"tasks":[{"task":"translation","id":1,"dep":[],"args":{"text":"good morning","tgt_lang":"fr"}}]}`}
+}
+
+func TestEvalJSON(t *testing.T) {
+	newCLIEnv(t, goldPlanner)
+	stdout, stderr, code := runCLI("eval", "--json", "--select", "--suite", evalSuite(t))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Models []struct {
+			Model   string
+			Metrics map[string]struct {
+				Runs           int
+				ValidAsWritten struct{ Hits, Of int } `json:"valid_as_written"`
+				NodeF1         struct{ F1 float64 }   `json:"node_f1"`
+				EdgeF1         struct {
+					F1      float64
+					Defined bool
+				} `json:"edge_f1"`
+				GED    float64
+				FoT    struct{ Hits, Of int }
+				Chosen *struct{ Hits, Of int }
+			}
+			Results []struct {
+				Case string
+				Plan []map[string]any
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, stdout)
+	}
+	if len(doc.Models) != 1 || doc.Models[0].Model != "ctl" {
+		t.Fatalf("models = %+v", doc.Models)
+	}
+	all := doc.Models[0].Metrics["all"]
+	// Nodes: 3 of 3, F1 1. Edges: the one gold edge missing → 0 of 0
+	// predicted, 1 gold: defined, F1 0. GED: pic 1 of 2+1+2+0 = 1/5,
+	// fr 0 → mean 0.1. FoT: fr only, 1/2.
+	if all.Runs != 2 || all.ValidAsWritten.Hits != 2 || all.NodeF1.F1 != 1 || !all.EdgeF1.Defined || all.EdgeF1.F1 != 0 ||
+		all.GED < 0.0999 || all.GED > 0.1001 || all.FoT.Hits != 1 {
+		t.Errorf("metrics = %+v", all)
+	}
+	// --select: the three planned tasks each got a model.
+	if all.Chosen == nil || all.Chosen.Hits != 3 || all.Chosen.Of != 3 {
+		t.Errorf("chosen = %+v, want 3 of 3", all.Chosen)
+	}
+	if chain := doc.Models[0].Metrics["chain"]; chain.Runs != 1 {
+		t.Errorf("chain column has %d runs, want 1", chain.Runs)
+	}
+	if len(doc.Models[0].Results) != 2 || len(doc.Models[0].Results[0].Plan) != 2 {
+		t.Errorf("results = %+v", doc.Models[0].Results)
+	}
+	// Not a terminal: the progress is a line per request on stderr.
+	if !strings.Contains(stderr, "eval: 2/2 ctl fr") {
+		t.Errorf("stderr has no progress lines: %q", stderr)
+	}
+}
+
+func TestEvalTableReadsIn80Columns(t *testing.T) {
+	newCLIEnv(t, goldPlanner)
+	t.Setenv("NO_COLOR", "1")
+	stdout, stderr, code := runCLI("eval", "--suite", evalSuite(t), "--select")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"ctl · suite mine · 2 request(s)", "valid plan, as written", "node F1", "FoT flow of tasks", "tasks given a model"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the table lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if n := utf8.RuneCountInString(line); n > 80 {
+			t.Errorf("line of %d columns: %q", n, line)
+		}
+		if strings.Contains(line, "\x1b") {
+			t.Errorf("escape sequence under NO_COLOR: %q", line)
+		}
+	}
+	// node F1 is 1.00 in the "all" column.
+	if !regexp.MustCompile(`node F1\s+1\.00`).MatchString(stdout) {
+		t.Errorf("node F1 row:\n%s", stdout)
+	}
+}
+
+func TestEvalNamesTheFix(t *testing.T) {
+	newCLIEnv(t, goldPlanner)
+	_, stderr, code := runCLI("eval", "--model", "ctl", "--model", "qwen3:8b", "--suite", evalSuite(t))
+	if code != 1 || !strings.Contains(stderr, "ollama pull qwen3:8b") {
+		t.Errorf("exit %d, stderr %q; want 1 naming `ollama pull qwen3:8b`", code, stderr)
+	}
+	_, stderr, code = runCLI("eval", "--repeat", "0")
+	if code != 2 || !strings.Contains(stderr, "--repeat") {
+		t.Errorf("--repeat 0: exit %d, %q", code, stderr)
+	}
+	_, stderr, code = runCLI("eval", "--suite", filepath.Join(t.TempDir(), "none.json"))
+	if code != 2 || !strings.Contains(stderr, "--suite") {
+		t.Errorf("missing suite: exit %d, %q", code, stderr)
+	}
+}
+
+func TestEvalOllamaNotRunning(t *testing.T) {
+	newCLIEnv(t, goldPlanner)
+	t.Setenv("OLLAMA_HOST", "http://127.0.0.1:1")
+	_, stderr, code := runCLI("eval", "--suite", evalSuite(t))
+	if code != 1 || !strings.Contains(stderr, "ollama serve") {
+		t.Errorf("exit %d, stderr %q; want 1 naming `ollama serve`", code, stderr)
+	}
+}
+
+// TestEvalInterruptPrintsWhatItHas: Ctrl+C while the second request is
+// being planned prints the first request's scores, marked as
+// interrupted, and exits 130.
+func TestEvalInterruptPrintsWhatItHas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "chorus")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	e := newCLIEnv(t, goldPlanner)
+	e.ollama.OnChatContext(func(ctx context.Context, req *api.ChatRequest) fakeollama.Reply {
+		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "French") {
+			return fakeollama.Reply{Stall: true} // the second request never ends
+		}
+		return goldPlanner(req)
+	})
+	cmd := exec.Command(bin, "eval", "--suite", evalSuite(t))
+	cmd.Env = os.Environ()
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "eval: 1/2") {
+			break
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("eval did not stop within 30s of Ctrl+C")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit %d, want 130", code)
+	}
+	out := stdout.String()
+	if !strings.Contains(out, "interrupted after 1 of 2 run(s)") || !strings.Contains(out, "node F1") {
+		t.Errorf("stdout should hold the partial table:\n%s", out)
+	}
+}

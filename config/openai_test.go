@@ -1,0 +1,73 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func loadFile(t *testing.T, yaml string) (*Config, error) {
+	t.Helper()
+	dir := isolate(t)
+	p := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return Load(defaults(t), p)
+}
+
+// TestOpenAIServers: the openai list is read, URLs normalised, tasks
+// defaulted from the models, the key read from key_env.
+func TestOpenAIServers(t *testing.T) {
+	t.Setenv("MY_VLLM_KEY", "sk-cluster")
+	c, err := loadFile(t, `
+openai:
+  - name: laptop
+    url: http://localhost:8080/v1/
+    tasks: [text-to-image, automatic-speech-recognition]
+    models:
+      text-to-image: [stablediffusion]
+      automatic-speech-recognition: [whisper-1, whisper-1]
+  - url: https://vllm.example
+    key_env: MY_VLLM_KEY
+    models:
+      image-to-text: [Qwen/Qwen2.5-VL-7B-Instruct]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.OpenAI) != 2 {
+		t.Fatalf("servers %+v", c.OpenAI)
+	}
+	a, b := c.OpenAI[0], c.OpenAI[1]
+	if a.URL != "http://localhost:8080" || a.Name != "laptop" || len(a.Models["automatic-speech-recognition"]) != 1 {
+		t.Errorf("first %+v", a)
+	}
+	if b.Name != "openai[1]" || b.Key != "sk-cluster" || strings.Join(b.Tasks, ",") != "image-to-text" || b.Models["image-to-text"][0] != "Qwen/Qwen2.5-VL-7B-Instruct" {
+		t.Errorf("second %+v", b)
+	}
+}
+
+// TestOpenAIServerProblemsNameTheKey: each mistake is refused at start
+// with the key to fix.
+func TestOpenAIServerProblemsNameTheKey(t *testing.T) {
+	for _, tc := range []struct{ yaml, key, msg string }{
+		{"openai:\n  - models: {text-to-image: [sd]}\n", "openai[0].url", "is empty"},
+		{"openai:\n  - url: localhost:8080\n    models: {text-to-image: [sd]}\n", "openai[0].url", "not an http(s) URL"},
+		{"openai:\n  - url: http://a\n    models: {text-to-picture: [sd]}\n", "openai[0].models", `unknown task "text-to-picture"`},
+		{"openai:\n  - url: http://a\n    tasks: [depth-estimation]\n    models: {depth-estimation: [x]}\n", "openai[0].models", "unknown task"},
+		{"openai:\n  - url: http://a\n    tasks: [text-to-image, image-editing]\n    models: {text-to-image: [sd]}\n", "openai[0].models.image-editing", "names no model"},
+		{"openai:\n  - url: http://a\n    tasks: [text-to-image]\n    models: {text-to-image: [sd], text-to-speech: [k]}\n", "openai[0].models.text-to-speech", "not in openai[0].tasks"},
+		{"openai:\n  - url: http://a\n", "openai[0].models", "is empty"},
+		{"openai:\n  - {name: x, url: http://a, models: {ocr: [m]}}\n  - {name: X, url: http://b, models: {ocr: [m]}}\n", "openai[1].name", "also openai[0]"},
+		{"openai:\n  - {url: http://a, key: k, key_env: K, models: {ocr: [m]}}\n", "openai[0].key_env", "not both"},
+	} {
+		_, err := loadFile(t, tc.yaml)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != tc.key || !strings.Contains(ce.Msg, tc.msg) {
+			t.Errorf("%q: err %v, want key %s with %q", tc.yaml, err, tc.key, tc.msg)
+		}
+	}
+}

@@ -1,0 +1,314 @@
+package eval_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/builtin"
+	"github.com/chorusai/chorus/eval"
+	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
+)
+
+// attached finds the path of an attached file of kind in a planning
+// message ("- /tmp/…/house.png (image)").
+func attached(req *api.ChatRequest, kind string) string {
+	last := req.Messages[len(req.Messages)-1].Content
+	m := regexp.MustCompile(`- (\S+) \(` + kind).FindStringSubmatch(last)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// chunks splits s into n streamed pieces, so the fake reports n tokens.
+func chunks(s string, n int) []string {
+	var out []string
+	size := (len(s) + n - 1) / n
+	for len(s) > 0 {
+		k := min(size, len(s))
+		out = append(out, s[:k])
+		s = s[k:]
+	}
+	return out
+}
+
+// engine is a real Chorus engine on the fake Ollama with the embedded
+// catalog; respond scripts the controller.
+func engine(t *testing.T, respond func(req *api.ChatRequest) fakeollama.Reply) (*pipeline.Engine, *fakeollama.Server) {
+	t.Helper()
+	ol := fakeollama.New(t)
+	ol.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
+	ol.OnChat(respond)
+	cat, err := skills.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl, err := controller.New(ol.URL, "ctl", controller.Options{PlanTokens: 512, Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := endpoints.NewRouter(endpoints.ModeHybrid, builtin.New())
+	return pipeline.New(ctl, cat, router, pipeline.Options{OutputDir: t.TempDir()}), ol
+}
+
+func isPlan(req *api.ChatRequest) bool {
+	return pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) == string(pipeline.StagePlanning)
+}
+
+// TestRunScriptedController runs a four-request suite against a controller
+// that answers the gold plan, a near miss, a truncated plan and a cyclic
+// one, and checks every metric against its value computed by hand.
+func TestRunScriptedController(t *testing.T) {
+	suite := &eval.Suite{Name: "scripted", Cases: []eval.Case{
+		{ID: "gold", Shape: eval.ShapeChain, Request: "Describe {house.png} and read the description aloud.", Files: []string{"house.png"},
+			Gold: []pipeline.Task{{ID: 1, Task: "image-to-text"}, {ID: 2, Task: "text-to-speech", Dep: []int{1}}}},
+		{ID: "near-miss", Shape: eval.ShapeChain, Request: "Caption {street.png}, then read the caption aloud.", Files: []string{"street.png"},
+			Gold: []pipeline.Task{{ID: 1, Task: "image-to-text"}, {ID: 2, Task: "text-to-speech", Dep: []int{1}}}},
+		{ID: "truncated", Shape: eval.ShapeSingle, Request: "Read the text in {sign.png}.", Files: []string{"sign.png"},
+			Gold: []pipeline.Task{{ID: 1, Task: "ocr"}}},
+		{ID: "cyclic", Shape: eval.ShapeChain, Request: "Generate an image of a fox and describe it.",
+			Gold: []pipeline.Task{{ID: 1, Task: "text-to-image"}, {ID: 2, Task: "image-to-text", Dep: []int{1}}}},
+	}}
+	var mu sync.Mutex
+	calls := map[string]int{}
+	eng, _ := engine(t, func(req *api.ChatRequest) fakeollama.Reply {
+		if !isPlan(req) {
+			return fakeollama.Reply{Content: `{"choices": []}`}
+		}
+		last := req.Messages[len(req.Messages)-1].Content
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case strings.Contains(last, "house.png"):
+			calls["gold"]++
+			img := attached(req, "image")
+			plan := `{"tasks":[{"task":"image-to-text","id":1,"dep":[],"args":{"image":"` + img + `"}},` +
+				`{"task":"text-to-speech","id":2,"dep":[1],"args":{"text":"<resource>-1"}}]}`
+			return fakeollama.Reply{Chunks: chunks(plan, 12), PromptEvalCount: 100}
+		case strings.Contains(last, "street.png"):
+			// The wrong first task, in a Markdown fence: readable, but
+			// not the strict JSON a schema asks for.
+			calls["near-miss"]++
+			img := attached(req, "image")
+			plan := "```json\n" + `{"tasks":[{"task":"image-classification","id":1,"dep":[],"args":{"image":"` + img + `"}},` +
+				`{"task":"text-to-speech","id":2,"dep":[1],"args":{"text":"<resource>-1"}}]}` + "\n```"
+			return fakeollama.Reply{Chunks: chunks(plan, 8), PromptEvalCount: 100}
+		case strings.Contains(last, "sign.png") || strings.Contains(last, "cut off"):
+			// Cut off by the token limit, and again when re-asked.
+			calls["truncated"]++
+			return fakeollama.Reply{Chunks: chunks(`{"tasks":[{"task":"ocr","id":1,"dep":[],"args":{"image":"`, 5), DoneReason: "length", PromptEvalCount: 100}
+		default:
+			// Each task waits for the other, but only the second uses the
+			// first's output: an ordering-only cycle the validator breaks.
+			calls["cyclic"]++
+			plan := `{"tasks":[{"task":"text-to-image","id":1,"dep":[2],"args":{"text":"a red fox in the snow"}},` +
+				`{"task":"image-to-text","id":2,"dep":[1],"args":{"image":"<resource>-1"}}]}`
+			return fakeollama.Reply{Chunks: chunks(plan, 20), PromptEvalCount: 100}
+		}
+	})
+	var progress []eval.Progress
+	rs, err := eval.Run(context.Background(), eng, "ctl", suite, eval.Options{Progress: func(p eval.Progress) { progress = append(progress, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 4 || len(progress) != 4 || progress[3].Done != 4 || progress[3].Total != 4 {
+		t.Fatalf("%d results, progress %+v", len(rs), progress)
+	}
+	if calls["truncated"] != 2 {
+		t.Errorf("the truncated plan was asked %d times, want 2 (one re-ask)", calls["truncated"])
+	}
+	by := map[string]eval.Result{}
+	for _, r := range rs {
+		by[r.Case] = r
+	}
+	if !by["gold"].ValidAsWritten || !by["gold"].Usable {
+		t.Errorf("gold plan: %+v", by["gold"])
+	}
+	if by["near-miss"].ValidAsWritten || !by["near-miss"].Usable {
+		t.Errorf("a fenced plan is not valid as written but usable: %+v", by["near-miss"])
+	}
+	if by["truncated"].ValidAsWritten || by["truncated"].Usable || len(by["truncated"].Plan) != 0 {
+		t.Errorf("a plan cut off twice is neither: %+v", by["truncated"])
+	}
+	if by["cyclic"].ValidAsWritten || !by["cyclic"].Usable || !by["cyclic"].Score.FoT {
+		t.Errorf("the cycle is repaired into the gold chain: %+v", by["cyclic"])
+	}
+
+	m := eval.Summarize("ctl", suite.Name, len(suite.Cases), 1, false, rs).Metrics["all"]
+	// By hand, per request (gold nodes/edges → predicted → matched):
+	//   gold:      2/1 → 2/1 → 2/1, GED 0
+	//   near-miss: 2/1 → 2/1 → 1/0 (image-classification ≠ image-to-text;
+	//              the edge has an unmatched end), GED 1 (one rename) of
+	//              2+1+2+1 = 6
+	//   truncated: 1/0 → 0/0 → 0/0, GED 1 (insert ocr) of 1
+	//   cyclic:    2/1 → 2/1 → 2/1 after the cycle is broken, GED 0
+	// Valid as written: gold only, 1/4. After repair: all but the
+	// truncated one, 3/4. Task accuracy: the one single-task gold
+	// (truncated) missed, 0/1.
+	// Node F1: matched 2+1+0+2 = 5, predicted 6, gold 7: P 5/6, R 5/7,
+	// F1 = 2·(25/42)/(65/42) = 10/13.
+	// Edge F1: matched 1+0+0+1 = 2 of 3 predicted and 3 gold: 2/3.
+	// GED: (0 + 1/6 + 1 + 0)/4 = 7/24. TS: gold and cyclic, 2/4; FoT the
+	// same, 2/4.
+	// Tokens: prompt 100, 100, 200 (two calls), 100 → median 100;
+	// completion 12, 8, 5+5, 20 → median (10+12)/2 = 11.
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if m.ValidAsWritten != (eval.Rate{Hits: 1, Of: 4}) || m.ValidAfterRepair != (eval.Rate{Hits: 3, Of: 4}) {
+		t.Errorf("valid as written %v, after repair %v; want 1/4, 3/4", m.ValidAsWritten, m.ValidAfterRepair)
+	}
+	if m.TaskAccuracy != (eval.Rate{Hits: 0, Of: 1}) {
+		t.Errorf("task accuracy %v, want 0/1", m.TaskAccuracy)
+	}
+	if !near(m.NodeF1.Precision, 5.0/6) || !near(m.NodeF1.Recall, 5.0/7) || !near(m.NodeF1.F1, 10.0/13) {
+		t.Errorf("node F1 %+v, want P 5/6 R 5/7 F1 10/13", m.NodeF1)
+	}
+	if !near(m.EdgeF1.F1, 2.0/3) {
+		t.Errorf("edge F1 %+v, want 2/3", m.EdgeF1)
+	}
+	if !near(m.GED, 7.0/24) {
+		t.Errorf("GED %v, want 7/24", m.GED)
+	}
+	if m.TS != (eval.Rate{Hits: 2, Of: 4}) || m.FoT != (eval.Rate{Hits: 2, Of: 4}) {
+		t.Errorf("TS %v FoT %v, want 2/4 each", m.TS, m.FoT)
+	}
+	if m.PromptTokens != 100 || m.CompletionTokens != 11 {
+		t.Errorf("median tokens: prompt %v completion %v, want 100, 11", m.PromptTokens, m.CompletionTokens)
+	}
+	if m.Errors != 0 {
+		t.Errorf("%d controller errors, want 0", m.Errors)
+	}
+}
+
+func TestRunStopsOnAModelNotPulled(t *testing.T) {
+	eng, _ := engine(t, func(req *api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{Content: `{"tasks":[]}`} })
+	ctl, err := controller.New(eng.Controller().Host(), "missing:7b", controller.Options{PlanTokens: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite := &eval.Suite{Name: "s", Cases: []eval.Case{{ID: "a", Request: "hi"}, {ID: "b", Request: "hello"}}}
+	rs, err := eval.Run(context.Background(), eng.WithController(ctl), "missing:7b", suite, eval.Options{})
+	if !errors.Is(err, controller.ErrModelNotPulled) || !strings.Contains(err.Error(), "ollama pull missing:7b") {
+		t.Fatalf("err = %v, want model not pulled naming `ollama pull missing:7b`", err)
+	}
+	if len(rs) != 0 {
+		t.Errorf("%d results from a model that is not there", len(rs))
+	}
+}
+
+func TestRunCancelledKeepsWhatItHas(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var n atomic.Int32
+	eng, _ := engine(t, func(req *api.ChatRequest) fakeollama.Reply {
+		if n.Add(1) == 2 {
+			cancel() // Ctrl+C while the second request is being planned
+		}
+		return fakeollama.Reply{Content: `{"tasks":[{"task":"text-to-image","id":1,"dep":[],"args":{"text":"a fox"}}]}`}
+	})
+	suite := &eval.Suite{Name: "s", Cases: []eval.Case{{ID: "a", Request: "draw a fox", Gold: []pipeline.Task{{ID: 1, Task: "text-to-image"}}}, {ID: "b", Request: "draw a cat"}, {ID: "c", Request: "draw a dog"}}}
+	rs, err := eval.Run(ctx, eng, "ctl", suite, eval.Options{Repeat: 2})
+	if !errors.Is(err, pipeline.ErrCancelled) {
+		t.Fatalf("err = %v, want cancelled", err)
+	}
+	if len(rs) < 1 || len(rs) > 2 || rs[0].Case != "a" || !rs[0].Score.FoT {
+		t.Errorf("results so far = %+v, want the first request's (and perhaps the second's)", rs)
+	}
+}
+
+// oracleArgs writes arguments for a gold task the way a good planner
+// would: a media or text argument takes a dependency's output of that kind
+// when there is one, else an attached file of that kind, else (text) a
+// literal.
+func oracleArgs(cat *skills.Catalog, gold []pipeline.Task, task pipeline.Task, files []string) map[string]string {
+	s, _ := cat.Skill(task.Task)
+	args := map[string]string{}
+	for _, a := range s.Args {
+		if a.Optional {
+			continue
+		}
+		for _, d := range task.Dep {
+			dep, _ := cat.Skill(gold[d-1].Task)
+			if slices.Contains(dep.Outputs, a.Type) {
+				args[a.Name] = pipeline.RefString(d)
+				break
+			}
+		}
+		if _, ok := args[a.Name]; ok {
+			continue
+		}
+		for _, f := range files {
+			if pipeline.ModalityOf(f) == a.Type {
+				args[a.Name] = f
+			}
+		}
+		if _, ok := args[a.Name]; !ok && a.Type == skills.Text {
+			args[a.Name] = "a red fox in the snow"
+		}
+	}
+	return args
+}
+
+// TestEmbeddedSuiteGoldRuns: a controller that answers every request of
+// the embedded suite with its gold plan scores perfectly — the gold plans
+// are plans Chorus's validator keeps as they are.
+func TestEmbeddedSuiteGoldRuns(t *testing.T) {
+	suite, err := eval.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := skills.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	byRequest := map[string]string{}
+	for _, c := range suite.Cases {
+		turn, err := c.Turn(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tasks []map[string]any
+		for _, g := range c.Gold {
+			tasks = append(tasks, map[string]any{"task": g.Task, "id": g.ID, "dep": append([]int{}, g.Dep...), "args": oracleArgs(cat, c.Gold, g, turn.Attachments)})
+		}
+		b, _ := json.Marshal(map[string]any{"tasks": tasks})
+		byRequest["Request: "+turn.Request] = string(b)
+	}
+	eng, _ := engine(t, func(req *api.ChatRequest) fakeollama.Reply {
+		last := req.Messages[len(req.Messages)-1].Content
+		for k, plan := range byRequest {
+			if strings.HasSuffix(last, k) {
+				return fakeollama.Reply{Content: plan}
+			}
+		}
+		return fakeollama.Reply{Content: `{"tasks":[]}`}
+	})
+	rs, err := eval.Run(context.Background(), eng, "ctl", suite, eval.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		if !r.ValidAsWritten || !r.Score.FoT {
+			t.Errorf("%s: valid as written %v, FoT %v, notes %q, plan %+v", r.Case, r.ValidAsWritten, r.Score.FoT, r.Notes, r.Plan)
+		}
+	}
+	m := eval.Summarize("ctl", suite.Name, len(suite.Cases), 1, false, rs).Metrics["all"]
+	if m.NodeF1.F1 != 1 || m.EdgeF1.F1 != 1 || m.GED != 0 {
+		t.Errorf("the gold scores node F1 %v, edge F1 %v, GED %v; want 1, 1, 0", m.NodeF1.F1, m.EdgeF1.F1, m.GED)
+	}
+}
