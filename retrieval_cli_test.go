@@ -87,3 +87,43 @@ func TestRunRetrievalFeedsQuestionAnswering(t *testing.T) {
 		t.Errorf("the answer prompt does not carry the retrieved text inside <data>:\n%s", answerPrompt)
 	}
 }
+
+// TestRunRetrievalLocalModeUsesSearxNG: under inference_mode local a
+// Wikipedia lookup would leave the network, so the plan's retrieval runs on
+// the SearxNG instance on this machine, and Wikipedia is never asked.
+func TestRunRetrievalLocalModeUsesSearxNG(t *testing.T) {
+	wiki := fakeweb.NewWikipedia(t, fakeweb.Article{Title: "Lisbon", Extract: "Lisbon is the capital of Portugal."})
+	searx := fakeweb.NewSearxNG(t, fakeweb.Page{URL: "https://example.org/lisbon", Title: "Lisbon trams", Content: "Tram 28 climbs through Alfama."})
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		if stageOf(req) == "plan" {
+			return fakeollama.Reply{Content: `{"tasks":[{"task":"retrieval","id":1,"dep":[],"args":{"text":"Lisbon trams"}}]}`}
+		}
+		return fakeollama.Reply{Content: "Tram 28 climbs through Alfama."}
+	})
+	t.Setenv("CHORUS_INFERENCE_MODE", "local")
+	t.Setenv("CHORUS_RETRIEVAL_WIKIPEDIA_URL", wiki.URL)
+	t.Setenv("CHORUS_RETRIEVAL_SEARXNG_URL", searx.URL)
+
+	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "look up the Lisbon trams")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var model, end map[string]any
+	for _, ev := range jsonLines(t, stdout) {
+		switch ev["type"] {
+		case "model":
+			model = ev
+		case "task_end":
+			end = ev
+		}
+	}
+	if txt, _ := end["result"].(string); model["model"] != "searxng/json-api" || end["status"] != "ok" || !strings.Contains(txt, "Tram 28 climbs through Alfama") {
+		t.Fatalf("model %v, task_end %v: want the lookup on the local SearxNG", model, end)
+	}
+	if n := len(wiki.Requests()); n != 0 {
+		t.Errorf("Wikipedia was asked %d times in local mode", n)
+	}
+	if r := searx.Requests(); len(r) != 1 || r[0].Query.Get("q") != "Lisbon trams" {
+		t.Errorf("SearxNG requests %+v", r)
+	}
+}
