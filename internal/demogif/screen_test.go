@@ -160,6 +160,13 @@ func TestScreenAnswersQueries(t *testing.T) {
 //	tmux -L g respawn-pane -k -t g 'stty -opost; cat testdata/chorus-100x30.raw; sleep 60'
 //	tmux -L g display -p -t g '#{cursor_x},#{cursor_y} #{alternate_on}'
 //	tmux -L g capture-pane -p -t g > testdata/chorus-100x30.tmux.txt
+//	tmux -L g capture-pane -e -N -p -t g > testdata/chorus-100x30.tmux-styled.txt
+//
+// The styled capture (-e) carries colours and attributes, written as SGR
+// sequences whose state runs on from line to line; played into a fresh
+// screen it gives tmux's cells to compare with ours. The bottom-right cell
+// is left out: Bubble Tea never writes it (that would scroll) and tmux's
+// capture drops what erasing left there.
 func TestScreenMatchesTmux(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -202,6 +209,37 @@ func TestScreenMatchesTmux(t *testing.T) {
 			}
 			if !s.altActive {
 				t.Error("not on the alternate screen, where Chorus draws")
+			}
+
+			styled, err := os.ReadFile("testdata/" + tc.name + ".tmux-styled.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			theirs := NewScreen(tc.cols, tc.rows, nil)
+			lines := strings.Split(strings.TrimSuffix(string(styled), "\n"), "\n")
+			_, _ = theirs.Write([]byte(strings.Join(lines, "\r\n")))
+			diffs := 0
+			for y := range tc.rows {
+				for x := range tc.cols {
+					if x == tc.cols-1 && y == tc.rows-1 {
+						continue
+					}
+					ours, tmux := s.Cell(x, y), theirs.Cell(x, y)
+					if ours.Rune == ' ' {
+						ours.Rune = 0
+					}
+					if tmux.Rune == ' ' {
+						tmux.Rune = 0
+					}
+					if ours != tmux {
+						if diffs++; diffs <= 5 {
+							t.Errorf("cell %d,%d: %+v; tmux has %+v", x, y, ours, tmux)
+						}
+					}
+				}
+			}
+			if diffs > 5 {
+				t.Errorf("… %d cells differ in all", diffs)
 			}
 		})
 	}
