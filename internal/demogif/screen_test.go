@@ -141,51 +141,107 @@ func TestScreenAnswersQueries(t *testing.T) {
 	}
 }
 
-// TestScreenMatchesTmux replays what Chorus wrote to a 100×30 terminal
-// during the demo (testdata/chorus-100x30.raw, recorded with
-// go run ./internal/demogif/render -transcript … testdata/chorus-100x30.tape)
-// and checks the screen against what tmux, an independent emulator, shows
-// for the same bytes:
+// TestScreenMatchesTmux replays what Chorus wrote to a terminal and checks
+// the screen against what tmux, an independent emulator, shows for the same
+// bytes:
+//
+//   - chorus-100x30.raw: the narrow layout, recorded with
+//     go run ./internal/demogif/render -transcript … testdata/chorus-100x30.tape;
+//   - chorus-157x46.raw: the demo itself (docs/demo.tape, panes beside the
+//     chat, scroll regions), cut at the end of the last synchronized update
+//     before Chorus quits.
+//
+// The goldens are tmux's screens, captured with the terminal's output
+// processing off, as Chorus's raw mode has it (a bare \n must not return
+// the carriage):
 //
 //	tmux -u -f /dev/null -L g new-session -d -s g -x 100 -y 30 'sleep 60'
 //	tmux -L g set -g status off
-//	tmux -L g respawn-pane -k -t g 'cat testdata/chorus-100x30.raw; sleep 60'
+//	tmux -L g respawn-pane -k -t g 'stty -opost; cat testdata/chorus-100x30.raw; sleep 60'
+//	tmux -L g display -p -t g '#{cursor_x},#{cursor_y} #{alternate_on}'
 //	tmux -L g capture-pane -p -t g > testdata/chorus-100x30.tmux.txt
+//	tmux -L g capture-pane -e -N -p -t g > testdata/chorus-100x30.tmux-styled.txt
 //
-// tmux also reported the cursor at column 2, row 28, on the alternate
-// screen.
+// The styled capture (-e) carries colours and attributes, written as SGR
+// sequences whose state runs on from line to line; played into a fresh
+// screen it gives tmux's cells to compare with ours. The bottom-right cell
+// is left out: Bubble Tea never writes it (that would scroll) and tmux's
+// capture drops what erasing left there.
 func TestScreenMatchesTmux(t *testing.T) {
-	raw, err := os.ReadFile("testdata/chorus-100x30.raw")
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name       string
+		cols, rows int
+		curX, curY int // where tmux had the cursor
+	}{
+		{"chorus-100x30", 100, 30, 2, 28},
+		{"chorus-157x46", 157, 46, 7, 44},
 	}
-	golden, err := os.ReadFile("testdata/chorus-100x30.tmux.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := NewScreen(100, 30, nil)
-	_, _ = s.Write(raw)
-	want := strings.TrimRight(trimLines(string(golden)), "\n")
-	if got := s.String(); got != want {
-		gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
-		for i := range max(len(gl), len(wl)) {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, err := os.ReadFile("testdata/" + tc.name + ".raw")
+			if err != nil {
+				t.Fatal(err)
 			}
-			if i < len(wl) {
-				w = wl[i]
+			golden, err := os.ReadFile("testdata/" + tc.name + ".tmux.txt")
+			if err != nil {
+				t.Fatal(err)
 			}
-			if g != w {
-				t.Errorf("row %d:\n got %q\nwant %q", i, g, w)
+			s := NewScreen(tc.cols, tc.rows, nil)
+			_, _ = s.Write(raw)
+			want := strings.TrimRight(trimLines(string(golden)), "\n")
+			if got := s.String(); got != want {
+				gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+				for i := range max(len(gl), len(wl)) {
+					var g, w string
+					if i < len(gl) {
+						g = gl[i]
+					}
+					if i < len(wl) {
+						w = wl[i]
+					}
+					if g != w {
+						t.Errorf("row %d:\n got %q\nwant %q", i, g, w)
+					}
+				}
 			}
-		}
-	}
-	if x, y, _ := s.Cursor(); x != 2 || y != 28 {
-		t.Errorf("cursor at %d,%d; tmux had it at 2,28", x, y)
-	}
-	if !s.altActive {
-		t.Error("not on the alternate screen, where Chorus draws")
+			if x, y, _ := s.Cursor(); x != tc.curX || y != tc.curY {
+				t.Errorf("cursor at %d,%d; tmux had it at %d,%d", x, y, tc.curX, tc.curY)
+			}
+			if !s.altActive {
+				t.Error("not on the alternate screen, where Chorus draws")
+			}
+
+			styled, err := os.ReadFile("testdata/" + tc.name + ".tmux-styled.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			theirs := NewScreen(tc.cols, tc.rows, nil)
+			lines := strings.Split(strings.TrimSuffix(string(styled), "\n"), "\n")
+			_, _ = theirs.Write([]byte(strings.Join(lines, "\r\n")))
+			diffs := 0
+			for y := range tc.rows {
+				for x := range tc.cols {
+					if x == tc.cols-1 && y == tc.rows-1 {
+						continue
+					}
+					ours, tmux := s.Cell(x, y), theirs.Cell(x, y)
+					if ours.Rune == ' ' {
+						ours.Rune = 0
+					}
+					if tmux.Rune == ' ' {
+						tmux.Rune = 0
+					}
+					if ours != tmux {
+						if diffs++; diffs <= 5 {
+							t.Errorf("cell %d,%d: %+v; tmux has %+v", x, y, ours, tmux)
+						}
+					}
+				}
+			}
+			if diffs > 5 {
+				t.Errorf("… %d cells differ in all", diffs)
+			}
+		})
 	}
 }
 
