@@ -215,13 +215,8 @@ func (e *Endpoint) Provider(task, model string) string {
 
 // Remote says why no server with model for task is local, or "" when one
 // is (Infer then uses only the local ones, given Request.LocalOnly). A
-// server is local when its host is this machine or the
-// local network: a loopback, private (RFC 1918, fc00::/7), link-local or
-// shared (100.64/10, as Tailscale uses) address, "localhost", or a name
-// that cannot be a public one — a single label ("vllm" inside a cluster)
-// or under .local, .lan, .internal, .home.arpa or .localhost. Any other
-// name is treated as remote without resolving it: the constraint must not
-// depend on what DNS says at the moment.
+// server is local when endpoints.IsLocalHost says its host is: judged from
+// the URL, never from what DNS says at the moment.
 func (e *Endpoint) Remote(task, model string) string {
 	servers := e.candidates(task, model)
 	if len(servers) == 0 || slices.ContainsFunc(servers, (*Server).local) {
@@ -238,13 +233,8 @@ func (e *Endpoint) Remote(task, model string) string {
 // local reports whether s is on this machine or a private network.
 func (s *Server) local() bool {
 	u, err := url.Parse(s.URL)
-	return err == nil && IsLocalHost(u.Hostname())
+	return err == nil && endpoints.IsLocalHost(u.Hostname())
 }
-
-// IsLocalHost reports whether host names this machine or a private
-// network, by the rule Remote documents (endpoints.IsLocalHost, which
-// retrieval's SearxNG shares).
-func IsLocalHost(host string) bool { return endpoints.IsLocalHost(host) }
 
 // Infer runs req.Model on the first configured server that serves it,
 // going on to the next one that does when a server cannot be reached or

@@ -297,8 +297,8 @@ func TestDiscoverAndLocality(t *testing.T) {
 	}
 	for host, local := range map[string]bool{"localhost": true, "10.1.2.3": true, "192.168.0.9": true, "fd00::1": true, "vllm": true,
 		"gpu.lan": true, "100.101.1.1": true, "8.8.8.8": false, "api.openai.com": false, "": false} {
-		if got := openai.IsLocalHost(host); got != local {
-			t.Errorf("IsLocalHost(%q) = %v, want %v", host, got, local)
+		if got := endpoints.IsLocalHost(host); got != local {
+			t.Errorf("endpoints.IsLocalHost(%q) = %v, want %v", host, got, local)
 		}
 	}
 }
