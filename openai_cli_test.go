@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -196,6 +197,14 @@ func TestModelsListOpenAIServers(t *testing.T) {
 	if !strings.Contains(stdout, "openai (localai)") {
 		t.Errorf("a loopback server is local: %q", stdout)
 	}
+	// In hybrid mode the catalog's cloud models are candidates too; the
+	// model the configuration names for the task ranks first.
+	t.Setenv("CHORUS_INFERENCE_MODE", "hybrid")
+	stdout, _, _ = runCLI("models", "list", "visual-question-answering")
+	if !regexp.MustCompile(`\* 1\.\s+qwen2\.5-vl\s`).MatchString(stdout) {
+		t.Errorf("hybrid: the configured model is not ranked first:\n%s", stdout)
+	}
+	t.Setenv("CHORUS_INFERENCE_MODE", "local")
 
 	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
 	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
