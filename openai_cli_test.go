@@ -239,3 +239,37 @@ func TestConfigNeverShowsOpenAIKeys(t *testing.T) {
 		t.Errorf("config output:\n%s", stdout)
 	}
 }
+
+// TestRunCatalogModelOnOpenAIServer: a vLLM-style server serving a model
+// the catalog lists under its Hub id (openai/whisper-large-v3-turbo) runs
+// it in hybrid mode before the cloud: the catalog's model gains the
+// openai route, keeps its catalog facts (licence), and ranks first.
+func TestRunCatalogModelOnOpenAIServer(t *testing.T) {
+	wav := filepath.Join(t.TempDir(), "note.wav")
+	if err := os.WriteFile(wav, fakehf.WAV(800, 16000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newCLIEnv(t, onePlan("automatic-speech-recognition", `{"audio":"`+wav+`"}`))
+	e.serveSkill("automatic-speech-recognition")
+	const id = "openai/whisper-large-v3-turbo"
+	fake := fakeopenai.New(t, id)
+	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "inference_mode: hybrid\nopenai:\n  - name: vllm\n    url: " + fake.URL + "\n    models:\n      automatic-speech-recognition: [" + id + "]\n"
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	model, end, _ := runEvents(t, "--out", e.out, "--attach", wav, "transcribe this")
+	if model["model"] != id || model["endpoint"] != "openai" || model["provider"] != "vllm" {
+		t.Errorf("model event %v, want %s on openai (vllm)", model, id)
+	}
+	cands, _ := model["candidates"].([]any)
+	if len(cands) == 0 || cands[0].(map[string]any)["license"] != "mit" {
+		t.Errorf("candidates %v: the catalog's facts should stay", cands)
+	}
+	if end["status"] != "ok" || len(fake.Requests("/v1/audio/transcriptions")) != 1 || len(e.hf.RequestsFor(id)) != 0 {
+		t.Errorf("task_end %v; the server got %d calls, Hugging Face %d", end, len(fake.Requests("/v1/audio/transcriptions")), len(e.hf.RequestsFor(id)))
+	}
+}

@@ -330,15 +330,17 @@ func infos(cs []*candidate) []Candidate {
 }
 
 // models lists the catalog's candidates for s plus those endpoints discover
-// (pulled Ollama models), without duplicates. An endpoint that cannot say
-// what it offers (Ollama not running) comes back as an exclusion with its
-// reason, so a missing model is explained rather than silently absent.
+// (pulled Ollama models, OpenAI-compatible servers' models), without
+// duplicates: a catalog model an endpoint also offers gains its route. An
+// endpoint that cannot say what it offers (Ollama not running) comes back
+// as an exclusion with its reason, so a missing model is explained rather
+// than silently absent.
 func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) ([]skills.Model, []Exclusion) {
 	out := slices.Clone(s.Models)
 	var unseen []Exclusion
-	seen := map[string]bool{}
-	for _, m := range out {
-		seen[strings.ToLower(m.ID)] = true
+	seen := map[string]int{} // lower-case id → index in out
+	for i, m := range out {
+		seen[strings.ToLower(m.ID)] = i
 	}
 	for _, d := range e.router.Discoverers(localOnly) {
 		kind := "discovered"
@@ -353,10 +355,19 @@ func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) ([
 			continue
 		}
 		for _, o := range offers {
-			if seen[strings.ToLower(o.ID)] {
+			if i, ok := seen[strings.ToLower(o.ID)]; ok {
+				// A model the catalog lists that this endpoint also
+				// serves (a vLLM server with openai/whisper-large-v3)
+				// gains the route and keeps the catalog's facts; the
+				// catalog's slice is not touched.
+				m := &out[i]
+				if !m.ServedBy(kind) {
+					m.Endpoints = append(slices.Clone(m.Endpoints), kind)
+				}
+				m.Configured = m.Configured || o.Configured
 				continue
 			}
-			seen[strings.ToLower(o.ID)] = true
+			seen[strings.ToLower(o.ID)] = len(out)
 			out = append(out, skills.Model{ID: o.ID, Description: o.Description, Params: o.Params, SizeBytes: o.SizeBytes,
 				License: o.License, Endpoints: []string{kind}, Configured: o.Configured})
 		}
