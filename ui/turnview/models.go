@@ -42,6 +42,10 @@ func ModelLines(pc RenderContext) []string {
 		if why == "" || strings.HasPrefix(c.Decided, "only") || strings.HasPrefix(c.Decided, "constraint") {
 			why = c.Decided
 		}
+		if c.Unmet != "" {
+			// Said first, so a narrow pane does not clip it away.
+			why = "constraint not applied · " + why
+		}
 		switch {
 		case c.Endpoint == pipeline.EndpointController:
 			out = append(out, head+st.Accent.Render("the controller")+st.Dim.Render(" · "+cmpOr(c.Model, t.Model)+" · "+c.Decided))

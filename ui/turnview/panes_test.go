@@ -158,3 +158,23 @@ func TestExecutionSaysWhereATaskReallyRan(t *testing.T) {
 		t.Errorf("task 2 ran where it started; no second line expected:\n%s", exec)
 	}
 }
+
+// TestModelsPaneSaysAConstraintWasNotApplied: a best= constraint no
+// candidate could honour shows in the Models pane, briefly when collapsed
+// and in full when expanded.
+func TestModelsPaneSaysAConstraintWasNotApplied(t *testing.T) {
+	st := theme.NewStyles()
+	now := fixedNow
+	tr := NewTurn(1, "req", nil, "qwen3:8b", now)
+	tr.Apply(pipeline.PlanEvent{Tasks: []pipeline.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "/a.png"}}}}, now)
+	tr.Apply(pipeline.ModelEvent{ID: 1, Task: "image-to-text", Model: "Salesforce/blip", Endpoint: "huggingface", Decided: "top-ranked",
+		Reason: "most downloaded", Unmet: "no candidate reports cider coco — fell back to downloads"}, now)
+	pc := RenderContext{Styles: &st, Turn: tr, Now: now, Width: 100, ExpandKey: "f6"}
+	if models := plainLines(ModelLines(pc)); !strings.Contains(models, "Salesforce/blip · huggingface · constraint not applied · most") {
+		t.Errorf("collapsed models pane:\n%s", models)
+	}
+	pc.Expanded = true
+	if models := plainLines(ModelLines(pc)); !strings.Contains(models, "constraint not applied: no candidate reports cider coco") {
+		t.Errorf("expanded models pane:\n%s", models)
+	}
+}
