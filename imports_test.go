@@ -29,7 +29,8 @@ var importRules = map[string][]string{
 	// Each endpoint kind is a room of its own: it may use the contract,
 	// the wire format, the Hugging Face client (the local hf protocol
 	// reuses it), the image library, the trust rule.
-	"endpoints/*": {"endpoints", "endpoints/hfapi", "endpoints/huggingface", "imaging", "scope", "skills", "text"},
+	// endpoints/chattask is the chat-model task table ollama and openai share.
+	"endpoints/*": {"endpoints", "endpoints/chattask", "endpoints/hfapi", "endpoints/huggingface", "imaging", "scope", "skills", "text"},
 	// config validates the openai list against the tasks that kind serves.
 	"config":   {"endpoints", "endpoints/openai", "skills", "text"},
 	"pipeline": {"controller", "endpoints", "imaging", "scope", "skills", "text"},

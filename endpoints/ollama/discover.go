@@ -13,6 +13,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/chattask"
 )
 
 // showParallel bounds concurrent /api/show calls while building the
@@ -213,7 +214,7 @@ func detectLicense(text string) string {
 // image tasks, any text-generating model for text tasks. Embedding-only
 // models are never offered.
 func (e *Endpoint) Discover(ctx context.Context, task string) ([]endpoints.Offer, error) {
-	spec, ok := tasks[task]
+	spec, ok := chattask.Lookup(task)
 	if !ok {
 		return nil, nil
 	}
@@ -223,7 +224,7 @@ func (e *Endpoint) Discover(ctx context.Context, task string) ([]endpoints.Offer
 	}
 	var out []endpoints.Offer
 	for _, m := range inv {
-		if e.fits(m, task, spec.vision) != nil {
+		if e.fits(m, task, spec.Vision) != nil {
 			continue
 		}
 		out = append(out, endpoints.Offer{ID: m.name, Description: describe(m), Params: m.params, SizeBytes: m.size, License: m.license})

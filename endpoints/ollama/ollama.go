@@ -26,6 +26,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/chattask"
 	"github.com/chorusai/chorus/imaging"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
@@ -149,7 +150,7 @@ func (e *Endpoint) host() string {
 // Check reports whether model is pulled and can do task. It reuses the
 // cached model list, so it is cheap.
 func (e *Endpoint) Check(ctx context.Context, task, model string) error {
-	spec, ok := tasks[task]
+	spec, ok := chattask.Lookup(task)
 	if !ok {
 		return fmt.Errorf("%w: Ollama models are not used for %s", endpoints.ErrUnsupported, task)
 	}
@@ -157,7 +158,7 @@ func (e *Endpoint) Check(ctx context.Context, task, model string) error {
 	if err != nil {
 		return err
 	}
-	return e.fits(m, task, spec.vision)
+	return e.fits(m, task, spec.Vision)
 }
 
 // fits says whether a pulled model has the capability a task needs.
@@ -226,21 +227,21 @@ func modelKey(name string) string {
 // Infer runs task on the model with a non-streaming chat call and a prompt
 // written for the task.
 func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
-	spec, ok := tasks[req.Task]
+	spec, ok := chattask.Lookup(req.Task)
 	if !ok {
 		return endpoints.Result{}, fmt.Errorf("%w: Ollama models are not used for %s", endpoints.ErrUnsupported, req.Task)
 	}
-	call, err := spec.build(req)
+	call, err := spec.Build(req)
 	if err != nil {
 		return endpoints.Result{}, err
 	}
-	msg := api.Message{Role: "user", Content: call.user}
-	if !call.image.IsZero() {
+	msg := api.Message{Role: "user", Content: call.User}
+	if !call.Image.IsZero() {
 		name := req.Args["image"]
 		if name == "" {
-			name = call.image.Asked()
+			name = call.Image.Asked()
 		}
-		img, err := e.readImage(call.image, name)
+		img, err := e.readImage(call.Image, name)
 		if err != nil {
 			return endpoints.Result{}, err
 		}
@@ -250,7 +251,7 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 	if err != nil {
 		return endpoints.Result{}, err
 	}
-	if err := e.fits(m, req.Task, spec.vision); err != nil {
+	if err := e.fits(m, req.Task, spec.Vision); err != nil {
 		return endpoints.Result{}, err
 	}
 	e.reportLoading(ctx, req)
@@ -259,15 +260,15 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 	if opts == nil {
 		opts = map[string]any{}
 	}
-	if _, set := opts["temperature"]; !set && call.temperature >= 0 {
-		opts["temperature"] = call.temperature
+	if _, set := opts["temperature"]; !set && call.Temperature >= 0 {
+		opts["temperature"] = call.Temperature
 	}
 	var msgs []api.Message
-	if call.system != "" {
-		msgs = append(msgs, api.Message{Role: "system", Content: call.system})
+	if call.System != "" {
+		msgs = append(msgs, api.Message{Role: "system", Content: call.System})
 	}
 	stream := false
-	chat := &api.ChatRequest{Model: req.Model, Messages: append(msgs, msg), Stream: &stream, Format: call.format, Options: opts}
+	chat := &api.ChatRequest{Model: req.Model, Messages: append(msgs, msg), Stream: &stream, Format: call.Format, Options: opts}
 
 	var resp api.ChatResponse
 	var done bool
@@ -286,7 +287,7 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 	if !done {
 		return endpoints.Result{}, fmt.Errorf("%w: Ollama at %s ended the answer from %s before it was complete — is the server still running?", endpoints.ErrUnreachable, e.host(), req.Model)
 	}
-	res, err := call.parse(resp.Message.Content)
+	res, err := call.Parse(resp.Message.Content)
 	if err != nil {
 		if resp.DoneReason == "length" {
 			err = fmt.Errorf("%w (the answer hit the token limit)", err)

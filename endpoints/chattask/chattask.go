@@ -1,4 +1,11 @@
-package ollama
+// Package chattask is the table of expert tasks a chat model serves —
+// captioning, questions about an image, OCR, classification, text tasks —
+// each as a prompt written for the task (a system brief, the user's text,
+// the image to attach, a JSON schema where the answer is structured) and a
+// reader that turns the reply into Hugging Face's result shape. The ollama
+// kind and the openai kind (OpenAI-compatible servers) both send these
+// calls, so a task is asked and read the same way whichever server runs it.
+package chattask
 
 import (
 	"encoding/json"
@@ -14,46 +21,54 @@ import (
 	"github.com/chorusai/chorus/scope"
 )
 
-// taskSpec is how an Ollama model serves one task.
-type taskSpec struct {
-	// vision marks tasks that send an image and need a vision model.
-	vision bool
-	build  func(req endpoints.Request) (chatCall, error)
+// Spec is how a chat model serves one task.
+type Spec struct {
+	// Vision marks tasks that send an image and need a vision model.
+	Vision bool
+	// Build prepares the call for a request, or says what is missing.
+	Build func(req endpoints.Request) (Call, error)
 }
 
-// chatCall is one prepared chat call and how to read its answer.
-type chatCall struct {
-	system, user string
-	// image is the checked file of the image to attach, if any.
-	image scope.File
-	// format is a JSON schema for structured answers.
-	format json.RawMessage
-	// temperature for the call; negative leaves the model's default.
-	temperature float64
-	parse       func(content string) (endpoints.Result, error)
+// Call is one prepared chat call and how to read its answer.
+type Call struct {
+	System, User string
+	// Image is the checked file of the image to attach, if any.
+	Image scope.File
+	// Format is a JSON schema for structured answers.
+	Format json.RawMessage
+	// Temperature for the call; negative leaves the model's default.
+	Temperature float64
+	// Parse reads the reply's content into the task's result.
+	Parse func(content string) (endpoints.Result, error)
 }
 
-// tasks are the tasks Ollama models serve, by skill name.
-var tasks = map[string]taskSpec{
-	"image-to-text":                  {vision: true, build: buildCaption},
-	"visual-question-answering":      {vision: true, build: buildVQA},
-	"document-question-answering":    {vision: true, build: buildDocQA},
-	"ocr":                            {vision: true, build: buildVisionOCR},
-	"image-classification":           {vision: true, build: buildImageClassification},
-	"zero-shot-image-classification": {vision: true, build: buildZeroShotImage},
-	"summarization":                  {build: buildSummary},
-	"translation":                    {build: buildTranslation},
-	"text-generation":                {build: buildTextGeneration},
-	"conversational":                 {build: buildConversational},
-	"social-media-post":              {build: buildSocialPost},
-	"text2text-generation":           {build: buildText2Text},
-	"question-answering":             {build: buildQA},
-	"text-classification":            {build: buildTextClassification},
-	"token-classification":           {build: buildTokenClassification},
-	"sentence-similarity":            {build: buildSentenceSimilarity},
+// Lookup returns how a chat model serves task.
+func Lookup(task string) (Spec, bool) {
+	s, ok := tasks[task]
+	return s, ok
 }
 
-// Tasks returns the task names Ollama models can serve, sorted.
+// tasks are the tasks chat models serve, by skill name.
+var tasks = map[string]Spec{
+	"image-to-text":                  {Vision: true, Build: buildCaption},
+	"visual-question-answering":      {Vision: true, Build: buildVQA},
+	"document-question-answering":    {Vision: true, Build: buildDocQA},
+	"ocr":                            {Vision: true, Build: buildVisionOCR},
+	"image-classification":           {Vision: true, Build: buildImageClassification},
+	"zero-shot-image-classification": {Vision: true, Build: buildZeroShotImage},
+	"summarization":                  {Build: buildSummary},
+	"translation":                    {Build: buildTranslation},
+	"text-generation":                {Build: buildTextGeneration},
+	"conversational":                 {Build: buildConversational},
+	"social-media-post":              {Build: buildSocialPost},
+	"text2text-generation":           {Build: buildText2Text},
+	"question-answering":             {Build: buildQA},
+	"text-classification":            {Build: buildTextClassification},
+	"token-classification":           {Build: buildTokenClassification},
+	"sentence-similarity":            {Build: buildSentenceSimilarity},
+}
+
+// Tasks returns the task names chat models can serve, sorted.
 func Tasks() []string {
 	out := make([]string, 0, len(tasks))
 	for t := range tasks {
@@ -63,56 +78,56 @@ func Tasks() []string {
 	return out
 }
 
-func buildCaption(req endpoints.Request) (chatCall, error) {
+func buildCaption(req endpoints.Request) (Call, error) {
 	img, err := req.File("image", "the image to describe")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
-	return chatCall{
-		system: endpoints.CaptionBrief,
-		user:   "Describe this image.", image: img, temperature: 0.2, parse: textAnswer,
+	return Call{
+		System: endpoints.CaptionBrief,
+		User:   "Describe this image.", Image: img, Temperature: 0.2, Parse: textAnswer,
 	}, nil
 }
 
-func buildVQA(req endpoints.Request) (chatCall, error) {
+func buildVQA(req endpoints.Request) (Call, error) {
 	img, err := req.File("image", "the image the question is about")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
 	q, err := req.Arg("text", "the question about the image")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
-	return chatCall{
-		system: endpoints.VQABrief,
-		user:   q, image: img, temperature: 0, parse: textAnswer,
+	return Call{
+		System: endpoints.VQABrief,
+		User:   q, Image: img, Temperature: 0, Parse: textAnswer,
 	}, nil
 }
 
-func buildDocQA(req endpoints.Request) (chatCall, error) {
+func buildDocQA(req endpoints.Request) (Call, error) {
 	img, err := req.File("image", "the document image")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
 	q, err := req.Arg("text", "the question about the document")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
-	return chatCall{
-		system: endpoints.DocQABrief,
-		user:   q, image: img, temperature: 0, parse: textAnswer,
+	return Call{
+		System: endpoints.DocQABrief,
+		User:   q, Image: img, Temperature: 0, Parse: textAnswer,
 	}, nil
 }
 
-func buildVisionOCR(req endpoints.Request) (chatCall, error) {
+func buildVisionOCR(req endpoints.Request) (Call, error) {
 	img, err := req.File("image", "the image to read text from")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
-	return chatCall{
-		system: endpoints.OCRBrief,
-		user:   "Transcribe the text in this image.", image: img, temperature: 0,
-		parse: func(s string) (endpoints.Result, error) {
+	return Call{
+		System: endpoints.OCRBrief,
+		User:   "Transcribe the text in this image.", Image: img, Temperature: 0,
+		Parse: func(s string) (endpoints.Result, error) {
 			return endpoints.Result{Text: strings.TrimSpace(stripThinking(s))}, nil
 		},
 	}, nil
@@ -140,20 +155,20 @@ func labelsResult(ls []labelScore) (endpoints.Result, error) {
 	return endpoints.Result{Text: renderLabels(ls), Data: data}, nil
 }
 
-func buildImageClassification(req endpoints.Request) (chatCall, error) {
+func buildImageClassification(req endpoints.Request) (Call, error) {
 	img, err := req.File("image", "the image to classify")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
 	schema := `{"type":"object","properties":{"labels":{"type":"array","minItems":1,"maxItems":5,"items":{"type":"object",` +
 		`"properties":{"label":{"type":"string"},"score":{"type":"number","minimum":0,"maximum":1}},"required":["label","score"]}}},` +
 		`"required":["labels"]}`
-	return chatCall{
-		system: "You are an image classifier. Name the main subject of the attached image with up to 5 candidate labels " +
+	return Call{
+		System: "You are an image classifier. Name the main subject of the attached image with up to 5 candidate labels " +
 			"(short common nouns such as \"tabby cat\" or \"sports car\"), each with a confidence between 0 and 1, most likely first. " +
 			"Answer in JSON.",
-		user: "Classify this image.", image: img, format: json.RawMessage(schema), temperature: 0,
-		parse: func(s string) (endpoints.Result, error) {
+		User: "Classify this image.", Image: img, Format: json.RawMessage(schema), Temperature: 0,
+		Parse: func(s string) (endpoints.Result, error) {
 			var out struct {
 				Labels []labelScore `json:"labels"`
 			}
@@ -192,14 +207,14 @@ func commaOrNewline(r rune) bool { return r == ',' || r == '\n' }
 
 // scoreLabelsCall asks for a score per given label and reads the answer
 // as Hugging Face's zero-shot output: every label, scores summing to 1.
-func scoreLabelsCall(labels []string, system, user string, image scope.File) chatCall {
+func scoreLabelsCall(labels []string, system, user string, image scope.File) Call {
 	enum, _ := json.Marshal(labels)
 	schema := fmt.Sprintf(`{"type":"object","properties":{"scores":{"type":"array","minItems":%d,"maxItems":%d,"items":{"type":"object",`+
 		`"properties":{"label":{"type":"string","enum":%s},"score":{"type":"number","minimum":0,"maximum":1}},"required":["label","score"]}}},`+
 		`"required":["scores"]}`, len(labels), len(labels), enum)
-	return chatCall{
-		system: system, user: user, image: image, format: json.RawMessage(schema), temperature: 0,
-		parse: func(s string) (endpoints.Result, error) {
+	return Call{
+		System: system, User: user, Image: image, Format: json.RawMessage(schema), Temperature: 0,
+		Parse: func(s string) (endpoints.Result, error) {
 			var out struct {
 				Scores []labelScore `json:"scores"`
 			}
@@ -237,14 +252,14 @@ func scoreLabelsCall(labels []string, system, user string, image scope.File) cha
 	}
 }
 
-func buildZeroShotImage(req endpoints.Request) (chatCall, error) {
+func buildZeroShotImage(req endpoints.Request) (Call, error) {
 	img, err := req.File("image", "the image to classify")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
 	raw, err := req.Arg("labels", `the candidate labels, comma-separated, e.g. "cat, dog, bird"`)
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
 	labels := splitList(raw, commaOrNewline)
 	return scoreLabelsCall(labels,
@@ -253,14 +268,14 @@ func buildZeroShotImage(req endpoints.Request) (chatCall, error) {
 		"Candidate labels: "+strings.Join(labels, ", "), img), nil
 }
 
-func buildSummary(req endpoints.Request) (chatCall, error) {
+func buildSummary(req endpoints.Request) (Call, error) {
 	text, err := req.Arg("text", "the text to summarise")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
-	return chatCall{
-		system: endpoints.SummaryBrief,
-		user:   text, temperature: 0.2, parse: textAnswer,
+	return Call{
+		System: endpoints.SummaryBrief,
+		User:   text, Temperature: 0.2, Parse: textAnswer,
 	}, nil
 }
 
@@ -286,10 +301,10 @@ func languageName(s string) string {
 	return s
 }
 
-func buildTranslation(req endpoints.Request) (chatCall, error) {
+func buildTranslation(req endpoints.Request) (Call, error) {
 	text, err := req.Arg("text", "the text to translate")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
 	src, tgt := languageName(req.Args["src_lang"]), languageName(req.Args["tgt_lang"])
 	if tgt == "" {
@@ -299,65 +314,65 @@ func buildTranslation(req endpoints.Request) (chatCall, error) {
 	if src != "" {
 		from = "from " + src
 	}
-	return chatCall{
-		system: fmt.Sprintf("You are a translator. Translate the user's text %s into %s, keeping its meaning, tone and "+
+	return Call{
+		System: fmt.Sprintf("You are a translator. Translate the user's text %s into %s, keeping its meaning, tone and "+
 			"formatting. Reply with the translation only, without notes or quotes.", from, tgt),
-		user: text, temperature: 0, parse: textAnswer,
+		User: text, Temperature: 0, Parse: textAnswer,
 	}, nil
 }
 
-func buildTextGeneration(req endpoints.Request) (chatCall, error) {
+func buildTextGeneration(req endpoints.Request) (Call, error) {
 	text, err := req.Arg("text", "the prompt to generate from")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
-	return chatCall{
-		system: endpoints.TextGenerationBrief,
-		user:   text, temperature: -1, parse: textAnswer,
+	return Call{
+		System: endpoints.TextGenerationBrief,
+		User:   text, Temperature: -1, Parse: textAnswer,
 	}, nil
 }
 
-func buildConversational(req endpoints.Request) (chatCall, error) {
+func buildConversational(req endpoints.Request) (Call, error) {
 	text, err := req.Arg("text", "the message to answer")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
-	return chatCall{user: text, temperature: -1, parse: textAnswer}, nil
+	return Call{User: text, Temperature: -1, Parse: textAnswer}, nil
 }
 
-func buildSocialPost(req endpoints.Request) (chatCall, error) {
+func buildSocialPost(req endpoints.Request) (Call, error) {
 	text, err := req.Arg("text", "what the post is about, with any wishes on tone or platform")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
-	return chatCall{system: endpoints.SocialPostBrief, user: text, temperature: 0.7, parse: textAnswer}, nil
+	return Call{System: endpoints.SocialPostBrief, User: text, Temperature: 0.7, Parse: textAnswer}, nil
 }
 
-func buildText2Text(req endpoints.Request) (chatCall, error) {
+func buildText2Text(req endpoints.Request) (Call, error) {
 	text, err := req.Arg("text", "the instruction and its input")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
-	return chatCall{
-		system: endpoints.Text2TextBrief,
-		user:   text, temperature: 0.2, parse: textAnswer,
+	return Call{
+		System: endpoints.Text2TextBrief,
+		User:   text, Temperature: 0.2, Parse: textAnswer,
 	}, nil
 }
 
-func buildQA(req endpoints.Request) (chatCall, error) {
+func buildQA(req endpoints.Request) (Call, error) {
 	q, err := req.Arg("text", "the question")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
 	ctxText, err := req.Arg("context", "the passage that holds the answer")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
-	return chatCall{
-		system:      endpoints.QABrief,
-		user:        "Context:\n" + ctxText + "\n\nQuestion: " + q,
-		temperature: 0,
-		parse: func(s string) (endpoints.Result, error) {
+	return Call{
+		System:      endpoints.QABrief,
+		User:        "Context:\n" + ctxText + "\n\nQuestion: " + q,
+		Temperature: 0,
+		Parse: func(s string) (endpoints.Result, error) {
 			res, err := textAnswer(s)
 			if err != nil {
 				return res, err
@@ -373,10 +388,10 @@ func buildQA(req endpoints.Request) (chatCall, error) {
 	}, nil
 }
 
-func buildTextClassification(req endpoints.Request) (chatCall, error) {
+func buildTextClassification(req endpoints.Request) (Call, error) {
 	text, err := req.Arg("text", "the text to classify")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
 	labels := splitList(req.Args["labels"], commaOrNewline)
 	what := "label"
@@ -397,19 +412,19 @@ type entity struct {
 	End   *int   `json:"end,omitempty"`
 }
 
-func buildTokenClassification(req endpoints.Request) (chatCall, error) {
+func buildTokenClassification(req endpoints.Request) (Call, error) {
 	text, err := req.Arg("text", "the text to find named entities in")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
 	schema := `{"type":"object","properties":{"entities":{"type":"array","items":{"type":"object","properties":{` +
 		`"word":{"type":"string"},"entity_group":{"type":"string","enum":["PER","ORG","LOC","MISC"]}},` +
 		`"required":["word","entity_group"]}}},"required":["entities"]}`
-	return chatCall{
-		system: "You are a named-entity recogniser. List every person (PER), organisation (ORG), location (LOC) and other " +
+	return Call{
+		System: "You are a named-entity recogniser. List every person (PER), organisation (ORG), location (LOC) and other " +
 			"named entity (MISC) in the user's text, in order of appearance, each with the exact words as written. Answer in JSON.",
-		user: text, format: json.RawMessage(schema), temperature: 0,
-		parse: func(s string) (endpoints.Result, error) {
+		User: text, Format: json.RawMessage(schema), Temperature: 0,
+		Parse: func(s string) (endpoints.Result, error) {
 			var out struct {
 				Entities []entity `json:"entities"`
 			}
@@ -450,14 +465,14 @@ func buildTokenClassification(req endpoints.Request) (chatCall, error) {
 	}, nil
 }
 
-func buildSentenceSimilarity(req endpoints.Request) (chatCall, error) {
+func buildSentenceSimilarity(req endpoints.Request) (Call, error) {
 	src, err := req.Arg("text", "the source sentence")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
 	raw, err := req.Arg("sentences", "the sentences to compare with, one per line")
 	if err != nil {
-		return chatCall{}, err
+		return Call{}, err
 	}
 	sentences := splitList(raw, func(r rune) bool { return r == '\n' })
 	n := len(sentences)
@@ -467,12 +482,12 @@ func buildSentenceSimilarity(req endpoints.Request) (chatCall, error) {
 	for i, s := range sentences {
 		fmt.Fprintf(&list, "%d. %s\n", i+1, s)
 	}
-	return chatCall{
-		system: fmt.Sprintf("You rate semantic similarity. For each of the %d numbered sentences, in order, give how close its "+
+	return Call{
+		System: fmt.Sprintf("You rate semantic similarity. For each of the %d numbered sentences, in order, give how close its "+
 			"meaning is to the source sentence, from 0 (unrelated) to 1 (same meaning). Answer in JSON with exactly %d scores.", n, n),
-		user:   "Source sentence: " + src + "\n\nSentences:\n" + list.String(),
-		format: json.RawMessage(schema), temperature: 0,
-		parse: func(s string) (endpoints.Result, error) {
+		User:   "Source sentence: " + src + "\n\nSentences:\n" + list.String(),
+		Format: json.RawMessage(schema), Temperature: 0,
+		Parse: func(s string) (endpoints.Result, error) {
 			var out struct {
 				Scores []float64 `json:"scores"`
 			}
