@@ -383,6 +383,9 @@ func buildQA(req endpoints.Request) (Call, error) {
 				out["start"], out["end"] = i, i+len(ans)
 			}
 			res.Data, _ = json.Marshal(out)
+			if ans != "" {
+				res.Text = ans // the answer, without the quotes models put round it
+			}
 			return res, nil
 		},
 	}, nil

@@ -250,7 +250,7 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 			return endpoints.Result{}, endpoints.Explain(fmt.Sprintf("the local-only constraint rules out %s", e.Remote(req.Task, req.Model)), endpoints.ErrUnavailable)
 		}
 	}
-	build, ok := routes[req.Task]
+	build, ok := routeFor(req.Task)
 	if !ok {
 		return endpoints.Result{}, e.notConfigured(req.Task, req.Model)
 	}

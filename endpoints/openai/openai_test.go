@@ -412,3 +412,27 @@ func TestEmbeddingsAndQuestionAnswering(t *testing.T) {
 		t.Errorf("chat request %+v", c)
 	}
 }
+
+// TestStructuredChatTask: a task of the shared chat-task table with a
+// structured answer (image-classification) sends its JSON schema as
+// response_format and reads the reply into Hugging Face's label list.
+func TestStructuredChatTask(t *testing.T) {
+	fake := fakeopenai.New(t, "vlm")
+	fake.Reply("vlm", "<think>hmm</think>\n```json\n{\"labels\":[{\"label\":\"tabby cat\",\"score\":0.9},{\"label\":\"dog\",\"score\":0.1}]}\n```")
+	ep := newEndpoint(openai.Server{URL: fake.URL, Models: map[string][]string{"image-classification": {"vlm"}}})
+	img := writeFile(t, "cat.png", fakehf.PNG(12, 12))
+	res, err := ep.Infer(context.Background(), endpointstest.Request(t, "image-classification", "vlm", map[string]string{"image": img}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.Data) != `[{"label":"tabby cat","score":0.9},{"label":"dog","score":0.1}]` {
+		t.Errorf("data %s", res.Data)
+	}
+	r := fake.Requests("/v1/chat/completions")
+	if len(r) != 1 || r[0].Fields["response_format"] != "json_schema" || r[0].Images != 1 {
+		t.Errorf("request %+v", r)
+	}
+	if !openai.Supports("token-classification") || openai.Supports("depth-estimation") {
+		t.Error("Supports should follow the chat-task table")
+	}
+}

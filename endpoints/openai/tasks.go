@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/chattask"
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/skills"
@@ -24,32 +25,46 @@ import (
 // route runs one task on one server.
 type route func(e *Endpoint, ctx context.Context, s *Server, req endpoints.Request) (endpoints.Result, error)
 
-// routes are the tasks an OpenAI-compatible server serves, by skill name.
+// routes are the tasks an OpenAI-compatible server serves by its own
+// routes, by skill name; every task of the chat-model table
+// (endpoints/chattask) is served through /v1/chat/completions besides.
 var routes = map[string]route{
 	"text-to-image":                (*Endpoint).generateImage,
 	"image-editing":                (*Endpoint).editImage,
 	"automatic-speech-recognition": (*Endpoint).transcribe,
 	"text-to-speech":               (*Endpoint).speak,
-	"image-to-text":                chatRoute(endpoints.CaptionBrief, "image", "the image to describe", "", "Describe this image."),
-	"visual-question-answering":    chatRoute(endpoints.VQABrief, "image", "the image the question is about", "the question about the image", ""),
-	"document-question-answering":  chatRoute(endpoints.DocQABrief, "image", "the document image", "the question about the document", ""),
-	"ocr":                          chatRoute(endpoints.OCRBrief, "image", "the image to read text from", "", "Transcribe the text in this image."),
-	"summarization":                chatRoute(endpoints.SummaryBrief, "", "", "the text to summarise", ""),
-	"text-generation":              chatRoute(endpoints.TextGenerationBrief, "", "", "the prompt to generate from", ""),
-	"text2text-generation":         chatRoute(endpoints.Text2TextBrief, "", "", "the instruction and its input", ""),
-	"conversational":               chatRoute("", "", "", "the message to answer", ""),
-	"social-media-post":            chatRoute(endpoints.SocialPostBrief, "", "", "what the post is about, with any wishes on tone or platform", ""),
-	"translation":                  (*Endpoint).translate,
-	"question-answering":           (*Endpoint).answerFromContext,
-	"sentence-similarity":          (*Endpoint).similarity,
+	// An embedding model scores similarity better than a chat model
+	// guessing numbers.
+	"sentence-similarity": (*Endpoint).similarity,
+}
+
+// routeFor returns how the kind serves task: its own route, or a chat
+// completion built by the shared chat-task table.
+func routeFor(task string) (route, bool) {
+	if r, ok := routes[task]; ok {
+		return r, true
+	}
+	spec, ok := chattask.Lookup(task)
+	if !ok {
+		return nil, false
+	}
+	return func(e *Endpoint, ctx context.Context, s *Server, req endpoints.Request) (endpoints.Result, error) {
+		call, err := spec.Build(req)
+		if err != nil {
+			return endpoints.Result{}, err
+		}
+		return e.chatCall(ctx, s, req, call)
+	}, true
 }
 
 // Tasks returns the task names an OpenAI-compatible server can serve,
 // sorted.
 func Tasks() []string {
-	out := make([]string, 0, len(routes))
+	out := chattask.Tasks()
 	for t := range routes {
-		out = append(out, t)
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
 	}
 	slices.Sort(out)
 	return out
@@ -57,7 +72,7 @@ func Tasks() []string {
 
 // Supports reports whether task has a route on OpenAI-compatible servers.
 func Supports(task string) bool {
-	_, ok := routes[task]
+	_, ok := routeFor(task)
 	return ok
 }
 
@@ -251,72 +266,63 @@ func (e *Endpoint) speak(ctx context.Context, s *Server, req endpoints.Request) 
 	return endpoints.Result{Blobs: []endpoints.Blob{b}}, nil
 }
 
-// chatRoute serves a task through POST /v1/chat/completions: system is
-// the brief; image names the media argument sent as an image_url part
-// (a data URL, since the server cannot read Chorus's files); textWhat
-// describes the required text argument, or fixed is the user message when
-// the task has none.
-func chatRoute(system, image, imageWhat, textWhat, fixed string) route {
-	return func(e *Endpoint, ctx context.Context, s *Server, req endpoints.Request) (endpoints.Result, error) {
-		user := fixed
-		if textWhat != "" {
-			t, err := req.Arg("text", textWhat)
-			if err != nil {
-				return endpoints.Result{}, err
-			}
-			user = t
-		}
-		var parts []map[string]any
-		if image != "" {
-			if _, err := req.File(image, imageWhat); err != nil {
-				return endpoints.Result{}, err
-			}
-			data, mt, err := hfapi.ReadMedia(req, image)
-			if err != nil {
-				return endpoints.Result{}, err
-			}
-			parts = append(parts, map[string]any{"type": "image_url", "image_url": map[string]any{"url": hfapi.DataURL(mt, data)}})
-		}
-		return e.chat(ctx, s, req.Model, system, user, parts)
-	}
-}
+// maxChatImage bounds an image sent inside a chat request as a data URL.
+const maxChatImage = 20 << 20
 
-// translate serves translation through chat, naming the languages.
-func (e *Endpoint) translate(ctx context.Context, s *Server, req endpoints.Request) (endpoints.Result, error) {
-	text, err := req.Arg("text", "the text to translate")
-	if err != nil {
-		return endpoints.Result{}, err
-	}
-	from, to := strings.TrimSpace(req.Args["src_lang"]), strings.TrimSpace(req.Args["tgt_lang"])
-	if to == "" {
-		to = "English"
-	}
-	src := "from its language"
-	if from != "" {
-		src = "from " + from
-	}
-	system := fmt.Sprintf("You are a translator. Translate the user's text %s into %s, keeping its meaning, tone and "+
-		"formatting. Reply with the translation only, without notes or quotes.", src, to)
-	return e.chat(ctx, s, req.Model, system, text, nil)
-}
-
-// chat posts one chat completion: the system brief, and the user's text
-// with any image parts first.
-func (e *Endpoint) chat(ctx context.Context, s *Server, model, system, user string, parts []map[string]any) (endpoints.Result, error) {
+// chatCall posts one chat completion for a prepared chat-task call: the
+// brief as the system message; the user's text, after the image as an
+// image_url part holding a data URL (the server cannot read Chorus's
+// files); the schema, when the answer is structured, as response_format
+// (OpenAI's structured outputs, which vLLM, llama.cpp and LocalAI honour);
+// and the reply read by the call's own reader.
+func (e *Endpoint) chatCall(ctx context.Context, s *Server, req endpoints.Request, call chattask.Call) (endpoints.Result, error) {
 	var msgs []map[string]any
-	if system != "" {
-		msgs = append(msgs, map[string]any{"role": "system", "content": system})
+	if call.System != "" {
+		msgs = append(msgs, map[string]any{"role": "system", "content": call.System})
 	}
-	if len(parts) > 0 {
-		content := append(parts, map[string]any{"type": "text", "text": user})
-		msgs = append(msgs, map[string]any{"role": "user", "content": content})
+	if !call.Image.IsZero() {
+		data, err := call.Image.ReadAll(maxChatImage)
+		if err != nil {
+			return endpoints.Result{}, endpoints.Explain(fmt.Sprintf("%v: cannot read image %s: %v", endpoints.ErrBadInput, call.Image.Asked(), err), endpoints.ErrBadInput, err)
+		}
+		mt := hfapi.MediaType(call.Image.Asked(), data)
+		if !strings.HasPrefix(mt, "image/") {
+			return endpoints.Result{}, fmt.Errorf("%w: %s is %s, not an image", endpoints.ErrBadInput, call.Image.Asked(), mt)
+		}
+		msgs = append(msgs, map[string]any{"role": "user", "content": []map[string]any{
+			{"type": "image_url", "image_url": map[string]any{"url": hfapi.DataURL(mt, data)}},
+			{"type": "text", "text": call.User},
+		}})
 	} else {
-		msgs = append(msgs, map[string]any{"role": "user", "content": user})
+		msgs = append(msgs, map[string]any{"role": "user", "content": call.User})
 	}
-	const r = "/v1/chat/completions"
-	data, err := e.postJSON(ctx, s, model, r, map[string]any{"model": model, "messages": msgs, "stream": false})
+	body := map[string]any{"model": req.Model, "messages": msgs, "stream": false}
+	if call.Temperature >= 0 {
+		body["temperature"] = call.Temperature
+	}
+	if len(call.Format) > 0 {
+		body["response_format"] = map[string]any{"type": "json_schema",
+			"json_schema": map[string]any{"name": "answer", "schema": call.Format}}
+	}
+	text, err := e.chat(ctx, s, req.Model, body)
 	if err != nil {
 		return endpoints.Result{}, err
+	}
+	res, err := call.Parse(text)
+	if err != nil {
+		return endpoints.Result{}, &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: req.Model, Provider: s.name(), Status: 200, Err: endpoints.ErrUnavailable,
+			Message: fmt.Sprintf("%s answered %s unusably: %v", s.label(), req.Task, err)}
+	}
+	return res, nil
+}
+
+// chat posts body to /v1/chat/completions and returns the first choice's
+// text.
+func (e *Endpoint) chat(ctx context.Context, s *Server, model string, body map[string]any) (string, error) {
+	const r = "/v1/chat/completions"
+	data, err := e.postJSON(ctx, s, model, r, body)
+	if err != nil {
+		return "", err
 	}
 	var ans struct {
 		Choices []struct {
@@ -327,18 +333,17 @@ func (e *Endpoint) chat(ctx context.Context, s *Server, model, system, user stri
 		} `json:"choices"`
 	}
 	if json.Unmarshal(data, &ans) != nil || len(ans.Choices) == 0 {
-		return endpoints.Result{}, e.malformed(s, model, r, `{"choices":[{"message":{"content":…}}]}`, data)
+		return "", e.malformed(s, model, r, `{"choices":[{"message":{"content":…}}]}`, data)
 	}
 	text, ok := contentText(ans.Choices[0].Message.Content)
 	if !ok {
-		return endpoints.Result{}, e.malformed(s, model, r, "message content as text", data)
+		return "", e.malformed(s, model, r, "message content as text", data)
 	}
-	text = strings.TrimSpace(thinkBlock.ReplaceAllString(text, ""))
-	if text == "" {
-		return endpoints.Result{}, &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: model, Provider: s.name(), Status: 200, Err: endpoints.ErrUnavailable,
+	if strings.TrimSpace(thinkBlock.ReplaceAllString(text, "")) == "" {
+		return "", &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: model, Provider: s.name(), Status: 200, Err: endpoints.ErrUnavailable,
 			Message: fmt.Sprintf("%s answered POST %s with an empty message (finish_reason %q)", s.label(), r, ans.Choices[0].FinishReason)}
 	}
-	return endpoints.Result{Text: text}, nil
+	return text, nil
 }
 
 // thinkBlock is a leading <think>…</think>, which reasoning models served
@@ -414,32 +419,6 @@ func fileName(req endpoints.Request, arg, mt string) string {
 		name = arg + skills.ExtOfMIME(mt)
 	}
 	return name
-}
-
-// answerFromContext is question-answering through chat: the shortest span
-// of the context that answers, read back into Hugging Face's shape
-// ({"answer","start","end"}) when the span is found in the context.
-func (e *Endpoint) answerFromContext(ctx context.Context, s *Server, req endpoints.Request) (endpoints.Result, error) {
-	q, err := req.Arg("text", "the question")
-	if err != nil {
-		return endpoints.Result{}, err
-	}
-	passage, err := req.Arg("context", "the passage that holds the answer")
-	if err != nil {
-		return endpoints.Result{}, err
-	}
-	res, err := e.chat(ctx, s, req.Model, endpoints.QABrief, "Context:\n"+passage+"\n\nQuestion: "+q, nil)
-	if err != nil {
-		return res, err
-	}
-	ans := strings.Trim(res.Text, "\"'“”. ")
-	out := map[string]any{"answer": ans}
-	if i := strings.Index(passage, ans); i >= 0 && ans != "" {
-		out["start"], out["end"] = i, i+len(ans)
-	}
-	res.Text = ans
-	res.Data, _ = json.Marshal(out)
-	return res, nil
 }
 
 // similarity is sentence-similarity through POST /v1/embeddings: the

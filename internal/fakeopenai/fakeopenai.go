@@ -37,7 +37,8 @@ type Request struct {
 	// Model is the model the body named.
 	Model string
 	// Fields are the form fields of a multipart request, or the top-level
-	// string fields of a JSON one.
+	// string fields of a JSON one (an object field, such as a chat's
+	// response_format, by its "type").
 	Fields map[string]string
 	// Files are the uploaded files of a multipart request by field name,
 	// with their file names.
@@ -245,8 +246,13 @@ func readJSON(w http.ResponseWriter, r *http.Request, rec *Request) (map[string]
 		return nil, false
 	}
 	for k, v := range in {
-		if str, ok := v.(string); ok {
-			rec.Fields[k] = str
+		switch v := v.(type) {
+		case string:
+			rec.Fields[k] = v
+		case map[string]any: // response_format as an object: its type
+			if typ, ok := v["type"].(string); ok {
+				rec.Fields[k] = typ
+			}
 		}
 	}
 	rec.Model = rec.Fields["model"]
@@ -397,6 +403,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Request) {
 	in, ok := readJSON(w, r, rec)
 	if !ok || !s.knownModel(w, rec.Model) {
 		return
+	}
+	if rf, ok := in["response_format"].(map[string]any); ok {
+		js, _ := rf["json_schema"].(map[string]any)
+		if rf["type"] == "json_schema" && (js == nil || js["schema"] == nil || js["name"] == nil) {
+			apiError(w, http.StatusBadRequest, "invalid_request_error", "invalid_value", "response_format.json_schema needs a name and a schema")
+			return
+		}
 	}
 	msgs, _ := in["messages"].([]any)
 	if len(msgs) == 0 {
