@@ -127,7 +127,8 @@ type OpenAIServer struct {
 	// URL is the server's base URL, with or without /v1.
 	URL string `mapstructure:"url" yaml:"url"`
 	// Key is the bearer token; KeyEnv names a variable holding it instead,
-	// read at start, so the file need not hold a secret.
+	// read at start, so the file need not hold a secret. With neither,
+	// CHORUS_OPENAI_<NAME>_KEY is read (openai.KeyVar).
 	Key    string `mapstructure:"key" yaml:"key"`
 	KeyEnv string `mapstructure:"key_env" yaml:"key_env"`
 	// Voice is the voice text-to-speech asks for (default alloy).
@@ -425,11 +426,17 @@ func (c *Config) normalizeOpenAI() error {
 			return bad(".url", "%v", err)
 		}
 		s.URL = openai.BaseURL(u)
-		if s.KeyEnv != "" {
-			if s.Key != "" {
-				return bad(".key_env", "set key or key_env, not both")
-			}
+		switch {
+		case s.KeyEnv != "" && s.Key != "":
+			return bad(".key_env", "set key or key_env, not both")
+		case s.KeyEnv != "":
 			s.Key = strings.TrimSpace(os.Getenv(s.KeyEnv))
+		case s.Key == "":
+			// CHORUS_OPENAI_<NAME>_KEY, as every other key has its
+			// CHORUS_ variable; key_env then names where it came from.
+			if v := strings.TrimSpace(os.Getenv(openai.KeyVar(s.Name))); v != "" {
+				s.Key, s.KeyEnv = v, openai.KeyVar(s.Name)
+			}
 		}
 		models := map[string][]string{}
 		for task, ids := range s.Models {

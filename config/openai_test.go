@@ -8,9 +8,12 @@ import (
 	"testing"
 )
 
-func loadFile(t *testing.T, yaml string) (*Config, error) {
+func loadFile(t *testing.T, yaml string, env ...string) (*Config, error) {
 	t.Helper()
 	dir := isolate(t)
+	for i := 0; i+1 < len(env); i += 2 {
+		t.Setenv(env[i], env[i+1])
+	}
 	p := filepath.Join(dir, "c.yaml")
 	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
@@ -69,5 +72,18 @@ func TestOpenAIServerProblemsNameTheKey(t *testing.T) {
 		if !errors.As(err, &ce) || ce.Key != tc.key || !strings.Contains(ce.Msg, tc.msg) {
 			t.Errorf("%q: err %v, want key %s with %q", tc.yaml, err, tc.key, tc.msg)
 		}
+	}
+}
+
+// TestOpenAIKeyFromChorusVariable: with neither key nor key_env, the key
+// is read from CHORUS_OPENAI_<NAME>_KEY.
+func TestOpenAIKeyFromChorusVariable(t *testing.T) {
+	c, err := loadFile(t, "openai:\n  - {name: my laptop, url: http://localhost:8080, models: {ocr: [m]}}\n  - {url: http://b, models: {ocr: [m]}}\n",
+		"CHORUS_OPENAI_MY_LAPTOP_KEY", "sk-env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.OpenAI[0].Key != "sk-env" || c.OpenAI[0].KeyEnv != "CHORUS_OPENAI_MY_LAPTOP_KEY" || c.OpenAI[1].Key != "" {
+		t.Errorf("servers %+v", c.OpenAI)
 	}
 }

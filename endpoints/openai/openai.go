@@ -49,6 +49,26 @@ type Server struct {
 	slot int
 }
 
+// KeyVar is the environment variable that holds the key of the server
+// named name when the configuration gives neither key nor key_env:
+// CHORUS_OPENAI_<NAME>_KEY, the name upper-cased with anything but letters
+// and digits as "_" ("openai[1]" → CHORUS_OPENAI_OPENAI_1_KEY, "laptop" →
+// CHORUS_OPENAI_LAPTOP_KEY).
+func KeyVar(name string) string {
+	var b strings.Builder
+	last := '_'
+	for _, r := range strings.ToUpper(name) {
+		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			b.WriteRune(r)
+			last = r
+		} else if last != '_' {
+			b.WriteByte('_')
+			last = '_'
+		}
+	}
+	return "CHORUS_OPENAI_" + strings.TrimSuffix(b.String(), "_") + "_KEY"
+}
+
 // label is the server as messages name it.
 func (s *Server) label() string {
 	key := fmt.Sprintf("openai[%d]", s.Index)
