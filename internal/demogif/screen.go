@@ -539,7 +539,8 @@ func (s *Screen) csi(cmd ansi.Cmd, params ansi.Params) {
 		s.scrollDown(s.top, s.bottom, p(0, 1))
 	case 'b':
 		if s.lastRune != 0 {
-			for n := p(0, 1); n > 0; n-- {
+			// More than a screenful repeats nothing that stays visible.
+			for n := min(p(0, 1), s.cols*s.rows); n > 0; n-- {
 				s.print(s.lastRune)
 			}
 		}

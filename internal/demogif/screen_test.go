@@ -2,6 +2,7 @@ package demogif
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -251,4 +252,52 @@ func trimLines(s string) string {
 		lines[i] = strings.TrimRight(l, " ")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestScreenSurvivesGarbage feeds sequences with absurd parameters and
+// random bytes: the screen must neither panic nor leave its size.
+func TestScreenSurvivesGarbage(t *testing.T) {
+	s := NewScreen(5, 3, nil)
+	for _, seq := range []string{
+		"\x1b[999999999;999999999H", "\x1b[999999999@", "\x1b[999999999P", "\x1b[999999999X",
+		"\x1b[999999999L", "\x1b[999999999M", "\x1b[999999999S", "\x1b[999999999T",
+		"x\x1b[999999999b", "\x1b[0;0r", "\x1b[3;1r", "\x1b[99;99r", "\x1b[38;2m", "\x1b[38;5m",
+		"\x1b[48:2:1m", "\x1b[4:", "\x1b[?1049l\x1b[?1049l", "\x1b[?6h\x1b[99A", "\x1b]11;?",
+		"\xff\xfe日本語\t\t\t\t\b\b\b\b\b\b", "\x1bc",
+	} {
+		_, _ = s.Write([]byte(seq))
+		if x, y, _ := s.Cursor(); x < 0 || x >= 5 || y < 0 || y >= 3 {
+			t.Fatalf("after %q the cursor is at %d,%d, off a 5×3 screen", seq, x, y)
+		}
+	}
+	garbage := make([]byte, 1<<16)
+	seed := uint32(1)
+	for i := range garbage {
+		seed = seed*1664525 + 1013904223
+		garbage[i] = byte(seed >> 24)
+		if garbage[i]&7 == 0 {
+			garbage[i] = 0x1b
+		}
+	}
+	_, _ = s.Write(garbage)
+	if x, y, _ := s.Cursor(); x < 0 || x >= 5 || y < 0 || y >= 3 {
+		t.Fatalf("after random bytes the cursor is at %d,%d", x, y)
+	}
+}
+
+// FuzzScreen: whatever a program writes, the screen does not panic and
+// keeps the cursor on it (go test -fuzz FuzzScreen ./internal/demogif).
+func FuzzScreen(f *testing.F) {
+	if raw, err := os.ReadFile("testdata/chorus-100x30.raw"); err == nil {
+		f.Add(raw[:min(len(raw), 4096)])
+	}
+	f.Add([]byte("\x1b[2;3r\x1b[5S\x1b[?1049h日本\x1b[1;1H\x1b[@\x1b[P"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s := NewScreen(7, 4, io.Discard)
+		_, _ = s.Write(b)
+		if x, y, _ := s.Cursor(); x < 0 || x >= 7 || y < 0 || y >= 4 {
+			t.Fatalf("cursor at %d,%d, off a 7×4 screen", x, y)
+		}
+		_ = s.String()
+	})
 }

@@ -323,6 +323,9 @@ func (t *Tape) parseSet(line int, args []token) error {
 		s.Padding, err = atoi(0)
 	case "Framerate":
 		s.Framerate, err = atoi(1)
+		if err == nil && s.Framerate > 60 {
+			return fmt.Errorf("Set Framerate %s: at most 60 — a terminal does not change faster", val)
+		}
 	case "LineHeight":
 		s.LineHeight, err = strconv.ParseFloat(val, 64)
 		if err != nil || s.LineHeight < 0.5 || s.LineHeight > 3 {

@@ -127,6 +127,8 @@ func TestParseTapeErrors(t *testing.T) {
 		{"Output a.gif\nSet FontFamily \"Iosevka\"", 2, "does not support"},
 		{"Output a.gif\nType \"x\"\nSet FontSize 20", 3, "move it to the top"},
 		{"Output a.gif\nSet Width wide", 2, "whole number"},
+		{"Output a.gif\nSet Framerate 5000000000", 2, "Framerate"},
+		{"Output a.gif\nSet LineHeight 9", 2, "between 0.5 and 3"},
 		{"Output a.gif\nWait+Screen /(/", 2, "Wait+Screen /(/"},
 		{"Output a.gif\nWait+Pixel /x/", 2, "Line or the Screen"},
 		{"Output a.gif\nEnter twice", 2, "positive number"},
