@@ -155,17 +155,8 @@ func TestCatalogReach(t *testing.T) {
 			}
 		}
 	}
-	// models_server.py loads no normal or seg annotator and no normal
-	// ControlNet: these run only on a deployment that adds them under its
-	// *-control and sd-controlnet-* conventions (the fake, like the real
-	// server, has not loaded them), and no other kind has a route for a
-	// ControlNet annotator. TODO: a built-in seg annotator (segmentation
-	// masks painted in ADE20K's palette) would reach seg-control.
-	extendedOnly := []string{"normal-control", "normal-text-to-image", "seg-control"}
+	// Every skill of the catalog runs on some real serving stack.
 	for _, name := range cat.Names() {
-		if slices.Contains(extendedOnly, name) {
-			continue
-		}
 		if !slices.ContainsFunc(stacks, func(st struct {
 			name   string
 			mode   endpoints.Mode
