@@ -227,6 +227,10 @@ func checkKeys(data []byte, known []string, file string) error {
 		if slices.Contains(known, k) || strings.HasPrefix(k, "ui.keys.") {
 			continue
 		}
+		if strings.HasPrefix(k, "openai.") {
+			// One server written as a map, not a list item.
+			return &Error{Key: "openai", Source: file, Msg: `is a list of servers: write each one as an item, "- name: …" with url and models under it (see config.yaml)`}
+		}
 		unknown = append(unknown, k)
 	}
 	if len(unknown) > 0 {

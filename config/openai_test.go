@@ -66,6 +66,7 @@ func TestOpenAIServerProblemsNameTheKey(t *testing.T) {
 		{"openai:\n  - url: http://a\n", "openai[0].models", "is empty"},
 		{"openai:\n  - {name: x, url: http://a, models: {ocr: [m]}}\n  - {name: X, url: http://b, models: {ocr: [m]}}\n", "openai[1].name", "also openai[0]"},
 		{"openai:\n  - {url: http://a, key: k, key_env: K, models: {ocr: [m]}}\n", "openai[0].key_env", "not both"},
+		{"openai:\n  url: http://a\n  models: {ocr: [m]}\n", "openai", "is a list of servers"},
 	} {
 		_, err := loadFile(t, tc.yaml)
 		var ce *Error
