@@ -273,3 +273,25 @@ func TestRunCatalogModelOnOpenAIServer(t *testing.T) {
 		t.Errorf("task_end %v; the server got %d calls, Hugging Face %d", end, len(fake.Requests("/v1/audio/transcriptions")), len(e.hf.RequestsFor(id)))
 	}
 }
+
+// TestRunBestWithoutBenchmarkSaysSo: `chorus run --constrain best=cider:coco`
+// on speech recognition, which no candidate reports, still runs the task
+// and says — in the printed model line, the model event and the report —
+// that the constraint was not applied.
+func TestRunBestWithoutBenchmarkSaysSo(t *testing.T) {
+	wav := filepath.Join(t.TempDir(), "note.wav")
+	if err := os.WriteFile(wav, fakehf.WAV(800, 16000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = openAIEnv(t, onePlan("automatic-speech-recognition", `{"audio":"`+wav+`"}`))
+	const want = "no candidate reports cider:coco — fell back to downloads"
+	model, end, report := runEvents(t, "--constrain", "best=cider:coco", "--attach", wav, "transcribe this")
+	tasks, _ := report["tasks"].([]any)
+	if model["unmet"] != want || end["status"] != "ok" || len(tasks) != 1 || tasks[0].(map[string]any)["unmet"] != want {
+		t.Errorf("model %v, end %v, report tasks %v", model, end, tasks)
+	}
+	_, stderr, code := runCLI("run", "--constrain", "best=cider:coco", "--attach", wav, "transcribe this")
+	if code != 0 || !strings.Contains(stderr, "constraint not applied: "+want) {
+		t.Errorf("exit %d, the printed log does not say it:\n%s", code, stderr)
+	}
+}

@@ -269,7 +269,8 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, em
 				// Nothing to rank by: the usual ranking stands, and the
 				// event and the report say so rather than pass it off as
 				// the best.
-				c.unmet = fmt.Sprintf("no candidate reports %s — fell back to downloads", cons.Benchmark)
+				// Named as the user writes it (best=cider:coco).
+				c.unmet = fmt.Sprintf("no candidate reports %s — fell back to downloads", strings.ReplaceAll(cons.Benchmark, " ", ":"))
 			}
 		}
 	}

@@ -20,7 +20,7 @@ func TestBestWithoutBenchmarkSaysSo(t *testing.T) {
 	for _, tc := range []struct {
 		bench, unmet string
 	}{
-		{"cider coco", "no candidate reports cider coco — fell back to downloads"},
+		{"cider coco", "no candidate reports cider:coco — fell back to downloads"},
 		{"librispeech wer", ""},
 	} {
 		t.Run(tc.bench, func(t *testing.T) {
