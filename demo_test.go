@@ -102,6 +102,10 @@ func recordDemo(t *testing.T) {
 	// names others for some of these models, and the demo should show the
 	// provider that really answers from the start.
 	t.Setenv("CHORUS_HUGGINGFACE_PROVIDERS", "hf-inference")
+	// The demo shows HuggingGPT's in-context choice: the controller picks
+	// each model and says why (the default, selection: auto, would let the
+	// curated defaults run without asking for this request).
+	t.Setenv("CHORUS_SELECTION", "controller")
 	e.ollama.SetLatency(fakeollama.Latency{FirstToken: 250 * time.Millisecond, PerToken: 35 * time.Millisecond, PerKPrefill: 120 * time.Millisecond, Serial: true, PrefixCache: true})
 	cat, err := skills.Embedded()
 	if err != nil {

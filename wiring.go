@@ -44,6 +44,7 @@ func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error)
 		TaskTimeout:     cfg.TaskTimeout,
 		OutputDir:       cfg.OutputDir,
 		ControllerTasks: cfg.ControllerTasks,
+		Selection:       pipeline.Selection(cfg.Selection),
 		Logger:          log,
 	}), nil
 }

@@ -54,7 +54,10 @@ type Config struct {
 	TaskTimeout        time.Duration  `mapstructure:"task_timeout" yaml:"task_timeout"`
 	OutputDir          string         `mapstructure:"output_dir" yaml:"output_dir"`
 	ControllerTasks    bool           `mapstructure:"controller_tasks" yaml:"controller_tasks"`
-	HuggingFace        struct {
+	// Selection is when the controller chooses a task's model: auto,
+	// controller or ranked (pipeline.Selection).
+	Selection   string `mapstructure:"selection" yaml:"selection"`
+	HuggingFace struct {
 		BaseURL    string        `mapstructure:"base_url" yaml:"base_url"`
 		HubURL     string        `mapstructure:"hub_url" yaml:"hub_url"`
 		Token      string        `mapstructure:"token" yaml:"token"`
@@ -304,6 +307,11 @@ func (c *Config) normalize() error {
 	}
 	if err := c.SetMode(c.InferenceMode); err != nil {
 		return bad("inference_mode", "%v", err)
+	}
+	switch c.Selection = strings.ToLower(strings.TrimSpace(c.Selection)); c.Selection {
+	case "auto", "controller", "ranked":
+	default:
+		return bad("selection", "%q is not a selection mode — use auto, controller or ranked", c.Selection)
 	}
 	if c.NumCandidateModels < 1 || c.NumCandidateModels > 50 {
 		return bad("num_candidate_models", "%d is out of range (1 to 50)", c.NumCandidateModels)

@@ -68,6 +68,9 @@ type Options struct {
 	OutputDir string
 	// ControllerTasks lets the controller do text tasks itself.
 	ControllerTasks bool
+	// Selection says when the controller chooses among candidates; the
+	// zero value is SelectController.
+	Selection Selection
 	// MaxTasks caps a plan; extra tasks are dropped with a note.
 	MaxTasks int
 	// ResultBudget bounds, in bytes, the results text given to the

@@ -141,7 +141,7 @@ func (e *Engine) selectAll(ctx context.Context, p Plan, t Turn, conv *conversati
 					decided[i], pending[i] = c, false
 				}
 			}()
-			decided[i], pending[i] = e.selectTask(ctx, task, p.Constraints, emit)
+			decided[i], pending[i] = e.selectTask(ctx, task, p.Constraints, t.Request, emit)
 		}()
 	}
 	wg.Wait()
@@ -185,7 +185,7 @@ func (c *choice) event() ModelEvent {
 // ranks what is left. pending is true when more than one candidate remains
 // and nothing decided between them: the controller chooses among c.top
 // (askModels), c.ranked holding the download ranking meanwhile.
-func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, emit Emit) (c *choice, pending bool) {
+func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, request string, emit Emit) (c *choice, pending bool) {
 	c = &choice{task: task}
 	s, ok := e.cat.Skill(task.Task)
 	if !ok { // validation guarantees this; stay safe anyway
@@ -290,6 +290,12 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, em
 		c.decided, c.reason = decidedBy, constraintReason(cons, cands[0].model)
 	case len(top) == 1:
 		c.decided, c.reason = "only candidate", cands[0].model.ID+" is the only model that can run this task now"
+	case c.unmet == "" && request != "":
+		if why, ok := skipsSelection(e.opts.Selection, s, request, top); ok {
+			c.decided, c.reason = "ranked", why
+			break
+		}
+		fallthrough
 	default:
 		c.decided, c.reason = "top-ranked", "the controller would choose among the top "+fmt.Sprint(len(top))+" candidates"
 		return c, true
@@ -774,6 +780,6 @@ func (e *Engine) Preview(ctx context.Context, task string, cons Constraints) (Mo
 	if !ok {
 		return ModelEvent{}, fmt.Errorf("unknown task %q — see `chorus models list` or /skills for the task names", task)
 	}
-	c, _ := e.selectTask(ctx, Task{Task: s.Name}, cons, func(Event) {})
+	c, _ := e.selectTask(ctx, Task{Task: s.Name}, cons, "", func(Event) {})
 	return c.event(), nil
 }

@@ -169,6 +169,63 @@ func TestChoiceStartsWhileSelectionStreams(t *testing.T) {
 	}
 }
 
+// TestSelectionAuto: with selection: auto the skill's curated default runs
+// without a selection call when the request states no preference, and the
+// controller chooses when the request weighs models or the skill has no
+// default; selection: ranked never asks.
+func TestSelectionAuto(t *testing.T) {
+	cases := []struct {
+		name    string
+		mode    pipeline.Selection
+		request string
+		task    string
+		asks    bool
+		model   string
+	}{
+		{"no preference, curated default", pipeline.SelectAuto, "how far away is everything in ", "depth-estimation", false, "test/depth-curated"},
+		{"a preference word", pipeline.SelectAuto, "use the most accurate model to estimate the depth of ", "depth-estimation", true, ""},
+		{"a candidate's name", pipeline.SelectAuto, "run depth-popular on ", "depth-estimation", true, ""},
+		{"no curated default", pipeline.SelectAuto, "caption ", "image-to-text", true, ""},
+		{"controller mode", pipeline.SelectController, "how far away is everything in ", "depth-estimation", true, ""},
+		{"ranked mode", pipeline.SelectRanked, "caption ", "image-to-text", false, "test/captioner-big"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, withOptions(pipeline.Options{ControllerTasks: true, Selection: c.mode}))
+			img := r.image("a.png", 20, 20)
+			for _, id := range []string{"test/depth-popular", "test/depth-curated"} {
+				r.hf.Model(id, "depth-estimation")
+			}
+			for _, id := range []string{"test/captioner-big", "test/captioner-small"} {
+				r.hf.Model(id, "image-to-text")
+			}
+			r.pick = func(*api.ChatRequest) fakeollama.Reply {
+				return fakeollama.Reply{Content: `{"choices":[{"id":1,"pick":2,"reason":"the controller's pick"}]}`}
+			}
+			r.planJSON(task(1, c.task, nil, map[string]string{"image": img}))
+			if _, err := r.run(context.Background(), pipeline.Turn{Request: c.request + img}); err != nil {
+				t.Fatal(err)
+			}
+			if got := r.calls("select") == 1; got != c.asks {
+				t.Fatalf("selection call made = %v, want %v (%+v)", got, c.asks, r.model(1))
+			}
+			me := r.model(1)
+			if c.asks {
+				if me.Decided != "controller choice" {
+					t.Errorf("decided %q (%s), want the controller's choice", me.Decided, me.Reason)
+				}
+				return
+			}
+			if me.Model != c.model || me.Decided != "ranked" || me.Reason == "" {
+				t.Errorf("model %s decided %q (%s), want %s by the ranking with a reason", me.Model, me.Decided, me.Reason, c.model)
+			}
+			if r.taskEnd(1).Status != pipeline.StatusOK {
+				t.Errorf("task: %+v", r.taskEnd(1))
+			}
+		})
+	}
+}
+
 // TestSelectionReplyLeniency: replies that ignore the numbering (a model id,
 // HuggingGPT's one-task {"id": model} form, a reply cut off mid-reason)
 // still choose; a number out of range falls back, saying so.

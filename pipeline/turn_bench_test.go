@@ -93,11 +93,20 @@ func BenchmarkTurn(b *testing.B) {
 			if warm {
 				name = "warm/" + sc.name
 			}
-			b.Run(name, func(b *testing.B) { benchTurn(b, sc, warm, benchLatency) })
+			b.Run(name, func(b *testing.B) { benchTurn(b, sc, warm, benchLatency, pipeline.SelectController) })
 		}
 	}
 	for _, sc := range benchScenarios {
-		b.Run("cpu-warm/"+sc.name, func(b *testing.B) { benchTurn(b, sc, true, cpuLatency) })
+		b.Run("cpu-warm/"+sc.name, func(b *testing.B) { benchTurn(b, sc, true, cpuLatency, pipeline.SelectController) })
+	}
+	// The shipped default, selection: auto — these requests state no
+	// preference, so the skills' curated defaults run without a selection
+	// call.
+	for _, sc := range benchScenarios {
+		b.Run("auto-warm/"+sc.name, func(b *testing.B) { benchTurn(b, sc, true, benchLatency, pipeline.SelectAuto) })
+	}
+	for _, sc := range benchScenarios {
+		b.Run("auto-cpu-warm/"+sc.name, func(b *testing.B) { benchTurn(b, sc, true, cpuLatency, pipeline.SelectAuto) })
 	}
 }
 
@@ -105,11 +114,11 @@ func BenchmarkTurn(b *testing.B) {
 // session; a warm one follows a greeting turn, as the seven requests of a
 // demo follow each other, so the server's prompt cache holds what the
 // previous turn left.
-func benchTurn(b *testing.B, sc benchScenario, warm bool, lat fakeollama.Latency) {
+func benchTurn(b *testing.B, sc benchScenario, warm bool, lat fakeollama.Latency, sel pipeline.Selection) {
 	var wall, ttft time.Duration
 	var calls, prompt, prefilled int
 	for i := 0; i < b.N; i++ {
-		r := newBenchRig(b, sc, lat)
+		r := newBenchRig(b, sc, lat, sel)
 		var history []pipeline.Message
 		if warm {
 			r.greeting = true
@@ -155,7 +164,7 @@ type benchRig struct {
 	image    string
 }
 
-func newBenchRig(b *testing.B, sc benchScenario, lat fakeollama.Latency) *benchRig {
+func newBenchRig(b *testing.B, sc benchScenario, lat fakeollama.Latency, sel pipeline.Selection) *benchRig {
 	b.Helper()
 	b.StopTimer()
 	r := &benchRig{ollama: fakeollama.New(b), hf: fakehf.New(b)}
@@ -193,7 +202,7 @@ func newBenchRig(b *testing.B, sc benchScenario, lat fakeollama.Latency) *benchR
 	}
 	router := endpoints.NewRouter(endpoints.ModeHybrid, builtin.New(),
 		huggingface.New(huggingface.Options{BaseURL: r.hf.URL, Token: "hf_bench", HTTPClient: r.hf.Client()}))
-	r.eng = pipeline.New(ctl, cat, router, pipeline.Options{OutputDir: dir, ControllerTasks: true, TaskTimeout: time.Minute})
+	r.eng = pipeline.New(ctl, cat, router, pipeline.Options{OutputDir: dir, ControllerTasks: true, TaskTimeout: time.Minute, Selection: sel})
 	return r
 }
 

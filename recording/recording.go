@@ -45,6 +45,9 @@ type Recording struct {
 	// selection.
 	NumCandidates   int  `json:"num_candidate_models"`
 	ControllerTasks bool `json:"controller_tasks"`
+	// Selection is when the controller chose among candidates; empty in
+	// recordings made before the setting existed, which always asked it.
+	Selection pipeline.Selection `json:"selection,omitempty"`
 	// Constraints are the standing constraints of the recorded chat.
 	Constraints pipeline.Constraints `json:"constraints,omitzero"`
 	// Turns are the recorded requests, in order.

@@ -66,6 +66,8 @@ func (r *Replay) Engine(cat *skills.Catalog, opts pipeline.Options) (*pipeline.E
 		opts.NumCandidates = r.NumCandidates
 	}
 	opts.ControllerTasks = r.ControllerTasks
+	// A replay asks the controller exactly when the recording did.
+	opts.Selection = r.Selection
 	return pipeline.New(r.Controller(controller.Options{Logger: opts.Logger}), cat, router, opts), nil
 }
 

@@ -1,0 +1,103 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/chorusai/chorus/skills"
+)
+
+// Selection says when the controller chooses a task's model among its
+// candidates (config key `selection`).
+type Selection string
+
+const (
+	// SelectController asks the controller whenever a task has two or more
+	// candidates, as HuggingGPT does. It is what the zero value means.
+	SelectController Selection = "controller"
+	// SelectAuto asks the controller only when the ranking cannot decide
+	// for the user: the skill has no curated default among its candidates,
+	// or the request says something a model choice should weigh (speed,
+	// quality, size, licence, a model's name). Otherwise the skill's
+	// curated default runs at once — one controller call fewer, which on a
+	// local model is seconds of decoding the user waits through.
+	SelectAuto Selection = "auto"
+	// SelectRanked never asks: the ranking (constraints, the curated
+	// default, downloads) decides.
+	SelectRanked Selection = "ranked"
+)
+
+// preferenceWords are what a request says when it cares which model runs:
+// the controller weighs them against the candidates' descriptions.
+var preferenceWords = []string{
+	"model", "quality", "accura", "precise", "fast", "quick", "speed", "slow",
+	"small", "tiny", "light", "large", "big ", "bigger", "best", "better", "state of the art", "sota",
+	"cheap", "free", "licen", "open source", "open-source", "commercial", "version",
+	"resolution", "high-res", "hd ", "4k", "detailed", "realistic", "photoreal",
+	"language", "multilingual", "accent", "voice",
+}
+
+// requestWeighsModels reports whether request says something a model
+// choice among cands should weigh: a preference word, or a candidate's
+// name (its id's last part, or a distinctive piece of it: "whisper",
+// "flux", "blip").
+func requestWeighsModels(request string, cands []*candidate) bool {
+	// Paths and URLs name files, not preferences ("/tmp/fast-cars.png").
+	words := strings.Fields(strings.ToLower(request))
+	kept := words[:0]
+	for _, w := range words {
+		if !strings.ContainsAny(w, "/\\") && !strings.HasPrefix(w, "~") && !strings.HasPrefix(w, "@") {
+			kept = append(kept, w)
+		}
+	}
+	r := " " + strings.Join(kept, " ") + " "
+	for _, w := range preferenceWords {
+		if strings.Contains(r, w) {
+			return true
+		}
+	}
+	for _, cd := range cands {
+		name := strings.ToLower(cd.model.ID)
+		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+			name = name[i+1:]
+		}
+		if strings.Contains(r, name) {
+			return true
+		}
+		for _, piece := range strings.FieldsFunc(name, func(c rune) bool { return c == '-' || c == '_' || c == '.' || c == ':' }) {
+			if len(piece) >= 4 && !isGenericPiece(piece) && strings.Contains(r, piece) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isGenericPiece reports whether a piece of a model id is a common word
+// or size tag rather than a name a user would use for that model.
+func isGenericPiece(p string) bool {
+	switch p {
+	case "base", "large", "small", "tiny", "medium", "image", "text", "speech", "audio", "video", "model",
+		"detection", "classification", "segmentation", "captioning", "finetuned", "english", "coco", "turbo",
+		"instruct", "chat", "edit", "diffusion", "stable", "generation", "depth", "patch", "ensemble":
+		return true
+	}
+	return strings.Trim(p, "0123456789bmvx") == ""
+}
+
+// skipsSelection reports whether the ranking decides task s's model
+// without the controller under mode, and says why. top are the ranked
+// candidates the controller would be shown (two or more).
+func skipsSelection(mode Selection, s *skills.Skill, request string, top []*candidate) (string, bool) {
+	first := top[0].model.ID
+	switch mode {
+	case SelectRanked:
+		return fmt.Sprintf("%s ranks first (selection: ranked)", first), true
+	case SelectAuto:
+		if s.Default == "" || !strings.EqualFold(first, s.Default) || requestWeighsModels(request, top) {
+			return "", false
+		}
+		return fmt.Sprintf("%s is the skill's curated default and the request states no preference among the %d candidates (selection: auto)", first, len(top)), true
+	}
+	return "", false
+}
