@@ -237,6 +237,40 @@ func checkKeys(data []byte, known []string, file string) error {
 		sort.Strings(unknown)
 		return &Error{Key: unknown[0], Source: file, Msg: "unknown key (see the documented keys in config.yaml)"}
 	}
+	return checkOpenAIKeys(u.Get("openai"), file)
+}
+
+// openAIServerKeys are the keys of one openai list item (OpenAIServer's
+// mapstructure tags).
+var openAIServerKeys = []string{"name", "url", "key", "key_env", "voice", "tasks", "models"}
+
+// checkOpenAIKeys rejects typos inside the openai list's items, which
+// viper's key list cannot see (a list is one key to it): a misspelt
+// "modles" or "kye" would otherwise be dropped without a word, and the
+// server would fail later for a reason far from the cause.
+func checkOpenAIKeys(list any, file string) error {
+	items, ok := list.([]any)
+	if !ok {
+		return nil
+	}
+	for i, item := range items {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return &Error{Key: fmt.Sprintf("openai[%d]", i), Source: file,
+				Msg: `is not a server; write each one as an item, "- name: …" with url and models under it (see config.yaml)`}
+		}
+		var unknown []string
+		for k := range m {
+			if !slices.Contains(openAIServerKeys, strings.ToLower(k)) {
+				unknown = append(unknown, k)
+			}
+		}
+		if len(unknown) > 0 {
+			sort.Strings(unknown)
+			return &Error{Key: fmt.Sprintf("openai[%d].%s", i, unknown[0]), Source: file,
+				Msg: "unknown key; a server takes " + strings.Join(openAIServerKeys, ", ") + " (see config.yaml)"}
+		}
+	}
 	return nil
 }
 
@@ -523,6 +557,10 @@ func joinHostPort(h, p string) string {
 func checkURL(s string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		if t := strings.TrimSpace(s); t != "" && !strings.Contains(t, "://") {
+			// The usual slip is a bare host:port; say what to write.
+			return "", fmt.Errorf("%q is not an http(s) URL; write http://%s (or https://)", s, t)
+		}
 		return "", fmt.Errorf("%q is not an http(s) URL", s)
 	}
 	return strings.TrimRight(u.String(), "/"), nil

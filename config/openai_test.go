@@ -59,6 +59,11 @@ func TestOpenAIServerProblemsNameTheKey(t *testing.T) {
 	for _, tc := range []struct{ yaml, key, msg string }{
 		{"openai:\n  - models: {text-to-image: [sd]}\n", "openai[0].url", "is empty"},
 		{"openai:\n  - url: localhost:8080\n    models: {text-to-image: [sd]}\n", "openai[0].url", "not an http(s) URL"},
+		{"openai:\n  - url: localhost:8080\n    models: {text-to-image: [sd]}\n", "openai[0].url", "write http://localhost:8080"},
+		{"openai:\n  - url: http://a\n    modles: {text-to-image: [sd]}\n", "openai[0].modles", "unknown key"},
+		{"openai:\n  - url: http://a\n    kye: sk-1\n    models: {text-to-image: [sd]}\n", "openai[0].kye", "unknown key"},
+		{"openai:\n  - {url: http://a, models: {ocr: [m]}}\n  - {url: http://b, Models: {ocr: [m]}, voise: x}\n", "openai[1].voise", "unknown key"},
+		{"openai:\n  - http://a\n", "openai[0]", "is not a server"},
 		{"openai:\n  - url: http://a\n    models: {text-to-picture: [sd]}\n", "openai[0].models", `unknown task "text-to-picture"`},
 		{"openai:\n  - url: http://a\n    tasks: [depth-estimation]\n    models: {depth-estimation: [x]}\n", "openai[0].models", "unknown task"},
 		{"openai:\n  - url: http://a\n    tasks: [text-to-image, image-editing]\n    models: {text-to-image: [sd]}\n", "openai[0].models.image-editing", "names no model"},
