@@ -295,3 +295,24 @@ func TestRunBestWithoutBenchmarkSaysSo(t *testing.T) {
 		t.Errorf("exit %d, the printed log does not say it:\n%s", code, stderr)
 	}
 }
+
+// TestRunOpenAIModelMissingIsTheExample: when no model can run a task, the
+// one-line reason (shown in the log, the panes and the answer) gives as its
+// example the configured server's model that was excluded — the one the
+// user meant to run and can fix — not the first catalog model.
+func TestRunOpenAIModelMissingIsTheExample(t *testing.T) {
+	e, _ := openAIEnv(t, onePlan("text-to-image", `{"text":"a fox"}`))
+	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	cfg = []byte(strings.Replace(string(cfg), "[sd-turbo]", "[flux-dev]", 1))
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI("run", "--out", e.out, "paint a fox")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (the only task could not run); stderr %q", code, stderr)
+	}
+	if !regexp.MustCompile(`model: task 1 text-to-image → none: .*e\.g\. flux-dev — .*does not serve model flux-dev`).MatchString(stderr) {
+		t.Errorf("the reason does not name the configured model: %q", stderr)
+	}
+}
