@@ -129,6 +129,9 @@ func printPreview(w io.Writer, ev pipeline.ModelEvent, k int, cat *skills.Catalo
 	if len(ev.Candidates) > 0 {
 		fmt.Fprintf(w, "  (* = among the top %d the controller chooses from; %s)\n", k, ev.Decided)
 	}
+	if ev.Unmet != "" {
+		fmt.Fprintf(w, "  constraint not applied: %s\n", ev.Unmet)
+	}
 	for _, x := range ev.Excluded {
 		fmt.Fprintf(w, "  excluded %s — %s\n", x.ID, x.Reason)
 	}

@@ -46,6 +46,21 @@ func TestModelsListConstraints(t *testing.T) {
 	}
 }
 
+// TestModelsListSaysUnmetConstraint: a best= benchmark no candidate of a
+// task reports does not decide the ranking; the listing says so, as the
+// turn's log and answer do, instead of passing the download ranking off
+// as the best.
+func TestModelsListSaysUnmetConstraint(t *testing.T) {
+	newCLIEnv(t, nil)
+	out, stderr, code := runCLI("models", "list", "--constrain", "best=cider:coco", "text-to-image")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "constraint not applied: no candidate reports cider:coco — fell back to downloads") {
+		t.Fatalf("the unmet constraint is not said:\n%s", out)
+	}
+}
+
 // TestModelsSync syncs one task from a fake Hub API and checks that the
 // listing is cached and that selection then sees the synced models.
 func TestModelsSync(t *testing.T) {
