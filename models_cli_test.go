@@ -5,8 +5,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestModelsListExplainsExclusions(t *testing.T) {
@@ -58,6 +60,33 @@ func TestModelsListSaysUnmetConstraint(t *testing.T) {
 	}
 	if !strings.Contains(out, "constraint not applied: no candidate reports cider:coco — fell back to downloads") {
 		t.Fatalf("the unmet constraint is not said:\n%s", out)
+	}
+}
+
+// TestModelsListFitsEightyColumns: on a pipe the candidates fit 80
+// columns — the table when it fits, otherwise two lines per candidate —
+// and a model on the user's own server is not said to have 0 downloads.
+func TestModelsListFitsEightyColumns(t *testing.T) {
+	openAIEnv(t, nil)
+	t.Setenv("CHORUS_INFERENCE_MODE", "hybrid") // the catalog's cloud models too
+	out, stderr, code := runCLI("models", "list", "text-to-image", "image-to-text", "translation")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		// An exclusion is a sentence the terminal may wrap; rows are not.
+		if n := utf8.RuneCountInString(line); n > 80 && !strings.HasPrefix(line, "  excluded ") {
+			t.Errorf("%d columns: %q", n, line)
+		}
+	}
+	if !regexp.MustCompile(`\* 1\. sd-turbo\n\s+openai \(localai\) · downloads unknown · licence unknown`).MatchString(out) {
+		t.Errorf("the server's model is not listed first with its facts:\n%s", out)
+	}
+	if strings.Contains(out, " 0 downloads") {
+		t.Errorf("a self-hosted model is said to have 0 downloads:\n%s", out)
+	}
+	if !strings.Contains(out, "black-forest-labs/FLUX.1-schnell") || !strings.Contains(out, "600K downloads") {
+		t.Errorf("the catalog's candidates lost their facts:\n%s", out)
 	}
 }
 
