@@ -127,3 +127,24 @@ func TestRunRetrievalLocalModeUsesSearxNG(t *testing.T) {
 		t.Errorf("SearxNG requests %+v", r)
 	}
 }
+
+// TestModelsListRetrievalSaysWhichRuleExcludesIt: a web lookup left out
+// names the rule that left it out — the mode or the constraint — and the
+// fix, a SearxNG on this machine or network.
+func TestModelsListRetrievalSaysWhichRuleExcludesIt(t *testing.T) {
+	newCLIEnv(t, nil)
+	t.Setenv("CHORUS_RETRIEVAL_WIKIPEDIA_URL", "https://en.wikipedia.org")
+	out, stderr, code := runCLI("--mode", "local", "models", "list", "retrieval")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "excluded wikipedia/rest-api — it is a web lookup, which inference_mode local rules out — set retrieval.searxng_url") ||
+		strings.Contains(out, "local-only") {
+		t.Errorf("in local mode:\n%s", out)
+	}
+	out, _, _ = runCLI("models", "list", "--constrain", "local-only", "retrieval")
+	if !strings.Contains(out, "excluded wikipedia/rest-api — it is a web lookup, which the local-only constraint rules out") ||
+		strings.Contains(out, "inference_mode local") {
+		t.Errorf("under local-only:\n%s", out)
+	}
+}

@@ -416,7 +416,15 @@ func (e *Engine) noRouteReason(m skills.Model, localOnly bool) string {
 		case kind == endpoints.HuggingFace && localOnly:
 			parts = append(parts, "the local-only constraint rules out Hugging Face")
 		case kind == endpoints.Retrieval && configured && (localOnly || e.router.Mode() == endpoints.ModeLocal):
-			parts = append(parts, "it is a web lookup, which inference_mode local and the local-only constraint rule out — only a SearxNG on this machine or network (retrieval.searxng_url) may run there")
+			// Name the rule that applies, not both: the fix differs.
+			rule := "the local-only constraint rules"
+			if e.router.Mode() == endpoints.ModeLocal {
+				rule = "inference_mode local rules"
+				if localOnly {
+					rule = "inference_mode local and the local-only constraint rule"
+				}
+			}
+			parts = append(parts, "it is a web lookup, which "+rule+" out — set retrieval.searxng_url to a SearxNG on this machine or network to look things up there")
 		case kind == endpoints.Retrieval && !configured:
 			parts = append(parts, "retrieval is off — set retrieval.wikipedia_url or retrieval.searxng_url")
 		case !e.router.Allowed(kind, false):
