@@ -240,6 +240,20 @@ func TestConfigNeverShowsOpenAIKeys(t *testing.T) {
 	}
 }
 
+// TestConfigSaysKeyEnvIsEmpty: a server whose key_env names a variable
+// that is not set shows that, rather than an empty key.
+func TestConfigSaysKeyEnvIsEmpty(t *testing.T) {
+	openAIEnv(t, nil)
+	t.Setenv("LOCALAI_KEY", "")
+	stdout, stderr, code := runCLI("config")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "key: '(not set: LOCALAI_KEY is empty)'") {
+		t.Errorf("config output:\n%s", stdout)
+	}
+}
+
 // TestRunCatalogModelOnOpenAIServer: a vLLM-style server serving a model
 // the catalog lists under its Hub id (openai/whisper-large-v3-turbo) runs
 // it in hybrid mode before the cloud: the catalog's model gains the
