@@ -251,13 +251,26 @@ var openAIServerKeys = []string{"name", "url", "key", "key_env", "voice", "tasks
 func checkOpenAIKeys(list any, file string) error {
 	items, ok := list.([]any)
 	if !ok {
-		return nil
+		switch list.(type) {
+		case nil, map[string]any: // absent, or a map: checkKeys says so
+			return nil
+		}
+		return &Error{Key: "openai", Source: file,
+			Msg: `is a list of servers: write each one as an item, "- name: …" with url and models under it (see config.yaml)`}
 	}
 	for i, item := range items {
 		m, ok := item.(map[string]any)
 		if !ok {
 			return &Error{Key: fmt.Sprintf("openai[%d]", i), Source: file,
 				Msg: `is not a server; write each one as an item, "- name: …" with url and models under it (see config.yaml)`}
+		}
+		for k, v := range m {
+			if strings.EqualFold(k, "models") && v != nil {
+				if _, ok := v.(map[string]any); !ok {
+					return &Error{Key: fmt.Sprintf("openai[%d].models", i), Source: file,
+						Msg: "lists model ids by task, e.g. models: {text-to-image: [stablediffusion]}"}
+				}
+			}
 		}
 		var unknown []string
 		for k := range m {

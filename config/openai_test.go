@@ -64,6 +64,8 @@ func TestOpenAIServerProblemsNameTheKey(t *testing.T) {
 		{"openai:\n  - url: http://a\n    kye: sk-1\n    models: {text-to-image: [sd]}\n", "openai[0].kye", "unknown key"},
 		{"openai:\n  - {url: http://a, models: {ocr: [m]}}\n  - {url: http://b, Models: {ocr: [m]}, voise: x}\n", "openai[1].voise", "unknown key"},
 		{"openai:\n  - http://a\n", "openai[0]", "is not a server"},
+		{"openai: laptop\n", "openai", "is a list of servers"},
+		{"openai:\n  - url: http://a\n    models: [text-to-image]\n", "openai[0].models", "lists model ids by task"},
 		{"openai:\n  - url: http://a\n    models: {text-to-picture: [sd]}\n", "openai[0].models", `unknown task "text-to-picture"`},
 		{"openai:\n  - url: http://a\n    tasks: [depth-estimation]\n    models: {depth-estimation: [x]}\n", "openai[0].models", "unknown task"},
 		{"openai:\n  - url: http://a\n    tasks: [text-to-image, image-editing]\n    models: {text-to-image: [sd]}\n", "openai[0].models.image-editing", "names no model"},
