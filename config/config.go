@@ -12,11 +12,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
 
 	"github.com/chorusai/chorus/endpoints"
@@ -202,7 +204,7 @@ func Load(defaults []byte, file string) (*Config, error) {
 
 	var c Config
 	if err := v.Unmarshal(&c); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, decodeError(err, file)
 	}
 	c.File = file
 	c.TokenSource = tokenSource(file)
@@ -648,4 +650,55 @@ func StateDir() string {
 		return filepath.Join(home, ".local", "state", "chorus")
 	}
 	return filepath.Join(os.TempDir(), "chorus-state")
+}
+
+// decodeError turns a value of the wrong type ("max_parallel: lots",
+// "experts: maybe") into an Error naming the key and what to write,
+// rather than the decoder's multi-line report of Go types.
+func decodeError(err error, file string) error {
+	var de *mapstructure.DecodeError
+	if !errors.As(err, &de) {
+		return fmt.Errorf("config: %w", err)
+	}
+	key := de.Name()
+	var (
+		pe   *mapstructure.ParseError
+		ue   *mapstructure.UnconvertibleTypeError
+		want reflect.Type
+		got  any
+	)
+	switch {
+	case errors.As(err, &pe):
+		want, got = pe.Expected.Type(), pe.Value
+	case errors.As(err, &ue):
+		want, got = ue.Expected.Type(), ue.Value
+	}
+	var msg string
+	switch {
+	case want == reflect.TypeOf(time.Duration(0)) || strings.Contains(err.Error(), "time: invalid duration"):
+		msg = "is not a duration; write one such as 30s, 3m or 1h"
+	case want == nil:
+		msg = fmt.Sprintf("has a value of the wrong kind (%v)", errors.Unwrap(de))
+	case want.Kind() == reflect.Bool:
+		msg = "is not true or false"
+	case want.Kind() >= reflect.Int && want.Kind() <= reflect.Uint64:
+		msg = "is not a whole number"
+	case want.Kind() == reflect.Float32 || want.Kind() == reflect.Float64:
+		msg = "is not a number"
+	case want.Kind() == reflect.Slice:
+		msg = "is a list; write [a, b] or one item a line, each after \"- \""
+	case want.Kind() == reflect.Map || want.Kind() == reflect.Struct:
+		msg = "is a section; write its keys indented under it (see config.yaml)"
+	default:
+		msg = fmt.Sprintf("has a value of the wrong kind (want %s)", want)
+	}
+	if got != nil {
+		msg = fmt.Sprintf("%q %s", fmt.Sprint(got), msg)
+	}
+	// The value may come from the file or from CHORUS_<KEY>.
+	env := "CHORUS_" + strings.ToUpper(strings.NewReplacer(".", "_", "[", "_", "]", "").Replace(key))
+	if os.Getenv(env) != "" {
+		file = env
+	}
+	return &Error{Key: key, Source: file, Msg: msg}
 }

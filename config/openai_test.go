@@ -95,3 +95,28 @@ func TestOpenAIKeyFromChorusVariable(t *testing.T) {
 		t.Errorf("servers %+v", c.OpenAI)
 	}
 }
+
+// TestWrongKindOfValueNamesTheKey: a value of the wrong kind stops the
+// start with the key, the value and what to write — not the decoder's
+// report of Go types — and names CHORUS_<KEY> when that is where it came
+// from.
+func TestWrongKindOfValueNamesTheKey(t *testing.T) {
+	for _, tc := range []struct{ yaml, key, msg string }{
+		{"max_parallel: lots\n", "max_parallel", `"lots" is not a whole number`},
+		{"retrieval:\n  results: many\n", "retrieval.results", `"many" is not a whole number`},
+		{"ollama:\n  experts: maybe\n", "ollama.experts", `"maybe" is not true or false`},
+		{"controller:\n  temperature: hot\n", "controller.temperature", `"hot" is not a number`},
+		{"task_timeout: forever\n", "task_timeout", "is not a duration; write one such as 30s"},
+	} {
+		_, err := loadFile(t, tc.yaml)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != tc.key || !strings.Contains(ce.Msg, tc.msg) || !strings.HasSuffix(ce.Source, "c.yaml") {
+			t.Errorf("%q: err %v, want key %s with %q", tc.yaml, err, tc.key, tc.msg)
+		}
+	}
+	_, err := loadFile(t, "", "CHORUS_MAX_PARALLEL", "x")
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Key != "max_parallel" || ce.Source != "CHORUS_MAX_PARALLEL" {
+		t.Errorf("from the environment: err %v, want max_parallel from CHORUS_MAX_PARALLEL", err)
+	}
+}
