@@ -128,3 +128,24 @@ func TestRunFallbackNamesWhatFailed(t *testing.T) {
 		t.Fatalf("the progress line does not name the model that failed: %q", stderr)
 	}
 }
+
+// TestDebugShowsImagesSentToVisionController: with --debug, the planning
+// prompt in the progress log says how many images went with it, so a user
+// can see that an image path typed in the request reached a vision
+// controller (and that none goes to a text-only one).
+func TestDebugShowsImagesSentToVisionController(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "boats.png")
+	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newCLIEnv(t, func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{Content: `{"tasks":[]}`} })
+	e.ollama.AddModel(fakeollama.Model{Name: "eyes", ParameterSize: "8B", Capabilities: []string{"completion", "vision"}})
+	_, stderr, code := runCLI("run", "--debug", "--model", "eyes", "how many boats are in "+img+"?")
+	if code != 0 || !strings.Contains(stderr, "(+ 1 image(s) sent to the controller with this prompt)") {
+		t.Errorf("exit %d; the vision controller's planning prompt does not say an image went with it: %q", code, stderr)
+	}
+	_, stderr, _ = runCLI("run", "--debug", "how many boats are in "+img+"?")
+	if strings.Contains(stderr, "image(s) sent") {
+		t.Errorf("a text-only controller was sent an image: %q", stderr)
+	}
+}
