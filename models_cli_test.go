@@ -133,3 +133,22 @@ func TestModelsSync(t *testing.T) {
 		t.Fatal("a failed sync lost the previous listing")
 	}
 }
+
+// TestSkillsFitEightyColumns: `chorus skills` on a pipe fits 80 columns —
+// each skill with its inputs, outputs, model count and the start of its
+// description — rather than rows the terminal wraps mid-word.
+func TestSkillsFitEightyColumns(t *testing.T) {
+	newCLIEnv(t, nil)
+	out, stderr, code := runCLI("skills")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if n := utf8.RuneCountInString(line); n > 80 {
+			t.Errorf("%d columns: %q", n, line)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^retrieval\s+text → text\s+2\b.*\n\s+\S`).MatchString(out) {
+		t.Errorf("the retrieval skill is not listed with its facts and description:\n%s", out)
+	}
+}
