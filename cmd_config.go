@@ -31,6 +31,9 @@ func newConfigCmd(g *globalFlags) *cobra.Command {
 					shown.OpenAI[i].Key = "(set, from " + s.KeyEnv + ")"
 				case s.Key != "":
 					shown.OpenAI[i].Key = "(set)"
+				case s.KeyEnv != "":
+					// The usual cause of a refused key: say so here.
+					shown.OpenAI[i].Key = "(not set: " + s.KeyEnv + " is empty)"
 				}
 			}
 			b, err := yaml.Marshal(shown)

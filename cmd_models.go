@@ -10,7 +10,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/chorusai/chorus/pipeline"
@@ -104,30 +106,17 @@ func printPreview(w io.Writer, ev pipeline.ModelEvent, k int, cat *skills.Catalo
 	}
 	fmt.Fprintf(w, "%s  (%s)\n", ev.Task, source)
 	if ev.Endpoint == pipeline.EndpointController {
-		fmt.Fprintf(w, "  the controller (%s) does this task itself; expert candidates follow as fallbacks\n", controller)
+		fmt.Fprintf(w, "  the controller (%s) does this task itself; the experts below are fallbacks\n", controller)
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if len(ev.Candidates) == 0 {
-		fmt.Fprintln(tw, "  no candidate can run now")
+		fmt.Fprintln(w, "  no candidate can run now")
 	}
-	for i, c := range ev.Candidates {
-		mark := " "
-		if i < k {
-			mark = "*"
-		}
-		lic := c.License
-		if lic == "" {
-			lic = "licence unknown"
-		}
-		size := c.Size
-		if size == "" {
-			size = "size unknown"
-		}
-		fmt.Fprintf(tw, "  %s %d.\t%s\t%s\t%s downloads\t%s\t%s\n", mark, i+1, c.ID, candidateWhere(c), skills.HumanCount(c.Downloads), lic, size)
-	}
-	tw.Flush()
+	fmt.Fprint(w, candidateTable(ev.Candidates, k, listWidth(w)))
 	if len(ev.Candidates) > 0 {
 		fmt.Fprintf(w, "  (* = among the top %d the controller chooses from; %s)\n", k, ev.Decided)
+	}
+	if ev.Unmet != "" {
+		fmt.Fprintf(w, "  constraint not applied: %s\n", ev.Unmet)
 	}
 	for _, x := range ev.Excluded {
 		fmt.Fprintf(w, "  excluded %s — %s\n", x.ID, x.Reason)
@@ -188,4 +177,85 @@ offline default; local, Ollama, command and built-in experts are kept.`,
 	}
 	cmd.Flags().IntVar(&limit, "limit", 0, "models per task (default: the Hub client's default)")
 	return cmd
+}
+
+// listWidth is the width the candidate table must fit: the terminal's, or
+// 80 columns when w is a pipe or a file (a log, a bug report, a mail).
+func listWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(f.Fd()); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	return 80
+}
+
+// candidateTable lays the candidates out one per line, in columns, when
+// that fits width; otherwise each takes two lines, the id then its facts,
+// since a table whose rows wrap cannot be read (a Hub id, a provider and a
+// long licence name easily pass 80 columns).
+func candidateTable(cands []pipeline.Candidate, k, width int) string {
+	type row struct{ mark, id, where, downloads, lic, size string }
+	rows := make([]row, len(cands))
+	for i, c := range cands {
+		mark := " "
+		if i < k {
+			mark = "*"
+		}
+		r := row{mark: fmt.Sprintf("%s %d.", mark, i+1), id: c.ID, where: candidateWhere(c),
+			downloads: "downloads unknown", lic: c.License, size: c.Size}
+		// Zero means the catalog has no count (a model on your own
+		// server), not a model nobody downloaded.
+		if c.Downloads > 0 {
+			r.downloads = skills.HumanCount(c.Downloads) + " downloads"
+		}
+		if r.lic == "" {
+			r.lic = "licence unknown"
+		}
+		if r.size == "" {
+			r.size = "size unknown"
+		}
+		rows[i] = r
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", r.mark, r.id, r.where, r.downloads, r.lic, r.size)
+	}
+	tw.Flush()
+	table := b.String()
+	fits := true
+	for _, line := range strings.Split(strings.TrimRight(table, "\n"), "\n") {
+		if utf8.RuneCountInString(line) > width {
+			fits = false
+			break
+		}
+	}
+	if fits {
+		return table
+	}
+	b.Reset()
+	const indent = "       "
+	for _, r := range rows {
+		fmt.Fprintf(&b, "  %s %s\n", r.mark, r.id)
+		line := indent
+		facts := []string{r.where, r.downloads, r.lic, r.size}
+		for i, fact := range facts {
+			next := line + " · " + fact
+			if i < len(facts)-1 {
+				next += " ·" // room for the separator a break would leave
+			}
+			switch {
+			case i == 0:
+				line += fact
+			case utf8.RuneCountInString(next) > width:
+				b.WriteString(line + " ·\n")
+				line = indent + fact
+			default:
+				line += " · " + fact
+			}
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
 }

@@ -62,7 +62,7 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 
 The answer goes to stdout and the progress log (plan, models, tasks, files) to stderr, so chorus run fits in
 a pipeline: rendered as Markdown when stdout is a terminal, the raw Markdown when it is a pipe or a file.
---quiet drops the progress log. When stdin is piped, it is read as part of the request: after the request
+--quiet drops the progress log. --plan-only stops after planning and prints the plan on stdout as JSON ({"tasks": [...]}). When stdin is piped, it is read as part of the request: after the request
 given as arguments, or as the whole request without one (a long input is saved to a file in the output
 directory and attached). With --json every line of stdout is one JSON event: stage, plan, model,
 task_start, task_progress, task_end, token, answer, report, error (and debug with --debug).
@@ -98,7 +98,7 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 	fl := cmd.Flags()
 	fl.BoolVar(&f.json, "json", false, "print only JSON events, one per line")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress log on stderr: only the answer (and a failure's one-line cause)")
-	fl.BoolVar(&f.planOnly, "plan-only", false, "stop after planning")
+	fl.BoolVar(&f.planOnly, "plan-only", false, "stop after planning and print the plan (JSON) on stdout")
 	fl.StringArrayVarP(&f.attach, "attach", "a", nil, "attach a file (repeatable)")
 	fl.StringVarP(&f.out, "out", "o", "", "directory for generated files (overrides output_dir)")
 	fl.StringVar(&f.constrain, "constrain", "", `model constraints, e.g. "license=apache-2.0,mit max-size=1GB local-only smallest"`)
@@ -179,6 +179,7 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 		logw = io.Discard
 	}
 	p := newPrinter(stdout, logw, f.json, f.debug)
+	p.planOnly = f.planOnly
 	if f.terminal && !f.json {
 		p.render = terminalMarkdown(stdout)
 	}

@@ -160,7 +160,24 @@ Run without arguments to open the chat.`,
 	g.replay.flags(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
 	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g), newEvalCmd(g))
+	reflowLong(root)
 	return root
+}
+
+// reflowLong joins the lines of each paragraph of every command's Long
+// help into one. The help renderer wraps paragraphs to the terminal, but
+// it keeps the line breaks the source has; lines broken for a 110-column
+// editor then come out ragged at 80 columns (a long line wrapped, then a
+// short one). Blank lines still separate paragraphs.
+func reflowLong(cmd *cobra.Command) {
+	paras := strings.Split(cmd.Long, "\n\n")
+	for i, p := range paras {
+		paras[i] = strings.Join(strings.Fields(p), " ")
+	}
+	cmd.Long = strings.Join(paras, "\n\n")
+	for _, c := range cmd.Commands() {
+		reflowLong(c)
+	}
 }
 
 func main() {

@@ -5,8 +5,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestModelsListExplainsExclusions(t *testing.T) {
@@ -43,6 +45,48 @@ func TestModelsListConstraints(t *testing.T) {
 	_, stderr, code = runCLI("models", "list", "--constrain", "licence", "x")
 	if code != 2 || !strings.Contains(stderr, "license needs a value") {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestModelsListSaysUnmetConstraint: a best= benchmark no candidate of a
+// task reports does not decide the ranking; the listing says so, as the
+// turn's log and answer do, instead of passing the download ranking off
+// as the best.
+func TestModelsListSaysUnmetConstraint(t *testing.T) {
+	newCLIEnv(t, nil)
+	out, stderr, code := runCLI("models", "list", "--constrain", "best=cider:coco", "text-to-image")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "constraint not applied: no candidate reports cider:coco — fell back to downloads") {
+		t.Fatalf("the unmet constraint is not said:\n%s", out)
+	}
+}
+
+// TestModelsListFitsEightyColumns: on a pipe the candidates fit 80
+// columns — the table when it fits, otherwise two lines per candidate —
+// and a model on the user's own server is not said to have 0 downloads.
+func TestModelsListFitsEightyColumns(t *testing.T) {
+	openAIEnv(t, nil)
+	t.Setenv("CHORUS_INFERENCE_MODE", "hybrid") // the catalog's cloud models too
+	out, stderr, code := runCLI("models", "list", "text-to-image", "image-to-text", "translation")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		// An exclusion is a sentence the terminal may wrap; rows are not.
+		if n := utf8.RuneCountInString(line); n > 80 && !strings.HasPrefix(line, "  excluded ") {
+			t.Errorf("%d columns: %q", n, line)
+		}
+	}
+	if !regexp.MustCompile(`\* 1\. sd-turbo\n\s+openai \(localai\) · downloads unknown · licence unknown`).MatchString(out) {
+		t.Errorf("the server's model is not listed first with its facts:\n%s", out)
+	}
+	if strings.Contains(out, " 0 downloads") {
+		t.Errorf("a self-hosted model is said to have 0 downloads:\n%s", out)
+	}
+	if !strings.Contains(out, "black-forest-labs/FLUX.1-schnell") || !strings.Contains(out, "600K downloads") {
+		t.Errorf("the catalog's candidates lost their facts:\n%s", out)
 	}
 }
 
@@ -87,5 +131,24 @@ func TestModelsSync(t *testing.T) {
 	out, _, _ = runCLI("models", "list", "automatic-speech-recognition")
 	if !strings.Contains(out, "synced from the Hub") {
 		t.Fatal("a failed sync lost the previous listing")
+	}
+}
+
+// TestSkillsFitEightyColumns: `chorus skills` on a pipe fits 80 columns —
+// each skill with its inputs, outputs, model count and the start of its
+// description — rather than rows the terminal wraps mid-word.
+func TestSkillsFitEightyColumns(t *testing.T) {
+	newCLIEnv(t, nil)
+	out, stderr, code := runCLI("skills")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if n := utf8.RuneCountInString(line); n > 80 {
+			t.Errorf("%d columns: %q", n, line)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^retrieval\s+text → text\s+2\b.*\n\s+\S`).MatchString(out) {
+		t.Errorf("the retrieval skill is not listed with its facts and description:\n%s", out)
 	}
 }

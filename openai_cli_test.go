@@ -240,6 +240,20 @@ func TestConfigNeverShowsOpenAIKeys(t *testing.T) {
 	}
 }
 
+// TestConfigSaysKeyEnvIsEmpty: a server whose key_env names a variable
+// that is not set shows that, rather than an empty key.
+func TestConfigSaysKeyEnvIsEmpty(t *testing.T) {
+	openAIEnv(t, nil)
+	t.Setenv("LOCALAI_KEY", "")
+	stdout, stderr, code := runCLI("config")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "key: '(not set: LOCALAI_KEY is empty)'") {
+		t.Errorf("config output:\n%s", stdout)
+	}
+}
+
 // TestRunCatalogModelOnOpenAIServer: a vLLM-style server serving a model
 // the catalog lists under its Hub id (openai/whisper-large-v3-turbo) runs
 // it in hybrid mode before the cloud: the catalog's model gains the
@@ -293,5 +307,26 @@ func TestRunBestWithoutBenchmarkSaysSo(t *testing.T) {
 	_, stderr, code := runCLI("run", "--constrain", "best=cider:coco", "--attach", wav, "transcribe this")
 	if code != 0 || !strings.Contains(stderr, "constraint not applied: "+want) {
 		t.Errorf("exit %d, the printed log does not say it:\n%s", code, stderr)
+	}
+}
+
+// TestRunOpenAIModelMissingIsTheExample: when no model can run a task, the
+// one-line reason (shown in the log, the panes and the answer) gives as its
+// example the configured server's model that was excluded — the one the
+// user meant to run and can fix — not the first catalog model.
+func TestRunOpenAIModelMissingIsTheExample(t *testing.T) {
+	e, _ := openAIEnv(t, onePlan("text-to-image", `{"text":"a fox"}`))
+	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	cfg = []byte(strings.Replace(string(cfg), "[sd-turbo]", "[flux-dev]", 1))
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI("run", "--out", e.out, "paint a fox")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (the only task could not run); stderr %q", code, stderr)
+	}
+	if !regexp.MustCompile(`model: task 1 text-to-image → none: .*e\.g\. flux-dev — .*does not serve model flux-dev`).MatchString(stderr) {
+		t.Errorf("the reason does not name the configured model: %q", stderr)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -20,6 +21,8 @@ type printer struct {
 	log   io.Writer // the progress log; io.Discard with --quiet
 	json  bool
 	debug bool
+	// planOnly writes the plan to out (--plan-only without --json).
+	planOnly bool
 	// render, when set, turns the finished answer's Markdown into what a
 	// terminal shows (Glamour); the answer is then printed once, at the
 	// end, rather than streamed raw as it is into a pipe or a file.
@@ -85,6 +88,17 @@ func (p *printer) plain(ev pipeline.Event) {
 	case pipeline.StageEvent:
 		p.line("── %s", e.Stage)
 	case pipeline.PlanEvent:
+		if p.planOnly {
+			// With --plan-only the plan is what the run produces: it goes
+			// to stdout, as the answer would, in the planner's JSON
+			// ({"tasks": […]}), so `> plan.json` and --quiet get it.
+			enc := json.NewEncoder(p.out)
+			enc.SetEscapeHTML(false) // <resource>-1 as the planner wrote it
+			enc.SetIndent("", "  ")
+			_ = enc.Encode(struct {
+				Tasks []pipeline.Task `json:"tasks"`
+			}{Tasks: e.Tasks})
+		}
 		if len(e.Tasks) == 0 {
 			p.line("plan: no expert tasks — the controller answers directly")
 		} else {

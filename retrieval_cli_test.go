@@ -127,3 +127,56 @@ func TestRunRetrievalLocalModeUsesSearxNG(t *testing.T) {
 		t.Errorf("SearxNG requests %+v", r)
 	}
 }
+
+// TestModelsListRetrievalSaysWhichRuleExcludesIt: a web lookup left out
+// names the rule that left it out — the mode or the constraint — and the
+// fix, a SearxNG on this machine or network.
+func TestModelsListRetrievalSaysWhichRuleExcludesIt(t *testing.T) {
+	newCLIEnv(t, nil)
+	t.Setenv("CHORUS_RETRIEVAL_WIKIPEDIA_URL", "https://en.wikipedia.org")
+	out, stderr, code := runCLI("--mode", "local", "models", "list", "retrieval")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "excluded wikipedia/rest-api — it is a web lookup, which inference_mode local rules out — set retrieval.searxng_url") ||
+		strings.Contains(out, "local-only") {
+		t.Errorf("in local mode:\n%s", out)
+	}
+	out, _, _ = runCLI("models", "list", "--constrain", "local-only", "retrieval")
+	if !strings.Contains(out, "excluded wikipedia/rest-api — it is a web lookup, which the local-only constraint rules out") ||
+		strings.Contains(out, "inference_mode local") {
+		t.Errorf("under local-only:\n%s", out)
+	}
+}
+
+// TestRunPlanOnlyPrintsThePlan: `chorus run --plan-only` puts the plan on
+// stdout, as a run puts its answer there — the planner's JSON, so that
+// `> plan.json` and --quiet get it — and runs nothing.
+func TestRunPlanOnlyPrintsThePlan(t *testing.T) {
+	wiki := fakeweb.NewWikipedia(t)
+	newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		return fakeollama.Reply{Content: `{"tasks":[{"task":"retrieval","id":1,"dep":[],"args":{"text":"Eiffel Tower"}},` +
+			`{"task":"question-answering","id":2,"dep":[1],"args":{"text":"Who built it?","context":"<resource>-1"}}]}`}
+	})
+	t.Setenv("CHORUS_RETRIEVAL_WIKIPEDIA_URL", wiki.URL)
+	stdout, stderr, code := runCLI("run", "--plan-only", "--quiet", "who built the Eiffel Tower? look it up")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var plan struct {
+		Tasks []struct {
+			Task string
+			ID   int
+			Args map[string]string
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &plan); err != nil || len(plan.Tasks) != 2 || plan.Tasks[0].Task != "retrieval" || plan.Tasks[0].Args["text"] != "Eiffel Tower" {
+		t.Fatalf("stdout %q (%v), want the plan as JSON", stdout, err)
+	}
+	if len(wiki.Requests()) != 0 {
+		t.Error("--plan-only ran the lookup")
+	}
+	if !strings.Contains(stdout, `"context": "<resource>-1"`) {
+		t.Errorf("the plan is HTML-escaped: %q", stdout)
+	}
+}

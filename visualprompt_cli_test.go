@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -100,5 +101,51 @@ func TestRunGroundingThenSegmentation(t *testing.T) {
 	}
 	if w, h, err := fakehf.ImageSize(data); err != nil || w != 40 || h != 30 {
 		t.Errorf("mask %dx%d (%v), want the image's size", w, h, err)
+	}
+}
+
+// TestRunFallbackNamesWhatFailed: when a model's call fails with an error
+// that does not name it (models_server wrote the mask where Chorus cannot
+// read it), the progress line before the next try says which model failed,
+// so "trying the next" does not read as if the next one had failed.
+func TestRunFallbackNamesWhatFailed(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "street.png")
+	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newCLIEnv(t, onePlan("mask-generation", `{"image":"`+img+`","point":"10,12"}`))
+	jv := fakehf.NewJarvis(t) // public directory neither shared nor served
+	for _, id := range []string{"facebook/sam-vit-base", "facebook/sam-vit-huge", "facebook/sam-vit-large", "Zigeng/SlimSAM-uniform-77"} {
+		jv.Model(id, "mask-generation")
+	}
+	t.Setenv("CHORUS_LOCAL_URL", jv.URL)
+	t.Setenv("CHORUS_LOCAL_PROTOCOL", "jarvis")
+	t.Setenv("CHORUS_INFERENCE_MODE", "local")
+
+	_, stderr, _ := runCLI("run", "--out", e.out, "--attach", img, "cut out the thing at 10,12")
+	m := regexp.MustCompile(`task 1: (\S+) on local: the local server produced \S+ but Chorus cannot read it[^\n]*; trying (\S+) on local`).FindStringSubmatch(stderr)
+	if m == nil || m[1] == m[2] {
+		t.Fatalf("the progress line does not name the model that failed: %q", stderr)
+	}
+}
+
+// TestDebugShowsImagesSentToVisionController: with --debug, the planning
+// prompt in the progress log says how many images went with it, so a user
+// can see that an image path typed in the request reached a vision
+// controller (and that none goes to a text-only one).
+func TestDebugShowsImagesSentToVisionController(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "boats.png")
+	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newCLIEnv(t, func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{Content: `{"tasks":[]}`} })
+	e.ollama.AddModel(fakeollama.Model{Name: "eyes", ParameterSize: "8B", Capabilities: []string{"completion", "vision"}})
+	_, stderr, code := runCLI("run", "--debug", "--model", "eyes", "how many boats are in "+img+"?")
+	if code != 0 || !strings.Contains(stderr, "(+ 1 image(s) sent to the controller with this prompt)") {
+		t.Errorf("exit %d; the vision controller's planning prompt does not say an image went with it: %q", code, stderr)
+	}
+	_, stderr, _ = runCLI("run", "--debug", "how many boats are in "+img+"?")
+	if strings.Contains(stderr, "image(s) sent") {
+		t.Errorf("a text-only controller was sent an image: %q", stderr)
 	}
 }

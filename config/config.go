@@ -12,11 +12,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
 
 	"github.com/chorusai/chorus/endpoints"
@@ -205,7 +207,7 @@ func Load(defaults []byte, file string) (*Config, error) {
 
 	var c Config
 	if err := v.Unmarshal(&c); err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, decodeError(err, file)
 	}
 	c.File = file
 	c.TokenSource = tokenSource(file)
@@ -239,6 +241,53 @@ func checkKeys(data []byte, known []string, file string) error {
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
 		return &Error{Key: unknown[0], Source: file, Msg: "unknown key (see the documented keys in config.yaml)"}
+	}
+	return checkOpenAIKeys(u.Get("openai"), file)
+}
+
+// openAIServerKeys are the keys of one openai list item (OpenAIServer's
+// mapstructure tags).
+var openAIServerKeys = []string{"name", "url", "key", "key_env", "voice", "tasks", "models"}
+
+// checkOpenAIKeys rejects typos inside the openai list's items, which
+// viper's key list cannot see (a list is one key to it): a misspelt
+// "modles" or "kye" would otherwise be dropped without a word, and the
+// server would fail later for a reason far from the cause.
+func checkOpenAIKeys(list any, file string) error {
+	items, ok := list.([]any)
+	if !ok {
+		switch list.(type) {
+		case nil, map[string]any: // absent, or a map: checkKeys says so
+			return nil
+		}
+		return &Error{Key: "openai", Source: file,
+			Msg: `is a list of servers: write each one as an item, "- name: …" with url and models under it (see config.yaml)`}
+	}
+	for i, item := range items {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return &Error{Key: fmt.Sprintf("openai[%d]", i), Source: file,
+				Msg: `is not a server; write each one as an item, "- name: …" with url and models under it (see config.yaml)`}
+		}
+		for k, v := range m {
+			if strings.EqualFold(k, "models") && v != nil {
+				if _, ok := v.(map[string]any); !ok {
+					return &Error{Key: fmt.Sprintf("openai[%d].models", i), Source: file,
+						Msg: "lists model ids by task, e.g. models: {text-to-image: [stablediffusion]}"}
+				}
+			}
+		}
+		var unknown []string
+		for k := range m {
+			if !slices.Contains(openAIServerKeys, strings.ToLower(k)) {
+				unknown = append(unknown, k)
+			}
+		}
+		if len(unknown) > 0 {
+			sort.Strings(unknown)
+			return &Error{Key: fmt.Sprintf("openai[%d].%s", i, unknown[0]), Source: file,
+				Msg: "unknown key; a server takes " + strings.Join(openAIServerKeys, ", ") + " (see config.yaml)"}
+		}
 	}
 	return nil
 }
@@ -531,6 +580,10 @@ func joinHostPort(h, p string) string {
 func checkURL(s string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		if t := strings.TrimSpace(s); t != "" && !strings.Contains(t, "://") {
+			// The usual slip is a bare host:port; say what to write.
+			return "", fmt.Errorf("%q is not an http(s) URL; write http://%s (or https://)", s, t)
+		}
 		return "", fmt.Errorf("%q is not an http(s) URL", s)
 	}
 	return strings.TrimRight(u.String(), "/"), nil
@@ -605,4 +658,55 @@ func StateDir() string {
 		return filepath.Join(home, ".local", "state", "chorus")
 	}
 	return filepath.Join(os.TempDir(), "chorus-state")
+}
+
+// decodeError turns a value of the wrong type ("max_parallel: lots",
+// "experts: maybe") into an Error naming the key and what to write,
+// rather than the decoder's multi-line report of Go types.
+func decodeError(err error, file string) error {
+	var de *mapstructure.DecodeError
+	if !errors.As(err, &de) {
+		return fmt.Errorf("config: %w", err)
+	}
+	key := de.Name()
+	var (
+		pe   *mapstructure.ParseError
+		ue   *mapstructure.UnconvertibleTypeError
+		want reflect.Type
+		got  any
+	)
+	switch {
+	case errors.As(err, &pe):
+		want, got = pe.Expected.Type(), pe.Value
+	case errors.As(err, &ue):
+		want, got = ue.Expected.Type(), ue.Value
+	}
+	var msg string
+	switch {
+	case want == reflect.TypeOf(time.Duration(0)) || strings.Contains(err.Error(), "time: invalid duration"):
+		msg = "is not a duration; write one such as 30s, 3m or 1h"
+	case want == nil:
+		msg = fmt.Sprintf("has a value of the wrong kind (%v)", errors.Unwrap(de))
+	case want.Kind() == reflect.Bool:
+		msg = "is not true or false"
+	case want.Kind() >= reflect.Int && want.Kind() <= reflect.Uint64:
+		msg = "is not a whole number"
+	case want.Kind() == reflect.Float32 || want.Kind() == reflect.Float64:
+		msg = "is not a number"
+	case want.Kind() == reflect.Slice:
+		msg = "is a list; write [a, b] or one item a line, each after \"- \""
+	case want.Kind() == reflect.Map || want.Kind() == reflect.Struct:
+		msg = "is a section; write its keys indented under it (see config.yaml)"
+	default:
+		msg = fmt.Sprintf("has a value of the wrong kind (want %s)", want)
+	}
+	if got != nil {
+		msg = fmt.Sprintf("%q %s", fmt.Sprint(got), msg)
+	}
+	// The value may come from the file or from CHORUS_<KEY>.
+	env := "CHORUS_" + strings.ToUpper(strings.NewReplacer(".", "_", "[", "_", "]", "").Replace(key))
+	if os.Getenv(env) != "" {
+		file = env
+	}
+	return &Error{Key: key, Source: file, Msg: msg}
 }

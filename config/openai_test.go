@@ -59,6 +59,13 @@ func TestOpenAIServerProblemsNameTheKey(t *testing.T) {
 	for _, tc := range []struct{ yaml, key, msg string }{
 		{"openai:\n  - models: {text-to-image: [sd]}\n", "openai[0].url", "is empty"},
 		{"openai:\n  - url: localhost:8080\n    models: {text-to-image: [sd]}\n", "openai[0].url", "not an http(s) URL"},
+		{"openai:\n  - url: localhost:8080\n    models: {text-to-image: [sd]}\n", "openai[0].url", "write http://localhost:8080"},
+		{"openai:\n  - url: http://a\n    modles: {text-to-image: [sd]}\n", "openai[0].modles", "unknown key"},
+		{"openai:\n  - url: http://a\n    kye: sk-1\n    models: {text-to-image: [sd]}\n", "openai[0].kye", "unknown key"},
+		{"openai:\n  - {url: http://a, models: {ocr: [m]}}\n  - {url: http://b, Models: {ocr: [m]}, voise: x}\n", "openai[1].voise", "unknown key"},
+		{"openai:\n  - http://a\n", "openai[0]", "is not a server"},
+		{"openai: laptop\n", "openai", "is a list of servers"},
+		{"openai:\n  - url: http://a\n    models: [text-to-image]\n", "openai[0].models", "lists model ids by task"},
 		{"openai:\n  - url: http://a\n    models: {text-to-picture: [sd]}\n", "openai[0].models", `unknown task "text-to-picture"`},
 		{"openai:\n  - url: http://a\n    tasks: [depth-estimation]\n    models: {depth-estimation: [x]}\n", "openai[0].models", "unknown task"},
 		{"openai:\n  - url: http://a\n    tasks: [text-to-image, image-editing]\n    models: {text-to-image: [sd]}\n", "openai[0].models.image-editing", "names no model"},
@@ -86,5 +93,30 @@ func TestOpenAIKeyFromChorusVariable(t *testing.T) {
 	}
 	if c.OpenAI[0].Key != "sk-env" || c.OpenAI[0].KeyEnv != "CHORUS_OPENAI_MY_LAPTOP_KEY" || c.OpenAI[1].Key != "" {
 		t.Errorf("servers %+v", c.OpenAI)
+	}
+}
+
+// TestWrongKindOfValueNamesTheKey: a value of the wrong kind stops the
+// start with the key, the value and what to write — not the decoder's
+// report of Go types — and names CHORUS_<KEY> when that is where it came
+// from.
+func TestWrongKindOfValueNamesTheKey(t *testing.T) {
+	for _, tc := range []struct{ yaml, key, msg string }{
+		{"max_parallel: lots\n", "max_parallel", `"lots" is not a whole number`},
+		{"retrieval:\n  results: many\n", "retrieval.results", `"many" is not a whole number`},
+		{"ollama:\n  experts: maybe\n", "ollama.experts", `"maybe" is not true or false`},
+		{"controller:\n  temperature: hot\n", "controller.temperature", `"hot" is not a number`},
+		{"task_timeout: forever\n", "task_timeout", "is not a duration; write one such as 30s"},
+	} {
+		_, err := loadFile(t, tc.yaml)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != tc.key || !strings.Contains(ce.Msg, tc.msg) || !strings.HasSuffix(ce.Source, "c.yaml") {
+			t.Errorf("%q: err %v, want key %s with %q", tc.yaml, err, tc.key, tc.msg)
+		}
+	}
+	_, err := loadFile(t, "", "CHORUS_MAX_PARALLEL", "x")
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Key != "max_parallel" || ce.Source != "CHORUS_MAX_PARALLEL" {
+		t.Errorf("from the environment: err %v, want max_parallel from CHORUS_MAX_PARALLEL", err)
 	}
 }

@@ -37,15 +37,24 @@ type HTTPError struct {
 	Err error
 }
 
+// Error names the kind, the provider and the model, then the status where
+// it is a failure one, then the message.
 func (e *HTTPError) Error() string {
 	msg := e.Message
 	if msg == "" {
 		msg = "no message"
 	}
+	who := fmt.Sprintf("%s %s", e.Kind, e.Model)
 	if e.Provider != "" {
-		return fmt.Sprintf("%s (%s) %s: HTTP %d: %s", e.Kind, e.Provider, e.Model, e.Status, msg)
+		who = fmt.Sprintf("%s (%s) %s", e.Kind, e.Provider, e.Model)
 	}
-	return fmt.Sprintf("%s %s: HTTP %d: %s", e.Kind, e.Model, e.Status, msg)
+	if e.Status >= 200 && e.Status < 300 {
+		// The server answered, and the failure is in what it said
+		// (models_server's {"error": …} with 200, a failed prediction):
+		// "HTTP 200" next to a failure only puzzles the reader.
+		return fmt.Sprintf("%s: %s", who, msg)
+	}
+	return fmt.Sprintf("%s: HTTP %d: %s", who, e.Status, msg)
 }
 
 // Unwrap returns the classifying sentinel.

@@ -102,6 +102,11 @@ func parseSuite(name string, b []byte) (*Suite, error) {
 // finish checks every case and fills what can be derived.
 func finish(s *Suite) (*Suite, error) {
 	if len(s.Cases) == 0 {
+		if len(s.Warnings) > 0 {
+			// Every line was skipped: why is the useful part, and the
+			// warnings are printed only for a suite that loads.
+			return nil, fmt.Errorf("the suite has no cases (%s) — give a JSON suite with \"cases\", TaskBench's data.json, or JSON lines of {\"request\", \"gold_tasks\"}", s.Warnings[0])
+		}
 		return nil, errors.New("the suite has no cases")
 	}
 	for i := range s.Cases {

@@ -185,6 +185,20 @@ func TestLoadRefusesWhatIsNoSuite(t *testing.T) {
 	}
 }
 
+// TestLoadSaysWhyNoLineIsACase: a JSON file that is neither format (an
+// object without "cases", lines without "request") is refused with the
+// reason its lines were skipped and the formats that are read.
+func TestLoadSaysWhyNoLineIsACase(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(p, []byte(`{"x": 1}`+"\n"+`{"prompt": "hi"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(p, nil)
+	if err == nil || !strings.Contains(err.Error(), `line 1 skipped: neither {"request", "gold_tasks"}`) || !strings.Contains(err.Error(), "TaskBench's data.json") {
+		t.Errorf("err = %v, want the skipped line's reason and the formats", err)
+	}
+}
+
 func TestFileRefsLeavesPaths(t *testing.T) {
 	req, files := fileRefs("compare /home/me/cat.png with 'dog.jpg' and dog.jpg")
 	if req != "compare /home/me/cat.png with '{dog.jpg}' and {dog.jpg}" || !slices.Equal(files, []string{"dog.jpg"}) {

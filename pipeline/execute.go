@@ -252,7 +252,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 				break
 			}
 			if lastErr != nil {
-				progress(endpoints.Progress{Message: fmt.Sprintf("%s; trying %s on %s", shortErr(lastErr), cand.model.ID, route.Kind())})
+				progress(endpoints.Progress{Message: fmt.Sprintf("%s; trying %s on %s", failedAttempt(r.attempts, lastErr), cand.model.ID, route.Kind())})
 			}
 			r.model, r.endpoint = cand.model.ID, string(route.Kind())
 			r.provider = plannedProvider(route, r.task.Task, cand.model.ID)
@@ -311,6 +311,21 @@ func errText(err error) string {
 }
 
 func shortErr(err error) string { return text.Clip(err.Error(), 160) }
+
+// failedAttempt says what failed before the next try: the error, led by
+// the model and endpoint that failed where the error does not name them
+// (a file the local server wrote but Chorus cannot read), so that "trying
+// X" does not read as if X had just failed.
+func failedAttempt(attempts []Attempt, err error) string {
+	if len(attempts) == 0 {
+		return shortErr(err)
+	}
+	a := attempts[len(attempts)-1]
+	if a.Endpoint == EndpointController || strings.Contains(err.Error(), a.Model) {
+		return shortErr(err)
+	}
+	return text.Clip(a.Model+" on "+Where(a.Endpoint, a.Provider)+": "+err.Error(), 160)
+}
 
 // resolveArgs substitutes <resource>-N by the dependency's product of the
 // argument's modality: the text for text arguments, the file for media. A

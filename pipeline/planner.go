@@ -101,6 +101,16 @@ func turnImages(sc *scope.Scope, t Turn) [][]byte {
 	return readImages(sc, paths)
 }
 
+// debugPrompt is a prompt as the debug view shows it: its text, and how
+// many images went with it — a vision controller's images are not text, and
+// whether a typed or attached picture reached it is what one debugs.
+func debugPrompt(m controller.Message) string {
+	if n := len(m.Images); n > 0 {
+		return fmt.Sprintf("%s\n(+ %d image(s) sent to the controller with this prompt)", m.Content, n)
+	}
+	return m.Content
+}
+
 // maxControllerImage bounds an image file shown to a vision controller.
 const maxControllerImage = 20 << 20
 
@@ -134,7 +144,7 @@ func (e *Engine) plan(ctx context.Context, t Turn, conv *conversation, emit Emit
 	schema := planSchema(e.cat)
 	var lastProblem string
 	for attempt := 0; attempt < 2; attempt++ {
-		emit(DebugEvent{Stage: StagePlanning, Kind: "prompt", Content: tail[len(tail)-1].Content})
+		emit(DebugEvent{Stage: StagePlanning, Kind: "prompt", Content: debugPrompt(tail[len(tail)-1])})
 		start := time.Now()
 		reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(tail...), Format: schema, NumPredict: e.ctl.Options().PlanTokens})
 		if err != nil {

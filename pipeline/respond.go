@@ -18,7 +18,7 @@ import (
 // explanation can only name models that actually ran.
 func (e *Engine) respond(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report, conv *conversation, emit Emit) (string, error) {
 	msg := e.answerMessage(ctx, t, p, runs, rep)
-	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: msg.Content})
+	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: debugPrompt(msg)})
 	var answer strings.Builder
 	push, flush := streamer(&answer, emit)
 	start := time.Now()

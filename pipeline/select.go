@@ -201,7 +201,11 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 	var cands []*candidate
 	models, unseen := e.models(ctx, s, localOnly)
 	c.excluded = append(c.excluded, unseen...)
+	configured := map[string]bool{}
 	for _, m := range models {
+		if m.Configured {
+			configured[m.ID] = true
+		}
 		routes, why := e.readyRoutes(ctx, task.Task, m, localOnly)
 		if len(routes) == 0 {
 			c.exclude(m.ID, why)
@@ -277,7 +281,7 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 
 	if len(cands) == 0 {
 		c.decided = "no candidate"
-		c.none = noCandidateReason(task.Task, cons, applies, c.excluded)
+		c.none = noCandidateReason(task.Task, cons, applies, c.excluded, configured)
 		c.reason = c.none
 		return c, false
 	}
@@ -418,7 +422,15 @@ func (e *Engine) noRouteReason(m skills.Model, localOnly bool) string {
 		case kind == endpoints.HuggingFace && localOnly:
 			parts = append(parts, "the local-only constraint rules out Hugging Face")
 		case kind == endpoints.Retrieval && configured && (localOnly || e.router.Mode() == endpoints.ModeLocal):
-			parts = append(parts, "it is a web lookup, which inference_mode local and the local-only constraint rule out — only a SearxNG on this machine or network (retrieval.searxng_url) may run there")
+			// Name the rule that applies, not both: the fix differs.
+			rule := "the local-only constraint rules"
+			if e.router.Mode() == endpoints.ModeLocal {
+				rule = "inference_mode local rules"
+				if localOnly {
+					rule = "inference_mode local and the local-only constraint rule"
+				}
+			}
+			parts = append(parts, "it is a web lookup, which "+rule+" out — set retrieval.searxng_url to a SearxNG on this machine or network to look things up there")
 		case kind == endpoints.Retrieval && !configured:
 			parts = append(parts, "retrieval is off — set retrieval.wikipedia_url or retrieval.searxng_url")
 		case !e.router.Allowed(kind, false):
@@ -468,7 +480,11 @@ func constraintReason(cons Constraints, m skills.Model) string {
 	return ""
 }
 
-func noCandidateReason(task string, cons Constraints, applies bool, excluded []Exclusion) string {
+// noCandidateReason says why no model can run task. Its example is a model
+// the user configured (an openai server's, say) where one was excluded:
+// that is the exclusion they meant to work and can fix, while the
+// catalog's are listed first and would hide it.
+func noCandidateReason(task string, cons Constraints, applies bool, excluded []Exclusion, configured map[string]bool) string {
 	if len(excluded) == 0 {
 		return "the catalog has no model for " + task
 	}
@@ -481,7 +497,11 @@ func noCandidateReason(task string, cons Constraints, applies bool, excluded []E
 	// Short: this reason is shown wherever the task is (the Models and
 	// Execution panes, the log, the answer's workflow). The model event
 	// carries every exclusion for whoever wants the whole list.
-	switch x := excluded[0]; len(excluded) {
+	x := excluded[0]
+	if i := slices.IndexFunc(excluded, func(x Exclusion) bool { return configured[x.ID] }); i >= 0 {
+		x = excluded[i]
+	}
+	switch len(excluded) {
 	case 1:
 		fmt.Fprintf(&b, ": %s — %s", x.ID, text.Clip(x.Reason, 160))
 	default:
