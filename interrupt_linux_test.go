@@ -56,12 +56,22 @@ func TestRunSecondInterruptEndsAStuckRun(t *testing.T) {
 	if errno != 0 {
 		t.Skipf("cannot read the pipe size: %v", errno)
 	}
+	// The pipe is full when it holds within a page of its capacity and has
+	// not grown for a while: a pipe with a few bytes free still takes the
+	// next small write, and a Ctrl+C then finds chorus not yet stuck.
+	var lastN int32 = -1
+	var lastChange time.Time
 	full := func() bool {
 		var n int32
 		_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, r.Fd(), syscall.TIOCINQ /* FIONREAD */, uintptr(unsafe.Pointer(&n)))
-		// Within a page of the capacity: the pipe's buffers are in use and
-		// the next write waits.
-		return errno == 0 && uintptr(n)+4096 > capacity
+		if errno != 0 {
+			return false
+		}
+		if n != lastN {
+			lastN, lastChange = n, time.Now()
+			return false
+		}
+		return uintptr(n)+4096 > capacity && time.Since(lastChange) >= 300*time.Millisecond
 	}
 
 	// Wait until the pipe is full, so writing the answer blocks; then
