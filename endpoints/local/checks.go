@@ -5,57 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/huggingface"
 )
 
-// sharedProbe is one reachability or status probe, shared by every Check
-// that arrives while it runs and cached for the TTL after.
-type sharedProbe struct {
-	done chan struct{}
-	err  error
-	at   time.Time
-}
-
 // cached runs probe at most once per TTL for key and returns its answer.
 func (e *Endpoint) cached(ctx context.Context, key string, probe func(context.Context) error) error {
-	e.mu.Lock()
-	p := e.probes[key]
-	if p != nil {
-		select {
-		case <-p.done:
-			if time.Since(p.at) > e.ttl {
-				p = nil
-			}
-		default: // in flight: share it
-		}
-	}
-	if p == nil {
-		p = &sharedProbe{done: make(chan struct{})}
-		e.probes[key] = p
-		// The probe outlives a caller that gives up, so the others
-		// waiting on it still get an answer; its own timeout bounds it.
-		go func() {
-			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
-			defer cancel()
-			err := probe(pctx)
-			e.mu.Lock()
-			p.err, p.at = err, time.Now()
-			e.mu.Unlock()
-			close(p.done)
-		}()
-	}
-	e.mu.Unlock()
-	select {
-	case <-p.done:
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		return p.err
-	case <-ctx.Done():
-		return fmt.Errorf("checking the local server %s: %w", e.url, ctx.Err())
-	}
+	_, err := e.probes.Do(ctx, key, func(pctx context.Context) (struct{}, error) { return struct{}{}, probe(pctx) },
+		func(err error) error { return fmt.Errorf("checking the local server %s: %w", e.url, err) })
+	return err
 }
 
 func (e *Endpoint) unreachable(err error) error {

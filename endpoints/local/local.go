@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
@@ -82,12 +81,11 @@ type Endpoint struct {
 	protocol  string
 	client    *http.Client
 	publicDir string
-	ttl       time.Duration
 	hf        *huggingface.Client
 	spool     endpoints.Spool
 
-	mu     sync.Mutex
-	probes map[string]*sharedProbe
+	// probes share and cache the /running and /status probes.
+	probes endpoints.Probes[string, struct{}]
 }
 
 // New returns an endpoint for the server at opts.URL.
@@ -97,8 +95,7 @@ func New(opts Options) *Endpoint {
 		protocol:  strings.ToLower(strings.TrimSpace(opts.Protocol)),
 		client:    opts.HTTPClient,
 		publicDir: opts.PublicDir,
-		ttl:       opts.CheckTTL,
-		probes:    map[string]*sharedProbe{},
+		probes:    endpoints.Probes[string, struct{}]{TTL: opts.CheckTTL, Timeout: probeTimeout},
 		spool:     endpoints.Spool{Dir: opts.TempDir, Max: opts.MaxBodyBytes},
 	}
 	if e.protocol == "" {
@@ -107,8 +104,8 @@ func New(opts Options) *Endpoint {
 	if e.client == nil {
 		e.client = &http.Client{}
 	}
-	if e.ttl <= 0 {
-		e.ttl = DefaultCheckTTL
+	if e.probes.TTL <= 0 {
+		e.probes.TTL = DefaultCheckTTL
 	}
 	e.hf = huggingface.NewClient(endpoints.Local, huggingface.Options{
 		BaseURL: e.url, MaxWait: opts.MaxWait, MaxRetries: opts.MaxRetries, Backoff: opts.Backoff, HTTPClient: e.client,
@@ -199,12 +196,10 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 // forgetAfter drops cached answers a failure has shown to be stale, so the
 // next Check probes again instead of routing more tasks to a dead server.
 func (e *Endpoint) forgetAfter(model string, err error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	switch {
 	case errors.Is(err, endpoints.ErrUnreachable):
-		clear(e.probes)
+		e.probes.ForgetAll()
 	case errors.Is(err, endpoints.ErrUnavailable):
-		delete(e.probes, "status/"+model)
+		e.probes.Forget("status/" + model)
 	}
 }

@@ -22,80 +22,36 @@ const probeTimeout = 5 * time.Second
 // of models is still well under it.
 const maxModelList = 8 << 20
 
-// probe is one GET /v1/models of a server, shared by the checks that
-// arrive while it runs and cached for the TTL after.
-type probe struct {
-	done chan struct{}
-	at   time.Time
-	err  error
-	// ids are the listed model ids, lower case; nil when the server has
-	// no model list (a speech server without /v1/models).
-	ids []string
-}
-
 // ready says whether s is up and, when it lists its models, lists model.
 func (e *Endpoint) ready(ctx context.Context, s *Server, model string) error {
-	p, err := e.models(ctx, s)
+	ids, err := e.models(ctx, s)
 	if err != nil {
 		return err
 	}
-	if p.ids == nil || slices.Contains(p.ids, strings.ToLower(model)) {
+	if ids == nil || slices.Contains(ids, strings.ToLower(model)) {
 		return nil
 	}
 	listed := "none"
-	if len(p.ids) > 0 {
-		listed = text.Clip(strings.Join(p.ids, ", "), 200)
+	if len(ids) > 0 {
+		listed = text.Clip(strings.Join(ids, ", "), 200)
 	}
 	return endpoints.Explain(fmt.Sprintf("%s at %s does not serve model %s (GET /v1/models lists %s) — load it on the server, or fix the id in %s.models",
 		s.label(), s.URL, model, listed, fmt.Sprintf("openai[%d]", s.Index)), endpoints.ErrUnavailable)
 }
 
-// models returns s's model list, from the cache while it is fresh.
-func (e *Endpoint) models(ctx context.Context, s *Server) (*probe, error) {
-	e.mu.Lock()
-	p := e.probes[s.slot]
-	if p != nil {
-		select {
-		case <-p.done:
-			if time.Since(p.at) > e.ttl {
-				p = nil
-			}
-		default: // in flight: share it
-		}
-	}
-	if p == nil {
-		p = &probe{done: make(chan struct{})}
-		e.probes[s.slot] = p
-		// The probe outlives a caller that gives up, so the others waiting
-		// on it still get an answer; its own timeout bounds it.
-		go func() {
-			pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
-			defer cancel()
-			ids, err := e.listModels(pctx, s)
-			e.mu.Lock()
-			p.ids, p.err, p.at = ids, err, time.Now()
-			e.mu.Unlock()
-			close(p.done)
-		}()
-	}
-	e.mu.Unlock()
-	select {
-	case <-p.done:
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		return p, p.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("checking %s at %s: %w", s.label(), s.URL, ctx.Err())
-	}
+// models returns s's model ids, lower case, from the cache while it is
+// fresh; nil when the server has no model list (a speech server without
+// /v1/models).
+func (e *Endpoint) models(ctx context.Context, s *Server) ([]string, error) {
+	return e.probes.Do(ctx, s.slot, func(pctx context.Context) ([]string, error) { return e.listModels(pctx, s) },
+		func(err error) error { return fmt.Errorf("checking %s at %s: %w", s.label(), s.URL, err) })
 }
 
 // forgetAfter drops s's cached model list when a call has shown it stale
 // (the server went away, or no longer has the model).
 func (e *Endpoint) forgetAfter(s *Server, err error) {
 	if errors.Is(err, endpoints.ErrUnreachable) || errors.Is(err, endpoints.ErrUnavailable) {
-		e.mu.Lock()
-		delete(e.probes, s.slot)
-		e.mu.Unlock()
+		e.probes.Forget(s.slot)
 	}
 }
 

@@ -17,7 +17,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
@@ -121,17 +120,16 @@ type Options struct {
 type Endpoint struct {
 	servers  []*Server
 	client   *http.Client
-	ttl      time.Duration
 	spool    endpoints.Spool
 	download http.RoundTripper
 
-	mu     sync.Mutex
-	probes map[int]*probe
+	// probes share and cache each server's GET /v1/models, by slot.
+	probes endpoints.Probes[int, []string]
 }
 
 // New returns the endpoint for opts.Servers.
 func New(opts Options) *Endpoint {
-	e := &Endpoint{client: opts.HTTPClient, ttl: opts.CheckTTL, probes: map[int]*probe{},
+	e := &Endpoint{client: opts.HTTPClient, probes: endpoints.Probes[int, []string]{TTL: opts.CheckTTL, Timeout: probeTimeout},
 		spool: endpoints.Spool{Dir: opts.TempDir, Max: opts.MaxBodyBytes}, download: opts.DownloadTransport}
 	for i := range opts.Servers {
 		s := opts.Servers[i]
@@ -141,8 +139,8 @@ func New(opts Options) *Endpoint {
 	if e.client == nil {
 		e.client = &http.Client{}
 	}
-	if e.ttl <= 0 {
-		e.ttl = DefaultCheckTTL
+	if e.probes.TTL <= 0 {
+		e.probes.TTL = DefaultCheckTTL
 	}
 	return e
 }
