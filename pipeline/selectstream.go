@@ -11,7 +11,9 @@ import "strings"
 // anything else — a bare list, a single object, a reply cut off — is left
 // to parseChoices on the whole reply, which is lenient.
 type choiceStream struct {
-	buf []byte
+	// buf is the reply so far; a Builder's String does not copy, so each
+	// token costs its own length, not the reply's.
+	buf strings.Builder
 	// next is where the next choice object may start; 0 until the
 	// choices array has been seen.
 	next   int
@@ -20,8 +22,8 @@ type choiceStream struct {
 
 // write takes the next piece of the streamed reply.
 func (s *choiceStream) write(tok string) {
-	s.buf = append(s.buf, tok...)
-	b := string(s.buf)
+	s.buf.WriteString(tok)
+	b := s.buf.String()
 	if s.next == 0 {
 		i := strings.Index(b, `"choices"`)
 		if i < 0 {
