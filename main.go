@@ -191,6 +191,7 @@ func main() {
 // when interrupted. The one-line cause goes to the command's stderr.
 func execute(ctx context.Context, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
+	defer runExitFuncs()
 	code := 0
 	err := fang.Execute(ctx, root,
 		fang.WithVersion(chorusVersion()),

@@ -79,9 +79,6 @@ type Options struct {
 	// MaxInput bounds a file sent to a tool as embedded data; default
 	// 20 MiB.
 	MaxInput int64
-	// Spool is where large result files are kept before the executor
-	// moves them into the output directory.
-	Spool endpoints.Spool
 	// HTTPClient is the base client of HTTP servers (its Transport is
 	// wrapped with the server's headers and the message bound).
 	HTTPClient *http.Client
