@@ -50,10 +50,10 @@ func withoutTools(names []string) []string {
 
 // Tool detail levels, richest first.
 const (
-	toolsFull    = iota // a line per tool: arguments with their types, outputs, brief
-	toolsGrouped        // a line per server: each tool with its argument names
-	toolsRequired       // a line per server: each tool with its required arguments
-	toolsNames          // a line per server: the tools' names
+	toolsFull     = iota // a line per tool: arguments with their types, outputs, brief
+	toolsGrouped         // a line per server: each tool with its argument names
+	toolsRequired        // a line per server: each tool with its required arguments
+	toolsNames           // a line per server: the tools' names
 )
 
 // fit writes the head with the MCP tools in as much detail as the budget
