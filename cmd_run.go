@@ -38,6 +38,9 @@ type runFlags struct {
 	// replay answers from such a file instead (--replay, --replay-speed).
 	record string
 	replay replaySource
+	// allowTools are the MCP tools that may run though they may change
+	// things (not annotated read-only): --allow-tool.
+	allowTools []string
 
 	// From the root flags: debug shows debug events; modelSet says
 	// --model was given, so a continued session's model does not replace
@@ -106,6 +109,7 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 	fl.StringVar(&f.session, "session", "", `continue the saved session ID ("latest" for the newest)`)
 	fl.StringVar(&f.record, "record", "", "record the turn's controller and expert traffic to FILE, to replay it with --replay FILE")
 	f.replay.flags(cmd)
+	fl.StringSliceVar(&f.allowTools, "allow-tool", nil, "let the MCP tool NAME run though it is not annotated read-only (server.tool, or server.* for all of a server's; repeatable)")
 	return cmd
 }
 
@@ -217,7 +221,8 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 			p.emit(ev)
 		}
 	}
-	turn := pipeline.Turn{Request: request, Attachments: attachments, History: sess.History(), Constraints: cons, PlanOnly: f.planOnly}
+	turn := pipeline.Turn{Request: request, Attachments: attachments, History: sess.History(), Constraints: cons, PlanOnly: f.planOnly,
+		Approve: pipeline.AllowTools(f.allowTools)}
 	rep, err := eng.Run(ctx, turn, emit)
 	p.finish()
 	result := turnResult(rep, err, f.planOnly)

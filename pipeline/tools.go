@@ -266,3 +266,19 @@ func approve(ctx context.Context, route endpoints.Endpoint, r *taskRun, model st
 	}
 	return nil
 }
+
+// AllowTools is the Approve hook of a front end that cannot ask (chorus
+// run, chorus mcp serve): a tool runs when names lists it ("server.tool",
+// or "server.*" for all of a server's), and is refused otherwise with the
+// flag that allows it.
+func AllowTools(names []string) func(context.Context, Approval) error {
+	return func(_ context.Context, a Approval) error {
+		server, _, _ := strings.Cut(a.Tool, ".")
+		for _, n := range names {
+			if n == a.Tool || n == server+".*" {
+				return nil
+			}
+		}
+		return fmt.Errorf("%s — run again with --allow-tool %s to let it run", a.Reason, a.Tool)
+	}
+}
