@@ -55,6 +55,15 @@ type Metrics struct {
 	CompletionTokens float64 `json:"completion_tokens_median"`
 	// Chosen counts, with selection, the planned tasks that got a model.
 	Chosen *Rate `json:"chosen,omitempty"`
+	// TaskBench are TaskBench's node F1, link F1 and ed, of the first
+	// reply as written and of the plan after repair.
+	TaskBench TBReadings `json:"taskbench"`
+}
+
+// TBReadings are TaskBench's metrics for the two readings of a run.
+type TBReadings struct {
+	AsWritten   TBMetrics `json:"as_written"`
+	AfterRepair TBMetrics `json:"after_repair"`
 }
 
 // Aggregate sums results into metrics; withSelect adds selection's.
@@ -66,7 +75,13 @@ func Aggregate(rs []Result, withSelect bool) Metrics {
 	if withSelect {
 		m.Chosen = &Rate{}
 	}
+	var written, repaired []*TBCounts
 	for _, r := range rs {
+		if r.TaskBench.AfterRepair != nil {
+			// A gold evaluate.py cannot read is no sample in either.
+			written = append(written, r.TaskBench.AsWritten)
+			repaired = append(repaired, r.TaskBench.AfterRepair)
+		}
 		s := r.Score
 		if r.Error != "" {
 			m.Errors++
@@ -89,6 +104,7 @@ func Aggregate(rs []Result, withSelect bool) Metrics {
 			m.Chosen.Of += r.Tasks
 		}
 	}
+	m.TaskBench = TBReadings{AsWritten: TBAggregate(written), AfterRepair: TBAggregate(repaired)}
 	m.NodeF1 = PooledF1(nm, np, ng)
 	m.EdgeF1 = PooledF1(em, ep, eg)
 	if len(rs) > 0 {

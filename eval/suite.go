@@ -31,6 +31,10 @@ type Case struct {
 	// Gold is the plan a good controller writes: task names and deps
 	// (ids and arguments are free; only the graph is compared).
 	Gold []pipeline.Task `json:"gold"`
+	// Alternatives are other plans that are as right as Gold (a request
+	// two tools answer equally well): a run is scored against the one it
+	// matches best.
+	Alternatives [][]pipeline.Task `json:"alternatives,omitempty"`
 	// Shape is the gold's form (single, chain, graph); derived from the
 	// gold when the suite does not say.
 	Shape string `json:"shape,omitempty"`
@@ -43,6 +47,12 @@ type Case struct {
 	// evaluate.py could not read it and skips the sample.
 	tbGold    *TBPlan
 	tbDropped bool
+}
+
+// golds lists the gold plan and its alternatives.
+func (c Case) golds() [][]pipeline.Task {
+	out := [][]pipeline.Task{c.Gold}
+	return append(out, c.Alternatives...)
 }
 
 // TaskBenchGold is the case's gold as TaskBench scores it; ok is false
@@ -274,10 +284,16 @@ func resolveName(name string, resolve func(string) (string, bool), unknown map[s
 	if r, ok := resolve(name); ok {
 		return r
 	}
-	norm := strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(name, "_", " ")), "-"))
+	norm := taskBenchSpelling(name)
 	if r, ok := resolve(norm); ok {
 		return r
 	}
 	unknown[name] = true
 	return norm
+}
+
+// taskBenchSpelling writes a TaskBench tool name the way Chorus names
+// tasks: "Image Classification" → image-classification.
+func taskBenchSpelling(name string) string {
+	return strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(name, "_", " ")), "-"))
 }
