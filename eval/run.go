@@ -76,6 +76,9 @@ type Result struct {
 	GoldAlternative int             `json:"gold_alternative,omitempty"`
 	// TaskBench are TaskBench's per-sample counts for both readings.
 	TaskBench TBResult `json:"taskbench"`
+	// Arguments counts the gold's arguments the plan got right
+	// (ArgScore).
+	Arguments Rate `json:"arguments"`
 	// Notes are the validator's repairs.
 	Notes []string `json:"notes,omitempty"`
 	// Tasks and Chosen count, with selection, the plan's tasks and those
@@ -227,6 +230,7 @@ func score(c Case, run int, res pipeline.PlanResult, err error, names toolNames)
 	if r.Gold == nil {
 		r.Gold = []pipeline.Task{}
 	}
+	r.Arguments = ArgScore(r.Gold, r.Plan)
 	if len(r.Replies) > 0 {
 		if obj, ok := TBReadReply(r.Replies[0]); ok {
 			if p, ok := TBPrediction(obj, names.written); ok {

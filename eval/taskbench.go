@@ -169,6 +169,8 @@ type TBMetrics struct {
 	// ED is TaskBench's edit distance, 0 best; meaningless (and left
 	// out of the table) when nothing was predicted.
 	ED float64 `json:"ed"`
+	// Counts are the pooled counts (Ratio: the sum of the ratios).
+	Counts TBCounts `json:"counts"`
 }
 
 // TBAggregate pools per-sample counts into TaskBench's metrics; nil
@@ -192,6 +194,7 @@ func TBAggregate(samples []*TBCounts) TBMetrics {
 	if m.Predicted == 0 {
 		return m
 	}
+	m.Counts = sum
 	m.NodeF1 = sklearnF1(sum.NodeTP, sum.NodeFP, sum.NodeFN)
 	m.LinkF1 = sklearnF1(sum.LinkTP, sum.LinkFP, sum.LinkFN)
 	m.ED = 1 - sum.Ratio/float64(m.Predicted)
