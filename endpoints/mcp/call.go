@@ -24,7 +24,7 @@ import (
 func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 	s, name, ok := e.split(req.Model)
 	if !ok {
-		return endpoints.Result{}, fmt.Errorf("%w: %s is not a tool of a configured MCP server", endpoints.ErrUnavailable, req.Model)
+		return endpoints.Result{}, failf(endpoints.ErrUnavailable, "%s is not a tool of a configured MCP server", req.Model)
 	}
 	sess, err := s.session(ctx)
 	if err != nil {
@@ -41,7 +41,7 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 		var missing string
 		args, missing = taskArgs(req.Task, t, &req, e.encoder(req))
 		if missing != "" {
-			err = fmt.Errorf("%w: %s needs the argument %q, which %s does not give — map another tool onto %s", endpoints.ErrUnavailable, req.Model, missing, req.Task, req.Task)
+			err = failf(endpoints.ErrUnavailable, "%s needs the argument %q, which %s does not give — map another tool onto %s", req.Model, missing, req.Task, req.Task)
 		} else if f := e.encodeErr(req); f != nil {
 			err = f
 		}
@@ -70,7 +70,7 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 		if msg == "" {
 			msg = "no message"
 		}
-		return endpoints.Result{}, fmt.Errorf("%w: %s reported an error: %s", endpoints.ErrUnavailable, req.Model, msg)
+		return endpoints.Result{}, failf(endpoints.ErrUnavailable, "%s reported an error: %s", req.Model, msg)
 	}
 	return e.result(ctx, s, sess, req, res)
 }
@@ -87,7 +87,7 @@ func (e *Endpoint) callError(ctx context.Context, s *server, sess *sdk.ClientSes
 	ended := s.ended
 	s.mu.Unlock()
 	if why := ended.get(); why != nil && (s.cfg.Stdio() || errors.Is(err, sdk.ErrConnectionClosed) || strings.Contains(why.Error(), "limit for one message")) {
-		failure := fmt.Errorf("%w: the MCP server %s stopped during the call to %s: %w", endpoints.ErrUnavailable, s.cfg.Name, req.Model, why)
+		failure := failf(endpoints.ErrUnavailable, "the MCP server %s stopped during the call to %s: %v", s.cfg.Name, req.Model, why)
 		s.drop(sess, failure)
 		return failure
 	}
@@ -95,20 +95,20 @@ func (e *Endpoint) callError(ctx context.Context, s *server, sess *sdk.ClientSes
 	if errors.As(err, &we) {
 		msg := text.OneLine(text.Clean(we.Message), 300)
 		if we.Code == jsonrpc.CodeInvalidParams && req.Task == req.Model {
-			return fmt.Errorf("%w: %s refused the arguments: %s", endpoints.ErrBadInput, req.Model, msg)
+			return failf(endpoints.ErrBadInput, "%s refused the arguments: %s", req.Model, msg)
 		}
-		return fmt.Errorf("%w: %s failed: %s", endpoints.ErrUnavailable, req.Model, msg)
+		return failf(endpoints.ErrUnavailable, "%s failed: %s", req.Model, msg)
 	}
 	if errors.Is(err, sdk.ErrConnectionClosed) {
 		why := errors.New("the connection closed")
 		if s.cfg.Stdio() {
 			why = errors.New("it closed its output")
 		}
-		failure := fmt.Errorf("%w: the MCP server %s stopped during the call to %s: %w", endpoints.ErrUnavailable, s.cfg.Name, req.Model, why)
+		failure := failf(endpoints.ErrUnavailable, "the MCP server %s stopped during the call to %s: %v", s.cfg.Name, req.Model, why)
 		s.drop(sess, failure)
 		return failure
 	}
-	return fmt.Errorf("%w: %s failed: %s", endpoints.ErrUnavailable, req.Model, text.OneLine(text.Clean(err.Error()), 300))
+	return failf(endpoints.ErrUnavailable, "%s failed: %s", req.Model, text.OneLine(text.Clean(err.Error()), 300))
 }
 
 // progressText renders a progress notification: "3 of 5", its message.
@@ -145,7 +145,7 @@ func (e *Endpoint) directArgs(info *skills.Tool, t *sdk.Tool, req endpoints.Requ
 	}
 	args, _, err := info.ConvertArgs(text)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", endpoints.ErrBadInput, req.Model, err)
+		return nil, failf(endpoints.ErrBadInput, "%s: %v", req.Model, err)
 	}
 	for k, m := range media {
 		if _, given := req.Args[k]; !given {
@@ -157,13 +157,13 @@ func (e *Endpoint) directArgs(info *skills.Tool, t *sdk.Tool, req endpoints.Requ
 		}
 		v, err := encodeFile(f, info.Params[k].Schema, e.opts.MaxInput)
 		if err != nil {
-			return nil, fmt.Errorf("%w: argument %s: %v", endpoints.ErrBadInput, k, err)
+			return nil, failf(endpoints.ErrBadInput, "argument %s: %v", k, err)
 		}
 		args[info.Params[k].Property] = v
 	}
 	for _, r := range schemaOf(t).Required {
 		if _, ok := args[r]; !ok {
-			return nil, fmt.Errorf("%w: %s needs the argument %q", endpoints.ErrBadInput, req.Model, strings.ToLower(r))
+			return nil, failf(endpoints.ErrBadInput, "%s needs the argument %q", req.Model, strings.ToLower(r))
 		}
 	}
 	return args, nil
@@ -276,7 +276,7 @@ func (e *Endpoint) encoder(req endpoints.Request) func(string, *skills.Schema, s
 func (e *Endpoint) encodeErr(req endpoints.Request) error {
 	for name, f := range req.Files {
 		if _, err := f.ReadAll(e.opts.MaxInput); err != nil {
-			return fmt.Errorf("%w: argument %s: %v", endpoints.ErrBadInput, name, err)
+			return failf(endpoints.ErrBadInput, "argument %s: %v", name, err)
 		}
 	}
 	return nil

@@ -47,8 +47,7 @@ func (e *httpRefusal) explain(cfg Server) error {
 	if e.msg != "" {
 		msg = ": " + e.msg
 	}
-	return fmt.Errorf("%w: the MCP server %s refused the request (HTTP %d%s) — %s",
-		endpoints.ErrUnauthorized, cfg.Name, e.status, msg, fix)
+	return failf(endpoints.ErrUnauthorized, "the MCP server %s refused the request (HTTP %d%s) — %s", cfg.Name, e.status, msg, fix)
 }
 
 func newHTTPClient(s *server, ended *endReason) *httpClient {

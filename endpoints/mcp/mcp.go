@@ -216,7 +216,7 @@ func (e *Endpoint) split(model string) (*server, string, bool) {
 func (e *Endpoint) Check(_ context.Context, task, model string) error {
 	s, name, ok := e.split(model)
 	if !ok {
-		return fmt.Errorf("%w: %s is not a tool of a configured MCP server", endpoints.ErrUnavailable, model)
+		return failf(endpoints.ErrUnavailable, "%s is not a tool of a configured MCP server", model)
 	}
 	t, err := s.tool(name)
 	if err != nil {
@@ -226,10 +226,10 @@ func (e *Endpoint) Check(_ context.Context, task, model string) error {
 		return nil
 	}
 	if !slices.Contains(s.cfg.Tasks[task], name) {
-		return fmt.Errorf("%w: %s is not mapped onto %s (add it to %s.tasks)", endpoints.ErrUnavailable, model, task, s.cfg.key())
+		return failf(endpoints.ErrUnavailable, "%s is not mapped onto %s (add it to %s.tasks)", model, task, s.cfg.key())
 	}
 	if _, missing := taskArgs(task, t, nil, nil); missing != "" {
-		return fmt.Errorf("%w: %s needs the argument %q, which %s does not give — map another tool onto %s", endpoints.ErrUnavailable, model, missing, task, task)
+		return failf(endpoints.ErrUnavailable, "%s needs the argument %q, which %s does not give — map another tool onto %s", model, missing, task, task)
 	}
 	return nil
 }
@@ -278,4 +278,10 @@ func (e *Endpoint) Remote(_, model string) string {
 		return ""
 	}
 	return fmt.Sprintf("the MCP server %s (%s) is not on this machine or a private network", s.cfg.Name, host)
+}
+
+// failf is an error for the user that wraps the sentinel (so the
+// executor decides with errors.Is) without the sentinel's own words.
+func failf(sentinel error, format string, args ...any) error {
+	return endpoints.Explain(fmt.Sprintf(format, args...), sentinel)
 }

@@ -133,7 +133,7 @@ func (s *server) watch(sess *sdk.ClientSession, ended *endReason) {
 	if why == nil {
 		why = errors.New("the connection to the server closed")
 	}
-	s.why = fmt.Errorf("%w: the MCP server %s stopped: %w", endpoints.ErrUnavailable, s.cfg.Name, why)
+	s.why = failf(endpoints.ErrUnavailable, "the MCP server %s stopped: %v", s.cfg.Name, why)
 	s.opts.Logger.Warn("mcp server stopped", "server", s.cfg.Name, "error", why.Error())
 }
 
@@ -204,14 +204,12 @@ func (s *server) startError(ctx, cctx context.Context, err error, ended *endReas
 		if t != nil {
 			what = "answer the MCP handshake on its standard output"
 		}
-		return fmt.Errorf("%w: the MCP server %s did not %s within %s — check that %s is an MCP server%s",
-			endpoints.ErrUnreachable, s.cfg.Name, what, s.opts.StartTimeout, s.where(), stderrHint(t))
+		return failf(endpoints.ErrUnreachable, "the MCP server %s did not %s within %s — check that %s is an MCP server%s", s.cfg.Name, what, s.opts.StartTimeout, s.where(), stderrHint(t))
 	}
 	if !s.cfg.Stdio() {
-		return fmt.Errorf("%w: the MCP server %s is not reachable at %s (%v) — start it, or fix %s.url",
-			endpoints.ErrUnreachable, s.cfg.Name, s.cfg.URL, err, s.cfg.key())
+		return failf(endpoints.ErrUnreachable, "the MCP server %s is not reachable at %s (%v) — start it, or fix %s.url", s.cfg.Name, s.cfg.URL, err, s.cfg.key())
 	}
-	return fmt.Errorf("%w: the MCP server %s did not start: %v%s", endpoints.ErrUnreachable, s.cfg.Name, err, stderrHint(t))
+	return failf(endpoints.ErrUnreachable, "the MCP server %s did not start: %v%s", s.cfg.Name, err, stderrHint(t))
 }
 
 // where is the command line or the URL, for messages.
@@ -233,7 +231,7 @@ func (s *server) listTools(ctx context.Context, sess *sdk.ClientSession) ([]*sdk
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, fmt.Errorf("%w: the MCP server %s did not list its tools: %v", endpoints.ErrUnavailable, s.cfg.Name, err)
+			return nil, failf(endpoints.ErrUnavailable, "the MCP server %s did not list its tools: %v", s.cfg.Name, err)
 		}
 		if t == nil || !validToolName(t.Name) {
 			continue
@@ -280,9 +278,9 @@ func (s *server) tool(name string) (*sdk.Tool, error) {
 	case s.tools == nil && s.why != nil:
 		return nil, s.why
 	case s.tools == nil && !s.tried:
-		return nil, fmt.Errorf("%w: the MCP server %s has not been started", endpoints.ErrUnavailable, s.cfg.Name)
+		return nil, failf(endpoints.ErrUnavailable, "the MCP server %s has not been started", s.cfg.Name)
 	}
-	return nil, fmt.Errorf("%w: the MCP server %s has no tool %q (chorus mcp list shows its tools)", endpoints.ErrUnavailable, s.cfg.Name, name)
+	return nil, failf(endpoints.ErrUnavailable, "the MCP server %s has no tool %q (chorus mcp list shows its tools)", s.cfg.Name, name)
 }
 
 // toolList returns the tools as last listed.

@@ -104,8 +104,7 @@ func startProcess(cfg Server, ended *endReason, maxMessage int) (*process, error
 	env := Environ(os.Environ(), cfg.Env)
 	path, err := lookPath(cfg.Command, env)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the MCP server %s cannot start: %s is not installed or not on PATH — install it, or fix %s.command",
-			endpoints.ErrUnreachable, cfg.Name, cfg.Command, cfg.key())
+		return nil, failf(endpoints.ErrUnreachable, "the MCP server %s cannot start: %s is not installed or not on PATH — install it, or fix %s.command", cfg.Name, cfg.Command, cfg.key())
 	}
 	cmd := exec.Command(path, cfg.Args...)
 	cmd.Args[0] = cfg.Command
@@ -140,8 +139,7 @@ func startProcess(cfg Server, ended *endReason, maxMessage int) (*process, error
 		inW.Close()
 		outR.Close()
 		errR.Close()
-		return nil, fmt.Errorf("%w: the MCP server %s cannot start %s: %v — fix %s.command",
-			endpoints.ErrUnreachable, cfg.Name, cfg.Command, err, cfg.key())
+		return nil, failf(endpoints.ErrUnreachable, "the MCP server %s cannot start %s: %v — fix %s.command", cfg.Name, cfg.Command, err, cfg.key())
 	}
 	p := &process{cmd: cmd, stdin: inW, stderr: &tailBuffer{max: 4 << 10}, exited: make(chan struct{}), ended: ended}
 	p.out = &lineReader{r: bufio.NewReaderSize(outR, 64<<10), f: outR, max: maxMessage, ended: ended, name: cfg.Name, proc: p}
