@@ -154,6 +154,31 @@ func (s *Skill) Arg(name string) (Arg, bool) {
 	return Arg{}, false
 }
 
+// ArgNamed finds the argument a plan's name stands for: the name written
+// another way ("Labels", "src-lang") or one of the argument's synonyms
+// ("candidate_labels"). The exact name is Arg's.
+func (s *Skill) ArgNamed(name string) (Arg, bool) {
+	n := normalizeArg(name)
+	for _, a := range s.Args {
+		if normalizeArg(a.Name) == n {
+			return a, true
+		}
+	}
+	for _, a := range s.Args {
+		for _, syn := range a.Synonyms {
+			if normalizeArg(syn) == n {
+				return a, true
+			}
+		}
+	}
+	return Arg{}, false
+}
+
+// normalizeArg folds case and the separators models mix up.
+func normalizeArg(name string) string {
+	return strings.NewReplacer("-", "_", " ", "_", ".", "_").Replace(strings.ToLower(strings.TrimSpace(name)))
+}
+
 // ProducedKind is the kind of a file of modality m that the task's experts
 // return.
 func (s *Skill) ProducedKind(m Modality) FileKind {
@@ -192,14 +217,14 @@ func (s *Skill) Validate() error {
 		if a.Kind != "" && (a.Kind != FileMask || a.Type != Image) {
 			return fmt.Errorf("skill %s: arg %s: kind %q is not one an argument can ask for (want mask, on an image argument)", s.Name, a.Name, a.Kind)
 		}
-		names[a.Name] = a.Name
+		names[normalizeArg(a.Name)] = a.Name
 	}
 	for _, a := range s.Args {
 		for _, syn := range a.Synonyms {
-			if other, ok := names[syn]; ok {
+			if other, ok := names[normalizeArg(syn)]; ok {
 				return fmt.Errorf("skill %s: arg %s: synonym %q is already the name or a synonym of arg %s", s.Name, a.Name, syn, other)
 			}
-			names[syn] = a.Name
+			names[normalizeArg(syn)] = a.Name
 		}
 	}
 	if len(s.Outputs) == 0 {
