@@ -205,3 +205,42 @@ func TestFileRefsLeavesPaths(t *testing.T) {
 		t.Errorf("fileRefs = %q, %v", req, files)
 	}
 }
+
+// TestLoadTaskBenchToolUsedTwice: TaskBench's links come from "<node-j>"
+// arguments, so a request that uses one tool twice keeps its shape. (Read
+// from task_links, which name tools, "Translation → Summarization" and
+// "Summarization → Translation" joined the first Translation both ways: a
+// cycle, and a gold no plan could equal.)
+func TestLoadTaskBenchToolUsedTwice(t *testing.T) {
+	s, err := Load("testdata/taskbench/data.json", catalogResolve(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]Case{}
+	for _, c := range s.Cases {
+		by[c.ID] = c
+	}
+	for id, want := range map[string]Graph{
+		// translation → summarization → translation
+		"c1": {Nodes: []string{"translation", "summarization", "translation"}, Edges: [][2]int{{0, 1}, {1, 2}}},
+		// caption and detections, each read aloud by its own tts
+		"d1": {Nodes: []string{"image-to-text", "object-detection", "text-to-speech", "text-to-speech"}, Edges: [][2]int{{0, 2}, {1, 3}}},
+		"c6": {Nodes: []string{"image-to-text", "text-to-image", "image-to-text"}, Edges: [][2]int{{0, 1}, {1, 2}}},
+	} {
+		got := GraphOf(by[id].Gold)
+		if !slices.Equal(got.Nodes, want.Nodes) || !slices.Equal(got.Edges, want.Edges) {
+			t.Errorf("%s: gold %+v, want %+v", id, got, want)
+		}
+		if sh := got.Shape(); sh != by[id].Shape {
+			t.Errorf("%s: the gold is a %s but TaskBench calls it a %s", id, sh, by[id].Shape)
+		}
+		// The gold scores perfectly against itself.
+		if sc := Compare(got, got); !sc.FoT {
+			t.Errorf("%s: the gold is not its own flow of tasks", id)
+		}
+	}
+	tb, ok := by["c1"].TaskBenchGold()
+	if !ok || !slices.Equal(tb.Links, [][2]string{{"translation", "summarization"}, {"summarization", "translation"}}) {
+		t.Errorf("TaskBench's links %+v", tb.Links)
+	}
+}
