@@ -203,7 +203,7 @@ func TestRunStopsOnAModelNotPulled(t *testing.T) {
 	}
 	suite := &eval.Suite{Name: "s", Cases: []eval.Case{{ID: "a", Request: "hi"}, {ID: "b", Request: "hello"}}}
 	rs, err := eval.Run(context.Background(), eng.WithController(ctl), "missing:7b", suite, eval.Options{})
-	if !errors.Is(err, controller.ErrModelNotPulled) || !strings.Contains(err.Error(), "ollama pull missing:7b") {
+	if !errors.Is(err, controller.ErrModelMissing) || !strings.Contains(err.Error(), "ollama pull missing:7b") {
 		t.Fatalf("err = %v, want model not pulled naming `ollama pull missing:7b`", err)
 	}
 	if len(rs) != 0 {
