@@ -107,7 +107,7 @@ func BenchmarkLongChat(b *testing.B) {
 				b.Fatalf("timed out waiting for %s", what)
 			}
 		}
-		wait("the Ollama check", func(m *Model) bool { return m.ollama.checked })
+		wait("the Ollama check", func(m *Model) bool { return m.server.checked })
 
 		heap0, rss0 := liveHeap(), rssBytes()
 		var heap10, textBytes uint64
