@@ -78,6 +78,12 @@ func (m *Model) startTurn(request string, files []string) tea.Cmd {
 	m.chat.Add(t.entry)
 	m.chat.Follow()
 	hist := m.history()
+	if n := len(m.turns); n > 0 {
+		// A turn's debug events hold its whole prompts and replies; only
+		// the newest turn's are kept (a long chat must not keep every
+		// prompt it ever sent).
+		m.turns[n-1].Debug = nil
+	}
 	m.turns = append(m.turns, t)
 	m.cur = t
 	m.panes.newTurn()
