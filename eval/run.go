@@ -102,8 +102,8 @@ type TBResult struct {
 // there or the model is not pulled — every request would fail the same
 // way, and the error already names the fix.
 func Fatal(err error) bool {
-	return errors.Is(err, controller.ErrOllamaUnreachable) || errors.Is(err, controller.ErrModelNotPulled) ||
-		errors.Is(err, controller.ErrNotOllama) || errors.Is(err, pipeline.ErrCancelled) || errors.Is(err, context.Canceled)
+	return errors.Is(err, controller.ErrUnreachable) || errors.Is(err, controller.ErrModelMissing) ||
+		errors.Is(err, controller.ErrWrongServer) || errors.Is(err, pipeline.ErrCancelled) || errors.Is(err, context.Canceled)
 }
 
 // Run plans every case of s (Repeat times) with p and scores each plan.

@@ -203,7 +203,7 @@ func TestRunStopsOnAModelNotPulled(t *testing.T) {
 	}
 	suite := &eval.Suite{Name: "s", Cases: []eval.Case{{ID: "a", Request: "hi"}, {ID: "b", Request: "hello"}}}
 	rs, err := eval.Run(context.Background(), eng.WithController(ctl), "missing:7b", suite, eval.Options{})
-	if !errors.Is(err, controller.ErrModelNotPulled) || !strings.Contains(err.Error(), "ollama pull missing:7b") {
+	if !errors.Is(err, controller.ErrModelMissing) || !strings.Contains(err.Error(), "ollama pull missing:7b") {
 		t.Fatalf("err = %v, want model not pulled naming `ollama pull missing:7b`", err)
 	}
 	if len(rs) != 0 {
@@ -264,9 +264,33 @@ func oracleArgs(cat *skills.Catalog, gold []pipeline.Task, task pipeline.Task, f
 	return args
 }
 
+// oraclePlan writes a gold plan as a good planner would: the gold's
+// arguments with each "{name}" file placeholder as the generated file's
+// full path, and the arguments the gold leaves free filled by oracleArgs.
+func oraclePlan(t *testing.T, cat *skills.Catalog, dir string, gold []pipeline.Task, files []string) []map[string]any {
+	t.Helper()
+	tasks := []map[string]any{}
+	for _, g := range gold {
+		args := oracleArgs(cat, gold, g, files)
+		for k, v := range g.Args {
+			if m := regexp.MustCompile(`^\{(.+)\}$`).FindStringSubmatch(v); m != nil {
+				p, err := eval.Input(dir, m[1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				v = p
+			}
+			args[k] = v
+		}
+		tasks = append(tasks, map[string]any{"task": g.Task, "id": g.ID, "dep": append([]int{}, g.Dep...), "args": args})
+	}
+	return tasks
+}
+
 // TestEmbeddedSuiteGoldRuns: a controller that answers every request of
-// the embedded suite with its gold plan scores perfectly — the gold plans
-// are plans Chorus's validator keeps as they are.
+// the embedded suite with its gold plan — or with any of its alternatives
+// — scores perfectly: every gold is a plan Chorus's validator keeps as it
+// is (no repair note, no argument changed), and its arguments are right.
 func TestEmbeddedSuiteGoldRuns(t *testing.T) {
 	suite, err := eval.Builtin()
 	if err != nil {
@@ -276,41 +300,65 @@ func TestEmbeddedSuiteGoldRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	byRequest := map[string]string{}
-	for _, c := range suite.Cases {
-		turn, err := c.Turn(dir)
+	for alt := 0; alt <= 2; alt++ {
+		dir := t.TempDir()
+		byRequest := map[string]string{}
+		sent := map[string][]map[string]any{}
+		var cases []eval.Case
+		for _, c := range suite.Cases {
+			gold := c.Gold
+			if alt > 0 {
+				if len(c.Alternatives) < alt {
+					continue
+				}
+				gold = c.Alternatives[alt-1]
+			}
+			cases = append(cases, c)
+			turn, err := c.Turn(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tasks := oraclePlan(t, cat, dir, gold, turn.Attachments)
+			b, _ := json.Marshal(map[string]any{"tasks": tasks})
+			byRequest["Request: "+turn.Request] = string(b)
+			sent[c.ID] = tasks
+		}
+		eng, _ := engine(t, func(req *api.ChatRequest) fakeollama.Reply {
+			last := req.Messages[len(req.Messages)-1].Content
+			for k, plan := range byRequest {
+				if strings.HasSuffix(last, k) {
+					return fakeollama.Reply{Content: plan}
+				}
+			}
+			return fakeollama.Reply{Content: `{"tasks":[]}`}
+		})
+		sub := &eval.Suite{Name: suite.Name, Cases: cases}
+		rs, err := eval.Run(context.Background(), eng, "ctl", sub, eval.Options{Dir: dir, Tools: cat.Names()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var tasks []map[string]any
-		for _, g := range c.Gold {
-			tasks = append(tasks, map[string]any{"task": g.Task, "id": g.ID, "dep": append([]int{}, g.Dep...), "args": oracleArgs(cat, c.Gold, g, turn.Attachments)})
-		}
-		b, _ := json.Marshal(map[string]any{"tasks": tasks})
-		byRequest["Request: "+turn.Request] = string(b)
-	}
-	eng, _ := engine(t, func(req *api.ChatRequest) fakeollama.Reply {
-		last := req.Messages[len(req.Messages)-1].Content
-		for k, plan := range byRequest {
-			if strings.HasSuffix(last, k) {
-				return fakeollama.Reply{Content: plan}
+		for _, r := range rs {
+			if !r.ValidAsWritten || !r.Score.FoT || r.Arguments.Hits != r.Arguments.Of {
+				t.Errorf("alternative %d, %s: valid as written %v, FoT %v, arguments %v, notes %q, plan %+v", alt, r.Case, r.ValidAsWritten, r.Score.FoT, r.Arguments, r.Notes, r.Plan)
+				continue
+			}
+			// Unchanged: the validated plan has exactly the arguments sent.
+			for i, task := range r.Plan {
+				want, _ := json.Marshal(sent[r.Case][i]["args"])
+				got, _ := json.Marshal(task.Args)
+				if string(want) != string(got) {
+					t.Errorf("alternative %d, %s: task %d's arguments %s became %s", alt, r.Case, task.ID, want, got)
+				}
+			}
+			if alt == 0 && r.GoldAlternative != 0 {
+				t.Errorf("%s: the gold itself scored as alternative %d", r.Case, r.GoldAlternative)
 			}
 		}
-		return fakeollama.Reply{Content: `{"tasks":[]}`}
-	})
-	rs, err := eval.Run(context.Background(), eng, "ctl", suite, eval.Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rs {
-		if !r.ValidAsWritten || !r.Score.FoT {
-			t.Errorf("%s: valid as written %v, FoT %v, notes %q, plan %+v", r.Case, r.ValidAsWritten, r.Score.FoT, r.Notes, r.Plan)
+		m := eval.Summarize("ctl", suite.Name, len(cases), 1, false, rs).Metrics["all"]
+		if m.NodeF1.F1 != 1 || (m.EdgeF1.Defined && m.EdgeF1.F1 != 1) || m.GED != 0 || m.TaskBench.AsWritten.NodeF1.F1 != 1 || m.TaskBench.AsWritten.ED != 0 {
+			t.Errorf("alternative %d: node F1 %v, edge F1 %v, GED %v, TaskBench %+v; want 1, 1, 0", alt, m.NodeF1.F1, m.EdgeF1.F1, m.GED, m.TaskBench.AsWritten)
 		}
-	}
-	m := eval.Summarize("ctl", suite.Name, len(suite.Cases), 1, false, rs).Metrics["all"]
-	if m.NodeF1.F1 != 1 || m.EdgeF1.F1 != 1 || m.GED != 0 {
-		t.Errorf("the gold scores node F1 %v, edge F1 %v, GED %v; want 1, 1, 0", m.NodeF1.F1, m.EdgeF1.F1, m.GED)
+		t.Logf("alternative %d: %d requests, arguments %v", alt, len(rs), m.Arguments)
 	}
 }
 

@@ -31,6 +31,10 @@ type Case struct {
 	// Gold is the plan a good controller writes: task names and deps
 	// (ids and arguments are free; only the graph is compared).
 	Gold []pipeline.Task `json:"gold"`
+	// History are the earlier turns of the conversation the request
+	// continues, oldest first: "the picture from before" refers to a file
+	// of one of them.
+	History []Exchange `json:"history,omitempty"`
 	// Alternatives are other plans that are as right as Gold (a request
 	// two tools answer equally well): a run is scored against the one it
 	// matches best.
@@ -47,6 +51,17 @@ type Case struct {
 	// evaluate.py could not read it and skips the sample.
 	tbGold    *TBPlan
 	tbDropped bool
+}
+
+// Exchange is one earlier turn of a case's conversation: what the user
+// asked (with the files they attached, "{name}" placeholders like a
+// case's) and what Chorus answered (with the files it generated). Every
+// file is generated like a case's input.
+type Exchange struct {
+	Request string   `json:"request"`
+	Files   []string `json:"files,omitempty"`
+	Answer  string   `json:"answer"`
+	Outputs []string `json:"outputs,omitempty"`
 }
 
 // golds lists the gold plan and its alternatives.
