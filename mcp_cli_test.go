@@ -125,8 +125,11 @@ func TestRunMCPProgress(t *testing.T) {
 	for _, ev := range eventsOf(t, stdout, "task_progress") {
 		msgs = append(msgs, ev["message"].(string))
 	}
+	// The last notification races the result (the SDK hands
+	// notifications to their handler on their own goroutine): one that
+	// comes after the task ended is dropped, the others are in order.
 	want := []string{"everything.trigger-long-running-operation: 1 of 3", "everything.trigger-long-running-operation: 2 of 3", "everything.trigger-long-running-operation: 3 of 3"}
-	if strings.Join(msgs, "|") != strings.Join(want, "|") {
+	if len(msgs) < 2 || strings.Join(msgs, "|") != strings.Join(want[:len(msgs)], "|") {
 		t.Fatalf("progress %q", msgs)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,11 +55,23 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 	token := s.token()
 	params.SetProgressToken(token)
 	if req.Progress != nil {
-		label := req.Model
+		// A notification the SDK hands over after the call returned is
+		// dropped: the task has ended by then.
+		var mu sync.Mutex
+		done := false
 		s.progress.Store(token, func(p *sdk.ProgressNotificationParams) {
-			req.Progress(endpoints.Progress{Message: progressText(label, p)})
+			mu.Lock()
+			defer mu.Unlock()
+			if !done {
+				req.Progress(endpoints.Progress{Message: progressText(req.Model, p)})
+			}
 		})
-		defer s.progress.Delete(token)
+		defer func() {
+			mu.Lock()
+			done = true
+			mu.Unlock()
+			s.progress.Delete(token)
+		}()
 	}
 	e.opts.Logger.Info("mcp call", "server", s.cfg.Name, "tool", name)
 	res, err := sess.CallTool(ctx, params)

@@ -128,7 +128,8 @@ func TestEverythingProgressAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	mu.Lock()
-	if len(msgs) != 4 || msgs[3] != "everything.trigger-long-running-operation: 4 of 4" {
+	// The last notification may race the result and be dropped.
+	if len(msgs) < 3 || msgs[2] != "everything.trigger-long-running-operation: 3 of 4" {
 		t.Fatalf("progress %q", msgs)
 	}
 	mu.Unlock()
