@@ -104,6 +104,11 @@ func (e *Endpoint) callError(ctx context.Context, s *server, sess *sdk.ClientSes
 		s.drop(sess, failure)
 		return failure
 	}
+	if strings.Contains(err.Error(), "SSE event exceeded") {
+		failure := failf(endpoints.ErrUnavailable, "the MCP server %s stopped during the call to %s: %v", s.cfg.Name, req.Model, tooLarge(int64(e.opts.MaxMessage)))
+		s.drop(sess, failure)
+		return failure
+	}
 	var we *jsonrpc.Error
 	if errors.As(err, &we) {
 		msg := text.OneLine(text.Clean(we.Message), 300)

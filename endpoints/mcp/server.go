@@ -97,7 +97,7 @@ func (s *server) session(ctx context.Context) (*sdk.ClientSession, error) {
 	}
 	s.tried = true
 	start := time.Now()
-	sess, ended, err := s.connect(ctx)
+	sess, ended, stop, err := s.connect(ctx)
 	if err != nil {
 		s.why = err
 		s.opts.Logger.Warn("mcp server not started", "server", s.cfg.Name, "error", err.Error())
@@ -106,6 +106,7 @@ func (s *server) session(ctx context.Context) (*sdk.ClientSession, error) {
 	tools, err := s.listTools(ctx, sess)
 	if err != nil {
 		_ = sess.Close()
+		stop()
 		s.why = err
 		s.opts.Logger.Warn("mcp server tools not listed", "server", s.cfg.Name, "error", err.Error())
 		return nil, err
@@ -115,14 +116,15 @@ func (s *server) session(ctx context.Context) (*sdk.ClientSession, error) {
 		s.info = strings.TrimSpace(r.ServerInfo.Name + " " + r.ServerInfo.Version)
 	}
 	s.opts.Logger.Info("mcp server started", "server", s.cfg.Name, "tools", len(tools), "ms", time.Since(start).Milliseconds())
-	go s.watch(sess, ended)
+	go s.watch(sess, ended, stop)
 	return sess, nil
 }
 
 // watch notes when a session ends on its own (the server exited, the
 // connection broke), so the next call starts it again.
-func (s *server) watch(sess *sdk.ClientSession, ended *endReason) {
+func (s *server) watch(sess *sdk.ClientSession, ended *endReason, stop func()) {
 	_ = sess.Wait()
+	stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.sess != sess {
@@ -138,76 +140,120 @@ func (s *server) watch(sess *sdk.ClientSession, ended *endReason) {
 }
 
 // connect makes a session: a stdio server started, an HTTP one reached
-// (streamable HTTP, or HTTP+SSE when the server does not speak it).
-func (s *server) connect(ctx context.Context) (*sdk.ClientSession, *endReason, error) {
-	cctx, cancel := context.WithTimeout(ctx, s.opts.StartTimeout)
-	defer cancel()
+// (streamable HTTP, or HTTP+SSE when the server does not speak it). The
+// session lives on a context of its own — an HTTP+SSE session reads its
+// event stream on the context it was made with — and only the handshake
+// is bounded by StartTimeout.
+func (s *server) connect(ctx context.Context) (*sdk.ClientSession, *endReason, func(), error) {
+	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	expired := make(chan struct{})
+	timer := time.AfterFunc(s.opts.StartTimeout, func() {
+		close(expired)
+		stop()
+	})
+	// The caller's cancel ends the handshake too.
+	unhook := context.AfterFunc(ctx, stop)
+	sess, ended, err := s.handshake(sctx)
+	unhook()
+	if !timer.Stop() || err != nil {
+		stop()
+		if err == nil {
+			_ = sess.Close()
+			err = context.DeadlineExceeded
+		}
+		timedOut := false
+		select {
+		case <-expired:
+			timedOut = true
+		default:
+		}
+		return nil, nil, nil, s.startError(ctx, timedOut, err, ended)
+	}
+	return sess, ended, stop, nil
+}
+
+// handshake connects on ctx.
+func (s *server) handshake(ctx context.Context) (*sdk.ClientSession, *endReason, error) {
 	ended := &endReason{}
 	if s.cfg.Stdio() {
 		t := &stdioTransport{srv: s, ended: ended}
-		sess, err := s.client.Connect(cctx, t, nil)
+		sess, err := s.client.Connect(ctx, t, nil)
 		if err != nil {
 			t.stop()
-			return nil, nil, s.startError(ctx, cctx, err, ended, t)
+			return nil, ended, &stdioErr{err, t}
 		}
 		return sess, ended, nil
 	}
 	h := newHTTPClient(s, ended)
 	if s.cfg.Transport != "sse" {
-		sess, err := s.client.Connect(cctx, &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: h.client, MaxEventSize: s.opts.MaxMessage, MaxRetries: 2}, nil)
+		sess, err := s.client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: h.client, MaxEventSize: s.opts.MaxMessage, MaxRetries: 2}, nil)
 		if err == nil {
 			return sess, ended, nil
 		}
-		if s.cfg.Transport == "streamable" || h.refused() != nil || cctx.Err() != nil {
-			return nil, nil, s.startError(ctx, cctx, err, ended, nil)
+		if s.cfg.Transport == "streamable" || h.refused() != nil || ctx.Err() != nil {
+			return nil, ended, err
 		}
 		// An older server: the HTTP+SSE transport of protocol
 		// 2024-11-05 (a GET opens the event stream).
 		first := err
 		ended = &endReason{}
 		h = newHTTPClient(s, ended)
-		sess, err = s.client.Connect(cctx, &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: h.client, MaxEventSize: s.opts.MaxMessage}, nil)
+		sess, err = s.client.Connect(ctx, &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: h.client, MaxEventSize: s.opts.MaxMessage}, nil)
 		if err == nil {
 			return sess, ended, nil
 		}
-		if h.refused() == nil && cctx.Err() == nil {
+		if h.refused() == nil && ctx.Err() == nil {
 			err = fmt.Errorf("%w (and as HTTP+SSE: %v)", first, err)
 		}
-		return nil, nil, s.startError(ctx, cctx, err, ended, nil)
+		return nil, ended, err
 	}
-	sess, err := s.client.Connect(cctx, &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: h.client, MaxEventSize: s.opts.MaxMessage}, nil)
-	if err != nil {
-		return nil, nil, s.startError(ctx, cctx, err, ended, nil)
-	}
-	return sess, ended, nil
+	sess, err := s.client.Connect(ctx, &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: h.client, MaxEventSize: s.opts.MaxMessage}, nil)
+	return sess, ended, err
 }
+
+// stdioErr carries the stdio transport of a failed start, for the tail
+// of the server's standard error.
+type stdioErr struct {
+	err error
+	t   *stdioTransport
+}
+
+func (e *stdioErr) Error() string { return e.err.Error() }
+func (e *stdioErr) Unwrap() error { return e.err }
 
 // startError explains a server that could not be started or reached,
 // with the fix.
-func (s *server) startError(ctx, cctx context.Context, err error, ended *endReason, t *stdioTransport) error {
+func (s *server) startError(ctx context.Context, timedOut bool, err error, ended *endReason) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	var t *stdioTransport
+	var se *stdioErr
+	if errors.As(err, &se) {
+		t = se.t
 	}
 	if why := ended.get(); why != nil {
 		err = why
 	}
-	var se *startErr
-	if errors.As(err, &se) {
-		return se.err
+	var start *startErr
+	if errors.As(err, &start) {
+		return start.err
 	}
 	var he *httpRefusal
 	if errors.As(err, &he) {
 		return he.explain(s.cfg)
 	}
-	if cctx.Err() != nil {
+	if timedOut {
 		what := "answer the MCP handshake"
 		if t != nil {
 			what = "answer the MCP handshake on its standard output"
 		}
-		return failf(endpoints.ErrUnreachable, "the MCP server %s did not %s within %s — check that %s is an MCP server%s", s.cfg.Name, what, s.opts.StartTimeout, s.where(), stderrHint(t))
+		return failf(endpoints.ErrUnreachable, "the MCP server %s did not %s within %s — check that %s is an MCP server%s",
+			s.cfg.Name, what, s.opts.StartTimeout, s.where(), stderrHint(t))
 	}
 	if !s.cfg.Stdio() {
-		return failf(endpoints.ErrUnreachable, "the MCP server %s is not reachable at %s (%v) — start it, or fix %s.url", s.cfg.Name, s.cfg.URL, err, s.cfg.key())
+		return failf(endpoints.ErrUnreachable, "the MCP server %s is not reachable at %s (%v) — start it, or fix %s.url",
+			s.cfg.Name, s.cfg.URL, err, s.cfg.key())
 	}
 	return failf(endpoints.ErrUnreachable, "the MCP server %s did not start: %v%s", s.cfg.Name, err, stderrHint(t))
 }
