@@ -300,7 +300,11 @@ func TestEmbeddedSuiteGoldRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for alt := 0; alt <= 2; alt++ {
+	most := 0
+	for _, c := range suite.Cases {
+		most = max(most, len(c.Alternatives))
+	}
+	for alt := 0; alt <= most; alt++ {
 		dir := t.TempDir()
 		byRequest := map[string]string{}
 		sent := map[string][]map[string]any{}
