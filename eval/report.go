@@ -274,7 +274,7 @@ var rows = slices.Concat([]row{
 	{"constraints right", func(m Metrics) string { return pct(m.Constraints) }, func(m Metrics) (float64, bool) { return rateNum(m.Constraints) }, false},
 	{"constraints invented (0 best)", func(m Metrics) string { return pct(m.ConstraintsInvented) }, func(m Metrics) (float64, bool) { return rateNum(m.ConstraintsInvented) }, true},
 	{"TS  task selection", func(m Metrics) string { return pct(m.TS) }, func(m Metrics) (float64, bool) { return rateNum(m.TS) }, false},
-	{"FoT flow of tasks", func(m Metrics) string { return pct(m.FoT) }, func(m Metrics) (float64, bool) { return rateNum(m.FoT) }, false},
+	{"FoT flow of thought", func(m Metrics) string { return pct(m.FoT) }, func(m Metrics) (float64, bool) { return rateNum(m.FoT) }, false},
 	{"planning latency, median", func(m Metrics) string { return counted(m, seconds(m.LatencyMS)) }, func(m Metrics) (float64, bool) { return m.LatencyMS, m.Runs > 0 }, true},
 	{"prompt tokens, median", func(m Metrics) string { return counted(m, fmt.Sprintf("%.0f", m.PromptTokens)) }, func(m Metrics) (float64, bool) { return m.PromptTokens, m.Runs > 0 }, true},
 	{"completion tokens, median", func(m Metrics) string { return counted(m, fmt.Sprintf("%.0f", m.CompletionTokens)) }, func(m Metrics) (float64, bool) { return m.CompletionTokens, m.Runs > 0 }, true},
@@ -349,7 +349,7 @@ func WriteTable(w io.Writer, s Summary) error {
 
 // compareByShape are the rows the side-by-side table repeats for each
 // gold shape: where models differ most.
-var compareByShape = []string{"TaskBench node F1, as written", "TaskBench link F1, as written", "node F1 (multiset)", "FoT flow of tasks"}
+var compareByShape = []string{"TaskBench node F1, as written", "TaskBench link F1, as written", "node F1 (multiset)", "FoT flow of thought"}
 
 // Width is the width the side-by-side table keeps within.
 const Width = 80
