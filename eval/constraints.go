@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/chorusai/chorus/pipeline"
-	"github.com/chorusai/chorus/skills"
 )
 
 // ConstraintsRight reports whether a plan's constraints are the gold's:
@@ -24,7 +23,7 @@ import (
 //   - the same tasks the constraints are limited to, if any.
 func ConstraintsRight(gold, plan pipeline.Constraints) bool {
 	return slices.Equal(licences(gold.Licenses), licences(plan.Licenses)) &&
-		sameLimit(gold.MaxSize, plan.MaxSize) &&
+		sameLimit(gold, plan) &&
 		gold.LocalOnly == plan.LocalOnly &&
 		gold.Prefer == plan.Prefer &&
 		(gold.Prefer != pipeline.PreferBest || slices.Equal(benchWords(gold.Benchmark), benchWords(plan.Benchmark))) &&
@@ -49,8 +48,9 @@ func sortedSet(l []string, norm func(string) string) []string {
 	return out
 }
 
-// sameLimit compares two size bounds of the same kind.
-func sameLimit(a, b skills.Limit) bool {
+// sameLimit compares two size bounds (MaxSize) of the same kind.
+func sameLimit(x, y pipeline.Constraints) bool {
+	a, b := x.MaxSize, y.MaxSize
 	switch {
 	case a.IsZero() || b.IsZero():
 		return a.IsZero() && b.IsZero()
