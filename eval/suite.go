@@ -31,6 +31,10 @@ type Case struct {
 	// Gold is the plan a good controller writes: task names and deps
 	// (ids and arguments are free; only the graph is compared).
 	Gold []pipeline.Task `json:"gold"`
+	// History are the earlier turns of the conversation the request
+	// continues, oldest first: "the picture from before" refers to a file
+	// of one of them.
+	History []Exchange `json:"history,omitempty"`
 	// Alternatives are other plans that are as right as Gold (a request
 	// two tools answer equally well): a run is scored against the one it
 	// matches best.
@@ -41,12 +45,37 @@ type Case struct {
 	// Input is the modality of the request's input: text, image, audio,
 	// video (informational, for the suite's own balance).
 	Input string `json:"input,omitempty"`
+	// Constraints are the limits the request puts on model selection, in
+	// the /constrain syntax ("license=apache-2.0 smallest"): what the
+	// plan's "constraints" must say (ConstraintsRight). Empty: the
+	// request sets none, and a plan should not either.
+	Constraints string `json:"constraints,omitempty"`
 
 	// tbGold is the gold as TaskBench's evaluate.py reads it, for a case
 	// from TaskBench's data.json (nil: derived from Gold); tbDropped says
 	// evaluate.py could not read it and skips the sample.
 	tbGold    *TBPlan
 	tbDropped bool
+}
+
+// Exchange is one earlier turn of a case's conversation: what the user
+// asked (with the files they attached, "{name}" placeholders like a
+// case's) and what Chorus answered (with the files it generated). Every
+// file is generated like a case's input.
+type Exchange struct {
+	Request string   `json:"request"`
+	Files   []string `json:"files,omitempty"`
+	Answer  string   `json:"answer"`
+	Outputs []string `json:"outputs,omitempty"`
+}
+
+// goldConstraints reads the case's Constraints.
+func (c Case) goldConstraints() (pipeline.Constraints, error) {
+	cons, err := pipeline.ParseConstraints(c.Constraints)
+	if err != nil {
+		return cons, fmt.Errorf("case %s: constraints %q: %w", c.ID, c.Constraints, err)
+	}
+	return cons, nil
 }
 
 // golds lists the gold plan and its alternatives.
@@ -150,6 +179,9 @@ func finish(s *Suite) (*Suite, error) {
 		if c.Shape == "" {
 			c.Shape = GraphOf(c.Gold).Shape()
 		}
+		if _, err := c.goldConstraints(); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -160,6 +192,7 @@ type jsonLine struct {
 	Request     string          `json:"request"`
 	GoldTasks   []pipeline.Task `json:"gold_tasks"`
 	Attachments []string        `json:"attachments"`
+	Constraints string          `json:"constraints"`
 
 	// TaskBench's data.json.
 	UserRequest string          `json:"user_request"`
@@ -198,7 +231,7 @@ func parseLines(name string, b []byte, resolve func(string) (string, bool)) (*Su
 				s.Warnings = append(s.Warnings, fmt.Sprintf("line %d: TaskBench's evaluate.py cannot read its task_nodes and skips it; its TaskBench metrics leave it out too", n))
 			}
 		case l.Request != "":
-			c = Case{Request: l.Request, Gold: l.GoldTasks, Attachments: l.Attachments}
+			c = Case{Request: l.Request, Gold: l.GoldTasks, Attachments: l.Attachments, Constraints: l.Constraints}
 			c.Request, c.Files = fileRefs(c.Request)
 			for i := range c.Gold {
 				c.Gold[i].Task = resolveName(c.Gold[i].Task, resolve, unknown)

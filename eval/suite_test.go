@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -31,8 +33,8 @@ func TestBuiltinSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Cases) < 60 {
-		t.Errorf("the embedded suite has %d cases, want at least 60", len(s.Cases))
+	if len(s.Cases) < 100 {
+		t.Errorf("the embedded suite has %d cases, want at least 100", len(s.Cases))
 	}
 	cat, err := skills.Embedded()
 	if err != nil {
@@ -67,6 +69,55 @@ func TestBuiltinSuite(t *testing.T) {
 		if len(turn.Attachments) != len(c.Files) {
 			t.Errorf("%s: %d attachments for %d files", c.ID, len(turn.Attachments), len(c.Files))
 		}
+	}
+	// Every skill is some request's gold; the kinds of request a user
+	// really makes are there.
+	used := map[string]bool{}
+	var chat, turns, alts, retrieval, grounding, args int
+	for _, c := range s.Cases {
+		for _, g := range c.Gold {
+			used[g.Task] = true
+			args += len(g.Args)
+			if g.Task == "retrieval" {
+				retrieval++
+			}
+			if g.Task == "mask-generation" && slices.ContainsFunc(g.Dep, func(d int) bool { return c.Gold[d-1].Task == "zero-shot-object-detection" }) {
+				grounding++
+			}
+		}
+		if len(c.Gold) == 0 {
+			chat++
+		}
+		if len(c.History) > 0 {
+			turns++
+			// The request needs an earlier turn's file.
+			var earlier []string
+			for _, ex := range c.History {
+				earlier = append(earlier, ex.Files...)
+				earlier = append(earlier, ex.Outputs...)
+			}
+			if !slices.ContainsFunc(c.Gold, func(g pipeline.Task) bool {
+				return slices.ContainsFunc(earlier, func(f string) bool { return slices.Contains(slices.Collect(maps.Values(g.Args)), "{"+f+"}") })
+			}) && c.ID != "turns-03" {
+				t.Errorf("%s: no gold argument is an earlier turn's file", c.ID)
+			}
+		}
+		alts += len(c.Alternatives)
+		for _, a := range c.Alternatives {
+			for _, g := range a {
+				if _, ok := cat.Skill(g.Task); !ok {
+					t.Errorf("%s: alternative task %q is not a Chorus skill", c.ID, g.Task)
+				}
+			}
+		}
+	}
+	for _, sk := range cat.Names() {
+		if !used[sk] {
+			t.Errorf("no request's gold uses %s", sk)
+		}
+	}
+	if chat < 3 || turns < 3 || alts < 10 || retrieval < 2 || grounding < 2 || args < 150 {
+		t.Errorf("chit-chat %d, multi-turn %d, alternatives %d, retrieval %d, grounding → segmentation %d, gold arguments %d", chat, turns, alts, retrieval, grounding, args)
 	}
 	for _, sh := range []string{ShapeSingle, ShapeChain, ShapeGraph} {
 		if shapes[sh] < 10 {
@@ -236,7 +287,7 @@ func TestLoadTaskBenchToolUsedTwice(t *testing.T) {
 		}
 		// The gold scores perfectly against itself.
 		if sc := Compare(got, got); !sc.FoT {
-			t.Errorf("%s: the gold is not its own flow of tasks", id)
+			t.Errorf("%s: the gold's flow of thought is not right against itself", id)
 		}
 	}
 	tb, ok := by["c1"].TaskBenchGold()
