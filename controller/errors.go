@@ -34,7 +34,11 @@ type Error struct {
 	Detail string
 }
 
-func (e *Error) Error() string {
+// Error says what failed and how to fix it. The host is shown without a
+// password its URL may carry (text.RedactURLs).
+func (e *Error) Error() string { return text.RedactURLs(e.message()) }
+
+func (e *Error) message() string {
 	switch {
 	case errors.Is(e.Err, ErrOllamaUnreachable):
 		return fmt.Sprintf("Ollama is not reachable at %s — start it with `ollama serve` (or set OLLAMA_HOST / controller.host)", e.Host)
