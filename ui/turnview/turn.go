@@ -35,6 +35,7 @@ type Turn struct {
 	Tasks  []*TaskState // plan order
 	byID   map[int]*TaskState
 	Errors []pipeline.ErrorEvent
+	// Debug holds the debug events of the turn while it is the newest.
 	Debug  []pipeline.DebugEvent
 	Report *pipeline.Report
 	// Answer is the answer's Markdown: streamed tokens, then the final
