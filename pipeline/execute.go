@@ -265,7 +265,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 				LocalOnly: c.localOnly, Progress: progress})
 			r.provider = ranOn(r.provider, res, err)
 			if err == nil {
-				err = e.keepResult(r, res, outDir, progress)
+				err = e.keepResult(r, res, outDir, sc, progress)
 			}
 			r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Provider: r.provider, Error: errText(err), Why: endpoints.WhyFailed(err),
 				ElapsedMS: time.Since(at).Milliseconds()})
@@ -412,7 +412,7 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 // stands — but is reported through progress, never dropped. Blobs an
 // endpoint spooled to temporary files are moved into outDir; none is left
 // behind, whatever fails.
-func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, progress func(endpoints.Progress)) error {
+func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, sc *scope.Scope, progress func(endpoints.Progress)) error {
 	// Every file must be what the task promises before any is kept.
 	if r.choice != nil && r.choice.skill != nil {
 		for i := range res.Blobs {
@@ -451,6 +451,9 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, pro
 			endpoints.Result{Blobs: res.Blobs[i+1:]}.Discard()
 			return err
 		}
+		// Chorus wrote it: later tasks of the turn may read it (the
+		// output directory itself grants nothing).
+		sc.AllowFile(p, scope.Output)
 		files = append(files, p)
 		if r.choice != nil && r.choice.skill != nil {
 			kinds[p] = r.choice.skill.ProducedKind(ModalityOf(p))
@@ -459,6 +462,7 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, pro
 	if annotated != nil {
 		p, err := writeBlob(outDir, r.task.Task+"-annotated", r.task.ID, *annotated)
 		if err == nil {
+			sc.AllowFile(p, scope.Output)
 			// The annotated image is listed first, the one to look at;
 			// a later task's argument takes whichever kind it asks for
 			// (fileFor).

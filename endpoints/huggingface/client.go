@@ -13,6 +13,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/httpwire"
+	"github.com/chorusai/chorus/scope"
 )
 
 // Client speaks the Inference API protocol to one server, with the retry
@@ -39,9 +40,10 @@ func NewClient(kind endpoints.Kind, opts Options) *Client {
 		client: opts.HTTPClient, maxWait: opts.MaxWait, maxRetries: opts.MaxRetries, backoff: opts.Backoff,
 		spool: endpoints.Spool{Dir: opts.TempDir, Max: opts.MaxBodyBytes},
 	}
-	if c.client == nil {
-		c.client = &http.Client{}
-	}
+	// The token goes only to the configured origin: no redirect of a
+	// call leaves it, and none re-sends a body (result files come by
+	// fetchResult, without it).
+	c.client = scope.Credentialed(c.client)
 	if c.maxWait == 0 {
 		c.maxWait = DefaultMaxWait
 	}
@@ -295,6 +297,13 @@ func (c *Client) netError(ctx context.Context, model, provider string, err error
 	fix := "check the network connection or huggingface.base_url"
 	if c.kind != endpoints.HuggingFace {
 		fix = "start the server or set local.url"
+	}
+	if re := (*scope.RedirectError)(nil); errors.As(err, &re) {
+		setting := "huggingface.base_url"
+		if c.kind != endpoints.HuggingFace {
+			setting = "local.url"
+		}
+		return endpoints.Explain(fmt.Sprintf("%s %s: %s: %v — check %s", c.kind, model, c.where(provider), re, setting), endpoints.ErrUnavailable, err)
 	}
 	return endpoints.Explain(fmt.Sprintf("%s %s: %s is not reachable at %s — %s (%v)", c.kind, model, c.where(provider), c.base, fix, err), endpoints.ErrUnreachable, err)
 }
