@@ -18,38 +18,38 @@ import (
 type MCPServer struct {
 	// Name prefixes the server's tools: "<name>.<tool>". Letters, digits,
 	// _ and -.
-	Name string `yaml:"name"`
+	Name string `yaml:"name" mapstructure:"name"`
 	// Command and Args start a stdio server (no shell).
-	Command string   `yaml:"command"`
-	Args    []string `yaml:"args"`
+	Command string   `yaml:"command" mapstructure:"command"`
+	Args    []string `yaml:"args" mapstructure:"args"`
 	// Env is what a stdio server's environment holds besides PATH, HOME
 	// and the locale; a value may name a variable of Chorus's own, as
 	// ${GITHUB_TOKEN}: secrets reach a server only this way.
-	Env map[string]string `yaml:"env"`
+	Env map[string]string `yaml:"env" mapstructure:"env"`
 	// URL reaches a streamable HTTP server (an older HTTP+SSE one too).
-	URL string `yaml:"url"`
+	URL string `yaml:"url" mapstructure:"url"`
 	// Headers are sent with every request to an HTTP server.
-	Headers map[string]string `yaml:"headers"`
+	Headers map[string]string `yaml:"headers" mapstructure:"headers"`
 	// Key is sent as "Authorization: Bearer <key>"; KeyEnv names the
 	// variable holding it instead. With neither, CHORUS_MCP_<NAME>_KEY is
 	// read; Hugging Face's server (huggingface.co/mcp) gets the Hugging
 	// Face token.
-	Key    string `yaml:"key"`
-	KeyEnv string `yaml:"key_env"`
+	Key    string `yaml:"key" mapstructure:"key"`
+	KeyEnv string `yaml:"key_env" mapstructure:"key_env"`
 	// Transport is streamable (with an HTTP+SSE fallback when left out)
 	// or sse, for an HTTP server.
-	Transport string `yaml:"transport"`
+	Transport string `yaml:"transport" mapstructure:"transport"`
 	// Tools, when set, are the only tools of the server Chorus uses (a
 	// server with many tools costs planning-prompt room).
-	Tools []string `yaml:"tools"`
+	Tools []string `yaml:"tools" mapstructure:"tools"`
 	// Tasks maps tasks of the catalog onto tools of the server, which
 	// become candidates in that task's model selection:
 	// tasks: {text-to-image: [flux_generate]}.
-	Tasks map[string][]string `yaml:"tasks"`
+	Tasks map[string][]string `yaml:"tasks" mapstructure:"tasks"`
 
 	// KeyFrom says where Key came from (a variable, the Hugging Face
 	// token), for messages; never the key itself.
-	KeyFrom string `yaml:"-"`
+	KeyFrom string `yaml:"-" mapstructure:"-"`
 }
 
 // HuggingFaceMCP is the URL of Hugging Face's MCP server, the preset an
