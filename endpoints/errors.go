@@ -34,6 +34,10 @@ type HTTPError struct {
 	Provider string
 	Status   int
 	Message  string
+	// Said is what the server itself said, where Message wraps it in
+	// advice ("… failed to run the model (server said: …) — try another
+	// model"): a one-line summary (WhyFailed) shows it alone.
+	Said string
 	// Err is the sentinel that classifies the status, if any.
 	Err error
 }

@@ -209,7 +209,7 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, cl call) (
 					Message: fmt.Sprintf("%s asks to wait %s before the next request (Retry-After) — try again later", c.where(cl.provider), round(wait))})
 			}
 			rateRetries++
-			report(req, endpoints.Progress{Message: fmt.Sprintf("rate limited by %s (HTTP 429); retry %d of %d in %s", c.where(cl.provider), rateRetries, c.maxRetries, round(wait)), Wait: wait})
+			report(req, endpoints.Progress{Message: fmt.Sprintf("rate limited by %s (HTTP 429); retry %d of %d in %s", c.where(cl.provider), rateRetries, c.maxRetries, round(wait)), Wait: wait, Passing: true})
 			if err := sleep(ctx, wait); err != nil {
 				return fail(fmt.Errorf("%s %s: stopped while backing off after HTTP 429: %w", c.kind, req.Model, err))
 			}
@@ -219,13 +219,13 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, cl call) (
 			status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout:
 			if !retried5xx && !deadlineBefore(ctx, c.backoff) {
 				retried5xx = true
-				report(req, endpoints.Progress{Message: fmt.Sprintf("%s answered HTTP %d for %s; retrying once", c.where(cl.provider), status, req.Model), Wait: c.backoff})
+				report(req, endpoints.Progress{Message: fmt.Sprintf("%s answered HTTP %d for %s; retrying once", c.where(cl.provider), status, req.Model), Wait: c.backoff, Passing: true})
 				if err := sleep(ctx, c.backoff); err != nil {
 					return fail(fmt.Errorf("%s %s: stopped before retrying HTTP %d: %w", c.kind, req.Model, status, err))
 				}
 				continue
 			}
-			return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Provider: cl.provider, Status: status, Err: endpoints.ErrUnavailable,
+			return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Provider: cl.provider, Status: status, Err: endpoints.ErrUnavailable, Said: msg,
 				Message: fmt.Sprintf("%s failed to run the model%s — try another model or try again later", c.where(cl.provider), ServerSaid(msg))})
 		}
 		return fail(c.statusError(req.Model, cl.provider, status, msg))
