@@ -74,7 +74,8 @@ func ModelLines(pc RenderContext) []string {
 			continue
 		}
 		if ts.Fallback() != "" {
-			out = append(out, "", st.Bold.Render(fmt.Sprintf("#%d %s", c.ID, c.Task))+st.Dim.Render(" · ran "+ts.Model+" on "+pipeline.Where(ts.Endpoint, ts.Provider)+" after:"))
+			out = append(out, "", st.Bold.Render(fmt.Sprintf("#%d %s", c.ID, c.Task))+st.Dim.Render(" · fallback"))
+			out = append(out, wrapIndent("ran "+ts.Model+" on "+pipeline.Where(ts.Endpoint, ts.Provider)+" after:", pc.Width, "   ", st.Dim.Render)...)
 			n := len(ts.Attempts)
 			for _, a := range ts.Attempts[:n-1] {
 				out = append(out, wrapIndent("✗ "+pipeline.ShortModel(a.Model)+": "+a.Reason(), pc.Width, "   ", st.Warn.Render)...)
