@@ -233,7 +233,8 @@ func (s *server) startError(ctx context.Context, timedOut bool, err error, ended
 		t = se.t
 	}
 	if why := ended.get(); why != nil {
-		err = why
+		// The exit, with the server's last words already in it.
+		err, t = why, nil
 	}
 	var start *startErr
 	if errors.As(err, &start) {
