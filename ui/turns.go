@@ -99,6 +99,7 @@ func (m *Model) startTurn(request string, files []string) tea.Cmd {
 	if m.review {
 		req.Review = p.reviewFunc()
 	}
+	req.Approve = p.approveFunc()
 	m.layout()
 	return tea.Batch(runTurn(ctx, m.eng, req, p), p.listen(), tick(t.ID), m.requestThumbs())
 }
@@ -123,8 +124,11 @@ func (m *Model) onPump(msg pumpMsg) tea.Cmd {
 			// if it is turned down) have it.
 			t.apply(pipeline.PlanEvent{Tasks: it.plan.Tasks, Constraints: it.plan.Constraints, Notes: it.plan.Notes}, now)
 			m.openReview(it)
+		case approvalRequest:
+			m.onApprovalRequest(it)
 		case turnDone:
 			t.Finish(it.report, it.err, now)
+			m.dropApprovals()
 			done = true
 		}
 	}
