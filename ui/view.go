@@ -92,12 +92,15 @@ func (m *Model) View() tea.View {
 	lines = append(lines, m.hintLine())
 	inputTop := len(lines)
 	lines = append(lines, strings.Split(m.input.View(), "\n")...)
+	// A dialog covers the chat and panes, or the prompt too when it asks
+	// for the whole screen; never the status line.
+	under := len(top)
+	var box string
 	if m.dialog != nil {
-		box, overPrompt := m.dialogBox()
+		var overPrompt bool
+		box, overPrompt = m.dialogBox()
 		if overPrompt {
-			lines = overlay(lines, box, m.width)
-		} else {
-			lines = append(overlay(top, box, m.width), lines[len(top):]...)
+			under = len(lines)
 		}
 	}
 	lines = append(lines, m.statusLine(now))
@@ -106,7 +109,11 @@ func (m *Model) View() tea.View {
 			lines[i] = ansi.Truncate(l, m.width, "")
 		}
 	}
-	v.SetContent(strings.Join(lines, "\n"))
+	if m.dialog != nil {
+		v.SetContent(overlay(strings.Join(lines, "\n"), m.width, len(lines), under, box))
+	} else {
+		v.SetContent(strings.Join(lines, "\n"))
+	}
 	if m.dialog == nil {
 		if c := m.input.Cursor(); c != nil {
 			c.Y += inputTop
