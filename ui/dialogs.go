@@ -47,6 +47,9 @@ func (m *Model) onDialogAction(act dialog.Action) tea.Cmd {
 		m.closeDialog()
 	case dialog.Delete:
 		return m.deleteSession(act.ID)
+	case dialog.Focus:
+		// The full view's pane stays the one in focus when it closes.
+		m.panes.tab, m.panes.expanded, m.panes.pinned, m.panes.scroll = act.Pane, act.Expanded, true, 0
 	}
 	return nil
 }
