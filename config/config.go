@@ -113,6 +113,11 @@ type Config struct {
 		AuthorizedKeys string        `mapstructure:"authorized_keys" yaml:"authorized_keys"`
 		MaxSessions    int           `mapstructure:"max_sessions" yaml:"max_sessions"`
 		IdleTimeout    time.Duration `mapstructure:"idle_timeout" yaml:"idle_timeout"`
+		// HandshakeTimeout is how long a connection has to log in;
+		// MaxUnauthenticated(PerSource) bound the connections waiting to.
+		HandshakeTimeout            time.Duration `mapstructure:"handshake_timeout" yaml:"handshake_timeout"`
+		MaxUnauthenticated          int           `mapstructure:"max_unauthenticated" yaml:"max_unauthenticated"`
+		MaxUnauthenticatedPerSource int           `mapstructure:"max_unauthenticated_per_source" yaml:"max_unauthenticated_per_source"`
 	} `mapstructure:"serve" yaml:"serve"`
 	UI struct {
 		Review bool                `mapstructure:"review" yaml:"review"`
@@ -388,6 +393,15 @@ func (c *Config) normalize() error {
 	}
 	if c.Serve.IdleTimeout < 0 {
 		return bad("serve.idle_timeout", "must not be negative (0 keeps idle connections open)")
+	}
+	if c.Serve.HandshakeTimeout < time.Second || c.Serve.HandshakeTimeout > 10*time.Minute {
+		return bad("serve.handshake_timeout", "%s is out of range (1s to 10m)", c.Serve.HandshakeTimeout)
+	}
+	if c.Serve.MaxUnauthenticated < 1 || c.Serve.MaxUnauthenticated > 100000 {
+		return bad("serve.max_unauthenticated", "%d is out of range (1 to 100000)", c.Serve.MaxUnauthenticated)
+	}
+	if c.Serve.MaxUnauthenticatedPerSource < 1 || c.Serve.MaxUnauthenticatedPerSource > c.Serve.MaxUnauthenticated {
+		return bad("serve.max_unauthenticated_per_source", "%d is out of range (1 to serve.max_unauthenticated, %d)", c.Serve.MaxUnauthenticatedPerSource, c.Serve.MaxUnauthenticated)
 	}
 	return nil
 }
