@@ -84,6 +84,10 @@ type Config struct {
 	// server, speaches, Kokoro-FastAPI), each with the tasks and models it
 	// serves.
 	OpenAI []OpenAIServer `mapstructure:"openai" yaml:"openai"`
+	// MCP lists MCP servers whose tools become experts (config/mcp.go).
+	// Read from the file itself, not through viper, which would lower the
+	// case of env: and headers: names.
+	MCP []MCPServer `mapstructure:"mcp" yaml:"mcp"`
 	// Retrieval configures the retrieval skill's sources: web APIs the
 	// user chose, trusted as configuration (plans supply only queries).
 	Retrieval struct {
@@ -190,12 +194,16 @@ func Load(defaults []byte, file string) (*Config, error) {
 		file = filepath.Join(ConfigDir(), "config.yaml")
 	}
 	data, err := os.ReadFile(file)
+	var servers []MCPServer
 	switch {
 	case err == nil:
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("config: %s: %w", file, err)
 		}
 		if err := checkFile(data, file); err != nil {
+			return nil, err
+		}
+		if servers, err = readMCP(data, file); err != nil {
 			return nil, err
 		}
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
@@ -218,6 +226,7 @@ func Load(defaults []byte, file string) (*Config, error) {
 		return nil, decodeError(err, file, true)
 	}
 	c.File = file
+	c.MCP = servers
 	c.TokenSource = tokenSource(file)
 	if c.HuggingFace.Token == "" {
 		c.HuggingFace.Token, c.TokenSource = cachedHFToken()
@@ -335,6 +344,9 @@ func (c *Config) normalize() error {
 	}
 	c.Local.PublicDir = expandHome(c.Local.PublicDir)
 	if err := c.normalizeOpenAI(); err != nil {
+		return err
+	}
+	if err := c.normalizeMCP(); err != nil {
 		return err
 	}
 	for key, raw := range map[string]*string{"retrieval.wikipedia_url": &c.Retrieval.WikipediaURL, "retrieval.searxng_url": &c.Retrieval.SearxNGURL} {
