@@ -134,8 +134,8 @@ func TestMCPServeWithRealClients(t *testing.T) {
 			t.Fatalf("progress %+v", got.Progress)
 		}
 		for i := 1; i < len(got.Progress); i++ {
-			if got.Progress[i].Progress < got.Progress[i-1].Progress {
-				t.Fatalf("progress goes back: %+v", got.Progress)
+			if got.Progress[i].Progress <= got.Progress[i-1].Progress {
+				t.Fatalf("progress does not increase: %+v", got.Progress)
 			}
 		}
 	})
