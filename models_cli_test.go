@@ -152,3 +152,28 @@ func TestSkillsFitEightyColumns(t *testing.T) {
 		t.Errorf("the retrieval skill is not listed with its facts and description:\n%s", out)
 	}
 }
+
+// TestConstraintSpelledAsInTheConfig: --constrain takes the config file's
+// spelling (prefer=smallest, prefer=best benchmark=…), and the config file
+// the command line's (prefer: best=wer:common_voice), with the same result.
+func TestConstraintSpelledAsInTheConfig(t *testing.T) {
+	newCLIEnv(t, nil)
+	want, _, code := runCLI("models", "list", "--constrain", "smallest", "automatic-speech-recognition")
+	if code != 0 {
+		t.Fatal(want)
+	}
+	got, stderr, code := runCLI("models", "list", "--constrain", "prefer=smallest", "automatic-speech-recognition")
+	if code != 0 || got != want {
+		t.Fatalf("prefer=smallest: exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
+	}
+	want, _, _ = runCLI("models", "list", "--constrain", "best=wer:common_voice", "automatic-speech-recognition")
+	got, stderr, code = runCLI("models", "list", "--constrain", "prefer=best benchmark=wer:common_voice", "automatic-speech-recognition")
+	if code != 0 || got != want || !strings.Contains(got, `no recorded "wer common_voice" result`) {
+		t.Fatalf("prefer=best benchmark=…: exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
+	}
+	t.Setenv("CHORUS_CONSTRAINTS_PREFER", "best=wer:common_voice")
+	got, stderr, code = runCLI("models", "list", "automatic-speech-recognition")
+	if code != 0 || got != want {
+		t.Fatalf("prefer: best=wer:common_voice in the config: exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
+	}
+}
