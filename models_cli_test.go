@@ -177,3 +177,22 @@ func TestConstraintSpelledAsInTheConfig(t *testing.T) {
 		t.Fatalf("prefer: best=wer:common_voice in the config: exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
 	}
 }
+
+// TestModelsSyncLocalOnlyTask: a task no Hub listing has (ocr runs on local
+// programs and servers) is said so, once, and is not a failure.
+func TestModelsSyncLocalOnlyTask(t *testing.T) {
+	newCLIEnv(t, nil)
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the Hub was asked %s for a task it has no listing for", r.URL)
+		http.Error(w, `{"error":"not found"}`, http.StatusNotFound)
+	}))
+	defer hub.Close()
+	t.Setenv("CHORUS_HUGGINGFACE_HUB_URL", hub.URL)
+	out, stderr, code := runCLI("models", "sync", "ocr")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d stderr %q: a task with nothing to sync is not a failure\n%s", code, stderr, out)
+	}
+	if !strings.Contains(out, "ocr runs on local programs and local inference servers only — nothing to sync") || strings.Contains(out, "ocr: ocr") || strings.Contains(out, "✗") {
+		t.Fatalf("out:\n%s", out)
+	}
+}
