@@ -109,7 +109,7 @@ func fallbackTurnView() *turnview.Turn {
 func TestSessionsSearchFindsTurnText(t *testing.T) {
 	env := newTestEnv(t)
 	m := env.model(t)
-	st := m.session.store
+	st := sessions.Store{Dir: m.conv.Service().Dir()}
 	old := st.New("")
 	old.Title = "a picture for the blog"
 	old.AddTurn(sessions.Turn{Request: "draw a lighthouse at dusk", Answer: "Here it is."})
