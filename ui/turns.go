@@ -189,7 +189,7 @@ func (m *Model) endTurn(t *turn) tea.Cmd {
 	a.Files = t.Files()
 	meta := []string{t.Model, turnview.HumanDuration(t.Elapsed(m.now()))}
 	if t.TPS > 0 {
-		meta = append(meta, fmt.Sprintf("%.1f tok/s", t.TPS))
+		meta = append(meta, turnview.HumanRate(t.TPS))
 	}
 	a.Meta = strings.Join(meta, " · ")
 	a.Invalidate()
