@@ -118,6 +118,8 @@ type Config struct {
 		HandshakeTimeout            time.Duration `mapstructure:"handshake_timeout" yaml:"handshake_timeout"`
 		MaxUnauthenticated          int           `mapstructure:"max_unauthenticated" yaml:"max_unauthenticated"`
 		MaxUnauthenticatedPerSource int           `mapstructure:"max_unauthenticated_per_source" yaml:"max_unauthenticated_per_source"`
+		// AllowPull lets ssh users pull models onto the controller server.
+		AllowPull bool `mapstructure:"allow_pull" yaml:"allow_pull"`
 	} `mapstructure:"serve" yaml:"serve"`
 	UI struct {
 		Review bool                `mapstructure:"review" yaml:"review"`

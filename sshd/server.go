@@ -58,6 +58,9 @@ type Options struct {
 	// address (0: DefaultMaxUnauthenticatedPerSource). See frontdoor.go.
 	MaxUnauthenticated          int
 	MaxUnauthenticatedPerSource int
+	// AllowPull lets ssh users download models onto the controller
+	// server (/pull); off, they use the models it has (serve.allow_pull).
+	AllowPull bool
 	// FileLimit is the open-file limit the front door is sized by; 0
 	// reads (and raises to its hard limit) the process's RLIMIT_NOFILE.
 	FileLimit int

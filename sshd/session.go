@@ -64,6 +64,7 @@ func (s *Server) chat(next ssh.Handler) ssh.Handler {
 			OutputDir:      filepath.Join(dir, "outputs"),
 			Workspace:      dir,
 			Remote:         remote,
+			NoPull:         !s.opts.AllowPull,
 			Getenv:         sessionEnv(sess, pty),
 			Logger:         log,
 			Version:        s.opts.Version,
