@@ -58,6 +58,7 @@ and address go to the log file. Sound is never played on the server; the chat of
 				MaxUnauthenticated:          cfg.Serve.MaxUnauthenticated,
 				MaxUnauthenticatedPerSource: cfg.Serve.MaxUnauthenticatedPerSource,
 				AllowPull:                   cfg.Serve.AllowPull,
+				KeepAlive:                   orOff(cfg.Serve.KeepAlive),
 				Version:                     version,
 				Logger:                      g.logger(),
 			})

@@ -55,6 +55,17 @@ func (s *Server) chat(next ssh.Handler) ssh.Handler {
 			}
 		}
 		start := time.Now()
+		stop := make(chan struct{})
+		defer close(stop)
+		go keepAlive(sess, s.keepAliveEvery(), log, stop)
+		// The program reads the connection through the paste limiter
+		// (paste.go): a paste over the chat's limit never reaches it.
+		var prog *ui.Program
+		limit := int64(ui.DefaultMaxPaste)
+		input := newPasteLimiter(sess, int(limit), func(size int64) {
+			log.Info("ssh paste refused", "bytes", size, "limit", limit)
+			prog.Send(ui.PasteTooLarge{Size: size, Limit: limit})
+		})
 		log.Info("ssh chat started", "user", sess.User(), "term", pty.Term, "width", pty.Window.Width, "height", pty.Window.Height, "dir", dir)
 		prog, err := ui.NewProgram(sess.Context(), ui.Options{
 			Config:         s.opts.Config,
@@ -68,7 +79,8 @@ func (s *Server) chat(next ssh.Handler) ssh.Handler {
 			Getenv:         sessionEnv(sess, pty),
 			Logger:         log,
 			Version:        s.opts.Version,
-			ProgramOptions: bm.MakeOptions(sess),
+			MaxPaste:       limit,
+			ProgramOptions: append(bm.MakeOptions(sess), tea.WithInput(input)),
 		})
 		if err != nil {
 			log.Error("ssh chat did not start", "err", err.Error())

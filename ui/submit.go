@@ -27,6 +27,9 @@ func (m *Model) onPromptEvent(ev prompt.Event, cmd tea.Cmd) tea.Cmd {
 // onPaste sends a paste to the dialog that has the keyboard, else to the
 // prompt.
 func (m *Model) onPaste(p tea.PasteMsg) tea.Cmd {
+	if !m.pasteFits(p) {
+		return nil
+	}
 	if m.dialog != nil {
 		return m.updateDialog(p)
 	}
