@@ -51,7 +51,7 @@ func (m *Model) submit(text string) tea.Cmd {
 	m.submitting = true
 	ws := m.ws
 	return func() tea.Msg {
-		request, files, err := prompt.ResolveAttachmentsIn(text, ws.expand)
+		request, files, err := prompt.ResolveAttachmentsIn(text, ws.expand, ws.confine)
 		if err == nil {
 			err = ws.checkAll(files)
 		}
