@@ -84,6 +84,10 @@ type Config struct {
 	// server, speaches, Kokoro-FastAPI), each with the tasks and models it
 	// serves.
 	OpenAI []OpenAIServer `mapstructure:"openai" yaml:"openai"`
+	// MCP lists MCP servers whose tools become experts (config/mcp.go).
+	// Read from the file itself, not through viper, which would lower the
+	// case of env: and headers: names.
+	MCP []MCPServer `mapstructure:"mcp" yaml:"mcp"`
 	// Retrieval configures the retrieval skill's sources: web APIs the
 	// user chose, trusted as configuration (plans supply only queries).
 	Retrieval struct {
@@ -195,12 +199,16 @@ func Load(defaults []byte, file string) (*Config, error) {
 		file = filepath.Join(ConfigDir(), "config.yaml")
 	}
 	data, err := os.ReadFile(file)
+	var servers []MCPServer
 	switch {
 	case err == nil:
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("config: %s: %w", file, err)
 		}
 		if err := checkFile(data, file); err != nil {
+			return nil, err
+		}
+		if servers, err = readMCP(data, file); err != nil {
 			return nil, err
 		}
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
@@ -223,6 +231,7 @@ func Load(defaults []byte, file string) (*Config, error) {
 		return nil, decodeError(err, file, true)
 	}
 	c.File = file
+	c.MCP = servers
 	c.TokenSource = tokenSource(file)
 	if c.HuggingFace.Token == "" {
 		c.HuggingFace.Token, c.TokenSource = cachedHFToken()
@@ -342,6 +351,9 @@ func (c *Config) normalize() error {
 	if err := c.normalizeOpenAI(); err != nil {
 		return err
 	}
+	if err := c.normalizeMCP(); err != nil {
+		return err
+	}
 	for key, raw := range map[string]*string{"retrieval.wikipedia_url": &c.Retrieval.WikipediaURL, "retrieval.searxng_url": &c.Retrieval.SearxNGURL} {
 		if strings.TrimSpace(*raw) == "" {
 			*raw = ""
@@ -372,14 +384,25 @@ func (c *Config) normalize() error {
 		}
 		c.Constraints.Limit = l
 	}
-	switch c.Constraints.Prefer {
+	// The command line's spelling is the config file's too: prefer:
+	// "best=wer:common_voice" (or "best:…") carries its benchmark inline
+	// (pipeline.ParsePrefer reads every spelling).
+	prefer := strings.ToLower(strings.TrimSpace(c.Constraints.Prefer))
+	if rest, ok := strings.CutPrefix(prefer, "best"); ok && rest != "" && strings.ContainsRune("=: ", rune(rest[0])) {
+		if strings.TrimSpace(c.Constraints.Benchmark) != "" {
+			return bad("constraints.prefer", `names a benchmark (%q) and so does constraints.benchmark (%q): keep one`, rest[1:], c.Constraints.Benchmark)
+		}
+		prefer, c.Constraints.Benchmark = "best", rest[1:]
+	}
+	c.Constraints.Prefer = prefer
+	switch prefer {
 	case "", "smallest":
 	case "best":
 		if strings.TrimSpace(c.Constraints.Benchmark) == "" {
 			return bad("constraints.benchmark", `is required when constraints.prefer is "best" (e.g. "common_voice wer")`)
 		}
 	default:
-		return bad("constraints.prefer", `unknown value %q (want "", smallest or best)`, c.Constraints.Prefer)
+		return bad("constraints.prefer", `unknown value %q (want "", smallest, best with constraints.benchmark, or best=BENCHMARK)`, c.Constraints.Prefer)
 	}
 	if c.OutputDir == "" {
 		c.OutputDir = filepath.Join(DataDir(), "outputs")

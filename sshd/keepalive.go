@@ -20,6 +20,17 @@ import (
 // DefaultKeepAlive is how often a chat's client is asked for a sign of life.
 const DefaultKeepAlive = 5 * time.Second
 
+// keepAlive is the middleware that watches the connection while its
+// session is served.
+func (s *Server) keepAlive(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		stop := make(chan struct{})
+		defer close(stop)
+		go keepAlive(sess, s.keepAliveEvery(), s.chatLog(sess), stop)
+		next(sess)
+	}
+}
+
 // keepAlive watches sess's connection until stop is closed.
 func keepAlive(sess ssh.Session, every time.Duration, log *slog.Logger, stop <-chan struct{}) {
 	conn, ok := sess.Context().Value(ssh.ContextKeyConn).(gossh.Conn)

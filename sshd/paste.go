@@ -3,6 +3,12 @@ package sshd
 import (
 	"bytes"
 	"io"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/ssh"
+
+	"github.com/chorusai/chorus/ui"
 )
 
 // A terminal sends a paste as one bracketed sequence, ESC[200~ … ESC[201~,
@@ -19,6 +25,54 @@ var (
 	pasteStart = []byte("\x1b[200~")
 	pasteEnd   = []byte("\x1b[201~")
 )
+
+// pasteKey hands the session's pasteGuard from limitPaste to teaChat.
+const pasteKey ctxKey = 100
+
+// pasteGuard is a session's limiter and the chat it tells of refusals.
+type pasteGuard struct {
+	in   *pasteLimiter
+	mu   sync.Mutex
+	prog *ui.Program
+}
+
+// limitPaste is the middleware that puts the paste limiter between the
+// connection and the chat (teaChat reads it with chatInput).
+func (s *Server) limitPaste(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		g := &pasteGuard{}
+		log := s.chatLog(sess)
+		g.in = newPasteLimiter(sess, ui.DefaultMaxPaste, func(size int64) {
+			log.Info("ssh paste refused", "bytes", size, "limit", ui.DefaultMaxPaste)
+			g.mu.Lock()
+			prog := g.prog
+			g.mu.Unlock()
+			if prog != nil {
+				prog.Send(ui.PasteTooLarge{Size: size, Limit: ui.DefaultMaxPaste})
+			}
+		})
+		sess.Context().SetValue(pasteKey, g)
+		next(sess)
+	}
+}
+
+// chatInput is the program option that makes the chat read the
+// connection through its paste limiter, when limitPaste set one.
+func (s *Server) chatInput(sess ssh.Session) []tea.ProgramOption {
+	if g, ok := sess.Context().Value(pasteKey).(*pasteGuard); ok {
+		return []tea.ProgramOption{tea.WithInput(g.in)}
+	}
+	return nil
+}
+
+// pasteRefusalsTo tells prog of the pastes the limiter refuses.
+func (s *Server) pasteRefusalsTo(sess ssh.Session, prog *ui.Program) {
+	if g, ok := sess.Context().Value(pasteKey).(*pasteGuard); ok {
+		g.mu.Lock()
+		g.prog = prog
+		g.mu.Unlock()
+	}
+}
 
 // pasteLimiter is the chat's input: r's bytes, bracketed pastes bounded.
 type pasteLimiter struct {

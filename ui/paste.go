@@ -34,9 +34,6 @@ func (m *Model) maxPaste() int64 {
 // pasteTooLarge says a paste was refused, and how to send it instead.
 func (m *Model) pasteTooLarge(size, limit int64) {
 	m.flash(PasteTooLargeNote(size, limit), true)
-	if m.opts.Logger != nil {
-		m.opts.Logger.Info("paste refused", "bytes", size, "limit", limit)
-	}
 }
 
 // PasteTooLargeNote is the note for a refused paste: "paste is too large

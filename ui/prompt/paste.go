@@ -14,7 +14,9 @@ func (p *Prompt) onPaste(msg tea.PasteMsg) tea.Cmd {
 	after := p.Value()
 	content := msg.Content
 	expand, confine := p.complete.expand, p.complete.Confine
-	check := func() tea.Msg { return PasteChecked{before: before, after: after, paths: pastedPaths(content, expand, confine)} }
+	check := func() tea.Msg {
+		return PasteChecked{before: before, after: after, paths: pastedPaths(content, expand, confine)}
+	}
 	return tea.Batch(cmd, check)
 }
 
