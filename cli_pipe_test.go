@@ -190,7 +190,7 @@ func TestConventions(t *testing.T) {
 			t.Fatalf("completion %s: exit %d stderr %q stdout %.200q", sh, code, stderr, stdout)
 		}
 	}
-	// The man page goes to the command's stdout (cmd_man.go).
+	// chorus man writes the page to the command's stdout.
 	page, stderr, code := execCLI(nil, "man")
 	if code != 0 || !strings.Contains(page, ".TH CHORUS 1") || !strings.Contains(page, "continue") {
 		t.Fatalf("man: exit %d stderr %q page %.300q", code, stderr, page)
