@@ -37,7 +37,7 @@ func (m *Model) newSession() *session {
 
 // record converts a finished turn to its saved form.
 func (t *turn) record() sessions.Turn {
-	rec := sessions.Turn{Request: t.Request, Attachments: t.Attachments, Cancelled: t.Canceled,
+	rec := sessions.Turn{ID: t.recID, Request: t.Request, Attachments: t.Attachments, Cancelled: t.Canceled,
 		Started: t.Started, Finished: t.Ended, Report: t.Report}
 	rec.Answer = t.Answer
 	if t.Plan != nil {
@@ -230,6 +230,7 @@ func (m *Model) adopt(s *sessions.Session) {
 	for _, rec := range s.Turns {
 		m.nextTurn++
 		t := turnFromRecord(m.nextTurn, rec, s.Model)
+		t.recID = rec.ID
 		m.turns = append(m.turns, t)
 		m.chat.Add(&chat.Message{Role: chat.RoleUser, Text: rec.Request, Attachments: rec.Attachments, Final: true})
 		m.chat.Add(t.entry)
@@ -263,7 +264,11 @@ func turnFromRecord(id int, rec sessions.Turn, model string) *turn {
 		for _, tr := range rep.Tasks {
 			ts := t.Task(tr.ID, tr.Task)
 			ts.Model, ts.Endpoint, ts.Provider, ts.Result, ts.Files, ts.Err = tr.Model, tr.Endpoint, tr.Provider, tr.Result, tr.Files, tr.Error
-			ts.Elapsed = time.Duration(tr.ElapsedMS) * time.Millisecond
+			ts.Elapsed, ts.Attempts = time.Duration(tr.ElapsedMS)*time.Millisecond, tr.Attempts
+			// The hops of a fallback, as the Execution pane showed them.
+			for i := 1; i < len(tr.Attempts); i++ {
+				ts.Log = append(ts.Log, turnview.LogLine{At: rec.Started, Text: pipeline.HopLine(tr.Attempts[i-1], tr.Attempts[i]), Warn: true})
+			}
 			switch {
 			case tr.Cancelled:
 				ts.Status = turnview.TaskCancelled
