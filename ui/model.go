@@ -3,7 +3,9 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -98,7 +100,13 @@ type Model struct {
 	ws workspace
 	// tape records the chat's traffic while /record is on.
 	tape *tape
+	// chatID names this chat to the controller's queue, which serves the
+	// chats of a server in turn (pipeline.Turn.Chat).
+	chatID string
 }
+
+// chatIDs numbers the chats of the process.
+var chatIDs atomic.Int64
 
 // New builds the model without starting a program: Run uses it, and tests
 // drive it directly or through teatest.
@@ -128,6 +136,7 @@ func New(opts Options) (*Model, error) {
 		height:      24,
 		serverRetry: serverRetryEvery,
 		saveOrder:   &sessions.SaveOrder{},
+		chatID:      fmt.Sprintf("tui-%d", chatIDs.Add(1)),
 	}
 	m.media = newTermMedia(getenv)
 	if opts.Remote != "" {

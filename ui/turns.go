@@ -92,7 +92,7 @@ func (m *Model) startTurn(request string, files []string) tea.Cmd {
 	p := newPump(t.ID)
 	m.curPump = p
 	req := pipeline.Turn{Request: request, Attachments: files, History: hist, Constraints: m.constraints,
-		OutputDir: m.opts.OutputDir, Workspace: m.ws.root}
+		OutputDir: m.opts.OutputDir, Workspace: m.ws.root, Chat: m.chatID}
 	if m.tape != nil {
 		m.tape.rec.BeginTurn(request, files)
 	}

@@ -99,6 +99,11 @@ type ChatReply struct {
 	// StreamError, with Status 0, fails the stream after the chunks: the
 	// engine's error object as an SSE data line, then [DONE].
 	StreamError string
+	// Stream, when set, supplies the chunks live instead: each string is
+	// sent (and flushed) as it comes, until the channel closes; then
+	// StreamEnd, if set, gives the finish reason and a StreamError.
+	Stream    <-chan string
+	StreamEnd func() (finish, streamError string)
 }
 
 // Latency models a serving engine's time: slots serve requests at once
@@ -636,6 +641,23 @@ func (s *Controller) chat(w http.ResponseWriter, r *http.Request) {
 	for _, c := range chunks {
 		if !sleepCtx(ctx, lat.PerToken+reply.ChunkDelay) || !send(chunk(map[string]any{"content": c}, nil)) {
 			return
+		}
+	}
+	if reply.Stream != nil {
+		n := 0
+		for c := range reply.Stream {
+			n++
+			if !send(chunk(map[string]any{"content": c}, nil)) {
+				return
+			}
+		}
+		usage["completion_tokens"], usage["total_tokens"] = n, prompt+n
+		if reply.StreamEnd != nil {
+			if f, e := reply.StreamEnd(); e != "" {
+				reply.StreamError = e
+			} else if f != "" {
+				finish = f
+			}
 		}
 	}
 	if reply.Stall {
