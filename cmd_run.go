@@ -40,6 +40,9 @@ type runFlags struct {
 	// replay answers from such a file instead (--replay, --replay-speed).
 	record string
 	replay replaySource
+	// allowTools are the MCP tools that may run though they may change
+	// things (not annotated read-only): --allow-tool.
+	allowTools []string
 
 	// From the root flags: debug shows debug events; modelSet says
 	// --model was given, so a continued session's model does not replace
@@ -68,8 +71,9 @@ a pipeline: rendered as Markdown when stdout is a terminal, the raw Markdown whe
 as arguments (paths and URLs in it are not opened: name or --attach what a task may read), or as the whole
 request without one (a long input is saved to a file in the output directory and attached). With --json every line of stdout is one JSON event: stage, plan, model,
 task_start, task_progress, task_end, token, answer, report, error (and debug with --debug).
-Every run's turn is saved into a session, whose id ends the progress log ("session: ID"; --no-save keeps
-it out). With --continue (the newest saved session — a new one when there is none) or --session ID, the
+Every run's turn is saved into a session, whose id ends the progress log on stderr ("session: ID"; not
+with --quiet, nor after a failed --json run, whose stderr is its one-line cause; --no-save keeps the turn
+out of any session). With --continue (the newest saved session — a new one when there is none) or --session ID, the
 request continues a session the TUI or an earlier run saved: its turns are the chat history, so earlier
 files can be referred to, and this turn is saved into it. Several runs, and the TUI, may continue one
 session at once: every turn is kept.
@@ -111,6 +115,7 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 	fl.BoolVar(&f.noSave, "no-save", false, "do not save the turn into a session")
 	fl.StringVar(&f.record, "record", "", "record the turn's controller and expert traffic to FILE, to replay it with --replay FILE")
 	f.replay.flags(cmd)
+	fl.StringSliceVar(&f.allowTools, "allow-tool", nil, "let the MCP tool NAME run though it is not annotated read-only (server.tool, or server.* for all of a server's; repeatable)")
 	return cmd
 }
 
@@ -208,6 +213,7 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 		p.note("no saved session yet in %s — this run starts one", svc.Dir())
 	}
 	res := chat.Run(ctx, conversation.Request{Request: request, Input: piped.Input, Attachments: attachments, PlanOnly: f.planOnly, Check: true,
+		Approve: pipeline.AllowTools(f.allowTools),
 		Synced: func(s conversation.Sync) {
 			p.note("%d turn(s) another chat saved meanwhile are part of the history", len(s.Added))
 		}}, p.emit)
@@ -238,9 +244,10 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 			return &exitError{code: 1, err: res.SaveErr}
 		}
 		fmt.Fprintln(stderr, "chorus:", text.Clean(text.OneLine(res.SaveErr.Error(), 0)))
-	case res.Saved:
-		// The id, on a line of its own and even with --json, for the next
-		// run's --session.
+	case res.Saved && (result == nil || !f.json):
+		// The id, on a line of its own (with --json too), for the next
+		// run's --session; a failed --json run's stderr stays its one-line
+		// cause.
 		fmt.Fprintf(logw, "session: %s\n", res.Session.ID())
 	}
 	return result

@@ -48,7 +48,9 @@ var importRules = map[string][]string{
 	"ui/prompt":   {"skills", "text", "ui/theme"},
 	"ui/turnview": {"pipeline", "skills", "text", "ui/chat", "ui/theme"},
 	"ui/dialog":   {"pipeline", "skills", "text", "ui/chat", "ui/theme", "ui/turnview"},
-	"ui":          {"config", "controller", "endpoints", "pipeline", "recording", "scope", "sessions", "skills", "text", "ui/*"},
+	// The TUI is a front end of the chat service: it never touches the
+	// session store or a recording itself.
+	"ui": {"config", "controller", "conversation", "endpoints", "pipeline", "scope", "skills", "text", "ui/*"},
 
 	// chorus eval scores the planning stage: it drives the pipeline,
 	// tells a controller that cannot be asked by its errors, and draws the
@@ -58,7 +60,11 @@ var importRules = map[string][]string{
 	// Recordings wrap the controller and the endpoints of an engine.
 	"recording": {"controller", "endpoints", "pipeline", "scope", "skills"},
 	// The ssh server runs the UI, one chat per connection.
-	"sshd": {"config", "pipeline", "ui"},
+	"sshd": {"config", "conversation", "pipeline", "ui"},
+	// chorus mcp serve: Chorus as an MCP server, one chat of the
+	// conversation service per client session. (The MCP client is an
+	// endpoint kind, endpoints/mcp, under "endpoints/*".)
+	"mcpserve": {"conversation", "pipeline", "skills", "text"},
 
 	// Test support: fakes and helpers that import nothing of Chorus
 	// outside internal, and that production code never imports.
@@ -71,6 +77,11 @@ var importRules = map[string][]string{
 // sdkImporters may import the Ollama SDK: the controller and the Ollama
 // expert endpoint (and the fake Ollama, which speaks its wire format).
 var sdkImporters = []string{"controller", "endpoints/ollama", "internal/fakeollama"}
+
+// mcpImporters may import the MCP SDK: the MCP endpoint kind (Chorus as
+// a client), the MCP server and the root package that serves it, and the
+// test servers.
+var mcpImporters = []string{"endpoints/mcp", "mcpserve", "", "internal/mcptest"}
 
 const module = "github.com/chorusai/chorus"
 
@@ -127,6 +138,10 @@ func TestImportDirection(t *testing.T) {
 			case strings.HasPrefix(ip, "github.com/ollama/ollama"):
 				if !slices.Contains(sdkImporters, pkg) {
 					t.Errorf("%s imports the Ollama SDK (%s): only the controller and endpoints/ollama may", show(pkg), ip)
+				}
+			case strings.HasPrefix(ip, "github.com/modelcontextprotocol/go-sdk"):
+				if !slices.Contains(mcpImporters, pkg) {
+					t.Errorf("%s imports the MCP SDK (%s): only endpoints/mcp, mcpserve and the root package may", show(pkg), ip)
 				}
 			case ip == module || strings.HasPrefix(ip, module+"/"):
 				to := strings.TrimPrefix(strings.TrimPrefix(ip, module), "/")

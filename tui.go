@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/ui"
 )
 
@@ -18,5 +19,9 @@ func runTUI(ctx context.Context, cfg *config.Config, resume string, rs replaySou
 	if err != nil {
 		return err
 	}
-	return ui.Run(ctx, ui.Options{Config: cfg, Engine: st.eng, Constraints: st.cons, Resume: resume, Logger: log, Intro: st.note, Version: version})
+	svc, err := conversation.New(conversation.Options{Engine: st.eng, Logger: log, Version: version})
+	if err != nil {
+		return err
+	}
+	return ui.Run(ctx, ui.Options{Config: cfg, Service: svc, Constraints: st.cons, Resume: resume, Intro: st.note})
 }

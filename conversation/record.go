@@ -23,6 +23,9 @@ type recorder struct {
 	models []pipeline.ModelEvent
 	fatal  []string // fatal error events' messages, in order
 	files  []string // files of finished tasks, for a turn without a report
+	// streamed is the answer as it streamed, kept when the turn ends
+	// before the whole answer (cancelled mid-answer).
+	streamed strings.Builder
 	// rejected is set when the user turned the plan down in review.
 	rejected bool
 	// done is set once the record was taken (finish or abandon).
@@ -51,6 +54,8 @@ func (r *recorder) observe(ev pipeline.Event) {
 		}
 	case pipeline.TaskEndEvent:
 		r.files = append(r.files, ev.Files...)
+	case pipeline.TokenEvent:
+		r.streamed.WriteString(ev.Text)
 	case pipeline.AnswerEvent:
 		r.turn.Answer = ev.Text
 	case pipeline.ErrorEvent:
@@ -91,6 +96,9 @@ func (r *recorder) finish(rep *pipeline.Report, err error, finished time.Time) (
 	}
 	r.done = true
 	t := r.turn
+	if t.Answer == "" {
+		t.Answer = r.streamed.String()
+	}
 	t.Finished = finished
 	t.Models = slices.Clone(r.models)
 	if rep != nil {

@@ -13,13 +13,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"sync"
 	"time"
 
-	charmlog "charm.land/log/v2"
 	"charm.land/wish/v2"
 	"github.com/charmbracelet/ssh"
 
@@ -49,6 +47,18 @@ type Options struct {
 	// IdleTimeout closes a connection with no traffic for that long; 0
 	// never does.
 	IdleTimeout time.Duration
+	// HandshakeTimeout is how long a connection has to log in (0:
+	// DefaultHandshakeTimeout), whatever IdleTimeout says.
+	HandshakeTimeout time.Duration
+	// MaxUnauthenticated bounds the connections waiting to log in, from
+	// all sources (0: DefaultMaxUnauthenticated, and never more than the
+	// file limit leaves); MaxUnauthenticatedPerSource those from one
+	// address (0: DefaultMaxUnauthenticatedPerSource). See frontdoor.go.
+	MaxUnauthenticated          int
+	MaxUnauthenticatedPerSource int
+	// FileLimit is the open-file limit the front door is sized by; 0
+	// reads (and raises to its hard limit) the process's RLIMIT_NOFILE.
+	FileLimit int
 	// Version is Chorus's version, sent in the SSH banner and written
 	// into recordings.
 	Version string
@@ -62,6 +72,7 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 	srv  *ssh.Server
+	door *frontDoor
 
 	mu     sync.Mutex
 	active int
@@ -85,11 +96,6 @@ func New(opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opts: opts, log: log}
-	// wish reports on charm's default logger (stderr) that a chat's
-	// program "was killed" whenever its connection closes — the normal
-	// end of every chat. Each chat's start and end, and every refusal, are
-	// in the log file instead; the server's terminal stays quiet.
-	charmlog.SetOutput(io.Discard)
 	_, skipped, err := readAuthorizedKeys(opts.AuthorizedKeys)
 	for _, sk := range skipped {
 		log.Warn("ssh key skipped", "reason", sk)
@@ -104,6 +110,13 @@ func New(opts Options) (*Server, error) {
 	if created {
 		log.Info("ssh host key created", "path", opts.HostKey, "fingerprint", fingerprint(signer.PublicKey()))
 	}
+	files := opts.FileLimit
+	if files <= 0 {
+		files = fileLimit()
+	}
+	s.door = newFrontDoor(opts.HandshakeTimeout, opts.MaxUnauthenticated, opts.MaxUnauthenticatedPerSource, files, opts.MaxSessions, log.Warn)
+	log.Info("ssh front door", "file_limit", files, "handshake_timeout", s.door.handshake, "max_unauthenticated", s.door.maxTotal,
+		"max_unauthenticated_per_source", s.door.maxSource)
 	version := "chorus"
 	if opts.Version != "" {
 		version = "chorus_" + opts.Version
@@ -111,7 +124,7 @@ func New(opts Options) (*Server, error) {
 	srv, err := wish.NewServer(
 		wish.WithVersion(version),
 		wish.WithPublicKeyAuth(s.authorize),
-		wish.WithMiddleware(s.chat),
+		wish.WithMiddleware(chain(s.middleware()...)),
 		func(srv *ssh.Server) error {
 			// Set before wish.NewServer looks: it would otherwise write a
 			// key of its own into the working directory.
@@ -122,6 +135,10 @@ func New(opts Options) (*Server, error) {
 			// forwarding stays off (nil callbacks deny it).
 			srv.SessionRequestCallback = func(_ ssh.Session, kind string) bool { return kind == "shell" || kind == "exec" }
 			srv.ConnectionFailedCallback = s.connectionFailed
+			// Before a login: a deadline, and caps per source and in all
+			// (frontdoor.go).
+			srv.ConnCallback = s.door.admit
+			srv.ServerConfigCallback = s.door.config
 			return nil
 		},
 	)
@@ -131,6 +148,9 @@ func New(opts Options) (*Server, error) {
 	s.srv = srv
 	return s, nil
 }
+
+// Waiting returns how many connections are waiting to log in.
+func (s *Server) Waiting() int { return s.door.waitingCount() }
 
 // HostKeyFingerprint returns the server's host key fingerprint, for users
 // to check against what their client shows on first connection.

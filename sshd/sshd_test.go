@@ -30,6 +30,7 @@ import (
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/sshd"
+	"github.com/chorusai/chorus/ui"
 )
 
 // guard bounds waits that end at once in a working build.
@@ -56,6 +57,7 @@ func (s *syncBuffer) String() string {
 // server is a chorus serve --ssh on a loopback port, with a fake Ollama
 // that answers every request as plain chat.
 type server struct {
+	srv      *sshd.Server
 	addr     string
 	hostKey  gossh.PublicKey
 	keys     string // the authorized_keys file
@@ -65,7 +67,7 @@ type server struct {
 	answered chan string
 }
 
-func startServer(t *testing.T, maxSessions int) *server {
+func startServer(t *testing.T, maxSessions int, tune ...func(*sshd.Options)) *server {
 	t.Helper()
 	dir := testkit.Isolate(t)
 	defaults, err := os.ReadFile("../config.yaml")
@@ -106,6 +108,9 @@ func startServer(t *testing.T, maxSessions int) *server {
 	// A server that could let nobody in says so before it listens.
 	opts := sshd.Options{Config: cfg, Engine: eng, HostKey: hostKeyPath, AuthorizedKeys: s.keys, UsersDir: s.users,
 		MaxSessions: maxSessions, Version: "test", Logger: slog.New(slog.NewTextHandler(s.log, nil))}
+	for _, f := range tune {
+		f(&opts)
+	}
 	if _, err := sshd.New(opts); !errors.Is(err, sshd.ErrNoKeys) {
 		t.Fatalf("an empty authorized_keys: %v", err)
 	}
@@ -114,6 +119,7 @@ func startServer(t *testing.T, maxSessions int) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.srv = srv
 	st, err := os.Stat(hostKeyPath)
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("host key: %v %v", st, err)
@@ -387,4 +393,31 @@ func TestSSHRefusals(t *testing.T) {
 	tm.waitFor(t, 0, "Ask anything")
 	_, tm2 := s.open(t, testKey(t, 1), 80, 24)
 	tm2.waitFor(t, 0, "all 1 chats this server allows are in use")
+}
+
+// TestSSHChatPanicEndsOnlyThatChat: a chat that panics is closed with a
+// message to its user and the panic in the log file; the server, its chat
+// slot and the other users' chats go on.
+func TestSSHChatPanicEndsOnlyThatChat(t *testing.T) {
+	s := startServer(t, 1)
+	s.allow(t, testKey(t, 2))
+	restore := sshd.SetNewProgram(func(ctx context.Context, o ui.Options) (*ui.Program, error) {
+		if strings.HasSuffix(o.Workspace, userDir(testKey(t, 2))) {
+			panic("a bug in one chat")
+		}
+		return ui.NewProgram(ctx, o)
+	})
+	defer restore()
+
+	_, bad := s.open(t, testKey(t, 2), 80, 24)
+	bad.waitFor(t, 0, "this chat hit an internal error and was closed")
+	waitLog(t, s, "ssh chat panicked")
+	if log := s.log.String(); !strings.Contains(log, "a bug in one chat") || !strings.Contains(log, "goroutine") {
+		t.Errorf("the panic and its stack are not in the log:\n%s", log)
+	}
+	// The one slot is free again, and the next chat works.
+	_, tm := s.open(t, testKey(t, 1), 80, 24)
+	mark := tm.waitFor(t, 0, "Ask anything")
+	tm.typeText(t, "hello\r")
+	tm.waitFor(t, mark, "Served over ssh")
 }
