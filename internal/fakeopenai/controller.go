@@ -125,6 +125,9 @@ type ControllerStats struct {
 	PeakActive, PeakQueued int
 	PromptTokens           int
 	CachedTokens           int
+	// Busy is the time requests held slots, summed: with Calls, what the
+	// engine spent per call; against slots × wall time, how busy it was.
+	Busy time.Duration
 }
 
 // Controller is a protocol-faithful fake of an OpenAI-compatible serving
@@ -524,9 +527,11 @@ func (s *Controller) acquire(ctx context.Context) (release func(), ok bool) {
 	s.active++
 	s.stats.PeakActive = max(s.stats.PeakActive, s.active)
 	s.mu.Unlock()
+	start := time.Now()
 	return func() {
 		s.mu.Lock()
 		s.active--
+		s.stats.Busy += time.Since(start)
 		s.mu.Unlock()
 		if slots != nil {
 			<-slots
