@@ -46,6 +46,9 @@ type taskRun struct {
 	endpoint string
 	provider string
 	elapsed  time.Duration
+	// shift is what calls said they took (a replay's recorded times)
+	// beyond what they took now; the task's time includes it.
+	shift time.Duration
 }
 
 // execute runs the plan as a DAG: a task starts the moment its last
@@ -203,7 +206,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	}
 	emit(TaskStartEvent{ID: r.task.ID, Task: r.task.Task, Model: r.model, Endpoint: r.endpoint, Provider: r.provider})
 	defer func() {
-		r.elapsed = time.Since(start)
+		r.elapsed = time.Since(start) + r.shift
 		if r.status != StatusOK && ctx.Err() != nil {
 			// Whatever the endpoint said ("context canceled"), the task
 			// stopped because the user cancelled the turn.
@@ -269,12 +272,17 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			}
 			res, err := route.Infer(tctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Files: files, Command: cand.model.Command,
 				LocalOnly: c.localOnly, Progress: progress})
+			var shift time.Duration
+			if d := endpoints.Took(res, err); d > 0 {
+				shift = d - time.Since(at)
+				r.shift += shift
+			}
 			r.provider = ranOn(r.provider, res, err)
 			if err == nil {
 				err = e.keepResult(r, res, outDir, sc, progress)
 			}
 			r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Provider: r.provider, Error: errText(err), Why: endpoints.WhyFailed(err),
-				ElapsedMS: time.Since(at).Milliseconds()})
+				ElapsedMS: (time.Since(at) + shift).Milliseconds()})
 			if err == nil {
 				r.status = StatusOK
 				allowResultURLs(sc, r.text)

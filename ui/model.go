@@ -71,6 +71,11 @@ type Model struct {
 	onPick func(i int) tea.Cmd
 	// planReview is the newest plan put up for review.
 	planReview *planReview
+	// approvals are the questions about tools that may change things,
+	// the first one shown (approval.go); allowedTools those the user
+	// allowed for the rest of the chat.
+	approvals    []approvalRequest
+	allowedTools []string
 	// cancelledByKey is set while the last key pressed was a Ctrl+C that
 	// cancelled something, so a second one right after does not quit.
 	cancelledByKey bool

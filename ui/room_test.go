@@ -5,9 +5,11 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
@@ -101,4 +103,48 @@ func fallbackTurnView() *turnview.Turn {
 		tr.Apply(ev, fixedNow)
 	}
 	return tr
+}
+
+// /sessions searches what was said, not only titles: "light" finds the
+// session where the user asked to draw a lighthouse.
+func TestSessionsSearchFindsTurnText(t *testing.T) {
+	env := newTestEnv(t)
+	m := env.model(t)
+	st := sessions.Store{Dir: m.conv.Service().Dir()}
+	old := st.New("")
+	old.Title = "a picture for the blog"
+	old.AddTurn(sessions.Turn{Request: "draw a lighthouse at dusk", Answer: "Here it is."})
+	if err := st.Save(old); err != nil {
+		t.Fatal(err)
+	}
+	s := startSession(t, m, 100, 30)
+	s.ready()
+	s.submit("/sessions")
+	s.wait("the list", func(m *Model) bool { return m.dialog != nil })
+	s.typeText("light")
+	s.wait("the match", func(m *Model) bool {
+		f := frame(m)
+		return strings.Contains(f, "› a picture for the blog") && strings.Contains(f, "draw a lighthouse")
+	})
+	s.finish()
+}
+
+// A very fast reply's rate reads like the other figures: "74k tok/s",
+// not "74000.0 tok/s", in the status bar and the answer's label.
+func TestRatesReadLikeOtherFigures(t *testing.T) {
+	env := newTestEnv(t)
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("hi")
+	s.wait("the turn", turnsDone(1))
+	m := s.finish()
+	m.turns[0].TPS = 74000
+	status := ansi.Strip(m.statusLine(fixedNow))
+	if !strings.Contains(status, "74k tok/s") || strings.Contains(status, "74000") {
+		t.Errorf("status bar: %q", status)
+	}
+	m.endTurn(m.turns[0])
+	if meta := m.turns[0].entry.Meta; !strings.Contains(meta, "74k tok/s") {
+		t.Errorf("the answer's label: %q", meta)
+	}
 }

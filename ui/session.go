@@ -304,7 +304,7 @@ func (m *Model) onSessions(msg sessionsMsg) {
 	var items []dialog.SessionItem
 	for _, s := range msg.list {
 		detail := fmt.Sprintf("%s · %s · %s", s.Updated.Local().Format("2006-01-02 15:04"), chat.Count(s.Turns, "turn"), s.ID)
-		items = append(items, dialog.SessionItem{ID: s.ID, Title: cmp.Or(s.Title, "(untitled)"), Detail: detail, Damaged: s.Damaged})
+		items = append(items, dialog.SessionItem{ID: s.ID, Title: cmp.Or(s.Title, "(untitled)"), Detail: detail, Text: s.Text, Damaged: s.Damaged})
 	}
 	list := msg.list
 	m.openDialog(dialog.NewSessions(m.keys, &m.st, items, m.conv.Session().ID()),
