@@ -412,8 +412,13 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 			case err != nil:
 				return nil, fmt.Errorf("argument %s: %w", k, err)
 			case denied != nil:
-				progress(endpoints.Progress{Message: fmt.Sprintf("argument %s names %s, which this turn may not read, so it is passed as text — attach it with @%s or --attach to use its contents",
-					k, text.Clip(strings.TrimSpace(val), 200), text.Clip(strings.TrimSpace(val), 200))})
+				fix := fmt.Sprintf("attach it with @%s or --attach to use its contents", text.Clip(strings.TrimSpace(val), 200))
+				var de *scope.DeniedError
+				if errors.As(denied, &de) && de.Root != "" {
+					fix = "over ssh Chorus reads only files in your folder on this server (" + de.Root + ")"
+				}
+				progress(endpoints.Progress{Message: fmt.Sprintf("argument %s names %s, which this turn may not read, so it is passed as text — %s",
+					k, text.Clip(strings.TrimSpace(val), 200), fix)})
 			case isFile:
 				val = content
 			}

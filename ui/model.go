@@ -135,7 +135,8 @@ func New(opts Options) (*Model, error) {
 	}
 	m.images = m.media != nil && m.media.Protocol() != "off"
 	m.ws = newWorkspace(opts.Workspace)
-	m.input = prompt.New(km, prompt.Completer{Commands: completions(), Args: m.commandArgs, ReadDir: m.ws.readDir, Expand: m.ws.expand})
+	m.input = prompt.New(km, prompt.Completer{Commands: completions(), Args: m.commandArgs, ReadDir: m.ws.readDir, Expand: m.ws.expand, Confine: m.ws.confine})
+	m.input.SetCharLimit(int(m.maxPaste())) // keys typed one by one are bounded too
 	if opts.Resume != "" {
 		err := m.loadSession(opts.Resume)
 		switch {
