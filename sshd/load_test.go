@@ -47,6 +47,10 @@ type loadResult struct {
 	peakGoroutines      int
 	goroutinesBefore    int
 	goroutinesAfter     int
+	// cpu is the process's CPU time over the turns (server, clients and
+	// fakes together): what the turns cost Chorus, whatever else the
+	// machine ran meanwhile.
+	cpu time.Duration
 }
 
 // idealTurnsPerMin is what the controller's slots allow: min(chats, slots)
@@ -184,6 +188,7 @@ func runLoad(tb testing.TB, chats, slots, turns int) loadResult {
 
 	// Every chat runs its turns, all at once.
 	var mu sync.Mutex
+	cpu0 := cpuTime()
 	start := time.Now()
 	for i, c := range clients {
 		wg.Go(func() {
@@ -217,6 +222,7 @@ func runLoad(tb testing.TB, chats, slots, turns int) loadResult {
 	}
 	wg.Wait()
 	res.wall = time.Since(start)
+	res.cpu = cpuTime() - cpu0
 	select {
 	case err := <-errs:
 		tb.Fatal(err)
@@ -508,6 +514,7 @@ func BenchmarkSSHLoad(b *testing.B) {
 				b.ReportMetric(float64(r.peakGoroutines), "goroutines-peak")
 				b.ReportMetric(float64(r.goroutinesAfter-r.goroutinesBefore), "goroutines-left")
 				b.ReportMetric(r.ctl.Busy.Seconds()/float64(r.turns), "s-controller/turn")
+				b.ReportMetric(r.cpu.Seconds()/float64(r.turns), "cpu-s/turn")
 			}
 		})
 	}
