@@ -21,6 +21,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 
+	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/text"
 )
 
@@ -61,7 +62,11 @@ func newOpenAIBackend(s Server) *openaiBackend {
 	}
 	opts := []option.RequestOption{
 		option.WithBaseURL(base + "/"),
-		option.WithHTTPClient(s.HTTP),
+		// The key, and the prompt in a POST's body, go only to the
+		// configured origin: a redirect elsewhere is refused, with where it
+		// pointed (the client's own origin check would read as a dead
+		// server).
+		option.WithHTTPClient(scope.Credentialed(s.HTTP)),
 		// The controller's own retry is the user's: a refusal or a dead
 		// server is said at once, with its fix.
 		option.WithMaxRetries(0),
@@ -376,6 +381,9 @@ func (o *openaiBackend) error(err error) error {
 	switch {
 	case errors.As(err, &ce):
 		return err
+	case errors.Is(err, scope.ErrRedirected):
+		to, _ := scope.RedirectTarget(err)
+		return &Error{Err: err, Detail: fmt.Sprintf("%s — if the server has moved, set controller.host to %s", rootCause(err), movedBase(to))}
 	case errors.As(err, &se):
 		msg := strings.ToLower(se.Message)
 		switch {
@@ -400,3 +408,24 @@ func (o *openaiBackend) error(err error) error {
 
 // The OpenAI backend speaks its own words; it cannot pull models.
 var _ Hinter = (*openaiBackend)(nil)
+
+// rootCause is a refused redirect's own words, without the client's
+// wrapping.
+func rootCause(err error) string {
+	var re *scope.RedirectError
+	if errors.As(err, &re) {
+		return re.Error()
+	}
+	return err.Error()
+}
+
+// movedBase is the OpenAI-compatible base URL a redirect target implies:
+// the target without its route (…/v1/chat/completions → …/v1).
+func movedBase(to string) string {
+	for _, route := range []string{"/chat/completions", "/models"} {
+		if i := strings.Index(to, route); i >= 0 {
+			return to[:i]
+		}
+	}
+	return to
+}
