@@ -164,9 +164,11 @@ type benchRig struct {
 	image    string
 }
 
-func newBenchRig(b *testing.B, sc benchScenario, lat fakeollama.Latency, sel pipeline.Selection) *benchRig {
+func newBenchRig(b testing.TB, sc benchScenario, lat fakeollama.Latency, sel pipeline.Selection) *benchRig {
 	b.Helper()
-	b.StopTimer()
+	if bb, ok := b.(*testing.B); ok {
+		bb.StopTimer()
+	}
 	r := &benchRig{ollama: fakeollama.New(b), hf: fakehf.New(b)}
 	dir := b.TempDir()
 	r.image = filepath.Join(dir, "street.png")
@@ -186,14 +188,17 @@ func newBenchRig(b *testing.B, sc benchScenario, lat fakeollama.Latency, sel pip
 			}
 		}
 	}
-	planJSON, _ := json.Marshal(map[string]any{"tasks": plan})
+	// Written as a model under the plan schema writes it: constraints
+	// first, each task's fields in the schema's order.
+	head, objs := orderedPlan(`{}`, plan...)
+	planJSON := head + strings.Join(objs, ",") + "]}"
 	r.ollama.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
 	r.ollama.SetLatency(lat)
 	r.ollama.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
 		if r.greeting {
-			return benchReply(req, `{"tasks": []}`)
+			return benchReply(req, `{"constraints":{},"tasks":[]}`)
 		}
-		return benchReply(req, string(planJSON))
+		return benchReply(req, planJSON)
 	})
 	r.hf.RequireToken("hf_bench")
 	ctl, err := controller.New(r.ollama.URL, "ctl", controller.Options{Timeout: time.Minute})

@@ -19,6 +19,8 @@ type Recorder struct {
 	turn  Turn
 	fatal []string // fatal error events' messages, in order
 	files []string // files of finished tasks, for a turn without a report
+	// fileOf maps each of files to its task's id.
+	fileOf map[string]int
 }
 
 // NewRecorder starts the record of a turn asking request with attachments
@@ -36,6 +38,17 @@ func (r *Recorder) Observe(ev pipeline.Event) {
 		r.turn.Models = append(r.turn.Models, ev)
 	case pipeline.TaskEndEvent:
 		r.files = append(r.files, ev.Files...)
+		if r.fileOf == nil {
+			r.fileOf = map[string]int{}
+		}
+		for _, f := range ev.Files {
+			r.fileOf[f] = ev.ID
+		}
+	case pipeline.TaskWithdrawnEvent:
+		// Started while the plan streamed, not kept by the final plan:
+		// its model and files are not the turn's.
+		r.turn.Models = slices.DeleteFunc(r.turn.Models, func(m pipeline.ModelEvent) bool { return m.ID == ev.ID })
+		r.files = slices.DeleteFunc(r.files, func(f string) bool { id, ok := r.fileOf[f]; return ok && id == ev.ID })
 	case pipeline.AnswerEvent:
 		r.turn.Answer = ev.Text
 	case pipeline.ErrorEvent:

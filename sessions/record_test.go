@@ -91,3 +91,29 @@ func TestRecorderKeepsNamedMedia(t *testing.T) {
 		t.Fatalf("history %+v", h)
 	}
 }
+
+// A task that started while the plan streamed and was withdrawn by the
+// final plan leaves no model and no file in the record.
+func TestRecorderForgetsWithdrawnTasks(t *testing.T) {
+	r := NewRecorder("caption it", nil, day(9, 0))
+	early := pipeline.Task{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "/in/a.png"}}
+	final := pipeline.Task{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "/in/b.png"}}
+	for _, ev := range []pipeline.Event{
+		pipeline.PlanTaskEvent{Task: early},
+		pipeline.ModelEvent{ID: 1, Task: "image-to-text", Model: "blip"},
+		pipeline.TaskEndEvent{ID: 1, Task: "image-to-text", Status: pipeline.StatusOK, Files: []string{"/out/early.txt"}},
+		pipeline.TaskWithdrawnEvent{ID: 1, Task: "image-to-text", Reason: "the final plan changed it"},
+		pipeline.PlanEvent{Tasks: []pipeline.Task{final}},
+		pipeline.ModelEvent{ID: 1, Task: "image-to-text", Model: "git"},
+		pipeline.TaskEndEvent{ID: 1, Task: "image-to-text", Status: pipeline.StatusOK, Files: []string{"/out/final.txt"}},
+	} {
+		r.Observe(ev)
+	}
+	got := r.Finish(nil, errors.New("controller went away"), day(9, 1))
+	if len(got.Models) != 1 || got.Models[0].Model != "git" {
+		t.Fatalf("models = %+v", got.Models)
+	}
+	if !slices.Equal(got.Resources, []string{"/out/final.txt"}) {
+		t.Fatalf("resources = %q", got.Resources)
+	}
+}

@@ -113,9 +113,10 @@ func (l *latencyState) prefill(ctx context.Context, model, prompt string) (evalu
 	}
 	total := PromptTokens(prompt)
 	evaluated = total
+	common := 0
 	l.mu.Lock()
 	if l.model.PrefixCache {
-		common := commonPrefix(l.last[model], prompt)
+		common = commonPrefix(l.last[model], prompt) / 4 * 4
 		evaluated = total - common/4
 	}
 	l.last[model] = prompt
@@ -125,13 +126,27 @@ func (l *latencyState) prefill(ctx context.Context, model, prompt string) (evalu
 	l.mu.Unlock()
 	// The first chunk also waits one decode step (PerToken), as every
 	// chunk does; the rest of the first-token delay is waited here.
-	wait := time.Duration(evaluated)*l.model.PerKPrefill/1000 + max(0, l.model.FirstToken-l.model.PerToken)
+	fill := time.Duration(evaluated) * l.model.PerKPrefill / 1000
+	wait := fill + max(0, l.model.FirstToken-l.model.PerToken)
+	start := time.Now()
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return evaluated, release, nil
 	case <-ctx.Done():
+		// A request cancelled while its prompt was being evaluated leaves
+		// the cache holding what was evaluated so far, as a runner does
+		// batch by batch.
+		if l.model.PrefixCache && fill > 0 {
+			done := min(1, float64(time.Since(start))/float64(fill))
+			keep := min(len(prompt), common+int(done*float64(evaluated))*4)
+			l.mu.Lock()
+			if l.last[model] == prompt {
+				l.last[model] = prompt[:keep]
+			}
+			l.mu.Unlock()
+		}
 		release()
 		return 0, func() {}, ctx.Err()
 	}
