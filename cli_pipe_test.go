@@ -61,8 +61,8 @@ func TestRunReadsPipedStdin(t *testing.T) {
 	if code != 0 || stdout != "A summary.\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
-	if p := lastPlanPrompt(e); !strings.Contains(p, "summarize\n\n# Notes\nthe zebra count is 4") {
-		t.Fatalf("the planner did not get the request followed by the input:\n%s", p)
+	if p := lastPlanPrompt(e); !strings.Contains(p, "Request: summarize\n") || !strings.Contains(p, "<data>\n# Notes\nthe zebra count is 4\n</data>") {
+		t.Fatalf("the planner did not get the request followed by the input, quoted as data:\n%s", p)
 	}
 
 	if _, stderr, code := execCLI(strings.NewReader("what is 2+2?"), "run"); code != 0 {

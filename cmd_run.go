@@ -62,9 +62,9 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 
 The answer goes to stdout and the progress log (plan, models, tasks, files) to stderr, so chorus run fits in
 a pipeline: rendered as Markdown when stdout is a terminal, the raw Markdown when it is a pipe or a file.
---quiet drops the progress log. --plan-only stops after planning and prints the plan on stdout as JSON ({"tasks": [...]}). When stdin is piped, it is read as part of the request: after the request
-given as arguments, or as the whole request without one (a long input is saved to a file in the output
-directory and attached). With --json every line of stdout is one JSON event: stage, plan, model,
+--quiet drops the progress log. --plan-only stops after planning and prints the plan on stdout as JSON ({"tasks": [...]}). When stdin is piped, it is read with the request: as data after the request given
+as arguments (paths and URLs in it are not opened: name or --attach what a task may read), or as the whole
+request without one (a long input is saved to a file in the output directory and attached). With --json every line of stdout is one JSON event: stage, plan, model,
 task_start, task_progress, task_end, token, answer, report, error (and debug with --debug).
 With --continue (the newest saved session) or --session ID, the request continues a session the TUI or an
 earlier run saved: its turns are the chat history, so earlier files can be referred to, and this turn is
@@ -158,11 +158,11 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 		}
 		cfg.OutputDir = abs
 	}
-	var spooled string
-	request, spooled, err = withPipedInput(request, f.stdin, cfg.OutputDir, time.Now())
+	piped, err := withPipedInput(request, f.stdin, cfg.OutputDir, time.Now())
 	if err != nil {
 		return err
 	}
+	request, spooled := piped.Request, piped.Spooled
 	if spooled != "" {
 		attachments = append(attachments, spooled)
 	}
@@ -212,12 +212,13 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 	var rec *sessions.Recorder
 	if sess != nil {
 		rec = sessions.NewRecorder(request, attachments, time.Now())
+		rec.SetInput(piped.Input)
 		emit = func(ev pipeline.Event) {
 			rec.Observe(ev)
 			p.emit(ev)
 		}
 	}
-	turn := pipeline.Turn{Request: request, Attachments: attachments, History: sess.History(), Constraints: cons, PlanOnly: f.planOnly}
+	turn := pipeline.Turn{Request: request, Input: piped.Input, Attachments: attachments, History: sess.History(), Constraints: cons, PlanOnly: f.planOnly}
 	rep, err := eng.Run(ctx, turn, emit)
 	p.finish()
 	result := turnResult(rep, err, f.planOnly)

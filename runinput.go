@@ -44,45 +44,59 @@ func pipedInput(r io.Reader) io.Reader {
 	return f
 }
 
-// withPipedInput combines the request with what was piped: the input
-// follows the request after a blank line, or is the request when none was
-// given. An input longer than maxInlineInput is saved in dir and its path
-// returned to be attached; the request then says so.
-func withPipedInput(request string, in io.Reader, dir string, now time.Time) (string, string, error) {
+// pipedRequest is a run's request once stdin has been read.
+type pipedRequest struct {
+	// Request is what the user wrote: the arguments, or the piped text when
+	// there were none. Paths and URLs in it are granted as typed.
+	Request string
+	// Input is the piped text that came with a request given as
+	// arguments: data the user passed, which the controller reads but
+	// which grants nothing (docs/architecture.md, "What a turn may touch").
+	Input string
+	// Spooled is the file a long input was saved to, to be attached.
+	Spooled string
+}
+
+// withPipedInput reads what was piped. With a request given as arguments
+// the input is data (pipedRequest.Input); without one it is the request.
+// An input longer than maxInlineInput is saved in dir and attached either
+// way (the request then says so), so a path or URL inside piped data never
+// counts as typed, however long the data.
+func withPipedInput(request string, in io.Reader, dir string, now time.Time) (pipedRequest, error) {
 	if in == nil {
-		return request, "", nil
+		return pipedRequest{Request: request}, nil
 	}
 	data, err := io.ReadAll(io.LimitReader(in, maxPipedInput+1))
 	if err != nil {
-		return "", "", &exitError{code: 2, err: fmt.Errorf("reading the request from stdin: %w", err)}
+		return pipedRequest{}, &exitError{code: 2, err: fmt.Errorf("reading the request from stdin: %w", err)}
 	}
 	if len(data) > maxPipedInput {
-		return "", "", &exitError{code: 2, err: fmt.Errorf("stdin holds more than %s — save it to a file and --attach it", skills.HumanBytes(maxPipedInput))}
+		return pipedRequest{}, &exitError{code: 2, err: fmt.Errorf("stdin holds more than %s — save it to a file and --attach it", skills.HumanBytes(maxPipedInput))}
 	}
 	input := strings.TrimSpace(string(data))
 	switch {
 	case input == "":
 		if request == "" {
-			return "", "", &exitError{code: 2, err: errors.New(`run needs a request: stdin was empty and no request was given, e.g. chorus run "summarize" < notes.md`)}
+			return pipedRequest{}, &exitError{code: 2, err: errors.New(`run needs a request: stdin was empty and no request was given, e.g. chorus run "summarize" < notes.md`)}
 		}
-		return request, "", nil
+		return pipedRequest{Request: request}, nil
 	case len(input) <= maxInlineInput && utf8.ValidString(input):
 		if request == "" {
-			return input, "", nil
+			return pipedRequest{Request: input}, nil
 		}
-		return request + "\n\n" + input, "", nil
+		return pipedRequest{Request: request, Input: input}, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", &exitError{code: 1, err: fmt.Errorf("cannot save the piped input in %s: %w — set output_dir (or --out) to a writable directory", dir, err)}
+		return pipedRequest{}, &exitError{code: 1, err: fmt.Errorf("cannot save the piped input in %s: %w — set output_dir (or --out) to a writable directory", dir, err)}
 	}
 	path := filepath.Join(dir, "stdin-"+now.Format("20060102-150405")+".txt")
 	if err := os.WriteFile(path, data, 0o600); err != nil {
-		return "", "", &exitError{code: 1, err: fmt.Errorf("cannot save the piped input: %w", err)}
+		return pipedRequest{}, &exitError{code: 1, err: fmt.Errorf("cannot save the piped input: %w", err)}
 	}
 	if request == "" {
 		request = "Here is a text; tell me what it says."
 	}
-	return request + "\n\n(The input is attached: " + path + ")", path, nil
+	return pipedRequest{Request: request + "\n\n(The input is attached: " + path + ")", Spooled: path}, nil
 }
 
 // isTerminal reports whether w is a terminal.

@@ -24,6 +24,10 @@ type Message struct {
 	// Role is "user" or "assistant".
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// Input is data the user passed with a request (piped stdin): the
+	// controller reads it after Content, but unlike Content it grants
+	// nothing (Turn.Input).
+	Input string `json:"input,omitempty"`
 	// Resources are the files attached to or generated in this turn, full
 	// paths, so later turns can refer to "the image above".
 	Resources []string `json:"resources,omitempty"`
@@ -31,7 +35,13 @@ type Message struct {
 
 // Turn is one request to run.
 type Turn struct {
+	// Request is what the user wrote: the paths and URLs in it are granted
+	// as typed (access.go).
 	Request string
+	// Input is data the user passed with the request — piped stdin when the
+	// request came as arguments. The controller reads it, quoted as data,
+	// after the request; a path or URL inside it grants nothing.
+	Input string
 	// Attachments are files the user attached (images, audio, video, text).
 	Attachments []string
 	// History is the chat log of earlier turns, oldest first.

@@ -18,7 +18,7 @@ import (
 func (e *Engine) logStart(ctx context.Context, t Turn) {
 	log := e.opts.Logger
 	log.LogAttrs(ctx, slog.LevelInfo, "turn started", slog.String("controller", e.ctl.Model()),
-		slog.Int("request_chars", len(t.Request)), slog.Int("attachments", len(t.Attachments)),
+		slog.Int("request_chars", len(t.Request)), slog.Int("input_chars", len(t.Input)), slog.Int("attachments", len(t.Attachments)),
 		slog.Int("history", len(t.History)), slog.String("constraints", t.Constraints.String()),
 		slog.Bool("plan_only", t.PlanOnly), slog.Bool("review", t.Review != nil))
 	log.LogAttrs(ctx, slog.LevelDebug, "turn request", slog.String("request", t.Request),

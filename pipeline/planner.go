@@ -71,6 +71,7 @@ func (e *Engine) planMessage(ctx context.Context, t Turn) controller.Message {
 		}
 	}
 	b.WriteString("Request: " + t.Request)
+	b.WriteString(passedInput(t.Input))
 	msg := stageMessage(markPlan, b.String())
 	if e.ctl.CanSee(ctx) {
 		msg.Images = turnImages(e.access(t), t)

@@ -303,6 +303,16 @@ func stageMessage(mark, body string) controller.Message {
 	return controller.Message{Role: "user", Content: mark + "\n" + strings.TrimRight(body, "\n")}
 }
 
+// passedInput is the data the user passed with the request (Turn.Input),
+// as the planning and response messages show it after the request: quoted
+// as data, so the controller works on it but takes no orders from it.
+func passedInput(input string) string {
+	if input == "" {
+		return ""
+	}
+	return "\nInput passed with the request (piped):\n" + quoteData(input)
+}
+
 // quoteData wraps text from outside — results, file contents — as data the
 // head tells the controller never to obey. A "</data>" inside it is
 // defused so the data cannot end its own quote.

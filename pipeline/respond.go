@@ -120,6 +120,7 @@ func streamer(b *strings.Builder, emit Emit) (push func(string), flush func()) {
 func (e *Engine) answerMessage(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report) controller.Message {
 	var b strings.Builder
 	b.WriteString("Request: " + t.Request)
+	b.WriteString(passedInput(t.Input))
 	if len(t.Attachments) > 0 {
 		b.WriteString("\nAttached: " + strings.Join(t.Attachments, ", "))
 		b.WriteString(attachedTexts(e.access(t), t.Attachments, 8000))
@@ -174,7 +175,7 @@ func historyMessages(h []Message, budget int) []controller.Message {
 	var out []controller.Message
 	used := 0
 	for i := len(h) - 1; i >= 0; i-- {
-		c, files := h[i].Content, ""
+		c, files := h[i].Content+passedInput(h[i].Input), ""
 		if len(h[i].Resources) > 0 {
 			files = "\n[files: " + strings.Join(h[i].Resources, ", ") + "]"
 		}

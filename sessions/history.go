@@ -18,7 +18,7 @@ func (s *Session) History() []pipeline.Message {
 	}
 	out := make([]pipeline.Message, 0, 2*len(s.Turns))
 	for _, t := range s.Turns {
-		out = append(out, pipeline.Message{Role: "user", Content: t.Request, Resources: t.UserFiles()})
+		out = append(out, pipeline.Message{Role: "user", Content: t.Request, Input: t.Input, Resources: t.UserFiles()})
 		gen := t.Generated()
 		content := t.Answer
 		if content == "" {

@@ -29,6 +29,10 @@ func NewRecorder(request string, attachments []string, started time.Time) *Recor
 	return &Recorder{turn: Turn{Request: request, Attachments: slices.Clone(attachments), Started: started}}
 }
 
+// SetInput records the data the user passed with the request (piped
+// stdin), kept apart from the request so it never counts as typed.
+func (r *Recorder) SetInput(input string) { r.turn.Input = input }
+
 // Observe records what ev tells about the turn.
 func (r *Recorder) Observe(ev pipeline.Event) {
 	switch ev := ev.(type) {

@@ -1,0 +1,237 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
+)
+
+var idField = regexp.MustCompile(`"(?:model|id)"\s*:\s*"([^"]+)"`)
+
+// maxSelectArg bounds, in characters, an argument quoted in the selection
+// prompt: the controller needs to know what a task is about, not to read
+// a whole document again.
+const maxSelectArg = 160
+
+// maxReason bounds, in characters, the reason the controller gives for a
+// choice: it is decoded token by token while every task waits.
+const maxReason = 80
+
+// askModels lets the controller choose for every pending task in one call,
+// after the plan in the same conversation. Candidates are numbered per task
+// and the reply names them by number — a digit instead of a model id keeps
+// the reply, which every waiting task pays for in decode time, short. A task
+// it names no candidate for keeps the top-ranked model, and its reason says
+// so. Each choice is handed to publish as soon as the streamed reply holds
+// it whole, so a task starts while the controller is still writing the
+// choices after its own; publish is called once for every task of ask.
+func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, conv *conversation, emit Emit, publish func(*choice)) {
+	var b strings.Builder
+	ids := make([]int, len(ask))
+	most := 0
+	for i, c := range ask {
+		ids[i] = c.task.ID
+		args := make([]string, 0, len(c.task.Args))
+		for _, k := range sortedKeys(c.task.Args) {
+			args = append(args, k+"="+text.OneLine(c.task.Args[k], maxSelectArg))
+		}
+		fmt.Fprintf(&b, "Task %d %s (%s):\n", c.task.ID, c.task.Task, strings.Join(args, ", "))
+		shown := c.ranked[:min(len(c.ranked), e.opts.NumCandidates)]
+		most = max(most, len(shown))
+		for n, cd := range shown {
+			info := cd.info()
+			facts := []string{info.Endpoint}
+			if info.Downloads > 0 {
+				facts = append(facts, skills.HumanCount(info.Downloads)+" downloads")
+			}
+			if info.License != "" {
+				facts = append(facts, info.License)
+			}
+			if info.Size != "" {
+				facts = append(facts, info.Size)
+			}
+			fmt.Fprintf(&b, "%d. %s (%s): %s\n", n+1, info.ID, strings.Join(facts, ", "), text.OneLine(info.Description, 120))
+		}
+	}
+	picks := make([]int, most)
+	for i := range picks {
+		picks[i] = i + 1
+	}
+	msg := stageMessage(markSelect, "Request: "+text.OneLine(request, 600)+"\n"+b.String()+
+		`Reply {"choices":[{"id":task id,"pick":candidate number,"reason":"short"}]}.`)
+	schema, _ := json.Marshal(map[string]any{
+		"type": "object",
+		"properties": map[string]any{"choices": map[string]any{
+			"type": "array",
+			"items": map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"id":     map[string]any{"type": "integer", "enum": ids},
+					"pick":   map[string]any{"type": "integer", "enum": picks},
+					"reason": map[string]any{"type": "string", "maxLength": maxReason},
+				},
+				"required": []string{"id", "pick", "reason"},
+			},
+		}},
+		"required": []string{"choices"},
+	})
+	emit(DebugEvent{Stage: StageSelection, Kind: "prompt", Content: msg.Content})
+	published := make([]bool, len(ask))
+	stream := choiceStream{onPick: func(p choicePick) {
+		i := slices.IndexFunc(ask, func(c *choice) bool { return c.task.ID == p.ID })
+		if i < 0 || published[i] || !e.applyPick(ask[i], p) {
+			return // the end of the reply decides for it
+		}
+		published[i] = true
+		publish(ask[i])
+	}}
+	start := time.Now()
+	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(msg), Format: schema, NumPredict: 48 + 48*len(ask), OnToken: stream.write})
+	fallback := func(c *choice, why string) {
+		top := c.ranked[0].model.ID
+		c.decided, c.reason = "fallback: top-ranked", fmt.Sprintf("%s; using the top-ranked candidate, %s", why, top)
+	}
+	// Whatever happens below, every task waiting for its choice gets one.
+	defer func() {
+		for i, c := range ask {
+			if !published[i] {
+				publish(c)
+			}
+		}
+	}()
+	if err != nil {
+		for i, c := range ask {
+			if !published[i] {
+				fallback(c, "the controller could not choose ("+err.Error()+")")
+			}
+		}
+		return
+	}
+	conv.record(StageSelection, reply, time.Since(start), emit)
+	conv.add(msg, controller.Message{Role: "assistant", Content: reply.Content})
+	emit(DebugEvent{Stage: StageSelection, Kind: "reply", Content: reply.Content})
+	got := parseChoices(reply.Content)
+	for n, c := range ask {
+		if published[n] {
+			continue
+		}
+		pick, ok := got[c.task.ID]
+		switch {
+		case !ok && len(ask) == 1 && len(got) == 0:
+			// A reply cut off inside its reason still names the model.
+			if m := idField.FindStringSubmatch(reply.Content); m != nil {
+				pick, ok = choicePick{Model: m[1]}, true
+			}
+		case !ok && len(ask) == 1 && len(got) == 1:
+			for _, p := range got { // one task asked, one answer under another id
+				pick, ok = p, true
+			}
+		}
+		switch {
+		case !ok || pick.Pick <= 0 && strings.TrimSpace(pick.Model) == "":
+			fallback(c, "the controller's reply named no model for it")
+		case !e.applyPick(c, pick):
+			what := pick.Model
+			if pick.Pick > 0 {
+				what = fmt.Sprintf("candidate %d of %d", pick.Pick, min(len(c.ranked), e.opts.NumCandidates))
+			}
+			fallback(c, fmt.Sprintf("the controller chose %q, which is not a candidate", text.Clip(what, 80)))
+		}
+	}
+}
+
+// applyPick makes the controller's pick c's choice and reports whether it
+// named one of the candidates the controller was shown.
+func (e *Engine) applyPick(c *choice, pick choicePick) bool {
+	shown := c.ranked[:min(len(c.ranked), e.opts.NumCandidates)]
+	i := -1
+	switch {
+	case pick.Pick > 0:
+		i = pick.Pick - 1
+	case strings.TrimSpace(pick.Model) != "":
+		i = slices.IndexFunc(shown, func(cd *candidate) bool { return strings.EqualFold(cd.model.ID, strings.TrimSpace(pick.Model)) })
+	}
+	if i < 0 || i >= len(shown) {
+		return false
+	}
+	reason := text.OneLine(pick.Reason, 2*maxReason)
+	if reason == "" {
+		reason = "chosen by the controller"
+	}
+	c.choose(shown[i].model.ID, reason, "controller choice")
+	return true
+}
+
+// choicePick is one entry of a selection reply: a task id and the
+// candidate's number (Pick, from 1) or, from a model that ignored the
+// numbering, its id (Model).
+type choicePick struct {
+	ID     int
+	Pick   int
+	Model  string
+	Reason string
+}
+
+// parseChoices reads a selection reply leniently: {"choices":[…]}, a bare
+// list, or a single choice object; a task id written as a string; and the
+// one-task form {"id": "model", "reason": …} that models trained on
+// HuggingGPT's prompt write (for which the id is -1: whichever task asked).
+func parseChoices(reply string) map[int]choicePick {
+	out := map[int]choicePick{}
+	v, err := extractJSON(reply)
+	if err != nil {
+		return out
+	}
+	var list []any
+	switch x := v.(type) {
+	case map[string]any:
+		if l, ok := x["choices"].([]any); ok {
+			list = l
+		} else {
+			list = []any{x}
+		}
+	case []any:
+		list = x
+	}
+	for _, item := range list {
+		obj, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		p := choicePick{ID: -1}
+		p.Model, _ = obj["model"].(string)
+		p.Reason, _ = obj["reason"].(string)
+		switch n := obj["pick"].(type) {
+		case float64:
+			p.Pick = int(n)
+		case string:
+			p.Pick, _ = strconv.Atoi(strings.TrimSpace(n))
+		}
+		switch id := obj["id"].(type) {
+		case float64:
+			p.ID = int(id)
+		case string:
+			if n, err := strconv.Atoi(strings.TrimSpace(id)); err == nil {
+				p.ID = n
+			} else if p.Model == "" {
+				p.Model = id
+			}
+		}
+		if p.Model == "" && p.Pick <= 0 {
+			continue
+		}
+		if _, seen := out[p.ID]; !seen {
+			out[p.ID] = p
+		}
+	}
+	return out
+}
