@@ -229,6 +229,14 @@ func TestRunFailuresExitNonZeroWithOneLine(t *testing.T) {
 			t.Fatalf("exit %d stderr %q", code, stderr)
 		}
 	})
+	t.Run("unknown controller kind", func(t *testing.T) {
+		newCLIEnv(t, nil)
+		t.Setenv("CHORUS_CONTROLLER_KIND", "LMStudio")
+		_, stderr, code := runCLI("run", "hi")
+		if code != 2 || !strings.Contains(stderr, `config: controller.kind: unknown controller kind "lmstudio" — use one of: ollama`) {
+			t.Fatalf("exit %d stderr %q", code, stderr)
+		}
+	})
 	t.Run("missing attachment", func(t *testing.T) {
 		newCLIEnv(t, nil)
 		_, stderr, code := runCLI("run", "--attach", "/no/such/file.png", "what is this?")

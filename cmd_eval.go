@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"charm.land/bubbles/v2/progress"
 	"github.com/spf13/cobra"
@@ -35,13 +36,14 @@ func newEvalCmd(g *globalFlags) *cobra.Command {
 		Short: "Score controller models' plans against a suite of requests with gold plans",
 		Long: `Run the planning stage of every request in a suite against each controller model — the same prompts,
 schema, parser and validator a real turn uses, no task runs — and score each plan against its gold plan as a
-graph (task names and dependencies, ids renumbered). One table per model on stdout: valid-plan rate before
-and after Chorus's repair, task-name accuracy, node and edge F1, normalised graph edit distance, HIVE's TS
-and FoT, median planning latency and tokens — for all requests and by gold shape (single, chain, graph).
-docs/eval.md explains each metric.
+graph (task names and dependencies, ids renumbered). A table on stdout: valid-plan rate before and after
+Chorus's repair; TaskBench's node F1, link F1 and edit distance of the reply as written (read as TaskBench
+reads it) and of the plan after repair; task-name accuracy, node and edge F1, graph edit distance, arguments
+right, HIVE's TS and FoT; median planning latency and tokens — by gold shape (single, chain, graph) for one
+model, or side by side with the best of each row marked for several. docs/eval.md explains each metric.
 
-Without --suite, the embedded Chorus suite runs (64 requests; its image, audio and video inputs are generated
-in a temporary directory). --suite reads a suite file: Chorus's JSON format, TaskBench's data.json, or JSON
+Without --suite, the embedded Chorus suite runs (its image, audio and video inputs are generated in a
+temporary directory). --suite reads a suite file: Chorus's JSON format, TaskBench's data.json, or JSON
 lines of {"request": "...", "gold_tasks": [{"task", "id", "dep"}]}.
 Progress goes to stderr. Ctrl+C stops and prints what has been measured (exit status 130).`,
 		Example: `  chorus eval
@@ -127,11 +129,12 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 		cases = f.limit
 	}
 	bar := newEvalProgress(stderr, cases*f.repeat*len(models))
+	tools := eng.Catalog().Names()
 	var sums []eval.Summary
 	var stopped error
 	for i, m := range models {
 		results, err := eval.Run(ctx, engines[i], m, suite, eval.Options{
-			Repeat: f.repeat, Limit: f.limit, Select: f.sel,
+			Repeat: f.repeat, Limit: f.limit, Select: f.sel, Tools: tools,
 			Progress: func(p eval.Progress) { bar.step(p) },
 		})
 		s := eval.Summarize(m, suite.Name, cases, f.repeat, f.sel, results)
@@ -156,13 +159,10 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 		}
 		return stopped
 	}
-	for i, s := range sums {
-		if i > 0 {
-			fmt.Fprintln(stdout)
-		}
-		if err := eval.WriteTable(stdout, s); err != nil {
-			return err
-		}
+	// Several models: one table, a column each, the best of each row
+	// marked — the comparison is the point.
+	if err := eval.WriteComparison(stdout, sums); err != nil {
+		return err
 	}
 	return stopped
 }
@@ -188,8 +188,9 @@ func loadSuite(path string, eng *pipeline.Engine) (*eval.Suite, error) {
 	return s, nil
 }
 
-// evalProgress shows how far the evaluation is on stderr: a bar redrawn in
-// place on a terminal, a line per request otherwise (a log, CI).
+// evalProgress shows how far the evaluation is on stderr, with an
+// estimate of the time left: a bar redrawn in place on a terminal, a line
+// per request otherwise (a log, CI).
 type evalProgress struct {
 	w        io.Writer
 	total    int
@@ -197,18 +198,47 @@ type evalProgress struct {
 	terminal bool
 	bar      progress.Model
 	plain    bool // NO_COLOR: an ASCII bar
+	start    time.Time
+	now      func() time.Time
 }
 
 func newEvalProgress(w io.Writer, total int) *evalProgress {
-	p := &evalProgress{w: w, total: total, terminal: isTerminal(w), plain: os.Getenv("NO_COLOR") != ""}
+	p := &evalProgress{w: w, total: total, terminal: isTerminal(w), plain: os.Getenv("NO_COLOR") != "", now: time.Now}
 	p.bar = progress.New(progress.WithWidth(30), progress.WithoutPercentage())
+	p.start = p.now()
 	return p
+}
+
+// left estimates the time the remaining runs take at the mean pace so
+// far: "" before the first run ends, else "~1m20s left".
+func (p *evalProgress) left() string {
+	if p.done == 0 || p.done >= p.total {
+		return ""
+	}
+	per := p.now().Sub(p.start) / time.Duration(p.done)
+	rest := per * time.Duration(p.total-p.done)
+	switch {
+	case rest < time.Second:
+		return "<1s left"
+	case rest < time.Minute:
+		return fmt.Sprintf("~%ds left", int(rest.Round(time.Second).Seconds()))
+	case rest < time.Hour:
+		rest = rest.Round(10 * time.Second)
+		return fmt.Sprintf("~%dm%02ds left", int(rest.Minutes()), int(rest.Seconds())%60)
+	}
+	rest = rest.Round(time.Minute)
+	return fmt.Sprintf("~%dh%02dm left", int(rest.Hours()), int(rest.Minutes())%60)
 }
 
 func (p *evalProgress) step(ev eval.Progress) {
 	p.done++
+	left := p.left()
 	if !p.terminal {
-		fmt.Fprintf(p.w, "eval: %d/%d %s %s\n", p.done, p.total, text.Clean(ev.Model), text.Clean(ev.Case))
+		line := fmt.Sprintf("eval: %d/%d %s %s", p.done, p.total, text.Clean(ev.Model), text.Clean(ev.Case))
+		if left != "" {
+			line += " · " + left
+		}
+		fmt.Fprintln(p.w, line)
 		return
 	}
 	frac := float64(p.done) / float64(max(p.total, 1))
@@ -219,8 +249,9 @@ func (p *evalProgress) step(ev eval.Progress) {
 	} else {
 		bar = p.bar.ViewAs(frac)
 	}
-	// \r and clear-to-end redraw the line in place.
-	fmt.Fprintf(p.w, "\r%s %d/%d %s\x1b[K", bar, p.done, p.total, text.Clean(text.Clip(ev.Model, 30)))
+	// \r and clear-to-end redraw the line in place; the model is clipped
+	// so the line stays within 80 columns.
+	fmt.Fprintf(p.w, "\r%s %d/%d %s %s\x1b[K", bar, p.done, p.total, left, text.Clean(text.Clip(ev.Model, 20)))
 }
 
 func (p *evalProgress) finish() {

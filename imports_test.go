@@ -20,17 +20,20 @@ import (
 // decided. "x/*" stands for every package under x.
 var importRules = map[string][]string{
 	"text":    {},
-	"scope":   {},
 	"imaging": {},
-	"skills":  {"text"},
+	// httpwire reads Retry-After and bounded bodies for every HTTP client
+	// of Chorus; scope's downloads too.
+	"httpwire": {},
+	"scope":    {"httpwire"},
+	"skills":   {"httpwire", "text"},
 
 	"controller": {"text"},
-	"endpoints":  {"scope", "skills", "text"},
+	"endpoints":  {"httpwire", "scope", "skills", "text"},
 	// Each endpoint kind is a room of its own: it may use the contract,
 	// the wire format, the Hugging Face client (the local hf protocol
 	// reuses it), the image library, the trust rule.
 	// endpoints/chattask is the chat-model task table ollama and openai share.
-	"endpoints/*": {"endpoints", "endpoints/chattask", "endpoints/hfapi", "endpoints/huggingface", "imaging", "scope", "skills", "text"},
+	"endpoints/*": {"endpoints", "endpoints/chattask", "endpoints/hfapi", "endpoints/huggingface", "httpwire", "imaging", "scope", "skills", "text"},
 	// config validates the openai list against the tasks that kind serves.
 	"config":   {"endpoints", "endpoints/openai", "skills", "text"},
 	"pipeline": {"controller", "endpoints", "imaging", "scope", "skills", "text"},

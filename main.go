@@ -1,5 +1,5 @@
-// Command chorus is a terminal chat application in which a local LLM served
-// by Ollama plans each request into tasks, picks an expert model for every
+// Command chorus is a terminal chat application in which a local LLM (the
+// controller, on Ollama or another LLM server) plans each request into tasks, picks an expert model for every
 // task, runs the tasks on local or Hugging Face endpoints, and writes the
 // answer from their results.
 //
@@ -51,7 +51,7 @@ type globalFlags struct {
 	mode       string
 	resume     string
 	// replay plays a recorded chat back in the TUI instead of talking to
-	// Ollama and the endpoints (--replay, --replay-speed).
+	// the controller server and the endpoints (--replay, --replay-speed).
 	replay replaySource
 	// debug raises the log file to debug level, shows the raw controller
 	// prompts and replies in `chorus run`, and opens the TUI with /debug on.
@@ -130,8 +130,8 @@ func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "chorus",
 		Short: "Chat with a local LLM that plans, picks expert models and runs them for you",
-		Long: `Chorus is a terminal chat application. A local LLM served by Ollama (the controller) plans each
-request into tasks, picks an expert model for every task, runs the tasks on local or Hugging Face
+		Long: `Chorus is a terminal chat application. A local LLM (the controller, served by Ollama or another
+LLM server) plans each request into tasks, picks an expert model for every task, runs the tasks on local or Hugging Face
 inference endpoints, and writes the answer from their results.
 
 Run without arguments to open the chat.`,
@@ -153,7 +153,7 @@ Run without arguments to open the chat.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/chorus/config.yaml)")
 	pf.StringVar(&g.model, "model", "", "controller model (overrides controller.model)")
-	pf.StringVar(&g.host, "host", "", "Ollama host (overrides controller.host and OLLAMA_HOST)")
+	pf.StringVar(&g.host, "host", "", "controller server URL (overrides controller.host and OLLAMA_HOST)")
 	pf.StringVar(&g.mode, "mode", "", "inference mode: local, huggingface or hybrid")
 	pf.BoolVar(&g.debug, "debug", false, "debug detail: the raw controller prompts and replies, and debug records in the log file ($XDG_STATE_HOME/chorus/chorus.log)")
 	root.Flags().StringVar(&g.resume, "resume", "", `reopen a saved session by id ("latest" for the newest)`)

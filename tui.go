@@ -8,7 +8,7 @@ import (
 	"github.com/chorusai/chorus/ui"
 )
 
-// runTUI opens the chat. The TUI opens even when Ollama is down: it says
+// runTUI opens the chat. The TUI opens even when the controller server is down: it says
 // so, explains how to start it, and keeps retrying in the background.
 //
 // With a replay, the chat answers from the recording (replay.go) and says

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -53,6 +54,7 @@ func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error)
 // host and options: the engine's, or another model's for chorus eval.
 func newController(cfg *config.Config, model string, log *slog.Logger) (*controller.Controller, error) {
 	ctl, err := controller.New(cfg.Controller.Host, model, controller.Options{
+		Kind:         cfg.Controller.Kind,
 		Temperature:  cfg.Controller.Temperature,
 		NumCtx:       cfg.Controller.NumCtx,
 		PlanTokens:   cfg.Controller.PlanTokens,
@@ -60,6 +62,9 @@ func newController(cfg *config.Config, model string, log *slog.Logger) (*control
 		Timeout:      cfg.Controller.Timeout,
 		Logger:       log,
 	})
+	if errors.Is(err, controller.ErrUnknownKind) {
+		return nil, &exitError{code: 2, err: fmt.Errorf("config: controller.kind: %w", err)}
+	}
 	if err != nil {
 		return nil, &exitError{code: 2, err: fmt.Errorf("config: controller.host: %w", err)}
 	}

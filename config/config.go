@@ -40,7 +40,10 @@ func (c *Config) SetMode(s string) error {
 // Config is the validated configuration.
 type Config struct {
 	Controller struct {
-		Model        string        `mapstructure:"model" yaml:"model"`
+		Model string `mapstructure:"model" yaml:"model"`
+		// Kind is the controller server's kind: a backend registered in
+		// package controller (controller.Kinds), checked when it is built.
+		Kind         string        `mapstructure:"kind" yaml:"kind"`
 		Host         string        `mapstructure:"host" yaml:"host"`
 		Temperature  float64       `mapstructure:"temperature" yaml:"temperature"`
 		NumCtx       int           `mapstructure:"num_ctx" yaml:"num_ctx"`
@@ -332,8 +335,9 @@ func (c *Config) normalize() error {
 		return &Error{Key: key, Source: src, Msg: fmt.Sprintf(format, args...)}
 	}
 	if strings.TrimSpace(c.Controller.Model) == "" {
-		return bad("controller.model", "is empty; name an Ollama model such as qwen3:8b")
+		return bad("controller.model", "is empty; name a model the controller server has, such as qwen3:8b")
 	}
+	c.Controller.Kind = strings.ToLower(strings.TrimSpace(c.Controller.Kind))
 	host, err := NormalizeHost(c.Controller.Host)
 	if err != nil {
 		return bad("controller.host", "%v", err)

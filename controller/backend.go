@@ -3,35 +3,117 @@ package controller
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
 	"time"
 )
 
-// backend is the LLM server behind a Controller. The Controller owns what
-// is Chorus's — caching capabilities, options, timeouts, turning failures
-// into errors that name the fix — so a second kind of server is one file
-// implementing these five calls.
+// Backend is the contract an LLM server must meet to be Chorus's
+// controller: list its models, say what a model can do, and stream a chat
+// reply (free text or following a JSON schema). The Controller owns what is
+// Chorus's — caching capabilities, options, timeouts, logging, and turning
+// failures into errors that name the fix — so a new kind of server is one
+// file implementing these three calls (and, where the server has them, the
+// optional Puller, Versioner and Hinter), registered with Register.
 //
-// A backend returns its server's refusals as *statusError and transport
-// failures as they come (net errors, io.EOF); Controller.wrap classifies
-// both.
-type backend interface {
-	// list returns the models the server has.
-	list(ctx context.Context) ([]ModelInfo, error)
-	// capabilities returns what model can do ("completion", "vision",
-	// "thinking", …).
-	capabilities(ctx context.Context, model string) ([]string, error)
-	// version is the server's version; informational only.
-	version(ctx context.Context) (string, error)
-	// chat streams one reply, calling fn for every chunk in order. It may
+// A backend reports its server's refusals as *StatusError and transport
+// failures as they come (net errors, io.EOF); the Controller classifies
+// both. A backend that knows its server's words for a missing model or a
+// wrong server says so: a *StatusError with Kind set, or an *Error with Err
+// set to ErrModelMissing, ErrWrongServer or ErrUnreachable (the Controller
+// fills in the host, the model and the backend's hints).
+type Backend interface {
+	// Models returns the models the server has.
+	Models(ctx context.Context) ([]ModelInfo, error)
+	// Capabilities returns what model can do: "completion", "vision" (it
+	// accepts images), "thinking" (it knows ChatRequest.NoThink), … — an
+	// empty list when the server does not say.
+	Capabilities(ctx context.Context, model string) ([]string, error)
+	// Chat streams one reply, calling fn for every chunk in order. It may
 	// return nil without a final chunk when the stream was cut: the
-	// Controller tells that from a finished reply by chunk.Done.
-	chat(ctx context.Context, req chatRequest, fn func(chatChunk)) error
-	// pull downloads model, calling fn with each progress report.
-	pull(ctx context.Context, model string, fn func(PullProgress)) error
+	// Controller tells that from a finished reply by ChatChunk.Done.
+	Chat(ctx context.Context, req ChatRequest, fn func(ChatChunk)) error
 }
 
-// chatRequest is one chat call as the Controller decided it.
-type chatRequest struct {
+// Puller is a Backend whose server can download models (Ollama's pull):
+// /pull and the "run /pull X" fixes exist only where the backend is one.
+type Puller interface {
+	// Pull downloads model, calling fn with each progress report.
+	Pull(ctx context.Context, model string, fn func(PullProgress)) error
+}
+
+// Versioner is a Backend whose server says its version; informational
+// only (the status line, the log).
+type Versioner interface {
+	Version(ctx context.Context) (string, error)
+}
+
+// Hinter is a Backend with its own words for its server and for the fixes
+// the Controller's errors name ("start it with `ollama serve`"). A backend
+// without them gets the neutral DefaultHints.
+type Hinter interface {
+	Hints() Hints
+}
+
+// Hints are the words errors and the UI use for a backend's server and
+// for the fixes of its failures. Empty fields fall back to DefaultHints.
+type Hints struct {
+	// Server names the kind of server for people, as a sentence's subject:
+	// "Ollama", "the controller server".
+	Server string
+	// Tag is the short lower-case name of the status bar: "ollama".
+	Tag string
+	// Start says how to make an unreachable server answer: "start it with
+	// `ollama serve` (or set OLLAMA_HOST / controller.host)".
+	Start string
+	// Point says how to reach the right server when something else
+	// answers at the host.
+	Point string
+	// Missing is the state of a model the server lacks: "not pulled".
+	Missing string
+	// Fetch says how to get a model the server lacks ("run `ollama pull
+	// qwen3:8b` or /pull qwen3:8b"); nil when the server cannot get one
+	// (the fix is then to pick another).
+	Fetch func(model string) string
+}
+
+// DefaultHints are the words for a server whose backend gives none.
+var DefaultHints = Hints{
+	Server:  "the controller server",
+	Tag:     "server",
+	Start:   "start it, or set controller.host to where it listens",
+	Point:   "set controller.host to the controller server",
+	Missing: "not on the server",
+}
+
+// fill completes h with DefaultHints.
+func (h Hints) fill() Hints {
+	d := DefaultHints
+	if h.Server == "" {
+		h.Server = d.Server
+	}
+	if h.Tag == "" {
+		h.Tag = d.Tag
+	}
+	if h.Start == "" {
+		h.Start = d.Start
+	}
+	if h.Point == "" {
+		h.Point = d.Point
+	}
+	if h.Missing == "" {
+		h.Missing = d.Missing
+	}
+	return h
+}
+
+// ChatRequest is one chat call as the Controller decided it.
+type ChatRequest struct {
 	Model    string
 	Messages []Message
 	// Format is a JSON schema the reply must follow (nil: free text).
@@ -40,22 +122,84 @@ type chatRequest struct {
 	// NumCtx and NumPredict are left to the server when 0.
 	NumCtx     int
 	NumPredict int
-	// NoThink asks a thinking model not to think; only sent to models
-	// that know the flag.
+	// NoThink asks a thinking model not to think; only set for models
+	// whose capabilities include "thinking".
 	NoThink bool
 	// KeepAlive is how long the server keeps the model loaded after the
 	// call; 0 leaves it to the server.
 	KeepAlive time.Duration
 }
 
-// chatChunk is one piece of a streamed reply. The last one has Done set
-// and carries the statistics.
-type chatChunk struct {
-	Content            string
-	Done               bool
+// ChatChunk is one piece of a streamed reply. The last one has Done set
+// and carries the statistics (0 where the server gives none).
+type ChatChunk struct {
+	Content string
+	Done    bool
+	// DoneReason is "stop", "length" (cut off by NumPredict), or the
+	// server's own word.
 	DoneReason         string
 	PromptEvalCount    int
 	PromptEvalDuration time.Duration
 	EvalCount          int
 	EvalDuration       time.Duration
+}
+
+// Server is where a registered backend reaches its server.
+type Server struct {
+	// URL is the base URL of controller.host.
+	URL *url.URL
+	// HTTP is the client to use (Options.HTTPClient, or a default one).
+	HTTP *http.Client
+}
+
+// Opener builds a backend for a server.
+type Opener func(Server) (Backend, error)
+
+var (
+	kindsMu sync.RWMutex
+	kinds   = map[string]Opener{}
+)
+
+// ErrUnknownKind means no backend is registered under the kind asked for.
+var ErrUnknownKind = errors.New("unknown controller kind")
+
+// DefaultKind is the backend New uses when Options.Kind is empty.
+const DefaultKind = "ollama"
+
+// Register makes a kind of backend available to New under name (the
+// value of controller.kind). It is called from the init function of the
+// backend's file; registering a name twice panics.
+func Register(name string, open Opener) {
+	kindsMu.Lock()
+	defer kindsMu.Unlock()
+	if _, dup := kinds[name]; dup {
+		panic("controller: backend kind " + name + " registered twice")
+	}
+	kinds[name] = open
+}
+
+// Kinds lists the registered backend kinds, sorted.
+func Kinds() []string {
+	kindsMu.RLock()
+	defer kindsMu.RUnlock()
+	out := make([]string, 0, len(kinds))
+	for k := range kinds {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// open builds the backend of kind for server.
+func open(kind string, s Server) (Backend, error) {
+	if kind == "" {
+		kind = DefaultKind
+	}
+	kindsMu.RLock()
+	o, ok := kinds[kind]
+	kindsMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("%w %q — use one of: %s", ErrUnknownKind, kind, strings.Join(Kinds(), ", "))
+	}
+	return o(s)
 }

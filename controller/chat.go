@@ -36,7 +36,8 @@ type Reply struct {
 	// DoneReason is "stop", "length" (cut off by NumPredict), or "load".
 	DoneReason string
 	// PromptEvalCount is the prompt's length in tokens as the server
-	// reports it (Ollama counts the whole prompt, cached part included).
+	// reports it (Ollama counts the whole prompt, cached part included);
+	// 0 when it does not.
 	PromptEvalCount int
 	// PromptEvalDuration is how long the server spent on the prompt: short
 	// when most of it came from the cache.
@@ -79,7 +80,7 @@ func (c *Controller) Chat(parent context.Context, call ChatCall) (Reply, error) 
 func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) {
 	ctx, cancel := context.WithTimeout(parent, c.opts.Timeout)
 	defer cancel()
-	req := chatRequest{Model: c.model, Messages: call.Messages, Format: call.Format, Temperature: c.opts.Temperature,
+	req := ChatRequest{Model: c.model, Messages: call.Messages, Format: call.Format, Temperature: c.opts.Temperature,
 		NumCtx: c.opts.NumCtx, NumPredict: call.NumPredict, KeepAlive: max(c.opts.KeepAlive, 0)}
 	shared := c.prompts.remember(c.model, call.Messages)
 	// Thinking models answer faster and keep JSON clean without it; only
@@ -90,7 +91,7 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 		reply Reply
 		done  bool
 	)
-	err := c.backend.chat(ctx, req, func(r chatChunk) {
+	err := c.backend.Chat(ctx, req, func(r ChatChunk) {
 		if r.Content != "" {
 			b.WriteString(r.Content)
 			if call.OnToken != nil {
@@ -112,14 +113,14 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 		return reply, parent.Err()
 	}
 	if ctx.Err() != nil {
-		return reply, &Error{Host: c.host, Model: c.model, Err: ctx.Err(),
+		return reply, &Error{Host: c.host, Model: c.model, Err: ctx.Err(), hints: c.hints,
 			Detail: fmt.Sprintf("no complete reply within %s — raise controller.timeout or use a faster model", c.opts.Timeout)}
 	}
 	if err != nil {
 		return reply, c.wrap(err)
 	}
 	if !done {
-		return reply, &Error{Host: c.host, Model: c.model, Err: errors.New("stream ended early"), Detail: "Ollama closed the reply stream before it finished"}
+		return reply, c.newError(errors.New("stream ended early"), "the server closed the reply stream before it finished")
 	}
 	return reply, nil
 }

@@ -35,7 +35,7 @@ func (c *Controller) Check(parent context.Context) Status {
 	if st.Err != nil {
 		level = slog.LevelWarn
 	}
-	// The TUI checks every few seconds while Ollama is missing: only a
+	// The TUI checks every few seconds while the server is missing: only a
 	// change is worth a record at the default level.
 	outcome := fmt.Sprint(st.Reachable, st.Pulled, st.Err)
 	c.mu.Lock()
@@ -63,18 +63,18 @@ func (c *Controller) check(parent context.Context) Status {
 		capsErr error
 	)
 	wg.Add(2)
-	go func() { defer wg.Done(); version, _ = c.backend.version(ctx) }()
+	go func() { defer wg.Done(); version = c.version(ctx) }()
 	go func() { defer wg.Done(); caps, capsErr = c.Capabilities(ctx) }()
-	list, err := c.backend.list(ctx)
+	list, err := c.backend.Models(ctx)
 	wg.Wait()
 	listed := err == nil
-	var se *statusError
+	var se *StatusError
 	switch {
 	case parent.Err() != nil:
 		return Status{Err: parent.Err()}
 	case err == nil:
 		if !hasModel(list, c.model) {
-			return Status{Reachable: true, Err: &Error{Host: c.host, Model: c.model, Err: ErrModelNotPulled}}
+			return Status{Reachable: true, Err: c.newError(ErrModelMissing, "")}
 		}
 	case errors.As(err, &se):
 		// Listing is refused or missing; the capabilities call still
@@ -86,9 +86,9 @@ func (c *Controller) check(parent context.Context) Status {
 	if capsErr != nil {
 		// A model the list shows is pulled, whatever the server says
 		// about its details.
-		if errors.Is(capsErr, ErrOllamaUnreachable) || !listed && (errors.Is(capsErr, ErrModelNotPulled) || errors.Is(capsErr, ErrNotOllama)) {
+		if errors.Is(capsErr, ErrUnreachable) || !listed && (errors.Is(capsErr, ErrModelMissing) || errors.Is(capsErr, ErrWrongServer)) {
 			st.Pulled, st.Err = false, capsErr
-			st.Reachable = !errors.Is(capsErr, ErrOllamaUnreachable)
+			st.Reachable = !errors.Is(capsErr, ErrUnreachable)
 		}
 		return st
 	}
@@ -96,8 +96,9 @@ func (c *Controller) check(parent context.Context) Status {
 	return st
 }
 
-// hasModel reports whether name is among the pulled models, with Ollama's
-// default ":latest" tag applied on either side.
+// hasModel reports whether name is among the server's models, with the
+// default ":latest" tag (Ollama's, and llama.cpp's model names) applied on
+// either side.
 func hasModel(models []ModelInfo, name string) bool {
 	norm := func(s string) string {
 		s = strings.ToLower(strings.TrimSpace(s))
@@ -121,4 +122,15 @@ func errAttr(err error) slog.Attr {
 		return slog.Attr{}
 	}
 	return slog.String("err", err.Error())
+}
+
+// version asks a Versioner for its version; "" when the backend is not one
+// or the server does not say.
+func (c *Controller) version(ctx context.Context) string {
+	v, ok := c.backend.(Versioner)
+	if !ok {
+		return ""
+	}
+	s, _ := v.Version(ctx)
+	return s
 }

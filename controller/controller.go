@@ -3,11 +3,14 @@
 // Reply, ModelInfo, PullProgress, Status) so that the stages and the UI
 // read as what they do, not as client plumbing.
 //
-// The server behind it is a backend: today Ollama through its official
-// client (ollama.go, the only file that imports it). The Controller adds
-// what is Chorus's: cached capabilities, call options and timeouts, and
-// errors that name the fix ("Ollama is not reachable at … — start it with
-// `ollama serve`").
+// The server behind it is a Backend (backend.go), the package's contract
+// with any LLM server: list models, say a model's capabilities, stream a
+// chat reply, optionally pull models. Backends register under a kind
+// (controller.kind); Ollama, through its official client, is the default
+// (ollama.go, the only file that imports it). The Controller adds what is
+// Chorus's: cached capabilities, call options and timeouts, and errors
+// that name the fix in the backend's words ("Ollama is not reachable at …
+// — start it with `ollama serve`").
 package controller
 
 import (
@@ -37,7 +40,10 @@ type Options struct {
 	// warm with its prompt cache. 0 means DefaultKeepAlive; a negative
 	// value leaves it to the server.
 	KeepAlive time.Duration
-	// HTTPClient is used for Ollama; nil means a default client.
+	// Kind is the registered backend to reach the server with (Kinds);
+	// empty means DefaultKind, Ollama.
+	Kind string
+	// HTTPClient is the backend's HTTP client; nil means a default client.
 	HTTPClient *http.Client
 	// Logger records every call (model, duration, token counts, done
 	// reason) for the log file; nil discards. Prompts and replies are
@@ -53,7 +59,8 @@ const DefaultKeepAlive = 30 * time.Minute
 // Controller is the LLM that plans, selects and answers: one model on one
 // server.
 type Controller struct {
-	backend backend
+	backend Backend
+	hints   Hints
 	host    string
 	model   string
 	opts    Options
@@ -71,8 +78,8 @@ type Controller struct {
 	lastCheck string
 }
 
-// New returns a controller for model on the Ollama server at host (a base
-// URL such as http://127.0.0.1:11434).
+// New returns a controller for model on the server at host (a base URL
+// such as http://127.0.0.1:11434), reached with the backend of opts.Kind.
 func New(host, model string, opts Options) (*Controller, error) {
 	u, err := url.Parse(host)
 	if err != nil || u.Host == "" {
@@ -82,6 +89,16 @@ func New(host, model string, opts Options) (*Controller, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
+	b, err := open(opts.Kind, Server{URL: u, HTTP: hc})
+	if err != nil {
+		return nil, err
+	}
+	return NewWith(b, host, model, opts), nil
+}
+
+// NewWith returns a controller for model on the server at host, reached
+// through b: for a backend built by hand rather than registered.
+func NewWith(b Backend, host, model string, opts Options) *Controller {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Minute
 	}
@@ -98,17 +115,35 @@ func New(host, model string, opts Options) (*Controller, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Controller{backend: newOllamaBackend(u, hc), host: strings.TrimRight(host, "/"), model: model, opts: opts, log: log,
-		caps: map[string][]string{}, prompts: newPromptMemory()}, nil
+	return &Controller{backend: b, hints: hintsOf(b), host: strings.TrimRight(host, "/"), model: model, opts: opts, log: log,
+		caps: map[string][]string{}, prompts: newPromptMemory()}
+}
+
+// hintsOf returns b's hints, completed with DefaultHints.
+func hintsOf(b Backend) Hints {
+	if h, ok := b.(Hinter); ok {
+		return h.Hints().fill()
+	}
+	return DefaultHints
 }
 
 // WithModel returns a controller for another model on the same server.
 func (c *Controller) WithModel(model string) *Controller {
-	return &Controller{backend: c.backend, host: c.host, model: model, opts: c.opts, log: c.log, caps: map[string][]string{}, prompts: c.prompts}
+	return &Controller{backend: c.backend, hints: c.hints, host: c.host, model: model, opts: c.opts, log: c.log, caps: map[string][]string{}, prompts: c.prompts}
 }
 
 // Model returns the controller model name.
 func (c *Controller) Model() string { return c.model }
+
+// Hints returns the backend's words for its server and its fixes, for the
+// UI's messages and status bar.
+func (c *Controller) Hints() Hints { return c.hints }
+
+// CanPull reports whether the server can download models (/pull).
+func (c *Controller) CanPull() bool {
+	_, ok := c.backend.(Puller)
+	return ok
+}
 
 // Host returns the server's base URL.
 func (c *Controller) Host() string { return c.host }

@@ -49,14 +49,14 @@ func TestCheckNamesTheFix(t *testing.T) {
 
 	st = ctl.WithModel("missing").Check(context.Background())
 	want := "model missing is not pulled — run `ollama pull missing` or /pull missing"
-	if !st.Reachable || st.Pulled || !errors.Is(st.Err, controller.ErrModelNotPulled) || st.Err.Error() != want {
+	if !st.Reachable || st.Pulled || !errors.Is(st.Err, controller.ErrModelMissing) || st.Err.Error() != want {
 		t.Fatalf("missing model: %+v", st)
 	}
 
 	srv.Stop()
 	st = ctl.Check(context.Background())
 	want = "Ollama is not reachable at " + srv.URL + " — start it with `ollama serve` (or set OLLAMA_HOST / controller.host)"
-	if st.Reachable || !errors.Is(st.Err, controller.ErrOllamaUnreachable) || st.Err.Error() != want {
+	if st.Reachable || !errors.Is(st.Err, controller.ErrUnreachable) || st.Err.Error() != want {
 		t.Fatalf("stopped server: %+v", st)
 	}
 	var ce *controller.Error
@@ -175,7 +175,7 @@ func TestChatTruncatedAndSchema(t *testing.T) {
 func TestChatWithUnpulledModelNamesTheFix(t *testing.T) {
 	srv := fakeollama.New(t)
 	_, err := newController(t, srv, "ghost:1b", nil).Chat(context.Background(), controller.ChatCall{Messages: []controller.Message{{Role: "user", Content: "hi"}}})
-	if !errors.Is(err, controller.ErrModelNotPulled) || !strings.Contains(err.Error(), "ollama pull ghost:1b") {
+	if !errors.Is(err, controller.ErrModelMissing) || !strings.Contains(err.Error(), "ollama pull ghost:1b") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -252,12 +252,12 @@ func TestAWebServerIsNotOllama(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := ctl.Check(context.Background())
-	if !errors.Is(st.Err, controller.ErrNotOllama) || errors.Is(st.Err, controller.ErrModelNotPulled) ||
+	if !errors.Is(st.Err, controller.ErrWrongServer) || errors.Is(st.Err, controller.ErrModelMissing) ||
 		!strings.Contains(st.Err.Error(), "not as Ollama does") || !strings.Contains(st.Err.Error(), web.URL) {
 		t.Fatalf("check = %+v (%v)", st, st.Err)
 	}
 	_, err = ctl.Chat(context.Background(), controller.ChatCall{Messages: []controller.Message{{Role: "user", Content: "hi"}}})
-	if !errors.Is(err, controller.ErrNotOllama) {
+	if !errors.Is(err, controller.ErrWrongServer) {
 		t.Fatalf("chat error = %v", err)
 	}
 }

@@ -7,66 +7,116 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"regexp"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/chorusai/chorus/text"
 )
 
-// ErrOllamaUnreachable means the controller's Ollama server did not answer.
-var ErrOllamaUnreachable = errors.New("ollama not reachable")
+// ErrUnreachable means the controller server did not answer.
+var ErrUnreachable = errors.New("controller server not reachable")
 
-// ErrModelNotPulled means the controller model is not in Ollama.
-var ErrModelNotPulled = errors.New("model not pulled")
+// ErrModelMissing means the controller server does not have the model.
+var ErrModelMissing = errors.New("model not on the controller server")
 
-// ErrNotOllama means something answers at the host, but not as Ollama
-// does: a web server or another service on that port.
-var ErrNotOllama = errors.New("not an Ollama server")
+// ErrWrongServer means something answers at the host, but not as the
+// controller server's kind does: a web server or another service on that
+// port.
+var ErrWrongServer = errors.New("not the controller server")
+
+// ErrCannotPull means the controller server cannot download models: its
+// backend is not a Puller.
+var ErrCannotPull = errors.New("the controller server cannot pull models")
 
 // Error is a controller failure with the fix spelled out: the user reads
-// its text, so it names the command that repairs the problem.
+// its text, so it names what repairs the problem, in the words of the
+// server's backend (its Hints).
 type Error struct {
 	Host  string
 	Model string
-	// Err is ErrOllamaUnreachable, ErrModelNotPulled, or the underlying error.
+	// Err is ErrUnreachable, ErrModelMissing, ErrWrongServer,
+	// ErrCannotPull, ErrNotRecorded, or the underlying error.
 	Err error
 	// Detail is the server's message or the transport error.
 	Detail string
+
+	// hints are the backend's words; the zero value means DefaultHints.
+	hints Hints
 }
 
 func (e *Error) Error() string {
+	h := e.hints.fill()
 	switch {
-	case errors.Is(e.Err, ErrOllamaUnreachable):
-		return fmt.Sprintf("Ollama is not reachable at %s — start it with `ollama serve` (or set OLLAMA_HOST / controller.host)", e.Host)
-	case errors.Is(e.Err, ErrModelNotPulled):
-		return fmt.Sprintf("model %s is not pulled — run `ollama pull %s` or /pull %s", e.Model, e.Model, e.Model)
+	case errors.Is(e.Err, ErrUnreachable):
+		return fmt.Sprintf("%s is not reachable at %s — %s", sentence(h.Server), e.Host, h.Start)
+	case errors.Is(e.Err, ErrModelMissing):
+		return fmt.Sprintf("model %s is %s — %s", e.Model, h.Missing, h.fix(e.Model))
 	case errors.Is(e.Err, ErrNotRecorded):
 		return e.Detail
-	case errors.Is(e.Err, ErrNotOllama):
-		return fmt.Sprintf("something answers at %s, but not as Ollama does (%s) — point OLLAMA_HOST or controller.host at `ollama serve`", e.Host, e.Detail)
+	case errors.Is(e.Err, ErrWrongServer):
+		return fmt.Sprintf("something answers at %s, but not as %s does (%s) — %s", e.Host, h.Server, e.Detail, h.Point)
+	case errors.Is(e.Err, ErrCannotPull):
+		return fmt.Sprintf("%s at %s cannot download models — get %s onto it another way, or pick a model it has with /model", sentence(h.Server), e.Host, e.Model)
 	}
-	return fmt.Sprintf("Ollama (%s, model %s): %s", e.Host, e.Model, e.Detail)
+	return fmt.Sprintf("%s (%s, model %s): %s", sentence(h.Server), e.Host, e.Model, e.Detail)
 }
 
 // Unwrap returns the classifying error.
 func (e *Error) Unwrap() error { return e.Err }
 
-// statusError is a server's refusal as a backend reports it: the HTTP
+// fix says how to get a model the server lacks.
+func (h Hints) fix(model string) string {
+	if h.Fetch != nil {
+		return h.Fetch(model)
+	}
+	return "pick one it has with /model, or set controller.model"
+}
+
+// sentence capitalises the first letter of s, to open a sentence.
+func sentence(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// StatusError is a server's refusal as a backend reports it: the HTTP
 // status and the server's own message. Backends translate their client's
-// error type into it so that classification (wrap) needs no client types.
-type statusError struct {
+// error type into it so that the Controller's classification needs no
+// client types.
+type StatusError struct {
 	Code    int
 	Status  string
 	Message string
-	// err is the client's own error, kept for its text and for errors.As.
-	err error
+	// Kind classifies the refusal when the backend knows its server's
+	// words for it (ErrModelMissing for Ollama's "model … not found");
+	// nil lets the Controller decide by Code (404 is ErrWrongServer).
+	Kind error
+	// Err is the client's own error, kept for its text and for errors.As;
+	// nil when there is none.
+	Err error
 }
 
-func (e *statusError) Error() string { return e.err.Error() }
+func (e *StatusError) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("HTTP %d: %s", e.Code, cmp.Or(e.Message, e.Status))
+}
 
-func (e *statusError) Unwrap() error { return e.err }
+// Unwrap returns the classification and the client's error.
+func (e *StatusError) Unwrap() []error {
+	var out []error
+	for _, err := range []error{e.Kind, e.Err} {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
+}
 
-var notFound = regexp.MustCompile(`(?i)model .* not found|not found, try pulling`)
+// kinds of failure a backend may classify itself.
+var classes = []error{ErrUnreachable, ErrModelMissing, ErrWrongServer, ErrCannotPull}
 
 // wrap classifies a backend error into an *Error naming the fix.
 func (c *Controller) wrap(err error) error {
@@ -75,36 +125,39 @@ func (c *Controller) wrap(err error) error {
 	}
 	var ce *Error
 	if errors.As(err, &ce) {
-		return err
+		// A backend's own classification: fill in what it could not know.
+		out := *ce
+		out.Host, out.Model = cmp.Or(out.Host, c.host), cmp.Or(out.Model, c.model)
+		if out.hints.Server == "" {
+			out.hints = c.hints
+		}
+		if out.Detail == "" && !slices.Contains(classes, out.Err) {
+			out.Detail = out.Err.Error()
+		}
+		return &out
 	}
-	var se *statusError
+	var se *StatusError
 	if errors.As(err, &se) {
-		if notFound.MatchString(se.Message) {
-			return &Error{Host: c.host, Model: c.model, Err: ErrModelNotPulled, Detail: se.Message}
+		msg := cmp.Or(se.Message, se.Status)
+		switch {
+		case se.Kind != nil:
+			return c.newError(se.Kind, msg)
+		case se.Code == http.StatusNotFound:
+			// A missing model is the backend's to recognise; a bare 404
+			// comes from a server without the backend's routes.
+			return c.newError(ErrWrongServer, fmt.Sprintf("HTTP 404: %s", text.OneLine(msg, 80)))
 		}
-		if se.Code == http.StatusNotFound {
-			// Ollama answers a missing model with "model … not found";
-			// a bare 404 comes from a server without Ollama's routes.
-			return &Error{Host: c.host, Model: c.model, Err: ErrNotOllama,
-				Detail: fmt.Sprintf("HTTP 404: %s", text.OneLine(cmp.Or(se.Message, se.Status), 80))}
-		}
-		msg := se.Message
-		if msg == "" {
-			msg = se.Status
-		}
-		return &Error{Host: c.host, Model: c.model, Err: err, Detail: fmt.Sprintf("HTTP %d: %s", se.Code, msg)}
+		return c.newError(err, fmt.Sprintf("HTTP %d: %s", se.Code, msg))
 	}
 	var ne net.Error
 	var oe *net.OpError
 	if errors.As(err, &oe) || errors.As(err, &ne) || errors.Is(err, os.ErrDeadlineExceeded) || strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "EOF") {
-		return &Error{Host: c.host, Model: c.model, Err: ErrOllamaUnreachable, Detail: err.Error()}
+		return c.newError(ErrUnreachable, err.Error())
 	}
-	if notFound.MatchString(err.Error()) {
-		return &Error{Host: c.host, Model: c.model, Err: ErrModelNotPulled, Detail: err.Error()}
-	}
-	if strings.HasPrefix(err.Error(), "unmarshal:") {
-		// The client could not read the answer as Ollama's JSON stream.
-		return &Error{Host: c.host, Model: c.model, Err: ErrNotOllama, Detail: "its answer is not Ollama's JSON"}
-	}
-	return &Error{Host: c.host, Model: c.model, Err: err, Detail: err.Error()}
+	return c.newError(err, err.Error())
+}
+
+// newError is an *Error of this controller's server and model.
+func (c *Controller) newError(kind error, detail string) *Error {
+	return &Error{Host: c.host, Model: c.model, Err: kind, Detail: detail, hints: c.hints}
 }

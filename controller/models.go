@@ -46,7 +46,7 @@ func (c *Controller) Capabilities(ctx context.Context) ([]string, error) {
 	if ok {
 		return caps, nil
 	}
-	caps, err := c.backend.capabilities(ctx, c.model)
+	caps, err := c.backend.Capabilities(ctx, c.model)
 	if err != nil {
 		return nil, c.wrap(err)
 	}
@@ -69,20 +69,25 @@ func (c *Controller) thinks(ctx context.Context) bool {
 	return err == nil && slices.Contains(caps, "thinking")
 }
 
-// Models lists the models pulled into the server.
+// Models lists the models the server has.
 func (c *Controller) Models(ctx context.Context) ([]ModelInfo, error) {
-	ms, err := c.backend.list(ctx)
+	ms, err := c.backend.Models(ctx)
 	if err != nil {
 		return nil, c.wrap(err)
 	}
 	return ms, nil
 }
 
-// Pull downloads a model, reporting progress through fn.
+// Pull downloads a model, reporting progress through fn. A server whose
+// backend is not a Puller answers ErrCannotPull.
 func (c *Controller) Pull(ctx context.Context, model string, fn func(PullProgress)) error {
+	p, ok := c.backend.(Puller)
+	if !ok {
+		return &Error{Host: c.host, Model: model, Err: ErrCannotPull, hints: c.hints}
+	}
 	start := time.Now()
 	c.log.LogAttrs(ctx, slog.LevelInfo, "pull started", slog.String("host", c.host), slog.String("model", model))
-	err := c.backend.pull(ctx, model, func(p PullProgress) {
+	err := p.Pull(ctx, model, func(p PullProgress) {
 		if fn != nil {
 			fn(p)
 		}
@@ -112,9 +117,9 @@ func (c *Controller) pullError(ctx context.Context, model string, err error) err
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var se *statusError
+	var se *StatusError
 	if errors.As(err, &se) {
-		return &Error{Host: c.host, Model: model, Err: err, Detail: se.Message}
+		return &Error{Host: c.host, Model: model, Err: err, Detail: se.Message, hints: c.hints}
 	}
-	return (&Controller{host: c.host, model: model}).wrap(err)
+	return (&Controller{host: c.host, model: model, hints: c.hints}).wrap(err)
 }

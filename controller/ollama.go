@@ -3,23 +3,42 @@ package controller
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/url"
+	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/ollama/ollama/api"
 )
 
+func init() {
+	Register("ollama", func(s Server) (Backend, error) {
+		return &ollamaBackend{client: api.NewClient(s.URL, s.HTTP)}, nil
+	})
+}
+
 // ollamaBackend reaches an Ollama server through its official client. It
-// is the only place of the controller that knows the client's types.
+// is the only place of the controller that knows the client's types, and
+// Ollama's words: its fixes (`ollama serve`, `ollama pull X`) and how it
+// says a model is missing.
 type ollamaBackend struct {
 	client *api.Client
 }
 
-func newOllamaBackend(base *url.URL, hc *http.Client) *ollamaBackend {
-	return &ollamaBackend{client: api.NewClient(base, hc)}
+// Hints are Ollama's fixes.
+func (o *ollamaBackend) Hints() Hints {
+	return Hints{
+		Server:  "Ollama",
+		Tag:     "ollama",
+		Start:   "start it with `ollama serve` (or set OLLAMA_HOST / controller.host)",
+		Point:   "point OLLAMA_HOST or controller.host at `ollama serve`",
+		Missing: "not pulled",
+		Fetch: func(model string) string {
+			return fmt.Sprintf("run `ollama pull %s` or /pull %s", model, model)
+		},
+	}
 }
 
-func (o *ollamaBackend) list(ctx context.Context) ([]ModelInfo, error) {
+func (o *ollamaBackend) Models(ctx context.Context) ([]ModelInfo, error) {
 	resp, err := o.client.List(ctx)
 	if err != nil {
 		return nil, ollamaError(err)
@@ -40,7 +59,7 @@ func (o *ollamaBackend) list(ctx context.Context) ([]ModelInfo, error) {
 	return out, nil
 }
 
-func (o *ollamaBackend) capabilities(ctx context.Context, model string) ([]string, error) {
+func (o *ollamaBackend) Capabilities(ctx context.Context, model string) ([]string, error) {
 	resp, err := o.client.Show(ctx, &api.ShowRequest{Model: model})
 	if err != nil {
 		return nil, ollamaError(err)
@@ -52,12 +71,12 @@ func (o *ollamaBackend) capabilities(ctx context.Context, model string) ([]strin
 	return caps, nil
 }
 
-func (o *ollamaBackend) version(ctx context.Context) (string, error) {
+func (o *ollamaBackend) Version(ctx context.Context) (string, error) {
 	v, err := o.client.Version(ctx)
 	return v, ollamaError(err)
 }
 
-func (o *ollamaBackend) chat(ctx context.Context, req chatRequest, fn func(chatChunk)) error {
+func (o *ollamaBackend) Chat(ctx context.Context, req ChatRequest, fn func(ChatChunk)) error {
 	opts := map[string]any{"temperature": req.Temperature}
 	if req.NumCtx > 0 {
 		opts["num_ctx"] = req.NumCtx
@@ -80,7 +99,7 @@ func (o *ollamaBackend) chat(ctx context.Context, req chatRequest, fn func(chatC
 		areq.KeepAlive = &api.Duration{Duration: req.KeepAlive}
 	}
 	err := o.client.Chat(ctx, areq, func(r api.ChatResponse) error {
-		fn(chatChunk{
+		fn(ChatChunk{
 			Content:            r.Message.Content,
 			Done:               r.Done,
 			DoneReason:         r.DoneReason,
@@ -94,7 +113,7 @@ func (o *ollamaBackend) chat(ctx context.Context, req chatRequest, fn func(chatC
 	return ollamaError(err)
 }
 
-func (o *ollamaBackend) pull(ctx context.Context, model string, fn func(PullProgress)) error {
+func (o *ollamaBackend) Pull(ctx context.Context, model string, fn func(PullProgress)) error {
 	err := o.client.Pull(ctx, &api.PullRequest{Model: model}, func(p api.ProgressResponse) error {
 		fn(PullProgress{Status: p.Status, Digest: p.Digest, Total: p.Total, Completed: p.Completed})
 		return nil
@@ -102,12 +121,31 @@ func (o *ollamaBackend) pull(ctx context.Context, model string, fn func(PullProg
 	return ollamaError(err)
 }
 
-// ollamaError turns the client's status error into a *statusError; other
-// errors (transport, cancellation) pass through unchanged.
+// notFound is how Ollama says a model is missing.
+var notFound = regexp.MustCompile(`(?i)model .* not found|not found, try pulling`)
+
+// ollamaError turns the client's errors into the controller's: a status
+// error into a *StatusError (a missing model classified by Ollama's
+// words), an answer the client could not read as Ollama's JSON into
+// ErrWrongServer; transport errors and cancellation pass through.
 func ollamaError(err error) error {
+	if err == nil {
+		return nil
+	}
 	var se api.StatusError
 	if errors.As(err, &se) {
-		return &statusError{Code: se.StatusCode, Status: se.Status, Message: se.ErrorMessage, err: err}
+		out := &StatusError{Code: se.StatusCode, Status: se.Status, Message: se.ErrorMessage, Err: err}
+		if notFound.MatchString(se.ErrorMessage) {
+			out.Kind = ErrModelMissing
+		}
+		return out
+	}
+	switch {
+	case notFound.MatchString(err.Error()):
+		return &Error{Err: ErrModelMissing, Detail: err.Error()}
+	case strings.HasPrefix(err.Error(), "unmarshal:"):
+		// The client could not read the answer as Ollama's JSON stream.
+		return &Error{Err: ErrWrongServer, Detail: "its answer is not Ollama's JSON"}
 	}
 	return err
 }

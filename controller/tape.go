@@ -58,6 +58,23 @@ type RecordedError struct {
 	Code    int    `json:"code,omitempty"`
 	Status  string `json:"status,omitempty"`
 	Message string `json:"message"`
+	// Kind is the backend's classification ("model-missing",
+	// "wrong-server", "unreachable"), so a replay fails as the server did;
+	// empty when it gave none (and in recordings made before it was kept).
+	Kind string `json:"kind,omitempty"`
+}
+
+// classNames are the classifications a recording keeps, by name.
+var classNames = map[string]error{"unreachable": ErrUnreachable, "model-missing": ErrModelMissing, "wrong-server": ErrWrongServer, "cannot-pull": ErrCannotPull}
+
+// className is the name of err's classification, "" when it has none.
+func className(err error) string {
+	for name, class := range classNames {
+		if errors.Is(err, class) {
+			return name
+		}
+	}
+	return ""
 }
 
 // ServerState is what the server said about itself and its models while
@@ -123,7 +140,7 @@ func (c *Controller) Recording(r *Recorder) *Controller {
 
 // exchangeKey identifies a call in a recording: the first line of its
 // last message, and a digest of that message and the reply schema.
-func exchangeKey(req chatRequest) (key, digest string) {
+func exchangeKey(req ChatRequest) (key, digest string) {
 	last := ""
 	if n := len(req.Messages); n > 0 {
 		last = req.Messages[n-1].Content
@@ -141,12 +158,15 @@ func exchangeKey(req chatRequest) (key, digest string) {
 
 // recordingBackend passes every call to inner and copies what comes back.
 type recordingBackend struct {
-	inner backend
+	inner Backend
 	rec   *Recorder
 }
 
-func (b *recordingBackend) list(ctx context.Context) ([]ModelInfo, error) {
-	ms, err := b.inner.list(ctx)
+// Hints are the recorded server's.
+func (b *recordingBackend) Hints() Hints { return hintsOf(b.inner) }
+
+func (b *recordingBackend) Models(ctx context.Context) ([]ModelInfo, error) {
+	ms, err := b.inner.Models(ctx)
 	if err == nil {
 		b.rec.mu.Lock()
 		b.rec.server.Models = slices.Clone(ms)
@@ -155,8 +175,8 @@ func (b *recordingBackend) list(ctx context.Context) ([]ModelInfo, error) {
 	return ms, err
 }
 
-func (b *recordingBackend) capabilities(ctx context.Context, model string) ([]string, error) {
-	caps, err := b.inner.capabilities(ctx, model)
+func (b *recordingBackend) Capabilities(ctx context.Context, model string) ([]string, error) {
+	caps, err := b.inner.Capabilities(ctx, model)
 	if err == nil {
 		b.rec.mu.Lock()
 		b.rec.server.Capabilities[model] = slices.Clone(caps)
@@ -165,8 +185,12 @@ func (b *recordingBackend) capabilities(ctx context.Context, model string) ([]st
 	return caps, err
 }
 
-func (b *recordingBackend) version(ctx context.Context) (string, error) {
-	v, err := b.inner.version(ctx)
+func (b *recordingBackend) Version(ctx context.Context) (string, error) {
+	vb, ok := b.inner.(Versioner)
+	if !ok {
+		return "", nil
+	}
+	v, err := vb.Version(ctx)
 	if err == nil {
 		b.rec.mu.Lock()
 		b.rec.server.Version = v
@@ -175,7 +199,7 @@ func (b *recordingBackend) version(ctx context.Context) (string, error) {
 	return v, err
 }
 
-func (b *recordingBackend) chat(ctx context.Context, req chatRequest, fn func(chatChunk)) error {
+func (b *recordingBackend) Chat(ctx context.Context, req ChatRequest, fn func(ChatChunk)) error {
 	key, digest := exchangeKey(req)
 	x := &Exchange{Model: req.Model, Key: key, Digest: digest}
 	// The place in the order is taken when the call starts: a replay
@@ -184,7 +208,7 @@ func (b *recordingBackend) chat(ctx context.Context, req chatRequest, fn func(ch
 	b.rec.calls = append(b.rec.calls, x)
 	b.rec.mu.Unlock()
 	start := time.Now()
-	err := b.inner.chat(ctx, req, func(c chatChunk) {
+	err := b.inner.Chat(ctx, req, func(c ChatChunk) {
 		b.rec.mu.Lock()
 		x.Chunks = append(x.Chunks, Chunk{After: time.Since(start), Content: c.Content, Done: c.Done, DoneReason: c.DoneReason,
 			PromptEvalCount: c.PromptEvalCount, PromptEvalDuration: c.PromptEvalDuration, EvalCount: c.EvalCount, EvalDuration: c.EvalDuration})
@@ -192,8 +216,8 @@ func (b *recordingBackend) chat(ctx context.Context, req chatRequest, fn func(ch
 		fn(c)
 	})
 	if err != nil && ctx.Err() == nil {
-		re := &RecordedError{Message: err.Error()}
-		var se *statusError
+		re := &RecordedError{Message: err.Error(), Kind: className(err)}
+		var se *StatusError
 		if errors.As(err, &se) {
 			re.Code, re.Status, re.Message = se.Code, se.Status, se.Message
 		}
@@ -204,8 +228,12 @@ func (b *recordingBackend) chat(ctx context.Context, req chatRequest, fn func(ch
 	return err
 }
 
-func (b *recordingBackend) pull(ctx context.Context, model string, fn func(PullProgress)) error {
-	return b.inner.pull(ctx, model, fn)
+func (b *recordingBackend) Pull(ctx context.Context, model string, fn func(PullProgress)) error {
+	p, ok := b.inner.(Puller)
+	if !ok {
+		return &Error{Model: model, Err: ErrCannotPull}
+	}
+	return p.Pull(ctx, model, fn)
 }
 
 // ErrNotRecorded is wrapped when a replay is asked for something its
@@ -310,11 +338,11 @@ type replayBackend struct {
 	used []bool
 }
 
-func (b *replayBackend) list(context.Context) ([]ModelInfo, error) {
+func (b *replayBackend) Models(context.Context) ([]ModelInfo, error) {
 	return slices.Clone(b.t.Server.Models), nil
 }
 
-func (b *replayBackend) capabilities(_ context.Context, model string) ([]string, error) {
+func (b *replayBackend) Capabilities(_ context.Context, model string) ([]string, error) {
 	if caps, ok := b.t.Server.Capabilities[model]; ok {
 		return slices.Clone(caps), nil
 	}
@@ -323,15 +351,15 @@ func (b *replayBackend) capabilities(_ context.Context, model string) ([]string,
 	return []string{"completion"}, nil
 }
 
-func (b *replayBackend) version(context.Context) (string, error) { return b.t.Server.Version, nil }
+func (b *replayBackend) Version(context.Context) (string, error) { return b.t.Server.Version, nil }
 
-func (b *replayBackend) pull(context.Context, string, func(PullProgress)) error {
+func (b *replayBackend) Pull(context.Context, string, func(PullProgress)) error {
 	return fmt.Errorf("a replay (%s) cannot pull models: %w", b.source, ErrNotRecorded)
 }
 
 // take claims the exchange that answers req: the first unused one with
 // the same key and digest, else the first unused one with the same key.
-func (b *replayBackend) take(req chatRequest) (Exchange, bool) {
+func (b *replayBackend) take(req ChatRequest) (Exchange, bool) {
 	key, digest := exchangeKey(req)
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -355,7 +383,7 @@ func (b *replayBackend) take(req chatRequest) (Exchange, bool) {
 	return b.t.Calls[pick], true
 }
 
-func (b *replayBackend) chat(ctx context.Context, req chatRequest, fn func(chatChunk)) error {
+func (b *replayBackend) Chat(ctx context.Context, req ChatRequest, fn func(ChatChunk)) error {
 	x, ok := b.take(req)
 	if !ok {
 		key, _ := exchangeKey(req)
@@ -368,12 +396,16 @@ func (b *replayBackend) chat(ctx context.Context, req chatRequest, fn func(chatC
 			return err
 		}
 		prev = c.After
-		fn(chatChunk{Content: c.Content, Done: c.Done, DoneReason: c.DoneReason, PromptEvalCount: c.PromptEvalCount,
+		fn(ChatChunk{Content: c.Content, Done: c.Done, DoneReason: c.DoneReason, PromptEvalCount: c.PromptEvalCount,
 			PromptEvalDuration: c.PromptEvalDuration, EvalCount: c.EvalCount, EvalDuration: c.EvalDuration})
 	}
 	if x.Err != nil {
+		kind := classNames[x.Err.Kind]
 		if x.Err.Code != 0 {
-			return &statusError{Code: x.Err.Code, Status: x.Err.Status, Message: x.Err.Message, err: errors.New(x.Err.Message)}
+			return &StatusError{Code: x.Err.Code, Status: x.Err.Status, Message: x.Err.Message, Kind: kind, Err: errors.New(x.Err.Message)}
+		}
+		if kind != nil {
+			return &Error{Err: kind, Detail: x.Err.Message}
 		}
 		return errors.New(x.Err.Message)
 	}

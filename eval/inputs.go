@@ -65,7 +65,36 @@ func (c Case) Turn(dir string) (pipeline.Turn, error) {
 		t.Attachments = append(t.Attachments, p)
 	}
 	t.Attachments = append(t.Attachments, c.Attachments...)
+	for _, ex := range c.History {
+		user := pipeline.Message{Role: "user", Content: ex.Request}
+		bot := pipeline.Message{Role: "assistant", Content: ex.Answer}
+		var err error
+		if user.Resources, err = historyFiles(dir, ex.Files, &user, &bot); err != nil {
+			return t, err
+		}
+		if bot.Resources, err = historyFiles(dir, ex.Outputs, &user, &bot); err != nil {
+			return t, err
+		}
+		t.History = append(t.History, user, bot)
+	}
 	return t, nil
+}
+
+// historyFiles generates an earlier turn's files and writes their paths
+// into both of its messages.
+func historyFiles(dir string, names []string, msgs ...*pipeline.Message) ([]string, error) {
+	var paths []string
+	for _, name := range names {
+		p, err := Input(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range msgs {
+			m.Content = strings.ReplaceAll(m.Content, "{"+name+"}", p)
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
 }
 
 // Input writes the input file name into dir, once, and returns its path.

@@ -17,9 +17,13 @@ type Score struct {
 	MatchedEdges int `json:"matched_edges"`
 	// GED is the graph edit distance: the fewest node insertions,
 	// deletions and renamings plus edge insertions and deletions that turn
-	// the prediction into the gold. GEDNorm divides it by the cost of
-	// deleting one graph and inserting the other (nodes and edges of
-	// both), so it lies in [0, 1]: 0 is the gold, 1 shares nothing.
+	// the prediction into the gold. GEDNorm divides it by the most it can
+	// be — every node renamed, inserted or deleted, every edge of both
+	// deleted or inserted: max(nodes) + edges of gold + edges of pred — so
+	// it lies in [0, 1]: 0 is the gold, 1 means nothing could be kept (no
+	// task name in common and no dependency that lines up). A wrong single
+	// task is 1, an empty plan 1, a chain of three wrong tasks wired
+	// right 3/7.
 	GED     int     `json:"ged"`
 	GEDNorm float64 `json:"ged_norm"`
 	// NamesExact: the plan names the gold's tasks, each as often
@@ -47,7 +51,7 @@ func Compare(gold, pred Graph) Score {
 	}
 	s.MatchedEdges = keptEdges(gold, pred, m)
 	s.GED = ged(gold, pred, bestMapping(gold, pred, false))
-	if total := len(gold.Nodes) + len(gold.Edges) + len(pred.Nodes) + len(pred.Edges); total > 0 {
+	if total := max(len(gold.Nodes), len(pred.Nodes)) + len(gold.Edges) + len(pred.Edges); total > 0 {
 		s.GEDNorm = float64(s.GED) / float64(total)
 	}
 	s.NamesExact = s.MatchedNodes == s.GoldNodes && s.MatchedNodes == s.PredNodes

@@ -31,12 +31,13 @@ func TestCompareHandComputed(t *testing.T) {
 			// Wrong first task: only "t2s" matches by name (1 of 2 each
 			// way); the edge i2t→t2s has an unmatched end, so 0 edges.
 			// GED: rename i2t to icls (1), edge kept under that mapping
-			// (0) → 1; normalised by 2+1+2+1 = 6 → 1/6.
+			// (0) → 1; normalised by the most it could be, max(2, 2)+1+1
+			// = 4 → 1/4.
 			name: "near miss",
 			gold: []pipeline.Task{task(1, "image-to-text"), task(2, "text-to-speech", 1)},
 			pred: []pipeline.Task{task(1, "image-classification"), task(2, "text-to-speech", 1)},
 			want: Score{GoldNodes: 2, PredNodes: 2, MatchedNodes: 1, GoldEdges: 1, PredEdges: 1, MatchedEdges: 0,
-				GED: 1, GEDNorm: 1.0 / 6, NamesExact: false, TS: false, FoT: false},
+				GED: 1, GEDNorm: 1.0 / 4, NamesExact: false, TS: false, FoT: false},
 		},
 		{
 			// Two tts tasks written in the other order: the matching
@@ -49,12 +50,12 @@ func TestCompareHandComputed(t *testing.T) {
 				GED: 0, GEDNorm: 0, NamesExact: true, TS: true, FoT: true},
 		},
 		{
-			// Right tasks, an edge too many: GED 1 over 2+0+2+1 = 5.
+			// Right tasks, an edge too many: GED 1 over max(2, 2)+0+1 = 3.
 			name: "extra dependency",
 			gold: []pipeline.Task{task(1, "a"), task(2, "b")},
 			pred: []pipeline.Task{task(1, "a"), task(2, "b", 1)},
 			want: Score{GoldNodes: 2, PredNodes: 2, MatchedNodes: 2, GoldEdges: 0, PredEdges: 1, MatchedEdges: 0,
-				GED: 1, GEDNorm: 0.2, NamesExact: true, TS: true, FoT: false},
+				GED: 1, GEDNorm: 1.0 / 3, NamesExact: true, TS: true, FoT: false},
 		},
 		{
 			// Nothing planned: delete the gold's one node, 1 of 1.
@@ -65,11 +66,35 @@ func TestCompareHandComputed(t *testing.T) {
 		},
 		{
 			// A repeated task where the gold has one: TS (sets) is right,
-			// names are not exact; GED deletes one node → 1 of 1+0+2+0.
+			// names are not exact; GED deletes one node → 1 of max(1, 2).
 			name: "duplicate task",
 			gold: []pipeline.Task{task(1, "ocr")},
 			pred: []pipeline.Task{task(1, "ocr"), task(2, "ocr")},
-			want: Score{GoldNodes: 1, PredNodes: 2, MatchedNodes: 1, GED: 1, GEDNorm: 1.0 / 3, TS: true},
+			want: Score{GoldNodes: 1, PredNodes: 2, MatchedNodes: 1, GED: 1, GEDNorm: 1.0 / 2, TS: true},
+		},
+		{
+			// The wrong single task shares nothing with the gold: 1 (the
+			// old normalisation, by both graphs' nodes, said 0.5).
+			name: "wrong single task",
+			gold: []pipeline.Task{task(1, "ocr")},
+			pred: []pipeline.Task{task(1, "image-to-text")},
+			want: Score{GoldNodes: 1, PredNodes: 1, GED: 1, GEDNorm: 1},
+		},
+		{
+			// Every task wrong but wired as a chain: three renamings, the
+			// two edges line up → 3 of 3+2+2.
+			name: "chain of wrong tasks",
+			gold: []pipeline.Task{task(1, "a"), task(2, "b", 1), task(3, "c", 2)},
+			pred: []pipeline.Task{task(1, "x"), task(2, "y", 1), task(3, "z", 2)},
+			want: Score{GoldNodes: 3, PredNodes: 3, GoldEdges: 2, PredEdges: 2, GED: 3, GEDNorm: 3.0 / 7},
+		},
+		{
+			// Every task wrong and no dependency where the gold has two:
+			// nothing kept at all → 1.
+			name: "nothing in common",
+			gold: []pipeline.Task{task(1, "a"), task(2, "b", 1), task(3, "c", 2)},
+			pred: []pipeline.Task{task(1, "x"), task(2, "y")},
+			want: Score{GoldNodes: 3, PredNodes: 2, GoldEdges: 2, GED: 5, GEDNorm: 1},
 		},
 		{
 			// Both empty: nothing to do, perfectly.

@@ -48,13 +48,24 @@ type Metrics struct {
 	// GED is the mean normalised graph edit distance (0 is perfect).
 	GED float64 `json:"ged"`
 	TS  Rate    `json:"ts"`
-	FoT Rate    `json:"fot"`
+	// Arguments pools the gold arguments the plans got right.
+	Arguments Rate `json:"arguments"`
+	FoT       Rate `json:"fot"`
 	// Medians over runs of the planning stage's latency and tokens.
 	LatencyMS        float64 `json:"latency_ms_median"`
 	PromptTokens     float64 `json:"prompt_tokens_median"`
 	CompletionTokens float64 `json:"completion_tokens_median"`
 	// Chosen counts, with selection, the planned tasks that got a model.
 	Chosen *Rate `json:"chosen,omitempty"`
+	// TaskBench are TaskBench's node F1, link F1 and ed, of the first
+	// reply as written and of the plan after repair.
+	TaskBench TBReadings `json:"taskbench"`
+}
+
+// TBReadings are TaskBench's metrics for the two readings of a run.
+type TBReadings struct {
+	AsWritten   TBMetrics `json:"as_written"`
+	AfterRepair TBMetrics `json:"after_repair"`
 }
 
 // Aggregate sums results into metrics; withSelect adds selection's.
@@ -66,7 +77,13 @@ func Aggregate(rs []Result, withSelect bool) Metrics {
 	if withSelect {
 		m.Chosen = &Rate{}
 	}
+	var written, repaired []*TBCounts
 	for _, r := range rs {
+		if r.TaskBench.AfterRepair != nil {
+			// A gold evaluate.py cannot read is no sample in either.
+			written = append(written, r.TaskBench.AsWritten)
+			repaired = append(repaired, r.TaskBench.AfterRepair)
+		}
 		s := r.Score
 		if r.Error != "" {
 			m.Errors++
@@ -80,6 +97,8 @@ func Aggregate(rs []Result, withSelect bool) Metrics {
 		em, ep, eg = em+s.MatchedEdges, ep+s.PredEdges, eg+s.GoldEdges
 		ged += s.GEDNorm
 		m.TS.add(s.TS)
+		m.Arguments.Hits += r.Arguments.Hits
+		m.Arguments.Of += r.Arguments.Of
 		m.FoT.add(s.FoT)
 		lat = append(lat, float64(r.LatencyMS))
 		pt = append(pt, float64(r.PromptTokens))
@@ -89,6 +108,7 @@ func Aggregate(rs []Result, withSelect bool) Metrics {
 			m.Chosen.Of += r.Tasks
 		}
 	}
+	m.TaskBench = TBReadings{AsWritten: TBAggregate(written), AfterRepair: TBAggregate(repaired)}
 	m.NodeF1 = PooledF1(nm, np, ng)
 	m.EdgeF1 = PooledF1(em, ep, eg)
 	if len(rs) > 0 {
@@ -160,10 +180,16 @@ func WriteJSON(w io.Writer, sums []Summary) error {
 	}{sums})
 }
 
-// row is one line of the table: a label and how to read a column.
+// row is one line of the table: a label, how to show a column's value,
+// and — for marking the best model — its number and which way is better.
 type row struct {
 	label string
 	value func(m Metrics) string
+	// num is the value to compare models by; ok false when there is
+	// none. lower says smaller is better. A row without num is not
+	// compared.
+	num   func(m Metrics) (float64, bool)
+	lower bool
 }
 
 func pct(r Rate) string {
@@ -173,12 +199,16 @@ func pct(r Rate) string {
 	return fmt.Sprintf("%.0f%%", 100*r.Value())
 }
 
+func rateNum(r Rate) (float64, bool) { return r.Value(), r.Of > 0 }
+
 func f1(f F1) string {
 	if !f.Defined {
 		return "–"
 	}
 	return fmt.Sprintf("%.2f", f.F1)
 }
+
+func f1Num(f F1) (float64, bool) { return f.F1, f.Defined }
 
 func counted(m Metrics, s string) string {
 	if m.Runs == 0 {
@@ -187,18 +217,73 @@ func counted(m Metrics, s string) string {
 	return s
 }
 
-var rows = []row{
-	{"valid plan, as written", func(m Metrics) string { return pct(m.ValidAsWritten) }},
-	{"valid plan, after repair", func(m Metrics) string { return pct(m.ValidAfterRepair) }},
-	{"task-name accuracy", func(m Metrics) string { return pct(m.TaskAccuracy) }},
-	{"node F1", func(m Metrics) string { return f1(m.NodeF1) }},
-	{"edge F1 (dependencies)", func(m Metrics) string { return f1(m.EdgeF1) }},
-	{"graph edit distance (0 best)", func(m Metrics) string { return counted(m, fmt.Sprintf("%.2f", m.GED)) }},
-	{"TS  task selection", func(m Metrics) string { return pct(m.TS) }},
-	{"FoT flow of tasks", func(m Metrics) string { return pct(m.FoT) }},
-	{"planning latency, median", func(m Metrics) string { return counted(m, seconds(m.LatencyMS)) }},
-	{"prompt tokens, median", func(m Metrics) string { return counted(m, fmt.Sprintf("%.0f", m.PromptTokens)) }},
-	{"completion tokens, median", func(m Metrics) string { return counted(m, fmt.Sprintf("%.0f", m.CompletionTokens)) }},
+// tbLinks is TaskBench's link F1 where a link was planned or expected:
+// evaluate.py prints 0 for a split without any (its single tasks), which
+// says nothing, so the table shows "–" there (the JSON keeps the 0).
+func tbLinks(t TBMetrics) F1 {
+	if t.Counts.LinkTP+t.Counts.LinkFP+t.Counts.LinkFN == 0 {
+		return F1{}
+	}
+	return t.LinkF1
+}
+
+func tbED(t TBMetrics) (float64, bool) { return t.ED, t.Predicted > 0 }
+
+func tbRows(reading string, get func(m Metrics) TBMetrics) []row {
+	return []row{
+		{"TaskBench node F1, " + reading, func(m Metrics) string { return f1(get(m).NodeF1) }, func(m Metrics) (float64, bool) { return f1Num(get(m).NodeF1) }, false},
+		{"TaskBench link F1, " + reading, func(m Metrics) string { return f1(tbLinks(get(m))) }, func(m Metrics) (float64, bool) { return f1Num(tbLinks(get(m))) }, false},
+		{"TaskBench ed, " + reading + " (0 best)", func(m Metrics) string {
+			if v, ok := tbED(get(m)); ok {
+				return fmt.Sprintf("%.2f", v)
+			}
+			return "–"
+		}, func(m Metrics) (float64, bool) { return tbED(get(m)) }, true},
+	}
+}
+
+func asWritten(m Metrics) TBMetrics   { return m.TaskBench.AsWritten }
+func afterRepair(m Metrics) TBMetrics { return m.TaskBench.AfterRepair }
+
+// rows are the table's metrics, in the order docs/eval.md explains them.
+var rows = slices.Concat([]row{
+	{"valid plan, as written", func(m Metrics) string { return pct(m.ValidAsWritten) }, func(m Metrics) (float64, bool) { return rateNum(m.ValidAsWritten) }, false},
+	{"valid plan, after repair", func(m Metrics) string { return pct(m.ValidAfterRepair) }, func(m Metrics) (float64, bool) { return rateNum(m.ValidAfterRepair) }, false},
+	{"TaskBench predictions, as written", func(m Metrics) string {
+		return pct(Rate{Hits: m.TaskBench.AsWritten.Predicted, Of: m.TaskBench.AsWritten.Samples})
+	}, func(m Metrics) (float64, bool) {
+		return rateNum(Rate{Hits: m.TaskBench.AsWritten.Predicted, Of: m.TaskBench.AsWritten.Samples})
+	}, false},
+}, tbRows("as written", asWritten), tbRows("after repair", afterRepair), []row{
+	{"task-name accuracy", func(m Metrics) string { return pct(m.TaskAccuracy) }, func(m Metrics) (float64, bool) { return rateNum(m.TaskAccuracy) }, false},
+	{"node F1 (multiset)", func(m Metrics) string { return f1(m.NodeF1) }, func(m Metrics) (float64, bool) { return f1Num(m.NodeF1) }, false},
+	{"edge F1 (dependencies)", func(m Metrics) string { return f1(m.EdgeF1) }, func(m Metrics) (float64, bool) { return f1Num(m.EdgeF1) }, false},
+	{"graph edit distance (0 best)", func(m Metrics) string { return counted(m, fmt.Sprintf("%.2f", m.GED)) }, func(m Metrics) (float64, bool) { return m.GED, m.Runs > 0 }, true},
+	{"arguments right", func(m Metrics) string { return pct(m.Arguments) }, func(m Metrics) (float64, bool) { return rateNum(m.Arguments) }, false},
+	{"TS  task selection", func(m Metrics) string { return pct(m.TS) }, func(m Metrics) (float64, bool) { return rateNum(m.TS) }, false},
+	{"FoT flow of tasks", func(m Metrics) string { return pct(m.FoT) }, func(m Metrics) (float64, bool) { return rateNum(m.FoT) }, false},
+	{"planning latency, median", func(m Metrics) string { return counted(m, seconds(m.LatencyMS)) }, func(m Metrics) (float64, bool) { return m.LatencyMS, m.Runs > 0 }, true},
+	{"prompt tokens, median", func(m Metrics) string { return counted(m, fmt.Sprintf("%.0f", m.PromptTokens)) }, func(m Metrics) (float64, bool) { return m.PromptTokens, m.Runs > 0 }, true},
+	{"completion tokens, median", func(m Metrics) string { return counted(m, fmt.Sprintf("%.0f", m.CompletionTokens)) }, func(m Metrics) (float64, bool) { return m.CompletionTokens, m.Runs > 0 }, true},
+})
+
+// tableRows are rows plus, with selection, its row, and the errors.
+func tableRows(withSelect bool) []row {
+	table := slices.Clone(rows)
+	if withSelect {
+		table = append(table, row{"tasks given a model", func(m Metrics) string {
+			if m.Chosen == nil {
+				return "–"
+			}
+			return pct(*m.Chosen)
+		}, func(m Metrics) (float64, bool) {
+			if m.Chosen == nil {
+				return 0, false
+			}
+			return rateNum(*m.Chosen)
+		}, false})
+	}
+	return append(table, row{"controller errors", func(m Metrics) string { return fmt.Sprint(m.Errors) }, func(m Metrics) (float64, bool) { return float64(m.Errors), m.Runs > 0 }, true})
 }
 
 func seconds(ms float64) string {
@@ -208,10 +293,8 @@ func seconds(ms float64) string {
 	return fmt.Sprintf("%.1fs", ms/1000)
 }
 
-// WriteTable writes one model's table: a heading, then a metric per row
-// and a column per shape — under 70 columns, plain text (no colour), so it
-// reads in an 80-column terminal, in a log and under NO_COLOR.
-func WriteTable(w io.Writer, s Summary) error {
+// heading is a model's first line, and what stopped its run.
+func heading(s Summary) string {
 	all := s.Metrics["all"]
 	head := fmt.Sprintf("%s · suite %s · %d request(s)", s.Model, s.Suite, s.Cases)
 	if s.Repeat > 1 {
@@ -225,7 +308,14 @@ func WriteTable(w io.Writer, s Summary) error {
 	case s.Interrupted:
 		head += fmt.Sprintf("\ninterrupted after %d of %d run(s)", all.Runs, s.Cases*max(s.Repeat, 1))
 	}
-	if _, err := fmt.Fprintln(w, head); err != nil {
+	return head
+}
+
+// WriteTable writes one model's table: a heading, then a metric per row
+// and a column per shape — under 80 columns, plain text (no colour), so it
+// reads in an 80-column terminal, in a log and under NO_COLOR.
+func WriteTable(w io.Writer, s Summary) error {
+	if _, err := fmt.Fprintln(w, heading(s)); err != nil {
 		return err
 	}
 	grid := [][]string{append([]string{"metric"}, Columns...)}
@@ -234,17 +324,7 @@ func WriteTable(w io.Writer, s Summary) error {
 		runs = append(runs, fmt.Sprint(s.Metrics[c].Runs))
 	}
 	grid = append(grid, runs)
-	table := rows
-	if s.Select {
-		table = append(slices.Clone(rows), row{"tasks given a model", func(m Metrics) string {
-			if m.Chosen == nil {
-				return "–"
-			}
-			return pct(*m.Chosen)
-		}})
-	}
-	table = append(table, row{"controller errors", func(m Metrics) string { return fmt.Sprint(m.Errors) }})
-	for _, r := range table {
+	for _, r := range tableRows(s.Select) {
 		var cells []string
 		for _, c := range Columns {
 			cells = append(cells, r.value(s.Metrics[c]))
@@ -252,6 +332,159 @@ func WriteTable(w io.Writer, s Summary) error {
 		grid = append(grid, append([]string{r.label}, cells...))
 	}
 	return writeGrid(w, grid)
+}
+
+// compareByShape are the rows the side-by-side table repeats for each
+// gold shape: where models differ most.
+var compareByShape = []string{"TaskBench node F1, as written", "TaskBench link F1, as written", "node F1 (multiset)", "FoT flow of tasks"}
+
+// Width is the width the side-by-side table keeps within.
+const Width = 80
+
+// WriteComparison writes one table for several models: a column per
+// model, a row per metric (over all requests, then the rows that differ
+// most for each gold shape), the best value of each row marked with "*"
+// (ties for the best all marked; a row where every model has the same
+// value, or only one has a value, is not). Model
+// names too wide for a column become letters with a key above. Within
+// 80 columns: with more models than fit, the columns continue in a
+// second block under the first.
+func WriteComparison(w io.Writer, sums []Summary) error {
+	if len(sums) == 1 {
+		return WriteTable(w, sums[0])
+	}
+	var b strings.Builder
+	b.WriteString(fmt.Sprintf("suite %s · %d request(s)", sums[0].Suite, sums[0].Cases))
+	if sums[0].Repeat > 1 {
+		b.WriteString(fmt.Sprintf(" × %d", sums[0].Repeat))
+	}
+	b.WriteString(fmt.Sprintf(" · %d models · * best in its row\n", len(sums)))
+	for _, s := range sums {
+		all := s.Metrics["all"]
+		switch {
+		case s.Error != "":
+			b.WriteString(fmt.Sprintf("%s stopped after %d run(s): %s\n", s.Model, all.Runs, s.Error))
+		case s.Interrupted:
+			b.WriteString(fmt.Sprintf("%s interrupted after %d of %d run(s)\n", s.Model, all.Runs, s.Cases*max(s.Repeat, 1)))
+		}
+	}
+	withSelect := slices.ContainsFunc(sums, func(s Summary) bool { return s.Select })
+	type line struct {
+		label string
+		r     row
+		col   string
+	}
+	var lines []line
+	for _, r := range tableRows(withSelect) {
+		lines = append(lines, line{r.label, r, "all"})
+	}
+	for _, col := range Columns[1:] {
+		if !slices.ContainsFunc(sums, func(s Summary) bool { return s.Metrics[col].Runs > 0 }) {
+			continue
+		}
+		lines = append(lines, line{label: col + " requests"})
+		for _, r := range rows {
+			if slices.Contains(compareByShape, r.label) {
+				lines = append(lines, line{"  " + r.label, r, col})
+			}
+		}
+	}
+	labelW := 0
+	for _, l := range lines {
+		labelW = max(labelW, utf8.RuneCountInString(l.label))
+	}
+	// cells[i][k]: line i, model k, with the mark ("*" or " ") after.
+	cells := make([][]string, len(lines))
+	cellW := 0
+	for i, l := range lines {
+		if l.r.value == nil {
+			continue
+		}
+		// A row is marked only where some model is worse: a tie of all
+		// says nothing.
+		best, worst, found := 0.0, 0.0, false
+		for _, s := range sums {
+			if v, ok := l.r.num(s.Metrics[l.col]); ok && !math.IsNaN(v) {
+				if l.r.lower {
+					v = -v
+				}
+				if !found {
+					best, worst, found = v, v, true
+				}
+				best, worst = max(best, v), min(worst, v)
+			}
+		}
+		for _, s := range sums {
+			m := s.Metrics[l.col]
+			mark := " "
+			v, ok := l.r.num(m)
+			if l.r.lower {
+				v = -v
+			}
+			if ok && best > worst && v == best {
+				mark = "*"
+			}
+			c := l.r.value(m) + mark
+			cells[i] = append(cells[i], c)
+			cellW = max(cellW, utf8.RuneCountInString(c))
+		}
+	}
+	// Headers: the model names, or letters when a name is too wide.
+	names := make([]string, len(sums))
+	maxName := 0
+	for k, s := range sums {
+		names[k] = s.Model
+		maxName = max(maxName, utf8.RuneCountInString(s.Model)+1)
+	}
+	colW := max(cellW, maxName)
+	fits := func(w int) bool { return labelW+len(sums)*(w+2) <= Width }
+	if maxName > 12 || (!fits(colW) && colW > max(cellW, 2)) {
+		// Letters: the key above the table says which is which.
+		colW = max(cellW, 2)
+		for k, s := range sums {
+			names[k] = string(rune('A' + k%26))
+			b.WriteString(fmt.Sprintf("  %s  %s\n", names[k], s.Model))
+		}
+	}
+	perBlock := max(1, (Width-labelW)/(colW+2))
+	for start := 0; start < len(sums); start += perBlock {
+		end := min(len(sums), start+perBlock)
+		if start > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(pad("metric", labelW))
+		for k := start; k < end; k++ {
+			b.WriteString("  " + padLeft(names[k]+" ", colW))
+		}
+		b.WriteString("\n" + pad("runs", labelW))
+		for k := start; k < end; k++ {
+			b.WriteString("  " + padLeft(fmt.Sprint(sums[k].Metrics["all"].Runs)+" ", colW))
+		}
+		b.WriteString("\n")
+		for i, l := range lines {
+			b.WriteString(pad(l.label, labelW))
+			if l.r.value != nil {
+				for k := start; k < end; k++ {
+					b.WriteString("  " + padLeft(cells[i][k], colW))
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
+	var out strings.Builder
+	for _, ln := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		out.WriteString(strings.TrimRight(ln, " ") + "\n")
+	}
+	_, err := io.WriteString(w, out.String())
+	return err
+}
+
+func pad(s string, w int) string {
+	return s + strings.Repeat(" ", max(0, w-utf8.RuneCountInString(s)))
+}
+
+func padLeft(s string, w int) string {
+	return strings.Repeat(" ", max(0, w-utf8.RuneCountInString(s))) + s
 }
 
 // writeGrid writes rows of cells: the first column left-aligned, the

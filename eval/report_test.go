@@ -45,3 +45,51 @@ func TestWriteJSONHasNoNaN(t *testing.T) {
 		t.Fatalf("not JSON: %v\n%s", err, b.String())
 	}
 }
+
+// TestWriteComparisonFits80Columns: however many models and however long
+// their names, the side-by-side table stays within 80 columns and names
+// every model; each row marks only its best value.
+func TestWriteComparisonFits80Columns(t *testing.T) {
+	good := Result{Case: "a", Shape: ShapeChain, ValidAsWritten: true, Usable: true, LatencyMS: 900,
+		Score: Compare(GraphOf(nil), GraphOf(nil))}
+	bad := good
+	bad.Usable, bad.LatencyMS = false, 15000
+	for _, n := range []int{2, 3, 5, 9} {
+		var sums []Summary
+		for k := range n {
+			r := bad
+			if k == 1 {
+				r = good
+			}
+			sums = append(sums, Summarize(strings.Repeat("m", 8+4*k)+":latest", "chorus", 1, 1, false, []Result{r}))
+		}
+		var b bytes.Buffer
+		if err := WriteComparison(&b, sums); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, line := range strings.Split(out, "\n") {
+			if w := utf8.RuneCountInString(line); w > 80 {
+				t.Errorf("%d models: a line of %d columns: %q", n, w, line)
+			}
+		}
+		for _, s := range sums {
+			if !strings.Contains(out, s.Model) {
+				t.Errorf("%d models: %s is not named:\n%s", n, s.Model, out)
+			}
+		}
+		// The second model alone is usable and fastest.
+		// (With many models the columns continue in a second block.)
+		for _, label := range []string{"valid plan, after repair", "planning latency, median"} {
+			marks := 0
+			for _, line := range strings.Split(out, "\n") {
+				if strings.HasPrefix(line, label) {
+					marks += strings.Count(line, "*")
+				}
+			}
+			if marks != 1 {
+				t.Errorf("%d models: %s marks %d cells, want 1:\n%s", n, label, marks, out)
+			}
+		}
+	}
+}

@@ -30,6 +30,10 @@ type Options struct {
 	Dir string
 	// Progress, when set, is called after each planning run.
 	Progress func(Progress)
+	// Tools is the tool list the controller plans from (the catalog's
+	// skill names): TaskBench's scoring ignores a predicted name outside
+	// it and the suite's gold names. Nil takes every name as a tool.
+	Tools []string
 }
 
 // Progress says how far a run has come.
@@ -57,8 +61,24 @@ type Result struct {
 	LatencyMS        int64 `json:"latency_ms"`
 	PromptTokens     int   `json:"prompt_tokens"`
 	CompletionTokens int   `json:"completion_tokens"`
-	// Plan is the validated plan that was scored.
+	// Plan is the validated plan that was scored: the plan after repair,
+	// as a turn would run it.
 	Plan []pipeline.Task `json:"plan"`
+	// Replies are the controller's raw planning replies (two when the
+	// first was re-asked); the first is what "as written" reads.
+	Replies []string `json:"replies"`
+	// AsWritten is the first reply as TaskBench reads it (inference.py's
+	// parse): null when it gives no prediction.
+	AsWritten *TBPlan `json:"as_written"`
+	// Gold is the gold plan the run was scored against: with
+	// alternatives, the one that matches best (GoldAlternative, from 0).
+	Gold            []pipeline.Task `json:"gold"`
+	GoldAlternative int             `json:"gold_alternative,omitempty"`
+	// TaskBench are TaskBench's per-sample counts for both readings.
+	TaskBench TBResult `json:"taskbench"`
+	// Arguments counts the gold's arguments the plan got right
+	// (ArgScore).
+	Arguments Rate `json:"arguments"`
 	// Notes are the validator's repairs.
 	Notes []string `json:"notes,omitempty"`
 	// Tasks and Chosen count, with selection, the plan's tasks and those
@@ -70,12 +90,20 @@ type Result struct {
 	Error string `json:"error,omitempty"`
 }
 
+// TBResult is one run's TaskBench counts: AsWritten of the first reply
+// (null: no prediction), AfterRepair of the validated plan (null: the
+// gold is one evaluate.py cannot read).
+type TBResult struct {
+	AsWritten   *TBCounts `json:"as_written"`
+	AfterRepair *TBCounts `json:"after_repair"`
+}
+
 // Fatal reports whether err stops a model's whole run: the server is not
 // there or the model is not pulled — every request would fail the same
 // way, and the error already names the fix.
 func Fatal(err error) bool {
-	return errors.Is(err, controller.ErrOllamaUnreachable) || errors.Is(err, controller.ErrModelNotPulled) ||
-		errors.Is(err, controller.ErrNotOllama) || errors.Is(err, pipeline.ErrCancelled) || errors.Is(err, context.Canceled)
+	return errors.Is(err, controller.ErrUnreachable) || errors.Is(err, controller.ErrModelMissing) ||
+		errors.Is(err, controller.ErrWrongServer) || errors.Is(err, pipeline.ErrCancelled) || errors.Is(err, context.Canceled)
 }
 
 // Run plans every case of s (Repeat times) with p and scores each plan.
@@ -99,6 +127,7 @@ func Run(ctx context.Context, p Planner, model string, s *Suite, opts Options) (
 		defer os.RemoveAll(d)
 		dir = d
 	}
+	names := newToolNames(opts.Tools, s)
 	total := len(cases) * opts.Repeat
 	results := make([]Result, 0, total)
 	for run := 1; run <= opts.Repeat; run++ {
@@ -114,7 +143,7 @@ func Run(ctx context.Context, p Planner, model string, s *Suite, opts Options) (
 			if err != nil && (Fatal(err) || ctx.Err() != nil) {
 				return results, err
 			}
-			r := score(c, run, res, err)
+			r := score(c, run, res, err, names)
 			results = append(results, r)
 			if opts.Progress != nil {
 				opts.Progress(Progress{Model: model, Done: len(results), Total: total, Case: c.ID})
@@ -124,28 +153,134 @@ func Run(ctx context.Context, p Planner, model string, s *Suite, opts Options) (
 	return results, nil
 }
 
+// toolNames is the tool list for TaskBench's scoring: tools and every
+// gold name of the suite (TaskBench's gold names are always tools).
+type toolNames map[string]bool
+
+func newToolNames(tools []string, s *Suite) toolNames {
+	if tools == nil {
+		return nil
+	}
+	n := toolNames{}
+	for _, t := range tools {
+		n[t] = true
+	}
+	for _, c := range s.Cases {
+		for _, g := range c.golds() {
+			for _, t := range g {
+				n[t.Task] = true
+			}
+		}
+		if tb, ok := c.TaskBenchGold(); ok {
+			for _, t := range tb.Nodes {
+				n[t] = true
+			}
+		}
+	}
+	return n
+}
+
+func (n toolNames) known(name string) bool { return n == nil || n[name] }
+
+// written maps a task name as a model wrote it onto the suite's names the
+// way the TaskBench loader maps the gold's ("Image Classification" is
+// image-classification); anything else stays as written.
+func (n toolNames) written(name string) string {
+	if n.known(name) {
+		return name
+	}
+	if norm := taskBenchSpelling(name); n.known(norm) {
+		return norm
+	}
+	return name
+}
+
 // score turns one planning run into a Result.
-func score(c Case, run int, res pipeline.PlanResult, err error) Result {
-	r := Result{Case: c.ID, Shape: c.Shape, Run: run, LatencyMS: res.PlanElapsed.Milliseconds()}
+func score(c Case, run int, res pipeline.PlanResult, err error, names toolNames) Result {
+	r := Result{Case: c.ID, Shape: c.Shape, Run: run, LatencyMS: res.PlanElapsed.Milliseconds(), Replies: res.Replies}
 	for _, call := range res.Calls {
 		if call.Stage == pipeline.StagePlanning {
 			r.PromptTokens += call.PromptTokens
 			r.CompletionTokens += call.Tokens
 		}
 	}
+	if r.Replies == nil {
+		r.Replies = []string{}
+	}
 	if err != nil {
 		r.Error = err.Error()
-		r.Score = Compare(GraphOf(c.Gold), Graph{})
-		return r
+	} else {
+		r.ValidAsWritten, r.Usable = res.ValidAsWritten, res.Usable
+		r.Plan, r.Notes = res.Plan.Tasks, res.Plan.Notes
+		r.Tasks = len(res.Plan.Tasks)
+		for _, m := range res.Models {
+			if m.Model != "" {
+				r.Chosen++
+			}
+		}
 	}
-	r.ValidAsWritten, r.Usable = res.ValidAsWritten, res.Usable
-	r.Plan, r.Notes = res.Plan.Tasks, res.Plan.Notes
-	r.Score = Compare(GraphOf(c.Gold), GraphOf(res.Plan.Tasks))
-	r.Tasks = len(res.Plan.Tasks)
-	for _, m := range res.Models {
-		if m.Model != "" {
-			r.Chosen++
+	golds := c.golds()
+	pred := GraphOf(r.Plan)
+	for i, g := range golds {
+		sc := Compare(GraphOf(g), pred)
+		if i == 0 || better(sc, r.Score) {
+			r.Score, r.Gold, r.GoldAlternative = sc, g, i
+		}
+	}
+	if r.Gold == nil {
+		r.Gold = []pipeline.Task{}
+	}
+	r.Arguments = ArgScore(r.Gold, r.Plan)
+	if len(r.Replies) > 0 {
+		if obj, ok := TBReadReply(r.Replies[0]); ok {
+			if p, ok := TBPrediction(obj, names.written); ok {
+				r.AsWritten = &p
+			}
+		}
+	}
+	tbGolds := []TBPlan{}
+	if tb, ok := c.TaskBenchGold(); ok {
+		tbGolds = append(tbGolds, tb)
+		for _, alt := range c.Alternatives {
+			tbGolds = append(tbGolds, TBGold(alt))
+		}
+	}
+	if len(tbGolds) > 0 {
+		// The after-repair reading uses the alternative Chorus's own
+		// score chose; the as-written one, the best for it.
+		after := TBCompare(tbGolds[min(r.GoldAlternative, len(tbGolds)-1)], TBGold(r.Plan), names.known)
+		r.TaskBench.AfterRepair = &after
+		if r.AsWritten != nil {
+			for i, g := range tbGolds {
+				tc := TBCompare(g, *r.AsWritten, names.known)
+				if i == 0 || tc.better(*r.TaskBench.AsWritten) {
+					r.TaskBench.AsWritten = &tc
+				}
+			}
 		}
 	}
 	return r
+}
+
+// better orders two scores of one plan against two gold alternatives:
+// the right flow first, then the smaller edit distance, then more
+// matched nodes and edges.
+func better(a, b Score) bool {
+	if a.FoT != b.FoT {
+		return a.FoT
+	}
+	if a.GEDNorm != b.GEDNorm {
+		return a.GEDNorm < b.GEDNorm
+	}
+	return a.MatchedNodes+a.MatchedEdges > b.MatchedNodes+b.MatchedEdges
+}
+
+// better orders one prediction's TaskBench counts against two gold
+// alternatives: more right than wrong, then the higher ratio.
+func (c TBCounts) better(o TBCounts) bool {
+	net := func(x TBCounts) int { return x.NodeTP + x.LinkTP - x.NodeFP - x.NodeFN - x.LinkFP - x.LinkFN }
+	if net(c) != net(o) {
+		return net(c) > net(o)
+	}
+	return c.Ratio > o.Ratio
 }

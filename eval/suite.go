@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/chorusai/chorus/pipeline"
@@ -30,12 +31,56 @@ type Case struct {
 	// Gold is the plan a good controller writes: task names and deps
 	// (ids and arguments are free; only the graph is compared).
 	Gold []pipeline.Task `json:"gold"`
+	// History are the earlier turns of the conversation the request
+	// continues, oldest first: "the picture from before" refers to a file
+	// of one of them.
+	History []Exchange `json:"history,omitempty"`
+	// Alternatives are other plans that are as right as Gold (a request
+	// two tools answer equally well): a run is scored against the one it
+	// matches best.
+	Alternatives [][]pipeline.Task `json:"alternatives,omitempty"`
 	// Shape is the gold's form (single, chain, graph); derived from the
 	// gold when the suite does not say.
 	Shape string `json:"shape,omitempty"`
 	// Input is the modality of the request's input: text, image, audio,
 	// video (informational, for the suite's own balance).
 	Input string `json:"input,omitempty"`
+
+	// tbGold is the gold as TaskBench's evaluate.py reads it, for a case
+	// from TaskBench's data.json (nil: derived from Gold); tbDropped says
+	// evaluate.py could not read it and skips the sample.
+	tbGold    *TBPlan
+	tbDropped bool
+}
+
+// Exchange is one earlier turn of a case's conversation: what the user
+// asked (with the files they attached, "{name}" placeholders like a
+// case's) and what Chorus answered (with the files it generated). Every
+// file is generated like a case's input.
+type Exchange struct {
+	Request string   `json:"request"`
+	Files   []string `json:"files,omitempty"`
+	Answer  string   `json:"answer"`
+	Outputs []string `json:"outputs,omitempty"`
+}
+
+// golds lists the gold plan and its alternatives.
+func (c Case) golds() [][]pipeline.Task {
+	out := [][]pipeline.Task{c.Gold}
+	return append(out, c.Alternatives...)
+}
+
+// TaskBenchGold is the case's gold as TaskBench scores it; ok is false
+// when TaskBench's evaluate.py would skip the sample (its task_nodes do
+// not read).
+func (c Case) TaskBenchGold() (TBPlan, bool) {
+	if c.tbDropped {
+		return TBPlan{}, false
+	}
+	if c.tbGold != nil {
+		return *c.tbGold, true
+	}
+	return TBGold(c.Gold), true
 }
 
 // Suite is a named list of cases.
@@ -132,15 +177,9 @@ type jsonLine struct {
 	Attachments []string        `json:"attachments"`
 
 	// TaskBench's data.json.
-	UserRequest string `json:"user_request"`
-	Type        string `json:"type"`
-	TaskNodes   []struct {
-		Task string `json:"task"`
-	} `json:"task_nodes"`
-	TaskLinks []struct {
-		Source string `json:"source"`
-		Target string `json:"target"`
-	} `json:"task_links"`
+	UserRequest string          `json:"user_request"`
+	Type        string          `json:"type"`
+	TaskNodes   json.RawMessage `json:"task_nodes"`
 }
 
 // maxLine bounds one line of a JSONL suite.
@@ -170,6 +209,9 @@ func parseLines(name string, b []byte, resolve func(string) (string, bool)) (*Su
 		switch {
 		case l.UserRequest != "" && l.TaskNodes != nil:
 			c = taskBenchCase(l, resolve, unknown)
+			if c.tbDropped {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("line %d: TaskBench's evaluate.py cannot read its task_nodes and skips it; its TaskBench metrics leave it out too", n))
+			}
 		case l.Request != "":
 			c = Case{Request: l.Request, Gold: l.GoldTasks, Attachments: l.Attachments}
 			c.Request, c.Files = fileRefs(c.Request)
@@ -204,26 +246,34 @@ func idString(v any, line int) string {
 	return fmt.Sprintf("line %d", line)
 }
 
-// taskBenchCase reads one sample of TaskBench's data.json: nodes are
-// task_nodes in order, edges task_links between node names (a name
-// standing for the first node that bears it, as TaskBench's links name
-// tools, not nodes). Its requests refer to files such as 'example.jpg'
-// that do not exist: they are generated like a Chorus suite's files.
+// taskBenchCase reads one sample of TaskBench's data.json (resource
+// dependencies, as data_huggingface and data_multimedia have them): nodes
+// are task_nodes in order, and an edge joins node j to each node with a
+// "<node-j>" argument — exactly the links evaluate.py scores. (task_links
+// name tools, not nodes, so they cannot say which of two nodes of one
+// tool a link leaves from; they are not read.) Its requests refer to
+// files such as 'example.jpg' that do not exist: they are generated like
+// a Chorus suite's files.
 func taskBenchCase(l jsonLine, resolve func(string) (string, bool), unknown map[string]bool) Case {
 	c := Case{Request: l.UserRequest}
-	index := map[string]int{}
-	for i, n := range l.TaskNodes {
-		name := resolveName(n.Task, resolve, unknown)
-		c.Gold = append(c.Gold, pipeline.Task{ID: i + 1, Task: name, Dep: []int{}})
-		if _, ok := index[n.Task]; !ok {
-			index[n.Task] = i
-		}
+	name := func(n string) string { return resolveName(n, resolve, unknown) }
+	names, links, ok := tbNodes(l.TaskNodes, false)
+	if !ok {
+		// evaluate.py skips the sample; Chorus's own metrics still take
+		// what can be read.
+		c.tbDropped = true
+		names, links, _ = tbNodes(l.TaskNodes, true)
+	} else {
+		tb, _ := TBNodes(l.TaskNodes, false, name)
+		c.tbGold = &tb
 	}
-	for _, link := range l.TaskLinks {
-		from, ok1 := index[link.Source]
-		to, ok2 := index[link.Target]
-		if ok1 && ok2 && from != to {
-			c.Gold[to].Dep = append(c.Gold[to].Dep, from+1)
+	for i, n := range names {
+		c.Gold = append(c.Gold, pipeline.Task{ID: i + 1, Task: name(strings.ReplaceAll(n, "_", " ")), Dep: []int{}})
+	}
+	for _, e := range links {
+		from, to := e[0]+1, &c.Gold[e[1]]
+		if !slices.Contains(to.Dep, from) {
+			to.Dep = append(to.Dep, from)
 		}
 	}
 	switch l.Type {
@@ -249,10 +299,16 @@ func resolveName(name string, resolve func(string) (string, bool), unknown map[s
 	if r, ok := resolve(name); ok {
 		return r
 	}
-	norm := strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(name, "_", " ")), "-"))
+	norm := taskBenchSpelling(name)
 	if r, ok := resolve(norm); ok {
 		return r
 	}
 	unknown[name] = true
 	return norm
+}
+
+// taskBenchSpelling writes a TaskBench tool name the way Chorus names
+// tasks: "Image Classification" → image-classification.
+func taskBenchSpelling(name string) string {
+	return strings.ToLower(strings.Join(strings.Fields(strings.ReplaceAll(name, "_", " ")), "-"))
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -31,8 +33,8 @@ func TestBuiltinSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Cases) < 60 {
-		t.Errorf("the embedded suite has %d cases, want at least 60", len(s.Cases))
+	if len(s.Cases) < 100 {
+		t.Errorf("the embedded suite has %d cases, want at least 100", len(s.Cases))
 	}
 	cat, err := skills.Embedded()
 	if err != nil {
@@ -67,6 +69,55 @@ func TestBuiltinSuite(t *testing.T) {
 		if len(turn.Attachments) != len(c.Files) {
 			t.Errorf("%s: %d attachments for %d files", c.ID, len(turn.Attachments), len(c.Files))
 		}
+	}
+	// Every skill is some request's gold; the kinds of request a user
+	// really makes are there.
+	used := map[string]bool{}
+	var chat, turns, alts, retrieval, grounding, args int
+	for _, c := range s.Cases {
+		for _, g := range c.Gold {
+			used[g.Task] = true
+			args += len(g.Args)
+			if g.Task == "retrieval" {
+				retrieval++
+			}
+			if g.Task == "mask-generation" && slices.ContainsFunc(g.Dep, func(d int) bool { return c.Gold[d-1].Task == "zero-shot-object-detection" }) {
+				grounding++
+			}
+		}
+		if len(c.Gold) == 0 {
+			chat++
+		}
+		if len(c.History) > 0 {
+			turns++
+			// The request needs an earlier turn's file.
+			var earlier []string
+			for _, ex := range c.History {
+				earlier = append(earlier, ex.Files...)
+				earlier = append(earlier, ex.Outputs...)
+			}
+			if !slices.ContainsFunc(c.Gold, func(g pipeline.Task) bool {
+				return slices.ContainsFunc(earlier, func(f string) bool { return slices.Contains(slices.Collect(maps.Values(g.Args)), "{"+f+"}") })
+			}) && c.ID != "turns-03" {
+				t.Errorf("%s: no gold argument is an earlier turn's file", c.ID)
+			}
+		}
+		alts += len(c.Alternatives)
+		for _, a := range c.Alternatives {
+			for _, g := range a {
+				if _, ok := cat.Skill(g.Task); !ok {
+					t.Errorf("%s: alternative task %q is not a Chorus skill", c.ID, g.Task)
+				}
+			}
+		}
+	}
+	for _, sk := range cat.Names() {
+		if !used[sk] {
+			t.Errorf("no request's gold uses %s", sk)
+		}
+	}
+	if chat < 3 || turns < 3 || alts < 10 || retrieval < 2 || grounding < 2 || args < 150 {
+		t.Errorf("chit-chat %d, multi-turn %d, alternatives %d, retrieval %d, grounding → segmentation %d, gold arguments %d", chat, turns, alts, retrieval, grounding, args)
 	}
 	for _, sh := range []string{ShapeSingle, ShapeChain, ShapeGraph} {
 		if shapes[sh] < 10 {
@@ -203,5 +254,44 @@ func TestFileRefsLeavesPaths(t *testing.T) {
 	req, files := fileRefs("compare /home/me/cat.png with 'dog.jpg' and dog.jpg")
 	if req != "compare /home/me/cat.png with '{dog.jpg}' and {dog.jpg}" || !slices.Equal(files, []string{"dog.jpg"}) {
 		t.Errorf("fileRefs = %q, %v", req, files)
+	}
+}
+
+// TestLoadTaskBenchToolUsedTwice: TaskBench's links come from "<node-j>"
+// arguments, so a request that uses one tool twice keeps its shape. (Read
+// from task_links, which name tools, "Translation → Summarization" and
+// "Summarization → Translation" joined the first Translation both ways: a
+// cycle, and a gold no plan could equal.)
+func TestLoadTaskBenchToolUsedTwice(t *testing.T) {
+	s, err := Load("testdata/taskbench/data.json", catalogResolve(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]Case{}
+	for _, c := range s.Cases {
+		by[c.ID] = c
+	}
+	for id, want := range map[string]Graph{
+		// translation → summarization → translation
+		"c1": {Nodes: []string{"translation", "summarization", "translation"}, Edges: [][2]int{{0, 1}, {1, 2}}},
+		// caption and detections, each read aloud by its own tts
+		"d1": {Nodes: []string{"image-to-text", "object-detection", "text-to-speech", "text-to-speech"}, Edges: [][2]int{{0, 2}, {1, 3}}},
+		"c6": {Nodes: []string{"image-to-text", "text-to-image", "image-to-text"}, Edges: [][2]int{{0, 1}, {1, 2}}},
+	} {
+		got := GraphOf(by[id].Gold)
+		if !slices.Equal(got.Nodes, want.Nodes) || !slices.Equal(got.Edges, want.Edges) {
+			t.Errorf("%s: gold %+v, want %+v", id, got, want)
+		}
+		if sh := got.Shape(); sh != by[id].Shape {
+			t.Errorf("%s: the gold is a %s but TaskBench calls it a %s", id, sh, by[id].Shape)
+		}
+		// The gold scores perfectly against itself.
+		if sc := Compare(got, got); !sc.FoT {
+			t.Errorf("%s: the gold is not its own flow of tasks", id)
+		}
+	}
+	tb, ok := by["c1"].TaskBenchGold()
+	if !ok || !slices.Equal(tb.Links, [][2]string{{"translation", "summarization"}, {"summarization", "translation"}}) {
+		t.Errorf("TaskBench's links %+v", tb.Links)
 	}
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/imaging"
@@ -15,11 +16,11 @@ import (
 // when the task has nothing to draw; an error means there was something to
 // draw but the image or the masks could not be read.
 func annotate(task, imagePath string, res endpoints.Result) (endpoints.Blob, bool, error) {
-	switch task {
-	case "object-detection", "zero-shot-object-detection":
+	switch {
+	case slices.Contains(detectionTasks, task):
 		f, ok, err := imaging.AnnotateDetections(imagePath, string(res.Data), res.Text)
 		return endpoints.Blob{MIME: f.MIME, Data: f.Data}, ok, err
-	case "image-segmentation", "mask-generation":
+	case slices.Contains(segmentationTasks, task):
 		files := make([]imaging.File, len(res.Blobs))
 		for i, b := range res.Blobs {
 			// A mask spooled to disk is read back; masks are small.
@@ -34,6 +35,14 @@ func annotate(task, imagePath string, res endpoints.Result) (endpoints.Blob, boo
 	}
 	return endpoints.Blob{}, false, nil
 }
+
+// The tasks annotate draws: boxes, and masks. A segmentation task's skill
+// file says its files are masks (files: mask), so that a later task takes
+// the file it asks for, not the preview (fileFor).
+var (
+	detectionTasks    = []string{"object-detection", "zero-shot-object-detection"}
+	segmentationTasks = []string{"image-segmentation", "mask-generation"}
+)
 
 // maxMaskBytes bounds a mask read back into memory to be drawn.
 const maxMaskBytes = 64 << 20

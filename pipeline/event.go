@@ -171,7 +171,9 @@ type ErrorEvent struct {
 // DebugEvent carries a raw controller exchange, shown only when debugging.
 type DebugEvent struct {
 	Stage Stage `json:"stage"`
-	// Kind is "prompt" or "reply".
+	// Kind is "prompt", "reply" or "tokens" for a controller exchange, or
+	// "resolve": which of a task's several files a later task's argument
+	// took.
 	Kind    string `json:"kind"`
 	Content string `json:"content"`
 }

@@ -37,12 +37,15 @@ type taskRun struct {
 	text      string
 	data      json.RawMessage
 	files     []string
-	err       string
-	attempts  []Attempt
-	model     string
-	endpoint  string
-	provider  string
-	elapsed   time.Duration
+	// kinds says what each file is where its modality does not (a mask,
+	// the annotated preview); see fileFor.
+	kinds    map[string]skills.FileKind
+	err      string
+	attempts []Attempt
+	model    string
+	endpoint string
+	provider string
+	elapsed  time.Duration
 
 	// The dispatcher's state (dispatch.go), guarded by its mutex but for
 	// ctx, cancel, ready and done. ctx is the run's own: the turn's, or
@@ -130,7 +133,8 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	progress := func(p endpoints.Progress) {
 		emit(TaskProgressEvent{ID: r.task.ID, Message: p.Message, WaitMS: p.Wait.Milliseconds()})
 	}
-	args, err := e.resolveArgs(tctx, r.task, c.skill, byID, outDir, sc, progress)
+	debug := func(msg string) { emit(DebugEvent{Stage: StageExecution, Kind: "resolve", Content: msg}) }
+	args, err := e.resolveArgs(tctx, r.task, c.skill, byID, outDir, sc, progress, debug)
 	if err != nil {
 		r.fail(err.Error())
 		return
@@ -240,8 +244,10 @@ func failedAttempt(attempts []Attempt, err error) string {
 // argument's modality: the text for text arguments, the file for media. A
 // media URL is fetched through the turn's scope. A text argument is read
 // from a file only when the plan gave the file's path itself and the turn
-// may read it — never a path that arrived as another task's output.
-func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID map[int]*taskRun, outDir string, sc *scope.Scope, progress func(endpoints.Progress)) (map[string]string, error) {
+// may read it — never a path that arrived as another task's output. Which
+// of a dependency's files a media argument took goes to debug when it had a
+// choice.
+func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID map[int]*taskRun, outDir string, sc *scope.Scope, progress func(endpoints.Progress), debug func(string)) (map[string]string, error) {
 	out := make(map[string]string, len(t.Args))
 	for _, k := range sortedKeys(t.Args) {
 		v := t.Args[k]
@@ -265,10 +271,15 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 				return coords, true
 			}
 			if a.Type.Media() {
-				for _, f := range dep.files {
-					if ModalityOf(f) == a.Type {
-						return f, true
+				if f, ok := dep.fileFor(a); ok {
+					if note := dep.choiceNote(t, a, n, f); note != "" {
+						debug(note)
 					}
+					return f, true
+				}
+				if a.Kind != "" {
+					missing = fmt.Errorf("argument %s needs %s from task %d (%s), which produced none", k, withArticleKind(a.Kind), n, dep.task.Task)
+					return "", false
 				}
 				missing = fmt.Errorf("argument %s needs %s from task %d (%s), which produced none", k, withArticle(a.Type), n, dep.task.Task)
 				return "", false
@@ -342,6 +353,7 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, pro
 		}
 	}
 	var files []string
+	kinds := map[string]skills.FileKind{}
 	for i, b := range res.Blobs {
 		p, err := writeBlob(outDir, r.task.Task, r.task.ID, b)
 		if err != nil {
@@ -349,18 +361,23 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, pro
 			return err
 		}
 		files = append(files, p)
+		if r.choice != nil && r.choice.skill != nil {
+			kinds[p] = r.choice.skill.ProducedKind(ModalityOf(p))
+		}
 	}
 	if annotated != nil {
 		p, err := writeBlob(outDir, r.task.Task+"-annotated", r.task.ID, *annotated)
 		if err == nil {
-			// The annotated image comes first: it is what a later
-			// task asking for "the image" of this one wants.
+			// The annotated image is listed first, the one to look at;
+			// a later task's argument takes whichever kind it asks for
+			// (fileFor).
 			files = append([]string{p}, files...)
+			kinds[p] = skills.FileAnnotated
 		} else {
 			progress(endpoints.Progress{Message: "the result stands, but the annotated image could not be drawn: " + err.Error()})
 		}
 	}
-	r.text, r.data, r.files = res.Text, compactData(res.Data), files
+	r.text, r.data, r.files, r.kinds = res.Text, compactData(res.Data), files, kinds
 	if r.text == "" && len(files) == 0 && len(res.Data) == 0 {
 		return fmt.Errorf("%s returned an empty result: %w", r.model, endpoints.ErrUnavailable)
 	}

@@ -113,6 +113,11 @@ func logEvent(ctx context.Context, log *slog.Logger, ev Event) {
 		}
 		log.LogAttrs(ctx, level, "stage error", slog.String("stage", string(e.Stage)), slog.String("err", e.Message), slog.Bool("fatal", e.Fatal))
 	case DebugEvent:
+		if e.Kind == "resolve" {
+			// Which file <resource>-N became: paths, no contents.
+			log.LogAttrs(ctx, slog.LevelDebug, "argument resolved", slog.String("note", e.Content))
+			return
+		}
 		log.LogAttrs(ctx, slog.LevelDebug, "controller exchange", slog.String("stage", string(e.Stage)), slog.String("kind", e.Kind),
 			slog.Int("chars", len(e.Content)))
 	}

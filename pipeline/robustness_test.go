@@ -120,7 +120,7 @@ func TestControllerCheckCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	st := r.eng.Controller().Check(ctx)
-	if !errors.Is(st.Err, context.Canceled) || errors.Is(st.Err, controller.ErrOllamaUnreachable) {
+	if !errors.Is(st.Err, context.Canceled) || errors.Is(st.Err, controller.ErrUnreachable) {
 		t.Fatalf("status = %+v, want context.Canceled", st)
 	}
 	if st := r.eng.Controller().Check(context.Background()); st.Err != nil || !st.Pulled {

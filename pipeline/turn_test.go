@@ -336,7 +336,7 @@ func TestControllerErrorsNameTheFix(t *testing.T) {
 		r := newRig(t)
 		r.ollama.Stop()
 		_, err := r.run(context.Background(), pipeline.Turn{Request: "hi"})
-		if !errors.Is(err, controller.ErrOllamaUnreachable) || !strings.Contains(err.Error(), "ollama serve") || !strings.Contains(err.Error(), r.ollama.URL) {
+		if !errors.Is(err, controller.ErrUnreachable) || !strings.Contains(err.Error(), "ollama serve") || !strings.Contains(err.Error(), r.ollama.URL) {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -344,7 +344,7 @@ func TestControllerErrorsNameTheFix(t *testing.T) {
 		r := newRig(t)
 		r.ollama.RemoveModel("ctl")
 		_, err := r.run(context.Background(), pipeline.Turn{Request: "hi"})
-		if !errors.Is(err, controller.ErrModelNotPulled) || !strings.Contains(err.Error(), "ollama pull ctl") {
+		if !errors.Is(err, controller.ErrModelMissing) || !strings.Contains(err.Error(), "ollama pull ctl") {
 			t.Fatalf("err = %v", err)
 		}
 	})

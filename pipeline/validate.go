@@ -14,7 +14,9 @@ import (
 	"github.com/chorusai/chorus/text"
 )
 
-// argAliases maps argument names models invent onto the canonical ones.
+// argAliases maps argument names models invent for any skill onto the
+// modality-named ones; an argument with another name lists its own in its
+// skill file (synonyms), which win.
 var argAliases = map[string]string{
 	"question": "text", "prompt": "text", "input": "text", "query": "text", "sentence": "text", "instruction": "text",
 	"content": "text", "caption": "text", "img": "image", "image_url": "image", "img_url": "image", "picture": "image",
@@ -196,7 +198,12 @@ func (v *validator) fixArgNames(t *Task, s *skills.Skill) {
 		if _, ok := s.Arg(k); ok {
 			continue
 		}
-		target := argAliases[k]
+		// The skill's own synonyms first ("text" is labels for a
+		// zero-shot detector), then the names models invent for any skill.
+		target := argAliases[strings.ToLower(k)]
+		if a, ok := s.ArgNamed(k); ok {
+			target = a.Name
+		}
 		if _, ok := s.Arg(target); !ok || target == "" {
 			target = ""
 			// A path or reference under an odd name: move it to the

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/chorusai/chorus/httpwire"
 )
 
 // Origin says why a file or URL is allowed; it shows in debug output and
@@ -254,8 +256,9 @@ func (f File) Open() (*os.File, error) {
 	return fh, nil
 }
 
-// ErrTooLarge is wrapped when a file or a download is over its limit.
-var ErrTooLarge = errors.New("too large")
+// ErrTooLarge is wrapped when a file or a download is over its limit. It
+// is httpwire's, so a body refused anywhere is found by one errors.Is.
+var ErrTooLarge = httpwire.ErrTooLarge
 
 // ReadAll reads a checked file of at most limit bytes; a larger one is
 // refused without being read into memory.

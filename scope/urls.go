@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/chorusai/chorus/httpwire"
 )
 
 // AllowURL lets the turn fetch u. A URL the user typed (Typed, Attached)
@@ -197,15 +199,15 @@ func (s *Scope) Fetch(ctx context.Context, u string, w io.Writer, o FetchOptions
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("cannot download %s: HTTP %d", u, resp.StatusCode)
 	}
-	if resp.ContentLength > o.MaxBytes {
-		return "", fmt.Errorf("%s is %d bytes, over the %d MB limit: %w", u, resp.ContentLength, o.MaxBytes>>20, ErrTooLarge)
-	}
-	n, err := io.Copy(w, io.LimitReader(resp.Body, o.MaxBytes+1))
-	if err != nil {
+	if _, err := httpwire.CopyBody(w, resp, o.MaxBytes); err != nil {
+		var be *httpwire.BodyError
+		switch {
+		case errors.As(err, &be) && be.TooLarge() && be.Declared > o.MaxBytes:
+			return "", fmt.Errorf("%s is %d bytes, over the %d MB limit: %w", u, be.Declared, o.MaxBytes>>20, ErrTooLarge)
+		case errors.As(err, &be) && be.TooLarge():
+			return "", fmt.Errorf("%s is larger than %d MB: %w", u, o.MaxBytes>>20, ErrTooLarge)
+		}
 		return "", fmt.Errorf("cannot download %s: %w", u, err)
-	}
-	if n > o.MaxBytes {
-		return "", fmt.Errorf("%s is larger than %d MB: %w", u, o.MaxBytes>>20, ErrTooLarge)
 	}
 	return resp.Header.Get("Content-Type"), nil
 }

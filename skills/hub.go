@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/chorusai/chorus/httpwire"
 )
 
 // DefaultHubURL is the Hugging Face Hub that `chorus models sync` reads.
@@ -238,8 +239,14 @@ func (h *Hub) page(ctx context.Context, base *url.URL, tag, pageURL string) ([]m
 		}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxHubBody+1))
-	if err != nil {
+	body, err := httpwire.ReadBody(resp, maxHubBody)
+	var be *httpwire.BodyError
+	switch {
+	case errors.As(err, &be) && be.TooLarge() && resp.StatusCode != http.StatusOK:
+		return nil, "", h.statusError(tag, resp, nil)
+	case errors.As(err, &be) && be.TooLarge():
+		return nil, "", fmt.Errorf("listing %s models on the Hugging Face Hub: a page is larger than %d MiB — lower the sync limit", tag, maxHubBody>>20)
+	case err != nil:
 		if ctx.Err() != nil {
 			return nil, "", fmt.Errorf("listing %s models on the Hugging Face Hub: %w", tag, ctx.Err())
 		}
@@ -248,9 +255,6 @@ func (h *Hub) page(ctx context.Context, base *url.URL, tag, pageURL string) ([]m
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, "", h.statusError(tag, resp, body)
-	}
-	if len(body) > maxHubBody {
-		return nil, "", fmt.Errorf("listing %s models on the Hugging Face Hub: a page is larger than %d MiB — lower the sync limit", tag, maxHubBody>>20)
 	}
 	var raw []json.RawMessage
 	if err := json.Unmarshal(body, &raw); err != nil {
@@ -278,7 +282,8 @@ func (h *Hub) statusError(tag string, resp *http.Response, body []byte) error {
 		}
 	case code == http.StatusTooManyRequests:
 		e.Err = ErrHubRateLimited
-		e.RetryAfter = retryAfter(resp.Header.Get("Retry-After"))
+		wait, _ := httpwire.RetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		e.RetryAfter = wait.Round(time.Second)
 		e.hint = "the Hub is rate limiting this machine; retry later"
 		if e.RetryAfter > 0 {
 			e.hint += " (it asks to wait " + e.RetryAfter.String() + ")"
@@ -326,22 +331,6 @@ func transportReason(err error) string {
 		err = ue.Err
 	}
 	return err.Error()
-}
-
-func retryAfter(v string) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(v); err == nil && s > 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := time.Until(t); d > 0 {
-			return d.Round(time.Second)
-		}
-	}
-	return 0
 }
 
 // nextLink returns the rel="next" target of Link headers, resolved

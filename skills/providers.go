@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/chorusai/chorus/httpwire"
 )
 
 // Provider says that an Inference Provider serves a model behind Hugging
@@ -222,8 +223,8 @@ func (h *Hub) ProviderMapping(ctx context.Context, model string) ([]Provider, er
 			hint: "cannot reach the Hub (" + transportReason(err) + "); check the network or huggingface.hub_url"}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMappingBody+1))
-	if err != nil || len(body) > maxMappingBody {
+	body, err := httpwire.ReadBody(resp, maxMappingBody)
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("asking the Hub which providers serve %s: %w", model, ctx.Err())
 		}

@@ -39,6 +39,22 @@ func (m Modality) Valid() bool {
 	return false
 }
 
+// FileKind says what a produced file is where its modality alone does not:
+// a segmentation's mask and the annotated preview Chorus draws from it are
+// both images, but only one of them is a mask. A file of no special kind has
+// its modality as its kind ("image", "audio").
+type FileKind string
+
+// The special kinds of produced files.
+const (
+	// FileMask is a segmentation mask: non-black pixels are inside.
+	FileMask FileKind = "mask"
+	// FileAnnotated is the preview Chorus draws of a detection or
+	// segmentation result on its input image. Chorus makes it; a skill file
+	// cannot declare it.
+	FileAnnotated FileKind = "annotated"
+)
+
 // Arg describes one argument a task accepts. The planner writes arguments by
 // Name; most are named after their modality ("text", "image").
 type Arg struct {
@@ -46,6 +62,15 @@ type Arg struct {
 	Type        Modality `yaml:"type" json:"type"`
 	Optional    bool     `yaml:"optional,omitempty" json:"optional,omitempty"`
 	Description string   `yaml:"description,omitempty" json:"description,omitempty"`
+	// Kind is the kind of file a media argument takes when the task it
+	// refers to with <resource>-N produced several files of its modality:
+	// "mask" takes the mask, never the annotated preview. Empty: the plain
+	// file of the modality first.
+	Kind FileKind `yaml:"kind,omitempty" json:"kind,omitempty"`
+	// Synonyms are other names a planner writes for the argument
+	// ("candidate_labels", or "text" for labels); the plan validator reads
+	// them as Name, with a note.
+	Synonyms []string `yaml:"synonyms,omitempty" json:"synonyms,omitempty"`
 }
 
 // Skill is one task type the planner can put in a plan.
@@ -73,6 +98,9 @@ type Skill struct {
 	Args []Arg `yaml:"args" json:"args"`
 	// Outputs lists the modalities the task produces.
 	Outputs []Modality `yaml:"outputs" json:"outputs"`
+	// Files is what the image files the task's experts return are, where
+	// "image" does not say it: "mask" for segmentation. Empty: plain files.
+	Files FileKind `yaml:"files,omitempty" json:"files,omitempty"`
 	// Controller marks text tasks the controller LLM may do itself, as
 	// HuggingGPT lets ChatGPT do summarisation or translation.
 	Controller bool `yaml:"controller,omitempty" json:"controller,omitempty"`
@@ -126,6 +154,40 @@ func (s *Skill) Arg(name string) (Arg, bool) {
 	return Arg{}, false
 }
 
+// ArgNamed finds the argument a plan's name stands for: the name written
+// another way ("Labels", "src-lang") or one of the argument's synonyms
+// ("candidate_labels"). The exact name is Arg's.
+func (s *Skill) ArgNamed(name string) (Arg, bool) {
+	n := normalizeArg(name)
+	for _, a := range s.Args {
+		if normalizeArg(a.Name) == n {
+			return a, true
+		}
+	}
+	for _, a := range s.Args {
+		for _, syn := range a.Synonyms {
+			if normalizeArg(syn) == n {
+				return a, true
+			}
+		}
+	}
+	return Arg{}, false
+}
+
+// normalizeArg folds case and the separators models mix up.
+func normalizeArg(name string) string {
+	return strings.NewReplacer("-", "_", " ", "_", ".", "_").Replace(strings.ToLower(strings.TrimSpace(name)))
+}
+
+// ProducedKind is the kind of a file of modality m that the task's experts
+// return.
+func (s *Skill) ProducedKind(m Modality) FileKind {
+	if m == Image && s.Files != "" {
+		return s.Files
+	}
+	return FileKind(m)
+}
+
 // Model returns the candidate with the given id.
 func (s *Skill) Model(id string) (Model, bool) {
 	for _, m := range s.Models {
@@ -147,9 +209,22 @@ func (s *Skill) Validate() error {
 	if len(s.Args) == 0 {
 		return fmt.Errorf("skill %s: no args", s.Name)
 	}
+	names := map[string]string{}
 	for _, a := range s.Args {
 		if a.Name == "" || !a.Type.Valid() {
 			return fmt.Errorf("skill %s: arg %q has unknown type %q (want text, image, audio, video, point or box)", s.Name, a.Name, a.Type)
+		}
+		if a.Kind != "" && (a.Kind != FileMask || a.Type != Image) {
+			return fmt.Errorf("skill %s: arg %s: kind %q is not one an argument can ask for (want mask, on an image argument)", s.Name, a.Name, a.Kind)
+		}
+		names[normalizeArg(a.Name)] = a.Name
+	}
+	for _, a := range s.Args {
+		for _, syn := range a.Synonyms {
+			if other, ok := names[normalizeArg(syn)]; ok {
+				return fmt.Errorf("skill %s: arg %s: synonym %q is already the name or a synonym of arg %s", s.Name, a.Name, syn, other)
+			}
+			names[normalizeArg(syn)] = a.Name
 		}
 	}
 	if len(s.Outputs) == 0 {
@@ -159,6 +234,9 @@ func (s *Skill) Validate() error {
 		if !o.Valid() {
 			return fmt.Errorf("skill %s: unknown output modality %q", s.Name, o)
 		}
+	}
+	if s.Files != "" && (s.Files != FileMask || !slices.Contains(s.Outputs, Image)) {
+		return fmt.Errorf("skill %s: files %q is not a kind a skill can declare (want mask, with image among the outputs)", s.Name, s.Files)
 	}
 	for i, m := range s.Models {
 		if m.ID == "" {

@@ -31,7 +31,7 @@ var commands = []command{
 	{"/save", "[TITLE]", "save now, optionally renaming (sessions also save after every turn)"},
 	{"/export", "[FILE]", "write the chat as a Markdown transcript with file paths"},
 	{"/model", "[NAME]", "switch the controller model; without NAME, list the pulled models"},
-	{"/pull", "NAME", "pull a model into Ollama, with a progress bar"},
+	{"/pull", "NAME", "pull a model, with a progress bar"},
 	{"/skills", "", "list the tasks the planner can use"},
 	{"/models", "TASK", "a task's candidate models, and why others are excluded"},
 	{"/constrain", "[TERMS]", "license=a,b max-size=1GB local-only smallest best=wer:common_voice tasks=… clear"},
@@ -212,7 +212,7 @@ func (m *Model) commandArgs(cmd string) []string {
 	return nil
 }
 
-// modelsListMsg carries Ollama's pulled models for /model.
+// modelsListMsg carries the controller server's models for /model.
 type modelsListMsg struct {
 	want   string
 	models []controller.ModelInfo
@@ -220,8 +220,8 @@ type modelsListMsg struct {
 	quiet  bool
 }
 
-// listModels asks Ollama for its models: to show them (want == "") or to
-// check that want is pulled before switching to it.
+// listModels asks the controller server for its models: to show them
+// (want == "") or to check that want is there before switching to it.
 func (m *Model) listModels(want string) tea.Cmd {
 	ctl := m.eng.Controller()
 	return func() tea.Msg {
@@ -270,7 +270,12 @@ func (m *Model) onModelsList(msg modelsListMsg) {
 	cur := m.eng.Controller().Model()
 	if msg.want == "" {
 		if len(names) == 0 {
-			m.say("Ollama has no models pulled. Pull one with `/pull NAME`, e.g. `/pull " + cur + "`.")
+			h := m.eng.Controller().Hints()
+			if m.eng.Controller().CanPull() {
+				m.say(sentence(h.Server) + " has no models. Pull one with `/pull NAME`, e.g. `/pull " + cur + "`.")
+			} else {
+				m.say(sentence(h.Server) + " has no models: add one to it, then pick it with `/model`.")
+			}
 			return
 		}
 		var items []dialog.Item
@@ -293,7 +298,12 @@ func (m *Model) onModelsList(msg modelsListMsg) {
 	}
 	want := msg.want
 	if !slices.Contains(names, want) && !slices.Contains(names, want+":latest") {
-		m.systemError(fmt.Sprintf("Model `%s` is not pulled — run `/pull %s` first. Pulled: %s.", want, want, strings.Join(names, ", ")))
+		h := m.eng.Controller().Hints()
+		fix := "pick one it has"
+		if h.Fetch != nil {
+			fix = h.Fetch(want) + " first"
+		}
+		m.systemError(fmt.Sprintf("Model `%s` is %s — %s. It has: %s.", want, h.Missing, fix, strings.Join(names, ", ")))
 		return
 	}
 	m.switchModel(want)
@@ -305,7 +315,7 @@ func (m *Model) onSwitchModel(msg switchModelMsg) tea.Cmd {
 		return nil
 	}
 	m.switchModel(msg.model)
-	return m.checkOllama()
+	return m.checkServer()
 }
 
 // switchModel makes model the controller for the next turns.
@@ -316,7 +326,7 @@ func (m *Model) switchModel(model string) {
 		return
 	}
 	m.eng = m.eng.WithController(ctl.WithModel(model))
-	m.ollama = ollamaState{checked: m.ollama.checked, reachable: m.ollama.reachable, pulled: true, version: m.ollama.version, announced: "ok"}
+	m.server = serverState{checked: m.server.checked, reachable: m.server.reachable, pulled: true, version: m.server.version, announced: "ok"}
 	m.say(fmt.Sprintf("The controller is now `%s`.", model))
 }
 
@@ -347,7 +357,7 @@ type previewMsg struct {
 
 // showModels previews selection for a task in a command: selection asks
 // the endpoints whether they can serve each model, which may mean the
-// network (Ollama's model list).
+// network (the controller server's model list).
 func (m *Model) showModels(task string) tea.Cmd {
 	if task == "" {
 		m.flash("usage: /models TASK — Tab completes task names, /skills lists them", true)
@@ -487,7 +497,7 @@ func (m *Model) retry() tea.Cmd {
 	return m.startTurn(last.Request, last.Attachments)
 }
 
-// humanBytes formats a size as Ollama lists it.
+// humanBytes formats a model's size for the /model list.
 func humanBytes(n int64) string {
 	if n <= 0 {
 		return ""

@@ -27,7 +27,7 @@
 // libraries the glue adapts.
 //
 // Update only routes: each message goes to a handler in the file of its
-// concern (turns.go, pump.go, ollama.go, session.go, commands.go, media.go,
+// concern (turns.go, pump.go, server.go, session.go, commands.go, media.go,
 // dialogs.go, …); View only lays the regions out. The pipeline runs in a
 // command's goroutine and reaches the model only as messages (pump.go): no
 // state is shared, and Update never waits for I/O. Rendering caches

@@ -26,10 +26,10 @@ func TestGoldenEmpty(t *testing.T) {
 		t.Run(sizeName(sz.w, sz.h), func(t *testing.T) {
 			env := newTestEnv(t)
 			s := startSession(t, env.model(t), sz.w, sz.h)
-			s.wait("the Ollama check", func(m *Model) bool { return m.ollama.checked && m.width == sz.w })
+			s.wait("the Ollama check", func(m *Model) bool { return m.server.checked && m.width == sz.w })
 			m := s.finish()
-			if !m.ollama.reachable || !m.ollama.pulled {
-				t.Fatalf("the fake Ollama should be reachable with the model pulled: %+v", m.ollama)
+			if !m.server.reachable || !m.server.pulled {
+				t.Fatalf("the fake Ollama should be reachable with the model pulled: %+v", m.server)
 			}
 			f := frame(m)
 			for _, want := range []string{"Chorus", "qwen3:8b", "ollama ✓", "HF token ✗", "local"} {
@@ -59,7 +59,7 @@ func TestGoldenFullTurn(t *testing.T) {
 			env.script.plan = fullTurnPlan(env.image)
 			env.script.answer = fullTurnAnswer
 			s := startSession(t, env.model(t), sz.w, sz.h)
-			s.wait("the Ollama check", func(m *Model) bool { return m.ollama.checked })
+			s.wait("the Ollama check", func(m *Model) bool { return m.server.checked })
 			s.typeText("make @" + env.image + " half as big, as a jpeg")
 			s.key(keyEnter)
 			s.wait("the turn to end", func(m *Model) bool { return len(m.turns) == 1 && m.turns[0].Done })
@@ -128,7 +128,7 @@ func TestGoldenCancelledTurn(t *testing.T) {
 	env.script.answer = "Let me think about that for a while"
 	env.script.stall = true
 	s := startSession(t, env.model(t), 80, 24)
-	s.wait("the Ollama check", func(m *Model) bool { return m.ollama.checked })
+	s.wait("the Ollama check", func(m *Model) bool { return m.server.checked })
 	s.typeText("tell me a long story")
 	s.key(keyEnter)
 	s.wait("the answer to stream", func(m *Model) bool {
@@ -163,7 +163,7 @@ func TestGoldenNarrowLayout(t *testing.T) {
 	env.script.plan = fullTurnPlan(env.image)
 	env.script.answer = "Resized and converted."
 	s := startSession(t, env.model(t), 100, 30)
-	s.wait("the Ollama check", func(m *Model) bool { return m.ollama.checked })
+	s.wait("the Ollama check", func(m *Model) bool { return m.server.checked })
 	s.typeText("shrink @" + env.image + " to jpeg")
 	s.key(keyEnter)
 	s.wait("the turn to end", func(m *Model) bool { return len(m.turns) == 1 && m.turns[0].Done })
@@ -190,7 +190,7 @@ func TestGoldenHelp(t *testing.T) {
 		t.Run(sizeName(sz.w, sz.h), func(t *testing.T) {
 			env := newTestEnv(t)
 			s := startSession(t, env.model(t), sz.w, sz.h)
-			s.wait("the Ollama check", func(m *Model) bool { return m.ollama.checked })
+			s.wait("the Ollama check", func(m *Model) bool { return m.server.checked })
 			s.typeText("/help")
 			s.key(keyEnter)
 			s.wait("the help dialog", func(m *Model) bool { return m.dialog != nil })

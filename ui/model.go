@@ -55,11 +55,11 @@ type Model struct {
 
 	panes panes
 
-	ollama    ollamaState
-	ollamaGen int
-	// ollamaRetry is the pause between checks while Ollama is missing
-	// (ollamaRetryEvery; tests shorten it).
-	ollamaRetry time.Duration
+	server    serverState
+	serverGen int
+	// serverRetry is the pause between checks while the server is missing
+	// (serverRetryEvery; tests shorten it).
+	serverRetry time.Duration
 	pull        *pullState
 	play        *playState
 	// sshPlayAsked is the audio file whose playback over ssh was offered
@@ -126,7 +126,7 @@ func New(opts Options) (*Model, error) {
 		thumbs:      map[chat.ThumbKey]string{},
 		width:       80,
 		height:      24,
-		ollamaRetry: ollamaRetryEvery,
+		serverRetry: serverRetryEvery,
 		saveOrder:   &sessions.SaveOrder{},
 	}
 	m.media = newTermMedia(getenv)
@@ -156,7 +156,7 @@ func New(opts Options) (*Model, error) {
 	return m, nil
 }
 
-// Init starts the Ollama check.
+// Init starts the controller server check.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.checkOllama(), tea.RequestWindowSize, m.listSessions(quietList), m.listModelsQuiet())
+	return tea.Batch(m.checkServer(), tea.RequestWindowSize, m.listSessions(quietList), m.listModelsQuiet())
 }

@@ -33,7 +33,7 @@ func (s *tsession) submit(text string) {
 
 func (s *tsession) ready() {
 	s.t.Helper()
-	s.wait("the Ollama check", func(m *Model) bool { return m.ollama.checked })
+	s.wait("the Ollama check", func(m *Model) bool { return m.server.checked })
 }
 
 func turnsDone(n int) func(*Model) bool {
@@ -48,12 +48,12 @@ func TestOllamaUnreachableExplainsAndRetries(t *testing.T) {
 	m := env.model(t)
 	host := env.eng.Controller().Host()
 	env.ollama.Stop()
-	msg := m.checkOllama()()
-	om, ok := msg.(ollamaMsg)
+	msg := m.checkServer()()
+	om, ok := msg.(serverMsg)
 	if !ok || om.status.Reachable {
 		t.Fatalf("check of a stopped Ollama = %#v", msg)
 	}
-	retry := m.onOllama(om)
+	retry := m.onServer(om)
 	if retry == nil {
 		t.Fatal("an unreachable Ollama must be checked again in the background")
 	}
@@ -65,7 +65,7 @@ func TestOllamaUnreachableExplainsAndRetries(t *testing.T) {
 	}
 	// The next failed check says nothing new.
 	n := len(m.chat.Messages())
-	m.onOllama(om)
+	m.onServer(om)
 	if len(m.chat.Messages()) != n {
 		t.Error("each retry repeated the notice")
 	}
@@ -73,25 +73,25 @@ func TestOllamaUnreachableExplainsAndRetries(t *testing.T) {
 		t.Errorf("status bar should say Ollama is unreachable: %q", ansi.Strip(m.statusLine(fixedNow)))
 	}
 	// Ollama comes up: one message, no more retries.
-	up := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: controller.Status{Reachable: true, Pulled: true, Version: "0.11.4"}}
-	if cmd := m.onOllama(up); cmd != nil {
+	up := serverMsg{gen: m.serverGen, model: "qwen3:8b", status: controller.Status{Reachable: true, Pulled: true, Version: "0.11.4"}}
+	if cmd := m.onServer(up); cmd != nil {
 		t.Error("no retries once Ollama is up with the model")
 	}
-	if stale := (ollamaMsg{gen: m.ollamaGen - 1, model: "qwen3:8b"}); m.onOllama(stale) != nil {
+	if stale := (serverMsg{gen: m.serverGen - 1, model: "qwen3:8b"}); m.onServer(stale) != nil {
 		t.Error("a superseded check must not start retries")
 	}
 	if !strings.Contains(m.chat.Last().Text, "reachable now") {
 		t.Errorf("want a recovery note, got %q", m.chat.Last().Text)
 	}
 	// The model missing says how to pull it.
-	down := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: controller.Status{Reachable: true, Version: "0.11.4", Err: errors.New("model not found")}}
-	if m.onOllama(down) == nil || !strings.Contains(m.chat.Last().Text, "/pull qwen3:8b") {
+	down := serverMsg{gen: m.serverGen, model: "qwen3:8b", status: controller.Status{Reachable: true, Version: "0.11.4", Err: errors.New("model not found")}}
+	if m.onServer(down) == nil || !strings.Contains(m.chat.Last().Text, "/pull qwen3:8b") {
 		t.Errorf("a missing model should be explained with /pull: %q", m.chat.Last().Text)
 	}
 	// The version is best-effort: without it the sentence still reads.
-	m.ollama.announced = ""
-	noVersion := ollamaMsg{gen: m.ollamaGen, model: "qwen3:8b", status: controller.Status{Reachable: true}}
-	m.onOllama(noVersion)
+	m.server.announced = ""
+	noVersion := serverMsg{gen: m.serverGen, model: "qwen3:8b", status: controller.Status{Reachable: true}}
+	m.onServer(noVersion)
 	if got := m.chat.Last().Text; !strings.HasPrefix(got, "**Ollama is up") {
 		t.Errorf("without a version: %q", got)
 	}
@@ -108,7 +108,7 @@ func TestTurnWithOllamaDownKeepsTheApp(t *testing.T) {
 	s.wait("the help dialog", func(m *Model) bool { return m.dialog != nil })
 	m := s.finish()
 	var ce *controller.Error
-	if !errors.As(m.turns[0].Err, &ce) || !errors.Is(ce, controller.ErrOllamaUnreachable) {
+	if !errors.As(m.turns[0].Err, &ce) || !errors.Is(ce, controller.ErrUnreachable) {
 		t.Fatalf("turn error = %v, want an unreachable controller", m.turns[0].Err)
 	}
 	if !strings.Contains(chatText(m), "ollama serve") {

@@ -56,7 +56,7 @@ func TestRecordInTheChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rm.Update(rm.checkOllama()())
+	rm.Update(rm.checkServer()())
 	if f := frame(rm); !strings.Contains(f, "Replaying") || !strings.Contains(f, "chat.json") || !strings.Contains(f, "▶ replay") || strings.Contains(f, "HF token") {
 		t.Fatalf("the replay's chat:\n%s", f)
 	}

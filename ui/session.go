@@ -207,7 +207,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	save := m.saveAsync()
 	m.adopt(msg.s)
 	m.layout()
-	return tea.Batch(save, m.requestThumbs(), m.checkOllama())
+	return tea.Batch(save, m.requestThumbs(), m.checkServer())
 }
 
 // adopt shows a loaded session.

@@ -10,8 +10,8 @@ import (
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
-// statusLine is the bottom bar: the controller model and whether Ollama
-// answers, whether a Hugging Face token is set (never the token), the
+// statusLine is the bottom bar: the controller model and whether its
+// server answers, whether a Hugging Face token is set (never the token), the
 // inference mode, the active constraints, the running turn's timer and the
 // speed of the last answer. States read without colour too (✓/✗, words).
 func (m *Model) statusLine(now time.Time) string {
@@ -19,16 +19,17 @@ func (m *Model) statusLine(now time.Time) string {
 	sep := st.Status.Render(" │ ")
 	var left []string
 	ctl := m.eng.Controller()
-	ol := "ollama ?"
+	h := ctl.Hints()
+	ol := h.Tag + " ?"
 	olStyle := st.Status
 	switch {
-	case !m.ollama.checked:
-	case !m.ollama.reachable:
-		ol, olStyle = "ollama ✗ unreachable", st.StatusBad
-	case !m.ollama.pulled:
-		ol, olStyle = "ollama ✓ model not pulled", st.StatusBad
+	case !m.server.checked:
+	case !m.server.reachable:
+		ol, olStyle = h.Tag+" ✗ unreachable", st.StatusBad
+	case !m.server.pulled:
+		ol, olStyle = h.Tag+" ✓ model "+h.Missing, st.StatusBad
 	default:
-		ol, olStyle = "ollama ✓", st.StatusGood
+		ol, olStyle = h.Tag+" ✓", st.StatusGood
 	}
 	if ctl.Replaying() {
 		ol, olStyle = "▶ replay", st.StatusGood

@@ -192,7 +192,7 @@ func (m *Model) endTurn(t *turn) tea.Cmd {
 	}
 	var recheck tea.Cmd
 	if t.Err != nil && !t.Canceled {
-		recheck = m.recheckOllama()
+		recheck = m.recheckServer()
 	}
 	return tea.Batch(m.saveAsync(), m.requestThumbs(), recheck, m.saveTape())
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // Update routes one message to the handler of its concern; the handlers
-// live with their concern's files (turns.go, ollama.go, session.go, …).
+// live with their concern's files (turns.go, server.go, session.go, …).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
@@ -30,10 +30,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onEditorDone(msg)
 	case prompt.Composed:
 		return m, m.onComposed(msg)
-	case ollamaMsg:
-		return m, m.onOllama(msg)
-	case ollamaRetryMsg:
-		return m, m.onOllamaRetry(msg)
+	case serverMsg:
+		return m, m.onServer(msg)
+	case serverRetryMsg:
+		return m, m.onServerRetry(msg)
 	case modelsListMsg:
 		m.onModelsList(msg)
 		return m, nil

@@ -3,7 +3,6 @@ package hfapi
 import (
 	"bytes"
 	"cmp"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"image/color"
 	"image/png"
 	"math"
-	"mime"
 	"slices"
 	"strconv"
 	"strings"
@@ -163,8 +161,9 @@ func BlobMIME(mt string, data []byte) string {
 	return skills.CanonicalMIME(mt)
 }
 
-// decodeFile decodes a base64 file (optionally a data: URL) into a Blob
-// through spool. A field that is not a string, or not base64, is an error.
+// decodeFile decodes the JSON string token of an inline file (DecodeFile)
+// without copying it out of the answer unless it holds escapes. A field
+// that is not a string, or not a file, is an error.
 func decodeFile(raw rawToken, mt string, spool endpoints.Spool) (endpoints.Blob, error) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return endpoints.Blob{}, fmt.Errorf("file is not a base64 string")
@@ -179,33 +178,7 @@ func decodeFile(raw rawToken, mt string, spool endpoints.Spool) (endpoints.Blob,
 		}
 		payload = []byte(s)
 	}
-	if rest, ok := bytes.CutPrefix(payload, []byte("data:")); ok {
-		meta, data, found := bytes.Cut(rest, []byte(","))
-		if !found {
-			return endpoints.Blob{}, fmt.Errorf("malformed data URL")
-		}
-		mt, _, _ = mime.ParseMediaType(strings.TrimSuffix(string(meta), ";base64"))
-		payload = data
-	}
-	// Padded base64 comes in groups of four; unpadded may not. Line
-	// breaks, which the decoder skips, do not count.
-	enc := base64.StdEncoding
-	if n := len(payload) - bytes.Count(payload, []byte("\n")) - bytes.Count(payload, []byte("\r")); n%4 != 0 {
-		enc = base64.RawStdEncoding
-	}
-	b, head, err := spool.Copy(base64.NewDecoder(enc, bytes.NewReader(payload)))
-	var corrupt base64.CorruptInputError
-	switch {
-	case errors.As(err, &corrupt):
-		return endpoints.Blob{}, fmt.Errorf("file is not valid base64: %v", err)
-	case err != nil:
-		return endpoints.Blob{}, fmt.Errorf("file: %w", err)
-	case len(head) == 0:
-		b.Remove()
-		return endpoints.Blob{}, fmt.Errorf("empty file")
-	}
-	b.MIME = BlobMIME(mt, head)
-	return b, nil
+	return DecodeFile(payload, mt, spool)
 }
 
 // labelScore is a classification answer.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
+	"github.com/chorusai/chorus/httpwire"
 )
 
 // Client speaks the Inference API protocol to one server, with the retry
@@ -142,7 +143,7 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, cl call) (
 		}
 		status := resp.StatusCode
 		if status >= 200 && status < 300 {
-			blob, head, err := SpoolBody(resp, c.spool)
+			blob, head, err := c.spool.ReadBody(resp)
 			resp.Body.Close()
 			if err != nil {
 				return fail(c.bodyError(ctx, req.Model, cl.provider, status, err))
@@ -151,9 +152,9 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, cl call) (
 		}
 		// A failure's body is read only as far as a message goes; a
 		// server that sends more is cut short, not believed.
-		body, err := ReadBody(resp, maxErrorBody)
+		body, err := httpwire.ReadBody(resp, maxErrorBody)
 		resp.Body.Close()
-		var be *BodyError
+		var be *httpwire.BodyError
 		switch {
 		case errors.As(err, &be) && be.TooLarge():
 			body = nil
@@ -197,7 +198,7 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, cl call) (
 				return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Provider: cl.provider, Status: status, Err: endpoints.ErrRateLimited,
 					Message: fmt.Sprintf("%s kept rate-limiting requests after %d retries — wait a few minutes, or use a token with a higher quota (https://huggingface.co/pricing)", c.where(cl.provider), rateRetries)})
 			}
-			wait, fromHeader := retryAfter(resp.Header, time.Now())
+			wait, fromHeader := httpwire.RetryAfter(resp.Header.Get("Retry-After"), time.Now())
 			if !fromHeader {
 				wait = backoffFor(c.backoff, rateRetries)
 			}
@@ -245,7 +246,7 @@ func (c *Client) bodyError(ctx context.Context, model, provider string, status i
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("%s %s: stopped: %w", c.kind, model, ctxErr)
 	}
-	var be *BodyError
+	var be *httpwire.BodyError
 	switch {
 	case errors.As(err, &be) && be.TooLarge():
 		return &endpoints.HTTPError{Kind: c.kind, Model: model, Provider: provider, Status: status, Err: errors.Join(endpoints.ErrUnavailable, be),

@@ -3,7 +3,6 @@ package huggingface
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
+	"github.com/chorusai/chorus/httpwire"
 	"github.com/chorusai/chorus/scope"
 )
 
@@ -36,7 +36,7 @@ func (e *Endpoint) fetchResult(ctx context.Context, provider, model, u string) (
 	}
 	u = strings.TrimSpace(u)
 	if strings.HasPrefix(u, "data:") {
-		b, err := decodeDataURL(u, e.c.spool)
+		b, err := hfapi.DecodeFile([]byte(u), "", e.c.spool)
 		if err != nil {
 			return fail("its answer holds a file that cannot be read: %v", err)
 		}
@@ -71,7 +71,7 @@ func (e *Endpoint) fetchResult(ctx context.Context, provider, model, u string) (
 	case errors.Is(err, endpoints.ErrStore):
 		return endpoints.Blob{}, fmt.Errorf("%s (%s) %s: %w", endpoints.HuggingFace, provider, model, err)
 	case errors.Is(err, endpoints.ErrTooLarge) || errors.Is(f.err, scope.ErrTooLarge):
-		return fail("the result at %s is larger than the %s Chorus accepts", u, humanSize(e.c.spool.Limit()))
+		return fail("the result at %s is larger than the %s Chorus accepts", u, httpwire.HumanSize(e.c.spool.Limit()))
 	case errors.Is(f.err, scope.ErrDenied):
 		return endpoints.Blob{}, endpoints.Explain(fmt.Sprintf("%s (%s) %s: the result at %s was not fetched: %v", endpoints.HuggingFace, provider, model, u, f.err),
 			endpoints.ErrUnavailable, f.err)
@@ -83,29 +83,6 @@ func (e *Endpoint) fetchResult(ctx context.Context, provider, model, u string) (
 		return fail("the result at %s is empty", u)
 	}
 	mt, _, _ := mime.ParseMediaType(f.mt)
-	b.MIME = hfapi.BlobMIME(mt, head)
-	return b, nil
-}
-
-// decodeDataURL decodes a base64 data: URL into a Blob through spool.
-func decodeDataURL(u string, spool endpoints.Spool) (endpoints.Blob, error) {
-	meta, payload, ok := strings.Cut(strings.TrimPrefix(u, "data:"), ",")
-	if !ok || !strings.HasSuffix(meta, ";base64") {
-		return endpoints.Blob{}, errors.New("not a base64 data URL")
-	}
-	mt, _, _ := mime.ParseMediaType(strings.TrimSuffix(meta, ";base64"))
-	enc := base64.StdEncoding
-	if len(payload)%4 != 0 {
-		enc = base64.RawStdEncoding
-	}
-	b, head, err := spool.Copy(base64.NewDecoder(enc, strings.NewReader(payload)))
-	if err != nil {
-		return endpoints.Blob{}, err
-	}
-	if len(head) == 0 {
-		b.Remove()
-		return endpoints.Blob{}, errors.New("empty file")
-	}
 	b.MIME = hfapi.BlobMIME(mt, head)
 	return b, nil
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -35,26 +34,6 @@ func loading(status int, body []byte) (time.Duration, bool) {
 	}
 	return est, true
 }
-
-// retryAfter reads Retry-After as seconds or an HTTP date.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.Atoi(v); err == nil && secs >= 0 {
-		// Capped so a huge value cannot overflow into a short wait.
-		return time.Duration(min(secs, maxRetryAfter)) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
-}
-
-// maxRetryAfter caps a Retry-After in seconds (a day): longer is as good
-// as never, and the multiplication must not overflow.
-const maxRetryAfter = 24 * 3600
 
 // maxBackoff caps the pause between retries after HTTP 429.
 const maxBackoff = 30 * time.Second

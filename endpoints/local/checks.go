@@ -7,7 +7,7 @@ import (
 	"net/http"
 
 	"github.com/chorusai/chorus/endpoints"
-	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/httpwire"
 )
 
 // cached runs probe at most once per TTL for key and returns its answer.
@@ -42,7 +42,7 @@ func (e *Endpoint) get(ctx context.Context, path string) (int, []byte, error) {
 	defer resp.Body.Close()
 	// The server answered: that is what a probe learns. A body too large
 	// or cut short is simply not the JSON a status answer is.
-	body, _ := huggingface.ReadBody(resp, maxProbeBody)
+	body, _ := httpwire.ReadBody(resp, maxProbeBody)
 	return resp.StatusCode, body, nil
 }
 

@@ -34,6 +34,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/httpwire"
 	"github.com/chorusai/chorus/scope"
 )
 
@@ -234,7 +235,7 @@ func (e *Endpoint) inferJarvis(ctx context.Context, req endpoints.Request) (endp
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		data, _ := huggingface.ReadBody(resp, maxErrorBody)
+		data, _ := httpwire.ReadBody(resp, maxErrorBody)
 		return endpoints.Result{}, e.jarvisStatusError(req.Model, resp.StatusCode, data)
 	}
 	data, err := e.readJSON(resp)
@@ -256,7 +257,7 @@ const maxErrorBody = 64 << 10
 // refused by Content-Length or by count when over the limit, spooled to
 // disk on the way when it is large, never grown by doubling.
 func (e *Endpoint) readJSON(resp *http.Response) ([]byte, error) {
-	b, _, err := huggingface.SpoolBody(resp, e.spool)
+	b, _, err := e.spool.ReadBody(resp)
 	if err != nil || b.Path == "" {
 		return b.Data, err
 	}
@@ -270,7 +271,7 @@ func (e *Endpoint) jarvisBodyError(ctx context.Context, model string, status int
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("%s %s: stopped: %w", endpoints.Local, model, ctxErr)
 	}
-	var be *huggingface.BodyError
+	var be *httpwire.BodyError
 	switch {
 	case errors.As(err, &be) && be.TooLarge():
 		return &endpoints.HTTPError{Kind: endpoints.Local, Model: model, Status: status, Err: errors.Join(endpoints.ErrUnavailable, be),
@@ -514,7 +515,7 @@ func (e *Endpoint) jarvisFetch(ctx context.Context, name, target string) (endpoi
 	if resp.StatusCode != http.StatusOK {
 		return endpoints.Blob{}, fmt.Errorf("GET %s answered HTTP %d", target, resp.StatusCode)
 	}
-	b, head, err := huggingface.SpoolBody(resp, e.spool)
+	b, head, err := e.spool.ReadBody(resp)
 	if err != nil {
 		return endpoints.Blob{}, fmt.Errorf("fetching %s: %w", target, err)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
-	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/httpwire"
 	"github.com/chorusai/chorus/scope"
 )
 
@@ -130,7 +130,7 @@ func (e *Endpoint) post(ctx context.Context, s *Server, model, route, contentTyp
 	}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
-		b, _ := huggingface.ReadBody(resp, maxErrorBody)
+		b, _ := httpwire.ReadBody(resp, maxErrorBody)
 		return nil, e.statusError(s, model, "POST "+route, resp, b)
 	}
 	return resp, nil
@@ -148,7 +148,7 @@ func (e *Endpoint) postJSON(ctx context.Context, s *Server, model, route string,
 
 // readJSON reads a successful JSON answer.
 func (e *Endpoint) readJSON(s *Server, model, route string, resp *http.Response) ([]byte, error) {
-	data, err := huggingface.ReadBody(resp, maxJSONAnswer)
+	data, err := httpwire.ReadBody(resp, maxJSONAnswer)
 	if err != nil {
 		return nil, &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: model, Provider: s.name(), Status: resp.StatusCode, Err: endpoints.ErrUnavailable,
 			Message: fmt.Sprintf("%s answered POST %s unreadably: %v", s.label(), route, err)}
@@ -194,10 +194,10 @@ func (e *Endpoint) fetch(ctx context.Context, s *Server, model, u string) (endpo
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			b, _ := huggingface.ReadBody(resp, maxErrorBody)
+			b, _ := httpwire.ReadBody(resp, maxErrorBody)
 			return endpoints.Blob{}, e.statusError(s, model, "GET "+u, resp, b)
 		}
-		b, head, err := huggingface.SpoolBody(resp, e.spool)
+		b, head, err := e.spool.ReadBody(resp)
 		if err != nil {
 			return fail("the result at %s could not be read: %v", u, err)
 		}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
-	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/httpwire"
 	"github.com/chorusai/chorus/text"
 )
 
@@ -69,7 +69,7 @@ func (e *Endpoint) listModels(ctx context.Context, s *Server) ([]string, error) 
 		return nil, e.unreachable(s, err)
 	}
 	defer resp.Body.Close()
-	body, err := huggingface.ReadBody(resp, maxModelList)
+	body, err := httpwire.ReadBody(resp, maxModelList)
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
 		return nil, nil

@@ -3,7 +3,6 @@ package openai
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -18,7 +17,6 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/chattask"
 	"github.com/chorusai/chorus/endpoints/hfapi"
-	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -142,7 +140,7 @@ func (e *Endpoint) images(ctx context.Context, s *Server, model, r string, data 
 		)
 		switch {
 		case d.B64JSON != "":
-			b, err = e.decodeBase64(d.B64JSON)
+			b, err = hfapi.DecodeFile([]byte(d.B64JSON), "", e.spool)
 			if err != nil {
 				res.Discard()
 				return endpoints.Result{}, e.malformed(s, model, r, "base64 in b64_json", []byte(err.Error()))
@@ -168,35 +166,6 @@ func (e *Endpoint) images(ctx context.Context, s *Server, model, r string, data 
 		}
 	}
 	return res, nil
-}
-
-// decodeBase64 decodes a base64 file (or a data: URL, as some servers put
-// in b64_json) through the spool.
-func (e *Endpoint) decodeBase64(s string) (endpoints.Blob, error) {
-	mt := ""
-	if strings.HasPrefix(s, "data:") {
-		meta, payload, ok := strings.Cut(strings.TrimPrefix(s, "data:"), ",")
-		if !ok || !strings.HasSuffix(meta, ";base64") {
-			return endpoints.Blob{}, fmt.Errorf("not a base64 data URL")
-		}
-		mt, _, _ = mime.ParseMediaType(strings.TrimSuffix(meta, ";base64"))
-		s = payload
-	}
-	s = strings.TrimSpace(s)
-	enc := base64.StdEncoding
-	if len(s)%4 != 0 {
-		enc = base64.RawStdEncoding
-	}
-	b, head, err := e.spool.Copy(base64.NewDecoder(enc, strings.NewReader(s)))
-	if err != nil {
-		return endpoints.Blob{}, err
-	}
-	if len(head) == 0 {
-		b.Remove()
-		return endpoints.Blob{}, fmt.Errorf("empty file")
-	}
-	b.MIME = hfapi.BlobMIME(mt, head)
-	return b, nil
 }
 
 // transcribe is automatic-speech-recognition: POST
@@ -252,7 +221,7 @@ func (e *Endpoint) speak(ctx context.Context, s *Server, req endpoints.Request) 
 		return endpoints.Result{}, err
 	}
 	defer resp.Body.Close()
-	b, head, err := huggingface.SpoolBody(resp, e.spool)
+	b, head, err := e.spool.ReadBody(resp)
 	if err != nil {
 		return endpoints.Result{}, &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: req.Model, Provider: s.name(), Status: resp.StatusCode,
 			Err: endpoints.ErrUnavailable, Message: fmt.Sprintf("%s answered POST %s unreadably: %v", s.label(), r, err)}

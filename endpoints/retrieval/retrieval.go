@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -24,6 +23,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/httpwire"
 )
 
 // Task is the skill this kind runs.
@@ -346,7 +346,7 @@ func (e *Endpoint) getJSON(ctx context.Context, req endpoints.Request, source, u
 			}
 			return nil
 		case status == http.StatusTooManyRequests:
-			wait, ok := retryAfter(hdr.Get("Retry-After"))
+			wait, ok := httpwire.RetryAfter(hdr.Get("Retry-After"), time.Now())
 			if attempt == 0 && ok && wait <= maxRetryAfter {
 				if req.Progress != nil {
 					req.Progress(endpoints.Progress{Message: fmt.Sprintf("%s rate limited; retrying in %s", source, wait.Round(time.Second))})
@@ -391,32 +391,11 @@ func (e *Endpoint) get(ctx context.Context, u string) (int, http.Header, []byte,
 		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
-	if resp.ContentLength > maxBody {
-		return 0, nil, nil, fmt.Errorf("answer of %d bytes is over the %d-byte limit", resp.ContentLength, maxBody)
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	body, err := httpwire.ReadBody(resp, maxBody)
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	if len(body) > maxBody {
-		return 0, nil, nil, fmt.Errorf("answer is over the %d-byte limit", maxBody)
-	}
 	return resp.StatusCode, resp.Header, body, nil
-}
-
-// retryAfter reads a Retry-After header: seconds or an HTTP date.
-func retryAfter(v string) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0), true
-	}
-	return 0, false
 }
 
 func configKey(source string) string {

@@ -100,6 +100,18 @@ func TestWikipediaErrors(t *testing.T) {
 		t.Errorf("long 429: %v", err)
 	}
 
+	// A Retry-After too large for a time.Duration is capped at a day, not
+	// multiplied unchecked: 9223372037 s wraps to a negative wait (retried
+	// at once), 99999999999 s to 246 years that the message would name.
+	for v, want := range map[string]string{"9223372037": "retry after 24h0m0s", "99999999999": "retry after 24h0m0s"} {
+		w.RateLimit(1, v)
+		before := len(w.Requests())
+		_, err = run(t, e, Wikipedia, "Eiffel")
+		if n := len(w.Requests()) - before; !errors.Is(err, endpoints.ErrRateLimited) || n != 1 || !strings.Contains(err.Error(), want) {
+			t.Errorf("Retry-After: %s: %v after %d requests, want ErrRateLimited naming %q after 1", v, err, n, want)
+		}
+	}
+
 	// A wrong URL: 404 names the setting.
 	bad := New(Options{WikipediaURL: w.URL + "/nowhere"})
 	if _, err := run(t, bad, Wikipedia, "Eiffel"); !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "retrieval.wikipedia_url") {

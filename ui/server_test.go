@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"io"
 	"net"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/chorusai/chorus/controller"
 )
 
 // flakyLink is a TCP proxy in front of the fake Ollama that can be cut and
@@ -100,20 +103,20 @@ func TestOllamaGoingAwayIsNoticedAndItsReturnAnnounced(t *testing.T) {
 		return link.url()
 	})
 	m := env.model(t)
-	m.ollamaRetry = 20 * time.Millisecond
+	m.serverRetry = 20 * time.Millisecond
 	s := startSession(t, m, 100, 30)
-	s.wait("Ollama up", func(m *Model) bool { return m.ollama.checked && m.ollama.reachable })
+	s.wait("Ollama up", func(m *Model) bool { return m.server.checked && m.server.reachable })
 
 	link.down()
 	s.submit("hello?")
 	s.wait("the failed turn", turnsDone(1))
-	s.wait("the status bar to say Ollama is gone", func(m *Model) bool { return m.ollama.checked && !m.ollama.reachable })
+	s.wait("the status bar to say Ollama is gone", func(m *Model) bool { return m.server.checked && !m.server.reachable })
 	if f := s.snapshot(); !strings.Contains(f, "ollama ✗ unreachable") {
 		t.Errorf("the status bar should say Ollama is unreachable:\n%s", f)
 	}
 
 	link.up()
-	s.wait("Ollama's return", func(m *Model) bool { return m.ollama.reachable })
+	s.wait("Ollama's return", func(m *Model) bool { return m.server.reachable })
 	m = s.finish()
 	text := chatText(m)
 	if n := strings.Count(text, "reachable now"); n != 1 {
@@ -126,5 +129,43 @@ func TestOllamaGoingAwayIsNoticedAndItsReturnAnnounced(t *testing.T) {
 	}
 	if st := ansi.Strip(m.statusLine(fixedNow)); !strings.Contains(st, "ollama ✓") {
 		t.Errorf("status bar after the return = %q", st)
+	}
+}
+
+// plainBackend is a controller server of another kind: models and chat,
+// no pull, no version, no words of its own.
+type plainBackend struct{}
+
+func (plainBackend) Models(context.Context) ([]controller.ModelInfo, error) {
+	return []controller.ModelInfo{{Name: "qwen3:8b"}}, nil
+}
+
+func (plainBackend) Capabilities(context.Context, string) ([]string, error) {
+	return []string{"completion"}, nil
+}
+
+func (plainBackend) Chat(_ context.Context, _ controller.ChatRequest, fn func(controller.ChatChunk)) error {
+	fn(controller.ChatChunk{Content: "hi", Done: true, DoneReason: "stop"})
+	return nil
+}
+
+// TestAnotherServerKindIsNotCalledOllama: with a backend that is not
+// Ollama, the status bar and /pull speak of the controller server and
+// offer no Ollama command.
+func TestAnotherServerKindIsNotCalledOllama(t *testing.T) {
+	env := newTestEnv(t)
+	env.eng = env.eng.WithController(controller.NewWith(plainBackend{}, "http://10.1.2.3:8000", "qwen3:8b", controller.Options{}))
+	m := env.model(t)
+	msg := m.checkServer()()
+	m.onServer(msg.(serverMsg))
+	if bar := ansi.Strip(m.statusLine(fixedNow)); !strings.Contains(bar, "server ✓") || strings.Contains(bar, "ollama") {
+		t.Errorf("status bar: %q", bar)
+	}
+	if cmd := m.startPull("llama3.2:3b"); cmd != nil || m.pull != nil {
+		t.Fatal("a pull started on a server that cannot pull")
+	}
+	got := m.chat.Last().Text
+	if !strings.Contains(got, "cannot download models") || strings.Contains(strings.ToLower(got), "ollama") {
+		t.Errorf("/pull on a server that cannot: %q", got)
 	}
 }

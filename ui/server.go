@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -12,11 +14,12 @@ import (
 	"github.com/chorusai/chorus/ui/theme"
 )
 
-// ollamaRetryEvery is how often an unreachable Ollama is asked again.
-const ollamaRetryEvery = 5 * time.Second
+// serverRetryEvery is how often an unreachable controller server is asked
+// again.
+const serverRetryEvery = 5 * time.Second
 
-// ollamaState is what the app knows about the controller's server.
-type ollamaState struct {
+// serverState is what the app knows about the controller's server.
+type serverState struct {
 	checked   bool
 	reachable bool
 	pulled    bool
@@ -26,9 +29,9 @@ type ollamaState struct {
 	announced string
 }
 
-// ollamaMsg is the result of a check. gen tells the latest check from
+// serverMsg is the result of a check. gen tells the latest check from
 // older ones still in flight (a controller switch starts a new check).
-type ollamaMsg struct {
+type serverMsg struct {
 	gen    int
 	model  string
 	status controller.Status
@@ -38,75 +41,83 @@ type ollamaMsg struct {
 	afterTurn bool
 }
 
-// ollamaRetryMsg triggers the next check of generation gen.
-type ollamaRetryMsg struct{ gen int }
+// serverRetryMsg triggers the next check of generation gen.
+type serverRetryMsg struct{ gen int }
 
-// checkOllama asks the controller's server whether it is up and has the
+// checkServer asks the controller's server whether it is up and has the
 // model, off the UI goroutine. It supersedes any earlier check and its
 // retries.
-func (m *Model) checkOllama() tea.Cmd {
-	m.ollamaGen++
-	gen := m.ollamaGen
+func (m *Model) checkServer() tea.Cmd {
+	m.serverGen++
+	gen := m.serverGen
 	ctl := m.eng.Controller()
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		return ollamaMsg{gen: gen, model: ctl.Model(), status: ctl.Check(ctx)}
+		return serverMsg{gen: gen, model: ctl.Model(), status: ctl.Check(ctx)}
 	}
 }
 
-// recheckOllama checks again after a turn failed: Ollama may have gone away
+// recheckServer checks again after a turn failed: the server may have gone away
 // (or lost the model) since the last check said it was fine. The status bar
 // then shows it, and the retries announce its return.
-func (m *Model) recheckOllama() tea.Cmd {
-	check := m.checkOllama()
+func (m *Model) recheckServer() tea.Cmd {
+	check := m.checkServer()
 	return func() tea.Msg {
-		msg := check().(ollamaMsg)
+		msg := check().(serverMsg)
 		msg.afterTurn = true
 		return msg
 	}
 }
 
-// onOllamaRetry runs the retry of the current check chain only.
-func (m *Model) onOllamaRetry(msg ollamaRetryMsg) tea.Cmd {
-	if msg.gen != m.ollamaGen {
+// onServerRetry runs the retry of the current check chain only.
+func (m *Model) onServerRetry(msg serverRetryMsg) tea.Cmd {
+	if msg.gen != m.serverGen {
 		return nil
 	}
-	return m.checkOllama()
+	return m.checkServer()
 }
 
-// onOllama records a check, tells the user what changed and how to fix
+// onServer records a check, tells the user what changed and how to fix
 // it, and keeps checking while something is missing.
-func (m *Model) onOllama(msg ollamaMsg) tea.Cmd {
+func (m *Model) onServer(msg serverMsg) tea.Cmd {
 	ctl := m.eng.Controller()
-	if msg.gen != m.ollamaGen {
+	if msg.gen != m.serverGen {
 		return nil // superseded by a newer check
 	}
 	if msg.model != ctl.Model() {
-		return m.checkOllama() // the controller changed meanwhile
+		return m.checkServer() // the controller changed meanwhile
 	}
 	st := msg.status
-	o := &m.ollama
+	o := &m.server
 	wasDown := o.checked && !o.reachable
 	o.checked, o.reachable, o.pulled, o.version = true, st.Reachable, st.Pulled, st.Version
+	h := ctl.Hints()
 	var say, key string
 	switch {
 	case !st.Reachable:
 		key = "down"
-		say = fmt.Sprintf("**Ollama is not reachable at %s.** Start it with `ollama serve`, then pull the controller model with `ollama pull %s` (or set `OLLAMA_HOST` / `controller.host` if it runs elsewhere). Chorus keeps checking in the background.",
-			ctl.Host(), ctl.Model())
+		say = fmt.Sprintf("**%s is not reachable at %s.** %s.", sentence(h.Server), ctl.Host(), sentence(h.Start))
+		if h.Fetch != nil {
+			say = fmt.Sprintf("**%s is not reachable at %s.** %s, then get the controller model: %s.", sentence(h.Server), ctl.Host(), sentence(h.Start), h.Fetch(ctl.Model()))
+		}
+		say += " Chorus keeps checking in the background."
 	case !st.Pulled:
 		key = "nomodel"
 		detail := ""
-		if st.Err != nil && !errors.Is(st.Err, controller.ErrModelNotPulled) {
+		if st.Err != nil && !errors.Is(st.Err, controller.ErrModelMissing) {
 			detail = " (" + st.Err.Error() + ")"
 		}
-		say = fmt.Sprintf("**%s is up, but the controller model `%s` is not pulled**%s. Run `/pull %s` (or `ollama pull %s`), or pick a pulled model with `/model`.",
-			ollamaName(st.Version), ctl.Model(), detail, ctl.Model(), ctl.Model())
+		fix := "Pick a model it has with `/model`, or set `controller.model`."
+		if h.Fetch != nil {
+			fix = sentence(h.Fetch(ctl.Model())) + ", or pick a model it has with `/model`."
+		}
+		say = fmt.Sprintf("**%s is up, but the controller model `%s` is %s**%s. %s",
+			serverName(h, st.Version), ctl.Model(), h.Missing, detail, fix)
 	default:
 		key = "ok"
 		if wasDown || o.announced == "nomodel" {
-			say = fmt.Sprintf("%s is reachable now; `%s` is ready.", ollamaName(st.Version), ctl.Model())
+			say = fmt.Sprintf("%s is reachable now; `%s` is ready.", serverName(h, st.Version), ctl.Model())
 		}
 	}
 	if key != o.announced {
@@ -122,17 +133,24 @@ func (m *Model) onOllama(msg ollamaMsg) tea.Cmd {
 	if key == "ok" {
 		return nil
 	}
-	gen := m.ollamaGen
-	return tea.Tick(m.ollamaRetry, func(time.Time) tea.Msg { return ollamaRetryMsg{gen: gen} })
+	gen := m.serverGen
+	return tea.Tick(m.serverRetry, func(time.Time) tea.Msg { return serverRetryMsg{gen: gen} })
 }
 
-// ollamaName is "Ollama 0.11.4", or just "Ollama" when the server did not
-// say its version (it is asked for best-effort).
-func ollamaName(version string) string {
+// serverName is "Ollama 0.11.4", or just "Ollama" when the server did not
+// say its version (it is asked for best-effort): the backend's name for
+// its server, opening a sentence.
+func serverName(h controller.Hints, version string) string {
 	if version == "" {
-		return "Ollama"
+		return sentence(h.Server)
 	}
-	return "Ollama " + version
+	return sentence(h.Server) + " " + version
+}
+
+// sentence capitalises the first letter of s, to open a sentence.
+func sentence(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // pullState follows a /pull.
@@ -157,6 +175,10 @@ type pullDoneMsg struct {
 func (m *Model) startPull(model string) tea.Cmd {
 	if m.pull != nil {
 		m.flash("a pull of "+m.pull.model+" is running — wait for it, or "+m.keys.Label(theme.ActCancel)+" to stop it", true)
+		return nil
+	}
+	if ctl := m.eng.Controller(); !ctl.CanPull() {
+		m.systemError(ctl.Pull(context.Background(), model, nil).Error())
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -194,7 +216,7 @@ func (m *Model) onPullItems(items []any) tea.Cmd {
 				m.systemError(fmt.Sprintf("Pulling `%s` failed: %v", it.model, it.err))
 			default:
 				m.say(fmt.Sprintf("Pulled `%s`. Switch to it with `/model %s`.", it.model, it.model))
-				return m.checkOllama()
+				return m.checkServer()
 			}
 			return nil
 		}
