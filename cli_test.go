@@ -326,7 +326,8 @@ func TestErrorLineIsTerminalSafe(t *testing.T) {
 
 // TestRunContinuesASession: `chorus run --continue` and `--session ID`
 // give the planner the saved turns (with their files) as history and save
-// the new turn into the session, as the TUI does.
+// the new turn into the session, as the TUI does; --continue with no
+// session starts one, --session of a missing id names the sessions folder.
 func TestRunContinuesASession(t *testing.T) {
 	answers := 0
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
@@ -337,10 +338,14 @@ func TestRunContinuesASession(t *testing.T) {
 		return fakeollama.Reply{Content: fmt.Sprintf("Answer number %d.", answers)}
 	})
 
-	if _, stderr, code := runCLI("run", "--continue", "hi"); code != 2 || !strings.Contains(stderr, "no saved session") {
-		t.Fatalf("--continue with no session: exit %d stderr %q", code, stderr)
+	var st sessions.Store
+	_, stderr, code := runCLI("run", "--continue", "hi")
+	first, _ := st.Latest()
+	if code != 0 || !strings.Contains(stderr, "no saved session yet in "+sessions.DefaultDir()) || first == nil ||
+		len(first.Turns) != 1 || !strings.HasSuffix(stderr, "session: "+first.ID+"\n") {
+		t.Fatalf("--continue with no session: exit %d stderr %q, saved %+v", code, stderr, first)
 	}
-	if _, stderr, code := runCLI("run", "--session", "nope", "hi"); code != 2 || !strings.Contains(stderr, "session not found") {
+	if _, stderr, code := runCLI("run", "--session", "nope", "hi"); code != 2 || !strings.Contains(stderr, "session not found in "+sessions.DefaultDir()) {
 		t.Fatalf("--session of a missing id: exit %d stderr %q", code, stderr)
 	}
 	if _, _, code := runCLI("run", "--continue", "--session", "x", "hi"); code != 2 {
@@ -352,7 +357,6 @@ func TestRunContinuesASession(t *testing.T) {
 	if err := os.WriteFile(pic, fakehf.PNG(8, 8), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var st sessions.Store
 	s := st.New("")
 	s.Model = "ctl"
 	s.AddTurn(sessions.Turn{Request: "draw a cat", Answer: "Here is a cat.", Planned: true, Resources: []string{pic}})
@@ -361,8 +365,8 @@ func TestRunContinuesASession(t *testing.T) {
 	}
 
 	stdout, stderr, code := runCLI("run", "--continue", "make it bigger")
-	if code != 0 || !strings.Contains(stderr, "session: draw a cat ("+s.ID+"), continuing after 1 turn(s)") ||
-		!strings.Contains(stderr, "saved to session "+s.ID) || !strings.Contains(stdout, "Answer number 1.") {
+	if code != 0 || !strings.Contains(stderr, "continuing session draw a cat ("+s.ID+") after 1 turn(s)") ||
+		!strings.Contains(stderr, "session: "+s.ID+"\n") || !strings.Contains(stdout, "Answer number 2.") {
 		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
 	// The chat log follows the head as messages, before the request.
@@ -385,7 +389,7 @@ func TestRunContinuesASession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Turns) != 2 || back.Turns[1].Request != "make it bigger" || back.Turns[1].Answer != "Answer number 1." ||
+	if len(back.Turns) != 2 || back.Turns[1].Request != "make it bigger" || back.Turns[1].Answer != "Answer number 2." ||
 		!back.Turns[1].Planned || back.Turns[1].Report == nil || back.Model != "ctl" {
 		t.Fatalf("the turn was not saved into the session: %+v", back)
 	}
@@ -396,14 +400,23 @@ func TestRunContinuesASession(t *testing.T) {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
 	jsonLines(t, stdout)
-	if p := planPrompt(); !strings.Contains(p, "user: make it bigger") || !strings.Contains(p, "assistant: Answer number 1.") {
+	if p := planPrompt(); !strings.Contains(p, "user: make it bigger") || !strings.Contains(p, "assistant: Answer number 2.") {
 		t.Fatalf("the second continuation lacks the first one's turn:\n%s", p)
 	}
-	if back, err = st.Load(s.ID); err != nil || len(back.Turns) != 3 || back.Turns[2].Answer != "Answer number 2." {
+	if back, err = st.Load(s.ID); err != nil || len(back.Turns) != 3 || back.Turns[2].Answer != "Answer number 3." {
 		t.Fatalf("after --session: %+v, %v", back, err)
 	}
-	if list, err := st.List(); err != nil || len(list) != 1 {
+	if list, err := st.List(); err != nil || len(list) != 2 {
 		t.Fatalf("continuing made another session: %+v, %v", list, err)
+	}
+
+	// --no-save: the turn runs and no session changes or appears.
+	stdout, stderr, code = runCLI("run", "--no-save", "--continue", "just this once")
+	if back, _ := st.Load(s.ID); code != 0 || strings.Contains(stderr, "session: ") || len(back.Turns) != 3 {
+		t.Fatalf("--no-save: exit %d stderr %q, %d turns", code, stderr, len(back.Turns))
+	}
+	if list, _ := st.List(); len(list) != 2 {
+		t.Fatalf("--no-save made a session: %+v", list)
 	}
 }
 

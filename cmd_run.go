@@ -17,9 +17,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/pipeline"
-	"github.com/chorusai/chorus/recording"
-	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/text"
 )
 
@@ -34,6 +33,9 @@ type runFlags struct {
 	// id: its turns are the history, and the turn is saved into it.
 	cont    bool
 	session string
+	// noSave keeps the turn out of any session (by default every run's
+	// turn is saved: into a new session, or the one continued).
+	noSave bool
 	// record saves the turn's controller and expert traffic to this file;
 	// replay answers from such a file instead (--replay, --replay-speed).
 	record string
@@ -66,9 +68,11 @@ a pipeline: rendered as Markdown when stdout is a terminal, the raw Markdown whe
 as arguments (paths and URLs in it are not opened: name or --attach what a task may read), or as the whole
 request without one (a long input is saved to a file in the output directory and attached). With --json every line of stdout is one JSON event: stage, plan, model,
 task_start, task_progress, task_end, token, answer, report, error (and debug with --debug).
-With --continue (the newest saved session) or --session ID, the request continues a session the TUI or an
-earlier run saved: its turns are the chat history, so earlier files can be referred to, and this turn is
-saved into it.
+Every run's turn is saved into a session, whose id ends the progress log ("session: ID"; --no-save keeps
+it out). With --continue (the newest saved session — a new one when there is none) or --session ID, the
+request continues a session the TUI or an earlier run saved: its turns are the chat history, so earlier
+files can be referred to, and this turn is saved into it. Several runs, and the TUI, may continue one
+session at once: every turn is kept.
 Exit status: 0 with an answer; 1 when the turn failed or every task of its plan failed (the cause is on
 stderr); 2 for bad usage or configuration, or a session that does not exist; 130 when interrupted.`,
 		Example: `  chorus run "describe ./cat.jpg and read the description aloud"
@@ -102,8 +106,9 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 	fl.StringArrayVarP(&f.attach, "attach", "a", nil, "attach a file (repeatable)")
 	fl.StringVarP(&f.out, "out", "o", "", "directory for generated files (overrides output_dir)")
 	fl.StringVar(&f.constrain, "constrain", "", `model constraints, e.g. "license=apache-2.0,mit max-size=1GB local-only smallest"`)
-	fl.BoolVar(&f.cont, "continue", false, "continue the newest saved session (its turns are the history; this turn is saved into it)")
+	fl.BoolVar(&f.cont, "continue", false, "continue the newest saved session, or start one (its turns are the history; this turn is saved into it)")
 	fl.StringVar(&f.session, "session", "", `continue the saved session ID ("latest" for the newest)`)
+	fl.BoolVar(&f.noSave, "no-save", false, "do not save the turn into a session")
 	fl.StringVar(&f.record, "record", "", "record the turn's controller and expert traffic to FILE, to replay it with --replay FILE")
 	f.replay.flags(cmd)
 	return cmd
@@ -125,28 +130,6 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	store := sessions.Store{Logger: log}
-	sess, err := openSession(store, f)
-	if err != nil {
-		return err
-	}
-	if sess != nil && sess.Model != "" && !f.modelSet {
-		cfg.Controller.Model = sess.Model // as the TUI does when it reopens a session
-	}
-	cons, err := standingConstraints(cfg)
-	if err != nil {
-		return err
-	}
-	if sess != nil && !sess.Constraints.IsZero() {
-		cons = sess.Constraints // the session's standing constraints replace the config's, as in the TUI
-	}
-	if f.constrain != "" {
-		c, err := pipeline.ParseConstraints(f.constrain)
-		if err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("--constrain: %w", err)}
-		}
-		cons = cons.Merge(c)
-	}
 	attachments, err := checkAttachments(f.attach)
 	if err != nil {
 		return &exitError{code: 2, err: err}
@@ -158,6 +141,34 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 		}
 		cfg.OutputDir = abs
 	}
+	var extra pipeline.Constraints
+	if f.constrain != "" {
+		if extra, err = pipeline.ParseConstraints(f.constrain); err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("--constrain: %w", err)}
+		}
+	}
+	st, err := newSetup(cfg, f.replay, log)
+	if err != nil {
+		return err
+	}
+	svc, err := conversation.New(conversation.Options{Engine: st.eng, Logger: log, Version: version})
+	if err != nil {
+		return err
+	}
+	chat := svc.Chat(conversation.ChatOptions{Constraints: st.cons, NoSave: f.noSave})
+	resumed, err := openSession(chat, f)
+	if err != nil {
+		return err
+	}
+	if f.modelSet || st.replay != nil {
+		chat.SetModel(cfg.Controller.Model) // --model (or the recording's) wins over the session's
+	}
+	switch {
+	case st.replay != nil:
+		chat.SetConstraints(st.cons) // the recorded turn was selected under its own constraints
+	case f.constrain != "":
+		chat.SetConstraints(chat.Constraints().Merge(extra))
+	}
 	piped, err := withPipedInput(request, f.stdin, cfg.OutputDir, time.Now())
 	if err != nil {
 		return err
@@ -165,14 +176,6 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 	request, spooled := piped.Request, piped.Spooled
 	if spooled != "" {
 		attachments = append(attachments, spooled)
-	}
-	st, err := newSetup(cfg, f.replay, log)
-	if err != nil {
-		return err
-	}
-	eng := st.eng
-	if st.replay != nil {
-		cons = st.cons // the recorded turn was selected under its own constraints
 	}
 	logw := stderr
 	if f.quiet {
@@ -189,62 +192,57 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 	if spooled != "" {
 		p.note("stdin: %s, attached as %s", humanSize(spooled), spooled)
 	}
-	if why := eng.Unqualifiable(cons); why != "" {
+	if why := chat.Engine().Unqualifiable(chat.Constraints()); why != "" {
 		p.warn(pipeline.StageSelection, why)
 	}
-	var tape *recording.Recorder
 	if f.record != "" {
-		tape, eng = startRecording(eng, f.record, cons)
-		tape.BeginTurn(request, attachments)
+		if err := chat.StartRecording(f.record); err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("--record: %w", err)}
+		}
 	}
-	if sess != nil {
-		p.note("session: %s (%s), continuing after %d turn(s)", cmp.Or(sess.Title, sess.ID), sess.ID, len(sess.Turns))
+	sess := chat.Session()
+	switch {
+	case resumed:
+		p.note("continuing session %s (%s) after %d turn(s)", cmp.Or(sess.Title(), sess.ID()), sess.ID(), sess.Len())
+	case f.cont:
+		p.note("no saved session yet in %s — this run starts one", svc.Dir())
 	}
-	if st := eng.Controller().Check(ctx); st.Err != nil {
-		if ctx.Err() != nil {
-			p.emit(pipeline.ErrorEvent{Stage: pipeline.StagePlanning, Message: "cancelled — nothing more will run this turn", Fatal: true})
+	res := chat.Run(ctx, conversation.Request{Request: request, Input: piped.Input, Attachments: attachments, PlanOnly: f.planOnly, Check: true,
+		Synced: func(s conversation.Sync) {
+			p.note("%d turn(s) another chat saved meanwhile are part of the history", len(s.Added))
+		}}, p.emit)
+	p.finish()
+	if !res.Ran {
+		if errors.Is(res.Err, pipeline.ErrCancelled) {
 			return &exitError{code: 130, err: errors.New("interrupted — the turn was cancelled")}
 		}
-		p.emit(pipeline.ErrorEvent{Stage: pipeline.StagePlanning, Message: st.Err.Error(), Fatal: true})
-		return &exitError{code: 1, err: st.Err}
+		return &exitError{code: 1, err: res.Err}
 	}
-	emit := p.emit
-	var rec *sessions.Recorder
-	if sess != nil {
-		rec = sessions.NewRecorder(request, attachments, time.Now())
-		rec.SetInput(piped.Input)
-		emit = func(ev pipeline.Event) {
-			rec.Observe(ev)
-			p.emit(ev)
-		}
-	}
-	turn := pipeline.Turn{Request: request, Input: piped.Input, Attachments: attachments, History: sess.History(), Constraints: cons, PlanOnly: f.planOnly}
-	rep, err := eng.Run(ctx, turn, emit)
-	p.finish()
-	result := turnResult(rep, err, f.planOnly)
-	if tape != nil {
-		if err := tape.Save(); err != nil {
-			fmt.Fprintln(stderr, "chorus:", text.Clean(text.OneLine(err.Error(), 0)))
-			if result == nil {
-				result = &exitError{code: 1, err: err}
-			}
-		} else {
-			p.note("recorded to %s — replay it with chorus --replay %s", tape.Path(), tape.Path())
-		}
-	}
-	if sess == nil {
-		return result
-	}
-	sess.Model = eng.Controller().Model()
-	sess.AddTurn(rec.Finish(rep, err, time.Now()))
-	if err := store.Save(sess); err != nil {
-		if result == nil {
-			return &exitError{code: 1, err: err}
-		}
+	result := turnResult(res.Report, res.Err, f.planOnly)
+	fail := func(err error) {
 		fmt.Fprintln(stderr, "chorus:", text.Clean(text.OneLine(err.Error(), 0)))
-		return result
+		if result == nil {
+			result = &exitError{code: 1, err: err}
+		}
 	}
-	p.note("saved to session %s", sess.ID)
+	if f.record != "" {
+		if res.TapeErr != nil {
+			fail(res.TapeErr)
+		} else {
+			p.note("recorded to %s — replay it with chorus --replay %s", f.record, f.record)
+		}
+	}
+	switch {
+	case res.SaveErr != nil:
+		if result == nil {
+			return &exitError{code: 1, err: res.SaveErr}
+		}
+		fmt.Fprintln(stderr, "chorus:", text.Clean(text.OneLine(res.SaveErr.Error(), 0)))
+	case res.Saved:
+		// The id, on a line of its own and even with --json, for the next
+		// run's --session.
+		fmt.Fprintf(logw, "session: %s\n", res.Session.ID())
+	}
 	return result
 }
 
@@ -281,25 +279,26 @@ func allTasksFailed(rep *pipeline.Report) bool {
 	return true
 }
 
-// openSession loads the session --continue or --session names; nil when
-// neither was given. A session that does not exist is bad usage (status
-// 2); one that cannot be read is a failure (status 1).
-func openSession(store sessions.Store, f *runFlags) (*sessions.Session, error) {
-	id := f.session
-	if f.cont {
-		id = "latest"
-	}
-	if id == "" {
-		return nil, nil
-	}
-	s, err := store.Open(id)
+// openSession opens the session --continue or --session names into chat:
+// --continue the newest (or, with none, the chat keeps its new one), and
+// --session ID that one. A session that does not exist is bad usage
+// (status 2), its error naming the sessions folder; one that cannot be
+// read is a failure (status 1).
+func openSession(chat *conversation.Chat, f *runFlags) (resumed bool, err error) {
 	switch {
-	case errors.Is(err, sessions.ErrNotFound):
-		return nil, &exitError{code: 2, err: err}
-	case err != nil:
-		return nil, &exitError{code: 1, err: err}
+	case f.cont:
+		resumed, err = chat.Continue()
+	case f.session != "":
+		_, err = chat.Open(f.session)
+		resumed = err == nil
 	}
-	return s, nil
+	switch {
+	case errors.Is(err, conversation.ErrNotFound):
+		return false, &exitError{code: 2, err: err}
+	case err != nil:
+		return false, &exitError{code: 1, err: err}
+	}
+	return resumed, nil
 }
 
 // checkAttachments makes attachment paths absolute and proves they exist.

@@ -38,6 +38,9 @@ var importRules = map[string][]string{
 	"config":   {"endpoints", "endpoints/openai", "skills", "text"},
 	"pipeline": {"controller", "endpoints", "imaging", "scope", "skills", "text"},
 	"sessions": {"config", "pipeline", "skills", "text"},
+	// The chat service: sessions opened and saved, turns run and recorded,
+	// between every front end and the pipeline.
+	"conversation": {"pipeline", "recording", "sessions"},
 
 	"ui/theme":    {},
 	"ui/media":    {},

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // brokenReader yields n bytes, then fails as a connection closed mid-way.
@@ -25,19 +26,6 @@ func (r *brokenReader) Read(p []byte) (int, error) {
 	}
 	r.n -= k
 	return k, nil
-}
-
-func dirEntries(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	return out
 }
 
 // TestSpool: small blobs stay in memory, large ones go to a temporary file,
@@ -84,7 +72,7 @@ func TestSpool(t *testing.T) {
 			t.Errorf("%s: %v, want the read error", name, err)
 		}
 	}
-	if left := dirEntries(t, dir); len(left) != 0 {
+	if left := testkit.DirNames(t, dir); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
 	}
 }
@@ -108,7 +96,7 @@ func TestBlobSaveAs(t *testing.T) {
 	if data, err := os.ReadFile(dst); err != nil || len(data) != 100 {
 		t.Fatalf("saved %d bytes, %v", len(data), err)
 	}
-	if left := dirEntries(t, tmp); len(left) != 0 {
+	if left := testkit.DirNames(t, tmp); len(left) != 0 {
 		t.Errorf("the temporary file stayed: %v", left)
 	}
 
@@ -147,7 +135,7 @@ func TestResultDiscard(t *testing.T) {
 	a, _, _ := sp.Copy(strings.NewReader("aaaaaaaa"))
 	b, _, _ := sp.Copy(strings.NewReader("bb"))
 	endpoints.Result{Blobs: []endpoints.Blob{a, b}}.Discard()
-	if left := dirEntries(t, tmp); len(left) != 0 {
+	if left := testkit.DirNames(t, tmp); len(left) != 0 {
 		t.Errorf("left: %v", left)
 	}
 }

@@ -43,6 +43,7 @@ import (
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/fakeweb"
+	"github.com/chorusai/chorus/internal/testkit"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -622,11 +623,11 @@ func catRunCommand(t *testing.T, s *skills.Skill, m skills.Model) {
 	if !known {
 		t.Fatalf("%s runs %q, which this test does not know how to feed — add it to catPrograms and catRunCommand", m.ID, prog)
 	}
-	needProgram(t, prog, pkg)
+	testkit.NeedProgram(t, prog, pkg)
 	in := newCatInputs(t, s)
 	switch s.Name {
 	case "ocr", "image-to-text":
-		in.args["image"] = textImage(t, "HELLO CHORUS", 6)
+		in.args["image"] = testkit.TextImage(t, "HELLO CHORUS", 6)
 	case "video-to-audio":
 		video := filepath.Join(t.TempDir(), "talk.mkv")
 		gen := exec.Command("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=32x24:rate=5:duration=1",
@@ -651,9 +652,9 @@ func catRunCommand(t *testing.T, s *skills.Skill, m skills.Model) {
 			t.Errorf("%s read %q from an image saying HELLO CHORUS", prog, res.Text)
 		}
 	case "text-to-speech":
-		checkWAV(t, res.Blobs[0].Data, 1)
+		testkit.CheckWAV(t, res.Blobs[0].Data, 1)
 	case "video-to-audio":
-		checkWAV(t, res.Blobs[0].Data, 0.8)
+		testkit.CheckWAV(t, res.Blobs[0].Data, 0.8)
 	}
 	catCheckOutputs(t, s, res, nil)
 }

@@ -7,12 +7,14 @@ import (
 	"image"
 	"image/color"
 	"testing"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 func TestAnnotateDetection(t *testing.T) {
-	src := gradientImage(320, 240)
+	src := testkit.GradientImage(320, 240)
 	dir := t.TempDir()
-	path := writeImage(t, dir, "in.jpg", src, "jpeg")
+	path := testkit.WriteImage(t, dir, "in.jpg", src, "jpeg")
 	img, _, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +29,7 @@ func TestAnnotateDetection(t *testing.T) {
 	if err != nil || format != "png" || blob.MIME != "image/png" {
 		t.Fatalf("%s %s %v", format, blob.MIME, err)
 	}
-	checkBoxDrawn(t, decoded, out, image.Rect(100, 100, 200, 180), strokeWidth(src.Bounds()))
+	testkit.CheckBoxDrawn(t, decoded, out, image.Rect(100, 100, 200, 180), strokeWidth(src.Bounds()), 1)
 	// Only readable text: still drawn.
 	if _, ok, err := AnnotateDetections(path, "", "cat (0.98) at [100,100,200,180]"); !ok || err != nil {
 		t.Errorf("text-only result: ok=%v err=%v", ok, err)
@@ -49,11 +51,11 @@ func TestAnnotateDetection(t *testing.T) {
 }
 
 func TestAnnotateSegmentation(t *testing.T) {
-	src := gradientImage(120, 80)
+	src := testkit.GradientImage(120, 80)
 	dir := t.TempDir()
-	path := writeImage(t, dir, "in.png", src, "png")
-	catMask := rectImage(120, 80, image.Rect(10, 10, 50, 70), color.White, color.Black)
-	dogMask := rectImage(120, 80, image.Rect(70, 10, 110, 70), color.White, color.Black)
+	path := testkit.WriteImage(t, dir, "in.png", src, "png")
+	catMask := testkit.RectImage(120, 80, image.Rect(10, 10, 50, 70), color.White, color.Black)
+	dogMask := testkit.RectImage(120, 80, image.Rect(70, 10, 110, 70), color.White, color.Black)
 	segs, _ := json.Marshal([]map[string]any{
 		{"score": 0.99, "label": "cat", "mask": pngBase64(t, catMask)},
 		{"score": nil, "label": "dog", "mask": "data:image/png;base64," + pngBase64(t, dogMask)},
@@ -82,8 +84,8 @@ func TestAnnotateSegmentation(t *testing.T) {
 				for _, m := range masks {
 					in = in || m.RGBAAt(x, y).R != 0
 				}
-				if in != changed(src, out, x, y) {
-					t.Fatalf("%s: pixel (%d,%d) inside=%v changed=%v", name, x, y, in, !in)
+				if in != testkit.Changed(src, out, x, y) {
+					t.Fatalf("%s: pixel (%d,%d) inside=%v testkit.Changed=%v", name, x, y, in, !in)
 				}
 			}
 		}
@@ -94,7 +96,7 @@ func TestAnnotateSegmentation(t *testing.T) {
 	maskBlob, _ := EncodePNG(dogMask)
 	check("mask blobs", answer{Blobs: []File{maskBlob}}, dogMask)
 
-	photo, _ := EncodePNG(gradientImage(120, 80))
+	photo, _ := EncodePNG(testkit.GradientImage(120, 80))
 	for name, res := range map[string]answer{
 		"no data":        {Text: "cat, dog"},
 		"rendered photo": {Blobs: []File{photo}},
@@ -108,7 +110,7 @@ func TestAnnotateSegmentation(t *testing.T) {
 	for name, res := range map[string]answer{
 		"bad base64":   {Data: mustJSON(t, []map[string]any{{"label": "x", "mask": "%%%not base64"}})},
 		"not an image": {Data: mustJSON(t, []map[string]any{{"label": "x", "mask": base64.StdEncoding.EncodeToString([]byte("hello"))}})},
-		"gigantic":     {Data: mustJSON(t, []map[string]any{{"label": "x", "mask": base64.StdEncoding.EncodeToString(pngWithSize(t, 30000, 30000))}})},
+		"gigantic":     {Data: mustJSON(t, []map[string]any{{"label": "x", "mask": base64.StdEncoding.EncodeToString(testkit.PNGWithSize(t, 30000, 30000))}})},
 	} {
 		if _, ok, err := AnnotateSegments(path, res.Data, res.Blobs); ok || !errors.Is(err, ErrBadInput) {
 			t.Errorf("%s: ok=%v err=%v; want ErrBadInput", name, ok, err)

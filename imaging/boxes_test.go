@@ -6,41 +6,12 @@ import (
 	"image/color"
 	"math"
 	"testing"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
-// checkBoxDrawn asserts that every pixel on box's outline changed and no
-// pixel more than slack pixels from it did, apart from the label tag band
-// (above the box, or inside its top when there is no room).
-func checkBoxDrawn(t *testing.T, src, out image.Image, box image.Rectangle, slack int) {
-	t.Helper()
-	checkBoxDrawnLines(t, src, out, box, slack, 1)
-}
-
-// checkBoxDrawnLines is checkBoxDrawn for a tag of lines lines.
-func checkBoxDrawnLines(t *testing.T, src, out image.Image, box image.Rectangle, slack, lines int) {
-	t.Helper()
-	b := src.Bounds()
-	box = box.Intersect(b)
-	tagH := lines*13 + 4
-	tag := image.Rect(box.Min.X-b.Dx(), box.Min.Y-tagH, b.Max.X, box.Min.Y)
-	if box.Min.Y-tagH < 0 {
-		tag = image.Rect(0, box.Min.Y, b.Max.X, box.Min.Y+tagH)
-	}
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			d := rectDist(x, y, box)
-			switch {
-			case d == 0 && !changed(src, out, x, y):
-				t.Fatalf("box border pixel (%d,%d) unchanged", x, y)
-			case d > slack && changed(src, out, x, y) && !image.Pt(x, y).In(tag):
-				t.Fatalf("pixel (%d,%d), %d px from the box, changed", x, y, d)
-			}
-		}
-	}
-}
-
 func TestDrawDetectionsLabelIsReadable(t *testing.T) {
-	src := rectImage(320, 240, image.Rectangle{}, color.White, color.RGBA{128, 128, 128, 255})
+	src := testkit.RectImage(320, 240, image.Rectangle{}, color.White, color.RGBA{128, 128, 128, 255})
 	out, drawn := DrawDetections(src, []Detection{{"cat", 0.98, [4]float64{100, 100, 200, 180}}})
 	if len(drawn) != 1 {
 		t.Fatalf("drew %d", len(drawn))
@@ -66,7 +37,7 @@ func TestDrawDetectionsLabelIsReadable(t *testing.T) {
 }
 
 func TestDrawDetectionsClipsAndKeepsLabelsInside(t *testing.T) {
-	src := gradientImage(160, 120)
+	src := testkit.GradientImage(160, 120)
 	cases := []struct {
 		name  string
 		det   Detection
@@ -87,7 +58,7 @@ func TestDrawDetectionsClipsAndKeepsLabelsInside(t *testing.T) {
 			if got := pixelRect(drawn[0].Box); got != c.want {
 				t.Errorf("clipped box %v, want %v", got, c.want)
 			}
-			checkBoxDrawnLines(t, src, out, c.want, strokeWidth(src.Bounds()), c.lines)
+			testkit.CheckBoxDrawn(t, src, out, c.want, strokeWidth(src.Bounds()), c.lines)
 		})
 	}
 	out, drawn := DrawDetections(src, []Detection{{"gone", 0.9, [4]float64{500, 500, 600, 600}}, {"gone", 0.9, [4]float64{-9, -9, -1, -1}}})
@@ -96,8 +67,8 @@ func TestDrawDetectionsClipsAndKeepsLabelsInside(t *testing.T) {
 	}
 	for y := range 120 {
 		for x := range 160 {
-			if changed(src, out, x, y) {
-				t.Fatalf("pixel (%d,%d) changed with no box inside the image", x, y)
+			if testkit.Changed(src, out, x, y) {
+				t.Fatalf("pixel (%d,%d) testkit.Changed with no box inside the image", x, y)
 			}
 		}
 	}
@@ -105,7 +76,7 @@ func TestDrawDetectionsClipsAndKeepsLabelsInside(t *testing.T) {
 
 func TestDrawDetectionsTinyAndHugeValues(t *testing.T) {
 	for _, size := range []image.Point{{1, 1}, {3, 2}, {20, 10}} {
-		src := gradientImage(size.X, size.Y)
+		src := testkit.GradientImage(size.X, size.Y)
 		out, drawn := DrawDetections(src, []Detection{
 			{"x", 1, [4]float64{0, 0, 1e300, 1e300}},
 			{"y", math.Inf(1), [4]float64{-1e300, 0, 0.5, 0.5}},
@@ -128,7 +99,7 @@ func FuzzDrawBoxes(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	img := gradientImage(32, 24)
+	img := testkit.GradientImage(32, 24)
 	f.Fuzz(func(t *testing.T, text string) {
 		dets, err := ParseDetections(text)
 		if err != nil {

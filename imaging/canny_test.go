@@ -5,11 +5,13 @@ import (
 	"image/color"
 	"image/draw"
 	"testing"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 func TestCannyFindsRectangleEdges(t *testing.T) {
 	r := image.Rect(50, 40, 150, 110)
-	img := rectImage(200, 150, r, color.White, color.Black)
+	img := testkit.RectImage(200, 150, r, color.White, color.Black)
 	edges := Canny(img, CannyLow, CannyHigh)
 	if edges.Bounds() != img.Bounds() {
 		t.Fatalf("edge map is %v, want the input's %v", edges.Bounds(), img.Bounds())
@@ -23,7 +25,7 @@ func TestCannyFindsRectangleEdges(t *testing.T) {
 			}
 			if v == 255 {
 				count++
-				if d := rectDist(x, y, r); d > 2 {
+				if d := testkit.RectDist(x, y, r); d > 2 {
 					t.Errorf("edge at (%d,%d), %d px from the rectangle's border, in a flat region", x, y, d)
 				}
 			}
@@ -33,7 +35,7 @@ func TestCannyFindsRectangleEdges(t *testing.T) {
 	missed, perimeter := 0, 0
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {
-			if rectDist(x, y, r) != 0 {
+			if testkit.RectDist(x, y, r) != 0 {
 				continue
 			}
 			perimeter++
@@ -59,11 +61,11 @@ func TestCannyFindsRectangleEdges(t *testing.T) {
 }
 
 func TestCannyFlatAndThresholds(t *testing.T) {
-	flat := rectImage(64, 48, image.Rectangle{}, color.White, color.Gray{0x80})
+	flat := testkit.RectImage(64, 48, image.Rectangle{}, color.White, color.Gray{0x80})
 	if n := countNonZero(Canny(flat, CannyLow, CannyHigh).Pix); n != 0 {
 		t.Errorf("flat image gave %d edge pixels", n)
 	}
-	img := rectImage(64, 48, image.Rect(16, 12, 48, 36), color.Gray{0x90}, color.Gray{0x70})
+	img := testkit.RectImage(64, 48, image.Rect(16, 12, 48, 36), color.Gray{0x90}, color.Gray{0x70})
 	// A faint step: the gradient is below the default thresholds but well
 	// above lower ones.
 	if n := countNonZero(Canny(img, CannyLow, CannyHigh).Pix); n != 0 {
@@ -132,7 +134,7 @@ func countNonZero(p []uint8) int {
 }
 
 func TestCannySameForEveryPixelLayout(t *testing.T) {
-	src := rectImage(80, 60, image.Rect(20, 15, 60, 45), color.RGBA{200, 200, 200, 255}, color.RGBA{10, 10, 10, 255})
+	src := testkit.RectImage(80, 60, image.Rect(20, 15, 60, 45), color.RGBA{200, 200, 200, 255}, color.RGBA{10, 10, 10, 255})
 	gray := image.NewGray(src.Bounds())
 	draw.Draw(gray, gray.Bounds(), src, image.Point{}, draw.Src)
 	nrgba := image.NewNRGBA(src.Bounds())
@@ -179,7 +181,7 @@ func diffCount(a, b []uint8) int {
 }
 
 func BenchmarkCanny1024(b *testing.B) {
-	img := gradientImage(1024, 1024)
+	img := testkit.GradientImage(1024, 1024)
 	draw.Draw(img, image.Rect(200, 300, 800, 700), image.White, image.Point{}, draw.Src)
 	b.ReportAllocs()
 	b.SetBytes(1024 * 1024)

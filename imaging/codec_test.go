@@ -10,10 +10,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 func TestDecodeEveryFormat(t *testing.T) {
-	src := rectImage(48, 32, image.Rect(10, 8, 30, 20), color.RGBA{255, 220, 0, 255}, color.RGBA{0, 0, 128, 255})
+	src := testkit.RectImage(48, 32, image.Rect(10, 8, 30, 20), color.RGBA{255, 220, 0, 255}, color.RGBA{0, 0, 128, 255})
 	for _, format := range []string{"png", "jpeg", "gif", "bmp", "tiff"} {
 		blob, err := Encode(src, format)
 		if err != nil {
@@ -53,7 +55,7 @@ func TestDecodeEveryFormat(t *testing.T) {
 
 func TestDecodeRejectsBadFiles(t *testing.T) {
 	good := func(format string) []byte {
-		b, err := Encode(gradientImage(64, 48), format)
+		b, err := Encode(testkit.GradientImage(64, 48), format)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,11 +78,11 @@ func TestDecodeRejectsBadFiles(t *testing.T) {
 		"truncated bmp":   {good("bmp")[:len(good("bmp"))/2], "bmp"},
 		"truncated tiff":  {good("tiff")[:len(good("tiff"))/2], "tiff"},
 		"truncated webp":  {webp[:len(webp)/2], "webp"},
-		"zero width":      {pngWithSize(t, 0, 10), "png"},
-		"zero height":     {pngWithSize(t, 10, 0), "png"},
-		"gigantic":        {pngWithSize(t, 20000, 20000), "megapixels"},
-		"too wide":        {pngWithSize(t, 70000, 10), "megapixels"},
-		"max uint32":      {pngWithSize(t, 1<<31-1, 1<<31-1), "png"},
+		"zero width":      {testkit.PNGWithSize(t, 0, 10), "png"},
+		"zero height":     {testkit.PNGWithSize(t, 10, 0), "png"},
+		"gigantic":        {testkit.PNGWithSize(t, 20000, 20000), "megapixels"},
+		"too wide":        {testkit.PNGWithSize(t, 70000, 10), "megapixels"},
+		"max uint32":      {testkit.PNGWithSize(t, 1<<31-1, 1<<31-1), "png"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -100,7 +102,7 @@ func TestDecodeRejectsBadFiles(t *testing.T) {
 
 func TestLoadErrorsNameTheFile(t *testing.T) {
 	dir := t.TempDir()
-	junk := writeFile(t, dir, "junk.png", []byte("GIF89a but not really"))
+	junk := testkit.WriteFile(t, dir, "junk.png", []byte("GIF89a but not really"))
 	for name, path := range map[string]string{
 		"missing":   filepath.Join(dir, "nope.png"),
 		"directory": dir,
@@ -117,7 +119,7 @@ func TestLoadErrorsNameTheFile(t *testing.T) {
 }
 
 func TestEncode(t *testing.T) {
-	src := gradientImage(40, 30)
+	src := testkit.GradientImage(40, 30)
 	for _, c := range []struct{ in, mime string }{
 		{"png", "image/png"}, {"PNG", "image/png"}, {"jpg", "image/jpeg"}, {".jpeg", "image/jpeg"},
 		{"image/gif", "image/gif"}, {"bmp", "image/bmp"}, {"tif", "image/tiff"}, {"tiff", "image/tiff"},
@@ -176,11 +178,11 @@ func TestLoadRefusesPipes(t *testing.T) {
 // names the file as the caller calls it.
 func TestReadFromAnOpenedFileOrStream(t *testing.T) {
 	dir := t.TempDir()
-	f, err := EncodePNG(gradientImage(12, 7))
+	f, err := EncodePNG(testkit.GradientImage(12, 7))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := writeFile(t, dir, "g.png", f.Data)
+	p := testkit.WriteFile(t, dir, "g.png", f.Data)
 	fh, err := os.Open(p)
 	if err != nil {
 		t.Fatal(err)

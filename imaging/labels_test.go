@@ -9,6 +9,8 @@ import (
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // TestLabelsAreNotTruncated: a label that names a box ("yellow box",
@@ -58,7 +60,7 @@ func TestTagLinesKeepTheWholeLabel(t *testing.T) {
 // the whole label, not "yellow" — drawn at the box's top-left.
 func TestDrawnTagHoldsTheWholeLabel(t *testing.T) {
 	grey := color.RGBA{128, 128, 128, 255}
-	src := rectImage(63, 60, image.Rectangle{}, grey, grey) // 8 characters wide: the label wraps
+	src := testkit.RectImage(63, 60, image.Rectangle{}, grey, grey) // 8 characters wide: the label wraps
 	out, _ := DrawDetections(src, []Detection{{"yellow box", 0.98, [4]float64{0, 30, 63, 60}}})
 	col := palette[0]
 	fg := textColour(col)

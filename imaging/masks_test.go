@@ -5,11 +5,13 @@ import (
 	"image/color"
 	"math"
 	"testing"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 func TestOverlayMasksTintsOnlyMaskedPixels(t *testing.T) {
-	src := gradientImage(200, 150)
-	mask := circleMask(200, 150, 80, 70, 40)
+	src := testkit.GradientImage(200, 150)
+	mask := testkit.CircleMask(200, 150, 80, 70, 40)
 	out, cover := OverlayMasks(src, []Mask{{Score: math.NaN(), Image: mask}})
 	inside := 0
 	for y := range 150 {
@@ -18,8 +20,8 @@ func TestOverlayMasksTintsOnlyMaskedPixels(t *testing.T) {
 			if in {
 				inside++
 			}
-			if in != changed(src, out, x, y) {
-				t.Fatalf("pixel (%d,%d): inside mask %v, changed %v", x, y, in, !in)
+			if in != testkit.Changed(src, out, x, y) {
+				t.Fatalf("pixel (%d,%d): inside mask %v, testkit.Changed %v", x, y, in, !in)
 			}
 		}
 	}
@@ -39,9 +41,9 @@ func TestOverlayMasksTintsOnlyMaskedPixels(t *testing.T) {
 }
 
 func TestOverlayMasksScalesAndColoursEachSegment(t *testing.T) {
-	src := rectImage(200, 100, image.Rectangle{}, color.White, color.RGBA{128, 128, 128, 255})
-	left := rectImage(100, 50, image.Rect(0, 0, 50, 50), color.White, color.Black)       // half size
-	right := rectImage(200, 100, image.Rect(100, 0, 200, 100), color.White, color.Black) // full size, RGBA
+	src := testkit.RectImage(200, 100, image.Rectangle{}, color.White, color.RGBA{128, 128, 128, 255})
+	left := testkit.RectImage(100, 50, image.Rect(0, 0, 50, 50), color.White, color.Black)       // half size
+	right := testkit.RectImage(200, 100, image.Rect(100, 0, 200, 100), color.White, color.Black) // full size, RGBA
 	out, cover := OverlayMasks(src, []Mask{{Label: "sky", Score: 0.9, Image: left}, {Label: "sea", Score: math.NaN(), Image: right}})
 	if math.Abs(cover[0]-0.5) > 0.01 || math.Abs(cover[1]-0.5) > 0.01 {
 		t.Errorf("covers %v, want half each", cover)

@@ -51,6 +51,10 @@ type Session struct {
 
 // Turn is one request and everything that came of it.
 type Turn struct {
+	// ID tells the turn from every other, so writers saving the same
+	// session at once merge their turns instead of overwriting them
+	// (Merge). AddTurn gives one to a turn without.
+	ID      string `json:"id,omitempty"`
 	Request string `json:"request"`
 	// Input is what the user passed as data with the request (piped
 	// stdin): the controller read it, but it names nothing the turn — or a
@@ -119,6 +123,9 @@ func (t Turn) Generated() []string {
 // report's files when the caller left them empty, and titles an untitled
 // session after its first request.
 func (s *Session) AddTurn(t Turn) {
+	if t.ID == "" {
+		t.ID = NewTurnID(time.Now())
+	}
 	if len(t.Resources) == 0 {
 		t.Resources = append(t.UserFiles(), t.Generated()...)
 	}

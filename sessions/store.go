@@ -78,28 +78,22 @@ func (st Store) New(title string) *Session {
 	return &Session{Version: Version, ID: newID(now), Title: TitleFrom(title), Created: now, Updated: now}
 }
 
-// Save writes s to <Dir>/<id>.json atomically: the JSON goes to a
-// temporary file in the same directory (mode 0600), is synced to disk, and
-// replaces the old file by rename, so a crash at any point leaves either the
-// old or the new version, never a mix. The directory is created with mode
-// 0700. The file records the save time as Updated and the current schema
-// Version; s itself is not modified, so concurrent Saves are safe (the last
-// rename wins).
+// Save writes s to <Dir>/<id>.json atomically, merged with what other
+// writers saved meanwhile (Merge): no turn on disk is ever lost. The JSON
+// goes to a temporary file in the same directory (mode 0600), is synced to
+// disk, and replaces the old file by rename, so a crash at any point
+// leaves either the old or the new version, never a mix. The directory is
+// created with mode 0700. The file records the save time as Updated and
+// the current schema Version; s itself is not modified, so concurrent
+// Saves are safe.
 func (st Store) Save(s *Session) error {
-	err := st.save(s)
-	if err != nil {
-		st.logger().Warn("session not saved", "err", err.Error())
-	}
+	_, err := st.Merge(s)
 	return err
 }
 
-func (st Store) save(s *Session) error {
-	if s == nil {
-		return errors.New("cannot save a nil session")
-	}
-	if !validID(s.ID) {
-		return fmt.Errorf("cannot save session %q: not a valid session id — create sessions with Store.New", s.ID)
-	}
+// write writes s as it is (the caller holds the directory's lock) and
+// returns what was written.
+func (st Store) write(s *Session) (*Session, error) {
 	c := *s
 	c.Version = Version
 	c.Updated = time.Now()
@@ -112,19 +106,16 @@ func (st Store) save(s *Session) error {
 	}
 	data, err := json.MarshalIndent(&c, "", "  ")
 	if err != nil {
-		return fmt.Errorf("cannot save session %s: %w", s.ID, err)
+		return nil, fmt.Errorf("cannot save session %s: %w", s.ID, err)
 	}
 	data = append(data, '\n')
 	dir := st.dir()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("cannot save session %s: %w", s.ID, err)
-	}
 	sweepStray(dir)
 	if err := writeAtomic(dir, s.ID, data); err != nil {
-		return fmt.Errorf("cannot save session %s in %s: %w", s.ID, dir, err)
+		return nil, fmt.Errorf("cannot save session %s in %s: %w", s.ID, dir, err)
 	}
 	st.logger().Info("session saved", "id", s.ID, "turns", len(c.Turns), "bytes", len(data), "dir", dir)
-	return nil
+	return &c, nil
 }
 
 // tempPrefix starts the name of every temporary file, which makes them
@@ -238,6 +229,7 @@ func decode(data []byte) (*Session, string) {
 	if s.Version == 0 && s.ID == "" && s.Turns == nil && s.Created.IsZero() {
 		return nil, "not a session file"
 	}
+	s.ensureIDs()
 	return &s, ""
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/internal/testkit"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/sshd"
@@ -66,13 +67,7 @@ type server struct {
 
 func startServer(t *testing.T, maxSessions int) *server {
 	t.Helper()
-	dir := t.TempDir()
-	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME", "HF_HOME"} {
-		t.Setenv(k, filepath.Join(dir, strings.ToLower(k)))
-	}
-	for _, k := range []string{"HF_TOKEN", "OLLAMA_HOST", "CHORUS_CONTROLLER_MODEL", "CHORUS_INFERENCE_MODE"} {
-		t.Setenv(k, "")
-	}
+	dir := testkit.Isolate(t)
 	defaults, err := os.ReadFile("../config.yaml")
 	if err != nil {
 		t.Fatal(err)

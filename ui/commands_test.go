@@ -282,6 +282,10 @@ func TestReviewCancelIsNotAnError(t *testing.T) {
 type editPlanMsg struct{}
 
 func (p *probe) applyTestMsg(msg tea.Msg) bool {
+	if f, ok := msg.(testFunc); ok {
+		f(p.Model)
+		return true
+	}
 	if _, ok := msg.(editPlanMsg); ok {
 		if d, ok := p.Model.dialog.(*dialog.Review); ok && d.Editing() {
 			var plan pipeline.Plan

@@ -25,6 +25,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/internal/testkit"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 )
@@ -41,15 +42,7 @@ var fixedNow = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
 // environment: no user file, no Hugging Face token.
 func testConfig(t testing.TB) *config.Config {
 	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
-	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	t.Setenv("HF_HOME", filepath.Join(dir, "hf"))
-	for _, k := range []string{"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "CHORUS_HUGGINGFACE_TOKEN", "OLLAMA_HOST",
-		"CHORUS_CONTROLLER_HOST", "CHORUS_CONTROLLER_MODEL", "CHORUS_INFERENCE_MODE"} {
-		t.Setenv(k, "")
-	}
+	testkit.Isolate(t)
 	defaults, err := os.ReadFile("../config.yaml")
 	if err != nil {
 		t.Fatal(err)

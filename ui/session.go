@@ -37,7 +37,7 @@ func (m *Model) newSession() *session {
 
 // record converts a finished turn to its saved form.
 func (t *turn) record() sessions.Turn {
-	rec := sessions.Turn{Request: t.Request, Attachments: t.Attachments, Cancelled: t.Canceled,
+	rec := sessions.Turn{ID: t.recID, Request: t.Request, Attachments: t.Attachments, Cancelled: t.Canceled,
 		Started: t.Started, Finished: t.Ended, Report: t.Report}
 	rec.Answer = t.Answer
 	if t.Plan != nil {
@@ -230,6 +230,7 @@ func (m *Model) adopt(s *sessions.Session) {
 	for _, rec := range s.Turns {
 		m.nextTurn++
 		t := turnFromRecord(m.nextTurn, rec, s.Model)
+		t.recID = rec.ID
 		m.turns = append(m.turns, t)
 		m.chat.Add(&chat.Message{Role: chat.RoleUser, Text: rec.Request, Attachments: rec.Attachments, Final: true})
 		m.chat.Add(t.entry)

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/turnview"
@@ -21,11 +22,13 @@ type turn struct {
 	*turnview.Turn
 	// entry is the chat message that shows Turn.Answer.
 	entry *chat.Message
+	// recID identifies the turn's record in the session.
+	recID string
 }
 
 // newTurn starts a turn with an empty answer entry.
 func newTurn(id int, request string, files []string, model string, now time.Time) *turn {
-	return &turn{Turn: turnview.NewTurn(id, request, files, model, now), entry: &chat.Message{Role: chat.RoleAssistant}}
+	return &turn{Turn: turnview.NewTurn(id, request, files, model, now), entry: &chat.Message{Role: chat.RoleAssistant}, recID: sessions.NewTurnID(now)}
 }
 
 // apply records an event and keeps the answer's entry in step with it.
@@ -75,6 +78,12 @@ func (m *Model) startTurn(request string, files []string) tea.Cmd {
 	m.chat.Add(t.entry)
 	m.chat.Follow()
 	hist := m.history()
+	if n := len(m.turns); n > 0 {
+		// A turn's debug events hold its whole prompts and replies; only
+		// the newest turn's are kept (a long chat must not keep every
+		// prompt it ever sent).
+		m.turns[n-1].Debug = nil
+	}
 	m.turns = append(m.turns, t)
 	m.cur = t
 	m.panes.newTurn()

@@ -14,6 +14,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/imaging"
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 var builtinPairs = map[string]string{
@@ -91,7 +92,7 @@ func decodeBlob(t *testing.T, b endpoints.Blob) (image.Image, string) {
 func TestBuiltinCanny(t *testing.T) {
 	dir := t.TempDir()
 	r := image.Rect(30, 20, 90, 70)
-	path := writeImage(t, dir, "in.jpg", rectImage(120, 90, r, color.RGBA{250, 240, 10, 255}, color.RGBA{20, 20, 120, 255}), "jpeg")
+	path := testkit.WriteImage(t, dir, "in.jpg", testkit.RectImage(120, 90, r, color.RGBA{250, 240, 10, 255}, color.RGBA{20, 20, 120, 255}), "jpeg")
 	res := infer(t, ModelCanny, map[string]string{"image": path})
 	img, format := decodeBlob(t, res.Blobs[0])
 	if format != "png" || img.Bounds() != image.Rect(0, 0, 120, 90) {
@@ -103,7 +104,7 @@ func TestBuiltinCanny(t *testing.T) {
 			v := color.GrayModel.Convert(img.At(x, y)).(color.Gray).Y
 			if v == 255 {
 				edges++
-				if rectDist(x, y, r) > 2 {
+				if testkit.RectDist(x, y, r) > 2 {
 					t.Fatalf("edge at (%d,%d) away from the rectangle", x, y)
 				}
 			}
@@ -150,7 +151,7 @@ func TestCannyThresholdText(t *testing.T) {
 
 func TestBuiltinResize(t *testing.T) {
 	dir := t.TempDir()
-	src := rectImage(400, 300, image.Rect(0, 0, 200, 300), color.RGBA{255, 0, 0, 255}, color.RGBA{0, 0, 255, 255})
+	src := testkit.RectImage(400, 300, image.Rect(0, 0, 200, 300), color.RGBA{255, 0, 0, 255}, color.RGBA{0, 0, 255, 255})
 	for _, c := range []struct {
 		format, spec string
 		w, h         int
@@ -162,7 +163,7 @@ func TestBuiltinResize(t *testing.T) {
 		{"bmp", "height 600", 800, 600, "bmp"},
 		{"tiff", "resize to 40 x 30", 40, 30, "tiff"},
 	} {
-		path := writeImage(t, dir, "in."+c.format, src, c.format)
+		path := testkit.WriteImage(t, dir, "in."+c.format, src, c.format)
 		res := infer(t, ModelResize, map[string]string{"image": path, "text": c.spec})
 		img, format := decodeBlob(t, res.Blobs[0])
 		if format != c.out || img.Bounds().Dx() != c.w || img.Bounds().Dy() != c.h {
@@ -187,8 +188,8 @@ func TestBuiltinResize(t *testing.T) {
 
 func TestBuiltinConvertRoundTrips(t *testing.T) {
 	dir := t.TempDir()
-	src := gradientImage(64, 48)
-	path := writeImage(t, dir, "in.png", src, "png")
+	src := testkit.GradientImage(64, 48)
+	path := testkit.WriteImage(t, dir, "in.png", src, "png")
 	for _, c := range []struct{ text, format, mime string }{
 		{"png", "png", "image/png"},
 		{"JPEG", "jpeg", "image/jpeg"},
@@ -210,8 +211,8 @@ func TestBuiltinConvertRoundTrips(t *testing.T) {
 		if c.format == "png" || c.format == "bmp" || c.format == "tiff" {
 			for y := range 48 {
 				for x := range 64 {
-					if changed(src, img, x, y) {
-						t.Fatalf("%q: pixel (%d,%d) changed in a lossless format", c.text, x, y)
+					if testkit.Changed(src, img, x, y) {
+						t.Fatalf("%q: pixel (%d,%d) testkit.Changed in a lossless format", c.text, x, y)
 					}
 				}
 			}
@@ -219,7 +220,7 @@ func TestBuiltinConvertRoundTrips(t *testing.T) {
 	}
 	// And from the converted file back to PNG.
 	jpg := infer(t, ModelConvert, map[string]string{"image": path, "text": "jpeg"})
-	jpath := writeFile(t, dir, "out.jpg", jpg.Blobs[0].Data)
+	jpath := testkit.WriteFile(t, dir, "out.jpg", jpg.Blobs[0].Data)
 	back := infer(t, ModelConvert, map[string]string{"image": jpath, "text": "png"})
 	if img, format := decodeBlob(t, back.Blobs[0]); format != "png" || img.Bounds() != src.Bounds() {
 		t.Errorf("jpeg → png: %s %v", format, img.Bounds())
@@ -228,8 +229,8 @@ func TestBuiltinConvertRoundTrips(t *testing.T) {
 
 func TestBuiltinCrop(t *testing.T) {
 	dir := t.TempDir()
-	src := rectImage(100, 80, image.Rect(40, 30, 60, 50), color.RGBA{0, 255, 0, 255}, color.RGBA{0, 0, 0, 255})
-	path := writeImage(t, dir, "in.bmp", src, "bmp")
+	src := testkit.RectImage(100, 80, image.Rect(40, 30, 60, 50), color.RGBA{0, 255, 0, 255}, color.RGBA{0, 0, 0, 255})
+	path := testkit.WriteImage(t, dir, "in.bmp", src, "bmp")
 	res := infer(t, ModelCrop, map[string]string{"image": path, "box": "40,30,60,50"})
 	img, format := decodeBlob(t, res.Blobs[0])
 	if format != "png" || img.Bounds() != image.Rect(0, 0, 20, 20) {
@@ -251,17 +252,17 @@ func TestBuiltinCrop(t *testing.T) {
 
 func TestBuiltinMaskOverlay(t *testing.T) {
 	dir := t.TempDir()
-	src := gradientImage(160, 120)
-	path := writeImage(t, dir, "in.png", src, "png")
-	maskImg := circleMask(80, 60, 40, 30, 20) // half size: scaled up
-	mpath := writeImage(t, dir, "mask.png", maskImg, "png")
+	src := testkit.GradientImage(160, 120)
+	path := testkit.WriteImage(t, dir, "in.png", src, "png")
+	maskImg := testkit.CircleMask(80, 60, 40, 30, 20) // half size: scaled up
+	mpath := testkit.WriteImage(t, dir, "mask.png", maskImg, "png")
 	res := infer(t, ModelMaskOverlay, map[string]string{"image": path, "mask": mpath})
 	out, _ := decodeBlob(t, res.Blobs[0])
-	full := circleMask(160, 120, 80, 60, 40)
+	full := testkit.CircleMask(160, 120, 80, 60, 40)
 	mismatch := 0
 	for y := range 120 {
 		for x := range 160 {
-			if (full.GrayAt(x, y).Y != 0) != changed(src, out, x, y) {
+			if (full.GrayAt(x, y).Y != 0) != testkit.Changed(src, out, x, y) {
 				mismatch++
 			}
 		}
@@ -270,7 +271,7 @@ func TestBuiltinMaskOverlay(t *testing.T) {
 	if mismatch > 2*2*3*40 {
 		t.Errorf("%d pixels disagree with the scaled mask", mismatch)
 	}
-	if changed(src, out, 5, 5) || !changed(src, out, 80, 60) {
+	if testkit.Changed(src, out, 5, 5) || !testkit.Changed(src, out, 80, 60) {
 		t.Error("overlay tinted outside the mask or not inside it")
 	}
 	labelled := infer(t, ModelMaskOverlay, map[string]string{"image": path, "mask": mpath, "text": "pond"})
@@ -281,26 +282,26 @@ func TestBuiltinMaskOverlay(t *testing.T) {
 	diff := 0
 	for y := range 120 {
 		for x := range 160 {
-			if changed(out, lout, x, y) {
+			if testkit.Changed(out, lout, x, y) {
 				diff++
 			}
 		}
 	}
 	if diff < 50 {
-		t.Errorf("the label changed only %d pixels", diff)
+		t.Errorf("the label testkit.Changed only %d pixels", diff)
 	}
 }
 
 func TestBuiltinBadInputNeverPanics(t *testing.T) {
 	dir := t.TempDir()
-	good := writeImage(t, dir, "good.png", gradientImage(64, 48), "png")
+	good := testkit.WriteImage(t, dir, "good.png", testkit.GradientImage(64, 48), "png")
 	pngData, _ := os.ReadFile(good)
-	truncated := writeFile(t, dir, "truncated.png", pngData[:len(pngData)/2])
-	empty := writeFile(t, dir, "empty.png", nil)
-	text := writeFile(t, dir, "notes.png", []byte("just some text"))
-	huge := writeFile(t, dir, "huge.png", pngWithSize(t, 50000, 50000))
-	zero := writeFile(t, dir, "zero.png", pngWithSize(t, 0, 0))
-	black := writeImage(t, dir, "black.png", image.NewGray(image.Rect(0, 0, 64, 48)), "png")
+	truncated := testkit.WriteFile(t, dir, "truncated.png", pngData[:len(pngData)/2])
+	empty := testkit.WriteFile(t, dir, "empty.png", nil)
+	text := testkit.WriteFile(t, dir, "notes.png", []byte("just some text"))
+	huge := testkit.WriteFile(t, dir, "huge.png", testkit.PNGWithSize(t, 50000, 50000))
+	zero := testkit.WriteFile(t, dir, "zero.png", testkit.PNGWithSize(t, 0, 0))
+	black := testkit.WriteImage(t, dir, "black.png", image.NewGray(image.Rect(0, 0, 64, 48)), "png")
 	missing := filepath.Join(dir, "missing.png")
 	badImages := []string{"", missing, dir, truncated, empty, text, huge, zero}
 
@@ -365,7 +366,7 @@ func TestBuiltinMissingArgumentNamesIt(t *testing.T) {
 
 func TestBuiltinHonoursCancellation(t *testing.T) {
 	dir := t.TempDir()
-	path := writeImage(t, dir, "in.png", gradientImage(32, 32), "png")
+	path := testkit.WriteImage(t, dir, "in.png", testkit.GradientImage(32, 32), "png")
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	for task, model := range builtinPairs {
@@ -377,7 +378,7 @@ func TestBuiltinHonoursCancellation(t *testing.T) {
 }
 
 func TestBuiltinDrawBoxesEveryInputFormat(t *testing.T) {
-	src := gradientImage(320, 240)
+	src := testkit.GradientImage(320, 240)
 	box := image.Rect(100, 100, 200, 180)
 	inputs := map[string]string{
 		"hugging face": `[{"score":0.98,"label":"cat","box":{"xmin":100,"ymin":100,"xmax":200,"ymax":180}}]`,
@@ -386,7 +387,7 @@ func TestBuiltinDrawBoxesEveryInputFormat(t *testing.T) {
 		"fractions":    "cat (0.98) at [0.3125,0.41666666666666667,0.625,0.75]",
 	}
 	dir := t.TempDir()
-	path := writeImage(t, dir, "in.png", src, "png")
+	path := testkit.WriteImage(t, dir, "in.png", src, "png")
 	ep := New()
 	for name, text := range inputs {
 		t.Run(name, func(t *testing.T) {
@@ -404,7 +405,7 @@ func TestBuiltinDrawBoxesEveryInputFormat(t *testing.T) {
 			if out.Bounds() != src.Bounds() {
 				t.Fatalf("output is %v, want %v", out.Bounds(), src.Bounds())
 			}
-			checkBoxDrawn(t, src, out, box, 2) // outlines are 2 px wide on an image this small
+			testkit.CheckBoxDrawn(t, src, out, box, 2, 1) // outlines are 2 px wide on an image this small
 			if !strings.Contains(res.Text, "cat (0.98) at [100,100,200,180]") {
 				t.Errorf("text %q does not report the box", res.Text)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/endpointstest"
+	"github.com/chorusai/chorus/internal/testkit"
 	"github.com/chorusai/chorus/scope"
 )
 
@@ -16,8 +17,8 @@ import (
 // argument, and nothing of it is read.
 func TestBuiltinReadsOnlyGivenFiles(t *testing.T) {
 	dir := t.TempDir()
-	good := writeImage(t, dir, "good.png", gradientImage(32, 24), "png")
-	secret := writeImage(t, dir, "secret.png", gradientImage(8, 8), "png")
+	good := testkit.WriteImage(t, dir, "good.png", testkit.GradientImage(32, 24), "png")
+	secret := testkit.WriteImage(t, dir, "secret.png", testkit.GradientImage(8, 8), "png")
 	ep := New()
 	for _, c := range []struct {
 		model, arg string

@@ -1,13 +1,9 @@
 package command_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
-	"image"
-	"image/draw"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,53 +12,16 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/math/fixed"
-
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/command"
 	"github.com/chorusai/chorus/endpoints/endpointstest"
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
-func needProgram(t *testing.T, name, pkg string) {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("%s is not installed (apt-get install %s); skipping the test that runs it", name, pkg)
-	}
-}
-
-// textImage renders text large and black on white: the 7×13 bitmap font
-// scaled up by nearest neighbour, which OCR reads reliably.
-func textImage(t *testing.T, text string, scale int) string {
-	t.Helper()
-	face := basicfont.Face7x13
-	w := font.MeasureString(face, text).Ceil()
-	small := image.NewGray(image.Rect(0, 0, w+8, 21))
-	draw.Draw(small, small.Bounds(), image.White, image.Point{}, draw.Src)
-	d := font.Drawer{Dst: small, Src: image.Black, Face: face, Dot: fixed.P(4, 15)}
-	d.DrawString(text)
-	big := image.NewGray(image.Rect(0, 0, small.Bounds().Dx()*scale, small.Bounds().Dy()*scale))
-	for y := range big.Bounds().Dy() {
-		for x := range big.Bounds().Dx() {
-			big.SetGray(x, y, small.GrayAt(x/scale, y/scale))
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, big); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), "sign.png")
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestCommandTesseractReadsText(t *testing.T) {
-	needProgram(t, "tesseract", "tesseract-ocr")
+	testkit.NeedProgram(t, "tesseract", "tesseract-ocr")
 	ep := command.New(command.Options{})
-	img := textImage(t, "HELLO CHORUS 42", 6)
+	img := testkit.TextImage(t, "HELLO CHORUS 42", 6)
 	for _, task := range []string{"ocr", "image-to-text"} {
 		if err := ep.Check(context.Background(), task, "tesseract"); err != nil {
 			t.Fatalf("check %s: %v", task, err)
@@ -84,7 +43,7 @@ func TestCommandTesseractReadsText(t *testing.T) {
 }
 
 func TestCommandTesseractBadInput(t *testing.T) {
-	needProgram(t, "tesseract", "tesseract-ocr")
+	testkit.NeedProgram(t, "tesseract", "tesseract-ocr")
 	ep := command.New(command.Options{})
 	notImage := filepath.Join(t.TempDir(), "-notes.png") // a name that looks like an option
 	os.WriteFile(notImage, []byte("plain text"), 0o644)
@@ -102,23 +61,8 @@ func TestCommandTesseractBadInput(t *testing.T) {
 	}
 }
 
-// checkWAV asserts b is a RIFF/WAVE file with a fmt and a non-trivial data chunk.
-func checkWAV(t *testing.T, b []byte, minSeconds float64) {
-	t.Helper()
-	if len(b) < 44 || string(b[:4]) != "RIFF" || string(b[8:12]) != "WAVE" || string(b[12:16]) != "fmt " {
-		t.Fatalf("not a RIFF/WAVE file: % x", b[:min(len(b), 16)])
-	}
-	byteRate := binary.LittleEndian.Uint32(b[28:32])
-	if byteRate == 0 {
-		t.Fatal("zero byte rate")
-	}
-	if secs := float64(len(b)-44) / float64(byteRate); secs < minSeconds {
-		t.Errorf("only %.2f s of audio, want at least %.1f", secs, minSeconds)
-	}
-}
-
 func TestCommandEspeakSpeaks(t *testing.T) {
-	needProgram(t, "espeak-ng", "espeak-ng")
+	testkit.NeedProgram(t, "espeak-ng", "espeak-ng")
 	ep := command.New(command.Options{})
 	// Leading dashes, quotes and shell metacharacters must be spoken, not
 	// taken as options or run.
@@ -130,7 +74,7 @@ func TestCommandEspeakSpeaks(t *testing.T) {
 	if len(res.Blobs) != 1 || res.Blobs[0].MIME != "audio/wav" {
 		t.Fatalf("blobs = %d, want one audio/wav", len(res.Blobs))
 	}
-	checkWAV(t, res.Blobs[0].Data, 2)
+	testkit.CheckWAV(t, res.Blobs[0].Data, 2)
 	if !strings.Contains(res.Text, "s of speech") {
 		t.Errorf("text = %q", res.Text)
 	}
@@ -158,7 +102,7 @@ func TestCommandEspeakSpeaks(t *testing.T) {
 }
 
 func TestCommandOutputBound(t *testing.T) {
-	needProgram(t, "espeak-ng", "espeak-ng")
+	testkit.NeedProgram(t, "espeak-ng", "espeak-ng")
 	ep := command.New(command.Options{MaxOutputBytes: 100_000})
 	_, err := ep.Infer(context.Background(), endpoints.Request{Task: "text-to-speech", Model: "espeak-ng",
 		Args: map[string]string{"text": strings.Repeat("a long sentence to read aloud. ", 200)}})
@@ -168,7 +112,7 @@ func TestCommandOutputBound(t *testing.T) {
 }
 
 func TestCommandCancelKillsProgram(t *testing.T) {
-	needProgram(t, "espeak-ng", "espeak-ng")
+	testkit.NeedProgram(t, "espeak-ng", "espeak-ng")
 	pids := make(chan int, 1)
 	ep := command.New(command.Options{
 		MaxTextBytes: 1 << 20, MaxOutputBytes: 4 << 30,
@@ -204,7 +148,7 @@ func TestCommandCancelKillsProgram(t *testing.T) {
 }
 
 func TestCommandFFmpegVideoToAudio(t *testing.T) {
-	needProgram(t, "ffmpeg", "ffmpeg")
+	testkit.NeedProgram(t, "ffmpeg", "ffmpeg")
 	dir := t.TempDir()
 	video := filepath.Join(dir, "clip.mkv")
 	gen := exec.Command("ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10:duration=2",
@@ -217,7 +161,7 @@ func TestCommandFFmpegVideoToAudio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkWAV(t, res.Blobs[0].Data, 1.5)
+	testkit.CheckWAV(t, res.Blobs[0].Data, 1.5)
 	if rate := binary.LittleEndian.Uint32(res.Blobs[0].Data[24:28]); rate != 16000 {
 		t.Errorf("sample rate %d, want 16000", rate)
 	}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,32 +17,8 @@ import (
 	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/internal/fakehf"
+	"github.com/chorusai/chorus/internal/testkit"
 )
-
-// hfFiles writes sample inputs and returns their paths.
-type hfFiles struct{ png, wav, mp4, txt string }
-
-func writeHFFiles(t *testing.T) hfFiles {
-	t.Helper()
-	dir := t.TempDir()
-	f := hfFiles{
-		png: filepath.Join(dir, "cat.png"),
-		wav: filepath.Join(dir, "hello.wav"),
-		mp4: filepath.Join(dir, "clip.mp4"),
-		txt: filepath.Join(dir, "notes.txt"),
-	}
-	for p, data := range map[string][]byte{
-		f.png: fakehf.PNG(40, 30),
-		f.wav: fakehf.WAV(8000, 16000),
-		f.mp4: fakehf.MP4("clip"),
-		f.txt: []byte("just some words, not a picture\n"),
-	} {
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return f
-}
 
 func hfMustJSON(t *testing.T, b []byte) map[string]any {
 	t.Helper()
@@ -63,69 +38,16 @@ func hfB64File(t *testing.T, path string) string {
 	return base64.StdEncoding.EncodeToString(data)
 }
 
-func hfSameFile(t *testing.T, body []byte, path string) {
-	t.Helper()
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(body, want) {
-		t.Errorf("request body is not the raw bytes of %s (%d vs %d bytes)", path, len(body), len(want))
-	}
-}
-
-func hfWantText(want string) func(*testing.T, endpoints.Result) {
-	return func(t *testing.T, r endpoints.Result) {
-		t.Helper()
-		if r.Text != want {
-			t.Errorf("Text = %q, want %q", r.Text, want)
-		}
-		if len(r.Data) == 0 || !json.Valid(r.Data) {
-			t.Errorf("Data = %q, want the raw JSON", r.Data)
-		}
-	}
-}
-
-func hfWantBlob(mime string, check func(*testing.T, []byte)) func(*testing.T, endpoints.Result) {
-	return func(t *testing.T, r endpoints.Result) {
-		t.Helper()
-		if len(r.Blobs) != 1 || r.Blobs[0].MIME != mime {
-			t.Fatalf("Blobs = %d (%v), want one %s", len(r.Blobs), hfBlobTypes(r), mime)
-		}
-		if check != nil {
-			check(t, r.Blobs[0].Data)
-		}
-	}
-}
-
-func hfBlobTypes(r endpoints.Result) []string {
-	var out []string
-	for _, b := range r.Blobs {
-		out = append(out, b.MIME)
-	}
-	return out
-}
-
-func hfImageSize(w, h int) func(*testing.T, []byte) {
-	return func(t *testing.T, data []byte) {
-		t.Helper()
-		gw, gh, err := fakehf.ImageSize(data)
-		if err != nil || gw != w || gh != h {
-			t.Errorf("image is %dx%d (%v), want %dx%d", gw, gh, err, w, h)
-		}
-	}
-}
-
 // TestHFTaskShapes runs every catalog task through the fake server and
 // checks the request the server received and the Result built from its
 // answer.
 func TestHFTaskShapes(t *testing.T) {
-	f := writeHFFiles(t)
+	f := testkit.WriteInputs(t)
 	rawImage := func(t *testing.T, r fakehf.Request) {
 		if ct := r.Headers.Get("Content-Type"); ct != "image/png" {
 			t.Errorf("Content-Type = %q, want image/png", ct)
 		}
-		hfSameFile(t, r.Body, f.png)
+		testkit.SameFile(t, r.Body, f.PNG)
 	}
 	jsonBody := func(want func(*testing.T, map[string]any)) func(*testing.T, fakehf.Request) {
 		return func(t *testing.T, r fakehf.Request) {
@@ -166,58 +88,58 @@ func TestHFTaskShapes(t *testing.T) {
 		result  func(*testing.T, endpoints.Result)
 	}{
 		{"text-classification", map[string]string{"text": "I hate rain"}, "", inputsText("I hate rain"),
-			hfWantText("NEGATIVE (1.00), POSITIVE (0.00)")},
+			endpointstest.WantText("NEGATIVE (1.00), POSITIVE (0.00)")},
 		{"token-classification", map[string]string{"text": "Sarah lives in London"}, "", inputsText("Sarah lives in London"),
-			hfWantText("Sarah (PER 0.99), London (PER 0.99)")},
+			endpointstest.WantText("Sarah (PER 0.99), London (PER 0.99)")},
 		{"text2text-generation", map[string]string{"text": "fix: teh cat"}, "", inputsText("fix: teh cat"),
-			hfWantText("generated from: fix: teh cat")},
+			endpointstest.WantText("generated from: fix: teh cat")},
 		{"summarization", map[string]string{"text": "First point. Second point."}, "", inputsText("First point. Second point."),
-			hfWantText("First point.")},
+			endpointstest.WantText("First point.")},
 		{"translation", map[string]string{"text": "hello", "src_lang": "en", "tgt_lang": "de"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"inputs":"hello","parameters":{"src_lang":"en","tgt_lang":"de"}}`)
-			}), hfWantText("[en→de] HELLO")},
-		{"translation", map[string]string{"text": "hello"}, "", inputsText("hello"), hfWantText("HELLO")},
+			}), endpointstest.WantText("[en→de] HELLO")},
+		{"translation", map[string]string{"text": "hello"}, "", inputsText("hello"), endpointstest.WantText("HELLO")},
 		{"question-answering", map[string]string{"text": "Where does Sarah live?", "context": "Sarah lives in London"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"inputs":{"question":"Where does Sarah live?","context":"Sarah lives in London"}}`)
-			}), hfWantText("lives (0.91)")},
+			}), endpointstest.WantText("lives (0.91)")},
 		{"conversational", map[string]string{"text": "hi there"}, "/v1/chat/completions",
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"model":"m/conversational","messages":[{"role":"user","content":"hi there"}]}`)
-			}), hfWantText("You said: hi there")},
+			}), endpointstest.WantText("You said: hi there")},
 		{"text-generation", map[string]string{"text": "Once upon a time"}, "/v1/chat/completions",
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"model":"m/text-generation","messages":[{"role":"user","content":"Once upon a time"}]}`)
-			}), hfWantText("You said: Once upon a time")},
+			}), endpointstest.WantText("You said: Once upon a time")},
 		{"sentence-similarity", map[string]string{"text": "a cat sits", "sentences": "a cat sits\n\na dog runs\n"}, "/pipeline/sentence-similarity",
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"inputs":{"source_sentence":"a cat sits","sentences":["a cat sits","a dog runs"]}}`)
-			}), hfWantText("\"a cat sits\": 1.00\n\"a dog runs\": 0.20")},
+			}), endpointstest.WantText("\"a cat sits\": 1.00\n\"a dog runs\": 0.20")},
 		{"tabular-classification", map[string]string{"text": "alcohol,acidity\n12.1,0.5\n9.8,0.7"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"inputs":{"data":{"alcohol":["12.1","9.8"],"acidity":["0.5","0.7"]}}}`)
-			}), hfWantText("row 1: 0, row 2: 1")},
+			}), endpointstest.WantText("row 1: 0, row 2: 1")},
 		{"tabular-classification", map[string]string{"text": `[{"alcohol": 12.1, "acidity": "0.5"}, {"alcohol": 9.8, "acidity": "0.7"}]`}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
 				equalJSON(t, m, `{"inputs":{"data":{"alcohol":["12.1","9.8"],"acidity":["0.5","0.7"]}}}`)
-			}), hfWantText("row 1: 0, row 2: 1")},
-		{"image-to-text", map[string]string{"image": f.png}, "", rawImage,
-			hfWantText("a 40x30 photo of a cat sitting on a sofa")},
-		{"image-classification", map[string]string{"image": f.png}, "", rawImage,
-			hfWantText("tabby, tabby cat (0.70), Egyptian cat (0.21), tiger cat (0.06), remote control (0.02), sofa (0.01)")},
-		{"object-detection", map[string]string{"image": f.png}, "", rawImage,
-			hfWantText("2 objects: cat (1.00) at [0,0,20,30], remote (0.87) at [20,15,39,29]")},
-		{"depth-estimation", map[string]string{"image": f.png}, "", rawImage,
+			}), endpointstest.WantText("row 1: 0, row 2: 1")},
+		{"image-to-text", map[string]string{"image": f.PNG}, "", rawImage,
+			endpointstest.WantText("a 40x30 photo of a cat sitting on a sofa")},
+		{"image-classification", map[string]string{"image": f.PNG}, "", rawImage,
+			endpointstest.WantText("tabby, tabby cat (0.70), Egyptian cat (0.21), tiger cat (0.06), remote control (0.02), sofa (0.01)")},
+		{"object-detection", map[string]string{"image": f.PNG}, "", rawImage,
+			endpointstest.WantText("2 objects: cat (1.00) at [0,0,20,30], remote (0.87) at [20,15,39,29]")},
+		{"depth-estimation", map[string]string{"image": f.PNG}, "", rawImage,
 			func(t *testing.T, r endpoints.Result) {
-				hfWantBlob("image/png", hfImageSize(40, 30))(t, r)
+				endpointstest.WantBlob("image/png", testkit.ImageSize(40, 30))(t, r)
 				if string(r.Data) != `{"depth_blob":0}` {
 					t.Errorf("Data = %s", r.Data)
 				}
 			}},
-		{"image-segmentation", map[string]string{"image": f.png}, "",
+		{"image-segmentation", map[string]string{"image": f.PNG}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				if m["inputs"] != hfB64File(t, f.png) {
+				if m["inputs"] != hfB64File(t, f.PNG) {
 					t.Errorf("inputs is not the base64 image")
 				}
 			}),
@@ -226,9 +148,9 @@ func TestHFTaskShapes(t *testing.T) {
 					t.Errorf("Text = %q", r.Text)
 				}
 				if len(r.Blobs) != 2 || r.Blobs[0].MIME != "image/png" || r.Blobs[1].MIME != "image/png" {
-					t.Fatalf("Blobs = %v, want two PNG masks", hfBlobTypes(r))
+					t.Fatalf("Blobs = %v, want two PNG masks", endpointstest.BlobTypes(r))
 				}
-				hfImageSize(40, 30)(t, r.Blobs[1].Data)
+				testkit.ImageSize(40, 30)(t, r.Blobs[1].Data)
 				// Data keeps the masks with their labels, for Annotate.
 				var segs []struct{ Label, Mask string }
 				if err := json.Unmarshal(r.Data, &segs); err != nil || len(segs) != 2 || segs[1].Label != "couch" {
@@ -238,74 +160,74 @@ func TestHFTaskShapes(t *testing.T) {
 					t.Error("Blobs are not the masks of Data, in order")
 				}
 			}},
-		{"image-to-image", map[string]string{"image": f.png}, "", rawImage, hfWantBlob("image/png", hfImageSize(40, 30))},
-		{"image-to-image", map[string]string{"image": f.png, "text": "make it snowy"}, "",
+		{"image-to-image", map[string]string{"image": f.PNG}, "", rawImage, endpointstest.WantBlob("image/png", testkit.ImageSize(40, 30))},
+		{"image-to-image", map[string]string{"image": f.PNG, "text": "make it snowy"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.png)+`","parameters":{"prompt":"make it snowy"}}`)
-			}), hfWantBlob("image/png", hfImageSize(40, 30))},
-		{"image-editing", map[string]string{"image": f.png, "text": "add a hat"}, "",
+				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.PNG)+`","parameters":{"prompt":"make it snowy"}}`)
+			}), endpointstest.WantBlob("image/png", testkit.ImageSize(40, 30))},
+		{"image-editing", map[string]string{"image": f.PNG, "text": "add a hat"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.png)+`","parameters":{"prompt":"add a hat"}}`)
-			}), hfWantBlob("image/png", hfImageSize(40, 30))},
-		{"zero-shot-image-classification", map[string]string{"image": f.png, "labels": "cat, dog,"}, "",
+				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.PNG)+`","parameters":{"prompt":"add a hat"}}`)
+			}), endpointstest.WantBlob("image/png", testkit.ImageSize(40, 30))},
+		{"zero-shot-image-classification", map[string]string{"image": f.PNG, "labels": "cat, dog,"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.png)+`","parameters":{"candidate_labels":["cat","dog"]}}`)
-			}), hfWantText("cat (0.70), dog (0.30)")},
-		{"zero-shot-object-detection", map[string]string{"image": f.png, "labels": "cat,dog"}, "",
+				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.PNG)+`","parameters":{"candidate_labels":["cat","dog"]}}`)
+			}), endpointstest.WantText("cat (0.70), dog (0.30)")},
+		{"zero-shot-object-detection", map[string]string{"image": f.PNG, "labels": "cat,dog"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.png)+`","parameters":{"candidate_labels":["cat","dog"]}}`)
-			}), hfWantText("2 objects: cat (0.90) at [0,0,39,29], dog (0.80) at [1,1,38,28]")},
-		{"visual-question-answering", map[string]string{"image": f.png, "text": "what is this?"}, "",
+				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.PNG)+`","parameters":{"candidate_labels":["cat","dog"]}}`)
+			}), endpointstest.WantText("2 objects: cat (0.90) at [0,0,39,29], dog (0.80) at [1,1,38,28]")},
+		{"visual-question-answering", map[string]string{"image": f.PNG, "text": "what is this?"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				equalJSON(t, m, `{"inputs":{"image":"`+hfB64File(t, f.png)+`","question":"what is this?"}}`)
-			}), hfWantText("a cat (40x30 image) (0.93)")},
-		{"document-question-answering", map[string]string{"image": f.png, "text": "what is the total?"}, "",
+				equalJSON(t, m, `{"inputs":{"image":"`+hfB64File(t, f.PNG)+`","question":"what is this?"}}`)
+			}), endpointstest.WantText("a cat (40x30 image) (0.93)")},
+		{"document-question-answering", map[string]string{"image": f.PNG, "text": "what is the total?"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				equalJSON(t, m, `{"inputs":{"image":"`+hfB64File(t, f.png)+`","question":"what is the total?"}}`)
-			}), hfWantText("page 40x30 (0.87)")},
-		{"mask-generation", map[string]string{"image": f.png}, "", rawImage,
+				equalJSON(t, m, `{"inputs":{"image":"`+hfB64File(t, f.PNG)+`","question":"what is the total?"}}`)
+			}), endpointstest.WantText("page 40x30 (0.87)")},
+		{"mask-generation", map[string]string{"image": f.PNG}, "", rawImage,
 			func(t *testing.T, r endpoints.Result) {
 				if r.Text != "1 segment: mask (0.97)" || len(r.Blobs) != 1 {
 					t.Errorf("Text = %q, %d blobs", r.Text, len(r.Blobs))
 				}
 			}},
-		{"mask-generation", map[string]string{"image": f.png, "point": "3, 4", "box": "0,0,10,12"}, "",
+		{"mask-generation", map[string]string{"image": f.PNG, "point": "3, 4", "box": "0,0,10,12"}, "",
 			jsonBody(func(t *testing.T, m map[string]any) {
-				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.png)+`","parameters":{"input_points":[[[3,4]]],"input_boxes":[[0,0,10,12]]}}`)
+				equalJSON(t, m, `{"inputs":"`+hfB64File(t, f.PNG)+`","parameters":{"input_points":[[[3,4]]],"input_boxes":[[0,0,10,12]]}}`)
 			}),
 			func(t *testing.T, r endpoints.Result) {
 				if len(r.Blobs) != 1 || r.Blobs[0].MIME != "image/png" {
-					t.Errorf("Blobs = %v", hfBlobTypes(r))
+					t.Errorf("Blobs = %v", endpointstest.BlobTypes(r))
 				}
 			}},
 		{"text-to-image", map[string]string{"text": "a red fox"}, "", inputsText("a red fox"),
-			hfWantBlob("image/jpeg", hfImageSize(9, 8))},
+			endpointstest.WantBlob("image/jpeg", testkit.ImageSize(9, 8))},
 		{"text-to-speech", map[string]string{"text": "hello"}, "", inputsText("hello"),
-			hfWantBlob("audio/wav", func(t *testing.T, b []byte) {
+			endpointstest.WantBlob("audio/wav", func(t *testing.T, b []byte) {
 				if n, _, err := fakehf.WAVInfo(b); err != nil || n != 5*160 {
 					t.Errorf("WAV has %d samples (%v), want %d", n, err, 5*160)
 				}
 			})},
 		{"text-to-video", map[string]string{"text": "a dancing fox"}, "", inputsText("a dancing fox"),
-			hfWantBlob("video/mp4", func(t *testing.T, b []byte) {
+			endpointstest.WantBlob("video/mp4", func(t *testing.T, b []byte) {
 				if !bytes.Contains(b, []byte("a dancing fox")) {
 					t.Error("video does not carry the prompt")
 				}
 			})},
-		{"automatic-speech-recognition", map[string]string{"audio": f.wav}, "",
+		{"automatic-speech-recognition", map[string]string{"audio": f.WAV}, "",
 			func(t *testing.T, r fakehf.Request) {
 				if ct := r.Headers.Get("Content-Type"); ct != "audio/wav" {
 					t.Errorf("Content-Type = %q", ct)
 				}
-				hfSameFile(t, r.Body, f.wav)
-			}, hfWantText("hello from 0.50 seconds of audio")},
-		{"audio-classification", map[string]string{"audio": f.wav}, "",
-			func(t *testing.T, r fakehf.Request) { hfSameFile(t, r.Body, f.wav) },
-			hfWantText("Speech (0.70), Music (0.21), Silence (0.09)")},
-		{"audio-to-audio", map[string]string{"audio": f.wav}, "",
-			func(t *testing.T, r fakehf.Request) { hfSameFile(t, r.Body, f.wav) },
+				testkit.SameFile(t, r.Body, f.WAV)
+			}, endpointstest.WantText("hello from 0.50 seconds of audio")},
+		{"audio-classification", map[string]string{"audio": f.WAV}, "",
+			func(t *testing.T, r fakehf.Request) { testkit.SameFile(t, r.Body, f.WAV) },
+			endpointstest.WantText("Speech (0.70), Music (0.21), Silence (0.09)")},
+		{"audio-to-audio", map[string]string{"audio": f.WAV}, "",
+			func(t *testing.T, r fakehf.Request) { testkit.SameFile(t, r.Body, f.WAV) },
 			func(t *testing.T, r endpoints.Result) {
-				hfWantBlob("audio/wav", func(t *testing.T, b []byte) {
+				endpointstest.WantBlob("audio/wav", func(t *testing.T, b []byte) {
 					if n, _, err := fakehf.WAVInfo(b); err != nil || n != 8000 {
 						t.Errorf("WAV has %d samples (%v)", n, err)
 					}
@@ -314,13 +236,13 @@ func TestHFTaskShapes(t *testing.T) {
 					t.Errorf("Text = %q, Data = %s", r.Text, r.Data)
 				}
 			}},
-		{"video-classification", map[string]string{"video": f.mp4}, "",
+		{"video-classification", map[string]string{"video": f.MP4}, "",
 			func(t *testing.T, r fakehf.Request) {
 				if ct := r.Headers.Get("Content-Type"); ct != "video/mp4" {
 					t.Errorf("Content-Type = %q", ct)
 				}
-				hfSameFile(t, r.Body, f.mp4)
-			}, hfWantText("playing guitar (0.70), singing (0.21), dancing (0.09)")},
+				testkit.SameFile(t, r.Body, f.MP4)
+			}, endpointstest.WantText("playing guitar (0.70), singing (0.21), dancing (0.09)")},
 	}
 
 	srv := fakehf.New(t)
@@ -378,33 +300,11 @@ func newTestHF(srv *fakehf.Server, opts Options) *Endpoint {
 	return New(opts)
 }
 
-// hfProgressLog collects progress reports from any goroutine.
-type hfProgressLog struct {
-	mu   sync.Mutex
-	list []endpoints.Progress
-}
-
-func (p *hfProgressLog) add(x endpoints.Progress) {
-	p.mu.Lock()
-	p.list = append(p.list, x)
-	p.mu.Unlock()
-}
-
-func (p *hfProgressLog) all() []endpoints.Progress {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]endpoints.Progress(nil), p.list...)
-}
-
-func hfSummarize(model string, progress func(endpoints.Progress)) endpoints.Request {
-	return endpoints.Request{Task: "summarization", Model: model, Args: map[string]string{"text": "One. Two."}, Progress: progress}
-}
-
 func TestHFLoadingThenReady(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("m/sum", "summarization").LoadingFor(2, 0.02)
-	var log hfProgressLog
-	res, err := newTestHF(srv, Options{MaxWait: 10 * time.Second}).Infer(context.Background(), hfSummarize("m/sum", log.add))
+	var log endpointstest.ProgressLog
+	res, err := newTestHF(srv, Options{MaxWait: 10 * time.Second}).Infer(context.Background(), endpointstest.Summarize("m/sum", log.Add))
 	if err != nil {
 		t.Fatalf("Infer: %v", err)
 	}
@@ -420,7 +320,7 @@ func TestHFLoadingThenReady(t *testing.T) {
 			t.Errorf("request %d X-Wait-For-Model = %q, want %q", i, got, want)
 		}
 	}
-	p := log.all()
+	p := log.All()
 	if len(p) != 2 {
 		t.Fatalf("progress = %+v, want two loading reports", p)
 	}
@@ -437,7 +337,7 @@ func TestHFLoadingThenReady(t *testing.T) {
 func TestHFLoadingGivesUpAfterMaxWait(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("m/sum", "summarization").LoadingFor(1000, 0.01)
-	_, err := newTestHF(srv, Options{MaxWait: 60 * time.Millisecond}).Infer(context.Background(), hfSummarize("m/sum", nil))
+	_, err := newTestHF(srv, Options{MaxWait: 60 * time.Millisecond}).Infer(context.Background(), endpointstest.Summarize("m/sum", nil))
 	if !errors.Is(err, endpoints.ErrUnavailable) {
 		t.Fatalf("err = %v, want ErrUnavailable", err)
 	}
@@ -449,7 +349,7 @@ func TestHFLoadingGivesUpAfterMaxWait(t *testing.T) {
 	}
 	// With waiting turned off it gives up at once.
 	srv.Model("m/sum2", "summarization").LoadingFor(1, 0.01)
-	_, err = newTestHF(srv, Options{MaxWait: -1}).Infer(context.Background(), hfSummarize("m/sum2", nil))
+	_, err = newTestHF(srv, Options{MaxWait: -1}).Infer(context.Background(), endpointstest.Summarize("m/sum2", nil))
 	if !errors.Is(err, endpoints.ErrUnavailable) || len(srv.RequestsFor("m/sum2")) != 1 {
 		t.Fatalf("err = %v after %d requests, want ErrUnavailable after 1", err, len(srv.RequestsFor("m/sum2")))
 	}
@@ -461,7 +361,7 @@ func TestHFLoadingLongerThanDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := newTestHF(srv, Options{MaxWait: time.Hour}).Infer(ctx, hfSummarize("m/sum", nil))
+	_, err := newTestHF(srv, Options{MaxWait: time.Hour}).Infer(ctx, endpointstest.Summarize("m/sum", nil))
 	if !errors.Is(err, endpoints.ErrUnavailable) || time.Since(start) > 10*time.Second {
 		t.Fatalf("err = %v after %v, want an immediate ErrUnavailable so another candidate can run", err, time.Since(start))
 	}
@@ -475,7 +375,7 @@ func TestHFCancelWhileWaitingForModel(t *testing.T) {
 	reported := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := newTestHF(srv, Options{MaxWait: time.Hour}).Infer(ctx, hfSummarize("m/sum", func(endpoints.Progress) { close(reported) }))
+		_, err := newTestHF(srv, Options{MaxWait: time.Hour}).Infer(ctx, endpointstest.Summarize("m/sum", func(endpoints.Progress) { close(reported) }))
 		done <- err
 	}()
 	<-reported // the endpoint is now waiting out the 120 s load
@@ -497,7 +397,7 @@ func TestHFCancelDuringRequest(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := newTestHF(srv, Options{}).Infer(ctx, hfSummarize("m/sum", nil))
+		_, err := newTestHF(srv, Options{}).Infer(ctx, endpointstest.Summarize("m/sum", nil))
 		done <- err
 	}()
 	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -519,11 +419,11 @@ func TestHFCancelDuringRequest(t *testing.T) {
 func TestHFRateLimit(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("m/ok", "summarization").RateLimit(2)
-	var log hfProgressLog
-	if _, err := newTestHF(srv, Options{Backoff: 5 * time.Millisecond}).Infer(context.Background(), hfSummarize("m/ok", log.add)); err != nil {
+	var log endpointstest.ProgressLog
+	if _, err := newTestHF(srv, Options{Backoff: 5 * time.Millisecond}).Infer(context.Background(), endpointstest.Summarize("m/ok", log.Add)); err != nil {
 		t.Fatalf("Infer: %v", err)
 	}
-	p := log.all()
+	p := log.All()
 	if len(p) != 2 || p[0].Wait != 5*time.Millisecond || p[1].Wait != 10*time.Millisecond || !strings.Contains(p[0].Message, "HTTP 429") {
 		t.Fatalf("progress = %+v, want two 429 reports with doubling waits", p)
 	}
@@ -532,7 +432,7 @@ func TestHFRateLimit(t *testing.T) {
 	}
 
 	srv.Model("m/busy", "summarization").RateLimit(100)
-	_, err := newTestHF(srv, Options{MaxRetries: 2}).Infer(context.Background(), hfSummarize("m/busy", nil))
+	_, err := newTestHF(srv, Options{MaxRetries: 2}).Infer(context.Background(), endpointstest.Summarize("m/busy", nil))
 	var he *endpoints.HTTPError
 	if !errors.Is(err, endpoints.ErrRateLimited) || !errors.As(err, &he) || he.Status != 429 {
 		t.Fatalf("err = %v, want ErrRateLimited in an HTTPError", err)
@@ -546,20 +446,20 @@ func TestHFRetryAfterHonoured(t *testing.T) {
 	srv := fakehf.New(t)
 	// Retry-After: 0 must win over a one-hour backoff, which would give up.
 	srv.Model("m/now", "summarization").RateLimit(1).RetryAfter(0)
-	if _, err := newTestHF(srv, Options{Backoff: time.Hour}).Infer(context.Background(), hfSummarize("m/now", nil)); err != nil {
+	if _, err := newTestHF(srv, Options{Backoff: time.Hour}).Infer(context.Background(), endpointstest.Summarize("m/now", nil)); err != nil {
 		t.Fatalf("Retry-After: 0 not honoured: %v", err)
 	}
 	// A Retry-After far beyond the wait budget gives up at once.
 	srv.Model("m/later", "summarization").RateLimit(1).RetryAfter(3600)
 	start := time.Now()
-	_, err := newTestHF(srv, Options{MaxWait: time.Second}).Infer(context.Background(), hfSummarize("m/later", nil))
+	_, err := newTestHF(srv, Options{MaxWait: time.Second}).Infer(context.Background(), endpointstest.Summarize("m/later", nil))
 	if !errors.Is(err, endpoints.ErrRateLimited) || !strings.Contains(err.Error(), "1h0m0s") || time.Since(start) > 5*time.Second {
 		t.Fatalf("err = %v after %v", err, time.Since(start))
 	}
 	// 18446744074 s is 2^64 ns and a little: multiplied unchecked it
 	// wraps to a 0.3 s wait and a retry, instead of giving up.
 	srv.Model("m/never", "summarization").RateLimit(1).RetryAfter(18446744074)
-	_, err = newTestHF(srv, Options{}).Infer(context.Background(), hfSummarize("m/never", nil))
+	_, err = newTestHF(srv, Options{}).Infer(context.Background(), endpointstest.Summarize("m/never", nil))
 	if !errors.Is(err, endpoints.ErrRateLimited) || len(srv.RequestsFor("m/never")) != 1 {
 		t.Fatalf("huge Retry-After: err = %v after %d requests, want ErrRateLimited after 1", err, len(srv.RequestsFor("m/never")))
 	}
@@ -574,7 +474,7 @@ func TestHFUnauthorized(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.RequireToken("hf_good")
 	srv.Model("m/sum", "summarization")
-	_, err := newTestHF(srv, Options{Token: "hf_bad"}).Infer(context.Background(), hfSummarize("m/sum", nil))
+	_, err := newTestHF(srv, Options{Token: "hf_bad"}).Infer(context.Background(), endpointstest.Summarize("m/sum", nil))
 	if !errors.Is(err, endpoints.ErrUnauthorized) {
 		t.Fatalf("err = %v, want ErrUnauthorized", err)
 	}
@@ -588,7 +488,7 @@ func TestHFUnauthorized(t *testing.T) {
 	}
 	// Without any token the message says one is needed.
 	ep := New(Options{BaseURL: srv.URL})
-	if _, err := ep.Infer(context.Background(), hfSummarize("m/sum", nil)); !errors.Is(err, endpoints.ErrUnauthorized) || !strings.Contains(err.Error(), "needs a token") {
+	if _, err := ep.Infer(context.Background(), endpointstest.Summarize("m/sum", nil)); !errors.Is(err, endpoints.ErrUnauthorized) || !strings.Contains(err.Error(), "needs a token") {
 		t.Errorf("no token: err = %v", err)
 	}
 }
@@ -614,7 +514,7 @@ func TestHFNotServed(t *testing.T) {
 	srv.Model("m/410", "summarization").Status(410, "https://api-inference.huggingface.co is no longer supported. Please use https://router.huggingface.co instead.")
 	ep := newTestHF(srv, Options{})
 	for _, model := range []string{"m/unregistered", "m/400", "m/410"} {
-		_, err := ep.Infer(context.Background(), hfSummarize(model, nil))
+		_, err := ep.Infer(context.Background(), endpointstest.Summarize(model, nil))
 		var he *endpoints.HTTPError
 		if !errors.Is(err, endpoints.ErrUnavailable) || !errors.As(err, &he) || !strings.Contains(err.Error(), "not served by Hugging Face's hf-inference provider") {
 			t.Errorf("%s: err = %v, want ErrUnavailable naming the provider", model, err)
@@ -632,14 +532,14 @@ func TestHFServerErrors(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("m/flaky", "summarization").Fail(1, 502, "Bad Gateway")
 	ep := newTestHF(srv, Options{})
-	if _, err := ep.Infer(context.Background(), hfSummarize("m/flaky", nil)); err != nil {
+	if _, err := ep.Infer(context.Background(), endpointstest.Summarize("m/flaky", nil)); err != nil {
 		t.Fatalf("one 502 then success: %v", err)
 	}
 	for _, code := range []int{500, 502, 503, 504} {
 		model := "m/broken" + http.StatusText(code)
 		model = strings.ReplaceAll(model, " ", "")
 		srv.Model(model, "summarization").Status(code, "boom")
-		_, err := ep.Infer(context.Background(), hfSummarize(model, nil))
+		_, err := ep.Infer(context.Background(), endpointstest.Summarize(model, nil))
 		var he *endpoints.HTTPError
 		if !errors.Is(err, endpoints.ErrUnavailable) || !errors.As(err, &he) || he.Status != code || !strings.Contains(err.Error(), "boom") {
 			t.Errorf("HTTP %d: err = %v, want ErrUnavailable in an HTTPError with the server's message", code, err)
@@ -649,7 +549,7 @@ func TestHFServerErrors(t *testing.T) {
 		}
 	}
 	srv.Model("m/422", "summarization").Status(422, "Input validation error: inputs too long")
-	if _, err := ep.Infer(context.Background(), hfSummarize("m/422", nil)); !errors.Is(err, endpoints.ErrBadInput) {
+	if _, err := ep.Infer(context.Background(), endpointstest.Summarize("m/422", nil)); !errors.Is(err, endpoints.ErrBadInput) {
 		t.Errorf("422: err = %v, want ErrBadInput", err)
 	}
 }
@@ -658,7 +558,7 @@ func TestHFUnreachable(t *testing.T) {
 	srv := fakehf.New(t)
 	base := srv.URL
 	srv.Close()
-	_, err := New(Options{BaseURL: base, Token: "hf_x"}).Infer(context.Background(), hfSummarize("m/sum", nil))
+	_, err := New(Options{BaseURL: base, Token: "hf_x"}).Infer(context.Background(), endpointstest.Summarize("m/sum", nil))
 	if !errors.Is(err, endpoints.ErrUnreachable) || !strings.Contains(err.Error(), base) || !strings.Contains(err.Error(), "huggingface.base_url") {
 		t.Fatalf("err = %v, want ErrUnreachable naming %s and the setting", err, base)
 	}
@@ -666,7 +566,7 @@ func TestHFUnreachable(t *testing.T) {
 
 func TestHFBadInput(t *testing.T) {
 	srv := fakehf.New(t)
-	f := writeHFFiles(t)
+	f := testkit.WriteInputs(t)
 	ep := newTestHF(srv, Options{})
 	missing := filepath.Join(t.TempDir(), "gone.png")
 	cases := []struct {
@@ -679,16 +579,16 @@ func TestHFBadInput(t *testing.T) {
 		{"image-to-text", map[string]string{"image": missing}, "argument image (" + missing + ") was not given as a file this turn may read"},
 		{"image-to-text", map[string]string{}, `"image" argument`},
 		{"image-to-text", map[string]string{"image": t.TempDir()}, "is a directory"},
-		{"image-to-text", map[string]string{"image": f.txt}, "not image"},
+		{"image-to-text", map[string]string{"image": f.Text}, "not image"},
 		{"image-to-text", map[string]string{"image": "https://example.com/cat.png"}, "is a URL"},
-		{"automatic-speech-recognition", map[string]string{"audio": f.png}, "not audio"},
+		{"automatic-speech-recognition", map[string]string{"audio": f.PNG}, "not audio"},
 		{"summarization", map[string]string{"text": "  "}, `"text" argument`},
 		{"question-answering", map[string]string{"text": "who?"}, `"context" argument`},
 		{"sentence-similarity", map[string]string{"text": "a"}, `"sentences" argument`},
-		{"zero-shot-image-classification", map[string]string{"image": f.png, "labels": " , "}, `"labels" argument`},
-		{"image-editing", map[string]string{"image": f.png}, "edit instruction"},
-		{"mask-generation", map[string]string{"image": f.png, "point": "3"}, "point"},
-		{"mask-generation", map[string]string{"image": f.png, "box": "1,2,x,4"}, `"x" is not a number`},
+		{"zero-shot-image-classification", map[string]string{"image": f.PNG, "labels": " , "}, `"labels" argument`},
+		{"image-editing", map[string]string{"image": f.PNG}, "edit instruction"},
+		{"mask-generation", map[string]string{"image": f.PNG, "point": "3"}, "point"},
+		{"mask-generation", map[string]string{"image": f.PNG, "box": "1,2,x,4"}, `"x" is not a number`},
 		{"tabular-classification", map[string]string{"text": "just a header"}, "header row"},
 		{"tabular-classification", map[string]string{"text": `{"a": [1], "b": [1, 2]}`}, "has"},
 	}
@@ -759,37 +659,37 @@ func TestHFUnexpectedAnswers(t *testing.T) {
 	srv.Model("m/html", "summarization").Respond(respond(200, "text/html", `<html>hi</html>`))
 	srv.Model("m/err200", "summarization").Respond(respond(200, "application/json", `{"error": "CUDA out of memory"}`))
 	for model, want := range map[string]string{"m/shape": "unexpected shape", "m/html": "where JSON was expected", "m/err200": "CUDA out of memory"} {
-		_, err := ep.Infer(context.Background(), hfSummarize(model, nil))
+		_, err := ep.Infer(context.Background(), endpointstest.Summarize(model, nil))
 		if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want ErrUnavailable mentioning %q", model, err, want)
 		}
 	}
 	// Binary answers with a generic type are sniffed; depth maps come back
 	// as an image body or as a bare tensor.
-	f := writeHFFiles(t)
+	f := testkit.WriteInputs(t)
 	srv.Model("m/t2i", "text-to-image").Respond(func(*http.Request, []byte) (int, string, []byte) {
 		return 200, "application/octet-stream", fakehf.PNG(3, 2)
 	})
 	res, err := ep.Infer(context.Background(), endpoints.Request{Task: "text-to-image", Model: "m/t2i", Args: map[string]string{"text": "x"}})
 	if err != nil || len(res.Blobs) != 1 || res.Blobs[0].MIME != "image/png" {
-		t.Errorf("sniffed blob: %v %v", err, hfBlobTypes(res))
+		t.Errorf("sniffed blob: %v %v", err, endpointstest.BlobTypes(res))
 	}
 	srv.Model("m/depth-img", "depth-estimation").Respond(func(*http.Request, []byte) (int, string, []byte) {
 		return 200, "image/png", fakehf.PNG(4, 4)
 	})
-	res, err = ep.Infer(context.Background(), endpointstest.Request(t, "depth-estimation", "m/depth-img", map[string]string{"image": f.png}))
+	res, err = ep.Infer(context.Background(), endpointstest.Request(t, "depth-estimation", "m/depth-img", map[string]string{"image": f.PNG}))
 	if err != nil || len(res.Blobs) != 1 || res.Blobs[0].MIME != "image/png" {
-		t.Errorf("depth image body: %v %v", err, hfBlobTypes(res))
+		t.Errorf("depth image body: %v %v", err, endpointstest.BlobTypes(res))
 	}
 	srv.Model("m/depth-tensor", "depth-estimation").Respond(respond(200, "application/json", `{"predicted_depth": [[[0, 1, 2], [3, 4, 5]]]}`))
-	res, err = ep.Infer(context.Background(), endpointstest.Request(t, "depth-estimation", "m/depth-tensor", map[string]string{"image": f.png}))
+	res, err = ep.Infer(context.Background(), endpointstest.Request(t, "depth-estimation", "m/depth-tensor", map[string]string{"image": f.PNG}))
 	if err != nil || len(res.Blobs) != 1 {
-		t.Fatalf("depth tensor: %v %v", err, hfBlobTypes(res))
+		t.Fatalf("depth tensor: %v %v", err, endpointstest.BlobTypes(res))
 	}
-	hfImageSize(3, 2)(t, res.Blobs[0].Data)
+	testkit.ImageSize(3, 2)(t, res.Blobs[0].Data)
 	// Legacy shapes the API has used: zero-shot {labels, scores}, a bare QA object.
 	srv.Model("m/zs", "zero-shot-image-classification").Respond(respond(200, "application/json", `{"labels": ["a", "b"], "scores": [0.2, 0.8]}`))
-	res, err = ep.Infer(context.Background(), endpointstest.Request(t, "zero-shot-image-classification", "m/zs", map[string]string{"image": f.png, "labels": "a,b"}))
+	res, err = ep.Infer(context.Background(), endpointstest.Request(t, "zero-shot-image-classification", "m/zs", map[string]string{"image": f.PNG, "labels": "a,b"}))
 	if err != nil || res.Text != "b (0.80), a (0.20)" {
 		t.Errorf("legacy zero-shot: %v %q", err, res.Text)
 	}

@@ -141,7 +141,7 @@ func TestFalSlowJobReportsProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(res.Blobs) != 1 || res.Blobs[0].MIME != "video/mp4" {
-		t.Fatalf("blobs %v, want the video", hfBlobTypes(res))
+		t.Fatalf("blobs %v, want the video", endpointstest.BlobTypes(res))
 	}
 	all := strings.Join(msgs, "\n")
 	for _, want := range []string{"waiting in the queue (position 3)", "position 1", "fal-ai is running fal-ai/wan-t2v", "step 1 of 4"} {
@@ -213,7 +213,7 @@ func TestFalSpeechAndTranscription(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(res.Blobs) != 1 || res.Blobs[0].MIME != "audio/wav" || res.Provider != "fal-ai" {
-		t.Fatalf("speech: blobs %v provider %q", hfBlobTypes(res), res.Provider)
+		t.Fatalf("speech: blobs %v provider %q", endpointstest.BlobTypes(res), res.Provider)
 	}
 	sync := srv.RequestsFor("hexgrad/Kokoro-82M")[0]
 	if sync.Path != "/fal-ai/fal-ai/kokoro/american-english" || sync.Query != "" || jsonOf(t, sync.Body)["text"] != "hello" {
@@ -292,7 +292,7 @@ func TestReplicatePredictions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(res.Blobs) != 1 || res.Blobs[0].MIME != "video/mp4" || res.Provider != "replicate" {
-		t.Fatalf("video: %v from %q", hfBlobTypes(res), res.Provider)
+		t.Fatalf("video: %v from %q", endpointstest.BlobTypes(res), res.Provider)
 	}
 	polls := srv.RequestsFor("Wan-AI/Wan2.1-T2V-14B")[1:]
 	if len(polls) != 4 || !strings.HasPrefix(polls[0].Path, "/replicate/v1/predictions/") || polls[0].Method != http.MethodGet {

@@ -12,6 +12,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/internal/fakehf"
+	"github.com/chorusai/chorus/internal/testkit"
 	"github.com/chorusai/chorus/scope"
 )
 
@@ -50,8 +51,8 @@ func TestHFReadsOnlyGivenFiles(t *testing.T) {
 
 	// Files decides what is read, whatever Args says: the checked file's
 	// bytes are what is sent.
-	f := writeHFFiles(t)
-	req := endpointstest.Request(t, "image-to-text", "m/cap", map[string]string{"image": f.png})
+	f := testkit.WriteInputs(t)
+	req := endpointstest.Request(t, "image-to-text", "m/cap", map[string]string{"image": f.PNG})
 	req.Args["image"] = secret
 	if _, err := ep.Infer(context.Background(), req); err != nil {
 		t.Fatalf("Infer: %v", err)
@@ -60,7 +61,7 @@ func TestHFReadsOnlyGivenFiles(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("%d requests", len(got))
 	}
-	hfSameFile(t, got[0].Body, f.png)
+	testkit.SameFile(t, got[0].Body, f.PNG)
 
 	// A checked file deleted before the call is reported as such.
 	gone := filepath.Join(t.TempDir(), "gone.png")
@@ -72,21 +73,6 @@ func TestHFReadsOnlyGivenFiles(t *testing.T) {
 	if _, err := ep.Infer(context.Background(), req); !errors.Is(err, endpoints.ErrBadInput) || !strings.Contains(err.Error(), "gone.png does not exist") {
 		t.Errorf("deleted file: err = %v", err)
 	}
-}
-
-// leftovers lists what is in dir: the temporary files a failed or
-// refused answer must not leave.
-func leftovers(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	return out
 }
 
 // TestHFAnswerOverLimitIsRefusedEarly: an answer whose Content-Length is
@@ -125,7 +111,7 @@ func TestHFAnswerOverLimitIsRefusedEarly(t *testing.T) {
 	if sent := chunked.BytesSent(); sent >= 128*mb {
 		t.Errorf("the fake wrote %d MB; reading should stop at the 32 MB limit", sent/mb)
 	}
-	if left := leftovers(t, tmp); len(left) != 0 {
+	if left := testkit.DirNames(t, tmp); len(left) != 0 {
 		t.Errorf("refused answers left %v", left)
 	}
 }
@@ -166,7 +152,7 @@ func TestHFLargeAnswerIsSpooled(t *testing.T) {
 			t.Errorf("%s: the file has %d bytes (%v), want %d", model, n, err, want)
 		}
 		res.Discard()
-		if left := leftovers(t, tmp); len(left) != 0 {
+		if left := testkit.DirNames(t, tmp); len(left) != 0 {
 			t.Errorf("%s: Discard left %v", model, left)
 		}
 	}
@@ -191,7 +177,7 @@ func TestHFCutOffAnswerIsNotUnreachable(t *testing.T) {
 			t.Errorf("%s: err = %q, want it to say the answer was cut off", model, msg)
 		}
 	}
-	if left := leftovers(t, tmp); len(left) != 0 {
+	if left := testkit.DirNames(t, tmp); len(left) != 0 {
 		t.Errorf("cut-off answers left %v", left)
 	}
 }
@@ -203,7 +189,7 @@ func TestHFLoadingLongerThanMaxWait(t *testing.T) {
 	srv := fakehf.New(t)
 	srv.Model("m/slow", "summarization").LoadingFor(5, 340)
 	start := time.Now()
-	_, err := newTestHF(srv, Options{MaxWait: time.Minute}).Infer(context.Background(), hfSummarize("m/slow", nil))
+	_, err := newTestHF(srv, Options{MaxWait: time.Minute}).Infer(context.Background(), endpointstest.Summarize("m/slow", nil))
 	if elapsed := time.Since(start); elapsed > 5*time.Second {
 		t.Errorf("gave up after %v, want at once", elapsed)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/internal/fakehf"
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 func TestLocalUnconfigured(t *testing.T) {
@@ -34,14 +35,14 @@ func TestLocalUnconfigured(t *testing.T) {
 
 func TestLocalHFProtocol(t *testing.T) {
 	srv := fakehf.New(t)
-	f := writeHFFiles(t)
+	f := testkit.WriteInputs(t)
 	srv.Model("Salesforce/blip", "image-to-text").LoadingFor(1, 0.001)
 	ep := New(Options{URL: srv.URL, Protocol: ProtocolHF, Backoff: time.Millisecond})
 	if err := ep.Check(context.Background(), "image-to-text", "Salesforce/blip"); err != nil {
 		t.Fatalf("Check: %v", err)
 	}
-	var log hfProgressLog
-	res, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "image-to-text", Model: "Salesforce/blip", Args: map[string]string{"image": f.png}, Progress: log.add}))
+	var log endpointstest.ProgressLog
+	res, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "image-to-text", Model: "Salesforce/blip", Args: map[string]string{"image": f.PNG}, Progress: log.Add}))
 	if err != nil {
 		t.Fatalf("Infer: %v", err)
 	}
@@ -49,27 +50,27 @@ func TestLocalHFProtocol(t *testing.T) {
 		t.Errorf("Text = %q", res.Text)
 	}
 	reqs := srv.RequestsFor("Salesforce/blip")
-	if len(reqs) != 2 || reqs[1].Headers.Get("X-Wait-For-Model") != "true" || len(log.all()) != 1 {
-		t.Fatalf("%d requests, %d progress reports; want the loading retry of the HF protocol", len(reqs), len(log.all()))
+	if len(reqs) != 2 || reqs[1].Headers.Get("X-Wait-For-Model") != "true" || len(log.All()) != 1 {
+		t.Fatalf("%d requests, %d progress reports; want the loading retry of the HF protocol", len(reqs), len(log.All()))
 	}
 	for _, r := range reqs {
 		if r.Headers.Get("Authorization") != "" {
 			t.Error("a Hugging Face token was sent to a local server")
 		}
-		hfSameFile(t, r.Body, f.png)
+		testkit.SameFile(t, r.Body, f.PNG)
 	}
-	if _, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "canny-control", Model: "canny-control", Args: map[string]string{"image": f.png}})); !errors.Is(err, endpoints.ErrUnsupported) {
+	if _, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "canny-control", Model: "canny-control", Args: map[string]string{"image": f.PNG}})); !errors.Is(err, endpoints.ErrUnsupported) {
 		t.Errorf("ControlNet on hf protocol: %v, want ErrUnsupported", err)
 	}
 	if err := ep.Check(context.Background(), "canny-text-to-image", "lllyasviel/sd-controlnet-canny"); !errors.Is(err, endpoints.ErrUnsupported) {
 		t.Errorf("Check ControlNet on hf protocol: %v", err)
 	}
-	_, err = ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "image-to-text", Model: "not/there", Args: map[string]string{"image": f.png}}))
+	_, err = ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "image-to-text", Model: "not/there", Args: map[string]string{"image": f.PNG}}))
 	if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "not served by the local server") {
 		t.Errorf("404 on local server: %v", err)
 	}
 	srv.RequireToken("secret")
-	_, err = ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "image-to-text", Model: "Salesforce/blip", Args: map[string]string{"image": f.png}}))
+	_, err = ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "image-to-text", Model: "Salesforce/blip", Args: map[string]string{"image": f.PNG}}))
 	if !errors.Is(err, endpoints.ErrUnauthorized) || !strings.Contains(err.Error(), "no credentials to local servers") {
 		t.Errorf("401 on local server: %v", err)
 	}
@@ -84,7 +85,7 @@ func TestLocalHFProtocolUnreachable(t *testing.T) {
 	if !errors.Is(err, endpoints.ErrUnreachable) || !strings.Contains(err.Error(), "local server "+url+" is not reachable") || !strings.Contains(err.Error(), "local.url") {
 		t.Errorf("Check = %v", err)
 	}
-	_, err = ep.Infer(context.Background(), hfSummarize("m/x", nil))
+	_, err = ep.Infer(context.Background(), endpointstest.Summarize("m/x", nil))
 	if !errors.Is(err, endpoints.ErrUnreachable) || !strings.Contains(err.Error(), "local.url") {
 		t.Errorf("Infer = %v", err)
 	}
@@ -186,13 +187,13 @@ func TestLocalCheckWrongServer(t *testing.T) {
 func TestLocalFailureInvalidatesCache(t *testing.T) {
 	j := fakehf.NewJarvis(t)
 	j.Model("openai/whisper-base", "automatic-speech-recognition")
-	f := writeHFFiles(t)
+	f := testkit.WriteInputs(t)
 	ep := New(Options{URL: j.URL})
 	if err := ep.Check(context.Background(), "automatic-speech-recognition", "openai/whisper-base"); err != nil {
 		t.Fatal(err)
 	}
 	j.Close()
-	_, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "automatic-speech-recognition", Model: "openai/whisper-base", Args: map[string]string{"audio": f.wav}}))
+	_, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "automatic-speech-recognition", Model: "openai/whisper-base", Args: map[string]string{"audio": f.WAV}}))
 	if !errors.Is(err, endpoints.ErrUnreachable) {
 		t.Fatalf("Infer on a dead server = %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/internal/fakehf"
+	"github.com/chorusai/chorus/internal/testkit"
 	"github.com/chorusai/chorus/scope"
 )
 
@@ -37,12 +38,12 @@ func TestJarvisSendsOnlyGivenFiles(t *testing.T) {
 	}
 
 	// Through a link, the server is sent the real file's path.
-	f := writeHFFiles(t)
+	f := testkit.WriteInputs(t)
 	link := filepath.Join(t.TempDir(), "link.png")
-	if err := os.Symlink(f.png, link); err != nil {
+	if err := os.Symlink(f.PNG, link); err != nil {
 		t.Fatal(err)
 	}
-	real, err := filepath.EvalSymlinks(f.png)
+	real, err := filepath.EvalSymlinks(f.PNG)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,6 +111,6 @@ func TestJarvisGeneratedFilesStayInPublicDir(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		hfWantBlob("image/png", hfImageSize(6, 4))(t, res)
+		endpointstest.WantBlob("image/png", testkit.ImageSize(6, 4))(t, res)
 	}
 }

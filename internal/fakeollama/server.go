@@ -61,6 +61,7 @@ type Server struct {
 	pullable   map[string]Model
 	loaded     map[string]loadedModel
 	requests   []*Recorded
+	forget     bool // ForgetRequests: keep no bodies
 	onChat     func(ctx context.Context, req *api.ChatRequest) Reply
 	onGenerate func(ctx context.Context, req *api.GenerateRequest) Reply
 	pullDelay  time.Duration
@@ -113,6 +114,15 @@ func (s *Server) Stop() {
 
 // Close stops the server; it is the same as Stop and safe to call twice.
 func (s *Server) Close() { s.Stop() }
+
+// ForgetRequests stops keeping request bodies, for benchmarks that measure
+// the memory of the client in the same process: a long chat's prompts would
+// otherwise pile up here.
+func (s *Server) ForgetRequests() {
+	s.mu.Lock()
+	s.forget = true
+	s.mu.Unlock()
+}
 
 // Requests returns every request received so far, oldest first.
 func (s *Server) Requests() []Recorded {
@@ -202,6 +212,9 @@ func (s *Server) record(next http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		rec := &Recorded{Method: r.Method, Path: r.URL.Path, Body: body, Time: time.Now()}
 		s.mu.Lock()
+		if s.forget {
+			rec.Body = nil
+		}
 		s.requests = append(s.requests, rec)
 		s.inflight++
 		s.mu.Unlock()

@@ -13,6 +13,11 @@
 // the text, a vision answer naming the image's size, embeddings that
 // count each word's letters (the same words, the same vector) — so a test
 // can tell its input arrived.
+//
+// Controller (controller.go) is the same protocol as a serving engine that
+// runs Chorus's controller model meets it — vLLM or llama-server: streamed
+// chat completions, JSON schemas honoured or refused in the engine's own
+// words, usage with cached prompt tokens, and slots.
 package fakeopenai
 
 import (

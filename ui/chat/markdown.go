@@ -125,6 +125,7 @@ func (s *streamRender) Lines(md *Markdown, src string, width int) []string {
 				if i < len(s.blocks) {
 					s.blocks = s.blocks[:i]
 				}
+				lines = compactLines(lines)
 				s.blocks = append(s.blocks, renderedBlock{src: p, lines: lines})
 			}
 		}

@@ -44,8 +44,9 @@ type Message struct {
 	stream     streamRender
 }
 
-// Invalidate drops the cached rendering, e.g. when text changed.
-func (m *Message) Invalidate() { m.lines = nil }
+// Invalidate drops the cached rendering, e.g. when text changed or the
+// message scrolled far out of view.
+func (m *Message) Invalidate() { m.lines, m.stream = nil, streamRender{} }
 
 // RenderContext carries what rendering a message needs from its parent:
 // the renderers, the width and mode, and the previews made so far.
@@ -71,10 +72,39 @@ func (m *Message) Render(rc RenderContext) []string {
 	}
 	lines := m.build(rc)
 	if m.Final {
-		m.lines, m.cacheWidth, m.cacheRaw = lines, rc.Width, rc.Raw
+		// The blocks rendered while it streamed are never used again.
+		m.stream = streamRender{}
+		m.lines, m.cacheWidth, m.cacheRaw = compactLines(lines), rc.Width, rc.Raw
+		return m.lines
 	}
 	return lines
 }
+
+// compactLines copies lines into one string of their own. Glamour pads
+// every line to the wrap width and trimming keeps slices of its padded
+// output alive; a cached rendering should hold only what it shows.
+func compactLines(lines []string) []string {
+	n := 0
+	for _, l := range lines {
+		n += len(l)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, l := range lines {
+		b.WriteString(l)
+	}
+	all := b.String()
+	out := make([]string, len(lines))
+	at := 0
+	for i, l := range lines {
+		out[i] = all[at : at+len(l)]
+		at += len(l)
+	}
+	return out
+}
+
+// Rendered reports whether the message holds a cached rendering.
+func (m *Message) Rendered() bool { return m.lines != nil }
 
 func (m *Message) build(rc RenderContext) []string {
 	st := rc.Styles

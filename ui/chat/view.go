@@ -20,7 +20,17 @@ type View struct {
 	// so growth below a scrolled-up view does not move what the user reads.
 	lastLen int
 	lastMsg *Message
+	// low is the oldest message that may hold a cached rendering: the
+	// caches of messages far above the window are dropped (evict) and
+	// made again if the view scrolls back to them, so a long chat keeps
+	// the renderings of a few screens, not of its whole history.
+	low int
 }
+
+// keepAbove is how many screens of rendered lines above the window keep
+// their caches: scrolling back a few pages costs nothing, further back
+// re-renders on demand.
+const keepAbove = 3
 
 // Add appends a message at the bottom.
 func (c *View) Add(m *Message) { c.msgs = append(c.msgs, m) }
@@ -84,6 +94,9 @@ func (c *View) Lines(rc RenderContext, height int) []string {
 		skip -= over
 		c.fromBottom = skip
 	}
+	first := len(c.msgs) - len(chunks)
+	c.low = min(c.low, first)
+	c.evict(first, keepAbove*height)
 	// Flatten only the lines we need, newest chunk last.
 	window := make([]string, 0, height)
 	end := got - skip // lines [0, end) of the concatenation (oldest first)
@@ -110,6 +123,20 @@ func (c *View) Lines(rc RenderContext, height int) []string {
 		window = append(make([]string, pad), window...)
 	}
 	return window
+}
+
+// evict drops the cached renderings of the messages older than first
+// (the oldest one on screen) beyond the first keep lines above it.
+func (c *View) evict(first, keep int) {
+	i := first - 1
+	for ; i >= c.low && keep > 0; i-- {
+		lines, _ := c.msgs[i].Cached()
+		keep -= len(lines)
+	}
+	for j := c.low; j <= i; j++ {
+		c.msgs[j].Invalidate()
+	}
+	c.low = max(c.low, i+1)
 }
 
 // LastAnswer returns the newest assistant message with text.
@@ -196,6 +223,7 @@ func (c *View) ShowTop(msg *Message, rc RenderContext, height int) {
 	if i < 0 || height <= 0 {
 		return
 	}
+	c.low = min(c.low, i)
 	below := 0
 	for _, m := range c.msgs[i:] {
 		below += len(m.Render(rc))

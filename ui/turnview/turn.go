@@ -40,8 +40,9 @@ type Turn struct {
 	Tasks    []*TaskState // plan order
 	byID     map[int]*TaskState
 	Errors   []pipeline.ErrorEvent
-	Debug    []pipeline.DebugEvent
-	Report   *pipeline.Report
+	// Debug holds the debug events of the turn while it is the newest.
+	Debug  []pipeline.DebugEvent
+	Report *pipeline.Report
 	// Answer is the answer's Markdown: streamed tokens, then the final
 	// text with the workflow section.
 	Answer   string

@@ -1,7 +1,4 @@
-package endpoints_test
-
-// Helpers for the catalog runs of the command kind's real programs; the
-// command package's own tests have the same ones.
+package testkit
 
 import (
 	"bytes"
@@ -9,9 +6,7 @@ import (
 	"image"
 	"image/draw"
 	"image/png"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"golang.org/x/image/font"
@@ -19,16 +14,19 @@ import (
 	"golang.org/x/image/math/fixed"
 )
 
-func needProgram(t *testing.T, name, pkg string) {
+// NeedProgram skips the test when the program name is not installed,
+// naming the Debian package that has it.
+func NeedProgram(t testing.TB, name, pkg string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
 		t.Skipf("%s is not installed (apt-get install %s); skipping the test that runs it", name, pkg)
 	}
 }
 
-// textImage renders text large and black on white: the 7×13 bitmap font
-// scaled up by nearest neighbour, which OCR reads reliably.
-func textImage(t *testing.T, text string, scale int) string {
+// TextImage renders text large and black on white — the 7×13 bitmap font
+// scaled up by nearest neighbour, which OCR reads reliably — into a PNG
+// in a temporary directory and returns its path.
+func TextImage(t testing.TB, text string, scale int) string {
 	t.Helper()
 	face := basicfont.Face7x13
 	w := font.MeasureString(face, text).Ceil()
@@ -46,15 +44,12 @@ func textImage(t *testing.T, text string, scale int) string {
 	if err := png.Encode(&buf, big); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "sign.png")
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return WriteFile(t, t.TempDir(), "sign.png", buf.Bytes())
 }
 
-// checkWAV asserts b is a RIFF/WAVE file with a fmt and a non-trivial data chunk.
-func checkWAV(t *testing.T, b []byte, minSeconds float64) {
+// CheckWAV asserts b is a RIFF/WAVE file with a fmt and a data chunk of
+// at least minSeconds.
+func CheckWAV(t testing.TB, b []byte, minSeconds float64) {
 	t.Helper()
 	if len(b) < 44 || string(b[:4]) != "RIFF" || string(b[8:12]) != "WAVE" || string(b[12:16]) != "fmt " {
 		t.Fatalf("not a RIFF/WAVE file: % x", b[:min(len(b), 16)])
