@@ -48,7 +48,7 @@ var importRules = map[string][]string{
 	"ui/prompt":   {"skills", "text", "ui/theme"},
 	"ui/turnview": {"pipeline", "skills", "text", "ui/chat", "ui/theme"},
 	"ui/dialog":   {"pipeline", "skills", "text", "ui/chat", "ui/theme", "ui/turnview"},
-	"ui":          {"config", "controller", "endpoints", "pipeline", "recording", "scope", "sessions", "skills", "text", "ui/*"},
+	"ui":          {"config", "controller", "conversation", "endpoints", "pipeline", "recording", "scope", "sessions", "skills", "text", "ui/*"},
 
 	// chorus eval scores the planning stage: it drives the pipeline,
 	// tells a controller that cannot be asked by its errors, and draws the
@@ -58,7 +58,7 @@ var importRules = map[string][]string{
 	// Recordings wrap the controller and the endpoints of an engine.
 	"recording": {"controller", "endpoints", "pipeline", "scope", "skills"},
 	// The ssh server runs the UI, one chat per connection.
-	"sshd": {"config", "pipeline", "ui"},
+	"sshd": {"config", "conversation", "pipeline", "ui"},
 
 	// Test support: fakes and helpers that import nothing of Chorus
 	// outside internal, and that production code never imports.

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/ui"
 )
 
@@ -18,5 +19,11 @@ func runTUI(ctx context.Context, cfg *config.Config, resume string, rs replaySou
 	if err != nil {
 		return err
 	}
-	return ui.Run(ctx, ui.Options{Config: cfg, Engine: st.eng, Constraints: st.cons, Resume: resume, Logger: log, Intro: st.note, Version: version})
+	opts := ui.Options{Config: cfg, Engine: st.eng, Constraints: st.cons, Resume: resume, Logger: log, Intro: st.note, Version: version}
+	if !rs.on() {
+		// The prompt head is prefilled while the user types; a replay
+		// answers from its recording and has nothing to warm.
+		opts.Warmer, opts.WarmOnOpen = &conversation.Warmer{}, true
+	}
+	return ui.Run(ctx, opts)
 }

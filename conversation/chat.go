@@ -42,6 +42,8 @@ type Chat struct {
 	// they had.
 	turns map[*running]struct{}
 	wg    sync.WaitGroup
+	// warm keeps the controller's prompt cache warm between turns.
+	warm Warmer
 }
 
 // running is a turn in flight.
@@ -81,6 +83,18 @@ func (c *Chat) SetModel(model string) {
 	}
 	c.eng = c.eng.WithController(c.eng.Controller().WithModel(model))
 	c.sess.setMeta(model, c.cons)
+}
+
+// Warm sends the chat's next turn's stable prompt head — the engine's
+// head, then the session's history — to the controller in the background
+// (Warmer), so that turn prefills only its own request. A front end calls
+// it when the chat opens and after SetModel, Open or NewSession; Run
+// cancels a warm-up still in flight, and a turn never waits for one.
+func (c *Chat) Warm() {
+	c.mu.Lock()
+	eng, sess := c.eng, c.sess
+	c.mu.Unlock()
+	c.warm.Start(eng, sess.History())
 }
 
 // Constraints are the standing constraints of the next turn.
@@ -204,6 +218,7 @@ func (c *Chat) StopRecording() (path string, turns int, err error) {
 // as cancelled, with what it had — the recording is saved, and the session
 // is saved. It returns the first error.
 func (c *Chat) Close(wait time.Duration) error {
+	c.warm.Stop()
 	c.mu.Lock()
 	for r := range c.turns {
 		r.cancel()

@@ -24,6 +24,7 @@ import (
 	"github.com/charmbracelet/ssh"
 
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/pipeline"
 )
 
@@ -62,6 +63,12 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 	srv  *ssh.Server
+
+	// warm fills the controller's prompt cache with the head once, when
+	// the server starts: the chats share the engine, and so the head. A
+	// chat's turn cancels it if it is still running; a chat's /model
+	// warms it again for that model.
+	warm conversation.Warmer
 
 	mu     sync.Mutex
 	active int
@@ -144,6 +151,8 @@ func (s *Server) HostKeyFingerprint() string {
 // Serve accepts connections on l until ctx ends, then closes every
 // connection and waits (a little) for their chats to be saved.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	s.warm.Start(s.opts.Engine, nil)
+	defer s.warm.Stop()
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(l) }()
 	select {

@@ -67,6 +67,7 @@ func (s *Server) chat(next ssh.Handler) ssh.Handler {
 			Getenv:         sessionEnv(sess, pty),
 			Logger:         log,
 			Version:        s.opts.Version,
+			Warmer:         &s.warm,
 			ProgramOptions: bm.MakeOptions(sess),
 		})
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/pipeline"
 )
 
@@ -70,6 +71,14 @@ type Options struct {
 	// OutputDir overrides the engine's output directory for this chat's
 	// turns; empty keeps the engine's.
 	OutputDir string
+
+	// Warmer, when set, keeps the controller's prompt cache warm between
+	// turns: the chat warms it after /model and after loading a session,
+	// and cancels it when a turn starts. WarmOnOpen also warms it when the
+	// chat opens; `chorus serve --ssh` leaves it off and warms its shared
+	// Warmer once for all chats. Leave both unset for a replay.
+	Warmer     *conversation.Warmer
+	WarmOnOpen bool
 }
 
 func (o *Options) defaults() error {

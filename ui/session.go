@@ -206,6 +206,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	}
 	save := m.saveAsync()
 	m.adopt(msg.s)
+	m.warm()
 	m.layout()
 	return tea.Batch(save, m.requestThumbs(), m.checkServer())
 }

@@ -71,6 +71,7 @@ func (m *Model) cancelTurn() tea.Cmd {
 
 // startTurn runs a request in the background.
 func (m *Model) startTurn(request string, files []string) tea.Cmd {
+	m.stopWarm()
 	m.nextTurn++
 	now := m.now()
 	t := newTurn(m.nextTurn, request, files, m.eng.Controller().Model(), now)

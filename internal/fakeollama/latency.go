@@ -42,8 +42,28 @@ type latencyState struct {
 	// last is the last prompt the slot evaluated, per model.
 	last map[string]string
 	// calls, prompt and evaluated count chats, their prompt tokens and
-	// the tokens really prefilled, for benchmarks.
+	// the tokens really prefilled, for benchmarks; each has the same
+	// per chat, in order.
 	calls, prompt, evaluated int
+	each                     []Prefilled
+}
+
+// Prefilled is what one chat cost the latency model: its prompt's tokens
+// and how many of them were evaluated (the rest came from the cache).
+type Prefilled struct {
+	Prompt, Evaluated int
+}
+
+// Prefills returns, per chat the latency model served, in order, its
+// prompt tokens and the tokens evaluated.
+func (s *Server) Prefills() []Prefilled {
+	l := s.latencyModel()
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Prefilled(nil), l.each...)
 }
 
 // Prefill returns how many chats the latency model served, their prompt
@@ -123,6 +143,7 @@ func (l *latencyState) prefill(ctx context.Context, model, prompt string) (evalu
 	l.calls++
 	l.prompt += total
 	l.evaluated += evaluated
+	l.each = append(l.each, Prefilled{Prompt: total, Evaluated: evaluated})
 	l.mu.Unlock()
 	// The first chunk also waits one decode step (PerToken), as every
 	// chunk does; the rest of the first-token delay is waited here.
