@@ -257,7 +257,8 @@ type conversation struct {
 // record notes one controller call for the report, and says it in the
 // debug view: the prompt's tokens, how many were prefilled, the reply's.
 func (c *conversation) record(stage Stage, r controller.Reply, took time.Duration, emit Emit) {
-	call := ControllerCall{Stage: stage, PromptTokens: r.PromptEvalCount, Prefilled: r.Prefilled, Tokens: r.EvalCount, ElapsedMS: took.Milliseconds()}
+	call := ControllerCall{Stage: stage, PromptTokens: r.PromptEvalCount, Prefilled: r.Prefilled, PromptEvalMS: r.PromptEvalDuration.Milliseconds(),
+		Tokens: r.EvalCount, ElapsedMS: took.Milliseconds()}
 	c.mu.Lock()
 	c.calls = append(c.calls, call)
 	c.mu.Unlock()
