@@ -295,3 +295,59 @@ func TestSelectionReplyLeniency(t *testing.T) {
 		})
 	}
 }
+
+// TestFanOutRunsTogetherUnderControllerSelection: with selection:
+// controller (HuggingGPT's behaviour) every task of a four-task fan-out
+// waits for the one selection call, and all four run at the same time
+// once the picks are decoded — before the controller writes a reason.
+func TestFanOutRunsTogetherUnderControllerSelection(t *testing.T) {
+	r := newRig(t, withOptions(pipeline.Options{ControllerTasks: true, Selection: pipeline.SelectController}))
+	img := r.image("a.png", 20, 20)
+	var releases []func()
+	for _, m := range []struct{ id, task string }{
+		{"test/captioner-big", "image-to-text"}, {"test/vqa-big", "visual-question-answering"},
+		{"test/depth-curated", "depth-estimation"}, {"test/depth-popular", "depth-estimation"},
+	} {
+		releases = append(releases, r.hf.Model(m.id, m.task).Hold())
+	}
+	release := func() {
+		for _, f := range releases {
+			f()
+		}
+	}
+	defer release()
+	var together atomic.Bool
+	r.pick = func(req *api.ChatRequest) fakeollama.Reply {
+		ch := make(chan string)
+		go func() {
+			defer close(ch)
+			ch <- `{"picks":{"1":1,"2":1,"3":1,"4":2},"reasons":{`
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			together.Store(r.hf.WaitInFlight(ctx, 4) == nil)
+			release()
+			ch <- `"1":"a","2":"b","3":"c","4":"d"}}`
+		}()
+		return fakeollama.Reply{Stream: ch}
+	}
+	r.planJSON(
+		task(1, "image-to-text", nil, map[string]string{"image": img}),
+		task(2, "visual-question-answering", nil, map[string]string{"image": img, "text": "what is it?"}),
+		task(3, "depth-estimation", nil, map[string]string{"image": img}),
+		task(4, "depth-estimation", nil, map[string]string{"image": img}),
+	)
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "caption, ask and estimate the depth twice"}); err != nil {
+		t.Fatal(err)
+	}
+	if !together.Load() {
+		t.Fatalf("the four tasks did not run at the same time before the reasons (at most %d at once)", r.hf.MaxInFlight())
+	}
+	if r.calls("select") != 1 {
+		t.Errorf("selection calls = %d", r.calls("select"))
+	}
+	for id := 1; id <= 4; id++ {
+		if e := r.taskEnd(id); e.Status != pipeline.StatusOK {
+			t.Errorf("task %d = %+v", id, e)
+		}
+	}
+}
