@@ -114,7 +114,7 @@ func TestEvalTableReadsIn80Columns(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"ctl · suite mine · 2 request(s)", "valid plan, as written", "node F1", "FoT flow of tasks", "tasks given a model"} {
+	for _, want := range []string{"ctl · suite mine · 2 request(s)", "valid plan, as written", "node F1", "FoT flow of thought", "tasks given a model"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the table lacks %q:\n%s", want, stdout)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/internal/fakeopenai"
 	"github.com/chorusai/chorus/sessions"
 )
 
@@ -133,5 +134,77 @@ func TestPipedStdinAloneIsTheRequest(t *testing.T) {
 	}
 	if len(leaks(e, secret, "", "")) == 0 {
 		t.Fatalf("the file the piped request named was not given to its task:\n%s", stdout)
+	}
+}
+
+// TestURLPasswordsNeverShow (issue 17, 9): a password inside a configured
+// URL — an OpenAI-compatible server's, Ollama's — is never shown or
+// logged: not on stderr or stdout (plain or --json), not in the answer or
+// what the controller reads, not in the log file, not by `chorus config`
+// or `chorus models list`.
+func TestURLPasswordsNeverShow(t *testing.T) {
+	const pass = "S3cretPass"
+	e := newCLIEnv(t, onePlan("text-to-image", `{"text":"a red square"}`))
+	refusing := fakeopenai.New(t, "sd-turbo")
+	refusing.RequireKey("sk-other") // 401: the message names the server
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close() // unreachable: the message names the server
+	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	withPass := func(u string) string { return strings.Replace(u, "http://", "http://admin:"+pass+"@", 1) }
+	cfg := `inference_mode: local
+openai:
+  - url: ` + withPass(refusing.URL) + `/v1
+    models:
+      text-to-image: [sd-turbo]
+  - url: ` + withPass(gone.URL) + `/v1
+    models:
+      text-to-image: [sd-turbo]
+retrieval:
+  searxng_url: ` + withPass(gone.URL) + `
+`
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	check := func(what, s string) {
+		if strings.Contains(s, pass) {
+			shown = append(shown, what)
+		}
+	}
+	stdout, stderr, _ := runCLI("--debug", "run", "draw a red square")
+	check("run's stdout", stdout)
+	check("run's stderr", stderr)
+	if !strings.Contains(stderr+stdout, "admin:REDACTED@") {
+		t.Errorf("the server's URL is not named, redacted:\n%s\n%s", stdout, stderr)
+	}
+	stdout, stderr, _ = runCLI("run", "--json", "draw a red square")
+	check("run --json", stdout+stderr)
+	for _, req := range e.ollama.ChatRequests() {
+		for _, m := range req.Messages {
+			check("the controller's prompt", m.Content)
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(os.Getenv("XDG_STATE_HOME"), "chorus", "chorus.log"))
+	if len(log) == 0 {
+		t.Fatal("no log file")
+	}
+	check("the log file", string(log))
+	stdout, stderr, _ = runCLI("config")
+	check("chorus config", stdout+stderr)
+	if !strings.Contains(stdout, "admin:REDACTED@") {
+		t.Errorf("chorus config does not show the URL, redacted:\n%s", stdout)
+	}
+	stdout, stderr, _ = runCLI("models", "list", "text-to-image")
+	check("chorus models list", stdout+stderr)
+
+	// Ollama's address, unreachable, named in the failure.
+	t.Setenv("OLLAMA_HOST", withPass(gone.URL))
+	stdout, stderr, _ = runCLI("run", "hi")
+	check("an unreachable Ollama's error", stdout+stderr)
+	if len(shown) > 0 {
+		t.Fatalf("the password in a configured URL was shown in %v", shown)
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/chorusai/chorus/text"
 )
 
 func newConfigCmd(g *globalFlags) *cobra.Command {
@@ -44,7 +46,8 @@ func newConfigCmd(g *globalFlags) *cobra.Command {
 			if src == "" {
 				src = "none (built-in defaults)"
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "# config file: %s\n%s", src, b)
+			// A password in a configured URL is never shown.
+			fmt.Fprintf(cmd.OutOrStdout(), "# config file: %s\n%s", src, text.RedactURLs(string(b)))
 			return nil
 		},
 	}

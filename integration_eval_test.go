@@ -46,14 +46,14 @@ func TestRealOllamaEval(t *testing.T) {
 		t.Fatalf("chorus eval: %v\nstderr: %s", err, tail(stderr.String(), 2000))
 	}
 	out := stdout.String()
-	for _, want := range []string{ollamatest.Model + " · suite chorus · 2 request(s)", "valid plan, as written", "node F1", "FoT flow of tasks", "controller errors"} {
+	for _, want := range []string{ollamatest.Model + " · suite chorus · 2 request(s)", "valid plan, as written", "node F1", "FoT flow of thought", "controller errors"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q", want)
 		}
 	}
-	// A random-weight model does not write the gold's flow of tasks
+	// A random-weight model does not write the gold's flow of thought
 	// (on two requests it would take a lucky draw among 54 tasks twice).
-	m := regexp.MustCompile(`FoT flow of tasks\s+(\d+)%`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`FoT flow of thought\s+(\d+)%`).FindStringSubmatch(out)
 	if m == nil || m[1] == "100" {
 		t.Errorf("a random-weight model should score FoT near 0%%, got %v:\n%s", m, out)
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/chorusai/chorus/text"
 )
 
 // logFileName is the log file in config.StateDir().
@@ -31,6 +33,12 @@ type logFile struct {
 // take it past max. Errors go back to slog, which drops them: a full disk
 // must not stop a turn.
 func (f *logFile) Write(p []byte) (int, error) {
+	// A configured URL in a record may carry a password: it never reaches
+	// the file. slog wants len(p) back, whatever was written.
+	rec := p
+	if r := text.RedactURLs(string(p)); r != string(p) {
+		rec = []byte(r)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if st, err := os.Stat(f.path); err == nil && st.Size() > 0 && st.Size()+int64(len(p)) > f.max {
@@ -40,11 +48,14 @@ func (f *logFile) Write(p []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	n, err := fh.Write(p)
+	_, err = fh.Write(rec)
 	if cerr := fh.Close(); err == nil {
 		err = cerr
 	}
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // openLog returns the logger that writes to dir/chorus.log (dir made with

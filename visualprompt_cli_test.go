@@ -106,8 +106,8 @@ func TestRunGroundingThenSegmentation(t *testing.T) {
 
 // TestRunFallbackNamesWhatFailed: when a model's call fails with an error
 // that does not name it (models_server wrote the mask where Chorus cannot
-// read it), the progress line before the next try says which model failed,
-// so "trying the next" does not read as if the next one had failed.
+// read it), the one line of the failed hop says which model failed and
+// which is tried next, so the next does not read as the one that failed.
 func TestRunFallbackNamesWhatFailed(t *testing.T) {
 	img := filepath.Join(t.TempDir(), "street.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
@@ -123,7 +123,7 @@ func TestRunFallbackNamesWhatFailed(t *testing.T) {
 	t.Setenv("CHORUS_INFERENCE_MODE", "local")
 
 	_, stderr, _ := runCLI("run", "--out", e.out, "--attach", img, "cut out the thing at 10,12")
-	m := regexp.MustCompile(`task 1: (\S+) on local: the local server produced \S+ but Chorus cannot read it[^\n]*; trying (\S+) on local`).FindStringSubmatch(stderr)
+	m := regexp.MustCompile(`task 1: (\S+): the local server produced \S+ but Chorus cannot read it[^\n]* → (\S+)`).FindStringSubmatch(stderr)
 	if m == nil || m[1] == m[2] {
 		t.Fatalf("the progress line does not name the model that failed: %q", stderr)
 	}

@@ -190,7 +190,7 @@ func Load(defaults []byte, file string) (*Config, error) {
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("config: %s: %w", file, err)
 		}
-		if err := checkKeys(data, known, file); err != nil {
+		if err := checkFile(data, file); err != nil {
 			return nil, err
 		}
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
@@ -209,8 +209,8 @@ func Load(defaults []byte, file string) (*Config, error) {
 	}
 
 	var c Config
-	if err := v.Unmarshal(&c); err != nil {
-		return nil, decodeError(err, file)
+	if err := v.UnmarshalExact(&c); err != nil {
+		return nil, decodeError(err, file, true)
 	}
 	c.File = file
 	c.TokenSource = tokenSource(file)
@@ -221,78 +221,6 @@ func Load(defaults []byte, file string) (*Config, error) {
 		return nil, err
 	}
 	return &c, nil
-}
-
-// checkKeys rejects keys the defaults do not know, which are typos.
-func checkKeys(data []byte, known []string, file string) error {
-	u := viper.New()
-	u.SetConfigType("yaml")
-	if err := u.ReadConfig(bytes.NewReader(data)); err != nil {
-		return fmt.Errorf("config: %s: %w", file, err)
-	}
-	var unknown []string
-	for _, k := range u.AllKeys() {
-		if slices.Contains(known, k) || strings.HasPrefix(k, "ui.keys.") {
-			continue
-		}
-		if strings.HasPrefix(k, "openai.") {
-			// One server written as a map, not a list item.
-			return &Error{Key: "openai", Source: file, Msg: `is a list of servers: write each one as an item, "- name: …" with url and models under it (see config.yaml)`}
-		}
-		unknown = append(unknown, k)
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return &Error{Key: unknown[0], Source: file, Msg: "unknown key (see the documented keys in config.yaml)"}
-	}
-	return checkOpenAIKeys(u.Get("openai"), file)
-}
-
-// openAIServerKeys are the keys of one openai list item (OpenAIServer's
-// mapstructure tags).
-var openAIServerKeys = []string{"name", "url", "key", "key_env", "voice", "tasks", "models"}
-
-// checkOpenAIKeys rejects typos inside the openai list's items, which
-// viper's key list cannot see (a list is one key to it): a misspelt
-// "modles" or "kye" would otherwise be dropped without a word, and the
-// server would fail later for a reason far from the cause.
-func checkOpenAIKeys(list any, file string) error {
-	items, ok := list.([]any)
-	if !ok {
-		switch list.(type) {
-		case nil, map[string]any: // absent, or a map: checkKeys says so
-			return nil
-		}
-		return &Error{Key: "openai", Source: file,
-			Msg: `is a list of servers: write each one as an item, "- name: …" with url and models under it (see config.yaml)`}
-	}
-	for i, item := range items {
-		m, ok := item.(map[string]any)
-		if !ok {
-			return &Error{Key: fmt.Sprintf("openai[%d]", i), Source: file,
-				Msg: `is not a server; write each one as an item, "- name: …" with url and models under it (see config.yaml)`}
-		}
-		for k, v := range m {
-			if strings.EqualFold(k, "models") && v != nil {
-				if _, ok := v.(map[string]any); !ok {
-					return &Error{Key: fmt.Sprintf("openai[%d].models", i), Source: file,
-						Msg: "lists model ids by task, e.g. models: {text-to-image: [stablediffusion]}"}
-				}
-			}
-		}
-		var unknown []string
-		for k := range m {
-			if !slices.Contains(openAIServerKeys, strings.ToLower(k)) {
-				unknown = append(unknown, k)
-			}
-		}
-		if len(unknown) > 0 {
-			sort.Strings(unknown)
-			return &Error{Key: fmt.Sprintf("openai[%d].%s", i, unknown[0]), Source: file,
-				Msg: "unknown key; a server takes " + strings.Join(openAIServerKeys, ", ") + " (see config.yaml)"}
-		}
-	}
-	return nil
 }
 
 func tokenSource(file string) string {
@@ -666,8 +594,9 @@ func StateDir() string {
 
 // decodeError turns a value of the wrong type ("max_parallel: lots",
 // "experts: maybe") into an Error naming the key and what to write,
-// rather than the decoder's multi-line report of Go types.
-func decodeError(err error, file string) error {
+// rather than the decoder's multi-line report of Go types. With env, a
+// value set by CHORUS_<KEY> is named as coming from there.
+func decodeError(err error, file string, env bool) error {
 	var de *mapstructure.DecodeError
 	if !errors.As(err, &de) {
 		return fmt.Errorf("config: %w", err)
@@ -689,8 +618,15 @@ func decodeError(err error, file string) error {
 	switch {
 	case want == reflect.TypeOf(time.Duration(0)) || strings.Contains(err.Error(), "time: invalid duration"):
 		msg = "is not a duration; write one such as 30s, 3m or 1h"
+	case want == nil && strings.Contains(err.Error(), "expected a map or struct"):
+		// A value where a section belongs ("retrieval: 5").
+		msg = "is a section; write its keys indented under it (see config.yaml)"
 	case want == nil:
 		msg = fmt.Sprintf("has a value of the wrong kind (%v)", errors.Unwrap(de))
+	case reflect.TypeOf(got) != nil && reflect.TypeOf(got).Kind() == reflect.Map:
+		// Keys under a key that takes one value ("model:" with "name:"
+		// indented under it): the map's Go rendering would say nothing.
+		msg, got = "takes one value, not keys indented under it (see config.yaml)", nil
 	case want.Kind() == reflect.Bool:
 		msg = "is not true or false"
 	case want.Kind() >= reflect.Int && want.Kind() <= reflect.Uint64:
@@ -707,10 +643,9 @@ func decodeError(err error, file string) error {
 	if got != nil {
 		msg = fmt.Sprintf("%q %s", fmt.Sprint(got), msg)
 	}
-	// The value may come from the file or from CHORUS_<KEY>.
-	env := "CHORUS_" + strings.ToUpper(strings.NewReplacer(".", "_", "[", "_", "]", "").Replace(key))
-	if os.Getenv(env) != "" {
-		file = env
+	// The value may come from the file or, when env, from CHORUS_<KEY>.
+	if v := "CHORUS_" + strings.ToUpper(strings.NewReplacer(".", "_", "[", "_", "]", "").Replace(key)); env && os.Getenv(v) != "" {
+		file = v
 	}
 	return &Error{Key: key, Source: file, Msg: msg}
 }

@@ -15,6 +15,7 @@ package controller
 
 import (
 	"fmt"
+	"github.com/chorusai/chorus/text"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -145,8 +146,9 @@ func (c *Controller) CanPull() bool {
 	return ok
 }
 
-// Host returns the server's base URL.
-func (c *Controller) Host() string { return c.host }
+// Host returns the server's base URL, for people: a password in it is
+// redacted.
+func (c *Controller) Host() string { return text.RedactURL(c.host) }
 
 // Options returns the options in effect, defaults filled in: the stages
 // read the token bounds from them.

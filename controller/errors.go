@@ -46,7 +46,11 @@ type Error struct {
 	hints Hints
 }
 
-func (e *Error) Error() string {
+// Error says what failed and how to fix it. The host is shown without a
+// password its URL may carry (text.RedactURLs).
+func (e *Error) Error() string { return text.RedactURLs(e.message()) }
+
+func (e *Error) message() string {
 	h := e.hints.fill()
 	switch {
 	case errors.Is(e.Err, ErrUnreachable):

@@ -93,6 +93,9 @@ type Progress struct {
 	Message string `json:"message"`
 	// Wait is how long the endpoint expects to wait before the next try.
 	Wait time.Duration `json:"wait,omitempty"`
+	// Passing marks a state that the next report replaces (the next
+	// provider being tried): a pane shows it until then, not after.
+	Passing bool `json:"passing,omitempty"`
 }
 
 // Result is what an expert returned.

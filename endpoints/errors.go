@@ -3,6 +3,7 @@ package endpoints
 import (
 	"errors"
 	"fmt"
+	"github.com/chorusai/chorus/text"
 )
 
 // Sentinel errors endpoints wrap, so callers decide with errors.Is.
@@ -33,6 +34,10 @@ type HTTPError struct {
 	Provider string
 	Status   int
 	Message  string
+	// Said is what the server itself said, where Message wraps it in
+	// advice ("… failed to run the model (server said: …) — try another
+	// model"): a one-line summary (WhyFailed) shows it alone.
+	Said string
 	// Err is the sentinel that classifies the status, if any.
 	Err error
 }
@@ -40,7 +45,7 @@ type HTTPError struct {
 // Error names the kind, the provider and the model, then the status where
 // it is a failure one, then the message.
 func (e *HTTPError) Error() string {
-	msg := e.Message
+	msg := text.RedactURLs(e.Message)
 	if msg == "" {
 		msg = "no message"
 	}
@@ -65,7 +70,8 @@ func (e *HTTPError) Unwrap() error { return e.Err }
 // package and the causes behind them — for errors.Is and errors.As. Unlike
 // fmt.Errorf with %w, the wrapped errors' texts are not added to msg.
 func Explain(msg string, classes ...error) error {
-	return &explained{msg: msg, errs: classes}
+	// A configured URL named in msg may carry a password: it never shows.
+	return &explained{msg: text.RedactURLs(msg), errs: classes}
 }
 
 // explained is the error Explain returns.

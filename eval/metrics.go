@@ -29,11 +29,11 @@ type Score struct {
 	// NamesExact: the plan names the gold's tasks, each as often
 	// (HuggingGPT's task accuracy, on single-task requests).
 	NamesExact bool `json:"names_exact"`
-	// TS (HIVE's task selection): the plan chose the gold's kinds of task,
-	// no more, no fewer — the same set of names.
+	// TS (HIVE's task selection, read automatically): the plan chose the
+	// gold's kinds of task, no more, no fewer — the same set of names.
 	TS bool `json:"ts"`
-	// FoT (HIVE's flow of tasks): the whole graph is right — every task
-	// and every dependency, GED 0.
+	// FoT (HIVE's flow of thought, read automatically): the whole graph
+	// is right — every task and every dependency, GED 0.
 	FoT bool `json:"fot"`
 }
 

@@ -50,7 +50,13 @@ type Metrics struct {
 	TS  Rate    `json:"ts"`
 	// Arguments pools the gold arguments the plans got right.
 	Arguments Rate `json:"arguments"`
-	FoT       Rate `json:"fot"`
+	// Constraints counts, among runs whose request has constraints, the
+	// plans whose constraints are right (ConstraintsRight);
+	// ConstraintsInvented, among runs whose request has none, the plans
+	// that set some anyway.
+	Constraints         Rate `json:"constraints"`
+	ConstraintsInvented Rate `json:"constraints_invented"`
+	FoT                 Rate `json:"fot"`
 	// Medians over runs of the planning stage's latency and tokens.
 	LatencyMS        float64 `json:"latency_ms_median"`
 	PromptTokens     float64 `json:"prompt_tokens_median"`
@@ -99,6 +105,11 @@ func Aggregate(rs []Result, withSelect bool) Metrics {
 		m.TS.add(s.TS)
 		m.Arguments.Hits += r.Arguments.Hits
 		m.Arguments.Of += r.Arguments.Of
+		if r.ConstraintsRight != nil {
+			m.Constraints.add(*r.ConstraintsRight)
+		} else {
+			m.ConstraintsInvented.add(r.Constraints != "")
+		}
 		m.FoT.add(s.FoT)
 		lat = append(lat, float64(r.LatencyMS))
 		pt = append(pt, float64(r.PromptTokens))
@@ -260,8 +271,10 @@ var rows = slices.Concat([]row{
 	{"edge F1 (dependencies)", func(m Metrics) string { return f1(m.EdgeF1) }, func(m Metrics) (float64, bool) { return f1Num(m.EdgeF1) }, false},
 	{"graph edit distance (0 best)", func(m Metrics) string { return counted(m, fmt.Sprintf("%.2f", m.GED)) }, func(m Metrics) (float64, bool) { return m.GED, m.Runs > 0 }, true},
 	{"arguments right", func(m Metrics) string { return pct(m.Arguments) }, func(m Metrics) (float64, bool) { return rateNum(m.Arguments) }, false},
+	{"constraints right", func(m Metrics) string { return pct(m.Constraints) }, func(m Metrics) (float64, bool) { return rateNum(m.Constraints) }, false},
+	{"constraints invented (0 best)", func(m Metrics) string { return pct(m.ConstraintsInvented) }, func(m Metrics) (float64, bool) { return rateNum(m.ConstraintsInvented) }, true},
 	{"TS  task selection", func(m Metrics) string { return pct(m.TS) }, func(m Metrics) (float64, bool) { return rateNum(m.TS) }, false},
-	{"FoT flow of tasks", func(m Metrics) string { return pct(m.FoT) }, func(m Metrics) (float64, bool) { return rateNum(m.FoT) }, false},
+	{"FoT flow of thought", func(m Metrics) string { return pct(m.FoT) }, func(m Metrics) (float64, bool) { return rateNum(m.FoT) }, false},
 	{"planning latency, median", func(m Metrics) string { return counted(m, seconds(m.LatencyMS)) }, func(m Metrics) (float64, bool) { return m.LatencyMS, m.Runs > 0 }, true},
 	{"prompt tokens, median", func(m Metrics) string { return counted(m, fmt.Sprintf("%.0f", m.PromptTokens)) }, func(m Metrics) (float64, bool) { return m.PromptTokens, m.Runs > 0 }, true},
 	{"completion tokens, median", func(m Metrics) string { return counted(m, fmt.Sprintf("%.0f", m.CompletionTokens)) }, func(m Metrics) (float64, bool) { return m.CompletionTokens, m.Runs > 0 }, true},
@@ -336,7 +349,7 @@ func WriteTable(w io.Writer, s Summary) error {
 
 // compareByShape are the rows the side-by-side table repeats for each
 // gold shape: where models differ most.
-var compareByShape = []string{"TaskBench node F1, as written", "TaskBench link F1, as written", "node F1 (multiset)", "FoT flow of tasks"}
+var compareByShape = []string{"TaskBench node F1, as written", "TaskBench link F1, as written", "node F1 (multiset)", "FoT flow of thought"}
 
 // Width is the width the side-by-side table keeps within.
 const Width = 80

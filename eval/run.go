@@ -79,6 +79,13 @@ type Result struct {
 	// Arguments counts the gold's arguments the plan got right
 	// (ArgScore).
 	Arguments Rate `json:"arguments"`
+	// Constraints are the plan's constraints after repair and
+	// GoldConstraints the request's, in the /constrain syntax;
+	// ConstraintsRight says whether they match (ConstraintsRight), set
+	// only where the request has constraints.
+	Constraints      string `json:"constraints,omitempty"`
+	GoldConstraints  string `json:"gold_constraints,omitempty"`
+	ConstraintsRight *bool  `json:"constraints_right,omitempty"`
 	// Notes are the validator's repairs.
 	Notes []string `json:"notes,omitempty"`
 	// Tasks and Chosen count, with selection, the plan's tasks and those
@@ -126,6 +133,11 @@ func Run(ctx context.Context, p Planner, model string, s *Suite, opts Options) (
 		}
 		defer os.RemoveAll(d)
 		dir = d
+	}
+	for _, c := range cases {
+		if _, err := c.goldConstraints(); err != nil {
+			return nil, err
+		}
 	}
 	names := newToolNames(opts.Tools, s)
 	total := len(cases) * opts.Repeat
@@ -212,6 +224,9 @@ func score(c Case, run int, res pipeline.PlanResult, err error, names toolNames)
 	} else {
 		r.ValidAsWritten, r.Usable = res.ValidAsWritten, res.Usable
 		r.Plan, r.Notes = res.Plan.Tasks, res.Plan.Notes
+		if !res.Plan.Constraints.IsZero() {
+			r.Constraints = res.Plan.Constraints.String()
+		}
 		r.Tasks = len(res.Plan.Tasks)
 		for _, m := range res.Models {
 			if m.Model != "" {
@@ -231,6 +246,11 @@ func score(c Case, run int, res pipeline.PlanResult, err error, names toolNames)
 		r.Gold = []pipeline.Task{}
 	}
 	r.Arguments = ArgScore(r.Gold, r.Plan)
+	if gold, _ := c.goldConstraints(); !gold.IsZero() {
+		// Run checked that they read.
+		right := err == nil && ConstraintsRight(gold, res.Plan.Constraints)
+		r.GoldConstraints, r.ConstraintsRight = gold.String(), &right
+	}
 	if len(r.Replies) > 0 {
 		if obj, ok := TBReadReply(r.Replies[0]); ok {
 			if p, ok := TBPrediction(obj, names.written); ok {

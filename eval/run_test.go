@@ -195,6 +195,75 @@ func TestRunScriptedController(t *testing.T) {
 	}
 }
 
+// TestRunScoresConstraints: where a request limits the models, the plan's
+// constraints are scored against the gold's; where it does not, a plan
+// that sets some anyway is counted as inventing them. Both are in the
+// results, the metrics, the JSON and the table.
+func TestRunScoresConstraints(t *testing.T) {
+	img := func(task string) []pipeline.Task { return []pipeline.Task{{ID: 1, Task: task}} }
+	suite := &eval.Suite{Name: "cons", Cases: []eval.Case{
+		{ID: "right", Request: "a picture of a fox — apache-2.0 models only", Gold: img("text-to-image"), Constraints: "license=apache-2.0"},
+		{ID: "wrong", Request: "a picture of a cat — MIT models only", Gold: img("text-to-image"), Constraints: "license=mit"},
+		{ID: "missed", Request: "a picture of a dog with the smallest model", Gold: img("text-to-image"), Constraints: "smallest"},
+		{ID: "invented", Request: "a picture of an owl", Gold: img("text-to-image")},
+		{ID: "none", Request: "a picture of a hen", Gold: img("text-to-image")},
+	}}
+	eng, _ := engine(t, func(req *api.ChatRequest) fakeollama.Reply {
+		last := req.Messages[len(req.Messages)-1].Content
+		cons := ""
+		switch {
+		case strings.Contains(last, "fox"):
+			cons = `,"constraints":{"licenses":["Apache-2.0"]}`
+		case strings.Contains(last, "cat"):
+			cons = `,"constraints":{"licenses":["apache-2.0"]}`
+		case strings.Contains(last, "owl"):
+			cons = `,"constraints":{"local_only":true}`
+		}
+		return fakeollama.Reply{Content: `{"tasks":[{"task":"text-to-image","id":1,"dep":[],"args":{"text":"an animal"}}]` + cons + `}`}
+	})
+	rs, err := eval.Run(context.Background(), eng, "ctl", suite, eval.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]eval.Result{}
+	for _, r := range rs {
+		by[r.Case] = r
+	}
+	for id, want := range map[string]bool{"right": true, "wrong": false, "missed": false} {
+		r := by[id]
+		if r.ConstraintsRight == nil || *r.ConstraintsRight != want {
+			t.Errorf("%s: constraints right %v, want %v (plan %q, gold %q)", id, r.ConstraintsRight, want, r.Constraints, r.GoldConstraints)
+		}
+	}
+	if by["wrong"].Constraints != "license=apache-2.0" || by["wrong"].GoldConstraints != "license=mit" {
+		t.Errorf("the result shows the plan's and the gold's constraints: %q, %q", by["wrong"].Constraints, by["wrong"].GoldConstraints)
+	}
+	if by["invented"].ConstraintsRight != nil || by["invented"].Constraints != "local-only" {
+		t.Errorf("a request without constraints has no verdict, only what the plan set: %+v", by["invented"])
+	}
+	sum := eval.Summarize("ctl", suite.Name, len(suite.Cases), 1, false, rs)
+	m := sum.Metrics["all"]
+	if m.Constraints != (eval.Rate{Hits: 1, Of: 3}) || m.ConstraintsInvented != (eval.Rate{Hits: 1, Of: 2}) {
+		t.Errorf("constraints right %v, invented %v; want 1/3, 1/2", m.Constraints, m.ConstraintsInvented)
+	}
+	var js strings.Builder
+	if err := eval.WriteJSON(&js, []eval.Summary{sum}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"constraints": {`, `"constraints_invented": {`, `"constraints_right": false`, `"gold_constraints": "smallest"`} {
+		if !strings.Contains(js.String(), want) {
+			t.Errorf("the JSON lacks %s", want)
+		}
+	}
+	var tb strings.Builder
+	if err := eval.WriteTable(&tb, sum); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^constraints right +33%`).MatchString(tb.String()) || !regexp.MustCompile(`(?m)^constraints invented \(0 best\) +50%`).MatchString(tb.String()) {
+		t.Errorf("the table's constraint rows:\n%s", tb.String())
+	}
+}
+
 func TestRunStopsOnAModelNotPulled(t *testing.T) {
 	eng, _ := engine(t, func(req *api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{Content: `{"tasks":[]}`} })
 	ctl, err := controller.New(eng.Controller().Host(), "missing:7b", controller.Options{PlanTokens: 64})
@@ -287,6 +356,33 @@ func oraclePlan(t *testing.T, cat *skills.Catalog, dir string, gold []pipeline.T
 	return tasks
 }
 
+// replyConstraints writes a case's constraints as a planner does, in the
+// plan's "constraints" object.
+func replyConstraints(t *testing.T, s string) map[string]any {
+	t.Helper()
+	c, err := pipeline.ParseConstraints(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]any{}
+	if len(c.Licenses) > 0 {
+		out["licenses"] = c.Licenses
+	}
+	if !c.MaxSize.IsZero() {
+		out["max_size"] = c.MaxSize.String()
+	}
+	if c.LocalOnly {
+		out["local_only"] = true
+	}
+	if c.Prefer != "" {
+		out["prefer"] = c.Prefer
+	}
+	if c.Benchmark != "" {
+		out["benchmark"] = c.Benchmark
+	}
+	return out
+}
+
 // TestEmbeddedSuiteGoldRuns: a controller that answers every request of
 // the embedded suite with its gold plan — or with any of its alternatives
 // — scores perfectly: every gold is a plan Chorus's validator keeps as it
@@ -300,7 +396,11 @@ func TestEmbeddedSuiteGoldRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for alt := 0; alt <= 2; alt++ {
+	most := 0
+	for _, c := range suite.Cases {
+		most = max(most, len(c.Alternatives))
+	}
+	for alt := 0; alt <= most; alt++ {
 		dir := t.TempDir()
 		byRequest := map[string]string{}
 		sent := map[string][]map[string]any{}
@@ -319,7 +419,11 @@ func TestEmbeddedSuiteGoldRuns(t *testing.T) {
 				t.Fatal(err)
 			}
 			tasks := oraclePlan(t, cat, dir, gold, turn.Attachments)
-			b, _ := json.Marshal(map[string]any{"tasks": tasks})
+			reply := map[string]any{"tasks": tasks}
+			if c.Constraints != "" {
+				reply["constraints"] = replyConstraints(t, c.Constraints)
+			}
+			b, _ := json.Marshal(reply)
 			byRequest["Request: "+turn.Request] = string(b)
 			sent[c.ID] = tasks
 		}
@@ -355,6 +459,9 @@ func TestEmbeddedSuiteGoldRuns(t *testing.T) {
 			}
 		}
 		m := eval.Summarize("ctl", suite.Name, len(cases), 1, false, rs).Metrics["all"]
+		if m.Constraints.Hits != m.Constraints.Of || m.ConstraintsInvented.Hits != 0 || (alt == 0 && m.Constraints.Of < 8) {
+			t.Errorf("alternative %d: constraints right %v, invented %v; want all right (at least 8) and none invented", alt, m.Constraints, m.ConstraintsInvented)
+		}
 		if m.NodeF1.F1 != 1 || (m.EdgeF1.Defined && m.EdgeF1.F1 != 1) || m.GED != 0 || m.TaskBench.AsWritten.NodeF1.F1 != 1 || m.TaskBench.AsWritten.ED != 0 {
 			t.Errorf("alternative %d: node F1 %v, edge F1 %v, GED %v, TaskBench %+v; want 1, 1, 0", alt, m.NodeF1.F1, m.EdgeF1.F1, m.GED, m.TaskBench.AsWritten)
 		}

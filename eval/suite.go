@@ -45,6 +45,11 @@ type Case struct {
 	// Input is the modality of the request's input: text, image, audio,
 	// video (informational, for the suite's own balance).
 	Input string `json:"input,omitempty"`
+	// Constraints are the limits the request puts on model selection, in
+	// the /constrain syntax ("license=apache-2.0 smallest"): what the
+	// plan's "constraints" must say (ConstraintsRight). Empty: the
+	// request sets none, and a plan should not either.
+	Constraints string `json:"constraints,omitempty"`
 
 	// tbGold is the gold as TaskBench's evaluate.py reads it, for a case
 	// from TaskBench's data.json (nil: derived from Gold); tbDropped says
@@ -62,6 +67,15 @@ type Exchange struct {
 	Files   []string `json:"files,omitempty"`
 	Answer  string   `json:"answer"`
 	Outputs []string `json:"outputs,omitempty"`
+}
+
+// goldConstraints reads the case's Constraints.
+func (c Case) goldConstraints() (pipeline.Constraints, error) {
+	cons, err := pipeline.ParseConstraints(c.Constraints)
+	if err != nil {
+		return cons, fmt.Errorf("case %s: constraints %q: %w", c.ID, c.Constraints, err)
+	}
+	return cons, nil
 }
 
 // golds lists the gold plan and its alternatives.
@@ -165,6 +179,9 @@ func finish(s *Suite) (*Suite, error) {
 		if c.Shape == "" {
 			c.Shape = GraphOf(c.Gold).Shape()
 		}
+		if _, err := c.goldConstraints(); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -175,6 +192,7 @@ type jsonLine struct {
 	Request     string          `json:"request"`
 	GoldTasks   []pipeline.Task `json:"gold_tasks"`
 	Attachments []string        `json:"attachments"`
+	Constraints string          `json:"constraints"`
 
 	// TaskBench's data.json.
 	UserRequest string          `json:"user_request"`
@@ -213,7 +231,7 @@ func parseLines(name string, b []byte, resolve func(string) (string, bool)) (*Su
 				s.Warnings = append(s.Warnings, fmt.Sprintf("line %d: TaskBench's evaluate.py cannot read its task_nodes and skips it; its TaskBench metrics leave it out too", n))
 			}
 		case l.Request != "":
-			c = Case{Request: l.Request, Gold: l.GoldTasks, Attachments: l.Attachments}
+			c = Case{Request: l.Request, Gold: l.GoldTasks, Attachments: l.Attachments, Constraints: l.Constraints}
 			c.Request, c.Files = fileRefs(c.Request)
 			for i := range c.Gold {
 				c.Gold[i].Task = resolveName(c.Gold[i].Task, resolve, unknown)

@@ -287,7 +287,7 @@ func TestLoadTaskBenchToolUsedTwice(t *testing.T) {
 		}
 		// The gold scores perfectly against itself.
 		if sc := Compare(got, got); !sc.FoT {
-			t.Errorf("%s: the gold is not its own flow of tasks", id)
+			t.Errorf("%s: the gold's flow of thought is not right against itself", id)
 		}
 	}
 	tb, ok := by["c1"].TaskBenchGold()

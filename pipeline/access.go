@@ -17,7 +17,7 @@ import (
 // What a turn may touch is decided once, here, by package scope: the files
 // the user attached, the paths and URLs they typed in this request or an
 // earlier one of the session, the files of earlier turns (the chat log),
-// and the output directory. Every reader of the pipeline — the validator,
+// and the files Chorus writes in its output directory this turn. Every reader of the pipeline — the validator,
 // the executor's arguments, the controller's images, the quoted text files
 // — and every endpoint (through endpoints.Request.Files) goes through it;
 // nothing a model or an expert wrote can widen it, except that a URL a task
@@ -50,8 +50,11 @@ func (e *Engine) turnScope(t Turn) *scope.Scope {
 			sc.AllowTyped(m.Content)
 		}
 	}
-	// The directory may not exist yet: the executor creates it.
-	sc.AllowDir(e.outDir(t), scope.Output)
+	// The output directory grants nothing by itself — with --out . it is
+	// the working directory, and anyone may have put files there: the
+	// files Chorus writes are granted one by one as they are written
+	// (keepResult, download), and those of earlier turns come with the
+	// chat log above.
 	return sc
 }
 
@@ -154,7 +157,11 @@ func download(ctx context.Context, sc *scope.Scope, url, dir string) (string, er
 		os.Remove(tmp.Name())
 		return "", err
 	}
-	return writeBlob(dir, "download", 0, endpoints.Blob{MIME: mt, Path: tmp.Name()})
+	p, err := writeBlob(dir, "download", 0, endpoints.Blob{MIME: mt, Path: tmp.Name()})
+	if err == nil {
+		sc.AllowFile(p, scope.Output) // Chorus wrote it: the task may read it
+	}
+	return p, err
 }
 
 // allowResultURLs lets later tasks of the turn fetch the URLs a task's

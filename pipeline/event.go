@@ -113,6 +113,13 @@ type TaskProgressEvent struct {
 	Message string `json:"message"`
 	// WaitMS is how long the endpoint expects to wait, for countdowns.
 	WaitMS int64 `json:"wait_ms,omitempty"`
+	// Passing: the next progress of the task replaces this one (a
+	// provider that failed, the next being tried).
+	Passing bool `json:"passing,omitempty"`
+	// Fallback: the message is the one line of a failed hop — a model (or
+	// route) failed and the next is tried (HopLine); the full error is a
+	// debug event of kind "fallback".
+	Fallback bool `json:"fallback,omitempty"`
 }
 
 // Task statuses in TaskEndEvent.

@@ -131,7 +131,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	defer cancel()
 
 	progress := func(p endpoints.Progress) {
-		emit(TaskProgressEvent{ID: r.task.ID, Message: p.Message, WaitMS: p.Wait.Milliseconds()})
+		emit(TaskProgressEvent{ID: r.task.ID, Message: p.Message, WaitMS: p.Wait.Milliseconds(), Passing: p.Passing})
 	}
 	debug := func(msg string) { emit(DebugEvent{Stage: StageExecution, Kind: "resolve", Content: msg}) }
 	args, err := e.resolveArgs(tctx, r.task, c.skill, byID, outDir, sc, progress, debug)
@@ -151,7 +151,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	if c.controller {
 		at := time.Now()
 		text, err := e.runOnController(tctx, r.task, c.skill, args, conv, emit)
-		r.attempts = append(r.attempts, Attempt{Model: e.ctl.Model(), Endpoint: EndpointController, Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
+		r.attempts = append(r.attempts, Attempt{Model: e.ctl.Model(), Endpoint: EndpointController, Error: errText(err), Why: endpoints.WhyFailed(err), ElapsedMS: time.Since(at).Milliseconds()})
 		if err == nil {
 			r.status, r.text = StatusOK, text
 			allowResultURLs(sc, text)
@@ -164,19 +164,20 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			if tctx.Err() != nil {
 				break
 			}
-			if lastErr != nil {
-				progress(endpoints.Progress{Message: fmt.Sprintf("%s; trying %s on %s", failedAttempt(r.attempts, lastErr), cand.model.ID, route.Kind())})
-			}
 			r.model, r.endpoint = cand.model.ID, string(route.Kind())
 			r.provider = plannedProvider(route, r.task.Task, cand.model.ID)
+			if lastErr != nil && len(r.attempts) > 0 {
+				e.hop(r, lastErr, emit)
+			}
 			at := time.Now()
 			res, err := route.Infer(tctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Files: files, Command: cand.model.Command,
 				LocalOnly: c.localOnly, Progress: progress})
 			r.provider = ranOn(r.provider, res, err)
 			if err == nil {
-				err = e.keepResult(r, res, outDir, progress)
+				err = e.keepResult(r, res, outDir, sc, progress)
 			}
-			r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Provider: r.provider, Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
+			r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Provider: r.provider, Error: errText(err), Why: endpoints.WhyFailed(err),
+				ElapsedMS: time.Since(at).Milliseconds()})
 			if err == nil {
 				r.status = StatusOK
 				allowResultURLs(sc, r.text)
@@ -195,12 +196,26 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	case tctx.Err() != nil:
 		r.fail(fmt.Sprintf("timed out after %s (task_timeout)", e.opts.TaskTimeout))
 	case lastErr != nil && len(r.attempts) > 1:
-		r.fail(fmt.Sprintf("all %d attempts failed; last: %v", len(r.attempts), lastErr))
+		// Each hop had its line; the full errors are in the attempts,
+		// --debug and the log.
+		last := r.attempts[len(r.attempts)-1]
+		r.fail(fmt.Sprintf("all %d attempts failed; last: %s on %s: %s", len(r.attempts), last.Model, Where(last.Endpoint, last.Provider), last.Reason()))
 	case lastErr != nil:
 		r.fail(lastErr.Error())
 	default:
 		r.fail("no endpoint could run it")
 	}
+}
+
+// hop tells that the last attempt failed and r's model and route are tried
+// next: one line for people, the full error for --debug (the log has it
+// from the task's end).
+func (e *Engine) hop(r *taskRun, err error, emit Emit) {
+	failed := r.attempts[len(r.attempts)-1]
+	next := Attempt{Model: r.model, Endpoint: r.endpoint, Provider: r.provider}
+	emit(TaskProgressEvent{ID: r.task.ID, Message: HopLine(failed, next), Fallback: true})
+	emit(DebugEvent{Stage: StageExecution, Kind: "fallback", Content: fmt.Sprintf("task %d (%s): %s on %s failed: %v",
+		r.task.ID, r.task.Task, failed.Model, Where(failed.Endpoint, failed.Provider), err)})
 }
 
 // ranOn is the provider that ran (or failed) a call: the one the result
@@ -224,21 +239,6 @@ func errText(err error) string {
 }
 
 func shortErr(err error) string { return text.Clip(err.Error(), 160) }
-
-// failedAttempt says what failed before the next try: the error, led by
-// the model and endpoint that failed where the error does not name them
-// (a file the local server wrote but Chorus cannot read), so that "trying
-// X" does not read as if X had just failed.
-func failedAttempt(attempts []Attempt, err error) string {
-	if len(attempts) == 0 {
-		return shortErr(err)
-	}
-	a := attempts[len(attempts)-1]
-	if a.Endpoint == EndpointController || strings.Contains(err.Error(), a.Model) {
-		return shortErr(err)
-	}
-	return text.Clip(a.Model+" on "+Where(a.Endpoint, a.Provider)+": "+err.Error(), 160)
-}
 
 // resolveArgs substitutes <resource>-N by the dependency's product of the
 // argument's modality: the text for text arguments, the file for media. A
@@ -321,7 +321,7 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 // stands — but is reported through progress, never dropped. Blobs an
 // endpoint spooled to temporary files are moved into outDir; none is left
 // behind, whatever fails.
-func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, progress func(endpoints.Progress)) error {
+func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, sc *scope.Scope, progress func(endpoints.Progress)) error {
 	// Every file must be what the task promises before any is kept.
 	if r.choice != nil && r.choice.skill != nil {
 		for i := range res.Blobs {
@@ -360,6 +360,9 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, pro
 			endpoints.Result{Blobs: res.Blobs[i+1:]}.Discard()
 			return err
 		}
+		// Chorus wrote it: later tasks of the turn may read it (the
+		// output directory itself grants nothing).
+		sc.AllowFile(p, scope.Output)
 		files = append(files, p)
 		if r.choice != nil && r.choice.skill != nil {
 			kinds[p] = r.choice.skill.ProducedKind(ModalityOf(p))
@@ -368,6 +371,7 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, pro
 	if annotated != nil {
 		p, err := writeBlob(outDir, r.task.Task+"-annotated", r.task.ID, *annotated)
 		if err == nil {
+			sc.AllowFile(p, scope.Output)
 			// The annotated image is listed first, the one to look at;
 			// a later task's argument takes whichever kind it asks for
 			// (fileFor).

@@ -31,8 +31,11 @@ type Attempt struct {
 	Model    string `json:"model"`
 	Endpoint string `json:"endpoint"`
 	// Provider is the Inference Provider behind a huggingface endpoint.
-	Provider  string `json:"provider,omitempty"`
-	Error     string `json:"error,omitempty"`
+	Provider string `json:"provider,omitempty"`
+	Error    string `json:"error,omitempty"`
+	// Why is the error in a few words, for one-line summaries ("not
+	// served by fal-ai (404), replicate (404)"); see endpoints.WhyFailed.
+	Why       string `json:"why,omitempty"`
 	ElapsedMS int64  `json:"elapsed_ms"`
 }
 

@@ -270,18 +270,29 @@ func workflowSection(rep *Report, p Plan) string {
 				fmt.Fprintf(&b, " — failed after %s", humanMS(t.ElapsedMS))
 			}
 			b.WriteString("\n")
-			if t.Decided != "" && t.Status == StatusOK {
+			// After a fallback the selection's reason is about the
+			// model chosen first, not the one that ran: say whose it is.
+			note := ""
+			if t.Status == StatusOK {
+				note = fallbackNote(t.Attempts, func(a Attempt) string {
+					if a.Endpoint == EndpointController {
+						return "the controller"
+					}
+					return "`" + a.Model + "`"
+				})
+			}
+			if note != "" {
+				fmt.Fprintf(&b, "   - %s\n", text.OneLine(note, 400))
+			}
+			switch {
+			case t.Decided == "" || t.Status != StatusOK:
+			case note != "" && t.Attempts[0].Model != t.Model:
+				fmt.Fprintf(&b, "   - `%s` was selected (%s): %s\n", t.Attempts[0].Model, t.Decided, text.OneLine(t.Reason, 200))
+			default:
 				fmt.Fprintf(&b, "   - selected (%s): %s\n", t.Decided, text.OneLine(t.Reason, 200))
 			}
 			if t.Unmet != "" {
 				fmt.Fprintf(&b, "   - constraint not applied: %s\n", text.OneLine(t.Unmet, 200))
-			}
-			if n := len(t.Attempts); n > 1 && t.Status == StatusOK {
-				var failed []string
-				for _, a := range t.Attempts[:n-1] {
-					failed = append(failed, fmt.Sprintf("`%s` on %s", a.Model, Where(a.Endpoint, a.Provider)))
-				}
-				fmt.Fprintf(&b, "   - after %s failed\n", strings.Join(failed, ", "))
 			}
 			if t.Error != "" && !t.Cancelled {
 				fmt.Fprintf(&b, "   - %s\n", text.OneLine(t.Error, 400))

@@ -58,6 +58,8 @@ type rigConfig struct {
 	extra []endpoints.Endpoint
 	// hf adjusts the Hugging Face endpoint's options.
 	hf func(*huggingface.Options)
+	// hub: the endpoint asks the fake's Hub which providers serve a model.
+	hub bool
 }
 
 func withControllerCaps(c ...string) rigOption {
@@ -69,6 +71,10 @@ func withOptions(o pipeline.Options) rigOption { return func(rc *rigConfig) { rc
 func withHFOptions(f func(*huggingface.Options)) rigOption {
 	return func(rc *rigConfig) { rc.hf = f }
 }
+
+// withHub makes the Hugging Face endpoint ask the fake Hub's provider
+// mapping (fakehf.Server.Provide), as the real one asks the Hub.
+func withHub() rigOption { return func(rc *rigConfig) { rc.hub = true } }
 
 func withEndpoints(eps ...endpoints.Endpoint) rigOption {
 	return func(rc *rigConfig) { rc.extra = append(rc.extra, eps...) }
@@ -95,6 +101,9 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 		t.Fatal(err)
 	}
 	hfOpts := huggingface.Options{BaseURL: r.hf.URL, Token: rc.token, MaxWait: 2 * time.Second, MaxRetries: 2, HTTPClient: r.hf.Client()}
+	if rc.hub {
+		hfOpts.Hub = &skills.Hub{BaseURL: r.hf.Root, Token: rc.token, HTTPClient: r.hf.Client()}
+	}
 	if rc.hf != nil {
 		rc.hf(&hfOpts)
 	}

@@ -276,3 +276,61 @@ func TestJSONEventsCarryNoControls(t *testing.T) {
 		t.Errorf("the visible text was not kept: %s", s)
 	}
 }
+
+// TestOutputDirGrantsOnlyWhatChorusWrote (issue 17, 7): a file someone
+// else put in the output directory — which with --out . is the working
+// directory — is neither read nor sent, as a media or a text argument;
+// the files Chorus wrote there, this turn (<resource>-N) or in an earlier
+// turn of the chat, still pass.
+func TestOutputDirGrantsOnlyWhatChorusWrote(t *testing.T) {
+	r := newRig(t)
+	secret := "planted-by-someone-else-0xC0FFEE"
+	planted := filepath.Join(r.out, "planted.png")
+	if err := os.WriteFile(planted, append(fakehf.PNG(9, 9), []byte(secret)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(r.out, "notes.txt")
+	if err := os.WriteFile(notes, []byte(secret), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	earlier := filepath.Join(r.out, "20250101-000000-text-to-image-1-abcdef.png")
+	if err := os.WriteFile(earlier, fakehf.PNG(7, 7), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.hf.Model("test/captioner-big", "image-to-text")
+	for _, m := range []string{"black-forest-labs/FLUX.1-schnell", "black-forest-labs/FLUX.1-dev", "stabilityai/stable-diffusion-xl-base-1.0"} {
+		r.hf.Model(m, "text-to-image")
+	}
+	r.hf.Model("test/voice", "text-to-speech")
+	r.pick = func(*api.ChatRequest) fakeollama.Reply {
+		return fakeollama.Reply{Content: `{"choices":[{"id":1,"pick":1,"reason":"x"}]}`}
+	}
+	r.planJSON(
+		task(1, "image-to-text", nil, map[string]string{"image": planted}),
+		task(2, "text-to-speech", nil, map[string]string{"text": notes}),
+		task(3, "text-to-image", nil, map[string]string{"text": "a lighthouse"}),
+		task(4, "image-to-text", []int{3}, map[string]string{"image": "<resource>-3"}),
+		task(5, "image-to-text", nil, map[string]string{"image": earlier}),
+	)
+	history := []pipeline.Message{{Role: "user", Content: "draw a cat"}, {Role: "assistant", Content: "Here it is.", Resources: []string{earlier}}}
+	rep, err := r.run(context.Background(), pipeline.Turn{Request: "caption what is there", History: history})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if where := leaked(r, rep, secret); len(where) > 0 {
+		t.Fatalf("a file Chorus did not write, in its output directory, reached %v", where)
+	}
+	plan := eventsOf[pipeline.PlanEvent](r)[0]
+	if !strings.Contains(strings.Join(plan.Notes, " "), planted+" is not a file you gave this turn") {
+		t.Errorf("the planted image was not refused: %+v", plan)
+	}
+	if e := r.taskEnd(3); e.Status != pipeline.StatusOK {
+		t.Fatalf("task 3: %+v", e)
+	}
+	if e := r.taskEnd(4); e.Status != pipeline.StatusOK {
+		t.Errorf("the image task 3 wrote was not passed on: %+v", e)
+	}
+	if e := r.taskEnd(5); e.Status != pipeline.StatusOK {
+		t.Errorf("the image of an earlier turn was refused: %+v", e)
+	}
+}

@@ -150,6 +150,9 @@ func modelLines(t Turn) []string {
 				if r.ElapsedMS > 0 {
 					l += fmt.Sprintf(" in %s", (time.Duration(r.ElapsedMS) * time.Millisecond).Round(100*time.Millisecond))
 				}
+				if note := pipeline.FallbackNote(r.Attempts); note != "" {
+					l += " (" + escapeLine(note) + ")"
+				}
 			}
 			out = append(out, l)
 		}

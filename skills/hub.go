@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/httpwire"
+	"github.com/chorusai/chorus/scope"
 )
 
 // DefaultHubURL is the Hugging Face Hub that `chorus models sync` reads.
@@ -127,7 +128,7 @@ type Hub struct {
 	Limit int
 }
 
-var defaultHubClient = &http.Client{Timeout: time.Minute}
+var defaultHubClient = scope.Credentialed(&http.Client{Timeout: time.Minute})
 
 func (h *Hub) base() string {
 	if h.BaseURL == "" {
@@ -143,9 +144,11 @@ func (h *Hub) limit() int {
 	return h.Limit
 }
 
+// client is the Hub's HTTP client under the rule for credentials: the
+// token goes only to the Hub's origin, never across a redirect.
 func (h *Hub) client() *http.Client {
 	if h.HTTPClient != nil {
-		return h.HTTPClient
+		return scope.Credentialed(h.HTTPClient)
 	}
 	return defaultHubClient
 }

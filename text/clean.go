@@ -18,10 +18,16 @@ import (
 //   - bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069)
 //     are dropped, so text cannot show in an order other than its bytes'
 //     ("Trojan Source");
-//   - invalid UTF-8 becomes U+FFFD.
+//   - invalid UTF-8 becomes U+FFFD;
+//   - the password of a URL in it is redacted (RedactURLs): a configured
+//     URL may carry one, and it must never show.
 //
 // Text that needs none of this is returned as is, without copying.
 func Clean(s string) string {
+	return RedactURLs(clean(s))
+}
+
+func clean(s string) string {
 	if !needsCleaning(s) {
 		return s
 	}

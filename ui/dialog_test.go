@@ -12,6 +12,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/dialog"
+	"github.com/chorusai/chorus/ui/turnview"
 )
 
 // TestDialogsFitShortTerminals opens every kind of dialog on terminals from
@@ -45,6 +46,12 @@ func TestDialogsFitShortTerminals(t *testing.T) {
 			d := review()
 			d.EditorReturned(dialog.EditorDone{Review: d, Err: errors.New("the edited plan is not valid JSON: invalid character 'x' looking for beginning of value at line 1, column 1 of the text you edited")})
 			return d
+		},
+		"panes full screen": func() dialog.Dialog {
+			pc := m.paneContext()
+			pc.Turn = fallbackTurnView()
+			pc.Expanded = true
+			return dialog.NewPanes(m.keys, pc, turnview.PaneModels)
 		},
 		"inline editor": func() dialog.Dialog {
 			d := review()

@@ -5,10 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/chorusai/chorus/pipeline"
-	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/theme"
 	"github.com/chorusai/chorus/ui/turnview"
@@ -50,6 +47,9 @@ func (m *Model) onDialogAction(act dialog.Action) tea.Cmd {
 		m.closeDialog()
 	case dialog.Delete:
 		return m.deleteSession(act.ID)
+	case dialog.Focus:
+		// The full view's pane stays the one in focus when it closes.
+		m.panes.tab, m.panes.expanded, m.panes.pinned, m.panes.scroll = act.Pane, act.Expanded, true, 0
 	}
 	return nil
 }
@@ -112,31 +112,6 @@ func configPathHint(opts Options) string {
 		return opts.Config.File
 	}
 	return "$XDG_CONFIG_HOME/chorus/config.yaml"
-}
-
-// overlay draws box centred over lines.
-func overlay(lines []string, box string, w int) []string {
-	bl := strings.Split(box, "\n")
-	h := len(lines)
-	if len(bl) > h {
-		bl = bl[:h]
-	}
-	top := max(0, (h-len(bl))/2)
-	bw := 0
-	for _, l := range bl {
-		bw = max(bw, ansi.StringWidth(l))
-	}
-	left := max(0, (w-bw)/2)
-	out := make([]string, h)
-	copy(out, lines)
-	for i, l := range bl {
-		row := top + i
-		base := chat.PadRight(out[row], w)
-		pre := ansi.Truncate(base, left, "")
-		post := ansi.TruncateLeft(base, left+bw, "")
-		out[row] = pre + chat.PadRight(l, bw) + post
-	}
-	return out
 }
 
 // showHelp opens the keys and commands.

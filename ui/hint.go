@@ -48,20 +48,29 @@ func (m *Model) hintLine() string {
 		}
 		line = st.Hint.Render("tab ") + strings.Join(shown, st.Dim.Render("  "))
 	case m.running():
-		line = st.Hint.Render(fitHints(w-2, []hint{
+		hints := []hint{
 			{m.keys.Label(theme.ActCancel) + " cancels the turn", 3},
 			{m.keys.Label(theme.ActTogglePanes) + " panes", 1},
 			{m.keys.Label(theme.ActScrollUp) + "/" + m.keys.Label(theme.ActScrollDown) + " scroll", 2},
-		}))
+		}
+		if m.panesGaveWay() {
+			hints[1] = hint{m.keys.Label(theme.ActZoomPane) + " panes", 2}
+		}
+		line = st.Hint.Render(fitHints(w-2, hints))
 	default:
-		line = st.Hint.Render(fitHints(w-2, []hint{
+		hints := []hint{
 			{m.keys.Label(theme.ActSend) + " send", 5},
 			{m.keys.Label(theme.ActNewline) + " newline", 4},
 			{"@file attach", 3},
 			{"/ commands", 2},
 			{m.keys.Label(theme.ActCopyAnswer) + " copy", 1},
 			{m.keys.Label(theme.ActHelp) + " help", 6},
-		}))
+		}
+		if m.panesGaveWay() {
+			// The panes have no room here: say how to see them.
+			hints = append(hints[:4], hint{m.keys.Label(theme.ActZoomPane) + " panes", 4}, hints[5])
+		}
+		line = st.Hint.Render(fitHints(w-2, hints))
 	}
 	line = ansi.Truncate(line, w-1, "…")
 	fill := w - ansi.StringWidth(line) - 1
@@ -98,4 +107,10 @@ func fitHints(w int, hints []hint) string {
 		}
 		hints = append(hints[:low:low], hints[low+1:]...)
 	}
+}
+
+// panesGaveWay reports whether a turn's panes would show but the terminal
+// is too short for them (the zoom key still shows them).
+func (m *Model) panesGaveWay() bool {
+	return m.panes.shown && !m.wide() && m.lastTurn() != nil && m.bottomPanelHeight() == 0
 }

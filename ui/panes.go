@@ -4,18 +4,22 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
 // panes is what the user chose about the Plan, Models and Execution panes:
-// whether they show, the tab of the narrow layout, and how far they are
-// scrolled. turnview draws them.
+// whether they show, the pane in focus (the tab of the narrow layout; in
+// the column, the one that gets the room), and how far it is scrolled.
+// turnview draws them.
 type panes struct {
 	shown bool
 	tab   turnview.Pane
 	// pinned is set when the user picked a tab during this turn, so the
 	// stage no longer switches it.
 	pinned bool
+	// scroll is how far the pane in focus is scrolled: lines from the top
+	// for Plan and Models, lines back from the newest for Execution.
 	scroll int
 	// expanded shows the Models pane's details (the expand key).
 	expanded bool
@@ -76,5 +80,21 @@ func (m *Model) toggleDetails() tea.Cmd {
 		m.panes.shown = true
 		m.layout()
 	}
+	return nil
+}
+
+// scrollBy moves the pane in focus by n lines, down when n > 0: Execution
+// counts back from its newest line, the others from their top.
+func (p *panes) scrollBy(n int) {
+	if p.tab == turnview.PaneExec {
+		n = -n
+	}
+	p.scroll = max(0, p.scroll+n)
+}
+
+// zoomPane shows the pane in focus full screen — at any size, where the
+// panel gives way too — with every line reachable.
+func (m *Model) zoomPane() tea.Cmd {
+	m.openDialog(dialog.NewPanes(m.keys, m.paneContext(), m.panes.tab), nil)
 	return nil
 }

@@ -265,7 +265,11 @@ func turnFromRecord(id int, rec sessions.Turn, model string) *turn {
 		for _, tr := range rep.Tasks {
 			ts := t.Task(tr.ID, tr.Task)
 			ts.Model, ts.Endpoint, ts.Provider, ts.Result, ts.Files, ts.Err = tr.Model, tr.Endpoint, tr.Provider, tr.Result, tr.Files, tr.Error
-			ts.Elapsed = time.Duration(tr.ElapsedMS) * time.Millisecond
+			ts.Elapsed, ts.Attempts = time.Duration(tr.ElapsedMS)*time.Millisecond, tr.Attempts
+			// The hops of a fallback, as the Execution pane showed them.
+			for i := 1; i < len(tr.Attempts); i++ {
+				ts.Log = append(ts.Log, turnview.LogLine{At: rec.Started, Text: pipeline.HopLine(tr.Attempts[i-1], tr.Attempts[i]), Warn: true})
+			}
 			switch {
 			case tr.Cancelled:
 				ts.Status = turnview.TaskCancelled

@@ -72,13 +72,12 @@ func (m *Model) View() tea.View {
 	now := m.now()
 	chatW, chatH := m.chatWidth(), m.chatHeight()
 	top := m.chatLines(chatW, chatH)
-	pc := turnview.RenderContext{Styles: &m.st, Turn: m.lastTurnView(), Now: now, Links: m.links,
-		Expanded: m.panes.expanded, ExpandKey: m.keys.Label(theme.ActExpand)}
+	pc := m.paneContext()
 	if m.wide() {
 		// A blank after the rule: a tree's own "│" right against it would
 		// read as a double line.
 		pc.Width = m.paneWidth() - 1
-		right := turnview.Column(pc, chatH, &m.panes.scroll)
+		right := turnview.Column(pc, chatH, m.panes.tab, &m.panes.scroll)
 		sep := m.st.PaneBorder.Render("│") + " "
 		for i := range top {
 			top[i] = chat.PadRight(top[i], chatW) + sep + right[i]
@@ -92,12 +91,15 @@ func (m *Model) View() tea.View {
 	lines = append(lines, m.hintLine())
 	inputTop := len(lines)
 	lines = append(lines, strings.Split(m.input.View(), "\n")...)
+	// A dialog covers the chat and panes, or the prompt too when it asks
+	// for the whole screen; never the status line.
+	under := len(top)
+	var box string
 	if m.dialog != nil {
-		box, overPrompt := m.dialogBox()
+		var overPrompt bool
+		box, overPrompt = m.dialogBox()
 		if overPrompt {
-			lines = overlay(lines, box, m.width)
-		} else {
-			lines = append(overlay(top, box, m.width), lines[len(top):]...)
+			under = len(lines)
 		}
 	}
 	lines = append(lines, m.statusLine(now))
@@ -106,7 +108,11 @@ func (m *Model) View() tea.View {
 			lines[i] = ansi.Truncate(l, m.width, "")
 		}
 	}
-	v.SetContent(strings.Join(lines, "\n"))
+	if m.dialog != nil {
+		v.SetContent(overlay(strings.Join(lines, "\n"), m.width, len(lines), under, box))
+	} else {
+		v.SetContent(strings.Join(lines, "\n"))
+	}
 	if m.dialog == nil {
 		if c := m.input.Cursor(); c != nil {
 			c.Y += inputTop
@@ -114,6 +120,14 @@ func (m *Model) View() tea.View {
 		}
 	}
 	return v
+}
+
+// paneContext is what the panes are drawn from: the last turn, the clock,
+// the expanded details and the keys their hints name.
+func (m *Model) paneContext() turnview.RenderContext {
+	return turnview.RenderContext{Styles: &m.st, Turn: m.lastTurnView(), Now: m.now(), Links: m.links,
+		Expanded: m.panes.expanded, ExpandKey: m.keys.Label(theme.ActExpand), FocusKey: m.keys.Label(theme.ActNextPane),
+		ScrollUpKey: m.keys.Label(theme.ActPaneUp), ScrollDownKey: m.keys.Label(theme.ActPaneDown), ZoomKey: m.keys.Label(theme.ActZoomPane)}
 }
 
 // onResize lays the screen out for the terminal's new size (20×8 at

@@ -13,6 +13,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/httpwire"
+	"github.com/chorusai/chorus/scope"
 )
 
 // Client speaks the Inference API protocol to one server, with the retry
@@ -39,9 +40,10 @@ func NewClient(kind endpoints.Kind, opts Options) *Client {
 		client: opts.HTTPClient, maxWait: opts.MaxWait, maxRetries: opts.MaxRetries, backoff: opts.Backoff,
 		spool: endpoints.Spool{Dir: opts.TempDir, Max: opts.MaxBodyBytes},
 	}
-	if c.client == nil {
-		c.client = &http.Client{}
-	}
+	// The token goes only to the configured origin: no redirect of a
+	// call leaves it, and none re-sends a body (result files come by
+	// fetchResult, without it).
+	c.client = scope.Credentialed(c.client)
 	if c.maxWait == 0 {
 		c.maxWait = DefaultMaxWait
 	}
@@ -207,7 +209,7 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, cl call) (
 					Message: fmt.Sprintf("%s asks to wait %s before the next request (Retry-After) — try again later", c.where(cl.provider), round(wait))})
 			}
 			rateRetries++
-			report(req, endpoints.Progress{Message: fmt.Sprintf("rate limited by %s (HTTP 429); retry %d of %d in %s", c.where(cl.provider), rateRetries, c.maxRetries, round(wait)), Wait: wait})
+			report(req, endpoints.Progress{Message: fmt.Sprintf("rate limited by %s (HTTP 429); retry %d of %d in %s", c.where(cl.provider), rateRetries, c.maxRetries, round(wait)), Wait: wait, Passing: true})
 			if err := sleep(ctx, wait); err != nil {
 				return fail(fmt.Errorf("%s %s: stopped while backing off after HTTP 429: %w", c.kind, req.Model, err))
 			}
@@ -217,13 +219,13 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, cl call) (
 			status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout:
 			if !retried5xx && !deadlineBefore(ctx, c.backoff) {
 				retried5xx = true
-				report(req, endpoints.Progress{Message: fmt.Sprintf("%s answered HTTP %d for %s; retrying once", c.where(cl.provider), status, req.Model), Wait: c.backoff})
+				report(req, endpoints.Progress{Message: fmt.Sprintf("%s answered HTTP %d for %s; retrying once", c.where(cl.provider), status, req.Model), Wait: c.backoff, Passing: true})
 				if err := sleep(ctx, c.backoff); err != nil {
 					return fail(fmt.Errorf("%s %s: stopped before retrying HTTP %d: %w", c.kind, req.Model, status, err))
 				}
 				continue
 			}
-			return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Provider: cl.provider, Status: status, Err: endpoints.ErrUnavailable,
+			return fail(&endpoints.HTTPError{Kind: c.kind, Model: req.Model, Provider: cl.provider, Status: status, Err: endpoints.ErrUnavailable, Said: msg,
 				Message: fmt.Sprintf("%s failed to run the model%s — try another model or try again later", c.where(cl.provider), ServerSaid(msg))})
 		}
 		return fail(c.statusError(req.Model, cl.provider, status, msg))
@@ -295,6 +297,13 @@ func (c *Client) netError(ctx context.Context, model, provider string, err error
 	fix := "check the network connection or huggingface.base_url"
 	if c.kind != endpoints.HuggingFace {
 		fix = "start the server or set local.url"
+	}
+	if re := (*scope.RedirectError)(nil); errors.As(err, &re) {
+		setting := "huggingface.base_url"
+		if c.kind != endpoints.HuggingFace {
+			setting = "local.url"
+		}
+		return endpoints.Explain(fmt.Sprintf("%s %s: %s: %v — check %s", c.kind, model, c.where(provider), re, setting), endpoints.ErrUnavailable, err)
 	}
 	return endpoints.Explain(fmt.Sprintf("%s %s: %s is not reachable at %s — %s (%v)", c.kind, model, c.where(provider), c.base, fix, err), endpoints.ErrUnreachable, err)
 }

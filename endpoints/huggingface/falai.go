@@ -336,7 +336,8 @@ func falProgress(app string, job falJob, pos int, waited time.Duration) endpoint
 	default:
 		msg = fmt.Sprintf("fal-ai: %s is %s", app, strings.ToLower(job.Status))
 	}
-	return endpoints.Progress{Message: msg}
+	// A state of the queue: the next one replaces it on screen.
+	return endpoints.Progress{Message: msg, Passing: true}
 }
 
 // falJobError is the error a job status reports, "" for none.

@@ -194,7 +194,9 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 	var errs []error
 	for i, r := range routes {
 		if i > 0 {
-			report(req, endpoints.Progress{Message: fmt.Sprintf("%s; trying %s on %s", shortError(errs[len(errs)-1]), req.Model, r.provider)})
+			// One short line, replaced by the next: if every provider
+			// fails, the executor says so once, for all of them.
+			report(req, endpoints.Progress{Message: fmt.Sprintf("%s; trying %s", endpoints.WhyFailed(errs[len(errs)-1]), r.provider), Passing: true})
 		}
 		res, err := protocolFor(r.provider, req.Task)(ctx, e, r, req)
 		if err == nil {
@@ -219,7 +221,7 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 	for _, err := range errs {
 		msgs = append(msgs, err.Error())
 	}
-	return endpoints.Result{}, endpoints.Explain(fmt.Sprintf("%s %s: no provider could run it: %s", endpoints.HuggingFace, req.Model, strings.Join(msgs, "; ")), errs[len(errs)-1])
+	return endpoints.Result{}, &endpoints.AllFailed{Msg: fmt.Sprintf("%s %s: no provider could run it: %s", endpoints.HuggingFace, req.Model, strings.Join(msgs, "; ")), Errs: errs}
 }
 
 // nextProvider reports whether another provider may succeed where err
@@ -243,13 +245,4 @@ func (e *Endpoint) unpaidError() error {
 		return e.unpaid
 	}
 	return nil
-}
-
-// shortError is err's message clipped for a progress line.
-func shortError(err error) string {
-	msg := err.Error()
-	if r := []rune(msg); len(r) > 160 {
-		return string(r[:159]) + "…"
-	}
-	return msg
 }

@@ -438,7 +438,12 @@ func TestNextProviderAfterNotServed(t *testing.T) {
 	srv.Model(flux, "text-to-image")
 	var msgs []string
 	res, err := newProviderEP(srv, Options{}).Infer(context.Background(), endpoints.Request{Task: "text-to-image", Model: flux, Args: map[string]string{"text": "abc"},
-		Progress: func(p endpoints.Progress) { msgs = append(msgs, p.Message) }})
+		Progress: func(p endpoints.Progress) {
+			if strings.Contains(p.Message, "trying") && !p.Passing {
+				t.Errorf("a handover is a passing state, replaced by the next: %q", p.Message)
+			}
+			msgs = append(msgs, p.Message)
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -446,7 +451,7 @@ func TestNextProviderAfterNotServed(t *testing.T) {
 		t.Errorf("ran on %q, want hf-inference after fal-ai and replicate failed", res.Provider)
 	}
 	all := strings.Join(msgs, "\n")
-	for _, want := range []string{"not served by the fal-ai provider (HTTP 404)", "trying " + flux + " on replicate", "trying " + flux + " on hf-inference"} {
+	for _, want := range []string{"not served by fal-ai (404); trying replicate", "replicate failed (500): worker crashed; trying hf-inference"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("progress %q lacks %q", all, want)
 		}

@@ -148,7 +148,7 @@ func (e *Endpoint) replicateWait(ctx context.Context, r route, req endpoints.Req
 			return nil, p, malformed(req, ProviderReplicate, "a prediction with urls.get", data)
 		}
 		if p.Status != last || time.Since(lastReport) >= falRunningReport {
-			report(req, endpoints.Progress{Message: fmt.Sprintf("replicate: %s is %s (%s so far)", r.id, p.Status, round(time.Since(start)))})
+			report(req, endpoints.Progress{Message: fmt.Sprintf("replicate: %s is %s (%s so far)", r.id, p.Status, round(time.Since(start))), Passing: true})
 			last, lastReport = p.Status, time.Now()
 		}
 		if err := sleep(ctx, e.poll); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/endpoints/huggingface"
+	"github.com/chorusai/chorus/scope"
 )
 
 // Local server protocols.
@@ -101,9 +102,9 @@ func New(opts Options) *Endpoint {
 	if e.protocol == "" {
 		e.protocol = ProtocolJarvis
 	}
-	if e.client == nil {
-		e.client = &http.Client{}
-	}
+	// Nothing the server answers sends Chorus elsewhere: a redirect off
+	// local.url is refused, and no body is re-sent across one.
+	e.client = scope.Credentialed(e.client)
 	if e.probes.TTL <= 0 {
 		e.probes.TTL = DefaultCheckTTL
 	}

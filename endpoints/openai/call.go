@@ -37,6 +37,11 @@ func (e *Endpoint) authorize(r *http.Request, s *Server) {
 }
 
 func (e *Endpoint) unreachable(s *Server, err error) error {
+	if errors.Is(err, scope.ErrRedirected) {
+		var re *scope.RedirectError
+		errors.As(err, &re)
+		return endpoints.Explain(fmt.Sprintf("%s at %s: %v — point openai[%d].url at the address that answers", s.label(), s.URL, re, s.Index), endpoints.ErrUnavailable, err)
+	}
 	return endpoints.Explain(fmt.Sprintf("%s at %s is not reachable — start the server or fix openai[%d].url (%v)", s.label(), s.URL, s.Index, err),
 		endpoints.ErrUnreachable, err)
 }
@@ -181,29 +186,13 @@ func (e *Endpoint) fetch(ctx context.Context, s *Server, model, u string) (endpo
 		u = s.URL + u
 	}
 	if sameOrigin(u, s.URL) {
-		ctx, cancel := context.WithTimeout(ctx, downloadTimeout)
-		defer cancel()
-		r, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-		if err != nil {
-			return fail("its answer names an unusable URL %s", u)
+		b, elsewhere, err := e.fetchOwn(ctx, s, model, u)
+		if elsewhere == "" {
+			return b, err
 		}
-		e.authorize(r, s)
-		resp, err := e.client.Do(r)
-		if err != nil {
-			return endpoints.Blob{}, e.unreachable(s, err)
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			b, _ := httpwire.ReadBody(resp, maxErrorBody)
-			return endpoints.Blob{}, e.statusError(s, model, "GET "+u, resp, b)
-		}
-		b, head, err := e.spool.ReadBody(resp)
-		if err != nil {
-			return fail("the result at %s could not be read: %v", u, err)
-		}
-		mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-		b.MIME = hfapi.BlobMIME(mt, head)
-		return b, nil
+		// Redirected off the server's origin: the target is a task
+		// result like any other, fetched without the key.
+		u = elsewhere
 	}
 	sc := scope.New(scope.Options{})
 	sc.AllowURL(u, scope.Result)
@@ -246,6 +235,42 @@ func (e *Endpoint) fetch(ctx context.Context, s *Server, model, u string) (endpo
 	mt, _, _ := mime.ParseMediaType(f.mt)
 	b.MIME = hfapi.BlobMIME(mt, head)
 	return b, nil
+}
+
+// fetchOwn downloads a result on the server's own origin, with the key.
+// A redirect to another origin is not followed (the key would go with
+// it): its target comes back as elsewhere, for the caller to fetch as a
+// task result.
+func (e *Endpoint) fetchOwn(ctx context.Context, s *Server, model, u string) (b endpoints.Blob, elsewhere string, err error) {
+	fail := func(format string, args ...any) (endpoints.Blob, string, error) {
+		return endpoints.Blob{}, "", endpoints.Explain(fmt.Sprintf("%s %s on %s: ", endpoints.OpenAI, model, s.label())+fmt.Sprintf(format, args...), endpoints.ErrUnavailable)
+	}
+	ctx, cancel := context.WithTimeout(ctx, downloadTimeout)
+	defer cancel()
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return fail("its answer names an unusable URL %s", u)
+	}
+	e.authorize(r, s)
+	resp, err := e.client.Do(r)
+	if target, ok := scope.RedirectTarget(err); ok {
+		return endpoints.Blob{}, target, nil
+	}
+	if err != nil {
+		return endpoints.Blob{}, "", e.unreachable(s, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := httpwire.ReadBody(resp, maxErrorBody)
+		return endpoints.Blob{}, "", e.statusError(s, model, "GET "+u, resp, b)
+	}
+	b, head, err := e.spool.ReadBody(resp)
+	if err != nil {
+		return fail("the result at %s could not be read: %v", u, err)
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	b.MIME = hfapi.BlobMIME(mt, head)
+	return b, "", nil
 }
 
 // sameOrigin reports whether u is on base's scheme, host and port.

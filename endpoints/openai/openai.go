@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/scope"
 )
 
 // Server is one OpenAI-compatible server.
@@ -136,9 +137,9 @@ func New(opts Options) *Endpoint {
 		s.URL, s.slot = BaseURL(s.URL), i
 		e.servers = append(e.servers, &s)
 	}
-	if e.client == nil {
-		e.client = &http.Client{}
-	}
+	// The key goes only to the configured origin: no redirect of a call
+	// leaves it, and none re-sends a body.
+	e.client = scope.Credentialed(e.client)
 	if e.probes.TTL <= 0 {
 		e.probes.TTL = DefaultCheckTTL
 	}

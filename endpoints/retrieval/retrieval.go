@@ -24,6 +24,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/httpwire"
+	"github.com/chorusai/chorus/scope"
 )
 
 // Task is the skill this kind runs.
@@ -98,19 +99,10 @@ func New(o Options) *Endpoint {
 	if base == nil {
 		base = &http.Client{Timeout: requestTimeout}
 	}
-	// The configured hosts are trusted; a redirect elsewhere is not
-	// followed, so an answer cannot send Chorus to another address.
-	c := *base
-	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) >= 5 {
-			return errors.New("stopped after 5 redirects")
-		}
-		if !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
-			return fmt.Errorf("redirected to another host (%s)", req.URL.Host)
-		}
-		return nil
-	}
-	e.client = &c
+	// The configured origins are trusted, with whatever credential their
+	// URL carries; a redirect elsewhere is not followed, so an answer
+	// cannot send Chorus, or the credential, to another address.
+	e.client = scope.Credentialed(base)
 	return e
 }
 
@@ -335,6 +327,9 @@ func (e *Endpoint) getJSON(ctx context.Context, req endpoints.Request, source, u
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+			if re := (*scope.RedirectError)(nil); errors.As(err, &re) {
+				return endpoints.Explain(fmt.Sprintf("%s at %s: %v — point retrieval.%s at the address that answers", source, hostOf(u), re, configKey(source)), endpoints.ErrUnavailable, err)
 			}
 			return endpoints.Explain(fmt.Sprintf("%s is not reachable at %s: %v — check the network, or retrieval.%s", source, hostOf(u), err, configKey(source)), endpoints.ErrUnreachable, err)
 		}

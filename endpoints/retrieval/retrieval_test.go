@@ -11,6 +11,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/internal/fakeweb"
+	"github.com/chorusai/chorus/scope"
 )
 
 var tower = fakeweb.Article{Title: "Eiffel Tower", Description: "tower in Paris, France",
@@ -204,7 +205,7 @@ func TestRedirectElsewhere(t *testing.T) {
 	})
 	srv := newServer(t, mux)
 	_, err := run(t, New(Options{WikipediaURL: srv}), Wikipedia, "Eiffel")
-	if err == nil || !strings.Contains(err.Error(), "another host") || len(other.Requests()) != 0 {
+	if !errors.Is(err, scope.ErrRedirected) || !strings.Contains(err.Error(), "does not follow") || !strings.Contains(err.Error(), "retrieval.wikipedia_url") || len(other.Requests()) != 0 {
 		t.Errorf("redirect: %v, %d requests elsewhere", err, len(other.Requests()))
 	}
 }

@@ -43,6 +43,7 @@ const (
 	ActViewImage     Action = "view_image"
 	ActOpenFile      Action = "open_file"
 	ActExpand        Action = "expand"
+	ActZoomPane      Action = "zoom_pane"
 	ActCompose       Action = "compose"
 	ActSuspend       Action = "suspend"
 	ActHelp          Action = "help"
@@ -73,13 +74,14 @@ var defaultKeys = []ActionInfo{
 	{ActCopyPick, []string{"alt+y"}, "pick what to copy: any message, a code block or a file path"},
 	{ActToggleRaw, []string{"ctrl+r"}, "show the Markdown source instead of the rendering"},
 	{ActTogglePanes, []string{"f2", "alt+v"}, "hide or show the plan, models and execution panes"},
-	{ActNextPane, []string{"f3", "alt+t"}, "next pane tab (narrow layout)"},
-	{ActPaneUp, []string{"alt+,"}, "scroll the panes up"},
-	{ActPaneDown, []string{"alt+."}, "scroll the panes down"},
+	{ActNextPane, []string{"f3", "alt+t"}, "focus the next pane: it gets the room and the scroll keys"},
+	{ActPaneUp, []string{"alt+,"}, "scroll the pane in focus up"},
+	{ActPaneDown, []string{"alt+."}, "scroll the pane in focus down"},
 	{ActPlayAudio, []string{"alt+a"}, "play (or stop) the last audio file"},
 	{ActViewImage, []string{"f4", "alt+i"}, "show the last image full size (kitty, iTerm2, sixel or half-blocks)"},
 	{ActOpenFile, []string{"f5", "alt+o"}, "open the last generated file with the system viewer"},
 	{ActExpand, []string{"f6", "alt+x"}, "details in the Models pane: every reason, candidate and excluded model"},
+	{ActZoomPane, []string{"f7", "alt+z"}, "show the pane in focus full screen, every line (any size)"},
 	{ActCompose, []string{"ctrl+e"}, "write the prompt in $EDITOR (long prompts)"},
 	{ActSuspend, []string{"ctrl+z"}, "suspend Chorus to the shell (fg brings it back)"},
 	{ActHelp, []string{"f1"}, "keys and commands"},

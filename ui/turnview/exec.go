@@ -2,7 +2,10 @@ package turnview
 
 import (
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/text"
@@ -10,8 +13,8 @@ import (
 )
 
 // ExecLines is the live execution log: per task its status, elapsed time,
-// progress (with a countdown while a model loads), a short result, the
-// files it made as links, and its errors in full.
+// progress (with a countdown while a model loads), one line per failed hop
+// of a fallback, a short result, the files it made as links, and its errors.
 func ExecLines(pc RenderContext) []string {
 	st, t := pc.Styles, pc.Turn
 	if t == nil {
@@ -39,8 +42,15 @@ func ExecLines(pc RenderContext) []string {
 				continue // the head says it
 			}
 			style := st.Dim.Render
-			if l.Err {
+			switch {
+			case l.Err:
 				style = st.Fail.Render
+			case l.Warn:
+				style = st.Warn.Render
+			}
+			if l.Warn {
+				out = append(out, "   "+style(fitHop(l.Text, pc.Width-3)))
+				continue
 			}
 			out = append(out, wrapIndent(l.Text, pc.Width, "   ", style)...)
 		}
@@ -54,13 +64,6 @@ func ExecLines(pc RenderContext) []string {
 		}
 		if ts.Status == TaskDone && ts.Result != "" {
 			out = append(out, "   "+st.OK.Render("→ ")+chat.Clip(text.ShowRefs(ts.Result), 200))
-		}
-		if n := len(ts.Attempts); n > 1 {
-			for _, a := range ts.Attempts[:n-1] {
-				if a.Error != "" {
-					out = append(out, wrapIndent("tried "+a.Model+" on "+pipeline.Where(a.Endpoint, a.Provider)+": "+a.Error, pc.Width, "   ", st.Warn.Render)...)
-				}
-			}
 		}
 		for _, f := range ts.Files {
 			out = append(out, chat.FileLine(pc.Styles, "made", f, pc.Width, pc.Links))
@@ -85,4 +88,21 @@ func ExecLines(pc RenderContext) []string {
 		out = append(out, st.Run.Render(spinnerAt(pc.Now))+" writing the answer…")
 	}
 	return fit(out, pc.Width)
+}
+
+// fitHop keeps a failed hop's line (pipeline.HopLine, "X: why → Y") to one
+// line of width w: the reason gives way, the models on either side stay.
+func fitHop(line string, w int) string {
+	if ansi.StringWidth(line) <= w {
+		return line
+	}
+	i := strings.LastIndex(line, " → ")
+	if i < 0 {
+		return chat.Clip(line, w)
+	}
+	head, tail := line[:i], line[i:]
+	if room := w - ansi.StringWidth(tail); room >= 12 {
+		return chat.Clip(head, room) + tail
+	}
+	return chat.Clip(line, w)
 }

@@ -46,7 +46,12 @@ func ModelLines(pc RenderContext) []string {
 			// Said first, so a narrow pane does not clip it away.
 			why = "constraint not applied · " + why
 		}
-		switch {
+		switch fb := ts.Fallback(); {
+		case fb != "":
+			// What ran, not what was chosen first; and, on a line of its
+			// own so that a long model id does not clip it away, after what.
+			out = append(out, head+st.Accent.Render(ts.Model)+st.Dim.Render(" · "+pipeline.Where(ts.Endpoint, ts.Provider)),
+				"   "+st.Warn.Render(chat.Clip(fb, max(pc.Width-3, 1))))
 		case c.Endpoint == pipeline.EndpointController:
 			out = append(out, head+st.Accent.Render("the controller")+st.Dim.Render(" · "+cmpOr(c.Model, t.Model)+" · "+c.Decided))
 		case c.Model == "":
@@ -68,7 +73,17 @@ func ModelLines(pc RenderContext) []string {
 		if c == nil {
 			continue
 		}
-		out = append(out, "", st.Bold.Render(fmt.Sprintf("#%d %s", c.ID, c.Task))+st.Dim.Render(" · "+c.Decided))
+		if ts.Fallback() != "" {
+			out = append(out, "", st.Bold.Render(fmt.Sprintf("#%d %s", c.ID, c.Task))+st.Dim.Render(" · fallback"))
+			out = append(out, wrapIndent("ran "+ts.Model+" on "+pipeline.Where(ts.Endpoint, ts.Provider)+" after:", pc.Width, "   ", st.Dim.Render)...)
+			n := len(ts.Attempts)
+			for _, a := range ts.Attempts[:n-1] {
+				out = append(out, wrapIndent("✗ "+pipeline.ShortModel(a.Model)+": "+a.Reason(), pc.Width, "   ", st.Warn.Render)...)
+			}
+			out = append(out, wrapIndent("selected "+c.Model+" ("+c.Decided+")", pc.Width, "   ", st.Dim.Render)...)
+		} else {
+			out = append(out, "", st.Bold.Render(fmt.Sprintf("#%d %s", c.ID, c.Task))+st.Dim.Render(" · "+c.Decided))
+		}
 		if c.Reason != "" {
 			out = append(out, wrapIndent(c.Reason, pc.Width, "   ", st.Faint.Render)...)
 		}

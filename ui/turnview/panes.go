@@ -27,6 +27,12 @@ func (p Pane) title() string {
 	return [...]string{"Plan", "Models", "Execution"}[p]
 }
 
+// Title is the pane's name, as its tab shows it.
+func (p Pane) Title() string { return p.title() }
+
+// Lines is the whole content of a pane, for a view that shows it all.
+func Lines(pc RenderContext, k Pane) []string { return paneLines(pc, k) }
+
 // spinnerFrames animate running tasks; the frame comes from the clock so
 // every pane shows the same one and tests with a fixed clock are stable.
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -47,6 +53,10 @@ type RenderContext struct {
 	// toggles it, for the pane's hint.
 	Expanded  bool
 	ExpandKey string
+	// The keys the panes' hints name: FocusKey moves the focus to the
+	// next pane (next_pane), ScrollUpKey and ScrollDownKey scroll the
+	// pane in focus (pane_up, pane_down), ZoomKey shows it full screen.
+	FocusKey, ScrollUpKey, ScrollDownKey, ZoomKey string
 }
 
 func (pc RenderContext) glyph(s TaskStatus) string {
@@ -96,48 +106,73 @@ func paneLines(pc RenderContext, k Pane) []string {
 	return ExecLines(pc)
 }
 
-// Column renders the three panes stacked, for the wide layout. Each pane
-// gets a share of the height; Execution gets what the others leave and
-// shows its newest lines, scrolled back by *scroll (clamped to what there
-// is, so keys pressed past the end are not owed back).
-func Column(pc RenderContext, height int, scroll *int) []string {
+// Column renders the three panes stacked, for the wide layout. The pane in
+// focus (the stage's, or the one the user picked: next_pane, expand) gets
+// the room it needs, the others at least a few lines each, and only the
+// focused one scrolls, by *scroll (clamped to what there is, so keys pressed
+// past the end are not owed back). A pane cut short says which key shows
+// the rest.
+func Column(pc RenderContext, height int, focus Pane, scroll *int) []string {
 	st := pc.Styles
 	title := func(k Pane) string {
 		t := " " + k.title() + " "
-		return st.PaneTitleActive.Render(t) + st.PaneBorder.Render(strings.Repeat("─", max(0, pc.Width-ansi.StringWidth(t))))
-	}
-	plan := PlanLines(pc)
-	models := ModelLines(pc)
-	exec := ExecLines(pc)
-	body := height - 3
-	if body < 3 {
-		return chat.PadLines(fit(append([]string{title(PaneExec)}, tail(exec, max(0, height-1), scroll)...), pc.Width), height)
-	}
-	pb := min(len(plan), max(2, body*2/5))
-	mb := min(len(models), max(2, body*3/10))
-	eb := body - pb - mb
-	if eb < len(exec) { // execution is what moves during a run: give it room
-		spare := len(exec) - eb
-		if pb > 3 && spare > 0 {
-			d := min(spare, pb-3)
-			pb -= d
-			eb += d
-			spare -= d
+		style := st.PaneTitle
+		if k == focus {
+			style = st.PaneTitleActive
 		}
-		if mb > 3 && spare > 0 {
-			d := min(spare, mb-3)
-			mb -= d
-			eb += d
-		}
+		return style.Render(t) + st.PaneBorder.Render(strings.Repeat("─", max(0, pc.Width-ansi.StringWidth(t))))
 	}
+	var lines [NumPanes][]string
+	for k := range NumPanes {
+		lines[k] = paneLines(pc, k)
+	}
+	body := height - int(NumPanes)
+	if body < int(NumPanes) {
+		// Room for one pane only: the one in focus.
+		return chat.PadLines(fit(append([]string{title(focus)}, pc.window(focus, lines[focus], max(0, height-1), true, scroll)...), pc.Width), height)
+	}
+	rows := allot(lines, body, focus)
 	var out []string
-	out = append(out, title(PanePlan))
-	out = append(out, clipLines(plan, pb)...)
-	out = append(out, title(PaneModels))
-	out = append(out, clipLines(models, mb)...)
-	out = append(out, title(PaneExec))
-	out = append(out, tail(exec, eb, scroll)...)
-	return chat.PadLines(out, height)
+	for k := range NumPanes {
+		out = append(out, title(k))
+		if k == focus {
+			out = append(out, pc.window(k, lines[k], rows[k], true, scroll)...)
+		} else {
+			none := 0
+			out = append(out, pc.window(k, lines[k], rows[k], false, &none)...)
+		}
+	}
+	return chat.PadLines(fit(out, pc.Width), height)
+}
+
+// allot shares body rows among the panes: the pane in focus first, all it
+// needs but for a floor of three rows for each of the others (or what they
+// have); what is left goes to the others in order.
+func allot(lines [NumPanes][]string, body int, focus Pane) [NumPanes]int {
+	var rows [NumPanes]int
+	floor := func(k Pane) int { return min(len(lines[k]), 3) }
+	others := 0
+	for k := range NumPanes {
+		if k != focus {
+			others += floor(k)
+		}
+	}
+	rows[focus] = min(len(lines[focus]), max(body-others, min(body, 3)))
+	left := body - rows[focus]
+	for k := range NumPanes {
+		if k != focus {
+			rows[k] = min(floor(k), left)
+			left -= rows[k]
+		}
+	}
+	for k := range NumPanes {
+		if k != focus {
+			more := min(len(lines[k])-rows[k], left)
+			rows[k] += more
+			left -= more
+		}
+	}
+	return rows
 }
 
 // Tabbed renders one pane with a tab bar, for the narrow layout, scrolled
@@ -155,38 +190,57 @@ func Tabbed(pc RenderContext, active Pane, height int, scroll *int) []string {
 	}
 	bar := strings.Join(tabs, st.PaneBorder.Render("│"))
 	bar += st.PaneBorder.Render(strings.Repeat("─", max(0, pc.Width-ansi.StringWidth(bar))))
-	lines := paneLines(pc, active)
-	var body []string
-	if active == PaneExec {
-		body = tail(lines, height-1, scroll)
-	} else {
-		start := min(*scroll, max(0, len(lines)-(height-1)))
-		*scroll = max(0, start)
-		body = clipLines(lines[start:], height-1)
-	}
-	return chat.PadLines(append([]string{bar}, body...), height)
+	body := pc.window(active, paneLines(pc, active), height-1, true, scroll)
+	return chat.PadLines(fit(append([]string{bar}, body...), pc.Width), height)
 }
 
-// clipLines keeps the first n lines, marking what was cut.
-func clipLines(lines []string, n int) []string {
+// window shows n rows of a pane's lines. Plan and Models read from the top
+// and scroll down (*scroll lines from the top); Execution shows its newest
+// lines and scrolls back (*scroll lines from the end). A line that says
+// what is hidden, and the key that shows it, takes the place of the first
+// or last line shown: the scroll keys in the pane in focus, else the focus
+// key. *scroll is clamped to what there is.
+func (pc RenderContext) window(k Pane, lines []string, n int, focused bool, scroll *int) []string {
 	if n <= 0 {
 		return nil
 	}
 	if len(lines) <= n {
+		*scroll = 0
 		return lines
 	}
-	out := slices.Clone(lines[:n-1])
-	return append(out, fmt.Sprintf("… %d more lines", len(lines)-n+1))
+	hint := func(down bool) string {
+		switch {
+		case !focused:
+			return keyHint(pc.FocusKey, "focuses")
+		case down:
+			return keyHint(pc.ScrollDownKey, "scrolls")
+		}
+		return keyHint(pc.ScrollUpKey, "scrolls")
+	}
+	marker := func(text string) string { return pc.Styles.Dim.Render(text) }
+	// The window is [start, end) of lines, with a marker row in place of
+	// a line at an edge that hides more.
+	*scroll = max(0, min(*scroll, len(lines)-n))
+	start := *scroll
+	if k == PaneExec {
+		start = len(lines) - n - *scroll
+	}
+	end := start + n
+	out := slices.Clone(lines[start:end])
+	// With one row there is no room for a marker: the line itself shows.
+	if start > 0 && n >= 3 {
+		out[0] = marker(fmt.Sprintf("… %d earlier lines%s", start+1, hint(false)))
+	}
+	if end < len(lines) && n >= 2 {
+		out[n-1] = marker(fmt.Sprintf("… %d more lines%s", len(lines)-end+1, hint(true)))
+	}
+	return out
 }
 
-// tail keeps the last n lines, scrolled back by *scroll lines; *scroll is
-// clamped to the lines there are to scroll back through.
-func tail(lines []string, n int, scroll *int) []string {
-	if n <= 0 {
-		return nil
+// keyHint is " · KEY WHAT", or nothing when no key is named.
+func keyHint(key, what string) string {
+	if key == "" {
+		return ""
 	}
-	*scroll = max(0, min(*scroll, len(lines)-n))
-	end := len(lines) - *scroll
-	start := max(0, end-n)
-	return lines[start:end]
+	return " · " + key + " " + what
 }

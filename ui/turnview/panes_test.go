@@ -86,6 +86,7 @@ func TestPanesFollowTheTurn(t *testing.T) {
 
 	// The task ends, its dependant fails, the others never run.
 	for _, ev := range []pipeline.Event{
+		pipeline.TaskProgressEvent{ID: 1, Message: "first: huggingface failed (503) → sdxl", Fallback: true},
 		pipeline.TaskEndEvent{ID: 1, Task: "text-to-image", Status: pipeline.StatusOK, Model: "stabilityai/sdxl",
 			Endpoint: "huggingface", Result: "a fox", Files: []string{"/out/fox.png"}, ElapsedMS: 8200,
 			Attempts: []pipeline.Attempt{{Model: "x/first", Endpoint: "huggingface", Error: "HTTP 503"}, {Model: "stabilityai/sdxl", Endpoint: "huggingface"}}},
@@ -102,7 +103,7 @@ func TestPanesFollowTheTurn(t *testing.T) {
 		}
 	}
 	exec = plainLines(ExecLines(pc))
-	for _, want := range []string{"✓ #1 text-to-image 8.2s", "→ a fox", "tried x/first on huggingface: HTTP 503", "made image: /out/fox.png",
+	for _, want := range []string{"✓ #1 text-to-image 8.2s", "→ a fox", "first: huggingface failed (503) → sdxl", "made image: /out/fox.png",
 		"HTTP 500: CUDA out of memory — try again later", "skipped: dependency 2 failed"} {
 		if !strings.Contains(exec, want) {
 			t.Errorf("finished execution lacks %q:\n%s", want, exec)

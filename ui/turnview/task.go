@@ -14,6 +14,10 @@ type LogLine struct {
 	At   time.Time
 	Text string
 	Err  bool
+	// Warn marks a failed hop of a fallback (pipeline.HopLine).
+	Warn bool
+	// Passing: the task's next progress replaces the line.
+	Passing bool
 }
 
 // TaskState follows one task of the plan through selection and execution.
@@ -34,4 +38,22 @@ type TaskState struct {
 	Files     []string
 	Err       string
 	Attempts  []pipeline.Attempt
+}
+
+// progress adds a progress line to the log, in place of a passing one
+// before it.
+func (ts *TaskState) progress(l LogLine) {
+	if n := len(ts.Log); n > 0 && ts.Log[n-1].Passing {
+		ts.Log = ts.Log[:n-1]
+	}
+	ts.Log = append(ts.Log, l)
+}
+
+// Fallback says what failed before the model that ran, when it was not the
+// first tried (pipeline.FallbackNote): empty otherwise.
+func (ts *TaskState) Fallback() string {
+	if ts.Status != TaskDone {
+		return ""
+	}
+	return pipeline.FallbackNote(ts.Attempts)
 }

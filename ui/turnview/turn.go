@@ -122,7 +122,7 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 		ts.Log = append(ts.Log, LogLine{At: now, Text: fmt.Sprintf("started on %s (%s)", where, pipeline.Where(ts.Endpoint, ts.Provider))})
 	case pipeline.TaskProgressEvent:
 		ts := t.Task(ev.ID, "")
-		ts.Log = append(ts.Log, LogLine{At: now, Text: ev.Message})
+		ts.progress(LogLine{At: now, Text: ev.Message, Warn: ev.Fallback, Passing: ev.Passing})
 		if ev.WaitMS > 0 {
 			ts.WaitUntil = now.Add(time.Duration(ev.WaitMS) * time.Millisecond)
 		}

@@ -1,0 +1,132 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/viper"
+)
+
+// checkFile decodes the user's file alone, exactly, into a Config: a key
+// the Config does not have — a typo, at any depth, inside the openai
+// list's items too — or a value of the wrong kind is refused naming the
+// key. Alone, because merged over the defaults a scalar where a section
+// belongs ("retrieval: 5") would be dropped without a word.
+func checkFile(data []byte, file string) error {
+	u := viper.New()
+	u.SetConfigType("yaml")
+	if err := u.ReadConfig(bytes.NewReader(data)); err != nil {
+		return fmt.Errorf("config: %s: %w", file, err)
+	}
+	if err := checkOpenAIShape(u.Get("openai"), file); err != nil {
+		return err
+	}
+	var c Config
+	if err := u.UnmarshalExact(&c); err != nil {
+		if err := unknownKey(err, file); err != nil {
+			return err
+		}
+		return decodeError(err, file, false)
+	}
+	return nil
+}
+
+// unknownKey words the keys exact decoding found no place for — typos, at
+// any depth, the openai list's items included — naming the first by its
+// full name (controller.modle, openai[1].voise); nil when there are none.
+func unknownKey(err error, file string) error {
+	var keys []string
+	walkErrors(err, func(e error) {
+		var de *mapstructure.DecodeError
+		if !errors.As(e, &de) || errors.Unwrap(de) == nil {
+			return
+		}
+		// mapstructure reports them as one error per map, in these words.
+		rest, ok := strings.CutPrefix(errors.Unwrap(de).Error(), "has invalid keys: ")
+		if !ok {
+			return
+		}
+		for _, k := range strings.Split(rest, ", ") {
+			if de.Name() != "" {
+				k = de.Name() + "." + k
+			}
+			keys = append(keys, k)
+		}
+	})
+	if len(keys) == 0 {
+		return nil
+	}
+	sort.Strings(keys)
+	if strings.HasPrefix(keys[0], "openai[") {
+		return &Error{Key: keys[0], Source: file,
+			Msg: "unknown key; a server takes " + strings.Join(openAIServerKeys(), ", ") + " (see config.yaml)"}
+	}
+	return &Error{Key: keys[0], Source: file, Msg: "unknown key (see the documented keys in config.yaml)"}
+}
+
+// walkErrors calls f on err and every error it wraps, joined ones too.
+func walkErrors(err error, f func(error)) {
+	if err == nil {
+		return
+	}
+	f(err)
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			walkErrors(e, f)
+		}
+	case interface{ Unwrap() error }:
+		walkErrors(u.Unwrap(), f)
+	}
+}
+
+// openAIServerKeys are the keys of one openai list item: OpenAIServer's
+// mapstructure tags, in order.
+func openAIServerKeys() []string {
+	t := reflect.TypeFor[OpenAIServer]()
+	keys := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("mapstructure"), ","); k != "" && k != "-" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// listOfServers is what the openai section must be.
+const listOfServers = `is a list of servers: write each one as an item, "- name: …" with url and models under it (see config.yaml)`
+
+// checkOpenAIShape refuses an openai section that is not a list of servers
+// with their models by task. Exact decoding would say it less well: it
+// lifts a single server written as a map into a one-item list, and calls a
+// list of models "a section" without saying what goes in it.
+func checkOpenAIShape(list any, file string) error {
+	items, ok := list.([]any)
+	if !ok {
+		if list == nil {
+			return nil
+		}
+		return &Error{Key: "openai", Source: file, Msg: listOfServers}
+	}
+	for i, item := range items {
+		m, ok := item.(map[string]any)
+		if !ok {
+			return &Error{Key: fmt.Sprintf("openai[%d]", i), Source: file,
+				Msg: `is not a server; write each one as an item, "- name: …" with url and models under it (see config.yaml)`}
+		}
+		for k, v := range m {
+			if strings.EqualFold(k, "models") && v != nil {
+				if _, ok := v.(map[string]any); !ok {
+					return &Error{Key: fmt.Sprintf("openai[%d].models", i), Source: file,
+						Msg: "lists model ids by task, e.g. models: {text-to-image: [stablediffusion]}"}
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,35 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestUserFileDecodedExactly: the user's file is decoded alone and
+// exactly, so every mistake names its key and what is wrong with it — a
+// typo at any depth (the unknown key itself, not the leaves under it),
+// keys under a key that takes one value, a value where a section belongs
+// (the list of known keys called both of these an unknown key).
+func TestUserFileDecodedExactly(t *testing.T) {
+	for _, tc := range []struct{ yaml, key, msg string }{
+		{"Controller:\n  Modle: x\n", "controller.modle", "unknown key (see the documented keys in config.yaml)"},
+		{"serve:\n  max_sessions: 3\n  extra:\n    deep:\n      deeper: 1\n", "serve.extra", "unknown key"},
+		{"unknown_top: 1\nzz: 2\n", "unknown_top", "unknown key"},
+		{"controller:\n  modle: x\n  timeout: lots\n", "controller.modle", "unknown key"},
+		{"controller:\n  model:\n    name: x\n", "controller.model", "takes one value, not keys indented under it"},
+		{"retrieval: 5\n", "retrieval", "is a section; write its keys indented under it"},
+		{"openai:\n  - url: http://a\n    models: {ocr: [m]}\n    Voise: x\n", "openai[0].voise", "a server takes name, url, key, key_env, voice, tasks, models"},
+	} {
+		_, err := loadFile(t, tc.yaml)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != tc.key || !strings.Contains(ce.Msg, tc.msg) || !strings.HasSuffix(ce.Source, "c.yaml") {
+			t.Errorf("%q: err %v, want key %s with %q from the file", tc.yaml, err, tc.key, tc.msg)
+		}
+	}
+	// ui.keys is a map of actions: any action decodes (the key map
+	// checks the names when it is built).
+	if _, err := loadFile(t, "ui:\n  keys:\n    quit: [q]\n"); err != nil {
+		t.Errorf("ui.keys: %v", err)
+	}
+}
