@@ -76,6 +76,7 @@ func runCLI(args ...string) (stdout, stderr string, code int) {
 	cmd.SetArgs(args)
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)
+	defer runExitFuncs() // the MCP servers it started
 	err := cmd.ExecuteContext(context.Background())
 	if err != nil {
 		code = 1

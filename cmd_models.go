@@ -98,7 +98,9 @@ func newModelsListCmd(g *globalFlags) *cobra.Command {
 
 func printPreview(w io.Writer, ev pipeline.ModelEvent, k int, cat *skills.Catalog, cache skills.Cache, controller string) {
 	source := "embedded catalog"
-	if s, ok := cat.Skill(ev.Task); ok && !strings.HasPrefix(s.Source, "embedded:") {
+	if s, ok := cat.Skill(ev.Task); ok && s.Tool != nil {
+		source = "tool of the MCP server " + s.Tool.Server
+	} else if ok && !strings.HasPrefix(s.Source, "embedded:") {
 		source = "skill file " + s.Source
 	}
 	if t, ok := cache.Fetched(ev.Task); ok {

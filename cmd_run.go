@@ -40,6 +40,9 @@ type runFlags struct {
 	// replay answers from such a file instead (--replay, --replay-speed).
 	record string
 	replay replaySource
+	// allowTools are the MCP tools that may run though they may change
+	// things (not annotated read-only): --allow-tool.
+	allowTools []string
 
 	// From the root flags: debug shows debug events; modelSet says
 	// --model was given, so a continued session's model does not replace
@@ -111,6 +114,7 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 	fl.BoolVar(&f.noSave, "no-save", false, "do not save the turn into a session")
 	fl.StringVar(&f.record, "record", "", "record the turn's controller and expert traffic to FILE, to replay it with --replay FILE")
 	f.replay.flags(cmd)
+	fl.StringSliceVar(&f.allowTools, "allow-tool", nil, "let the MCP tool NAME run though it is not annotated read-only (server.tool, or server.* for all of a server's; repeatable)")
 	return cmd
 }
 
@@ -208,6 +212,7 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 		p.note("no saved session yet in %s — this run starts one", svc.Dir())
 	}
 	res := chat.Run(ctx, conversation.Request{Request: request, Input: piped.Input, Attachments: attachments, PlanOnly: f.planOnly, Check: true,
+		Approve: pipeline.AllowTools(f.allowTools),
 		Synced: func(s conversation.Sync) {
 			p.note("%d turn(s) another chat saved meanwhile are part of the history", len(s.Added))
 		}}, p.emit)

@@ -53,8 +53,12 @@ and address go to the log file. Sound is never played on the server; the chat of
 				UsersDir:       filepath.Join(config.DataDir(), "ssh-users"),
 				MaxSessions:    cfg.Serve.MaxSessions,
 				IdleTimeout:    cfg.Serve.IdleTimeout,
-				Version:        version,
-				Logger:         g.logger(),
+
+				HandshakeTimeout:            cfg.Serve.HandshakeTimeout,
+				MaxUnauthenticated:          cfg.Serve.MaxUnauthenticated,
+				MaxUnauthenticatedPerSource: cfg.Serve.MaxUnauthenticatedPerSource,
+				Version:                     version,
+				Logger:                      g.logger(),
 			})
 			if err != nil {
 				return &exitError{code: 1, err: err}

@@ -25,6 +25,10 @@ func newSkillsCmd(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
+			// The tools of the mcp: servers are skills too.
+			if _, err := startMCP(cfg, cat, g.logger()); err != nil {
+				return err
+			}
 			fmt.Fprint(cmd.OutOrStdout(), skillTable(cat.All(), listWidth(cmd.OutOrStdout())))
 			return nil
 		},
@@ -46,7 +50,19 @@ func skillTable(all []*skills.Skill, width int) string {
 		for _, m := range s.Outputs {
 			out = append(out, string(m))
 		}
-		rows = append(rows, row{s.Name, strings.Join(in, "+") + " → " + strings.Join(out, "+"), fmt.Sprint(len(s.Models)), s.Description})
+		desc := s.Description
+		if s.Tool != nil {
+			// An MCP tool: its server, and whether it asks before it runs.
+			prefix := "[MCP " + s.Tool.Server + "] "
+			if s.Tool.NeedsApproval() != "" {
+				prefix = "[MCP " + s.Tool.Server + ", asks] "
+			}
+			desc = prefix + desc
+		}
+		if len(in) == 0 {
+			in = []string{"-"}
+		}
+		rows = append(rows, row{s.Name, strings.Join(in, "+") + " → " + strings.Join(out, "+"), fmt.Sprint(len(s.Models)), desc})
 	}
 	var wName, wIO int
 	for _, r := range rows {

@@ -59,6 +59,10 @@ var importRules = map[string][]string{
 	"recording": {"controller", "endpoints", "pipeline", "scope", "skills"},
 	// The ssh server runs the UI, one chat per connection.
 	"sshd": {"config", "conversation", "pipeline", "ui"},
+	// chorus mcp serve: Chorus as an MCP server, one chat of the
+	// conversation service per client session. (The MCP client is an
+	// endpoint kind, endpoints/mcp, under "endpoints/*".)
+	"mcpserve": {"conversation", "pipeline", "skills", "text"},
 
 	// Test support: fakes and helpers that import nothing of Chorus
 	// outside internal, and that production code never imports.
@@ -71,6 +75,11 @@ var importRules = map[string][]string{
 // sdkImporters may import the Ollama SDK: the controller and the Ollama
 // expert endpoint (and the fake Ollama, which speaks its wire format).
 var sdkImporters = []string{"controller", "endpoints/ollama", "internal/fakeollama"}
+
+// mcpImporters may import the MCP SDK: the MCP endpoint kind (Chorus as
+// a client), the MCP server and the root package that serves it, and the
+// test servers.
+var mcpImporters = []string{"endpoints/mcp", "mcpserve", "", "internal/mcptest"}
 
 const module = "github.com/chorusai/chorus"
 
@@ -127,6 +136,10 @@ func TestImportDirection(t *testing.T) {
 			case strings.HasPrefix(ip, "github.com/ollama/ollama"):
 				if !slices.Contains(sdkImporters, pkg) {
 					t.Errorf("%s imports the Ollama SDK (%s): only the controller and endpoints/ollama may", show(pkg), ip)
+				}
+			case strings.HasPrefix(ip, "github.com/modelcontextprotocol/go-sdk"):
+				if !slices.Contains(mcpImporters, pkg) {
+					t.Errorf("%s imports the MCP SDK (%s): only endpoints/mcp, mcpserve and the root package may", show(pkg), ip)
 				}
 			case ip == module || strings.HasPrefix(ip, module+"/"):
 				to := strings.TrimPrefix(strings.TrimPrefix(ip, module), "/")

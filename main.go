@@ -159,7 +159,7 @@ Run without arguments to open the chat.`,
 	root.Flags().StringVar(&g.resume, "resume", "", `reopen a saved session by id ("latest" for the newest)`)
 	g.replay.flags(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
-	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g), newEvalCmd(g))
+	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g), newEvalCmd(g), newMCPCmd(g))
 	reflowLong(root)
 	return root
 }
@@ -191,6 +191,7 @@ func main() {
 // when interrupted. The one-line cause goes to the command's stderr.
 func execute(ctx context.Context, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
+	defer runExitFuncs()
 	code := 0
 	err := fang.Execute(ctx, root,
 		fang.WithVersion(chorusVersion()),

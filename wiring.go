@@ -16,6 +16,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/command"
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/endpoints/local"
+	"github.com/chorusai/chorus/endpoints/mcp"
 	"github.com/chorusai/chorus/endpoints/ollama"
 	"github.com/chorusai/chorus/endpoints/openai"
 	"github.com/chorusai/chorus/endpoints/retrieval"
@@ -35,7 +36,11 @@ func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
-	router, err := buildRouter(cfg, cat)
+	tools, err := startMCP(cfg, cat, log)
+	if err != nil {
+		return nil, err
+	}
+	router, err := buildRouter(cfg, cat, tools)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
@@ -90,8 +95,8 @@ func hubCache() skills.Cache {
 // buildRouter creates the endpoints the configuration enables. The
 // huggingface endpoint learns from cat which Inference Providers serve the
 // catalog's models (curated, or synced from the Hub), and asks the Hub
-// itself when a model runs.
-func buildRouter(cfg *config.Config, cat *skills.Catalog) (*endpoints.Router, error) {
+// itself when a model runs. tools are the MCP servers' (nil without).
+func buildRouter(cfg *config.Config, cat *skills.Catalog, tools *mcp.Endpoint) (*endpoints.Router, error) {
 	httpClient := &http.Client{Timeout: 0} // per-request deadlines come from contexts
 	eps := []endpoints.Endpoint{builtin.New()}
 	eps = append(eps, huggingface.New(huggingface.Options{
@@ -124,6 +129,9 @@ func buildRouter(cfg *config.Config, cat *skills.Catalog) (*endpoints.Router, er
 	}
 	if cfg.Command.Enabled {
 		eps = append(eps, command.New(command.Options{}))
+	}
+	if tools != nil {
+		eps = append(eps, tools)
 	}
 	return endpoints.NewRouter(cfg.Mode, eps...), nil
 }

@@ -84,6 +84,10 @@ type Config struct {
 	// server, speaches, Kokoro-FastAPI), each with the tasks and models it
 	// serves.
 	OpenAI []OpenAIServer `mapstructure:"openai" yaml:"openai"`
+	// MCP lists MCP servers whose tools become experts (config/mcp.go).
+	// Read from the file itself, not through viper, which would lower the
+	// case of env: and headers: names.
+	MCP []MCPServer `mapstructure:"mcp" yaml:"mcp"`
 	// Retrieval configures the retrieval skill's sources: web APIs the
 	// user chose, trusted as configuration (plans supply only queries).
 	Retrieval struct {
@@ -113,6 +117,11 @@ type Config struct {
 		AuthorizedKeys string        `mapstructure:"authorized_keys" yaml:"authorized_keys"`
 		MaxSessions    int           `mapstructure:"max_sessions" yaml:"max_sessions"`
 		IdleTimeout    time.Duration `mapstructure:"idle_timeout" yaml:"idle_timeout"`
+		// HandshakeTimeout is how long a connection has to log in;
+		// MaxUnauthenticated(PerSource) bound the connections waiting to.
+		HandshakeTimeout            time.Duration `mapstructure:"handshake_timeout" yaml:"handshake_timeout"`
+		MaxUnauthenticated          int           `mapstructure:"max_unauthenticated" yaml:"max_unauthenticated"`
+		MaxUnauthenticatedPerSource int           `mapstructure:"max_unauthenticated_per_source" yaml:"max_unauthenticated_per_source"`
 	} `mapstructure:"serve" yaml:"serve"`
 	UI struct {
 		Review bool                `mapstructure:"review" yaml:"review"`
@@ -185,12 +194,16 @@ func Load(defaults []byte, file string) (*Config, error) {
 		file = filepath.Join(ConfigDir(), "config.yaml")
 	}
 	data, err := os.ReadFile(file)
+	var servers []MCPServer
 	switch {
 	case err == nil:
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("config: %s: %w", file, err)
 		}
 		if err := checkFile(data, file); err != nil {
+			return nil, err
+		}
+		if servers, err = readMCP(data, file); err != nil {
 			return nil, err
 		}
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
@@ -213,6 +226,7 @@ func Load(defaults []byte, file string) (*Config, error) {
 		return nil, decodeError(err, file, true)
 	}
 	c.File = file
+	c.MCP = servers
 	c.TokenSource = tokenSource(file)
 	if c.HuggingFace.Token == "" {
 		c.HuggingFace.Token, c.TokenSource = cachedHFToken()
@@ -332,6 +346,9 @@ func (c *Config) normalize() error {
 	if err := c.normalizeOpenAI(); err != nil {
 		return err
 	}
+	if err := c.normalizeMCP(); err != nil {
+		return err
+	}
 	for key, raw := range map[string]*string{"retrieval.wikipedia_url": &c.Retrieval.WikipediaURL, "retrieval.searxng_url": &c.Retrieval.SearxNGURL} {
 		if strings.TrimSpace(*raw) == "" {
 			*raw = ""
@@ -388,6 +405,15 @@ func (c *Config) normalize() error {
 	}
 	if c.Serve.IdleTimeout < 0 {
 		return bad("serve.idle_timeout", "must not be negative (0 keeps idle connections open)")
+	}
+	if c.Serve.HandshakeTimeout < time.Second || c.Serve.HandshakeTimeout > 10*time.Minute {
+		return bad("serve.handshake_timeout", "%s is out of range (1s to 10m)", c.Serve.HandshakeTimeout)
+	}
+	if c.Serve.MaxUnauthenticated < 1 || c.Serve.MaxUnauthenticated > 100000 {
+		return bad("serve.max_unauthenticated", "%d is out of range (1 to 100000)", c.Serve.MaxUnauthenticated)
+	}
+	if c.Serve.MaxUnauthenticatedPerSource < 1 || c.Serve.MaxUnauthenticatedPerSource > c.Serve.MaxUnauthenticated {
+		return bad("serve.max_unauthenticated_per_source", "%d is out of range (1 to serve.max_unauthenticated, %d)", c.Serve.MaxUnauthenticatedPerSource, c.Serve.MaxUnauthenticated)
 	}
 	return nil
 }

@@ -22,6 +22,10 @@ type Request struct {
 	// (pipeline.Turn.Review); an error turns the plan down and the turn
 	// counts as cancelled.
 	Review func(ctx context.Context, p pipeline.Plan) (pipeline.Plan, error)
+	// Approve, when set, is asked before a call that may change things
+	// runs — an MCP tool not annotated read-only (pipeline.Turn.Approve);
+	// without it such calls are refused.
+	Approve func(ctx context.Context, a pipeline.Approval) error
 	// Check asks the controller server first whether it is up and has the
 	// model: a front end without a check of its own (chorus run) learns
 	// why nothing can run before the turn starts, and the turn is not
@@ -106,7 +110,7 @@ func (c *Chat) Run(ctx context.Context, req Request, emit pipeline.Emit) Result 
 		tape.BeginTurn(req.Request, req.Attachments)
 	}
 	turn := pipeline.Turn{Request: req.Request, Input: req.Input, Attachments: req.Attachments, History: sess.History(),
-		Constraints: cons, PlanOnly: req.PlanOnly, OutputDir: c.opts.OutputDir, Workspace: c.opts.Workspace}
+		Constraints: cons, PlanOnly: req.PlanOnly, OutputDir: c.opts.OutputDir, Workspace: c.opts.Workspace, Approve: req.Approve}
 	if req.Review != nil {
 		turn.Review = func(ctx context.Context, p pipeline.Plan) (pipeline.Plan, error) {
 			rec.reviewing(p)

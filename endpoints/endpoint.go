@@ -29,6 +29,10 @@ const (
 	// Retrieval fetches external knowledge from web APIs (Wikipedia,
 	// SearxNG) for the retrieval skill.
 	Retrieval Kind = "retrieval"
+	// MCP runs the tools of Model Context Protocol servers the user
+	// configured (the mcp: list), each tool a skill of its own or a
+	// candidate of a task the configuration maps it onto.
+	MCP Kind = "mcp"
 )
 
 // Request is one expert call.
@@ -154,6 +158,15 @@ type ProviderNamer interface {
 	// first now ("fal-ai"), or "" when the endpoint cannot tell before
 	// the call. It never touches the network.
 	Provider(task, model string) string
+}
+
+// Guarded is implemented by endpoints whose models may change things
+// outside Chorus (an MCP tool not annotated read-only): the executor asks
+// the turn's approval before such a call, and refuses it without one.
+type Guarded interface {
+	// NeedsApproval says why a call of model for task must be approved
+	// first ("it is not annotated read-only"), or "" when it need not.
+	NeedsApproval(task, model string) string
 }
 
 // Offer is a model a Discoverer can serve.

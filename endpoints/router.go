@@ -30,7 +30,7 @@ func ParseMode(s string) (Mode, error) {
 // localFirst is the order routes are tried in: in-process, then programs on
 // this machine, then self-hosted servers (models_server, OpenAI-compatible
 // servers the user configured, Ollama), then the cloud.
-var localFirst = []Kind{Builtin, Command, Local, OpenAI, Ollama, HuggingFace, Retrieval}
+var localFirst = []Kind{Builtin, Command, Local, OpenAI, Ollama, MCP, HuggingFace, Retrieval}
 
 // Router holds the configured endpoints and orders them for a model.
 type Router struct {
@@ -66,10 +66,12 @@ func (r *Router) Allowed(k Kind, localOnly bool) bool {
 		return true
 	}
 	switch {
-	case k == HuggingFace, k == Retrieval:
+	case k == HuggingFace, k == Retrieval, k == MCP:
 		// Retrieval is a call to a web API, a cloud call like Hugging
 		// Face's; Routes admits a source that stays local (a SearxNG on
-		// this network, by its Locator) in local mode too.
+		// this network, by its Locator) in local mode too. An MCP server
+		// the user configured runs in every mode but local, where only
+		// the ones on this machine or network may (its Locator says).
 		return r.mode != ModeLocal && !localOnly
 	default:
 		return r.mode != ModeHuggingFace
@@ -85,7 +87,7 @@ func (r *Router) Routes(m skills.Model, localOnly bool) []Endpoint {
 		if !ok || !m.ServedBy(string(k)) {
 			continue
 		}
-		if !r.Allowed(k, localOnly) && !(k == Retrieval && staysLocal(e, m.ID)) {
+		if !r.Allowed(k, localOnly) && !((k == Retrieval || k == MCP) && staysLocal(e, m.ID)) {
 			continue
 		}
 		out = append(out, e)
@@ -102,11 +104,12 @@ func staysLocal(e Endpoint, model string) bool {
 }
 
 // Discoverers returns the configured endpoints that can offer extra models,
-// in local-first order, filtered by mode.
+// in local-first order, filtered by mode. MCP servers are always asked:
+// Routes decides per tool whether its server may run in the mode.
 func (r *Router) Discoverers(localOnly bool) []Discoverer {
 	var out []Discoverer
 	for _, k := range localFirst {
-		if e, ok := r.eps[k]; ok && r.Allowed(k, localOnly) {
+		if e, ok := r.eps[k]; ok && (r.Allowed(k, localOnly) || k == MCP) {
 			if d, ok := e.(Discoverer); ok {
 				out = append(out, d)
 			}

@@ -117,6 +117,11 @@ func Decode(data []byte) (img image.Image, format string, err error) {
 		}
 	}()
 	img, _, err = image.Decode(bytes.NewReader(data))
+	if err != nil && format == "png" {
+		if fixed, ok := dropBadAncillary(data); ok {
+			img, _, err = image.Decode(bytes.NewReader(fixed))
+		}
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: truncated or corrupt %s image: %v", ErrBadInput, format, err)
 	}

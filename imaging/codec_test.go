@@ -1,6 +1,8 @@
 package imaging
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"image"
 	"image/color"
@@ -209,5 +211,27 @@ func TestReadFromAnOpenedFileOrStream(t *testing.T) {
 	defer hf.Close()
 	if _, _, err := Read(hf, "huge.png"); !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), "at most 512 MB") {
 		t.Errorf("huge: %v", err)
+	}
+}
+
+// TestDecodePNGWithABadAncillaryChunk: a PNG whose colour profile chunk
+// has a wrong checksum (the MCP reference server's logo) decodes, as in
+// libpng and browsers; a damaged image chunk is still refused.
+func TestDecodePNGWithABadAncillaryChunk(t *testing.T) {
+	data, err := os.ReadFile("testdata/bad-iccp-crc.png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, format, err := Decode(data)
+	if err != nil || format != "png" || img.Bounds().Dx() != 20 {
+		t.Fatalf("decode: %v %s %v", img, format, err)
+	}
+	// Break the IDAT chunk's checksum instead: that is a damaged image.
+	i := bytes.Index(data, []byte("IDAT"))
+	n := int(binary.BigEndian.Uint32(data[i-4 : i]))
+	broken := bytes.Clone(data)
+	broken[i+4+n] ^= 0xFF
+	if _, _, err := Decode(broken); !errors.Is(err, ErrBadInput) {
+		t.Fatalf("a damaged IDAT decoded: %v", err)
 	}
 }

@@ -88,6 +88,7 @@ type withdrawal struct{ why string }
 func (w withdrawal) Error() string { return w.why }
 
 func (e *Engine) newDispatcher(ctx context.Context, t Turn, conv *conversation, emit Emit) *dispatcher {
+	ctx = withApprover(ctx, t.Approve)
 	return &dispatcher{e: e, ctx: ctx, t: t, conv: conv, emit: emit, outDir: e.outDir(t), sc: e.access(t),
 		sem: make(chan struct{}, e.opts.MaxParallel), planned: make(chan struct{}), asked: make(chan struct{})}
 }
@@ -147,6 +148,11 @@ func (d *dispatcher) taskRead(raw Task) {
 	p := d.e.validate(d.raw, Constraints{}, d.t, nil)
 	task, ok := p.Task(raw.ID)
 	if !ok {
+		return
+	}
+	if s, ok := d.e.cat.Skill(task.Task); !ok || s.Tool != nil {
+		// A tool (an MCP server's) may act on the world: a run the final
+		// plan withdrew could not be taken back, so it waits for that plan.
 		return
 	}
 	d.offer(task)

@@ -55,6 +55,11 @@ type Turn struct {
 	// runs; it returns the plan to run (possibly edited) or an error to
 	// cancel the turn. Edited plans are validated again.
 	Review func(ctx context.Context, p Plan) (Plan, error)
+	// Approve, when set, is asked before a call that may change things
+	// runs — an MCP tool not annotated read-only, or annotated
+	// destructive — with the call; nil lets it run, an error refuses it
+	// (saying why). Without it such calls are refused.
+	Approve func(ctx context.Context, a Approval) error
 	// OutputDir overrides the engine's output directory for this turn.
 	OutputDir string
 	// Workspace, when set, confines what the turn may read to this

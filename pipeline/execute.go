@@ -170,6 +170,11 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 				e.hop(r, lastErr, emit)
 			}
 			at := time.Now()
+			if err := approve(tctx, route, r, cand.model.ID, args); err != nil {
+				r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
+				lastErr = err
+				continue
+			}
 			res, err := route.Infer(tctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Files: files, Command: cand.model.Command,
 				LocalOnly: c.localOnly, Progress: progress})
 			r.provider = ranOn(r.provider, res, err)
@@ -299,7 +304,9 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 			}
 			val = p
 		}
-		if a.Type == skills.Text && len(Refs(v)) == 0 {
+		if a.Type == skills.Text && len(Refs(v)) == 0 && s.Tool == nil {
+			// A tool's text argument is sent as written: a path stays a
+			// path (the validator checked it against the scope).
 			content, isFile, denied, err := textFileContent(sc, val)
 			switch {
 			case err != nil:

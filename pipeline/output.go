@@ -17,7 +17,10 @@ func checkOutput(s *skills.Skill, model string, head []byte, size int64) (mediaT
 	mt, m := skills.Sniff(head)
 	var promised []skills.Modality
 	for _, o := range s.Outputs {
-		if o.Media() {
+		// An MCP tool's outputs are guessed from its words: any media
+		// it returns is kept (its endpoint checked the bytes against
+		// their declared type).
+		if o.Media() && s.Tool == nil {
 			promised = append(promised, o)
 		}
 	}

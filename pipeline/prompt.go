@@ -74,31 +74,58 @@ list tasks or models: Chorus appends the workflow.
 
 // headDemos show each plan shape once: a chain, a fan-out with a join, a
 // constraint, and chat. The format itself is enforced by the schema.
-var headDemos = []struct{ request, plan string }{
+var headDemos = []struct {
+	request, plan string
+	constraints   bool
+}{
 	{"What does /home/ann/e1.jpg show? Read it aloud.",
-		`{"tasks":[{"task":"image-to-text","id":1,"dep":[],"args":{"image":"/home/ann/e1.jpg"}},{"task":"text-to-speech","id":2,"dep":[1],"args":{"text":"<resource>-1"}}]}`},
+		`{"tasks":[{"task":"image-to-text","id":1,"dep":[],"args":{"image":"/home/ann/e1.jpg"}},{"task":"text-to-speech","id":2,"dep":[1],"args":{"text":"<resource>-1"}}]}`, false},
 	{"Draw a fox in snow, count the foxes, post about it.",
-		`{"tasks":[{"task":"text-to-image","id":1,"dep":[],"args":{"text":"a fox in the snow"}},{"task":"object-detection","id":2,"dep":[1],"args":{"image":"<resource>-1"}},{"task":"image-to-text","id":3,"dep":[1],"args":{"image":"<resource>-1"}},{"task":"social-media-post","id":4,"dep":[3],"args":{"text":"<resource>-3"}}]}`},
+		`{"tasks":[{"task":"text-to-image","id":1,"dep":[],"args":{"text":"a fox in the snow"}},{"task":"object-detection","id":2,"dep":[1],"args":{"image":"<resource>-1"}},{"task":"image-to-text","id":3,"dep":[1],"args":{"image":"<resource>-1"}},{"task":"social-media-post","id":4,"dep":[3],"args":{"text":"<resource>-3"}}]}`, false},
 	{"Transcribe /tmp/talk.wav; Apache-2.0 models only, the best on Common Voice WER.",
-		`{"constraints":{"licenses":["apache-2.0"],"prefer":"best","benchmark":"common_voice wer"},"tasks":[{"task":"automatic-speech-recognition","id":1,"dep":[],"args":{"audio":"/tmp/talk.wav"}}]}`},
-	{"Hi! What can you do?", `{"tasks":[]}`},
+		`{"constraints":{"licenses":["apache-2.0"],"prefer":"best","benchmark":"common_voice wer"},"tasks":[{"task":"automatic-speech-recognition","id":1,"dep":[],"args":{"audio":"/tmp/talk.wav"}}]}`, true},
+	{"Hi! What can you do?", `{"tasks":[]}`, false},
 }
 
 // head renders the system message every controller call starts with.
+// The tools of MCP servers come after the catalog's skills, as much of
+// them as the planning budget leaves room for (tools.go).
 func (e *Engine) head(ctx context.Context) string {
 	runnable, unavailable := e.availability(ctx)
+	runnable, tools := splitTools(runnable)
+	h := headParts{runnable: runnable, unavailable: withoutTools(unavailable)}
+	if len(tools) == 0 {
+		return h.render("", true, true)
+	}
+	return h.fit(tools)
+}
+
+// headParts are the pieces of the head that depend on what can run.
+type headParts struct {
+	runnable    []*skills.Skill
+	unavailable []string
+}
+
+// render writes the head with toolLines after the skills, with or
+// without the line of skills that cannot run and the demonstration of
+// constraints (the two parts MCP tools may take the room of).
+func (h headParts) render(toolLines string, notRunnable, constraintDemo bool) string {
 	var b strings.Builder
 	b.WriteString(headIntro)
 	b.WriteString("\nSkills — name(args) → output: use:\n")
-	for _, s := range runnable {
+	for _, s := range h.runnable {
 		b.WriteString("- " + skillLine(s) + "\n")
 	}
-	if len(unavailable) > 0 {
+	b.WriteString(toolLines)
+	if notRunnable && len(h.unavailable) > 0 {
 		b.WriteString("Not runnable now (plan one only if needed; Chorus says what is missing): ")
-		b.WriteString(groupNames(unavailable) + "\n")
+		b.WriteString(groupNames(h.unavailable) + "\n")
 	}
 	b.WriteString("\nExamples:\n")
 	for _, d := range headDemos {
+		if d.constraints && !constraintDemo {
+			continue
+		}
 		fmt.Fprintf(&b, "%q → %s\n", d.request, d.plan)
 	}
 	b.WriteString(headRules)

@@ -121,7 +121,10 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 			c.exclude(m.ID, why)
 			continue
 		}
-		if applies {
+		if applies && s.Tool == nil {
+			// A tool the user configured as its own skill is the one
+			// way to run it: licence and size limits choose among
+			// models, and there is nothing to choose.
 			if why := constraintRejects(cons, m); why != "" {
 				c.exclude(m.ID, why)
 				continue

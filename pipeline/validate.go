@@ -146,6 +146,11 @@ func (v *validator) run(in []Task) []Task {
 			continue
 		}
 		v.checkArgs(t, skillOf[t.ID], skillOf)
+		if s := skillOf[t.ID]; s.Tool != nil {
+			if _, gone := v.dropped[t.ID]; !gone {
+				v.checkToolArgs(t, s)
+			}
+		}
 	}
 	v.cascade(tasks)
 
@@ -390,7 +395,9 @@ func (v *validator) checkArgs(t *Task, s *skills.Skill, skillOf map[int]*skills.
 	for _, a := range s.Args {
 		val, ok := t.Args[a.Name]
 		if !ok {
-			if a.Type.Media() {
+			// A tool's optional file is left out unless the plan gives
+			// it: the tool decides what it does without one.
+			if a.Type.Media() && !(a.Optional && s.Tool != nil) {
 				if p, from := v.latestResource(a.Type); p != "" {
 					t.Args[a.Name] = p
 					v.note("task %d: %s had no %s; using %s (%s)", t.ID, s.Name, a.Name, p, from)

@@ -21,6 +21,10 @@ const (
 	EndpointCommand   = "command"
 	EndpointBuiltin   = "builtin"
 	EndpointRetrieval = "retrieval"
+	// EndpointMCP is the kind of the tools of MCP servers the
+	// configuration lists. Skill files do not name it either: its skills
+	// and candidates come from the servers' tools/list.
+	EndpointMCP = "mcp"
 )
 
 // EndpointKinds lists every endpoint kind a skill file may name.

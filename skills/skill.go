@@ -114,8 +114,13 @@ type Skill struct {
 	// ControlNet annotators, controller-only tasks).
 	HubTag string `yaml:"hub_tag,omitempty" json:"hub_tag,omitempty"`
 
-	// Source is the file the skill was loaded from ("embedded:…" or a path).
+	// Source is the file the skill was loaded from ("embedded:…" or a path;
+	// "mcp:<server>" for a tool of an MCP server).
 	Source string `yaml:"-" json:"source,omitempty"`
+	// Tool is set when the skill is one tool of an MCP server the user
+	// configured: its arguments' JSON Schema and annotations. Never read
+	// from a skill file.
+	Tool *Tool `yaml:"-" json:"tool,omitempty"`
 }
 
 // HubTagNone marks a skill the Hub lists no models for.

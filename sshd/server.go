@@ -50,6 +50,18 @@ type Options struct {
 	// IdleTimeout closes a connection with no traffic for that long; 0
 	// never does.
 	IdleTimeout time.Duration
+	// HandshakeTimeout is how long a connection has to log in (0:
+	// DefaultHandshakeTimeout), whatever IdleTimeout says.
+	HandshakeTimeout time.Duration
+	// MaxUnauthenticated bounds the connections waiting to log in, from
+	// all sources (0: DefaultMaxUnauthenticated, and never more than the
+	// file limit leaves); MaxUnauthenticatedPerSource those from one
+	// address (0: DefaultMaxUnauthenticatedPerSource). See frontdoor.go.
+	MaxUnauthenticated          int
+	MaxUnauthenticatedPerSource int
+	// FileLimit is the open-file limit the front door is sized by; 0
+	// reads (and raises to its hard limit) the process's RLIMIT_NOFILE.
+	FileLimit int
 	// Version is Chorus's version, sent in the SSH banner and written
 	// into recordings.
 	Version string
@@ -63,6 +75,7 @@ type Server struct {
 	opts Options
 	log  *slog.Logger
 	srv  *ssh.Server
+	door *frontDoor
 
 	// warm fills the controller's prompt cache with the head once, when
 	// the server starts: the chats share the engine, and so the head. A
@@ -111,6 +124,13 @@ func New(opts Options) (*Server, error) {
 	if created {
 		log.Info("ssh host key created", "path", opts.HostKey, "fingerprint", fingerprint(signer.PublicKey()))
 	}
+	files := opts.FileLimit
+	if files <= 0 {
+		files = fileLimit()
+	}
+	s.door = newFrontDoor(opts.HandshakeTimeout, opts.MaxUnauthenticated, opts.MaxUnauthenticatedPerSource, files, opts.MaxSessions, log.Warn)
+	log.Info("ssh front door", "file_limit", files, "handshake_timeout", s.door.handshake, "max_unauthenticated", s.door.maxTotal,
+		"max_unauthenticated_per_source", s.door.maxSource)
 	version := "chorus"
 	if opts.Version != "" {
 		version = "chorus_" + opts.Version
@@ -129,6 +149,10 @@ func New(opts Options) (*Server, error) {
 			// forwarding stays off (nil callbacks deny it).
 			srv.SessionRequestCallback = func(_ ssh.Session, kind string) bool { return kind == "shell" || kind == "exec" }
 			srv.ConnectionFailedCallback = s.connectionFailed
+			// Before a login: a deadline, and caps per source and in all
+			// (frontdoor.go).
+			srv.ConnCallback = s.door.admit
+			srv.ServerConfigCallback = s.door.config
 			return nil
 		},
 	)
@@ -138,6 +162,9 @@ func New(opts Options) (*Server, error) {
 	s.srv = srv
 	return s, nil
 }
+
+// Waiting returns how many connections are waiting to log in.
+func (s *Server) Waiting() int { return s.door.waitingCount() }
 
 // HostKeyFingerprint returns the server's host key fingerprint, for users
 // to check against what their client shows on first connection.

@@ -56,6 +56,7 @@ func (s *syncBuffer) String() string {
 // server is a chorus serve --ssh on a loopback port, with a fake Ollama
 // that answers every request as plain chat.
 type server struct {
+	srv      *sshd.Server
 	addr     string
 	hostKey  gossh.PublicKey
 	keys     string // the authorized_keys file
@@ -65,7 +66,7 @@ type server struct {
 	answered chan string
 }
 
-func startServer(t *testing.T, maxSessions int) *server {
+func startServer(t *testing.T, maxSessions int, tune ...func(*sshd.Options)) *server {
 	t.Helper()
 	dir := testkit.Isolate(t)
 	defaults, err := os.ReadFile("../config.yaml")
@@ -106,6 +107,9 @@ func startServer(t *testing.T, maxSessions int) *server {
 	// A server that could let nobody in says so before it listens.
 	opts := sshd.Options{Config: cfg, Engine: eng, HostKey: hostKeyPath, AuthorizedKeys: s.keys, UsersDir: s.users,
 		MaxSessions: maxSessions, Version: "test", Logger: slog.New(slog.NewTextHandler(s.log, nil))}
+	for _, f := range tune {
+		f(&opts)
+	}
 	if _, err := sshd.New(opts); !errors.Is(err, sshd.ErrNoKeys) {
 		t.Fatalf("an empty authorized_keys: %v", err)
 	}
@@ -114,6 +118,7 @@ func startServer(t *testing.T, maxSessions int) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.srv = srv
 	st, err := os.Stat(hostKeyPath)
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("host key: %v %v", st, err)

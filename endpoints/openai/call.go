@@ -22,9 +22,15 @@ import (
 // maxErrorBody bounds an error answer read for its message.
 const maxErrorBody = 64 << 10
 
-// maxJSONAnswer bounds a JSON answer read into memory; images inside it
-// as base64 are the largest part.
+// maxJSONAnswer bounds a JSON answer (or MaxBodyBytes, when lower). It is
+// streamed (endpoints.Spool.ReadJSON): its long strings — images as
+// base64, the largest part — go to temporary files as they arrive, so
+// memory holds its structure, not its size.
 const maxJSONAnswer = 256 << 20
+
+// maxJSONText bounds a string of a JSON answer read as words (a
+// transcript, a reply).
+const maxJSONText = 16 << 20
 
 // downloadTimeout bounds fetching one result file by URL.
 const downloadTimeout = 5 * time.Minute
@@ -141,28 +147,41 @@ func (e *Endpoint) post(ctx context.Context, s *Server, model, route, contentTyp
 	return resp, nil
 }
 
-// postJSON posts v as JSON and reads the JSON answer.
-func (e *Endpoint) postJSON(ctx context.Context, s *Server, model, route string, v any) ([]byte, error) {
+// postJSON posts v as JSON and reads the JSON answer. The caller removes
+// its spooled strings (SpooledJSON.Remove).
+func (e *Endpoint) postJSON(ctx context.Context, s *Server, model, route string, v any) (endpoints.SpooledJSON, error) {
 	resp, err := e.post(ctx, s, model, route, "application/json", hfapi.EncodeJSON(v))
 	if err != nil {
-		return nil, err
+		return endpoints.SpooledJSON{}, err
 	}
 	defer resp.Body.Close()
 	return e.readJSON(s, model, route, resp)
 }
 
-// readJSON reads a successful JSON answer.
-func (e *Endpoint) readJSON(s *Server, model, route string, resp *http.Response) ([]byte, error) {
-	data, err := httpwire.ReadBody(resp, maxJSONAnswer)
-	if err != nil {
-		return nil, &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: model, Provider: s.name(), Status: resp.StatusCode, Err: endpoints.ErrUnavailable,
+// readJSON reads a successful JSON answer, streamed: its long strings
+// spooled, bounded by maxJSONAnswer (or MaxBodyBytes when lower) as it
+// arrives. The caller removes its spooled strings.
+func (e *Endpoint) readJSON(s *Server, model, route string, resp *http.Response) (endpoints.SpooledJSON, error) {
+	spool := e.spool
+	spool.Max = min(maxJSONAnswer, e.spool.Limit())
+	body, err := httpwire.Body(resp, spool.Limit())
+	var j endpoints.SpooledJSON
+	if err == nil {
+		j, err = spool.ReadJSON(body, 0)
+	}
+	switch {
+	case errors.Is(err, endpoints.ErrStore):
+		return endpoints.SpooledJSON{}, err
+	case err != nil:
+		return endpoints.SpooledJSON{}, &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: model, Provider: s.name(), Status: resp.StatusCode, Err: errors.Join(endpoints.ErrUnavailable, err),
 			Message: fmt.Sprintf("%s answered POST %s unreadably: %v", s.label(), route, err)}
 	}
-	data = bytes.TrimSpace(data)
-	if !json.Valid(data) {
-		return nil, e.malformed(s, model, route, "JSON", data)
+	j.Data = bytes.TrimSpace(j.Data)
+	if !json.Valid(j.Data) {
+		j.Remove()
+		return endpoints.SpooledJSON{}, e.malformed(s, model, route, "JSON", j.Data)
 	}
-	return data, nil
+	return j, nil
 }
 
 // malformed is the error for an answer in a shape Chorus does not know.

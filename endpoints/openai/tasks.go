@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"mime"
 	"mime/multipart"
@@ -90,11 +91,12 @@ func (e *Endpoint) generateImage(ctx context.Context, s *Server, req endpoints.R
 		return endpoints.Result{}, err
 	}
 	const r = "/v1/images/generations"
-	data, err := e.postJSON(ctx, s, req.Model, r, map[string]any{"model": req.Model, "prompt": prompt, "n": 1, "response_format": "b64_json"})
+	j, err := e.postJSON(ctx, s, req.Model, r, map[string]any{"model": req.Model, "prompt": prompt, "n": 1, "response_format": "b64_json"})
 	if err != nil {
 		return endpoints.Result{}, err
 	}
-	return e.images(ctx, s, req.Model, r, data)
+	defer j.Remove()
+	return e.images(ctx, s, req.Model, r, j)
 }
 
 // editImage is image-editing: POST /v1/images/edits, a multipart form
@@ -119,15 +121,18 @@ func (e *Endpoint) editImage(ctx context.Context, s *Server, req endpoints.Reque
 		return endpoints.Result{}, err
 	}
 	defer resp.Body.Close()
-	data, err := e.readJSON(s, req.Model, r, resp)
+	j, err := e.readJSON(s, req.Model, r, resp)
 	if err != nil {
 		return endpoints.Result{}, err
 	}
-	return e.images(ctx, s, req.Model, r, data)
+	defer j.Remove()
+	return e.images(ctx, s, req.Model, r, j)
 }
 
-// images reads {"data":[{"b64_json"|"url"}]} into blobs.
-func (e *Endpoint) images(ctx context.Context, s *Server, model, r string, data []byte) (endpoints.Result, error) {
+// images reads {"data":[{"b64_json"|"url"}]} into blobs, each image
+// decoded from its spooled base64 as it is read.
+func (e *Endpoint) images(ctx context.Context, s *Server, model, r string, j endpoints.SpooledJSON) (endpoints.Result, error) {
+	data := j.Data
 	var ans imagesAnswer
 	if err := json.Unmarshal(data, &ans); err != nil || len(ans.Data) == 0 {
 		return endpoints.Result{}, e.malformed(s, model, r, `{"data":[{"b64_json":…}]}`, data)
@@ -140,13 +145,22 @@ func (e *Endpoint) images(ctx context.Context, s *Server, model, r string, data 
 		)
 		switch {
 		case d.B64JSON != "":
-			b, err = hfapi.DecodeFile([]byte(d.B64JSON), "", e.spool)
+			var in io.ReadCloser
+			if in, err = j.Open(d.B64JSON); err == nil {
+				b, err = hfapi.DecodeFileFrom(in, "", e.spool)
+				in.Close()
+			}
 			if err != nil {
 				res.Discard()
 				return endpoints.Result{}, e.malformed(s, model, r, "base64 in b64_json", []byte(err.Error()))
 			}
 		case d.URL != "":
-			b, err = e.fetch(ctx, s, model, d.URL)
+			u, terr := j.Text(d.URL, 64<<10)
+			if terr != nil {
+				res.Discard()
+				return endpoints.Result{}, e.malformed(s, model, r, "a URL", []byte(terr.Error()))
+			}
+			b, err = e.fetch(ctx, s, model, u)
 			if err != nil {
 				res.Discard()
 				return endpoints.Result{}, err
@@ -190,17 +204,27 @@ func (e *Endpoint) transcribe(ctx context.Context, s *Server, req endpoints.Requ
 		return endpoints.Result{}, err
 	}
 	defer resp.Body.Close()
-	data, err := e.readJSON(s, req.Model, r, resp)
+	j, err := e.readJSON(s, req.Model, r, resp)
 	if err != nil {
 		return endpoints.Result{}, err
 	}
+	defer j.Remove()
+	data := j.Data
 	var ans struct {
 		Text *string `json:"text"`
 	}
 	if json.Unmarshal(data, &ans) != nil || ans.Text == nil {
 		return endpoints.Result{}, e.malformed(s, req.Model, r, `{"text":…}`, data)
 	}
-	return endpoints.Result{Text: strings.TrimSpace(*ans.Text), Data: data}, nil
+	text, err := j.Text(*ans.Text, maxJSONText)
+	if err != nil {
+		return endpoints.Result{}, e.malformed(s, req.Model, r, `{"text":…} of at most 16 MB`, []byte(err.Error()))
+	}
+	res := endpoints.Result{Text: strings.TrimSpace(text)}
+	if !j.Spooled(*ans.Text) {
+		res.Data = data // the answer's other fields (segments, language), when it is small
+	}
+	return res, nil
 }
 
 // speak is text-to-speech: POST /v1/audio/speech, answered with the audio
@@ -289,10 +313,12 @@ func (e *Endpoint) chatCall(ctx context.Context, s *Server, req endpoints.Reques
 // text.
 func (e *Endpoint) chat(ctx context.Context, s *Server, model string, body map[string]any) (string, error) {
 	const r = "/v1/chat/completions"
-	data, err := e.postJSON(ctx, s, model, r, body)
+	j, err := e.postJSON(ctx, s, model, r, body)
 	if err != nil {
 		return "", err
 	}
+	defer j.Remove()
+	data := j.Data
 	var ans struct {
 		Choices []struct {
 			Message struct {
@@ -304,7 +330,7 @@ func (e *Endpoint) chat(ctx context.Context, s *Server, model string, body map[s
 	if json.Unmarshal(data, &ans) != nil || len(ans.Choices) == 0 {
 		return "", e.malformed(s, model, r, `{"choices":[{"message":{"content":…}}]}`, data)
 	}
-	text, ok := contentText(ans.Choices[0].Message.Content)
+	text, ok := contentText(j, ans.Choices[0].Message.Content)
 	if !ok {
 		return "", e.malformed(s, model, r, "message content as text", data)
 	}
@@ -320,11 +346,12 @@ func (e *Endpoint) chat(ctx context.Context, s *Server, model string, body map[s
 var thinkBlock = regexp.MustCompile(`(?s)^\s*<think>.*?</think>\s*`)
 
 // contentText reads a message content: a string, or an array of parts
-// whose text parts are joined.
-func contentText(raw json.RawMessage) (string, bool) {
+// whose text parts are joined — spooled strings read back (j.Text).
+func contentText(j endpoints.SpooledJSON, raw json.RawMessage) (string, bool) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s, true
+		s, err := j.Text(s, maxJSONText)
+		return s, err == nil
 	}
 	var parts []struct {
 		Type string `json:"type"`
@@ -336,7 +363,11 @@ func contentText(raw json.RawMessage) (string, bool) {
 	var b strings.Builder
 	for _, p := range parts {
 		if p.Type == "text" {
-			b.WriteString(p.Text)
+			t, err := j.Text(p.Text, maxJSONText)
+			if err != nil || int64(b.Len()+len(t)) > maxJSONText {
+				return "", false
+			}
+			b.WriteString(t)
 		}
 	}
 	return b.String(), true
@@ -410,10 +441,12 @@ func (e *Endpoint) similarity(ctx context.Context, s *Server, req endpoints.Requ
 		}
 	}
 	const r = "/v1/embeddings"
-	data, err := e.postJSON(ctx, s, req.Model, r, map[string]any{"model": req.Model, "input": append([]string{src}, sentences...), "encoding_format": "float"})
+	j, err := e.postJSON(ctx, s, req.Model, r, map[string]any{"model": req.Model, "input": append([]string{src}, sentences...), "encoding_format": "float"})
 	if err != nil {
 		return endpoints.Result{}, err
 	}
+	j.Remove() // numbers only: a spooled string is no embedding
+	data := j.Data
 	var ans struct {
 		Data []struct {
 			Index     int       `json:"index"`

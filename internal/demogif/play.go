@@ -135,6 +135,7 @@ func Play(ctx context.Context, t *Tape, opts Options) (*Result, error) {
 
 	hangUp(ptmx, cmd)
 	<-readDone
+	_ = p.screen.Close()
 	if playErr != nil {
 		return nil, playErr
 	}

@@ -1,14 +1,18 @@
 package demogif
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/charmbracelet/vhs/lexer"
+	"github.com/charmbracelet/vhs/parser"
+	"github.com/charmbracelet/vhs/token"
 )
 
 // Tape is a parsed VHS tape: where the GIF goes, how the terminal looks, and
@@ -106,186 +110,133 @@ type TapeError struct {
 	Msg  string
 }
 
-func (e *TapeError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
-
-// unsupported are VHS commands this renderer knows but does not play.
-var unsupported = map[string]bool{
-	"Screenshot": true, "Copy": true, "Paste": true, "Source": true,
-	"ScrollUp": true, "ScrollDown": true,
+func (e *TapeError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 }
 
-// ParseTape reads a tape. name is used in errors ("docs/demo.tape:12: …").
+// ParseTape reads a tape with VHS's own lexer and parser
+// (github.com/charmbracelet/vhs), so a tape VHS rejects is rejected here
+// with VHS's message, then takes what this renderer plays from it. name is
+// used in errors ("docs/demo.tape:12: …").
 func ParseTape(name string, r io.Reader) (*Tape, error) {
-	t := &Tape{Settings: DefaultSettings()}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1024*1024)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
-		}
-		toks, err := lex(text)
-		if err != nil {
-			return nil, &TapeError{name, line, err.Error()}
-		}
-		if err := t.parseLine(line, toks); err != nil {
-			return nil, &TapeError{name, line, err.Error()}
-		}
-	}
-	if err := sc.Err(); err != nil {
+	src, err := io.ReadAll(r)
+	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
+	p := parser.New(lexer.New(string(src)))
+	cmds := p.Parse()
+	if errs := p.Errors(); len(errs) > 0 {
+		e := errs[0]
+		return nil, &TapeError{name, e.Token.Line, e.Msg + " (VHS's parser rejects the tape)"}
+	}
+	lines := commandLines(string(src), cmds)
+	t := &Tape{Settings: DefaultSettings()}
+	for i, c := range cmds {
+		if err := t.add(lines[i], c); err != nil {
+			return nil, &TapeError{name, lines[i], err.Error()}
+		}
+	}
 	if t.Output == "" {
-		return nil, &TapeError{name, line, `the tape names no GIF to write — add a line like: Output demo.gif`}
+		last := strings.Count(string(src), "\n")
+		if !strings.HasSuffix(string(src), "\n") {
+			last++
+		}
+		return nil, &TapeError{name, last, `the tape names no GIF to write — add a line like: Output demo.gif`}
 	}
 	return t, nil
 }
 
-// token is a word, a quoted string or a /regex/ of a tape line.
-type token struct {
-	text   string
-	quoted bool
-	regex  bool
-}
-
-func lex(s string) ([]token, error) {
-	var toks []token
-	for i := 0; i < len(s); {
-		switch c := s[i]; {
-		case c == ' ' || c == '\t':
-			i++
-		case c == '"' || c == '\'' || c == '`':
-			end := strings.IndexByte(s[i+1:], c)
-			if end < 0 {
-				return nil, fmt.Errorf("unterminated string %s — close it with %c", s[i:], c)
-			}
-			toks = append(toks, token{text: s[i+1 : i+1+end], quoted: true})
-			i += end + 2
-		case c == '/' && len(toks) > 0 && strings.HasPrefix(toks[0].text, "Wait"):
-			j := i + 1
-			for ; j < len(s) && s[j] != '/'; j++ {
-				if s[j] == '\\' {
-					j++
-				}
-			}
-			if j >= len(s) {
-				return nil, fmt.Errorf("unterminated regular expression %s — close it with /", s[i:])
-			}
-			toks = append(toks, token{text: s[i+1 : j], regex: true})
-			i = j + 1
-		default:
-			j := i
-			for j < len(s) && s[j] != ' ' && s[j] != '\t' {
-				j++
-			}
-			toks = append(toks, token{text: s[i:j]})
-			i = j
+// commandLines returns the line of each of cmds. VHS's commands carry no
+// position, so the tape is parsed again line by line: when no command runs
+// over the end of its line — as in every tape VHS documents — that gives
+// the same commands, each with its line. Otherwise the lines are 0,
+// unknown.
+func commandLines(src string, cmds []parser.Command) []int {
+	lines := make([]int, 0, len(cmds))
+	var each []parser.Command
+	for i, l := range strings.Split(src, "\n") {
+		p := parser.New(lexer.New(l))
+		cs := p.Parse()
+		if len(p.Errors()) > 0 {
+			return make([]int, len(cmds))
 		}
+		for range cs {
+			lines = append(lines, i+1)
+		}
+		each = append(each, cs...)
 	}
-	return toks, nil
+	if !slices.Equal(each, cmds) {
+		return make([]int, len(cmds))
+	}
+	return lines
 }
 
-func (t *Tape) parseLine(line int, toks []token) error {
-	word := toks[0].text
-	args := toks[1:]
-	name, speedText, hasSpeed := strings.Cut(word, "@")
+// add takes one of VHS's commands into the tape.
+func (t *Tape) add(line int, c parser.Command) error {
 	var speed time.Duration
-	if hasSpeed {
-		d, err := parseDuration(speedText)
+	if c.Options != "" && c.Type != token.OUTPUT && c.Type != token.ENV && c.Type != token.SET {
+		d, err := parseDuration(c.Options)
 		if err != nil {
-			return fmt.Errorf("%s: %w", word, err)
+			return fmt.Errorf("%s@%s: %w", c.Type, c.Options, err)
 		}
 		speed = d
 	}
-	switch name {
-	case "Output":
-		if len(args) != 1 {
-			return fmt.Errorf("Output takes one path, like: Output demo.gif")
+	switch c.Type {
+	case token.OUTPUT:
+		if !strings.EqualFold(c.Options, ".gif") {
+			return fmt.Errorf("Output %s: this renderer writes only GIFs — render other formats with VHS (go tool task demo)", c.Args)
 		}
-		if !strings.HasSuffix(strings.ToLower(args[0].text), ".gif") {
-			return fmt.Errorf("Output %s: this renderer writes only GIFs — render other formats with VHS (go tool task demo)", args[0].text)
-		}
-		t.Output = args[0].text
-		return nil
-	case "Require":
-		if len(args) != 1 {
-			return fmt.Errorf("Require takes one program, like: Require chorus")
-		}
-		t.Require = append(t.Require, args[0].text)
-		return nil
-	case "Env":
-		if len(args) != 2 {
-			return fmt.Errorf(`Env takes a name and a value, like: Env NO_COLOR "1"`)
-		}
-		t.Env = append(t.Env, args[0].text+"="+args[1].text)
-		return nil
-	case "Set":
-		return t.parseSet(line, args)
-	case "Type":
-		if len(args) == 0 {
-			return fmt.Errorf(`Type takes a string, like: Type "echo hi"`)
-		}
-		var b strings.Builder
-		for i, a := range args {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(a.text)
-		}
-		t.Commands = append(t.Commands, Command{Line: line, Kind: CmdType, Text: b.String(), Speed: speed})
-		return nil
-	case "Sleep":
-		if len(args) != 1 {
-			return fmt.Errorf("Sleep takes a duration, like: Sleep 2s")
-		}
-		d, err := parseDuration(args[0].text)
+		t.Output = c.Args
+	case token.REQUIRE:
+		t.Require = append(t.Require, c.Args)
+	case token.ENV:
+		t.Env = append(t.Env, c.Options+"="+c.Args)
+	case token.SET:
+		return t.set(line, c.Options, c.Args)
+	case token.TYPE:
+		t.Commands = append(t.Commands, Command{Line: line, Kind: CmdType, Text: c.Args, Speed: speed})
+	case token.SLEEP:
+		d, err := parseDuration(c.Args)
 		if err != nil {
 			return fmt.Errorf("Sleep: %w", err)
 		}
 		t.Commands = append(t.Commands, Command{Line: line, Kind: CmdSleep, Duration: d})
-		return nil
-	case "Hide", "Show":
-		if len(args) != 0 {
-			return fmt.Errorf("%s takes no arguments", name)
+	case token.HIDE:
+		t.Commands = append(t.Commands, Command{Line: line, Kind: CmdHide})
+	case token.SHOW:
+		t.Commands = append(t.Commands, Command{Line: line, Kind: CmdShow})
+	case token.WAIT:
+		return t.wait(line, c.Args, speed, c.Options != "")
+	case token.CTRL, token.ALT, token.SHIFT:
+		name := c.Type.String() + "+" + strings.ReplaceAll(c.Args, " ", "+")
+		keys, ok := keySequence(name)
+		if !ok {
+			return fmt.Errorf("%s: this renderer does not know what the key sends — render this tape with VHS (go tool task demo)", name)
 		}
-		kind := CmdHide
-		if name == "Show" {
-			kind = CmdShow
+		t.Commands = append(t.Commands, Command{Line: line, Kind: CmdKey, Keys: keys, Name: name, Repeat: 1})
+	case token.SCREENSHOT, token.COPY, token.PASTE, token.SOURCE:
+		return fmt.Errorf("%s is a VHS command this renderer does not play — render this tape with VHS (go tool task demo) or leave it out", c.Type)
+	default:
+		name := c.Type.String()
+		keys, ok := keySequence(name)
+		if !ok {
+			return fmt.Errorf("%s is a VHS command this renderer does not play — render this tape with VHS (go tool task demo) or leave it out", name)
 		}
-		t.Commands = append(t.Commands, Command{Line: line, Kind: kind})
-		return nil
-	}
-	if name == "Wait" || strings.HasPrefix(name, "Wait+") {
-		return t.parseWait(line, name, speed, hasSpeed, args)
-	}
-	if keys, ok := keySequence(name); ok {
-		c := Command{Line: line, Kind: CmdKey, Keys: keys, Name: name, Repeat: 1, Speed: speed}
-		if len(args) > 1 || len(args) == 1 && args[0].quoted {
-			return fmt.Errorf("%s takes at most a repeat count, like: %s 3", name, name)
+		n, err := strconv.Atoi(c.Args)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%s %s: the repeat count must be a positive number", name, c.Args)
 		}
-		if len(args) == 1 {
-			n, err := strconv.Atoi(args[0].text)
-			if err != nil || n < 1 {
-				return fmt.Errorf("%s %s: the repeat count must be a positive number", name, args[0].text)
-			}
-			c.Repeat = n
-		}
-		t.Commands = append(t.Commands, c)
-		return nil
+		t.Commands = append(t.Commands, Command{Line: line, Kind: CmdKey, Keys: keys, Name: name, Repeat: n, Speed: speed})
 	}
-	if unsupported[name] {
-		return fmt.Errorf("%s is a VHS command this renderer does not play — render this tape with VHS (go tool task demo) or leave it out", name)
-	}
-	return fmt.Errorf("unknown command %q — this renderer plays Output, Require, Env, Set, Type, Sleep, Hide, Show, Wait and keys (Enter, Tab, Space, Backspace, Escape, arrows, Ctrl+X, Alt+X)", word)
+	return nil
 }
 
-func (t *Tape) parseSet(line int, args []token) error {
-	if len(args) < 2 {
-		return fmt.Errorf("Set takes a setting and a value, like: Set FontSize 15")
-	}
-	key, val := args[0].text, args[1].text
+// set applies a Set line: before the first command, where VHS reads them,
+// but for TypingSpeed, which may change on the way.
+func (t *Tape) set(line int, key, val string) error {
 	if key == "TypingSpeed" {
 		d, err := parseDuration(val)
 		if err != nil {
@@ -340,34 +291,27 @@ func (t *Tape) parseSet(line int, args []token) error {
 		s.WaitTimeout, err = parseDuration(val)
 	case "WaitPattern":
 		s.WaitPattern, err = regexp.Compile(val)
-	case "FontFamily", "LetterSpacing", "CursorBlink", "WindowBar", "WindowBarSize",
-		"BorderRadius", "Margin", "MarginFill", "LoopOffset", "PlaybackSpeed":
-		return fmt.Errorf("Set %s is a VHS setting this renderer does not support — drop it or render with VHS (go tool task demo)", key)
 	default:
-		return fmt.Errorf("unknown setting %q", key)
+		// VHS's parser knows every setting; these shape a browser's
+		// window, which this renderer does not draw.
+		return fmt.Errorf("Set %s is a VHS setting this renderer does not support — drop it or render with VHS (go tool task demo)", key)
 	}
 	return err
 }
 
-func (t *Tape) parseWait(line int, name string, timeout time.Duration, hasTimeout bool, args []token) error {
+// wait takes a Wait line: args is what VHS's parser gives, "Line" or
+// "Screen" and, after a space, the regular expression.
+func (t *Tape) wait(line int, args string, timeout time.Duration, hasTimeout bool) error {
 	c := Command{Line: line, Kind: CmdWait, Duration: t.Settings.WaitTimeout, Pattern: t.Settings.WaitPattern}
-	switch name {
-	case "Wait", "Wait+Line":
-	case "Wait+Screen":
-		c.Screen = true
-	default:
-		return fmt.Errorf("%s: Wait watches the Line or the Screen (Wait+Line, Wait+Screen)", name)
-	}
+	scope, pattern, hasPattern := strings.Cut(args, " ")
+	c.Screen = scope == "Screen"
 	if hasTimeout {
 		c.Duration = timeout
 	}
-	if len(args) > 1 || len(args) == 1 && !args[0].regex {
-		return fmt.Errorf("%s takes at most a /regular expression/", name)
-	}
-	if len(args) == 1 {
-		re, err := regexp.Compile(args[0].text)
-		if err != nil {
-			return fmt.Errorf("%s /%s/: %w", name, args[0].text, err)
+	if hasPattern {
+		re, err := regexp.Compile(pattern)
+		if err != nil { // VHS's parser compiled it already
+			return fmt.Errorf("Wait+%s /%s/: %w", scope, pattern, err)
 		}
 		c.Pattern = re
 	}

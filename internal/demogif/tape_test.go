@@ -3,6 +3,7 @@ package demogif
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,26 @@ func TestParseTheDemoTape(t *testing.T) {
 	}
 	if waits != 2 {
 		t.Errorf("%d waits, want 2", waits)
+	}
+}
+
+// TestParseTheFixtureTapes: the tapes the screen's recordings were made
+// with are tapes VHS reads.
+func TestParseTheFixtureTapes(t *testing.T) {
+	paths, err := filepath.Glob("testdata/*.tape")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no fixture tapes: %v", err)
+	}
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ParseTape(p, f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%v", err)
+		}
 	}
 }
 
@@ -112,28 +133,24 @@ Set TypingSpeed 1ms
 	}
 }
 
+// TestParseTapeErrors: what this renderer cannot play is refused with the
+// line and the way out (VHS itself, or leaving the line out).
 func TestParseTapeErrors(t *testing.T) {
 	tests := []struct {
 		src  string
 		line int
 		want string
 	}{
-		{"Output a.gif\nFrobnicate 3", 2, `unknown command "Frobnicate"`},
 		{"Output a.gif\nScreenshot x.png", 2, "does not play"},
 		{"Output a.mp4", 1, "only GIFs"},
-		{"Output a.gif\nType \"unterminated", 2, "unterminated string"},
-		{"Output a.gif\nSleep soon", 2, "is not a duration"},
 		{"Output a.gif\nSet Theme \"Dracula\"", 2, "knows only"},
 		{"Output a.gif\nSet FontFamily \"Iosevka\"", 2, "does not support"},
 		{"Output a.gif\nType \"x\"\nSet FontSize 20", 3, "move it to the top"},
 		{"Output a.gif\nSet Width wide", 2, "whole number"},
 		{"Output a.gif\nSet Framerate 5000000000", 2, "Framerate"},
 		{"Output a.gif\nSet LineHeight 9", 2, "between 0.5 and 3"},
-		{"Output a.gif\nWait+Screen /(/", 2, "Wait+Screen /(/"},
-		{"Output a.gif\nWait+Pixel /x/", 2, "Line or the Screen"},
-		{"Output a.gif\nEnter twice", 2, "positive number"},
-		{"Output a.gif\nCtrl+F1", 2, "unknown command"},
 		{"Type \"x\"", 1, "names no GIF"},
+		{"Type \"x\"\n", 1, "names no GIF"},
 	}
 	for _, tc := range tests {
 		_, err := ParseTape("t.tape", strings.NewReader(tc.src))
@@ -145,5 +162,40 @@ func TestParseTapeErrors(t *testing.T) {
 		if te.Line != tc.line || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "t.tape:") {
 			t.Errorf("%q: %v, want line %d and %q", tc.src, err, tc.line, tc.want)
 		}
+	}
+}
+
+// TestParseTapeRejectsWhatVHSRejects: the tape goes through VHS's own
+// parser, so a tape VHS would refuse is refused here too, on its line and
+// in VHS's words — an unquoted absolute Output path (VHS reads "/tmp/" as
+// a regular expression), a command or setting VHS does not have, a key
+// with no key, a Wait on neither Line nor Screen. The hand-written parser
+// played all of these.
+func TestParseTapeRejectsWhatVHSRejects(t *testing.T) {
+	tests := []struct {
+		src  string
+		line int
+		want string
+	}{
+		{"Output /tmp/demo.gif", 1, "Expected file path after output"},
+		{"Output a.gif\nFrobnicate 3", 2, "Invalid command: Frobnicate"},
+		{"Output a.gif\nSet Colour red", 2, "Unknown setting: Colour"},
+		{"Output a.gif\n\nSleep soon", 3, "Expected time after Sleep"},
+		{"Output a.gif\nEnter twice", 2, "Invalid command: twice"},
+		{"Output a.gif\nCtrl+F1", 2, "Not a valid modifier"},
+		{"Output a.gif\nWait+Pixel /x/", 2, "Wait+ expects Line or Screen"},
+		{"Output a.gif\nWait+Screen /(/", 2, "Invalid regular expression"},
+		{"Output a.gif\nType", 2, "Type expects string"},
+	}
+	for _, tc := range tests {
+		_, err := ParseTape("t.tape", strings.NewReader(tc.src))
+		var te *TapeError
+		if !errors.As(err, &te) || te.Line != tc.line || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "VHS") {
+			t.Errorf("%q: %v, want a TapeError on line %d with VHS's %q", tc.src, err, tc.line, tc.want)
+		}
+	}
+	// The quoted path is what VHS reads.
+	if tape, err := ParseTape("t.tape", strings.NewReader(`Output "/tmp/demo.gif"`)); err != nil || tape.Output != "/tmp/demo.gif" {
+		t.Errorf("quoted output: %v", err)
 	}
 }

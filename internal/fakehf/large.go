@@ -42,6 +42,17 @@ func (m *ModelBehaviour) LargeJSONImage(size int64) *ModelBehaviour {
 	return m
 }
 
+// Chunked makes the scripted large answer (LargeBody, LargeJSONImage) go
+// without a Content-Length, so the client learns its size only by reading.
+func (m *ModelBehaviour) Chunked() *ModelBehaviour {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.shape != nil {
+		m.shape.noLength = true
+	}
+	return m
+}
+
 // CutOff makes every successful answer stop after n bytes of its body and
 // close the connection, while its Content-Length promised the whole body:
 // a server or proxy dying mid-answer. The answer is the model's default

@@ -1,0 +1,179 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
+)
+
+// httpClient is an HTTP server's client: the configured headers and key
+// on every request, redirects only within the server's own origin (a key
+// never follows one elsewhere), JSON answers bounded like stdio lines
+// (event streams are bounded per event by the SDK), and the server's
+// refusal of the key remembered for the message.
+type httpClient struct {
+	client  *http.Client
+	mu      sync.Mutex
+	refusal *httpRefusal
+}
+
+// httpRefusal is a 401 or 403 from the server.
+type httpRefusal struct {
+	status int
+	msg    string
+}
+
+func (e *httpRefusal) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, e.msg) }
+
+// explain names the fix: the key, and where it comes from.
+func (e *httpRefusal) explain(cfg Server) error {
+	fix := fmt.Sprintf("set %s.key_env (or a header in %s.headers) to a key the server accepts", cfg.key(), cfg.key())
+	switch {
+	case cfg.Key == "" && cfg.KeyFrom != "":
+		fix = "set " + cfg.KeyFrom
+	case cfg.KeyFrom != "":
+		fix = "check the key in " + cfg.KeyFrom
+	}
+	msg := ""
+	if e.msg != "" {
+		msg = ": " + e.msg
+	}
+	return failf(endpoints.ErrUnauthorized, "the MCP server %s refused the request (HTTP %d%s) — %s", cfg.Name, e.status, msg, fix)
+}
+
+func newHTTPClient(s *server, ended *endReason) *httpClient {
+	h := &httpClient{}
+	base := s.opts.HTTPClient.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	origin := originOf(s.cfg.URL)
+	h.client = &http.Client{
+		Transport: &httpTransport{base: base, cfg: s.cfg, max: int64(s.opts.MaxMessage), h: h, ended: ended},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if originOf(req.URL.String()) != origin {
+				return fmt.Errorf("the server redirected to %s, another origin — Chorus does not follow it with the server's key; fix %s.url", req.URL.Host, s.cfg.key())
+			}
+			if len(via) >= 5 {
+				return errors.New("too many redirects")
+			}
+			return nil
+		},
+	}
+	return h
+}
+
+func (h *httpClient) refused() *httpRefusal {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.refusal
+}
+
+type httpTransport struct {
+	base  http.RoundTripper
+	cfg   Server
+	max   int64
+	h     *httpClient
+	ended *endReason
+}
+
+func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range t.cfg.Headers {
+		req.Header.Set(k, v)
+	}
+	if t.cfg.Key != "" && req.Header.Get("Authorization") == "" {
+		req.Header.Set("Authorization", "Bearer "+t.cfg.Key)
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 2048))
+		resp.Body.Close()
+		r := &httpRefusal{status: resp.StatusCode, msg: text.OneLine(text.Clean(errorText(b)), 200)}
+		t.h.mu.Lock()
+		t.h.refusal = r
+		t.h.mu.Unlock()
+		return nil, r
+	}
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt != "text/event-stream" {
+		if resp.ContentLength > t.max {
+			resp.Body.Close()
+			err := tooLarge(t.max)
+			t.ended.set(err)
+			return nil, err
+		}
+		resp.Body = &boundedBody{ReadCloser: resp.Body, max: t.max, left: t.max, ended: t.ended}
+	}
+	return resp, nil
+}
+
+func tooLarge(limit int64) error {
+	return fmt.Errorf("it sent a message over %s (the limit for one message) — the call was stopped", skills.HumanBytes(limit))
+}
+
+// boundedBody fails a body once it passes the bound.
+type boundedBody struct {
+	io.ReadCloser
+	max, left int64
+	ended     *endReason
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	if int64(n) > b.left {
+		err := tooLarge(b.max)
+		b.ended.set(err)
+		return 0, err
+	}
+	b.left -= int64(n)
+	return n, err
+}
+
+// errorText is the message of an error body: JSON's error or message
+// field, or the text itself.
+func errorText(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	for _, k := range []string{`"error_description":"`, `"message":"`, `"error":"`} {
+		if i := strings.Index(s, k); i >= 0 {
+			rest := s[i+len(k):]
+			if j := strings.Index(rest, `"`); j >= 0 {
+				return rest[:j]
+			}
+		}
+	}
+	return s
+}
+
+// originOf is a URL's scheme and host.
+func originOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	return strings.ToLower(p.Scheme + "://" + p.Host)
+}
+
+// hostOf is a URL's host name.
+func hostOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return p.Hostname()
+}

@@ -1,0 +1,151 @@
+package mcp_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/mcp"
+	"github.com/chorusai/chorus/internal/mcptest"
+)
+
+func httpEndpoint(t *testing.T, s mcp.Server) *mcp.Endpoint {
+	t.Helper()
+	e := mcp.New(mcp.Options{Servers: []mcp.Server{s}})
+	t.Cleanup(func() { e.Close() })
+	e.Start(context.Background())
+	return e
+}
+
+// TestEverythingOverHTTP: the reference server's streamable HTTP
+// transport, and its older HTTP+SSE one reached through the fallback
+// (no transport configured) or by name.
+func TestEverythingOverHTTP(t *testing.T) {
+	for _, tc := range []struct{ name, transport, configured string }{
+		{"streamable", "streamableHttp", ""},
+		{"sse-fallback", "sse", ""},
+		{"sse", "sse", "sse"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := mcptest.EverythingHTTP(t, tc.transport)
+			e := httpEndpoint(t, mcp.Server{Name: "everything", URL: url, Transport: tc.configured})
+			if st := e.Status()[0]; st.State != "running" || len(st.Tools) < 10 {
+				t.Fatalf("status %+v", st)
+			}
+			res, err := e.Infer(context.Background(), endpoints.Request{Task: "everything.get-sum", Model: "everything.get-sum", Args: map[string]string{"a": "20", "b": "22"}})
+			if err != nil || res.Text != "The sum of 20 and 22 is 42." {
+				t.Fatalf("%q %v", res.Text, err)
+			}
+			if got := e.Remote("", "everything.get-sum"); got != "" {
+				t.Fatalf("a loopback server counts as remote: %s", got)
+			}
+		})
+	}
+}
+
+// goServer serves one read-only echo tool over streamable HTTP behind
+// handler wrap, which sees every request first.
+func goServer(t *testing.T, wrap func(http.Handler) http.Handler) string {
+	t.Helper()
+	srv := sdk.NewServer(&sdk.Implementation{Name: "go", Version: "1"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "echo", Description: "Echoes.", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"text": map[string]any{"type": "string"}}},
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(req.Params.Arguments)}}}, nil
+		})
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	ts := httptest.NewServer(wrap(h))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// TestHTTPKeyAndHeaders: the key goes as a bearer token and the
+// configured headers with every request; a refused key says which
+// setting to fix.
+func TestHTTPKeyAndHeaders(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	url := goServer(t, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			seen = append(seen, r.Header.Get("Authorization")+"|"+r.Header.Get("X-Team"))
+			mu.Unlock()
+			if r.Header.Get("Authorization") != "Bearer good" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				w.Write([]byte(`{"error":"invalid_token","error_description":"the token expired"}`))
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	e := httpEndpoint(t, mcp.Server{Name: "remote", URL: url, Key: "good", KeyFrom: "REMOTE_KEY", Headers: map[string]string{"X-Team": "search"}})
+	res, err := e.Infer(context.Background(), endpoints.Request{Task: "remote.echo", Model: "remote.echo", Args: map[string]string{"text": "hi"}})
+	if err != nil || res.Text != `{"text":"hi"}` {
+		t.Fatalf("%q %v", res.Text, err)
+	}
+	mu.Lock()
+	for _, s := range seen {
+		if s != "Bearer good|search" {
+			t.Errorf("a request carried %q", s)
+		}
+	}
+	mu.Unlock()
+
+	bad := httpEndpoint(t, mcp.Server{Name: "remote", URL: url, Key: "old", KeyFrom: "REMOTE_KEY"})
+	st := bad.Status()[0]
+	if st.State != "failed" || !strings.Contains(st.Error, "refused the request (HTTP 401: the token expired) — check the key in REMOTE_KEY") {
+		t.Fatalf("status %+v", st)
+	}
+	err = bad.Check(context.Background(), "remote.echo", "remote.echo")
+	if !errors.Is(err, endpoints.ErrUnauthorized) {
+		t.Fatalf("check %v", err)
+	}
+	none := httpEndpoint(t, mcp.Server{Name: "huggingface", URL: url, KeyFrom: "HF_TOKEN (or huggingface.token)"})
+	if st := none.Status()[0]; !strings.Contains(st.Error, "— set HF_TOKEN (or huggingface.token)") {
+		t.Fatalf("no key: %+v", st)
+	}
+}
+
+// TestHTTPRedirectElsewhereIsRefused: a redirect to another origin is not
+// followed with the server's key.
+func TestHTTPRedirectElsewhereIsRefused(t *testing.T) {
+	var leaked sync.Once
+	got := ""
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		leaked.Do(func() { got = r.Header.Get("X-Api-Key") })
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	t.Cleanup(other.Close)
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/mcp", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirector.Close)
+	e := httpEndpoint(t, mcp.Server{Name: "r", URL: redirector.URL + "/mcp", Headers: map[string]string{"X-Api-Key": "secret"}, Transport: "streamable"})
+	if st := e.Status()[0]; st.State != "failed" || !strings.Contains(st.Error, "another origin") {
+		t.Fatalf("status %+v", st)
+	}
+	if got != "" {
+		t.Fatalf("the key went to %s", other.URL)
+	}
+}
+
+// TestHTTPMessageBound: a JSON answer over the bound ends the call with
+// that cause.
+func TestHTTPMessageBound(t *testing.T) {
+	url := goServer(t, func(h http.Handler) http.Handler { return h })
+	e := mcp.New(mcp.Options{Servers: []mcp.Server{{Name: "go", URL: url}}, MaxMessage: 64 << 10})
+	t.Cleanup(func() { e.Close() })
+	e.Start(context.Background())
+	_, err := e.Infer(context.Background(), endpoints.Request{Task: "go.echo", Model: "go.echo", Args: map[string]string{"text": strings.Repeat("y", 100<<10)}})
+	if err == nil || !strings.Contains(err.Error(), "the limit for one message") {
+		t.Fatalf("%v", err)
+	}
+}

@@ -1,0 +1,391 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/chorusai/chorus/endpoints"
+)
+
+// server is one configured server and its session. The session is made
+// on first use (Start), and made again after the server crashed or was
+// stopped for a message over the bound: the next call restarts it.
+type server struct {
+	cfg    Server
+	opts   *Options
+	client *sdk.Client
+
+	mu   sync.Mutex
+	sess *sdk.ClientSession
+	// why tells why the session ended or could not be made (with the
+	// fix), for Check, Status and the next call's error.
+	why   error
+	tried bool
+	// tools are the tools Chorus uses, in the server's order, as last
+	// listed: they outlive a crash, so a task can restart the server.
+	tools []*sdk.Tool
+	info  string
+	// ended records why the current session's transport failed (the
+	// process exited, a message over the bound, output that is not
+	// JSON-RPC), set by the transport.
+	ended *endReason
+
+	// progress routes notifications/progress to the call that asked,
+	// by its token.
+	progress sync.Map
+	seq      atomic.Int64
+}
+
+// endReason is set once by a session's transport when it fails; the
+// first cause wins (a message over the bound, then the exit it causes).
+type endReason struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (r *endReason) set(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+func (r *endReason) get() error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+func newServer(cfg Server, opts *Options) *server {
+	s := &server{cfg: cfg, opts: opts}
+	s.client = sdk.NewClient(&sdk.Implementation{Name: "chorus", Title: "Chorus", Version: opts.Version}, &sdk.ClientOptions{
+		// No roots, no sampling, no elicitation: a server learns
+		// nothing of this machine from its client.
+		Capabilities: &sdk.ClientCapabilities{},
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+			if req == nil || req.Params == nil {
+				return
+			}
+			if f, ok := s.progress.Load(fmt.Sprint(req.Params.ProgressToken)); ok {
+				f.(func(*sdk.ProgressNotificationParams))(req.Params)
+			}
+		},
+	})
+	return s
+}
+
+// session returns the running session, starting (or reaching) the server
+// first when there is none: at Start, and after a crash.
+func (s *server) session(ctx context.Context) (*sdk.ClientSession, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sess != nil {
+		return s.sess, nil
+	}
+	s.tried = true
+	start := time.Now()
+	sess, ended, stop, err := s.connect(ctx)
+	if err != nil {
+		s.why = err
+		s.opts.Logger.Warn("mcp server not started", "server", s.cfg.Name, "error", err.Error())
+		return nil, err
+	}
+	tools, err := s.listTools(ctx, sess)
+	if err != nil {
+		_ = sess.Close()
+		stop()
+		s.why = err
+		s.opts.Logger.Warn("mcp server tools not listed", "server", s.cfg.Name, "error", err.Error())
+		return nil, err
+	}
+	s.sess, s.ended, s.tools, s.why = sess, ended, tools, nil
+	if r := sess.InitializeResult(); r != nil && r.ServerInfo != nil {
+		s.info = strings.TrimSpace(r.ServerInfo.Name + " " + r.ServerInfo.Version)
+	}
+	s.opts.Logger.Info("mcp server started", "server", s.cfg.Name, "tools", len(tools), "ms", time.Since(start).Milliseconds())
+	go s.watch(sess, ended, stop)
+	return sess, nil
+}
+
+// watch notes when a session ends on its own (the server exited, the
+// connection broke), so the next call starts it again.
+func (s *server) watch(sess *sdk.ClientSession, ended *endReason, stop func()) {
+	_ = sess.Wait()
+	stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sess != sess {
+		return
+	}
+	s.sess = nil
+	why := ended.get()
+	if why == nil {
+		why = errors.New("the connection to the server closed")
+	}
+	s.why = failf(endpoints.ErrUnavailable, "the MCP server %s stopped: %v", s.cfg.Name, why)
+	s.opts.Logger.Warn("mcp server stopped", "server", s.cfg.Name, "error", why.Error())
+}
+
+// connect makes a session: a stdio server started, an HTTP one reached
+// (streamable HTTP, or HTTP+SSE when the server does not speak it). The
+// session lives on a context of its own — an HTTP+SSE session reads its
+// event stream on the context it was made with — and only the handshake
+// is bounded by StartTimeout.
+func (s *server) connect(ctx context.Context) (*sdk.ClientSession, *endReason, func(), error) {
+	sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	expired := make(chan struct{})
+	timer := time.AfterFunc(s.opts.StartTimeout, func() {
+		close(expired)
+		stop()
+	})
+	// The caller's cancel ends the handshake too.
+	unhook := context.AfterFunc(ctx, stop)
+	sess, ended, err := s.handshake(sctx)
+	unhook()
+	if !timer.Stop() || err != nil {
+		stop()
+		if err == nil {
+			_ = sess.Close()
+			err = context.DeadlineExceeded
+		}
+		timedOut := false
+		select {
+		case <-expired:
+			timedOut = true
+		default:
+		}
+		return nil, nil, nil, s.startError(ctx, timedOut, err, ended)
+	}
+	return sess, ended, stop, nil
+}
+
+// handshake connects on ctx.
+func (s *server) handshake(ctx context.Context) (*sdk.ClientSession, *endReason, error) {
+	ended := &endReason{}
+	if s.cfg.Stdio() {
+		t := &stdioTransport{srv: s, ended: ended}
+		sess, err := s.client.Connect(ctx, t, nil)
+		if err != nil {
+			t.stop()
+			return nil, ended, &stdioErr{err, t}
+		}
+		return sess, ended, nil
+	}
+	h := newHTTPClient(s, ended)
+	if s.cfg.Transport != "sse" {
+		sess, err := s.client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: h.client, MaxEventSize: s.opts.MaxMessage, MaxRetries: 2}, nil)
+		if err == nil {
+			return sess, ended, nil
+		}
+		if s.cfg.Transport == "streamable" || h.refused() != nil || ctx.Err() != nil {
+			return nil, ended, err
+		}
+		// An older server: the HTTP+SSE transport of protocol
+		// 2024-11-05 (a GET opens the event stream).
+		first := err
+		ended = &endReason{}
+		h = newHTTPClient(s, ended)
+		sess, err = s.client.Connect(ctx, &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: h.client, MaxEventSize: s.opts.MaxMessage}, nil)
+		if err == nil {
+			return sess, ended, nil
+		}
+		if h.refused() == nil && ctx.Err() == nil {
+			err = fmt.Errorf("%w (and as HTTP+SSE: %v)", first, err)
+		}
+		return nil, ended, err
+	}
+	sess, err := s.client.Connect(ctx, &sdk.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: h.client, MaxEventSize: s.opts.MaxMessage}, nil)
+	return sess, ended, err
+}
+
+// stdioErr carries the stdio transport of a failed start, for the tail
+// of the server's standard error.
+type stdioErr struct {
+	err error
+	t   *stdioTransport
+}
+
+func (e *stdioErr) Error() string { return e.err.Error() }
+func (e *stdioErr) Unwrap() error { return e.err }
+
+// startError explains a server that could not be started or reached,
+// with the fix.
+func (s *server) startError(ctx context.Context, timedOut bool, err error, ended *endReason) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var t *stdioTransport
+	var se *stdioErr
+	if errors.As(err, &se) {
+		t = se.t
+	}
+	if why := ended.get(); why != nil {
+		err = why
+	}
+	var start *startErr
+	if errors.As(err, &start) {
+		return start.err
+	}
+	var he *httpRefusal
+	if errors.As(err, &he) {
+		return he.explain(s.cfg)
+	}
+	if timedOut {
+		what := "answer the MCP handshake"
+		if t != nil {
+			what = "answer the MCP handshake on its standard output"
+		}
+		return failf(endpoints.ErrUnreachable, "the MCP server %s did not %s within %s — check that %s is an MCP server%s",
+			s.cfg.Name, what, s.opts.StartTimeout, s.where(), stderrHint(t))
+	}
+	if !s.cfg.Stdio() {
+		return failf(endpoints.ErrUnreachable, "the MCP server %s is not reachable at %s (%v) — start it, or fix %s.url",
+			s.cfg.Name, s.cfg.URL, err, s.cfg.key())
+	}
+	return failf(endpoints.ErrUnreachable, "the MCP server %s did not start: %v%s", s.cfg.Name, err, stderrHint(t))
+}
+
+// where is the command line or the URL, for messages.
+func (s *server) where() string {
+	if s.cfg.Stdio() {
+		return strings.Join(append([]string{s.cfg.Command}, s.cfg.Args...), " ")
+	}
+	return s.cfg.URL
+}
+
+// listTools reads every page of the server's tools, keeping those the
+// configuration allows.
+func (s *server) listTools(ctx context.Context, sess *sdk.ClientSession) ([]*sdk.Tool, error) {
+	cctx, cancel := context.WithTimeout(ctx, s.opts.StartTimeout)
+	defer cancel()
+	var out []*sdk.Tool
+	for t, err := range sess.Tools(cctx, nil) {
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, failf(endpoints.ErrUnavailable, "the MCP server %s did not list its tools: %v", s.cfg.Name, err)
+		}
+		if t == nil || !validToolName(t.Name) {
+			continue
+		}
+		if len(s.cfg.Tools) > 0 && !slices.Contains(s.cfg.Tools, t.Name) {
+			continue
+		}
+		out = append(out, t)
+		if len(out) >= maxTools {
+			break
+		}
+	}
+	return out, nil
+}
+
+// maxTools bounds the tools Chorus takes from one server.
+const maxTools = 200
+
+// validToolName admits the names MCP allows (letters, digits, _ - .,
+// at most 128), so a tool's name can never smuggle text into the plan's
+// prompt or schema.
+func validToolName(n string) bool {
+	if n == "" || len(n) > 128 {
+		return false
+	}
+	for _, r := range n {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// tool returns the listed tool called name, or why there is none.
+func (s *server) tool(name string) (*sdk.Tool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.tools {
+		if t.Name == name {
+			return t, nil
+		}
+	}
+	switch {
+	case s.tools == nil && s.why != nil:
+		return nil, s.why
+	case s.tools == nil && !s.tried:
+		return nil, failf(endpoints.ErrUnavailable, "the MCP server %s has not been started", s.cfg.Name)
+	}
+	return nil, failf(endpoints.ErrUnavailable, "the MCP server %s has no tool %q (chorus mcp list shows its tools)", s.cfg.Name, name)
+}
+
+// toolList returns the tools as last listed.
+func (s *server) toolList() []*sdk.Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.tools)
+}
+
+func (s *server) status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{Name: s.cfg.Name, Where: s.where(), Server: s.info, Tools: []string{}}
+	st.Transport = "stdio"
+	if !s.cfg.Stdio() {
+		st.Transport = "http"
+		if s.cfg.Transport == "sse" {
+			st.Transport = "sse"
+		}
+	}
+	for _, t := range s.tools {
+		st.Tools = append(st.Tools, s.cfg.Name+"."+t.Name)
+	}
+	switch {
+	case s.sess != nil:
+		st.State = "running"
+	case s.why != nil:
+		st.State, st.Error = "failed", s.why.Error()
+	default:
+		st.State = "not started"
+	}
+	return st
+}
+
+// close ends the session; a stdio server is stopped (stdin closed, then
+// SIGTERM, then SIGKILL to its process group).
+func (s *server) close() {
+	s.mu.Lock()
+	sess := s.sess
+	s.sess = nil
+	s.mu.Unlock()
+	if sess != nil {
+		_ = sess.Close()
+	}
+}
+
+// drop ends a session that broke mid-call (a message over the bound,
+// output that is not JSON-RPC), so the next call starts the server again.
+func (s *server) drop(sess *sdk.ClientSession, why error) {
+	s.mu.Lock()
+	if s.sess == sess {
+		s.sess = nil
+		s.why = why
+	}
+	s.mu.Unlock()
+	_ = sess.Close()
+}
+
+// token returns a fresh progress token.
+func (s *server) token() string {
+	return "chorus-" + strconv.FormatInt(s.seq.Add(1), 10)
+}

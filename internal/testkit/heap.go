@@ -1,0 +1,53 @@
+package testkit
+
+import (
+	"runtime"
+	"sync"
+	"time"
+)
+
+// PeakHeap runs f while sampling the heap in use every millisecond, and
+// returns the peak above what was in use before f, and the bytes f
+// allocated. It is how memory bounds are checked: a bound far above the
+// noise (twice a limit of tens of megabytes) holds or it does not.
+func PeakHeap(f func()) (peak, alloc uint64) {
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var max uint64
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			max = maxU(max, m.HeapInuse)
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	f()
+	close(stop)
+	wg.Wait()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	max = maxU(max, after.HeapInuse)
+	if max < before.HeapInuse {
+		return 0, after.TotalAlloc - before.TotalAlloc
+	}
+	return max - before.HeapInuse, after.TotalAlloc - before.TotalAlloc
+}
+
+func maxU(a, b uint64) uint64 {
+	if a > b {
+		return a
+	}
+	return b
+}

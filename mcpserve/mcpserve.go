@@ -1,0 +1,419 @@
+// Package mcpserve makes Chorus an MCP server: `chorus mcp serve` over
+// stdio, or over streamable HTTP with --http. Two tools: chorus, which
+// runs a request through the four stages and returns the answer with the
+// files it made (images and audio as content, the rest as links), and
+// chorus_plan, which only plans. Each client session is a chat of the
+// conversation service, with its own workspace directory: a call's files
+// arrive as embedded data and are written there, and the turn may read
+// nothing outside it — not a path its request names, not the files of
+// another client.
+package mcpserve
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/chorusai/chorus/conversation"
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
+)
+
+// Options configure the server.
+type Options struct {
+	// Service runs the turns; each client session gets a chat of it.
+	Service *conversation.Service
+	// Constraints are the standing constraints every chat starts with.
+	Constraints pipeline.Constraints
+	// Dir holds one workspace per client session (its files and
+	// outputs); it is created. Required.
+	Dir string
+	// AllowTools are the MCP tools (of Chorus's own mcp: servers) that
+	// may run though not annotated read-only: nobody is there to ask.
+	AllowTools []string
+	// MaxFile bounds one file a client sends (decoded); default 50 MiB.
+	MaxFile int64
+	// MaxInline bounds a generated image or audio file returned as
+	// content; bigger ones, and video, are returned as resource links.
+	// Default 8 MiB.
+	MaxInline int64
+	// Version is Chorus's version, told to clients.
+	Version string
+	// Logger records calls and their outcome (never requests or files);
+	// nil discards.
+	Logger *slog.Logger
+}
+
+// Server is Chorus as an MCP server.
+type Server struct {
+	opts Options
+	sdk  *sdk.Server
+
+	mu    sync.Mutex
+	chats map[*sdk.ServerSession]*client
+}
+
+// client is one MCP client session: its chat and workspace.
+type client struct {
+	chat *conversation.Chat
+	dir  string
+	used time.Time
+	// calls counts the calls, naming each call's folder of inputs.
+	calls int
+}
+
+// maxClients bounds the chats kept; the least recently used goes first.
+const maxClients = 64
+
+// New returns the server.
+func New(o Options) (*Server, error) {
+	if o.Service == nil || o.Dir == "" {
+		return nil, errors.New("mcpserve: Options.Service and Options.Dir are required")
+	}
+	if o.MaxFile <= 0 {
+		o.MaxFile = 50 << 20
+	}
+	if o.MaxInline <= 0 {
+		o.MaxInline = 8 << 20
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("mcp serve: cannot create %s: %w", o.Dir, err)
+	}
+	s := &Server{opts: o, chats: map[*sdk.ServerSession]*client{}}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "chorus", Title: "Chorus", Version: cmp.Or(o.Version, "dev")}, &sdk.ServerOptions{
+		Instructions: "Chorus plans a multimodal request into tasks, picks expert models for them, runs them and answers. " +
+			"Send files as embedded data in the files argument; Chorus reads nothing else.",
+		Logger: o.Logger,
+	})
+	s.sdk.AddTool(&sdk.Tool{
+		Name:  "chorus",
+		Title: "Chorus",
+		Description: "Run a multimodal request through Chorus: plan, pick expert models, run them and answer. " +
+			"Send the files it should use (images, audio, video, text) as embedded data in files; generated images and audio come back as content, other files as links.",
+		InputSchema: inputSchema(true),
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: false, DestructiveHint: boolPtr(false), OpenWorldHint: boolPtr(true)},
+	}, s.callChorus)
+	s.sdk.AddTool(&sdk.Tool{
+		Name:        "chorus_plan",
+		Title:       "Chorus plan",
+		Description: "Plan a request with Chorus without running it: the tasks, their dependencies and arguments, as JSON.",
+		InputSchema: inputSchema(false),
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: boolPtr(false)},
+	}, s.callPlan)
+	return s, nil
+}
+
+// SDK returns the MCP server, to run on a transport.
+func (s *Server) SDK() *sdk.Server { return s.sdk }
+
+// Close stops every chat, waiting a little for running turns.
+func (s *Server) Close() {
+	s.mu.Lock()
+	chats := s.chats
+	s.chats = map[*sdk.ServerSession]*client{}
+	s.mu.Unlock()
+	for _, c := range chats {
+		_ = c.chat.Close(2 * time.Second)
+	}
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+// inputSchema is the tools' input: the request, and files as data.
+func inputSchema(withFiles bool) map[string]any {
+	props := map[string]any{
+		"request": map[string]any{"type": "string", "description": "what to do, in words (Chorus reads no file or path it names)"},
+		"files": map[string]any{
+			"type":        "array",
+			"description": "files the request uses, as embedded data; they are all Chorus may read",
+			"items": map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"name":     map[string]any{"type": "string", "description": "a file name, e.g. photo.jpg (the request may refer to it)"},
+					"mimeType": map[string]any{"type": "string", "description": "e.g. image/png"},
+					"data":     map[string]any{"type": "string", "contentEncoding": "base64", "description": "the file's bytes in base64, or a data: URL"},
+				},
+				"required": []string{"data"},
+			},
+		},
+	}
+	if !withFiles {
+		props["files"].(map[string]any)["description"] = "files the request is about, as embedded data"
+	}
+	return map[string]any{"type": "object", "properties": props, "required": []string{"request"}}
+}
+
+// input is what a call sends.
+type input struct {
+	Request string `json:"request"`
+	Files   []struct {
+		Name     string `json:"name"`
+		MIMEType string `json:"mimeType"`
+		Data     string `json:"data"`
+	} `json:"files"`
+}
+
+// clientOf returns the calling session's chat and workspace, making them
+// on its first call.
+func (s *Server) clientOf(ss *sdk.ServerSession) (*client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.chats[ss]; ok {
+		c.used = time.Now()
+		return c, nil
+	}
+	if len(s.chats) >= maxClients {
+		var oldest *sdk.ServerSession
+		for k, c := range s.chats {
+			if oldest == nil || c.used.Before(s.chats[oldest].used) {
+				oldest = k
+			}
+		}
+		_ = s.chats[oldest].chat.Close(0)
+		delete(s.chats, oldest)
+	}
+	var id [6]byte
+	_, _ = rand.Read(id[:])
+	dir := filepath.Join(s.opts.Dir, time.Now().Format("20060102-150405")+"-"+hex.EncodeToString(id[:]))
+	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o700); err != nil {
+		return nil, err
+	}
+	// The workspace confines the turns (pipeline.Turn.Workspace): what the
+	// client sent, and what Chorus made for it. NoSave: a client's chat
+	// lives as long as its session, not in the user's saved sessions.
+	chat := s.opts.Service.Chat(conversation.ChatOptions{Constraints: s.opts.Constraints, OutputDir: filepath.Join(dir, "out"), Workspace: dir, NoSave: true})
+	c := &client{chat: chat, dir: dir, used: time.Now()}
+	s.chats[ss] = c
+	return c, nil
+}
+
+// readInput decodes the call's arguments and writes its files into a new
+// folder of the workspace, returning their paths.
+func (s *Server) readInput(req *sdk.CallToolRequest, c *client) (input, []string, error) {
+	var in input
+	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+		return in, nil, fmt.Errorf("the arguments are not {request, files}: %v", err)
+	}
+	in.Request = strings.TrimSpace(in.Request)
+	if in.Request == "" {
+		return in, nil, errors.New("request is empty: say what Chorus should do")
+	}
+	if len(in.Files) == 0 {
+		return in, nil, nil
+	}
+	s.mu.Lock()
+	c.calls++
+	dir := filepath.Join(c.dir, fmt.Sprintf("in-%d", c.calls))
+	s.mu.Unlock()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return in, nil, err
+	}
+	var paths []string
+	for i, f := range in.Files {
+		data, mt, err := decodeData(f.Data, s.opts.MaxFile)
+		if err != nil {
+			return in, nil, fmt.Errorf("files[%d]: %v", i, err)
+		}
+		name := safeName(f.Name)
+		if name == "" {
+			name = fmt.Sprintf("file-%d", i+1)
+		}
+		if filepath.Ext(name) == "" {
+			sniffed, _ := skills.Sniff(data)
+			name += skills.ExtOfMIME(cmp.Or(sniffed, f.MIMEType, mt))
+		}
+		p := filepath.Join(dir, name)
+		if slices.Contains(paths, p) {
+			p = filepath.Join(dir, fmt.Sprintf("%d-%s", i+1, name))
+		}
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			return in, nil, err
+		}
+		paths = append(paths, p)
+	}
+	return in, paths, nil
+}
+
+// decodeData reads base64 or a data: URL, within limit.
+func decodeData(s string, limit int64) ([]byte, string, error) {
+	mt := ""
+	if rest, ok := strings.CutPrefix(s, "data:"); ok {
+		head, payload, found := strings.Cut(rest, ",")
+		if !found || !strings.HasSuffix(head, ";base64") {
+			return nil, "", errors.New("a data: URL must be base64 (data:TYPE;base64,…)")
+		}
+		mt, s = strings.TrimSuffix(head, ";base64"), payload
+	}
+	if int64(base64.StdEncoding.DecodedLen(len(s))) > limit+3 {
+		return nil, "", fmt.Errorf("over %s, the most Chorus accepts in one file", skills.HumanBytes(limit))
+	}
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
+	if err != nil {
+		return nil, "", fmt.Errorf("data is not base64: %v", err)
+	}
+	if len(b) == 0 {
+		return nil, "", errors.New("data is empty")
+	}
+	return b, mt, nil
+}
+
+// safeName keeps the last element of a client's file name, letters,
+// digits and . _ - only: it names a file in the workspace, nothing more.
+func safeName(n string) string {
+	n = filepath.Base(strings.ReplaceAll(n, "\\", "/"))
+	n = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, n)
+	n = strings.TrimLeft(n, ".")
+	if len(n) > 100 {
+		n = n[len(n)-100:]
+	}
+	return n
+}
+
+// stages numbers the stages for progress notifications.
+var stages = map[pipeline.Stage]float64{pipeline.StagePlanning: 1, pipeline.StageSelection: 2, pipeline.StageExecution: 3, pipeline.StageResponse: 4}
+
+// progress returns the emit of a call: a progress notification per stage
+// and per task update, when the client asked for progress.
+func progress(ctx context.Context, req *sdk.CallToolRequest, total float64) pipeline.Emit {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return func(pipeline.Event) {}
+	}
+	var mu sync.Mutex
+	last := 0.0
+	send := func(p float64, msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if p < last {
+			p = last
+		}
+		last = p
+		_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: p, Total: total, Message: text.OneLine(text.Clean(msg), 200)})
+	}
+	return func(ev pipeline.Event) {
+		switch ev := ev.(type) {
+		case pipeline.StageEvent:
+			if n, ok := stages[ev.Stage]; ok && n <= total {
+				send(n, string(ev.Stage))
+			}
+		case pipeline.TaskStartEvent:
+			send(3, fmt.Sprintf("task %d %s on %s", ev.ID, ev.Task, ev.Model))
+		case pipeline.TaskProgressEvent:
+			send(3, fmt.Sprintf("task %d: %s", ev.ID, ev.Message))
+		case pipeline.TaskEndEvent:
+			send(3, fmt.Sprintf("task %d %s: %s", ev.ID, ev.Task, ev.Status))
+		}
+	}
+}
+
+// callChorus runs the request and returns the answer with its files.
+func (s *Server) callChorus(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	c, err := s.clientOf(req.Session)
+	if err != nil {
+		return nil, err
+	}
+	in, files, err := s.readInput(req, c)
+	if err != nil {
+		return toolError(err.Error()), nil
+	}
+	start := time.Now()
+	res := c.chat.Run(ctx, conversation.Request{Request: in.Request, Attachments: files, Check: true,
+		Approve: pipeline.AllowTools(s.opts.AllowTools)}, progress(ctx, req, 4))
+	s.opts.Logger.Info("mcp serve call", "tool", "chorus", "files", len(files), "ms", time.Since(start).Milliseconds(), "ok", res.Err == nil)
+	if res.Err != nil && (res.Report == nil || res.Report.Answer == "") {
+		return toolError(res.Err.Error()), nil
+	}
+	out := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: res.Report.Answer}}}
+	for _, f := range res.Report.Files {
+		out.Content = append(out.Content, s.fileContent(f))
+	}
+	return out, nil
+}
+
+// fileContent returns a generated file: an image or audio clip as
+// content, anything else (video, a big file) as a link to it.
+func (s *Server) fileContent(path string) sdk.Content {
+	st, err := os.Stat(path)
+	var size int64
+	if err == nil {
+		size = st.Size()
+	}
+	mt := skills.MIMEOfName(path)
+	if err == nil && size <= s.opts.MaxInline {
+		if data, err := os.ReadFile(path); err == nil {
+			sniffed, m := skills.Sniff(data)
+			switch m {
+			case skills.Image:
+				return &sdk.ImageContent{MIMEType: sniffed, Data: data}
+			case skills.Audio:
+				return &sdk.AudioContent{MIMEType: sniffed, Data: data}
+			}
+			mt = cmp.Or(sniffed, mt)
+		}
+	}
+	link := &sdk.ResourceLink{URI: "file://" + filepath.ToSlash(path), Name: filepath.Base(path), MIMEType: mt}
+	if err == nil {
+		link.Size = &size
+	}
+	return link
+}
+
+// callPlan plans the request and returns the plan as JSON.
+func (s *Server) callPlan(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	c, err := s.clientOf(req.Session)
+	if err != nil {
+		return nil, err
+	}
+	in, files, err := s.readInput(req, c)
+	if err != nil {
+		return toolError(err.Error()), nil
+	}
+	var plan *pipeline.PlanEvent
+	emit := progress(ctx, req, 1)
+	res := c.chat.Run(ctx, conversation.Request{Request: in.Request, Attachments: files, PlanOnly: true, Check: true}, func(ev pipeline.Event) {
+		if p, ok := ev.(pipeline.PlanEvent); ok {
+			plan = &p
+		}
+		emit(ev)
+	})
+	if plan == nil {
+		msg := "no plan was made"
+		if res.Err != nil {
+			msg = res.Err.Error()
+		}
+		return toolError(msg), nil
+	}
+	body := map[string]any{"tasks": plan.Tasks}
+	if len(plan.Notes) > 0 {
+		body["notes"] = plan.Notes
+	}
+	b, _ := json.MarshalIndent(body, "", "  ")
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}, StructuredContent: body}, nil
+}
+
+func toolError(msg string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text.Clean(msg)}}}
+}

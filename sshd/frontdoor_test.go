@@ -1,0 +1,150 @@
+package sshd_test
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/chorusai/chorus/sshd"
+)
+
+// idleFrom opens a TCP connection to addr from the loopback address ip
+// and sends nothing: a client that never begins its handshake.
+func idleFrom(t *testing.T, addr, ip string) net.Conn {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: guard}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatalf("dial from %s: %v", ip, err)
+	}
+	return c
+}
+
+// closedByServer reports whether the server closed c (within wait): a
+// read that ends in EOF or a reset, not in our deadline.
+func closedByServer(c net.Conn, wait time.Duration) bool {
+	_ = c.SetReadDeadline(time.Now().Add(wait))
+	buf := make([]byte, 512)
+	for {
+		_, err := c.Read(buf)
+		if err == nil {
+			continue // the banner
+		}
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			return false
+		}
+		return true
+	}
+}
+
+// waitUntil polls cond until it holds or guard passes.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(guard)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, guard)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSSHFrontDoor (issue 17, 3): 500 connections that never speak, from
+// 50 loopback addresses, are held while a real client logs in and chats;
+// an address over its cap is closed at once; the handshake deadline
+// closes the idle ones long before the idle timeout; and the server's
+// goroutines come back to their baseline.
+func TestSSHFrontDoor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens 500 connections")
+	}
+	const idle, sources, handshake = 500, 50, 3 * time.Second
+	s := startServer(t, 2, func(o *sshd.Options) {
+		o.IdleTimeout = 30 * time.Minute
+		o.HandshakeTimeout = handshake
+		o.MaxUnauthenticatedPerSource = idle / sources
+	})
+	key := testKey(t, 1)
+	// A first chat, so what every chat leaves for the next (the HTTP
+	// connections to Ollama) is part of the baseline.
+	c0, tm0 := s.open(t, key, 80, 24)
+	tm0.waitFor(t, 0, "Ask anything")
+	c0.Close()
+	waitLog(t, s, "ssh chat ended")
+	runtime.GC()
+	baseline := runtime.NumGoroutine()
+
+	var conns []net.Conn
+	for i := range idle {
+		conns = append(conns, idleFrom(t, s.addr, fmt.Sprintf("127.0.0.%d", 2+i%sources)))
+	}
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	waitUntil(t, fmt.Sprintf("%d idle connections waiting", idle), func() bool { return s.srv.Waiting() == idle })
+
+	// One more from an address at its cap is closed at once.
+	over := idleFrom(t, s.addr, "127.0.0.2")
+	defer over.Close()
+	if !closedByServer(over, 2*time.Second) {
+		t.Fatal("a connection over its address's cap was kept")
+	}
+
+	// A real client logs in and chats meanwhile.
+	start := time.Now()
+	c1, tm := s.open(t, key, 80, 24)
+	tm.waitFor(t, 0, "Ask anything")
+	t.Logf("a real client logged in and got its chat in %s while %d idle connections were held", time.Since(start).Round(time.Millisecond), s.srv.Waiting())
+	if n := s.srv.Waiting(); n != idle {
+		t.Errorf("%d connections waiting while the client logged in, want the %d idle ones", n, idle)
+	}
+	c1.Close()
+
+	// The handshake deadline closes the idle ones, not the idle timeout.
+	if !closedByServer(conns[0], handshake+guard) {
+		t.Fatal("an idle connection outlived the handshake deadline")
+	}
+	waitUntil(t, "the idle connections closed", func() bool { return s.srv.Waiting() == 0 })
+	for _, c := range conns {
+		c.Close()
+	}
+	waitLog(t, s, "ssh chat ended")
+	var now int
+	waitUntil(t, "goroutines back to the baseline", func() bool {
+		runtime.GC()
+		now = runtime.NumGoroutine()
+		return now <= baseline
+	})
+	t.Logf("goroutines: %d before the idle connections, %d after", baseline, now)
+}
+
+// TestSSHFrontDoorFull: with every waiting place taken, a new connection
+// makes the one that waited longest give way — a real client still gets
+// in — and a file limit sizes the door.
+func TestSSHFrontDoorFull(t *testing.T) {
+	s := startServer(t, 2, func(o *sshd.Options) {
+		o.FileLimit = 64 + 2*16 + 20 // room for the chats and the server, and 20 waiting
+		o.MaxUnauthenticatedPerSource = 100
+	})
+	var conns []net.Conn
+	for i := range 30 {
+		conns = append(conns, idleFrom(t, s.addr, fmt.Sprintf("127.0.0.%d", 2+i%3)))
+	}
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	waitUntil(t, "20 waiting", func() bool { return s.srv.Waiting() == 20 })
+	if !closedByServer(conns[0], guard) {
+		t.Fatal("the connection that waited longest was not closed for the newer ones")
+	}
+	_, tm := s.open(t, testKey(t, 1), 80, 24)
+	tm.waitFor(t, 0, "Ask anything")
+	_ = io.Discard
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/endpoints/mcp"
+	"github.com/chorusai/chorus/skills"
+)
+
+// mcpServers turns the config's mcp list into the endpoint's servers.
+func mcpServers(cfg *config.Config) []mcp.Server {
+	out := make([]mcp.Server, 0, len(cfg.MCP))
+	for i, s := range cfg.MCP {
+		out = append(out, mcp.Server{Name: s.Name, Index: i, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
+			Key: s.Key, KeyFrom: s.KeyFrom, Transport: s.Transport, Tasks: s.Tasks, Tools: s.Tools})
+	}
+	return out
+}
+
+// startMCP starts (or reaches) the configured MCP servers, all at once,
+// and adds a skill per tool to cat. A server that fails does not stop
+// Chorus: its tools are missing, `chorus mcp list` says why, and the log
+// has it. The servers Chorus started are stopped when the command ends.
+// It returns nil when the configuration lists no server.
+func startMCP(cfg *config.Config, cat *skills.Catalog, log *slog.Logger) (*mcp.Endpoint, error) {
+	if len(cfg.MCP) == 0 {
+		return nil, nil
+	}
+	for i, s := range cfg.MCP {
+		for task := range s.Tasks {
+			if _, ok := cat.Skill(task); !ok {
+				return nil, &exitError{code: 2, err: &config.Error{Key: fmt.Sprintf("mcp[%d].tasks", i), Source: cfg.File,
+					Msg: fmt.Sprintf("unknown task %q (chorus skills lists them)", task)}}
+			}
+		}
+	}
+	ep := mcp.New(mcp.Options{Servers: mcpServers(cfg), HTTPClient: &http.Client{}, Version: chorusVersion(), Logger: log})
+	atExit(func() { _ = ep.Close() })
+	ep.Start(context.Background())
+	for _, s := range ep.Skills() {
+		if _, taken := cat.Skill(s.Name); taken {
+			log.Warn("mcp tool shadowed by a skill of the same name", "skill", s.Name)
+			continue
+		}
+		cat.Put(s)
+	}
+	return ep, nil
+}
+
+// exitFuncs run when the command ends (execute): stopping the MCP servers
+// Chorus started.
+var exitFuncs struct {
+	sync.Mutex
+	fs []func()
+}
+
+// atExit runs f when the command ends.
+func atExit(f func()) {
+	exitFuncs.Lock()
+	defer exitFuncs.Unlock()
+	exitFuncs.fs = append(exitFuncs.fs, f)
+}
+
+// runExitFuncs runs what atExit registered, newest first, once.
+func runExitFuncs() {
+	exitFuncs.Lock()
+	fs := slices.Clone(exitFuncs.fs)
+	exitFuncs.fs = nil
+	exitFuncs.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
+	}
+}
