@@ -348,7 +348,16 @@ func (d *dispatcher) start() []*taskRun {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.release()
 	return slices.Clone(d.current)
+}
+
+// release frees the runs' contexts once nothing uses them. Called with
+// d.mu held, after every run has ended.
+func (d *dispatcher) release() {
+	for _, r := range d.current {
+		r.cancel(nil)
+	}
 }
 
 // wait waits for the selection call without running anything: PlanOnly's
@@ -358,6 +367,9 @@ func (d *dispatcher) wait() {
 	case <-d.asked:
 	case <-d.ctx.Done():
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.release()
 }
 
 // advance launches every task that can start now and skips those whose
