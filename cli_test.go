@@ -230,6 +230,25 @@ func TestRunFailuresExitNonZeroWithOneLine(t *testing.T) {
 			t.Fatalf("exit %d stderr %q", code, stderr)
 		}
 	})
+	t.Run("a turn that fails is saved, and --json keeps stderr one line", func(t *testing.T) {
+		newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+			if stageOf(req) == "plan" {
+				return fakeollama.Reply{Content: `{"tasks": []}`}
+			}
+			return fakeollama.Reply{Status: 500, Error: "the runner crashed"}
+		})
+		_, stderr, code := runCLI("run", "--json", "hi")
+		latest, err := sessions.Store{}.Latest()
+		if code != 1 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || strings.Contains(stderr, "session:") ||
+			err != nil || len(latest.Turns) != 1 || latest.Turns[0].Error == "" {
+			t.Fatalf("exit %d stderr %q; saved %+v (%v)", code, stderr, latest, err)
+		}
+		_, stderr, _ = runCLI("run", "hi")
+		if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-2], "session: ") ||
+			!strings.Contains(lines[len(lines)-1], "the runner crashed") {
+			t.Fatalf("a plain failed run: the session, then the cause last: %q", stderr)
+		}
+	})
 	t.Run("unknown controller kind", func(t *testing.T) {
 		newCLIEnv(t, nil)
 		t.Setenv("CHORUS_CONTROLLER_KIND", "LMStudio")

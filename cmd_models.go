@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -158,21 +157,25 @@ offline default; local, Ollama, command and built-in experts are kept.`,
 			hub := &skills.Hub{BaseURL: cfg.HuggingFace.HubURL, Token: cfg.HuggingFace.Token, Limit: limit}
 			results := skills.Sync(ctx, hub, hubCache(), cat, args, time.Now)
 			w := cmd.OutOrStdout()
-			failed := 0
+			failed, tried := 0, 0
 			for _, r := range results {
-				if r.Err != nil {
-					if errors.Is(r.Err, skills.ErrNoHubListing) && len(args) == 0 {
-						continue
-					}
+				switch {
+				case r.Skipped != "":
+					// Nothing to sync is not a failure.
+					fmt.Fprintf(w, "– %s\n", r.Skipped)
+					continue
+				case r.Err != nil:
+					tried++
 					failed++
 					fmt.Fprintf(w, "✗ %s: %v\n", r.Task, r.Err)
 					continue
 				}
+				tried++
 				fmt.Fprintf(w, "✓ %s: %d models, %d served by Inference Providers (pipeline tag %s)\n", r.Task, r.Models, r.Served, r.Tag)
 			}
 			fmt.Fprintf(w, "cache: %s\n", hubCache().Dir)
 			if failed > 0 {
-				return &exitError{code: 1, err: fmt.Errorf("%d of %d tasks were not synced; the embedded catalog (or the previous sync) stays in use for them", failed, len(results))}
+				return &exitError{code: 1, err: fmt.Errorf("%d of %d tasks were not synced; the embedded catalog (or the previous sync) stays in use for them", failed, tried)}
 			}
 			return nil
 		},

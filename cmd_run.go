@@ -71,8 +71,9 @@ a pipeline: rendered as Markdown when stdout is a terminal, the raw Markdown whe
 as arguments (paths and URLs in it are not opened: name or --attach what a task may read), or as the whole
 request without one (a long input is saved to a file in the output directory and attached). With --json every line of stdout is one JSON event: stage, plan, model,
 task_start, task_progress, task_end, token, answer, report, error (and debug with --debug).
-Every run's turn is saved into a session, whose id ends the progress log ("session: ID"; --no-save keeps
-it out). With --continue (the newest saved session — a new one when there is none) or --session ID, the
+Every run's turn is saved into a session, whose id ends the progress log on stderr ("session: ID"; not
+with --quiet, nor after a failed --json run, whose stderr is its one-line cause; --no-save keeps the turn
+out of any session). With --continue (the newest saved session — a new one when there is none) or --session ID, the
 request continues a session the TUI or an earlier run saved: its turns are the chat history, so earlier
 files can be referred to, and this turn is saved into it. Several runs, and the TUI, may continue one
 session at once: every turn is kept.
@@ -243,9 +244,10 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 			return &exitError{code: 1, err: res.SaveErr}
 		}
 		fmt.Fprintln(stderr, "chorus:", text.Clean(text.OneLine(res.SaveErr.Error(), 0)))
-	case res.Saved:
-		// The id, on a line of its own and even with --json, for the next
-		// run's --session.
+	case res.Saved && (result == nil || !f.json):
+		// The id, on a line of its own (with --json too), for the next
+		// run's --session; a failed --json run's stderr stays its one-line
+		// cause.
 		fmt.Fprintf(logw, "session: %s\n", res.Session.ID())
 	}
 	return result

@@ -48,7 +48,9 @@ var importRules = map[string][]string{
 	"ui/prompt":   {"skills", "text", "ui/theme"},
 	"ui/turnview": {"pipeline", "skills", "text", "ui/chat", "ui/theme"},
 	"ui/dialog":   {"pipeline", "skills", "text", "ui/chat", "ui/theme", "ui/turnview"},
-	"ui":          {"config", "controller", "conversation", "endpoints", "pipeline", "recording", "scope", "sessions", "skills", "text", "ui/*"},
+	// The TUI is a front end of the chat service: it never touches the
+	// session store or a recording itself.
+	"ui": {"config", "controller", "conversation", "endpoints", "pipeline", "scope", "skills", "text", "ui/*"},
 
 	// chorus eval scores the planning stage: it drives the pipeline,
 	// tells a controller that cannot be asked by its errors, and draws the

@@ -159,7 +159,7 @@ Run without arguments to open the chat.`,
 	root.Flags().StringVar(&g.resume, "resume", "", `reopen a saved session by id ("latest" for the newest)`)
 	g.replay.flags(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
-	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g), newEvalCmd(g), newMCPCmd(g))
+	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g), newEvalCmd(g), newMCPCmd(g), newManCmd())
 	reflowLong(root)
 	return root
 }
@@ -185,8 +185,8 @@ func main() {
 }
 
 // execute runs the command line args with Fang's conventions — `--version`
-// with the build's version, `completion bash|zsh|fish|powershell`, a
-// hidden `man` that writes the man page, styled help — and returns the exit
+// with the build's version, `completion bash|zsh|fish|powershell`, styled
+// help — and returns the exit
 // status: 0, 1 when the work failed, 2 for bad usage or configuration, 130
 // when interrupted. The one-line cause goes to the command's stderr.
 func execute(ctx context.Context, root *cobra.Command, args []string) int {
@@ -195,6 +195,7 @@ func execute(ctx context.Context, root *cobra.Command, args []string) int {
 	code := 0
 	err := fang.Execute(ctx, root,
 		fang.WithVersion(chorusVersion()),
+		fang.WithoutManpage(), // ours is listed, with a clean header (cmd_man.go)
 		fang.WithErrorHandler(func(w io.Writer, _ fang.Styles, err error) { code = reportError(w, err) }),
 	)
 	if err != nil && code == 0 {

@@ -152,3 +152,47 @@ func TestSkillsFitEightyColumns(t *testing.T) {
 		t.Errorf("the retrieval skill is not listed with its facts and description:\n%s", out)
 	}
 }
+
+// TestConstraintSpelledAsInTheConfig: --constrain takes the config file's
+// spelling (prefer=smallest, prefer=best benchmark=…), and the config file
+// the command line's (prefer: best=wer:common_voice), with the same result.
+func TestConstraintSpelledAsInTheConfig(t *testing.T) {
+	newCLIEnv(t, nil)
+	want, _, code := runCLI("models", "list", "--constrain", "smallest", "automatic-speech-recognition")
+	if code != 0 {
+		t.Fatal(want)
+	}
+	got, stderr, code := runCLI("models", "list", "--constrain", "prefer=smallest", "automatic-speech-recognition")
+	if code != 0 || got != want {
+		t.Fatalf("prefer=smallest: exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
+	}
+	want, _, _ = runCLI("models", "list", "--constrain", "best=wer:common_voice", "automatic-speech-recognition")
+	got, stderr, code = runCLI("models", "list", "--constrain", "prefer=best benchmark=wer:common_voice", "automatic-speech-recognition")
+	if code != 0 || got != want || !strings.Contains(got, `no recorded "wer common_voice" result`) {
+		t.Fatalf("prefer=best benchmark=…: exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
+	}
+	t.Setenv("CHORUS_CONSTRAINTS_PREFER", "best=wer:common_voice")
+	got, stderr, code = runCLI("models", "list", "automatic-speech-recognition")
+	if code != 0 || got != want {
+		t.Fatalf("prefer: best=wer:common_voice in the config: exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
+	}
+}
+
+// TestModelsSyncLocalOnlyTask: a task no Hub listing has (ocr runs on local
+// programs and servers) is said so, once, and is not a failure.
+func TestModelsSyncLocalOnlyTask(t *testing.T) {
+	newCLIEnv(t, nil)
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the Hub was asked %s for a task it has no listing for", r.URL)
+		http.Error(w, `{"error":"not found"}`, http.StatusNotFound)
+	}))
+	defer hub.Close()
+	t.Setenv("CHORUS_HUGGINGFACE_HUB_URL", hub.URL)
+	out, stderr, code := runCLI("models", "sync", "ocr")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d stderr %q: a task with nothing to sync is not a failure\n%s", code, stderr, out)
+	}
+	if !strings.Contains(out, "ocr runs on local programs and local inference servers only — nothing to sync") || strings.Contains(out, "ocr: ocr") || strings.Contains(out, "✗") {
+		t.Fatalf("out:\n%s", out)
+	}
+}

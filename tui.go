@@ -19,11 +19,13 @@ func runTUI(ctx context.Context, cfg *config.Config, resume string, rs replaySou
 	if err != nil {
 		return err
 	}
-	opts := ui.Options{Config: cfg, Engine: st.eng, Constraints: st.cons, Resume: resume, Logger: log, Intro: st.note, Version: version}
-	if !rs.on() {
-		// The prompt head is prefilled while the user types; a replay
-		// answers from its recording and has nothing to warm.
-		opts.Warmer, opts.WarmOnOpen = &conversation.Warmer{}, true
+	svc, err := conversation.New(conversation.Options{Engine: st.eng, Logger: log, Version: version})
+	if err != nil {
+		return err
 	}
+	opts := ui.Options{Config: cfg, Service: svc, Constraints: st.cons, Resume: resume, Intro: st.note}
+	// The prompt head is prefilled while the user types; a replay answers
+	// from its recording and has nothing to warm.
+	opts.Warm, opts.WarmOnOpen = !rs.on(), !rs.on()
 	return ui.Run(ctx, opts)
 }

@@ -179,8 +179,12 @@ func knownProviders(cat *skills.Catalog) map[string][]skills.Provider {
 // standingConstraints turns the config's constraints section into the
 // pipeline's form.
 func standingConstraints(cfg *config.Config) (pipeline.Constraints, error) {
+	prefer, bench, err := pipeline.ParsePrefer(cfg.Constraints.Prefer, cfg.Constraints.Benchmark)
+	if err != nil {
+		return pipeline.Constraints{}, &exitError{code: 2, err: fmt.Errorf("config: constraints.prefer: %w", err)}
+	}
 	return pipeline.Constraints{Licenses: cfg.Constraints.Licenses, MaxSize: cfg.Constraints.Limit, LocalOnly: cfg.Constraints.LocalOnly,
-		Prefer: cfg.Constraints.Prefer, Benchmark: cfg.Constraints.Benchmark}, nil
+		Prefer: prefer, Benchmark: bench}, nil
 }
 
 // orOff maps a configured zero ("do not wait", "do not retry") onto the

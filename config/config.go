@@ -379,14 +379,25 @@ func (c *Config) normalize() error {
 		}
 		c.Constraints.Limit = l
 	}
-	switch c.Constraints.Prefer {
+	// The command line's spelling is the config file's too: prefer:
+	// "best=wer:common_voice" (or "best:…") carries its benchmark inline
+	// (pipeline.ParsePrefer reads every spelling).
+	prefer := strings.ToLower(strings.TrimSpace(c.Constraints.Prefer))
+	if rest, ok := strings.CutPrefix(prefer, "best"); ok && rest != "" && strings.ContainsRune("=: ", rune(rest[0])) {
+		if strings.TrimSpace(c.Constraints.Benchmark) != "" {
+			return bad("constraints.prefer", `names a benchmark (%q) and so does constraints.benchmark (%q): keep one`, rest[1:], c.Constraints.Benchmark)
+		}
+		prefer, c.Constraints.Benchmark = "best", rest[1:]
+	}
+	c.Constraints.Prefer = prefer
+	switch prefer {
 	case "", "smallest":
 	case "best":
 		if strings.TrimSpace(c.Constraints.Benchmark) == "" {
 			return bad("constraints.benchmark", `is required when constraints.prefer is "best" (e.g. "common_voice wer")`)
 		}
 	default:
-		return bad("constraints.prefer", `unknown value %q (want "", smallest or best)`, c.Constraints.Prefer)
+		return bad("constraints.prefer", `unknown value %q (want "", smallest, best with constraints.benchmark, or best=BENCHMARK)`, c.Constraints.Prefer)
 	}
 	if c.OutputDir == "" {
 		c.OutputDir = filepath.Join(DataDir(), "outputs")

@@ -42,8 +42,6 @@ type Chat struct {
 	// they had.
 	turns map[*running]struct{}
 	wg    sync.WaitGroup
-	// warm keeps the controller's prompt cache warm between turns.
-	warm Warmer
 }
 
 // running is a turn in flight.
@@ -94,7 +92,7 @@ func (c *Chat) Warm() {
 	c.mu.Lock()
 	eng, sess := c.eng, c.sess
 	c.mu.Unlock()
-	c.warm.Start(eng, sess.History())
+	c.svc.opts.Warmer.Start(eng, sess.History())
 }
 
 // Constraints are the standing constraints of the next turn.
@@ -218,7 +216,6 @@ func (c *Chat) StopRecording() (path string, turns int, err error) {
 // as cancelled, with what it had — the recording is saved, and the session
 // is saved. It returns the first error.
 func (c *Chat) Close(wait time.Duration) error {
-	c.warm.Stop()
 	c.mu.Lock()
 	for r := range c.turns {
 		r.cancel()

@@ -25,6 +25,9 @@ type recorder struct {
 	files  []string // files of finished tasks, for a turn without a report
 	// fileOf maps each of files to its task's id.
 	fileOf map[string]int
+	// streamed is the answer as it streamed, kept when the turn ends
+	// before the whole answer (cancelled mid-answer).
+	streamed strings.Builder
 	// rejected is set when the user turned the plan down in review.
 	rejected bool
 	// done is set once the record was taken (finish or abandon).
@@ -64,6 +67,8 @@ func (r *recorder) observe(ev pipeline.Event) {
 		// its model and files are not the turn's.
 		r.models = slices.DeleteFunc(r.models, func(m pipeline.ModelEvent) bool { return m.ID == ev.ID })
 		r.files = slices.DeleteFunc(r.files, func(f string) bool { id, ok := r.fileOf[f]; return ok && id == ev.ID })
+	case pipeline.TokenEvent:
+		r.streamed.WriteString(ev.Text)
 	case pipeline.AnswerEvent:
 		r.turn.Answer = ev.Text
 	case pipeline.ErrorEvent:
@@ -104,6 +109,9 @@ func (r *recorder) finish(rep *pipeline.Report, err error, finished time.Time) (
 	}
 	r.done = true
 	t := r.turn
+	if t.Answer == "" {
+		t.Answer = r.streamed.String()
+	}
 	t.Finished = finished
 	t.Models = slices.Clone(r.models)
 	if rep != nil {

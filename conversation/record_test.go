@@ -153,3 +153,15 @@ func TestRecorderForgetsWithdrawnTasks(t *testing.T) {
 		t.Fatalf("resources = %q", got.Resources)
 	}
 }
+
+// TestRecorderKeepsAPartialAnswer: a turn cancelled while its answer
+// streamed keeps the part that arrived.
+func TestRecorderKeepsAPartialAnswer(t *testing.T) {
+	r := newRecorder("long one", "", nil, day(9, 0))
+	r.observe(pipeline.TokenEvent{Text: "A par"})
+	r.observe(pipeline.TokenEvent{Text: "tial"})
+	got, _ := r.finish(nil, pipeline.ErrCancelled, day(9, 1))
+	if !got.Cancelled || got.Answer != "A partial" {
+		t.Fatalf("record: %+v", got)
+	}
+}

@@ -54,6 +54,13 @@ func (s *Session) Title() string {
 	return sessions.TitleFrom(s.s.Turns[0].Request)
 }
 
+// SetTitle names the session (saved with it).
+func (s *Session) SetTitle(title string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.s.Title = sessions.TitleFrom(title)
+}
+
 // Updated is when the session was last saved.
 func (s *Session) Updated() time.Time {
 	s.mu.Lock()

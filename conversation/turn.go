@@ -67,7 +67,7 @@ type Result struct {
 // a stage costs the turn, not the front end.
 func (c *Chat) Run(ctx context.Context, req Request, emit pipeline.Emit) Result {
 	// The request came before the warm-up finished: it goes first.
-	c.warm.Stop()
+	c.svc.opts.Warmer.Stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	now := c.svc.opts.Now

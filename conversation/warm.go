@@ -14,9 +14,10 @@ import (
 // the controller model changes — and Stop cancels it when a turn starts,
 // so a request never waits behind it. At most one warm-up runs at a time;
 // a new Start replaces the one in flight. The zero Warmer is ready, and
-// its methods are safe for concurrent use. `chorus serve --ssh` shares one
-// between its chats and starts it once, when the server starts: the chats
-// share the engine, and so the head.
+// its methods are safe for concurrent use. A Service has one (its chats'
+// Chat.Warm and Chat.Run use it); `chorus serve --ssh` gives every chat's
+// service the server's own (Options.Warmer) and starts it once, when the
+// server starts: the chats share the engine, and so the head.
 type Warmer struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc

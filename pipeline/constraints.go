@@ -110,12 +110,16 @@ func (c Constraints) String() string {
 // "clear" (which resets everything before it).
 func ParseConstraints(s string) (Constraints, error) {
 	var c Constraints
+	// The preference and its benchmark may come as separate terms
+	// (prefer=best benchmark=…, the config file's way): read at the end.
+	var prefer, bench string
+	preferSet := false
 	for _, term := range strings.Fields(s) {
 		key, val, hasVal := strings.Cut(term, "=")
-		key = strings.ToLower(strings.TrimLeft(key, "-"))
+		key = strings.ReplaceAll(strings.ToLower(strings.TrimLeft(key, "-")), "_", "-")
 		switch key {
 		case "clear", "none", "reset":
-			c = Constraints{}
+			c, prefer, bench, preferSet = Constraints{}, "", "", false
 		case "license", "licence", "licenses", "licences":
 			if !hasVal || val == "" {
 				return c, fmt.Errorf("license needs a value, e.g. license=apache-2.0,mit")
@@ -125,21 +129,29 @@ func ParseConstraints(s string) (Constraints, error) {
 					c.Licenses = append(c.Licenses, l)
 				}
 			}
-		case "max-size", "max_size", "maxsize", "size":
+		case "max-size", "maxsize", "size":
 			l, err := skills.ParseLimit(val)
 			if err != nil {
 				return c, fmt.Errorf("max-size: %w", err)
 			}
 			c.MaxSize = l
-		case "local-only", "local_only", "local":
-			c.LocalOnly = true
-		case "smallest":
-			c.Prefer, c.Benchmark = PreferSmallest, ""
-		case "best":
-			if !hasVal || val == "" {
-				return c, fmt.Errorf("best needs a benchmark, e.g. best=wer:common_voice")
+		case "local-only", "local":
+			on, err := parseSwitch(val, hasVal)
+			if err != nil {
+				return c, fmt.Errorf("local-only: %w", err)
 			}
-			c.Prefer, c.Benchmark = PreferBest, strings.ToLower(strings.NewReplacer(":", " ", ",", " ").Replace(val))
+			c.LocalOnly = on
+		case "smallest":
+			prefer, bench, preferSet = PreferSmallest, "", true
+		case "best":
+			prefer, bench, preferSet = PreferBest, val, true
+		case "prefer":
+			prefer, preferSet = val, true
+		case "benchmark":
+			bench, preferSet = val, true
+			if prefer == "" {
+				prefer = PreferBest
+			}
 		case "tasks", "task":
 			c.Tasks = nil
 			for _, t := range strings.Split(val, ",") {
@@ -148,10 +160,56 @@ func ParseConstraints(s string) (Constraints, error) {
 				}
 			}
 		default:
-			return c, fmt.Errorf("unknown constraint %q (use license=…, max-size=…, local-only, smallest, best=…, tasks=…, clear)", term)
+			return c, fmt.Errorf("unknown constraint %q (use license=…, max-size=…, local-only, smallest, best=…, tasks=…, clear — or the config file's names: prefer=smallest, prefer=best benchmark=…, max_size=…, local_only)", term)
 		}
 	}
+	if preferSet {
+		p, b, err := ParsePrefer(prefer, bench)
+		if err != nil {
+			return c, err
+		}
+		c.Prefer, c.Benchmark = p, b
+	}
 	return c, nil
+}
+
+// ParsePrefer reads a ranking preference in any of its spellings:
+// "smallest"; "best" with the benchmark given apart (the config file's
+// benchmark:, the plan's "benchmark"); or "best=wer:common_voice",
+// "best:…", "best …" with it inline. It returns the preference and the
+// benchmark, normalised ("wer common_voice"); "" prefers nothing.
+func ParsePrefer(prefer, benchmark string) (string, string, error) {
+	p := strings.ToLower(strings.TrimSpace(prefer))
+	if rest, ok := strings.CutPrefix(p, PreferBest); ok && rest != "" && strings.ContainsRune("=: ", rune(rest[0])) {
+		p, benchmark = PreferBest, rest[1:]
+	}
+	switch p {
+	case "":
+		return "", "", nil
+	case PreferSmallest:
+		return PreferSmallest, "", nil
+	case PreferBest:
+		b := strings.Join(strings.Fields(strings.ToLower(strings.NewReplacer(":", " ", ",", " ").Replace(benchmark))), " ")
+		if b == "" {
+			return "", "", fmt.Errorf("best needs a benchmark, e.g. best=wer:common_voice (or prefer=best benchmark=wer:common_voice)")
+		}
+		return PreferBest, b, nil
+	}
+	return "", "", fmt.Errorf("unknown preference %q (want smallest or best=…)", prefer)
+}
+
+// parseSwitch reads an on/off value; a switch given without one is on.
+func parseSwitch(val string, hasVal bool) (bool, error) {
+	if !hasVal {
+		return true, nil
+	}
+	switch strings.ToLower(val) {
+	case "true", "yes", "on", "1":
+		return true, nil
+	case "false", "no", "off", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("want true or false, not %q", val)
 }
 
 func containsFold(list []string, s string) bool {

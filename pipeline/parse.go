@@ -243,15 +243,13 @@ func parseConstraintsJSON(m map[string]any) (Constraints, []string) {
 	if b, ok := m["local_only"].(bool); ok {
 		c.LocalOnly = b
 	}
-	switch p, _ := m["prefer"].(string); strings.ToLower(strings.TrimSpace(p)) {
-	case PreferSmallest:
-		c.Prefer = PreferSmallest
-	case PreferBest:
-		if b, _ := m["benchmark"].(string); strings.TrimSpace(b) != "" {
-			c.Prefer, c.Benchmark = PreferBest, strings.ToLower(strings.TrimSpace(b))
-		} else {
-			notes = append(notes, "ignored \"best\": the request names no benchmark")
-		}
+	p, _ := m["prefer"].(string)
+	b, _ := m["benchmark"].(string)
+	switch pref, bench, err := ParsePrefer(p, b); {
+	case err == nil:
+		c.Prefer, c.Benchmark = pref, bench
+	case strings.HasPrefix(strings.ToLower(strings.TrimSpace(p)), PreferBest):
+		notes = append(notes, "ignored \"best\": the request names no benchmark")
 	}
 	if l, ok := m["tasks"].([]any); ok {
 		for _, x := range l {

@@ -140,6 +140,7 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 		cands = append(cands, cd)
 	}
 	slices.SortStableFunc(cands, func(a, b *candidate) int { return s.CompareRank(a.model, b.model) })
+	localFirst := e.rankLocalFirst(task.Task, cands)
 
 	// The controller does text tasks itself, as HuggingGPT does, unless a
 	// licence, size or ranking constraint needs facts the catalog lacks for it.
@@ -208,7 +209,7 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 	case len(top) == 1:
 		c.decided, c.reason = "only candidate", cands[0].model.ID+" is the only model that can run this task now"
 	case c.unmet == "" && request != "":
-		if why, ok := skipsSelection(e.opts.Selection, s, request, top); ok {
+		if why, ok := skipsSelection(e.opts.Selection, s, request, top, localFirst); ok {
 			c.decided, c.reason = "ranked", why
 			break
 		}

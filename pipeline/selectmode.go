@@ -87,17 +87,28 @@ func isGenericPiece(p string) bool {
 
 // skipsSelection reports whether the ranking decides task s's model
 // without the controller under mode, and says why. top are the ranked
-// candidates the controller would be shown (two or more).
-func skipsSelection(mode Selection, s *skills.Skill, request string, top []*candidate) (string, bool) {
+// candidates the controller would be shown (two or more); localFirst says
+// hybrid mode put the first one there because it runs here.
+func skipsSelection(mode Selection, s *skills.Skill, request string, top []*candidate, localFirst bool) (string, bool) {
 	first := top[0].model.ID
+	why := "the skill's curated default"
+	if localFirst {
+		why = fmt.Sprintf("runs here (%s) and hybrid: local first puts it before the cloud's models", top[0].routes[0].Kind())
+	}
 	switch mode {
 	case SelectRanked:
+		if localFirst {
+			return fmt.Sprintf("%s ranks first: it %s (selection: ranked)", first, why), true
+		}
 		return fmt.Sprintf("%s ranks first (selection: ranked)", first), true
 	case SelectAuto:
-		if s.Default == "" || !strings.EqualFold(first, s.Default) || requestWeighsModels(request, top) {
+		if !localFirst && (s.Default == "" || !strings.EqualFold(first, s.Default)) || requestWeighsModels(request, top) {
 			return "", false
 		}
-		return fmt.Sprintf("%s is the skill's curated default and the request states no preference among the %d candidates (selection: auto)", first, len(top)), true
+		if localFirst {
+			return fmt.Sprintf("%s %s, and the request states no preference among the %d candidates (selection: auto)", first, why, len(top)), true
+		}
+		return fmt.Sprintf("%s is %s and the request states no preference among the %d candidates (selection: auto)", first, why, len(top)), true
 	}
 	return "", false
 }

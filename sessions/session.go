@@ -1,9 +1,12 @@
-// Package sessions is the conversation below the UI: the record of each
-// turn (Session, Turn, built from a turn's events by Recorder), the history
-// handed to the next turn (Session.History), the store (Store: save, load,
-// list, "latest", with SaveOrder for saves that run concurrently) and the
-// Markdown export. The TUI and `chorus run --continue` both use it, so a
-// session continues the same way in either. It imports nothing of the UI.
+// Package sessions is the record of a conversation: each turn's record
+// (Session, Turn — built from a turn's events by the chat service,
+// package conversation), the history handed to the next turn
+// (Session.History), the store (Store: save, merge, load, list, "latest")
+// and the Markdown export. It imports nothing of the UI.
+//
+// Several writers may save one session at once — the TUI and `chorus run
+// --continue`, two runs, two ssh chats of one key: every save merges with
+// the file as it is (Store.Merge, merge.go), so no turn is lost.
 //
 // Sessions are kept on disk, one JSON file per session, so a conversation
 // can be reopened, continued and exported.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/text"
 )
 
 var (
@@ -65,6 +66,9 @@ type Summary struct {
 	// Turns is the number of turns.
 	Turns int
 	Model string
+	// Text is what was said in the session, for a search: each turn's
+	// request and the start of its answer, at most MaxSearchText bytes.
+	Text string
 	// Damaged is why the file cannot be read, empty for a good one. A
 	// damaged session is listed (with its file's modification time) so the
 	// user learns of it, but Load refuses it.
@@ -266,13 +270,43 @@ func (st Store) List() ([]Summary, error) {
 // summaryFile is the part of a session file a summary needs; the turns are
 // only counted, not decoded.
 type summaryFile struct {
-	Version int               `json:"version"`
-	ID      string            `json:"id"`
-	Title   string            `json:"title"`
-	Created time.Time         `json:"created"`
-	Updated time.Time         `json:"updated"`
-	Model   string            `json:"model"`
-	Turns   []json.RawMessage `json:"turns"`
+	Version int           `json:"version"`
+	ID      string        `json:"id"`
+	Title   string        `json:"title"`
+	Created time.Time     `json:"created"`
+	Updated time.Time     `json:"updated"`
+	Model   string        `json:"model"`
+	Turns   []summaryTurn `json:"turns"`
+}
+
+// summaryTurn is what a search reads of a turn.
+type summaryTurn struct {
+	Request string `json:"request"`
+	Answer  string `json:"answer"`
+}
+
+// MaxSearchText bounds Summary.Text; maxAnswerText bounds each answer's
+// part of it, so the requests of a long session all fit.
+const (
+	MaxSearchText = 64 << 10
+	maxAnswerText = 2 << 10
+)
+
+// searchText is the turns' requests and the start of their answers.
+func searchText(turns []summaryTurn) string {
+	var b strings.Builder
+	for _, t := range turns {
+		ans, _ := text.ClipBytes(t.Answer, maxAnswerText)
+		for _, part := range []string{t.Request, ans} {
+			if part == "" || b.Len() >= MaxSearchText {
+				continue
+			}
+			part, _ = text.ClipBytes(part, MaxSearchText-b.Len()-8) // room for the ellipsis
+			b.WriteString(part)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 func (st Store) summary(id string, e fs.DirEntry) Summary {
@@ -295,7 +329,7 @@ func (st Store) summary(id string, e fs.DirEntry) Summary {
 		sum.Damaged = "not a session file"
 		return sum
 	}
-	sum.Title, sum.Model, sum.Turns = f.Title, f.Model, len(f.Turns)
+	sum.Title, sum.Model, sum.Turns, sum.Text = f.Title, f.Model, len(f.Turns), searchText(f.Turns)
 	if !f.Updated.IsZero() {
 		sum.Updated = f.Updated
 	}

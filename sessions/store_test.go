@@ -557,3 +557,28 @@ func TestKilledSavesLeaveNothing(t *testing.T) {
 		t.Error("a live writer's temporary file was removed")
 	}
 }
+
+// TestListCarriesTurnText: a listing carries the turns' requests and
+// answers, so a search can find a session by what was said in it.
+func TestListCarriesTurnText(t *testing.T) {
+	st := Store{Dir: t.TempDir()}
+	s := st.New("a picture")
+	s.AddTurn(Turn{Request: "draw a lighthouse at dusk", Answer: "Here is your lighthouse."})
+	s.AddTurn(Turn{Request: "now in winter", Answer: strings.Repeat("snow ", 5000)})
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	list, err := st.List()
+	if err != nil || len(list) != 1 {
+		t.Fatalf("list = %+v, %v", list, err)
+	}
+	txt := list[0].Text
+	for _, want := range []string{"draw a lighthouse at dusk", "Here is your lighthouse.", "now in winter"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("the listing's text lacks %q", want)
+		}
+	}
+	if len(txt) > MaxSearchText {
+		t.Errorf("the listing's text is %d bytes, more than %d", len(txt), MaxSearchText)
+	}
+}

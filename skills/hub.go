@@ -59,8 +59,6 @@ var (
 	ErrHubUnreachable = errors.New("hugging face hub: not reachable")
 	// ErrHubUnavailable means the Hub answered with a server error.
 	ErrHubUnavailable = errors.New("hugging face hub: server error")
-	// ErrNoHubListing means a skill has no Hub pipeline tag to sync from.
-	ErrNoHubListing = errors.New("no hugging face hub listing")
 )
 
 // HubError is a failed Hub request. Its message says what to do about it.
@@ -688,6 +686,10 @@ type SyncResult struct {
 	// Err is why the task was not synced; the previous listing (or the
 	// embedded catalog) stays in use.
 	Err error
+	// Skipped says why there is nothing to sync for the task — the Hub has
+	// no listing for what runs it ("ocr runs on local programs and local
+	// inference servers only"); not a failure.
+	Skipped string
 }
 
 // Sync refreshes the cache from the Hub for each of tasks, or for every
@@ -734,7 +736,7 @@ func Sync(ctx context.Context, hub *Hub, cache Cache, cat *Catalog, tasks []stri
 		tag, ok := s.HubPipelineTag()
 		switch {
 		case !ok:
-			r.Err = fmt.Errorf("%s: %w — its models are built in or run locally, so there is nothing to sync", s.Name, ErrNoHubListing)
+			r.Skipped = fmt.Sprintf("%s runs on %s only — nothing to sync", s.Name, s.RunsOn())
 		case fatal != nil:
 			r.Tag, r.Err = tag, fatal
 		default:

@@ -490,7 +490,7 @@ func TestSync(t *testing.T) {
 	if res[0].Task != "image-classification" || res[0].Tag != "image-classification" || res[0].Models != 6 || res[0].Err != nil || !res[0].Fetched.Equal(now) {
 		t.Errorf("image-classification: %+v", res[0])
 	}
-	if res[1].Task != "ocr" || !errors.Is(res[1].Err, ErrNoHubListing) {
+	if res[1].Task != "ocr" || res[1].Err != nil || res[1].Skipped != "ocr runs on local programs and local inference servers only — nothing to sync" {
 		t.Errorf("ocr: %+v", res[1])
 	}
 	if res[2].Task != "make-coffee" || res[2].Err == nil || !strings.Contains(res[2].Err.Error(), "unknown task") {

@@ -302,3 +302,26 @@ func (s *Skill) tier(m Model) int {
 	}
 	return 2
 }
+
+// RunsOn says, for people, what runs the skill's models: "local programs
+// and local inference servers", "Chorus's built-in tools", "the
+// controller" for a task with no models.
+func (s *Skill) RunsOn() string {
+	names := map[string]string{
+		EndpointBuiltin: "Chorus's built-in tools", EndpointCommand: "local programs", EndpointLocal: "local inference servers",
+		EndpointOllama: "Ollama", EndpointOpenAI: "OpenAI-compatible servers", EndpointHuggingFace: "Hugging Face", EndpointRetrieval: "web lookups",
+	}
+	var out []string
+	for _, k := range []string{EndpointBuiltin, EndpointCommand, EndpointLocal, EndpointOpenAI, EndpointOllama, EndpointHuggingFace, EndpointRetrieval} {
+		if slices.ContainsFunc(s.Models, func(m Model) bool { return m.ServedBy(k) }) {
+			out = append(out, cmp.Or(names[k], k))
+		}
+	}
+	switch len(out) {
+	case 0:
+		return "the controller"
+	case 1:
+		return out[0]
+	}
+	return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1]
+}

@@ -13,13 +13,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"sync"
 	"time"
 
-	charmlog "charm.land/log/v2"
 	"charm.land/wish/v2"
 	"github.com/charmbracelet/ssh"
 
@@ -105,11 +103,6 @@ func New(opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opts: opts, log: log}
-	// wish reports on charm's default logger (stderr) that a chat's
-	// program "was killed" whenever its connection closes — the normal
-	// end of every chat. Each chat's start and end, and every refusal, are
-	// in the log file instead; the server's terminal stays quiet.
-	charmlog.SetOutput(io.Discard)
 	_, skipped, err := readAuthorizedKeys(opts.AuthorizedKeys)
 	for _, sk := range skipped {
 		log.Warn("ssh key skipped", "reason", sk)
@@ -138,7 +131,7 @@ func New(opts Options) (*Server, error) {
 	srv, err := wish.NewServer(
 		wish.WithVersion(version),
 		wish.WithPublicKeyAuth(s.authorize),
-		wish.WithMiddleware(s.chat),
+		wish.WithMiddleware(chain(s.middleware()...)),
 		func(srv *ssh.Server) error {
 			// Set before wish.NewServer looks: it would otherwise write a
 			// key of its own into the working directory.

@@ -30,6 +30,7 @@ import (
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/sshd"
+	"github.com/chorusai/chorus/ui"
 )
 
 // guard bounds waits that end at once in a working build.
@@ -392,4 +393,31 @@ func TestSSHRefusals(t *testing.T) {
 	tm.waitFor(t, 0, "Ask anything")
 	_, tm2 := s.open(t, testKey(t, 1), 80, 24)
 	tm2.waitFor(t, 0, "all 1 chats this server allows are in use")
+}
+
+// TestSSHChatPanicEndsOnlyThatChat: a chat that panics is closed with a
+// message to its user and the panic in the log file; the server, its chat
+// slot and the other users' chats go on.
+func TestSSHChatPanicEndsOnlyThatChat(t *testing.T) {
+	s := startServer(t, 1)
+	s.allow(t, testKey(t, 2))
+	restore := sshd.SetNewProgram(func(ctx context.Context, o ui.Options) (*ui.Program, error) {
+		if strings.HasSuffix(o.Workspace, userDir(testKey(t, 2))) {
+			panic("a bug in one chat")
+		}
+		return ui.NewProgram(ctx, o)
+	})
+	defer restore()
+
+	_, bad := s.open(t, testKey(t, 2), 80, 24)
+	bad.waitFor(t, 0, "this chat hit an internal error and was closed")
+	waitLog(t, s, "ssh chat panicked")
+	if log := s.log.String(); !strings.Contains(log, "a bug in one chat") || !strings.Contains(log, "goroutine") {
+		t.Errorf("the panic and its stack are not in the log:\n%s", log)
+	}
+	// The one slot is free again, and the next chat works.
+	_, tm := s.open(t, testKey(t, 1), 80, 24)
+	mark := tm.waitFor(t, 0, "Ask anything")
+	tm.typeText(t, "hello\r")
+	tm.waitFor(t, mark, "Served over ssh")
 }

@@ -46,7 +46,7 @@ func (m *Model) chatLines(w, h int) []string {
 // welcome is the empty state: what Chorus does and how to start.
 func (m *Model) welcome(w, h int) []string {
 	st := m.st
-	ctl := m.eng.Controller()
+	ctl := m.engine().Controller()
 	body := []string{
 		st.AssistantLabel.Render("Chorus"),
 		"",

@@ -81,16 +81,16 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		}
 		return m.loadCmd(arg)
 	case "/save":
+		sess := m.conv.Session()
 		if arg != "" {
-			m.session.meta.Title = arg
+			sess.SetTitle(arg)
 		}
-		cmd := m.saveAsync()
-		if cmd == nil {
+		if sess.Len() == 0 {
 			m.flash("nothing to save yet — the session is saved after its first turn", true)
 			return nil
 		}
-		m.flash("session saved as "+m.session.meta.ID, false)
-		return cmd
+		m.flash("session saved as "+sess.ID(), false)
+		return m.saveCmd(sess, true)
 	case "/export":
 		return m.exportTo(arg)
 	case "/model":
@@ -104,7 +104,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		return m.listModels(arg)
 	case "/pull":
 		if arg == "" {
-			m.flash("usage: /pull NAME, e.g. /pull "+m.eng.Controller().Model(), true)
+			m.flash("usage: /pull NAME, e.g. /pull "+m.engine().Controller().Model(), true)
 			return nil
 		}
 		return m.startPull(arg)
@@ -198,7 +198,7 @@ func (m *Model) commandArgs(cmd string) []string {
 	case "/review", "/debug":
 		return []string{"on", "off"}
 	case "/models":
-		return m.eng.Catalog().Names()
+		return m.engine().Catalog().Names()
 	case "/constrain":
 		return []string{"license=", "max-size=", "local-only", "smallest", "best=", "tasks=", "clear"}
 	case "/load":
@@ -223,7 +223,7 @@ type modelsListMsg struct {
 // listModels asks the controller server for its models: to show them
 // (want == "") or to check that want is there before switching to it.
 func (m *Model) listModels(want string) tea.Cmd {
-	ctl := m.eng.Controller()
+	ctl := m.engine().Controller()
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -234,7 +234,7 @@ func (m *Model) listModels(want string) tea.Cmd {
 
 // listModelsQuiet fills the /model completion list.
 func (m *Model) listModelsQuiet() tea.Cmd {
-	ctl := m.eng.Controller()
+	ctl := m.engine().Controller()
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -267,11 +267,11 @@ func (m *Model) onModelsList(msg modelsListMsg) {
 	}
 	sort.Strings(names)
 	m.pulledModels = names
-	cur := m.eng.Controller().Model()
+	cur := m.engine().Controller().Model()
 	if msg.want == "" {
 		if len(names) == 0 {
-			h := m.eng.Controller().Hints()
-			if m.eng.Controller().CanPull() {
+			h := m.engine().Controller().Hints()
+			if m.engine().Controller().CanPull() {
 				m.say(sentence(h.Server) + " has no models. Pull one with `/pull NAME`, e.g. `/pull " + cur + "`.")
 			} else {
 				m.say(sentence(h.Server) + " has no models: add one to it, then pick it with `/model`.")
@@ -298,7 +298,7 @@ func (m *Model) onModelsList(msg modelsListMsg) {
 	}
 	want := msg.want
 	if !slices.Contains(names, want) && !slices.Contains(names, want+":latest") {
-		h := m.eng.Controller().Hints()
+		h := m.engine().Controller().Hints()
 		fix := "pick one it has"
 		if h.Fetch != nil {
 			fix = h.Fetch(want) + " first"
@@ -320,12 +320,12 @@ func (m *Model) onSwitchModel(msg switchModelMsg) tea.Cmd {
 
 // switchModel makes model the controller for the next turns.
 func (m *Model) switchModel(model string) {
-	ctl := m.eng.Controller()
+	ctl := m.engine().Controller()
 	if ctl.Model() == model {
 		m.flash(model+" is already the controller", false)
 		return
 	}
-	m.eng = m.eng.WithController(ctl.WithModel(model))
+	m.conv.SetModel(model)
 	m.warm()
 	m.server = serverState{checked: m.server.checked, reachable: m.server.reachable, pulled: true, version: m.server.version, announced: "ok"}
 	m.say(fmt.Sprintf("The controller is now `%s`.", model))
@@ -335,7 +335,7 @@ func (m *Model) switchModel(model string) {
 func (m *Model) showSkills() {
 	var b strings.Builder
 	b.WriteString("**Skills** — the tasks the planner can use\n\n| task | input → output | models |\n|---|---|---|\n")
-	for _, s := range m.eng.Catalog().All() {
+	for _, s := range m.engine().Catalog().All() {
 		var in []string
 		for _, a := range s.Args {
 			in = append(in, string(a.Type))
@@ -364,7 +364,7 @@ func (m *Model) showModels(task string) tea.Cmd {
 		m.flash("usage: /models TASK — Tab completes task names, /skills lists them", true)
 		return nil
 	}
-	eng, cons := m.eng, m.constraints
+	eng, cons := m.engine(), m.conv.Constraints()
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -382,13 +382,13 @@ func (m *Model) onPreview(msg previewMsg) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** — what selection sees", ev.Task)
-	if !m.constraints.IsZero() {
-		fmt.Fprintf(&b, " under `%s`", m.constraints.String())
+	if !m.conv.Constraints().IsZero() {
+		fmt.Fprintf(&b, " under `%s`", m.conv.Constraints().String())
 	}
 	b.WriteString("\n\n")
 	switch {
 	case ev.Endpoint == pipeline.EndpointController:
-		fmt.Fprintf(&b, "The controller (`%s`) does this task itself. ", m.eng.Controller().Model())
+		fmt.Fprintf(&b, "The controller (`%s`) does this task itself. ", m.engine().Controller().Model())
 	case ev.Model != "":
 		fmt.Fprintf(&b, "First choice: `%s` on %s (%s). ", ev.Model, pipeline.Where(ev.Endpoint, ev.Provider), ev.Decided)
 	default:
@@ -424,10 +424,10 @@ func dash(s string) string {
 // of the same kind, "clear" drops them all, no terms shows them.
 func (m *Model) constrain(arg string) {
 	if arg == "" {
-		if m.constraints.IsZero() {
+		if m.conv.Constraints().IsZero() {
 			m.say("No constraints. Examples: `/constrain license=apache-2.0,mit`, `/constrain max-size=1GB local-only`, `/constrain best=wer:common_voice`.")
 		} else {
-			m.say("Constraints: `" + m.constraints.String() + "` — `/constrain clear` drops them.")
+			m.say("Constraints: `" + m.conv.Constraints().String() + "` — `/constrain clear` drops them.")
 		}
 		return
 	}
@@ -443,7 +443,7 @@ func (m *Model) constrain(arg string) {
 			cleared = true
 		}
 	}
-	next := m.constraints
+	next := m.conv.Constraints()
 	if cleared {
 		next = c
 	} else {
@@ -463,7 +463,7 @@ func (m *Model) constrain(arg string) {
 			next.Tasks = c.Tasks
 		}
 	}
-	m.constraints = next
+	m.conv.SetConstraints(next)
 	if next.IsZero() {
 		m.flash("constraints cleared", false)
 	} else {
@@ -510,7 +510,7 @@ func humanBytes(n int64) string {
 // inference mode, leave no model for any task — once, when they are set,
 // instead of in every task's list of exclusions.
 func (m *Model) warnUnqualifiable() {
-	if why := m.eng.Unqualifiable(m.constraints); why != "" {
+	if why := m.engine().Unqualifiable(m.conv.Constraints()); why != "" {
 		m.say("**Warning:** " + why + ".")
 	}
 }

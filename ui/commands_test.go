@@ -24,11 +24,11 @@ func TestConstrainCommand(t *testing.T) {
 	env := newTestEnv(t)
 	m := env.model(t)
 	m.runCommand("/constrain license=apache-2.0,mit max-size=1GB")
-	if got := m.constraints.String(); got != "license=apache-2.0,mit max-size=1GB" {
+	if got := m.conv.Constraints().String(); got != "license=apache-2.0,mit max-size=1GB" {
 		t.Fatalf("constraints = %q", got)
 	}
 	m.runCommand("/constrain local-only license=mit")
-	if got := m.constraints.String(); got != "license=mit max-size=1GB local-only" {
+	if got := m.conv.Constraints().String(); got != "license=mit max-size=1GB local-only" {
 		t.Fatalf("terms should replace their own kind only: %q", got)
 	}
 	if !strings.Contains(ansi.Strip(m.statusLine(fixedNow)), "license=mit max-size=1GB local-only") {
@@ -38,12 +38,12 @@ func TestConstrainCommand(t *testing.T) {
 	if !m.notice.bad || !strings.Contains(m.notice.text, "license needs a value") {
 		t.Errorf("a bad term should be explained: %q", m.notice.text)
 	}
-	if m.constraints.String() != "license=mit max-size=1GB local-only" {
+	if m.conv.Constraints().String() != "license=mit max-size=1GB local-only" {
 		t.Error("a bad command must not change the constraints")
 	}
 	m.runCommand("/constrain clear")
-	if !m.constraints.IsZero() {
-		t.Fatalf("clear left %q", m.constraints.String())
+	if !m.conv.Constraints().IsZero() {
+		t.Fatalf("clear left %q", m.conv.Constraints().String())
 	}
 	m.runCommand("/constrain")
 	if !strings.Contains(m.chat.Last().Text, "No constraints") {
@@ -271,7 +271,8 @@ func TestReviewCancelIsNotAnError(t *testing.T) {
 	if strings.Contains(f, "No plan") || !strings.Contains(f, "⊝ 1 image-resize") {
 		t.Errorf("the Plan pane should show the plan turned down:\n%s", f)
 	}
-	rec := tr.record()
+	recs := m.conv.Session().Turns()
+	rec := recs[len(recs)-1]
 	if !rec.Cancelled || rec.Error != "" || len(rec.Plan) != 2 {
 		t.Errorf("saved as cancelled=%v error=%q plan=%d tasks; want cancelled, no error, the plan", rec.Cancelled, rec.Error, len(rec.Plan))
 	}
@@ -309,7 +310,7 @@ func TestModelCommandSwitchesController(t *testing.T) {
 	s.submit("/model not-pulled:1b")
 	s.wait("the refusal", func(m *Model) bool { return strings.Contains(lastText(m), "/pull not-pulled:1b") })
 	s.submit("/model llama3.2:3b")
-	s.wait("the switch", func(m *Model) bool { return m.eng.Controller().Model() == "llama3.2:3b" })
+	s.wait("the switch", func(m *Model) bool { return m.engine().Controller().Model() == "llama3.2:3b" })
 	s.submit("hello")
 	s.wait("the turn", turnsDone(1))
 	m := s.finish()
@@ -363,9 +364,9 @@ func TestNewSaveAndLoadCommands(t *testing.T) {
 	s.submit("/save My first chat")
 	s.wait("saved", func(m *Model) bool { return strings.Contains(m.notice.text, "saved") })
 	var id string
-	s.wait("the id", func(m *Model) bool { id = m.session.meta.ID; return id != "" })
+	s.wait("the id", func(m *Model) bool { id = m.conv.Session().ID(); return id != "" })
 	s.submit("/new")
-	s.wait("a new session", func(m *Model) bool { return len(m.turns) == 0 && m.session.meta.ID != id })
+	s.wait("a new session", func(m *Model) bool { return len(m.turns) == 0 && m.conv.Session().ID() != id })
 	s.submit("/sessions")
 	s.wait("the list", func(m *Model) bool { _, ok := m.dialog.(*dialog.Sessions); return ok })
 	// Typing searches; a digit is part of the search, never "open #4".
@@ -377,18 +378,18 @@ func TestNewSaveAndLoadCommands(t *testing.T) {
 	s.typeText("my first")
 	s.wait("the match", func(m *Model) bool { return strings.Contains(frame(m), "› My first chat") })
 	s.key(keyEnter)
-	s.wait("the reopened session", func(m *Model) bool { return m.session.meta.ID == id && len(m.turns) == 1 })
+	s.wait("the reopened session", func(m *Model) bool { return m.conv.Session().ID() == id && len(m.turns) == 1 })
 	// /load completes titles and opens by title.
 	s.submit("/new")
-	s.wait("a new session", func(m *Model) bool { return len(m.turns) == 0 && m.session.meta.ID != id })
+	s.wait("a new session", func(m *Model) bool { return len(m.turns) == 0 && m.conv.Session().ID() != id })
 	s.typeText("/load my f")
 	s.key(tea.KeyPressMsg{Code: tea.KeyTab})
 	s.wait("the title completed", func(m *Model) bool { return m.input.Value() == "/load My first chat " })
 	s.key(keyEnter)
-	s.wait("the session loaded by title", func(m *Model) bool { return m.session.meta.ID == id && len(m.turns) == 1 })
+	s.wait("the session loaded by title", func(m *Model) bool { return m.conv.Session().ID() == id && len(m.turns) == 1 })
 	m := s.finish()
-	if m.session.meta.Title != "My first chat" {
-		t.Errorf("title = %q", m.session.meta.Title)
+	if m.conv.Session().Title() != "My first chat" {
+		t.Errorf("title = %q", m.conv.Session().Title())
 	}
 	if !strings.Contains(chatText(m), "First answer.") {
 		t.Error("the reopened chat should show the earlier answer")

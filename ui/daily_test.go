@@ -126,7 +126,7 @@ func TestCopyPickerOffersEveryMessage(t *testing.T) {
 func TestDeleteSessionFromTheList(t *testing.T) {
 	env := newTestEnv(t)
 	m := env.model(t)
-	st := m.session.store
+	st := sessions.Store{Dir: m.conv.Service().Dir()}
 	old := st.New("")
 	old.Title = "an old chat"
 	old.AddTurn(sessions.Turn{Request: "hi", Answer: "hello"})

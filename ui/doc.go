@@ -3,9 +3,11 @@
 // a task tree, the chosen models with their reasons, the execution log — next
 // to the streamed, Markdown-rendered answer.
 //
-// Run opens it; the cobra root calls
+// It is a front end of the chat service (package conversation), which runs,
+// records and saves the turns; the cobra root calls
 //
-//	ui.Run(ctx, ui.Options{Config: cfg, Engine: eng, Constraints: cons, Resume: id})
+//	svc, _ := conversation.New(conversation.Options{Engine: eng, Logger: log})
+//	ui.Run(ctx, ui.Options{Config: cfg, Service: svc, Constraints: cons, Resume: id})
 //
 // The package is the Model and its glue; the parts it is built from are
 // rooms of their own, each given what it draws and returning what happened:
@@ -23,8 +25,8 @@
 //
 // Imports point one way: ui imports the rooms; dialog imports turnview and
 // chat, turnview imports chat, and every room imports theme; no room
-// imports ui. ui/media (images, audio) and sessions (session files) are
-// libraries the glue adapts.
+// imports ui. ui/media (images, audio) is a library the glue adapts; the
+// session's record and its file are the chat service's.
 //
 // Update only routes: each message goes to a handler in the file of its
 // concern (turns.go, pump.go, server.go, session.go, commands.go, media.go,

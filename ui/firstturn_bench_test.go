@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -74,9 +75,12 @@ func benchFirstTurn(b *testing.B, lat fakeollama.Latency, idle time.Duration, wa
 		env.script.plan = `{"constraints":{},"tasks":[]}`
 		env.script.answer = strings.TrimSpace(strings.Repeat("A quiet street with trees and a red bicycle. ", 6))
 		opts := env.options(b)
-		if warm {
-			opts.Warmer, opts.WarmOnOpen = &conversation.Warmer{}, true
+		warmer := &conversation.Warmer{}
+		opts.Service, err = conversation.New(conversation.Options{Engine: env.eng, Dir: filepath.Join(b.TempDir(), "sessions"), Warmer: warmer})
+		if err != nil {
+			b.Fatal(err)
 		}
+		opts.Warm, opts.WarmOnOpen = warm, warm
 		var m *Model
 		m, err = New(opts)
 		if err != nil {
@@ -112,9 +116,7 @@ func benchFirstTurn(b *testing.B, lat fakeollama.Latency, idle time.Duration, wa
 		prefilled += calls[0].Evaluated // the planning call
 		_ = tm.Quit()
 		tm.WaitFinished(b, teatest.WithFinalTimeout(guard))
-		if opts.Warmer != nil {
-			opts.Warmer.Wait()
-		}
+		warmer.Wait()
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(prefilled)/n, "plan-prefill-tok/turn")

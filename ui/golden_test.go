@@ -112,12 +112,9 @@ func TestGoldenFullTurn(t *testing.T) {
 
 			// The session was saved with the turn.
 			m.shutdown()
-			saved, err := m.session.store.Load(m.session.meta.ID)
-			if err != nil {
-				t.Fatalf("session not saved: %v", err)
-			}
-			if len(saved.Turns) != 1 || len(saved.Turns[0].Plan) != 2 || saved.Turns[0].Report == nil {
-				t.Errorf("saved turn incomplete: %+v", saved.Turns)
+			saved := savedTurns(t, m)
+			if len(saved) != 1 || len(saved[0].Plan) != 2 || saved[0].Report == nil {
+				t.Errorf("saved turn incomplete: %+v", saved)
 			}
 		})
 	}

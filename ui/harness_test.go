@@ -22,6 +22,7 @@ import (
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/internal/fakeollama"
@@ -172,8 +173,29 @@ func fixedEnv(extra map[string]string) func(string) string {
 }
 
 func (e *testEnv) options(t testing.TB) Options {
-	return Options{Config: e.cfg, Engine: e.eng, SessionDir: filepath.Join(t.TempDir(), "sessions"),
+	return Options{Config: e.cfg, Service: testService(t, e.eng, filepath.Join(t.TempDir(), "sessions")),
 		Getenv: fixedEnv(nil), Now: func() time.Time { return fixedNow }}
+}
+
+// savedTurns reads m's session back from its file.
+func savedTurns(t testing.TB, m *Model) []conversation.Record {
+	t.Helper()
+	s, err := m.conv.Service().Open(m.conv.Session().ID())
+	if err != nil {
+		t.Fatalf("session not saved: %v", err)
+	}
+	return s.Turns()
+}
+
+// testService is the chat service over eng, keeping sessions in dir, on
+// the tests' fixed clock.
+func testService(t testing.TB, eng *pipeline.Engine, dir string) *conversation.Service {
+	t.Helper()
+	svc, err := conversation.New(conversation.Options{Engine: eng, Dir: dir, Now: func() time.Time { return fixedNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
 }
 
 func (e *testEnv) model(t testing.TB) *Model {

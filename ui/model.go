@@ -3,13 +3,11 @@ package ui
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/chorusai/chorus/pipeline"
-	"github.com/chorusai/chorus/sessions"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/prompt"
@@ -21,8 +19,11 @@ import (
 // View from one goroutine only. The pipeline runs elsewhere and reaches the
 // model only through pump messages.
 type Model struct {
-	opts  Options
-	eng   *pipeline.Engine
+	opts Options
+	// conv is the chat service's conversation: the engine, the standing
+	// constraints, the recording and the session, which it records and
+	// saves.
+	conv  *conversation.Chat
 	keys  theme.KeyMap
 	st    theme.Styles
 	md    *chat.Markdown
@@ -48,10 +49,9 @@ type Model struct {
 	submitting bool
 	nextTurn   int
 
-	constraints pipeline.Constraints
-	review      bool
-	debug       bool
-	raw         bool
+	review bool
+	debug  bool
+	raw    bool
 
 	panes panes
 
@@ -80,12 +80,9 @@ type Model struct {
 	// thumbs caches inline previews by path and width.
 	thumbs map[chat.ThumbKey]string
 
-	session *session
 	saveErr error
-	// saves counts background saves in flight; saveOrder keeps them from
-	// landing out of order.
-	saves     sync.WaitGroup
-	saveOrder *sessions.SaveOrder
+	// saves counts background saves in flight.
+	saves *inFlight
 	// sessionIDs, sessionTitles and pulledModels feed Tab completion of
 	// /load and /model; they are refreshed whenever the app lists them
 	// anyway.
@@ -96,8 +93,6 @@ type Model struct {
 
 	// ws is where the chat's files live (confined for a remote user).
 	ws workspace
-	// tape records the chat's traffic while /record is on.
-	tape *tape
 }
 
 // New builds the model without starting a program: Run uses it, and tests
@@ -112,13 +107,13 @@ func New(opts Options) (*Model, error) {
 	}
 	getenv := opts.Getenv
 	m := &Model{
-		opts:        opts,
-		eng:         opts.Engine,
+		opts: opts,
+		conv: opts.Service.Chat(conversation.ChatOptions{Constraints: opts.Constraints, OutputDir: opts.OutputDir,
+			Workspace: opts.Workspace}),
 		keys:        km,
 		st:          theme.NewStyles(),
 		md:          chat.NewMarkdown(chat.GlamourStyle(getenv)),
 		now:         opts.Now,
-		constraints: opts.Constraints,
 		review:      opts.Config.UI.Review,
 		debug:       opts.Config.UI.Debug,
 		panes:       panes{shown: true},
@@ -127,7 +122,7 @@ func New(opts Options) (*Model, error) {
 		width:       80,
 		height:      24,
 		serverRetry: serverRetryEvery,
-		saveOrder:   &sessions.SaveOrder{},
+		saves:       newInFlight(),
 	}
 	m.media = newTermMedia(getenv)
 	if opts.Remote != "" {
@@ -136,14 +131,13 @@ func New(opts Options) (*Model, error) {
 	m.images = m.media != nil && m.media.Protocol() != "off"
 	m.ws = newWorkspace(opts.Workspace)
 	m.input = prompt.New(km, prompt.Completer{Commands: completions(), Args: m.commandArgs, ReadDir: m.ws.readDir, Expand: m.ws.expand})
-	m.session = m.newSession()
 	if opts.Resume != "" {
 		err := m.loadSession(opts.Resume)
 		switch {
 		case err == nil:
-		case sessions.IsLatest(opts.Resume) && errors.Is(err, sessions.ErrNotFound):
+		case conversation.IsLatest(opts.Resume) && errors.Is(err, conversation.ErrNotFound):
 			// The first run with --resume latest: nothing is wrong.
-			m.say("No saved session to resume yet (in `" + m.session.store.Dir + "`) — this chat starts a new one.")
+			m.say("No saved session to resume yet (in `" + m.conv.Service().Dir() + "`) — this chat starts a new one.")
 		default:
 			m.systemError(err.Error())
 		}

@@ -2,12 +2,12 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/pipeline"
 )
 
@@ -70,11 +70,14 @@ func (p *pump) listen() tea.Cmd {
 	}
 }
 
-// turnDone ends a turn's stream: the engine returned.
+// turnDone ends a turn's stream: the turn ended and was saved.
 type turnDone struct {
-	report *pipeline.Report
-	err    error
+	res conversation.Result
 }
+
+// synced is the Request.Synced of the turn: the turns another writer
+// added reach the model before the turn's events.
+func (p *pump) synced(s conversation.Sync) { p.push(s) }
 
 // reviewRequest asks the user to approve the plan before it runs. The
 // pipeline goroutine waits on reply; the model answers exactly once.
@@ -103,19 +106,12 @@ func (p *pump) reviewFunc() func(ctx context.Context, plan pipeline.Plan) (pipel
 	}
 }
 
-// runTurn returns the command that runs a turn on eng and ends the stream
-// with turnDone.
-func runTurn(ctx context.Context, eng *pipeline.Engine, t pipeline.Turn, p *pump) tea.Cmd {
+// runTurn returns the command that runs a turn of chat (which records and
+// saves it; a bug in a stage costs the turn, not the app) and ends the
+// stream with turnDone.
+func runTurn(ctx context.Context, chat *conversation.Chat, req conversation.Request, p *pump) tea.Cmd {
 	return func() (msg tea.Msg) {
-		defer func() {
-			// A bug in a stage must cost the turn, not the app and the
-			// user's unsaved session.
-			if r := recover(); r != nil {
-				p.push(turnDone{err: fmt.Errorf("internal error in the pipeline: %v", r)})
-			}
-		}()
-		rep, err := eng.Run(ctx, t, p.emit)
-		p.push(turnDone{report: rep, err: err})
+		p.push(turnDone{res: chat.Run(ctx, req, p.emit)})
 		return nil
 	}
 }

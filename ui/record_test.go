@@ -20,14 +20,14 @@ func TestRecordInTheChat(t *testing.T) {
 	s := startSession(t, env.model(t), 100, 30)
 	s.ready()
 	s.submit("/record " + tape)
-	s.wait("recording on", func(m *Model) bool { return m.tape != nil })
+	s.wait("recording on", func(m *Model) bool { return m.recording() })
 	if !strings.Contains(s.snapshot(), "● rec") {
 		t.Fatalf("the status bar does not say it records:\n%s", s.snapshot())
 	}
 	s.submit("say hello")
 	s.wait("the turn", turnsDone(1))
 	s.submit("/record stop")
-	s.wait("recording off", func(m *Model) bool { return m.tape == nil && strings.Contains(chatText(m), "Recorded 1 turn(s)") })
+	s.wait("recording off", func(m *Model) bool { return !m.recording() && strings.Contains(chatText(m), "Recorded 1 turn(s)") })
 	s.submit("and again")
 	s.wait("an unrecorded turn", turnsDone(2))
 	s.finish()
@@ -51,7 +51,7 @@ func TestRecordInTheChat(t *testing.T) {
 	}
 	// The chat on a replay says so: its intro, and ▶ replay for Ollama.
 	opts := env.options(t)
-	opts.Engine, opts.Intro = eng, "Replaying `chat.json`."
+	opts.Service, opts.Intro = testService(t, eng, t.TempDir()), "Replaying `chat.json`."
 	rm, err := New(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chorusai/chorus/conversation"
+	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/prompt"
 )
@@ -91,13 +93,13 @@ func TestWorkspaceConfinesFiles(t *testing.T) {
 	if entries, err := m.ws.readDir(m.ws.expand(".")); err != nil || len(entries) == 0 {
 		t.Errorf("Tab completion in the workspace: %v %v", entries, err)
 	}
-	done := newTurn(1, "hi", nil, "qwen3:8b", fixedNow)
-	done.Finish(nil, nil, fixedNow)
-	m.turns = append(m.turns, done)
+	if res := m.conv.Run(testCtx(t), conversation.Request{Request: "hi"}, func(pipeline.Event) {}); res.Err != nil {
+		t.Fatal(res.Err)
+	}
 	if cmd := m.exportTo(filepath.Join(t.TempDir(), "x.md")); cmd != nil || !strings.Contains(m.notice.text, "outside your workspace") {
 		t.Errorf("export outside: %q", m.notice.text)
 	}
-	if m.record("/tmp/elsewhere.json"); m.tape != nil || !strings.Contains(m.notice.text, "outside your workspace") {
+	if m.record("/tmp/elsewhere.json"); m.recording() || !strings.Contains(m.notice.text, "outside your workspace") {
 		t.Errorf("record outside: %q", m.notice.text)
 	}
 }

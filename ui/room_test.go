@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
@@ -101,4 +102,28 @@ func fallbackTurnView() *turnview.Turn {
 		tr.Apply(ev, fixedNow)
 	}
 	return tr
+}
+
+// /sessions searches what was said, not only titles: "light" finds the
+// session where the user asked to draw a lighthouse.
+func TestSessionsSearchFindsTurnText(t *testing.T) {
+	env := newTestEnv(t)
+	m := env.model(t)
+	st := sessions.Store{Dir: m.conv.Service().Dir()}
+	old := st.New("")
+	old.Title = "a picture for the blog"
+	old.AddTurn(sessions.Turn{Request: "draw a lighthouse at dusk", Answer: "Here it is."})
+	if err := st.Save(old); err != nil {
+		t.Fatal(err)
+	}
+	s := startSession(t, m, 100, 30)
+	s.ready()
+	s.submit("/sessions")
+	s.wait("the list", func(m *Model) bool { return m.dialog != nil })
+	s.typeText("light")
+	s.wait("the match", func(m *Model) bool {
+		f := frame(m)
+		return strings.Contains(f, "› a picture for the blog") && strings.Contains(f, "draw a lighthouse")
+	})
+	s.finish()
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -24,21 +23,16 @@ type Options struct {
 	// the status bar, the inference mode, the Hugging Face token's source
 	// (never the token), and the ui section (review, debug, keys).
 	Config *config.Config
-	// Engine runs turns. /model swaps its controller with
-	// Engine.WithController, so no other constructor is needed.
-	Engine *pipeline.Engine
+	// Service is the chat service the TUI is a front end of: its engine
+	// runs the turns, its sessions directory keeps them. The TUI starts
+	// one conversation.Chat on it.
+	Service *conversation.Service
 	// Constraints are the standing constraints (the config's constraints
 	// section, already parsed); /constrain changes them for the session.
 	Constraints pipeline.Constraints
-	// SessionDir holds one file per session. Empty means
-	// config.DataDir()/sessions.
-	SessionDir string
 	// Resume is the id of a session to reopen ("latest" for the newest);
 	// empty starts a new one.
 	Resume string
-	// Logger records session saves and loads for the log file; nil
-	// records nothing.
-	Logger *slog.Logger
 	// Getenv reads the environment (terminal detection, $EDITOR); nil
 	// means os.Getenv.
 	Getenv func(string) string
@@ -54,8 +48,6 @@ type Options struct {
 	// Intro is Markdown said in the chat when it opens (a replay says
 	// what it replays); empty says nothing.
 	Intro string
-	// Version is Chorus's version, written into recordings (/record).
-	Version string
 
 	// Remote is set when the person at the keyboard is on another machine
 	// — a `chorus serve --ssh` connection; it names where they connect
@@ -72,30 +64,27 @@ type Options struct {
 	// turns; empty keeps the engine's.
 	OutputDir string
 
-	// Warmer, when set, keeps the controller's prompt cache warm between
-	// turns: the chat warms it after /model and after loading a session,
-	// and cancels it when a turn starts. WarmOnOpen also warms it when the
-	// chat opens; `chorus serve --ssh` leaves it off and warms its shared
-	// Warmer once for all chats. Leave both unset for a replay.
-	Warmer     *conversation.Warmer
-	WarmOnOpen bool
+	// Warm keeps the controller's prompt cache warm for the next turn
+	// (conversation.Chat.Warm): the chat warms after /model and after
+	// loading a session, and WarmOnOpen also when it opens; a turn
+	// cancels a warm-up still in flight. `chorus serve --ssh` leaves
+	// WarmOnOpen off (the server warms once for all chats); a replay
+	// leaves both off (the recording answers every call).
+	Warm, WarmOnOpen bool
 }
 
 func (o *Options) defaults() error {
 	if o.Config == nil {
 		return errors.New("ui: Options.Config is nil")
 	}
-	if o.Engine == nil {
-		return errors.New("ui: Options.Engine is nil")
+	if o.Service == nil {
+		return errors.New("ui: Options.Service is nil")
 	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
 	if o.Now == nil {
 		o.Now = time.Now
-	}
-	if o.SessionDir == "" {
-		o.SessionDir = defaultSessionDir()
 	}
 	return nil
 }
@@ -172,25 +161,22 @@ func Run(ctx context.Context, opts Options) error {
 	return m.saveErr
 }
 
-// shutdown cancels a running turn and playback and saves the session; a
-// turn cut off by quitting is saved as cancelled, with its partial answer.
+// closeWait is how long a turn cut off by quitting gets to wind down
+// before it is saved with what it had.
+const closeWait = 5 * time.Second
+
+// shutdown cancels a running turn and playback and saves the session and
+// the recording; a turn cut off by quitting is saved as cancelled, with
+// its partial answer.
 func (m *Model) shutdown() {
-	if m.cancel != nil {
-		m.cancel()
-	}
-	if m.running() {
-		m.cur.Finish(nil, fmt.Errorf("%w: Chorus was closed", pipeline.ErrCancelled), m.now())
-	}
 	if m.play != nil {
 		m.play.cancel()
 	}
 	if m.pull != nil {
 		m.pull.cancel()
 	}
-	m.save()
-	if m.tape != nil && m.tape.rec.Turns() > 0 {
-		if err := m.tape.rec.Save(); err != nil && m.saveErr == nil {
-			m.saveErr = err
-		}
+	m.saves.Wait()
+	if err := m.conv.Close(closeWait); err != nil && m.saveErr == nil {
+		m.saveErr = err
 	}
 }

@@ -50,7 +50,7 @@ type serverRetryMsg struct{ gen int }
 func (m *Model) checkServer() tea.Cmd {
 	m.serverGen++
 	gen := m.serverGen
-	ctl := m.eng.Controller()
+	ctl := m.engine().Controller()
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -81,7 +81,7 @@ func (m *Model) onServerRetry(msg serverRetryMsg) tea.Cmd {
 // onServer records a check, tells the user what changed and how to fix
 // it, and keeps checking while something is missing.
 func (m *Model) onServer(msg serverMsg) tea.Cmd {
-	ctl := m.eng.Controller()
+	ctl := m.engine().Controller()
 	if msg.gen != m.serverGen {
 		return nil // superseded by a newer check
 	}
@@ -177,14 +177,14 @@ func (m *Model) startPull(model string) tea.Cmd {
 		m.flash("a pull of "+m.pull.model+" is running — wait for it, or "+m.keys.Label(theme.ActCancel)+" to stop it", true)
 		return nil
 	}
-	if ctl := m.eng.Controller(); !ctl.CanPull() {
+	if ctl := m.engine().Controller(); !ctl.CanPull() {
 		m.systemError(ctl.Pull(context.Background(), model, nil).Error())
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := newPump(-1)
 	m.pull = &pullState{model: model, status: "starting", cancel: cancel, p: p}
-	ctl := m.eng.Controller()
+	ctl := m.engine().Controller()
 	run := func() tea.Msg {
 		err := ctl.Pull(ctx, model, func(pr controller.PullProgress) { p.push(pullProgressMsg{pr}) })
 		p.push(pullDoneMsg{model: model, err: err})

@@ -7,110 +7,49 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/pipeline"
-	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/theme"
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
-// session is the chat's persistent identity: the sessions record whose
-// turns are rebuilt from the model's turns on every save, so the file and
-// the screen never disagree.
-type session struct {
-	store sessions.Store
-	// meta holds the id, title and creation time; its Turns are unused.
-	meta *sessions.Session
-}
+// The session's record — what is saved, and when — is the chat service's
+// (conversation.Chat): the TUI shows turns and asks for them. Saving merges
+// with what other writers (chorus run --continue, another window) saved, so
+// their turns appear here too, with a note (takeSync).
 
-func defaultSessionDir() string { return sessions.DefaultDir() }
-
-func (m *Model) newSession() *session {
-	st := sessions.Store{Dir: m.opts.SessionDir, Logger: m.opts.Logger}
-	return &session{store: st, meta: st.New("")}
-}
-
-// record converts a finished turn to its saved form.
-func (t *turn) record() sessions.Turn {
-	rec := sessions.Turn{ID: t.recID, Request: t.Request, Attachments: t.Attachments, Cancelled: t.Canceled,
-		Started: t.Started, Finished: t.Ended, Report: t.Report}
-	rec.Answer = t.Answer
-	if t.Plan != nil {
-		rec.Plan, rec.PlanNotes, rec.Planned = t.Plan.Tasks, t.Plan.Notes, true
-	}
-	for _, ts := range t.Tasks {
-		if ts.Choice != nil {
-			rec.Models = append(rec.Models, *ts.Choice)
-		}
-	}
-	if t.Err != nil && !t.Canceled {
-		rec.Error = t.FatalText()
-	}
-	rec.Resources = append(rec.UserFiles(), t.Files()...)
-	return rec
-}
-
-// snapshot returns the session as it should be saved now: finished turns
-// only, the current controller and constraints. It shares no mutable state
-// with the model, so it can be written from another goroutine.
-func (m *Model) snapshot() *sessions.Session {
-	s := *m.session.meta
-	s.Turns = nil
-	s.Model = m.eng.Controller().Model()
-	s.Constraints = m.constraints
-	for _, t := range m.turns {
-		if t.Done {
-			s.AddTurn(t.record())
-		}
-	}
-	if s.Title == "" && len(s.Turns) > 0 {
-		s.Title = sessions.TitleFrom(s.Turns[0].Request)
-	}
-	m.session.meta.Title = s.Title
-	return &s
-}
-
-// history is the chat log the pipeline sees, with the files of every turn
-// as resources, exactly as a reopened session will give it.
-func (m *Model) history() []pipeline.Message { return m.snapshot().History() }
-
-// save writes the session synchronously; used on the way out. Saves still
-// in flight finish first, so an older snapshot never lands last.
-func (m *Model) save() {
-	m.saves.Wait()
-	s := m.snapshot()
-	if len(s.Turns) == 0 {
-		return
-	}
-	if err := m.session.store.Save(s); err != nil {
-		m.saveErr = err
-	}
-}
+// engine is the engine the chat's next turn runs on.
+func (m *Model) engine() *pipeline.Engine { return m.conv.Engine() }
 
 // saveDone reports a background save.
-type saveDone struct{ err error }
+type saveDone struct {
+	// current says the save was of the session on screen: the turns
+	// another writer added are shown.
+	current bool
+	sess    *conversation.Session
+	sync    conversation.Sync
+	err     error
+}
 
-// saveAsync saves in a command, so Update never waits for the disk.
-// Commands run concurrently, so each save carries its place in the order of
-// snapshots (sessions.SaveOrder), and one overtaken by a newer snapshot
-// writes nothing rather than put the older state back.
-func (m *Model) saveAsync() tea.Cmd {
-	s := m.snapshot()
-	if len(s.Turns) == 0 {
+// saveCmd saves sess in a command, so Update never waits for the disk.
+// current says sess is the session on screen.
+func (m *Model) saveCmd(sess *conversation.Session, current bool) tea.Cmd {
+	if sess.Len() == 0 {
 		return nil
 	}
-	st := m.session.store
-	order := m.saveOrder
-	seq := order.Next()
-	m.saves.Add(1)
+	saves := m.saves
+	saves.add()
 	return func() tea.Msg {
-		defer m.saves.Done()
-		return saveDone{err: order.Save(st, s, seq)}
+		defer saves.done()
+		sync, err := sess.Save()
+		return saveDone{current: current, sess: sess, sync: sync, err: err}
 	}
 }
 
@@ -118,80 +57,33 @@ func (m *Model) saveAsync() tea.Cmd {
 // newest), which then continues: its turns become the history of the next
 // request.
 func (m *Model) loadSession(id string) error {
-	s, err := m.session.store.Open(id)
+	s, err := m.conv.Service().Open(id)
 	if err != nil {
 		return err
 	}
-	m.adopt(s)
+	m.conv.Adopt(s)
+	m.show(s)
 	return nil
 }
 
 // loadedMsg carries a session read off the UI goroutine.
 type loadedMsg struct {
-	s   *sessions.Session
+	s   *conversation.Session
 	err error
 }
 
 // loadCmd reads a session in a command; arg is an id, "latest" or a
-// title (findSession).
+// title (conversation.Service.Find).
 func (m *Model) loadCmd(arg string) tea.Cmd {
-	st := m.session.store
+	svc := m.conv.Service()
 	return func() tea.Msg {
-		id, err := findSession(st, arg)
+		id, err := svc.Find(arg)
 		if err != nil {
 			return loadedMsg{err: err}
 		}
-		s, err := st.Open(id)
+		s, err := svc.Open(id)
 		return loadedMsg{s: s, err: err}
 	}
-}
-
-// findSession resolves what /load was given: an id or "latest" as it is,
-// else a title — the newest session of that title (any case), or the one
-// session whose title starts with, then contains, the words given. Several
-// matches are an error that names them; none leaves arg to Open, which
-// says it was not found.
-func findSession(st sessions.Store, arg string) (string, error) {
-	if sessions.IsLatest(arg) {
-		return arg, nil
-	}
-	list, err := st.List()
-	if err != nil {
-		return "", err
-	}
-	want := strings.ToLower(strings.TrimSpace(arg))
-	for _, s := range list {
-		if s.ID == arg {
-			return s.ID, nil
-		}
-	}
-	for _, s := range list { // newest first
-		if strings.ToLower(s.Title) == want {
-			return s.ID, nil
-		}
-	}
-	for _, match := range []func(title string) bool{
-		func(t string) bool { return strings.HasPrefix(t, want) },
-		func(t string) bool { return strings.Contains(t, want) },
-	} {
-		var found []sessions.Summary
-		for _, s := range list {
-			if s.Title != "" && match(strings.ToLower(s.Title)) {
-				found = append(found, s)
-			}
-		}
-		switch {
-		case len(found) == 1:
-			return found[0].ID, nil
-		case len(found) > 1:
-			var names []string
-			for _, s := range found[:min(len(found), 4)] {
-				names = append(names, fmt.Sprintf("%q (%s)", s.Title, s.ID))
-			}
-			return "", fmt.Errorf("%d sessions match %q: %s — give more of the title, or the id", len(found), arg, strings.Join(names, ", "))
-		}
-	}
-	return arg, nil
 }
 
 // onLoaded saves the current session, then shows the loaded one.
@@ -204,47 +96,90 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		m.flash("a turn is running — cancel it first ("+m.keys.Label(theme.ActCancel)+")", true)
 		return nil
 	}
-	save := m.saveAsync()
-	m.adopt(msg.s)
+	prev := m.conv.Adopt(msg.s)
+	m.show(msg.s)
 	m.warm()
 	m.layout()
-	return tea.Batch(save, m.requestThumbs(), m.checkServer())
+	return tea.Batch(m.saveCmd(prev, false), m.requestThumbs(), m.checkServer())
 }
 
-// adopt shows a loaded session.
-func (m *Model) adopt(s *sessions.Session) {
+// show puts a loaded session on screen in place of the chat.
+func (m *Model) show(s *conversation.Session) {
 	if m.cancel != nil {
 		m.cancel()
 	}
 	m.cur, m.curPump, m.cancel = nil, nil, nil
 	m.chat.Reset()
 	m.turns = nil
-	meta := *s
-	meta.Turns = nil
-	m.session.meta = &meta
-	if !s.Constraints.IsZero() {
-		m.constraints = s.Constraints
-	}
-	if s.Model != "" && s.Model != m.eng.Controller().Model() {
-		m.eng = m.eng.WithController(m.eng.Controller().WithModel(s.Model))
-	}
-	for _, rec := range s.Turns {
-		m.nextTurn++
-		t := turnFromRecord(m.nextTurn, rec, s.Model)
-		t.recID = rec.ID
+	turns := s.Turns()
+	for _, rec := range turns {
+		t := m.recordTurn(rec, s.Model())
 		m.turns = append(m.turns, t)
-		m.chat.Add(&chat.Message{Role: chat.RoleUser, Text: rec.Request, Attachments: rec.Attachments, Final: true})
-		m.chat.Add(t.entry)
-		if rec.Error != "" {
-			m.chat.Add(&chat.Message{Role: chat.RoleError, Text: rec.Error, Final: true})
+		for _, msg := range t.messages(rec) {
+			m.chat.Add(msg)
 		}
 	}
 	m.say(fmt.Sprintf("Session **%s** reopened (%s, saved %s). It continues here: earlier files can be referred to.",
-		cmp.Or(s.Title, s.ID), chat.Count(len(s.Turns), "turn"), s.Updated.Local().Format("2006-01-02 15:04")))
+		cmp.Or(s.Title(), s.ID()), chat.Count(len(turns), "turn"), s.Updated().Local().Format("2006-01-02 15:04")))
+}
+
+// recordTurn is the on-screen turn of a saved record.
+func (m *Model) recordTurn(rec conversation.Record, model string) *turn {
+	m.nextTurn++
+	t := turnFromRecord(m.nextTurn, rec, model)
+	t.recID = rec.ID
+	return t
+}
+
+// messages are the chat entries of a saved turn: the request, the
+// answer, and why it failed.
+func (t *turn) messages(rec conversation.Record) []*chat.Message {
+	t.user = &chat.Message{Role: chat.RoleUser, Text: rec.Request, Attachments: rec.Attachments, Final: true}
+	out := []*chat.Message{t.user, t.entry}
+	if rec.Error != "" {
+		out = append(out, &chat.Message{Role: chat.RoleError, Text: rec.Error, Final: true})
+	}
+	return out
+}
+
+// takeSync shows the turns another writer (chorus run --continue, another
+// window, another ssh chat) added to the session on screen, each where it
+// belongs in the session's order, after a one-line note.
+func (m *Model) takeSync(sync conversation.Sync) {
+	if len(sync.Added) == 0 {
+		return
+	}
+	model := m.conv.Model()
+	note := &chat.Message{Role: chat.RoleSystem, Final: true,
+		Text: fmt.Sprintf("%s of this session saved elsewhere meanwhile (chorus run, another window) — shown in their place.", chat.Count(len(sync.Added), "turn"))}
+	noted := false
+	for _, a := range sync.Added {
+		t := m.recordTurn(a.Record, model)
+		msgs := t.messages(a.Record)
+		if !noted {
+			msgs = append([]*chat.Message{note}, msgs...)
+			noted = true
+		}
+		at := slices.IndexFunc(m.turns, func(x *turn) bool { return a.Before != "" && x.recID == a.Before })
+		if at < 0 && m.cur != nil {
+			at = slices.Index(m.turns, m.cur) // before the turn still running
+		}
+		if at < 0 || m.turns[at].user == nil {
+			for _, msg := range msgs {
+				m.chat.Add(msg)
+			}
+			m.turns = append(m.turns, t)
+			continue
+		}
+		for _, msg := range msgs {
+			m.chat.InsertBefore(m.turns[at].user, msg)
+		}
+		m.turns = slices.Insert(m.turns, at, t)
+	}
 }
 
 // turnFromRecord rebuilds a finished turn for the panes and the chat.
-func turnFromRecord(id int, rec sessions.Turn, model string) *turn {
+func turnFromRecord(id int, rec conversation.Record, model string) *turn {
 	t := newTurn(id, rec.Request, rec.Attachments, model, rec.Started)
 	t.Done, t.Ended, t.Canceled = true, rec.Finished, rec.Cancelled
 	if rec.Error != "" {
@@ -316,21 +251,20 @@ func turnFromRecord(id int, rec sessions.Turn, model string) *turn {
 
 // newChat starts a new session; the current one is saved first.
 func (m *Model) newChat() tea.Cmd {
-	cmd := m.saveAsync()
 	if m.cancel != nil {
 		m.cancel()
 	}
 	m.cur, m.curPump, m.cancel = nil, nil, nil
 	m.turns = nil
 	m.chat.Reset()
-	m.session = m.newSession()
+	prev := m.conv.NewSession()
 	m.flash("new session — the previous one is saved (/sessions lists them)", false)
-	return cmd
+	return m.saveCmd(prev, false)
 }
 
 // sessionsMsg carries the saved sessions for /sessions and /load.
 type sessionsMsg struct {
-	list []sessions.Summary
+	list []conversation.Summary
 	err  error
 	// quiet refreshes the completion list without showing anything.
 	quiet bool
@@ -340,9 +274,10 @@ type sessionsMsg struct {
 const quietList = true
 
 func (m *Model) listSessions(quiet bool) tea.Cmd {
-	st := m.session.store
+	svc, saves := m.conv.Service(), m.saves
 	return func() tea.Msg {
-		l, err := st.List()
+		saves.Wait() // the list shows what was just saved
+		l, err := svc.List()
 		return sessionsMsg{list: l, err: err, quiet: quiet}
 	}
 }
@@ -364,16 +299,16 @@ func (m *Model) onSessions(msg sessionsMsg) {
 		return
 	}
 	if len(msg.list) == 0 {
-		m.say("No saved sessions yet in `" + m.session.store.Dir + "`.")
+		m.say("No saved sessions yet in `" + m.conv.Service().Dir() + "`.")
 		return
 	}
 	var items []dialog.SessionItem
 	for _, s := range msg.list {
 		detail := fmt.Sprintf("%s · %s · %s", s.Updated.Local().Format("2006-01-02 15:04"), chat.Count(s.Turns, "turn"), s.ID)
-		items = append(items, dialog.SessionItem{ID: s.ID, Title: cmp.Or(s.Title, "(untitled)"), Detail: detail, Damaged: s.Damaged})
+		items = append(items, dialog.SessionItem{ID: s.ID, Title: cmp.Or(s.Title, "(untitled)"), Detail: detail, Text: s.Text, Damaged: s.Damaged})
 	}
 	list := msg.list
-	m.openDialog(dialog.NewSessions(m.keys, &m.st, items, m.session.meta.ID),
+	m.openDialog(dialog.NewSessions(m.keys, &m.st, items, m.conv.Session().ID()),
 		func(i int) tea.Cmd {
 			if list[i].Damaged != "" {
 				m.flash("that session file is damaged: "+list[i].Damaged, true)
@@ -391,8 +326,8 @@ type deletedMsg struct {
 
 // deleteSession deletes a saved session's file in a command.
 func (m *Model) deleteSession(id string) tea.Cmd {
-	st := m.session.store
-	return func() tea.Msg { return deletedMsg{id: id, err: st.Delete(id)} }
+	svc := m.conv.Service()
+	return func() tea.Msg { return deletedMsg{id: id, err: svc.Delete(id)} }
 }
 
 // onDeleted refreshes what completion knows, or says why the file stays.
@@ -406,13 +341,13 @@ func (m *Model) onDeleted(msg deletedMsg) tea.Cmd {
 
 // exportTo writes the Markdown transcript to path in a command.
 func (m *Model) exportTo(path string) tea.Cmd {
-	s := m.snapshot()
-	if len(s.Turns) == 0 {
+	sess := m.conv.Session()
+	if sess.Len() == 0 {
 		m.flash("nothing to export yet", true)
 		return nil
 	}
 	if path == "" {
-		path = "chorus-" + s.ID + ".md"
+		path = "chorus-" + sess.ID() + ".md"
 	}
 	path = m.ws.expand(path)
 	if err := m.ws.check(path); err != nil {
@@ -423,7 +358,7 @@ func (m *Model) exportTo(path string) tea.Cmd {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return exportDone{err: err}
 		}
-		err := os.WriteFile(path, []byte(sessions.Export(s)), 0o644)
+		err := os.WriteFile(path, []byte(sess.Export()), 0o644)
 		return exportDone{path: path, err: err}
 	}
 }
@@ -433,10 +368,15 @@ type exportDone struct {
 	err  error
 }
 
-// onSaveDone reports a background save that failed.
+// onSaveDone reports a background save that failed, and shows the turns
+// another writer added to the session on screen.
 func (m *Model) onSaveDone(msg saveDone) tea.Cmd {
 	if msg.err != nil {
 		m.flash("the session was not saved: "+msg.err.Error(), true)
+		return nil
+	}
+	if msg.current && msg.sess == m.conv.Session() {
+		m.takeSync(msg.sync)
 	}
 	return nil
 }
@@ -449,4 +389,41 @@ func (m *Model) onExportDone(msg exportDone) tea.Cmd {
 		m.say("Exported the transcript to `" + msg.path + "`.")
 	}
 	return nil
+}
+
+// inFlight counts background saves, so a listing or the way out can wait
+// for those already asked for. Unlike a WaitGroup, waiting while another
+// save is being added is fine.
+type inFlight struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	n    int
+}
+
+func newInFlight() *inFlight {
+	f := &inFlight{}
+	f.cond = sync.NewCond(&f.mu)
+	return f
+}
+
+func (f *inFlight) add() {
+	f.mu.Lock()
+	f.n++
+	f.mu.Unlock()
+}
+
+func (f *inFlight) done() {
+	f.mu.Lock()
+	f.n--
+	f.mu.Unlock()
+	f.cond.Broadcast()
+}
+
+// Wait returns when no save is in flight.
+func (f *inFlight) Wait() {
+	f.mu.Lock()
+	for f.n > 0 {
+		f.cond.Wait()
+	}
+	f.mu.Unlock()
 }

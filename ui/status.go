@@ -18,7 +18,7 @@ func (m *Model) statusLine(now time.Time) string {
 	st := m.st
 	sep := st.Status.Render(" │ ")
 	var left []string
-	ctl := m.eng.Controller()
+	ctl := m.engine().Controller()
 	h := ctl.Hints()
 	ol := h.Tag + " ?"
 	olStyle := st.Status
@@ -44,8 +44,8 @@ func (m *Model) statusLine(now time.Time) string {
 		left = append(left, st.Status.Render("HF token ✗"))
 	}
 	left = append(left, st.Status.Render(m.opts.Config.InferenceMode))
-	if !m.constraints.IsZero() {
-		left = append(left, st.Status.Render(m.constraints.String()))
+	if !m.conv.Constraints().IsZero() {
+		left = append(left, st.Status.Render(m.conv.Constraints().String()))
 	}
 	var flags []string
 	if m.review {
@@ -60,7 +60,7 @@ func (m *Model) statusLine(now time.Time) string {
 	if m.play != nil {
 		flags = append(flags, "♪ playing")
 	}
-	if m.tape != nil {
+	if m.recording() {
 		flags = append(flags, "● rec")
 	}
 	if len(flags) > 0 {

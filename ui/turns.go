@@ -9,8 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/pipeline"
-	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/turnview"
@@ -20,15 +20,17 @@ import (
 // pipeline's events, and the chat entry that shows its answer.
 type turn struct {
 	*turnview.Turn
-	// entry is the chat message that shows Turn.Answer.
-	entry *chat.Message
-	// recID identifies the turn's record in the session.
+	// user is the chat message of the request, entry the one that shows
+	// Turn.Answer.
+	user, entry *chat.Message
+	// recID identifies the turn's record in the session; "" until the
+	// turn is recorded.
 	recID string
 }
 
 // newTurn starts a turn with an empty answer entry.
 func newTurn(id int, request string, files []string, model string, now time.Time) *turn {
-	return &turn{Turn: turnview.NewTurn(id, request, files, model, now), entry: &chat.Message{Role: chat.RoleAssistant}, recID: sessions.NewTurnID(now)}
+	return &turn{Turn: turnview.NewTurn(id, request, files, model, now), entry: &chat.Message{Role: chat.RoleAssistant}}
 }
 
 // apply records an event and keeps the answer's entry in step with it.
@@ -71,14 +73,13 @@ func (m *Model) cancelTurn() tea.Cmd {
 
 // startTurn runs a request in the background.
 func (m *Model) startTurn(request string, files []string) tea.Cmd {
-	m.stopWarm()
 	m.nextTurn++
 	now := m.now()
-	t := newTurn(m.nextTurn, request, files, m.eng.Controller().Model(), now)
-	m.chat.Add(&chat.Message{Role: chat.RoleUser, Text: request, Attachments: files, Final: true})
+	t := newTurn(m.nextTurn, request, files, m.engine().Controller().Model(), now)
+	t.user = &chat.Message{Role: chat.RoleUser, Text: request, Attachments: files, Final: true}
+	m.chat.Add(t.user)
 	m.chat.Add(t.entry)
 	m.chat.Follow()
-	hist := m.history()
 	if n := len(m.turns); n > 0 {
 		// A turn's debug events hold its whole prompts and replies; only
 		// the newest turn's are kept (a long chat must not keep every
@@ -92,16 +93,12 @@ func (m *Model) startTurn(request string, files []string) tea.Cmd {
 	m.cancel = cancel
 	p := newPump(t.ID)
 	m.curPump = p
-	req := pipeline.Turn{Request: request, Attachments: files, History: hist, Constraints: m.constraints,
-		OutputDir: m.opts.OutputDir, Workspace: m.ws.root}
-	if m.tape != nil {
-		m.tape.rec.BeginTurn(request, files)
-	}
+	req := conversation.Request{Request: request, Attachments: files, Synced: p.synced}
 	if m.review {
 		req.Review = p.reviewFunc()
 	}
 	m.layout()
-	return tea.Batch(runTurn(ctx, m.eng, req, p), p.listen(), tick(t.ID), m.requestThumbs())
+	return tea.Batch(runTurn(ctx, m.conv, req, p), p.listen(), tick(t.ID), m.requestThumbs())
 }
 
 // onPump applies a batch of the running turn's events.
@@ -124,8 +121,19 @@ func (m *Model) onPump(msg pumpMsg) tea.Cmd {
 			// if it is turned down) have it.
 			t.apply(pipeline.PlanEvent{Tasks: it.plan.Tasks, Constraints: it.plan.Constraints, Notes: it.plan.Notes}, now)
 			m.openReview(it)
+		case conversation.Sync:
+			m.takeSync(it)
 		case turnDone:
-			t.Finish(it.report, it.err, now)
+			res := it.res
+			t.Finish(res.Report, res.Err, now)
+			t.recID = res.Record.ID
+			m.takeSync(res.Sync)
+			if res.SaveErr != nil {
+				m.flash("the session was not saved: "+res.SaveErr.Error(), true)
+			}
+			if res.TapeErr != nil {
+				m.flash("the recording was not saved: "+res.TapeErr.Error(), true)
+			}
 			done = true
 		}
 	}
@@ -204,7 +212,7 @@ func (m *Model) endTurn(t *turn) tea.Cmd {
 	if t.Err != nil && !t.Canceled {
 		recheck = m.recheckServer()
 	}
-	return tea.Batch(m.saveAsync(), m.requestThumbs(), recheck, m.saveTape())
+	return tea.Batch(m.requestThumbs(), recheck)
 }
 
 // running reports whether a turn is in flight.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/list"
 	tea "charm.land/bubbletea/v2"
@@ -16,12 +17,80 @@ import (
 // SessionItem is one saved session in the Sessions dialog.
 type SessionItem struct {
 	ID, Title, Detail string
+	// Text is what was said in the session (the turns' requests and
+	// answers), which the search reads too.
+	Text string
 	// Damaged says why the file cannot be opened ("" when it can).
 	Damaged string
 }
 
-// FilterValue is what the search matches: the title and the id.
-func (it SessionItem) FilterValue() string { return it.Title + " " + it.ID }
+// FilterValue is what the search matches: the title and the id, then,
+// after textSep, the turns' text (searchSessions tells them apart).
+func (it SessionItem) FilterValue() string { return it.Title + " " + it.ID + textSep + it.Text }
+
+// textSep separates a session's title and id from its text in FilterValue.
+const textSep = "\x00"
+
+// searchSessions is the dialog's search: titles and ids fuzzily (typing a
+// few letters of a title finds it), best first; then the sessions whose
+// text contains every word typed, in any order — as words, not letter by
+// letter, or any long answer would match every search.
+func searchSessions(term string, targets []string) []list.Rank {
+	heads := make([]string, len(targets))
+	for i, t := range targets {
+		heads[i], _, _ = strings.Cut(t, textSep)
+	}
+	ranks := list.DefaultFilter(term, heads)
+	found := map[int]bool{}
+	for _, r := range ranks {
+		found[r.Index] = true
+	}
+	words := strings.Fields(strings.ToLower(term))
+	if len(words) == 0 {
+		return ranks
+	}
+	for i, t := range targets {
+		_, body, _ := strings.Cut(t, textSep)
+		if !found[i] && containsWords(strings.ToLower(body), words) {
+			ranks = append(ranks, list.Rank{Index: i})
+		}
+	}
+	return ranks
+}
+
+func containsWords(s string, words []string) bool {
+	for _, w := range words {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// snippet is the line of text around the first word of term, for showing
+// where a search matched inside a session; "" when it did not.
+func snippet(text, term string) string {
+	words := strings.Fields(strings.ToLower(term))
+	if len(words) == 0 {
+		return ""
+	}
+	for _, line := range strings.Split(text, "\n") {
+		i := strings.Index(strings.ToLower(line), words[0])
+		if i < 0 {
+			continue
+		}
+		start := max(0, i-30)
+		for start > 0 && start < len(line) && !utf8.RuneStart(line[start]) {
+			start--
+		}
+		out := strings.TrimSpace(line[start:])
+		if start > 0 {
+			out = "…" + out
+		}
+		return out
+	}
+	return ""
+}
 
 // Delete asks the parent to delete the saved session ID; the dialog has
 // already taken it off its list.
@@ -30,7 +99,7 @@ type Delete struct{ ID string }
 func (Delete) dialogAction() {}
 
 // Sessions lists the saved sessions with a search: typing filters by title
-// or id at once (there are no single-key shortcuts, so "zebras 4" is a
+// or id, and by what was said in the turns, at once (there are no single-key shortcuts, so "zebras 4" is a
 // search, never "open #4"), ↑/↓ move, enter opens (Pick, with the index in
 // the items given), ctrl+d or delete deletes after a y/n, esc clears the
 // search or closes.
@@ -58,6 +127,7 @@ func NewSessions(keys theme.KeyMap, st *theme.Styles, items []SessionItem, curre
 	l.SetShowHelp(false)
 	l.SetShowPagination(false)
 	l.DisableQuitKeybindings()
+	l.Filter = searchSessions
 	l.FilterInput.Prompt = "search: "
 	l.SetFilterText("")
 	l.SetFilterState(list.Filtering) // typing searches at once
@@ -192,6 +262,12 @@ func (d sessionDelegate) Render(w io.Writer, m list.Model, index int, item list.
 	width := m.Width()
 	line := "  " + chat.Clip(it.Title, 200)
 	detail := it.Detail
+	if words := strings.Fields(m.FilterValue()); len(words) > 0 && !strings.Contains(strings.ToLower(it.Title+" "+it.ID), strings.ToLower(words[0])) {
+		// Found in what was said: show where.
+		if sn := snippet(it.Text, m.FilterValue()); sn != "" {
+			detail = "“" + chat.Clip(sn, 80) + "”"
+		}
+	}
 	if it.Damaged != "" {
 		detail = "damaged: " + it.Damaged
 	}

@@ -120,3 +120,48 @@ func TestSessionsDelete(t *testing.T) {
 		t.Fatalf("y: %#v, %d left", act, len(d.Items()))
 	}
 }
+
+// TestSessionsSearchTurnText: the search reads the turns' text too — "light"
+// finds the session where the user asked to "draw a lighthouse", and says
+// where it matched — without a long answer matching every short search
+// letter by letter.
+func TestSessionsSearchTurnText(t *testing.T) {
+	st := theme.NewStyles()
+	items := []SessionItem{
+		{ID: "s3", Title: "morning routine", Text: "say good morning\nGood morning! Here is the audio. " + strings.Repeat("lorem ipsum dolor sit amet ", 40)},
+		{ID: "s2", Title: "a picture for the blog", Text: "draw a lighthouse at dusk\nHere is your lighthouse."},
+		{ID: "s1", Title: "notes on Rome", Text: "summarise my notes"},
+	}
+	d := NewSessions(theme.DefaultKeyMap(), &st, items, "")
+	typeInto(d, "light")
+	title, body, _ := d.View(80, 10)
+	got := ansi.Strip(strings.Join(body, "\n"))
+	if title != "Sessions (1 of 3)" || !strings.Contains(got, "› a picture for the blog") || !strings.Contains(got, "draw a lighthouse") {
+		t.Fatalf("%s:\n%s", title, got)
+	}
+	if act := feed(d, keyEnter); !reflect.DeepEqual(act, Pick{Index: 1}) {
+		t.Fatalf("enter: %#v, want the session that mentions the lighthouse", act)
+	}
+	// A title match ranks before a match in the text.
+	items = append(items, SessionItem{ID: "s0", Title: "lighthouse keepers", Text: "who kept lights"})
+	d = NewSessions(theme.DefaultKeyMap(), &st, items, "")
+	typeInto(d, "lighthouse")
+	_, body, _ = d.View(80, 10)
+	got = ansi.Strip(strings.Join(body, "\n"))
+	if !strings.Contains(got, "› lighthouse keepers") || !strings.Contains(got, "a picture for the blog") {
+		t.Fatalf("title match first, then the text match:\n%s", got)
+	}
+	// Words are found anywhere in the text, in any order.
+	d = NewSessions(theme.DefaultKeyMap(), &st, items, "")
+	typeInto(d, "dusk draw")
+	if title, _, _ := d.View(80, 10); title != "Sessions (1 of 4)" {
+		t.Fatalf("%q", title)
+	}
+	// No fuzzy letter-by-letter match over a long text.
+	d = NewSessions(theme.DefaultKeyMap(), &st, items, "")
+	typeInto(d, "zebra")
+	if title, _, _ := d.View(80, 10); title != "Sessions (0 of 4)" {
+		_, body, _ := d.View(80, 10)
+		t.Fatalf("%q: a long text matched a word it does not contain:\n%s", title, ansi.Strip(strings.Join(body, "\n")))
+	}
+}

@@ -1,0 +1,57 @@
+package pipeline
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/chorusai/chorus/endpoints"
+)
+
+// HuggingGPT's hybrid mode is local first: the models that can run here —
+// in Chorus's own code, as a program on this machine, on the user's own
+// servers (a models_server, an OpenAI-compatible server on this network,
+// Ollama) — are candidates before the ones only the cloud runs. Within
+// each group the skill's ranking stands (the curated default, then
+// downloads); a user's configured model stays first and a special-purpose
+// (niche) model stays last whatever runs it.
+
+// rankLocalFirst reorders ranked candidates for hybrid mode, and reports
+// whether it moved a local candidate ahead of the one the skill's ranking
+// put first.
+func (e *Engine) rankLocalFirst(task string, cands []*candidate) bool {
+	if e.router == nil || e.router.Mode() != endpoints.ModeHybrid || len(cands) < 2 {
+		return false
+	}
+	first := cands[0]
+	tier := func(cd *candidate) int {
+		switch {
+		case cd.model.Configured:
+			return 0
+		case cd.model.Niche != "":
+			return 3
+		case runsHere(task, cd):
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(tier(a), tier(b)) })
+	return cands[0] != first
+}
+
+// runsHere reports whether a candidate's first route keeps the call off the
+// cloud: any kind but Hugging Face and web retrieval, unless the endpoint
+// says this model's server is remote (an OpenAI-compatible server elsewhere).
+func runsHere(task string, cd *candidate) bool {
+	if len(cd.routes) == 0 {
+		return false
+	}
+	r := cd.routes[0]
+	switch r.Kind() {
+	case endpoints.HuggingFace, endpoints.Retrieval:
+		return false
+	}
+	if loc, ok := r.(endpoints.Locator); ok && loc.Remote(task, cd.model.ID) != "" {
+		return false
+	}
+	return true
+}
