@@ -74,6 +74,7 @@ func TestSSHFrontDoor(t *testing.T) {
 	tm0.waitFor(t, 0, "Ask anything")
 	c0.Close()
 	waitLog(t, s, "ssh chat ended")
+	s.srv.WaitWarm() // the server's warm-up of the prompt head, and the connection it leaves
 	runtime.GC()
 	baseline := runtime.NumGoroutine()
 

@@ -168,6 +168,11 @@ func (s *Server) HostKeyFingerprint() string {
 	return fingerprint(s.srv.HostSigners[0].PublicKey())
 }
 
+// WaitWarm blocks until the warm-up of the controller's prompt head that
+// Serve starts has ended: what it leaves (an idle connection to the
+// controller) is then in place, for a test's baseline.
+func (s *Server) WaitWarm() { s.warm.Wait() }
+
 // Serve accepts connections on l until ctx ends, then closes every
 // connection and waits (a little) for their chats to be saved.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
