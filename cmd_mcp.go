@@ -79,10 +79,14 @@ Exit status 1 when a server failed.`,
 			} else {
 				printMCPStatus(w, status, ep.Skills(), listWidth(w))
 			}
+			failed := 0
 			for _, st := range status {
 				if st.State != "running" {
-					return &exitError{code: 1}
+					failed++
 				}
+			}
+			if failed > 0 {
+				return &exitError{code: 1, err: fmt.Errorf("%d of %d MCP servers did not start", failed, len(status))}
 			}
 			return nil
 		},
@@ -99,7 +103,7 @@ func printMCPStatus(w io.Writer, status []mcp.Status, tools []*skills.Skill, wid
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintln(w, text.OneLine(fmt.Sprintf("%s  %s  %s", st.Name, st.Transport, st.Where), width))
+		fmt.Fprintln(w, text.Clip(text.Clean(fmt.Sprintf("%s  %s  %s", st.Name, st.Transport, st.Where)), width))
 		switch st.State {
 		case "running":
 			who := ""
@@ -108,7 +112,7 @@ func printMCPStatus(w io.Writer, status []mcp.Status, tools []*skills.Skill, wid
 			}
 			fmt.Fprintf(w, "  running%s, %d tool(s)\n", who, len(st.Tools))
 		default:
-			fmt.Fprintf(w, "  %s: %s\n", st.State, text.Clean(st.Error))
+			fmt.Fprint(w, wrapIndented(st.State+": "+text.Clean(st.Error), width, "  ", "    "))
 			continue
 		}
 		for _, s := range tools {
@@ -131,9 +135,34 @@ func printMCPStatus(w io.Writer, status []mcp.Status, tools []*skills.Skill, wid
 			if room := width - len([]rune(line)) - 2; room >= 20 {
 				line += "  " + text.OneLine(s.Brief, room)
 			}
-			fmt.Fprintln(w, text.OneLine(line, width))
+			fmt.Fprintln(w, text.Clip(line, width))
 		}
 	}
+}
+
+// wrapIndented wraps s at word boundaries within width, the first line
+// after first, the others after rest.
+func wrapIndented(s string, width int, first, rest string) string {
+	var b strings.Builder
+	line := first
+	lineLen := len([]rune(first))
+	empty := true
+	for _, word := range strings.Fields(s) {
+		n := len([]rune(word))
+		if !empty && lineLen+1+n > width {
+			b.WriteString(line + "\n")
+			line, lineLen, empty = rest, len([]rune(rest)), true
+		}
+		if !empty {
+			line += " "
+			lineLen++
+		}
+		line += word
+		lineLen += n
+		empty = false
+	}
+	b.WriteString(line + "\n")
+	return b.String()
 }
 
 func newMCPServeCmd(g *globalFlags) *cobra.Command {

@@ -57,6 +57,8 @@ and address go to the log file. Sound is never played on the server; the chat of
 				HandshakeTimeout:            cfg.Serve.HandshakeTimeout,
 				MaxUnauthenticated:          cfg.Serve.MaxUnauthenticated,
 				MaxUnauthenticatedPerSource: cfg.Serve.MaxUnauthenticatedPerSource,
+				AllowPull:                   cfg.Serve.AllowPull,
+				KeepAlive:                   orOff(cfg.Serve.KeepAlive),
 				Version:                     version,
 				Logger:                      g.logger(),
 			})

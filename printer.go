@@ -38,6 +38,35 @@ type printer struct {
 	// noModel holds the tasks whose model line already said why no model
 	// can run them, so their end says it no more.
 	noModel map[int]bool
+	// under is the stage whose "── stage" header the log's last lines are
+	// under. Stages overlap — a task runs while the controller still
+	// chooses another's model — so a line of another stage repeats its
+	// header first.
+	under pipeline.Stage
+}
+
+// logStage is the stage an event's log line belongs under; "" keeps the
+// current one.
+func logStage(ev pipeline.Event) pipeline.Stage {
+	switch e := ev.(type) {
+	case pipeline.PlanEvent:
+		return pipeline.StagePlanning
+	case pipeline.ModelEvent:
+		return pipeline.StageSelection
+	case pipeline.TaskStartEvent, pipeline.TaskProgressEvent, pipeline.TaskEndEvent:
+		return pipeline.StageExecution
+	case pipeline.DebugEvent:
+		return e.Stage
+	}
+	return ""
+}
+
+// header prints "── stage" unless the log is under it already.
+func (p *printer) header(s pipeline.Stage) {
+	if s != "" && s != p.under {
+		p.under = s
+		p.line("── %s", s)
+	}
 }
 
 func newPrinter(out, log io.Writer, json, debug bool) *printer {
@@ -84,9 +113,10 @@ func (p *printer) line(format string, args ...any) {
 }
 
 func (p *printer) plain(ev pipeline.Event) {
+	p.header(logStage(ev))
 	switch e := ev.(type) {
 	case pipeline.StageEvent:
-		p.line("── %s", e.Stage)
+		p.header(e.Stage)
 	case pipeline.PlanEvent:
 		if p.planOnly {
 			// With --plan-only the plan is what the run produces: it goes

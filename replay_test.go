@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -121,5 +122,56 @@ func TestReplayBadUsage(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q (want %q)", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestReplaySpeedZeroKeepsRecordedDurations: --replay-speed 0 does not
+// wait, but the tasks still report the time they took when recorded — not
+// "in 0 ms" for every one.
+func TestReplaySpeedZeroKeepsRecordedDurations(t *testing.T) {
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		if stageOf(req) == "plan" {
+			return fakeollama.Reply{Content: `{"tasks":[{"task":"text-to-speech","id":1,"dep":[],"args":{"text":"good morning"}}]}`}
+		}
+		return fakeollama.Reply{Content: "Here is the audio."}
+	})
+	e.serveSkill("text-to-speech")
+	for _, m := range []string{"hexgrad/Kokoro-82M", "facebook/mms-tts-eng"} {
+		e.hf.Model(m, "text-to-speech").Delay(300 * time.Millisecond)
+	}
+	tape := filepath.Join(t.TempDir(), "tts.json")
+	stdout, stderr, code := runCLI("run", "--json", "--record", tape, "--out", e.out, "say good morning")
+	if code != 0 {
+		t.Fatalf("recording run: exit %d, stderr %q", code, stderr)
+	}
+	elapsed := func(stdout string) float64 {
+		for _, ev := range jsonLines(t, stdout) {
+			if ev["type"] == "task_end" {
+				return ev["elapsed_ms"].(float64)
+			}
+		}
+		t.Fatalf("no task_end in %s", stdout)
+		return 0
+	}
+	recorded := elapsed(stdout)
+	if recorded < 300 {
+		t.Fatalf("the recorded task took %v ms, want the fake's 300 at least", recorded)
+	}
+	e.ollama.Stop()
+	e.hf.Close()
+	start := time.Now()
+	stdout, stderr, code = runCLI("run", "--json", "--replay", tape, "--replay-speed", "0", "--out", t.TempDir(), "say good morning")
+	if code != 0 {
+		t.Fatalf("replay: exit %d, stderr %q", code, stderr)
+	}
+	if took := time.Since(start); took > 250*time.Millisecond {
+		t.Logf("the replay took %s (speed 0 should not wait)", took)
+	}
+	if got := elapsed(stdout); got < recorded-50 || got > recorded+250 {
+		t.Fatalf("the replayed task reports %v ms, want about the recorded %v", got, recorded)
+	}
+	_, stderr, _ = runCLI("run", "--replay", tape, "--replay-speed", "0", "--out", t.TempDir(), "say good morning")
+	if strings.Contains(stderr, " in 0 ms") {
+		t.Fatalf("the plain log says the replayed task took 0 ms:\n%s", stderr)
 	}
 }

@@ -122,6 +122,11 @@ type Config struct {
 		HandshakeTimeout            time.Duration `mapstructure:"handshake_timeout" yaml:"handshake_timeout"`
 		MaxUnauthenticated          int           `mapstructure:"max_unauthenticated" yaml:"max_unauthenticated"`
 		MaxUnauthenticatedPerSource int           `mapstructure:"max_unauthenticated_per_source" yaml:"max_unauthenticated_per_source"`
+		// KeepAlive is how often a chat's client is asked for a sign of
+		// life; none within another interval ends the chat. 0: never.
+		KeepAlive time.Duration `mapstructure:"keepalive" yaml:"keepalive"`
+		// AllowPull lets ssh users pull models onto the controller server.
+		AllowPull bool `mapstructure:"allow_pull" yaml:"allow_pull"`
 	} `mapstructure:"serve" yaml:"serve"`
 	UI struct {
 		Review bool                `mapstructure:"review" yaml:"review"`
@@ -416,6 +421,9 @@ func (c *Config) normalize() error {
 	}
 	if c.Serve.IdleTimeout < 0 {
 		return bad("serve.idle_timeout", "must not be negative (0 keeps idle connections open)")
+	}
+	if c.Serve.KeepAlive < 0 {
+		return bad("serve.keepalive", "must not be negative (0 never asks)")
 	}
 	if c.Serve.HandshakeTimeout < time.Second || c.Serve.HandshakeTimeout > 10*time.Minute {
 		return bad("serve.handshake_timeout", "%s is out of range (1s to 10m)", c.Serve.HandshakeTimeout)

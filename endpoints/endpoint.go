@@ -7,6 +7,7 @@ package endpoints
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -117,7 +118,42 @@ type Result struct {
 	// kind reaches several (the Inference Provider behind Hugging Face's
 	// router: "fal-ai", "hf-inference"); empty otherwise.
 	Provider string
+	// Took is how long the call took where that is not the time it took
+	// now: a replayed call reports the recorded time, which a fast replay
+	// does not wait. Zero: the caller measures it (see Took).
+	Took time.Duration
 }
+
+// Took is how long a call that ended with res and err says it took — a
+// replay's recorded time, from Result.Took or an error made by WithTook —
+// and 0 when the caller is to measure it.
+func Took(res Result, err error) time.Duration {
+	if err == nil {
+		return res.Took
+	}
+	var te *tookError
+	if errors.As(err, &te) {
+		return te.took
+	}
+	return 0
+}
+
+// WithTook returns err, unchanged for errors.Is, errors.As and its message,
+// saying that the failed call took d (a replay's recorded time).
+func WithTook(err error, d time.Duration) error {
+	if err == nil || d <= 0 {
+		return err
+	}
+	return &tookError{err: err, took: d}
+}
+
+type tookError struct {
+	err  error
+	took time.Duration
+}
+
+func (e *tookError) Error() string { return e.err.Error() }
+func (e *tookError) Unwrap() error { return e.err }
 
 // Discard removes the temporary files of a result that is not kept, so a
 // failed or abandoned task leaves nothing behind. Blobs held in memory

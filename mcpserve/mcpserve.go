@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -307,8 +308,10 @@ func progress(ctx context.Context, req *sdk.CallToolRequest, total float64) pipe
 	send := func(p float64, msg string) {
 		mu.Lock()
 		defer mu.Unlock()
-		if p < last {
-			p = last
+		if p <= last {
+			// MCP wants each notification's progress above the last: a
+			// task's update goes halfway to the next stage.
+			p = last + (math.Floor(last)+1-last)/2
 		}
 		last = p
 		_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: p, Total: total, Message: text.OneLine(text.Clean(msg), 200)})

@@ -150,7 +150,7 @@ func TestServeRunsARequestWithAFile(t *testing.T) {
 	mu.Lock()
 	got := strings.Join(stages, "|")
 	mu.Unlock()
-	for _, want := range []string{"1/4 planning", "2/4 selection", "3/4 execution", "4/4 response"} {
+	for _, want := range []string{"1/4 planning", "2/4 selection", "3/4 execution", "3.5/4 task 1 image-resize on chorus/resize", "4/4 response"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("progress lacks %q: %s", want, got)
 		}

@@ -110,7 +110,15 @@ const maxTextFile = 256 << 10
 // of its words would silently answer about the wrong thing.
 func textFileContent(sc *scope.Scope, val string) (content string, isFile bool, denied, err error) {
 	p := strings.TrimSpace(val)
-	if p == "" || strings.ContainsAny(p, "\n") || len(p) > 4096 || ModalityOf(p) != skills.Text {
+	if p == "" || strings.ContainsAny(p, "\n") || len(p) > 4096 {
+		return "", false, nil, nil
+	}
+	if err := sc.Outside(p); err != nil {
+		// Outside a confined user's folder: not even sniffed, so what the
+		// user is told does not depend on whether the file exists.
+		return "", false, err, nil
+	}
+	if ModalityOf(p) != skills.Text {
 		return "", false, nil, nil
 	}
 	f, cerr := sc.Check(p)

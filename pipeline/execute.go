@@ -46,6 +46,9 @@ type taskRun struct {
 	endpoint string
 	provider string
 	elapsed  time.Duration
+	// shift is what calls said they took (a replay's recorded times)
+	// beyond what they took now; the task's time includes it.
+	shift time.Duration
 
 	// The dispatcher's state (dispatch.go), guarded by its mutex but for
 	// ctx, cancel, ready and done. ctx is the run's own: the turn's, or
@@ -106,7 +109,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	}
 	emit(TaskStartEvent{ID: r.task.ID, Task: r.task.Task, Model: r.model, Endpoint: r.endpoint, Provider: r.provider})
 	defer func() {
-		r.elapsed = time.Since(start)
+		r.elapsed = time.Since(start) + r.shift
 		if r.status != StatusOK && ctx.Err() != nil {
 			// Whatever the endpoint said ("context canceled"), the task
 			// stopped because the user cancelled the turn — or because
@@ -177,12 +180,17 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			}
 			res, err := route.Infer(tctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Files: files, Command: cand.model.Command,
 				LocalOnly: c.localOnly, Progress: progress})
+			var shift time.Duration
+			if d := endpoints.Took(res, err); d > 0 {
+				shift = d - time.Since(at)
+				r.shift += shift
+			}
 			r.provider = ranOn(r.provider, res, err)
 			if err == nil {
 				err = e.keepResult(r, res, outDir, sc, progress)
 			}
 			r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Provider: r.provider, Error: errText(err), Why: endpoints.WhyFailed(err),
-				ElapsedMS: time.Since(at).Milliseconds()})
+				ElapsedMS: (time.Since(at) + shift).Milliseconds()})
 			if err == nil {
 				r.status = StatusOK
 				allowResultURLs(sc, r.text)
@@ -312,8 +320,13 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 			case err != nil:
 				return nil, fmt.Errorf("argument %s: %w", k, err)
 			case denied != nil:
-				progress(endpoints.Progress{Message: fmt.Sprintf("argument %s names %s, which this turn may not read, so it is passed as text — attach it with @%s or --attach to use its contents",
-					k, text.Clip(strings.TrimSpace(val), 200), text.Clip(strings.TrimSpace(val), 200))})
+				fix := fmt.Sprintf("attach it with @%s or --attach to use its contents", text.Clip(strings.TrimSpace(val), 200))
+				var de *scope.DeniedError
+				if errors.As(denied, &de) && de.Root != "" {
+					fix = "over ssh Chorus reads only files in your folder on this server (" + de.Root + ")"
+				}
+				progress(endpoints.Progress{Message: fmt.Sprintf("argument %s names %s, which this turn may not read, so it is passed as text — %s",
+					k, text.Clip(strings.TrimSpace(val), 200), fix)})
 			case isFile:
 				val = content
 			}

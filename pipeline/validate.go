@@ -68,6 +68,8 @@ func (v *validator) refuse(t Task, what string, err error) {
 		v.drop(t, "%s was not fetched: "+de.Reason+" — type that exact URL in your request to allow it", what)
 	case errors.As(err, &de) && de.URL:
 		v.drop(t, "%s was not fetched: neither you nor a task of this turn gave that URL — type it in your request to allow it", what)
+	case errors.As(err, &de) && de.Root != "":
+		v.drop(t, "%s is outside your folder on this server (%s) — Chorus reads only files there for you", what, de.Root)
 	default:
 		v.drop(t, "%s is not a file you gave this turn — attach it with @path or --attach to let Chorus read it", what)
 	}
@@ -430,6 +432,10 @@ func (v *validator) checkArgs(t *Task, s *skills.Skill, skillOf map[int]*skills.
 				}
 				continue
 			}
+			if err := v.scope.Outside(val); err != nil {
+				v.refuse(*t, val, err) // never looked at: exists or not, the same note
+				return
+			}
 			p, ok := v.findFile(val)
 			if !ok {
 				if st, err := os.Stat(val); err == nil && !st.Mode().IsRegular() {
@@ -487,6 +493,9 @@ func (v *validator) findFile(p string) (string, bool) {
 	p = strings.TrimPrefix(p, "file://")
 	if p == "" {
 		return "", false
+	}
+	if v.scope.Outside(p) != nil {
+		return "", false // a confined user's path outside their folder is not looked at
 	}
 	if strings.HasPrefix(p, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {

@@ -185,10 +185,12 @@ func (e *replayEndpoint) Infer(ctx context.Context, req endpoints.Request) (endp
 	if err := pace.Wait(ctx, c.Elapsed-at); err != nil {
 		return endpoints.Result{}, err
 	}
+	// The recorded time, whatever the pace: --replay-speed 0 does not
+	// wait, yet the task took what it took.
 	if c.Err != nil {
-		return endpoints.Result{}, c.Err.Error()
+		return endpoints.Result{}, endpoints.WithTook(c.Err.Error(), c.Elapsed)
 	}
-	res := endpoints.Result{}
+	res := endpoints.Result{Took: c.Elapsed}
 	if c.Result != nil {
 		res.Text, res.Data, res.Provider = c.Result.Text, c.Result.Data, c.Result.Provider
 		for _, f := range c.Result.Files {

@@ -19,6 +19,9 @@ type DeniedError struct {
 	Reason string
 	// URL is true for a URL, false for a path.
 	URL bool
+	// Root is the folder the scope is confined to, when the path lies
+	// outside it (a user over ssh): attaching it would not help.
+	Root string
 }
 
 func (e *DeniedError) Error() string {
@@ -27,6 +30,9 @@ func (e *DeniedError) Error() string {
 			return fmt.Sprintf("%s was not fetched: %s — type that exact URL in your request to allow it", e.What, e.Reason)
 		}
 		return fmt.Sprintf("%s was not fetched: neither you nor a task of this turn gave that URL — type it in your request to allow it", e.What)
+	}
+	if e.Root != "" {
+		return fmt.Sprintf("%s is outside your folder on this server (%s) — Chorus reads only files there for you", e.What, e.Root)
 	}
 	what := e.What
 	if e.Resolved != "" && e.Resolved != e.What {

@@ -32,8 +32,9 @@ const (
 // use: tasks run in parallel and each adds its results.
 type Scope struct {
 	home, wd string
-	// root, when set, bounds every grant (Options.Root).
-	root string
+	// root, when set, bounds every grant (Options.Root); given is the
+	// folder as it was named, before its links were followed.
+	root, given string
 
 	mu    sync.RWMutex
 	files map[string]Origin // resolved path → why
@@ -57,9 +58,10 @@ type Options struct {
 
 // New returns an empty scope: it allows nothing until told.
 func New(o Options) *Scope {
-	root := ""
+	root, given := "", ""
 	if o.Root != "" {
 		root = filepath.Clean(o.Root)
+		given = root
 		if real, err := filepath.EvalSymlinks(root); err == nil {
 			root = real
 		}
@@ -76,7 +78,7 @@ func New(o Options) *Scope {
 	if o.WorkDir == "" {
 		o.WorkDir, _ = os.Getwd()
 	}
-	return &Scope{home: o.Home, wd: o.WorkDir, root: root, files: map[string]Origin{}, dirs: map[string]Origin{}, urls: map[string]Origin{}}
+	return &Scope{home: o.Home, wd: o.WorkDir, root: root, given: given, files: map[string]Origin{}, dirs: map[string]Origin{}, urls: map[string]Origin{}}
 }
 
 // AllowFile lets the turn read the file at path. The path is resolved
@@ -134,7 +136,11 @@ func (s *Scope) Check(path string) (File, error) {
 		return File{}, err
 	}
 	if !s.allowed(real) {
-		return File{}, &DeniedError{What: path, Resolved: real}
+		de := &DeniedError{What: path, Resolved: real}
+		if s.root != "" && !within(real, s.root) {
+			de.Root = s.root // a link out of the folder
+		}
+		return File{}, de
 	}
 	return File{asked: path, real: real}, nil
 }
@@ -179,6 +185,39 @@ func within(path, dir string) bool {
 // working directory, "." and ".." removed, and every symbolic link
 // followed.
 func (s *Scope) resolve(path string) (string, error) {
+	p, err := s.absolute(path)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", err
+	}
+	return real, nil
+}
+
+// Outside returns a *DeniedError naming the folder when the scope is
+// confined (Options.Root) and path lies outside it, judged by its name
+// alone: nothing on the file system is looked at, so the answer is the
+// same whether such a file exists. It is nil otherwise — which says
+// nothing of whether the path may be read (Check does).
+func (s *Scope) Outside(path string) error {
+	if s.root == "" {
+		return nil
+	}
+	_, err := s.absolute(path)
+	var de *DeniedError
+	if errors.As(err, &de) {
+		return de
+	}
+	return nil
+}
+
+// absolute is path as resolve reads it — "~" expanded, relative to the
+// working directory, cleaned — before any link is followed; a path outside
+// a confined scope's folder is refused here, before the file system is
+// looked at.
+func (s *Scope) absolute(path string) (string, error) {
 	p := strings.TrimSpace(path)
 	if p == "" {
 		return "", &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
@@ -195,11 +234,13 @@ func (s *Scope) resolve(path string) (string, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(s.wd, p)
 	}
-	real, err := filepath.EvalSymlinks(filepath.Clean(p))
-	if err != nil {
-		return "", err
+	p = filepath.Clean(p)
+	if s.root != "" && !within(p, s.root) && !within(p, s.given) {
+		// Outside the folder: refused before anything looks at the file
+		// system, so the answer is the same whether such a file exists.
+		return "", &DeniedError{What: path, Root: s.root}
 	}
-	return real, nil
+	return p, nil
 }
 
 // resolveFuture resolves a path that may not exist yet: its deepest

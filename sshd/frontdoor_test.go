@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,6 +39,30 @@ func closedByServer(c net.Conn, wait time.Duration) bool {
 		}
 		return true
 	}
+}
+
+// sshGoroutines counts the goroutines of the SSH server and its chats —
+// those with a frame in the SSH libraries, wish, Bubble Tea or this
+// package — leaving out the HTTP connections the engine keeps to Ollama
+// between turns, and returns their stacks.
+func sshGoroutines() (int, string) {
+	buf := make([]byte, 4<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	var out strings.Builder
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "frontdoor_test.go") || strings.Contains(g, "sshd.(*Server).Serve(") {
+			continue // the test itself, and the server's own loop
+		}
+		for _, frame := range []string{"golang.org/x/crypto/ssh", "charmbracelet/ssh", "charm.land/wish", "charm.land/bubbletea", "chorus/sshd.", "chorus/ui."} {
+			if strings.Contains(g, frame) {
+				n++
+				out.WriteString(g + "\n\n")
+				break
+			}
+		}
+	}
+	return n, out.String()
 }
 
 // waitUntil polls cond until it holds or guard passes.
@@ -74,9 +99,7 @@ func TestSSHFrontDoor(t *testing.T) {
 	tm0.waitFor(t, 0, "Ask anything")
 	c0.Close()
 	waitLog(t, s, "ssh chat ended")
-	s.srv.WaitWarm() // the server's warm-up of the prompt head, and the connection it leaves
-	runtime.GC()
-	baseline := runtime.NumGoroutine()
+	baseline, _ := sshGoroutines()
 
 	var conns []net.Conn
 	for i := range idle {
@@ -88,6 +111,7 @@ func TestSSHFrontDoor(t *testing.T) {
 		}
 	}()
 	waitUntil(t, fmt.Sprintf("%d idle connections waiting", idle), func() bool { return s.srv.Waiting() == idle })
+	held, _ := sshGoroutines()
 
 	// One more from an address at its cap is closed at once.
 	over := idleFrom(t, s.addr, "127.0.0.2")
@@ -116,12 +140,18 @@ func TestSSHFrontDoor(t *testing.T) {
 	}
 	waitLog(t, s, "ssh chat ended")
 	var now int
-	waitUntil(t, "goroutines back to the baseline", func() bool {
-		runtime.GC()
-		now = runtime.NumGoroutine()
-		return now <= baseline
-	})
-	t.Logf("goroutines: %d before the idle connections, %d after", baseline, now)
+	deadline := time.Now().Add(guard)
+	for {
+		var dump string
+		if now, dump = sshGoroutines(); now <= baseline {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server's goroutines: %d before the idle connections, still %d after %s:\n%s", baseline, now, guard, dump)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("the server's goroutines: %d before the idle connections, %d while they were held, %d after", baseline, held, now)
 }
 
 // TestSSHFrontDoorFull: with every waiting place taken, a new connection

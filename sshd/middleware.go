@@ -23,14 +23,19 @@ import (
 //
 //	recoverChat  a panic ends this chat with a message, never the server
 //	logChat      the chat's start and end in the log file, with who and where
+//	keepAlive    a connection gone silent is closed within seconds (keepalive.go)
 //	refuse       what is not a chat: a command, no terminal
 //	takeSlot     serve.max_sessions
 //	userDir      the key's own directory
+//	limitPaste   a paste over the chat's limit never reaches it (paste.go)
 //	teaChat      the chat: a Bubble Tea program on the connection's terminal
+//
+// Before any of them, the front door (frontdoor.go) bounds what a
+// connection costs until it has logged in.
 //
 // A new concern (a limit, a check) is a new function in the list.
 func (s *Server) middleware() []wish.Middleware {
-	return []wish.Middleware{s.recoverChat, s.logChat, s.refuse, s.takeSlot, s.userDir, s.teaChat}
+	return []wish.Middleware{s.recoverChat, s.logChat, s.keepAlive, s.refuse, s.takeSlot, s.userDir, s.limitPaste, s.teaChat}
 }
 
 // chain composes middleware so that a session passes through them in the
@@ -163,10 +168,15 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 				OutputDir:      filepath.Join(dir, "outputs"),
 				Workspace:      dir,
 				Remote:         sess.RemoteAddr().String(),
+				NoPull:         !s.opts.AllowPull,
+				MaxPaste:       ui.DefaultMaxPaste,
 				Getenv:         sessionEnv(sess, pty),
 				Warm:           true, // after /model; the server warmed the head once when it started
-				ProgramOptions: bm.MakeOptions(sess),
+				ProgramOptions: append(bm.MakeOptions(sess), s.chatInput(sess)...),
 			})
+		}
+		if err == nil {
+			s.pasteRefusalsTo(sess, prog)
 		}
 		if err != nil {
 			log.Error("ssh chat did not start", "err", err.Error())

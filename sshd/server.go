@@ -57,6 +57,13 @@ type Options struct {
 	// address (0: DefaultMaxUnauthenticatedPerSource). See frontdoor.go.
 	MaxUnauthenticated          int
 	MaxUnauthenticatedPerSource int
+	// KeepAlive is how often a chat's client is asked for a sign of life;
+	// one that gives none within another KeepAlive is gone, and its chat
+	// ends (keepalive.go). 0 means DefaultKeepAlive; negative never asks.
+	KeepAlive time.Duration
+	// AllowPull lets ssh users download models onto the controller
+	// server (/pull); off, they use the models it has (serve.allow_pull).
+	AllowPull bool
 	// FileLimit is the open-file limit the front door is sized by; 0
 	// reads (and raises to its hard limit) the process's RLIMIT_NOFILE.
 	FileLimit int
@@ -156,6 +163,17 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
+// keepAliveEvery is the keepalive interval in effect, 0 for none.
+func (s *Server) keepAliveEvery() time.Duration {
+	switch {
+	case s.opts.KeepAlive < 0:
+		return 0
+	case s.opts.KeepAlive == 0:
+		return DefaultKeepAlive
+	}
+	return s.opts.KeepAlive
+}
+
 // Waiting returns how many connections are waiting to log in.
 func (s *Server) Waiting() int { return s.door.waitingCount() }
 
@@ -167,11 +185,6 @@ func (s *Server) HostKeyFingerprint() string {
 	}
 	return fingerprint(s.srv.HostSigners[0].PublicKey())
 }
-
-// WaitWarm blocks until the warm-up of the controller's prompt head that
-// Serve starts has ended: what it leaves (an idle connection to the
-// controller) is then in place, for a test's baseline.
-func (s *Server) WaitWarm() { s.warm.Wait() }
 
 // Serve accepts connections on l until ctx ends, then closes every
 // connection and waits (a little) for their chats to be saved.

@@ -270,8 +270,8 @@ func (m *Model) onModelsList(msg modelsListMsg) {
 	cur := m.engine().Controller().Model()
 	if msg.want == "" {
 		if len(names) == 0 {
-			h := m.engine().Controller().Hints()
-			if m.engine().Controller().CanPull() {
+			h := m.hints()
+			if m.engine().Controller().CanPull() && !m.opts.NoPull {
 				m.say(sentence(h.Server) + " has no models. Pull one with `/pull NAME`, e.g. `/pull " + cur + "`.")
 			} else {
 				m.say(sentence(h.Server) + " has no models: add one to it, then pick it with `/model`.")
@@ -298,7 +298,7 @@ func (m *Model) onModelsList(msg modelsListMsg) {
 	}
 	want := msg.want
 	if !slices.Contains(names, want) && !slices.Contains(names, want+":latest") {
-		h := m.engine().Controller().Hints()
+		h := m.hints()
 		fix := "pick one it has"
 		if h.Fetch != nil {
 			fix = h.Fetch(want) + " first"

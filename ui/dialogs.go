@@ -45,6 +45,10 @@ func (m *Model) onDialogAction(act dialog.Action) tea.Cmd {
 	case dialog.Reject:
 		m.answerReview(pipeline.Plan{}, turnview.ErrPlanRejected)
 		m.closeDialog()
+	case dialog.Yes:
+		m.answerApproval(nil, act.Always)
+	case dialog.No:
+		m.answerApproval(errDeclined, false)
 	case dialog.Delete:
 		return m.deleteSession(act.ID)
 	case dialog.Focus:
@@ -59,6 +63,9 @@ func (m *Model) onDialogAction(act dialog.Action) tea.Cmd {
 func (m *Model) onDialogCancelKey() tea.Cmd {
 	if _, ok := m.dialog.(*dialog.Review); ok {
 		m.answerReview(pipeline.Plan{}, turnview.ErrPlanRejected)
+	}
+	if _, ok := m.dialog.(*dialog.Ask); ok {
+		m.answerApproval(errDeclined, false)
 	}
 	m.closeDialog()
 	if m.running() {

@@ -342,7 +342,7 @@ func frame(m *Model) string {
 
 var (
 	durationRE = regexp.MustCompile(`\b\d+(\.\d+)? ?(ms|s)\b`)
-	tpsRE      = regexp.MustCompile(`\b\d+(\.\d+)? tok/s`)
+	tpsRE      = regexp.MustCompile(`\b\d+(\.\d+)?[kM]? tok/s`)
 )
 
 // testRoot is a fixed-length directory for the files that appear on

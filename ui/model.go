@@ -71,6 +71,11 @@ type Model struct {
 	onPick func(i int) tea.Cmd
 	// planReview is the newest plan put up for review.
 	planReview *planReview
+	// approvals are the questions about tools that may change things,
+	// the first one shown (approval.go); allowedTools those the user
+	// allowed for the rest of the chat.
+	approvals    []approvalRequest
+	allowedTools []string
 	// cancelledByKey is set while the last key pressed was a Ctrl+C that
 	// cancelled something, so a second one right after does not quit.
 	cancelledByKey bool
@@ -130,7 +135,8 @@ func New(opts Options) (*Model, error) {
 	}
 	m.images = m.media != nil && m.media.Protocol() != "off"
 	m.ws = newWorkspace(opts.Workspace)
-	m.input = prompt.New(km, prompt.Completer{Commands: completions(), Args: m.commandArgs, ReadDir: m.ws.readDir, Expand: m.ws.expand})
+	m.input = prompt.New(km, prompt.Completer{Commands: completions(), Args: m.commandArgs, ReadDir: m.ws.readDir, Expand: m.ws.expand, Confine: m.ws.confine})
+	m.input.SetCharLimit(int(m.maxPaste())) // keys typed one by one are bounded too
 	if opts.Resume != "" {
 		err := m.loadSession(opts.Resume)
 		switch {

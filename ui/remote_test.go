@@ -73,13 +73,13 @@ func TestWorkspaceConfinesFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for typed, want := range map[string]string{"notes.txt": inside, "~/notes.txt": inside, inside: inside} {
-		_, files, err := prompt.ResolveAttachmentsIn("read @"+typed, m.ws.expand)
+		_, files, err := prompt.ResolveAttachmentsIn("read @"+typed, m.ws.expand, m.ws.confine)
 		if err != nil || len(files) != 1 || files[0] != want || m.ws.checkAll(files) != nil {
 			t.Errorf("@%s: %v %v", typed, files, err)
 		}
 	}
 	for _, typed := range []string{outside, "link.txt", "../" + filepath.Base(filepath.Dir(outside)) + "/secret.txt"} {
-		_, files, err := prompt.ResolveAttachmentsIn("read @"+typed, m.ws.expand)
+		_, files, err := prompt.ResolveAttachmentsIn("read @"+typed, m.ws.expand, m.ws.confine)
 		if err == nil {
 			err = m.ws.checkAll(files)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/chorusai/chorus/pipeline"
@@ -126,4 +127,24 @@ func TestSessionsSearchFindsTurnText(t *testing.T) {
 		return strings.Contains(f, "› a picture for the blog") && strings.Contains(f, "draw a lighthouse")
 	})
 	s.finish()
+}
+
+// A very fast reply's rate reads like the other figures: "74k tok/s",
+// not "74000.0 tok/s", in the status bar and the answer's label.
+func TestRatesReadLikeOtherFigures(t *testing.T) {
+	env := newTestEnv(t)
+	s := startSession(t, env.model(t), 100, 30)
+	s.ready()
+	s.submit("hi")
+	s.wait("the turn", turnsDone(1))
+	m := s.finish()
+	m.turns[0].TPS = 74000
+	status := ansi.Strip(m.statusLine(fixedNow))
+	if !strings.Contains(status, "74k tok/s") || strings.Contains(status, "74000") {
+		t.Errorf("status bar: %q", status)
+	}
+	m.endTurn(m.turns[0])
+	if meta := m.turns[0].entry.Meta; !strings.Contains(meta, "74k tok/s") {
+		t.Errorf("the answer's label: %q", meta)
+	}
 }

@@ -54,6 +54,14 @@ type Options struct {
 	// from. Sound is then never played here (they would not hear it):
 	// Chorus says so and offers the file instead.
 	Remote string
+	// NoPull refuses to download models onto the controller server:
+	// /pull is refused, and the fixes the chat offers for a model the
+	// server lacks name its admin instead — an ssh user's chat, which
+	// shares the server with others, unless serve.allow_pull.
+	NoPull bool
+	// MaxPaste is the most text a paste may bring to the prompt; 0 means
+	// DefaultMaxPaste (paste.go).
+	MaxPaste int64
 	// Workspace, when set, confines the chat's files to this directory: an
 	// attachment, a path typed in a request, a file name completed with
 	// Tab, a transcript or recording written must lie under it, and

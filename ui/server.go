@@ -92,7 +92,7 @@ func (m *Model) onServer(msg serverMsg) tea.Cmd {
 	o := &m.server
 	wasDown := o.checked && !o.reachable
 	o.checked, o.reachable, o.pulled, o.version = true, st.Reachable, st.Pulled, st.Version
-	h := ctl.Hints()
+	h := m.hints()
 	var say, key string
 	switch {
 	case !st.Reachable:
@@ -171,8 +171,25 @@ type pullDoneMsg struct {
 	err   error
 }
 
+// hints are the controller backend's words for its server and its fixes;
+// where pulling is off (Options.NoPull) the fix for a missing model names
+// the server's admin instead of /pull.
+func (m *Model) hints() controller.Hints {
+	h := m.engine().Controller().Hints()
+	if m.opts.NoPull {
+		h.Fetch = func(model string) string {
+			return "ask the server's admin to get `" + model + "` onto it (pulling is off here: serve.allow_pull)"
+		}
+	}
+	return h
+}
+
 // startPull pulls model in the background, streaming progress.
 func (m *Model) startPull(model string) tea.Cmd {
+	if m.opts.NoPull {
+		m.systemError(fmt.Sprintf("Pulling models is off on this server: `%s` would be downloaded onto it for every user (serve.allow_pull). Ask its admin, or pick a model it has with `/model`.", model))
+		return nil
+	}
 	if m.pull != nil {
 		m.flash("a pull of "+m.pull.model+" is running — wait for it, or "+m.keys.Label(theme.ActCancel)+" to stop it", true)
 		return nil

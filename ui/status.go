@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -75,7 +74,7 @@ func (m *Model) statusLine(now time.Time) string {
 		}
 		right = append(right, label+turnview.HumanDuration(t.Elapsed(now)))
 		if t.Done && t.TPS > 0 {
-			right = append(right, fmt.Sprintf("%.1f tok/s", t.TPS))
+			right = append(right, turnview.HumanRate(t.TPS))
 		}
 	}
 	l := strings.Join(left, sep)

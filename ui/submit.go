@@ -27,6 +27,9 @@ func (m *Model) onPromptEvent(ev prompt.Event, cmd tea.Cmd) tea.Cmd {
 // onPaste sends a paste to the dialog that has the keyboard, else to the
 // prompt.
 func (m *Model) onPaste(p tea.PasteMsg) tea.Cmd {
+	if !m.pasteFits(p) {
+		return nil
+	}
 	if m.dialog != nil {
 		return m.updateDialog(p)
 	}
@@ -48,7 +51,7 @@ func (m *Model) submit(text string) tea.Cmd {
 	m.submitting = true
 	ws := m.ws
 	return func() tea.Msg {
-		request, files, err := prompt.ResolveAttachmentsIn(text, ws.expand)
+		request, files, err := prompt.ResolveAttachmentsIn(text, ws.expand, ws.confine)
 		if err == nil {
 			err = ws.checkAll(files)
 		}

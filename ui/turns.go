@@ -97,6 +97,7 @@ func (m *Model) startTurn(request string, files []string) tea.Cmd {
 	if m.review {
 		req.Review = p.reviewFunc()
 	}
+	req.Approve = p.approveFunc()
 	m.layout()
 	return tea.Batch(runTurn(ctx, m.conv, req, p), p.listen(), tick(t.ID), m.requestThumbs())
 }
@@ -121,11 +122,14 @@ func (m *Model) onPump(msg pumpMsg) tea.Cmd {
 			// if it is turned down) have it.
 			t.apply(pipeline.PlanEvent{Tasks: it.plan.Tasks, Constraints: it.plan.Constraints, Notes: it.plan.Notes}, now)
 			m.openReview(it)
+		case approvalRequest:
+			m.onApprovalRequest(it)
 		case conversation.Sync:
 			m.takeSync(it)
 		case turnDone:
 			res := it.res
 			t.Finish(res.Report, res.Err, now)
+			m.dropApprovals()
 			t.recID = res.Record.ID
 			m.takeSync(res.Sync)
 			if res.SaveErr != nil {
@@ -185,7 +189,7 @@ func (m *Model) endTurn(t *turn) tea.Cmd {
 	a.Files = t.Files()
 	meta := []string{t.Model, turnview.HumanDuration(t.Elapsed(m.now()))}
 	if t.TPS > 0 {
-		meta = append(meta, fmt.Sprintf("%.1f tok/s", t.TPS))
+		meta = append(meta, turnview.HumanRate(t.TPS))
 	}
 	a.Meta = strings.Join(meta, " · ")
 	a.Invalidate()

@@ -18,6 +18,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onKey(msg)
 	case tea.PasteMsg:
 		return m, m.onPaste(msg)
+	case PasteTooLarge:
+		m.pasteTooLarge(msg.Size, msg.Limit)
+		return m, nil
 	case prompt.PasteChecked, prompt.FileCompletion:
 		return m, m.onPromptEvent(m.input.Update(msg))
 	case submitMsg:

@@ -57,6 +57,9 @@ func (w workspace) check(path string) error {
 	if w.root == "" {
 		return nil
 	}
+	if err := w.confine(path); err != nil {
+		return err // outside by its name: not looked at
+	}
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		dir, derr := filepath.EvalSymlinks(filepath.Dir(path))
@@ -68,7 +71,28 @@ func (w workspace) check(path string) error {
 	if real == w.root || strings.HasPrefix(real, w.root+string(filepath.Separator)) {
 		return nil
 	}
-	return fmt.Errorf("%s is outside your workspace %s — over ssh, Chorus reads and writes only files under it", path, w.root)
+	return w.outside(path)
+}
+
+// confine refuses, by its name alone, an absolute path outside the
+// workspace — before anything looks at the file system, so a refusal does
+// not depend on whether such a file exists on the server. nil says only
+// that the name lies inside (check follows its links).
+func (w workspace) confine(abs string) error {
+	if w.root == "" {
+		return nil
+	}
+	p := filepath.Clean(abs)
+	if p == w.root || strings.HasPrefix(p, w.root+string(filepath.Separator)) {
+		return nil
+	}
+	return w.outside(abs)
+}
+
+// outside is the refusal of a path outside the workspace: it names the
+// folder, since attaching the file (@path) would be refused too.
+func (w workspace) outside(path string) error {
+	return fmt.Errorf("%s is outside your workspace %s — over ssh, Chorus reads and writes only files in that folder", path, w.root)
 }
 
 // readDir lists a directory for Tab completion; in a confined workspace,

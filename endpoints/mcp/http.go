@@ -24,6 +24,8 @@ type httpClient struct {
 	client  *http.Client
 	mu      sync.Mutex
 	refusal *httpRefusal
+	// status is the last HTTP status the server answered with.
+	status int
 }
 
 // httpRefusal is a 401 or 403 from the server.
@@ -72,6 +74,15 @@ func newHTTPClient(s *server, ended *endReason) *httpClient {
 	return h
 }
 
+// answered4xx reports whether the server answered the last request with a
+// client error: a server that does not speak streamable HTTP (an older
+// HTTP+SSE one answers a POST with 404, 405 or 400).
+func (h *httpClient) answered4xx() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.status >= 400 && h.status < 500
+}
+
 func (h *httpClient) refused() *httpRefusal {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -98,6 +109,9 @@ func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.h.mu.Lock()
+	t.h.status = resp.StatusCode
+	t.h.mu.Unlock()
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 2048))
 		resp.Body.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -190,7 +191,8 @@ func (s *server) handshake(ctx context.Context) (*sdk.ClientSession, *endReason,
 		if err == nil {
 			return sess, ended, nil
 		}
-		if s.cfg.Transport == "streamable" || h.refused() != nil || ctx.Err() != nil {
+		if s.cfg.Transport == "streamable" || h.refused() != nil || ctx.Err() != nil || !h.answered4xx() {
+			// Not an older server: one that is not there, or refuses.
 			return nil, ended, err
 		}
 		// An older server: the HTTP+SSE transport of protocol
@@ -233,7 +235,8 @@ func (s *server) startError(ctx context.Context, timedOut bool, err error, ended
 		t = se.t
 	}
 	if why := ended.get(); why != nil {
-		err = why
+		// The exit, with the server's last words already in it.
+		err, t = why, nil
 	}
 	var start *startErr
 	if errors.As(err, &start) {
@@ -252,6 +255,10 @@ func (s *server) startError(ctx context.Context, timedOut bool, err error, ended
 			s.cfg.Name, what, s.opts.StartTimeout, s.where(), stderrHint(t))
 	}
 	if !s.cfg.Stdio() {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the network's own words, without the SDK's wrapping
+		}
 		return failf(endpoints.ErrUnreachable, "the MCP server %s is not reachable at %s (%v) — start it, or fix %s.url",
 			s.cfg.Name, s.cfg.URL, err, s.cfg.key())
 	}

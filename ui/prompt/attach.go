@@ -78,12 +78,13 @@ func looksLikePath(p string) bool {
 // returns the files. A token that looks like a path but names no readable
 // file is an error naming it, so nothing is sent by mistake.
 func ResolveAttachments(text string) (string, []string, error) {
-	return ResolveAttachmentsIn(text, ExpandPath)
+	return ResolveAttachmentsIn(text, ExpandPath, nil)
 }
 
 // ResolveAttachmentsIn is ResolveAttachments with paths made absolute by
-// expand (Completer.Expand).
-func ResolveAttachmentsIn(text string, expand func(string) string) (string, []string, error) {
+// expand (Completer.Expand) and, when confine is not nil, refused by it
+// before they are looked at (Completer.Confine).
+func ResolveAttachmentsIn(text string, expand func(string) string, confine func(string) error) (string, []string, error) {
 	toks := scanAttachTokens(text)
 	if len(toks) == 0 {
 		return text, nil, nil
@@ -93,6 +94,11 @@ func ResolveAttachmentsIn(text string, expand func(string) string) (string, []st
 	last := 0
 	for _, t := range toks {
 		abs := expand(t.path)
+		if confine != nil {
+			if err := confine(abs); err != nil {
+				return text, nil, fmt.Errorf("cannot attach @%s: %w", t.path, err)
+			}
+		}
 		st, err := os.Stat(abs)
 		switch {
 		case err != nil && !looksLikePath(t.path):
@@ -128,7 +134,7 @@ func unwrapPathErr(err error) error {
 // pastedPaths recognises a paste that is only file paths (one per line, or
 // shell-quoted and backslash-escaped as terminals paste dropped files, or
 // file:// URLs) and returns them when every one exists.
-func pastedPaths(s string, expand func(string) string) []string {
+func pastedPaths(s string, expand func(string) string, confine func(string) error) []string {
 	s = strings.TrimSpace(s)
 	if s == "" || len(s) > 8192 {
 		return nil
@@ -157,6 +163,9 @@ func pastedPaths(s string, expand func(string) string) []string {
 			return nil
 		}
 		abs := expand(c)
+		if confine != nil && confine(abs) != nil {
+			return nil // outside: stays text, never looked at
+		}
 		st, err := os.Stat(abs)
 		if err != nil || st.IsDir() {
 			return nil

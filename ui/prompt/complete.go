@@ -51,6 +51,11 @@ type Completer struct {
 	// names; nil means ExpandPath (the process's working directory and
 	// home). A chat confined to a workspace resolves from that instead.
 	Expand func(string) string
+	// Confine, when set, judges an absolute path by its name before it is
+	// looked at on disk: an error keeps a pasted path text and refuses an
+	// @path (a user over ssh, whose paths outside their folder must not
+	// reveal whether the server has such a file). nil allows every path.
+	Confine func(string) error
 }
 
 // expand is c.Expand or ExpandPath.

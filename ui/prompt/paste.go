@@ -13,8 +13,10 @@ func (p *Prompt) onPaste(msg tea.PasteMsg) tea.Cmd {
 	cmd := p.update(msg)
 	after := p.Value()
 	content := msg.Content
-	expand := p.complete.expand
-	check := func() tea.Msg { return PasteChecked{before: before, after: after, paths: pastedPaths(content, expand)} }
+	expand, confine := p.complete.expand, p.complete.Confine
+	check := func() tea.Msg {
+		return PasteChecked{before: before, after: after, paths: pastedPaths(content, expand, confine)}
+	}
 	return tea.Batch(cmd, check)
 }
 

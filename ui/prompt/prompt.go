@@ -129,6 +129,11 @@ func (p *Prompt) SetSize(width, maxRows int) {
 	p.ta.SetWidth(width)
 }
 
+// SetCharLimit bounds what the prompt holds, in characters (typed keys
+// included, which a client without bracketed paste sends one by one); 0
+// means no bound.
+func (p *Prompt) SetCharLimit(n int) { p.ta.CharLimit = n }
+
 // Height is the number of rows the prompt takes.
 func (p *Prompt) Height() int { return p.ta.Height() }
 

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/internal/fakehf"
+	"github.com/chorusai/chorus/internal/fakeollama"
+)
+
+// TestRunLogModelLinesUnderSelection: a task whose model is decided at once
+// starts running while the controller still chooses the other's; the
+// controller's choice, when it comes, is still logged under "── selection",
+// and what runs after it under "── execution" again.
+func TestRunLogModelLinesUnderSelection(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "cat.png")
+	if err := os.WriteFile(img, fakehf.PNG(30, 20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		switch stageOf(req) {
+		case "plan":
+			return fakeollama.Reply{Content: `{"tasks":[{"task":"image-resize","id":1,"dep":[],"args":{"image":"` + img + `","text":"50%"}},` +
+				`{"task":"image-to-text","id":2,"dep":[],"args":{"image":"` + img + `"}}]}`}
+		case "select":
+			return fakeollama.Reply{Content: `{"choices":[{"id":2,"pick":2,"reason":"small and enough"}]}`, ChunkDelay: 20 * time.Millisecond}
+		}
+		return fakeollama.Reply{Content: "Done."}
+	})
+	e.serveSkill("image-to-text")
+	t.Setenv("CHORUS_SELECTION", "controller")
+	_, stderr, code := runCLI("run", "--out", e.out, "caption "+img+" and make it half as big")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	stage := ""
+	models := 0
+	for _, l := range strings.Split(stderr, "\n") {
+		if s, ok := strings.CutPrefix(l, "── "); ok {
+			stage = s
+			continue
+		}
+		switch {
+		case strings.HasPrefix(l, "model: "):
+			models++
+			if stage != "selection" {
+				t.Errorf("%q is logged under ── %s:\n%s", l, stage, stderr)
+			}
+		case strings.HasPrefix(l, "start: "), strings.HasPrefix(l, "done: "):
+			if stage != "execution" {
+				t.Errorf("%q is logged under ── %s:\n%s", l, stage, stderr)
+			}
+		}
+	}
+	if models != 2 {
+		t.Fatalf("%d model lines, want 2:\n%s", models, stderr)
+	}
+}
