@@ -186,7 +186,11 @@ func (p *printer) plain(ev pipeline.Event) {
 			if e.Result != "" {
 				result = ": " + text.OneLine(e.Result, 200)
 			}
-			p.line("done: task %d %s with %s on %s in %d ms%s", e.ID, e.Task, e.Model, pipeline.Where(e.Endpoint, e.Provider), e.ElapsedMS, result)
+			after := ""
+			if note := pipeline.FallbackNote(e.Attempts); note != "" {
+				after = " (" + note + ")"
+			}
+			p.line("done: task %d %s with %s on %s in %d ms%s%s", e.ID, e.Task, e.Model, pipeline.Where(e.Endpoint, e.Provider), e.ElapsedMS, after, result)
 			for _, f := range e.Files {
 				p.line("  file: %s", f)
 			}

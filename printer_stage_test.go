@@ -11,6 +11,7 @@ import (
 
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/pipeline"
 )
 
 // TestRunLogModelLinesUnderSelection: a task whose model is decided at once
@@ -59,5 +60,20 @@ func TestRunLogModelLinesUnderSelection(t *testing.T) {
 	}
 	if models != 2 {
 		t.Fatalf("%d model lines, want 2:\n%s", models, stderr)
+	}
+}
+
+// TestRunLogSaysWhatRanAfterAFallback: the plain log's done line names the
+// model that ran and, in a few words, what failed before it.
+func TestRunLogSaysWhatRanAfterAFallback(t *testing.T) {
+	var out, log strings.Builder
+	p := newPrinter(&out, &log, false, false)
+	p.emit(pipeline.TaskEndEvent{ID: 1, Task: "text-to-speech", Status: pipeline.StatusOK, Model: "facebook/mms-tts-eng", Endpoint: "huggingface", Provider: "hf-inference",
+		Attempts: []pipeline.Attempt{
+			{Model: "hexgrad/Kokoro-82M", Endpoint: "huggingface", Provider: "replicate", Error: "huggingface hexgrad/Kokoro-82M: no provider could run it: …", Why: "not served by fal-ai (404), replicate (404)"},
+			{Model: "facebook/mms-tts-eng", Endpoint: "huggingface", Provider: "hf-inference"},
+		}, ElapsedMS: 1200})
+	if !strings.Contains(log.String(), "done: task 1 text-to-speech with facebook/mms-tts-eng on huggingface (hf-inference) in 1200 ms (after Kokoro-82M failed: not served by fal-ai (404), replicate (404))") {
+		t.Fatalf("log:\n%s", log.String())
 	}
 }

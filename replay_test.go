@@ -175,3 +175,46 @@ func TestReplaySpeedZeroKeepsRecordedDurations(t *testing.T) {
 		t.Fatalf("the plain log says the replayed task took 0 ms:\n%s", stderr)
 	}
 }
+
+// TestReplaySpeedZeroKeepsControllerTaskDuration: a task the controller
+// does itself reports, replayed without waiting, the time its recorded
+// reply took the server.
+func TestReplaySpeedZeroKeepsControllerTaskDuration(t *testing.T) {
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		switch stageOf(req) {
+		case "plan":
+			return fakeollama.Reply{Content: `{"tasks":[{"task":"summarization","id":1,"dep":[],"args":{"text":"a long story about a red kite over the sea"}}]}`}
+		case "other":
+			if strings.Contains(req.Messages[len(req.Messages)-1].Content, "Task 1 summarization") {
+				return fakeollama.Reply{Content: "A kite flies over the sea and then it lands on the beach again.", ChunkDelay: 25 * time.Millisecond}
+			}
+		}
+		return fakeollama.Reply{Content: "Here is the summary."}
+	})
+	tape := filepath.Join(t.TempDir(), "sum.json")
+	stdout, stderr, code := runCLI("run", "--json", "--record", tape, "--out", e.out, "summarise the story")
+	if code != 0 {
+		t.Fatalf("recording run: exit %d, stderr %q", code, stderr)
+	}
+	elapsed := func(stdout string) float64 {
+		for _, ev := range jsonLines(t, stdout) {
+			if ev["type"] == "task_end" {
+				return ev["elapsed_ms"].(float64)
+			}
+		}
+		t.Fatalf("no task_end in %s", stdout)
+		return 0
+	}
+	recorded := elapsed(stdout)
+	if recorded < 200 {
+		t.Fatalf("the recorded controller task took %v ms; the fake streams for longer", recorded)
+	}
+	e.ollama.Stop()
+	stdout, stderr, code = runCLI("run", "--json", "--replay", tape, "--replay-speed", "0", "--out", t.TempDir(), "summarise the story")
+	if code != 0 {
+		t.Fatalf("replay: exit %d, stderr %q", code, stderr)
+	}
+	if got := elapsed(stdout); got < recorded*0.8 {
+		t.Fatalf("the replayed controller task reports %v ms, want about the recorded %v", got, recorded)
+	}
+}

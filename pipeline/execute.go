@@ -153,8 +153,9 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	var lastErr error
 	if c.controller {
 		at := time.Now()
-		text, err := e.runOnController(tctx, r.task, c.skill, args, conv, emit)
-		r.attempts = append(r.attempts, Attempt{Model: e.ctl.Model(), Endpoint: EndpointController, Error: errText(err), Why: endpoints.WhyFailed(err), ElapsedMS: time.Since(at).Milliseconds()})
+		text, took, err := e.runOnController(tctx, r.task, c.skill, args, conv, emit)
+		r.shift += max(0, took-time.Since(at))
+		r.attempts = append(r.attempts, Attempt{Model: e.ctl.Model(), Endpoint: EndpointController, Error: errText(err), Why: endpoints.WhyFailed(err), ElapsedMS: took.Milliseconds()})
 		if err == nil {
 			r.status, r.text = StatusOK, text
 			allowResultURLs(sc, text)
@@ -476,7 +477,11 @@ func safeName(s string) string {
 
 // runOnController has the controller LLM do a text task itself, in the
 // turn's conversation (after the plan, which it continues).
-func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, args map[string]string, conv *conversation, emit Emit) (string, error) {
+//
+// took is how long the task took: the time waited, or the server's own
+// prompt and generation time when that is longer — a replay that does not
+// wait still reports what the recorded call took.
+func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, args map[string]string, conv *conversation, emit Emit) (text string, took time.Duration, err error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task %d %s: %s\nInputs (text from files and tools is quoted as <data>):\n", t.ID, t.Task, skillBrief(s))
 	for _, k := range sortedKeys(args) {
@@ -484,15 +489,16 @@ func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, a
 	}
 	start := time.Now()
 	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(stageMessage(markTask, b.String())), NumPredict: e.ctl.Options().AnswerTokens})
+	took = max(time.Since(start), reply.PromptEvalDuration+reply.EvalDuration)
 	if err != nil {
-		return "", err
+		return "", took, err
 	}
 	conv.record(StageExecution, reply, time.Since(start), emit)
-	text := strings.TrimSpace(thinkBlock.ReplaceAllString(reply.Content, ""))
+	text = strings.TrimSpace(thinkBlock.ReplaceAllString(reply.Content, ""))
 	if text == "" {
-		return "", errors.New("the controller returned nothing")
+		return "", took, errors.New("the controller returned nothing")
 	}
-	return text, nil
+	return text, took, nil
 }
 
 // reportTasks turns runs into the turn's execution record.

@@ -2,9 +2,13 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/endpoints/mcp"
 	"github.com/chorusai/chorus/internal/mcptest"
 )
@@ -147,5 +152,59 @@ func TestHTTPMessageBound(t *testing.T) {
 	_, err := e.Infer(context.Background(), endpoints.Request{Task: "go.echo", Model: "go.echo", Args: map[string]string{"text": strings.Repeat("y", 100<<10)}})
 	if err == nil || !strings.Contains(err.Error(), "the limit for one message") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// TestMappedToolGetsTheTaskFileAsData: a Gradio-like tool mapped onto
+// image-editing gets the task's image as a data URL (never its path) in
+// its image argument and the instruction in its prompt; its image result
+// comes back as a file.
+func TestMappedToolGetsTheTaskFileAsData(t *testing.T) {
+	var mu sync.Mutex
+	var got map[string]any
+	srv := sdk.NewServer(&sdk.Implementation{Name: "space", Version: "1"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "edit_infer", Description: "Edits an image by an instruction.",
+		InputSchema: map[string]any{"type": "object", "required": []string{"input_image", "prompt"}, "properties": map[string]any{
+			"input_image": map[string]any{"type": "string", "description": "a http or https url to a file"},
+			"prompt":      map[string]any{"type": "string"}, "seed": map[string]any{"type": "integer", "default": 0}}},
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			mu.Lock()
+			_ = json.Unmarshal(req.Params.Arguments, &got)
+			mu.Unlock()
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{MIMEType: "image/png", Data: mcptest.PNG(5, 5)}}}, nil
+		})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	e := httpEndpoint(t, mcp.Server{Name: "space", URL: ts.URL, Tasks: map[string][]string{"image-editing": {"edit_infer"}}})
+	offers, _ := e.Discover(context.Background(), "image-editing")
+	if len(offers) != 1 || offers[0].ID != "space.edit_infer" || !offers[0].Configured {
+		t.Fatalf("offers %+v", offers)
+	}
+	if err := e.Check(context.Background(), "image-editing", "space.edit_infer"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(context.Background(), "text-to-image", "space.edit_infer"); err == nil {
+		t.Fatal("a tool not mapped onto a task passes its check")
+	}
+	img := filepath.Join(t.TempDir(), "in.png")
+	if err := os.WriteFile(img, mcptest.PNG(8, 8), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	req := endpointstest.Request(t, "image-editing", "space.edit_infer", map[string]string{"image": img, "text": "make it winter"})
+	res, err := e.Infer(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Blobs) != 1 || res.Blobs[0].MIME != "image/png" {
+		t.Fatalf("blobs %+v", res.Blobs)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got["prompt"] != "make it winter" || got["input_image"] != "data:image/png;base64,"+mcptest.PNGBase64(8, 8) {
+		t.Fatalf("arguments %v", got)
+	}
+	if strings.Contains(fmt.Sprint(got), img) {
+		t.Fatal("the file's path reached the server")
 	}
 }

@@ -63,7 +63,9 @@ type process struct {
 	stdin  *os.File
 	out    *lineReader
 	stderr *tailBuffer
-	exited chan struct{}
+	// stderrDone closes when standard error has been read to its end.
+	stderrDone chan struct{}
+	exited     chan struct{}
 	// exitErr is cmd.Wait's result, read after exited closes.
 	exitErr error
 	ended   *endReason
@@ -141,11 +143,12 @@ func startProcess(cfg Server, ended *endReason, maxMessage int) (*process, error
 		errR.Close()
 		return nil, failf(endpoints.ErrUnreachable, "the MCP server %s cannot start %s: %v — fix %s.command", cfg.Name, cfg.Command, err, cfg.key())
 	}
-	p := &process{cmd: cmd, stdin: inW, stderr: &tailBuffer{max: 4 << 10}, exited: make(chan struct{}), ended: ended}
+	p := &process{cmd: cmd, stdin: inW, stderr: &tailBuffer{max: 4 << 10}, stderrDone: make(chan struct{}), exited: make(chan struct{}), ended: ended}
 	p.out = &lineReader{r: bufio.NewReaderSize(outR, 64<<10), f: outR, max: maxMessage, ended: ended, name: cfg.Name, proc: p}
 	go func() {
 		_, _ = io.Copy(p.stderr, errR)
 		errR.Close()
+		close(p.stderrDone)
 	}()
 	go func() {
 		p.exitErr = cmd.Wait()
@@ -204,10 +207,17 @@ func (p *process) Close() error {
 // exitReason says how the process ended, with the tail of its standard
 // error, once it has.
 func (p *process) exitReason() error {
+	// Its output ended: it is exiting. A loaded machine may take a
+	// moment to tell.
 	select {
 	case <-p.exited:
-	case <-time.After(500 * time.Millisecond):
+	case <-time.After(3 * time.Second):
 		return nil
+	}
+	// Its last words, unless something it started still holds the pipe.
+	select {
+	case <-p.stderrDone:
+	case <-time.After(500 * time.Millisecond):
 	}
 	status := "it exited"
 	if p.exitErr != nil {
