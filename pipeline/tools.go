@@ -193,6 +193,39 @@ func (v *validator) checkToolArgs(t *Task, s *skills.Skill) {
 	}
 }
 
+// toolDefault fills a required argument of a tool the plan left out from
+// the default its schema gives, with a note, and reports whether it did:
+// the tool would use it anyway, and a server that checks its required
+// arguments gets it.
+func (v *validator) toolDefault(t *Task, s *skills.Skill, a skills.Arg) bool {
+	if s.Tool == nil || a.Type.Media() {
+		return false
+	}
+	p := s.Tool.Params[a.Name]
+	if p.Schema == nil || p.Schema.Default == nil {
+		return false
+	}
+	val := skills.Canonical(p.Schema.Default)
+	t.Args[a.Name] = val
+	shown := val
+	if _, isString := p.Schema.Default.(string); isString {
+		shown = fmt.Sprintf("%q", val)
+	}
+	v.note("task %d: argument %s: the plan gives none; using the tool's default %s", t.ID, a.Name, shown)
+	return true
+}
+
+// argKind is what an argument holds, for messages: a tool's argument by
+// its schema's type ("integer", "array"), any other by its modality.
+func argKind(s *skills.Skill, a skills.Arg) string {
+	if s.Tool != nil && !a.Type.Media() {
+		if k := s.Tool.Params[a.Name].Schema.Kind(); k != "" {
+			return k
+		}
+	}
+	return string(a.Type)
+}
+
 // localPath reports whether a text value is a path to something on this
 // machine (written as one: absolute, ~/, ./ or ../), and resolves it.
 func localPath(val string) (string, bool) {

@@ -178,3 +178,33 @@ func TestValidatorConvertsToolArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestValidatorFillsAToolsDefault: a required argument the plan leaves
+// out is filled from the tool's schema default (noted, and sent, so a
+// server that checks required arguments gets it); one without a default
+// still drops the task, naming the argument and the type it needs.
+func TestValidatorFillsAToolsDefault(t *testing.T) {
+	cat, _ := skills.Embedded()
+	cat.Put(toolSkill(t, "srv.run", map[string]string{"a": `{"type":"integer"}`,
+		"mode": `{"type":"string","enum":["fast","slow"],"default":"fast"}`, "count": `{"type":"integer","default":3}`}))
+	ctl, _ := controller.New("http://127.0.0.1:1", "ctl", controller.Options{Timeout: time.Second})
+	e := New(ctl, cat, endpoints.NewRouter(endpoints.ModeHybrid, builtin.New()), Options{})
+	plan := e.validate([]Task{
+		{ID: 1, Task: "srv.run", Args: map[string]string{"a": "1"}},
+		{ID: 2, Task: "srv.run", Args: map[string]string{"mode": "slow"}},
+	}, Constraints{}, Turn{Request: "run"}, nil)
+	notes := strings.Join(plan.Notes, "\n")
+	if len(plan.Tasks) != 1 || plan.Tasks[0].ID != 1 {
+		t.Fatalf("kept %+v\n%s", plan.Tasks, notes)
+	}
+	if a := plan.Tasks[0].Args; a["mode"] != "fast" || a["count"] != "3" || a["a"] != "1" {
+		t.Errorf("defaults not filled: %v", a)
+	}
+	for _, want := range []string{`task 1: argument mode: the plan gives none; using the tool's default "fast"`,
+		`task 1: argument count: the plan gives none; using the tool's default 3`,
+		`srv.run needs the argument "a" (integer) and the plan gives none`} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+}

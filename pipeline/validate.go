@@ -407,7 +407,10 @@ func (v *validator) checkArgs(t *Task, s *skills.Skill, skillOf map[int]*skills.
 				}
 			}
 			if !a.Optional {
-				v.drop(*t, "%s needs the argument %q (%s) and the plan gives none", s.Name, a.Name, a.Type)
+				if v.toolDefault(t, s, a) {
+					continue
+				}
+				v.drop(*t, "%s needs the argument %q (%s) and the plan gives none", s.Name, a.Name, argKind(s, a))
 				return
 			}
 			continue

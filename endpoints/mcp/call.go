@@ -266,6 +266,11 @@ func taskArgs(task string, t *sdk.Tool, req *endpoints.Request, enc func(string,
 	for _, r := range sch.Required {
 		if _, ok := args[r]; !ok {
 			if ps := sch.Properties[r]; ps != nil && ps.Default != nil {
+				// Sent, not left out: a server that checks its
+				// required arguments refuses a call without it.
+				if req != nil {
+					args[r] = ps.Default
+				}
 				continue
 			}
 			return nil, strings.ToLower(r)

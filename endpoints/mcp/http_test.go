@@ -208,3 +208,35 @@ func TestMappedToolGetsTheTaskFileAsData(t *testing.T) {
 		t.Fatal("the file's path reached the server")
 	}
 }
+
+// TestMappedToolGetsRequiredDefaults: a required argument of a mapped
+// tool that the task cannot fill but whose schema gives a default is sent
+// with that default (a server that checks required arguments refuses a
+// call without it).
+func TestMappedToolGetsRequiredDefaults(t *testing.T) {
+	var mu sync.Mutex
+	var got map[string]any
+	srv := sdk.NewServer(&sdk.Implementation{Name: "space", Version: "1"}, nil)
+	srv.AddTool(&sdk.Tool{Name: "gen", Description: "Generates an image from a prompt.",
+		InputSchema: map[string]any{"type": "object", "required": []string{"prompt", "steps", "size"}, "properties": map[string]any{
+			"prompt": map[string]any{"type": "string"}, "steps": map[string]any{"type": "integer", "default": 4},
+			"size": map[string]any{"type": "string", "enum": []string{"512", "1024"}, "default": "1024"}}},
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+			mu.Lock()
+			_ = json.Unmarshal(req.Params.Arguments, &got)
+			mu.Unlock()
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.ImageContent{MIMEType: "image/png", Data: mcptest.PNG(5, 5)}}}, nil
+		})
+	ts := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	t.Cleanup(ts.Close)
+	e := httpEndpoint(t, mcp.Server{Name: "space", URL: ts.URL, Tasks: map[string][]string{"text-to-image": {"gen"}}})
+	if _, err := e.Infer(context.Background(), endpointstest.Request(t, "text-to-image", "space.gen", map[string]string{"text": "a fox"})); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got["prompt"] != "a fox" || got["steps"] != float64(4) || got["size"] != "1024" {
+		t.Fatalf("arguments %v", got)
+	}
+}
