@@ -16,6 +16,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 func newModelsCmd(g *globalFlags) *cobra.Command {
@@ -167,7 +168,9 @@ offline default; local, Ollama, command and built-in experts are kept.`,
 				case r.Err != nil:
 					tried++
 					failed++
-					fmt.Fprintf(w, "✗ %s: %v\n", r.Task, r.Err)
+					// The Hub's own words are a server's: cleaned like all text
+					// leaving Chorus (escapes, URL passwords).
+					fmt.Fprintf(w, "✗ %s: %s\n", r.Task, text.Clean(r.Err.Error()))
 					continue
 				}
 				tried++

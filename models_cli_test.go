@@ -196,3 +196,28 @@ func TestModelsSyncLocalOnlyTask(t *testing.T) {
 		t.Fatalf("out:\n%s", out)
 	}
 }
+
+// TestModelsSyncShowsNoPasswordOrEscape: `chorus models sync` names the
+// Hub it could not use without the password inside huggingface.hub_url,
+// and the Hub's own error text reaches the terminal cleaned, so a server
+// cannot write to the user's clipboard (OSC 52) or retitle the window.
+func TestModelsSyncShowsNoPasswordOrEscape(t *testing.T) {
+	newCLIEnv(t, nil)
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write([]byte(`{"error":"bad tag \u001b]52;c;ZXZpbA==\u0007 \u001b]0;owned\u0007"}`))
+	}))
+	defer hub.Close()
+	t.Setenv("CHORUS_HUGGINGFACE_HUB_URL", strings.Replace(hub.URL, "http://", "http://admin:HubPass99@", 1))
+	out, stderr, code := runCLI("models", "sync", "automatic-speech-recognition")
+	if code != 1 || !strings.Contains(out, "admin:REDACTED@") {
+		t.Fatalf("exit %d: the Hub is not named, redacted:\n%s\n%s", code, out, stderr)
+	}
+	if strings.Contains(out+stderr, "HubPass99") {
+		t.Errorf("the password inside huggingface.hub_url was shown:\n%s\n%s", out, stderr)
+	}
+	if strings.ContainsRune(out+stderr, 0x1b) || strings.ContainsRune(out+stderr, 0x07) {
+		t.Errorf("the Hub's escape sequences reached the terminal: %q", out+stderr)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -223,5 +224,29 @@ func TestStateDir(t *testing.T) {
 	t.Setenv("HOME", "/home/u")
 	if got := StateDir(); got != filepath.Join("/home/u", ".local", "state", "chorus") {
 		t.Fatalf("StateDir without XDG_STATE_HOME = %q", got)
+	}
+}
+
+// TestURLPasswordNotShownInErrors: a configured URL that is refused is
+// shown without its password, also when it does not parse (no scheme, a
+// bad port, a "/" inside the password), where the redaction of URLs in
+// free text cannot find the password.
+func TestURLPasswordNotShownInErrors(t *testing.T) {
+	for _, tc := range []struct{ value, want string }{
+		{"admin:Secret1@hub.example", "admin:REDACTED@hub.example"},
+		{"https://admin:Secret2@hub.example:port/", "https://admin:REDACTED@hub.example:port/"},
+		{"http://admin:pa/Secret3@hub.example", "http://admin:REDACTED@hub.example"},
+		{"ftp://admin:Secret4@hub.example", "ftp://admin:REDACTED@hub.example"},
+		{"Secret5@hub.example:x", "REDACTED@hub.example:x"},
+	} {
+		_, err := loadFile(t, "huggingface:\n  hub_url: "+strconv.Quote(tc.value)+"\n")
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != "huggingface.hub_url" || !strings.Contains(ce.Msg, "not an http(s) URL") {
+			t.Errorf("%q: err %v", tc.value, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "Secret") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v (want it shown as %s)", tc.value, err, tc.want)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chorusai/chorus/httpwire"
 	"github.com/chorusai/chorus/scope"
+	"github.com/chorusai/chorus/text"
 )
 
 // DefaultHubURL is the Hugging Face Hub that `chorus models sync` reads.
@@ -63,7 +64,8 @@ var (
 
 // HubError is a failed Hub request. Its message says what to do about it.
 type HubError struct {
-	// URL is the Hub base URL (never a URL carrying a token).
+	// URL is the Hub base URL (never a URL carrying a token; a password
+	// inside it is redacted when shown).
 	URL string
 	// Tag is the pipeline tag being listed.
 	Tag string
@@ -86,9 +88,9 @@ type HubError struct {
 func (e *HubError) Error() string {
 	var b strings.Builder
 	if e.Model != "" {
-		fmt.Fprintf(&b, "asking the Hugging Face Hub at %s which providers serve %s: ", e.URL, e.Model)
+		fmt.Fprintf(&b, "asking the Hugging Face Hub at %s which providers serve %s: ", text.RedactURL(e.URL), e.Model)
 	} else {
-		fmt.Fprintf(&b, "listing %s models on the Hugging Face Hub at %s: ", e.Tag, e.URL)
+		fmt.Fprintf(&b, "listing %s models on the Hugging Face Hub at %s: ", e.Tag, text.RedactURL(e.URL))
 	}
 	if e.Status != 0 {
 		fmt.Fprintf(&b, "HTTP %d", e.Status)
@@ -181,7 +183,7 @@ func (h *Hub) Models(ctx context.Context, pipelineTag string) ([]Model, error) {
 	}
 	base, err := url.Parse(h.base())
 	if err != nil || base.Host == "" {
-		return nil, fmt.Errorf("hub URL %q is not a URL such as https://huggingface.co — fix huggingface.hub_url", h.BaseURL)
+		return nil, fmt.Errorf("hub URL %q is not a URL such as https://huggingface.co — fix huggingface.hub_url", text.RedactURL(h.BaseURL))
 	}
 	var (
 		out  []Model
@@ -259,7 +261,7 @@ func (h *Hub) page(ctx context.Context, base *url.URL, tag, pageURL string) ([]m
 	}
 	var raw []json.RawMessage
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, "", fmt.Errorf("listing %s models on the Hugging Face Hub at %s: the answer is not a model listing (%v) — is huggingface.hub_url the Hub (https://huggingface.co)?", tag, h.base(), err)
+		return nil, "", fmt.Errorf("listing %s models on the Hugging Face Hub at %s: the answer is not a model listing (%v) — is huggingface.hub_url the Hub (https://huggingface.co)?", tag, text.RedactURL(h.base()), err)
 	}
 	items := make([]map[string]any, 0, len(raw))
 	for _, r := range raw {

@@ -378,6 +378,23 @@ func TestHubErrorsNameTheFix(t *testing.T) {
 		}
 	})
 
+	t.Run("password in the hub URL", func(t *testing.T) {
+		// HubError names the Hub it could not use; a run's provider
+		// lookup logs it as is, so it must hold no password.
+		dead := httptest.NewServer(http.NotFoundHandler())
+		dead.Close()
+		h := &Hub{BaseURL: strings.Replace(dead.URL, "http://", "http://admin:HubPass2@", 1)}
+		for _, err := range []error{
+			func() error { _, err := h.Models(ctx, "image-classification"); return err }(),
+			func() error { _, err := h.ProviderMapping(ctx, "owner/model"); return err }(),
+		} {
+			var he *HubError
+			if !errors.As(err, &he) || strings.Contains(err.Error(), "HubPass2") || !strings.Contains(err.Error(), "admin:REDACTED@") {
+				t.Errorf("error %v", err)
+			}
+		}
+	})
+
 	t.Run("cancelled", func(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
@@ -391,6 +408,11 @@ func TestHubErrorsNameTheFix(t *testing.T) {
 		_, err := (&Hub{BaseURL: "huggingface.co"}).Models(ctx, "image-classification")
 		if err == nil || !strings.Contains(err.Error(), "hub_url") {
 			t.Errorf("scheme-less hub URL: %v", err)
+		}
+		// A password inside a URL that does not parse is not shown either.
+		_, err = (&Hub{BaseURL: "https://admin:HubPass1@hub.example:port"}).Models(ctx, "image-classification")
+		if err == nil || strings.Contains(err.Error(), "HubPass1") || !strings.Contains(err.Error(), "admin:REDACTED@") {
+			t.Errorf("hub URL with a password: %v", err)
 		}
 	})
 

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -11,13 +10,15 @@ import (
 	"sync"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
 
 // httpClient is an HTTP server's client: the configured headers and key
-// on every request, redirects only within the server's own origin (a key
-// never follows one elsewhere), JSON answers bounded like stdio lines
+// on every request, every request on the server's own origin (a key, a
+// header or a message never goes elsewhere, whatever the server's
+// redirects or endpoint events say), JSON answers bounded like stdio lines
 // (event streams are bounded per event by the SDK), and the server's
 // refusal of the key remembered for the message.
 type httpClient struct {
@@ -58,20 +59,31 @@ func newHTTPClient(s *server, ended *endReason) *httpClient {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	origin := originOf(s.cfg.URL)
-	h.client = &http.Client{
-		Transport: &httpTransport{base: base, cfg: s.cfg, max: int64(s.opts.MaxMessage), h: h, ended: ended},
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if originOf(req.URL.String()) != origin {
-				return fmt.Errorf("the server redirected to %s, another origin — Chorus does not follow it with the server's key; fix %s.url", req.URL.Host, s.cfg.key())
-			}
-			if len(via) >= 5 {
-				return errors.New("too many redirects")
-			}
-			return nil
-		},
+	origin, _ := url.Parse(s.cfg.URL)
+	// scope.Credentialed: a redirect is followed only for a GET on the
+	// server's own origin, so neither the key nor a message (a POST, never
+	// sent twice) follows one elsewhere.
+	h.client = scope.Credentialed(&http.Client{
+		Transport: &httpTransport{base: base, cfg: s.cfg, origin: origin, max: int64(s.opts.MaxMessage), h: h, ended: ended},
+	})
+	refuse := h.client.CheckRedirect
+	h.client.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		err := refuse(req, via)
+		if err != nil {
+			ended.set(err) // the SDK's own wrapping may lose it
+		}
+		return err
 	}
 	return h
+}
+
+// offOrigin is a request the server sent Chorus to on another origin: an
+// HTTP+SSE server names in its endpoint event where the client posts its
+// messages, and one that names another host or port gets nothing there.
+type offOrigin struct{ to *url.URL }
+
+func (e *offOrigin) Error() string {
+	return fmt.Sprintf("the server sent Chorus to %s, another origin — Chorus sends its messages, key and headers only to the configured server", text.RedactURL(e.to.String()))
 }
 
 // answered4xx reports whether the server answered the last request with a
@@ -90,14 +102,23 @@ func (h *httpClient) refused() *httpRefusal {
 }
 
 type httpTransport struct {
-	base  http.RoundTripper
-	cfg   Server
-	max   int64
-	h     *httpClient
-	ended *endReason
+	base   http.RoundTripper
+	cfg    Server
+	origin *url.URL
+	max    int64
+	h      *httpClient
+	ended  *endReason
 }
 
 func (t *httpTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !scope.SameOrigin(req.URL, t.origin) {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		err := &offOrigin{to: req.URL}
+		t.ended.set(err) // the SDK's own wrapping may lose it
+		return nil, err
+	}
 	req = req.Clone(req.Context())
 	for k, v := range t.cfg.Headers {
 		req.Header.Set(k, v)

@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/scope"
 )
 
 // server is one configured server and its session. The session is made
@@ -253,6 +254,21 @@ func (s *server) startError(ctx context.Context, timedOut bool, err error, ended
 		}
 		return failf(endpoints.ErrUnreachable, "the MCP server %s did not %s within %s — check that %s is an MCP server%s",
 			s.cfg.Name, what, s.opts.StartTimeout, s.where(), stderrHint(t))
+	}
+	var off *offOrigin
+	if errors.As(err, &off) {
+		return failf(endpoints.ErrUnavailable, "the MCP server %s: %v; fix %s.url", s.cfg.Name, off, s.cfg.key())
+	}
+	var re *scope.RedirectError
+	if errors.As(err, &re) {
+		from, _ := url.Parse(re.From)
+		to, _ := url.Parse(re.To)
+		if !scope.SameOrigin(from, to) {
+			return failf(endpoints.ErrUnavailable, "the MCP server %s redirected to %s, another origin — Chorus does not follow it with the server's key; fix %s.url",
+				s.cfg.Name, re.To, s.cfg.key())
+		}
+		return failf(endpoints.ErrUnavailable, "the MCP server %s redirected a %s to %s — Chorus never sends a message again where a redirect points; fix %s.url",
+			s.cfg.Name, re.Method, re.To, s.cfg.key())
 	}
 	if !s.cfg.Stdio() {
 		var ue *url.Error
