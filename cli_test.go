@@ -50,6 +50,7 @@ func newCLIEnv(t *testing.T, planner func(*api.ChatRequest) fakeollama.Reply) *c
 	t.Setenv("HF_TOKEN", "hf_cli")
 	t.Setenv("CHORUS_OLLAMA_EXPERTS", "false")
 	t.Setenv("CHORUS_COMMAND_ENABLED", "false")
+	onControllerKind(t, e.ollama, "ctl")
 	return e
 }
 

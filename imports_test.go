@@ -27,7 +27,8 @@ var importRules = map[string][]string{
 	"scope":    {"httpwire", "text"},
 	"skills":   {"httpwire", "scope", "text"},
 
-	"controller": {"text"},
+	// The openai backend's client carries the key only to its origin.
+	"controller": {"scope", "text"},
 	"endpoints":  {"httpwire", "scope", "skills", "text"},
 	// Each endpoint kind is a room of its own: it may use the contract,
 	// the wire format, the Hugging Face client (the local hf protocol

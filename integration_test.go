@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,61 +80,80 @@ func TestRealOllamaController(t *testing.T) {
 		{"audio", []string{"run", "--json", "read 'good morning' aloud and then transcribe the recording"}},
 		{"debug", []string{"run", "--json", "--debug", "classify the sentiment of: I love this"}},
 	}
-	for _, tt := range turns {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, chorus, tt.args...)
-			cmd.Env = env
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			start := time.Now()
-			err := cmd.Run()
-			elapsed := time.Since(start).Round(time.Millisecond)
-			if ctx.Err() != nil {
-				t.Fatalf("chorus hung: no result after %s\nstdout tail: %s", elapsed, tail(stdout.String(), 2000))
+	// The same turns with the controller on Ollama's own API, and on its
+	// OpenAI-compatible one at /v1 (controller.kind openai): a real server
+	// with a real grammar sampler for the openai backend too.
+	kinds := map[string][]string{"ollama": nil, "openai": {"CHORUS_CONTROLLER_KIND=openai", "CHORUS_CONTROLLER_HOST=" + host + "/v1"}}
+	for _, kind := range []string{"ollama", "openai"} {
+		env := append(slices.Clone(env), kinds[kind]...)
+		for _, tt := range turns {
+			// On /v1, the turns that exercise what differs: a schema'd
+			// plan with tasks, an image for the controller, plan only.
+			if kind == "openai" && !slices.Contains([]string{"composed", "attached", "plan-only"}, tt.name) {
+				continue
 			}
-			if strings.Contains(stderr.String(), "panic:") || strings.Contains(stderr.String(), "goroutine ") {
-				t.Fatalf("chorus panicked:\n%s", stderr.String())
-			}
-			code := 0
-			var ee *exec.ExitError
-			if errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			summary := summarize(t, tt.args, stdout.String())
-			t.Logf("%s: exit %d in %s; %s; stderr %q", tt.name, code, elapsed, summary, strings.TrimSpace(stderr.String()))
-			if code != 0 {
-				msg := strings.TrimSpace(stderr.String())
-				if !slicesContain(tt.args, "--json") {
-					// A plain run's progress log is on stderr too; the
-					// cause is its last line.
-					msg = msg[strings.LastIndex(msg, "\n")+1:]
-				}
-				if !strings.HasPrefix(msg, "chorus: ") || strings.Contains(msg, "\n") {
-					t.Fatalf("exit %d must come with a one-line cause on stderr, got %q", code, msg)
-				}
-				return
-			}
-			if slicesContain(tt.args, "--plan-only") {
-				if !strings.Contains(stdout.String(), `"type":"plan"`) {
-					t.Fatalf("--plan-only printed no plan: %s", stdout.String())
-				}
-				return
-			}
-			if !slicesContain(tt.args, "--json") {
-				if strings.TrimSpace(stdout.String()) == "" {
-					t.Fatal("plain run printed nothing")
-				}
-				return
-			}
-			if !strings.Contains(stdout.String(), `"type":"answer"`) {
-				t.Fatalf("exit 0 without an answer event:\n%s", tail(stdout.String(), 2000))
-			}
-		})
+			runRealTurn(t, kind+"/"+tt.name, chorus, env, tt.args)
+		}
 	}
+}
+
+// runRealTurn runs one turn of TestRealOllamaController: it must end with an
+// answer or a one-line error.
+func runRealTurn(t *testing.T, name, chorus string, env, args []string) {
+	tt := struct{ args []string }{args}
+	t.Run(name, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, chorus, tt.args...)
+		cmd.Env = env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		elapsed := time.Since(start).Round(time.Millisecond)
+		if ctx.Err() != nil {
+			t.Fatalf("chorus hung: no result after %s\nstdout tail: %s", elapsed, tail(stdout.String(), 2000))
+		}
+		if strings.Contains(stderr.String(), "panic:") || strings.Contains(stderr.String(), "goroutine ") {
+			t.Fatalf("chorus panicked:\n%s", stderr.String())
+		}
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		summary := summarize(t, tt.args, stdout.String())
+		t.Logf("%s: exit %d in %s; %s; stderr %q", name, code, elapsed, summary, strings.TrimSpace(stderr.String()))
+		if code != 0 {
+			msg := strings.TrimSpace(stderr.String())
+			if !slicesContain(tt.args, "--json") {
+				// A plain run's progress log is on stderr too; the
+				// cause is its last line.
+				msg = msg[strings.LastIndex(msg, "\n")+1:]
+			}
+			if !strings.HasPrefix(msg, "chorus: ") || strings.Contains(msg, "\n") {
+				t.Fatalf("exit %d must come with a one-line cause on stderr, got %q", code, msg)
+			}
+			return
+		}
+		if slicesContain(tt.args, "--plan-only") {
+			if !strings.Contains(stdout.String(), `"type":"plan"`) {
+				t.Fatalf("--plan-only printed no plan: %s", stdout.String())
+			}
+			return
+		}
+		if !slicesContain(tt.args, "--json") {
+			if strings.TrimSpace(stdout.String()) == "" {
+				t.Fatal("plain run printed nothing")
+			}
+			return
+		}
+		if !strings.Contains(stdout.String(), `"type":"answer"`) {
+			t.Fatalf("exit 0 without an answer event:\n%s", tail(stdout.String(), 2000))
+		}
+	})
 }
 
 func slicesContain(s []string, v string) bool {

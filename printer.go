@@ -221,6 +221,10 @@ func (p *printer) plain(ev pipeline.Event) {
 		}
 	case pipeline.DebugEvent:
 		p.line("debug %s %s:\n%s", e.Stage, e.Kind, e.Content)
+	case pipeline.QueueEvent:
+		if e.Waiting {
+			p.line("  %s", pipeline.QueueText(e))
+		}
 	}
 }
 

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"time"
 
@@ -59,13 +61,17 @@ func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error)
 // host and options: the engine's, or another model's for chorus eval.
 func newController(cfg *config.Config, model string, log *slog.Logger) (*controller.Controller, error) {
 	ctl, err := controller.New(cfg.Controller.Host, model, controller.Options{
-		Kind:         cfg.Controller.Kind,
-		Temperature:  cfg.Controller.Temperature,
-		NumCtx:       cfg.Controller.NumCtx,
-		PlanTokens:   cfg.Controller.PlanTokens,
-		AnswerTokens: cfg.Controller.AnswerTokens,
-		Timeout:      cfg.Controller.Timeout,
-		Logger:       log,
+		Kind:          cfg.Controller.Kind,
+		Temperature:   cfg.Controller.Temperature,
+		NumCtx:        cfg.Controller.NumCtx,
+		PlanTokens:    cfg.Controller.PlanTokens,
+		AnswerTokens:  cfg.Controller.AnswerTokens,
+		Timeout:       cfg.Controller.Timeout,
+		MaxConcurrent: cfg.Controller.MaxConcurrent,
+		Key:           cfg.Controller.Key,
+		KeySource:     keySource(cfg),
+		Capabilities:  cfg.Controller.Capabilities,
+		Logger:        log,
 	})
 	if errors.Is(err, controller.ErrUnknownKind) {
 		return nil, &exitError{code: 2, err: fmt.Errorf("config: controller.kind: %w", err)}
@@ -74,6 +80,27 @@ func newController(cfg *config.Config, model string, log *slog.Logger) (*control
 		return nil, &exitError{code: 2, err: fmt.Errorf("config: controller.host: %w", err)}
 	}
 	return ctl, nil
+}
+
+// keySource names where the controller's key came from, for the fix of a
+// refused one.
+func keySource(cfg *config.Config) string {
+	if cfg.Controller.KeyEnv != "" {
+		return "controller.key_env (" + cfg.Controller.KeyEnv + ")"
+	}
+	return "controller.key"
+}
+
+// ollamaHost is where the Ollama expert endpoint reaches Ollama: the
+// controller's server when it is one, else OLLAMA_HOST or Ollama's default.
+func ollamaHost(cfg *config.Config) string {
+	if cfg.Controller.Kind == "" || cfg.Controller.Kind == controller.DefaultKind {
+		return cfg.Controller.Host
+	}
+	if h, err := config.NormalizeHost(cmp.Or(os.Getenv("OLLAMA_HOST"), "127.0.0.1:11434")); err == nil {
+		return h
+	}
+	return "http://127.0.0.1:11434"
 }
 
 // loadCatalog reads the skills and overlays the synced Hub catalog.
@@ -125,7 +152,7 @@ func buildRouter(cfg *config.Config, cat *skills.Catalog, tools *mcp.Endpoint) (
 			Results: cfg.Retrieval.Results, Language: cfg.Retrieval.Language}))
 	}
 	if cfg.Ollama.Experts {
-		eps = append(eps, ollama.New(ollama.Options{Host: cfg.Controller.Host, HTTPClient: httpClient, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))
+		eps = append(eps, ollama.New(ollama.Options{Host: ollamaHost(cfg), HTTPClient: httpClient, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))
 	}
 	if cfg.Command.Enabled {
 		eps = append(eps, command.New(command.Options{}))

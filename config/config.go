@@ -43,13 +43,24 @@ type Config struct {
 		Model string `mapstructure:"model" yaml:"model"`
 		// Kind is the controller server's kind: a backend registered in
 		// package controller (controller.Kinds), checked when it is built.
-		Kind         string        `mapstructure:"kind" yaml:"kind"`
-		Host         string        `mapstructure:"host" yaml:"host"`
-		Temperature  float64       `mapstructure:"temperature" yaml:"temperature"`
-		NumCtx       int           `mapstructure:"num_ctx" yaml:"num_ctx"`
-		PlanTokens   int           `mapstructure:"plan_tokens" yaml:"plan_tokens"`
-		AnswerTokens int           `mapstructure:"answer_tokens" yaml:"answer_tokens"`
-		Timeout      time.Duration `mapstructure:"timeout" yaml:"timeout"`
+		Kind string `mapstructure:"kind" yaml:"kind"`
+		Host string `mapstructure:"host" yaml:"host"`
+		// Key is the bearer token of an OpenAI-compatible server; KeyEnv
+		// names a variable holding it instead (normalize reads it into
+		// Key and leaves KeyEnv to say where it came from).
+		Key    string `mapstructure:"key" yaml:"key"`
+		KeyEnv string `mapstructure:"key_env" yaml:"key_env"`
+		// Capabilities are what the model can do when its server cannot
+		// say (an OpenAI-compatible server): [vision].
+		Capabilities []string `mapstructure:"capabilities" yaml:"capabilities"`
+		// MaxConcurrent bounds the calls in flight on the server (its
+		// slots); the rest wait their turn, fairly across chats.
+		MaxConcurrent int           `mapstructure:"max_concurrent" yaml:"max_concurrent"`
+		Temperature   float64       `mapstructure:"temperature" yaml:"temperature"`
+		NumCtx        int           `mapstructure:"num_ctx" yaml:"num_ctx"`
+		PlanTokens    int           `mapstructure:"plan_tokens" yaml:"plan_tokens"`
+		AnswerTokens  int           `mapstructure:"answer_tokens" yaml:"answer_tokens"`
+		Timeout       time.Duration `mapstructure:"timeout" yaml:"timeout"`
 	} `mapstructure:"controller" yaml:"controller"`
 	InferenceMode string `mapstructure:"inference_mode" yaml:"inference_mode"`
 	// Mode is InferenceMode validated: what the rest of Chorus reads.
@@ -220,8 +231,17 @@ func Load(defaults []byte, file string) (*Config, error) {
 	v.SetEnvPrefix("CHORUS")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
 	for _, k := range known {
-		envs := append([]string{"CHORUS_" + strings.ToUpper(strings.ReplaceAll(k, ".", "_"))}, envAliases[k]...)
-		if err := v.BindEnv(append([]string{k}, envs...)...); err != nil {
+		if err := v.BindEnv(k, "CHORUS_"+strings.ToUpper(strings.ReplaceAll(k, ".", "_"))); err != nil {
+			return nil, err
+		}
+	}
+	for k, aliases := range envAliases {
+		// OLLAMA_HOST is where Ollama listens: the controller's host only
+		// when the controller is an Ollama.
+		if k == "controller.host" && !slices.Contains([]string{"", "ollama"}, strings.ToLower(strings.TrimSpace(v.GetString("controller.kind")))) {
+			continue
+		}
+		if err := v.BindEnv(append([]string{k}, aliases...)...); err != nil {
 			return nil, err
 		}
 	}
@@ -285,11 +305,27 @@ func (c *Config) normalize() error {
 		return bad("controller.model", "is empty; name a model the controller server has, such as qwen3:8b")
 	}
 	c.Controller.Kind = strings.ToLower(strings.TrimSpace(c.Controller.Kind))
-	host, err := NormalizeHost(c.Controller.Host)
+	host, err := NormalizeControllerHost(c.Controller.Kind, c.Controller.Host)
 	if err != nil {
 		return bad("controller.host", "%v", err)
 	}
 	c.Controller.Host = host
+	switch {
+	case c.Controller.KeyEnv != "" && c.Controller.Key != "":
+		return bad("controller.key_env", "set controller.key or controller.key_env, not both")
+	case c.Controller.KeyEnv != "":
+		c.Controller.Key = strings.TrimSpace(os.Getenv(c.Controller.KeyEnv))
+	}
+	if c.Controller.MaxConcurrent < 0 || c.Controller.MaxConcurrent > 4096 {
+		return bad("controller.max_concurrent", "%d is out of range (0 for no bound, else the server's slots, up to 4096)", c.Controller.MaxConcurrent)
+	}
+	for i, cp := range c.Controller.Capabilities {
+		cp = strings.ToLower(strings.TrimSpace(cp))
+		if cp != "vision" {
+			return bad("controller.capabilities", "%q is not a capability Chorus uses — the list takes vision (the model sees images)", cp)
+		}
+		c.Controller.Capabilities[i] = cp
+	}
 	if c.Controller.Temperature < 0 || c.Controller.Temperature > 2 {
 		return bad("controller.temperature", "%v is out of range (0 to 2)", c.Controller.Temperature)
 	}
@@ -517,6 +553,37 @@ func (c *Config) normalizeOpenAI() error {
 		s.Models = models
 	}
 	return nil
+}
+
+// NormalizeControllerHost is NormalizeHost for the controller's kind of
+// server: an OpenAI-compatible server's URL keeps the scheme's own default
+// port and ends in /v1 (added when the URL has no path).
+func NormalizeControllerHost(kind, h string) (string, error) {
+	if kind != "openai" {
+		return NormalizeHost(h)
+	}
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return "", fmt.Errorf("is empty; give the server's URL, such as http://127.0.0.1:8000/v1 for vLLM")
+	}
+	if !strings.Contains(h, "://") {
+		h = "http://" + h
+	}
+	u, err := url.Parse(h)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", fmt.Errorf("%q is not an http(s) URL", h)
+	}
+	if hostname := u.Hostname(); hostname == "0.0.0.0" || hostname == "::" {
+		u.Host = joinHostPort("127.0.0.1", u.Port())
+		if u.Port() == "" {
+			u.Host = "127.0.0.1"
+		}
+	}
+	if strings.Trim(u.Path, "/") == "" {
+		u.Path = "/v1"
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return strings.TrimRight(u.String(), "/"), nil
 }
 
 // NormalizeHost turns an Ollama host as people write it ("127.0.0.1:11434",

@@ -227,6 +227,49 @@ func TestStateDir(t *testing.T) {
 	}
 }
 
+// The openai kind takes the server's URL as written (the scheme's port, /v1
+// added when there is no path), its key from key_env, and never Ollama's
+// OLLAMA_HOST.
+func TestControllerKindOpenAI(t *testing.T) {
+	isolate(t)
+	t.Setenv("OLLAMA_HOST", "127.0.0.1:9999")
+	t.Setenv("CHORUS_CONTROLLER_KIND", "openai")
+	t.Setenv("CHORUS_CONTROLLER_HOST", "gpu-box")
+	t.Setenv("CHORUS_CONTROLLER_KEY_ENV", "VLLM_KEY")
+	t.Setenv("VLLM_KEY", " sk-vllm ")
+	t.Setenv("CHORUS_CONTROLLER_MAX_CONCURRENT", "16")
+	c, err := Load(defaults(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Controller.Kind != "openai" || c.Controller.Host != "http://gpu-box/v1" || c.Controller.Key != "sk-vllm" || c.Controller.MaxConcurrent != 16 {
+		t.Fatalf("controller = %+v", c.Controller)
+	}
+	t.Setenv("CHORUS_CONTROLLER_HOST", "")
+	os.Unsetenv("CHORUS_CONTROLLER_HOST")
+	if c, err = Load(defaults(t), ""); err != nil || c.Controller.Host != "http://127.0.0.1:11434/v1" {
+		t.Fatalf("OLLAMA_HOST must not move an openai controller: %v %v", c.Controller.Host, err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"https://router.huggingface.co/v1", "https://router.huggingface.co/v1"},
+		{"http://10.0.0.5:8000", "http://10.0.0.5:8000/v1"},
+		{"0.0.0.0:8080/v1/", "http://127.0.0.1:8080/v1"},
+	} {
+		if got, err := NormalizeControllerHost("openai", tc.in); err != nil || got != tc.want {
+			t.Errorf("%s: %q %v, want %q", tc.in, got, err, tc.want)
+		}
+	}
+	t.Setenv("CHORUS_CONTROLLER_KEY", "sk-also")
+	if _, err := Load(defaults(t), ""); err == nil || !strings.Contains(err.Error(), "controller.key_env") {
+		t.Fatalf("key and key_env together: %v", err)
+	}
+	t.Setenv("CHORUS_CONTROLLER_KEY", "")
+	t.Setenv("CHORUS_CONTROLLER_CAPABILITIES", "sight")
+	if _, err := Load(defaults(t), ""); err == nil || !strings.Contains(err.Error(), "controller.capabilities") {
+		t.Fatalf("an unknown capability: %v", err)
+	}
+}
+
 // TestURLPasswordNotShownInErrors: a configured URL that is refused is
 // shown without its password, also when it does not parse (no scheme, a
 // bad port, a "/" inside the password), where the redaction of URLs in

@@ -142,6 +142,16 @@ type ChatChunk struct {
 	PromptEvalDuration time.Duration
 	EvalCount          int
 	EvalDuration       time.Duration
+	// CachedTokens is how many of the prompt's tokens the server took from
+	// its prefix cache, when it says (CacheReported): OpenAI-compatible
+	// servers report usage.prompt_tokens_details.cached_tokens. Otherwise
+	// the Controller estimates it from the prompts it sent.
+	CachedTokens  int
+	CacheReported bool
+	// Note says how the backend had to make the call, for --debug and the
+	// log: "the server refused the JSON schema …; asked for json_object".
+	// A chunk may carry only a note.
+	Note string
 }
 
 // Server is where a registered backend reaches its server.
@@ -150,6 +160,15 @@ type Server struct {
 	URL *url.URL
 	// HTTP is the client to use (Options.HTTPClient, or a default one).
 	HTTP *http.Client
+	// Key is the bearer token the server wants (controller.key, or the
+	// variable controller.key_env names); "" sends none. KeySource names
+	// where it came from, for the fix of a refused key.
+	Key       string
+	KeySource string
+	// Capabilities are what the configuration says the model can do, for
+	// servers that cannot say themselves (controller.capabilities:
+	// [vision]); a backend whose server says ignores them.
+	Capabilities []string
 }
 
 // Opener builds a backend for a server.

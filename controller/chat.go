@@ -49,6 +49,9 @@ type Reply struct {
 	Prefilled    int
 	EvalCount    int
 	EvalDuration time.Duration
+	// Notes say how the call had to be made (a fallback the backend took),
+	// for --debug.
+	Notes []string
 }
 
 // Truncated reports whether the reply hit the token limit.
@@ -73,11 +76,18 @@ func (c *Controller) Chat(parent context.Context, call ChatCall) (Reply, error) 
 	c.log.LogAttrs(parent, level, "controller chat", slog.String("model", c.model), slog.Int("messages", len(call.Messages)),
 		slog.Bool("schema", len(call.Format) > 0), slog.Bool("stream", call.OnToken != nil),
 		slog.Duration("elapsed", time.Since(start)), slog.Int("prompt_tokens", reply.PromptEvalCount), slog.Int("prefilled", reply.Prefilled),
-		slog.Int("tokens", reply.EvalCount), slog.String("done_reason", reply.DoneReason), errAttr(err))
+		slog.Int("tokens", reply.EvalCount), slog.String("done_reason", reply.DoneReason), notesAttr(reply.Notes), errAttr(err))
 	return reply, err
 }
 
 func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) {
+	// The wait for a slot is not the call's: controller.timeout starts
+	// when the server takes it.
+	release, err := c.queue.acquire(parent)
+	if err != nil {
+		return Reply{}, err
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(parent, c.opts.Timeout)
 	defer cancel()
 	req := ChatRequest{Model: c.model, Messages: call.Messages, Format: call.Format, Temperature: c.opts.Temperature,
@@ -91,18 +101,25 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 		reply Reply
 		done  bool
 	)
-	err := c.backend.Chat(ctx, req, func(r ChatChunk) {
+	err = c.backend.Chat(ctx, req, func(r ChatChunk) {
 		if r.Content != "" {
 			b.WriteString(r.Content)
 			if call.OnToken != nil {
 				call.OnToken(r.Content)
 			}
 		}
+		if r.Note != "" {
+			reply.Notes = append(reply.Notes, r.Note)
+		}
 		if r.Done {
 			done = true
 			reply.DoneReason = r.DoneReason
 			reply.PromptEvalCount, reply.PromptEvalDuration = r.PromptEvalCount, r.PromptEvalDuration
 			reply.Prefilled = r.PromptEvalCount - int(float64(r.PromptEvalCount)*shared)
+			if r.CacheReported {
+				// The server says what its cache held: no estimate needed.
+				reply.Prefilled = max(0, r.PromptEvalCount-r.CachedTokens)
+			}
 			reply.EvalCount, reply.EvalDuration = r.EvalCount, r.EvalDuration
 		}
 	})
@@ -123,4 +140,12 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 		return reply, c.newError(errors.New("stream ended early"), "the server closed the reply stream before it finished")
 	}
 	return reply, nil
+}
+
+// notesAttr is the notes of a log record; empty when there are none.
+func notesAttr(notes []string) slog.Attr {
+	if len(notes) == 0 {
+		return slog.Attr{}
+	}
+	return slog.String("note", strings.Join(notes, "; "))
 }

@@ -46,6 +46,14 @@ type Options struct {
 	Kind string
 	// HTTPClient is the backend's HTTP client; nil means a default client.
 	HTTPClient *http.Client
+	// MaxConcurrent bounds the chat calls in flight on the server (its
+	// slots); the others wait, served round robin across chats (ForChat).
+	// 0 leaves it to the server.
+	MaxConcurrent int
+	// Key, KeySource and Capabilities are passed to the backend (Server).
+	Key          string
+	KeySource    string
+	Capabilities []string
 	// Logger records every call (model, duration, token counts, done
 	// reason) for the log file; nil discards. Prompts and replies are
 	// never logged: they may hold the user's files.
@@ -71,6 +79,9 @@ type Controller struct {
 	// WithModel copies, to estimate how much of a prompt the server's
 	// cache already holds.
 	prompts *promptMemory
+	// queue bounds and orders the calls to the server, shared with
+	// WithModel copies (one server, one set of slots).
+	queue *queue
 
 	mu   sync.Mutex
 	caps map[string][]string // model → capabilities, from the server
@@ -90,7 +101,7 @@ func New(host, model string, opts Options) (*Controller, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	b, err := open(opts.Kind, Server{URL: u, HTTP: hc})
+	b, err := open(opts.Kind, Server{URL: u, HTTP: hc, Key: opts.Key, KeySource: opts.KeySource, Capabilities: opts.Capabilities})
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +128,7 @@ func NewWith(b Backend, host, model string, opts Options) *Controller {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Controller{backend: b, hints: hintsOf(b), host: strings.TrimRight(host, "/"), model: model, opts: opts, log: log,
-		caps: map[string][]string{}, prompts: newPromptMemory()}
+		caps: map[string][]string{}, prompts: newPromptMemory(), queue: newQueue(opts.MaxConcurrent)}
 }
 
 // hintsOf returns b's hints, completed with DefaultHints.
@@ -130,7 +141,7 @@ func hintsOf(b Backend) Hints {
 
 // WithModel returns a controller for another model on the same server.
 func (c *Controller) WithModel(model string) *Controller {
-	return &Controller{backend: c.backend, hints: c.hints, host: c.host, model: model, opts: c.opts, log: c.log, caps: map[string][]string{}, prompts: c.prompts}
+	return &Controller{backend: c.backend, hints: c.hints, host: c.host, model: model, opts: c.opts, log: c.log, caps: map[string][]string{}, prompts: c.prompts, queue: c.queue}
 }
 
 // Model returns the controller model name.

@@ -2,11 +2,13 @@ package controller_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/ollamatest"
 )
 
@@ -43,5 +45,49 @@ func TestRealOllamaKeepsThePrefix(t *testing.T) {
 	}
 	if second.Prefilled*4 > first.Prefilled {
 		t.Errorf("prefilled estimate: first %d, second %d", first.Prefilled, second.Prefilled)
+	}
+}
+
+// TestRealOllamaOpenAIKind: the openai kind against a real server — Ollama
+// v0.11.4's OpenAI-compatible API at /v1, with the tiny random-weight model
+// and Ollama's real grammar sampler. The model list, a streamed reply whose
+// JSON follows the stage's schema, the token bound, and usage.
+func TestRealOllamaOpenAIKind(t *testing.T) {
+	host := ollamatest.Start(t)
+	ctl, err := controller.New(host+"/v1", ollamatest.Model, controller.Options{Kind: "openai", Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if st := ctl.Check(ctx); st.Err != nil || !st.Pulled {
+		t.Fatalf("check: %+v", st)
+	}
+	ms, err := ctl.Models(ctx)
+	if err != nil || len(ms) == 0 {
+		t.Fatalf("models %+v %v", ms, err)
+	}
+	schema := []byte(`{"type":"object","properties":{"tasks":{"type":"array","items":{"type":"object","properties":{"task":{"type":"string","enum":["image-to-text","text-to-speech"]},"id":{"type":"integer"}},"required":["task","id"]}}},"required":["tasks"]}`)
+	tokens := 0
+	r, err := ctl.Chat(ctx, controller.ChatCall{Messages: []controller.Message{
+		{Role: "system", Content: "You plan tasks. Answer in JSON."}, {Role: "user", Content: "STAGE: PLAN\ncaption the photo"}},
+		Format: schema, NumPredict: 256, OnToken: func(string) { tokens++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("reply %q: done %q, %d prompt tokens, %d reply tokens, %d streamed chunks, notes %q", r.Content, r.DoneReason, r.PromptEvalCount, r.EvalCount, tokens, r.Notes)
+	if tokens == 0 || r.EvalCount == 0 {
+		t.Fatal("nothing streamed")
+	}
+	if r.DoneReason == "stop" {
+		if err := fakeollama.Validate(schema, []byte(r.Content)); err != nil {
+			t.Errorf("a finished reply under the schema does not follow it: %v", err)
+		}
+	}
+	short, err := ctl.Chat(ctx, controller.ChatCall{Messages: []controller.Message{{Role: "user", Content: "say something long"}}, NumPredict: 3})
+	if err != nil || short.DoneReason != "length" {
+		t.Fatalf("a reply bounded to 3 tokens: %+v %v", short, err)
+	}
+	if _, err := ctl.WithModel("missing").Chat(ctx, controller.ChatCall{Messages: []controller.Message{{Role: "user", Content: "hi"}}}); !errors.Is(err, controller.ErrModelMissing) {
+		t.Errorf("a model the server lacks: %v", err)
 	}
 }

@@ -2,7 +2,9 @@ package conversation
 
 import (
 	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chorusai/chorus/pipeline"
@@ -32,6 +34,9 @@ type ChatOptions struct {
 type Chat struct {
 	svc  *Service
 	opts ChatOptions
+	// id names the chat to the controller's queue (pipeline.Turn.Chat),
+	// which serves chats in turn.
+	id string
 
 	mu   sync.Mutex
 	eng  *pipeline.Engine
@@ -53,9 +58,12 @@ type running struct {
 	cons   pipeline.Constraints
 }
 
+// chatIDs numbers the chats of the process.
+var chatIDs atomic.Int64
+
 // Chat starts a chat on a new, unsaved session.
 func (s *Service) Chat(opts ChatOptions) *Chat {
-	return &Chat{svc: s, opts: opts, eng: s.opts.Engine, cons: opts.Constraints, sess: s.NewSession(), turns: map[*running]struct{}{}}
+	return &Chat{svc: s, opts: opts, id: fmt.Sprintf("chat-%d", chatIDs.Add(1)), eng: s.opts.Engine, cons: opts.Constraints, sess: s.NewSession(), turns: map[*running]struct{}{}}
 }
 
 // Service is the service the chat belongs to.

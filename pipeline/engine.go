@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chorusai/chorus/controller"
@@ -66,6 +67,10 @@ type Turn struct {
 	// directory (scope.Options.Root), and paths resolve from it: the turn
 	// of a user on another machine (chorus serve --ssh).
 	Workspace string
+	// Chat names the conversation the turn belongs to: the controller's
+	// queue serves chats in turn (controller.ForChat), so a front end with
+	// several chats sets it; empty counts the turn as a chat of its own.
+	Chat string
 
 	// scope is what the turn may read and fetch (access.go), set by Run.
 	scope *scope.Scope
@@ -177,6 +182,32 @@ func syncEmit(emit Emit) Emit {
 	}
 }
 
+// turnIDs names the turns that belong to no named chat.
+var turnIDs atomic.Int64
+
+// watchQueue marks ctx's controller calls as chat's and turns the queue's
+// reports into QueueEvents, until stop: a report that comes after the turn
+// ended (a slot granted as the call finished) is dropped.
+func watchQueue(ctx context.Context, chat string, emit Emit) (context.Context, func()) {
+	if chat == "" {
+		chat = fmt.Sprintf("\x00turn-%d", turnIDs.Add(1))
+	}
+	var mu sync.Mutex
+	stopped := false
+	watch := func(ahead int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			emit(QueueEvent{Waiting: ahead >= 0, Ahead: max(ahead, 0)})
+		}
+	}
+	return controller.ForChat(ctx, chat, watch), func() {
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+	}
+}
+
 // Run executes one turn and returns its record. Events describe progress as
 // it happens. The returned error is non-nil when the turn ended without an
 // answer (controller unreachable, cancelled); the report is still returned
@@ -186,6 +217,8 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	e.logStart(ctx, t)
 	defer func() { e.logEnd(ctx, rep, err, time.Since(start)) }()
 	emit = syncEmit(logEvents(ctx, e.opts.Logger, emit))
+	ctx, stopWatch := watchQueue(ctx, t.Chat, emit)
+	defer stopWatch()
 	rep = &Report{Request: t.Request, Attachments: t.Attachments, Controller: e.ctl.Model(), Tasks: []TaskReport{}}
 	t.scope = e.turnScope(t)
 	if named := e.namedMedia(t); len(named) > 0 {

@@ -185,6 +185,29 @@ type DebugEvent struct {
 	Content string `json:"content"`
 }
 
+// QueueEvent says a controller call of the turn waits for a free slot on
+// the controller server (controller.max_concurrent), with Ahead other chats
+// to be served first; Waiting false says no call of the turn waits any
+// more.
+type QueueEvent struct {
+	Waiting bool `json:"waiting"`
+	Ahead   int  `json:"ahead"`
+}
+
+// QueueText says a QueueEvent for people: "waiting for the controller — 2
+// chats ahead".
+func QueueText(e QueueEvent) string {
+	switch {
+	case !e.Waiting:
+		return ""
+	case e.Ahead == 0:
+		return "waiting for the controller — next in line"
+	case e.Ahead == 1:
+		return "waiting for the controller — 1 chat ahead"
+	}
+	return fmt.Sprintf("waiting for the controller — %d chats ahead", e.Ahead)
+}
+
 // ReportEvent closes a turn with the execution record the answer's workflow
 // section was written from.
 type ReportEvent struct {
@@ -206,6 +229,7 @@ func (AnswerEvent) Type() string        { return "answer" }
 func (ErrorEvent) Type() string         { return "error" }
 func (DebugEvent) Type() string         { return "debug" }
 func (ReportEvent) Type() string        { return "report" }
+func (QueueEvent) Type() string         { return "queue" }
 
 // MarshalEvent encodes e as one JSON object whose "type" field comes first.
 func MarshalEvent(e Event) ([]byte, error) {

@@ -289,6 +289,11 @@ func (c *conversation) record(stage Stage, r controller.Reply, took time.Duratio
 	c.mu.Lock()
 	c.calls = append(c.calls, call)
 	c.mu.Unlock()
+	for _, n := range r.Notes {
+		// How the backend had to make the call: a schema the server
+		// refused, answered as json_object and repaired.
+		emit(DebugEvent{Stage: stage, Kind: "note", Content: n})
+	}
 	emit(DebugEvent{Stage: stage, Kind: "tokens", Content: fmt.Sprintf("prompt %d tokens (%d prefilled, the rest from the server's cache), reply %d tokens, %d ms",
 		call.PromptTokens, call.Prefilled, call.Tokens, call.ElapsedMS)})
 }

@@ -156,7 +156,7 @@ func startServer(t *testing.T, maxSessions int, tune ...func(*sshd.Options)) *se
 }
 
 // testKey is a deterministic ed25519 key per seed byte.
-func testKey(t *testing.T, seed byte) gossh.Signer {
+func testKey(t testing.TB, seed byte) gossh.Signer {
 	t.Helper()
 	priv := ed25519.NewKeyFromSeed(bytes.Repeat([]byte{seed}, ed25519.SeedSize))
 	s, err := gossh.NewSignerFromKey(priv)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
@@ -71,6 +72,11 @@ func (m *Model) statusLine(now time.Time) string {
 		label := "⏱ "
 		if t.Done {
 			label = "last "
+		}
+		if !t.Done && t.Queue.Waiting {
+			// Other chats hold the controller's slots: say why nothing
+			// moves (Ctrl+C leaves the queue).
+			right = append(right, pipeline.QueueText(t.Queue))
 		}
 		right = append(right, label+turnview.HumanDuration(t.Elapsed(now)))
 		if t.Done && t.TPS > 0 {

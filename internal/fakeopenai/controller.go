@@ -99,6 +99,11 @@ type ChatReply struct {
 	// StreamError, with Status 0, fails the stream after the chunks: the
 	// engine's error object as an SSE data line, then [DONE].
 	StreamError string
+	// Stream, when set, supplies the chunks live instead: each string is
+	// sent (and flushed) as it comes, until the channel closes; then
+	// StreamEnd, if set, gives the finish reason and a StreamError.
+	Stream    <-chan string
+	StreamEnd func() (finish, streamError string)
 }
 
 // Latency models a serving engine's time: slots serve requests at once
@@ -120,6 +125,9 @@ type ControllerStats struct {
 	PeakActive, PeakQueued int
 	PromptTokens           int
 	CachedTokens           int
+	// Busy is the time requests held slots, summed: with Calls, what the
+	// engine spent per call; against slots × wall time, how busy it was.
+	Busy time.Duration
 }
 
 // Controller is a protocol-faithful fake of an OpenAI-compatible serving
@@ -519,9 +527,11 @@ func (s *Controller) acquire(ctx context.Context) (release func(), ok bool) {
 	s.active++
 	s.stats.PeakActive = max(s.stats.PeakActive, s.active)
 	s.mu.Unlock()
+	start := time.Now()
 	return func() {
 		s.mu.Lock()
 		s.active--
+		s.stats.Busy += time.Since(start)
 		s.mu.Unlock()
 		if slots != nil {
 			<-slots
@@ -636,6 +646,23 @@ func (s *Controller) chat(w http.ResponseWriter, r *http.Request) {
 	for _, c := range chunks {
 		if !sleepCtx(ctx, lat.PerToken+reply.ChunkDelay) || !send(chunk(map[string]any{"content": c}, nil)) {
 			return
+		}
+	}
+	if reply.Stream != nil {
+		n := 0
+		for c := range reply.Stream {
+			n++
+			if !send(chunk(map[string]any{"content": c}, nil)) {
+				return
+			}
+		}
+		usage["completion_tokens"], usage["total_tokens"] = n, prompt+n
+		if reply.StreamEnd != nil {
+			if f, e := reply.StreamEnd(); e != "" {
+				reply.StreamError = e
+			} else if f != "" {
+				finish = f
+			}
 		}
 	}
 	if reply.Stall {

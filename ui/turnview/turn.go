@@ -45,9 +45,12 @@ type Turn struct {
 	Report *pipeline.Report
 	// Answer is the answer's Markdown: streamed tokens, then the final
 	// text with the workflow section.
-	Answer   string
-	Tokens   int
-	TPS      float64
+	Answer string
+	Tokens int
+	TPS    float64
+	// Queue is the last word of the controller's queue: whether a call of
+	// the turn waits for a free slot, and behind how many chats.
+	Queue    pipeline.QueueEvent
 	Err      error
 	Canceled bool
 	Done     bool
@@ -167,6 +170,8 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 		t.Errors = append(t.Errors, ev)
 	case pipeline.DebugEvent:
 		t.Debug = append(t.Debug, ev)
+	case pipeline.QueueEvent:
+		t.Queue = ev
 	case pipeline.ReportEvent:
 		rep := ev.Report
 		t.Report = &rep
