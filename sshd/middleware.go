@@ -157,7 +157,8 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 		pty, windows, _ := sess.Pty()
 		start := time.Now()
 		log.Info("ssh chat started", "user", sess.User(), "term", pty.Term, "width", pty.Window.Width, "height", pty.Window.Height, "dir", dir)
-		svc, err := conversation.New(conversation.Options{Engine: s.opts.Engine, Dir: filepath.Join(dir, "sessions"), Logger: log, Version: s.opts.Version})
+		svc, err := conversation.New(conversation.Options{Engine: s.opts.Engine, Dir: filepath.Join(dir, "sessions"), Logger: log, Version: s.opts.Version,
+			Warmer: &s.warm})
 		capped := false
 		width, height := capWindow(log, &capped, pty.Window.Width, pty.Window.Height)
 		// The client's size, capped, replaces the one MakeOptions took from
@@ -175,6 +176,7 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 				NoPull:         !s.opts.AllowPull,
 				MaxPaste:       ui.DefaultMaxPaste,
 				Getenv:         sessionEnv(sess, pty),
+				Warm:           true, // after /model; the server warmed the head once when it started
 				ProgramOptions: opts,
 			})
 		}
