@@ -147,6 +147,18 @@ func (p *printer) plain(ev pipeline.Event) {
 		for _, n := range e.Notes {
 			p.line("  note: %s", n)
 		}
+	case pipeline.PlanTaskEvent:
+		// A task of the plan still being written; it may start at once.
+		t := e.Task
+		dep := ""
+		if len(t.Dep) > 0 {
+			dep = fmt.Sprintf(" after %v", t.Dep)
+		}
+		p.line("plan: + %d. %s%s %s", t.ID, t.Task, dep, formatArgs(t.Args))
+	case pipeline.TaskWithdrawnEvent:
+		p.line("withdrawn: task %d %s: %s — its result is not used", e.ID, e.Task, e.Reason)
+	case pipeline.ModelReasonEvent:
+		p.line("  task %d's model: %s", e.ID, text.OneLine(e.Reason, 160))
 	case pipeline.ModelEvent:
 		switch {
 		case e.Endpoint == pipeline.EndpointController:

@@ -23,5 +23,9 @@ func runTUI(ctx context.Context, cfg *config.Config, resume string, rs replaySou
 	if err != nil {
 		return err
 	}
-	return ui.Run(ctx, ui.Options{Config: cfg, Service: svc, Constraints: st.cons, Resume: resume, Intro: st.note})
+	opts := ui.Options{Config: cfg, Service: svc, Constraints: st.cons, Resume: resume, Intro: st.note}
+	// The prompt head is prefilled while the user types; a replay answers
+	// from its recording and has nothing to warm.
+	opts.Warm, opts.WarmOnOpen = !rs.on(), !rs.on()
+	return ui.Run(ctx, opts)
 }

@@ -91,6 +91,18 @@ func (c *Chat) SetModel(model string) {
 	c.sess.setMeta(model, c.cons)
 }
 
+// Warm sends the chat's next turn's stable prompt head — the engine's
+// head, then the session's history — to the controller in the background
+// (Warmer), so that turn prefills only its own request. A front end calls
+// it when the chat opens and after SetModel, Open or NewSession; Run
+// cancels a warm-up still in flight, and a turn never waits for one.
+func (c *Chat) Warm() {
+	c.mu.Lock()
+	eng, sess := c.eng, c.sess
+	c.mu.Unlock()
+	c.svc.opts.Warmer.Start(eng, sess.History())
+}
+
 // Constraints are the standing constraints of the next turn.
 func (c *Chat) Constraints() pipeline.Constraints {
 	c.mu.Lock()

@@ -23,6 +23,8 @@ type recorder struct {
 	models []pipeline.ModelEvent
 	fatal  []string // fatal error events' messages, in order
 	files  []string // files of finished tasks, for a turn without a report
+	// fileOf maps each of files to its task's id.
+	fileOf map[string]int
 	// streamed is the answer as it streamed, kept when the turn ends
 	// before the whole answer (cancelled mid-answer).
 	streamed strings.Builder
@@ -54,6 +56,17 @@ func (r *recorder) observe(ev pipeline.Event) {
 		}
 	case pipeline.TaskEndEvent:
 		r.files = append(r.files, ev.Files...)
+		if r.fileOf == nil {
+			r.fileOf = map[string]int{}
+		}
+		for _, f := range ev.Files {
+			r.fileOf[f] = ev.ID
+		}
+	case pipeline.TaskWithdrawnEvent:
+		// Started while the plan streamed, not kept by the final plan:
+		// its model and files are not the turn's.
+		r.models = slices.DeleteFunc(r.models, func(m pipeline.ModelEvent) bool { return m.ID == ev.ID })
+		r.files = slices.DeleteFunc(r.files, func(f string) bool { id, ok := r.fileOf[f]; return ok && id == ev.ID })
 	case pipeline.TokenEvent:
 		r.streamed.WriteString(ev.Text)
 	case pipeline.AnswerEvent:

@@ -127,6 +127,33 @@ func TestRecorderPlanTurnedDownInReview(t *testing.T) {
 	}
 }
 
+// A task that started while the plan streamed and was withdrawn by the
+// final plan leaves no model and no file in the record.
+func TestRecorderForgetsWithdrawnTasks(t *testing.T) {
+	r := newRecorder("caption it", "", nil, day(9, 0))
+	early := pipeline.Task{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "/in/a.png"}}
+	final := pipeline.Task{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "/in/b.png"}}
+	for _, ev := range []pipeline.Event{
+		pipeline.PlanTaskEvent{Task: early},
+		pipeline.ModelEvent{ID: 1, Task: "image-to-text", Model: "blip"},
+		pipeline.TaskEndEvent{ID: 1, Task: "image-to-text", Status: pipeline.StatusOK, Files: []string{"/out/early.txt"}},
+		pipeline.TaskWithdrawnEvent{ID: 1, Task: "image-to-text", Reason: "the final plan changed it"},
+		pipeline.PlanEvent{Tasks: []pipeline.Task{final}},
+		pipeline.ModelEvent{ID: 2, Task: "ocr", Model: "tesseract"},
+		pipeline.ModelEvent{ID: 1, Task: "image-to-text", Model: "git"},
+		pipeline.TaskEndEvent{ID: 1, Task: "image-to-text", Status: pipeline.StatusOK, Files: []string{"/out/final.txt"}},
+	} {
+		r.observe(ev)
+	}
+	got, _ := r.finish(nil, errors.New("controller went away"), day(9, 1))
+	if len(got.Models) != 2 || got.Models[0].Model != "tesseract" || got.Models[1].Model != "git" {
+		t.Fatalf("models = %+v", got.Models)
+	}
+	if !slices.Equal(got.Resources, []string{"/out/final.txt"}) {
+		t.Fatalf("resources = %q", got.Resources)
+	}
+}
+
 // TestRecorderKeepsAPartialAnswer: a turn cancelled while its answer
 // streamed keeps the part that arrived.
 func TestRecorderKeepsAPartialAnswer(t *testing.T) {

@@ -54,6 +54,11 @@ type Options struct {
 	Now func() time.Time
 	// Version is Chorus's version, written into recordings.
 	Version string
+	// Warmer keeps the controller's prompt cache warm for the service's
+	// chats (Chat.Warm; Chat.Run cancels a warm-up in flight). Services
+	// over one engine may share one (chorus serve --ssh); nil gives the
+	// service its own.
+	Warmer *Warmer
 }
 
 // Service opens chats and sessions over one engine and one sessions
@@ -76,6 +81,9 @@ func New(opts Options) (*Service, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Warmer == nil {
+		opts.Warmer = &Warmer{}
 	}
 	return &Service{opts: opts, store: sessions.Store{Dir: opts.Dir, Logger: opts.Logger}}, nil
 }

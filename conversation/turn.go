@@ -66,6 +66,8 @@ type Result struct {
 // save (merged with other writers), and the recording's save. A panic in
 // a stage costs the turn, not the front end.
 func (c *Chat) Run(ctx context.Context, req Request, emit pipeline.Emit) Result {
+	// The request came before the warm-up finished: it goes first.
+	c.svc.opts.Warmer.Stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	now := c.svc.opts.Now

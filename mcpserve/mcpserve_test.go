@@ -192,7 +192,9 @@ func TestServeReadsOnlyTheFilesSent(t *testing.T) {
 		t.Fatal(err)
 	}
 	txt := plan.Content[0].(*sdk.TextContent).Text
-	if !strings.Contains(txt, `"tasks": []`) || !strings.Contains(txt, "not a file you gave this turn") {
+	// The server confines every chat to its own folder, so the refusal
+	// names that folder (scope.Outside), before anything is read.
+	if !strings.Contains(txt, `"tasks": []`) || !strings.Contains(txt, "is outside your folder on this server") {
 		t.Fatalf("the plan kept a task on %s:\n%s", secret, txt)
 	}
 }

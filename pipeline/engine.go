@@ -239,8 +239,16 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	}
 
 	emit(StageEvent{Stage: StagePlanning})
-	plan, err := e.plan(ctx, t, conv, emit, nil)
+	d := e.newDispatcher(ctx, t, conv, emit)
+	var stream *planStream
+	if t.Review == nil && !t.PlanOnly {
+		// Tasks start while the plan is still being written; with plan
+		// review the user sees the whole plan before anything runs.
+		stream = d.stream()
+	}
+	plan, err := e.plan(ctx, t, conv, emit, nil, stream)
 	if err != nil {
+		d.abandon()
 		return fail(StagePlanning, err)
 	}
 	if t.Review != nil && len(plan.Tasks) > 0 {
@@ -250,6 +258,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 		}
 		plan = e.validate(edited.Tasks, edited.Constraints, t, plan.Notes)
 	}
+	plan.Notes = append(plan.Notes, d.settle(plan)...)
 	rep.Constraints, rep.Notes = plan.Constraints, plan.Notes
 	emit(PlanEvent{Tasks: plan.Tasks, Constraints: plan.Constraints, Notes: plan.Notes})
 	if t.PlanOnly {
@@ -261,16 +270,17 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	var results []*taskRun
 	if len(plan.Tasks) > 0 {
 		emit(StageEvent{Stage: StageSelection})
-		if why := e.Unqualifiable(plan.Constraints); why != "" {
+		if why := e.Unqualifiable(plan.Constraints); why != "" && !d.said {
 			// Said once here rather than found out task by task.
 			emit(ErrorEvent{Stage: StageSelection, Message: why})
 		}
-		sel := e.selectAll(ctx, plan, t, conv, emit)
+		d.choose(plan)
 		if ctx.Err() != nil {
+			d.start()
 			return fail(StageSelection, ctx.Err())
 		}
 		emit(StageEvent{Stage: StageExecution})
-		results = e.execute(ctx, plan, sel, t, conv, emit)
+		results = d.start()
 		rep.Tasks = reportTasks(results)
 		rep.Files = reportFiles(results)
 		if ctx.Err() != nil {

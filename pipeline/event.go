@@ -43,6 +43,34 @@ type PlanEvent struct {
 	Notes       []string    `json:"notes,omitempty"`
 }
 
+// PlanTaskEvent carries one task of the plan while the plan is still being
+// written: complete, valid on its own, its inputs from tasks that came
+// before it. It may start before the plan is done (streaming dispatch).
+// The plan event that follows has the final plan; a task it does not keep
+// unchanged gets a task_withdrawn event first.
+type PlanTaskEvent struct {
+	Task Task `json:"task"`
+}
+
+// TaskWithdrawnEvent says a task that started while the plan streamed is
+// not part of the final plan as it started (the final plan dropped or
+// changed it, or a task it used was withdrawn): its run was cancelled and
+// its result is not used. It comes after the run's own end event, if it
+// had started, and before the plan event.
+type TaskWithdrawnEvent struct {
+	ID     int    `json:"id"`
+	Task   string `json:"task"`
+	Reason string `json:"reason"`
+}
+
+// ModelReasonEvent carries the controller's reason for a task's model
+// when it arrives after the model event: the selection reply gives every
+// pick first, so the tasks start, and the reasons after them.
+type ModelReasonEvent struct {
+	ID     int    `json:"id"`
+	Reason string `json:"reason"`
+}
+
 // ModelEvent says which model will run a task and why.
 type ModelEvent struct {
 	ID       int    `json:"id"`
@@ -187,18 +215,21 @@ type ReportEvent struct {
 }
 
 // Type implementations.
-func (StageEvent) Type() string        { return "stage" }
-func (PlanEvent) Type() string         { return "plan" }
-func (ModelEvent) Type() string        { return "model" }
-func (TaskStartEvent) Type() string    { return "task_start" }
-func (TaskProgressEvent) Type() string { return "task_progress" }
-func (TaskEndEvent) Type() string      { return "task_end" }
-func (TokenEvent) Type() string        { return "token" }
-func (AnswerEvent) Type() string       { return "answer" }
-func (ErrorEvent) Type() string        { return "error" }
-func (DebugEvent) Type() string        { return "debug" }
-func (ReportEvent) Type() string       { return "report" }
-func (QueueEvent) Type() string        { return "queue" }
+func (StageEvent) Type() string         { return "stage" }
+func (PlanEvent) Type() string          { return "plan" }
+func (PlanTaskEvent) Type() string      { return "plan_task" }
+func (TaskWithdrawnEvent) Type() string { return "task_withdrawn" }
+func (ModelReasonEvent) Type() string   { return "model_reason" }
+func (ModelEvent) Type() string         { return "model" }
+func (TaskStartEvent) Type() string     { return "task_start" }
+func (TaskProgressEvent) Type() string  { return "task_progress" }
+func (TaskEndEvent) Type() string       { return "task_end" }
+func (TokenEvent) Type() string         { return "token" }
+func (AnswerEvent) Type() string        { return "answer" }
+func (ErrorEvent) Type() string         { return "error" }
+func (DebugEvent) Type() string         { return "debug" }
+func (ReportEvent) Type() string        { return "report" }
+func (QueueEvent) Type() string         { return "queue" }
 
 // MarshalEvent encodes e as one JSON object whose "type" field comes first.
 func MarshalEvent(e Event) ([]byte, error) {

@@ -49,119 +49,22 @@ type taskRun struct {
 	// shift is what calls said they took (a replay's recorded times)
 	// beyond what they took now; the task's time includes it.
 	shift time.Duration
-}
 
-// execute runs the plan as a DAG: a task starts the moment its last
-// dependency finishes, independent tasks run concurrently up to
-// MaxParallel, and a failure fails its dependents while siblings go on.
-func (e *Engine) execute(ctx context.Context, p Plan, sel *selection, t Turn, conv *conversation, emit Emit) []*taskRun {
-	outDir := e.outDir(t)
-	dirErr := os.MkdirAll(outDir, 0o755)
-	sc := e.access(t)
-	ctx = withApprover(ctx, t.Approve)
-
-	runs := make([]*taskRun, len(p.Tasks))
-	byID := map[int]*taskRun{}
-	users := map[int][]int{}
-	waiting := map[int]int{}
-	for i, task := range p.Tasks {
-		runs[i] = &taskRun{task: task}
-		byID[task.ID] = runs[i]
-		waiting[task.ID] = len(task.Dep)
-		for _, d := range task.Dep {
-			users[d] = append(users[d], task.ID)
-		}
-	}
-
-	sem := make(chan struct{}, e.opts.MaxParallel)
-	done := make(chan *taskRun)
-	running := 0
-	launch := func(r *taskRun) {
-		running++
-		go func() {
-			// The task's model may still be being chosen (the one
-			// selection call); a task whose model is decided goes now.
-			c, err := sel.wait(ctx, r.task.ID)
-			if err != nil {
-				r.fail("cancelled before it started")
-				r.skipped, r.cancelled = true, true
-				emit(r.endEvent())
-				done <- r
-				return
-			}
-			r.choice = c
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-				if dirErr != nil {
-					r.fail(fmt.Sprintf("cannot create the output directory %s: %v — set output_dir (or --out) to a writable directory", outDir, dirErr))
-					r.skipped = true
-					emit(r.endEvent())
-				} else {
-					e.runTask(ctx, r, byID, outDir, sc, conv, emit)
-				}
-			case <-ctx.Done():
-				r.fail("cancelled before it started")
-				r.skipped, r.cancelled = true, true
-				emit(r.endEvent())
-			}
-			done <- r
-		}()
-	}
-
-	// skip marks a task and everything downstream as not run.
-	var skip func(id int, why string)
-	skip = func(id int, why string) {
-		r := byID[id]
-		if r.status != "" {
-			return
-		}
-		r.fail(why)
-		r.skipped = true
-		if ctx.Err() != nil {
-			// Its dependency did not fail: the user stopped the turn.
-			r.err, r.cancelled = "cancelled before it started", true
-		}
-		emit(r.endEvent())
-		for _, u := range users[id] {
-			skip(u, fmt.Sprintf("not run: it needs task %d, which did not finish", id))
-		}
-	}
-
-	for _, r := range runs {
-		if waiting[r.task.ID] == 0 {
-			launch(r)
-		}
-	}
-	for running > 0 {
-		r := <-done
-		running--
-		for _, u := range users[r.task.ID] {
-			if byID[u].status != "" {
-				continue
-			}
-			if r.status != StatusOK {
-				skip(u, fmt.Sprintf("not run: task %d (%s) failed", r.task.ID, r.task.Task))
-				continue
-			}
-			if waiting[u]--; waiting[u] == 0 {
-				launch(byID[u])
-			}
-		}
-	}
-	// A task skipped for a failed dependency never waited for its
-	// choice: the record still says what was chosen, once the selection
-	// call is over (the response must not queue behind it either).
-	select {
-	case <-sel.done:
-	case <-ctx.Done():
-	}
-	for _, r := range runs {
-		if r.choice == nil {
-			r.choice = sel.get(r.task.ID)
-		}
-	}
-	return runs
+	// The dispatcher's state (dispatch.go), guarded by its mutex but for
+	// ctx, cancel, ready and done. ctx is the run's own: the turn's, or
+	// less when the final plan withdraws an early run.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	// ready closes when choice is set; pending holds the choice while
+	// the controller is still to make it.
+	ready   chan struct{}
+	pending *choice
+	// done closes when the run has finished (or was skipped).
+	done chan struct{}
+	// early: offered while the plan streamed; withdrawn says why the
+	// final plan did not keep it.
+	early, launched, finished bool
+	withdrawn                 string
 }
 
 func (r *taskRun) fail(msg string) {
@@ -209,8 +112,13 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 		r.elapsed = time.Since(start) + r.shift
 		if r.status != StatusOK && ctx.Err() != nil {
 			// Whatever the endpoint said ("context canceled"), the task
-			// stopped because the user cancelled the turn.
+			// stopped because the user cancelled the turn — or because
+			// the final plan withdrew it.
 			r.err, r.cancelled = "cancelled", true
+			var w withdrawal
+			if errors.As(context.Cause(ctx), &w) {
+				r.err = "cancelled: " + w.why
+			}
 		}
 		emit(r.endEvent())
 	}()

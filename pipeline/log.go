@@ -66,6 +66,14 @@ func logEvent(ctx context.Context, log *slog.Logger, ev Event) {
 		for _, n := range e.Notes {
 			log.LogAttrs(ctx, slog.LevelDebug, "plan note", slog.String("note", n))
 		}
+	case PlanTaskEvent:
+		log.LogAttrs(ctx, slog.LevelInfo, "plan task arrived", slog.Int("id", e.Task.ID), slog.String("task", e.Task.Task),
+			slog.Int("deps", len(e.Task.Dep)))
+	case TaskWithdrawnEvent:
+		// A task that started early is cancelled, its result unused.
+		log.LogAttrs(ctx, slog.LevelInfo, "task withdrawn", slog.Int("id", e.ID), slog.String("task", e.Task), slog.String("why", e.Reason))
+	case ModelReasonEvent:
+		log.LogAttrs(ctx, slog.LevelDebug, "model reason", slog.Int("id", e.ID), slog.Int("chars", len(e.Reason)))
 	case ModelEvent:
 		log.LogAttrs(ctx, slog.LevelInfo, "model chosen", slog.Int("id", e.ID), slog.String("task", e.Task),
 			slog.String("model", e.Model), slog.String("endpoint", e.Endpoint), slog.String("provider", e.Provider), slog.String("decided", e.Decided),

@@ -14,7 +14,11 @@ import (
 )
 
 // planSchema returns the JSON schema the planning reply must follow. Task
-// names are an enum so a grammar-constrained model cannot invent one.
+// names are an enum so a grammar-constrained model cannot invent one. The
+// constraints come first and are required: a model under the schema says
+// what limits the models before it writes a task, so each task can start
+// the moment its object is complete (streaming dispatch) — "constraints":{}
+// costs a few tokens. A task's fields follow the order the head shows.
 func planSchema(cat *skills.Catalog) json.RawMessage {
 	argProps := map[string]any{}
 	for _, s := range cat.All() {
@@ -22,36 +26,29 @@ func planSchema(cat *skills.Catalog) json.RawMessage {
 			argProps[a.Name] = map[string]any{"type": "string"}
 		}
 	}
-	schema := map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"tasks": map[string]any{
-				"type": "array",
-				"items": map[string]any{
-					"type": "object",
-					"properties": map[string]any{
-						"task": map[string]any{"type": "string", "enum": cat.Names()},
-						"id":   map[string]any{"type": "integer"},
-						"dep":  map[string]any{"type": "array", "items": map[string]any{"type": "integer"}},
-						"args": map[string]any{"type": "object", "properties": argProps, "additionalProperties": false},
-					},
-					"required": []string{"task", "id", "dep", "args"},
-				},
-			},
-			"constraints": map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"licenses":   map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-					"max_size":   map[string]any{"type": "string"},
-					"local_only": map[string]any{"type": "boolean"},
-					"prefer":     map[string]any{"type": "string", "enum": []string{"", PreferSmallest, PreferBest}},
-					"benchmark":  map[string]any{"type": "string"},
-				},
-			},
-		},
-		"required": []string{"tasks"},
+	taskProps := object{
+		{"task", map[string]any{"type": "string", "enum": cat.Names()}},
+		{"id", map[string]any{"type": "integer"}},
+		{"dep", map[string]any{"type": "array", "items": map[string]any{"type": "integer"}}},
+		{"args", map[string]any{"type": "object", "properties": argProps, "additionalProperties": false}},
 	}
-	b, _ := json.Marshal(schema)
+	props := object{
+		{"constraints", map[string]any{
+			"type": "object",
+			"properties": object{
+				{"licenses", map[string]any{"type": "array", "items": map[string]any{"type": "string"}}},
+				{"max_size", map[string]any{"type": "string"}},
+				{"local_only", map[string]any{"type": "boolean"}},
+				{"prefer", map[string]any{"type": "string", "enum": []string{"", PreferSmallest, PreferBest}}},
+				{"benchmark", map[string]any{"type": "string"}},
+			},
+		}},
+		{"tasks", map[string]any{
+			"type":  "array",
+			"items": object{{"type", "object"}, {"properties", taskProps}, {"required", taskProps.keys()}},
+		}},
+	}
+	b, _ := json.Marshal(object{{"type", "object"}, {"properties", props}, {"required", props.keys()}})
 	return b
 }
 
@@ -136,7 +133,10 @@ func readImages(sc *scope.Scope, paths []string) [][]byte {
 // plan runs the planning stage: one controller call, a second one if the
 // reply was cut off or did not parse, then validation. A reply that still
 // cannot be used becomes an empty plan — plain chat — with a note saying why.
-func (e *Engine) plan(ctx context.Context, t Turn, conv *conversation, emit Emit, tr *planTrace) (Plan, error) {
+// stream, when set, reads the first reply while it streams, so its tasks
+// can start before it ends (the dispatcher settles them with the plan
+// returned here).
+func (e *Engine) plan(ctx context.Context, t Turn, conv *conversation, emit Emit, tr *planTrace, stream *planStream) (Plan, error) {
 	if tr == nil {
 		tr = &planTrace{}
 	}
@@ -147,7 +147,11 @@ func (e *Engine) plan(ctx context.Context, t Turn, conv *conversation, emit Emit
 	for attempt := 0; attempt < 2; attempt++ {
 		emit(DebugEvent{Stage: StagePlanning, Kind: "prompt", Content: debugPrompt(tail[len(tail)-1])})
 		start := time.Now()
-		reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(tail...), Format: schema, NumPredict: e.ctl.Options().PlanTokens})
+		call := controller.ChatCall{Messages: conv.with(tail...), Format: schema, NumPredict: e.ctl.Options().PlanTokens}
+		if stream != nil && attempt == 0 {
+			call.OnToken = stream.write
+		}
+		reply, err := e.ctl.Chat(ctx, call)
 		if err != nil {
 			return Plan{}, err
 		}

@@ -83,7 +83,7 @@ func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanR
 	})
 	tr := &planTrace{}
 	start := time.Now()
-	p, err := e.plan(ctx, t, conv, emit, tr)
+	p, err := e.plan(ctx, t, conv, emit, tr, nil)
 	res := PlanResult{Replies: tr.replies, Raw: tr.raw, Plan: p, PlanElapsed: time.Since(start)}
 	if err != nil {
 		res.Calls = conv.Calls()
@@ -95,11 +95,10 @@ func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanR
 	res.Usable = tr.ok && (len(tr.raw) == 0 || len(p.Tasks) > 0)
 	res.ValidAsWritten = tr.ok && tr.acceptAt == 0 && tr.firstOK && len(p.Notes) == 0 && len(p.Tasks) == len(tr.raw)
 	if selectModels && len(p.Tasks) > 0 {
-		sel := e.selectAll(ctx, p, t, conv, emit)
-		select {
-		case <-sel.done:
-		case <-ctx.Done():
-		}
+		d := e.newDispatcher(ctx, t, conv, emit)
+		d.settle(p)
+		d.choose(p)
+		d.wait()
 		if ctx.Err() != nil {
 			res.Calls = conv.Calls()
 			return res, fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())

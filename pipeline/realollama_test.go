@@ -79,3 +79,45 @@ func TestRealOllamaExperts(t *testing.T) {
 		t.Fatal("no answer")
 	}
 }
+
+// TestRealOllamaWarmsThePromptHead: against a real Ollama v0.11.4 server,
+// the warm-up prefills the head (and loads the model), and the planning
+// call that follows spends a fraction of that on its prompt: the server's
+// prefix cache kept what the warm-up sent. Ollama counts the whole prompt
+// in prompt_eval_count either way; prompt_eval_duration shows the saving.
+func TestRealOllamaWarmsThePromptHead(t *testing.T) {
+	// The tiny model's vocabulary is bytes: the head is thousands of
+	// tokens, so the context must hold it whole (a truncated prompt
+	// loses its start, and the cache with it).
+	host := ollamatest.StartWith(t, ollamatest.Options{Context: 8192, Parallel: 1})
+	ctl, err := controller.New(host, ollamatest.Model, controller.Options{Timeout: 3 * time.Minute, NumCtx: 8192, PlanTokens: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := skills.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := pipeline.New(ctl, cat, endpoints.NewRouter(endpoints.ModeLocal), pipeline.Options{OutputDir: t.TempDir(), ControllerTasks: true})
+	history := []pipeline.Message{{Role: "user", Content: "hi"}, {Role: "assistant", Content: "Hello."}}
+	warm, err := eng.Warm(context.Background(), history)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warm.EvalCount > 1 {
+		t.Errorf("the warm-up generated %d tokens, want at most one", warm.EvalCount)
+	}
+	res, err := eng.PlanOnly(context.Background(), pipeline.Turn{Request: "caption the photo", History: history}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := res.Calls[0]
+	t.Logf("warm-up: %d prompt tokens in %v; planning call: %d prompt tokens in %d ms (%d prefilled by estimate)",
+		warm.PromptEvalCount, warm.PromptEvalDuration, plan.PromptTokens, plan.PromptEvalMS, plan.Prefilled)
+	if warm.PromptEvalCount < 2000 || plan.PromptTokens < warm.PromptEvalCount {
+		t.Fatalf("prompts of %d and %d tokens: the head did not reach the server whole", warm.PromptEvalCount, plan.PromptTokens)
+	}
+	if time.Duration(plan.PromptEvalMS)*time.Millisecond*4 > warm.PromptEvalDuration {
+		t.Errorf("the planning call spent %d ms on its prompt, the warm-up %v: the head was not reused", plan.PromptEvalMS, warm.PromptEvalDuration)
+	}
+}

@@ -104,6 +104,9 @@ type ControllerCall struct {
 	// those after the prefix this call shares with the previous one,
 	// which the server's cache holds (see controller.Reply.Prefilled).
 	Prefilled int `json:"prefilled_tokens"`
+	// PromptEvalMS is how long the server spent on the prompt
+	// (prompt_eval_duration): short when most of it came from the cache.
+	PromptEvalMS int64 `json:"prompt_eval_ms,omitempty"`
 	// Tokens is the reply's length.
 	Tokens    int   `json:"tokens"`
 	ElapsedMS int64 `json:"elapsed_ms"`

@@ -32,11 +32,16 @@ type rig struct {
 	eng    *pipeline.Engine
 	out    string
 
-	mu      sync.Mutex
-	plans   []fakeollama.Reply // planning replies, used in order; the last repeats
-	planN   int
-	pick    func(req *api.ChatRequest) fakeollama.Reply
-	answer  fakeollama.Reply
+	mu     sync.Mutex
+	plans  []fakeollama.Reply // planning replies, used in order; the last repeats
+	planN  int
+	pick   func(req *api.ChatRequest) fakeollama.Reply
+	answer fakeollama.Reply
+	// evMu guards events apart from mu: the fake Ollama's handlers run
+	// under mu (a pick may wait there for a task to reach an endpoint), and
+	// the engine's emit must never queue behind them — that would stall
+	// every running task until the controller's reply is over.
+	evMu    sync.Mutex
 	events  []pipeline.Event
 	stageOf map[string]int // how many controller calls per stage
 	// given are the files the test made with image (and audio): they
@@ -183,9 +188,9 @@ func (r *rig) run(ctx context.Context, turn pipeline.Turn) (*pipeline.Report, er
 	}
 	r.mu.Unlock()
 	return r.eng.Run(ctx, turn, func(ev pipeline.Event) {
-		r.mu.Lock()
+		r.evMu.Lock()
 		r.events = append(r.events, ev)
-		r.mu.Unlock()
+		r.evMu.Unlock()
 	})
 }
 
@@ -197,8 +202,8 @@ func (r *rig) calls(stage string) int {
 
 // eventsOf returns the recorded events of type T.
 func eventsOf[T pipeline.Event](r *rig) []T {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.evMu.Lock()
+	defer r.evMu.Unlock()
 	var out []T
 	for _, e := range r.events {
 		if x, ok := e.(T); ok {
@@ -243,8 +248,8 @@ func (r *rig) image(name string, w, h int) string {
 }
 
 func (r *rig) typesInOrder() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.evMu.Lock()
+	defer r.evMu.Unlock()
 	var out []string
 	for _, e := range r.events {
 		if _, ok := e.(pipeline.DebugEvent); ok {

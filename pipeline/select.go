@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
@@ -65,101 +64,18 @@ type choice struct {
 	excluded []Exclusion
 }
 
-// selection is the selection stage's outcome for a plan. Each task's
-// choice is published on its own: a task whose model is decided without
-// the controller (one candidate, a constraint, a text task the controller
-// does) can start while the others wait for the one selection call.
-type selection struct {
-	mu      sync.Mutex
-	choices map[int]*choice
-	ready   map[int]chan struct{}
-	// done closes when every choice is published.
-	done chan struct{}
-}
-
-// wait returns task id's choice once it is made, or the context's error.
-func (s *selection) wait(ctx context.Context, id int) (*choice, error) {
-	ch, ok := s.ready[id]
-	if !ok {
-		return nil, fmt.Errorf("no selection for task %d", id)
-	}
-	select {
-	case <-ch:
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.choices[id], nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// get returns task id's choice if it was made.
-func (s *selection) get(id int) *choice {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.choices[id]
-}
-
-func (s *selection) publish(c *choice) {
-	s.mu.Lock()
-	s.choices[c.task.ID] = c
-	s.mu.Unlock()
-	close(s.ready[c.task.ID])
-}
-
-// selectAll chooses a model for every task of the plan. The deterministic
-// part — availability, constraints, ranking — runs for all tasks at once;
-// the tasks it decides are published (and their model events sent, in plan
-// order) at once. The tasks left with a real choice go to the controller
-// together in one call, which runs in the background; their choices are
-// published when it answers. At most one selection call per turn, whatever
-// the plan's size.
-func (e *Engine) selectAll(ctx context.Context, p Plan, t Turn, conv *conversation, emit Emit) *selection {
-	sel := &selection{choices: map[int]*choice{}, ready: map[int]chan struct{}{}, done: make(chan struct{})}
-	for _, task := range p.Tasks {
-		sel.ready[task.ID] = make(chan struct{})
-	}
-	decided := make([]*choice, len(p.Tasks))
-	pending := make([]bool, len(p.Tasks))
-	var wg sync.WaitGroup
-	for i, task := range p.Tasks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// A bug in selection fails its task, not the program.
-			defer func() {
-				if r := recover(); r != nil {
-					c := &choice{task: task, decided: "no candidate"}
-					c.none = fmt.Sprintf("internal error while choosing its model: %v — this is a bug in Chorus; please report it", r)
-					c.reason = c.none
-					decided[i], pending[i] = c, false
-				}
-			}()
-			decided[i], pending[i] = e.selectTask(ctx, task, p.Constraints, t.Request, emit)
-		}()
-	}
-	wg.Wait()
-	var ask []*choice
-	for i, c := range decided {
-		if pending[i] {
-			ask = append(ask, c)
-			continue
+// selectOne runs selectTask for one task; a bug in selection fails its
+// task, not the program.
+func (e *Engine) selectOne(ctx context.Context, task Task, cons Constraints, request string, emit Emit) (c *choice, pending bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			c = &choice{task: task, decided: "no candidate"}
+			c.none = fmt.Sprintf("internal error while choosing its model: %v — this is a bug in Chorus; please report it", r)
+			c.reason = c.none
+			pending = false
 		}
-		emit(c.event())
-		sel.publish(c)
-	}
-	if len(ask) == 0 {
-		close(sel.done)
-		return sel
-	}
-	go func() {
-		defer close(sel.done)
-		e.askModels(ctx, t.Request, ask, conv, emit, func(c *choice) {
-			emit(c.event())
-			sel.publish(c)
-		})
 	}()
-	return sel
+	return e.selectTask(ctx, task, cons, request, emit)
 }
 
 func (c *choice) event() ModelEvent {

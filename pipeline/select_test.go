@@ -118,28 +118,33 @@ func TestDecidedTasksDoNotWaitForSelection(t *testing.T) {
 	}
 }
 
-// TestChoiceStartsWhileSelectionStreams: a task whose choice has been
-// decoded starts while the controller is still writing the choices after
-// it — with one local Ollama, a four-task reply takes seconds to decode.
-func TestChoiceStartsWhileSelectionStreams(t *testing.T) {
+// TestTasksStartOncePicksAreDecoded: the selection reply gives every pick
+// before any reason, and each task starts the moment its pick is decoded —
+// all of them before the controller writes a reason (with one local
+// Ollama, reasons take seconds); the reasons then arrive as model_reason
+// events and reach the report.
+func TestTasksStartOncePicksAreDecoded(t *testing.T) {
 	r := newRig(t)
 	img := r.image("a.png", 20, 20)
 	r.hf.Model("test/captioner-big", "image-to-text")
-	r.hf.Model("test/captioner-small", "image-to-text")
-	r.hf.Model("test/vqa-big", "visual-question-answering")
+	release1 := r.hf.Model("test/captioner-small", "image-to-text").Hold()
 	r.hf.Model("test/vqa-small", "visual-question-answering")
-	var startedEarly atomic.Bool
+	release2 := r.hf.Model("test/vqa-big", "visual-question-answering").Hold()
+	defer release1()
+	defer release2()
+	var bothBeforeReasons atomic.Bool
 	r.pick = func(req *api.ChatRequest) fakeollama.Reply {
 		ch := make(chan string)
 		go func() {
 			defer close(ch)
-			ch <- `{"choices":[{"id":1,"pick":2,"reason":"small is enough"},`
-			deadline := time.Now().Add(10 * time.Second)
-			for time.Now().Before(deadline) && len(r.hf.RequestsFor("test/captioner-small")) == 0 {
-				time.Sleep(5 * time.Millisecond)
-			}
-			startedEarly.Store(len(r.hf.RequestsFor("test/captioner-small")) > 0)
-			ch <- `{"id":2,"pick":1,"reason":"first"}]}`
+			ch <- `{"picks":{"1":2,`
+			ch <- `"2":1},"reasons":{`
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			bothBeforeReasons.Store(r.hf.WaitInFlight(ctx, 2) == nil)
+			release1()
+			release2()
+			ch <- `"1":"small is enough","2":"first"}}`
 		}()
 		return fakeollama.Reply{Stream: ch}
 	}
@@ -147,20 +152,44 @@ func TestChoiceStartsWhileSelectionStreams(t *testing.T) {
 		task(1, "image-to-text", nil, map[string]string{"image": img}),
 		task(2, "visual-question-answering", nil, map[string]string{"image": img, "text": "what colour is it?"}),
 	)
-	if _, err := r.run(context.Background(), pipeline.Turn{Request: "caption " + img + " and tell me what colour it is"}); err != nil {
+	rep, err := r.run(context.Background(), pipeline.Turn{Request: "caption " + img + " and tell me what colour it is"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !startedEarly.Load() {
-		t.Fatal("task 1 waited for the whole selection reply before starting")
+	if !bothBeforeReasons.Load() {
+		t.Fatal("the tasks did not both run before the reasons were written")
 	}
-	if got := r.model(1); got.Model != "test/captioner-small" || got.Decided != "controller choice" || got.Reason != "small is enough" {
-		t.Errorf("task 1's choice = %s (%s: %s), want test/captioner-small by the controller", got.Model, got.Decided, got.Reason)
+	if got := r.model(1); got.Model != "test/captioner-small" || got.Decided != "controller choice" {
+		t.Errorf("task 1's choice = %s (%s), want test/captioner-small by the controller", got.Model, got.Decided)
 	}
 	if got := r.model(2); got.Model != "test/vqa-big" || got.Decided != "controller choice" {
 		t.Errorf("task 2's choice = %s (%s), want test/vqa-big by the controller", got.Model, got.Decided)
 	}
+	reasons := map[int]string{}
+	for _, e := range eventsOf[pipeline.ModelReasonEvent](r) {
+		reasons[e.ID] = e.Reason
+	}
+	if reasons[1] != "small is enough" || reasons[2] != "first" {
+		t.Errorf("model_reason events = %v", reasons)
+	}
+	if rep.Tasks[0].Reason != "small is enough" || rep.Tasks[1].Reason != "first" {
+		t.Errorf("report reasons = %q, %q", rep.Tasks[0].Reason, rep.Tasks[1].Reason)
+	}
 	if r.calls("select") != 1 {
 		t.Errorf("selection calls = %d, want 1", r.calls("select"))
+	}
+	// The schema holds the picks before the reasons, each task to its own
+	// candidates' numbers, and the reasons short.
+	sel := r.ollama.ChatRequests()[1]
+	if stage(&sel) != "select" {
+		t.Fatalf("second call is %s", stage(&sel))
+	}
+	f := string(sel.Format)
+	if i, j := strings.Index(f, `"picks"`), strings.Index(f, `"reasons"`); i < 0 || j < i {
+		t.Errorf("schema does not put picks before reasons: %s", f)
+	}
+	if !strings.Contains(f, `"required":["picks","reasons"]`) || !strings.Contains(f, `"1":{"enum":[1,2],"type":"integer"}`) || !strings.Contains(f, `"maxLength":40`) {
+		t.Errorf("schema = %s", f)
 	}
 	for id := 1; id <= 2; id++ {
 		if r.taskEnd(id).Status != pipeline.StatusOK {
@@ -233,6 +262,10 @@ func TestSelectionReplyLeniency(t *testing.T) {
 	for _, tc := range []struct {
 		name, reply, model, decided string
 	}{
+		{"picks then reasons", `{"picks":{"1":2},"reasons":{"1":"small"}}`, "test/captioner-small", "controller choice"},
+		{"picks, reasons cut off", `{"picks":{"1":2},"reasons":{"1":"sm`, "test/captioner-small", "controller choice"},
+		{"a pick by model id", `{"picks":{"1":"test/captioner-small"}}`, "test/captioner-small", "controller choice"},
+		{"a pick out of range", `{"picks":{"1":7},"reasons":{"1":"?"}}`, "test/captioner-big", "fallback: top-ranked"},
 		{"by number", `{"choices":[{"id":1,"pick":2,"reason":"small"}]}`, "test/captioner-small", "controller choice"},
 		{"by model id", `{"choices":[{"id":1,"model":"test/captioner-small","reason":"small"}]}`, "test/captioner-small", "controller choice"},
 		{"HuggingGPT form", `{"id": "test/captioner-small", "reason": "small"}`, "test/captioner-small", "controller choice"},
@@ -260,5 +293,61 @@ func TestSelectionReplyLeniency(t *testing.T) {
 				t.Fatalf("the report should list plan, select and respond calls: %s", b)
 			}
 		})
+	}
+}
+
+// TestFanOutRunsTogetherUnderControllerSelection: with selection:
+// controller (HuggingGPT's behaviour) every task of a four-task fan-out
+// waits for the one selection call, and all four run at the same time
+// once the picks are decoded — before the controller writes a reason.
+func TestFanOutRunsTogetherUnderControllerSelection(t *testing.T) {
+	r := newRig(t, withOptions(pipeline.Options{ControllerTasks: true, Selection: pipeline.SelectController}))
+	img := r.image("a.png", 20, 20)
+	var releases []func()
+	for _, m := range []struct{ id, task string }{
+		{"test/captioner-big", "image-to-text"}, {"test/vqa-big", "visual-question-answering"},
+		{"test/depth-curated", "depth-estimation"}, {"test/depth-popular", "depth-estimation"},
+	} {
+		releases = append(releases, r.hf.Model(m.id, m.task).Hold())
+	}
+	release := func() {
+		for _, f := range releases {
+			f()
+		}
+	}
+	defer release()
+	var together atomic.Bool
+	r.pick = func(req *api.ChatRequest) fakeollama.Reply {
+		ch := make(chan string)
+		go func() {
+			defer close(ch)
+			ch <- `{"picks":{"1":1,"2":1,"3":1,"4":2},"reasons":{`
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			together.Store(r.hf.WaitInFlight(ctx, 4) == nil)
+			release()
+			ch <- `"1":"a","2":"b","3":"c","4":"d"}}`
+		}()
+		return fakeollama.Reply{Stream: ch}
+	}
+	r.planJSON(
+		task(1, "image-to-text", nil, map[string]string{"image": img}),
+		task(2, "visual-question-answering", nil, map[string]string{"image": img, "text": "what is it?"}),
+		task(3, "depth-estimation", nil, map[string]string{"image": img}),
+		task(4, "depth-estimation", nil, map[string]string{"image": img}),
+	)
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "caption, ask and estimate the depth twice"}); err != nil {
+		t.Fatal(err)
+	}
+	if !together.Load() {
+		t.Fatalf("the four tasks did not run at the same time before the reasons (at most %d at once)", r.hf.MaxInFlight())
+	}
+	if r.calls("select") != 1 {
+		t.Errorf("selection calls = %d", r.calls("select"))
+	}
+	for id := 1; id <= 4; id++ {
+		if e := r.taskEnd(id); e.Status != pipeline.StatusOK {
+			t.Errorf("task %d = %+v", id, e)
+		}
 	}
 }

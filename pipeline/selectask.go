@@ -23,31 +23,34 @@ var idField = regexp.MustCompile(`"(?:model|id)"\s*:\s*"([^"]+)"`)
 const maxSelectArg = 160
 
 // maxReason bounds, in characters, the reason the controller gives for a
-// choice: it is decoded token by token while every task waits.
-const maxReason = 80
+// choice — about ten tokens. The reasons decode after every pick, while the
+// tasks run, but the answer waits for the whole reply on a one-slot server.
+const maxReason = 40
 
 // askModels lets the controller choose for every pending task in one call,
 // after the plan in the same conversation. Candidates are numbered per task
 // and the reply names them by number — a digit instead of a model id keeps
-// the reply, which every waiting task pays for in decode time, short. A task
-// it names no candidate for keeps the top-ranked model, and its reason says
-// so. Each choice is handed to publish as soon as the streamed reply holds
-// it whole, so a task starts while the controller is still writing the
-// choices after its own; publish is called once for every task of ask.
+// the reply, which every waiting task pays for in decode time, short. The
+// reply gives every pick first and the reasons after them
+// ({"picks":{…},"reasons":{…}}), and it is read while it streams: each
+// task is handed to publish the moment its pick is decoded, so all of
+// them start after a few tokens each and run while the reasons decode;
+// each reason then arrives as a model_reason event. A task it names no
+// candidate for keeps the top-ranked model, and its reason says so;
+// publish is called once for every task of ask.
 func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, conv *conversation, emit Emit, publish func(*choice)) {
 	var b strings.Builder
-	ids := make([]int, len(ask))
-	most := 0
-	for i, c := range ask {
-		ids[i] = c.task.ID
+	pickProps, reasonProps := object{}, object{}
+	for _, c := range ask {
 		args := make([]string, 0, len(c.task.Args))
 		for _, k := range sortedKeys(c.task.Args) {
 			args = append(args, k+"="+text.OneLine(c.task.Args[k], maxSelectArg))
 		}
 		fmt.Fprintf(&b, "Task %d %s (%s):\n", c.task.ID, c.task.Task, strings.Join(args, ", "))
 		shown := c.ranked[:min(len(c.ranked), e.opts.NumCandidates)]
-		most = max(most, len(shown))
+		numbers := make([]int, len(shown))
 		for n, cd := range shown {
+			numbers[n] = n + 1
 			info := cd.info()
 			facts := []string{info.Endpoint}
 			if info.Downloads > 0 {
@@ -61,41 +64,41 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 			}
 			fmt.Fprintf(&b, "%d. %s (%s): %s\n", n+1, info.ID, strings.Join(facts, ", "), text.OneLine(info.Description, 120))
 		}
-	}
-	picks := make([]int, most)
-	for i := range picks {
-		picks[i] = i + 1
+		id := strconv.Itoa(c.task.ID)
+		// Each task's own numbers: a pick out of its range cannot decode.
+		pickProps = append(pickProps, field{id, map[string]any{"type": "integer", "enum": numbers}})
+		reasonProps = append(reasonProps, field{id, map[string]any{"type": "string", "maxLength": maxReason}})
 	}
 	msg := stageMessage(markSelect, "Request: "+text.OneLine(request, 600)+"\n"+b.String()+
-		`Reply {"choices":[{"id":task id,"pick":candidate number,"reason":"short"}]}.`)
-	schema, _ := json.Marshal(map[string]any{
-		"type": "object",
-		"properties": map[string]any{"choices": map[string]any{
-			"type": "array",
-			"items": map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"id":     map[string]any{"type": "integer", "enum": ids},
-					"pick":   map[string]any{"type": "integer", "enum": picks},
-					"reason": map[string]any{"type": "string", "maxLength": maxReason},
-				},
-				"required": []string{"id", "pick", "reason"},
-			},
-		}},
-		"required": []string{"choices"},
-	})
+		`Reply {"picks":{"task id":candidate number},"reasons":{"task id":"why, in a few words"}}.`)
+	props := object{
+		{"picks", object{{"type", "object"}, {"properties", pickProps}, {"required", pickProps.keys()}, {"additionalProperties", false}}},
+		{"reasons", object{{"type", "object"}, {"properties", reasonProps}, {"required", reasonProps.keys()}, {"additionalProperties", false}}},
+	}
+	schema, _ := json.Marshal(object{{"type", "object"}, {"properties", props}, {"required", props.keys()}})
 	emit(DebugEvent{Stage: StageSelection, Kind: "prompt", Content: msg.Content})
 	published := make([]bool, len(ask))
-	stream := choiceStream{onPick: func(p choicePick) {
-		i := slices.IndexFunc(ask, func(c *choice) bool { return c.task.ID == p.ID })
-		if i < 0 || published[i] || !e.applyPick(ask[i], p) {
-			return // the end of the reply decides for it
-		}
-		published[i] = true
-		publish(ask[i])
-	}}
+	index := func(id int) int { return slices.IndexFunc(ask, func(c *choice) bool { return c.task.ID == id }) }
+	stream := pickStream{
+		onPick: func(id, pick int) {
+			i := index(id)
+			if i < 0 || published[i] || !e.applyPick(ask[i], choicePick{ID: id, Pick: pick}) {
+				return // the end of the reply decides for it
+			}
+			published[i] = true
+			publish(ask[i])
+		},
+		onReason: func(id int, reason string) {
+			if i := index(id); i >= 0 && published[i] && ask[i].decided == "controller choice" {
+				if r := text.OneLine(reason, 2*maxReason); r != "" {
+					ask[i].setReason(r)
+					emit(ModelReasonEvent{ID: id, Reason: r})
+				}
+			}
+		},
+	}
 	start := time.Now()
-	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(msg), Format: schema, NumPredict: 48 + 48*len(ask), OnToken: stream.write})
+	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(msg), Format: schema, NumPredict: 24 + 24*len(ask), OnToken: stream.write})
 	fallback := func(c *choice, why string) {
 		top := c.ranked[0].model.ID
 		c.decided, c.reason = "fallback: top-ranked", fmt.Sprintf("%s; using the top-ranked candidate, %s", why, top)
@@ -116,6 +119,14 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 		}
 		return
 	}
+	// Picks whose reason the reply never gave (cut off) still say who chose.
+	defer func() {
+		for _, c := range ask {
+			if c.decided == "controller choice" && c.reason == "" {
+				c.setReason("chosen by the controller")
+			}
+		}
+	}()
 	conv.record(StageSelection, reply, time.Since(start), emit)
 	conv.add(msg, controller.Message{Role: "assistant", Content: reply.Content})
 	emit(DebugEvent{Stage: StageSelection, Kind: "reply", Content: reply.Content})
@@ -163,12 +174,19 @@ func (e *Engine) applyPick(c *choice, pick choicePick) bool {
 	if i < 0 || i >= len(shown) {
 		return false
 	}
-	reason := text.OneLine(pick.Reason, 2*maxReason)
-	if reason == "" {
-		reason = "chosen by the controller"
-	}
-	c.choose(shown[i].model.ID, reason, "controller choice")
+	// A pick read while the reply streams has no reason yet: it follows
+	// in a model_reason event, or the end of the reply supplies one.
+	c.choose(shown[i].model.ID, text.OneLine(pick.Reason, 2*maxReason), "controller choice")
 	return true
+}
+
+// setReason gives a published choice the reason that arrived after its
+// pick. Only the report reads it later, after the selection call is over.
+func (c *choice) setReason(r string) { c.reason = r }
+
+func isNumber(s string) bool {
+	_, err := strconv.Atoi(strings.TrimSpace(s))
+	return err == nil
 }
 
 // choicePick is one entry of a selection reply: a task id and the
@@ -194,7 +212,17 @@ func parseChoices(reply string) map[int]choicePick {
 	var list []any
 	switch x := v.(type) {
 	case map[string]any:
-		if l, ok := x["choices"].([]any); ok {
+		if picks, ok := x["picks"].(map[string]any); ok {
+			// The schema's form: every pick, then every reason, by task id.
+			reasons, _ := x["reasons"].(map[string]any)
+			for k, p := range picks {
+				obj := map[string]any{"id": k, "pick": p, "reason": reasons[k]}
+				if s, ok := p.(string); ok && strings.TrimSpace(s) != "" && !isNumber(s) {
+					obj = map[string]any{"id": k, "model": s, "reason": reasons[k]}
+				}
+				list = append(list, obj)
+			}
+		} else if l, ok := x["choices"].([]any); ok {
 			list = l
 		} else {
 			list = []any{x}

@@ -1,58 +1,126 @@
 package pipeline
 
-import "strings"
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
 
-// choiceStream reads a selection reply while it streams and hands over
-// each choice the moment its object is complete. With one local Ollama the
-// reply is decoded a token at a time, and a four-task reply takes seconds;
-// a task whose choice came first need not wait for the rest of it.
+// pickStream reads a selection reply while it streams. The schema asks for
+// {"picks":{"<task id>":n,…},"reasons":{"<task id>":"…",…}}: every pick
+// first, then the reasons. Each pick is handed over the moment its number
+// is complete, so every task can start once the picks are decoded — a few
+// tokens each — while the controller writes the reasons, which are handed
+// over one by one as they close.
 //
-// Only the {"choices":[{…},{…}]} form the schema asks for is read here;
-// anything else — a bare list, a single object, a reply cut off — is left
-// to parseChoices on the whole reply, which is lenient.
-type choiceStream struct {
-	// buf is the reply so far; a Builder's String does not copy, so each
-	// token costs its own length, not the reply's.
-	buf strings.Builder
-	// next is where the next choice object may start; 0 until the
-	// choices array has been seen.
-	next   int
-	onPick func(choicePick)
+// Only that form is read here; anything else (a list of choices, a single
+// object, a reply cut off) is left to parseChoices on the whole reply. The
+// scan is incremental: each byte is looked at once.
+type pickStream struct {
+	buf   strings.Builder
+	pos   int
+	depth int
+	str   jsonStrings
+	off   bool
+	// key is the last key read at depth 1 or 2, keyStart where its
+	// literal began; open is the top-level key whose object is being read.
+	key      string
+	keyStart int
+	open     string
+	// inValue: the value of key is being read inside that object, from
+	// valStart.
+	inValue  bool
+	valStart int
+
+	onPick   func(id, pick int)
+	onReason func(id int, reason string)
 }
 
 // write takes the next piece of the streamed reply.
-func (s *choiceStream) write(tok string) {
+func (s *pickStream) write(tok string) {
+	if s.off {
+		return
+	}
 	s.buf.WriteString(tok)
 	b := s.buf.String()
-	if s.next == 0 {
-		i := strings.Index(b, `"choices"`)
-		if i < 0 {
-			return
-		}
-		j := strings.IndexByte(b[i:], '[')
-		if j < 0 {
-			return
-		}
-		s.next = i + j + 1
+	for ; s.pos < len(b) && !s.off; s.pos++ {
+		s.scan(b, s.pos)
 	}
-	for {
-		k := s.next
-		for k < len(b) && strings.IndexByte(" \t\r\n,", b[k]) >= 0 {
-			k++
+}
+
+func (s *pickStream) scan(b string, i int) {
+	c := b[i]
+	if s.depth == 0 {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+		case '{':
+			s.depth = 1
+		default:
+			s.off = true
 		}
-		s.next = k
-		if k >= len(b) || b[k] != '{' {
+		return
+	}
+	wasIn := s.str.in
+	if s.str.inside(c) || wasIn {
+		if s.depth > 2 {
 			return
 		}
-		end, ok := matchBracket(b, k)
-		if !ok {
-			return
+		switch {
+		case !wasIn && s.inValue:
+			// A string value (a reason) begins; it ends at , or }.
+		case !wasIn:
+			s.keyStart = i
+		case !s.str.in && !s.inValue:
+			s.key = b[s.keyStart+1 : i]
 		}
-		s.next = end + 1
-		for id, p := range parseChoices(b[k : end+1]) {
-			if id >= 0 && s.onPick != nil {
-				s.onPick(p)
+		return
+	}
+	switch c {
+	case ':':
+		if s.depth == 2 {
+			s.inValue, s.valStart = true, i+1
+		}
+	case '{', '[':
+		s.depth++
+		if s.depth == 2 {
+			s.open, s.inValue = s.key, false
+		}
+	case ',', '}', ']':
+		if s.depth == 2 && s.inValue {
+			s.value(s.key, strings.TrimSpace(b[s.valStart:i]))
+			s.inValue = false
+		}
+		if c != ',' {
+			s.depth--
+			if s.depth == 0 {
+				s.off = true
 			}
+		}
+	}
+}
+
+// value takes one entry of the picks or reasons object.
+func (s *pickStream) value(key, raw string) {
+	id, err := strconv.Atoi(strings.TrimSpace(key))
+	if err != nil {
+		return
+	}
+	switch s.open {
+	case "picks":
+		var n int
+		var str string
+		switch {
+		case json.Unmarshal([]byte(raw), &n) == nil:
+		case json.Unmarshal([]byte(raw), &str) == nil:
+			n, _ = strconv.Atoi(strings.TrimSpace(str))
+		}
+		if n > 0 && s.onPick != nil {
+			s.onPick(id, n)
+		}
+	case "reasons":
+		var r string
+		if json.Unmarshal([]byte(raw), &r) == nil && s.onReason != nil {
+			s.onReason(id, r)
 		}
 	}
 }

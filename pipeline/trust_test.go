@@ -45,13 +45,13 @@ func leaked(r *rig, rep *pipeline.Report, secret string) []string {
 			where = append(where, "the Hugging Face request to "+req.Model)
 		}
 	}
-	r.mu.Lock()
+	r.evMu.Lock()
 	for _, ev := range r.events {
 		if b, _ := pipeline.MarshalEvent(ev); strings.Contains(string(b), secret) {
 			where = append(where, "a "+ev.Type()+" event")
 		}
 	}
-	r.mu.Unlock()
+	r.evMu.Unlock()
 	if b, _ := json.Marshal(rep); strings.Contains(string(b), secret) {
 		where = append(where, "the report")
 	}

@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,9 +115,16 @@ func BenchmarkTurn(b *testing.B) {
 // session; a warm one follows a greeting turn, as the seven requests of a
 // demo follow each other, so the server's prompt cache holds what the
 // previous turn left.
+//
+// Besides wall time and time to the first answer token it reports the
+// turn's critical path — the chain of work the answer waited on, walked
+// back from the turn's end (critpath.go's note) — as milliseconds of
+// controller time, expert time and the gaps between them, and the most
+// expert calls in flight at once (the overlap of a fan-out).
 func benchTurn(b *testing.B, sc benchScenario, warm bool, lat fakeollama.Latency, sel pipeline.Selection) {
 	var wall, ttft time.Duration
-	var calls, prompt, prefilled int
+	var calls, prompt, prefilled, overlap int
+	var path critPath
 	for i := 0; i < b.N; i++ {
 		r := newBenchRig(b, sc, lat, sel)
 		var history []pipeline.Message
@@ -138,7 +146,8 @@ func benchTurn(b *testing.B, sc benchScenario, warm bool, lat fakeollama.Latency
 				first = time.Since(start)
 			}
 		})
-		wall += time.Since(start)
+		end := time.Now()
+		wall += end.Sub(start)
 		b.StopTimer()
 		if err != nil {
 			b.Fatal(err)
@@ -146,6 +155,9 @@ func benchTurn(b *testing.B, sc benchScenario, warm bool, lat fakeollama.Latency
 		ttft += first
 		c, p, e := r.ollama.Prefill()
 		calls, prompt, prefilled = calls+c-c0, prompt+p-p0, prefilled+e-e0
+		ctl, experts := r.spans(start)
+		path = path.add(criticalPath(start, end, ctl, experts))
+		overlap += maxOverlap(experts)
 	}
 	n := float64(b.N)
 	b.ReportMetric(float64(wall.Milliseconds())/n, "wall-ms/turn")
@@ -153,6 +165,26 @@ func benchTurn(b *testing.B, sc benchScenario, warm bool, lat fakeollama.Latency
 	b.ReportMetric(float64(calls)/n, "ctl-calls/turn")
 	b.ReportMetric(float64(prompt)/n, "prompt-tok/turn")
 	b.ReportMetric(float64(prefilled)/n, "prefill-tok/turn")
+	b.ReportMetric(float64(path.ctl.Milliseconds())/n, "cp-ctl-ms/turn")
+	b.ReportMetric(float64(path.expert.Milliseconds())/n, "cp-expert-ms/turn")
+	b.ReportMetric(float64(path.gap.Milliseconds())/n, "cp-gap-ms/turn")
+	b.ReportMetric(float64(overlap)/n, "max-experts/turn")
+}
+
+// spans returns the controller's and the experts' busy intervals since
+// start, as the fakes recorded them.
+func (r *benchRig) spans(start time.Time) (ctl, experts []span) {
+	for _, q := range r.ollama.Requests() {
+		if q.Path == "/api/chat" && !q.Time.Before(start) {
+			ctl = append(ctl, span{q.Time, q.End})
+		}
+	}
+	for _, q := range r.hf.Requests() {
+		if !q.Start.Before(start) {
+			experts = append(experts, span{q.Start, q.End})
+		}
+	}
+	return ctl, experts
 }
 
 type benchRig struct {
@@ -164,9 +196,11 @@ type benchRig struct {
 	image    string
 }
 
-func newBenchRig(b *testing.B, sc benchScenario, lat fakeollama.Latency, sel pipeline.Selection) *benchRig {
+func newBenchRig(b testing.TB, sc benchScenario, lat fakeollama.Latency, sel pipeline.Selection) *benchRig {
 	b.Helper()
-	b.StopTimer()
+	if bb, ok := b.(*testing.B); ok {
+		bb.StopTimer()
+	}
 	r := &benchRig{ollama: fakeollama.New(b), hf: fakehf.New(b)}
 	dir := b.TempDir()
 	r.image = filepath.Join(dir, "street.png")
@@ -186,14 +220,17 @@ func newBenchRig(b *testing.B, sc benchScenario, lat fakeollama.Latency, sel pip
 			}
 		}
 	}
-	planJSON, _ := json.Marshal(map[string]any{"tasks": plan})
+	// Written as a model under the plan schema writes it: constraints
+	// first, each task's fields in the schema's order.
+	head, objs := orderedPlan(`{}`, plan...)
+	planJSON := head + strings.Join(objs, ",") + "]}"
 	r.ollama.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
 	r.ollama.SetLatency(lat)
 	r.ollama.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
 		if r.greeting {
-			return benchReply(req, `{"tasks": []}`)
+			return benchReply(req, `{"constraints":{},"tasks":[]}`)
 		}
-		return benchReply(req, string(planJSON))
+		return benchReply(req, planJSON)
 	})
 	r.hf.RequireToken("hf_bench")
 	ctl, err := controller.New(r.ollama.URL, "ctl", controller.Options{Timeout: time.Minute})
@@ -225,17 +262,53 @@ func benchReply(req *api.ChatRequest, plan string) fakeollama.Reply {
 	case schema.Properties["tasks"].Items.Properties != nil:
 		return fakeollama.Reply{Content: plan}
 	case len(schema.Properties["id"].Enum) > 0:
-		b, _ := json.Marshal(map[string]string{"id": schema.Properties["id"].Enum[0], "reason": "the most used candidate, well suited to the request"})
+		b, _ := json.Marshal(map[string]string{"id": schema.Properties["id"].Enum[0], "reason": benchReason})
 		return fakeollama.Reply{Content: string(b)}
+	case schema.Properties["picks"].Items.Properties == nil && strings.Contains(string(req.Format), `"picks"`):
+		return fakeollama.Reply{Content: benchPicks(req)}
 	case schema.Properties["choices"].Items.Properties != nil:
 		return fakeollama.Reply{Content: benchChoices(req)}
 	}
 	return fakeollama.Reply{Content: benchAnswer}
 }
 
+// benchReason is a reason of a typical length; a reply under a schema
+// with maxLength gets as much of it as the grammar allows.
+const benchReason = "the most used candidate, well suited to the request"
+
+// benchPicks answers a picks-then-reasons selection with the first
+// candidate of every task and a reason as long as the schema lets it be,
+// in the schema's order, as a grammar-constrained model writes it.
+func benchPicks(req *api.ChatRequest) string {
+	var schema struct {
+		Properties struct {
+			Picks struct {
+				Required []string `json:"required"`
+			} `json:"picks"`
+			Reasons struct {
+				Properties map[string]struct {
+					MaxLength int `json:"maxLength"`
+				} `json:"properties"`
+			} `json:"reasons"`
+		} `json:"properties"`
+	}
+	_ = json.Unmarshal(req.Format, &schema)
+	var picks, reasons []string
+	for _, id := range schema.Properties.Picks.Required {
+		picks = append(picks, fmt.Sprintf("%q:1", id))
+		r := benchReason
+		if n := schema.Properties.Reasons.Properties[id].MaxLength; n > 0 && n < len(r) {
+			r = r[:n]
+		}
+		reasons = append(reasons, fmt.Sprintf("%q:%q", id, r))
+	}
+	return `{"picks":{` + strings.Join(picks, ",") + `},"reasons":{` + strings.Join(reasons, ",") + `}}`
+}
+
 // benchChoices answers a batched selection with the first candidate of
 // every task id in the schema, by number or by id, whichever it asks for,
-// with a reason of a typical length.
+// with a reason of a typical length (the reply form before picks came
+// first).
 func benchChoices(req *api.ChatRequest) string {
 	var schema struct {
 		Properties struct {
@@ -254,7 +327,7 @@ func benchChoices(req *api.ChatRequest) string {
 	p := schema.Properties.Choices.Items.Properties
 	var out []map[string]any
 	for _, id := range p.ID.Enum {
-		c := map[string]any{"id": id, "reason": "the most used candidate, well suited to the request"}
+		c := map[string]any{"id": id, "reason": benchReason}
 		switch {
 		case len(p.Pick.Enum) > 0:
 			c["pick"] = p.Pick.Enum[0]

@@ -157,7 +157,13 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 		pty, windows, _ := sess.Pty()
 		start := time.Now()
 		log.Info("ssh chat started", "user", sess.User(), "term", pty.Term, "width", pty.Window.Width, "height", pty.Window.Height, "dir", dir)
-		svc, err := conversation.New(conversation.Options{Engine: s.opts.Engine, Dir: filepath.Join(dir, "sessions"), Logger: log, Version: s.opts.Version})
+		svc, err := conversation.New(conversation.Options{Engine: s.opts.Engine, Dir: filepath.Join(dir, "sessions"), Logger: log, Version: s.opts.Version,
+			Warmer: &s.warm})
+		capped := false
+		width, height := capWindow(log, &capped, pty.Window.Width, pty.Window.Height)
+		// The client's size, capped, replaces the one MakeOptions took from
+		// the PTY request as it came.
+		opts := append(append(bm.MakeOptions(sess), s.chatInput(sess)...), tea.WithWindowSize(width, height))
 		var prog *ui.Program
 		if err == nil {
 			prog, err = newProgram(sess.Context(), ui.Options{
@@ -170,7 +176,8 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 				NoPull:         !s.opts.AllowPull,
 				MaxPaste:       ui.DefaultMaxPaste,
 				Getenv:         sessionEnv(sess, pty),
-				ProgramOptions: append(bm.MakeOptions(sess), s.chatInput(sess)...),
+				Warm:           true, // after /model; the server warmed the head once when it started
+				ProgramOptions: opts,
 			})
 		}
 		if err == nil {
@@ -196,7 +203,8 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 					prog.Quit()
 					return
 				case w := <-windows:
-					prog.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
+					width, height := capWindow(log, &capped, w.Width, w.Height)
+					prog.Send(tea.WindowSizeMsg{Width: width, Height: height})
 				}
 			}
 		}()

@@ -22,6 +22,7 @@ import (
 	"github.com/charmbracelet/ssh"
 
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/pipeline"
 )
 
@@ -80,6 +81,12 @@ type Server struct {
 	log  *slog.Logger
 	srv  *ssh.Server
 	door *frontDoor
+
+	// warm fills the controller's prompt cache with the head once, when
+	// the server starts: the chats share the engine, and so the head. A
+	// chat's turn cancels it if it is still running; a chat's /model
+	// warms it again for that model.
+	warm conversation.Warmer
 
 	mu     sync.Mutex
 	active int
@@ -182,6 +189,8 @@ func (s *Server) HostKeyFingerprint() string {
 // Serve accepts connections on l until ctx ends, then closes every
 // connection and waits (a little) for their chats to be saved.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	s.warm.Start(s.opts.Engine, nil)
+	defer s.warm.Stop()
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(l) }()
 	select {

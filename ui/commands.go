@@ -326,6 +326,7 @@ func (m *Model) switchModel(model string) {
 		return
 	}
 	m.conv.SetModel(model)
+	m.warm()
 	m.server = serverState{checked: m.server.checked, reachable: m.server.reachable, pulled: true, version: m.server.version, announced: "ok"}
 	m.say(fmt.Sprintf("The controller is now `%s`.", model))
 }

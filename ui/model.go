@@ -158,5 +158,8 @@ func New(opts Options) (*Model, error) {
 
 // Init starts the controller server check.
 func (m *Model) Init() tea.Cmd {
+	if m.opts.WarmOnOpen {
+		m.warm()
+	}
 	return tea.Batch(m.checkServer(), tea.RequestWindowSize, m.listSessions(quietList), m.listModelsQuiet())
 }

@@ -71,6 +71,14 @@ type Options struct {
 	// OutputDir overrides the engine's output directory for this chat's
 	// turns; empty keeps the engine's.
 	OutputDir string
+
+	// Warm keeps the controller's prompt cache warm for the next turn
+	// (conversation.Chat.Warm): the chat warms after /model and after
+	// loading a session, and WarmOnOpen also when it opens; a turn
+	// cancels a warm-up still in flight. `chorus serve --ssh` leaves
+	// WarmOnOpen off (the server warms once for all chats); a replay
+	// leaves both off (the recording answers every call).
+	Warm, WarmOnOpen bool
 }
 
 func (o *Options) defaults() error {

@@ -98,6 +98,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	}
 	prev := m.conv.Adopt(msg.s)
 	m.show(msg.s)
+	m.warm()
 	m.layout()
 	return tea.Batch(m.saveCmd(prev, false), m.requestThumbs(), m.checkServer())
 }

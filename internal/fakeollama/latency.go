@@ -42,8 +42,28 @@ type latencyState struct {
 	// last is the last prompt the slot evaluated, per model.
 	last map[string]string
 	// calls, prompt and evaluated count chats, their prompt tokens and
-	// the tokens really prefilled, for benchmarks.
+	// the tokens really prefilled, for benchmarks; each has the same
+	// per chat, in order.
 	calls, prompt, evaluated int
+	each                     []Prefilled
+}
+
+// Prefilled is what one chat cost the latency model: its prompt's tokens
+// and how many of them were evaluated (the rest came from the cache).
+type Prefilled struct {
+	Prompt, Evaluated int
+}
+
+// Prefills returns, per chat the latency model served, in order, its
+// prompt tokens and the tokens evaluated.
+func (s *Server) Prefills() []Prefilled {
+	l := s.latencyModel()
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Prefilled(nil), l.each...)
 }
 
 // Prefill returns how many chats the latency model served, their prompt
@@ -113,25 +133,41 @@ func (l *latencyState) prefill(ctx context.Context, model, prompt string) (evalu
 	}
 	total := PromptTokens(prompt)
 	evaluated = total
+	common := 0
 	l.mu.Lock()
 	if l.model.PrefixCache {
-		common := commonPrefix(l.last[model], prompt)
+		common = commonPrefix(l.last[model], prompt) / 4 * 4
 		evaluated = total - common/4
 	}
 	l.last[model] = prompt
 	l.calls++
 	l.prompt += total
 	l.evaluated += evaluated
+	l.each = append(l.each, Prefilled{Prompt: total, Evaluated: evaluated})
 	l.mu.Unlock()
 	// The first chunk also waits one decode step (PerToken), as every
 	// chunk does; the rest of the first-token delay is waited here.
-	wait := time.Duration(evaluated)*l.model.PerKPrefill/1000 + max(0, l.model.FirstToken-l.model.PerToken)
+	fill := time.Duration(evaluated) * l.model.PerKPrefill / 1000
+	wait := fill + max(0, l.model.FirstToken-l.model.PerToken)
+	start := time.Now()
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-t.C:
 		return evaluated, release, nil
 	case <-ctx.Done():
+		// A request cancelled while its prompt was being evaluated leaves
+		// the cache holding what was evaluated so far, as a runner does
+		// batch by batch.
+		if l.model.PrefixCache && fill > 0 {
+			done := min(1, float64(time.Since(start))/float64(fill))
+			keep := min(len(prompt), common+int(done*float64(evaluated))*4)
+			l.mu.Lock()
+			if l.last[model] == prompt {
+				l.last[model] = prompt[:keep]
+			}
+			l.mu.Unlock()
+		}
 		release()
 		return 0, func() {}, ctx.Err()
 	}

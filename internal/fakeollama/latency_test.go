@@ -64,3 +64,26 @@ func TestLatencySerial(t *testing.T) {
 		t.Fatalf("three serial calls of 100 ms took %v", d)
 	}
 }
+
+// A request cancelled while its prompt is evaluated leaves only what was
+// evaluated in the cache: the next request with that prompt prefills the
+// rest, not nothing and not everything.
+func TestLatencyCancelledPrefillKeepsPart(t *testing.T) {
+	s := New(t)
+	s.AddModel(Model{Name: "m:1b"})
+	s.OnChat(func(*api.ChatRequest) Reply { return Reply{Content: "ok"} })
+	s.SetLatency(Latency{PerKPrefill: 200 * time.Millisecond, PrefixCache: true})
+	msgs := []api.Message{{Role: "system", Content: strings.Repeat("stable prefix ", 2000)}, {Role: "user", Content: "plan this"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond) // about half of 1.4 s of prefill
+	defer cancel()
+	err := s.Client().Chat(ctx, &api.ChatRequest{Model: "m:1b", Messages: msgs}, func(api.ChatResponse) error { return nil })
+	if err == nil {
+		t.Fatal("the cancelled request finished")
+	}
+	s.WaitIdle()
+	m, _ := chatOnce(t, s, msgs)
+	full := time.Duration(PromptTokens(RenderPrompt(&api.ChatRequest{Messages: msgs}))) * 200 * time.Millisecond / 1000
+	if m.PromptEvalDuration < full/5 || m.PromptEvalDuration > full*4/5 {
+		t.Fatalf("after a cancel at about half the prefill, the next call evaluated %v of %v", m.PromptEvalDuration, full)
+	}
+}

@@ -35,7 +35,11 @@ type Recorded struct {
 	Path   string
 	// Body is the raw request body, exactly as the client sent it.
 	Body []byte
+	// Time is when the request arrived, End when the server finished
+	// answering it (zero while it is being served): a benchmark's view of
+	// when the model was busy with it.
 	Time time.Time
+	End  time.Time
 	// Canceled is true when the client went away (context cancelled,
 	// connection closed) before the server finished answering.
 	Canceled bool
@@ -219,6 +223,7 @@ func (s *Server) record(next http.Handler) http.Handler {
 		next.ServeHTTP(sw, r)
 
 		s.mu.Lock()
+		rec.End = time.Now()
 		rec.Status = sw.status
 		if rec.Status == 0 {
 			rec.Status = http.StatusOK

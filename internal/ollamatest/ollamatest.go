@@ -44,6 +44,29 @@ func Binary() string {
 // killed, with the runner it forks, when the test ends.
 func Start(t testing.TB) string {
 	t.Helper()
+	return StartWith(t, Options{})
+}
+
+// Options change the server Start runs.
+type Options struct {
+	// Context is the tiny model's context length in tokens (default
+	// 2048). Its tokens are bytes: Chorus's whole prompt head needs about
+	// 8,192, and a client asking num_ctx beyond it gets this.
+	Context uint32
+	// Parallel is OLLAMA_NUM_PARALLEL (default 4): the slots the context
+	// is shared between.
+	Parallel int
+}
+
+// StartWith is Start with opts.
+func StartWith(t testing.TB, opts Options) string {
+	t.Helper()
+	if opts.Context == 0 {
+		opts.Context = 2048
+	}
+	if opts.Parallel == 0 {
+		opts.Parallel = 4
+	}
 	bin := Binary()
 	if bin == "" {
 		t.Skip("no Ollama binary: set CHORUS_OLLAMA_BIN or install it as DEVELOPERS.md describes")
@@ -58,7 +81,7 @@ func Start(t testing.TB) string {
 	}
 	host := l.Addr().String()
 	l.Close()
-	env := append(os.Environ(), "OLLAMA_HOST="+host, "OLLAMA_MODELS="+filepath.Join(dir, "models"), "HOME="+dir, "OLLAMA_NUM_PARALLEL=4")
+	env := append(os.Environ(), "OLLAMA_HOST="+host, "OLLAMA_MODELS="+filepath.Join(dir, "models"), "HOME="+dir, fmt.Sprintf("OLLAMA_NUM_PARALLEL=%d", opts.Parallel))
 	var logs bytes.Buffer
 	srv := exec.Command(bin, "serve")
 	srv.Env, srv.Stdout, srv.Stderr = env, &logs, &logs
@@ -88,7 +111,7 @@ func Start(t testing.TB) string {
 		time.Sleep(100 * time.Millisecond) // an external process coming up: nothing to wait on but its port
 	}
 	gguf := filepath.Join(dir, "tiny.gguf")
-	if err := tinygguf.Write(gguf, 1); err != nil {
+	if err := tinygguf.WriteContext(gguf, 1, opts.Context); err != nil {
 		t.Fatal(err)
 	}
 	modelfile := filepath.Join(dir, "Modelfile")

@@ -37,13 +37,18 @@ type tensor struct {
 }
 
 // Write writes the model to path. The same seed gives the same file.
-func Write(path string, seed uint64) error {
+func Write(path string, seed uint64) error { return WriteContext(path, seed, 2048) }
+
+// WriteContext is Write for a model trained, as its metadata says, on
+// contexts of n tokens: its one-byte tokens make a prompt of a few
+// kilobytes thousands of tokens long.
+func WriteContext(path string, seed uint64, n uint32) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	if err := write(w, seed); err != nil {
+	if err := write(w, seed, n); err != nil {
 		f.Close()
 		return err
 	}
@@ -86,7 +91,7 @@ func byteVocab() []string {
 	return table
 }
 
-func write(w io.Writer, seed uint64) error {
+func write(w io.Writer, seed uint64, context uint32) error {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	tokens := append(byteVocab(), "<|endoftext|>", "<|im_start|>", "<|im_end|>")
 	types := make([]int32, len(tokens))
@@ -102,7 +107,7 @@ func write(w io.Writer, seed uint64) error {
 		{"general.architecture", tStr, "llama"},
 		{"general.name", tStr, "tiny-random"},
 		{"general.alignment", tU32, uint32(align)},
-		{"llama.context_length", tU32, uint32(2048)},
+		{"llama.context_length", tU32, context},
 		{"llama.embedding_length", tU32, uint32(e)},
 		{"llama.block_count", tU32, uint32(layers)},
 		{"llama.feed_forward_length", tU32, uint32(ff)},

@@ -179,3 +179,54 @@ func TestModelsPaneSaysAConstraintWasNotApplied(t *testing.T) {
 		t.Errorf("expanded models pane:\n%s", models)
 	}
 }
+
+// Tasks arrive while the plan streams and may run before it ends: the plan
+// pane shows them at once, the final plan keeps what they did, a withdrawn
+// task goes, and reasons written after the picks fill in the models pane.
+func TestPlanPaneFillsWhileThePlanStreams(t *testing.T) {
+	st := theme.NewStyles()
+	now := fixedNow
+	tr := NewTurn(1, "req", nil, "qwen3:8b", now)
+	first := pipeline.Task{ID: 1, Task: "image-classification", Dep: []int{}, Args: map[string]string{"image": "/tmp/a.png"}}
+	second := pipeline.Task{ID: 2, Task: "object-detection", Dep: []int{}, Args: map[string]string{"image": "/tmp/a.png"}}
+	pc := RenderContext{Styles: &st, Turn: tr, Now: now, Width: 70}
+	for _, ev := range []pipeline.Event{
+		pipeline.StageEvent{Stage: pipeline.StagePlanning},
+		pipeline.PlanTaskEvent{Task: first},
+		pipeline.ModelEvent{ID: 1, Task: first.Task, Model: "google/vit", Endpoint: "huggingface", Decided: "controller choice"},
+		pipeline.TaskStartEvent{ID: 1, Task: first.Task, Model: "google/vit", Endpoint: "huggingface"},
+		pipeline.PlanTaskEvent{Task: second},
+	} {
+		tr.Apply(ev, now)
+	}
+	plan := plainLines(PlanLines(pc))
+	for _, want := range []string{"1 image-classification", "2 object-detection", "planning…"} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("streaming plan pane lacks %q:\n%s", want, plan)
+		}
+	}
+	tr.Apply(pipeline.TaskEndEvent{ID: 1, Task: first.Task, Status: pipeline.StatusOK, Result: "a tabby cat", Model: "google/vit", Endpoint: "huggingface"}, now)
+	tr.Apply(pipeline.TaskWithdrawnEvent{ID: 2, Task: second.Task, Reason: "the final plan changed it"}, now)
+	changed := second
+	changed.Args = map[string]string{"image": "/tmp/b.png"}
+	tr.Apply(pipeline.PlanEvent{Tasks: []pipeline.Task{first, changed}}, now)
+	if tr.Planning || len(tr.Tasks) != 2 {
+		t.Fatalf("after the final plan: planning=%v tasks=%d", tr.Planning, len(tr.Tasks))
+	}
+	if ts := tr.Task(1, ""); ts.Status != TaskDone || ts.Result != "a tabby cat" || ts.Choice == nil {
+		t.Fatalf("task 1 lost what it did before the final plan: %+v", ts)
+	}
+	if ts := tr.Task(2, ""); ts.Status != TaskPending || ts.Task.Args["image"] != "/tmp/b.png" {
+		t.Fatalf("task 2 should start afresh from the final plan: %+v", ts)
+	}
+	if plan := plainLines(PlanLines(pc)); strings.Contains(plan, "planning…") {
+		t.Errorf("the final plan still shows the planning line:\n%s", plan)
+	}
+	tr.Apply(pipeline.ModelReasonEvent{ID: 1, Reason: "most downloads for photos"}, now)
+	if got := tr.Task(1, "").Choice.Reason; got != "most downloads for photos" {
+		t.Fatalf("reason = %q", got)
+	}
+	if models := plainLines(ModelLines(pc)); !strings.Contains(models, "most downloads f") {
+		t.Errorf("models pane lacks the late reason:\n%s", models)
+	}
+}

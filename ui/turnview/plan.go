@@ -26,7 +26,7 @@ func PlanLines(pc RenderContext) []string {
 		return []string{st.Run.Render(spinnerAt(pc.Now)) + " planning…"}
 	}
 	var out []string
-	if len(t.Tasks) == 0 {
+	if len(t.Tasks) == 0 && !t.Planning {
 		out = append(out, st.Dim.Render("No expert tasks — the controller answers directly."))
 	}
 	children := map[int][]*TaskState{}
@@ -90,6 +90,11 @@ func PlanLines(pc RenderContext) []string {
 		if !seen[ts.Task.ID] {
 			walk(ts, "", true, true)
 		}
+	}
+	if t.Planning && !t.Done {
+		// The tasks above arrived while the plan is still being written;
+		// they start as soon as they can.
+		out = append(out, st.Run.Render(spinnerAt(pc.Now))+" planning… (tasks start as they arrive)")
 	}
 	if !t.Plan.Constraints.IsZero() {
 		out = append(out, st.Dim.Render("constraints: "+t.Plan.Constraints.String()))

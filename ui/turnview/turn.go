@@ -3,6 +3,8 @@ package turnview
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,10 +33,13 @@ type Turn struct {
 	Ended       time.Time
 	Stage       pipeline.Stage
 
-	Plan   *pipeline.PlanEvent
-	Tasks  []*TaskState // plan order
-	byID   map[int]*TaskState
-	Errors []pipeline.ErrorEvent
+	Plan *pipeline.PlanEvent
+	// Planning is true while the plan still streams: Plan then holds the
+	// tasks that arrived so far (plan_task events), some maybe running.
+	Planning bool
+	Tasks    []*TaskState // plan order
+	byID     map[int]*TaskState
+	Errors   []pipeline.ErrorEvent
 	// Debug holds the debug events of the turn while it is the newest.
 	Debug  []pipeline.DebugEvent
 	Report *pipeline.Report
@@ -63,15 +68,46 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 	switch ev := ev.(type) {
 	case pipeline.StageEvent:
 		t.Stage = ev.Stage
+	case pipeline.PlanTaskEvent:
+		// A task of the plan still being written: shown at once, and it
+		// may start before the plan is done.
+		if t.Plan == nil {
+			t.Plan = &pipeline.PlanEvent{}
+		}
+		t.Planning = true
+		t.Plan.Tasks = append(t.Plan.Tasks, ev.Task)
+		ts := t.Task(ev.Task.ID, ev.Task.Task)
+		ts.Task = ev.Task
+	case pipeline.TaskWithdrawnEvent:
+		// The final plan does not keep it as it started: it goes; a task
+		// of the same id in the final plan starts afresh.
+		delete(t.byID, ev.ID)
+		t.Tasks = slices.DeleteFunc(t.Tasks, func(ts *TaskState) bool { return ts.Task.ID == ev.ID })
+		if t.Plan != nil {
+			t.Plan.Tasks = slices.DeleteFunc(slices.Clone(t.Plan.Tasks), func(x pipeline.Task) bool { return x.ID == ev.ID })
+		}
 	case pipeline.PlanEvent:
 		pe := ev
-		t.Plan = &pe
-		t.Tasks = t.Tasks[:0]
-		clear(t.byID)
+		t.Plan, t.Planning = &pe, false
+		// Tasks that arrived while the plan streamed keep what they did
+		// (a model, a run, a result) when the final plan keeps them.
+		kept := t.byID
+		t.Tasks, t.byID = nil, map[int]*TaskState{}
 		for _, task := range ev.Tasks {
-			ts := &TaskState{Task: task}
+			ts := kept[task.ID]
+			if ts == nil || !sameTask(ts.Task, task) {
+				ts = &TaskState{Task: task}
+			}
 			t.Tasks = append(t.Tasks, ts)
 			t.byID[task.ID] = ts
+		}
+	case pipeline.ModelReasonEvent:
+		// The controller writes its reasons after every pick: the task
+		// may be running already.
+		if ts, ok := t.byID[ev.ID]; ok && ts.Choice != nil {
+			c := *ts.Choice
+			c.Reason = ev.Reason
+			ts.Choice = &c
 		}
 	case pipeline.ModelEvent:
 		me := ev
@@ -141,6 +177,12 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 		t.Report = &rep
 	}
 	return false
+}
+
+// sameTask reports whether a task that arrived while the plan streamed
+// is the final plan's task of that id.
+func sameTask(a, b pipeline.Task) bool {
+	return a.ID == b.ID && a.Task == b.Task && slices.Equal(a.Dep, b.Dep) && maps.Equal(a.Args, b.Args)
 }
 
 // Task returns the state of task id, creating it for events that arrive

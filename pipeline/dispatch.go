@@ -1,0 +1,514 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"sync"
+
+	"github.com/chorusai/chorus/scope"
+)
+
+// dispatcher selects models for a turn's tasks and runs them as a DAG: a
+// task starts the moment its model is chosen and its last dependency has
+// finished, independent tasks run concurrently up to MaxParallel, and a
+// failure skips its dependents while siblings go on.
+//
+// Tasks reach it in two ways. While the plan still streams, each task
+// that is complete and valid on its own — and whose dependencies came
+// before it — is offered (the idea of LLMCompiler, Kim et al. 2023: a task
+// is dispatched as soon as it is parsed and its dependencies are done):
+// its model is selected and it starts once its dependencies finish, while
+// the controller is still writing the rest of the plan. When the plan is
+// final, settle compares: an early task the final plan keeps unchanged
+// keeps its run; one it drops or changes (a re-asked plan, other
+// constraints) is withdrawn — cancelled, its result not used, and said so
+// in an event, a plan note and the log. Then start selects the remaining
+// tasks (one controller call for those with a real choice) and the DAG
+// runs to its end.
+//
+// The controller is one slot on a local server: a task the controller
+// does itself, or a choice it must make, waits for the final plan, so
+// streaming dispatch adds no controller call and never delays the plan.
+type dispatcher struct {
+	e      *Engine
+	ctx    context.Context
+	t      Turn
+	conv   *conversation
+	emit   Emit
+	outDir string
+	sc     *scope.Scope
+	// dirOnce creates the output directory when the first task runs.
+	dirOnce sync.Once
+	dirErr  error
+	sem     chan struct{}
+
+	// selecting counts the early tasks' selection goroutines, running the
+	// tasks' goroutines.
+	selecting sync.WaitGroup
+	running   sync.WaitGroup
+	// planned closes when the final plan is known (settle); asked when the
+	// selection call is over, or there is none (start).
+	planned chan struct{}
+	asked   chan struct{}
+
+	mu    sync.Mutex
+	phase dispatchPhase
+	// raw are the task objects read from the streaming plan so far, cons
+	// its constraints merged with the turn's (consKnown once read).
+	raw       []Task
+	cons      Constraints
+	consKnown bool
+	// said is set once the constraints' "nothing qualifies" error was sent.
+	said bool
+	// current are the runs of the tasks offered so far, or, once settled,
+	// of the final plan, in plan order; early every run offered.
+	current []*taskRun
+	early   []*taskRun
+}
+
+type dispatchPhase int
+
+const (
+	// offering: the plan streams; offered tasks start when ready.
+	offering dispatchPhase = iota
+	// settled: the final plan is known, its selection not yet made.
+	settled
+	// started: every task of the final plan may start.
+	started
+)
+
+// withdrawal is the cause an early run is cancelled with when the final
+// plan does not keep it.
+type withdrawal struct{ why string }
+
+func (w withdrawal) Error() string { return w.why }
+
+func (e *Engine) newDispatcher(ctx context.Context, t Turn, conv *conversation, emit Emit) *dispatcher {
+	ctx = withApprover(ctx, t.Approve)
+	return &dispatcher{e: e, ctx: ctx, t: t, conv: conv, emit: emit, outDir: e.outDir(t), sc: e.access(t),
+		sem: make(chan struct{}, e.opts.MaxParallel), planned: make(chan struct{}), asked: make(chan struct{})}
+}
+
+func (d *dispatcher) newRun(task Task, early bool) *taskRun {
+	r := &taskRun{task: task, early: early, ready: make(chan struct{}), done: make(chan struct{})}
+	r.ctx, r.cancel = context.WithCancelCause(d.ctx)
+	return r
+}
+
+// stream returns the plan stream that offers tasks to d as they arrive.
+func (d *dispatcher) stream() *planStream {
+	return &planStream{onConstraints: d.constraintsRead, onTask: d.taskRead}
+}
+
+func (d *dispatcher) constraintsRead(c Constraints) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.phase != offering {
+		return
+	}
+	d.cons, d.consKnown = d.t.Constraints.Merge(c), true
+	if why := d.e.Unqualifiable(d.cons); why != "" {
+		// Said once, before any task's own "no model satisfies".
+		d.said = true
+		d.emit(ErrorEvent{Stage: StageSelection, Message: why})
+	}
+}
+
+// taskRead takes the next task object of the streaming plan. The tasks
+// read so far are validated as a plan of their own; a task is offered when
+// it survives that unchanged in id, names only earlier offered tasks as
+// its inputs, and fits the plan's cap — then the whole plan's validation
+// can only keep it as it is, short of a plan that is re-asked.
+func (d *dispatcher) taskRead(raw Task) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.phase != offering || !d.consKnown {
+		return
+	}
+	d.raw = append(d.raw, raw)
+	if len(d.raw) > d.e.opts.MaxTasks || raw.ID == idMissing || raw.ID < 0 || raw.ID > maxTaskID {
+		return
+	}
+	if slices.ContainsFunc(d.raw[:len(d.raw)-1], func(o Task) bool { return o.ID == raw.ID }) {
+		return // a duplicate id: the whole plan renumbers it
+	}
+	inputs := slices.Clone(raw.Dep)
+	for _, v := range raw.Args {
+		inputs = append(inputs, Refs(v)...)
+	}
+	for _, id := range inputs {
+		if !slices.ContainsFunc(d.early, func(r *taskRun) bool { return r.task.ID == id }) {
+			return // a later task's output, or one that cannot start early
+		}
+	}
+	p := d.e.validate(d.raw, Constraints{}, d.t, nil)
+	task, ok := p.Task(raw.ID)
+	if !ok {
+		return
+	}
+	if s, ok := d.e.cat.Skill(task.Task); !ok || s.Tool != nil {
+		// A tool (an MCP server's) may act on the world: a run the final
+		// plan withdrew could not be taken back, so it waits for that plan.
+		return
+	}
+	d.offer(task)
+}
+
+// offer starts selecting task's model now and runs it once its
+// dependencies have finished. Called with d.mu held.
+func (d *dispatcher) offer(task Task) {
+	r := d.newRun(task, true)
+	d.current = append(d.current, r)
+	d.early = append(d.early, r)
+	d.emit(PlanTaskEvent{Task: task})
+	cons := d.cons
+	d.selecting.Add(1)
+	go func() {
+		defer d.selecting.Done()
+		c, pending := d.e.selectOne(r.ctx, task, cons, d.t.Request, d.emit)
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if pending {
+			// The controller chooses, in the one selection call after
+			// the plan.
+			r.pending = c
+			return
+		}
+		d.emit(c.event())
+		d.publish(r, c)
+	}()
+	d.advance()
+}
+
+// publish makes c r's choice. Called with d.mu held.
+func (d *dispatcher) publish(r *taskRun, c *choice) {
+	if r.choice != nil {
+		return
+	}
+	r.choice, r.pending = c, nil
+	close(r.ready)
+}
+
+// settle takes the final plan: early runs it keeps unchanged go on, the
+// others are withdrawn and waited for. It returns a note for each
+// withdrawn run, for the plan's notes.
+func (d *dispatcher) settle(p Plan) []string {
+	d.selecting.Wait()
+	d.mu.Lock()
+	sameCons := !d.consKnown || sameConstraints(d.cons, p.Constraints)
+	kept := map[int]*taskRun{}
+	var gone []*taskRun
+	for _, r := range d.early {
+		final, ok := p.Task(r.task.ID)
+		why := ""
+		switch {
+		case !ok:
+			why = "the final plan dropped it"
+		case !sameTask(final, r.task):
+			why = "the final plan changed it"
+		case !sameCons:
+			why = "the final plan's constraints differ"
+		}
+		for _, dep := range r.task.Dep {
+			if why == "" && kept[dep] == nil {
+				why = fmt.Sprintf("it used task %d's output, which was withdrawn", dep)
+			}
+		}
+		if why != "" {
+			gone = append(gone, r)
+			r.withdrawn = why
+			r.cancel(withdrawal{why})
+			continue
+		}
+		kept[r.task.ID] = r
+	}
+	d.current = d.current[:0]
+	for _, task := range p.Tasks {
+		r := kept[task.ID]
+		if r == nil {
+			r = d.newRun(task, false)
+		}
+		d.current = append(d.current, r)
+	}
+	d.phase = settled
+	close(d.planned)
+	launched := map[*taskRun]bool{}
+	for _, r := range gone {
+		launched[r] = r.launched
+	}
+	d.mu.Unlock()
+
+	var notes []string
+	for _, r := range gone {
+		if launched[r] {
+			<-r.done
+		}
+		if d.ctx.Err() != nil {
+			// The user stopped the turn: that is what its runs say.
+			if !launched[r] {
+				r.fail("cancelled before it started")
+				r.skipped, r.cancelled = true, true
+				d.emit(r.endEvent())
+			}
+			continue
+		}
+		d.emit(TaskWithdrawnEvent{ID: r.task.ID, Task: r.task.Task, Reason: r.withdrawn})
+		notes = append(notes, fmt.Sprintf("task %d (%s) started before the plan was complete; %s, so that run was cancelled and its result is not used",
+			r.task.ID, r.task.Task, r.withdrawn))
+	}
+	return notes
+}
+
+// abandon withdraws every early run: the plan failed or the turn ended
+// before it was final.
+func (d *dispatcher) abandon() {
+	d.settle(Plan{})
+}
+
+// choose selects a model for every task of the final plan that has none
+// yet: the deterministic part at once, concurrently, with the model
+// events in plan order; the real choices together in one controller call
+// in the background (asked closes when it is over). At most one
+// selection call per turn, whatever the plan's size.
+func (d *dispatcher) choose(p Plan) {
+	d.mu.Lock()
+	var fresh []*taskRun
+	for _, r := range d.current {
+		if !r.early {
+			fresh = append(fresh, r)
+		}
+	}
+	d.mu.Unlock()
+	type picked struct {
+		c       *choice
+		pending bool
+	}
+	got := make([]picked, len(fresh))
+	var wg sync.WaitGroup
+	for i, r := range fresh {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i].c, got[i].pending = d.e.selectOne(d.ctx, r.task, p.Constraints, d.t.Request, d.emit)
+		}()
+	}
+	wg.Wait()
+
+	d.mu.Lock()
+	for i, r := range fresh {
+		if got[i].pending {
+			r.pending = got[i].c
+			continue
+		}
+		d.emit(got[i].c.event())
+		d.publish(r, got[i].c)
+	}
+	var ask []*choice
+	byChoice := map[*choice]*taskRun{}
+	for _, r := range d.current {
+		if r.pending != nil {
+			ask = append(ask, r.pending)
+			byChoice[r.pending] = r
+		}
+	}
+	d.mu.Unlock()
+	if len(ask) == 0 {
+		close(d.asked)
+		return
+	}
+	go func() {
+		defer close(d.asked)
+		d.e.askModels(d.ctx, d.t.Request, ask, d.conv, d.emit, func(c *choice) {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.emit(c.event())
+			d.publish(byChoice[c], c)
+		})
+	}()
+}
+
+// start lets every task of the final plan run and returns their runs, in
+// plan order, once all have finished and the selection call is over.
+func (d *dispatcher) start() []*taskRun {
+	d.mu.Lock()
+	d.phase = started
+	d.advance()
+	d.mu.Unlock()
+	d.running.Wait()
+	// A task skipped for a failed dependency never waited for its
+	// choice: the record still says what was chosen, once the selection
+	// call is over (the response must not queue behind it either).
+	select {
+	case <-d.asked:
+	case <-d.ctx.Done():
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.release()
+	return slices.Clone(d.current)
+}
+
+// release frees the runs' contexts once nothing uses them. Called with
+// d.mu held, after every run has ended.
+func (d *dispatcher) release() {
+	for _, r := range d.current {
+		r.cancel(nil)
+	}
+}
+
+// wait waits for the selection call without running anything: PlanOnly's
+// selection.
+func (d *dispatcher) wait() {
+	select {
+	case <-d.asked:
+	case <-d.ctx.Done():
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.release()
+}
+
+// advance launches every task that can start now and skips those whose
+// dependency failed. Called with d.mu held: after an offer, when a run
+// finishes, and when the final plan starts. The runs are in plan order,
+// dependencies first, so one pass sees every consequence.
+func (d *dispatcher) advance() {
+	if d.phase == settled {
+		return
+	}
+	for _, r := range d.current {
+		if r.launched || r.finished || r.withdrawn != "" {
+			continue
+		}
+		ready := true
+		for _, id := range r.task.Dep {
+			dep := d.run(id)
+			switch {
+			case dep == nil || !dep.finished:
+				ready = false
+			case dep.status != StatusOK && d.phase == started:
+				why := fmt.Sprintf("not run: task %d (%s) failed", dep.task.ID, dep.task.Task)
+				if dep.skipped {
+					why = fmt.Sprintf("not run: it needs task %d, which did not finish", dep.task.ID)
+				}
+				d.skip(r, why)
+				ready = false
+			case dep.status != StatusOK:
+				ready = false // the final plan decides
+			}
+			if !ready {
+				break
+			}
+		}
+		if ready && !r.finished {
+			d.launch(r)
+		}
+	}
+}
+
+// run returns the current run of task id.
+func (d *dispatcher) run(id int) *taskRun {
+	for _, r := range d.current {
+		if r.task.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// skip marks r as not run. Called with d.mu held.
+func (d *dispatcher) skip(r *taskRun, why string) {
+	r.fail(why)
+	r.skipped = true
+	if d.ctx.Err() != nil {
+		// Its dependency did not fail: the user stopped the turn.
+		r.err, r.cancelled = "cancelled before it started", true
+	}
+	r.finished = true
+	close(r.done)
+	d.emit(r.endEvent())
+}
+
+// launch starts r's goroutine. Called with d.mu held; its dependencies
+// have finished, and their records are read only after that.
+func (d *dispatcher) launch(r *taskRun) {
+	r.launched = true
+	deps := map[int]*taskRun{}
+	for _, id := range r.task.Dep {
+		deps[id] = d.run(id)
+	}
+	d.running.Add(1)
+	go func() {
+		defer d.running.Done()
+		d.runOne(r, deps)
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		r.finished = true
+		close(r.done)
+		d.advance()
+	}()
+}
+
+// runOne waits for r's choice (the controller may still be choosing),
+// then for the final plan if the controller itself runs the task (its one
+// slot is writing the plan), then for a free slot, and runs it.
+func (d *dispatcher) runOne(r *taskRun, deps map[int]*taskRun) {
+	select {
+	case <-r.ready:
+	case <-r.ctx.Done():
+		d.stopped(r)
+		return
+	}
+	if r.choice.controller {
+		select {
+		case <-d.planned:
+		case <-r.ctx.Done():
+			d.stopped(r)
+			return
+		}
+	}
+	select {
+	case d.sem <- struct{}{}:
+		defer func() { <-d.sem }()
+	case <-r.ctx.Done():
+		d.stopped(r)
+		return
+	}
+	if r.ctx.Err() != nil {
+		d.stopped(r)
+		return
+	}
+	d.dirOnce.Do(func() { d.dirErr = os.MkdirAll(d.outDir, 0o755) })
+	if d.dirErr != nil {
+		r.fail(fmt.Sprintf("cannot create the output directory %s: %v — set output_dir (or --out) to a writable directory", d.outDir, d.dirErr))
+		r.skipped = true
+		d.emit(r.endEvent())
+		return
+	}
+	d.e.runTask(r.ctx, r, deps, d.outDir, d.sc, d.conv, d.emit)
+}
+
+// stopped ends a run cancelled before it started: the user's cancel (its
+// end event says so), or a withdrawal (the withdrawn event says so; a
+// task that never ran gets no end event of its own).
+func (d *dispatcher) stopped(r *taskRun) {
+	if errors.As(context.Cause(r.ctx), new(withdrawal)) {
+		return
+	}
+	r.fail("cancelled before it started")
+	r.skipped, r.cancelled = true, true
+	d.emit(r.endEvent())
+}
+
+// sameTask reports whether two validated tasks are the same work.
+func sameTask(a, b Task) bool {
+	return a.ID == b.ID && a.Task == b.Task && slices.Equal(a.Dep, b.Dep) && maps.Equal(a.Args, b.Args)
+}
+
+func sameConstraints(a, b Constraints) bool {
+	return a.String() == b.String() && slices.Equal(a.Tasks, b.Tasks) && a.Benchmark == b.Benchmark
+}

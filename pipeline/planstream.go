@@ -1,0 +1,133 @@
+package pipeline
+
+import "strings"
+
+// planStream reads a plan reply while it streams and hands over its parts
+// the moment each is complete: the constraints object, then each task
+// object of the "tasks" list. The plan schema puts "constraints" first, so
+// a grammar-constrained model has said what limits the models before it
+// writes the first task — a task may then start (streaming dispatch) while
+// the rest of the plan decodes.
+//
+// Only a reply that is one JSON object from its first byte is read here;
+// anything else (prose, a fence, a bare list) and a reply that writes its
+// tasks before its constraints are left to the end of the reply, when
+// parsePlan reads it whole. The scan is incremental: each byte is looked
+// at once, however the reply is cut into tokens.
+type planStream struct {
+	buf strings.Builder
+	// pos is the next byte of buf to scan.
+	pos   int
+	depth int
+	str   jsonStrings
+	// off stops the scan: the reply is not in the form read here.
+	off bool
+	// key is the last key read at the top level, keyStart where the
+	// string literal being read there began.
+	key      string
+	keyStart int
+	// open is the top-level key whose value is being read ("tasks",
+	// "constraints"); objStart is where its current object began.
+	open     string
+	objStart int
+	// constraints is true once the constraints object was read before
+	// any task: only then are tasks handed over.
+	constraints bool
+
+	onConstraints func(Constraints)
+	onTask        func(Task)
+	// tasks counts the task objects read, for parseTask's index.
+	tasks int
+}
+
+// write takes the next piece of the streamed reply.
+func (s *planStream) write(tok string) {
+	if s.off {
+		return
+	}
+	s.buf.WriteString(tok)
+	b := s.buf.String()
+	for ; s.pos < len(b) && !s.off; s.pos++ {
+		s.scan(b, s.pos)
+	}
+}
+
+func (s *planStream) scan(b string, i int) {
+	c := b[i]
+	if s.depth == 0 {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+		case '{':
+			s.depth = 1
+		default:
+			s.off = true
+		}
+		return
+	}
+	wasIn := s.str.in
+	if s.str.inside(c) || wasIn {
+		if s.depth == 1 {
+			if !wasIn {
+				s.keyStart = i
+			} else if !s.str.in {
+				s.key = b[s.keyStart+1 : i]
+			}
+		}
+		return
+	}
+	switch c {
+	case '{', '[':
+		s.depth++
+		switch {
+		case s.depth == 2:
+			s.open, s.objStart = s.key, i
+			if s.open == "tasks" && !s.constraints {
+				// Tasks before constraints: what limits the models is
+				// not known yet, so nothing may start early.
+				s.off = true
+			}
+		case s.depth == 3 && s.open == "tasks" && c == '{':
+			s.objStart = i
+		}
+	case '}', ']':
+		switch {
+		case s.depth == 3 && s.open == "tasks" && c == '}':
+			s.task(b[s.objStart : i+1])
+		case s.depth == 2 && s.open == "constraints" && c == '}':
+			s.readConstraints(b[s.objStart : i+1])
+		case s.depth == 1:
+			s.off = true // the reply's object is complete
+		}
+		s.depth--
+	}
+}
+
+func (s *planStream) readConstraints(obj string) {
+	v, err := decodeLenient(obj)
+	m, ok := v.(map[string]any)
+	if err != nil || !ok {
+		s.off = true
+		return
+	}
+	c, _ := parseConstraintsJSON(m)
+	s.constraints = true
+	if s.onConstraints != nil {
+		s.onConstraints(c)
+	}
+}
+
+func (s *planStream) task(obj string) {
+	v, err := decodeLenient(obj)
+	m, ok := v.(map[string]any)
+	if err != nil || !ok {
+		// A task object that does not read: whatever follows is left to
+		// the whole reply's parse and validation.
+		s.off = true
+		return
+	}
+	t, _ := parseTask(m, s.tasks)
+	s.tasks++
+	if s.onTask != nil {
+		s.onTask(t)
+	}
+}

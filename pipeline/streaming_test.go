@@ -1,0 +1,333 @@
+package pipeline_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+	"go.uber.org/goleak"
+
+	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/pipeline"
+)
+
+// Streaming dispatch: a task starts while the controller is still writing
+// the rest of the plan, when its object is complete, valid on its own and
+// its inputs are done; the final plan settles what ran.
+
+// orderedPlan writes a plan as a model under the plan schema does:
+// constraints first, then each task's fields in the schema's order.
+func orderedPlan(constraints string, tasks ...map[string]any) (head string, objs []string) {
+	for _, t := range tasks {
+		args, _ := json.Marshal(t["args"])
+		dep, _ := json.Marshal(t["dep"])
+		objs = append(objs, fmt.Sprintf(`{"task":%q,"id":%d,"dep":%s,"args":%s}`, t["task"], t["id"], dep, args))
+	}
+	return `{"constraints":` + constraints + `,"tasks":[`, objs
+}
+
+// streamedPlan returns a planning reply fed by the test: each string sent
+// is one chunk of the reply, and closing the channel ends it.
+func streamedPlan() (fakeollama.Reply, chan<- string) {
+	ch := make(chan string)
+	return fakeollama.Reply{Stream: ch}, ch
+}
+
+func TestTasksStartWhileThePlanStreams(t *testing.T) {
+	r := newRig(t)
+	img := r.image("room.png", 32, 32)
+	release := r.hf.Model("test/classifier", "image-classification").Hold()
+	defer release()
+	r.hf.Model("test/detector", "object-detection")
+	head, objs := orderedPlan(`{}`,
+		task(1, "image-classification", nil, map[string]string{"image": img}),
+		task(2, "object-detection", nil, map[string]string{"image": img}))
+	reply, plan := streamedPlan()
+	r.plans = []fakeollama.Reply{reply}
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.run(context.Background(), pipeline.Turn{Request: "classify and detect"})
+		done <- err
+	}()
+	plan <- head
+	plan <- objs[0]
+	// The plan is not finished — task 2 is still to come — yet task 1's
+	// expert is already asked.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.hf.WaitInFlight(ctx, 1); err != nil {
+		t.Fatalf("task 1 did not start while the plan was still streaming: %v", err)
+	}
+	plan <- "," + objs[1]
+	plan <- "]}"
+	close(plan)
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	types := r.typesInOrder()
+	if i, j := slices.Index(types, "task_start"), slices.Index(types, "plan"); i < 0 || j < 0 || i > j {
+		t.Fatalf("task 1 should start before the final plan event: %v", types)
+	}
+	arrived := eventsOf[pipeline.PlanTaskEvent](r)
+	if len(arrived) != 2 || arrived[0].Task.ID != 1 || arrived[1].Task.ID != 2 || arrived[0].Task.Args["image"] != img {
+		t.Fatalf("plan_task events = %+v", arrived)
+	}
+	if n := len(eventsOf[pipeline.TaskWithdrawnEvent](r)); n != 0 {
+		t.Fatalf("%d tasks withdrawn from a plan that kept them", n)
+	}
+	for id := 1; id <= 2; id++ {
+		if e := r.taskEnd(id); e.Status != pipeline.StatusOK {
+			t.Fatalf("task %d = %+v", id, e)
+		}
+		if n := len(r.hf.RequestsFor(map[int]string{1: "test/classifier", 2: "test/detector"}[id])); n != 1 {
+			t.Fatalf("task %d's expert was asked %d times", id, n)
+		}
+	}
+	// Each task once in the events of the final plan, one model event each.
+	if n := len(eventsOf[pipeline.ModelEvent](r)); n != 2 {
+		t.Fatalf("model events = %d", n)
+	}
+	if got := r.calls("plan") + r.calls("select") + r.calls("respond") + r.calls("task"); got != 2 {
+		t.Fatalf("controller calls = %d, want the plan and the answer", got)
+	}
+}
+
+// A task whose input comes from a task still running starts when that one
+// finishes, even while the plan streams; one that names a task not yet
+// written waits for the final plan.
+func TestStreamedChainWaitsForItsInput(t *testing.T) {
+	r := newRig(t)
+	img := r.image("dog.png", 40, 30)
+	release := r.hf.Model("test/captioner-big", "image-to-text").Hold()
+	defer release()
+	r.hf.Model("test/voice", "text-to-speech")
+	r.pick = func(*api.ChatRequest) fakeollama.Reply {
+		return fakeollama.Reply{Content: `{"picks":{"1":1}}`}
+	}
+	head, objs := orderedPlan(`{}`,
+		task(1, "image-to-text", nil, map[string]string{"image": img}),
+		task(2, "text-to-speech", []int{1}, map[string]string{"text": "<resource>-1"}))
+	reply, plan := streamedPlan()
+	r.plans = []fakeollama.Reply{reply}
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.run(context.Background(), pipeline.Turn{Request: "caption " + img + " and read it aloud"})
+		done <- err
+	}()
+	plan <- head + objs[0] + "," + objs[1]
+	// Task 1 has two candidates and the default controller selection: it
+	// waits for the selection call after the plan, so nothing runs yet.
+	time.Sleep(50 * time.Millisecond)
+	if n := len(r.hf.Requests()); n != 0 {
+		t.Fatalf("%d expert calls before the controller chose", n)
+	}
+	plan <- "]}"
+	close(plan)
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if e := r.taskEnd(2); e.Status != pipeline.StatusOK {
+		t.Fatalf("task 2 = %+v", e)
+	}
+	if r.calls("select") != 1 {
+		t.Fatalf("selection calls = %d", r.calls("select"))
+	}
+}
+
+// The final plan withdraws an early task it changed: the first reply was
+// cut off and the re-asked plan gives task 1 another image. The early run
+// is cancelled and its result not used — the event, the note and the
+// report say which ran.
+func TestEarlyTaskWithdrawnWhenThePlanChanges(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	r := newRig(t)
+	first := r.image("first.png", 16, 16)
+	second := r.image("second.png", 32, 32)
+	r.hf.Model("test/classifier", "image-classification").Respond(func(_ *http.Request, body []byte) (int, string, []byte) {
+		label := "from the second image"
+		if len(body) < 100 {
+			label = "from the first image"
+		}
+		return 200, "application/json", []byte(`[{"label":"` + label + `","score":0.9}]`)
+	})
+	head, objs := orderedPlan(`{}`, task(1, "image-classification", nil, map[string]string{"image": first}))
+	_, again := orderedPlan(`{}`, task(1, "image-classification", nil, map[string]string{"image": second}))
+	r.plans = []fakeollama.Reply{
+		{Content: head + objs[0] + `,{"task":"image-to-text","id":2,"dep":[],"args":{"image":"` + strings.Repeat("x", 300), DoneReason: "length"},
+		{Content: head + again[0] + "]}"},
+	}
+	rep, err := r.run(context.Background(), pipeline.Turn{Request: "classify"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := eventsOf[pipeline.TaskWithdrawnEvent](r)
+	if len(w) != 1 || w[0].ID != 1 || !strings.Contains(w[0].Reason, "changed") {
+		t.Fatalf("withdrawn events = %+v", w)
+	}
+	if len(rep.Tasks) != 1 || !strings.Contains(rep.Tasks[0].Result, "second image") || rep.Tasks[0].Args["image"] != second {
+		t.Fatalf("report tasks = %+v", rep.Tasks)
+	}
+	if !slices.ContainsFunc(rep.Notes, func(n string) bool {
+		return strings.Contains(n, "task 1 (image-classification) started before the plan was complete") && strings.Contains(n, "not used")
+	}) {
+		t.Fatalf("notes = %q", rep.Notes)
+	}
+	types := r.typesInOrder()
+	if slices.Index(types, "task_withdrawn") > slices.Index(types, "plan") {
+		t.Fatalf("task_withdrawn must precede the final plan: %v", types)
+	}
+	r.hf.Close()
+	r.ollama.Close()
+}
+
+// A plan that writes its tasks before its constraints (a model not held to
+// the schema's order) starts nothing early: the constraints might rule
+// out the model a task would run on.
+func TestConstraintsAfterTasksStartNothingEarly(t *testing.T) {
+	r := newRig(t)
+	img := r.image("a.png", 16, 16)
+	r.hf.Model("test/classifier", "image-classification")
+	r.plans = []fakeollama.Reply{{Content: `{"tasks":[{"task":"image-classification","id":1,"dep":[],"args":{"image":"` + img + `"}}],"constraints":{"local_only":true}}`}}
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "classify, on this machine only"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(eventsOf[pipeline.PlanTaskEvent](r)); n != 0 {
+		t.Fatalf("%d tasks offered before the constraints were known", n)
+	}
+	if n := len(r.hf.Requests()); n != 0 {
+		t.Fatalf("local_only was broken: %d Hugging Face calls", n)
+	}
+}
+
+// The constraints a streaming plan states first apply to the tasks that
+// start early: local_only keeps them off Hugging Face.
+func TestEarlyTasksHonourTheConstraints(t *testing.T) {
+	r := newRig(t)
+	img := r.image("a.png", 16, 16)
+	r.hf.Model("test/classifier", "image-classification")
+	head, objs := orderedPlan(`{"local_only":true}`, task(1, "image-classification", nil, map[string]string{"image": img}))
+	r.plans = []fakeollama.Reply{{Content: head + objs[0] + "]}"}}
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "classify, on this machine only"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(eventsOf[pipeline.PlanTaskEvent](r)); n != 1 {
+		t.Fatalf("plan_task events = %d", n)
+	}
+	if e := r.taskEnd(1); !e.Skipped || !strings.Contains(e.Error, "local-only") {
+		t.Fatalf("task 1 = %+v", e)
+	}
+	if n := len(r.hf.Requests()); n != 0 {
+		t.Fatalf("local_only was broken: %d Hugging Face calls", n)
+	}
+}
+
+// Plan review keeps today's behaviour: nothing runs before the user
+// approves the whole plan.
+func TestPlanReviewStartsNothingEarly(t *testing.T) {
+	r := newRig(t)
+	img := r.image("a.png", 16, 16)
+	r.hf.Model("test/classifier", "image-classification")
+	head, objs := orderedPlan(`{}`, task(1, "image-classification", nil, map[string]string{"image": img}))
+	r.plans = []fakeollama.Reply{{Content: head + objs[0] + "]}"}}
+	reviewed := false
+	_, err := r.run(context.Background(), pipeline.Turn{Request: "classify", Review: func(_ context.Context, p pipeline.Plan) (pipeline.Plan, error) {
+		reviewed = true
+		if n := len(r.hf.Requests()); n != 0 {
+			t.Errorf("%d expert calls before the plan was approved", n)
+		}
+		return p, nil
+	}})
+	if err != nil || !reviewed {
+		t.Fatalf("err = %v, reviewed = %v", err, reviewed)
+	}
+	if n := len(eventsOf[pipeline.PlanTaskEvent](r)); n != 0 {
+		t.Fatalf("plan_task events under review = %d", n)
+	}
+}
+
+// A text task the controller does itself waits for the plan to end: the
+// controller's one slot is writing it.
+func TestEarlyControllerTaskWaitsForThePlan(t *testing.T) {
+	r := newRig(t)
+	head, objs := orderedPlan(`{}`, task(1, "summarization", nil, map[string]string{"text": "a very long text"}))
+	reply, plan := streamedPlan()
+	r.plans = []fakeollama.Reply{reply}
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.run(context.Background(), pipeline.Turn{Request: "summarize: a very long text"})
+		done <- err
+	}()
+	plan <- head + objs[0]
+	time.Sleep(50 * time.Millisecond)
+	if n := r.calls("task"); n != 0 {
+		t.Fatalf("the controller was asked to do the task while it still wrote the plan")
+	}
+	plan <- "]}"
+	close(plan)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if e := r.taskEnd(1); e.Status != pipeline.StatusOK || e.Endpoint != pipeline.EndpointController {
+		t.Fatalf("task 1 = %+v", e)
+	}
+	reqs := r.ollama.ChatRequests()
+	var stages []string
+	for _, q := range reqs {
+		stages = append(stages, stage(&q))
+	}
+	if !slices.Equal(stages, []string{"plan", "task", "respond"}) {
+		t.Fatalf("controller calls = %v", stages)
+	}
+}
+
+// Cancelling the turn while an early task runs and the plan still streams
+// stops both; nothing is left running.
+func TestCancelWhileEarlyTaskRuns(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	r := newRig(t)
+	img := r.image("a.png", 16, 16)
+	release := r.hf.Model("test/classifier", "image-classification").Hold()
+	defer release()
+	head, objs := orderedPlan(`{}`, task(1, "image-classification", nil, map[string]string{"image": img}))
+	reply, plan := streamedPlan()
+	r.plans = []fakeollama.Reply{reply}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.run(ctx, pipeline.Turn{Request: "classify"})
+		done <- err
+	}()
+	plan <- head + objs[0]
+	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer wcancel()
+	if err := r.hf.WaitInFlight(wctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a cancelled turn returned no error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the turn did not stop promptly")
+	}
+	close(plan)
+	if e := r.taskEnd(1); !e.Cancelled {
+		t.Fatalf("task 1 = %+v", e)
+	}
+	if n := len(eventsOf[pipeline.TaskWithdrawnEvent](r)); n != 0 {
+		t.Fatalf("a cancelled turn withdrew %d tasks: it was the user who stopped them", n)
+	}
+	r.hf.Close()
+	r.ollama.Close()
+}

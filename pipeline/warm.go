@@ -1,0 +1,36 @@
+package pipeline
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/chorusai/chorus/controller"
+)
+
+// Warm sends the stable start of the controller conversation — the head,
+// then the chat log, then the planning stage's marker — in a call that
+// prefills it and generates one token, so that the server's prompt cache
+// holds it before the user's request arrives: the request's planning call
+// then prefills only its own tail. On a laptop CPU the head is 15–30
+// seconds of prefill the user would otherwise wait through on the first
+// turn; the call also loads the model. It carries the plan's schema, as
+// every structured controller call does.
+//
+// Front ends call it when a chat opens and after the controller model
+// changes, in the background, and cancel it when a turn starts (ctx):
+// a turn is never queued behind it (conversation.Warmer does this).
+func (e *Engine) Warm(ctx context.Context, history []Message) (controller.Reply, error) {
+	start := time.Now()
+	conv := e.newConversation(ctx, Turn{History: history})
+	msgs := conv.with(stageMessage(markPlan, ""))
+	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: msgs, Format: planSchema(e.cat), NumPredict: 1})
+	log := e.opts.Logger
+	if err != nil {
+		log.LogAttrs(ctx, slog.LevelDebug, "prompt head not warmed", slog.String("err", err.Error()), slog.Duration("elapsed", time.Since(start)))
+		return reply, err
+	}
+	log.LogAttrs(ctx, slog.LevelInfo, "prompt head warmed", slog.Int("prompt_tokens", reply.PromptEvalCount),
+		slog.Int("prefilled", reply.Prefilled), slog.Duration("prompt_eval", reply.PromptEvalDuration), slog.Duration("elapsed", time.Since(start)))
+	return reply, nil
+}
