@@ -165,10 +165,7 @@ func TestEvalInterruptPrintsWhatItHas(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "chorus")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := chorusBinary(t)
 	e := newCLIEnv(t, goldPlanner)
 	e.ollama.OnChatContext(func(ctx context.Context, req *api.ChatRequest) fakeollama.Reply {
 		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "French") {

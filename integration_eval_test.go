@@ -21,10 +21,7 @@ import (
 func TestRealOllamaEval(t *testing.T) {
 	host := ollamatest.Start(t)
 	work := t.TempDir()
-	chorus := filepath.Join(work, "chorus")
-	if out, err := exec.Command("go", "build", "-o", chorus, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	chorus := chorusBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, chorus, "eval", "--limit", "2")

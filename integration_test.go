@@ -49,11 +49,7 @@ func TestRealOllamaController(t *testing.T) {
 	}
 
 	work := t.TempDir()
-	chorus := filepath.Join(work, "chorus")
-	build := exec.Command("go", "build", "-o", chorus, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	chorus := chorusBinary(t)
 	img := filepath.Join(work, "photo.png")
 	if err := os.WriteFile(img, fakehf.PNG(64, 48), 0o644); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,12 +21,7 @@ func TestRunSecondInterruptEndsAStuckRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}
-	// Built before newCLIEnv moves XDG_CACHE_HOME, and with it Go's
-	// build cache.
-	bin := filepath.Join(t.TempDir(), "chorus")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := chorusBinary(t)
 	chunks := make([]string, 4000)
 	for i := range chunks {
 		chunks[i] = strings.Repeat("answer ", 15) + "\n"

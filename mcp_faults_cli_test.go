@@ -16,7 +16,9 @@ import (
 func TestMain(m *testing.M) {
 	// This test binary doubles as a misbehaving MCP server.
 	mcptest.FakeMain()
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBinary()
+	os.Exit(code)
 }
 
 // fakeMCPEnv configures the fake MCP server (this test binary) as

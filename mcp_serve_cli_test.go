@@ -68,12 +68,7 @@ func TestMCPServeWithRealClients(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}
-	// Built before newCLIEnv moves XDG_CACHE_HOME (and Go's build cache
-	// with it).
-	bin := filepath.Join(t.TempDir(), "chorus")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := chorusBinary(t)
 	newCLIEnv(t, resizePlanner)
 	pic := filepath.Join(t.TempDir(), "photo.png")
 	if err := os.WriteFile(pic, mcptest.PNG(40, 20), 0o600); err != nil {

@@ -48,10 +48,7 @@ func newHome(t *testing.T, plan func(request string, req *api.ChatRequest) strin
 		t.Skip("-short: builds the binary")
 	}
 	h := &home{t: t, dir: t.TempDir()}
-	h.bin = filepath.Join(h.dir, "chorus")
-	if out, err := exec.Command("go", "build", "-o", h.bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	h.bin = chorusBinary(t)
 	h.ollama = fakeollama.New(t)
 	h.ollama.AddModel(fakeollama.Model{Name: "qwen3:8b", ParameterSize: "8.2B"})
 	h.ollama.OnChat(func(req *api.ChatRequest) fakeollama.Reply {

@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,10 +16,7 @@ import (
 // — against a controller that answers at once, so what is left is Chorus's
 // own overhead: what a user or a script waits for before any model works.
 func BenchmarkRunPlanOnly(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "chorus")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := chorusBinary(b)
 	srv := fakeollama.New(b)
 	srv.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
 	srv.OnChat(func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{Content: `{"tasks": []}`} })

@@ -296,8 +296,9 @@ func safeName(n string) string {
 // stages numbers the stages for progress notifications.
 var stages = map[pipeline.Stage]float64{pipeline.StagePlanning: 1, pipeline.StageSelection: 2, pipeline.StageExecution: 3, pipeline.StageResponse: 4}
 
-// progress returns the emit of a call: a progress notification per stage
-// and per task update, when the client asked for progress.
+// progress returns the emit of a call: a progress notification per stage,
+// per task update and per wait for the controller's queue, when the client
+// asked for progress.
 func progress(ctx context.Context, req *sdk.CallToolRequest, total float64) pipeline.Emit {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
@@ -328,6 +329,12 @@ func progress(ctx context.Context, req *sdk.CallToolRequest, total float64) pipe
 			send(3, fmt.Sprintf("task %d: %s", ev.ID, ev.Message))
 		case pipeline.TaskEndEvent:
 			send(3, fmt.Sprintf("task %d %s: %s", ev.ID, ev.Task, ev.Status))
+		case pipeline.QueueEvent:
+			// The controller is shared with every other client
+			// (controller.max_concurrent): say why nothing moves.
+			if ev.Waiting {
+				send(0, pipeline.QueueText(ev))
+			}
 		}
 	}
 }

@@ -58,11 +58,18 @@ func connect(t *testing.T, progress func(*sdk.ProgressNotificationClientRequest)
 	ol := fakeollama.New(t)
 	ol.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
 	ol.OnChat(planner)
+	return dial(t, serve(t, ol, controller.Options{}), progress)
+}
+
+// serve starts the MCP server of Chorus with its controller on ol.
+func serve(t *testing.T, ol *fakeollama.Server, opts controller.Options) *mcpserve.Server {
+	t.Helper()
 	cat, err := skills.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := controller.New(ol.URL, "ctl", controller.Options{Timeout: 30 * time.Second})
+	opts.Timeout = 30 * time.Second
+	ctl, err := controller.New(ol.URL, "ctl", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +83,12 @@ func connect(t *testing.T, progress func(*sdk.ProgressNotificationClientRequest)
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
+	return srv
+}
+
+// dial connects one more MCP client to srv.
+func dial(t *testing.T, srv *mcpserve.Server, progress func(*sdk.ProgressNotificationClientRequest)) *sdk.ClientSession {
+	t.Helper()
 	st, ct := sdk.NewInMemoryTransports()
 	if _, err := srv.SDK().Connect(context.Background(), st, nil); err != nil {
 		t.Fatal(err)

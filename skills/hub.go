@@ -118,7 +118,8 @@ type Hub struct {
 	// DefaultHubURL.
 	BaseURL string
 	// Token is a Hugging Face access token; empty lists anonymously. It is
-	// sent only to the BaseURL host, never to a host a paging link names.
+	// sent only to the BaseURL's origin (scheme, host and port), never to
+	// a page a paging link names elsewhere.
 	Token string
 	// HTTPClient makes the requests; nil means a client with a one-minute
 	// timeout.
@@ -227,7 +228,9 @@ func (h *Hub) page(ctx context.Context, base *url.URL, tag, pageURL string) ([]m
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "chorus (models sync)")
-	if h.Token != "" && strings.EqualFold(u.Host, base.Host) {
+	// The token goes only to the Hub's origin: a page on its host over
+	// plain http, or on another port, gets none.
+	if h.Token != "" && scope.SameOrigin(u, base) {
 		req.Header.Set("Authorization", "Bearer "+h.Token)
 	}
 	resp, err := h.client().Do(req)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -449,6 +450,37 @@ func TestHubTokenStaysOnHubHost(t *testing.T) {
 	}
 	if len(otherAuth) != 1 || otherAuth[0] != "" {
 		t.Errorf("the other host got Authorization %q", otherAuth)
+	}
+}
+
+// A next link on the Hub's host but over plain http must not carry the
+// token either: the token goes only to the Hub's origin (scheme, host and
+// port), never in clear text to whoever is on the path.
+func TestHubTokenStaysOnHubOrigin(t *testing.T) {
+	var mu sync.Mutex
+	auth := map[string]string{}
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		mu.Lock()
+		auth[r.URL.Scheme+"://"+r.URL.Host] = r.Header.Get("Authorization")
+		mu.Unlock()
+		h := http.Header{"Content-Type": {"application/json"}}
+		body := `[{"id": "cdn/model-b", "library_name": "transformers"}]`
+		if r.URL.Scheme == "https" {
+			h.Set("Link", `<http://hub.example/api/models?cursor=2>; rel="next"`)
+			body = `[{"id": "hub/model-a", "library_name": "transformers"}]`
+		}
+		return &http.Response{StatusCode: http.StatusOK, Header: h, Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	})
+	h := &Hub{BaseURL: "https://hub.example", Token: "hf_secret", HTTPClient: &http.Client{Transport: rt}}
+	models, err := h.Models(context.Background(), "image-classification")
+	if err != nil || len(models) != 2 {
+		t.Fatalf("%v %v", models, err)
+	}
+	if auth["https://hub.example"] != "Bearer hf_secret" {
+		t.Errorf("the Hub got Authorization %q", auth["https://hub.example"])
+	}
+	if got, ok := auth["http://hub.example"]; !ok || got != "" {
+		t.Errorf("the plain-http page got Authorization %q (requested: %v)", got, ok)
 	}
 }
 

@@ -159,6 +159,11 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 		log.Info("ssh chat started", "user", sess.User(), "term", pty.Term, "width", pty.Window.Width, "height", pty.Window.Height, "dir", dir)
 		svc, err := conversation.New(conversation.Options{Engine: s.opts.Engine, Dir: filepath.Join(dir, "sessions"), Logger: log, Version: s.opts.Version,
 			Warmer: &s.warm})
+		capped := false
+		width, height := capWindow(log, &capped, pty.Window.Width, pty.Window.Height)
+		// The client's size, capped, replaces the one MakeOptions took from
+		// the PTY request as it came.
+		opts := append(append(bm.MakeOptions(sess), s.chatInput(sess)...), tea.WithWindowSize(width, height))
 		var prog *ui.Program
 		if err == nil {
 			prog, err = newProgram(sess.Context(), ui.Options{
@@ -172,7 +177,7 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 				MaxPaste:       ui.DefaultMaxPaste,
 				Getenv:         sessionEnv(sess, pty),
 				Warm:           true, // after /model; the server warmed the head once when it started
-				ProgramOptions: append(bm.MakeOptions(sess), s.chatInput(sess)...),
+				ProgramOptions: opts,
 			})
 		}
 		if err == nil {
@@ -198,7 +203,8 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 					prog.Quit()
 					return
 				case w := <-windows:
-					prog.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
+					width, height := capWindow(log, &capped, w.Width, w.Height)
+					prog.Send(tea.WindowSizeMsg{Width: width, Height: height})
 				}
 			}
 		}()

@@ -421,3 +421,32 @@ func TestSSHChatPanicEndsOnlyThatChat(t *testing.T) {
 	tm.typeText(t, "hello\r")
 	tm.waitFor(t, mark, "Served over ssh")
 }
+
+// TestSSHAbsurdWindowSize: a client may claim any terminal size (the
+// protocol carries 32-bit numbers). A chat drawn at 100000×100000 cells
+// would take the server's memory and never answer again; the size is
+// capped, said in the log, and the chat answers as usual — at the start
+// and after a window change as absurd. (The requests are pasted, not
+// typed: every key is a frame of 600×200 cells, slow under -race on a
+// loaded machine.)
+func TestSSHAbsurdWindowSize(t *testing.T) {
+	s := startServer(t, 2)
+	_, tm := s.open(t, testKey(t, 1), 100000, 100000)
+	mark := tm.waitFor(t, 0, "Ask anything")
+	tm.typeText(t, "\x1b[200~tell me about zebras\x1b[201~\r")
+	mark = tm.waitFor(t, mark, "Served over ssh: zebras.")
+	if err := tm.sess.WindowChange(1<<31-1, 1<<31-1); err != nil {
+		t.Fatal(err)
+	}
+	tm.typeText(t, "\x1b[200~anything else\x1b[201~\r")
+	mark = tm.waitFor(t, mark, "Served over ssh: answer.")
+	// Back to a real size: the chat follows it.
+	if err := tm.sess.WindowChange(48, 160); err != nil {
+		t.Fatal(err)
+	}
+	tm.waitFor(t, mark, "ctrl+y copy")
+	waitLog(t, s, "ssh window size capped")
+	if log := s.log.String(); !strings.Contains(log, "ssh window size capped") || !strings.Contains(log, "claimed_width=100000") {
+		t.Errorf("the log does not say the size was capped:\n%s", log)
+	}
+}
