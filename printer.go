@@ -43,6 +43,12 @@ type printer struct {
 	// chooses another's model — so a line of another stage repeats its
 	// header first.
 	under pipeline.Stage
+	// entered holds the stages the log has been under; pending is a stage
+	// the turn came back to (a streamed plan's tasks run before the plan
+	// ends, and selection and execution are announced again after it),
+	// whose header waits for a line to head: an empty section is noise.
+	entered map[pipeline.Stage]bool
+	pending pipeline.Stage
 }
 
 // logStage is the stage an event's log line belongs under; "" keeps the
@@ -63,10 +69,29 @@ func logStage(ev pipeline.Event) pipeline.Stage {
 
 // header prints "── stage" unless the log is under it already.
 func (p *printer) header(s pipeline.Stage) {
-	if s != "" && s != p.under {
-		p.under = s
-		p.line("── %s", s)
+	if s == "" {
+		return
 	}
+	p.pending = ""
+	if s != p.under {
+		p.under = s
+		if p.entered == nil {
+			p.entered = map[pipeline.Stage]bool{}
+		}
+		p.entered[s] = true
+		p.write("── " + string(s))
+	}
+}
+
+// enter is a stage event: a stage the log was never under is headed at
+// once (a slow plan shows "── planning" while it is written); one it comes
+// back to only when a line comes under it.
+func (p *printer) enter(s pipeline.Stage) {
+	if s != p.under && p.entered[s] {
+		p.pending = s
+		return
+	}
+	p.header(s)
 }
 
 func newPrinter(out, log io.Writer, json, debug bool) *printer {
@@ -109,14 +134,21 @@ func (p *printer) warn(stage pipeline.Stage, msg string) {
 }
 
 func (p *printer) line(format string, args ...any) {
-	fmt.Fprint(p.log, text.Clean(fmt.Sprintf(format, args...))+"\n")
+	if p.pending != "" {
+		p.header(p.pending)
+	}
+	p.write(fmt.Sprintf(format, args...))
+}
+
+func (p *printer) write(s string) {
+	fmt.Fprint(p.log, text.Clean(s)+"\n")
 }
 
 func (p *printer) plain(ev pipeline.Event) {
 	p.header(logStage(ev))
 	switch e := ev.(type) {
 	case pipeline.StageEvent:
-		p.header(e.Stage)
+		p.enter(e.Stage)
 	case pipeline.PlanEvent:
 		if p.planOnly {
 			// With --plan-only the plan is what the run produces: it goes

@@ -77,3 +77,43 @@ func TestRunLogSaysWhatRanAfterAFallback(t *testing.T) {
 		t.Fatalf("log:\n%s", log.String())
 	}
 }
+
+// TestRunLogHeadsOnlyStagesWithLines: with streaming dispatch a task runs
+// while the plan is still written, so the turn comes back to planning and
+// then announces selection and execution again, often with nothing left to
+// log under them. A header is a section of the log: it is printed again only
+// when a line comes under it, never as an empty "── selection".
+func TestRunLogHeadsOnlyStagesWithLines(t *testing.T) {
+	var out, log strings.Builder
+	p := newPrinter(&out, &log, false, false)
+	task := pipeline.Task{ID: 1, Task: "canny-control", Dep: []int{}, Args: map[string]string{"image": "/tmp/pic.png"}}
+	for _, ev := range []pipeline.Event{
+		pipeline.StageEvent{Stage: pipeline.StagePlanning},
+		pipeline.PlanTaskEvent{Task: task},
+		pipeline.ModelEvent{ID: 1, Task: "canny-control", Model: "chorus/canny", Endpoint: "builtin", Decided: "only candidate"},
+		pipeline.TaskStartEvent{ID: 1, Task: "canny-control"},
+		pipeline.PlanEvent{Tasks: []pipeline.Task{task}},
+		pipeline.StageEvent{Stage: pipeline.StageSelection},
+		pipeline.StageEvent{Stage: pipeline.StageExecution},
+		pipeline.TaskEndEvent{ID: 1, Task: "canny-control", Status: pipeline.StatusOK, Model: "chorus/canny", Endpoint: "builtin"},
+		pipeline.StageEvent{Stage: pipeline.StageResponse},
+	} {
+		p.emit(ev)
+	}
+	var heads []string
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	for i, l := range lines {
+		s, ok := strings.CutPrefix(l, "── ")
+		if !ok {
+			continue
+		}
+		heads = append(heads, s)
+		if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "── ") {
+			t.Errorf("── %s heads nothing:\n%s", s, log.String())
+		}
+	}
+	want := "planning selection execution planning execution response"
+	if got := strings.Join(heads, " "); got != want {
+		t.Errorf("headers %q, want %q:\n%s", got, want, log.String())
+	}
+}

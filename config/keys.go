@@ -66,7 +66,84 @@ func unknownKey(err error, file string) error {
 		return &Error{Key: keys[0], Source: file,
 			Msg: "unknown key; a server takes " + strings.Join(openAIServerKeys(), ", ") + " (see config.yaml)"}
 	}
-	return &Error{Key: keys[0], Source: file, Msg: "unknown key (see the documented keys in config.yaml)"}
+	msg := "unknown key (see the documented keys in config.yaml)"
+	if near := nearKey(keys[0]); near != "" {
+		msg += " — did you mean " + near + "?"
+	}
+	return &Error{Key: keys[0], Source: file, Msg: msg}
+}
+
+// nearKey is the key of Config a typo most likely meant — one at the same
+// depth, a few letters away (controler → controller, controller.modle →
+// controller.model) — or "" when none is close.
+func nearKey(key string) string {
+	parts := strings.Split(key, ".")
+	t := reflect.TypeFor[Config]()
+	for _, p := range parts[:len(parts)-1] {
+		name, _, indexed := strings.Cut(p, "[")
+		f, ok := fieldByKey(t, name)
+		if !ok {
+			return ""
+		}
+		t = f.Type
+		if indexed && t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return ""
+		}
+	}
+	typo := parts[len(parts)-1]
+	best, bestD := "", max(1, len(typo)/5)+1
+	for i := range t.NumField() {
+		k, _, _ := strings.Cut(t.Field(i).Tag.Get("mapstructure"), ",")
+		if k == "" || k == "-" {
+			continue
+		}
+		if d := editDistance(typo, k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return strings.Join(append(parts[:len(parts)-1:len(parts)-1], best), ".")
+}
+
+// fieldByKey is the field of struct type t whose mapstructure key is key.
+func fieldByKey(t reflect.Type, key string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("mapstructure"), ","); k == key {
+			return t.Field(i), true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// editDistance is the edit distance of two keys, a swap of two neighbouring
+// letters (modle) counting as one edit.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
 }
 
 // walkErrors calls f on err and every error it wraps, joined ones too.

@@ -27,6 +27,27 @@ func TestUserFileDecodedExactly(t *testing.T) {
 			t.Errorf("%q: err %v, want key %s with %q from the file", tc.yaml, err, tc.key, tc.msg)
 		}
 	}
+	// A typo names the key it almost is, at its own depth; a key like no
+	// other names none.
+	for _, tc := range []struct{ yaml, key, hint string }{
+		{"controler:\n  model: x\n", "controler", "did you mean controller?"},
+		{"controller:\n  modle: x\n", "controller.modle", "did you mean controller.model?"},
+		{"Controller:\n  Modle: x\n", "controller.modle", "did you mean controller.model?"},
+		{"serve:\n  max_session: 3\n", "serve.max_session", "did you mean serve.max_sessions?"},
+		{"mcp:\n  - name: a\n    comand: x\n", "mcp[0].comand", "did you mean mcp[0].command?"},
+		{"zz: 2\n", "zz", ""},
+		{"controller:\n  temperaturexyz: 1\n", "controller.temperaturexyz", ""},
+	} {
+		_, err := loadFile(t, tc.yaml)
+		var ce *Error
+		if !errors.As(err, &ce) || ce.Key != tc.key {
+			t.Errorf("%q: err %v, want key %s", tc.yaml, err, tc.key)
+			continue
+		}
+		if tc.hint == "" && strings.Contains(ce.Msg, "did you mean") || !strings.Contains(ce.Msg, tc.hint) {
+			t.Errorf("%q: %q, want the hint %q", tc.yaml, ce.Msg, tc.hint)
+		}
+	}
 	// ui.keys is a map of actions: any action decodes (the key map
 	// checks the names when it is built).
 	if _, err := loadFile(t, "ui:\n  keys:\n    quit: [q]\n"); err != nil {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/chat"
@@ -55,13 +56,47 @@ func Box(d Dialog, st *theme.Styles, w, room int, compact bool) string {
 	}
 	inner = append(inner, body...)
 	if footer != "" {
-		if !compact {
+		// A footer wider than the box wraps between its hints into the
+		// blank line above it, so the box keeps its height; a compact box
+		// has no such line and cuts it.
+		rows := 2
+		if compact {
+			rows = 1
+		}
+		hints := wrapHints(footer, w-4)
+		hints = hints[:min(len(hints), rows)]
+		if len(hints) < rows {
 			inner = append(inner, "")
 		}
-		inner = append(inner, st.Hint.Render(footer))
+		for _, h := range hints {
+			inner = append(inner, st.Hint.Render(h))
+		}
 	}
 	for i, l := range inner {
 		inner[i] = chat.PadRight(l, w-4)
 	}
 	return st.Dialog.Render(strings.Join(inner, "\n"))
+}
+
+// wrapHints breaks a footer of key hints ("enter opens · esc closes") into
+// lines at most w cells wide, between hints, never inside one: a hint cut
+// mid-word ("esc clears or clos") names no key.
+func wrapHints(footer string, w int) []string {
+	if footer == "" || ansi.StringWidth(footer) <= w {
+		return []string{footer}
+	}
+	var lines []string
+	cur := ""
+	for _, h := range strings.Split(footer, " · ") {
+		switch {
+		case cur == "":
+			cur = h
+		case ansi.StringWidth(cur+" · "+h) <= w:
+			cur += " · " + h
+		default:
+			lines = append(lines, cur)
+			cur = h
+		}
+	}
+	return append(lines, cur)
 }

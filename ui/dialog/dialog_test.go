@@ -120,3 +120,40 @@ func TestReviewAnswers(t *testing.T) {
 		t.Errorf("the editor's plan should be approved: %#v", act)
 	}
 }
+
+// hinted is a dialog whose body fills the rows it is given, under a long
+// footer of key hints.
+type hinted struct{ footer string }
+
+func (hinted) Update(tea.Msg) (Action, tea.Cmd) { return nil, nil }
+func (d hinted) View(w, h int) (string, []string, string) {
+	body := make([]string, h)
+	for i := range body {
+		body[i] = "row"
+	}
+	return "Title", body, d.footer
+}
+
+// TestBoxWrapsTheFooter: at 80 columns the sessions dialog's hints were cut
+// mid-word ("esc clears or clos"); a footer wider than the box wraps between
+// its hints into the blank line above it, so the box keeps its height.
+func TestBoxWrapsTheFooter(t *testing.T) {
+	st := theme.NewStyles()
+	const w, room = 76, 10 // an 80-column terminal
+	short := strings.Split(ansi.Strip(Box(hinted{footer: "esc closes"}, &st, w, room, false)), "\n")
+	footer := "type to search · ↑/↓ · enter opens · ctrl+d deletes · esc clears or closes"
+	box := ansi.Strip(Box(hinted{footer: footer}, &st, w, room, false))
+	lines := strings.Split(box, "\n")
+	if len(lines) != len(short) {
+		t.Errorf("the box is %d rows with a long footer, %d with a short one:\n%s", len(lines), len(short), box)
+	}
+	flat := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "╭", " ", "╮", " ", "╰", " ", "╯", " ", "─", " ").Replace(box)), " ")
+	if !strings.Contains(flat, "ctrl+d deletes · esc clears or closes") && !strings.Contains(flat, "ctrl+d deletes esc clears or closes") {
+		t.Errorf("the footer is cut:\n%s", box)
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > w {
+			t.Errorf("line wider than the box (%d > %d): %q", ansi.StringWidth(l), w, l)
+		}
+	}
+}
