@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -34,6 +35,14 @@ func TestStatusLineWaitsForTheControllerAndCtrlCLeaves(t *testing.T) {
 	b.wait("the wait in the status line", func(m *Model) bool {
 		return strings.Contains(ansi.Strip(m.statusLine(fixedNow)), "waiting for the controller — next in line")
 	})
+	// Nothing moves while it waits: its clock redraws the screen twice a
+	// second, not ten times (64 waiting chats on one server would redraw
+	// 640 screens a second).
+	before := b.p.ticks.Load()
+	time.Sleep(1500 * time.Millisecond)
+	if n := b.p.ticks.Load() - before; n > 4 {
+		t.Errorf("a waiting chat ticked %d times in 1.5 s", n)
+	}
 	b.key(keyCtrlC)
 	b.wait("the cancelled turn", turnsDone(1))
 	mb := b.finish()

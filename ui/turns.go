@@ -46,14 +46,27 @@ type tickMsg struct{ turn int }
 // tickEvery is the refresh rate of the clock-driven parts of the screen.
 const tickEvery = 100 * time.Millisecond
 
-func tick(turn int) tea.Cmd {
-	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{turn: turn} })
+// tickWaiting is the refresh rate while a controller call of the running
+// turn waits in the controller's queue behind other chats: nothing moves
+// but the clock, and every tick redraws the whole screen — at 64 chats on
+// one chorus serve --ssh, most of them waiting, ten redraws a second each
+// took half a core (docs/deploy.md). The turn's events still redraw at
+// once.
+const tickWaiting = 500 * time.Millisecond
+
+func tick(turn int) tea.Cmd { return tickAfter(turn, tickEvery) }
+
+func tickAfter(turn int, d time.Duration) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{turn: turn} })
 }
 
-// onTick keeps the clock of the running turn going; a tick of a turn that
-// ended stops.
+// onTick keeps the clock of the running turn going, slower while it waits
+// for the controller; a tick of a turn that ended stops.
 func (m *Model) onTick(msg tickMsg) tea.Cmd {
 	if m.running() && m.cur.ID == msg.turn {
+		if m.cur.Queue.Waiting {
+			return tickAfter(msg.turn, tickWaiting)
+		}
 		return tick(msg.turn)
 	}
 	return nil
