@@ -177,6 +177,9 @@ func (p *printer) plain(ev pipeline.Event) {
 			p.line("  constraints: %s", e.Constraints)
 		}
 		for _, n := range e.Notes {
+			if p.warned[n] {
+				continue // the warning above said it
+			}
 			p.line("  note: %s", n)
 		}
 	case pipeline.PlanTaskEvent:

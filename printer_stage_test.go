@@ -117,3 +117,21 @@ func TestRunLogHeadsOnlyStagesWithLines(t *testing.T) {
 		t.Errorf("headers %q, want %q:\n%s", got, want, log.String())
 	}
 }
+
+// TestRunLogSaysAPlanFailureOnce: a plan that could not be read is an error
+// event (the warning) and a note of the empty plan with the same words; the
+// log says it once.
+func TestRunLogSaysAPlanFailureOnce(t *testing.T) {
+	var out, log strings.Builder
+	p := newPrinter(&out, &log, false, false)
+	why := "the plan could not be read: the JSON in the reply is cut off or unbalanced (after one re-ask); answering without expert models"
+	p.emit(pipeline.StageEvent{Stage: pipeline.StagePlanning})
+	p.emit(pipeline.ErrorEvent{Stage: pipeline.StagePlanning, Message: why})
+	p.emit(pipeline.PlanEvent{Notes: []string{why, "another note"}})
+	if n := strings.Count(log.String(), why); n != 1 {
+		t.Errorf("said %d times:\n%s", n, log.String())
+	}
+	if !strings.Contains(log.String(), "  note: another note") {
+		t.Errorf("the plan's other notes are lost:\n%s", log.String())
+	}
+}
