@@ -159,8 +159,16 @@ offline default; local, Ollama, command and built-in experts are kept.`,
 			results := skills.Sync(ctx, hub, hubCache(), cat, args, time.Now)
 			w := cmd.OutOrStdout()
 			failed, tried := 0, 0
+			var notTried []string
 			for _, r := range results {
 				switch {
+				case r.NotTried:
+					// The error that stopped the sync is told once, where
+					// it happened; it names another task.
+					tried++
+					failed++
+					notTried = append(notTried, r.Task)
+					continue
 				case r.Skipped != "":
 					// Nothing to sync is not a failure.
 					fmt.Fprintf(w, "– %s\n", r.Skipped)
@@ -175,6 +183,9 @@ offline default; local, Ollama, command and built-in experts are kept.`,
 				}
 				tried++
 				fmt.Fprintf(w, "✓ %s: %d models, %d served by Inference Providers (pipeline tag %s)\n", r.Task, r.Models, r.Served, r.Tag)
+			}
+			if len(notTried) > 0 {
+				fmt.Fprintf(w, "✗ not tried after that: %s\n", strings.Join(notTried, ", "))
 			}
 			fmt.Fprintf(w, "cache: %s\n", hubCache().Dir)
 			if failed > 0 {

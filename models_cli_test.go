@@ -221,3 +221,27 @@ func TestModelsSyncShowsNoPasswordOrEscape(t *testing.T) {
 		t.Errorf("the Hub's escape sequences reached the terminal: %q", out+stderr)
 	}
 }
+
+// TestModelsSyncUnreachableHubSaidOnce: offline, `chorus models sync` tries
+// the first task, and the Hub's silence stops it. The others were not tried:
+// they are said to be so in one line, not each given the first task's error
+// ("✗ translation: listing audio-classification models…", 28 times).
+func TestModelsSyncUnreachableHubSaidOnce(t *testing.T) {
+	newCLIEnv(t, nil)
+	hub := httptest.NewServer(http.NotFoundHandler())
+	hub.Close()
+	t.Setenv("CHORUS_HUGGINGFACE_HUB_URL", hub.URL)
+	out, stderr, code := runCLI("models", "sync", "image-classification", "translation", "text-to-image")
+	if code != 1 || !strings.Contains(stderr, "3 of 3 tasks were not synced") {
+		t.Fatalf("exit %d stderr %q\n%s", code, stderr, out)
+	}
+	if n := strings.Count(out, "cannot reach the Hub"); n != 1 {
+		t.Errorf("the Hub's failure is told %d times:\n%s", n, out)
+	}
+	if strings.Count(out, "listing image-classification models") != 1 || strings.Contains(out, "✗ translation: listing") {
+		t.Errorf("a task is given another's error:\n%s", out)
+	}
+	if !strings.Contains(out, "translation, text-to-image") || !strings.Contains(out, "not tried") {
+		t.Errorf("the tasks not tried are not named:\n%s", out)
+	}
+}

@@ -44,9 +44,8 @@ type printer struct {
 	// header first.
 	under pipeline.Stage
 	// entered holds the stages the log has been under; pending is a stage
-	// the turn came back to (a streamed plan's tasks run before the plan
-	// ends, and selection and execution are announced again after it),
-	// whose header waits for a line to head: an empty section is noise.
+	// announced whose header waits for a line to head (see enter): an
+	// empty section is noise.
 	entered map[pipeline.Stage]bool
 	pending pipeline.Stage
 }
@@ -83,15 +82,21 @@ func (p *printer) header(s pipeline.Stage) {
 	}
 }
 
-// enter is a stage event: a stage the log was never under is headed at
-// once (a slow plan shows "── planning" while it is written); one it comes
-// back to only when a line comes under it.
+// enter is a stage event. Planning is headed at once the first time (a
+// slow plan shows "── planning" while it is written), and the response
+// before the answer streams; selection and execution, and a stage the log
+// comes back to, only when a line comes under them: with a plan streamed,
+// or the controller choosing, they are announced before their lines or
+// with none left to come.
 func (p *printer) enter(s pipeline.Stage) {
-	if s != p.under && p.entered[s] {
+	switch {
+	case s == pipeline.StageResponse, s == pipeline.StagePlanning && !p.entered[s]:
+		p.header(s)
+	case s == p.under:
+		p.pending = ""
+	default:
 		p.pending = s
-		return
 	}
-	p.header(s)
 }
 
 func newPrinter(out, log io.Writer, json, debug bool) *printer {
@@ -177,6 +182,9 @@ func (p *printer) plain(ev pipeline.Event) {
 			p.line("  constraints: %s", e.Constraints)
 		}
 		for _, n := range e.Notes {
+			if p.warned[n] {
+				continue // the warning above said it
+			}
 			p.line("  note: %s", n)
 		}
 	case pipeline.PlanTaskEvent:

@@ -116,4 +116,43 @@ func TestRunLogHeadsOnlyStagesWithLines(t *testing.T) {
 	if got := strings.Join(heads, " "); got != want {
 		t.Errorf("headers %q, want %q:\n%s", got, want, log.String())
 	}
+
+	// When the controller chooses, selection and execution are announced
+	// before the choice streams in: their headers wait for their lines.
+	log.Reset()
+	p = newPrinter(&out, &log, false, false)
+	for _, ev := range []pipeline.Event{
+		pipeline.StageEvent{Stage: pipeline.StagePlanning},
+		pipeline.PlanEvent{Tasks: []pipeline.Task{task}},
+		pipeline.StageEvent{Stage: pipeline.StageSelection},
+		pipeline.StageEvent{Stage: pipeline.StageExecution},
+		pipeline.ModelEvent{ID: 1, Task: "canny-control", Model: "chorus/canny", Endpoint: "builtin", Decided: "controller"},
+		pipeline.TaskStartEvent{ID: 1, Task: "canny-control"},
+		pipeline.TaskEndEvent{ID: 1, Task: "canny-control", Status: pipeline.StatusOK, Model: "chorus/canny", Endpoint: "builtin"},
+		pipeline.StageEvent{Stage: pipeline.StageResponse},
+	} {
+		p.emit(ev)
+	}
+	want = "── planning\nplan: 1 task(s)\n  1. canny-control {image=/tmp/pic.png}\n── selection\nmodel: "
+	if !strings.HasPrefix(log.String(), want) || strings.Count(log.String(), "── ") != 4 {
+		t.Errorf("log:\n%s\nwant it to start\n%s", log.String(), want)
+	}
+}
+
+// TestRunLogSaysAPlanFailureOnce: a plan that could not be read is an error
+// event (the warning) and a note of the empty plan with the same words; the
+// log says it once.
+func TestRunLogSaysAPlanFailureOnce(t *testing.T) {
+	var out, log strings.Builder
+	p := newPrinter(&out, &log, false, false)
+	why := "the plan could not be read: the JSON in the reply is cut off or unbalanced (after one re-ask); answering without expert models"
+	p.emit(pipeline.StageEvent{Stage: pipeline.StagePlanning})
+	p.emit(pipeline.ErrorEvent{Stage: pipeline.StagePlanning, Message: why})
+	p.emit(pipeline.PlanEvent{Notes: []string{why, "another note"}})
+	if n := strings.Count(log.String(), why); n != 1 {
+		t.Errorf("said %d times:\n%s", n, log.String())
+	}
+	if !strings.Contains(log.String(), "  note: another note") {
+		t.Errorf("the plan's other notes are lost:\n%s", log.String())
+	}
 }

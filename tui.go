@@ -24,8 +24,10 @@ func runTUI(ctx context.Context, cfg *config.Config, resume string, rs replaySou
 		return err
 	}
 	opts := ui.Options{Config: cfg, Service: svc, Constraints: st.cons, Resume: resume, Intro: st.note}
-	// The prompt head is prefilled while the user types; a replay answers
-	// from its recording and has nothing to warm.
-	opts.Warm, opts.WarmOnOpen = !rs.on(), !rs.on()
+	// The prompt head is prefilled while the user types (unless
+	// controller.warm says not to); a replay answers from its recording
+	// and has nothing to warm.
+	warm := !rs.on() && cfg.WarmController()
+	opts.Warm, opts.WarmOnOpen = warm, warm
 	return ui.Run(ctx, opts)
 }

@@ -61,6 +61,9 @@ type Config struct {
 		PlanTokens    int           `mapstructure:"plan_tokens" yaml:"plan_tokens"`
 		AnswerTokens  int           `mapstructure:"answer_tokens" yaml:"answer_tokens"`
 		Timeout       time.Duration `mapstructure:"timeout" yaml:"timeout"`
+		// Warm is when the prompt head is prefilled ahead of the first
+		// request: auto, on or off (WarmController).
+		Warm string `mapstructure:"warm" yaml:"warm"`
 	} `mapstructure:"controller" yaml:"controller"`
 	InferenceMode string `mapstructure:"inference_mode" yaml:"inference_mode"`
 	// Mode is InferenceMode validated: what the rest of Chorus reads.
@@ -315,6 +318,16 @@ func (c *Config) normalize() error {
 		return bad("controller.key_env", "set controller.key or controller.key_env, not both")
 	case c.Controller.KeyEnv != "":
 		c.Controller.Key = strings.TrimSpace(os.Getenv(c.Controller.KeyEnv))
+	}
+	switch w := strings.ToLower(strings.TrimSpace(c.Controller.Warm)); w {
+	case "", "auto":
+		c.Controller.Warm = "auto"
+	case "on", "true", "yes":
+		c.Controller.Warm = "on"
+	case "off", "false", "no":
+		c.Controller.Warm = "off"
+	default:
+		return bad("controller.warm", "%q is not auto, on or off", c.Controller.Warm)
 	}
 	if c.Controller.MaxConcurrent < 0 || c.Controller.MaxConcurrent > 4096 {
 		return bad("controller.max_concurrent", "%d is out of range (0 for no bound, else the server's slots, up to 4096)", c.Controller.MaxConcurrent)

@@ -1,9 +1,11 @@
 package pipeline_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -149,7 +151,9 @@ func TestStreamedChainWaitsForItsInput(t *testing.T) {
 // report say which ran.
 func TestEarlyTaskWithdrawnWhenThePlanChanges(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	r := newRig(t)
+	var logged bytes.Buffer
+	r := newRig(t, withOptions(pipeline.Options{ControllerTasks: true,
+		Logger: slog.New(slog.NewJSONHandler(&logged, &slog.HandlerOptions{Level: slog.LevelInfo}))}))
 	first := r.image("first.png", 16, 16)
 	second := r.image("second.png", 32, 32)
 	r.hf.Model("test/classifier", "image-classification").Respond(func(_ *http.Request, body []byte) (int, string, []byte) {
@@ -184,6 +188,22 @@ func TestEarlyTaskWithdrawnWhenThePlanChanges(t *testing.T) {
 	types := r.typesInOrder()
 	if slices.Index(types, "task_withdrawn") > slices.Index(types, "plan") {
 		t.Fatalf("task_withdrawn must precede the final plan: %v", types)
+	}
+	// The log says so too, at info level: an operator reading it sees why
+	// a task ran twice.
+	var said bool
+	for line := range strings.Lines(logged.String()) {
+		var rec struct {
+			Level, Msg, Task, Why string
+			ID                    int
+		}
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Level == "INFO" && rec.Msg == "task withdrawn" &&
+			rec.ID == 1 && rec.Task == "image-classification" && strings.Contains(rec.Why, "changed") {
+			said = true
+		}
+	}
+	if !said {
+		t.Fatalf("the log does not say task 1 was withdrawn:\n%s", logged.String())
 	}
 	r.hf.Close()
 	r.ollama.Close()

@@ -181,7 +181,7 @@ func (st Store) Load(id string) (*Session, error) {
 
 func (st Store) load(id string) (*Session, error) {
 	if !validID(id) {
-		return nil, fmt.Errorf("%q is not a session id: %w (see /sessions for the saved ones)", id, ErrNotFound)
+		return nil, fmt.Errorf("%q is not a session id: %w (/sessions in the chat lists the saved ones)", id, ErrNotFound)
 	}
 	data, err := st.read(id)
 	if err != nil {
@@ -201,7 +201,7 @@ func (st Store) read(id string) ([]byte, error) {
 	p := st.path(id)
 	f, err := os.Open(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("session %s: %w in %s (see /sessions for the saved ones)", id, ErrNotFound, st.dir())
+		return nil, fmt.Errorf("session %s: %w in %s (/sessions in the chat lists the saved ones)", id, ErrNotFound, st.dir())
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read session %s: %w", id, err)

@@ -691,6 +691,9 @@ type SyncResult struct {
 	// Err is why the task was not synced; the previous listing (or the
 	// embedded catalog) stays in use.
 	Err error
+	// NotTried says the task was not asked for: an earlier task found the
+	// Hub unreachable or the token refused, and Err is that task's error.
+	NotTried bool
 	// Skipped says why there is nothing to sync for the task — the Hub has
 	// no listing for what runs it ("ocr runs on local programs and local
 	// inference servers only"); not a failure.
@@ -743,7 +746,7 @@ func Sync(ctx context.Context, hub *Hub, cache Cache, cat *Catalog, tasks []stri
 		case !ok:
 			r.Skipped = fmt.Sprintf("%s runs on %s only — nothing to sync", s.Name, s.RunsOn())
 		case fatal != nil:
-			r.Tag, r.Err = tag, fatal
+			r.Tag, r.Err, r.NotTried = tag, fatal, true
 		default:
 			r.Tag = tag
 			models, seen := byTag[tag]

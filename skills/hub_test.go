@@ -586,9 +586,12 @@ func TestSyncStopsOnFatalErrors(t *testing.T) {
 	if calls != 1 {
 		t.Errorf("%d attempts, want 1", calls)
 	}
-	for _, r := range res {
+	for i, r := range res {
 		if !errors.Is(r.Err, ErrHubUnreachable) || !strings.Contains(r.Err.Error(), "no such host") {
 			t.Errorf("%s: %v", r.Task, r.Err)
+		}
+		if r.NotTried != (i > 0) {
+			t.Errorf("%s: NotTried %v, but only the first task was asked for", r.Task, r.NotTried)
 		}
 	}
 	if tasks, _ := cache.Tasks(); len(tasks) != 0 {

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -93,7 +94,13 @@ type authorizedKey struct {
 func readAuthorizedKeys(path string) (keys []authorizedKey, skipped []string, err error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, fmt.Errorf("%w: %s does not exist — put the public keys allowed to connect in it, e.g. `cat ~/.ssh/id_ed25519.pub >> %s` (or set serve.authorized_keys)", ErrNoKeys, path, path)
+		// The command must work as given, on a fresh install too, where
+		// the folder does not exist yet.
+		cmd := "cat ~/.ssh/id_ed25519.pub >> " + shellQuote(path)
+		if _, err := os.Stat(filepath.Dir(path)); errors.Is(err, fs.ErrNotExist) {
+			cmd = "mkdir -p " + shellQuote(filepath.Dir(path)) + " && " + cmd
+		}
+		return nil, nil, fmt.Errorf("%w: %s does not exist — put the public keys allowed to connect in it, e.g. `%s` (or set serve.authorized_keys)", ErrNoKeys, path, cmd)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot read the authorized keys: %w", err)
@@ -122,6 +129,15 @@ func readAuthorizedKeys(path string) (keys []authorizedKey, skipped []string, er
 		return nil, skipped, fmt.Errorf("%w: %s lists no usable key — add the public keys allowed to connect", ErrNoKeys, path)
 	}
 	return keys, skipped, nil
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it (a space in
+// "Application Support").
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+,:@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // fingerprint is a key's SHA256 fingerprint as ssh-keygen -l prints it.

@@ -176,7 +176,7 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 				NoPull:         !s.opts.AllowPull,
 				MaxPaste:       ui.DefaultMaxPaste,
 				Getenv:         sessionEnv(sess, pty),
-				Warm:           true, // after /model; the server warmed the head once when it started
+				Warm:           s.opts.Config.WarmController(), // after /model; the server warmed the head once when it started
 				ProgramOptions: opts,
 			})
 		}

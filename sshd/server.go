@@ -189,8 +189,10 @@ func (s *Server) HostKeyFingerprint() string {
 // Serve accepts connections on l until ctx ends, then closes every
 // connection and waits (a little) for their chats to be saved.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
-	s.warm.Start(s.opts.Engine, nil)
-	defer s.warm.Stop()
+	if s.opts.Config.WarmController() {
+		s.warm.Start(s.opts.Engine, nil)
+		defer s.warm.Stop()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(l) }()
 	select {

@@ -9,6 +9,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/sshd"
 )
 
 // warmUps returns the controller calls that warmed the prompt head: the
@@ -73,3 +74,18 @@ func TestSSHServerWarmsTheHeadOnceForAllChats(t *testing.T) {
 }
 
 func sameMessage(a, b api.Message) bool { return a.Role == b.Role && a.Content == b.Content }
+
+// TestSSHServerWarmOff: with controller.warm off (a hosted controller that
+// bills input tokens) the server sends no warm-up, at start or for a chat.
+func TestSSHServerWarmOff(t *testing.T) {
+	s := startServer(t, 4, func(o *sshd.Options) { o.Config.Controller.Warm = "off" })
+	alice := testKey(t, 1)
+	_, ta := s.open(t, alice, 100, 30)
+	ma := ta.waitFor(t, 0, "Ask anything")
+	ta.typeText(t, "zebra facts please\r")
+	ta.waitFor(t, ma, "Served over ssh: zebras.")
+	s.ollama.WaitIdle()
+	if n := len(warmUps(s.ollama.ChatRequests())); n != 0 {
+		t.Fatalf("%d warm-up calls with controller.warm off, want 0", n)
+	}
+}

@@ -1,0 +1,17 @@
+package config
+
+// WarmController reports whether the controller's prompt head is
+// prefilled ahead of the first request (controller.warm). Under auto it
+// is for Ollama and for an OpenAI-compatible server that takes no key:
+// the warm-up is a call of the whole head (~1,400 input tokens) at every
+// chat's start and /model, which a hosted API with a key bills, while a
+// team's own server only gains from it.
+func (c *Config) WarmController() bool {
+	switch c.Controller.Warm {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return c.Controller.Kind != "openai" || c.Controller.Key == ""
+}

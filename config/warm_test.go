@@ -1,0 +1,49 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestWarmControllerFollowsTheBill: the prompt head is warmed on Ollama
+// and on a keyless OpenAI-compatible server, not on one with a key (a
+// hosted API bills the warm-up's input tokens) unless the user says on;
+// off turns it off everywhere, and a misspelt value names the key.
+func TestWarmControllerFollowsTheBill(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		kind, key, warm string
+		want            bool
+	}{
+		{"ollama by default", "", "", "", true},
+		{"ollama off", "", "", "off", false},
+		{"own vLLM without a key", "openai", "", "", true},
+		{"hosted API with a key", "openai", "sk-hosted", "", false},
+		{"hosted API asked to warm", "openai", "sk-hosted", "on", true},
+		{"yaml false", "openai", "", "false", false},
+		{"yaml true", "openai", "sk-hosted", "true", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			isolate(t)
+			if tc.kind != "" {
+				t.Setenv("CHORUS_CONTROLLER_KIND", tc.kind)
+			}
+			t.Setenv("CHORUS_CONTROLLER_KEY", tc.key)
+			if tc.warm != "" {
+				t.Setenv("CHORUS_CONTROLLER_WARM", tc.warm)
+			}
+			c, err := Load(defaults(t), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.WarmController(); got != tc.want {
+				t.Fatalf("WarmController() = %v, want %v (controller.warm %q)", got, tc.want, c.Controller.Warm)
+			}
+		})
+	}
+	isolate(t)
+	t.Setenv("CHORUS_CONTROLLER_WARM", "sometimes")
+	if _, err := Load(defaults(t), ""); err == nil || !strings.Contains(err.Error(), "controller.warm") || !strings.Contains(err.Error(), "auto, on or off") {
+		t.Fatalf("a bad controller.warm: %v", err)
+	}
+}
