@@ -331,3 +331,19 @@ func TestMappedToolGetsRequiredDefaults(t *testing.T) {
 		t.Fatalf("arguments %v", got)
 	}
 }
+
+// TestHTTPUnreachableNamesTheFix: a server on this machine that does not
+// answer is to be started; one elsewhere (Hugging Face's) cannot be, and
+// the fix is the network or the URL.
+func TestHTTPUnreachableNamesTheFix(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	local := httpEndpoint(t, mcp.Server{Name: "mine", URL: closed.URL + "/mcp", Transport: "streamable"})
+	if st := local.Status()[0]; st.State != "failed" || !strings.Contains(st.Error, "start it, or fix mcp[0].url") {
+		t.Errorf("a local server: %+v", st)
+	}
+	remote := httpEndpoint(t, mcp.Server{Name: "far", URL: "https://mcp.example.invalid/mcp", Transport: "streamable"})
+	if st := remote.Status()[0]; st.State != "failed" || strings.Contains(st.Error, "start it") || !strings.Contains(st.Error, "check the network") {
+		t.Errorf("a remote server: %+v", st)
+	}
+}

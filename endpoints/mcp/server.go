@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"net/url"
 	"slices"
 	"strconv"
@@ -283,10 +284,25 @@ func (s *server) startError(ctx context.Context, timedOut bool, err error, ended
 		if errors.As(err, &ue) {
 			err = ue.Err // the network's own words, without the SDK's wrapping
 		}
-		return failf(endpoints.ErrUnreachable, "the MCP server %s is not reachable at %s (%v) — start it, or fix %s.url",
-			s.cfg.Name, s.cfg.URL, err, s.cfg.key())
+		// A server on this machine is the user's to start; one elsewhere
+		// (Hugging Face's, a Space) is not.
+		fix := "start it"
+		if u, perr := url.Parse(s.cfg.URL); perr == nil && !isLoopback(u.Hostname()) {
+			fix = "check the network and that the server is up"
+		}
+		return failf(endpoints.ErrUnreachable, "the MCP server %s is not reachable at %s (%v) — %s, or fix %s.url",
+			s.cfg.Name, s.cfg.URL, err, fix, s.cfg.key())
 	}
 	return failf(endpoints.ErrUnreachable, "the MCP server %s did not start: %v%s", s.cfg.Name, err, stderrHint(t))
+}
+
+// isLoopback reports whether host names this machine.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // where is the command line or the URL, for messages.
