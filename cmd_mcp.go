@@ -111,6 +111,9 @@ func printMCPStatus(w io.Writer, status []mcp.Status, tools []*skills.Skill, wid
 				who = " (" + text.Clean(st.Server) + ")"
 			}
 			fmt.Fprintf(w, "  running%s, %d tool(s)\n", who, len(st.Tools))
+			for _, p := range st.Problems {
+				fmt.Fprint(w, wrapIndented("problem: "+text.Clean(p), width, "  ", "    "))
+			}
 		default:
 			fmt.Fprint(w, wrapIndented(st.State+": "+text.Clean(st.Error), width, "  ", "    "))
 			continue
@@ -221,6 +224,9 @@ func serveMCP(ctx context.Context, cfg *config.Config, log *slog.Logger, addr st
 	st, err := newSetup(cfg, replaySource{}, log)
 	if err != nil {
 		return err
+	}
+	for _, w := range st.warnings {
+		fmt.Fprintf(stderr, "chorus: warning: %s\n", w)
 	}
 	svc, err := conversation.New(conversation.Options{Engine: st.eng, Logger: log, Version: version})
 	if err != nil {

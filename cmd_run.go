@@ -194,6 +194,9 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 	if st.note != "" {
 		p.note("%s", st.note)
 	}
+	for _, w := range st.warnings {
+		p.note("warning: %s", w)
+	}
 	if spooled != "" {
 		p.note("stdin: %s, attached as %s", humanSize(spooled), spooled)
 	}

@@ -44,6 +44,9 @@ and address go to the log file. Sound is never played on the server; the chat of
 			if err != nil {
 				return err
 			}
+			for _, w := range st.warnings {
+				fmt.Fprintf(cmd.ErrOrStderr(), "chorus: warning: %s\n", w)
+			}
 			srv, err := sshd.New(sshd.Options{
 				Config:         cfg,
 				Engine:         st.eng,

@@ -123,3 +123,26 @@ func TestMCPListShowsStateAndFix(t *testing.T) {
 		t.Errorf("chorus skills does not list the MCP tools with their server:\n%s", stdout)
 	}
 }
+
+// TestMCPStartProblemsAreTold: a server that did not start, and a tool the
+// configuration names that its server does not offer (a typo in tools:),
+// are said where the user is — chorus run's log, with the fix — not only
+// in chorus mcp list; mcp list names the tool its server lacks, and what
+// the server does offer.
+func TestMCPStartProblemsAreTold(t *testing.T) {
+	fakeMCPEnv(t, "    tools: [echo, ecoh]\n    tasks: {summarization: [ehco]}\n"+fmt.Sprintf("  - name: broken\n    command: %s\n    env: {%s: nostart}\n", os.Args[0], mcptest.FakeEnv), `{"tasks":[]}`)
+	_, stderr, code := runCLI("run", "--no-save", "hello")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"the MCP server broken did not start", "chorus mcp list", `mcp[0].tools: fake offers no tool "ecoh"`,
+		`mcp[0].tasks: fake offers no tool "ehco" for summarization`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("chorus run's log lacks %q:\n%s", want, stderr)
+		}
+	}
+	stdout, _, _ := runCLI("mcp", "list")
+	if !strings.Contains(stdout, `fake offers no tool "ecoh"`) || !strings.Contains(stdout, "delete-everything") {
+		t.Errorf("mcp list does not name the missing tool and what the server offers:\n%s", stdout)
+	}
+}

@@ -40,13 +40,16 @@ type setup struct {
 	replay *recording.Replay
 	// note says what is replayed (Markdown), empty when live.
 	note string
+	// warnings are what the user should know before the first turn (the
+	// MCP servers that did not start), one line each.
+	warnings []string
 }
 
 // newSetup builds the live engine from cfg, or the replaying one when rs
 // names a recording.
 func newSetup(cfg *config.Config, rs replaySource, log *slog.Logger) (*setup, error) {
 	if !rs.on() {
-		eng, err := buildEngine(cfg, log)
+		eng, warnings, err := buildEngineWarn(cfg, log)
 		if err != nil {
 			return nil, err
 		}
@@ -54,7 +57,7 @@ func newSetup(cfg *config.Config, rs replaySource, log *slog.Logger) (*setup, er
 		if err != nil {
 			return nil, err
 		}
-		return &setup{eng: eng, cons: cons}, nil
+		return &setup{eng: eng, cons: cons, warnings: warnings}, nil
 	}
 	return replaySetup(cfg, rs, log)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"strings"
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/conversation"
@@ -23,7 +24,13 @@ func runTUI(ctx context.Context, cfg *config.Config, resume string, rs replaySou
 	if err != nil {
 		return err
 	}
-	opts := ui.Options{Config: cfg, Service: svc, Constraints: st.cons, Resume: resume, Intro: st.note}
+	intro := st.note
+	for _, w := range st.warnings {
+		// Said in the chat when it opens: the tools are missing from
+		// every plan, and the chat is where the user would miss them.
+		intro = strings.TrimSpace(intro + "\n\n**Warning:** " + w)
+	}
+	opts := ui.Options{Config: cfg, Service: svc, Constraints: st.cons, Resume: resume, Intro: intro}
 	// The prompt head is prefilled while the user types (unless
 	// controller.warm says not to); a replay answers from its recording
 	// and has nothing to warm.

@@ -30,21 +30,29 @@ import (
 // files, and the synced Hub cache) and the endpoints the configuration
 // enables. The controller and the engine log to log.
 func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error) {
+	eng, _, err := buildEngineWarn(cfg, log)
+	return eng, err
+}
+
+// buildEngineWarn is buildEngine that also returns what the user should be
+// told before the first turn: the MCP servers that did not start, the
+// tools the configuration names that their server does not offer.
+func buildEngineWarn(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, []string, error) {
 	ctl, err := newController(cfg, cfg.Controller.Model, log)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cat, err := loadCatalog(cfg)
 	if err != nil {
-		return nil, &exitError{code: 2, err: err}
+		return nil, nil, &exitError{code: 2, err: err}
 	}
 	tools, err := startMCP(cfg, cat, log)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	router, err := buildRouter(cfg, cat, tools)
 	if err != nil {
-		return nil, &exitError{code: 2, err: err}
+		return nil, nil, &exitError{code: 2, err: err}
 	}
 	return pipeline.New(ctl, cat, router, pipeline.Options{
 		NumCandidates:   cfg.NumCandidateModels,
@@ -54,7 +62,7 @@ func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error)
 		ControllerTasks: cfg.ControllerTasks,
 		Selection:       pipeline.Selection(cfg.Selection),
 		Logger:          log,
-	}), nil
+	}), mcpWarnings(tools), nil
 }
 
 // newController builds the controller for model with the configuration's

@@ -11,6 +11,7 @@ import (
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/endpoints/mcp"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 // mcpServers turns the config's mcp list into the endpoint's servers.
@@ -51,6 +52,26 @@ func startMCP(cfg *config.Config, cat *skills.Catalog, log *slog.Logger) (*mcp.E
 		cat.Put(s)
 	}
 	return ep, nil
+}
+
+// mcpWarnings words what went wrong starting the MCP servers, one line
+// each with its fix: a server that did not start, a tool the configuration
+// names that its server does not offer. Without them the tools would just
+// be missing, and only chorus mcp list would say why.
+func mcpWarnings(ep *mcp.Endpoint) []string {
+	if ep == nil {
+		return nil
+	}
+	var out []string
+	for _, st := range ep.Status() {
+		if st.State != "running" {
+			out = append(out, text.Clean(st.Error)+" — its tools are left out (chorus mcp list shows the servers)")
+		}
+		for _, p := range st.Problems {
+			out = append(out, text.Clean(p))
+		}
+	}
+	return out
 }
 
 // exitFuncs run when the command ends (execute): stopping the MCP servers

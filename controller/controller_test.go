@@ -109,6 +109,10 @@ func TestPullReportsProgress(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "file does not exist") || !strings.Contains(err.Error(), "nosuchmodel") {
 		t.Fatalf("pulling an unknown model: %v", err)
 	}
+	// Ollama's words name a file; the fix is the model's name.
+	if !strings.Contains(err.Error(), "no model nosuchmodel in the Ollama library") || !strings.Contains(err.Error(), "https://ollama.com/library") {
+		t.Fatalf("pulling an unknown model does not say what to check: %v", err)
+	}
 }
 
 // TestChatSendsImagesAndThinkFlag: images reach a vision model as the

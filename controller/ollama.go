@@ -118,8 +118,21 @@ func (o *ollamaBackend) Pull(ctx context.Context, model string, fn func(PullProg
 		fn(PullProgress{Status: p.Status, Digest: p.Digest, Total: p.Total, Completed: p.Completed})
 		return nil
 	})
-	return ollamaError(err)
+	err = ollamaError(err)
+	// Ollama says a name the library does not have in the words of its
+	// registry ("pull model manifest: file does not exist"); the fix is
+	// the name.
+	var se *StatusError
+	if errors.As(err, &se) && strings.Contains(se.Message, noManifest) {
+		se.Message += " — there is no model " + model + " in the Ollama library: check its name and tag (https://ollama.com/library)"
+	} else if err != nil && strings.Contains(err.Error(), noManifest) {
+		err = fmt.Errorf("%w — there is no model %s in the Ollama library: check its name and tag (https://ollama.com/library)", err, model)
+	}
+	return err
 }
+
+// noManifest is how Ollama's pull says the library has no such model.
+const noManifest = "pull model manifest: file does not exist"
 
 // notFound is how Ollama says a model is missing.
 var notFound = regexp.MustCompile(`(?i)model .* not found|not found, try pulling`)

@@ -176,6 +176,9 @@ type Status struct {
 	Tools []string `json:"tools"`
 	// Error says why the server is not running, and the fix.
 	Error string `json:"error,omitempty"`
+	// Problems are the tools the configuration names that the server
+	// does not offer, each with its fix.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // Status reports every configured server, in configuration order.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -36,6 +37,9 @@ type server struct {
 	// listed: they outlive a crash, so a task can restart the server.
 	tools []*sdk.Tool
 	info  string
+	// problems are the configuration's tool names the server does not
+	// offer (a typo in tools: or tasks:), each with its fix.
+	problems []string
 	// ended records why the current session's transport failed (the
 	// process exited, a message over the bound, output that is not
 	// JSON-RPC), set by the transport.
@@ -105,7 +109,7 @@ func (s *server) session(ctx context.Context) (*sdk.ClientSession, error) {
 		s.opts.Logger.Warn("mcp server not started", "server", s.cfg.Name, "error", err.Error())
 		return nil, err
 	}
-	tools, err := s.listTools(ctx, sess)
+	tools, offered, err := s.listTools(ctx, sess)
 	if err != nil {
 		_ = sess.Close()
 		stop()
@@ -114,6 +118,10 @@ func (s *server) session(ctx context.Context) (*sdk.ClientSession, error) {
 		return nil, err
 	}
 	s.sess, s.ended, s.tools, s.why = sess, ended, tools, nil
+	s.problems = s.unoffered(offered)
+	for _, p := range s.problems {
+		s.opts.Logger.Warn("mcp tool not offered", "server", s.cfg.Name, "problem", p)
+	}
 	if r := sess.InitializeResult(); r != nil && r.ServerInfo != nil {
 		s.info = strings.TrimSpace(r.ServerInfo.Name + " " + r.ServerInfo.Version)
 	}
@@ -290,34 +298,72 @@ func (s *server) where() string {
 }
 
 // listTools reads every page of the server's tools, keeping those the
-// configuration allows.
-func (s *server) listTools(ctx context.Context, sess *sdk.ClientSession) ([]*sdk.Tool, error) {
+// configuration allows; offered are the names of all it listed.
+func (s *server) listTools(ctx context.Context, sess *sdk.ClientSession) (out []*sdk.Tool, offered []string, err error) {
 	cctx, cancel := context.WithTimeout(ctx, s.opts.StartTimeout)
 	defer cancel()
-	var out []*sdk.Tool
+	offered = []string{}
 	for t, err := range sess.Tools(cctx, nil) {
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return nil, nil, ctx.Err()
 			}
-			return nil, failf(endpoints.ErrUnavailable, "the MCP server %s did not list its tools: %v", s.cfg.Name, err)
+			return nil, nil, failf(endpoints.ErrUnavailable, "the MCP server %s did not list its tools: %v", s.cfg.Name, err)
 		}
 		if t == nil || !validToolName(t.Name) {
 			continue
+		}
+		if offered != nil && len(offered) < maxOffered {
+			offered = append(offered, t.Name)
+		} else {
+			offered = nil // more than Chorus keeps: which it offers is unknown
 		}
 		if len(s.cfg.Tools) > 0 && !slices.Contains(s.cfg.Tools, t.Name) {
 			continue
 		}
 		out = append(out, t)
 		if len(out) >= maxTools {
-			break
+			return out, nil, nil // not read to the end: offered is unknown
 		}
 	}
-	return out, nil
+	return out, offered, nil
 }
 
-// maxTools bounds the tools Chorus takes from one server.
-const maxTools = 200
+// unoffered words each tool the configuration names (in tools: or
+// tasks:) that the server did not list: a typo would otherwise only make
+// the tool silently absent.
+func (s *server) unoffered(offered []string) []string {
+	if offered == nil {
+		return nil // not read to the end: absence proves nothing
+	}
+	has := func(n string) bool { return slices.Contains(offered, n) }
+	list := strings.Join(offered, ", ")
+	if len(offered) > 20 {
+		list = strings.Join(offered[:20], ", ") + fmt.Sprintf(", … %d more", len(offered)-20)
+	}
+	var out []string
+	for _, n := range s.cfg.Tools {
+		if !has(n) {
+			out = append(out, fmt.Sprintf("mcp[%d].tools: %s offers no tool %q (it offers: %s)", s.cfg.Index, s.cfg.Name, n, list))
+		}
+	}
+	tasks := slices.Sorted(maps.Keys(s.cfg.Tasks))
+	for _, task := range tasks {
+		for _, n := range s.cfg.Tasks[task] {
+			if !has(n) {
+				out = append(out, fmt.Sprintf("mcp[%d].tasks: %s offers no tool %q for %s (it offers: %s)", s.cfg.Index, s.cfg.Name, n, task, list))
+			}
+		}
+	}
+	return out
+}
+
+// maxTools bounds the tools Chorus takes from one server; maxOffered the
+// names it keeps to check the configuration's against.
+const (
+	maxTools   = 200
+	maxOffered = 2000
+)
 
 // validToolName admits the names MCP allows (letters, digits, _ - .,
 // at most 128), so a tool's name can never smuggle text into the plan's
@@ -373,6 +419,7 @@ func (s *server) status() Status {
 	for _, t := range s.tools {
 		st.Tools = append(st.Tools, s.cfg.Name+"."+t.Name)
 	}
+	st.Problems = slices.Clone(s.problems)
 	switch {
 	case s.sess != nil:
 		st.State = "running"
