@@ -249,6 +249,9 @@ func Load(defaults []byte, file string) (*Config, error) {
 		}
 	}
 
+	if err := checkDurations(v.Get, file, true); err != nil {
+		return nil, err
+	}
 	var c Config
 	if err := v.UnmarshalExact(&c); err != nil {
 		return nil, decodeError(err, file, true)

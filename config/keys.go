@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
@@ -29,6 +31,9 @@ func checkFile(data []byte, file string) error {
 	var c Config
 	if err := u.UnmarshalExact(&c); err != nil {
 		if err := unknownKey(err, file); err != nil {
+			return err
+		}
+		if err := checkDurations(u.Get, file, false); err != nil {
 			return err
 		}
 		return decodeError(err, file, false)
@@ -203,6 +208,61 @@ func checkOpenAIShape(list any, file string) error {
 						Msg: "lists model ids by task, e.g. models: {text-to-image: [stablediffusion]}"}
 				}
 			}
+		}
+	}
+	return nil
+}
+
+// checkDurations refuses a duration written without a unit. Decoded as is,
+// a bare number is nanoseconds — task_timeout: 300 would time every task
+// out at once — and "5 minutes" is refused in Go's words ("time: unknown
+// unit"). get reads a key's raw value; env says CHORUS_<KEY> may be where
+// it came from.
+func checkDurations(get func(string) any, file string, env bool) error {
+	var walk func(t reflect.Type, prefix string) error
+	walk = func(t reflect.Type, prefix string) error {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			k, _, _ := strings.Cut(f.Tag.Get("mapstructure"), ",")
+			if k == "" || k == "-" {
+				continue
+			}
+			key := prefix + k
+			switch {
+			case f.Type == reflect.TypeFor[time.Duration]():
+				if err := checkDuration(get(key)); err != nil {
+					src := file
+					if v := "CHORUS_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_")); env && os.Getenv(v) != "" {
+						src = v
+					}
+					return &Error{Key: key, Source: src, Msg: err.Error()}
+				}
+			case f.Type.Kind() == reflect.Struct:
+				if err := walk(f.Type, key+"."); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk(reflect.TypeFor[Config](), "")
+}
+
+// checkDuration says what is wrong with a raw duration value, if anything.
+func checkDuration(raw any) error {
+	bad := func() error {
+		return fmt.Errorf("%q is not a duration; write one such as 30s, 3m or 1h", fmt.Sprint(raw))
+	}
+	switch v := raw.(type) {
+	case nil, time.Duration:
+		return nil
+	case string:
+		if _, err := time.ParseDuration(strings.TrimSpace(v)); err != nil {
+			return bad()
+		}
+	case int, int64, int32, uint, uint64, uint32, float64, float32:
+		if fmt.Sprint(v) != "0" {
+			return bad()
 		}
 	}
 	return nil

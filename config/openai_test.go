@@ -107,12 +107,20 @@ func TestWrongKindOfValueNamesTheKey(t *testing.T) {
 		{"ollama:\n  experts: maybe\n", "ollama.experts", `"maybe" is not true or false`},
 		{"controller:\n  temperature: hot\n", "controller.temperature", `"hot" is not a number`},
 		{"task_timeout: forever\n", "task_timeout", "is not a duration; write one such as 30s"},
+		// A bare number has no unit: read as nanoseconds it would time
+		// every task out at once.
+		{"task_timeout: 300\n", "task_timeout", `"300" is not a duration; write one such as 30s`},
+		{"controller:\n  timeout: 120\n", "controller.timeout", `"120" is not a duration`},
+		{"controller:\n  timeout: 5 minutes\n", "controller.timeout", `"5 minutes" is not a duration`},
 	} {
 		_, err := loadFile(t, tc.yaml)
 		var ce *Error
 		if !errors.As(err, &ce) || ce.Key != tc.key || !strings.Contains(ce.Msg, tc.msg) || !strings.HasSuffix(ce.Source, "c.yaml") {
 			t.Errorf("%q: err %v, want key %s with %q", tc.yaml, err, tc.key, tc.msg)
 		}
+	}
+	if _, err := loadFile(t, "", "CHORUS_TASK_TIMEOUT", "300"); err == nil || !strings.Contains(err.Error(), `"300" is not a duration`) {
+		t.Errorf("CHORUS_TASK_TIMEOUT=300: %v", err)
 	}
 	_, err := loadFile(t, "", "CHORUS_MAX_PARALLEL", "x")
 	var ce *Error
