@@ -25,6 +25,13 @@ type queue struct {
 	ring []*chatWaiters
 	next int
 	byID map[string]*chatWaiters
+	// pending holds the places to tell, in the order they were worked
+	// out under mu; one caller at a time (delivering) tells them, outside
+	// mu. Telling each caller's own notes after unlocking let two
+	// releases overtake each other, and a served chat was told "next in
+	// line" after "served".
+	pending    notes
+	delivering bool
 }
 
 type chatWaiters struct {
@@ -98,9 +105,9 @@ func (q *queue) acquire(ctx context.Context) (release func(), err error) {
 		cw.watch = ci.watch
 	}
 	cw.waiting = append(cw.waiting, w)
-	notes := q.positions(nil)
+	q.post(q.positions(nil))
 	q.mu.Unlock()
-	notes.tell()
+	q.deliver()
 
 	select {
 	case <-w.ready:
@@ -115,9 +122,9 @@ func (q *queue) acquire(ctx context.Context) (release func(), err error) {
 		return nil, ctx.Err()
 	}
 	left := q.remove(cw, w)
-	notes = q.positions(left)
+	q.post(q.positions(left))
 	q.mu.Unlock()
-	notes.tell()
+	q.deliver()
 	return nil, ctx.Err()
 }
 
@@ -142,9 +149,9 @@ func (q *queue) release() {
 			q.next = (q.next + 1) % len(q.ring)
 		}
 	}
-	notes := q.positions(left)
+	q.post(q.positions(left))
 	q.mu.Unlock()
-	notes.tell()
+	q.deliver()
 }
 
 // remove takes a waiter that gave up out of its chat's line, and returns
@@ -181,6 +188,29 @@ type note struct {
 }
 
 type notes []note
+
+// post queues places to tell; q.mu is held.
+func (q *queue) post(ns notes) { q.pending = append(q.pending, ns...) }
+
+// deliver tells the posted places in order, unless another caller is
+// already doing so (it will tell these too before it stops).
+func (q *queue) deliver() {
+	q.mu.Lock()
+	if q.delivering {
+		q.mu.Unlock()
+		return
+	}
+	q.delivering = true
+	for len(q.pending) > 0 {
+		batch := q.pending
+		q.pending = nil
+		q.mu.Unlock()
+		batch.tell()
+		q.mu.Lock()
+	}
+	q.delivering = false
+	q.mu.Unlock()
+}
 
 func (ns notes) tell() {
 	for _, n := range ns {
