@@ -225,6 +225,13 @@ func serveMCP(ctx context.Context, cfg *config.Config, log *slog.Logger, addr st
 	if err != nil {
 		return err
 	}
+	if len(allow) > 0 {
+		w, err := checkAllowTools(allow, st.mcp)
+		if err != nil {
+			return err
+		}
+		st.warnings = append(st.warnings, w...)
+	}
 	for _, w := range st.warnings {
 		fmt.Fprintf(stderr, "chorus: warning: %s\n", w)
 	}

@@ -156,6 +156,13 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 	if err != nil {
 		return err
 	}
+	if len(f.allowTools) > 0 && st.replay == nil {
+		w, err := checkAllowTools(f.allowTools, st.mcp)
+		if err != nil {
+			return err
+		}
+		st.warnings = append(st.warnings, w...)
+	}
 	svc, err := conversation.New(conversation.Options{Engine: st.eng, Logger: log, Version: version})
 	if err != nil {
 		return err

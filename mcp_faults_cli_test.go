@@ -146,3 +146,38 @@ func TestMCPStartProblemsAreTold(t *testing.T) {
 		t.Errorf("mcp list does not name the missing tool and what the server offers:\n%s", stdout)
 	}
 }
+
+// TestRunAllowToolMustNameATool: an --allow-tool pattern naming no
+// configured MCP server, or a tool its running server does not offer, is
+// a typo that would silently allow nothing: chorus run refuses it up front
+// (exit 2) naming what is configured. A server that did not start has no
+// tool list, so a pattern for it is only warned about, and the turn runs.
+func TestRunAllowToolMustNameATool(t *testing.T) {
+	broken := fmt.Sprintf("  - name: broken\n    command: %s\n    env: {%s: nostart}\n", os.Args[0], mcptest.FakeEnv)
+	fakeMCPEnv(t, broken, `{"tasks":[]}`)
+	for _, tc := range []struct {
+		pattern string
+		want    []string
+	}{
+		{"nothere.*", []string{`--allow-tool nothere.*`, `no MCP server "nothere"`, "fake, broken"}},
+		{"fake.ecoh", []string{`--allow-tool fake.ecoh`, `"ecoh"`, "echo", "delete-everything"}},
+		{"fake", []string{`--allow-tool fake`, "server.tool", "server.*"}},
+	} {
+		_, stderr, code := runCLI("run", "--no-save", "--allow-tool", tc.pattern, "hello")
+		if code != 2 {
+			t.Errorf("--allow-tool %s: exit %d, want 2 (refused up front):\n%s", tc.pattern, code, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("--allow-tool %s: the refusal lacks %q:\n%s", tc.pattern, w, stderr)
+			}
+		}
+	}
+	_, stderr, code := runCLI("run", "--no-save", "--allow-tool", "fake.*", "--allow-tool", "fake.echo", "--allow-tool", "broken.frob", "hello")
+	if code != 0 {
+		t.Fatalf("valid patterns and one for a server that did not start: exit %d:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "warning: --allow-tool broken.frob") || !strings.Contains(stderr, "broken did not start") {
+		t.Errorf("the pattern for the server that did not start is not warned about:\n%s", stderr)
+	}
+}

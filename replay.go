@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/endpoints/mcp"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/recording"
 	"github.com/chorusai/chorus/skills"
@@ -43,13 +44,16 @@ type setup struct {
 	// warnings are what the user should know before the first turn (the
 	// MCP servers that did not start), one line each.
 	warnings []string
+	// mcp is how each configured MCP server started (nil when replaying
+	// or when none is configured).
+	mcp []mcp.Status
 }
 
 // newSetup builds the live engine from cfg, or the replaying one when rs
 // names a recording.
 func newSetup(cfg *config.Config, rs replaySource, log *slog.Logger) (*setup, error) {
 	if !rs.on() {
-		eng, warnings, err := buildEngineWarn(cfg, log)
+		eng, status, err := buildEngineWarn(cfg, log)
 		if err != nil {
 			return nil, err
 		}
@@ -57,7 +61,7 @@ func newSetup(cfg *config.Config, rs replaySource, log *slog.Logger) (*setup, er
 		if err != nil {
 			return nil, err
 		}
-		return &setup{eng: eng, cons: cons, warnings: warnings}, nil
+		return &setup{eng: eng, cons: cons, warnings: mcpWarnings(status), mcp: status}, nil
 	}
 	return replaySetup(cfg, rs, log)
 }

@@ -34,10 +34,11 @@ func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error)
 	return eng, err
 }
 
-// buildEngineWarn is buildEngine that also returns what the user should be
-// told before the first turn: the MCP servers that did not start, the
-// tools the configuration names that their server does not offer.
-func buildEngineWarn(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, []string, error) {
+// buildEngineWarn is buildEngine that also returns how the MCP servers
+// started (nil when none is configured): mcpWarnings words what the user
+// should be told of it before the first turn, checkAllowTools checks
+// --allow-tool against it.
+func buildEngineWarn(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, []mcp.Status, error) {
 	ctl, err := newController(cfg, cfg.Controller.Model, log)
 	if err != nil {
 		return nil, nil, err
@@ -54,6 +55,10 @@ func buildEngineWarn(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, []
 	if err != nil {
 		return nil, nil, &exitError{code: 2, err: err}
 	}
+	var status []mcp.Status
+	if tools != nil {
+		status = tools.Status()
+	}
 	return pipeline.New(ctl, cat, router, pipeline.Options{
 		NumCandidates:   cfg.NumCandidateModels,
 		MaxParallel:     cfg.MaxParallel,
@@ -62,7 +67,7 @@ func buildEngineWarn(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, []
 		ControllerTasks: cfg.ControllerTasks,
 		Selection:       pipeline.Selection(cfg.Selection),
 		Logger:          log,
-	}), mcpWarnings(tools), nil
+	}), status, nil
 }
 
 // newController builds the controller for model with the configuration's

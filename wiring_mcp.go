@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/chorusai/chorus/config"
@@ -58,12 +59,9 @@ func startMCP(cfg *config.Config, cat *skills.Catalog, log *slog.Logger) (*mcp.E
 // each with its fix: a server that did not start, a tool the configuration
 // names that its server does not offer. Without them the tools would just
 // be missing, and only chorus mcp list would say why.
-func mcpWarnings(ep *mcp.Endpoint) []string {
-	if ep == nil {
-		return nil
-	}
+func mcpWarnings(status []mcp.Status) []string {
 	var out []string
-	for _, st := range ep.Status() {
+	for _, st := range status {
 		if st.State != "running" {
 			out = append(out, text.Clean(st.Error)+" — its tools are left out (chorus mcp list shows the servers)")
 		}
@@ -97,4 +95,54 @@ func runExitFuncs() {
 	for i := len(fs) - 1; i >= 0; i-- {
 		fs[i]()
 	}
+}
+
+// checkAllowTools checks the --allow-tool patterns against the MCP servers
+// as they started: a pattern that names no configured server, or a tool
+// its running server does not offer Chorus, is a typo that would silently
+// allow nothing, so it is refused (exit 2) with what is configured. A
+// server that did not start has no tool list: a pattern for it is only
+// warned about (the server may start for a later task).
+func checkAllowTools(patterns []string, status []mcp.Status) (warnings []string, err error) {
+	refuse := func(p, format string, args ...any) error {
+		return &exitError{code: 2, err: fmt.Errorf("--allow-tool %s: %s", p, fmt.Sprintf(format, args...))}
+	}
+	names := make([]string, 0, len(status))
+	for _, st := range status {
+		names = append(names, st.Name)
+	}
+	for _, p := range patterns {
+		server, tool, ok := strings.Cut(p, ".")
+		if !ok || server == "" || tool == "" {
+			return nil, refuse(p, "want server.tool, or server.* for all of a server's tools (chorus mcp list shows them)")
+		}
+		i := slices.IndexFunc(status, func(st mcp.Status) bool { return st.Name == server })
+		switch {
+		case len(status) == 0:
+			return nil, refuse(p, "no MCP server is configured (add one under mcp: in the config file; docs/mcp.md)")
+		case i < 0:
+			return nil, refuse(p, "no MCP server %q is configured (configured: %s)", server, strings.Join(names, ", "))
+		case status[i].State != "running":
+			warnings = append(warnings, fmt.Sprintf("--allow-tool %s: the MCP server %s did not start, so whether it offers %s is not known (chorus mcp list shows why)", p, server, tool))
+		case tool == "*":
+		case !slices.Contains(status[i].Tools, p):
+			return nil, refuse(p, "the MCP server %s offers Chorus no tool %q (its tools: %s)", server, tool, toolList(server, status[i].Tools))
+		}
+	}
+	return warnings, nil
+}
+
+// toolList names a server's tools without the server prefix, the first 20.
+func toolList(server string, qualified []string) string {
+	if len(qualified) == 0 {
+		return "none"
+	}
+	short := make([]string, 0, min(len(qualified), 20))
+	for _, q := range qualified[:min(len(qualified), 20)] {
+		short = append(short, strings.TrimPrefix(q, server+"."))
+	}
+	if len(qualified) > 20 {
+		return strings.Join(short, ", ") + fmt.Sprintf(", … %d more", len(qualified)-20)
+	}
+	return strings.Join(short, ", ")
 }
