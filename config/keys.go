@@ -67,20 +67,21 @@ func unknownKey(err error, file string) error {
 		return nil
 	}
 	sort.Strings(keys)
+	hint := ""
+	if near := nearKey(keys[0]); near != "" {
+		hint = " — did you mean " + near + "?"
+	}
 	if strings.HasPrefix(keys[0], "openai[") {
 		return &Error{Key: keys[0], Source: file,
-			Msg: "unknown key; a server takes " + strings.Join(openAIServerKeys(), ", ") + " (see config.yaml)"}
+			Msg: "unknown key" + hint + "; a server takes " + strings.Join(openAIServerKeys(), ", ") + " (see config.yaml)"}
 	}
-	msg := "unknown key (see the documented keys in config.yaml)"
-	if near := nearKey(keys[0]); near != "" {
-		msg += " — did you mean " + near + "?"
-	}
-	return &Error{Key: keys[0], Source: file, Msg: msg}
+	return &Error{Key: keys[0], Source: file, Msg: "unknown key (see the documented keys in config.yaml)" + hint}
 }
 
 // nearKey is the key of Config a typo most likely meant — one at the same
 // depth, a few letters away (controler → controller, controller.modle →
-// controller.model) — or "" when none is close.
+// controller.model, openai[0].modle → openai[0].models) — or "" when none
+// is close.
 func nearKey(key string) string {
 	parts := strings.Split(key, ".")
 	t := reflect.TypeFor[Config]()
@@ -105,7 +106,13 @@ func nearKey(key string) string {
 		if k == "" || k == "-" {
 			continue
 		}
-		if d := editDistance(typo, k); d < bestD {
+		d := editDistance(typo, k)
+		if one, plural := strings.CutSuffix(k, "s"); plural {
+			// A plural key written singular (model for models) is
+			// the same key.
+			d = min(d, editDistance(typo, one))
+		}
+		if d < bestD {
 			best, bestD = k, d
 		}
 	}

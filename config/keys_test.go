@@ -35,6 +35,13 @@ func TestUserFileDecodedExactly(t *testing.T) {
 		{"Controller:\n  Modle: x\n", "controller.modle", "did you mean controller.model?"},
 		{"serve:\n  max_session: 3\n", "serve.max_session", "did you mean serve.max_sessions?"},
 		{"mcp:\n  - name: a\n    comand: x\n", "mcp[0].comand", "did you mean mcp[0].command?"},
+		// The openai list's items too, and a plural key written singular
+		// (or misspelt so) names the plural.
+		{"openai:\n  - url: http://a\n    modle: x\n", "openai[0].modle", "did you mean openai[0].models?"},
+		{"openai:\n  - url: http://a\n    models: {ocr: [m]}\n    Voise: x\n", "openai[0].voise", "did you mean openai[0].voice?"},
+		{"openai:\n  - url: http://a\n    task: [ocr]\n", "openai[0].task", "did you mean openai[0].tasks?"},
+		{"openai:\n  - url: http://a\n    zzz: 1\n", "openai[0].zzz", ""},
+		{"mcp:\n  - name: a\n    command: x\n    tool: [t]\n", "mcp[0].tool", "did you mean mcp[0].tools?"},
 		{"zz: 2\n", "zz", ""},
 		{"controller:\n  temperaturexyz: 1\n", "controller.temperaturexyz", ""},
 	} {
