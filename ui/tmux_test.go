@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -170,6 +171,13 @@ func TestTmuxEndToEnd(t *testing.T) {
 	if out, err := run("new-session", "-d", "-s", "e2e", "-x", "100", "-y", "30", "sh "+script+" --resume latest"); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
+	// The pane's process is chorus itself (the script execs it): the test
+	// waits for it to end before its folders are removed.
+	pidOut, err := run("display-message", "-p", "-t", "e2e", "#{pane_pid}")
+	pid, perr := strconv.Atoi(strings.TrimSpace(pidOut))
+	if err != nil || perr != nil {
+		t.Fatalf("tmux pane_pid: %v %v %q", err, perr, pidOut)
+	}
 	waitFor("the reopened session", contains("reopened (2 turns"))
 	// The notice and the restored chat may land in different frames on a
 	// busy machine: wait for the answer rather than read one frame.
@@ -190,6 +198,14 @@ func TestTmuxEndToEnd(t *testing.T) {
 			t.Fatalf("a turn cut off by closing the terminal was not saved:\n%s", saved)
 		}
 		time.Sleep(50 * time.Millisecond) // polling a file another process writes
+	}
+	// Saved is not ended: chorus may still be closing the session (its
+	// lock, a temporary file) when the test's folders are removed.
+	for deadline := time.Now().Add(guard); running(pid); {
+		if time.Now().After(deadline) {
+			t.Fatalf("chorus (pid %d) still runs after the terminal closed", pid)
+		}
+		time.Sleep(20 * time.Millisecond) // polling a process that is not this test's child
 	}
 	if n := strings.Count(saved, `"cancelled": true`); n != 2 {
 		t.Errorf("the turn cut off by the hang-up should be saved as cancelled (%d cancelled turns):\n%s", n, saved)
@@ -280,4 +296,17 @@ func shimPath(t *testing.T, tmux, sock string) string {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// running reports whether process pid is alive: not gone and not a zombie
+// (the process is tmux's child, or init's once tmux exits, so this test
+// cannot wait for it). Without /proc it answers false.
+func running(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command name in parentheses: "pid (comm) S …".
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
 }
