@@ -325,9 +325,10 @@ func (c *Config) normalize() error {
 	switch w := strings.ToLower(strings.TrimSpace(c.Controller.Warm)); w {
 	case "", "auto":
 		c.Controller.Warm = "auto"
-	case "on", "true", "yes":
+	// A YAML boolean (warm: true) reaches this string as "1" or "0".
+	case "on", "true", "yes", "1":
 		c.Controller.Warm = "on"
-	case "off", "false", "no":
+	case "off", "false", "no", "0":
 		c.Controller.Warm = "off"
 	default:
 		return bad("controller.warm", "%q is not auto, on or off", c.Controller.Warm)

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -45,5 +47,24 @@ func TestWarmControllerFollowsTheBill(t *testing.T) {
 	t.Setenv("CHORUS_CONTROLLER_WARM", "sometimes")
 	if _, err := Load(defaults(t), ""); err == nil || !strings.Contains(err.Error(), "controller.warm") || !strings.Contains(err.Error(), "auto, on or off") {
 		t.Fatalf("a bad controller.warm: %v", err)
+	}
+}
+
+// TestWarmFromTheFile: the file's spellings, YAML booleans included,
+// decode into controller.warm.
+func TestWarmFromTheFile(t *testing.T) {
+	for in, want := range map[string]bool{"on": true, "off": false, "true": true, "false": false, "yes": true, "no": false, "auto": true} {
+		dir := isolate(t)
+		file := filepath.Join(dir, "config.yaml")
+		if err := os.WriteFile(file, []byte("controller:\n  warm: "+in+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(defaults(t), file)
+		if err != nil {
+			t.Fatalf("warm: %s: %v", in, err)
+		}
+		if got := c.WarmController(); got != want {
+			t.Errorf("warm: %s → %v (%q), want %v", in, got, c.Controller.Warm, want)
+		}
 	}
 }
