@@ -2,52 +2,13 @@ package huggingface
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/internal/fakehf"
+	"github.com/chorusai/chorus/internal/testkit"
 )
-
-// peakHeap samples the heap in use while f runs and returns the peak above
-// what was in use before, and the bytes f allocated.
-func peakHeap(f func()) (peak, alloc uint64) {
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var max uint64
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			if m.HeapInuse > max {
-				max = m.HeapInuse
-			}
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	f()
-	close(stop)
-	wg.Wait()
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	if max < before.HeapInuse {
-		return 0, after.TotalAlloc - before.TotalAlloc
-	}
-	return max - before.HeapInuse, after.TotalAlloc - before.TotalAlloc
-}
 
 // BenchmarkLargeAnswer measures the heap a large answer costs: peak heap
 // in use above the baseline while the calls run, and bytes allocated per
@@ -78,7 +39,7 @@ func BenchmarkLargeAnswer(b *testing.B) {
 			ep := newTestHF(srv, Options{MaxBodyBytes: limit, TempDir: b.TempDir()})
 			var worst, allocs uint64
 			for b.Loop() {
-				peak, alloc := peakHeap(func() {
+				peak, alloc := testkit.PeakHeap(func() {
 					var wg sync.WaitGroup
 					for range tc.parallel {
 						wg.Add(1)
