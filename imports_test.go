@@ -38,7 +38,9 @@ var importRules = map[string][]string{
 	// config validates the openai list against the tasks that kind serves.
 	"config":   {"endpoints", "endpoints/openai", "skills", "text"},
 	"pipeline": {"controller", "endpoints", "imaging", "scope", "skills", "text"},
-	"sessions": {"config", "pipeline", "skills", "text"},
+	// Event streams for the tests of what shows a turn (ui, ui/turnview).
+	"pipeline/pipelinetest": {"pipeline"},
+	"sessions":              {"config", "pipeline", "skills", "text"},
 	// The chat service: sessions opened and saved, turns run and recorded,
 	// between every front end and the pipeline.
 	"conversation": {"pipeline", "recording", "sessions"},

@@ -8,27 +8,14 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/pipeline/pipelinetest"
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
 // A turn driven by synthetic events, as the pipeline would send them.
 func syntheticTurn(now time.Time) *turn {
 	t := newTurn(1, "req", nil, "qwen3:8b", now)
-	evs := []pipeline.Event{
-		pipeline.StageEvent{Stage: pipeline.StagePlanning},
-		pipeline.PlanEvent{Tasks: []pipeline.Task{
-			{ID: 1, Task: "text-to-image", Args: map[string]string{"text": "a red fox in the snow"}},
-			{ID: 2, Task: "object-detection", Dep: []int{1}, Args: map[string]string{"image": "<resource>-1"}},
-			{ID: 3, Task: "image-to-text", Dep: []int{1}, Args: map[string]string{"image": "<GENERATED>-1"}},
-			{ID: 4, Task: "draw-boxes", Dep: []int{1, 2}, Args: map[string]string{"image": "<resource>-1", "text": "<resource>-2"}},
-		}, Notes: []string{"task 5 dropped: unknown task"}},
-		pipeline.ModelEvent{ID: 1, Task: "text-to-image", Model: "stabilityai/sdxl", Endpoint: "huggingface", Decided: "controller choice",
-			Reason: "best quality for photos", Candidates: []pipeline.Candidate{{ID: "stabilityai/sdxl"}, {ID: "runwayml/sd-1.5"}},
-			Excluded: []pipeline.Exclusion{{ID: "big/model", Reason: "licence cc-by-nc is not in the allow-list"}}},
-		pipeline.TaskStartEvent{ID: 1, Task: "text-to-image", Model: "stabilityai/sdxl", Endpoint: "huggingface"},
-		pipeline.TaskProgressEvent{ID: 1, Message: "model is loading", WaitMS: 17000},
-	}
-	for _, ev := range evs {
+	for _, ev := range pipelinetest.ImageTurn() {
 		t.apply(ev, now)
 	}
 	return t
