@@ -322,16 +322,8 @@ func (c *Config) normalize() error {
 	case c.Controller.KeyEnv != "":
 		c.Controller.Key = strings.TrimSpace(os.Getenv(c.Controller.KeyEnv))
 	}
-	switch w := strings.ToLower(strings.TrimSpace(c.Controller.Warm)); w {
-	case "", "auto":
-		c.Controller.Warm = "auto"
-	// A YAML boolean (warm: true) reaches this string as "1" or "0".
-	case "on", "true", "yes", "1":
-		c.Controller.Warm = "on"
-	case "off", "false", "no", "0":
-		c.Controller.Warm = "off"
-	default:
-		return bad("controller.warm", "%q is not auto, on or off", c.Controller.Warm)
+	if err := c.normalizeWarm(); err != nil {
+		return bad("controller.warm", "%v", err)
 	}
 	if c.Controller.MaxConcurrent < 0 || c.Controller.MaxConcurrent > 4096 {
 		return bad("controller.max_concurrent", "%d is out of range (0 for no bound, else the server's slots, up to 4096)", c.Controller.MaxConcurrent)

@@ -1,5 +1,10 @@
 package config
 
+import (
+	"fmt"
+	"strings"
+)
+
 // WarmController reports whether the controller's prompt head is
 // prefilled ahead of the first request (controller.warm). Under auto it
 // is for Ollama and for an OpenAI-compatible server that takes no key:
@@ -14,4 +19,20 @@ func (c *Config) WarmController() bool {
 		return false
 	}
 	return c.Controller.Kind != "openai" || c.Controller.Key == ""
+}
+
+// normalizeWarm reads controller.warm's spellings into auto, on or off.
+func (c *Config) normalizeWarm() error {
+	switch strings.ToLower(strings.TrimSpace(c.Controller.Warm)) {
+	case "", "auto":
+		c.Controller.Warm = "auto"
+	// A YAML boolean (warm: true) reaches this string as "1" or "0".
+	case "on", "true", "yes", "1":
+		c.Controller.Warm = "on"
+	case "off", "false", "no", "0":
+		c.Controller.Warm = "off"
+	default:
+		return fmt.Errorf("%q is not auto, on or off", c.Controller.Warm)
+	}
+	return nil
 }

@@ -4,15 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/scope"
 )
 
 func init() {
 	Register("ollama", func(s Server) (Backend, error) {
-		return &ollamaBackend{client: api.NewClient(s.URL, s.HTTP)}, nil
+		// The prompt in a POST's body (and a password in OLLAMA_HOST) goes
+		// only to the configured origin: a redirect elsewhere is refused
+		// and said with where it pointed.
+		return &ollamaBackend{client: api.NewClient(s.URL, scope.Credentialed(s.HTTP))}, nil
 	})
 }
 
@@ -145,6 +151,10 @@ func ollamaError(err error) error {
 	if err == nil {
 		return nil
 	}
+	if errors.Is(err, scope.ErrRedirected) {
+		to, _ := scope.RedirectTarget(err)
+		return &Error{Err: err, Detail: fmt.Sprintf("%s — if the server has moved, set OLLAMA_HOST or controller.host to %s", rootCause(err), movedOrigin(to))}
+	}
 	var se api.StatusError
 	if errors.As(err, &se) {
 		out := &StatusError{Code: se.StatusCode, Status: se.Status, Message: se.ErrorMessage, Err: err}
@@ -161,4 +171,14 @@ func ollamaError(err error) error {
 		return &Error{Err: ErrWrongServer, Detail: "its answer is not Ollama's JSON"}
 	}
 	return err
+}
+
+// movedOrigin is the server a redirect target names: its scheme and host,
+// Ollama's routes being fixed (…/api/chat → …).
+func movedOrigin(to string) string {
+	u, err := url.Parse(to)
+	if err != nil || u.Host == "" {
+		return to
+	}
+	return u.Scheme + "://" + u.Host
 }
