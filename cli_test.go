@@ -548,22 +548,7 @@ func TestRunNeverSendsFilesTheUserDidNotGive(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
-	var where []string
-	if strings.Contains(stdout, secret) || strings.Contains(stderr, secret) {
-		where = append(where, "the output")
-	}
-	for _, req := range e.hf.Requests() {
-		if strings.Contains(string(req.Body), secret) {
-			where = append(where, "Hugging Face ("+req.Model+")")
-		}
-	}
-	for _, req := range e.ollama.ChatRequests() {
-		for _, m := range req.Messages {
-			if strings.Contains(m.Content, secret) {
-				where = append(where, "the controller")
-			}
-		}
-	}
+	where := leaks(e, secret, stdout, stderr)
 	files, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_DATA_HOME"), "chorus", "sessions", "*.json"))
 	saved := false
 	for _, f := range files {
