@@ -144,16 +144,7 @@ func TestReplaySpeedZeroKeepsRecordedDurations(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("recording run: exit %d, stderr %q", code, stderr)
 	}
-	elapsed := func(stdout string) float64 {
-		for _, ev := range jsonLines(t, stdout) {
-			if ev["type"] == "task_end" {
-				return ev["elapsed_ms"].(float64)
-			}
-		}
-		t.Fatalf("no task_end in %s", stdout)
-		return 0
-	}
-	recorded := elapsed(stdout)
+	recorded := taskElapsedMS(t, stdout)
 	if recorded < 300 {
 		t.Fatalf("the recorded task took %v ms, want the fake's 300 at least", recorded)
 	}
@@ -167,7 +158,7 @@ func TestReplaySpeedZeroKeepsRecordedDurations(t *testing.T) {
 	if took := time.Since(start); took > 250*time.Millisecond {
 		t.Logf("the replay took %s (speed 0 should not wait)", took)
 	}
-	if got := elapsed(stdout); got < recorded-50 || got > recorded+250 {
+	if got := taskElapsedMS(t, stdout); got < recorded-50 || got > recorded+250 {
 		t.Fatalf("the replayed task reports %v ms, want about the recorded %v", got, recorded)
 	}
 	_, stderr, _ = runCLI("run", "--replay", tape, "--replay-speed", "0", "--out", t.TempDir(), "say good morning")
@@ -196,16 +187,7 @@ func TestReplaySpeedZeroKeepsControllerTaskDuration(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("recording run: exit %d, stderr %q", code, stderr)
 	}
-	elapsed := func(stdout string) float64 {
-		for _, ev := range jsonLines(t, stdout) {
-			if ev["type"] == "task_end" {
-				return ev["elapsed_ms"].(float64)
-			}
-		}
-		t.Fatalf("no task_end in %s", stdout)
-		return 0
-	}
-	recorded := elapsed(stdout)
+	recorded := taskElapsedMS(t, stdout)
 	if recorded < 200 {
 		t.Fatalf("the recorded controller task took %v ms; the fake streams for longer", recorded)
 	}
@@ -214,7 +196,20 @@ func TestReplaySpeedZeroKeepsControllerTaskDuration(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("replay: exit %d, stderr %q", code, stderr)
 	}
-	if got := elapsed(stdout); got < recorded*0.8 {
+	if got := taskElapsedMS(t, stdout); got < recorded*0.8 {
 		t.Fatalf("the replayed controller task reports %v ms, want about the recorded %v", got, recorded)
 	}
+}
+
+// taskElapsedMS is the elapsed_ms of the first task_end event in a
+// --json run's stdout.
+func taskElapsedMS(t *testing.T, stdout string) float64 {
+	t.Helper()
+	for _, ev := range jsonLines(t, stdout) {
+		if ev["type"] == "task_end" {
+			return ev["elapsed_ms"].(float64)
+		}
+	}
+	t.Fatalf("no task_end in %s", stdout)
+	return 0
 }
