@@ -51,6 +51,13 @@ func DecodeFile(payload []byte, mt string, spool endpoints.Spool) (endpoints.Blo
 		}
 		dec = base64.NewDecoder(enc, dec)
 	}
+	return spoolFile(spool, dec, mt)
+}
+
+// spoolFile copies a file's decoded bytes from dec to the spool, naming
+// corrupt base64 and an empty file as such; the Blob's MIME type is mt,
+// or what its first bytes say.
+func spoolFile(spool endpoints.Spool, dec io.Reader, mt string) (endpoints.Blob, error) {
 	b, head, err := spool.Copy(dec)
 	var corrupt base64.CorruptInputError
 	switch {

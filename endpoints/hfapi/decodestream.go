@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 
@@ -41,19 +40,7 @@ func DecodeFileFrom(r io.Reader, mt string, spool endpoints.Spool) (endpoints.Bl
 	// Padding is dropped and the rest read as unpadded base64, so both
 	// forms decode without knowing the length first; line breaks the
 	// decoder skips itself.
-	b, head, err := spool.Copy(base64.NewDecoder(base64.RawStdEncoding, unpadded{br}))
-	var corrupt base64.CorruptInputError
-	switch {
-	case errors.As(err, &corrupt):
-		return endpoints.Blob{}, fmt.Errorf("file is not valid base64: %v", err)
-	case err != nil:
-		return endpoints.Blob{}, fmt.Errorf("file: %w", err)
-	case len(head) == 0:
-		b.Remove()
-		return endpoints.Blob{}, errors.New("empty file")
-	}
-	b.MIME = BlobMIME(mt, head)
-	return b, nil
+	return spoolFile(spool, base64.NewDecoder(base64.RawStdEncoding, unpadded{br}), mt)
 }
 
 // unpadded drops base64 padding ('=') and surrounding blanks as it reads.
