@@ -294,7 +294,7 @@ func sample(r *loadResult) (stop func()) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			r.peakHeap = max(r.peakHeap, ms.HeapInuse)
-			r.peakRSS = max(r.peakRSS, rss())
+			r.peakRSS = max(r.peakRSS, testkit.RSS())
 			r.peakGoroutines = max(r.peakGoroutines, runtime.NumGoroutine())
 			select {
 			case <-done:
@@ -304,21 +304,6 @@ func sample(r *loadResult) (stop func()) {
 		}
 	})
 	return func() { close(done); wg.Wait() }
-}
-
-// rss is the process's resident set (VmRSS), 0 without /proc.
-func rss() uint64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }
 
 // loadClient is one user's ssh session: it types, and watches what the

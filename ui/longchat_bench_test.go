@@ -15,6 +15,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/internal/testkit"
 	"github.com/chorusai/chorus/pipeline"
 )
 
@@ -109,7 +110,7 @@ func BenchmarkLongChat(b *testing.B) {
 		}
 		wait("the Ollama check", func(m *Model) bool { return m.server.checked })
 
-		heap0, rss0 := liveHeap(), rssBytes()
+		heap0, rss0 := liveHeap(), testkit.RSS()
 		var heap10, textBytes uint64
 		start := time.Now()
 		b.StartTimer()
@@ -145,7 +146,7 @@ func BenchmarkLongChat(b *testing.B) {
 			close(got)
 		}))
 		<-got
-		heapN, rssN := liveHeap(), rssBytes()
+		heapN, rssN := liveHeap(), testkit.RSS()
 		last = heapN
 		if path := os.Getenv("CHORUS_LONGCHAT_HEAPPROFILE"); path != "" {
 			if f, err := os.Create(path); err == nil {
@@ -182,19 +183,4 @@ func liveHeap() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
-}
-
-// rssBytes is the process's resident set (VmRSS), 0 where /proc is missing.
-func rssBytes() uint64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }

@@ -1,7 +1,10 @@
 package testkit
 
 import (
+	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -50,4 +53,20 @@ func maxU(a, b uint64) uint64 {
 		return a
 	}
 	return b
+}
+
+// RSS is the process's resident set (VmRSS) in bytes, 0 where
+// /proc/self/status is missing (not Linux).
+func RSS() uint64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
