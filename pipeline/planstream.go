@@ -1,7 +1,5 @@
 package pipeline
 
-import "strings"
-
 // planStream reads a plan reply while it streams and hands over its parts
 // the moment each is complete: the constraints object, then each task
 // object of the "tasks" list. The plan schema puts "constraints" first, so
@@ -15,13 +13,7 @@ import "strings"
 // parsePlan reads it whole. The scan is incremental: each byte is looked
 // at once, however the reply is cut into tokens.
 type planStream struct {
-	buf strings.Builder
-	// pos is the next byte of buf to scan.
-	pos   int
-	depth int
-	str   jsonStrings
-	// off stops the scan: the reply is not in the form read here.
-	off bool
+	objectScan
 	// key is the last key read at the top level, keyStart where the
 	// string literal being read there began.
 	key      string
@@ -41,27 +33,11 @@ type planStream struct {
 }
 
 // write takes the next piece of the streamed reply.
-func (s *planStream) write(tok string) {
-	if s.off {
-		return
-	}
-	s.buf.WriteString(tok)
-	b := s.buf.String()
-	for ; s.pos < len(b) && !s.off; s.pos++ {
-		s.scan(b, s.pos)
-	}
-}
+func (s *planStream) write(tok string) { s.feed(tok, s.scan) }
 
 func (s *planStream) scan(b string, i int) {
 	c := b[i]
-	if s.depth == 0 {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-		case '{':
-			s.depth = 1
-		default:
-			s.off = true
-		}
+	if s.opening(c) {
 		return
 	}
 	wasIn := s.str.in

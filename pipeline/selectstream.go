@@ -17,11 +17,7 @@ import (
 // object, a reply cut off) is left to parseChoices on the whole reply. The
 // scan is incremental: each byte is looked at once.
 type pickStream struct {
-	buf   strings.Builder
-	pos   int
-	depth int
-	str   jsonStrings
-	off   bool
+	objectScan
 	// key is the last key read at depth 1 or 2, keyStart where its
 	// literal began; open is the top-level key whose object is being read.
 	key      string
@@ -37,27 +33,11 @@ type pickStream struct {
 }
 
 // write takes the next piece of the streamed reply.
-func (s *pickStream) write(tok string) {
-	if s.off {
-		return
-	}
-	s.buf.WriteString(tok)
-	b := s.buf.String()
-	for ; s.pos < len(b) && !s.off; s.pos++ {
-		s.scan(b, s.pos)
-	}
-}
+func (s *pickStream) write(tok string) { s.feed(tok, s.scan) }
 
 func (s *pickStream) scan(b string, i int) {
 	c := b[i]
-	if s.depth == 0 {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-		case '{':
-			s.depth = 1
-		default:
-			s.off = true
-		}
+	if s.opening(c) {
 		return
 	}
 	wasIn := s.str.in
