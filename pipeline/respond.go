@@ -152,7 +152,7 @@ func (e *Engine) answerMessage(ctx context.Context, t Turn, p Plan, runs []*task
 func attachedTexts(sc *scope.Scope, paths []string, budget int) string {
 	var b strings.Builder
 	for _, p := range paths {
-		content, isFile, _, err := textFileContent(sc, p)
+		content, isFile, err := textFileContent(sc, p)
 		if err != nil {
 			fmt.Fprintf(&b, "\n\n(%s is attached but not quoted: %v)", p, err)
 			continue

@@ -148,6 +148,7 @@ func (v *validator) run(in []Task) []Task {
 			continue
 		}
 		v.checkArgs(t, skillOf[t.ID], skillOf)
+		v.gateArgs(t, skillOf[t.ID])
 		if s := skillOf[t.ID]; s.Tool != nil {
 			if _, gone := v.dropped[t.ID]; !gone {
 				v.checkToolArgs(t, s)

@@ -66,12 +66,26 @@ func URLsIn(text string) []string {
 
 // pathsIn returns the words of text that could be paths: quoted strings,
 // words with escaped blanks, and bare words, each also without trailing
-// sentence punctuation. Whether they name files is for the caller to see.
+// sentence punctuation; never a word holding a URL ("://"). Whether they
+// name files is for the caller to see.
 func pathsIn(text string) []string {
+	var out []string
+	for _, w := range splitWords(text) {
+		if !strings.Contains(w, "://") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// splitWords splits text as a person writes paths in it: quoted strings,
+// words with escaped blanks, and bare words, each also without trailing
+// sentence punctuation, and "@path" also as "path".
+func splitWords(text string) []string {
 	var out []string
 	add := func(w string) {
 		w = strings.TrimSpace(w)
-		if w == "" || len(w) > 4096 || strings.Contains(w, "://") {
+		if w == "" || len(w) > 4096 {
 			return
 		}
 		out = append(out, w)
