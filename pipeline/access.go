@@ -39,7 +39,7 @@ func (e *Engine) outDir(t Turn) string {
 func (e *Engine) turnScope(t Turn) *scope.Scope {
 	sc := scope.New(scope.Options{Root: t.Workspace})
 	for _, a := range t.Attachments {
-		sc.AllowFile(a, scope.Attached)
+		_ = sc.Allow(a, scope.Attached) // a file, or a folder and what is in it
 	}
 	sc.AllowTyped(t.Request)
 	for _, m := range t.History {

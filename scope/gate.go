@@ -182,6 +182,9 @@ func (g *gate) expand(c string, whole bool) []string {
 
 // path checks one reading p of the candidate c.
 func (g *gate) path(c, p string, whole bool) error {
+	if strings.HasPrefix(c, "//") {
+		c = filepath.Clean(c) // what is left of file:///p, named as the path
+	}
 	if i := strings.IndexByte(p, 0); i >= 0 {
 		p = p[:i] // a C program stops at the NUL
 	}
@@ -220,15 +223,18 @@ func (g *gate) path(c, p string, whole bool) error {
 
 // wordsOf returns the words of v that could be paths: v without its
 // http(s) URLs, split as a request is (quotes, escaped blanks, trailing
-// punctuation, @file) at any blank or control character, and each word
-// split again at the punctuation that joins a path to other text.
+// punctuation, @file) and plainly at any blank or control character, and
+// each word split again at the punctuation that joins a path to other
+// text.
 func wordsOf(v string) []string {
 	if strings.Contains(v, "://") {
 		v = httpURL.ReplaceAllString(v, " ")
 	}
 	v = blankControls(v)
 	var out []string
-	for _, w := range splitWords(v) {
+	// Quoted words keep their blanks ("my file.txt"); the plain split
+	// also sees the words inside a quoted sentence.
+	for _, w := range append(splitWords(v), strings.Fields(v)...) {
 		out = append(out, w)
 		if !strings.ContainsFunc(w, isJoiner) {
 			continue

@@ -20,12 +20,16 @@ import (
 //	home/work/café.txt            never given, not ASCII
 //	home/work/link.txt -> ../.ssh/id_rsa
 //	home/work/folder/inner.txt    never given
+//	home/work/shared/             a folder the user gave
+//	home/work/shared/a.txt        so granted
+//	home/work/shared/.hidden      hidden: not granted
+//	home/work/shared/out.txt -> ../../.ssh/id_rsa
 //
 // The working directory is home/work.
 func gateTree(t testing.TB) (home string, s *Scope) {
 	t.Helper()
 	home = t.TempDir()
-	for _, f := range []string{".ssh/id_rsa", "work/notes.txt", "work/secret.txt", "work/my secret.txt", "work/café.txt", "work/folder/inner.txt"} {
+	for _, f := range []string{".ssh/id_rsa", "work/notes.txt", "work/secret.txt", "work/my secret.txt", "work/café.txt", "work/folder/inner.txt", "work/shared/a.txt", "work/shared/.hidden"} {
 		p := filepath.Join(home, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			t.Fatal(err)
@@ -37,8 +41,14 @@ func gateTree(t testing.TB) (home string, s *Scope) {
 	if err := os.Symlink("../.ssh/id_rsa", filepath.Join(home, "work/link.txt")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink("../../.ssh/id_rsa", filepath.Join(home, "work/shared/out.txt")); err != nil {
+		t.Fatal(err)
+	}
 	s = New(Options{Home: home, WorkDir: filepath.Join(home, "work")})
 	s.AllowFile(filepath.Join(home, "work/notes.txt"), Attached)
+	if err := s.AllowFolder(filepath.Join(home, "work/shared"), Attached); err != nil {
+		t.Fatal(err)
+	}
 	return home, s
 }
 
@@ -299,9 +309,39 @@ func FuzzGate(f *testing.F) {
 	home, s := gateTree(f)
 	wd := filepath.Join(home, "work")
 	granted := filepath.Join(wd, "notes.txt")
-	grantedInfo, err := os.Stat(granted)
+	// What the grant holds, found apart from the scope: the file, and the
+	// shared folder with what lies in it but hidden entries and links.
+	var grant []os.FileInfo
+	for _, p := range []string{granted} {
+		st, err := os.Stat(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		grant = append(grant, st)
+	}
+	err := filepath.WalkDir(filepath.Join(wd, "shared"), func(p string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case strings.HasPrefix(d.Name(), ".") && d.IsDir():
+			return filepath.SkipDir
+		case strings.HasPrefix(d.Name(), ".") || d.Type()&os.ModeSymlink != 0:
+			return nil
+		}
+		st, err := os.Stat(p)
+		grant = append(grant, st)
+		return err
+	})
 	if err != nil {
 		f.Fatal(err)
+	}
+	inGrant := func(st os.FileInfo) bool {
+		for _, g := range grant {
+			if os.SameFile(st, g) {
+				return true
+			}
+		}
+		return false
 	}
 	for _, target := range [][3]string{
 		{filepath.Join(home, "work/secret.txt"), "secret.txt", "~/work/secret.txt"},
@@ -313,7 +353,7 @@ func FuzzGate(f *testing.F) {
 			f.Add(v)
 		}
 	}
-	for _, v := range []string{"~/.ssh", "folder/", "my secret.txt", "caf\u0065\u0301.txt", "%C3%A9", "file:~/.ssh/id_rsa", "file:secret.txt"} {
+	for _, v := range []string{"~/.ssh", "folder/", "shared/a.txt", "shared/.hidden", "shared/out.txt", "shared", "shared/../folder", "my secret.txt", "caf\u0065\u0301.txt", "%C3%A9", "file:~/.ssh/id_rsa", "file:secret.txt"} {
 		f.Add(v)
 	}
 	f.Fuzz(func(t *testing.T, value string) {
@@ -322,7 +362,7 @@ func FuzzGate(f *testing.F) {
 		}
 		for _, p := range reads(value, home, wd) {
 			st, err := os.Stat(p)
-			if err != nil || os.SameFile(st, grantedInfo) {
+			if err != nil || inGrant(st) {
 				continue
 			}
 			t.Fatalf("Gate let %q through, and a tool could read %s, outside the grant", value, p)

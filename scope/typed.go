@@ -9,20 +9,27 @@ import (
 
 // AllowTyped grants what the user typed in their own request: every
 // existing regular file whose path appears in it (quoted, with escaped
-// blanks, or bare) and every http(s) URL. A typed URL may name a private
-// or loopback address: the user asked for it.
+// blanks, or bare), every folder written as a path — with a "/" ("docs/",
+// "~/photos", "/srv/data") or "~" — as AllowFolder grants it, and every
+// http(s) URL. A bare word that happens to name a folder ("docs") grants
+// nothing. A typed URL may name a private or loopback address: the user
+// asked for it.
 func (s *Scope) AllowTyped(request string) {
 	for _, p := range pathsIn(request) {
 		real, err := s.resolve(p)
 		if err != nil {
 			continue
 		}
-		if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
-			continue
+		st, err := os.Stat(real)
+		switch {
+		case err != nil:
+		case st.Mode().IsRegular():
+			s.mu.Lock()
+			s.files[real] = Typed
+			s.mu.Unlock()
+		case st.IsDir() && (strings.Contains(p, "/") || p == "~") && strings.Trim(p, "/.") != "":
+			_ = s.AllowFolder(p, Typed) // the root is not granted: a mention, not a request
 		}
-		s.mu.Lock()
-		s.files[real] = Typed
-		s.mu.Unlock()
 	}
 	for _, u := range URLsIn(request) {
 		s.AllowURL(u, Typed)
