@@ -13,6 +13,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/internal/fakeollama"
@@ -57,7 +58,11 @@ func TestSSHUserCannotHandAHostFileToATool(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng := pipeline.New(ctl, cat, endpoints.NewRouter(endpoints.ModeHybrid, eps...), pipeline.Options{OutputDir: t.TempDir(), MaxTasks: 128})
-	s := startServer(t, 4, func(o *sshd.Options) { o.Engine = eng })
+	svc, err := conversation.New(conversation.Options{Engine: eng, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, 4, func(o *sshd.Options) { o.Service = svc })
 
 	secret := "host-only-s3cr3t-0xBADC0DE"
 	hostFile := filepath.Join(filepath.Dir(s.users), "host-secret.txt")
