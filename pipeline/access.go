@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/chorusai/chorus/endpoints"
@@ -42,21 +43,50 @@ func (e *Engine) turnScope(t Turn) *scope.Scope {
 		_ = sc.Allow(a, scope.Attached) // a file, or a folder and what is in it
 	}
 	sc.AllowTyped(t.Request)
+	for _, g := range t.Earlier {
+		for _, a := range g.Attachments {
+			_ = sc.Allow(a, scope.ChatLog)
+		}
+		sc.AllowTyped(g.Request)
+	}
+	// The chat log comes from the session file, which anything that can
+	// write there may have edited: loading it grants nothing by itself. Its
+	// files are granted only when Chorus wrote them — in an output
+	// directory, under a name it gives (really there, not a link out) —
+	// or when they pass the rule now (attached or typed this turn, or in
+	// an earlier turn of this chat: Earlier, above).
+	dirs := []string{e.outDir(t)}
+	if abs, err := filepath.Abs(e.opts.OutputDir); err == nil && abs != dirs[0] {
+		dirs = append(dirs, abs)
+	}
 	for _, m := range t.History {
 		for _, r := range m.Resources {
-			sc.AllowFile(r, scope.ChatLog)
-		}
-		if m.Role == "user" {
-			sc.AllowTyped(m.Content)
+			if !OutputName(filepath.Base(r)) {
+				continue
+			}
+			for _, d := range dirs {
+				if sc.AllowFileUnder(r, d, scope.ChatLog) {
+					break
+				}
+			}
 		}
 	}
-	// The output directory grants nothing by itself — with --out . it is
-	// the working directory, and anyone may have put files there: the
-	// files Chorus writes are granted one by one as they are written
-	// (keepResult, download), and those of earlier turns come with the
-	// chat log above.
+	// The output directory grants nothing by itself either — with --out .
+	// it is the working directory, and anyone may have put files there:
+	// the files Chorus writes are granted one by one as they are written
+	// (keepResult, download).
 	return sc
 }
+
+// outputNames is the form of the names writeBlob gives the files Chorus
+// writes: when, the task, its id, six random hex digits, the extension.
+var outputNames = regexp.MustCompile(`^\d{8}-\d{6}-[A-Za-z0-9_-]+-\d+-[0-9a-f]{6}(\.[A-Za-z0-9]+)?$`)
+
+// OutputName reports whether name (a file name, no folder) has the form
+// of the names Chorus gives the files it writes in its output directory —
+// results, downloads, annotated images: a session's file of another form
+// was not written by Chorus, and grants nothing.
+func OutputName(name string) bool { return outputNames.MatchString(name) }
 
 // access returns the turn's scope, building it when the turn did not come
 // through Run (a validation on its own).

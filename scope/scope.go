@@ -111,6 +111,28 @@ func (s *Scope) AllowDir(dir string, why Origin) {
 	s.mu.Unlock()
 }
 
+// AllowFileUnder grants the file at path as AllowFile does, but only when
+// its real path — links followed — lies under dir's: a path read from a
+// session file that names a file elsewhere, or a link planted in dir that
+// leads out of it, grants nothing. It reports whether it granted.
+func (s *Scope) AllowFileUnder(path, dir string, why Origin) bool {
+	real, err := s.resolve(path)
+	if err != nil {
+		return false
+	}
+	d, err := s.resolve(dir)
+	if err != nil || real == d || !within(real, d) {
+		return false
+	}
+	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	s.mu.Lock()
+	s.files[real] = why
+	s.mu.Unlock()
+	return true
+}
+
 // ErrBroadFolder is what AllowFolder refuses: a folder that would grant the
 // whole file system.
 var ErrBroadFolder = errors.New("the file system's root is never granted as a folder — name the folder you mean")

@@ -127,7 +127,7 @@ func (m *Model) show(s *conversation.Session) {
 func (m *Model) recordTurn(rec conversation.Record, model string) *turn {
 	m.nextTurn++
 	t := turnFromRecord(m.nextTurn, rec, model)
-	t.recID = rec.ID
+	t.recID, t.loaded = rec.ID, true
 	return t
 }
 
