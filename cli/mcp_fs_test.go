@@ -30,7 +30,7 @@ func fsEnv(t *testing.T, root string, plans ...string) *cliEnv {
 		}
 		return fakeollama.Reply{Content: "Done: see the results."}
 	})
-	cfg := fmt.Sprintf("mcp:\n  - name: fs\n    command: %s\n    args: [%q, %q]\n", node, script, root)
+	cfg := fmt.Sprintf("mcp:\n  - name: fs\n    command: %s\n    args: [%q, %q]\n    trust: true\n", node, script, root)
 	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)

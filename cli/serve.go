@@ -41,7 +41,9 @@ and address go to the log file. Sound is never played on the server; the chat of
 			if err != nil {
 				return err
 			}
-			a, err := g.newApp(cfg, app.Options{})
+			// The tools ssh users' turns may run though they may change
+			// things: a typo is refused now, as --allow-tool's is.
+			a, err := g.newApp(cfg, app.Options{AllowTools: cfg.Serve.AllowTools, AllowToolsFrom: "serve.allow_tools"})
 			if err != nil {
 				return err
 			}

@@ -141,6 +141,10 @@ type Config struct {
 		KeepAlive time.Duration `mapstructure:"keepalive" yaml:"keepalive"`
 		// AllowPull lets ssh users pull models onto the controller server.
 		AllowPull bool `mapstructure:"allow_pull" yaml:"allow_pull"`
+		// AllowTools are the MCP tools ssh users' turns may run though
+		// they may change things (server.tool, server.*, as --allow-tool):
+		// the operator decides, never the remote user.
+		AllowTools []string `mapstructure:"allow_tools" yaml:"allow_tools"`
 	} `mapstructure:"serve" yaml:"serve"`
 	UI struct {
 		Review bool                `mapstructure:"review" yaml:"review"`

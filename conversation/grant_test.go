@@ -56,7 +56,9 @@ func TestSessionGrantsNothingByItself(t *testing.T) {
 		}
 		return res.Report
 	}
-	ran := func(rep *pipeline.Report) bool { return len(rep.Tasks) == 1 && rep.Tasks[0].Status == pipeline.StatusOK }
+	ran := func(rep *pipeline.Report) bool {
+		return len(rep.Tasks) == 1 && rep.Tasks[0].Status == pipeline.StatusOK
+	}
 
 	first := r.svc.Chat(conversation.ChatOptions{})
 	if rep := run(first, "summarise this", notes); !ran(rep) {

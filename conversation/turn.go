@@ -112,6 +112,9 @@ func (c *Chat) Run(ctx context.Context, req Request, emit pipeline.Emit) Result 
 	}
 	turn := pipeline.Turn{Request: req.Request, Input: req.Input, Attachments: req.Attachments, History: sess.History(), Earlier: sess.earlier(),
 		Constraints: cons, PlanOnly: req.PlanOnly, OutputDir: c.opts.OutputDir, Workspace: c.opts.Workspace, Approve: req.Approve, Chat: c.id}
+	if c.opts.Approve != nil {
+		turn.Approve = c.opts.Approve // the operator decides, not the front end's user
+	}
 	// What the user typed and attached grants again in this chat's later
 	// turns — from memory, never from the session file.
 	sess.gave(pipeline.Given{Request: req.Request, Attachments: slices.Clone(req.Attachments)})

@@ -273,6 +273,16 @@ func approve(ctx context.Context, route endpoints.Endpoint, r *taskRun, model st
 // or "server.*" for all of a server's), and is refused otherwise with the
 // flag that allows it.
 func AllowTools(names []string) func(context.Context, Approval) error {
+	return AllowListed(names, func(tool string) string { return "run again with --allow-tool " + tool + " to let it run" })
+}
+
+// AllowListed is the Approve hook that answers from a list alone: a tool
+// runs when names lists it ("server.tool", or "server.*" for all of a
+// server's), and is refused otherwise, saying why it asks and fix(tool) —
+// who can allow it, and how. Nobody is asked: chorus serve --ssh uses it
+// with the operator's serve.allow_tools, so a remote user never approves a
+// tool that runs on the server.
+func AllowListed(names []string, fix func(tool string) string) func(context.Context, Approval) error {
 	return func(_ context.Context, a Approval) error {
 		server, _, _ := strings.Cut(a.Tool, ".")
 		for _, n := range names {
@@ -280,6 +290,6 @@ func AllowTools(names []string) func(context.Context, Approval) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("%s — run again with --allow-tool %s to let it run", a.Reason, a.Tool)
+		return fmt.Errorf("%s — %s", a.Reason, fix(a.Tool))
 	}
 }

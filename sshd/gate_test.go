@@ -2,6 +2,7 @@ package sshd_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -30,39 +31,18 @@ import (
 func TestSSHUserCannotHandAHostFileToATool(t *testing.T) {
 	kinds := []endpoints.Kind{endpoints.Builtin, endpoints.Command, endpoints.Local, endpoints.HuggingFace, endpoints.OpenAI, endpoints.Ollama, endpoints.MCP}
 	probes := map[endpoints.Kind]*endpointstest.Probe{}
-	var eps []endpoints.Endpoint
-	cat, err := skills.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat.Put(endpointstest.ProbeSkill(t, ""))
+	var all []*endpointstest.Probe
 	for _, k := range kinds {
 		probes[k] = endpointstest.NewProbe(k)
-		eps = append(eps, probes[k])
-		cat.Put(endpointstest.ProbeSkill(t, k))
+		all = append(all, probes[k])
 	}
 	var mu sync.Mutex
 	plan := `{"tasks": []}`
-	ollama := fakeollama.New(t)
-	ollama.AddModel(fakeollama.Model{Name: "qwen3:8b", ParameterSize: "8.2B", Capabilities: []string{fakeollama.CapCompletion}})
-	ollama.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
-		if pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) == string(pipeline.StagePlanning) {
-			mu.Lock()
-			defer mu.Unlock()
-			return fakeollama.Reply{Content: plan}
-		}
-		return fakeollama.Reply{Content: "Served over ssh: done."}
-	})
-	ctl, err := controller.New(ollama.URL, "qwen3:8b", controller.Options{Timeout: guard})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := pipeline.New(ctl, cat, endpoints.NewRouter(endpoints.ModeHybrid, eps...), pipeline.Options{OutputDir: t.TempDir(), MaxTasks: 128})
-	svc, err := conversation.New(conversation.Options{Engine: eng, Version: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := startServer(t, 4, func(o *sshd.Options) { o.Service = svc })
+	s := probeServer(t, func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return plan
+	}, nil, all...)
 
 	secret := "host-only-s3cr3t-0xBADC0DE"
 	hostFile := filepath.Join(filepath.Dir(s.users), "host-secret.txt")
@@ -116,5 +96,87 @@ func TestSSHUserCannotHandAHostFileToATool(t *testing.T) {
 	}
 	if !strings.Contains(screen, "outside your folder on this server") {
 		t.Errorf("no refusal names the user's folder:\n%s", screen)
+	}
+}
+
+// probeServer is a chorus serve --ssh whose engine runs the probe tasks
+// (endpointstest.ProbeSkill) on probes, the planner answering plan() and
+// every other call "Served over ssh: done."; tune adjusts its options.
+func probeServer(t *testing.T, plan func() string, tune func(*sshd.Options), probes ...*endpointstest.Probe) *server {
+	t.Helper()
+	cat, err := skills.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat.Put(endpointstest.ProbeSkill(t, ""))
+	var eps []endpoints.Endpoint
+	for _, p := range probes {
+		eps = append(eps, p)
+		cat.Put(endpointstest.ProbeSkill(t, p.Kind()))
+	}
+	ollama := fakeollama.New(t)
+	ollama.AddModel(fakeollama.Model{Name: "qwen3:8b", ParameterSize: "8.2B", Capabilities: []string{fakeollama.CapCompletion}})
+	ollama.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
+		if pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) == string(pipeline.StagePlanning) {
+			return fakeollama.Reply{Content: plan()}
+		}
+		return fakeollama.Reply{Content: "Served over ssh: done."}
+	})
+	ctl, err := controller.New(ollama.URL, "qwen3:8b", controller.Options{Timeout: guard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := pipeline.New(ctl, cat, endpoints.NewRouter(endpoints.ModeHybrid, eps...), pipeline.Options{OutputDir: t.TempDir(), MaxTasks: 128})
+	svc, err := conversation.New(conversation.Options{Engine: eng, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startServer(t, 4, func(o *sshd.Options) {
+		o.Service = svc
+		if tune != nil {
+			tune(o)
+		}
+	})
+}
+
+// TestSSHUserNeverApprovesAHostTool (issue 25, 2): over ssh a tool that may
+// change things runs on the server, so the remote user is never asked: it
+// is refused, naming serve.allow_tools, unless the operator's configuration
+// allows it — then it runs, again without a question.
+func TestSSHUserNeverApprovesAHostTool(t *testing.T) {
+	for _, allowed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("allowed=%v", allowed), func(t *testing.T) {
+			tool := endpointstest.NewProbe(endpoints.MCP)
+			tool.Guard = "it is not annotated read-only, so it may change things"
+			plan := `{"tasks":[{"task":"probe-mcp","id":1,"dep":[],"args":{"text":"delete everything"}}]}`
+			s := probeServer(t, func() string { return plan }, func(o *sshd.Options) {
+				cfg := *o.Config
+				if allowed {
+					cfg.Serve.AllowTools = []string{"probe/mcp"}
+				}
+				o.Config = &cfg
+			}, tool)
+			_, tm := s.open(t, testKey(t, 1), 120, 40)
+			mark := tm.waitFor(t, 0, "Ask anything")
+			tm.typeText(t, "run the tool\r")
+			tm.waitFor(t, mark, "Served over ssh: done.")
+			screen := ansi.Strip(tm.out.String()[mark:])
+			if strings.Contains(screen, "Run probe/mcp?") {
+				t.Fatal("the remote user was asked to approve a tool that runs on the server")
+			}
+			got := tool.Received()
+			if allowed {
+				if len(got) != 1 {
+					t.Fatalf("the tool the operator allowed did not run: %q", got)
+				}
+				return
+			}
+			if len(got) != 0 {
+				t.Fatalf("the tool ran though the operator did not allow it: %q", got)
+			}
+			if !strings.Contains(screen, "serve.allow_tools") {
+				t.Errorf("the refusal does not name serve.allow_tools:\n%s", screen)
+			}
+		})
 	}
 }

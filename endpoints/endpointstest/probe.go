@@ -16,6 +16,9 @@ import (
 // and answers with Source, the output a later task takes as <resource>-N.
 type Probe struct {
 	kind endpoints.Kind
+	// Guard, when set, is why every call must be approved first
+	// (endpoints.Guarded): a tool that may change things.
+	Guard string
 
 	mu     sync.Mutex
 	got    []string
@@ -41,6 +44,9 @@ func (p *Probe) Infer(_ context.Context, req endpoints.Request) (endpoints.Resul
 	p.got = append(p.got, req.Args["text"])
 	return endpoints.Result{Text: "done"}, nil
 }
+
+// NeedsApproval implements endpoints.Guarded with Guard.
+func (p *Probe) NeedsApproval(string, string) string { return p.Guard }
 
 // Discover implements endpoints.Discoverer: the openai and mcp kinds offer
 // their models this way, not through the catalog, so a probe of those
