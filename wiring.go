@@ -79,6 +79,7 @@ func newController(cfg *config.Config, model string, log *slog.Logger) (*control
 		NumCtx:        cfg.Controller.NumCtx,
 		PlanTokens:    cfg.Controller.PlanTokens,
 		AnswerTokens:  cfg.Controller.AnswerTokens,
+		PromptTokens:  cfg.Controller.PromptTokens,
 		Timeout:       cfg.Controller.Timeout,
 		MaxConcurrent: cfg.Controller.MaxConcurrent,
 		Key:           cfg.Controller.Key,

@@ -55,12 +55,15 @@ type Config struct {
 		Capabilities []string `mapstructure:"capabilities" yaml:"capabilities"`
 		// MaxConcurrent bounds the calls in flight on the server (its
 		// slots); the rest wait their turn, fairly across chats.
-		MaxConcurrent int           `mapstructure:"max_concurrent" yaml:"max_concurrent"`
-		Temperature   float64       `mapstructure:"temperature" yaml:"temperature"`
-		NumCtx        int           `mapstructure:"num_ctx" yaml:"num_ctx"`
-		PlanTokens    int           `mapstructure:"plan_tokens" yaml:"plan_tokens"`
-		AnswerTokens  int           `mapstructure:"answer_tokens" yaml:"answer_tokens"`
-		Timeout       time.Duration `mapstructure:"timeout" yaml:"timeout"`
+		MaxConcurrent int     `mapstructure:"max_concurrent" yaml:"max_concurrent"`
+		Temperature   float64 `mapstructure:"temperature" yaml:"temperature"`
+		NumCtx        int     `mapstructure:"num_ctx" yaml:"num_ctx"`
+		PlanTokens    int     `mapstructure:"plan_tokens" yaml:"plan_tokens"`
+		AnswerTokens  int     `mapstructure:"answer_tokens" yaml:"answer_tokens"`
+		// PromptTokens bounds every controller prompt (0: three quarters
+		// of num_ctx); controller.Options.PromptTokens.
+		PromptTokens int           `mapstructure:"prompt_tokens" yaml:"prompt_tokens"`
+		Timeout      time.Duration `mapstructure:"timeout" yaml:"timeout"`
 		// Warm is when the prompt head is prefilled ahead of the first
 		// request: auto, on or off (WarmController).
 		Warm string `mapstructure:"warm" yaml:"warm"`
@@ -190,6 +193,9 @@ func (e *Error) Error() string {
 	}
 	return fmt.Sprintf("config: %s%s: %s", e.Key, src, e.Msg)
 }
+
+// minPromptTokens is the smallest prompt budget a turn can work in.
+const minPromptTokens = 2048
 
 // envAliases are conventional variables honoured besides CHORUS_*; the
 // CHORUS_ form wins when both are set.
@@ -346,6 +352,12 @@ func (c *Config) normalize() error {
 	}
 	if c.Controller.AnswerTokens < 64 {
 		return bad("controller.answer_tokens", "%d is too small (at least 64)", c.Controller.AnswerTokens)
+	}
+	switch p := c.Controller.PromptTokens; {
+	case p != 0 && p < minPromptTokens:
+		return bad("controller.prompt_tokens", "%d is too small (0 for three quarters of num_ctx, else at least %d: the prompt's head alone takes up to 1,500)", p, minPromptTokens)
+	case p > c.Controller.NumCtx && (c.Controller.Kind == "" || c.Controller.Kind == "ollama"):
+		return bad("controller.prompt_tokens", "%d is over num_ctx (%d), so Ollama would drop the start of long prompts — raise num_ctx, or lower prompt_tokens", p, c.Controller.NumCtx)
 	}
 	if c.Controller.Timeout <= 0 {
 		return bad("controller.timeout", "must be a positive duration such as 5m")

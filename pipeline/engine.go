@@ -96,6 +96,11 @@ type Options struct {
 	// ResultBudget bounds, in bytes, the results text given to the
 	// response stage.
 	ResultBudget int
+	// ResultCap bounds, in bytes, what a task's text result contributes
+	// to events, the report and the session; a longer result is written
+	// whole to a file in the output folder and referenced (spill.go).
+	// 0 means DefaultResultCap.
+	ResultCap int
 	// Logger records each turn's stages, choices, endpoint failures and
 	// outcome for the log file; nil discards. See log.go for what is
 	// never logged.
@@ -120,6 +125,9 @@ func (o *Options) defaults() {
 	}
 	if o.ResultBudget <= 0 {
 		o.ResultBudget = 8000
+	}
+	if o.ResultCap <= 0 {
+		o.ResultCap = DefaultResultCap
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -281,7 +289,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 		}
 		emit(StageEvent{Stage: StageExecution})
 		results = d.start()
-		rep.Tasks = reportTasks(results)
+		rep.Tasks = reportTasks(results, e.opts.ResultCap)
 		rep.Files = reportFiles(results)
 		if ctx.Err() != nil {
 			return fail(StageExecution, ctx.Err())

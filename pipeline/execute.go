@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,8 +36,11 @@ type taskRun struct {
 	// cancelled: the turn was cancelled before the task finished.
 	cancelled bool
 	text      string
-	data      json.RawMessage
-	files     []string
+	// spilled is the file holding the whole text when it was over the
+	// result cap (spill.go); text is then its start.
+	spilled string
+	data    json.RawMessage
+	files   []string
 	// kinds says what each file is where its modality does not (a mask,
 	// the annotated preview); see fileFor.
 	kinds    map[string]skills.FileKind
@@ -159,6 +163,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 		if err == nil {
 			r.status, r.text = StatusOK, text
 			allowResultURLs(sc, text)
+			e.spill(r, outDir, sc, progress)
 			return
 		}
 		lastErr = err
@@ -195,6 +200,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			if err == nil {
 				r.status = StatusOK
 				allowResultURLs(sc, r.text)
+				e.spill(r, outDir, sc, progress)
 				return
 			}
 			lastErr = err
@@ -301,7 +307,7 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 			if dep.text == "" && len(dep.files) > 0 {
 				return strings.Join(dep.files, ", "), true
 			}
-			return dep.text, true
+			return dep.wholeText(), true
 		})
 		if missing != nil {
 			return nil, missing
@@ -488,7 +494,7 @@ func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, a
 		fmt.Fprintf(&b, "%s: %s\n", k, quoteData(args[k]))
 	}
 	start := time.Now()
-	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(stageMessage(markTask, b.String())), NumPredict: e.ctl.Options().AnswerTokens})
+	reply, err := e.callController(ctx, controller.ChatCall{Messages: conv.with(stageMessage(markTask, b.String())), NumPredict: e.ctl.Options().AnswerTokens})
 	took = max(time.Since(start), reply.PromptEvalDuration+reply.EvalDuration)
 	if err != nil {
 		return "", took, err
@@ -501,8 +507,10 @@ func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, a
 	return text, took, nil
 }
 
-// reportTasks turns runs into the turn's execution record.
-func reportTasks(runs []*taskRun) []TaskReport {
+// reportTasks turns runs into the turn's execution record. An argument
+// is kept to the result cap as a result is: it holds what another task
+// returned, or a file's contents, which the record has elsewhere.
+func reportTasks(runs []*taskRun, limit int) []TaskReport {
 	out := make([]TaskReport, 0, len(runs))
 	for _, r := range runs {
 		tr := TaskReport{ID: r.task.ID, Task: r.task.Task, Dep: slices.Clone(r.task.Dep), Args: r.args, Model: r.model, Endpoint: r.endpoint, Provider: r.provider,
@@ -510,10 +518,30 @@ func reportTasks(runs []*taskRun) []TaskReport {
 		if tr.Args == nil {
 			tr.Args = r.task.Args
 		}
+		tr.Args = cappedArgs(tr.Args, limit)
 		if r.choice != nil {
 			tr.Decided, tr.Reason, tr.Unmet = r.choice.decided, r.choice.reason, r.choice.unmet
 		}
 		out = append(out, tr)
+	}
+	return out
+}
+
+// cappedArgs is args with each value kept to limit bytes; args itself
+// (shared with the run) when none is longer.
+func cappedArgs(args map[string]string, limit int) map[string]string {
+	var out map[string]string
+	for k, v := range args {
+		if len(v) <= limit {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(args)
+		}
+		out[k] = budgeted(v, limit)
+	}
+	if out == nil {
+		return args
 	}
 	return out
 }

@@ -145,13 +145,16 @@ func (e *Engine) plan(ctx context.Context, t Turn, conv *conversation, emit Emit
 	schema := planSchema(e.cat)
 	var lastProblem string
 	for attempt := 0; attempt < 2; attempt++ {
+		msgs := fitPrompt(conv.with(tail...), e.ctl.Options().PromptBytes())
+		// What was sent is what later calls continue after.
+		tail = msgs[len(msgs)-len(tail):]
 		emit(DebugEvent{Stage: StagePlanning, Kind: "prompt", Content: debugPrompt(tail[len(tail)-1])})
 		start := time.Now()
-		call := controller.ChatCall{Messages: conv.with(tail...), Format: schema, NumPredict: e.ctl.Options().PlanTokens}
+		call := controller.ChatCall{Messages: msgs, Format: schema, NumPredict: e.ctl.Options().PlanTokens}
 		if stream != nil && attempt == 0 {
 			call.OnToken = stream.write
 		}
-		reply, err := e.ctl.Chat(ctx, call)
+		reply, err := e.callController(ctx, call)
 		if err != nil {
 			return Plan{}, err
 		}

@@ -294,6 +294,12 @@ func (c *conversation) record(stage Stage, r controller.Reply, took time.Duratio
 		// refused, answered as json_object and repaired.
 		emit(DebugEvent{Stage: stage, Kind: "note", Content: n})
 	}
+	if r.Cut {
+		// The server ignored the limit it was given; the stage goes on
+		// as after any reply cut off by length, and the turn says so.
+		emit(ErrorEvent{Stage: stage, Message: "the controller went on past its token limit, so Chorus cut its reply there — " +
+			"its server may not honour num_predict/max_tokens (check the model's template, or a proxy in between)"})
+	}
 	emit(DebugEvent{Stage: stage, Kind: "tokens", Content: fmt.Sprintf("prompt %d tokens (%d prefilled, the rest from the server's cache), reply %d tokens, %d ms",
 		call.PromptTokens, call.Prefilled, call.Tokens, call.ElapsedMS)})
 }

@@ -17,12 +17,12 @@ import (
 // appends the workflow section rendered from the execution record, so the
 // explanation can only name models that actually ran.
 func (e *Engine) respond(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report, conv *conversation, emit Emit) (string, error) {
-	msg := e.answerMessage(ctx, t, p, runs, rep)
-	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: debugPrompt(msg)})
+	msgs := fitPrompt(conv.with(e.answerMessage(ctx, t, p, runs, rep)), e.ctl.Options().PromptBytes())
+	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: debugPrompt(msgs[len(msgs)-1])})
 	var answer strings.Builder
 	push, flush := streamer(&answer, emit)
 	start := time.Now()
-	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(msg), NumPredict: e.ctl.Options().AnswerTokens, OnToken: push})
+	reply, err := e.callController(ctx, controller.ChatCall{Messages: msgs, NumPredict: e.ctl.Options().AnswerTokens, OnToken: push})
 	if err == nil {
 		flush()
 		conv.record(StageResponse, reply, time.Since(start), emit)
@@ -231,10 +231,14 @@ func resultsForPrompt(runs []*taskRun, budget int) []promptResult {
 	return out
 }
 
-// budgeted cuts s to a prompt budget of n bytes (16 at least), saying how
-// much was left out so the controller does not take a part for the whole.
+// budgetFloor is the least of a part budgeted keeps.
+const budgetFloor = 16
+
+// budgeted cuts s to a prompt budget of n bytes (budgetFloor at least),
+// saying how much was left out so the controller does not take a part for
+// the whole.
 func budgeted(s string, n int) string {
-	out, cut := text.ClipBytes(s, max(n, 16))
+	out, cut := text.ClipBytes(s, max(n, budgetFloor))
 	if cut > 0 {
 		out += fmt.Sprintf(" [%d more bytes]", cut)
 	}

@@ -24,7 +24,7 @@ func (e *Engine) Warm(ctx context.Context, history []Message) (controller.Reply,
 	start := time.Now()
 	conv := e.newConversation(ctx, Turn{History: history})
 	msgs := conv.with(stageMessage(markPlan, ""))
-	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: msgs, Format: planSchema(e.cat), NumPredict: 1})
+	reply, err := e.callController(ctx, controller.ChatCall{Messages: msgs, Format: planSchema(e.cat), NumPredict: 1})
 	log := e.opts.Logger
 	if err != nil {
 		log.LogAttrs(ctx, slog.LevelDebug, "prompt head not warmed", slog.String("err", err.Error()), slog.Duration("elapsed", time.Since(start)))
