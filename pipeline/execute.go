@@ -520,7 +520,7 @@ func reportTasks(runs []*taskRun, limit int) []TaskReport {
 		}
 		tr.Args = cappedArgs(tr.Args, limit)
 		if r.choice != nil {
-			tr.Decided, tr.Reason, tr.Unmet = r.choice.decided, r.choice.reason, r.choice.unmet
+			tr.Decided, tr.Reason, tr.Unmet = r.choice.decided, r.choice.why(), r.choice.unmet
 		}
 		out = append(out, tr)
 	}
