@@ -131,9 +131,14 @@ type Config struct {
 	SkillsDir string `mapstructure:"skills_dir" yaml:"skills_dir"`
 	Serve     struct {
 		// AuthorizedKeys is the file of public keys allowed to connect.
-		AuthorizedKeys string        `mapstructure:"authorized_keys" yaml:"authorized_keys"`
-		MaxSessions    int           `mapstructure:"max_sessions" yaml:"max_sessions"`
-		IdleTimeout    time.Duration `mapstructure:"idle_timeout" yaml:"idle_timeout"`
+		AuthorizedKeys string `mapstructure:"authorized_keys" yaml:"authorized_keys"`
+		// HTTPToken is the bearer token `chorus mcp serve --http` wants;
+		// HTTPTokenEnv names a variable holding it instead (normalize
+		// reads it into HTTPToken and leaves HTTPTokenEnv to say where).
+		HTTPToken    string        `mapstructure:"http_token" yaml:"http_token"`
+		HTTPTokenEnv string        `mapstructure:"http_token_env" yaml:"http_token_env"`
+		MaxSessions  int           `mapstructure:"max_sessions" yaml:"max_sessions"`
+		IdleTimeout  time.Duration `mapstructure:"idle_timeout" yaml:"idle_timeout"`
 		// HandshakeTimeout is how long a connection has to log in;
 		// MaxUnauthenticated(PerSource) bound the connections waiting to.
 		HandshakeTimeout            time.Duration `mapstructure:"handshake_timeout" yaml:"handshake_timeout"`
@@ -327,6 +332,12 @@ func (c *Config) normalize() error {
 		return bad("controller.key_env", "set controller.key or controller.key_env, not both")
 	case c.Controller.KeyEnv != "":
 		c.Controller.Key = strings.TrimSpace(os.Getenv(c.Controller.KeyEnv))
+	}
+	switch {
+	case c.Serve.HTTPTokenEnv != "" && c.Serve.HTTPToken != "":
+		return bad("serve.http_token_env", "set serve.http_token or serve.http_token_env, not both")
+	case c.Serve.HTTPTokenEnv != "":
+		c.Serve.HTTPToken = strings.TrimSpace(os.Getenv(c.Serve.HTTPTokenEnv))
 	}
 	if err := c.normalizeWarm(); err != nil {
 		return bad("controller.warm", "%v", err)
