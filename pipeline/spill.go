@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/chorusai/chorus/endpoints"
@@ -37,7 +38,7 @@ func (e *Engine) spill(r *taskRun, outDir string, sc *scope.Scope, progress func
 		return
 	}
 	head, more := text.ClipBytes(r.text, limit)
-	p, err := writeFile(outDir, r.task.Task+"-result", r.task.ID, "text/plain; charset=utf-8", []byte(r.text))
+	p, err := writeText(outDir, r.task.Task+"-result", r.task.ID, r.text)
 	if err != nil {
 		r.text = head + fmt.Sprintf("\n\n[%s more not kept: %v]", skills.HumanBytes(int64(more)), err)
 		progress(endpoints.Progress{Message: fmt.Sprintf("the result is %s; only its first %s is kept, because the whole could not be saved: %v",
@@ -50,6 +51,25 @@ func (e *Engine) spill(r *taskRun, outDir string, sc *scope.Scope, progress func
 	r.files = append(r.files, p)
 	r.spilled = p
 	r.text = head + fmt.Sprintf("\n\n[%s more — the whole result (%s) is in %s]", skills.HumanBytes(int64(more)), skills.HumanBytes(int64(len(head)+more)), p)
+}
+
+// writeText stores s as a text file under dir, named as writeBlob names
+// results, without a copy of s in memory: it goes to a temporary file
+// first, which writeBlob then moves into place.
+func writeText(dir, task string, id int, s string) (string, error) {
+	f, err := os.CreateTemp(dir, ".result-*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("cannot write the result file: %w", err)
+	}
+	_, err = io.WriteString(f, s)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("cannot write the result file: %w", err)
+	}
+	return writeBlob(dir, task, id, endpoints.Blob{Path: f.Name(), MIME: "text/plain; charset=utf-8"})
 }
 
 // wholeText is r's text result whole: read back from the file it was
