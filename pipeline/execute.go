@@ -90,7 +90,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			r.model, r.endpoint = e.ctl.Model(), EndpointController
 		case len(c.ranked) > 0:
 			r.model, r.endpoint = c.ranked[0].model.ID, string(c.ranked[0].routes[0].Kind())
-			r.provider = plannedProvider(c.ranked[0].routes[0], r.task.Task, r.model)
+			r.provider = resolvedProvider(ctx, c.ranked[0].routes[0], r.task.Task, r.model)
 		}
 	}
 	// A task that never runs gets only its end event, as a task skipped
@@ -169,7 +169,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 				break
 			}
 			r.model, r.endpoint = cand.model.ID, string(route.Kind())
-			r.provider = plannedProvider(route, r.task.Task, cand.model.ID)
+			r.provider = resolvedProvider(tctx, route, r.task.Task, cand.model.ID)
 			if lastErr != nil && len(r.attempts) > 0 {
 				e.hop(r, lastErr, emit)
 			}

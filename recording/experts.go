@@ -25,12 +25,14 @@ type Experts struct {
 }
 
 // Provider is the provider an endpoint said it would use for a model and
-// task (endpoints.ProviderNamer), last asked.
+// task, last asked: without the network (endpoints.ProviderNamer), or
+// Resolved by asking (endpoints.ProviderResolver).
 type Provider struct {
 	Kind     endpoints.Kind `json:"kind"`
 	Task     string         `json:"task"`
 	Model    string         `json:"model"`
 	Provider string         `json:"provider"`
+	Resolved bool           `json:"resolved,omitempty"`
 }
 
 // Check is an endpoint's last readiness answer for a model and task.
@@ -154,12 +156,12 @@ type expertLog struct {
 	kinds       []endpoints.Kind
 	checks      map[Check]int // key without Err → index in ex.Checks
 	discoveries map[[2]string]int
-	providers   map[[3]string]int
+	providers   map[[4]string]int
 	ex          Experts
 }
 
 func newExpertLog() *expertLog {
-	return &expertLog{checks: map[Check]int{}, discoveries: map[[2]string]int{}, providers: map[[3]string]int{}}
+	return &expertLog{checks: map[Check]int{}, discoveries: map[[2]string]int{}, providers: map[[4]string]int{}}
 }
 
 // snapshot copies what was recorded so far.
@@ -201,7 +203,7 @@ func (l *expertLog) discovery(d Discovery) {
 func (l *expertLog) provider(p Provider) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	key := [3]string{string(p.Kind), p.Task, p.Model}
+	key := [4]string{string(p.Kind), p.Task, p.Model, fmt.Sprint(p.Resolved)}
 	if i, ok := l.providers[key]; ok {
 		l.ex.Providers[i] = p
 		return
@@ -304,6 +306,20 @@ func (e *recordEndpoint) Provider(task, model string) string {
 	}
 	p := pn.Provider(task, model)
 	e.log.provider(Provider{Kind: e.Kind(), Task: task, Model: model, Provider: p})
+	return p
+}
+
+// ResolveProvider passes provider resolution to an endpoint that can ask;
+// one that cannot answers as Provider does.
+func (e *recordEndpoint) ResolveProvider(ctx context.Context, task, model string) string {
+	pr, ok := e.inner.(endpoints.ProviderResolver)
+	if !ok {
+		return e.Provider(task, model)
+	}
+	p := pr.ResolveProvider(ctx, task, model)
+	if ctx.Err() == nil {
+		e.log.provider(Provider{Kind: e.Kind(), Task: task, Model: model, Provider: p, Resolved: true})
+	}
 	return p
 }
 
