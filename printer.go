@@ -58,7 +58,7 @@ func logStage(ev pipeline.Event) pipeline.Stage {
 		return pipeline.StagePlanning
 	case pipeline.ModelEvent:
 		return pipeline.StageSelection
-	case pipeline.TaskStartEvent, pipeline.TaskProgressEvent, pipeline.TaskEndEvent:
+	case pipeline.TaskStartEvent, pipeline.TaskProgressEvent, pipeline.TaskEndEvent, pipeline.HostDownEvent:
 		return pipeline.StageExecution
 	case pipeline.DebugEvent:
 		return e.Stage
@@ -271,6 +271,8 @@ func (p *printer) plain(ev pipeline.Event) {
 		if e.Waiting {
 			p.line("  %s", pipeline.QueueText(e))
 		}
+	case pipeline.HostDownEvent:
+		p.line("unreachable: %s", pipeline.HostDownText(e))
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,5 +191,57 @@ func TestRunNamesTheProviderThatRan(t *testing.T) {
 	stdout, _, _ = runCLI("models", "list", "text-to-image")
 	if !strings.Contains(stdout, "black-forest-labs/FLUX.1-schnell\n       huggingface (replicate)") || strings.Contains(stdout, "FLUX.1-schnell\n       huggingface (fal-ai)") {
 		t.Errorf("models list, with the Hub listing replicate only:\n%s", stdout)
+	}
+}
+
+// TestRunWithTheRouterRefused: Hugging Face's router refuses connections.
+// `chorus run` says so in one line and skips the task's other candidates
+// instead of trying each ("all 7 attempts failed"); --json carries one
+// host_down event.
+func TestRunWithTheRouterRefused(t *testing.T) {
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		switch stageOf(req) {
+		case "plan":
+			return fakeollama.Reply{Content: `{"tasks":[{"task":"text-to-image","id":1,"dep":[],"args":{"text":"a lighthouse"}}]}`}
+		case "select":
+			return fakeollama.Reply{Content: `{"choices":[{"id":1,"pick":1,"reason":"the curated default"}]}`}
+		}
+		return fakeollama.Reply{Content: "I could not paint it."}
+	})
+	// The Hub answers, and lists providers for every candidate.
+	e.hf.Provide("fal-ai", "black-forest-labs/FLUX.1-schnell", "fal-ai/flux/schnell", "text-to-image")
+	e.hf.Provide("replicate", "black-forest-labs/FLUX.1-schnell", "black-forest-labs/flux-schnell", "text-to-image")
+	e.hf.Provide("nebius", "stabilityai/stable-diffusion-xl-base-1.0", "stability-ai/sdxl", "text-to-image")
+	e.hf.Provide("fal-ai", "black-forest-labs/FLUX.1-dev", "fal-ai/flux/dev", "text-to-image")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	t.Setenv("CHORUS_HUGGINGFACE_BASE_URL", "http://"+dead)
+
+	_, stderr, _ := runCLI("run", "--no-save", "paint a lighthouse")
+	line := "unreachable: Hugging Face's router is unreachable at " + dead + " (connection refused) — its other candidates are skipped this turn"
+	if strings.Count(stderr, line) != 1 || strings.Contains(stderr, "attempts failed") || !strings.Contains(stderr, "candidates on "+dead+" skipped") {
+		t.Errorf("stderr:\n%s\nwant once: %s", stderr, line)
+	}
+	stdout, _, _ := runCLI("run", "--json", "--no-save", "paint a lighthouse")
+	downs := 0
+	for _, ev := range jsonLines(t, stdout) {
+		if ev["type"] == "host_down" {
+			downs++
+			if ev["host"] != dead || ev["endpoint"] != "huggingface" || ev["reason"] != "connection refused" {
+				t.Errorf("host_down %v", ev)
+			}
+		}
+		if ev["type"] == "task_end" {
+			if attempts, _ := ev["attempts"].([]any); len(attempts) != 1 {
+				t.Errorf("task_end with %d attempts, want 1: %v", len(attempts), ev)
+			}
+		}
+	}
+	if downs != 1 {
+		t.Errorf("%d host_down events, want 1", downs)
 	}
 }

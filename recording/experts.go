@@ -100,6 +100,10 @@ const MaxFile = 64 << 20
 type Failure struct {
 	Message string   `json:"message"`
 	Classes []string `json:"classes,omitempty"`
+	// DownHost and DownReason keep an endpoints.HostDownError: the
+	// replay marks the host down as the recorded turn did.
+	DownHost   string `json:"down_host,omitempty"`
+	DownReason string `json:"down_reason,omitempty"`
 }
 
 // classes are the error classes a Failure keeps, by name.
@@ -125,6 +129,10 @@ func failure(err error) *Failure {
 		return nil
 	}
 	f := &Failure{Message: err.Error()}
+	var down *endpoints.HostDownError
+	if errors.As(err, &down) {
+		f.DownHost, f.DownReason = down.Host, down.Reason
+	}
 	for _, c := range classes {
 		if errors.Is(err, c.err) {
 			f.Classes = append(f.Classes, c.name)
@@ -147,7 +155,11 @@ func (f *Failure) Error() error {
 			}
 		}
 	}
-	return endpoints.Explain(f.Message, errs...)
+	err := endpoints.Explain(f.Message, errs...)
+	if f.DownHost != "" {
+		return &endpoints.HostDownError{Host: f.DownHost, Reason: f.DownReason, Err: err}
+	}
+	return err
 }
 
 // expertLog collects the endpoints' side while recording.
@@ -307,6 +319,15 @@ func (e *recordEndpoint) Provider(task, model string) string {
 	p := pn.Provider(task, model)
 	e.log.provider(Provider{Kind: e.Kind(), Task: task, Model: model, Provider: p})
 	return p
+}
+
+// Host passes the host a call reaches (endpoints.Hoster), so a recorded
+// turn skips a host that is down as any turn does.
+func (e *recordEndpoint) Host(task, model string) string {
+	if h, ok := e.inner.(endpoints.Hoster); ok {
+		return h.Host(task, model)
+	}
+	return ""
 }
 
 // ResolveProvider passes provider resolution to an endpoint that can ask;

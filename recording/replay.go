@@ -154,6 +154,17 @@ func (e *replayEndpoint) Discover(_ context.Context, task string) ([]endpoints.O
 	return nil, nil
 }
 
+// Host is the host the recording found down for the endpoint, if it
+// found one: the replay skips the candidates the recorded turn skipped.
+func (e *replayEndpoint) Host(task, model string) string {
+	for _, c := range e.st.rec.Experts.Calls {
+		if c.Kind == e.kind && c.Err != nil && c.Err.DownHost != "" {
+			return c.Err.DownHost
+		}
+	}
+	return ""
+}
+
 // Provider names the provider the endpoint named while recording,
 // without the network.
 func (e *replayEndpoint) Provider(task, model string) string {

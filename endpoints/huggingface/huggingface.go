@@ -242,12 +242,18 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 }
 
 // nextProvider reports whether another provider may succeed where err
-// failed: not after bad input, a refused token, a payment that is due, or
-// the end of the caller's time.
+// failed: not after bad input, a refused token, a payment that is due, the
+// end of the caller's time, or a router that cannot be reached at all —
+// every provider is behind it.
 func nextProvider(ctx context.Context, err error) bool {
+	var down *endpoints.HostDownError
 	return ctx.Err() == nil && !errors.Is(err, endpoints.ErrBadInput) && !errors.Is(err, endpoints.ErrUnauthorized) &&
-		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &down)
 }
+
+// Host is the router's host: every provider's call goes through it
+// (endpoints.Hoster).
+func (e *Endpoint) Host(task, model string) string { return endpoints.HostKey(e.c.base) }
 
 func (e *Endpoint) setUnpaid(err error) {
 	e.mu.Lock()

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -660,5 +662,37 @@ func TestLiveMappingWinsAndIsShared(t *testing.T) {
 	res, err := newProviderEP(srv2, Options{Known: known}).Infer(context.Background(), endpoints.Request{Task: "text-to-image", Model: flux, Args: map[string]string{"text": "x"}})
 	if err != nil || res.Provider != "fal-ai" {
 		t.Errorf("Hub down: %q, %v", res.Provider, err)
+	}
+}
+
+// TestRefusedRouterStopsTheProviders: every provider is behind the router;
+// when the router refuses the connection, the next provider is not tried
+// (one connection attempt, not one per provider), and the error marks the
+// router's host down for the executor.
+func TestRefusedRouterStopsTheProviders(t *testing.T) {
+	srv := newProviderFake(t)
+	srv.Provide("fal-ai", flux, "fal-ai/flux/schnell", "text-to-image")
+	srv.Provide("replicate", flux, "black-forest-labs/flux-schnell", "text-to-image")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	var dials atomic.Int32
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}}}
+	ep := New(Options{BaseURL: "http://" + dead, Token: provToken, HTTPClient: client,
+		Hub: &skills.Hub{BaseURL: srv.Root, Token: provToken, HTTPClient: srv.Client()}})
+	if h := ep.Host("text-to-image", flux); h != dead {
+		t.Fatalf("Host = %q, want the router's %s", h, dead)
+	}
+	_, err = ep.Infer(context.Background(), endpoints.Request{Task: "text-to-image", Model: flux, Args: map[string]string{"text": "x"}})
+	var down *endpoints.HostDownError
+	if !errors.As(err, &down) || down.Host != dead || !errors.Is(err, endpoints.ErrUnreachable) || dials.Load() != 1 {
+		t.Fatalf("%d connection attempts, err %v; want one, marking %s down", dials.Load(), err, dead)
 	}
 }
