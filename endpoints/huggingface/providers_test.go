@@ -24,12 +24,12 @@ const provToken = "hf_providers"
 
 const flux = "black-forest-labs/FLUX.1-schnell"
 
-// newProviderEP is an endpoint on the fake router and Hub, asking the Hub
-// for mappings as wiring.go sets it up, with fast polls and backoffs.
 // noHub in Options.Hub makes newProviderEP configure no Hub: only the
 // catalog's mapping is known.
 type noHub struct{ MappingSource }
 
+// newProviderEP is an endpoint on the fake router and Hub, asking the Hub
+// for mappings as app/engine.go sets it up, with fast polls and backoffs.
 func newProviderEP(srv *fakehf.Server, opts Options) *Endpoint {
 	opts.BaseURL, opts.Token, opts.HTTPClient = srv.Root, provToken, srv.Client()
 	switch opts.Hub.(type) {
