@@ -101,7 +101,7 @@ func (d *dispatcher) newRun(task Task, early bool) *taskRun {
 
 // stream returns the plan stream that offers tasks to d as they arrive.
 func (d *dispatcher) stream() *planStream {
-	return &planStream{onConstraints: d.constraintsRead, onTask: d.taskRead}
+	return &planStream{onConstraints: d.constraintsRead, onTask: d.taskRead, waitForConstraints: requestMayConstrain(d.t.Request)}
 }
 
 func (d *dispatcher) constraintsRead(c Constraints) {

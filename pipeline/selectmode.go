@@ -37,12 +37,33 @@ var preferenceWords = []string{
 	"language", "multilingual", "accent", "voice",
 }
 
-// requestWeighsModels reports whether request says something a model
-// choice among cands should weigh: a preference word, or a candidate's
-// name (its id's last part, or a distinctive piece of it: "whisper",
-// "flux", "blip").
-func requestWeighsModels(request string, cands []*candidate) bool {
-	// Paths and URLs name files, not preferences ("/tmp/fast-cars.png").
+// limitWords are what a request says when it limits where or which models
+// may run — HIVE's constraints: on this machine, a licence, a size.
+var limitWords = []string{
+	"local", "machine", "offline", "on-device", "on device", "private", "cloud", "internet", "upload",
+	"apache", "mit ", "gpl", "cc-by", "licen", "gb", "mb", "parameter", "benchmark", "smallest",
+}
+
+// requestMayConstrain reports whether request may state a constraint on
+// the models: a limit word or a preference word (paths aside). A plan
+// reply that writes its tasks first then waits for its end before a task
+// starts, in case a model not held to the schema's order writes the
+// constraints last; under the schema a reply's first key "tasks" means
+// there are none.
+func requestMayConstrain(request string) bool {
+	r := requestWords(request)
+	for _, w := range append(limitWords, preferenceWords...) {
+		if strings.Contains(r, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// requestWords is request in lower case without the words that name
+// files ("/tmp/fast-cars.png", "~/x", "@notes.txt"), padded with a space
+// at each end so a word can be matched with its boundary.
+func requestWords(request string) string {
 	words := strings.Fields(strings.ToLower(request))
 	kept := words[:0]
 	for _, w := range words {
@@ -50,7 +71,16 @@ func requestWeighsModels(request string, cands []*candidate) bool {
 			kept = append(kept, w)
 		}
 	}
-	r := " " + strings.Join(kept, " ") + " "
+	return " " + strings.Join(kept, " ") + " "
+}
+
+// requestWeighsModels reports whether request says something a model
+// choice among cands should weigh: a preference word, or a candidate's
+// name (its id's last part, or a distinctive piece of it: "whisper",
+// "flux", "blip").
+func requestWeighsModels(request string, cands []*candidate) bool {
+	// Paths and URLs name files, not preferences ("/tmp/fast-cars.png").
+	r := requestWords(request)
 	for _, w := range preferenceWords {
 		if strings.Contains(r, w) {
 			return true

@@ -41,15 +41,33 @@ func streamedPlan() (fakeollama.Reply, chan<- string) {
 	return fakeollama.Reply{Stream: ch}, ch
 }
 
+// Tasks start while the plan streams, in the schema's shortest form (no
+// constraints, no ids: the first key is "tasks") as in the older one
+// (constraints first, every field spelled out).
 func TestTasksStartWhileThePlanStreams(t *testing.T) {
+	t.Run("shortest", func(t *testing.T) {
+		tasksStartWhileThePlanStreams(t, func(img string) (string, []string) {
+			args, _ := json.Marshal(map[string]string{"image": img})
+			return `{"tasks":[`, []string{`{"task":"image-classification","args":` + string(args) + `}`,
+				`{"task":"object-detection","args":` + string(args) + `}`}
+		})
+	})
+	t.Run("constraints first", func(t *testing.T) {
+		tasksStartWhileThePlanStreams(t, func(img string) (string, []string) {
+			return orderedPlan(`{}`,
+				task(1, "image-classification", nil, map[string]string{"image": img}),
+				task(2, "object-detection", nil, map[string]string{"image": img}))
+		})
+	})
+}
+
+func tasksStartWhileThePlanStreams(t *testing.T, write func(img string) (head string, objs []string)) {
 	r := newRig(t)
 	img := r.image("room.png", 32, 32)
 	release := r.hf.Model("test/classifier", "image-classification").Hold()
 	defer release()
 	r.hf.Model("test/detector", "object-detection")
-	head, objs := orderedPlan(`{}`,
-		task(1, "image-classification", nil, map[string]string{"image": img}),
-		task(2, "object-detection", nil, map[string]string{"image": img}))
+	head, objs := write(img)
 	reply, plan := streamedPlan()
 	r.plans = []fakeollama.Reply{reply}
 
@@ -210,8 +228,9 @@ func TestEarlyTaskWithdrawnWhenThePlanChanges(t *testing.T) {
 }
 
 // A plan that writes its tasks before its constraints (a model not held to
-// the schema's order) starts nothing early: the constraints might rule
-// out the model a task would run on.
+// the schema's order) starts nothing early when the request may state a
+// limit ("on this machine only"): the constraints might rule out the model
+// a task would run on. (Without such words, tasks first means none.)
 func TestConstraintsAfterTasksStartNothingEarly(t *testing.T) {
 	r := newRig(t)
 	img := r.image("a.png", 16, 16)
