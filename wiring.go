@@ -66,6 +66,7 @@ func buildEngineWarn(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, []
 		OutputDir:       cfg.OutputDir,
 		ControllerTasks: cfg.ControllerTasks,
 		Selection:       pipeline.Selection(cfg.Selection),
+		EarlyAnswer:     cfg.EarlyAnswer(),
 		Logger:          log,
 	}), status, nil
 }

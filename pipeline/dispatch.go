@@ -68,6 +68,13 @@ type dispatcher struct {
 	// of the final plan, in plan order; early every run offered.
 	current []*taskRun
 	early   []*taskRun
+
+	// answerNow closes when the answer may start before every task has
+	// finished (early.go); nil when response.early is off. answering is
+	// set then. canSee: the controller looks at images it answers about.
+	answerNow chan struct{}
+	answering bool
+	canSee    bool
 }
 
 type dispatchPhase int
@@ -89,12 +96,17 @@ func (w withdrawal) Error() string { return w.why }
 
 func (e *Engine) newDispatcher(ctx context.Context, t Turn, conv *conversation, emit Emit) *dispatcher {
 	ctx = withApprover(ctx, t.Approve)
-	return &dispatcher{e: e, ctx: ctx, t: t, conv: conv, emit: emit, outDir: e.outDir(t), sc: e.access(t),
+	d := &dispatcher{e: e, ctx: ctx, t: t, conv: conv, emit: emit, outDir: e.outDir(t), sc: e.access(t),
 		sem: make(chan struct{}, e.opts.MaxParallel), planned: make(chan struct{}), asked: make(chan struct{})}
+	if e.opts.EarlyAnswer {
+		d.answerNow = make(chan struct{})
+		d.canSee = e.ctl.CanSee(ctx)
+	}
+	return d
 }
 
 func (d *dispatcher) newRun(task Task, early bool) *taskRun {
-	r := &taskRun{task: task, early: early, ready: make(chan struct{}), done: make(chan struct{})}
+	r := &taskRun{task: task, early: early, fixed: d.fixPath(task), ready: make(chan struct{}), done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancelCause(d.ctx)
 	return r
 }
@@ -321,7 +333,12 @@ func (d *dispatcher) choose(p Plan) {
 		return
 	}
 	go func() {
-		defer close(d.asked)
+		defer func() {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			close(d.asked)
+			d.checkEarly()
+		}()
 		d.e.askModels(d.ctx, d.t.Request, ask, d.conv, d.emit, func(c *choice) {
 			d.mu.Lock()
 			defer d.mu.Unlock()
@@ -332,13 +349,27 @@ func (d *dispatcher) choose(p Plan) {
 }
 
 // start lets every task of the final plan run and returns their runs, in
-// plan order, once all have finished and the selection call is over.
+// plan order, once all have finished and the selection call is over — or,
+// with response.early, as soon as every task left is producing a file at
+// a fixed path: then the tasks still running are stand-ins (answerRuns),
+// and finish waits for them.
 func (d *dispatcher) start() []*taskRun {
 	d.mu.Lock()
 	d.phase = started
 	d.advance()
 	d.mu.Unlock()
-	d.running.Wait()
+	all := make(chan struct{})
+	go func() {
+		d.running.Wait()
+		close(all)
+	}()
+	select {
+	case <-all:
+	case <-d.answerNow:
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.answerRuns()
+	}
 	// A task skipped for a failed dependency never waited for its
 	// choice: the record still says what was chosen, once the selection
 	// call is over (the response must not queue behind it either).
@@ -408,6 +439,7 @@ func (d *dispatcher) advance() {
 			d.launch(r)
 		}
 	}
+	d.checkEarly()
 }
 
 // run returns the current run of task id.
