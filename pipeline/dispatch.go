@@ -75,6 +75,17 @@ type dispatcher struct {
 	answerNow chan struct{}
 	answering bool
 	canSee    bool
+
+	// earlyPicks: the controller server has a second slot, so a pick an
+	// early task waits for is asked while the plan streams (earlypick.go);
+	// picking is set while such a call runs, picks counts them.
+	earlyPicks bool
+	picking    bool
+	picks      sync.WaitGroup
+	// pickCtx is the early picks' context; stopPicks ends them when the
+	// plan fails.
+	pickCtx   context.Context
+	stopPicks context.CancelFunc
 }
 
 type dispatchPhase int
@@ -98,6 +109,8 @@ func (e *Engine) newDispatcher(ctx context.Context, t Turn, conv *conversation, 
 	ctx = withApprover(ctx, t.Approve)
 	d := &dispatcher{e: e, ctx: ctx, t: t, conv: conv, emit: emit, outDir: e.outDir(t), sc: e.access(t),
 		sem: make(chan struct{}, e.opts.MaxParallel), planned: make(chan struct{}), asked: make(chan struct{})}
+	d.earlyPicks = e.ctl.Options().MaxConcurrent >= 2
+	d.pickCtx, d.stopPicks = context.WithCancel(ctx)
 	if e.opts.EarlyAnswer {
 		d.answerNow = make(chan struct{})
 		d.canSee = e.ctl.CanSee(ctx)
@@ -185,9 +198,10 @@ func (d *dispatcher) offer(task Task) {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		if pending {
-			// The controller chooses, in the one selection call after
-			// the plan.
+			// The controller chooses: in the one selection call after
+			// the plan, or now on a second slot.
 			r.pending = c
+			d.pickSoon()
 			return
 		}
 		d.emit(c.event())
@@ -279,6 +293,8 @@ func (d *dispatcher) settle(p Plan) []string {
 // before it was final.
 func (d *dispatcher) abandon() {
 	d.settle(Plan{})
+	d.stopPicks()
+	d.picks.Wait()
 }
 
 // choose selects a model for every task of the final plan that has none
@@ -328,17 +344,21 @@ func (d *dispatcher) choose(p Plan) {
 		}
 	}
 	d.mu.Unlock()
-	if len(ask) == 0 {
+	over := func() {
+		// The picks asked while the plan streamed are part of the
+		// selection: the answer must not queue behind them either.
+		d.picks.Wait()
+		d.mu.Lock()
+		defer d.mu.Unlock()
 		close(d.asked)
+		d.checkEarly()
+	}
+	if len(ask) == 0 {
+		go over()
 		return
 	}
 	go func() {
-		defer func() {
-			d.mu.Lock()
-			defer d.mu.Unlock()
-			close(d.asked)
-			d.checkEarly()
-		}()
+		defer over()
 		d.e.askModels(d.ctx, d.t.Request, ask, d.conv, d.emit, func(c *choice) {
 			d.mu.Lock()
 			defer d.mu.Unlock()
@@ -389,6 +409,7 @@ func (d *dispatcher) release() {
 	for _, r := range d.current {
 		r.cancel(nil)
 	}
+	d.stopPicks()
 }
 
 // wait waits for the selection call without running anything: PlanOnly's

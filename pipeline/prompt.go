@@ -284,6 +284,23 @@ type conversation struct {
 	mu    sync.Mutex
 	msgs  []controller.Message
 	calls []ControllerCall
+	// of is the conversation a fork branched off (fork): its calls are
+	// recorded there, the turn's one list.
+	of *conversation
+}
+
+// fork returns a branch of the conversation as it is now: a call made on
+// another slot of the server while the conversation goes on (an early
+// pick while the plan streams, earlypick.go). What the branch adds stays
+// in it; its calls count among the turn's.
+func (c *conversation) fork() *conversation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	root := c
+	if c.of != nil {
+		root = c.of
+	}
+	return &conversation{msgs: slices.Clone(c.msgs), of: root}
 }
 
 // record notes one controller call for the report, and says it in the
@@ -291,9 +308,13 @@ type conversation struct {
 func (c *conversation) record(stage Stage, r controller.Reply, took time.Duration, emit Emit) {
 	call := ControllerCall{Stage: stage, PromptTokens: r.PromptEvalCount, Prefilled: r.Prefilled, PromptEvalMS: r.PromptEvalDuration.Milliseconds(),
 		Tokens: r.EvalCount, ElapsedMS: took.Milliseconds()}
-	c.mu.Lock()
-	c.calls = append(c.calls, call)
-	c.mu.Unlock()
+	root := c
+	if c.of != nil {
+		root = c.of
+	}
+	root.mu.Lock()
+	root.calls = append(root.calls, call)
+	root.mu.Unlock()
 	for _, n := range r.Notes {
 		// How the backend had to make the call: a schema the server
 		// refused, answered as json_object and repaired.
