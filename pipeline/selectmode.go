@@ -51,7 +51,7 @@ var limitWords = []string{
 // constraints last; under the schema a reply's first key "tasks" means
 // there are none.
 func requestMayConstrain(request string) bool {
-	r := requestWords(request)
+	r := " " + strings.Join(requestWords(request), " ") + " "
 	for _, w := range append(limitWords, preferenceWords...) {
 		if strings.Contains(r, w) {
 			return true
@@ -60,27 +60,13 @@ func requestMayConstrain(request string) bool {
 	return false
 }
 
-// requestWords is request in lower case without the words that name
-// files ("/tmp/fast-cars.png", "~/x", "@notes.txt"), padded with a space
-// at each end so a word can be matched with its boundary.
-func requestWords(request string) string {
-	words := strings.Fields(strings.ToLower(request))
-	kept := words[:0]
-	for _, w := range words {
-		if !strings.ContainsAny(w, "/\\") && !strings.HasPrefix(w, "~") && !strings.HasPrefix(w, "@") {
-			kept = append(kept, w)
-		}
-	}
-	return " " + strings.Join(kept, " ") + " "
-}
-
 // requestWeighsModels reports whether request says something a model
 // choice among cands should weigh: a preference word, or a candidate's
 // name (its id's last part, or a distinctive piece of it: "whisper",
 // "flux", "blip").
 func requestWeighsModels(request string, cands []*candidate) bool {
 	// Paths and URLs name files, not preferences ("/tmp/fast-cars.png").
-	r := requestWords(request)
+	r := " " + strings.Join(requestWords(request), " ") + " "
 	for _, w := range preferenceWords {
 		if strings.Contains(r, w) {
 			return true
