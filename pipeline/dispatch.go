@@ -78,9 +78,9 @@ type dispatcher struct {
 
 	// earlyPicks: the controller server has a second slot, so a pick an
 	// early task waits for is asked while the plan streams (earlypick.go);
-	// picking is set while such a call runs, picks counts them.
+	// picked is set once the turn made that call, picks counts it.
 	earlyPicks bool
-	picking    bool
+	picked     bool
 	picks      sync.WaitGroup
 	// pickCtx is the early picks' context; stopPicks ends them when the
 	// plan fails.

@@ -7,16 +7,17 @@ package pipeline
 // on a branch of the conversation (the head and the chat log, then the
 // selection message — the plan is not finished), so the first task of a
 // chain runs while the later ones are still being planned. One such call
-// at a time: the tasks that become pending while it runs are asked
-// together when it ends, if the plan still streams, else in the selection
-// call after the plan. One-slot servers (max_concurrent 1, Ollama's
-// default) keep the single selection call.
+// per turn, for the tasks waiting when it starts: the tasks that become
+// pending later are asked in the selection call after the plan, so a turn
+// makes at most one controller call more than on one slot. One-slot
+// servers (max_concurrent 1, Ollama's default) keep the single selection
+// call.
 
 // pickSoon asks the controller, on its second slot, to choose for every
-// early task waiting for its choice, unless such a call is running or
+// early task waiting for its choice, unless the turn asked so already or
 // the plan has ended. Called with d.mu held.
 func (d *dispatcher) pickSoon() {
-	if !d.earlyPicks || d.picking || d.phase != offering {
+	if !d.earlyPicks || d.picked || d.phase != offering {
 		return
 	}
 	var runs []*taskRun
@@ -31,7 +32,7 @@ func (d *dispatcher) pickSoon() {
 	if len(ask) == 0 {
 		return
 	}
-	d.picking = true
+	d.picked = true
 	d.picks.Add(1)
 	go d.pickEarly(runs, ask)
 }
@@ -50,8 +51,4 @@ func (d *dispatcher) pickEarly(runs []*taskRun, ask []*choice) {
 		d.emit(c.event())
 		d.publish(byChoice[c], c)
 	})
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.picking = false
-	d.pickSoon()
 }
