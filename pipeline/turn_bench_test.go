@@ -208,10 +208,10 @@ type benchRig struct {
 	// planTokens counts the tokens of the plan replies since the last
 	// reset, as the fake decodes them (four bytes a token).
 	planTokens int
-	ollama   *fakeollama.Server
-	hf       *fakehf.Server
-	eng      *pipeline.Engine
-	image    string
+	ollama     *fakeollama.Server
+	hf         *fakehf.Server
+	eng        *pipeline.Engine
+	image      string
 }
 
 func newBenchRig(b testing.TB, sc benchScenario, lat fakeollama.Latency, sel pipeline.Selection) *benchRig {
