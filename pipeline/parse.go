@@ -204,7 +204,10 @@ func toInt(v any) (int, bool) {
 }
 
 // argString renders an argument value as the string the executor uses:
-// numbers as written, a list of numbers (a point or a box) comma-joined.
+// numbers as written, a list of numbers or words (a point, a box, labels)
+// comma-joined. A list whose items a comma would not keep apart — objects,
+// lists, text with commas in it, as a tool's array of entities is — stays
+// JSON, which a tool's schema reads back item by item (skills.Schema).
 func argString(v any) (string, bool) {
 	switch x := v.(type) {
 	case string:
@@ -219,6 +222,16 @@ func argString(v any) (string, bool) {
 			s, ok := argString(e)
 			if !ok {
 				return "", false
+			}
+			switch e.(type) {
+			case map[string]any, []any:
+				b, err := json.Marshal(x)
+				return string(b), err == nil
+			case string:
+				if strings.Contains(s, ",") {
+					b, err := json.Marshal(x)
+					return string(b), err == nil
+				}
 			}
 			parts = append(parts, s)
 		}

@@ -33,6 +33,11 @@ func TestParsePlanShapes(t *testing.T) {
 			[]Task{{ID: 1, Task: "ocr", Dep: []int{}, Args: map[string]string{"image": "x.png"}}}},
 		{"visual prompts as numbers", `[{"task":"mask-generation","id":1,"dep":[],"args":{"image":"x.png","point":[120,80]}}]`,
 			[]Task{{ID: 1, Task: "mask-generation", Dep: []int{}, Args: map[string]string{"image": "x.png", "point": "120,80"}}}},
+		{"lists a comma keeps apart, and lists it would not", `[{"task":"memory.create_entities","id":1,"dep":[],"args":{` +
+			`"entities":[{"name":"Ada","observations":["wrote, first"]},{"name":"Engine"}],"labels":["cat","dog"],"phrases":["a, b","c"],"grid":[[1,2],[3,4]]}}]`,
+			[]Task{{ID: 1, Task: "memory.create_entities", Dep: []int{}, Args: map[string]string{
+				"entities": `[{"name":"Ada","observations":["wrote, first"]},{"name":"Engine"}]`, "labels": "cat,dog",
+				"phrases": `["a, b","c"]`, "grid": `[[1,2],[3,4]]`}}}},
 		{"args as a string", `[{"task":"summarization","id":1,"dep":[],"args":"some text"}]`,
 			[]Task{{ID: 1, Task: "summarization", Dep: []int{}, Args: map[string]string{"text": "some text"}}}},
 		{"empty plan", `[]`, nil},
