@@ -148,6 +148,12 @@ type Config struct {
 		// AllowPull lets ssh users pull models onto the controller server.
 		AllowPull bool `mapstructure:"allow_pull" yaml:"allow_pull"`
 	} `mapstructure:"serve" yaml:"serve"`
+	Response struct {
+		// Early starts the answer while the last tasks still run when
+		// each produces one file at a path fixed in advance and the
+		// answer needs only that path: on or off (EarlyAnswer).
+		Early string `mapstructure:"early" yaml:"early"`
+	} `mapstructure:"response" yaml:"response"`
 	UI struct {
 		Review bool                `mapstructure:"review" yaml:"review"`
 		Debug  bool                `mapstructure:"debug" yaml:"debug"`
@@ -339,6 +345,9 @@ func (c *Config) normalize() error {
 	}
 	if err := c.normalizeWarm(); err != nil {
 		return bad("controller.warm", "%v", err)
+	}
+	if err := c.normalizeEarly(); err != nil {
+		return bad("response.early", "%v", err)
 	}
 	if c.Controller.MaxConcurrent < 0 || c.Controller.MaxConcurrent > 4096 {
 		return bad("controller.max_concurrent", "%d is out of range (0 for no bound, else the server's slots, up to 4096)", c.Controller.MaxConcurrent)

@@ -101,6 +101,10 @@ type Options struct {
 	// whole to a file in the output folder and referenced (spill.go).
 	// 0 means DefaultResultCap.
 	ResultCap int
+	// EarlyAnswer starts the answer while the last tasks still run when
+	// each of them produces one file at a path fixed in advance and the
+	// answer needs only that path (response.early; early.go).
+	EarlyAnswer bool
 	// Logger records each turn's stages, choices, endpoint failures and
 	// outcome for the log file; nil discards. See log.go for what is
 	// never logged.
@@ -146,12 +150,15 @@ type Engine struct {
 	opts   Options
 	// avail caches which skills can run, for the prompt head.
 	avail *availCache
+	// exts remembers, per task name, the extension of the file that kind
+	// of task produced last: the one its next file's fixed path gets.
+	exts *sync.Map
 }
 
 // New returns an engine.
 func New(ctl *controller.Controller, cat *skills.Catalog, router *endpoints.Router, opts Options) *Engine {
 	opts.defaults()
-	return &Engine{ctl: ctl, cat: cat, router: router, opts: opts, avail: &availCache{}}
+	return &Engine{ctl: ctl, cat: cat, router: router, opts: opts, avail: &availCache{}, exts: &sync.Map{}}
 }
 
 // Controller returns the engine's controller.
@@ -285,6 +292,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 		d.choose(plan)
 		if ctx.Err() != nil {
 			d.start()
+			d.finish(rep)
 			return fail(StageSelection, ctx.Err())
 		}
 		emit(StageEvent{Stage: StageExecution})
@@ -292,12 +300,13 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 		rep.Tasks = reportTasks(results, e.opts.ResultCap)
 		rep.Files = reportFiles(results)
 		if ctx.Err() != nil {
+			d.finish(rep)
 			return fail(StageExecution, ctx.Err())
 		}
 	}
 
-	emit(StageEvent{Stage: StageResponse})
-	answer, err := e.respond(ctx, t, plan, results, rep, conv, emit)
+	emit(StageEvent{Stage: StageResponse, Early: stillRunning(results)})
+	answer, err := d.respond(plan, results, rep)
 	if err != nil {
 		return fail(StageResponse, err)
 	}

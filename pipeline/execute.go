@@ -75,6 +75,11 @@ type taskRun struct {
 	// final plan did not keep it.
 	early, launched, finished bool
 	withdrawn                 string
+	// fixed is the path Chorus fixed in advance for the task's file
+	// (early.go), "" for a task whose answer needs more than a path;
+	// promised is set once an early answer named it.
+	fixed    string
+	promised bool
 }
 
 func (r *taskRun) fail(msg string) {
@@ -406,7 +411,13 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, sc 
 	var files []string
 	kinds := map[string]skills.FileKind{}
 	for i, b := range res.Blobs {
-		p, err := writeBlob(outDir, r.task.Task, r.task.ID, b)
+		p, err := "", error(nil)
+		if i == 0 && r.fixed != "" {
+			p, err = e.writeFixed(r, b)
+		}
+		if p == "" && err == nil {
+			p, err = writeBlob(outDir, r.task.Task, r.task.ID, b)
+		}
 		if err != nil {
 			endpoints.Result{Blobs: res.Blobs[i+1:]}.Discard()
 			return err
@@ -437,6 +448,35 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, sc 
 		return fmt.Errorf("%s returned an empty result: %w", r.model, endpoints.ErrUnavailable)
 	}
 	return nil
+}
+
+// writeFixed stores a task's first file at the path fixed for it in
+// advance (early.go) when its type has that path's extension, and
+// remembers the extension the task produced for the next fixed path. It
+// returns "" (and no error) when the file must go elsewhere: another type,
+// or a name that is taken.
+func (e *Engine) writeFixed(r *taskRun, b endpoints.Blob) (string, error) {
+	head, err := blobHead(b)
+	if err != nil {
+		b.Remove()
+		return "", fmt.Errorf("cannot read the result file: %w", err)
+	}
+	ext := extFor(b.MIME, head)
+	if e.exts != nil {
+		e.exts.Store(r.task.Task, ext)
+	}
+	if ext != filepath.Ext(r.fixed) {
+		return "", nil
+	}
+	f, err := os.OpenFile(r.fixed, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", nil
+	}
+	f.Close()
+	if err := b.SaveAs(r.fixed); err != nil {
+		return "", fmt.Errorf("cannot write %s: %w", r.fixed, err)
+	}
+	return r.fixed, nil
 }
 
 // writeFile stores data under dir with a unique name and an extension that
