@@ -67,6 +67,8 @@ type rigConfig struct {
 	hub bool
 	// skills join the catalog, replacing those of the same name.
 	skills []*skills.Skill
+	// slots is controller.max_concurrent.
+	slots int
 }
 
 func withControllerCaps(c ...string) rigOption {
@@ -86,6 +88,9 @@ func withHub() rigOption { return func(rc *rigConfig) { rc.hub = true } }
 func withSkills(s ...*skills.Skill) rigOption {
 	return func(rc *rigConfig) { rc.skills = append(rc.skills, s...) }
 }
+
+// withSlots sets controller.max_concurrent: the controller server's slots.
+func withSlots(n int) rigOption { return func(rc *rigConfig) { rc.slots = n } }
 
 func withEndpoints(eps ...endpoints.Endpoint) rigOption {
 	return func(rc *rigConfig) { rc.extra = append(rc.extra, eps...) }
@@ -110,7 +115,7 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	for _, s := range rc.skills {
 		cat.Put(s)
 	}
-	ctl, err := controller.New(r.ollama.URL, "ctl", controller.Options{PlanTokens: 512, Timeout: 30 * time.Second})
+	ctl, err := controller.New(r.ollama.URL, "ctl", controller.Options{PlanTokens: 512, Timeout: 30 * time.Second, MaxConcurrent: rc.slots})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,8 @@
 // Package mcptest finds the real MCP programs the tests drive: the
-// reference servers @modelcontextprotocol/server-everything and
-// @modelcontextprotocol/server-filesystem and the official TypeScript SDK
-// @modelcontextprotocol/sdk, installed from npm
-// into a test-owned folder (never a committed node_modules). Tests that
+// reference servers @modelcontextprotocol/server-everything,
+// @modelcontextprotocol/server-filesystem and
+// @modelcontextprotocol/server-memory and the official TypeScript SDK
+// @modelcontextprotocol/sdk, installed from npm into a test-owned folder (never a committed node_modules). Tests that
 // need them skip, saying how to install them, when they are missing.
 package mcptest
 
@@ -20,6 +20,7 @@ import (
 const (
 	EverythingVersion = "2026.8.31"
 	FilesystemVersion = "2026.8.31"
+	MemoryVersion     = "2026.8.31"
 	SDKVersion        = "1.32.2"
 )
 
@@ -40,7 +41,7 @@ func Dir() string {
 func InstallHint() string {
 	return "install Node.js (apt-get install nodejs npm) and the pinned packages: npm install --prefix " + Dir() +
 		" @modelcontextprotocol/server-everything@" + EverythingVersion + " @modelcontextprotocol/server-filesystem@" + FilesystemVersion +
-		" @modelcontextprotocol/sdk@" + SDKVersion +
+		" @modelcontextprotocol/server-memory@" + MemoryVersion + " @modelcontextprotocol/sdk@" + SDKVersion +
 		" (.ci/run does it; CHORUS_MCP_NODE picks another folder)"
 }
 
@@ -71,10 +72,25 @@ func Everything(t testing.TB) (node string, script string) {
 // may touch), skipping the test when it is missing.
 func Filesystem(t testing.TB) (node string, script string) {
 	t.Helper()
+	return server(t, "server-filesystem")
+}
+
+// Memory returns the command line that runs the reference knowledge-graph
+// server (its dist/index.js under node; MEMORY_FILE_PATH in its
+// environment says where it keeps the graph), skipping the test when it is
+// missing.
+func Memory(t testing.TB) (node string, script string) {
+	t.Helper()
+	return server(t, "server-memory")
+}
+
+// server is node and the script of the reference server package name.
+func server(t testing.TB, name string) (node string, script string) {
+	t.Helper()
 	node = Node(t)
-	script = filepath.Join(Dir(), "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
+	script = filepath.Join(Dir(), "node_modules", "@modelcontextprotocol", name, "dist", "index.js")
 	if _, err := os.Stat(script); err != nil {
-		t.Skip("@modelcontextprotocol/server-filesystem is not installed: " + InstallHint())
+		t.Skip("@modelcontextprotocol/" + name + " is not installed: " + InstallHint())
 	}
 	return node, script
 }
