@@ -39,14 +39,31 @@ import (
 // A refusal is a *DeniedError naming the path as the value wrote it and
 // the fix; nothing is opened, so no byte of the file is read.
 func (s *Scope) Gate(value string) error {
-	g := gate{s: s, seen: map[string]bool{}}
+	g := gate{s: s, words: map[string]bool{}, wholes: map[string]bool{}, whole: map[string]bool{}, values: map[string]bool{}}
 	return g.value(value, true, 0)
 }
 
-// gate is one Gate call: seen keeps each candidate to one look.
+// gate is one Gate call. Its sets keep each candidate (words, wholes) and
+// each value (whole, values) to one look; they stop growing at maxSeen
+// entries (a value of millions of distinct words then costs a look per
+// word, not memory per word).
 type gate struct {
-	s    *Scope
-	seen map[string]bool
+	s                            *Scope
+	words, wholes, whole, values map[string]bool
+}
+
+// maxSeen bounds each of a gate's sets.
+const maxSeen = 1 << 16
+
+// once reports whether k is new to set, and notes it while there is room.
+func once(set map[string]bool, k string) bool {
+	if set[k] {
+		return false
+	}
+	if len(set) < maxSeen {
+		set[k] = true
+	}
+	return true
 }
 
 // maxDecode bounds how many decodings deep (percent-encoding of
@@ -64,17 +81,16 @@ var (
 	fileURL = regexp.MustCompile(`(?i)file:[^\s<>"'` + "`" + `]*`)
 )
 
-// value checks v: as a whole value when whole, then each of its words,
-// then what decoding it (and them) gives.
+// value checks v: as a whole value when whole, then each of its words
+// and what decoding them gives, then what decoding v gives.
 func (g *gate) value(v string, whole bool, depth int) error {
-	key := "v\x00" + v
+	set := g.values
 	if whole {
-		key = "w\x00" + v
+		set = g.whole
 	}
-	if g.seen[key] {
-		return nil
+	if len(v) <= maxPath && !once(set, v) {
+		return nil // a long value is seldom met twice: no copy of it is kept
 	}
-	g.seen[key] = true
 	if whole {
 		t := strings.TrimSpace(v)
 		for _, c := range []string{t, cutNUL(t)} {
@@ -83,21 +99,26 @@ func (g *gate) value(v string, whole bool, depth int) error {
 			}
 		}
 	}
-	words := wordsOf(v)
-	for _, w := range words {
+	err := eachWord(v, func(w string) error {
 		if err := g.check(w, false); err != nil {
 			return err
 		}
-	}
-	if depth >= maxDecode {
+		if depth < maxDecode {
+			for _, d := range decodings(w) {
+				if err := g.value(d, false, depth+1); err != nil {
+					return err
+				}
+			}
+		}
 		return nil
+	})
+	if err != nil || depth >= maxDecode {
+		return err
 	}
 	// Every string inside a JSON value is a value of its own: a tool's
 	// array or object argument hands each to the tool whole.
-	for _, s := range jsonStrings(v) {
-		if err := g.value(s, true, depth+1); err != nil {
-			return err
-		}
+	if err := eachJSONString(v, func(s string) error { return g.value(s, true, depth+1) }); err != nil {
+		return err
 	}
 	for _, d := range decodings(v) {
 		if err := g.value(d, whole, depth+1); err != nil {
@@ -105,7 +126,7 @@ func (g *gate) value(v string, whole bool, depth int) error {
 		}
 	}
 	var urls []string
-	if hasFold(v, "file:") {
+	if hasFileScheme(v) {
 		urls = fileURL.FindAllString(v, -1)
 	}
 	if t := strings.TrimSpace(v); whole && len(t) >= 5 && strings.EqualFold(t[:5], "file:") {
@@ -120,13 +141,6 @@ func (g *gate) value(v string, whole bool, depth int) error {
 			}
 		}
 	}
-	for _, w := range words {
-		for _, d := range decodings(w) {
-			if err := g.value(d, false, depth+1); err != nil {
-				return err
-			}
-		}
-	}
 	return nil
 }
 
@@ -137,13 +151,13 @@ func (g *gate) check(c string, whole bool) error {
 	if c == "" || len(c) > maxPath {
 		return nil
 	}
-	word, all := "c\x00"+c, "C\x00"+c
-	if g.seen[all] || !whole && g.seen[word] {
+	if g.wholes[c] || !whole && g.words[c] {
 		return nil
 	}
-	g.seen[word] = true
 	if whole {
-		g.seen[all] = true
+		once(g.wholes, c)
+	} else {
+		once(g.words, c)
 	}
 	if !whole && strings.Trim(c, "/.~") == "" {
 		// "/", "..", "./" in a sentence: punctuation, not a file.
@@ -191,7 +205,7 @@ func (g *gate) path(c, p string, whole bool) error {
 	if strings.TrimSpace(p) == "" {
 		return nil
 	}
-	abs, err := g.s.absolute(p)
+	_, err := g.s.absolute(p)
 	var de *DeniedError
 	if errors.As(err, &de) {
 		de.What = c
@@ -200,9 +214,13 @@ func (g *gate) path(c, p string, whole bool) error {
 	if err != nil {
 		return nil
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	raw := g.s.joined(p)
+	if _, err := os.Lstat(raw); err != nil {
+		return nil // nothing there to read (one look, for the many words that name nothing)
+	}
+	real, err := filepath.EvalSymlinks(raw)
 	if err != nil {
-		return nil // nothing there to read
+		return nil
 	}
 	st, err := os.Stat(real)
 	if err != nil {
@@ -221,32 +239,97 @@ func (g *gate) path(c, p string, whole bool) error {
 	return de
 }
 
-// wordsOf returns the words of v that could be paths: v without its
-// http(s) URLs, split as a request is (quotes, escaped blanks, trailing
-// punctuation, @file) and plainly at any blank or control character, and
-// each word split again at the punctuation that joins a path to other
-// text.
-func wordsOf(v string) []string {
+// eachWord calls fn with every word of v that could be a path, stopping at
+// its first error: v without its http(s) URLs, split at any blank or
+// control character (a NUL, an escape, a no-break space); then the quoted
+// strings and the words with escaped blanks, which keep their blanks
+// ("my file.txt", my\ file.txt) — each as pieces gives it. Words are
+// slices of v where they can be: a long value costs no copy per word.
+func eachWord(v string, fn func(string) error) error {
 	if strings.Contains(v, "://") {
 		v = httpURL.ReplaceAllString(v, " ")
 	}
-	v = blankControls(v)
-	var out []string
-	// Quoted words keep their blanks ("my file.txt"); the plain split
-	// also sees the words inside a quoted sentence.
-	for _, w := range append(splitWords(v), strings.Fields(v)...) {
-		out = append(out, w)
-		if !strings.ContainsFunc(w, isJoiner) {
-			continue
+	for w := range strings.FieldsFuncSeq(v, isBlank) {
+		if err := pieces(w, fn); err != nil {
+			return err
 		}
-		for _, p := range strings.FieldsFunc(w, isJoiner) {
-			out = append(out, p)
-			if t := strings.TrimRight(strings.TrimLeft(p, "@"), ".!?"); t != p && t != "" {
-				out = append(out, t)
+	}
+	for q := range quotedWithBlanks(v) {
+		if err := pieces(q, fn); err != nil {
+			return err
+		}
+	}
+	if strings.Contains(v, `\ `) {
+		for _, w := range splitWords(blankControls(v)) {
+			if strings.Contains(w, " ") {
+				if err := pieces(w, fn); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	return out
+	return nil
+}
+
+// pieces calls fn with the word w, with w without the punctuation that
+// ends a sentence or opens a bracket and without a leading "@", and with
+// the parts of w between the punctuation that joins a path to other text
+// (key=/path, (path), path:12).
+func pieces(w string, fn func(string) error) error {
+	if err := fn(w); err != nil {
+		return err
+	}
+	if t := strings.TrimLeft(strings.TrimRight(w, ".,;:!?)]}>'\""), "([{<'\"@"); t != w && t != "" {
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	if !strings.ContainsFunc(w, isJoiner) {
+		return nil
+	}
+	for p := range strings.FieldsFuncSeq(w, isJoiner) {
+		if err := fn(p); err != nil {
+			return err
+		}
+		if t := strings.TrimRight(p, ".!?"); t != p && t != "" {
+			if err := fn(t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// isBlank reports a blank or control character; invalid UTF-8 is neither
+// (a file name may hold it).
+func isBlank(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r <= ' ' || r == 0x7f
+	}
+	return r != utf8.RuneError && (unicode.IsSpace(r) || unicode.IsControl(r))
+}
+
+// quotedWithBlanks yields the strings between a pair of quotes (", ', `)
+// that hold a blank, at most maxPath bytes long: the file names with blanks
+// a sentence may quote. Every quote is tried as an opening one (an
+// apostrophe may come first), each looking at most maxPath bytes ahead.
+func quotedWithBlanks(v string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for i := 0; i < len(v); i++ {
+			c := v[i]
+			if c != '"' && c != '\'' && c != '`' {
+				continue
+			}
+			rest := v[i+1 : min(len(v), i+1+maxPath)]
+			end := strings.IndexByte(rest, c)
+			if end <= 0 || !strings.ContainsFunc(rest[:end], isBlank) {
+				continue
+			}
+			if !yield(rest[:end]) {
+				return
+			}
+		}
+	}
 }
 
 // blankControls replaces every blank and control character of v (a NUL,
@@ -257,7 +340,7 @@ func blankControls(v string) string {
 	b.Grow(len(v))
 	for i := 0; i < len(v); {
 		r, n := utf8.DecodeRuneInString(v[i:])
-		if r != utf8.RuneError && (unicode.IsSpace(r) || unicode.IsControl(r)) || v[i] == 0 {
+		if isBlank(r) || v[i] == 0 {
 			b.WriteByte(' ')
 		} else {
 			b.WriteString(v[i : i+n])
@@ -268,9 +351,15 @@ func blankControls(v string) string {
 }
 
 // isJoiner reports the punctuation that may join a path to other text.
-func isJoiner(r rune) bool {
-	return strings.ContainsRune(`,;:=|&<>()[]{}"'`+"`*?!#@", r)
-}
+func isJoiner(r rune) bool { return r < 128 && joiners[r] }
+
+// joiners are isJoiner's characters, for a look without a search.
+var joiners = func() (t [128]bool) {
+	for _, c := range `,;:=|&<>()[]{}"'` + "`*?!#@" {
+		t[c] = true
+	}
+	return t
+}()
 
 // decodings returns what v becomes when a tool decodes it: percent-
 // encoding undone once, twice, … until nothing changes (leniently: a
@@ -278,7 +367,7 @@ func isJoiner(r rune) bool {
 // differ from v are returned.
 func decodings(v string) []string {
 	var out []string
-	for d := v; strings.Contains(d, "%"); {
+	for d := v; hasEscape(d); {
 		next := percentDecode(d)
 		if next == d {
 			break
@@ -290,6 +379,21 @@ func decodings(v string) []string {
 		out = append(out, strings.ReplaceAll(v, `\/`, "/"))
 	}
 	return out
+}
+
+// hasEscape reports whether s holds a valid %XX escape.
+func hasEscape(s string) bool {
+	for i := strings.IndexByte(s, '%'); i >= 0 && i+2 < len(s); {
+		if isHex(s[i+1]) && isHex(s[i+2]) {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '%')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // percentDecode replaces every valid %XX escape by its byte.
@@ -369,48 +473,41 @@ func validUserName(n string) bool {
 	return len(n) <= 32
 }
 
-// jsonStrings returns every string inside v when v is a JSON value (an
-// object's keys and values, an array's items, a string itself), nil when
-// it is not JSON or holds no string.
-func jsonStrings(v string) []string {
+// eachJSONString calls fn with every string inside v when v is a JSON
+// value (an object's keys and values, an array's items, a string itself),
+// read token by token: a long JSON value is never held as a tree.
+func eachJSONString(v string, fn func(string) error) error {
 	t := strings.TrimSpace(v)
 	if t == "" || !strings.ContainsAny(t[:1], `[{"`) || !json.Valid([]byte(t)) {
 		return nil
 	}
-	var x any
-	if json.Unmarshal([]byte(t), &x) != nil {
-		return nil
-	}
-	var out []string
-	var walk func(any)
-	walk = func(x any) {
-		switch x := x.(type) {
-		case string:
-			out = append(out, x)
-		case []any:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]any:
-			for k, e := range x {
-				out = append(out, k)
-				walk(e)
+	dec := json.NewDecoder(strings.NewReader(t))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // its end: the value is valid, nothing else can fail
+		}
+		if s, ok := tok.(string); ok {
+			if err := fn(s); err != nil {
+				return err
 			}
 		}
 	}
-	walk(x)
-	return out
 }
 
-// hasFold reports whether s holds sub in any case (sub is lower case
-// ASCII).
-func hasFold(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
+// hasFileScheme reports whether s holds "file:" in any case.
+func hasFileScheme(s string) bool {
+	for off := 0; ; {
+		i := strings.IndexByte(s[off:], ':')
+		if i < 0 {
+			return false
+		}
+		i += off
+		if i >= 4 && strings.EqualFold(s[i-4:i], "file") {
 			return true
 		}
+		off = i + 1
 	}
-	return false
 }
 
 // cutNUL is s up to its first NUL byte.

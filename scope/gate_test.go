@@ -2,6 +2,7 @@ package scope
 
 import (
 	"encoding/json"
+	"fmt"
 	"errors"
 	"net/url"
 	"os"
@@ -24,12 +25,14 @@ import (
 //	home/work/shared/a.txt        so granted
 //	home/work/shared/.hidden      hidden: not granted
 //	home/work/shared/out.txt -> ../../.ssh/id_rsa
+//	home/notes.txt                never given (beside the granted one's folder)
+//	home/work/up -> ../.ssh       a link to a folder: up/../notes.txt is home/notes.txt
 //
 // The working directory is home/work.
 func gateTree(t testing.TB) (home string, s *Scope) {
 	t.Helper()
 	home = t.TempDir()
-	for _, f := range []string{".ssh/id_rsa", "work/notes.txt", "work/secret.txt", "work/my secret.txt", "work/café.txt", "work/folder/inner.txt", "work/shared/a.txt", "work/shared/.hidden"} {
+	for _, f := range []string{".ssh/id_rsa", "work/notes.txt", "work/secret.txt", "work/my secret.txt", "work/café.txt", "work/folder/inner.txt", "work/shared/a.txt", "work/shared/.hidden", "notes.txt"} {
 		p := filepath.Join(home, f)
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			t.Fatal(err)
@@ -42,6 +45,9 @@ func gateTree(t testing.TB) (home string, s *Scope) {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("../../.ssh/id_rsa", filepath.Join(home, "work/shared/out.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../.ssh", filepath.Join(home, "work/up")); err != nil {
 		t.Fatal(err)
 	}
 	s = New(Options{Home: home, WorkDir: filepath.Join(home, "work")})
@@ -153,6 +159,8 @@ func TestGateOtherCases(t *testing.T) {
 		{"the attached file in a sentence", "summarise " + filepath.Join(home, "work/notes.txt") + " please", false},
 		{"the root as a word", "a / b", false},
 		{"the root as the whole value", "/", true},
+		{"a link's parent, as the kernel reads it", "up/../notes.txt", true},
+		{"a link's parent in a sentence", "read up/../notes.txt please", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := s.Gate(tc.value)
@@ -290,7 +298,7 @@ func reads(value, home, wd string) []string {
 			p = home + p[1:]
 		}
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(wd, p)
+			p = wd + "/" + p // as the kernel reads it: up/../x is beside up's target
 		}
 		st, err := os.Stat(p)
 		if err != nil || !c.whole && !st.Mode().IsRegular() && !(st.IsDir() && strings.Contains(c.s, "/")) {
@@ -353,7 +361,7 @@ func FuzzGate(f *testing.F) {
 			f.Add(v)
 		}
 	}
-	for _, v := range []string{"~/.ssh", "folder/", "shared/a.txt", "shared/.hidden", "shared/out.txt", "shared", "shared/../folder", "my secret.txt", "caf\u0065\u0301.txt", "%C3%A9", "file:~/.ssh/id_rsa", "file:secret.txt"} {
+	for _, v := range []string{"up/../notes.txt", "~/work/up/../notes.txt", "~/.ssh", "folder/", "shared/a.txt", "shared/.hidden", "shared/out.txt", "shared", "shared/../folder", "my secret.txt", "caf\u0065\u0301.txt", "%C3%A9", "file:~/.ssh/id_rsa", "file:secret.txt"} {
 		f.Add(v)
 	}
 	f.Fuzz(func(t *testing.T, value string) {
@@ -380,6 +388,8 @@ func BenchmarkGate(b *testing.B) {
 		"percent nested 64K": strings.Repeat("%25", 20000) + "2F",
 		"words 64K":          strings.Repeat("a/b ", 16000),
 		"json nested":        strings.Repeat(`["`, 1) + strings.Repeat(`%2F\/`, 5000) + `"]`,
+		"distinct words 1MB": distinctWords(1 << 20),
+		"prose 5MB":          strings.Repeat("lorem ipsum dolor sit amet ", 5<<20/27),
 	} {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(v)))
@@ -388,4 +398,14 @@ func BenchmarkGate(b *testing.B) {
 			}
 		})
 	}
+}
+
+// distinctWords is n bytes of words that are all different: the most a
+// gate's sets could be asked to hold.
+func distinctWords(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "w%x ", i*2654435761)
+	}
+	return b.String()
 }

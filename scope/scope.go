@@ -279,15 +279,29 @@ func within(path, dir string) bool {
 // working directory, "." and ".." removed, and every symbolic link
 // followed.
 func (s *Scope) resolve(path string) (string, error) {
-	p, err := s.absolute(path)
-	if err != nil {
+	if _, err := s.absolute(path); err != nil {
 		return "", err
 	}
-	real, err := filepath.EvalSymlinks(p)
+	real, err := filepath.EvalSymlinks(s.joined(path))
 	if err != nil {
 		return "", err
 	}
 	return real, nil
+}
+
+// joined is path as the kernel would open it: "~" expanded, relative to
+// the working directory, but not cleaned — "link/../x" is x beside the
+// folder link leads to, not beside link, and a lexical clean would judge
+// the wrong file. (absolute judges the name; this is what is looked up.)
+func (s *Scope) joined(path string) string {
+	p := strings.TrimSpace(path)
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = s.home + "/" + p[1:]
+	}
+	if !filepath.IsAbs(p) {
+		p = s.wd + "/" + p
+	}
+	return p
 }
 
 // Outside returns a *DeniedError naming the folder when the scope is

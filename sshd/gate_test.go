@@ -64,11 +64,14 @@ func TestSSHUserCannotHandAHostFileToATool(t *testing.T) {
 		{"task": "probe-source", "id": 1, "dep": []int{}, "args": map[string]string{"text": "x"}},
 		{"task": "probe-builtin", "id": 2, "dep": []int{}, "args": map[string]string{"text": "hello"}},
 	}
+	// Every kind gets the host file through <resource>-N, and the forms in
+	// turn (pipeline's TestGateEveryKindEveryForm has them all for each).
 	for _, k := range kinds {
 		tasks = append(tasks, map[string]any{"task": "probe-" + string(k), "id": len(tasks) + 1, "dep": []int{1}, "args": map[string]string{"text": "<resource>-1"}})
-		for _, f := range forms {
-			tasks = append(tasks, map[string]any{"task": "probe-" + string(k), "id": len(tasks) + 1, "dep": []int{}, "args": map[string]string{"text": f}})
-		}
+	}
+	for i, f := range forms {
+		k := kinds[i%len(kinds)]
+		tasks = append(tasks, map[string]any{"task": "probe-" + string(k), "id": len(tasks) + 1, "dep": []int{}, "args": map[string]string{"text": f}})
 	}
 	b, _ := json.Marshal(map[string]any{"tasks": tasks})
 	mu.Lock()
