@@ -2,8 +2,8 @@ package scope
 
 import (
 	"encoding/json"
-	"fmt"
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
