@@ -278,7 +278,9 @@ func (d *dispatcher) choose(p Plan) {
 	d.mu.Lock()
 	var fresh []*taskRun
 	for _, r := range d.current {
-		if !r.early {
+		// Not an early run (chosen as it arrived), nor one of the plan's
+		// that ran before a revision added these.
+		if !r.early && !r.finished {
 			fresh = append(fresh, r)
 		}
 	}

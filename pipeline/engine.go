@@ -94,8 +94,13 @@ type Options struct {
 	// MaxTasks caps a plan; extra tasks are dropped with a note.
 	MaxTasks int
 	// ResultBudget bounds, in bytes, the results text given to the
-	// response stage.
+	// response stage (and to a revision, which sees what it sees).
 	ResultBudget int
+	// Revise is how many times a turn may revise its plan after tasks
+	// failed for good (planner.revise; revise.go): 0 never, 1 once.
+	// Unlike the other options its zero value is not a default: the
+	// configuration gives 1.
+	Revise int
 	// Logger records each turn's stages, choices, endpoint failures and
 	// outcome for the log file; nil discards. See log.go for what is
 	// never logged.
@@ -285,6 +290,12 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 		rep.Files = reportFiles(results)
 		if ctx.Err() != nil {
 			return fail(StageExecution, ctx.Err())
+		}
+		results, rep.Revisions, err = d.revise(plan, results)
+		rep.Tasks = reportTasks(results)
+		rep.Files = reportFiles(results)
+		if err != nil || ctx.Err() != nil {
+			return fail(StageRevision, ctx.Err())
 		}
 	}
 

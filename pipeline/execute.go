@@ -34,9 +34,12 @@ type taskRun struct {
 	skipped bool
 	// cancelled: the turn was cancelled before the task finished.
 	cancelled bool
-	text      string
-	data      json.RawMessage
-	files     []string
+	// fault says why a failed run failed, for the revision's rule
+	// (revise.go): only a task that failed for good is revised.
+	fault fault
+	text  string
+	data  json.RawMessage
+	files []string
 	// kinds says what each file is where its modality does not (a mask,
 	// the annotated preview); see fileFor.
 	kinds    map[string]skills.FileKind
@@ -71,6 +74,17 @@ func (r *taskRun) fail(msg string) {
 	r.status, r.err = StatusError, msg
 }
 
+// failWith fails r with err: the user's input when err says so
+// (endpoints.ErrBadInput: a file that does not exist, an image no tool can
+// read), which no other route fixes; else the task itself failed.
+func (r *taskRun) failWith(err error) {
+	r.fail(err.Error())
+	r.fault = faultForGood
+	if errors.Is(err, endpoints.ErrBadInput) {
+		r.fault = faultInput
+	}
+}
+
 func (r *taskRun) endEvent() TaskEndEvent {
 	files := r.files
 	if files == nil {
@@ -97,8 +111,9 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	// for a failed dependency does: a start would claim it ran somewhere.
 	switch {
 	case c != nil && c.none != "":
+		// No model qualifies: another skill may still serve the request.
 		r.fail("not run: " + c.none)
-		r.skipped = true
+		r.skipped, r.fault = true, faultForGood
 		emit(r.endEvent())
 		return
 	case c == nil || c.skill == nil:
@@ -139,13 +154,13 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	debug := func(msg string) { emit(DebugEvent{Stage: StageExecution, Kind: "resolve", Content: msg}) }
 	args, err := e.resolveArgs(tctx, r.task, c.skill, byID, outDir, sc, progress, debug)
 	if err != nil {
-		r.fail(err.Error())
+		r.failWith(err)
 		return
 	}
 	r.args = args
 	files, err := taskFiles(sc, c.skill, args)
 	if err != nil {
-		r.fail(err.Error())
+		r.failWith(err)
 		return
 	}
 	r.inputs = files
@@ -199,10 +214,16 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			}
 			lastErr = err
 			if !endpoints.Retryable(err) {
-				r.fail(err.Error())
+				r.failWith(err)
 				return
 			}
 		}
+	}
+	// Every route was tried (or the time ran out): the task failed for
+	// good — unless the user refused the tool, which no plan overrides.
+	r.fault = faultForGood
+	if errors.Is(lastErr, ErrNotApproved) {
+		r.fault = faultRefused
 	}
 	switch {
 	case ctx.Err() != nil:

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,19 +64,31 @@ type benchScenario struct {
 	name    string
 	request string
 	tasks   func(image string) []map[string]any
+	// revision, when set, makes the plan's experts fail (HTTP 500) and is
+	// the controller's revision of it (revise.go).
+	revision func(image string) []map[string]any
 }
 
+// revisedScenario is a turn that needs the fifth step: the video model
+// fails, the revision draws a still image instead. It costs one revision
+// call on top of the turn's, and its image task.
+var revisedScenario = benchScenario{name: "revised", request: "Make a short video of a quiet street.", tasks: func(string) []map[string]any {
+	return []map[string]any{task(1, "text-to-video", nil, map[string]string{"text": "a quiet street"})}
+}, revision: func(string) []map[string]any {
+	return []map[string]any{task(2, "text-to-image", nil, map[string]string{"text": "a quiet street"})}
+}}
+
 var benchScenarios = []benchScenario{
-	{"single", "What is in this picture?", func(img string) []map[string]any {
+	{name: "single", request: "What is in this picture?", tasks: func(img string) []map[string]any {
 		return []map[string]any{task(1, "image-to-text", nil, map[string]string{"image": img})}
 	}},
-	{"chain", "Read this picture's caption aloud.", func(img string) []map[string]any {
+	{name: "chain", request: "Read this picture's caption aloud.", tasks: func(img string) []map[string]any {
 		return []map[string]any{
 			task(1, "image-to-text", nil, map[string]string{"image": img}),
 			task(2, "text-to-speech", []int{1}, map[string]string{"text": "<resource>-1"}),
 		}
 	}},
-	{"fanout", "Classify this picture, find its objects, caption it and estimate its depth.", func(img string) []map[string]any {
+	{name: "fanout", request: "Classify this picture, find its objects, caption it and estimate its depth.", tasks: func(img string) []map[string]any {
 		return []map[string]any{
 			task(1, "image-classification", nil, map[string]string{"image": img}),
 			task(2, "object-detection", nil, map[string]string{"image": img}),
@@ -109,6 +123,7 @@ func BenchmarkTurn(b *testing.B) {
 	for _, sc := range benchScenarios {
 		b.Run("auto-cpu-warm/"+sc.name, func(b *testing.B) { benchTurn(b, sc, true, cpuLatency, pipeline.SelectAuto) })
 	}
+	b.Run("auto-warm/"+revisedScenario.name, func(b *testing.B) { benchTurn(b, revisedScenario, true, benchLatency, pipeline.SelectAuto) })
 }
 
 // benchTurn times turns of one scenario. A cold turn is the first of a
@@ -212,11 +227,18 @@ func newBenchRig(b testing.TB, sc benchScenario, lat fakeollama.Latency, sel pip
 		b.Fatal(err)
 	}
 	plan := sc.tasks(r.image)
-	for _, t := range plan {
+	var revised []map[string]any
+	if sc.revision != nil {
+		revised = sc.revision(r.image)
+	}
+	for i, t := range append(slices.Clone(plan), revised...) {
 		s, _ := cat.Skill(t["task"].(string))
 		for _, m := range s.Models {
 			if m.ServedBy(skills.EndpointHuggingFace) {
-				r.hf.Model(m.ID, s.Name).Delay(benchExpertDelay)
+				mb := r.hf.Model(m.ID, s.Name).Delay(benchExpertDelay)
+				if revised != nil && i < len(plan) {
+					mb.Status(http.StatusInternalServerError, "the model crashed")
+				}
 			}
 		}
 	}
@@ -224,11 +246,16 @@ func newBenchRig(b testing.TB, sc benchScenario, lat fakeollama.Latency, sel pip
 	// first, each task's fields in the schema's order.
 	head, objs := orderedPlan(`{}`, plan...)
 	planJSON := head + strings.Join(objs, ",") + "]}"
+	head, objs = orderedPlan(`{}`, revised...)
+	revisionJSON := head + strings.Join(objs, ",") + "]}"
 	r.ollama.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
 	r.ollama.SetLatency(lat)
 	r.ollama.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
 		if r.greeting {
 			return benchReply(req, `{"constraints":{},"tasks":[]}`)
+		}
+		if pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) == string(pipeline.StageRevision) {
+			return benchReply(req, revisionJSON)
 		}
 		return benchReply(req, planJSON)
 	})
@@ -239,7 +266,9 @@ func newBenchRig(b testing.TB, sc benchScenario, lat fakeollama.Latency, sel pip
 	}
 	router := endpoints.NewRouter(endpoints.ModeHybrid, builtin.New(),
 		huggingface.New(huggingface.Options{BaseURL: r.hf.URL, Token: "hf_bench", HTTPClient: r.hf.Client()}))
-	r.eng = pipeline.New(ctl, cat, router, pipeline.Options{OutputDir: dir, ControllerTasks: true, TaskTimeout: time.Minute, Selection: sel})
+	// Revise: 1 as shipped (planner.revise): a turn whose tasks all
+	// succeed must make no call more (ctl-calls/turn).
+	r.eng = pipeline.New(ctl, cat, router, pipeline.Options{OutputDir: dir, ControllerTasks: true, TaskTimeout: time.Minute, Selection: sel, Revise: 1})
 	return r
 }
 
