@@ -56,6 +56,8 @@ func logStage(ev pipeline.Event) pipeline.Stage {
 	switch e := ev.(type) {
 	case pipeline.PlanEvent:
 		return pipeline.StagePlanning
+	case pipeline.PlanRevisionEvent:
+		return pipeline.StageRevision
 	case pipeline.ModelEvent:
 		return pipeline.StageSelection
 	case pipeline.TaskStartEvent, pipeline.TaskProgressEvent, pipeline.TaskEndEvent:
@@ -195,6 +197,26 @@ func (p *printer) plain(ev pipeline.Event) {
 			dep = fmt.Sprintf(" after %v", t.Dep)
 		}
 		p.line("plan: + %d. %s%s %s", t.ID, t.Task, dep, formatArgs(t.Args))
+	case pipeline.PlanRevisionEvent:
+		failed := make([]string, len(e.After))
+		for i, f := range e.After {
+			failed[i] = fmt.Sprintf("task %d %s", f.ID, f.Task)
+		}
+		if len(e.Tasks) == 0 {
+			p.line("revised: after %s failed — the controller found no other way", strings.Join(failed, ", "))
+		} else {
+			p.line("revised: after %s failed — %d new task(s)", strings.Join(failed, ", "), len(e.Tasks))
+		}
+		for _, t := range e.Tasks {
+			dep := ""
+			if len(t.Dep) > 0 {
+				dep = fmt.Sprintf(" after %v", t.Dep)
+			}
+			p.line("  %d. %s%s %s", t.ID, t.Task, dep, formatArgs(t.Args))
+		}
+		for _, n := range e.Notes {
+			p.line("  note: %s", n)
+		}
 	case pipeline.TaskWithdrawnEvent:
 		p.line("withdrawn: task %d %s: %s — its result is not used", e.ID, e.Task, e.Reason)
 	case pipeline.ModelReasonEvent:

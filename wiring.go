@@ -66,6 +66,7 @@ func buildEngineWarn(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, []
 		OutputDir:       cfg.OutputDir,
 		ControllerTasks: cfg.ControllerTasks,
 		Selection:       pipeline.Selection(cfg.Selection),
+		Revise:          cfg.Planner.Revise,
 		Logger:          log,
 	}), status, nil
 }

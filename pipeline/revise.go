@@ -130,7 +130,7 @@ func (d *dispatcher) revise(p Plan, runs []*taskRun) ([]*taskRun, []Revision, er
 			break
 		}
 		d.emit(StageEvent{Stage: StageRevision})
-		rev, ok, err := d.askRevision(runs, failed)
+		rev, ok, err := d.askRevision(runs, failed, p.Constraints)
 		if err != nil {
 			return runs, revs, err
 		}
@@ -165,10 +165,12 @@ func (d *dispatcher) more(p Plan) []*taskRun {
 	return d.start()
 }
 
-// askRevision makes the revision call and validates its reply. ok is false
-// when the controller could not be asked (an error event says why; the
-// turn goes on to its answer); err is the turn's cancellation.
-func (d *dispatcher) askRevision(runs, failed []*taskRun) (rev Revision, ok bool, err error) {
+// askRevision makes the revision call and validates its reply, and with
+// plan review shows it to the user (turned down, it adds nothing), under
+// the plan's constraints cons. ok is false when the controller could not
+// be asked (an error event says why; the turn goes on to its answer); err
+// is the turn's cancellation.
+func (d *dispatcher) askRevision(runs, failed []*taskRun, cons Constraints) (rev Revision, ok bool, err error) {
 	for _, r := range failed {
 		rev.After = append(rev.After, FailedTask{ID: r.task.ID, Task: r.task.Task, Error: r.err})
 	}
@@ -199,6 +201,21 @@ func (d *dispatcher) askRevision(runs, failed []*taskRun) (rev Revision, ok bool
 	d.conv.add(msg, controller.Message{Role: "assistant", Content: reply.Content})
 	p := d.e.validateRevision(raw, d.t, runs)
 	rev.Tasks, rev.Notes = p.Tasks, p.Notes
+	if d.t.Review == nil || len(rev.Tasks) == 0 {
+		return rev, true, nil
+	}
+	// With plan review nothing runs unseen: the revision is a plan.
+	edited, err := d.t.Review(d.ctx, Plan{Tasks: rev.Tasks, Constraints: cons, Notes: rev.Notes})
+	switch {
+	case d.ctx.Err() != nil:
+		return rev, false, fmt.Errorf("%w: %w", ErrCancelled, d.ctx.Err())
+	case err != nil:
+		rev.Tasks = []Task{}
+		rev.Notes = append(rev.Notes, "the revision was turned down in review: "+text.OneLine(err.Error(), 200))
+	default:
+		p = d.e.validateRevision(rawPlan{Tasks: edited.Tasks}, d.t, runs)
+		rev.Tasks, rev.Notes = p.Tasks, append(rev.Notes, p.Notes...)
+	}
 	return rev, true, nil
 }
 

@@ -438,3 +438,36 @@ func TestRevisionRepeatsThePlan(t *testing.T) {
 		t.Fatal("task 3 did not read task 1's caption")
 	}
 }
+
+// TestRevisionReviewed: with plan review on, a revision is shown as a
+// plan before it runs; turned down, it adds nothing and the turn answers.
+func TestRevisionReviewed(t *testing.T) {
+	for _, accept := range []bool{true, false} {
+		r := reviseRig(t, 1)
+		r.hf.Model("black-forest-labs/FLUX.1-schnell", "text-to-image")
+		r.planJSON(task(1, "text-to-video", nil, map[string]string{"text": "a fox"}))
+		r.revisions = []fakeollama.Reply{revision(task(2, "text-to-image", nil, map[string]string{"text": "a fox"}))}
+		var shown []pipeline.Plan
+		review := func(_ context.Context, p pipeline.Plan) (pipeline.Plan, error) {
+			shown = append(shown, p)
+			if len(shown) == 2 && !accept {
+				return pipeline.Plan{}, errors.New("not that")
+			}
+			return p, nil
+		}
+		rep, err := r.run(context.Background(), pipeline.Turn{Request: "a video of a fox", Review: review})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(shown) != 2 || len(shown[1].Tasks) != 1 || shown[1].Tasks[0].ID != 2 {
+			t.Fatalf("accept=%v: reviews %+v", accept, shown)
+		}
+		ran := slices.ContainsFunc(eventsOf[pipeline.TaskStartEvent](r), func(e pipeline.TaskStartEvent) bool { return e.ID == 2 })
+		if ran != accept || len(rep.Revisions) != 1 || (len(rep.Revisions[0].Tasks) > 0) != accept {
+			t.Fatalf("accept=%v: ran %v, revisions %+v", accept, ran, rep.Revisions)
+		}
+		if !accept && !strings.Contains(strings.Join(rep.Revisions[0].Notes, " "), "turned down in review: not that") {
+			t.Fatalf("notes %v", rep.Revisions[0].Notes)
+		}
+	}
+}

@@ -37,9 +37,12 @@ type Turn struct {
 	// Planning is true while the plan still streams: Plan then holds the
 	// tasks that arrived so far (plan_task events), some maybe running.
 	Planning bool
-	Tasks    []*TaskState // plan order
-	byID     map[int]*TaskState
-	Errors   []pipeline.ErrorEvent
+	// Revisions are the plan's revisions after tasks failed for good, in
+	// order; their tasks are in Tasks after the plan's.
+	Revisions []pipeline.Revision
+	Tasks     []*TaskState // plan order
+	byID      map[int]*TaskState
+	Errors    []pipeline.ErrorEvent
 	// Debug holds the debug events of the turn while it is the newest.
 	Debug  []pipeline.DebugEvent
 	Report *pipeline.Report
@@ -101,6 +104,8 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 			t.Tasks = append(t.Tasks, ts)
 			t.byID[task.ID] = ts
 		}
+	case pipeline.PlanRevisionEvent:
+		t.revised(ev.Revision)
 	case pipeline.ModelReasonEvent:
 		// The controller writes its reasons after every pick: the task
 		// may be running already.
@@ -177,6 +182,33 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 		t.Report = &rep
 	}
 	return false
+}
+
+// revised records a revision: the failed tasks it answers, and every
+// task that was skipped for them, are the replaced branch; the tasks it
+// added follow the plan's, numbered by the revision.
+func (t *Turn) revised(r pipeline.Revision) {
+	t.Revisions = append(t.Revisions, r)
+	gone := map[int]bool{}
+	for _, f := range r.After {
+		gone[f.ID] = true
+	}
+	for _, ts := range t.Tasks { // in plan order: dependencies first
+		if !gone[ts.Task.ID] && ts.Status == TaskSkipped {
+			for _, d := range ts.Task.Dep {
+				if gone[d] {
+					gone[ts.Task.ID] = true
+				}
+			}
+		}
+		if gone[ts.Task.ID] {
+			ts.Replaced = true
+		}
+	}
+	for _, task := range r.Tasks {
+		ts := t.Task(task.ID, task.Task)
+		ts.Task, ts.Revision = task, len(t.Revisions)
+	}
 }
 
 // sameTask reports whether a task that arrived while the plan streamed
