@@ -1,11 +1,16 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/chorusai/chorus/eval"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/sessions"
@@ -71,7 +76,58 @@ func TestRunRevisedPlan(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(strings.Join(types, " "), "task_end stage plan_revision") {
+	if i := slices.Index(types, "plan_revision"); i < 0 || i < slices.Index(types, "task_end") || i > slices.Index(types, "answer") ||
+		types[i-1] != "stage" || !slices.Contains(types[i:], "task_start") {
 		t.Errorf("--json events: %v", types)
+	}
+}
+
+// TestEvalFailures: `chorus eval --failures` runs the failure suite as
+// whole turns with scripted failing experts and reports the success rate
+// without and with the plan's revision, as a table and as JSON.
+func TestEvalFailures(t *testing.T) {
+	suite := filepath.Join(t.TempDir(), "down.json")
+	if err := os.WriteFile(suite, []byte(`{"name": "down", "cases": [
+		{"id": "video-down", "request": "Make a short video of a fox.", "gold": [{"task": "text-to-video", "id": 1, "dep": []}],
+		 "fail": ["text-to-video"], "serves": [["text-to-video"], ["text-to-image"]]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		switch pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) {
+		case string(pipeline.StagePlanning):
+			return fakeollama.Reply{Content: `{"constraints":{},"tasks":[{"task":"text-to-video","id":1,"dep":[],"args":{"text":"a fox"}}]}`}
+		case string(pipeline.StageRevision):
+			return fakeollama.Reply{Content: `{"constraints":{},"tasks":[{"task":"text-to-image","id":2,"dep":[],"args":{"text":"a fox"}}]}`}
+		case string(pipeline.StageSelection):
+			return fakeollama.Reply{Content: `{"picks":{},"reasons":{}}`}
+		}
+		return fakeollama.Reply{Content: "Here is a picture of a fox."}
+	})
+	stdout, stderr, code := runCLI("eval", "--failures", "--suite", suite)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rows []string
+	for _, l := range strings.Split(stdout, "\n") {
+		rows = append(rows, strings.Join(strings.Fields(l), " "))
+	}
+	for _, want := range []string{"served without revision 0%", "served with revision 100%", "gained by revision +100 pt", "video-down 0→1/1"} {
+		if !slices.Contains(rows, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	stdout, stderr, code = runCLI("eval", "--failures", "--json", "--suite", suite)
+	if code != 0 {
+		t.Fatalf("--json exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Models []eval.FailureSummary `json:"models"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || len(doc.Models) != 1 {
+		t.Fatalf("JSON: %v\n%s", err, stdout)
+	}
+	if m := doc.Models[0]; m.ServedWith != (eval.Rate{Hits: 1, Of: 1}) || m.ServedWithout != (eval.Rate{Of: 1}) ||
+		len(m.Results) != 1 || !slices.Equal(m.Results[0].Added, []string{"text-to-image"}) {
+		t.Fatalf("JSON summary = %+v", m)
 	}
 }
