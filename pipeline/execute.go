@@ -219,8 +219,13 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			}
 		}
 	}
-	// Every route was tried (or the time ran out): the task failed for
-	// good — unless the user refused the tool, which no plan overrides.
+	e.failAfterRoutes(ctx, tctx, r, lastErr)
+}
+
+// failAfterRoutes fails r after every route was tried (or the time ran
+// out): why, in one line, and that it failed for good — unless the user
+// refused the tool, which no plan overrides.
+func (e *Engine) failAfterRoutes(ctx, tctx context.Context, r *taskRun, lastErr error) {
 	r.fault = faultForGood
 	if errors.Is(lastErr, ErrNotApproved) {
 		r.fault = faultRefused

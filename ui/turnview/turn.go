@@ -135,33 +135,7 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 			ts.WaitUntil = now.Add(time.Duration(ev.WaitMS) * time.Millisecond)
 		}
 	case pipeline.TaskEndEvent:
-		ts := t.Task(ev.ID, ev.Task)
-		ts.Elapsed = time.Duration(ev.ElapsedMS) * time.Millisecond
-		ts.WaitUntil = time.Time{}
-		ts.Result, ts.Files, ts.Err, ts.Attempts = ev.Result, ev.Files, ev.Error, ev.Attempts
-		if ev.Model != "" {
-			// What ran may differ from what started: a fallback to the next
-			// candidate, or a provider that handed over to another. The log
-			// says where it really ran, as the answer's workflow does.
-			if ev.Status == pipeline.StatusOK && ts.Status == TaskRunning &&
-				(ev.Model != ts.Model || ev.Endpoint != ts.Endpoint || ev.Provider != ts.Provider) {
-				ts.Log = append(ts.Log, LogLine{At: now, Text: fmt.Sprintf("ran on %s (%s)", ev.Model, pipeline.Where(ev.Endpoint, ev.Provider))})
-			}
-			ts.Model, ts.Endpoint, ts.Provider = ev.Model, ev.Endpoint, ev.Provider
-		}
-		switch {
-		case ev.Cancelled:
-			ts.Status = TaskCancelled
-			ts.Log = append(ts.Log, LogLine{At: now, Text: "cancelled"})
-		case ev.Skipped:
-			ts.Status = TaskSkipped
-			ts.Log = append(ts.Log, LogLine{At: now, Text: "skipped: " + ev.Error, Err: true})
-		case ev.Status == pipeline.StatusOK:
-			ts.Status = TaskDone
-		default:
-			ts.Status = TaskFailed
-			ts.Log = append(ts.Log, LogLine{At: now, Text: ev.Error, Err: true})
-		}
+		t.ended(ev, now)
 	case pipeline.TokenEvent:
 		t.Answer += ev.Text
 		return true
@@ -182,6 +156,38 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 		t.Report = &rep
 	}
 	return false
+}
+
+// ended records a task's end: how long it took, what it made, where it
+// really ran, and its final status.
+func (t *Turn) ended(ev pipeline.TaskEndEvent, now time.Time) {
+	ts := t.Task(ev.ID, ev.Task)
+	ts.Elapsed = time.Duration(ev.ElapsedMS) * time.Millisecond
+	ts.WaitUntil = time.Time{}
+	ts.Result, ts.Files, ts.Err, ts.Attempts = ev.Result, ev.Files, ev.Error, ev.Attempts
+	if ev.Model != "" {
+		// What ran may differ from what started: a fallback to the next
+		// candidate, or a provider that handed over to another. The log
+		// says where it really ran, as the answer's workflow does.
+		if ev.Status == pipeline.StatusOK && ts.Status == TaskRunning &&
+			(ev.Model != ts.Model || ev.Endpoint != ts.Endpoint || ev.Provider != ts.Provider) {
+			ts.Log = append(ts.Log, LogLine{At: now, Text: fmt.Sprintf("ran on %s (%s)", ev.Model, pipeline.Where(ev.Endpoint, ev.Provider))})
+		}
+		ts.Model, ts.Endpoint, ts.Provider = ev.Model, ev.Endpoint, ev.Provider
+	}
+	switch {
+	case ev.Cancelled:
+		ts.Status = TaskCancelled
+		ts.Log = append(ts.Log, LogLine{At: now, Text: "cancelled"})
+	case ev.Skipped:
+		ts.Status = TaskSkipped
+		ts.Log = append(ts.Log, LogLine{At: now, Text: "skipped: " + ev.Error, Err: true})
+	case ev.Status == pipeline.StatusOK:
+		ts.Status = TaskDone
+	default:
+		ts.Status = TaskFailed
+		ts.Log = append(ts.Log, LogLine{At: now, Text: ev.Error, Err: true})
+	}
 }
 
 // revised records a revision: the failed tasks it answers, and every
