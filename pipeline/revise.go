@@ -110,24 +110,49 @@ func revisable(r *taskRun, answered map[int]bool) bool {
 	return r.status == StatusError && r.fault == faultForGood && !r.cancelled && r.withdrawn == "" && !answered[r.task.ID]
 }
 
+// unanswered returns the runs that failed for good and that no revision
+// answered yet.
+func unanswered(runs []*taskRun, answered map[int]bool) []*taskRun {
+	var out []*taskRun
+	for _, r := range runs {
+		if revisable(r, answered) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// revisionDue reports whether the runs that finished hold a failure a
+// revision will answer: the answer must not start before it (an early
+// answer, while tasks still run, waits for the revision instead). Called
+// without d.mu held.
+func (d *dispatcher) revisionDue(runs []*taskRun) bool {
+	if d.e.opts.Revise <= 0 {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.ContainsFunc(runs, func(r *taskRun) bool { return r.finished && revisable(r, nil) })
+}
+
 // revise is the fifth step, after the plan's tasks ran: while failures no
 // revision answered remain and the turn may revise again, it asks the
 // controller for new tasks and runs them. It returns every run of the
 // turn, the plan's then each revision's, and the revisions made; the error
 // is the turn's cancellation.
 func (d *dispatcher) revise(p Plan, runs []*taskRun) ([]*taskRun, []Revision, error) {
+	if !d.revisionDue(runs) {
+		return runs, nil, nil
+	}
 	var revs []Revision
 	answered := map[int]bool{}
 	for len(revs) < d.e.opts.Revise && d.ctx.Err() == nil {
-		var failed []*taskRun
-		for _, r := range runs {
-			if revisable(r, answered) {
-				failed = append(failed, r)
-				answered[r.task.ID] = true
-			}
-		}
+		failed := unanswered(runs, answered)
 		if len(failed) == 0 {
 			break
+		}
+		for _, r := range failed {
+			answered[r.task.ID] = true
 		}
 		d.emit(StageEvent{Stage: StageRevision})
 		rev, ok, err := d.askRevision(runs, failed, p.Constraints)
