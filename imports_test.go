@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -73,6 +74,11 @@ var importRules = map[string][]string{
 	// Test support: fakes and helpers that import nothing of Chorus
 	// outside internal, and that production code never imports.
 	"internal/*": {"internal/*"},
+
+	// One running Chorus: the engine built from the configuration (or a
+	// recording), the chat service over it, its lifecycle. Every front
+	// end starts from it; no front end builds an engine itself.
+	"app": {"config", "controller", "conversation", "endpoints", "endpoints/*", "pipeline", "recording", "skills", "text"},
 
 	// The command line wires everything (but test support); the root
 	// package is main.go, which only calls it.
@@ -214,5 +220,73 @@ func TestImportRulesCatchAViolation(t *testing.T) {
 		if got := found && allows(rule, tc.to); got != tc.ok {
 			t.Errorf("%s → %s allowed = %v, want %v", tc.from, tc.to, got, tc.ok)
 		}
+	}
+}
+
+// builders are the calls that make an engine or a chat service, with the
+// packages that may make them: every front end starts from one app.App
+// (the TUI, chorus run, serve --ssh, mcp serve, replays), so none can
+// drift in how it starts. recording wraps an engine to record or replay it.
+var builders = map[string][]string{
+	module + "/conversation.New": {"app"},
+	module + "/pipeline.New":     {"app", "recording"},
+}
+
+// TestOnlyAppBuildsTheEngine fails when production code outside the
+// allowed packages calls conversation.New or pipeline.New.
+func TestOnlyAppBuildsTheEngine(t *testing.T) {
+	found := 0
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "internal") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		names := map[string]string{} // local name → import path
+		for _, imp := range f.Imports {
+			ip, _ := strconv.Unquote(imp.Path.Value)
+			name := path.Base(ip)
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			names[name] = ip
+		}
+		pkg := filepath.ToSlash(filepath.Dir(p))
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			x, ok := sel.X.(*ast.Ident)
+			if !ok || names[x.Name] == "" {
+				return true
+			}
+			call := names[x.Name] + "." + sel.Sel.Name
+			if allowed, ok := builders[call]; ok {
+				found++
+				if !slices.Contains(allowed, pkg) {
+					t.Errorf("%s calls %s: only %v may — take the engine and the service from app.App", p, strings.TrimPrefix(call, module+"/"), allowed)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found < 2 {
+		t.Fatalf("found %d calls of the builders: the walk is broken", found)
 	}
 }

@@ -19,8 +19,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/chorusai/chorus/app"
 	"github.com/chorusai/chorus/config"
-	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/endpoints/mcp"
 	"github.com/chorusai/chorus/mcpserve"
 	"github.com/chorusai/chorus/skills"
@@ -69,7 +69,7 @@ Exit status 1 when a server failed.`,
 				fmt.Fprintf(w, "no MCP servers are configured — add an mcp: list to %s (docs/mcp.md shows how)\n", where)
 				return nil
 			}
-			ep := mcp.New(mcp.Options{Servers: mcpServers(cfg), HTTPClient: &http.Client{}, Version: chorusVersion(), Logger: g.logger()})
+			ep := mcp.New(mcp.Options{Servers: app.MCPServers(cfg), HTTPClient: &http.Client{}, Version: g.version, Logger: g.logger()})
 			defer ep.Close()
 			ep.Start(cmd.Context())
 			status := ep.Status()
@@ -195,9 +195,14 @@ that are not annotated read-only run only with --allow-tool. docs/mcp.md shows c
 					return &exitError{code: 2, err: fmt.Errorf("--http: %w", err)}
 				}
 			}
+			a, err := g.newApp(cfg, app.Options{AllowTools: allow})
+			if err != nil {
+				return err
+			}
+			defer a.Close()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return serveMCP(ctx, cfg, g.logger(), addr, allow, cmd.ErrOrStderr())
+			return serveMCP(ctx, a, mcpServeFlags{addr: addr, allow: allow, version: g.version, log: g.logger()}, cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8808; a bare :PORT is loopback) instead of stdio")
@@ -218,29 +223,24 @@ func loopbackDefault(addr string) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
-// serveMCP runs `chorus mcp serve`: stdio when addr is empty, else
-// streamable HTTP on addr. Nothing but the protocol goes to stdout.
-func serveMCP(ctx context.Context, cfg *config.Config, log *slog.Logger, addr string, allow []string, stderr io.Writer) error {
-	st, err := newSetup(cfg, replaySource{}, log)
-	if err != nil {
-		return err
-	}
-	if len(allow) > 0 {
-		w, err := checkAllowTools(allow, st.mcp)
-		if err != nil {
-			return err
-		}
-		st.warnings = append(st.warnings, w...)
-	}
-	for _, w := range st.warnings {
+// mcpServeFlags are what `chorus mcp serve` was given: where to listen
+// ("" for stdio), --allow-tool, and the version and log of the command.
+type mcpServeFlags struct {
+	addr    string
+	allow   []string
+	version string
+	log     *slog.Logger
+}
+
+// serveMCP runs `chorus mcp serve` on a: stdio when f.addr is empty, else
+// streamable HTTP on f.addr. Nothing but the protocol goes to stdout.
+func serveMCP(ctx context.Context, a *app.App, f mcpServeFlags, stderr io.Writer) error {
+	addr, log := f.addr, f.log
+	for _, w := range a.Warnings() {
 		fmt.Fprintf(stderr, "chorus: warning: %s\n", w)
 	}
-	svc, err := conversation.New(conversation.Options{Engine: st.eng, Logger: log, Version: version})
-	if err != nil {
-		return err
-	}
-	srv, err := mcpserve.New(mcpserve.Options{Service: svc, Constraints: st.cons, Dir: filepath.Join(config.DataDir(), "mcp-serve"),
-		AllowTools: allow, Version: chorusVersion(), Logger: log})
+	srv, err := mcpserve.New(mcpserve.Options{Service: a.Service(), Constraints: a.Constraints(), Dir: filepath.Join(config.DataDir(), "mcp-serve"),
+		AllowTools: f.allow, Version: f.version, Logger: log})
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}

@@ -28,10 +28,10 @@ func TestRunTextToImageOnFalAI(t *testing.T) {
 		return fakeollama.Reply{Content: "Here is your lighthouse."}
 	})
 	e.hf.Provide("fal-ai", "black-forest-labs/FLUX.1-schnell", "fal-ai/flux/schnell", "text-to-image").Queue(1, 2)
-	resultTransport = e.hf.DownloadTransport()
-	t.Cleanup(func() { resultTransport = nil })
+	opts := testOptions()
+	opts.ResultTransport = e.hf.DownloadTransport()
 
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "paint "+prompt)
+	stdout, stderr, code := runCLIWith(opts, "run", "--json", "--out", e.out, "paint "+prompt)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
