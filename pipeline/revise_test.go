@@ -14,6 +14,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
@@ -469,5 +470,69 @@ func TestRevisionReviewed(t *testing.T) {
 		if !accept && !strings.Contains(strings.Join(rep.Revisions[0].Notes, " "), "turned down in review: not that") {
 			t.Fatalf("notes %v", rep.Revisions[0].Notes)
 		}
+	}
+}
+
+// guardedHF stands for a Hugging Face endpoint whose image models may
+// change things (as an MCP tool not annotated read-only): a call needs
+// the turn's approval. Its video models are down.
+type guardedHF struct{ calls *int }
+
+func (guardedHF) Kind() endpoints.Kind                        { return endpoints.HuggingFace }
+func (guardedHF) Check(context.Context, string, string) error { return nil }
+func (guardedHF) NeedsApproval(task, _ string) string {
+	if task == "text-to-image" {
+		return "it posts the picture"
+	}
+	return ""
+}
+func (g guardedHF) Infer(_ context.Context, req endpoints.Request) (endpoints.Result, error) {
+	if req.Task != "text-to-image" {
+		return endpoints.Result{}, fmt.Errorf("%s is down: %w", req.Model, endpoints.ErrUnavailable)
+	}
+	*g.calls++
+	return endpoints.Result{Blobs: []endpoints.Blob{{MIME: "image/png", Data: fakehf.PNG(8, 8)}}}, nil
+}
+
+// TestRevisionAsksApproval: a revision's task that may change things asks
+// the turn's approval as a plan's does; refused, it does not run.
+func TestRevisionAsksApproval(t *testing.T) {
+	for _, allow := range []bool{true, false} {
+		calls := 0
+		r := newRig(t, withOptions(pipeline.Options{ControllerTasks: true, Revise: 1}), withEndpoints(guardedHF{calls: &calls}))
+		r.planJSON(task(1, "text-to-video", nil, map[string]string{"text": "a fox"}))
+		r.revisions = []fakeollama.Reply{revision(task(2, "text-to-image", nil, map[string]string{"text": "a fox"}))}
+		var asked []pipeline.Approval
+		approve := func(_ context.Context, a pipeline.Approval) error {
+			asked = append(asked, a)
+			if !allow {
+				return errors.New("no posting")
+			}
+			return nil
+		}
+		if _, err := r.run(context.Background(), pipeline.Turn{Request: "a video of a fox", Approve: approve}); err != nil {
+			t.Fatal(err)
+		}
+		if len(asked) == 0 || asked[0].ID != 2 || asked[0].Reason != "it posts the picture" {
+			t.Fatalf("allow=%v: approvals asked %+v", allow, asked)
+		}
+		if end := r.taskEnd(2); (end.Status == pipeline.StatusOK) != allow || (calls > 0) != allow {
+			t.Fatalf("allow=%v: task 2 %+v, %d calls", allow, end, calls)
+		}
+	}
+}
+
+// TestNoRevisionAfterARefusal: a task the user refused to approve is not
+// planned around.
+func TestNoRevisionAfterARefusal(t *testing.T) {
+	calls := 0
+	r := newRig(t, withOptions(pipeline.Options{ControllerTasks: true, Revise: 1}), withEndpoints(guardedHF{calls: &calls}))
+	r.planJSON(task(1, "text-to-image", nil, map[string]string{"text": "a fox"}))
+	refuse := func(context.Context, pipeline.Approval) error { return errors.New("no posting") }
+	if _, err := r.run(context.Background(), pipeline.Turn{Request: "post a picture of a fox", Approve: refuse}); err != nil {
+		t.Fatal(err)
+	}
+	if end := r.taskEnd(1); end.Status != pipeline.StatusError || calls != 0 || r.calls("revise") != 0 {
+		t.Fatalf("task 1 %+v, %d calls, %d revisions", end, calls, r.calls("revise"))
 	}
 }
