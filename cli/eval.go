@@ -72,6 +72,9 @@ revision of the plan after a failure and with it (planner.revise, at least 1) â€
 			if err != nil {
 				return err
 			}
+			if f.failures && cfg.Planner.Revise < 1 {
+				return &exitError{code: 2, err: errors.New("--failures compares turns with and without the plan's revision, but planner.revise is 0 â€” set it to 1 (CHORUS_PLANNER_REVISE=1)")}
+			}
 			return runEval(cmd.Context(), cfg, g, f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -143,7 +146,7 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 	}
 	bar := newEvalProgress(stderr, cases*f.repeat*len(models))
 	if f.failures {
-		return evalFailures(ctx, evalRun{cfg: cfg, f: f, suite: suite, models: models, engines: engines, cases: cases, bar: bar}, stdout)
+		return evalFailures(ctx, evalRun{f: f, suite: suite, models: models, engines: engines, cases: cases, bar: bar}, stdout)
 	}
 	tools := eng.Catalog().Names()
 	var sums []eval.Summary
@@ -185,7 +188,6 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 
 // evalRun is what a run of the suite needs once every model was checked.
 type evalRun struct {
-	cfg     *config.Config
 	f       *evalFlags
 	suite   *eval.Suite
 	models  []string
@@ -201,7 +203,7 @@ func evalFailures(ctx context.Context, r evalRun, stdout io.Writer) error {
 	var stopped error
 	for i, m := range r.models {
 		results, err := eval.RunFailures(ctx, r.engines[i], m, r.suite, eval.FailureOptions{
-			Repeat: r.f.repeat, Limit: r.f.limit, Revise: r.cfg.Planner.Revise,
+			Repeat: r.f.repeat, Limit: r.f.limit,
 			Progress: func(p eval.Progress) { r.bar.step(p) },
 		})
 		s := eval.SummarizeFailures(m, r.suite.Name, r.cases, r.f.repeat, results)

@@ -116,6 +116,11 @@ func TestEvalFailures(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}
 	}
+	t.Setenv("CHORUS_PLANNER_REVISE", "0")
+	if _, stderr, code := runCLI("eval", "--failures", "--suite", suite); code != 2 || !strings.Contains(stderr, "planner.revise is 0") {
+		t.Fatalf("--failures with planner.revise 0: exit %d: %s", code, stderr)
+	}
+	t.Setenv("CHORUS_PLANNER_REVISE", "1")
 	stdout, stderr, code = runCLI("eval", "--failures", "--json", "--suite", suite)
 	if code != 0 {
 		t.Fatalf("--json exit %d: %s", code, stderr)

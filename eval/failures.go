@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -24,7 +23,8 @@ import (
 // the request when every skill of one of the case's Serves sets has a task
 // that succeeded; without revision is read from the plan's own tasks (they
 // ran before any revision, so a turn with revision off would have ended
-// the same), with revision from all of them.
+// the same), with revision from all of them. The engine's own options
+// apply: planner.revise must be 1 or more.
 
 // Failures returns the embedded failure suite: requests whose first
 // expert fails (a video model down, a captioner down…), most of which
@@ -43,8 +43,6 @@ type FailureOptions struct {
 	Repeat int
 	// Limit runs only the first Limit cases; 0 runs all.
 	Limit int
-	// Revise is planner.revise for the runs; at least 1.
-	Revise int
 	// Dir receives the inputs and outputs; a temporary directory when
 	// empty.
 	Dir string
@@ -78,7 +76,10 @@ type FailureResult struct {
 // controller and catalog with the case's scripted experts. It returns the
 // results so far with the error that stopped it (as Run does).
 func RunFailures(ctx context.Context, eng *pipeline.Engine, model string, s *Suite, opts FailureOptions) ([]FailureResult, error) {
-	opts.Repeat, opts.Revise = max(opts.Repeat, 1), max(opts.Revise, 1)
+	opts.Repeat = max(opts.Repeat, 1)
+	if eng.Options().Revise < 1 {
+		return nil, errors.New("planner.revise is 0, so no plan is revised and there is nothing to compare — set planner.revise: 1 (or CHORUS_PLANNER_REVISE=1)")
+	}
 	cases := s.Cases
 	if opts.Limit > 0 && opts.Limit < len(cases) {
 		cases = cases[:opts.Limit]
@@ -104,7 +105,7 @@ func RunFailures(ctx context.Context, eng *pipeline.Engine, model string, s *Sui
 			if err := ctx.Err(); err != nil {
 				return results, fmt.Errorf("%w: %w", pipeline.ErrCancelled, err)
 			}
-			r, err := runFailure(ctx, eng, c, run, dir, opts.Revise)
+			r, err := runFailure(ctx, eng, c, run, dir)
 			if err != nil {
 				return results, err
 			}
@@ -119,15 +120,13 @@ func RunFailures(ctx context.Context, eng *pipeline.Engine, model string, s *Sui
 
 // runFailure runs one case once. Its error stops the whole run: the
 // controller cannot be asked, or the user stopped it.
-func runFailure(ctx context.Context, eng *pipeline.Engine, c Case, run int, dir string, revise int) (FailureResult, error) {
+func runFailure(ctx context.Context, eng *pipeline.Engine, c Case, run int, dir string) (FailureResult, error) {
 	r := FailureResult{Case: c.ID, Run: run, Plan: []string{}}
 	turn, err := c.Turn(dir)
 	if err != nil {
 		return r, fmt.Errorf("case %s: %w", c.ID, err)
 	}
-	opts := eng.Options()
-	opts.OutputDir, opts.Revise, opts.TaskTimeout = filepath.Join(dir, "out"), revise, time.Minute
-	scripted := pipeline.New(eng.Controller(), eng.Catalog(), scriptedRouter(eng.Catalog(), c.Fail), opts)
+	scripted := eng.WithRouter(scriptedRouter(eng.Catalog(), c.Fail))
 	start := time.Now()
 	var revisions int
 	rep, err := scripted.Run(ctx, turn, func(ev pipeline.Event) {

@@ -94,6 +94,13 @@ func TestRunFailures(t *testing.T) {
 		}
 		return fakeollama.Reply{Content: "Done."}
 	})
+	if _, err := eval.RunFailures(context.Background(), eng, "ctl", suite, eval.FailureOptions{Dir: t.TempDir()}); err == nil ||
+		!strings.Contains(err.Error(), "set planner.revise: 1") {
+		t.Fatalf("with planner.revise 0: %v", err)
+	}
+	opts := eng.Options()
+	opts.Revise = 1
+	eng = pipeline.New(eng.Controller(), eng.Catalog(), eng.Router(), opts)
 	rs, err := eval.RunFailures(context.Background(), eng, "ctl", suite, eval.FailureOptions{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

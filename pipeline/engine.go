@@ -170,6 +170,16 @@ func (e *Engine) WithController(ctl *controller.Controller) *Engine {
 	return &c
 }
 
+// WithRouter returns an engine sharing everything but the endpoints (and
+// the look at which skills they can run): the same controller, catalog
+// and options on other experts — chorus eval's failure cases run turns on
+// scripted ones.
+func (e *Engine) WithRouter(router *endpoints.Router) *Engine {
+	c := *e
+	c.router, c.avail = router, &availCache{}
+	return &c
+}
+
 // ErrCancelled is returned (wrapped) when the turn's context was cancelled.
 var ErrCancelled = errors.New("turn cancelled")
 
