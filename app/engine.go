@@ -179,7 +179,8 @@ func openAIServers(cfg *config.Config) []openai.Server {
 		for _, t := range s.Tasks {
 			models[t] = s.Models[t]
 		}
-		out = append(out, openai.Server{Name: s.Name, URL: s.URL, Key: s.Key, KeyEnv: s.KeyEnv, Voice: s.Voice, Models: models, Index: i})
+		out = append(out, openai.Server{Name: s.Name, URL: s.URL, Key: s.Key, KeyEnv: s.KeyEnv, KeyVar: config.OpenAIKeyVar(s.Name),
+			Voice: s.Voice, Models: models, Index: i})
 	}
 	return out
 }

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -22,7 +21,6 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/chorusai/chorus/endpoints"
-	"github.com/chorusai/chorus/endpoints/openai"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -173,7 +171,7 @@ type OpenAIServer struct {
 	URL string `mapstructure:"url" yaml:"url"`
 	// Key is the bearer token; KeyEnv names a variable holding it instead,
 	// read at start, so the file need not hold a secret. With neither,
-	// CHORUS_OPENAI_<NAME>_KEY is read (openai.KeyVar).
+	// CHORUS_OPENAI_<NAME>_KEY is read (OpenAIKeyVar).
 	Key    string `mapstructure:"key" yaml:"key"`
 	KeyEnv string `mapstructure:"key_env" yaml:"key_env"`
 	// Voice is the voice text-to-speech asks for (default alloy).
@@ -490,88 +488,6 @@ func (c *Config) normalize() error {
 	}
 	if c.Serve.MaxUnauthenticatedPerSource < 1 || c.Serve.MaxUnauthenticatedPerSource > c.Serve.MaxUnauthenticated {
 		return bad("serve.max_unauthenticated_per_source", "%d is out of range (1 to serve.max_unauthenticated, %d)", c.Serve.MaxUnauthenticatedPerSource, c.Serve.MaxUnauthenticated)
-	}
-	return nil
-}
-
-// normalizeOpenAI validates the openai list: a URL for each server, a
-// unique name, known task names each with at least one model, and the key
-// read from key_env when it names a variable.
-func (c *Config) normalizeOpenAI() error {
-	names := map[string]int{}
-	for i := range c.OpenAI {
-		s := &c.OpenAI[i]
-		key := fmt.Sprintf("openai[%d]", i)
-		bad := func(sub, format string, args ...any) error {
-			return &Error{Key: key + sub, Source: c.File, Msg: fmt.Sprintf(format, args...)}
-		}
-		s.Name = strings.TrimSpace(s.Name)
-		if s.Name == "" {
-			s.Name = key
-		}
-		if j, dup := names[strings.ToLower(s.Name)]; dup {
-			return bad(".name", "%q is also openai[%d]'s name; give each server its own", s.Name, j)
-		}
-		names[strings.ToLower(s.Name)] = i
-		if strings.TrimSpace(s.URL) == "" {
-			return bad(".url", "is empty; give the server's base URL, e.g. http://localhost:8080 for LocalAI or http://localhost:8000 for vLLM")
-		}
-		u, err := checkURL(s.URL)
-		if err != nil {
-			return bad(".url", "%v", err)
-		}
-		s.URL = openai.BaseURL(u)
-		switch {
-		case s.KeyEnv != "" && s.Key != "":
-			return bad(".key_env", "set key or key_env, not both")
-		case s.KeyEnv != "":
-			s.Key = strings.TrimSpace(os.Getenv(s.KeyEnv))
-		case s.Key == "":
-			// CHORUS_OPENAI_<NAME>_KEY, as every other key has its
-			// CHORUS_ variable; key_env then names where it came from.
-			if v := strings.TrimSpace(os.Getenv(openai.KeyVar(s.Name))); v != "" {
-				s.Key, s.KeyEnv = v, openai.KeyVar(s.Name)
-			}
-		}
-		models := map[string][]string{}
-		for task, ids := range s.Models {
-			task = strings.ToLower(strings.TrimSpace(task))
-			if !openai.Supports(task) {
-				return bad(".models", "unknown task %q (an OpenAI-compatible server serves %s)", task, strings.Join(openai.Tasks(), ", "))
-			}
-			var clean []string
-			for _, id := range ids {
-				if id = strings.TrimSpace(id); id != "" && !slices.Contains(clean, id) {
-					clean = append(clean, id)
-				}
-			}
-			models[task] = clean
-		}
-		if len(s.Tasks) == 0 {
-			for task := range models {
-				s.Tasks = append(s.Tasks, task)
-			}
-			sort.Strings(s.Tasks)
-		}
-		if len(s.Tasks) == 0 {
-			return bad(".models", "is empty; list the model ids the server serves by task, e.g. models: {text-to-image: [stablediffusion]}")
-		}
-		for j, task := range s.Tasks {
-			task = strings.ToLower(strings.TrimSpace(task))
-			s.Tasks[j] = task
-			if !openai.Supports(task) {
-				return bad(".tasks", "unknown task %q (an OpenAI-compatible server serves %s)", task, strings.Join(openai.Tasks(), ", "))
-			}
-			if len(models[task]) == 0 {
-				return bad(".models."+task, "names no model; list the ids the server serves for %s (GET /v1/models shows them)", task)
-			}
-		}
-		for task := range models {
-			if !slices.Contains(s.Tasks, task) {
-				return bad(".models."+task, "%s is not in openai[%d].tasks; add it there or drop these models", task, i)
-			}
-		}
-		s.Models = models
 	}
 	return nil
 }

@@ -186,7 +186,7 @@ func (s *Server) HostKeyFingerprint() string {
 // connection and waits (a little) for their chats to be saved.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	if s.opts.Config.WarmController() {
-		s.opts.Service.Warmer().Start(s.opts.Service.Engine(), nil)
+		s.opts.Service.Warm()
 		defer s.opts.Service.Warmer().Stop()
 	}
 	errc := make(chan error, 1)
