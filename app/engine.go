@@ -56,6 +56,7 @@ func (a *App) newEngine(cfg *config.Config, opts Options) (*pipeline.Engine, err
 		ControllerTasks: cfg.ControllerTasks,
 		Selection:       pipeline.Selection(cfg.Selection),
 		Revise:          cfg.Planner.Revise,
+		EarlyAnswer:     cfg.EarlyAnswer(),
 		Logger:          opts.Logger,
 	}), nil
 }
@@ -69,6 +70,7 @@ func NewController(cfg *config.Config, model string, log *slog.Logger) (*control
 		NumCtx:        cfg.Controller.NumCtx,
 		PlanTokens:    cfg.Controller.PlanTokens,
 		AnswerTokens:  cfg.Controller.AnswerTokens,
+		PromptTokens:  cfg.Controller.PromptTokens,
 		Timeout:       cfg.Controller.Timeout,
 		MaxConcurrent: cfg.Controller.MaxConcurrent,
 		Key:           cfg.Controller.Key,

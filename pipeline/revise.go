@@ -110,29 +110,37 @@ func revisable(r *taskRun, answered map[int]bool) bool {
 	return r.status == StatusError && r.fault == faultForGood && !r.cancelled && r.withdrawn == "" && !answered[r.task.ID]
 }
 
-// unanswered returns the runs that failed for good and that no revision
-// answered yet.
-func unanswered(runs []*taskRun, answered map[int]bool) []*taskRun {
-	var out []*taskRun
-	for _, r := range runs {
-		if revisable(r, answered) {
-			out = append(out, r)
-		}
-	}
-	return out
+// revisionDue reports whether a finished run holds a failure the next
+// revision would answer, and the turn may still revise: the answer must
+// not start before it — an early answer (early.go) waits for the
+// revision instead. Called with d.mu held.
+func (d *dispatcher) revisionDue() bool {
+	return d.revised < d.e.opts.Revise && slices.ContainsFunc(d.current, func(r *taskRun) bool { return r.finished && revisable(r, d.answered) })
 }
 
-// revisionDue reports whether the runs that finished hold a failure a
-// revision will answer: the answer must not start before it (an early
-// answer, while tasks still run, waits for the revision instead). Called
-// without d.mu held.
-func (d *dispatcher) revisionDue(runs []*taskRun) bool {
-	if d.e.opts.Revise <= 0 {
-		return false
-	}
+// nextFailures takes the failures the next revision answers — none when
+// no revision is due or an early answer has started, since a revision
+// comes only before the answer call — and counts the revision.
+func (d *dispatcher) nextFailures() []*taskRun {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return slices.ContainsFunc(runs, func(r *taskRun) bool { return r.finished && revisable(r, nil) })
+	if d.answering || !d.revisionDue() {
+		return nil
+	}
+	if d.answered == nil {
+		d.answered = map[int]bool{}
+	}
+	var failed []*taskRun
+	for _, r := range d.current {
+		if r.finished && revisable(r, d.answered) {
+			failed = append(failed, r)
+		}
+	}
+	for _, r := range failed {
+		d.answered[r.task.ID] = true
+	}
+	d.revised++
+	return failed
 }
 
 // revise is the fifth step, after the plan's tasks ran: while failures no
@@ -141,18 +149,11 @@ func (d *dispatcher) revisionDue(runs []*taskRun) bool {
 // turn, the plan's then each revision's, and the revisions made; the error
 // is the turn's cancellation.
 func (d *dispatcher) revise(p Plan, runs []*taskRun) ([]*taskRun, []Revision, error) {
-	if !d.revisionDue(runs) {
-		return runs, nil, nil
-	}
 	var revs []Revision
-	answered := map[int]bool{}
-	for len(revs) < d.e.opts.Revise && d.ctx.Err() == nil {
-		failed := unanswered(runs, answered)
+	for d.ctx.Err() == nil {
+		failed := d.nextFailures()
 		if len(failed) == 0 {
 			break
-		}
-		for _, r := range failed {
-			answered[r.task.ID] = true
 		}
 		d.emit(StageEvent{Stage: StageRevision})
 		rev, ok, err := d.askRevision(runs, failed, p.Constraints)
@@ -203,7 +204,7 @@ func (d *dispatcher) askRevision(runs, failed []*taskRun, cons Constraints) (rev
 	msg := d.e.reviseMessage(d.t, runs, failed)
 	d.emit(DebugEvent{Stage: StageRevision, Kind: "prompt", Content: msg.Content})
 	start := time.Now()
-	reply, err := d.e.ctl.Chat(d.ctx, controller.ChatCall{Messages: d.conv.with(msg), Format: planSchema(d.e.cat), NumPredict: d.e.ctl.Options().PlanTokens})
+	reply, err := d.e.callController(d.ctx, controller.ChatCall{Messages: d.conv.with(msg), Format: planSchema(d.e.cat), NumPredict: d.e.ctl.Options().PlanTokens})
 	if err != nil {
 		if d.ctx.Err() != nil {
 			return rev, false, fmt.Errorf("%w: %w", ErrCancelled, d.ctx.Err())
@@ -224,6 +225,15 @@ func (d *dispatcher) askRevision(runs, failed []*taskRun, cons Constraints) (rev
 	}
 	// The answer continues after the revision, as it does after the plan.
 	d.conv.add(msg, controller.Message{Role: "assistant", Content: reply.Content})
+	// Tasks written without an id (the plan schema has none) continue
+	// the turn's numbering in the order written: the first is one past
+	// the highest id so far, as the message said.
+	last := lastID(runs)
+	for i := range raw.Tasks {
+		if i < len(raw.placed) && raw.placed[i] {
+			raw.Tasks[i].ID += last
+		}
+	}
 	p := d.e.validateRevision(raw, d.t, runs)
 	rev.Tasks, rev.Notes = p.Tasks, p.Notes
 	if d.t.Review == nil || len(rev.Tasks) == 0 {
@@ -260,9 +270,7 @@ func (e *Engine) reviseMessage(t Turn, runs, failed []*taskRun) controller.Messa
 	}
 	fmt.Fprintf(&b, "\nFailed for good (every model tried, or none could run it): task %s.", ids(failed))
 	var blocked, done []*taskRun
-	next := 1
 	for _, r := range runs {
-		next = max(next, r.task.ID+1)
 		switch {
 		case r.status == StatusOK:
 			done = append(done, r)
@@ -276,13 +284,23 @@ func (e *Engine) reviseMessage(t Turn, runs, failed []*taskRun) controller.Messa
 	results, _ := json.MarshalIndent(resultsForPrompt(runs, e.opts.ResultBudget), "", " ")
 	b.WriteString("\nResults of the tasks run so far, with why each failed:\n" + quoteData(string(results)))
 	b.WriteString("\nRevise the rest of the plan so the request is still served, another way: reply in the plan's format with")
-	b.WriteString(" only NEW tasks (another skill, e.g. a still image when a video failed), never the same failed task again.")
-	fmt.Fprintf(&b, " Number them from %d.", next)
+	b.WriteString(" only NEW tasks (another skill, e.g. a still image when a video failed), never the same failed task again;")
+	fmt.Fprintf(&b, " they are numbered from %d in the order written.", lastID(runs)+1)
 	if len(done) > 0 {
-		fmt.Fprintf(&b, " A new task may use the output of a task that succeeded — task %s — as \"<resource>-N\", with N in its \"dep\".", ids(done))
+		fmt.Fprintf(&b, " \"<resource>-N\" may also be the output of a task that succeeded: task %s.", ids(done))
 	}
-	b.WriteString(" Keep \"constraints\":{}; the plan's stand. Reply {\"constraints\":{},\"tasks\":[]} when nothing else can serve the request.")
+	b.WriteString(" Leave out \"constraints\": the plan's stand. Reply {} when nothing else can serve the request.")
 	return stageMessage(markRevise, b.String())
+}
+
+// lastID is the highest task id of runs: a revision's tasks are numbered
+// after it.
+func lastID(runs []*taskRun) int {
+	n := 0
+	for _, r := range runs {
+		n = max(n, r.task.ID)
+	}
+	return n
 }
 
 // validateRevision validates a revision's tasks as a plan whose earlier

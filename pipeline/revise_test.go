@@ -108,7 +108,7 @@ func TestRevisionFailedVideoBecomesImage(t *testing.T) {
 	r.mu.Unlock()
 	last := ask.Messages[len(ask.Messages)-1].Content
 	if !strings.HasPrefix(last, "STAGE: REVISE") || !strings.Contains(last, "Failed for good (every model tried, or none could run it): task 1 (text-to-video)") ||
-		!strings.Contains(last, "Number them from 2") || !strings.Contains(last, "<data>") {
+		!strings.Contains(last, "they are numbered from 2 in the order written") || !strings.Contains(last, "<data>") {
 		t.Fatalf("revision prompt:\n%s", last)
 	}
 	if !slices.ContainsFunc(ask.Messages, func(m api.Message) bool { return strings.HasPrefix(m.Content, "STAGE: PLAN") }) {
@@ -129,11 +129,31 @@ func TestRevisionFailedVideoBecomesImage(t *testing.T) {
 }
 
 func TestRevisionOfFailedChainHead(t *testing.T) {
+	// The revision asks a VQA model instead and reads its answer aloud —
+	// written as the plan schema has it (no ids: numbered on from the
+	// plan's, 3 and 4), or, as older models do, with the plan's ids
+	// again, which are taken and renumbered.
+	placed := fakeollama.Reply{Content: `{"tasks":[{"task":"visual-question-answering","args":{"image":"IMG","text":"What does this picture show?"}},` +
+		`{"task":"text-to-speech","args":{"text":"<resource>-3"}}]}`}
+	for name, reply := range map[string]func(img string) fakeollama.Reply{
+		"numbered by place": func(img string) fakeollama.Reply {
+			return fakeollama.Reply{Content: strings.ReplaceAll(placed.Content, "IMG", img)}
+		},
+		"the plan's ids again": func(img string) fakeollama.Reply {
+			return revision(
+				task(1, "visual-question-answering", nil, map[string]string{"image": img, "text": "What does this picture show?"}),
+				task(2, "text-to-speech", []int{1}, map[string]string{"text": "<resource>-1"}))
+		},
+	} {
+		t.Run(name, func(t *testing.T) { revisedChainHead(t, reply) })
+	}
+}
+
+func revisedChainHead(t *testing.T, reply func(img string) fakeollama.Reply) {
 	r := reviseRig(t, 1)
 	img := r.image("dog.png", 40, 30)
 	// Both captioners fail: the chain's head fails for good and its
-	// reader is skipped. The revision asks a VQA model instead — written,
-	// as models do, with the plan's ids again.
+	// reader is skipped.
 	r.hf.Model("test/captioner-big", "image-to-text").Status(http.StatusInternalServerError, "CUDA out of memory")
 	r.hf.Model("test/captioner-small", "image-to-text").Status(http.StatusInternalServerError, "CUDA out of memory")
 	r.hf.Model("test/vqa-small", "visual-question-answering")
@@ -142,10 +162,7 @@ func TestRevisionOfFailedChainHead(t *testing.T) {
 		task(1, "image-to-text", nil, map[string]string{"image": img}),
 		task(2, "text-to-speech", []int{1}, map[string]string{"text": "<resource>-1"}),
 	)
-	r.revisions = []fakeollama.Reply{revision(
-		task(1, "visual-question-answering", nil, map[string]string{"image": img, "text": "What does this picture show?"}),
-		task(2, "text-to-speech", []int{1}, map[string]string{"text": "<resource>-1"}),
-	)}
+	r.revisions = []fakeollama.Reply{reply(img)}
 
 	rep, err := r.run(context.Background(), pipeline.Turn{Request: "describe " + img + " and read it aloud"})
 	if err != nil {
@@ -158,7 +175,7 @@ func TestRevisionOfFailedChainHead(t *testing.T) {
 	if len(revs) != 1 || len(revs[0].After) != 1 || revs[0].After[0].ID != 1 {
 		t.Fatalf("the revision answers the failed head only, not its skipped reader: %+v", revs)
 	}
-	// Ids 1 and 2 were taken: the revision's tasks are 3 and 4, and 4
+	// Ids 1 and 2 are the plan's: the revision's tasks are 3 and 4, and 4
 	// reads 3's output, not the failed task 1's.
 	got := revs[0].Tasks
 	if len(got) != 2 || got[0].ID != 3 || got[0].Task != "visual-question-answering" || got[1].ID != 4 ||
@@ -176,7 +193,8 @@ func TestRevisionOfFailedChainHead(t *testing.T) {
 	r.mu.Lock()
 	last := r.requests["revise"][0].Messages[len(r.requests["revise"][0].Messages)-1].Content
 	r.mu.Unlock()
-	if !strings.Contains(last, "Not run, since they needed a failed task: task 2 (text-to-speech)") || !strings.Contains(last, "CUDA out of memory") {
+	if !strings.Contains(last, "Not run, since they needed a failed task: task 2 (text-to-speech)") || !strings.Contains(last, "CUDA out of memory") ||
+		!strings.Contains(last, "numbered from 3") {
 		t.Fatalf("the revision prompt does not say what failed and what it took with it:\n%s", last)
 	}
 	if len(rep.Tasks) != 4 || !strings.Contains(rep.Answer, "Revised after task 1 (image-to-text) failed") {
