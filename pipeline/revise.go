@@ -27,7 +27,10 @@ import (
 // default; 0 turns them off), each answering only failures no earlier one
 // answered. None when every task succeeded — a turn that goes well costs no
 // call more — when the user cancelled, refused a tool, or gave an input no
-// route can use (endpoints.ErrBadInput: a file that does not exist).
+// route can use (endpoints.ErrBadInput: a file that does not exist). A
+// revision comes only before the answer call starts: the early answer
+// (early.go) waits while one is due, and a task that fails while an early
+// answer streams gets its correction line, not a revision.
 
 // fault says why a run failed, for the revision's rule.
 type fault int
