@@ -98,6 +98,13 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 		stop() // a second Ctrl+C ends the program at once
 	}()
 	log := g.logger()
+	if f.failures {
+		// An early answer (response.early) that starts before a media
+		// task fails leaves that failure to a correction line, not a
+		// revision, depending on which comes first: the failure runs
+		// measure the revision, so every failure reaches it.
+		cfg.Response.Early = "off"
+	}
 	a, err := g.newApp(cfg, app.Options{})
 	if err != nil {
 		return err

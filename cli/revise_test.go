@@ -34,6 +34,10 @@ func TestRunRevisedPlan(t *testing.T) {
 	})
 	// No text-to-video model is served; text-to-image is.
 	e.serveSkill("text-to-image")
+	// A lone video task would let the answer start at once (response.early)
+	// and its failure would get a correction line, not a revision: the
+	// early answer is off here so the revision can come first.
+	t.Setenv("CHORUS_RESPONSE_EARLY", "false")
 
 	stdout, stderr, code := runCLI("run", "--out", e.out, "make a short video of a fox in the snow")
 	if code != 0 {

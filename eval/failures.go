@@ -24,7 +24,10 @@ import (
 // that succeeded; without revision is read from the plan's own tasks (they
 // ran before any revision, so a turn with revision off would have ended
 // the same), with revision from all of them. The engine's own options
-// apply: planner.revise must be 1 or more.
+// apply: planner.revise must be 1 or more, and the early answer should be
+// off (chorus eval --failures turns it off) — a failure while an early
+// answer streams gets a correction line, not a revision, so with it on
+// the result would hang on which came first.
 
 // Failures returns the embedded failure suite: requests whose first
 // expert fails (a video model down, a captioner down…), most of which
