@@ -59,6 +59,13 @@ type Options struct {
 	// over one engine may share one (chorus serve --ssh); nil gives the
 	// service its own.
 	Warmer *Warmer
+	// Observer, when set, watches the service's chats and turns (an
+	// operator's metrics).
+	Observer Observer
+	// Drain lets the service's turns finish before a restart; services
+	// over one engine may share one (chorus serve --ssh drains every
+	// connection's at once). nil gives the service its own.
+	Drain *Drain
 }
 
 // Service opens chats and sessions over one engine and one sessions
@@ -84,6 +91,9 @@ func New(opts Options) (*Service, error) {
 	}
 	if opts.Warmer == nil {
 		opts.Warmer = &Warmer{}
+	}
+	if opts.Drain == nil {
+		opts.Drain = &Drain{}
 	}
 	return &Service{opts: opts, store: sessions.Store{Dir: opts.Dir, Logger: opts.Logger}}, nil
 }
