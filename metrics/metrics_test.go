@@ -77,13 +77,13 @@ func TestMetricsFromTurns(t *testing.T) {
 
 	after := get(t, ts.URL)
 	want := map[string]float64{
-		"chorus_chats_active":                     1,
-		"chorus_turns_active":                     0,
-		`chorus_turns_total{outcome="ok"}`:        1,
-		`chorus_turns_total{outcome="failed"}`:    1,
-		`chorus_turns_total{outcome="cancelled"}`: 1,
-		"chorus_turn_seconds_count":               3,
-		"chorus_first_token_seconds_count":        1, // one per turn, its first token
+		"chorus_chats_active":                                                                 1,
+		"chorus_turns_active":                                                                 0,
+		`chorus_turns_total{outcome="ok"}`:                                                    1,
+		`chorus_turns_total{outcome="failed"}`:                                                1,
+		`chorus_turns_total{outcome="cancelled"}`:                                             1,
+		"chorus_turn_seconds_count":                                                           3,
+		"chorus_first_token_seconds_count":                                                    1, // one per turn, its first token
 		`chorus_controller_tokens_total{kind="prompt",stage="planning"}`:                      1400,
 		`chorus_controller_tokens_total{kind="prefilled",stage="planning"}`:                   200,
 		`chorus_controller_tokens_total{kind="decoded",stage="response"}`:                     90,
