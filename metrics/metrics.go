@@ -99,10 +99,10 @@ func New(o Options) *Metrics {
 		Help: "Controller tokens of the turns' calls, by stage and kind: prompt (the prompt's length), prefilled (the part the server evaluated, not from its cache), decoded (the reply)."},
 		[]string{"stage", "kind"})
 	m.expertCalls = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chorus_expert_calls_total",
-		Help: "Expert calls (each try of a task on a model), by endpoint kind, Inference Provider (none outside Hugging Face) and outcome."},
+		Help: "Expert calls (each try of a task on a model), by endpoint kind, provider (the Inference Provider behind huggingface, the configured server's name where the endpoint reports one, else none) and outcome."},
 		[]string{"kind", "provider", "outcome"})
 	m.expertSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "chorus_expert_seconds",
-		Help:    "How long expert calls took, by endpoint kind and Inference Provider.",
+		Help:    "How long expert calls took, by endpoint kind and provider.",
 		Buckets: []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300}},
 		[]string{"kind", "provider"})
 	m.refused = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "chorus_ssh_refused_total",

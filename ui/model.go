@@ -47,7 +47,9 @@ type Model struct {
 	curPump *pump
 	// submitting is set while a sent prompt's attachments are checked.
 	submitting bool
-	nextTurn   int
+	// draining: the server is restarting (drain.go); no new turn starts.
+	draining bool
+	nextTurn int
 
 	review bool
 	debug  bool
