@@ -202,7 +202,7 @@ func (p *printer) plain(ev pipeline.Event) {
 	case pipeline.ModelEvent:
 		switch {
 		case e.Endpoint == pipeline.EndpointController:
-			p.line("model: task %d %s → the controller [%s]", e.ID, e.Task, e.Decided)
+			p.line("model: task %d %s → the controller [%s] — %s", e.ID, e.Task, e.Decided, text.OneLine(e.Reason, 160))
 		case e.Model == "":
 			p.line("model: task %d %s → none: %s", e.ID, e.Task, e.Reason)
 			if p.noModel == nil {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"os"
 	"slices"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/chorusai/chorus/scope"
@@ -36,12 +34,17 @@ func init() {
 //
 // A stage's JSON schema goes out as response_format json_schema (strict),
 // which vLLM's and llama-server's guided decoding honour. A server that
-// refuses it gets the call again with json_object, once, and the reply is
-// repaired by the stages' parser as any other; the backend remembers the
-// refusal for the model, so later calls ask for json_object at once, and
-// says so in a note (--debug). usage, with prompt_tokens_details.
-// cached_tokens where the server reports it, fills the reply's token
-// counts.
+// refuses it gets the call again with json_object, and one that refuses
+// that too gets plain text with the schema in the prompt; the stages'
+// parser repairs and checks the reply as any other. The backend remembers
+// a refusal for the model, so later calls start where the last one
+// succeeded, and says so in a note (--debug). A server that refuses
+// stream_options gets the call again without it, and never again.
+// usage, with prompt_tokens_details.cached_tokens where the server reports
+// it, fills the reply's token counts; without it the streamed chunks are
+// counted. The reply is read by what it holds (replyReader): an event
+// stream, or one whole chat.completion from a server that ignores
+// stream: true.
 type openaiBackend struct {
 	client openai.Client
 	base   string
@@ -50,9 +53,19 @@ type openaiBackend struct {
 	caps   []string
 
 	mu sync.Mutex
-	// noSchema holds the models whose server refused a JSON schema, with
-	// the server's words.
-	noSchema map[string]string
+	// formats holds, per model, the JSON mode the server took after
+	// refusing a stricter one, with the server's words.
+	formats map[string]formatFallback
+	// noStreamOptions is the server's words when it refused
+	// stream_options ("": it did not).
+	noStreamOptions string
+}
+
+// formatFallback is the JSON mode a server took for a model after it
+// refused a stricter one, and why.
+type formatFallback struct {
+	mode formatMode
+	why  string
 }
 
 func newOpenAIBackend(s Server) *openaiBackend {
@@ -77,7 +90,7 @@ func newOpenAIBackend(s Server) *openaiBackend {
 		option.WithMiddleware(serverErrors),
 	}
 	return &openaiBackend{client: openai.NewClient(opts...), base: base, key: s.Key != "", source: s.KeySource,
-		caps: s.Capabilities, noSchema: map[string]string{}}
+		caps: s.Capabilities, formats: map[string]formatFallback{}}
 }
 
 // Hints are the words of an OpenAI-compatible server's failures.
@@ -121,20 +134,11 @@ const maxErrorBody = 64 << 10
 // and vLLM's {"error":{"message"}}, older vLLM's flat {"object":"error",
 // "message"}, vLLM's {"error":"Unauthorized"} and FastAPI's {"detail"} —
 // into a *StatusError; the client would keep only the first and fail on
-// the rest. An answer to a streamed chat that is not an event stream is a
-// server of another kind.
+// the rest. What a 200 holds is the replyReader's to judge.
 func serverErrors(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 	resp, err := next(req)
-	if err != nil || resp == nil {
+	if err != nil || resp == nil || resp.StatusCode < 400 {
 		return resp, err
-	}
-	if resp.StatusCode < 400 {
-		ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-		if strings.HasSuffix(req.URL.Path, "/chat/completions") && ct != "" && ct != "text/event-stream" && ct != "application/json" {
-			resp.Body.Close()
-			return nil, &Error{Err: ErrWrongServer, Detail: fmt.Sprintf("it answered a chat with %s, not an event stream", ct)}
-		}
-		return resp, nil
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	resp.Body.Close()
@@ -204,49 +208,93 @@ func (o *openaiBackend) Capabilities(context.Context, string) ([]string, error) 
 	return caps, nil
 }
 
-// schemaRefused returns the server's words if it refused a JSON schema for
-// model before.
-func (o *openaiBackend) schemaRefused(model string) (string, bool) {
+// fallback returns the JSON mode the server took for model after refusing
+// a stricter one: formatSchema when it refused none.
+func (o *openaiBackend) fallback(model string) formatFallback {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	why, ok := o.noSchema[model]
-	return why, ok
+	if f, ok := o.formats[model]; ok {
+		return f
+	}
+	return formatFallback{mode: formatSchema}
 }
 
 func (o *openaiBackend) Chat(ctx context.Context, req ChatRequest, fn func(ChatChunk)) error {
 	if len(req.Format) == 0 {
 		return o.stream(ctx, req, formatNone, fn)
 	}
-	if why, ok := o.schemaRefused(req.Model); ok {
-		fn(ChatChunk{Note: fmt.Sprintf("asked for json_object, not the JSON schema, which the server refused before (%s); the reply is repaired", why)})
-		return o.stream(ctx, req, formatObject, fn)
+	f := o.fallback(req.Model)
+	if f.mode != formatSchema {
+		fn(ChatChunk{Note: fmt.Sprintf("asked for %s: the server refused %s before (%s); the reply is repaired", f.mode, f.mode-1, f.why)})
 	}
-	err := o.stream(ctx, req, formatSchema, fn)
-	var se *StatusError
-	if !errors.As(err, &se) || (se.Code != http.StatusBadRequest && se.Code != http.StatusUnprocessableEntity) {
-		return err
+	for {
+		err := o.stream(ctx, req, f.mode, fn)
+		var se *StatusError
+		if f.mode == formatPrompt || !errors.As(err, &se) || !refusesFormat(se) {
+			if err == nil && f.mode != formatSchema {
+				o.mu.Lock()
+				o.formats[req.Model] = f
+				o.mu.Unlock()
+			}
+			return err
+		}
+		// The server would not take the mode (a grammar backend that
+		// cannot compile the schema, a build that knows only json_object,
+		// a server with no JSON mode): ask again a step looser; the
+		// stages' parser repairs and checks what comes.
+		f.why = fmt.Sprintf("HTTP %d: %s", se.Code, text.OneLine(se.Message, 160))
+		fn(ChatChunk{Note: fmt.Sprintf("the server refused %s (%s); asked for %s instead and repaired the reply", f.mode, f.why, f.mode+1)})
+		f.mode++
 	}
-	// The server would not take the schema (a grammar backend that cannot
-	// compile it, a build that knows only json_object): ask once more for
-	// any JSON object, which the stages' parser repairs and checks.
-	why := text.OneLine(se.Message, 160)
-	fn(ChatChunk{Note: fmt.Sprintf("the server refused the JSON schema (HTTP %d: %s); asked for json_object instead and repaired the reply", se.Code, why)})
-	if err := o.stream(ctx, req, formatObject, fn); err != nil {
-		return err
-	}
-	o.mu.Lock()
-	o.noSchema[req.Model] = why
-	o.mu.Unlock()
-	return nil
 }
 
+// refusesFormat tells a refusal of the request's JSON mode from other
+// refusals (a prompt too long, a bad parameter): a 400 or 422 whose words
+// name the format, a schema, JSON or a grammar.
+func refusesFormat(se *StatusError) bool {
+	if se.Code != http.StatusBadRequest && se.Code != http.StatusUnprocessableEntity {
+		return false
+	}
+	msg := strings.ToLower(se.Message)
+	if strings.Contains(msg, "stream_options") {
+		return false
+	}
+	for _, w := range []string{"format", "schema", "json", "grammar", "guided"} {
+		if strings.Contains(msg, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// refusesStreamOptions tells a server that does not know stream_options.
+func refusesStreamOptions(se *StatusError) bool {
+	return (se.Code == http.StatusBadRequest || se.Code == http.StatusUnprocessableEntity) &&
+		(strings.Contains(se.Message, "stream_options") || strings.Contains(se.Message, "include_usage"))
+}
+
+// formatMode is how a call asks for the stage's JSON, strictest first.
 type formatMode int
 
 const (
 	formatNone formatMode = iota
 	formatSchema
 	formatObject
+	formatPrompt
 )
+
+// String names the mode in notes.
+func (m formatMode) String() string {
+	switch m {
+	case formatSchema:
+		return "the JSON schema"
+	case formatObject:
+		return "json_object"
+	case formatPrompt:
+		return "plain text with the schema in the prompt"
+	}
+	return "free text"
+}
 
 // params builds the request of a call.
 func (o *openaiBackend) params(req ChatRequest, mode formatMode) (openai.ChatCompletionNewParams, error) {
@@ -260,14 +308,18 @@ func (o *openaiBackend) params(req ChatRequest, mode formatMode) (openai.ChatCom
 		// server knows it.
 		p.MaxTokens = openai.Int(int64(req.NumPredict))
 	}
-	for _, m := range req.Messages {
+	if mode != formatNone && !json.Valid(req.Format) {
+		return p, fmt.Errorf("the stage's JSON schema is not JSON")
+	}
+	msgs := req.Messages
+	if mode == formatPrompt {
+		msgs = schemaInPrompt(msgs, req.Format)
+	}
+	for _, m := range msgs {
 		p.Messages = append(p.Messages, message(m))
 	}
 	switch mode {
 	case formatSchema:
-		if !json.Valid(req.Format) {
-			return p, fmt.Errorf("the stage's JSON schema is not JSON")
-		}
 		// As written: guided decoding follows the properties in the
 		// schema's order, and the stages order them on purpose.
 		schema := json.RawMessage(req.Format)
@@ -277,6 +329,21 @@ func (o *openaiBackend) params(req ChatRequest, mode formatMode) (openai.ChatCom
 		p.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
 	}
 	return p, nil
+}
+
+// schemaInPrompt asks for the schema in words, for a server with no JSON
+// mode: after the last user message, which keeps the messages before it
+// (the cached head) as they were.
+func schemaInPrompt(msgs []Message, schema json.RawMessage) []Message {
+	ask := "Answer with one JSON object and nothing else. It must follow this JSON schema:\n" + string(schema)
+	out := slices.Clone(msgs)
+	for i := len(out) - 1; i >= 0; i-- {
+		if out[i].Role == "user" {
+			out[i].Content += "\n\n" + ask
+			return out
+		}
+	}
+	return append(out, Message{Role: "user", Content: ask})
 }
 
 // message converts one message; a user message's images go as image_url
@@ -307,66 +374,45 @@ func dataURL(img []byte) string {
 	return "data:" + mt + ";base64," + base64.StdEncoding.EncodeToString(img)
 }
 
-// stream makes one streamed call. The reply is done when the stream ends
-// cleanly after a finish_reason; usage may come with that chunk
-// (llama-server) or in one of its own after it (vLLM, OpenAI).
+// stream makes one streamed call, without stream_options where the
+// server refused them: the first refusal costs one call more and a note,
+// later calls leave them out at once.
 func (o *openaiBackend) stream(ctx context.Context, req ChatRequest, mode formatMode, fn func(ChatChunk)) error {
+	o.mu.Lock()
+	options := o.noStreamOptions == ""
+	o.mu.Unlock()
+	err := o.call(ctx, req, mode, options, fn)
+	var se *StatusError
+	if !options || !errors.As(err, &se) || !refusesStreamOptions(se) {
+		return err
+	}
+	why := fmt.Sprintf("HTTP %d: %s", se.Code, text.OneLine(se.Message, 160))
+	o.mu.Lock()
+	o.noStreamOptions = why
+	o.mu.Unlock()
+	fn(ChatChunk{Note: fmt.Sprintf("the server refused stream_options (%s); asked again without them, and will not send them again", why)})
+	return o.call(ctx, req, mode, false, fn)
+}
+
+// call makes one streamed call and reads its reply, whatever shape the
+// server gives it (replyReader).
+func (o *openaiBackend) call(ctx context.Context, req ChatRequest, mode formatMode, streamOptions bool, fn func(ChatChunk)) error {
 	p, err := o.params(req, mode)
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	s := o.client.Chat.Completions.NewStreaming(ctx, p)
-	defer s.Close()
-	var (
-		finish        string
-		first, last   time.Time
-		chunks        int
-		usage         openai.CompletionUsage
-		usageReported bool
-	)
-	for s.Next() {
-		c := s.Current()
-		if c.JSON.Usage.Valid() {
-			usage, usageReported = c.Usage, true
-		}
-		for _, ch := range c.Choices {
-			if ch.Index != 0 {
-				continue
-			}
-			if ch.Delta.Content != "" {
-				now := time.Now()
-				if first.IsZero() {
-					first = now
-				}
-				last = now
-				chunks++
-				fn(ChatChunk{Content: ch.Delta.Content})
-			}
-			if ch.FinishReason != "" {
-				finish = ch.FinishReason
-			}
-		}
+	if !streamOptions {
+		p.StreamOptions = openai.ChatCompletionStreamOptionsParam{}
 	}
-	if err := s.Err(); err != nil {
+	start := time.Now()
+	var resp *http.Response
+	if _, err := o.client.Chat.Completions.New(ctx, p, option.WithJSONSet("stream", true), option.WithResponseBodyInto(&resp)); err != nil {
 		return o.error(err)
 	}
-	if finish == "" {
-		return nil // cut short: no final chunk, and the Controller says so
+	defer resp.Body.Close()
+	if err := readReply(resp, start, fn); err != nil {
+		return o.error(err)
 	}
-	done := ChatChunk{Done: true, DoneReason: finish, EvalCount: chunks}
-	if !first.IsZero() {
-		// The API reports no timings: the wait for the first token stands
-		// for the prompt's, the stream after it for the generation's.
-		done.PromptEvalDuration, done.EvalDuration = first.Sub(start), last.Sub(first)
-	}
-	if usageReported {
-		done.PromptEvalCount, done.EvalCount = int(usage.PromptTokens), int(usage.CompletionTokens)
-		if usage.JSON.PromptTokensDetails.Valid() && usage.PromptTokensDetails.JSON.CachedTokens.Valid() {
-			done.CachedTokens, done.CacheReported = int(usage.PromptTokensDetails.CachedTokens), true
-		}
-	}
-	fn(done)
 	return nil
 }
 
@@ -376,7 +422,6 @@ func (o *openaiBackend) stream(ctx context.Context, req ChatRequest, mode format
 func (o *openaiBackend) error(err error) error {
 	var se *StatusError
 	var ce *Error
-	var stream *ssestream.StreamError
 	var syntax *json.SyntaxError
 	switch {
 	case errors.As(err, &ce):
@@ -398,8 +443,6 @@ func (o *openaiBackend) error(err error) error {
 			se.Kind = ErrModelMissing
 		}
 		return se
-	case errors.As(err, &stream):
-		return fmt.Errorf("the server failed mid-reply: %s", text.OneLine(strings.TrimPrefix(stream.Message, "received error while streaming: "), 200))
 	case errors.As(err, &syntax):
 		return &Error{Err: ErrWrongServer, Detail: "its answer is not OpenAI's JSON"}
 	}

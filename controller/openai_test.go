@@ -92,7 +92,7 @@ func TestOpenAISchemaRefusedFallsBackToJSONObject(t *testing.T) {
 				!strings.Contains(reply.Notes[0], "refused the JSON schema (HTTP 400") || !strings.Contains(reply.Notes[0], "json_object") {
 				t.Fatalf("reply %+v", reply)
 			}
-			if reply, err = ctl.Chat(context.Background(), call); err != nil || len(reply.Notes) != 1 || !strings.Contains(reply.Notes[0], "refused before") {
+			if reply, err = ctl.Chat(context.Background(), call); err != nil || len(reply.Notes) != 1 || !strings.Contains(reply.Notes[0], "refused the JSON schema before") {
 				t.Fatalf("second call: %+v %v", reply, err)
 			}
 			var formats []string

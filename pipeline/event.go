@@ -83,8 +83,9 @@ type ModelEvent struct {
 	Provider string `json:"provider,omitempty"`
 	Reason   string `json:"reason"`
 	// Decided names what made the choice: "only candidate", "controller",
-	// "constraint: smallest", "constraint: best wer on common_voice",
-	// "fallback: top-ranked" or "no candidate".
+	// "named" (the request names the model), "constraint: smallest",
+	// "constraint: best wer on common_voice", "fallback: top-ranked" or
+	// "no candidate".
 	Decided string `json:"decided"`
 	// Candidates are the models considered, best-ranked first.
 	Candidates []Candidate `json:"candidates,omitempty"`

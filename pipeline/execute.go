@@ -511,7 +511,7 @@ func reportTasks(runs []*taskRun) []TaskReport {
 			tr.Args = r.task.Args
 		}
 		if r.choice != nil {
-			tr.Decided, tr.Reason, tr.Unmet = r.choice.decided, r.choice.reason, r.choice.unmet
+			tr.Decided, tr.Reason, tr.Unmet = r.choice.decided, r.choice.why(), r.choice.unmet
 		}
 		out = append(out, tr)
 	}

@@ -51,6 +51,9 @@ type choice struct {
 	ranked  []*candidate
 	reason  string
 	decided string
+	// named says why the model the request names cannot run the task
+	// (ending in " — "), said before the reason; "" when it names none.
+	named string
 	// unmet says which constraint could not be applied and what was done
 	// instead, so it is never ignored silently.
 	unmet string
@@ -79,7 +82,7 @@ func (e *Engine) selectOne(ctx context.Context, task Task, cons Constraints, req
 }
 
 func (c *choice) event() ModelEvent {
-	ev := ModelEvent{ID: c.task.ID, Task: c.task.Task, Reason: c.reason, Decided: c.decided, Candidates: c.top, Excluded: c.excluded, Unmet: c.unmet}
+	ev := ModelEvent{ID: c.task.ID, Task: c.task.Task, Reason: c.why(), Decided: c.decided, Candidates: c.top, Excluded: c.excluded, Unmet: c.unmet}
 	switch {
 	case c.controller:
 		ev.Model, ev.Endpoint = c.controllerModel, EndpointController
@@ -90,6 +93,9 @@ func (c *choice) event() ModelEvent {
 	}
 	return ev
 }
+
+// why is the reason the choice is reported with.
+func (c *choice) why() string { return c.named + c.reason }
 
 // selectTask applies availability and constraints deterministically and
 // ranks what is left. pending is true when more than one candidate remains
@@ -105,47 +111,18 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 	}
 	c.skill = s
 	applies := cons.AppliesTo(task.Task)
-	localOnly := cons.LocalOnly && applies
-	c.localOnly = localOnly
+	c.localOnly = cons.LocalOnly && applies
 
-	var cands []*candidate
-	models, unseen := e.models(ctx, s, localOnly)
-	c.excluded = append(c.excluded, unseen...)
-	configured := map[string]bool{}
-	for _, m := range models {
-		if m.Configured {
-			configured[m.ID] = true
-		}
-		routes, why := e.readyRoutes(ctx, task.Task, m, localOnly)
-		if len(routes) == 0 {
-			c.exclude(m.ID, why)
-			continue
-		}
-		if applies && s.Tool == nil {
-			// A tool the user configured as its own skill is the one
-			// way to run it: licence and size limits choose among
-			// models, and there is nothing to choose.
-			if why := constraintRejects(cons, m); why != "" {
-				c.exclude(m.ID, why)
-				continue
-			}
-		}
-		cd := &candidate{model: m, routes: routes}
-		for _, r := range routes {
-			if p := plannedProvider(r, task.Task, m.ID); p != "" {
-				cd.provider = p
-				break
-			}
-		}
-		cands = append(cands, cd)
-	}
+	cands, configured := e.candidates(ctx, c, cons)
 	slices.SortStableFunc(cands, func(a, b *candidate) int { return s.CompareRank(a.model, b.model) })
 	localFirst := e.rankLocalFirst(task.Task, cands)
 
 	// The controller does text tasks itself, as HuggingGPT does, unless a
-	// licence, size or ranking constraint needs facts the catalog lacks for it.
-	if s.Controller && e.opts.ControllerTasks {
+	// licence, size or ranking constraint needs facts the catalog lacks for
+	// it, or the request names a model that can run the task.
+	if s.Controller && e.opts.ControllerTasks && namedCandidate(request, cands) == nil {
 		if !applies || (len(cons.Licenses) == 0 && cons.MaxSize.IsZero() && cons.Prefer == "") {
+			c.named = namedNotRunning(request, c.excluded)
 			c.controller, c.controllerModel, c.decided = true, e.ctl.Model(), "controller"
 			c.reason = fmt.Sprintf("the controller (%s) handles %s itself, as HuggingGPT does for text tasks", e.ctl.Model(), task.Task)
 			c.ranked = cands
@@ -157,42 +134,11 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 
 	decidedBy := ""
 	if applies {
-		switch cons.Prefer {
-		case PreferSmallest:
-			var kept []*candidate
-			for _, cd := range cands {
-				if cd.model.Size() > 0 {
-					kept = append(kept, cd)
-				} else {
-					c.exclude(cd.model.ID, "size unknown, so it cannot be shown to be the smallest")
-				}
-			}
-			slices.SortStableFunc(kept, func(a, b *candidate) int { return cmp.Compare(a.model.Size(), b.model.Size()) })
-			cands, decidedBy = kept, "constraint: smallest"
-		case PreferBest:
-			// "Best on Common Voice" speaks about the tasks that have such
-			// results; it does not block, say, captioning in the same plan.
-			if len(cons.Tasks) > 0 || skillHasBenchmark(s, cons.Benchmark) {
-				var kept []*candidate
-				for _, cd := range cands {
-					if _, ok := BenchmarkScore(cd.model, cons.Benchmark); ok {
-						kept = append(kept, cd)
-					} else {
-						c.exclude(cd.model.ID, fmt.Sprintf("no recorded %q result", cons.Benchmark))
-					}
-				}
-				slices.SortStableFunc(kept, func(a, b *candidate) int { return compareScores(a.model, b.model, cons.Benchmark) })
-				cands, decidedBy = kept, "constraint: best "+cons.Benchmark
-			} else if len(cands) > 0 {
-				// Nothing to rank by: the usual ranking stands, and the
-				// event and the report say so rather than pass it off as
-				// the best.
-				// Named as the user writes it (best=cider:coco).
-				c.unmet = fmt.Sprintf("no candidate reports %s — fell back to downloads", strings.ReplaceAll(cons.Benchmark, " ", ":"))
-			}
-		}
+		cands, decidedBy = c.applyPreference(s, cons, cands)
 	}
 
+	// A named model that cannot run is said first, whatever decides.
+	c.named = namedNotRunning(request, c.excluded)
 	if len(cands) == 0 {
 		c.decided = "no candidate"
 		c.none = noCandidateReason(task.Task, cons, applies, c.excluded, configured)
@@ -200,9 +146,16 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 		return c, false
 	}
 
+	c.ranked = cands
+	if cd := namedCandidate(request, cands); cd != nil {
+		// The user chose: not the ranking's or the controller's to
+		// overrule, and shown first among the candidates.
+		c.choose(cd.model.ID, cd.model.ID+" is the model the request names", "named")
+		c.top = infos(c.ranked[:min(len(c.ranked), e.opts.NumCandidates)])
+		return c, false
+	}
 	top := cands[:min(len(cands), e.opts.NumCandidates)]
 	c.top = infos(top)
-	c.ranked = cands
 	switch {
 	case decidedBy != "":
 		c.decided, c.reason = decidedBy, constraintReason(cons, cands[0].model)
@@ -219,6 +172,86 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 		return c, true
 	}
 	return c, false
+}
+
+// candidates lists the models that can run c's task now, each with its
+// ready routes, excluding (into c) those without one and those a licence
+// or size constraint rules out. configured holds the ids of models the
+// user configured, for the reason when none is left.
+func (e *Engine) candidates(ctx context.Context, c *choice, cons Constraints) (cands []*candidate, configured map[string]bool) {
+	models, unseen := e.models(ctx, c.skill, c.localOnly)
+	c.excluded = append(c.excluded, unseen...)
+	configured = map[string]bool{}
+	for _, m := range models {
+		if m.Configured {
+			configured[m.ID] = true
+		}
+		routes, why := e.readyRoutes(ctx, c.task.Task, m, c.localOnly)
+		if len(routes) == 0 {
+			c.exclude(m.ID, why)
+			continue
+		}
+		if cons.AppliesTo(c.task.Task) && c.skill.Tool == nil {
+			// A tool the user configured as its own skill is the one
+			// way to run it: licence and size limits choose among
+			// models, and there is nothing to choose.
+			if why := constraintRejects(cons, m); why != "" {
+				c.exclude(m.ID, why)
+				continue
+			}
+		}
+		cd := &candidate{model: m, routes: routes}
+		for _, r := range routes {
+			if p := plannedProvider(r, c.task.Task, m.ID); p != "" {
+				cd.provider = p
+				break
+			}
+		}
+		cands = append(cands, cd)
+	}
+	return cands, configured
+}
+
+// applyPreference ranks cands by the smallest-model or best-benchmark
+// preference, excluding those it cannot rank, and names what decided;
+// without a preference (or a benchmark this skill reports) cands stay as
+// they are and decidedBy is "".
+func (c *choice) applyPreference(s *skills.Skill, cons Constraints, cands []*candidate) (ranked []*candidate, decidedBy string) {
+	switch cons.Prefer {
+	case PreferSmallest:
+		var kept []*candidate
+		for _, cd := range cands {
+			if cd.model.Size() > 0 {
+				kept = append(kept, cd)
+			} else {
+				c.exclude(cd.model.ID, "size unknown, so it cannot be shown to be the smallest")
+			}
+		}
+		slices.SortStableFunc(kept, func(a, b *candidate) int { return cmp.Compare(a.model.Size(), b.model.Size()) })
+		cands, decidedBy = kept, "constraint: smallest"
+	case PreferBest:
+		// "Best on Common Voice" speaks about the tasks that have such
+		// results; it does not block, say, captioning in the same plan.
+		if len(cons.Tasks) > 0 || skillHasBenchmark(s, cons.Benchmark) {
+			var kept []*candidate
+			for _, cd := range cands {
+				if _, ok := BenchmarkScore(cd.model, cons.Benchmark); ok {
+					kept = append(kept, cd)
+				} else {
+					c.exclude(cd.model.ID, fmt.Sprintf("no recorded %q result", cons.Benchmark))
+				}
+			}
+			slices.SortStableFunc(kept, func(a, b *candidate) int { return compareScores(a.model, b.model, cons.Benchmark) })
+			cands, decidedBy = kept, "constraint: best "+cons.Benchmark
+		} else if len(cands) > 0 {
+			// Nothing to rank by: the usual ranking stands, and the
+			// event and the report say so rather than pass it off as
+			// the best.
+			// Named as the user writes it (best=cider:coco).
+			c.unmet = fmt.Sprintf("no candidate reports %s — fell back to downloads", strings.ReplaceAll(cons.Benchmark, " ", ":"))
+		}
+	}
+	return cands, decidedBy
 }
 
 // plannedProvider names the provider route would try first for model,

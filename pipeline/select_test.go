@@ -200,8 +200,9 @@ func TestTasksStartOncePicksAreDecoded(t *testing.T) {
 
 // TestSelectionAuto: with selection: auto the skill's curated default runs
 // without a selection call when the request states no preference, and the
-// controller chooses when the request weighs models or the skill has no
-// default; selection: ranked never asks.
+// controller chooses when the request weighs models (a preference word, a
+// piece of a candidate's name) or the skill has no default; selection:
+// ranked never asks. A candidate the request names runs in every mode.
 func TestSelectionAuto(t *testing.T) {
 	cases := []struct {
 		name    string
@@ -210,13 +211,17 @@ func TestSelectionAuto(t *testing.T) {
 		task    string
 		asks    bool
 		model   string
+		decided string
 	}{
-		{"no preference, curated default", pipeline.SelectAuto, "how far away is everything in ", "depth-estimation", false, "test/depth-curated"},
-		{"a preference word", pipeline.SelectAuto, "use the most accurate model to estimate the depth of ", "depth-estimation", true, ""},
-		{"a candidate's name", pipeline.SelectAuto, "run depth-popular on ", "depth-estimation", true, ""},
-		{"no curated default", pipeline.SelectAuto, "caption ", "image-to-text", true, ""},
-		{"controller mode", pipeline.SelectController, "how far away is everything in ", "depth-estimation", true, ""},
-		{"ranked mode", pipeline.SelectRanked, "caption ", "image-to-text", false, "test/captioner-big"},
+		{"no preference, curated default", pipeline.SelectAuto, "how far away is everything in ", "depth-estimation", false, "test/depth-curated", "ranked"},
+		{"a preference word", pipeline.SelectAuto, "use the most accurate model to estimate the depth of ", "depth-estimation", true, "", ""},
+		{"a piece of a candidate's name", pipeline.SelectAuto, "use the popular one on ", "depth-estimation", true, "", ""},
+		{"a candidate's name", pipeline.SelectAuto, "run depth-popular on ", "depth-estimation", false, "test/depth-popular", "named"},
+		{"a candidate's name, controller mode", pipeline.SelectController, "run test/depth-popular on ", "depth-estimation", false, "test/depth-popular", "named"},
+		{"no curated default", pipeline.SelectAuto, "caption ", "image-to-text", true, "", ""},
+		{"controller mode", pipeline.SelectController, "how far away is everything in ", "depth-estimation", true, "", ""},
+		{"ranked mode", pipeline.SelectRanked, "caption ", "image-to-text", false, "test/captioner-big", "ranked"},
+		{"a candidate's name, ranked mode", pipeline.SelectRanked, "caption with TEST/Captioner-Small: ", "image-to-text", false, "test/captioner-small", "named"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -245,8 +250,8 @@ func TestSelectionAuto(t *testing.T) {
 				}
 				return
 			}
-			if me.Model != c.model || me.Decided != "ranked" || me.Reason == "" {
-				t.Errorf("model %s decided %q (%s), want %s by the ranking with a reason", me.Model, me.Decided, me.Reason, c.model)
+			if me.Model != c.model || me.Decided != c.decided || me.Reason == "" {
+				t.Errorf("model %s decided %q (%s), want %s decided %q with a reason", me.Model, me.Decided, me.Reason, c.model, c.decided)
 			}
 			if r.taskEnd(1).Status != pipeline.StatusOK {
 				t.Errorf("task: %+v", r.taskEnd(1))

@@ -92,7 +92,7 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 			if i := index(id); i >= 0 && published[i] && ask[i].decided == "controller choice" {
 				if r := text.OneLine(reason, 2*maxReason); r != "" {
 					ask[i].setReason(r)
-					emit(ModelReasonEvent{ID: id, Reason: r})
+					emit(ModelReasonEvent{ID: id, Reason: ask[i].why()})
 				}
 			}
 		},

@@ -43,14 +43,7 @@ var preferenceWords = []string{
 // "flux", "blip").
 func requestWeighsModels(request string, cands []*candidate) bool {
 	// Paths and URLs name files, not preferences ("/tmp/fast-cars.png").
-	words := strings.Fields(strings.ToLower(request))
-	kept := words[:0]
-	for _, w := range words {
-		if !strings.ContainsAny(w, "/\\") && !strings.HasPrefix(w, "~") && !strings.HasPrefix(w, "@") {
-			kept = append(kept, w)
-		}
-	}
-	r := " " + strings.Join(kept, " ") + " "
+	r := " " + strings.Join(requestWords(request), " ") + " "
 	for _, w := range preferenceWords {
 		if strings.Contains(r, w) {
 			return true

@@ -166,6 +166,7 @@ func (v *validator) run(in []Task) []Task {
 			kept = append(kept, t)
 		}
 	}
+	v.noteNamedElsewhere(kept)
 	return v.order(kept)
 }
 

@@ -1,6 +1,7 @@
 package fakeopenai
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -136,7 +137,8 @@ type ControllerStats struct {
 // "data: [DONE]" (or answered whole), response_format honoured or refused
 // in the engine's own words, usage (with prompt_tokens_details.
 // cached_tokens from a real prefix cache) where the engine puts it, and
-// slots that make the requests beyond them wait.
+// slots that make the requests beyond them wait. Quirks switch on the
+// ways other servers and proxies depart from the engine's replies.
 type Controller struct {
 	// URL is the server's base URL, without /v1.
 	URL    string
@@ -146,6 +148,8 @@ type Controller struct {
 	models        []string
 	key           string
 	rejectSchemas bool
+	quirks        Quirks
+	refusals      []string
 	onChat        func(ctx context.Context, req *ChatRequest) ChatReply
 	reqs          []ChatRequest
 	forget        bool
@@ -384,8 +388,11 @@ func (s *Controller) decodeChat(r *http.Request) (*ChatRequest, int, string) {
 		req.Messages = append(req.Messages, msg)
 	}
 	s.mu.Lock()
-	models, reject := s.models, s.rejectSchemas
+	models, reject, quirks := s.models, s.rejectSchemas, s.quirks
 	s.mu.Unlock()
+	if status, msg := quirks.quirkRefusal(req, in.StreamOptions != nil); status != 0 {
+		return nil, status, msg
+	}
 	if s.engine == VLLM && !slices.Contains(models, req.Model) {
 		return nil, http.StatusNotFound, fmt.Sprintf("The model `%s` does not exist.", req.Model)
 	}
@@ -556,6 +563,9 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 func (s *Controller) chat(w http.ResponseWriter, r *http.Request) {
 	req, status, msg := s.decodeChat(r)
 	if status != 0 {
+		s.mu.Lock()
+		s.refusals = append(s.refusals, msg)
+		s.mu.Unlock()
 		s.engineError(w, status, msg)
 		return
 	}
@@ -575,7 +585,7 @@ func (s *Controller) chat(w http.ResponseWriter, r *http.Request) {
 	if !s.forget {
 		s.reqs = append(s.reqs, *req)
 	}
-	onChat, lat := s.onChat, s.latency
+	onChat, lat, quirks := s.onChat, s.latency, s.quirks
 	s.mu.Unlock()
 	reply := ChatReply{Content: "ok"}
 	if onChat != nil {
@@ -589,109 +599,19 @@ func (s *Controller) chat(w http.ResponseWriter, r *http.Request) {
 	if !sleepCtx(ctx, prefill) {
 		return
 	}
-	chunks := reply.Chunks
-	if chunks == nil {
-		chunks = wordChunks(reply.Content)
+	a := &answer{req: req, reply: reply, quirks: quirks, perToken: lat.PerToken + reply.ChunkDelay, prompt: prompt,
+		id: fmt.Sprintf("chatcmpl-%d", time.Now().UnixNano()), chunks: reply.Chunks, finish: cmp.Or(reply.FinishReason, "stop")}
+	if a.chunks == nil {
+		a.chunks = wordChunks(reply.Content)
 	}
-	finish := reply.FinishReason
-	if finish == "" {
-		finish = "stop"
+	if req.MaxTokens > 0 && len(a.chunks) > req.MaxTokens {
+		a.chunks, a.finish = a.chunks[:req.MaxTokens], "length"
 	}
-	if req.MaxTokens > 0 && len(chunks) > req.MaxTokens {
-		chunks, finish = chunks[:req.MaxTokens], "length"
-	}
-	usage := map[string]any{"prompt_tokens": prompt, "completion_tokens": len(chunks), "total_tokens": prompt + len(chunks),
-		"prompt_tokens_details": map[string]any{"cached_tokens": req.CachedTokens}}
-	id := fmt.Sprintf("chatcmpl-%d", time.Now().UnixNano())
-	if !req.Stream {
-		for range chunks {
-			if !sleepCtx(ctx, lat.PerToken+reply.ChunkDelay) {
-				return
-			}
-		}
-		if reply.Stall {
-			<-ctx.Done()
-			return
-		}
-		writeJSON(w, map[string]any{"id": id, "object": "chat.completion", "created": time.Now().Unix(), "model": req.Model,
-			"choices": []map[string]any{{"index": 0, "finish_reason": finish, "logprobs": nil,
-				"message": map[string]any{"role": "assistant", "content": strings.Join(chunks, "")}}},
-			"usage": usage})
+	if !req.Stream || quirks.Unstreamed {
+		s.whole(ctx, w, a)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	flusher, _ := w.(http.Flusher)
-	send := func(v any) bool {
-		b, _ := json.Marshal(v)
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
-			return false
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return true
-	}
-	chunk := func(delta map[string]any, finish any) map[string]any {
-		return map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": req.Model,
-			"choices": []map[string]any{{"index": 0, "delta": delta, "logprobs": nil, "finish_reason": finish}}}
-	}
-	first := map[string]any{"role": "assistant", "content": ""}
-	if s.engine == LlamaServer {
-		first["content"] = nil
-	}
-	if !send(chunk(first, nil)) {
-		return
-	}
-	for _, c := range chunks {
-		if !sleepCtx(ctx, lat.PerToken+reply.ChunkDelay) || !send(chunk(map[string]any{"content": c}, nil)) {
-			return
-		}
-	}
-	if reply.Stream != nil {
-		n := 0
-		for c := range reply.Stream {
-			n++
-			if !send(chunk(map[string]any{"content": c}, nil)) {
-				return
-			}
-		}
-		usage["completion_tokens"], usage["total_tokens"] = n, prompt+n
-		if reply.StreamEnd != nil {
-			if f, e := reply.StreamEnd(); e != "" {
-				reply.StreamError = e
-			} else if f != "" {
-				finish = f
-			}
-		}
-	}
-	if reply.Stall {
-		<-ctx.Done()
-		return
-	}
-	if reply.StreamError != "" {
-		send(s.errorBody(http.StatusInternalServerError, reply.StreamError))
-		_, _ = io.WriteString(w, "data: [DONE]\n\n")
-		return
-	}
-	last := chunk(map[string]any{}, finish)
-	if s.engine == LlamaServer {
-		last["usage"] = usage
-		last["timings"] = map[string]any{"cache_n": req.CachedTokens, "prompt_n": prompt - req.CachedTokens, "predicted_n": len(chunks)}
-	}
-	if !send(last) {
-		return
-	}
-	if s.engine == VLLM && req.IncludeUsage {
-		if !send(map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": req.Model,
-			"choices": []any{}, "usage": usage}) {
-			return
-		}
-	}
-	_, _ = io.WriteString(w, "data: [DONE]\n\n")
-	if flusher != nil {
-		flusher.Flush()
-	}
+	s.stream(ctx, w, a)
 }
 
 // wordChunks splits text into word-sized chunks (each word with the space

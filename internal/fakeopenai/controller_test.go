@@ -200,3 +200,50 @@ func TestControllerSlots(t *testing.T) {
 		t.Fatalf("stats %+v: want 6 calls, at most 2 at once, the others queued", st)
 	}
 }
+
+// Each quirk changes the wire as the server it stands for does.
+func TestControllerQuirks(t *testing.T) {
+	raw := func(resp *http.Response) string {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return string(b)
+	}
+	s := NewController(t, VLLM, "qwen3-8b")
+
+	s.SetQuirks(Quirks{Unstreamed: true})
+	resp := post(t, s.URL, "", chatBody(true, nil))
+	if body := raw(resp); resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"object":"chat.completion"`) || !strings.Contains(body, `"usage"`) {
+		t.Errorf("unstreamed: %s %s", resp.Header.Get("Content-Type"), body)
+	}
+
+	s.SetQuirks(Quirks{NoUsage: true})
+	for _, c := range sse(t, post(t, s.URL, "", chatBody(true, nil))) {
+		if c["usage"] != nil {
+			t.Errorf("no usage: %v", c)
+		}
+	}
+
+	s.SetQuirks(Quirks{RefuseStreamOptions: true})
+	if resp := post(t, s.URL, "", chatBody(true, nil)); resp.StatusCode != 400 || !strings.Contains(raw(resp), "stream_options") {
+		t.Error("stream_options should be refused, naming them")
+	}
+	body := chatBody(true, nil)
+	delete(body, "stream_options")
+	sse(t, post(t, s.URL, "", body))
+
+	s.SetQuirks(Quirks{RefuseJSONMode: true})
+	for _, f := range []any{planSchema, map[string]any{"type": "json_object"}} {
+		if resp := post(t, s.URL, "", chatBody(true, f)); resp.StatusCode != 400 || !strings.Contains(raw(resp), "response_format") {
+			t.Errorf("%v should be refused", f)
+		}
+	}
+	if n := len(s.Refusals()); n != 3 {
+		t.Errorf("%d refusals recorded, want 3", n)
+	}
+
+	s.SetQuirks(Quirks{KeepAlives: true, NoDone: true})
+	body2 := raw(post(t, s.URL, "", chatBody(true, nil)))
+	if !strings.HasPrefix(body2, ": OPENROUTER PROCESSING\n\n") || !strings.Contains(body2, ": keep-alive\n\nevent: ping\n") || strings.Contains(body2, "[DONE]") {
+		t.Errorf("keep-alives without [DONE]: %q", body2)
+	}
+}
