@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/endpoints/mcp"
 	"github.com/chorusai/chorus/mcpserve"
+	"github.com/chorusai/chorus/metrics"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -169,7 +171,7 @@ func wrapIndented(s string, width int, first, rest string) string {
 }
 
 func newMCPServeCmd(g *globalFlags) *cobra.Command {
-	var addr string
+	var addr, metricsAddr string
 	var allow []string
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -181,7 +183,11 @@ answer — and returns the answer with the images and audio it made as content a
 links; chorus_plan only plans. Files come as embedded data in the call and are the only files Chorus
 reads: a path named in the request is not opened. Each client session is a chat (later calls see the
 earlier ones) with its own folder under the data directory. MCP tools of Chorus's own mcp: servers
-that are not annotated read-only run only with --allow-tool. docs/mcp.md shows client configurations.`,
+that are not annotated read-only run only with --allow-tool. docs/mcp.md shows client configurations.
+
+With --http, --metrics ADDR serves Prometheus metrics, /healthz and /readyz on a listener of its own,
+and Ctrl+C or SIGTERM drains: no new connections or calls, the calls in flight finish (up to
+serve.drain_timeout) and are told so if they asked for progress; a second signal stops at once.`,
 		Example: `  chorus mcp serve
   chorus mcp serve --http 127.0.0.1:8808`,
 		Args: cobra.NoArgs,
@@ -195,12 +201,24 @@ that are not annotated read-only run only with --allow-tool. docs/mcp.md shows c
 					return &exitError{code: 2, err: fmt.Errorf("--http: %w", err)}
 				}
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return serveMCP(ctx, cfg, g.logger(), addr, allow, cmd.ErrOrStderr())
+			if metricsAddr != "" {
+				if addr == "" {
+					return &exitError{code: 2, err: errors.New("--metrics needs --http: over stdio the server is one client's, which sees its turns itself")}
+				}
+				if err := metrics.CheckAddr(metricsAddr, addr, "the MCP endpoint's port"); err != nil {
+					return &exitError{code: 2, err: fmt.Errorf("--metrics: %w", err)}
+				}
+			}
+			if addr == "" {
+				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				return serveMCP(ctx, cfg, g.logger(), mcpServeOptions{allow: allow}, cmd.ErrOrStderr())
+			}
+			return serveMCP(cmd.Context(), cfg, g.logger(), mcpServeOptions{addr: addr, metrics: metricsAddr, allow: allow}, cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8808; a bare :PORT is loopback) instead of stdio")
+	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "with --http: serve Prometheus metrics, /healthz and /readyz on ADDR, e.g. 127.0.0.1:9465 (never the MCP port)")
 	cmd.Flags().StringSliceVar(&allow, "allow-tool", nil, "let the MCP tool NAME of Chorus's own mcp: servers run though it is not annotated read-only (repeatable)")
 	return cmd
 }
@@ -218,15 +236,22 @@ func loopbackDefault(addr string) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
-// serveMCP runs `chorus mcp serve`: stdio when addr is empty, else
-// streamable HTTP on addr. Nothing but the protocol goes to stdout.
-func serveMCP(ctx context.Context, cfg *config.Config, log *slog.Logger, addr string, allow []string, stderr io.Writer) error {
+// mcpServeOptions are chorus mcp serve's flags: addr serves streamable
+// HTTP there (stdio when empty), metrics the operator's listener.
+type mcpServeOptions struct {
+	addr, metrics string
+	allow         []string
+}
+
+// serveMCP runs `chorus mcp serve`: stdio when o.addr is empty, else
+// streamable HTTP on o.addr. Nothing but the protocol goes to stdout.
+func serveMCP(ctx context.Context, cfg *config.Config, log *slog.Logger, o mcpServeOptions, stderr io.Writer) error {
 	st, err := newSetup(cfg, replaySource{}, log)
 	if err != nil {
 		return err
 	}
-	if len(allow) > 0 {
-		w, err := checkAllowTools(allow, st.mcp)
+	if len(o.allow) > 0 {
+		w, err := checkAllowTools(o.allow, st.mcp)
 		if err != nil {
 			return err
 		}
@@ -235,26 +260,46 @@ func serveMCP(ctx context.Context, cfg *config.Config, log *slog.Logger, addr st
 	for _, w := range st.warnings {
 		fmt.Fprintf(stderr, "chorus: warning: %s\n", w)
 	}
-	svc, err := conversation.New(conversation.Options{Engine: st.eng, Logger: log, Version: version})
+	var m *metrics.Metrics
+	svcOpts := conversation.Options{Engine: st.eng, Logger: log, Version: version}
+	if o.metrics != "" {
+		m = metrics.New(metrics.Options{Queue: st.eng.Controller(), Ready: metrics.EngineReady(st.eng)})
+		svcOpts.Observer = m
+	}
+	svc, err := conversation.New(svcOpts)
 	if err != nil {
 		return err
 	}
 	srv, err := mcpserve.New(mcpserve.Options{Service: svc, Constraints: st.cons, Dir: filepath.Join(config.DataDir(), "mcp-serve"),
-		AllowTools: allow, Version: chorusVersion(), Logger: log})
+		AllowTools: o.allow, Version: chorusVersion(), Logger: log})
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
 	defer srv.Close()
-	if addr == "" {
+	if o.addr == "" {
 		log.Info("mcp server on stdio")
 		if err := srv.SDK().Run(ctx, &sdk.StdioTransport{}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 			return &exitError{code: 1, err: fmt.Errorf("mcp serve: %w", err)}
 		}
 		return nil
 	}
-	l, err := net.Listen("tcp", addr)
+	return serveMCPHTTP(ctx, cfg, srv, m, o, stderr, log)
+}
+
+// serveMCPHTTP serves srv over streamable HTTP on o.addr, its metrics on
+// o.metrics, until a drain or a second signal ends it.
+func serveMCPHTTP(ctx context.Context, cfg *config.Config, srv *mcpserve.Server, m *metrics.Metrics, o mcpServeOptions, stderr io.Writer, log *slog.Logger) error {
+	l, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("cannot listen on %s: %w", addr, err)}
+		return &exitError{code: 1, err: fmt.Errorf("cannot listen on %s: %w", o.addr, err)}
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if m != nil {
+		if err := startMetrics(ctx, m, o.metrics, l.Addr().String(), "the MCP endpoint's port", stderr, log); err != nil {
+			l.Close()
+			return err
+		}
 	}
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() },
 		&sdk.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute, CrossOriginProtection: http.NewCrossOriginProtection(), Logger: log})
@@ -262,18 +307,40 @@ func serveMCP(ctx context.Context, cfg *config.Config, log *slog.Logger, addr st
 	mux.Handle("/mcp", h)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	log.Info("mcp server on http", "addr", l.Addr().String())
-	fmt.Fprintf(stderr, "chorus: serving MCP on http://%s/mcp — Ctrl+C stops.\n", l.Addr())
+	fmt.Fprintf(stderr, "chorus: serving MCP on http://%s/mcp — Ctrl+C or SIGTERM drains (calls finish), twice stops.\n", l.Addr())
 	if host, _, _ := net.SplitHostPort(l.Addr().String()); !net.ParseIP(host).IsLoopback() {
 		fmt.Fprintf(stderr, "chorus: %s is not a loopback address: anyone who can reach it can run Chorus on this machine\n", host)
 	}
-	go func() {
-		<-ctx.Done()
+	var draining atomic.Bool
+	serve := func(ctx context.Context) error {
+		errc := make(chan error, 1)
+		go func() { errc <- hs.Serve(l) }()
+		select {
+		case err := <-errc:
+			if !draining.Load() && !errors.Is(err, http.ErrServerClosed) {
+				return &exitError{code: 1, err: err}
+			}
+			<-ctx.Done() // the drain closed the listener; it ends by cancelling ctx
+		case <-ctx.Done():
+		}
+		// The answers of the calls that finished are written; the
+		// clients' open event streams are closed.
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		_ = hs.Shutdown(sctx)
-	}()
-	if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return &exitError{code: 1, err: err}
+		_ = hs.Close()
+		return nil
 	}
-	return nil
+	drain := func(ctx context.Context) {
+		draining.Store(true)
+		if m != nil {
+			m.Drain()
+		}
+		hs.SetKeepAlivesEnabled(false)
+		_ = l.Close()
+		if err := srv.Drain(ctx); err != nil {
+			log.Warn("mcp serve drain cut short: the calls still running are cancelled", "err", err.Error())
+		}
+	}
+	return runDrained(ctx, drainedServer{serve: serve, drain: drain, timeout: cfg.Serve.DrainTimeout, what: "the MCP server"}, stderr, log)
 }

@@ -101,6 +101,10 @@ func New(opts Options) (*Service, error) {
 // Engine is the engine chats start from.
 func (s *Service) Engine() *pipeline.Engine { return s.opts.Engine }
 
+// Drain is the service's drain (Options.Drain): Begin it to stop new
+// turns before a restart, Wait for those in flight.
+func (s *Service) Drain() *Drain { return s.opts.Drain }
+
 // Dir is the sessions directory, for messages that name it.
 func (s *Service) Dir() string { return s.opts.Dir }
 
