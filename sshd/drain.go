@@ -49,7 +49,8 @@ func (s *Server) Drain(ctx context.Context) {
 		p.Drain()
 	}
 	start := time.Now()
-	if err := s.turns.Wait(ctx); err != nil {
+	err := s.turns.Wait(ctx)
+	if err != nil {
 		s.log.Warn("ssh server drain cut short: the turns still running are cancelled and saved as such", "turns", s.turns.Running(),
 			"waited", time.Since(start).Round(time.Millisecond), "err", err.Error())
 	} else {
@@ -59,7 +60,11 @@ func (s *Server) Drain(ctx context.Context) {
 	progs = s.chatPrograms()
 	s.mu.Unlock()
 	for _, p := range progs {
-		go p.Quit() // Send blocks until the program runs, returns once it ended
+		if err != nil {
+			go p.Quit() // Send blocks until the program runs, returns once it ended
+		} else {
+			p.Drained() // each chat ends once it has drawn its turn's end
+		}
 	}
 	done := make(chan struct{})
 	go func() {

@@ -169,8 +169,10 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 		capped := false
 		width, height := capWindow(log, &capped, pty.Window.Width, pty.Window.Height)
 		// The client's size, capped, replaces the one MakeOptions took from
-		// the PTY request as it came.
-		opts := append(append(bm.MakeOptions(sess), s.chatInput(sess)...), tea.WithWindowSize(width, height))
+		// the PTY request as it came. The server's signals are not the
+		// chat's: a program catching SIGTERM quit every chat at once, turns
+		// cut off, when the server was told to drain.
+		opts := append(append(bm.MakeOptions(sess), s.chatInput(sess)...), tea.WithWindowSize(width, height), tea.WithoutSignalHandler())
 		var prog *ui.Program
 		if err == nil {
 			prog, err = newProgram(sess.Context(), ui.Options{

@@ -48,8 +48,9 @@ type Model struct {
 	// submitting is set while a sent prompt's attachments are checked.
 	submitting bool
 	// draining: the server is restarting (drain.go); no new turn starts.
-	draining bool
-	nextTurn int
+	// drained: its turns have finished; the chat ends with its own.
+	draining, drained bool
+	nextTurn          int
 
 	review bool
 	debug  bool
