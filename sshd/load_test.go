@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,7 +26,9 @@ import (
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/endpoints/openai"
 	"github.com/chorusai/chorus/internal/fakeopenai"
+	"github.com/chorusai/chorus/internal/scrape"
 	"github.com/chorusai/chorus/internal/testkit"
+	"github.com/chorusai/chorus/metrics"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/sshd"
@@ -130,9 +133,14 @@ func runLoad(tb testing.TB, chats, slots, turns int) loadResult {
 		tb.Fatal(err)
 	}
 	hostKeyPath := filepath.Join(dir, "data", "ssh_host_ed25519_key")
-	srv, err := sshd.New(sshd.Options{Config: cfg, Engine: eng, HostKey: hostKeyPath, AuthorizedKeys: keysFile,
+	opts := sshd.Options{Config: cfg, Engine: eng, HostKey: hostKeyPath, AuthorizedKeys: keysFile,
 		UsersDir: filepath.Join(dir, "users"), MaxSessions: chats, MaxUnauthenticated: 2 * chats, MaxUnauthenticatedPerSource: 2 * chats,
-		Version: "load", Logger: slog.New(slog.DiscardHandler)})
+		Version: "load", Logger: slog.New(slog.DiscardHandler)}
+	if os.Getenv("CHORUS_LOAD_METRICS") != "" {
+		stop := withMetrics(tb, &opts)
+		defer stop()
+	}
+	srv, err := sshd.New(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -246,8 +254,8 @@ func runLoad(tb testing.TB, chats, slots, turns int) loadResult {
 }
 
 // chatGoroutines counts the goroutines, less os/signal's loop: the
-// process starts it once, with the first chat that asks for signals, and
-// it never ends — not a chat's.
+// process starts it once, with the first signal.Notify, and it never
+// ends — not a chat's.
 func chatGoroutines() int {
 	buf := make([]byte, 8<<20)
 	stacks := string(buf[:runtime.Stack(buf, true)])
@@ -472,6 +480,9 @@ func TestSSHLoadLeavesNothingBehind(t *testing.T) {
 //	go test ./sshd -run '^$' -bench SSHLoad -benchtime 1x -timeout 30m
 //
 // CHORUS_LOAD_CHATS lists the chat counts (default 1,8,32,64).
+// CHORUS_LOAD_METRICS=1 serves the metrics (serve.metrics) and scrapes
+// them every second meanwhile, as a demanding Prometheus would: what
+// they cost.
 func BenchmarkSSHLoad(b *testing.B) {
 	counts := []int{1, 8, 32, 64}
 	if s := os.Getenv("CHORUS_LOAD_CHATS"); s != "" {
@@ -502,5 +513,36 @@ func BenchmarkSSHLoad(b *testing.B) {
 				b.ReportMetric(r.cpu.Seconds()/float64(r.turns), "cpu-s/turn")
 			}
 		})
+	}
+}
+
+// withMetrics gives the server the metrics chorus serve --metrics gives
+// it — the chat services' observer, the refusals, the controller queue —
+// and scrapes them every second until stopped, as a Prometheus with a
+// 1 s scrape interval would.
+func withMetrics(tb testing.TB, o *sshd.Options) (stop func()) {
+	m := metrics.New(metrics.Options{Queue: o.Engine.Controller(), Ready: metrics.EngineReady(o.Engine), RefusalReasons: sshd.RefusalReasons()})
+	o.Observer, o.Refused = m, m.Refused
+	ts := httptest.NewServer(m.Handler())
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if _, err := scrape.Get(ts.URL + "/metrics"); err != nil {
+					tb.Error(err)
+				}
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+		ts.Close()
 	}
 }
