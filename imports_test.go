@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -76,8 +77,15 @@ var importRules = map[string][]string{
 	// outside internal, and that production code never imports.
 	"internal/*": {"internal/*"},
 
-	// The root package wires everything (but test support).
-	"": {"*"},
+	// One running Chorus: the engine built from the configuration (or a
+	// recording), the chat service over it, its lifecycle. Every front
+	// end starts from it; no front end builds an engine itself.
+	"app": {"config", "controller", "conversation", "endpoints", "endpoints/*", "pipeline", "recording", "skills", "text"},
+
+	// The command line wires everything (but test support); the root
+	// package is main.go, which only calls it.
+	"cli": {"*"},
+	"":    {"cli"},
 }
 
 // sdkImporters may import the Ollama SDK: the controller and the Ollama
@@ -85,9 +93,9 @@ var importRules = map[string][]string{
 var sdkImporters = []string{"controller", "endpoints/ollama", "internal/fakeollama"}
 
 // mcpImporters may import the MCP SDK: the MCP endpoint kind (Chorus as
-// a client), the MCP server and the root package that serves it, and the
-// test servers.
-var mcpImporters = []string{"endpoints/mcp", "mcpserve", "", "internal/mcptest"}
+// a client), the MCP server and the command that serves it, and the test
+// servers.
+var mcpImporters = []string{"endpoints/mcp", "mcpserve", "cli", "internal/mcptest"}
 
 // promImporters may import the Prometheus client: metrics holds every
 // metric in one registry value, and internal/scrape reads them back in
@@ -152,7 +160,7 @@ func TestImportDirection(t *testing.T) {
 				}
 			case strings.HasPrefix(ip, "github.com/modelcontextprotocol/go-sdk"):
 				if !slices.Contains(mcpImporters, pkg) {
-					t.Errorf("%s imports the MCP SDK (%s): only endpoints/mcp, mcpserve and the root package may", show(pkg), ip)
+					t.Errorf("%s imports the MCP SDK (%s): only endpoints/mcp, mcpserve and cli may", show(pkg), ip)
 				}
 			case strings.HasPrefix(ip, "github.com/prometheus/"):
 				if !slices.Contains(promImporters, pkg) {
@@ -215,12 +223,81 @@ func TestImportRulesCatchAViolation(t *testing.T) {
 		{"pipeline", "ui", false},
 		{"ui", "ui/dialog", true},
 		{"internal/fakehf", "pipeline", false},
-		{"", "internal/fakehf", false},
-		{"", "ui", true},
+		{"cli", "internal/fakehf", false},
+		{"cli", "ui", true},
+		{"", "ui", false},
 	} {
 		rule, found := ruleFor(tc.from)
 		if got := found && allows(rule, tc.to); got != tc.ok {
 			t.Errorf("%s → %s allowed = %v, want %v", tc.from, tc.to, got, tc.ok)
 		}
+	}
+}
+
+// builders are the calls that make an engine or a chat service, with the
+// packages that may make them: every front end starts from one app.App
+// (the TUI, chorus run, serve --ssh, mcp serve, replays), so none can
+// drift in how it starts. recording wraps an engine to record or replay it.
+var builders = map[string][]string{
+	module + "/conversation.New": {"app"},
+	module + "/pipeline.New":     {"app", "recording"},
+}
+
+// TestOnlyAppBuildsTheEngine fails when production code outside the
+// allowed packages calls conversation.New or pipeline.New.
+func TestOnlyAppBuildsTheEngine(t *testing.T) {
+	found := 0
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "internal") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		names := map[string]string{} // local name → import path
+		for _, imp := range f.Imports {
+			ip, _ := strconv.Unquote(imp.Path.Value)
+			name := path.Base(ip)
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			names[name] = ip
+		}
+		pkg := filepath.ToSlash(filepath.Dir(p))
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			x, ok := sel.X.(*ast.Ident)
+			if !ok || names[x.Name] == "" {
+				return true
+			}
+			call := names[x.Name] + "." + sel.Sel.Name
+			if allowed, ok := builders[call]; ok {
+				found++
+				if !slices.Contains(allowed, pkg) {
+					t.Errorf("%s calls %s: only %v may — take the engine and the service from app.App", p, strings.TrimPrefix(call, module+"/"), allowed)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found < 2 {
+		t.Fatalf("found %d calls of the builders: the walk is broken", found)
 	}
 }

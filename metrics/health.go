@@ -45,12 +45,18 @@ type readiness struct {
 	err error
 }
 
+func (r *readiness) set(check ReadyFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.check, r.at = check, time.Time{}
+}
+
 func (r *readiness) get(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.check == nil {
 		return nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if !r.at.IsZero() && time.Since(r.at) < readyFor {
 		return r.err
 	}

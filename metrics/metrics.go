@@ -20,6 +20,7 @@ package metrics
 
 import (
 	"net/http"
+	"sync"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -27,6 +28,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/pipeline"
 )
 
 // Turn outcomes (chorus_turns_total's outcome), expert call outcomes
@@ -41,11 +43,11 @@ const (
 type Options struct {
 	// Queue is the shared controller, whose queue is read at each scrape
 	// (every chat's calls go through it); nil leaves the controller's
-	// families out.
+	// families out until Watch.
 	Queue QueueSource
 	// Ready says whether the server can serve a turn now (/readyz): the
-	// controller answers and the skill catalog is loaded (EngineReady).
-	// nil: ready while not draining.
+	// controller answers and the skill catalog is loaded (EngineReady;
+	// Watch sets it). nil: ready while not draining.
 	Ready ReadyFunc
 	// RefusalReasons are the reasons the server may refuse a connection
 	// for (sshd.RefusalReasons): each is shown at 0 before the first, so
@@ -76,12 +78,14 @@ type Metrics struct {
 
 	draining atomic.Bool
 	ready    readiness
+	watch    sync.Once
 }
 
 // New makes the metrics, registered on a registry of their own with the
 // Go runtime's and the process's collectors.
 func New(o Options) *Metrics {
-	m := &Metrics{reg: prometheus.NewRegistry(), ready: readiness{check: o.Ready}}
+	m := &Metrics{reg: prometheus.NewRegistry()}
+	m.ready.set(o.Ready)
 	m.chats = prometheus.NewGauge(prometheus.GaugeOpts{Name: "chorus_chats_active",
 		Help: "Chats open now: ssh connections with a chat, MCP client sessions with a chat."})
 	m.turnsActive = prometheus.NewGauge(prometheus.GaugeOpts{Name: "chorus_turns_active",
@@ -119,7 +123,7 @@ func New(o Options) *Metrics {
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.chats, m.turnsActive, m.turns, m.turnSeconds, m.firstToken, m.tokens, m.expertCalls, m.expertSeconds, m.refused, draining)
 	if o.Queue != nil {
-		m.reg.MustRegister(newQueueCollector(o.Queue))
+		m.watch.Do(func() { m.reg.MustRegister(newQueueCollector(o.Queue)) })
 	}
 	// Counters a rate is taken of exist from the start, at 0.
 	for _, out := range []string{OK, Failed, Cancelled} {
@@ -129,6 +133,17 @@ func New(o Options) *Metrics {
 		m.refused.WithLabelValues(r)
 	}
 	return m
+}
+
+// Watch reads the engine's controller queue at each scrape and makes
+// /readyz ask the engine (EngineReady), for metrics made before the engine
+// (they observe the chat service built with it). Once: a second call does
+// nothing.
+func (m *Metrics) Watch(eng *pipeline.Engine) {
+	m.watch.Do(func() {
+		m.reg.MustRegister(newQueueCollector(eng.Controller()))
+		m.ready.set(EngineReady(eng))
+	})
 }
 
 // Registry is the metrics' registry, to gather from or add to.

@@ -12,8 +12,8 @@ import (
 //
 //  1. closes the listener: no new connection (one already logging in is
 //     told to come back, RefusedDraining);
-//  2. stops new turns on every chat (a conversation.Drain their services
-//     share) and tells each chat "the server is restarting — your turn
+//  2. stops new turns on every chat (the conversation.Drain of the
+//     service every key's service is At) and tells each chat "the server is restarting — your turn
 //     finishes first";
 //  3. waits for the turns in flight to finish and be saved, until its ctx
 //     ends (serve.drain_timeout, or a second signal);
@@ -43,15 +43,16 @@ func (s *Server) Drain(ctx context.Context) {
 	if ln != nil {
 		_ = ln.Close()
 	}
-	s.turns.Begin()
-	s.log.Info("ssh server draining: no new connections or turns; the turns in flight finish", "chats", len(progs), "turns", s.turns.Running())
+	turns := s.opts.Service.Drain()
+	turns.Begin()
+	s.log.Info("ssh server draining: no new connections or turns; the turns in flight finish", "chats", len(progs), "turns", turns.Running())
 	for _, p := range progs {
 		p.Drain()
 	}
 	start := time.Now()
-	err := s.turns.Wait(ctx)
+	err := turns.Wait(ctx)
 	if err != nil {
-		s.log.Warn("ssh server drain cut short: the turns still running are cancelled and saved as such", "turns", s.turns.Running(),
+		s.log.Warn("ssh server drain cut short: the turns still running are cancelled and saved as such", "turns", turns.Running(),
 			"waited", time.Since(start).Round(time.Millisecond), "err", err.Error())
 	} else {
 		s.log.Info("ssh server drained: every turn finished", "waited", time.Since(start).Round(time.Millisecond))

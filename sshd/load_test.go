@@ -22,6 +22,7 @@ import (
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/endpoints/openai"
@@ -133,13 +134,20 @@ func runLoad(tb testing.TB, chats, slots, turns int) loadResult {
 		tb.Fatal(err)
 	}
 	hostKeyPath := filepath.Join(dir, "data", "ssh_host_ed25519_key")
-	opts := sshd.Options{Config: cfg, Engine: eng, HostKey: hostKeyPath, AuthorizedKeys: keysFile,
-		UsersDir: filepath.Join(dir, "users"), MaxSessions: chats, MaxUnauthenticated: 2 * chats, MaxUnauthenticatedPerSource: 2 * chats,
-		Version: "load", Logger: slog.New(slog.DiscardHandler)}
+	svcOpts := conversation.Options{Engine: eng, Version: "load"}
+	var refused func(string)
 	if os.Getenv("CHORUS_LOAD_METRICS") != "" {
-		stop := withMetrics(tb, &opts)
+		m, stop := withMetrics(tb, eng)
 		defer stop()
+		svcOpts.Observer, refused = m, m.Refused
 	}
+	svc, err := conversation.New(svcOpts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	opts := sshd.Options{Config: cfg, Service: svc, HostKey: hostKeyPath, AuthorizedKeys: keysFile,
+		UsersDir: filepath.Join(dir, "users"), MaxSessions: chats, MaxUnauthenticated: 2 * chats, MaxUnauthenticatedPerSource: 2 * chats,
+		Version: "load", Logger: slog.New(slog.DiscardHandler), Refused: refused}
 	srv, err := sshd.New(opts)
 	if err != nil {
 		tb.Fatal(err)
@@ -516,13 +524,13 @@ func BenchmarkSSHLoad(b *testing.B) {
 	}
 }
 
-// withMetrics gives the server the metrics chorus serve --metrics gives
-// it — the chat services' observer, the refusals, the controller queue —
-// and scrapes them every second until stopped, as a Prometheus with a
-// 1 s scrape interval would.
-func withMetrics(tb testing.TB, o *sshd.Options) (stop func()) {
-	m := metrics.New(metrics.Options{Queue: o.Engine.Controller(), Ready: metrics.EngineReady(o.Engine), RefusalReasons: sshd.RefusalReasons()})
-	o.Observer, o.Refused = m, m.Refused
+// withMetrics are the metrics chorus serve --metrics gives a server on
+// eng — the chat services' observer, the refusals, the controller queue —
+// scraped every second until stopped, as a Prometheus with a 1 s scrape
+// interval would.
+func withMetrics(tb testing.TB, eng *pipeline.Engine) (*metrics.Metrics, func()) {
+	m := metrics.New(metrics.Options{RefusalReasons: sshd.RefusalReasons()})
+	m.Watch(eng)
 	ts := httptest.NewServer(m.Handler())
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -540,7 +548,7 @@ func withMetrics(tb testing.TB, o *sshd.Options) (stop func()) {
 			}
 		}
 	})
-	return func() {
+	return m, func() {
 		close(done)
 		wg.Wait()
 		ts.Close()

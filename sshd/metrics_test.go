@@ -14,6 +14,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/endpoints/openai"
@@ -67,7 +68,7 @@ func scriptedTurns(s *server, st *streams) {
 func oneSlotWithExpert(t *testing.T) func(*sshd.Options) {
 	experts := fakeopenai.New(t, "bart-large-cnn")
 	return func(o *sshd.Options) {
-		ctl, err := controller.New(o.Engine.Controller().Host(), "qwen3:8b", controller.Options{Timeout: guard, MaxConcurrent: 1})
+		ctl, err := controller.New(o.Service.Engine().Controller().Host(), "qwen3:8b", controller.Options{Timeout: guard, MaxConcurrent: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +78,10 @@ func oneSlotWithExpert(t *testing.T) func(*sshd.Options) {
 		}
 		router := endpoints.NewRouter(endpoints.ModeLocal, builtin.New(), openai.New(openai.Options{HTTPClient: &http.Client{},
 			Servers: []openai.Server{{Name: "experts", URL: experts.URL, Models: map[string][]string{"summarization": {"bart-large-cnn"}}}}}))
-		o.Engine = pipeline.New(ctl, cat, router, pipeline.Options{OutputDir: filepath.Join(t.TempDir(), "out")})
+		eng := pipeline.New(ctl, cat, router, pipeline.Options{OutputDir: filepath.Join(t.TempDir(), "out")})
+		if o.Service, err = conversation.New(conversation.Options{Engine: eng, Version: "test"}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -91,8 +95,13 @@ func oneSlotWithExpert(t *testing.T) func(*sshd.Options) {
 func TestMetricsOfAScriptedTurn(t *testing.T) {
 	var m *metrics.Metrics
 	s := startServer(t, 2, oneSlotWithExpert(t), func(o *sshd.Options) {
-		m = metrics.New(metrics.Options{Queue: o.Engine.Controller(), Ready: metrics.EngineReady(o.Engine), RefusalReasons: sshd.RefusalReasons()})
-		o.Observer, o.Refused = m, m.Refused
+		m = metrics.New(metrics.Options{RefusalReasons: sshd.RefusalReasons()})
+		m.Watch(o.Service.Engine())
+		svc, err := conversation.New(conversation.Options{Engine: o.Service.Engine(), Version: "test", Observer: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Service, o.Refused = svc, m.Refused
 		o.HandshakeTimeout = 300 * time.Millisecond
 	})
 	st := &streams{ch: map[string]chan string{}}

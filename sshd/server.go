@@ -27,13 +27,15 @@ import (
 	"github.com/chorusai/chorus/ui"
 )
 
-// Options configure the server. Config and Engine are required.
+// Options configure the server. Config and Service are required.
 type Options struct {
 	// Config is the loaded configuration, shared read-only by every chat.
 	Config *config.Config
-	// Engine runs every connection's turns: the controller, the catalog
-	// and the endpoints are shared, safe for concurrent turns.
-	Engine *pipeline.Engine
+	// Service is the chat service every connection's chat runs on: each
+	// key's chat gets a service At its own sessions folder, over the one
+	// engine — the controller, the catalog and the endpoints are shared,
+	// safe for concurrent turns — and the one warm prompt head.
+	Service *conversation.Service
 	// Constraints are the standing constraints each chat starts with.
 	Constraints pipeline.Constraints
 	// HostKey is the server's private key file, created on first start.
@@ -74,9 +76,6 @@ type Options struct {
 	// Logger records connections (key fingerprint, remote address),
 	// refusals and each chat's saves; nil discards.
 	Logger *slog.Logger
-	// Observer, when set, watches every chat's chats and turns (the
-	// server's metrics): each connection's chat service gets it.
-	Observer conversation.Observer
 	// Refused, when set, is told of every connection turned away, by
 	// reason (one of RefusalReasons): the server's metrics.
 	Refused func(reason string)
@@ -89,22 +88,16 @@ type Server struct {
 	srv  *ssh.Server
 	door *frontDoor
 
-	// warm fills the controller's prompt cache with the head once, when
-	// the server starts: the chats share the engine, and so the head. A
-	// chat's turn cancels it if it is still running; a chat's /model
-	// warms it again for that model.
-	warm conversation.Warmer
-
 	mu     sync.Mutex
 	active int
 	// chats counts the handlers running, so Close waits for their
 	// sessions to be saved.
 	chats sync.WaitGroup
 
-	// The drain (drain.go): turns is shared by every chat's service, so
-	// one Begin stops them all; progs are the chats to tell; ln is the
-	// listener to close; drained closes when Drain has ended every chat.
-	turns    conversation.Drain
+	// The drain (drain.go): the service's drain is shared by every
+	// key's service (Service.At), so one Begin stops every chat's turns;
+	// progs are the chats to tell; ln is the listener to close; drained
+	// closes when Drain has ended every chat.
 	progs    map[*ui.Program]struct{}
 	draining bool
 	ln       net.Listener
@@ -115,8 +108,8 @@ type Server struct {
 // authorized keys once, so a server that could let nobody in says so
 // before it listens.
 func New(opts Options) (*Server, error) {
-	if opts.Config == nil || opts.Engine == nil {
-		return nil, errors.New("sshd: Options.Config and Options.Engine are required")
+	if opts.Config == nil || opts.Service == nil {
+		return nil, errors.New("sshd: Options.Config and Options.Service are required")
 	}
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = 8
@@ -212,8 +205,8 @@ func (s *Server) HostKeyFingerprint() string {
 // instead: Serve returns once Drain has.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	if s.opts.Config.WarmController() {
-		s.warm.Start(s.opts.Engine, nil)
-		defer s.warm.Stop()
+		s.opts.Service.Warmer().Start(s.opts.Service.Engine(), nil)
+		defer s.opts.Service.Warmer().Stop()
 	}
 	s.mu.Lock()
 	s.ln = l

@@ -23,7 +23,7 @@ const provToken = "hf_providers"
 const flux = "black-forest-labs/FLUX.1-schnell"
 
 // newProviderEP is an endpoint on the fake router and Hub, asking the Hub
-// for mappings as wiring.go sets it up, with fast polls and backoffs.
+// for mappings as app/engine.go sets it up, with fast polls and backoffs.
 func newProviderEP(srv *fakehf.Server, opts Options) *Endpoint {
 	opts.BaseURL, opts.Token, opts.HTTPClient = srv.Root, provToken, srv.Client()
 	if opts.Hub == nil {
