@@ -49,6 +49,8 @@ type Chat struct {
 	wg    sync.WaitGroup
 	// closed: Close ran, and told the observer once.
 	closed bool
+	// reach is what the turns learned of the endpoints' hosts.
+	reach reachability
 }
 
 // running is a turn in flight.

@@ -45,6 +45,8 @@ type dispatcher struct {
 	dirOnce sync.Once
 	dirErr  error
 	sem     chan struct{}
+	// down are the hosts the turn found down: its tasks skip them.
+	down *downHosts
 
 	// selecting counts the early tasks' selection goroutines, running the
 	// tasks' goroutines.
@@ -90,11 +92,11 @@ func (w withdrawal) Error() string { return w.why }
 func (e *Engine) newDispatcher(ctx context.Context, t Turn, conv *conversation, emit Emit) *dispatcher {
 	ctx = withApprover(ctx, t.Approve)
 	return &dispatcher{e: e, ctx: ctx, t: t, conv: conv, emit: emit, outDir: e.outDir(t), sc: e.access(t),
-		sem: make(chan struct{}, e.opts.MaxParallel), planned: make(chan struct{}), asked: make(chan struct{})}
+		sem: make(chan struct{}, e.opts.MaxParallel), planned: make(chan struct{}), asked: make(chan struct{}), down: &downHosts{}}
 }
 
 func (d *dispatcher) newRun(task Task, early bool) *taskRun {
-	r := &taskRun{task: task, early: early, ready: make(chan struct{}), done: make(chan struct{})}
+	r := &taskRun{task: task, early: early, ready: make(chan struct{}), done: make(chan struct{}), down: d.down}
 	r.ctx, r.cancel = context.WithCancelCause(d.ctx)
 	return r
 }

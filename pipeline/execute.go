@@ -49,6 +49,12 @@ type taskRun struct {
 	// shift is what calls said they took (a replay's recorded times)
 	// beyond what they took now; the task's time includes it.
 	shift time.Duration
+	// down are the hosts the turn found down (shared by its runs);
+	// skippedDown counts the candidates this run skipped for one, downErr
+	// the first such host's failure.
+	down        *downHosts
+	skippedDown int
+	downErr     *endpoints.HostDownError
 
 	// The dispatcher's state (dispatch.go), guarded by its mutex but for
 	// ctx, cancel, ready and done. ctx is the run's own: the turn's, or
@@ -90,7 +96,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			r.model, r.endpoint = e.ctl.Model(), EndpointController
 		case len(c.ranked) > 0:
 			r.model, r.endpoint = c.ranked[0].model.ID, string(c.ranked[0].routes[0].Kind())
-			r.provider = plannedProvider(c.ranked[0].routes[0], r.task.Task, r.model)
+			r.provider = resolvedProvider(ctx, c.ranked[0].routes[0], r.task.Task, r.model)
 		}
 	}
 	// A task that never runs gets only its end event, as a task skipped
@@ -168,8 +174,11 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			if tctx.Err() != nil {
 				break
 			}
+			if r.skipDown(route, cand.model.ID) {
+				continue
+			}
 			r.model, r.endpoint = cand.model.ID, string(route.Kind())
-			r.provider = plannedProvider(route, r.task.Task, cand.model.ID)
+			r.provider = resolvedProvider(tctx, route, r.task.Task, cand.model.ID)
 			if lastErr != nil && len(r.attempts) > 0 {
 				e.hop(r, lastErr, emit)
 			}
@@ -187,6 +196,9 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 				r.shift += shift
 			}
 			r.provider = ranOn(r.provider, res, err)
+			if down, first := r.down.mark(err); first {
+				emit(hostDownEvent(r.task.ID, route, down))
+			}
 			if err == nil {
 				err = e.keepResult(r, res, outDir, sc, progress)
 			}
@@ -204,18 +216,30 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			}
 		}
 	}
+	r.failAll(ctx, tctx, lastErr, e.opts.TaskTimeout)
+}
+
+// failAll says why no candidate ran the task: the turn's end, its time,
+// the attempts that failed, the candidates skipped for a host that is down.
+func (r *taskRun) failAll(ctx, tctx context.Context, lastErr error, timeout time.Duration) {
+	skipped := r.downNote()
+	if skipped != "" && lastErr != nil {
+		skipped = "; " + skipped
+	}
 	switch {
 	case ctx.Err() != nil:
 		r.fail("cancelled")
 	case tctx.Err() != nil:
-		r.fail(fmt.Sprintf("timed out after %s (task_timeout)", e.opts.TaskTimeout))
+		r.fail(fmt.Sprintf("timed out after %s (task_timeout)", timeout))
 	case lastErr != nil && len(r.attempts) > 1:
 		// Each hop had its line; the full errors are in the attempts,
 		// --debug and the log.
 		last := r.attempts[len(r.attempts)-1]
-		r.fail(fmt.Sprintf("all %d attempts failed; last: %s on %s: %s", len(r.attempts), last.Model, Where(last.Endpoint, last.Provider), last.Reason()))
+		r.fail(fmt.Sprintf("all %d attempts failed; last: %s on %s: %s%s", len(r.attempts), last.Model, Where(last.Endpoint, last.Provider), last.Reason(), skipped))
 	case lastErr != nil:
-		r.fail(lastErr.Error())
+		r.fail(lastErr.Error() + skipped)
+	case skipped != "":
+		r.fail("not run: " + skipped)
 	default:
 		r.fail("no endpoint could run it")
 	}

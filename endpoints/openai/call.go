@@ -48,8 +48,8 @@ func (e *Endpoint) unreachable(s *Server, err error) error {
 		errors.As(err, &re)
 		return endpoints.Explain(fmt.Sprintf("%s at %s: %v — point openai[%d].url at the address that answers", s.label(), s.URL, re, s.Index), endpoints.ErrUnavailable, err)
 	}
-	return endpoints.Explain(fmt.Sprintf("%s at %s is not reachable — start the server or fix openai[%d].url (%v)", s.label(), s.URL, s.Index, err),
-		endpoints.ErrUnreachable, err)
+	return endpoints.MarkHostDown(s.URL, err, endpoints.Explain(fmt.Sprintf("%s at %s is not reachable — start the server or fix openai[%d].url (%v)", s.label(), s.URL, s.Index, err),
+		endpoints.ErrUnreachable, err))
 }
 
 // apiError is OpenAI's error body, {"error":{"message","type","code"}};

@@ -232,6 +232,21 @@ func (e *Endpoint) Provider(task, model string) string {
 	return ""
 }
 
+// Host is the host of the servers with model for task, when they are all
+// on one (endpoints.Hoster); "" when they are on several, any of which
+// may answer.
+func (e *Endpoint) Host(task, model string) string {
+	host := ""
+	for _, s := range e.candidates(task, model) {
+		h := endpoints.HostKey(s.URL)
+		if host != "" && h != host {
+			return ""
+		}
+		host = h
+	}
+	return host
+}
+
 // Remote says why no server with model for task is local, or "" when one
 // is (Infer then uses only the local ones, given Request.LocalOnly). A
 // server is local when endpoints.IsLocalHost says its host is: judged from
