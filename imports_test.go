@@ -36,15 +36,20 @@ var importRules = map[string][]string{
 	// reuses it), the image library, the trust rule.
 	// endpoints/chattask is the chat-model task table ollama and openai share.
 	"endpoints/*": {"endpoints", "endpoints/chattask", "endpoints/hfapi", "endpoints/huggingface", "httpwire", "imaging", "scope", "skills", "text"},
-	// config validates the openai list against the tasks that kind serves.
-	"config":   {"endpoints", "endpoints/openai", "skills", "text"},
+	// config reads and checks the configuration; which tasks an endpoint
+	// kind serves is the kind's to say (Config.CheckOpenAITasks is given
+	// it), so config imports no endpoint kind — only the contract's modes
+	// and provider lists.
+	"config":   {"endpoints", "skills", "text"},
 	"pipeline": {"controller", "endpoints", "imaging", "scope", "skills", "text"},
 	// Event streams for the tests of what shows a turn (ui, ui/turnview).
 	"pipeline/pipelinetest": {"pipeline"},
 	"sessions":              {"config", "pipeline", "skills", "text"},
 	// The chat service: sessions opened and saved, turns run and recorded,
 	// between every front end and the pipeline.
-	"conversation": {"pipeline", "recording", "sessions"},
+	// It answers the front ends' questions about the controller and the
+	// catalog, under its own names (conversation/controller.go).
+	"conversation": {"controller", "pipeline", "recording", "sessions", "skills"},
 
 	"ui/theme":    {},
 	"ui/media":    {},
@@ -54,7 +59,10 @@ var importRules = map[string][]string{
 	"ui/dialog":   {"pipeline", "skills", "text", "ui/chat", "ui/theme", "ui/turnview"},
 	// The TUI is a front end of the chat service: it never touches the
 	// session store or a recording itself.
-	"ui": {"config", "controller", "conversation", "endpoints", "pipeline", "scope", "skills", "text", "ui/*"},
+	// What it asks of the controller or the catalog (models, pull, the
+	// server's state, hints, previews) are methods of conversation.Chat:
+	// it imports neither controller nor endpoints (TestFrontEndsAskTheChat).
+	"ui": {"config", "conversation", "pipeline", "scope", "skills", "text", "ui/*"},
 
 	// chorus eval scores the planning stage: it drives the pipeline,
 	// tells a controller that cannot be asked by its errors, and draws the
@@ -299,5 +307,46 @@ func TestOnlyAppBuildsTheEngine(t *testing.T) {
 	}
 	if found < 2 {
 		t.Fatalf("found %d calls of the builders: the walk is broken", found)
+	}
+}
+
+// frontEnds are the packages that show chats: they talk to the chat
+// service (conversation) and never hold the engine or the controller.
+var frontEnds = []string{"ui", "ui/*", "sshd", "mcpserve"}
+
+// TestFrontEndsAskTheChat fails when a front end calls Engine() or
+// Controller() — reaching around the chat service into the pipeline: what
+// it needs of them is a method of conversation.Chat or Service.
+func TestFrontEndsAskTheChat(t *testing.T) {
+	files := 0
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		pkg := filepath.ToSlash(filepath.Dir(p))
+		if !allows(frontEnds, pkg) {
+			return nil
+		}
+		files++
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok && len(call.Args) == 0 {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Engine" || sel.Sel.Name == "Controller") {
+					t.Errorf("%s: %s calls %s(): ask the chat service (conversation.Chat) instead", fset.Position(call.Pos()), pkg, sel.Sel.Name)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 20 {
+		t.Fatalf("read only %d files of the front ends: the walk is broken", files)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -171,7 +172,7 @@ func wrapIndented(s string, width int, first, rest string) string {
 }
 
 func newMCPServeCmd(g *globalFlags) *cobra.Command {
-	var addr, metricsAddr string
+	var addr, metricsAddr, tokenEnv string
 	var allow []string
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -183,13 +184,16 @@ answer — and returns the answer with the images and audio it made as content a
 links; chorus_plan only plans. Files come as embedded data in the call and are the only files Chorus
 reads: a path named in the request is not opened. Each client session is a chat (later calls see the
 earlier ones) with its own folder under the data directory. MCP tools of Chorus's own mcp: servers
-that are not annotated read-only run only with --allow-tool. docs/mcp.md shows client configurations.
+that are not annotated read-only run only with --allow-tool. Over --http, every user of this machine
+can reach 127.0.0.1: with a token (serve.http_token_env, or --token-env VAR) only requests that carry it
+as "Authorization: Bearer <token>" are served. docs/mcp.md shows client configurations.
 
 With --http, --metrics ADDR serves Prometheus metrics, /healthz and /readyz on a listener of its own,
 and Ctrl+C or SIGTERM drains: no new connections or calls, the calls in flight finish (up to
 serve.drain_timeout) and are told so if they asked for progress; a second signal stops at once.`,
 		Example: `  chorus mcp serve
-  chorus mcp serve --http 127.0.0.1:8808`,
+  chorus mcp serve --http 127.0.0.1:8808
+  CHORUS_MCP_TOKEN=$(openssl rand -hex 16) chorus mcp serve --http :8808 --token-env CHORUS_MCP_TOKEN`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
@@ -199,6 +203,14 @@ serve.drain_timeout) and are told so if they asked for progress; a second signal
 			if addr != "" {
 				if addr, err = loopbackDefault(addr); err != nil {
 					return &exitError{code: 2, err: fmt.Errorf("--http: %w", err)}
+				}
+			}
+			if tokenEnv != "" {
+				// The token itself never goes on the command line, where
+				// every user of the machine can read it (ps).
+				cfg.Serve.HTTPToken, cfg.Serve.HTTPTokenEnv = strings.TrimSpace(os.Getenv(tokenEnv)), tokenEnv
+				if cfg.Serve.HTTPToken == "" {
+					return &exitError{code: 2, err: fmt.Errorf("--token-env: %s is empty — set it to the token clients must send", tokenEnv)}
 				}
 			}
 			if metricsAddr != "" {
@@ -223,7 +235,8 @@ serve.drain_timeout) and are told so if they asked for progress; a second signal
 			if m != nil {
 				m.Watch(a.Engine())
 			}
-			f := mcpServeFlags{addr: addr, metrics: metricsAddr, allow: allow, version: g.version, log: g.logger()}
+			f := mcpServeFlags{addr: addr, metrics: metricsAddr, allow: allow, token: cfg.Serve.HTTPToken, tokenFrom: cmp.Or(cfg.Serve.HTTPTokenEnv, "serve.http_token"),
+				version: g.version, log: g.logger()}
 			if addr == "" {
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 				defer stop()
@@ -234,6 +247,7 @@ serve.drain_timeout) and are told so if they asked for progress; a second signal
 		},
 	}
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8808; a bare :PORT is loopback) instead of stdio")
+	cmd.Flags().StringVar(&tokenEnv, "token-env", "", "with --http, serve only requests carrying the bearer token held in the variable VAR (overrides serve.http_token_env)")
 	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "with --http: serve Prometheus metrics, /healthz and /readyz on ADDR, e.g. 127.0.0.1:9465 (never the MCP port)")
 	cmd.Flags().StringSliceVar(&allow, "allow-tool", nil, "let the MCP tool NAME of Chorus's own mcp: servers run though it is not annotated read-only (repeatable)")
 	return cmd
@@ -254,12 +268,14 @@ func loopbackDefault(addr string) (string, error) {
 
 // mcpServeFlags are what `chorus mcp serve` was given: where to listen
 // ("" for stdio), where to serve the metrics (--metrics), --allow-tool,
-// and the version and log of the command.
+// the bearer token --http wants ("" for none) and where it came from, and
+// the version and log of the command.
 type mcpServeFlags struct {
-	addr, metrics string
-	allow         []string
-	version       string
-	log           *slog.Logger
+	addr, metrics    string
+	allow            []string
+	token, tokenFrom string
+	version          string
+	log              *slog.Logger
 }
 
 // serveMCP runs `chorus mcp serve` on a: stdio when f.addr is empty, else
@@ -302,15 +318,18 @@ func serveMCPHTTP(ctx context.Context, cfg *config.Config, srv *mcpserve.Server,
 			return err
 		}
 	}
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() },
-		&sdk.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute, CrossOriginProtection: http.NewCrossOriginProtection(), Logger: log})
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	log.Info("mcp server on http", "addr", l.Addr().String())
+	token := f.token
+	hs := &http.Server{Handler: srv.HTTPHandler(mcpserve.HTTPOptions{Token: token, Logger: log}), ReadHeaderTimeout: 10 * time.Second}
+	log.Info("mcp server on http", "addr", l.Addr().String(), "token", token != "")
 	fmt.Fprintf(stderr, "chorus: serving MCP on http://%s/mcp — Ctrl+C or SIGTERM drains (calls finish), twice stops.\n", l.Addr())
-	if host, _, _ := net.SplitHostPort(l.Addr().String()); !net.ParseIP(host).IsLoopback() {
-		fmt.Fprintf(stderr, "chorus: %s is not a loopback address: anyone who can reach it can run Chorus on this machine\n", host)
+	host, _, _ := net.SplitHostPort(l.Addr().String())
+	switch {
+	case token != "":
+		fmt.Fprintf(stderr, "chorus: requests must carry the bearer token from %s.\n", f.tokenFrom)
+	case !net.ParseIP(host).IsLoopback():
+		fmt.Fprintf(stderr, "chorus: %s is not a loopback address and there is no token: anyone who can reach it can run Chorus on this machine (set serve.http_token_env or --token-env)\n", host)
+	default:
+		fmt.Fprintf(stderr, "chorus: no token: every user of this machine can reach %s (set serve.http_token_env or --token-env)\n", host)
 	}
 	var draining atomic.Bool
 	serve := func(ctx context.Context) error {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/chorusai/chorus/app"
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/endpoints/openai"
 	"github.com/chorusai/chorus/text"
 	"github.com/chorusai/chorus/ui/theme"
 )
@@ -121,6 +122,9 @@ func (g *globalFlags) load() (*config.Config, error) {
 
 func (g *globalFlags) loadConfig() (*config.Config, error) {
 	cfg, err := config.Load(g.defaults, g.configFile)
+	if err == nil {
+		err = cfg.CheckOpenAITasks(openai.Supports, openai.Tasks())
+	}
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}

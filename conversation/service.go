@@ -111,6 +111,11 @@ func (s *Service) At(dir string, log *slog.Logger) *Service {
 	return &Service{opts: opts, store: sessions.Store{Dir: opts.Dir, Logger: opts.Logger}}
 }
 
+// Warm fills the controller's prompt cache with the engine's head, with no
+// history, in the background: `chorus serve --ssh` does it once when it
+// starts, for every chat to come (they share the engine, and so the head).
+func (s *Service) Warm() { s.opts.Warmer.Start(s.opts.Engine, nil) }
+
 // Warmer is the service's warm-up of the controller's prompt head, shared
 // with the services At returns.
 func (s *Service) Warmer() *Warmer { return s.opts.Warmer }

@@ -205,7 +205,7 @@ func (s *Server) HostKeyFingerprint() string {
 // instead: Serve returns once Drain has.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	if s.opts.Config.WarmController() {
-		s.opts.Service.Warmer().Start(s.opts.Service.Engine(), nil)
+		s.opts.Service.Warm()
 		defer s.opts.Service.Warmer().Stop()
 	}
 	s.mu.Lock()

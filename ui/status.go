@@ -18,8 +18,7 @@ func (m *Model) statusLine(now time.Time) string {
 	st := m.st
 	sep := st.Status.Render(" │ ")
 	var left []string
-	ctl := m.engine().Controller()
-	h := ctl.Hints()
+	h := m.conv.ControllerHints()
 	ol := h.Tag + " ?"
 	olStyle := st.Status
 	switch {
@@ -31,10 +30,10 @@ func (m *Model) statusLine(now time.Time) string {
 	default:
 		ol, olStyle = h.Tag+" ✓", st.StatusGood
 	}
-	if ctl.Replaying() {
+	if m.conv.Replaying() {
 		ol, olStyle = "▶ replay", st.StatusGood
 	}
-	left = append(left, st.StatusKey.Render(" "+ctl.Model())+st.Status.Render(" ")+olStyle.Render(ol))
+	left = append(left, st.StatusKey.Render(" "+m.conv.Model())+st.Status.Render(" ")+olStyle.Render(ol))
 	// A host the chat's turns found down (the chat service keeps it until
 	// a turn reaches it again) outranks what the configuration says.
 	down := map[string]bool{}
@@ -45,7 +44,7 @@ func (m *Model) statusLine(now time.Time) string {
 		}
 	}
 	switch {
-	case ctl.Replaying():
+	case m.conv.Replaying():
 		// A replay uses no token: saying one is missing would mislead.
 	case down["huggingface"]:
 		left = append(left, st.StatusBad.Render("HF router ✗ unreachable"))
