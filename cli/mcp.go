@@ -252,14 +252,16 @@ func serveMCP(ctx context.Context, a *app.App, f mcpServeFlags, stderr io.Writer
 		}
 		return nil
 	}
-	l, err := net.Listen("tcp", addr)
+	l, err := new(net.ListenConfig).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("cannot listen on %s: %w", addr, err)}
 	}
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() },
-		&sdk.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute, CrossOriginProtection: http.NewCrossOriginProtection(), Logger: log})
+		&sdk.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute, Logger: log})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
+	// A browser page elsewhere must not drive Chorus through the user's
+	// browser: cross-origin requests are refused.
+	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(h))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	log.Info("mcp server on http", "addr", l.Addr().String())
 	fmt.Fprintf(stderr, "chorus: serving MCP on http://%s/mcp — Ctrl+C stops.\n", l.Addr())

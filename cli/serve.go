@@ -74,7 +74,7 @@ and address go to the log file. Sound is never played on the server; the chat of
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
-			l, err := net.Listen("tcp", addr)
+			l, err := new(net.ListenConfig).Listen(cmd.Context(), "tcp", addr)
 			if err != nil {
 				return &exitError{code: 1, err: fmt.Errorf("cannot listen on %s: %w", addr, err)}
 			}

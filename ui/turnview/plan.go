@@ -69,11 +69,9 @@ func PlanLines(pc RenderContext) []string {
 			head += st.Dim.Render(" (also after " + extra + ")")
 		}
 		out = append(out, head)
-		argPad := next
+		argPad := next + "  "
 		if kids := children[ts.Task.ID]; len(kids) > 0 {
 			argPad = next + "│ "
-		} else {
-			argPad = next + "  "
 		}
 		for _, a := range argLines(pc, ts.Task) {
 			out = append(out, st.PaneBorder.Render(argPad)+a)
