@@ -55,6 +55,7 @@ func (a *App) newEngine(cfg *config.Config, opts Options) (*pipeline.Engine, err
 		OutputDir:       cfg.OutputDir,
 		ControllerTasks: cfg.ControllerTasks,
 		Selection:       pipeline.Selection(cfg.Selection),
+		EarlyAnswer:     cfg.EarlyAnswer(),
 		Logger:          opts.Logger,
 	}), nil
 }
@@ -68,6 +69,7 @@ func NewController(cfg *config.Config, model string, log *slog.Logger) (*control
 		NumCtx:        cfg.Controller.NumCtx,
 		PlanTokens:    cfg.Controller.PlanTokens,
 		AnswerTokens:  cfg.Controller.AnswerTokens,
+		PromptTokens:  cfg.Controller.PromptTokens,
 		Timeout:       cfg.Controller.Timeout,
 		MaxConcurrent: cfg.Controller.MaxConcurrent,
 		Key:           cfg.Controller.Key,

@@ -314,8 +314,9 @@ func allTasksFailed(rep *pipeline.Report) bool {
 }
 
 // openSession opens the session --continue or --session names into chat:
-// --continue the newest (or, with none, the chat keeps its new one), and
-// --session ID that one. A session that does not exist is bad usage
+// --continue the newest (or, with none, the chat keeps its new one; with
+// a newest that cannot be loaded, it fails saying so), and --session ID
+// that one. A session that does not exist is bad usage
 // (status 2), its error naming the sessions folder; one that cannot be
 // read is a failure (status 1).
 func openSession(chat *conversation.Chat, f *runFlags) (resumed bool, err error) {
@@ -329,6 +330,10 @@ func openSession(chat *conversation.Chat, f *runFlags) (resumed bool, err error)
 	switch {
 	case errors.Is(err, conversation.ErrNotFound):
 		return false, &exitError{code: 2, err: err}
+	case err != nil && f.cont:
+		// Never a new session in its place, unsaid: the user asked to
+		// go on with the newest one.
+		return false, &exitError{code: 1, err: fmt.Errorf("--continue: %w — run without --continue to start a new session, or go on with another one with --session ID", err)}
 	case err != nil:
 		return false, &exitError{code: 1, err: err}
 	}

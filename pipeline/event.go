@@ -34,6 +34,10 @@ const (
 // StageEvent says a stage began.
 type StageEvent struct {
 	Stage Stage `json:"stage"`
+	// Early lists, for the response stage, the tasks still running when
+	// the answer started: each is producing a file at the path the answer
+	// names (response.early).
+	Early []int `json:"early,omitempty"`
 }
 
 // PlanEvent carries the validated plan.
