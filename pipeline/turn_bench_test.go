@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,19 +65,31 @@ type benchScenario struct {
 	name    string
 	request string
 	tasks   func(image string) []map[string]any
+	// revision, when set, makes the plan's experts fail (HTTP 500) and is
+	// the controller's revision of it (revise.go).
+	revision func(image string) []map[string]any
 }
 
+// revisedScenario is a turn that needs the fifth step: the video model
+// fails, the revision draws a still image instead. It costs one revision
+// call on top of the turn's, and its image task.
+var revisedScenario = benchScenario{name: "revised", request: "Make a short video of a quiet street.", tasks: func(string) []map[string]any {
+	return []map[string]any{task(1, "text-to-video", nil, map[string]string{"text": "a quiet street"})}
+}, revision: func(string) []map[string]any {
+	return []map[string]any{task(2, "text-to-image", nil, map[string]string{"text": "a quiet street"})}
+}}
+
 var benchScenarios = []benchScenario{
-	{"single", "What is in this picture?", func(img string) []map[string]any {
+	{name: "single", request: "What is in this picture?", tasks: func(img string) []map[string]any {
 		return []map[string]any{task(1, "image-to-text", nil, map[string]string{"image": img})}
 	}},
-	{"chain", "Read this picture's caption aloud.", func(img string) []map[string]any {
+	{name: "chain", request: "Read this picture's caption aloud.", tasks: func(img string) []map[string]any {
 		return []map[string]any{
 			task(1, "image-to-text", nil, map[string]string{"image": img}),
 			task(2, "text-to-speech", []int{1}, map[string]string{"text": "<resource>-1"}),
 		}
 	}},
-	{"fanout", "Classify this picture, find its objects, caption it and estimate its depth.", func(img string) []map[string]any {
+	{name: "fanout", request: "Classify this picture, find its objects, caption it and estimate its depth.", tasks: func(img string) []map[string]any {
 		return []map[string]any{
 			task(1, "image-classification", nil, map[string]string{"image": img}),
 			task(2, "object-detection", nil, map[string]string{"image": img}),
@@ -115,6 +129,7 @@ func BenchmarkTurn(b *testing.B) {
 	for _, sc := range benchScenarios {
 		b.Run("ctl2-warm/"+sc.name, func(b *testing.B) { benchTurn(b, sc, true, twoSlots(benchLatency), pipeline.SelectController) })
 	}
+	b.Run("auto-warm/"+revisedScenario.name, func(b *testing.B) { benchTurn(b, revisedScenario, true, benchLatency, pipeline.SelectAuto) })
 }
 
 // twoSlots is l on a server that serves two chats at once.
@@ -230,17 +245,24 @@ func newBenchRig(b testing.TB, sc benchScenario, lat fakeollama.Latency, sel pip
 		b.Fatal(err)
 	}
 	plan := sc.tasks(r.image)
-	for _, t := range plan {
+	var revised []map[string]any
+	if sc.revision != nil {
+		revised = sc.revision(r.image)
+	}
+	for i, t := range append(slices.Clone(plan), revised...) {
 		s, _ := cat.Skill(t["task"].(string))
 		for _, m := range s.Models {
 			if m.ServedBy(skills.EndpointHuggingFace) {
-				r.hf.Model(m.ID, s.Name).Delay(benchExpertDelay)
+				mb := r.hf.Model(m.ID, s.Name).Delay(benchExpertDelay)
+				if revised != nil && i < len(plan) {
+					mb.Status(http.StatusInternalServerError, "the model crashed")
+				}
 			}
 		}
 	}
 	// The plan is written as a grammar-constrained model writes it under
 	// the schema the planning call sends (benchPlanUnder): the same
-	// harness measures every version of the schema.
+	// harness measures every version of the schema; a revision too.
 	r.ollama.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
 	r.ollama.SetLatency(lat)
 	var mu sync.Mutex
@@ -248,6 +270,9 @@ func newBenchRig(b testing.TB, sc benchScenario, lat fakeollama.Latency, sel pip
 		tasks := plan
 		if r.greeting {
 			tasks = []map[string]any{}
+		}
+		if pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) == string(pipeline.StageRevision) {
+			tasks = revised
 		}
 		rep := benchReply(req, func() string { return benchPlanUnder(req.Format, tasks) })
 		if pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) == string(pipeline.StagePlanning) {
