@@ -65,18 +65,26 @@ type benchScenario struct {
 	name    string
 	request string
 	tasks   func(image string) []map[string]any
-	// revision, when set, makes the plan's experts fail (HTTP 500) and is
-	// the controller's revision of it (revise.go).
+	// revision, when set, is the controller's revision of the plan
+	// (revise.go): the experts of the skills only the plan uses fail
+	// (HTTP 500).
 	revision func(image string) []map[string]any
 }
 
-// revisedScenario is a turn that needs the fifth step: the video model
-// fails, the revision draws a still image instead. It costs one revision
-// call on top of the turn's, and its image task.
-var revisedScenario = benchScenario{name: "revised", request: "Make a short video of a quiet street.", tasks: func(string) []map[string]any {
-	return []map[string]any{task(1, "text-to-video", nil, map[string]string{"text": "a quiet street"})}
-}, revision: func(string) []map[string]any {
-	return []map[string]any{task(2, "text-to-image", nil, map[string]string{"text": "a quiet street"})}
+// revisedScenario is the chain with the fifth step: every captioner fails,
+// the caption's reader is skipped, and the revision asks a visual question
+// instead and reads its answer aloud. It costs the revision call and the
+// new tasks; the early answer still starts while the new speech runs.
+var revisedScenario = benchScenario{name: "revised", request: "Read this picture's caption aloud.", tasks: func(img string) []map[string]any {
+	return []map[string]any{
+		task(1, "image-to-text", nil, map[string]string{"image": img}),
+		task(2, "text-to-speech", []int{1}, map[string]string{"text": "<resource>-1"}),
+	}
+}, revision: func(img string) []map[string]any {
+	return []map[string]any{
+		task(3, "visual-question-answering", nil, map[string]string{"image": img, "text": "What does this picture show?"}),
+		task(4, "text-to-speech", []int{3}, map[string]string{"text": "<resource>-3"}),
+	}
 }}
 
 var benchScenarios = []benchScenario{
@@ -249,12 +257,22 @@ func newBenchRig(b testing.TB, sc benchScenario, lat fakeollama.Latency, sel pip
 	if sc.revision != nil {
 		revised = sc.revision(r.image)
 	}
-	for i, t := range append(slices.Clone(plan), revised...) {
+	// With a revision, the skills only the plan uses fail (HTTP 500).
+	revisedSkills := map[string]bool{}
+	for _, t := range revised {
+		revisedSkills[t["task"].(string)] = true
+	}
+	served := map[string]bool{}
+	for _, t := range append(slices.Clone(plan), revised...) {
 		s, _ := cat.Skill(t["task"].(string))
+		if served[s.Name] {
+			continue
+		}
+		served[s.Name] = true
 		for _, m := range s.Models {
 			if m.ServedBy(skills.EndpointHuggingFace) {
 				mb := r.hf.Model(m.ID, s.Name).Delay(benchExpertDelay)
-				if revised != nil && i < len(plan) {
+				if revised != nil && !revisedSkills[s.Name] {
 					mb.Status(http.StatusInternalServerError, "the model crashed")
 				}
 			}
