@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/scrape"
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // drainGuard bounds waits that end at once in a working build.
@@ -57,27 +57,9 @@ func (h *heldAnswers) reply(req *api.ChatRequest) fakeollama.Reply {
 	return fakeollama.Reply{Content: "ok"} // the server's warm-up
 }
 
-// lockedBuffer is what a process or a client wrote, read while it writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // waitText waits until what buf holds after mark, escape sequences
 // removed, contains want; it returns the new mark.
-func waitText(t *testing.T, buf *lockedBuffer, mark int, want string) int {
+func waitText(t *testing.T, buf *testkit.Buffer, mark int, want string) int {
 	t.Helper()
 	deadline := time.Now().Add(drainGuard)
 	for time.Now().Before(deadline) {
@@ -94,7 +76,7 @@ func waitText(t *testing.T, buf *lockedBuffer, mark int, want string) int {
 // servedChorus is a `chorus serve --ssh` process.
 type servedChorus struct {
 	cmd            *exec.Cmd
-	stdout, stderr *lockedBuffer
+	stdout, stderr *testkit.Buffer
 	sshAddr        string
 	metricsURL     string
 	exited         chan struct{} // closed when the process has ended
@@ -111,7 +93,7 @@ func startServe(t *testing.T, key gossh.Signer) *servedChorus {
 	if err := os.WriteFile(keys, gossh.MarshalAuthorizedKey(key.PublicKey()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &servedChorus{stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	s := &servedChorus{stdout: &testkit.Buffer{}, stderr: &testkit.Buffer{}, exited: make(chan struct{})}
 	s.cmd = exec.Command(chorusBinary(t), "serve", "--ssh", "127.0.0.1:0", "--metrics", "127.0.0.1:0")
 	s.cmd.Env = os.Environ() // newCLIEnv set the configuration there
 	s.cmd.Stdout, s.cmd.Stderr = s.stdout, s.stderr
@@ -146,7 +128,7 @@ func (s *servedChorus) exit(t *testing.T) int {
 }
 
 // sshChat logs in with key and opens a chat in an 100×30 terminal.
-func sshChat(t *testing.T, addr string, key gossh.Signer) (*gossh.Client, io.Writer, *lockedBuffer) {
+func sshChat(t *testing.T, addr string, key gossh.Signer) (*gossh.Client, io.Writer, *testkit.Buffer) {
 	t.Helper()
 	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "dev", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: drainGuard})
@@ -162,7 +144,7 @@ func sshChat(t *testing.T, addr string, key gossh.Signer) (*gossh.Client, io.Wri
 	if err := sess.RequestPty("xterm-256color", 30, 100, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}
-	out := &lockedBuffer{}
+	out := &testkit.Buffer{}
 	sess.Stdout, sess.Stderr = out, out
 	in, err := sess.StdinPipe()
 	if err != nil {
@@ -186,19 +168,7 @@ func drainKey(t *testing.T) gossh.Signer {
 // savedSSHTurns reads the turns of the one session the ssh user saved.
 func savedSSHTurns(t *testing.T) []map[string]any {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_DATA_HOME"), "chorus", "ssh-users", "sha256-*", "sessions", "*.json"))
-	if len(files) != 1 {
-		t.Fatalf("sessions saved: %v", files)
-	}
-	b, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sess struct{ Turns []map[string]any }
-	if err := json.Unmarshal(b, &sess); err != nil {
-		t.Fatal(err)
-	}
-	return sess.Turns
+	return testkit.SavedTurns(t, filepath.Join(os.Getenv("XDG_DATA_HOME"), "chorus", "ssh-users", "sha256-*", "sessions", "*.json"))
 }
 
 func httpStatus(t *testing.T, url string) int {
@@ -304,7 +274,7 @@ func TestMCPServeHTTPSIGTERMLetsTheCallFinish(t *testing.T) {
 	newCLIEnv(t, held.reply)
 	cmd := exec.Command(chorusBinary(t), "mcp", "serve", "--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0")
 	cmd.Env = os.Environ()
-	stderr := &lockedBuffer{}
+	stderr := &testkit.Buffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,24 +36,6 @@ import (
 // guard bounds waits that end at once in a working build.
 const guard = 20 * time.Second
 
-// syncBuffer is a buffer several goroutines write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // server is a chorus serve --ssh on a loopback port, with a fake Ollama
 // that answers every request as plain chat.
 type server struct {
@@ -63,7 +44,7 @@ type server struct {
 	hostKey  gossh.PublicKey
 	keys     string // the authorized_keys file
 	users    string
-	log      *syncBuffer
+	log      *testkit.Buffer
 	ollama   *fakeollama.Server
 	answered chan string
 	// stopped closes when Serve has returned, with serveErr.
@@ -82,7 +63,7 @@ func startServer(t *testing.T, maxSessions int, tune ...func(*sshd.Options)) *se
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &server{keys: filepath.Join(dir, "authorized_keys"), users: filepath.Join(dir, "users"), log: &syncBuffer{}, answered: make(chan string, 8)}
+	s := &server{keys: filepath.Join(dir, "authorized_keys"), users: filepath.Join(dir, "users"), log: &testkit.Buffer{}, answered: make(chan string, 8)}
 	s.ollama = fakeollama.New(t)
 	s.ollama.AddModel(fakeollama.Model{Name: "qwen3:8b", ParameterSize: "8.2B", Capabilities: []string{fakeollama.CapCompletion}})
 	s.ollama.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
@@ -199,7 +180,7 @@ func (s *server) dial(auth ...gossh.AuthMethod) (*gossh.Client, error) {
 type term struct {
 	sess  *gossh.Session
 	stdin io.WriteCloser
-	out   *syncBuffer
+	out   *testkit.Buffer
 }
 
 func (s *server) open(t *testing.T, k gossh.Signer, w, h int) (*gossh.Client, *term) {
@@ -220,7 +201,7 @@ func (s *server) open(t *testing.T, k gossh.Signer, w, h int) (*gossh.Client, *t
 	if err := sess.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}
-	tm := &term{sess: sess, out: &syncBuffer{}}
+	tm := &term{sess: sess, out: &testkit.Buffer{}}
 	sess.Stdout = tm.out
 	sess.Stderr = tm.out
 	tm.stdin, err = sess.StdinPipe()
