@@ -36,6 +36,9 @@ import (
 // guard bounds waits that end at once in a working build.
 const guard = 20 * time.Second
 
+// patience bounds a wait that makes progress all along (see waitFor).
+const patience = 10 * guard
+
 // server is a chorus serve --ssh on a loopback port, with a fake Ollama
 // that answers every request as plain chat.
 type server struct {
@@ -215,18 +218,30 @@ func (s *server) open(t *testing.T, k gossh.Signer, w, h int) (*gossh.Client, *t
 }
 
 // waitFor waits until the text drawn since mark (escape sequences removed)
-// contains want, and returns the new mark.
+// contains want, and returns the new mark. It gives up when the chat has
+// drawn nothing new for guard (a chat that is stuck), or after patience
+// in all: a chat that keeps drawing is slow — frames of a large window
+// under -race on a loaded machine took over guard for one turn — not
+// stuck, and must not fail the test for it.
 func (tm *term) waitFor(t *testing.T, mark int, want string) int {
 	t.Helper()
-	deadline := time.Now().Add(guard)
-	for time.Now().Before(deadline) {
+	start, drawn := time.Now(), -1
+	var lastDrawn time.Time
+	for {
 		out := tm.out.String()
 		if i := strings.Index(ansi.Strip(out[min(mark, len(out)):]), want); i >= 0 {
 			return len(out)
 		}
+		now := time.Now()
+		if len(out) != drawn {
+			drawn, lastDrawn = len(out), now
+		}
+		if now.Sub(lastDrawn) > guard || now.Sub(start) > patience {
+			break
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("%q never appeared; the screen got:\n%s", want, ansi.Strip(tm.out.String()[min(mark, len(tm.out.String())):]))
+	t.Fatalf("%q never appeared (%s waited); the screen got:\n%s", want, time.Since(start).Round(time.Millisecond), ansi.Strip(tm.out.String()[min(mark, len(tm.out.String())):]))
 	return 0
 }
 
