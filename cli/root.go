@@ -79,6 +79,9 @@ type globalFlags struct {
 	version  string
 	// downloads is Options.ResultTransport, for every App.
 	downloads http.RoundTripper
+	// reads are variables the command reads itself (--token-env's):
+	// config.Load's check of the CHORUS_ variables accepts them.
+	reads []string
 }
 
 // setup opens the log file for the command about to run.
@@ -121,7 +124,7 @@ func (g *globalFlags) load() (*config.Config, error) {
 }
 
 func (g *globalFlags) loadConfig() (*config.Config, error) {
-	cfg, err := config.Load(g.defaults, g.configFile)
+	cfg, err := config.Load(g.defaults, g.configFile, g.reads...)
 	if err == nil {
 		err = cfg.CheckOpenAITasks(openai.Supports, openai.Tasks())
 	}
