@@ -63,7 +63,7 @@ Progress goes to stderr. Ctrl+C stops and prints what has been measured (exit st
 			if err != nil {
 				return err
 			}
-			return runEval(cmd.Context(), cfg, g, f, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runEval(cmd.Context(), cfg, g, f, stdout(cmd), cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -224,6 +225,9 @@ func reflowLong(cmd *cobra.Command) {
 // when interrupted. The one-line cause goes to the command's stderr.
 func execute(ctx context.Context, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
+	if root.OutOrStdout() == io.Writer(os.Stdout) {
+		root.SetOut(&helpOut{f: os.Stdout}) // a test's own writer stays
+	}
 	code := 0
 	err := fang.Execute(ctx, root,
 		fang.WithVersion(root.Version),

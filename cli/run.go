@@ -77,11 +77,11 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 
 The answer goes to stdout and the progress log (plan, models, tasks, files) to stderr, so chorus run fits in
 a pipeline: rendered as Markdown when stdout is a terminal, the raw Markdown when it is a pipe or a file.
---quiet drops the progress log. --plan-only stops after planning and prints the plan on stdout as JSON ({"tasks": [...]}). When stdin is piped, it is read with the request: as data after the request given
+--quiet drops the progress log. --plan-only stops after planning and prints the plan on stdout as JSON ({"tasks": [...]}); nothing of it is saved. When stdin is piped, it is read with the request: as data after the request given
 as arguments (paths and URLs in it are not opened: name or --attach what a task may read), or as the whole
 request without one (a long input is saved to a file in the output directory and attached). With --json every line of stdout is one JSON event: stage, plan, model,
 task_start, task_progress, task_end, token, answer, report, error (and debug with --debug).
-Every run's turn is saved into a session, whose id ends the progress log on stderr ("session: ID"; not
+Every run's turn (but --plan-only's) is saved into a session, whose id ends the progress log on stderr ("session: ID"; not
 with --quiet, nor after a failed --json run, whose stderr is its one-line cause; --no-save keeps the turn
 out of any session). With --continue (the newest saved session — a new one when there is none) or --session ID, the
 request continues a session the TUI or an earlier run saved: its turns are the chat history, so earlier
@@ -110,14 +110,14 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 			}
 			f.debug, f.modelSet, f.log = g.debug, g.model != "", g.logger()
 			f.app = app.Options{Version: g.version, ResultTransport: g.downloads}
-			f.terminal = isTerminal(cmd.OutOrStdout())
-			return runTurn(cmd.Context(), cfg, f, request, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			f.terminal = isTerminal(stdout(cmd))
+			return runTurn(cmd.Context(), cfg, f, request, stdout(cmd), cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&f.json, "json", false, "print only JSON events, one per line")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress log on stderr: only the answer (and a failure's one-line cause)")
-	fl.BoolVar(&f.planOnly, "plan-only", false, "stop after planning and print the plan (JSON) on stdout")
+	fl.BoolVar(&f.planOnly, "plan-only", false, "stop after planning and print the plan (JSON) on stdout; no session is saved")
 	fl.StringArrayVarP(&f.attach, "attach", "a", nil, "attach a file (repeatable)")
 	fl.StringVarP(&f.out, "out", "o", "", "directory for generated files (overrides output_dir)")
 	fl.StringVar(&f.constrain, "constrain", "", `model constraints, e.g. "license=apache-2.0,mit max-size=1GB local-only smallest"`)
