@@ -333,6 +333,8 @@ func progress(ctx context.Context, req *sdk.CallToolRequest, total float64) (emi
 			send(3, fmt.Sprintf("task %d: %s", ev.ID, ev.Message))
 		case pipeline.TaskEndEvent:
 			send(3, fmt.Sprintf("task %d %s: %s", ev.ID, ev.Task, ev.Status))
+		case pipeline.PlanRevisionEvent:
+			send(3, ev.String())
 		case pipeline.HostDownEvent:
 			send(3, pipeline.HostDownText(ev))
 		case pipeline.QueueEvent:
