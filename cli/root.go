@@ -185,7 +185,15 @@ Run without arguments to open the chat.`,
 				return err
 			}
 			defer a.Close()
-			return runTUI(cmd.Context(), a, g.resume)
+			resume := g.resume
+			if resume != "" {
+				// A title, or the start of an id, names a session too;
+				// several matches are listed before the TUI opens.
+				if resume, err = findSession(&a.Service().Library, resume, cmd.ErrOrStderr()); err != nil {
+					return err
+				}
+			}
+			return runTUI(cmd.Context(), a, resume)
 		},
 	}
 	pf := root.PersistentFlags()
@@ -194,10 +202,10 @@ Run without arguments to open the chat.`,
 	pf.StringVar(&g.host, "host", "", "controller server URL (overrides controller.host and OLLAMA_HOST)")
 	pf.StringVar(&g.mode, "mode", "", "inference mode: local, huggingface or hybrid")
 	pf.BoolVar(&g.debug, "debug", false, "debug detail: the raw controller prompts and replies, and debug records in the log file ($XDG_STATE_HOME/chorus/chorus.log)")
-	root.Flags().StringVar(&g.resume, "resume", "", `reopen a saved session by id ("latest" for the newest)`)
+	root.Flags().StringVar(&g.resume, "resume", "", `reopen a saved session by id or title ("latest" for the newest)`)
 	replayFlags(root, &g.replay)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
-	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g), newEvalCmd(g), newMCPCmd(g), newManCmd(g))
+	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g), newEvalCmd(g), newMCPCmd(g), newManCmd(g), newSessionsCmd(g))
 	reflowLong(root)
 	return root
 }
