@@ -225,7 +225,7 @@ func parseLines(name string, b []byte, resolve func(string) (string, bool)) (*Su
 		var l jsonLine
 		if err := json.Unmarshal(line, &l); err != nil {
 			if n == 1 {
-				return nil, fmt.Errorf("line 1 is not JSON (%v) — give a JSON suite with \"cases\", TaskBench's data.json, or JSON lines of {\"request\", \"gold_tasks\"}", err)
+				return nil, fmt.Errorf("line 1 is not JSON (%w) — give a JSON suite with \"cases\", TaskBench's data.json, or JSON lines of {\"request\", \"gold_tasks\"}", err)
 			}
 			s.Warnings = append(s.Warnings, fmt.Sprintf("line %d skipped: %v", n, err))
 			continue

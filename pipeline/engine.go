@@ -290,7 +290,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	}
 	plan.Notes = append(plan.Notes, d.settle(plan)...)
 	rep.Constraints, rep.Notes = plan.Constraints, plan.Notes
-	emit(PlanEvent{Tasks: plan.Tasks, Constraints: plan.Constraints, Notes: plan.Notes})
+	emit(PlanEvent{Tasks: plan.Tasks, Constraints: plan.Constraints, Notes: plan.Notes}) //nolint:staticcheck // S1016: the event names what it carries; Plan may grow fields it does not
 	if t.PlanOnly {
 		rep.ElapsedMS = time.Since(start).Milliseconds()
 		rep.Calls = conv.Calls()

@@ -501,12 +501,6 @@ func (e *Engine) writeFixed(r *taskRun, b endpoints.Blob) (string, error) {
 	return r.fixed, nil
 }
 
-// writeFile stores data under dir with a unique name and an extension that
-// matches its type, and returns the absolute path.
-func writeFile(dir, task string, id int, mimeType string, data []byte) (string, error) {
-	return writeBlob(dir, task, id, endpoints.Blob{MIME: mimeType, Data: data})
-}
-
 // writeBlob stores b under dir with a unique name and an extension that
 // matches its type, and returns the absolute path. A blob spooled to a
 // temporary file is moved, not read into memory; a write that fails (a

@@ -78,7 +78,7 @@ func Load(path string) (*Recording, error) {
 	}
 	var r Recording
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w (%v)", path, ErrFormat, err)
+		return nil, fmt.Errorf("%s: %w (%w)", path, ErrFormat, err)
 	}
 	switch {
 	case r.Format == 0:
