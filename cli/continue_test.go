@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -31,8 +32,14 @@ func TestContinueRefusesAnUnloadableNewestSession(t *testing.T) {
 	}
 	// A newer file that does not read (written over by hand, cut short).
 	newest := "29990101-000000-000-abcd"
-	if err := os.WriteFile(filepath.Join(sessions.DefaultDir(), newest+".json"), []byte(`{"version":1,"turns":[{"request":"cut`), 0o600); err != nil {
+	damaged := filepath.Join(sessions.DefaultDir(), newest+".json")
+	if err := os.WriteFile(damaged, []byte(`{"version":1,"turns":[{"request":"cut`), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	// Newest by its time too: a file's mtime comes from a coarse clock
+	// (a kernel tick), which can be behind the saved session's Updated.
+	if later := time.Now().Add(time.Minute); os.Chtimes(damaged, later, later) != nil {
+		t.Fatal("cannot date the damaged file")
 	}
 	_, stderr, code := runCLI("run", "--continue", "and then?")
 	if code != 1 || !strings.Contains(stderr, "the newest session cannot be loaded") || !strings.Contains(stderr, newest) ||

@@ -188,8 +188,9 @@ Run without arguments to open the chat.`,
 			resume := g.resume
 			if resume != "" {
 				// A title, or the start of an id, names a session too;
-				// several matches are listed before the TUI opens.
-				if resume, err = findSession(&a.Service().Library, resume, cmd.ErrOrStderr()); err != nil {
+				// of several matches the newest, the others listed before the TUI
+				// opens.
+				if resume, err = findSession(&a.Service().Library, resume, true, cmd.ErrOrStderr()); err != nil {
 					return err
 				}
 			}

@@ -86,7 +86,7 @@ task_start, task_progress, task_end, token, answer, report, error (and debug wit
 Every run's turn (but --plan-only's) is saved into a session, whose id ends the progress log on stderr ("session: ID"; not
 with --quiet, nor after a failed --json run, whose stderr is its one-line cause; --no-save keeps the turn
 out of any session). With --continue (-c: the newest saved session — a new one when there is none), --continue=TITLE
-or --session ID (a session's id, or the start of its title or id: several matches are listed, exit 2), the
+or --session ID (a session's id, or the start of its title or id: of several matches the newest, saying which), the
 request continues a session the TUI or an earlier run saved: its turns are the chat history, so earlier
 files can be referred to, and this turn is saved into it. Several runs, and the TUI, may continue one
 session at once: every turn is kept.
@@ -320,10 +320,10 @@ func allTasksFailed(rep *pipeline.Report) bool {
 // openSession opens the session --continue or --session names into chat:
 // a bare --continue the newest (or, with none, the chat keeps its new one;
 // with a newest that cannot be loaded, it fails saying so), --continue=ARG
-// and --session ARG the one ARG names by id or title (findSession: several
-// matches are listed on stderr, status 2). A session that does not exist
-// is bad usage (status 2), its error naming the sessions folder; one that
-// cannot be read is a failure (status 1).
+// and --session ARG the one ARG names by id or title (findSession: of
+// several matches the newest, stderr naming the others). A session that
+// does not exist is bad usage (status 2), its error naming the sessions
+// folder; one that cannot be read is a failure (status 1).
 func openSession(chat *conversation.Chat, f *runFlags, stderr io.Writer) (resumed bool, err error) {
 	arg := cmp.Or(f.cont, f.session)
 	switch {
@@ -332,7 +332,7 @@ func openSession(chat *conversation.Chat, f *runFlags, stderr io.Writer) (resume
 	case f.cont == "latest":
 		resumed, err = chat.Continue()
 	default:
-		id, ferr := findSession(&chat.Service().Library, arg, stderr)
+		id, ferr := findSession(&chat.Service().Library, arg, true, stderr)
 		if ferr != nil {
 			return false, ferr
 		}

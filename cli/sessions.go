@@ -34,9 +34,10 @@ func newSessionsCmd(g *globalFlags) *cobra.Command {
 		Short: "List, show, export and remove saved sessions (chorus sessions alone lists them)",
 		Long: `The sessions the TUI and chorus run saved, newest first: chorus sessions list (or chorus sessions alone), show
 ID, export ID, rm ID. A session is named by its id, "latest", or the start of its title or id, or a word of its title
-— as in the TUI's /load, chorus run --continue=TITLE and --session; what names several sessions is refused (exit 2)
-listing them. rm removes only the session's file, never the files its turns made, and removes a session named
-otherwise than by its id only after asking (on a terminal) or with --yes.`,
+— as in the TUI's /load, chorus run --continue=TITLE and --session; of several matches show and export take the
+newest, saying which and listing the others, while rm refuses (exit 2) listing them. rm removes only the session's
+file, never the files its turns made, and removes a session named otherwise than by its id only after asking (on a
+terminal) or with --yes.`,
 		Example: `  chorus sessions
   chorus sessions show latest | less
   chorus sessions export "lighthouse" -o lighthouse.md
@@ -100,13 +101,17 @@ func listSessions(lib *conversation.Library, w, stderr io.Writer, asJSON bool) e
 // each line cut to width (0: not cut), with no trailing blanks.
 func sessionTable(list []conversation.Summary, width int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-24s  %-16s  %5s  %s\n", "ID", "SAVED", "TURNS", "TITLE")
+	idw := len("ID")
+	for _, s := range list {
+		idw = max(idw, len(s.ID))
+	}
+	fmt.Fprintf(&b, "%-*s  %-16s  %5s  %s\n", idw, "ID", "SAVED", "TURNS", "TITLE")
 	for _, s := range list {
 		title := cmp.Or(text.OneLine(text.Clean(s.Title), 0), "(untitled)")
 		if s.Damaged != "" {
 			title = "(damaged: " + text.OneLine(text.Clean(s.Damaged), 0) + ")"
 		}
-		line := fmt.Sprintf("%-24s  %-16s  %5d  %s", s.ID, s.Updated.Local().Format("2006-01-02 15:04"), s.Turns, title)
+		line := fmt.Sprintf("%-*s  %-16s  %5d  %s", idw, s.ID, s.Updated.Local().Format("2006-01-02 15:04"), s.Turns, title)
 		if width > 0 {
 			line = ansi.Truncate(line, width, "…")
 		}
@@ -116,15 +121,25 @@ func sessionTable(list []conversation.Summary, width int) string {
 }
 
 // findSession resolves what the user typed to name a session
-// (conversation.Library.Find): several matches are bad usage (status 2),
-// listed on stderr first.
-func findSession(lib *conversation.Library, arg string, stderr io.Writer) (string, error) {
+// (conversation.Library.Find). Several matches: with newest, the newest
+// is taken and stderr says which, and which others matched (reading or
+// continuing one is undone by naming another); without, they are listed
+// on stderr and it is bad usage (status 2). None is bad usage too, its
+// error naming the command that lists them.
+func findSession(lib *conversation.Library, arg string, newest bool, stderr io.Writer) (string, error) {
 	id, err := lib.Find(arg)
 	var amb *conversation.AmbiguousError
 	switch {
+	case errors.As(err, &amb) && newest:
+		took := amb.Matches[0]
+		fmt.Fprintf(stderr, "%d sessions match %q: taking the newest, %s (%s) — the others (give more of the title, or the id):\n%s",
+			len(amb.Matches), arg, cmp.Or(text.OneLine(text.Clean(took.Title), 0), "untitled"), took.ID, sessionTable(amb.Matches[1:], 0))
+		return took.ID, nil
 	case errors.As(err, &amb):
 		fmt.Fprint(stderr, sessionTable(amb.Matches, 0))
 		return "", &exitError{code: 2, err: fmt.Errorf("%d sessions match %q (listed above) — give more of the title, or the id", len(amb.Matches), arg)}
+	case errors.Is(err, conversation.ErrNotFound):
+		return "", &exitError{code: 2, err: fmt.Errorf("%w — chorus sessions lists them", err)}
 	case err != nil:
 		return "", &exitError{code: 1, err: err}
 	}
@@ -134,7 +149,7 @@ func findSession(lib *conversation.Library, arg string, stderr io.Writer) (strin
 // openSessionArg finds and opens the session arg names; one that does not
 // exist is bad usage (status 2), as for chorus run --session.
 func openSessionArg(lib *conversation.Library, arg string, stderr io.Writer) (*conversation.Session, error) {
-	id, err := findSession(lib, arg, stderr)
+	id, err := findSession(lib, arg, true, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +248,7 @@ once; one named by "latest", or by its title or the start of its id, only after 
 // --yes) unless arg is its exact id, and says what stayed: the files its
 // turns made.
 func removeSession(lib *conversation.Library, arg string, yes bool, in io.Reader, stderr io.Writer) error {
-	id, err := findSession(lib, arg, stderr)
+	id, err := findSession(lib, arg, false, stderr)
 	if err != nil {
 		return err
 	}

@@ -327,7 +327,6 @@ func (h *home) savedSessions() (rome, plan, light *sessions.Session, made string
 			h.t.Fatal(err)
 		}
 		out = append(out, s)
-		time.Sleep(5 * time.Millisecond) // ids and saves in order
 	}
 	return out[0], out[1], out[2], made
 }
@@ -372,11 +371,14 @@ func TestSessionsCommand(t *testing.T) {
 	if stdout, _, code := h.run("sessions", "show", "--json", "rome"); code != 0 || !strings.Contains(stdout, `"id": "`+rome.ID+`"`) || !strings.Contains(stdout, made) {
 		t.Errorf("show --json rome: exit %d, %q", code, stdout)
 	}
-	_, stderr, code := h.run("sessions", "show", "trip")
-	if code != 2 || !strings.Contains(stderr, rome.ID) || !strings.Contains(stderr, plan.ID) || !strings.Contains(stderr, `2 sessions match "trip"`) {
-		t.Errorf("show trip: exit %d, stderr %q; want both trips listed, exit 2", code, stderr)
+	// Several match: the newest, saying which and naming the other.
+	stdout, stderr, code := h.run("sessions", "show", "trip")
+	if code != 0 || stdout != sessions.Export(plan) || !strings.Contains(stderr, `2 sessions match "trip": taking the newest, Trip plan (`+plan.ID+")") ||
+		!strings.Contains(stderr, rome.ID) {
+		t.Errorf("show trip: exit %d, stderr %q, stdout %q; want Trip plan, Trip to Rome named", code, stderr, stdout)
 	}
-	if _, stderr, code := h.run("sessions", "show", "nothing like it"); code != 2 || !strings.Contains(stderr, "not found") && !strings.Contains(stderr, "no session") {
+	if stdout, stderr, code := h.run("sessions", "show", "nothing like it"); code != 2 || stdout != "" ||
+		!strings.Contains(stderr, `no saved session's id or title starts with "nothing like it"`) || !strings.Contains(stderr, "chorus sessions lists them") {
 		t.Errorf("show of nothing: exit %d, stderr %q", code, stderr)
 	}
 
@@ -402,8 +404,13 @@ func TestSessionsCommand(t *testing.T) {
 	if _, stderr, code := h.run("sessions", "rm", "trip to"); code != 2 || !strings.Contains(stderr, rome.ID) || !strings.Contains(stderr, "--yes") {
 		t.Errorf("rm by title without --yes: exit %d, stderr %q", code, stderr)
 	}
-	if _, stderr, code := h.run("sessions", "rm", "trip"); code != 2 || !strings.Contains(stderr, plan.ID) {
-		t.Errorf("rm of an ambiguous title: exit %d, stderr %q", code, stderr)
+	if _, stderr, code := h.run("sessions", "rm", "--yes", "trip"); code != 2 || !strings.Contains(stderr, plan.ID) || !strings.Contains(stderr, rome.ID) ||
+		!strings.Contains(stderr, "give more of the title, or the id") {
+		t.Errorf("rm of an ambiguous title: exit %d, stderr %q; want both listed, exit 2", code, stderr)
+	}
+	if _, stderr, code := h.run("sessions", "rm", "20990101-000000-000-dead"); code != 2 || !strings.Contains(stderr, "20990101-000000-000-dead") ||
+		!strings.Contains(stderr, "chorus sessions lists them") {
+		t.Errorf("rm of an unknown id: exit %d, stderr %q; want exit 2 naming the id and chorus sessions", code, stderr)
 	}
 	if list, _ := h.store().List(); len(list) != 3 {
 		t.Fatalf("a refused rm removed something: %d left", len(list))
@@ -424,12 +431,24 @@ func TestSessionsCommand(t *testing.T) {
 }
 
 // TestContinueByTitle: `chorus run --continue=TITLE` (and --session TITLE)
-// continues the session whose title starts so; one that names several is
-// refused (exit 2) listing them, and nothing runs.
+// continues the session whose title starts so and says which; of several,
+// the newest, naming the others; none is refused (exit 2) saying so, and
+// nothing runs or is saved.
 func TestContinueByTitle(t *testing.T) {
 	h := newHome(t, nil)
 	rome, plan, light, _ := h.savedSessions()
-	if _, stderr, code := h.run("run", "--continue=rome", "and the food?"); code != 0 || !strings.Contains(stderr, "continuing session Trip to Rome") {
+	_, stderr, code := h.run("run", "--continue=trip", "which one?")
+	if code != 0 || !strings.Contains(stderr, `2 sessions match "trip": taking the newest, Trip plan (`+plan.ID+")") ||
+		!strings.Contains(stderr, rome.ID) || !strings.Contains(stderr, "continuing session Trip plan ("+plan.ID+") after 1 turn(s)") {
+		t.Fatalf("--continue=trip: exit %d, stderr %q; want Trip plan continued, Trip to Rome named", code, stderr)
+	}
+	if s, _ := h.store().Load(plan.ID); strings.Join(requestsOf(s), "|") != "trip plan please|which one?" {
+		t.Errorf("--continue=trip: Trip plan has %q", requestsOf(s))
+	}
+	if s, _ := h.store().Load(rome.ID); len(s.Turns) != 1 {
+		t.Errorf("--continue=trip saved into the older Trip to Rome too: %q", requestsOf(s))
+	}
+	if _, stderr, code = h.run("run", "--continue=rome", "and the food?"); code != 0 || !strings.Contains(stderr, "continuing session Trip to Rome") {
 		t.Fatalf("--continue=rome: exit %d, stderr %q", code, stderr)
 	}
 	if s, err := h.store().Load(rome.ID); err != nil || strings.Join(requestsOf(s), "|") != "trip to rome please|and the food?" {
@@ -438,15 +457,14 @@ func TestContinueByTitle(t *testing.T) {
 	if _, stderr, code := h.run("run", "--session", "Lighthouse", "brighter"); code != 0 || !strings.Contains(stderr, light.ID) {
 		t.Fatalf("--session Lighthouse: exit %d, stderr %q", code, stderr)
 	}
-	_, stderr, code := h.run("run", "--continue=trip", "which one?")
-	if code != 2 || !strings.Contains(stderr, rome.ID) || !strings.Contains(stderr, plan.ID) {
-		t.Fatalf("--continue=trip: exit %d, stderr %q; want both listed, exit 2", code, stderr)
+	before, _ := h.store().List()
+	stdout, stderr, code := h.run("run", "--continue=paris", "anything?")
+	if after, _ := h.store().List(); code != 2 || stdout != "" || len(after) != len(before) ||
+		!strings.Contains(stderr, `no saved session's id or title starts with "paris"`) || !strings.Contains(stderr, "chorus sessions lists them") {
+		t.Fatalf("--continue=paris: exit %d, stdout %q, stderr %q, %d sessions (were %d); want exit 2, none matched, nothing saved", code, stdout, stderr, len(after), len(before))
 	}
-	if s, _ := h.store().Load(plan.ID); len(s.Turns) != 1 {
-		t.Errorf("an ambiguous --continue saved into %s", plan.ID)
-	}
-	// The bare flag still continues the newest.
-	if _, stderr, code := h.run("run", "-c", "newest?"); code != 0 || !strings.Contains(stderr, "continuing session") {
+	// The bare flag still continues the newest: Lighthouse, continued last.
+	if _, stderr, code := h.run("run", "-c", "newest?"); code != 0 || !strings.Contains(stderr, "continuing session Lighthouse drawing ("+light.ID+")") {
 		t.Fatalf("-c: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -79,8 +79,9 @@ func (e *AmbiguousError) Error() string {
 // Find resolves what a user typed to name a session: an id or "latest"
 // as it is, else a title — the newest session of that title (any case),
 // or the one session whose id or title starts with, then whose title
-// contains, what was typed. Several matches are an *AmbiguousError; none
-// leaves arg to Open, which says it was not found.
+// contains, what was typed. Several matches are an *AmbiguousError (the
+// front end decides: take the newest, or ask); none is an error wrapping
+// ErrNotFound that names what was typed and the sessions directory.
 func (l *Library) Find(arg string) (string, error) {
 	if sessions.IsLatest(arg) {
 		return arg, nil
@@ -122,7 +123,7 @@ func (l *Library) Find(arg string) (string, error) {
 			return "", &AmbiguousError{Arg: arg, Matches: found}
 		}
 	}
-	return arg, nil
+	return "", fmt.Errorf("no saved session's id or title starts with %q, nor does a title contain it, in %s: %w", arg, l.store.Dir, ErrNotFound)
 }
 
 // ExportName is the file a session's transcript goes to when the user
