@@ -144,6 +144,9 @@ func (v *validator) noteNamedElsewhere(tasks []Task) {
 		if slices.ContainsFunc(runs[id], func(s string) bool { return planned[s] }) {
 			continue
 		}
-		v.note("ignored %s (named in the request): it runs %s, and no task of this plan is one", id, strings.Join(runs[id], " or "))
+		note := fmt.Sprintf("ignored %s (named in the request): it runs %s, and no task of this plan is one", id, strings.Join(runs[id], " or "))
+		if !slices.Contains(v.notes, note) { // a reviewed plan is validated again
+			v.notes = append(v.notes, note)
+		}
 	}
 }

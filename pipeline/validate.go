@@ -196,6 +196,7 @@ func (v *validator) fixIDs(tasks []Task) {
 }
 
 func (v *validator) fixArgNames(t *Task, s *skills.Skill) {
+	v.composeArgs(t, s)
 	for _, k := range sortedKeys(t.Args) {
 		val := strings.TrimSpace(t.Args[k])
 		if val == "" {
