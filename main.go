@@ -1,237 +1,32 @@
 // Command chorus is a terminal chat application in which a local LLM (the
-// controller, on Ollama or another LLM server) plans each request into tasks, picks an expert model for every
-// task, runs the tasks on local or Hugging Face endpoints, and writes the
-// answer from their results.
+// controller, on Ollama or another LLM server) plans each request into
+// tasks, picks an expert model for every task, runs the tasks on local or
+// Hugging Face endpoints, and writes the answer from their results.
 //
-//	chorus                 open the chat TUI
-//	chorus run "request"   run one turn headless (--json for machine output)
-//	chorus models list     show what model selection sees, and why models are excluded
-//	chorus models sync     refresh the model catalog from the Hugging Face Hub
+// The commands live in package cli (`chorus --help` lists them all); the
+// wiring of the engine and the chat service in package app. This file only
+// holds what must be at the module's root: the embedded config.yaml and
+// the version a release build stamps in.
 package main
 
 import (
 	"context"
 	_ "embed"
-	"errors"
-	"fmt"
-	"io"
-	"log/slog"
 	"os"
-	"path/filepath"
-	"strings"
 
-	"charm.land/fang/v2"
-	"github.com/spf13/cobra"
-
-	"github.com/chorusai/chorus/config"
-	"github.com/chorusai/chorus/text"
-	"github.com/chorusai/chorus/ui/theme"
+	"github.com/chorusai/chorus/cli"
 )
 
-// defaultConfig is config.yaml: the documented defaults.
+// defaultConfig is config.yaml: the documented defaults. It is embedded
+// here because go:embed reads only files at or below the package's folder.
 //
 //go:embed config.yaml
 var defaultConfig []byte
 
-// exitError carries a process exit code with its one-line cause.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// globalFlags are the flags every command shares, and what every command
-// sets up from them before it runs.
-type globalFlags struct {
-	configFile string
-	model      string
-	host       string
-	mode       string
-	resume     string
-	// replay plays a recorded chat back in the TUI instead of talking to
-	// the controller server and the endpoints (--replay, --replay-speed).
-	replay replaySource
-	// debug raises the log file to debug level, shows the raw controller
-	// prompts and replies in `chorus run`, and opens the TUI with /debug on.
-	debug bool
-
-	// log writes to the log file; command is the running command's path
-	// ("chorus run"), for its first record. Both are set before RunE.
-	log     *slog.Logger
-	command string
-}
-
-// setup opens the log file for the command about to run.
-func (g *globalFlags) setup(cmd *cobra.Command) {
-	g.log, _ = openLog(config.StateDir(), g.debug)
-	g.command = cmd.CommandPath()
-}
-
-// logger is the log file's logger, or one that discards before setup.
-func (g *globalFlags) logger() *slog.Logger {
-	if g.log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return g.log
-}
-
-// load reads the configuration, applies the flags, and records the start
-// in the log file.
-func (g *globalFlags) load() (*config.Config, error) {
-	file := g.configFile
-	if file == "" {
-		file = filepath.Join(config.ConfigDir(), "config.yaml")
-	}
-	cfg, err := g.loadConfig()
-	if err != nil {
-		g.logger().Error("configuration rejected", "version", chorusVersion(), "command", g.command, "config", file, "err", err.Error())
-		return nil, err
-	}
-	g.logger().Info("chorus started", "version", chorusVersion(), "command", g.command, "config", file,
-		"mode", cfg.InferenceMode, "controller", cfg.Controller.Model, "host", cfg.Controller.Host, "debug", g.debug)
-	return cfg, nil
-}
-
-func (g *globalFlags) loadConfig() (*config.Config, error) {
-	cfg, err := config.Load(defaultConfig, g.configFile)
-	if err != nil {
-		return nil, &exitError{code: 2, err: err}
-	}
-	// Key bindings are configuration like any other key: a bad one stops
-	// every command (and `chorus config` names it), not only the TUI.
-	if _, err := theme.NewKeyMap(cfg.UI.Keys); err != nil {
-		return nil, &exitError{code: 2, err: err}
-	}
-	if g.debug {
-		cfg.UI.Debug = true
-	}
-	if g.model != "" {
-		cfg.Controller.Model = g.model
-	}
-	if g.host != "" {
-		h, err := config.NormalizeControllerHost(cfg.Controller.Kind, g.host)
-		if err != nil {
-			return nil, &exitError{code: 2, err: fmt.Errorf("--host: %w", err)}
-		}
-		cfg.Controller.Host = h
-	}
-	if g.mode != "" {
-		if err := cfg.SetMode(g.mode); err != nil {
-			return nil, &exitError{code: 2, err: fmt.Errorf("--mode: %w", err)}
-		}
-	}
-	return cfg, nil
-}
-
-func newRootCmd() *cobra.Command {
-	g := &globalFlags{}
-	root := &cobra.Command{
-		Use:   "chorus",
-		Short: "Chat with a local LLM that plans, picks expert models and runs them for you",
-		Long: `Chorus is a terminal chat application. A local LLM (the controller, served by Ollama or another
-LLM server) plans each request into tasks, picks an expert model for every task, runs the tasks on local or Hugging Face
-inference endpoints, and writes the answer from their results.
-
-Run without arguments to open the chat.`,
-		Args:          noSubcommand,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Version:       chorusVersion(),
-		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
-			g.setup(cmd)
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := g.load()
-			if err != nil {
-				return err
-			}
-			return runTUI(cmd.Context(), cfg, g.resume, g.replay, g.logger())
-		},
-	}
-	pf := root.PersistentFlags()
-	pf.StringVar(&g.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/chorus/config.yaml)")
-	pf.StringVar(&g.model, "model", "", "controller model (overrides controller.model)")
-	pf.StringVar(&g.host, "host", "", "controller server URL (overrides controller.host and OLLAMA_HOST)")
-	pf.StringVar(&g.mode, "mode", "", "inference mode: local, huggingface or hybrid")
-	pf.BoolVar(&g.debug, "debug", false, "debug detail: the raw controller prompts and replies, and debug records in the log file ($XDG_STATE_HOME/chorus/chorus.log)")
-	root.Flags().StringVar(&g.resume, "resume", "", `reopen a saved session by id ("latest" for the newest)`)
-	g.replay.flags(root)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
-	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g), newEvalCmd(g), newMCPCmd(g), newManCmd())
-	reflowLong(root)
-	return root
-}
-
-// reflowLong joins the lines of each paragraph of every command's Long
-// help into one. The help renderer wraps paragraphs to the terminal, but
-// it keeps the line breaks the source has; lines broken for a 110-column
-// editor then come out ragged at 80 columns (a long line wrapped, then a
-// short one). Blank lines still separate paragraphs.
-func reflowLong(cmd *cobra.Command) {
-	paras := strings.Split(cmd.Long, "\n\n")
-	for i, p := range paras {
-		paras[i] = strings.Join(strings.Fields(p), " ")
-	}
-	cmd.Long = strings.Join(paras, "\n\n")
-	for _, c := range cmd.Commands() {
-		reflowLong(c)
-	}
-}
+// version is set at release builds with -ldflags "-X main.version=v1.2.3";
+// other builds say what the Go toolchain recorded about them.
+var version = ""
 
 func main() {
-	os.Exit(execute(context.Background(), newRootCmd(), os.Args[1:]))
-}
-
-// execute runs the command line args with Fang's conventions — `--version`
-// with the build's version, `completion bash|zsh|fish|powershell`, styled
-// help — and returns the exit
-// status: 0, 1 when the work failed, 2 for bad usage or configuration, 130
-// when interrupted. The one-line cause goes to the command's stderr.
-func execute(ctx context.Context, root *cobra.Command, args []string) int {
-	root.SetArgs(args)
-	defer runExitFuncs()
-	code := 0
-	err := fang.Execute(ctx, root,
-		fang.WithVersion(chorusVersion()),
-		fang.WithoutManpage(), // ours is listed, with a clean header (cmd_man.go)
-		fang.WithErrorHandler(func(w io.Writer, _ fang.Styles, err error) { code = reportError(w, err) }),
-	)
-	if err != nil && code == 0 {
-		code = 1
-	}
-	return code
-}
-
-// noSubcommand refuses words that name no command ("chorus stats") as bad
-// usage, exit status 2, naming the commands there are.
-func noSubcommand(cmd *cobra.Command, args []string) error {
-	if len(args) == 0 {
-		return nil
-	}
-	var names []string
-	for _, c := range cmd.Commands() {
-		if c.IsAvailableCommand() {
-			names = append(names, c.Name())
-		}
-	}
-	return &exitError{code: 2, err: fmt.Errorf("unknown command %q for %q (commands: %s) — see %s --help",
-		args[0], cmd.CommandPath(), strings.Join(names, ", "), cmd.CommandPath())}
-}
-
-// reportError writes err's one-line cause to w, as a terminal may show it,
-// and returns the exit status it carries.
-func reportError(w io.Writer, err error) int {
-	code := 1
-	var ee *exitError
-	if errors.As(err, &ee) {
-		code = ee.code
-	}
-	if ee == nil || ee.err != nil {
-		// The cause may quote a server, a model or a file name: no escape
-		// sequence in it reaches the terminal.
-		fmt.Fprintln(w, "chorus:", text.Clean(err.Error()))
-	}
-	return code
+	os.Exit(cli.Main(context.Background(), cli.Options{Defaults: defaultConfig, Version: version}, os.Args[1:]))
 }

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// startEnv is the environment the test binary started with. The chorus
+// binary is built with it, so a test that already moved XDG_CACHE_HOME
+// (and with it Go's build cache) does not compile everything again.
+var startEnv = os.Environ()
+
+// built is the chorus binary the end-to-end tests run, built once per
+// test binary: each of them building its own cost a link (or, after a
+// moved cache, a full compile) every time.
+var built struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+	out  []byte
+}
+
+// chorusBinary builds the chorus command once and returns its path; a
+// failed build fails every test that asks for it, with go build's output.
+func chorusBinary(tb testing.TB) string {
+	tb.Helper()
+	built.once.Do(func() {
+		built.dir, built.err = os.MkdirTemp("", "chorus-test-bin-")
+		if built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "chorus")
+		cmd := exec.Command("go", "build", "-o", built.path, "..")
+		cmd.Env = startEnv
+		built.out, built.err = cmd.CombinedOutput()
+	})
+	if built.err != nil {
+		tb.Fatalf("go build: %v\n%s", built.err, built.out)
+	}
+	return built.path
+}
+
+// removeBinary deletes the built binary's folder; TestMain calls it after
+// the tests ran.
+func removeBinary() {
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+}

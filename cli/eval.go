@@ -1,0 +1,261 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"charm.land/bubbles/v2/progress"
+	"github.com/spf13/cobra"
+
+	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/eval"
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/text"
+)
+
+type evalFlags struct {
+	models []string
+	suite  string
+	repeat int
+	limit  int
+	json   bool
+	sel    bool
+}
+
+func newEvalCmd(g *globalFlags) *cobra.Command {
+	f := &evalFlags{}
+	cmd := &cobra.Command{
+		Use:   "eval [flags]",
+		Short: "Score controller models' plans against a suite of requests with gold plans",
+		Long: `Run the planning stage of every request in a suite against each controller model — the same prompts,
+schema, parser and validator a real turn uses, no task runs — and score each plan against its gold plan as a
+graph (task names and dependencies, ids renumbered). A table on stdout: valid-plan rate before and after
+Chorus's repair; TaskBench's node F1, link F1 and edit distance of the reply as written (read as TaskBench
+reads it) and of the plan after repair; task-name accuracy, node and edge F1, graph edit distance, arguments
+right, HIVE's TS and FoT; median planning latency and tokens — by gold shape (single, chain, graph) for one
+model, or side by side with the best of each row marked for several. docs/eval.md explains each metric.
+
+Without --suite, the embedded Chorus suite runs (its image, audio and video inputs are generated in a
+temporary directory). --suite reads a suite file: Chorus's JSON format, TaskBench's data.json, or JSON
+lines of {"request": "...", "gold_tasks": [{"task", "id", "dep"}]}.
+Progress goes to stderr. Ctrl+C stops and prints what has been measured (exit status 130).`,
+		Example: `  chorus eval
+  chorus eval --model qwen3:8b --model llama3.2:3b --limit 20
+  chorus eval --suite taskbench/data_huggingface/data.json --limit 100 --json > scores.json
+  chorus eval --repeat 3 --select`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.repeat < 1 {
+				return &exitError{code: 2, err: fmt.Errorf("--repeat %d: give 1 or more", f.repeat)}
+			}
+			if f.limit < 0 {
+				return &exitError{code: 2, err: fmt.Errorf("--limit %d: give 0 (all) or more", f.limit)}
+			}
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			return runEval(cmd.Context(), cfg, g, f, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fl := cmd.Flags()
+	// A local --model (repeatable) shadows the root's single one.
+	fl.StringArrayVar(&f.models, "model", nil, "controller model to evaluate (repeatable; default: controller.model)")
+	fl.StringVar(&f.suite, "suite", "", "suite file: Chorus JSON, TaskBench data.json, or JSONL of {request, gold_tasks} (default: the embedded suite)")
+	fl.IntVar(&f.repeat, "repeat", 1, "run every request N times")
+	fl.IntVar(&f.limit, "limit", 0, "run only the first N requests of the suite (0: all)")
+	fl.BoolVar(&f.json, "json", false, "print the scores, and every plan, as JSON")
+	fl.BoolVar(&f.sel, "select", false, "also run model selection on each plan")
+	return cmd
+}
+
+func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFlags, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl+C ends the program at once
+	}()
+	log := g.logger()
+	eng, err := buildEngine(cfg, log)
+	if err != nil {
+		return err
+	}
+	suite, err := loadSuite(f.suite, eng)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	for i, w := range suite.Warnings {
+		if i == 5 {
+			fmt.Fprintf(stderr, "suite: … and %d more warnings\n", len(suite.Warnings)-5)
+			break
+		}
+		fmt.Fprintln(stderr, "suite:", text.Clean(w))
+	}
+	models := f.models
+	if len(models) == 0 {
+		models = []string{cfg.Controller.Model}
+	}
+	// Every model is checked before any runs: a model that is not pulled
+	// should not be found out after the first one's ten minutes.
+	engines := make([]*pipeline.Engine, len(models))
+	var problems []string
+	for i, m := range models {
+		ctl, err := newController(cfg, m, log)
+		if err != nil {
+			return err
+		}
+		engines[i] = eng.WithController(ctl)
+		if st := ctl.Check(ctx); st.Err != nil {
+			if ctx.Err() != nil {
+				return &exitError{code: 130, err: errors.New("interrupted before any request ran")}
+			}
+			problems = append(problems, st.Err.Error())
+		}
+	}
+	if len(problems) > 0 {
+		return &exitError{code: 1, err: errors.New(strings.Join(problems, "; "))}
+	}
+
+	cases := len(suite.Cases)
+	if f.limit > 0 && f.limit < cases {
+		cases = f.limit
+	}
+	bar := newEvalProgress(stderr, cases*f.repeat*len(models))
+	tools := eng.Catalog().Names()
+	var sums []eval.Summary
+	var stopped error
+	for i, m := range models {
+		results, err := eval.Run(ctx, engines[i], m, suite, eval.Options{
+			Repeat: f.repeat, Limit: f.limit, Select: f.sel, Tools: tools,
+			Progress: func(p eval.Progress) { bar.step(p) },
+		})
+		s := eval.Summarize(m, suite.Name, cases, f.repeat, f.sel, results)
+		switch {
+		case err == nil:
+		case errors.Is(err, pipeline.ErrCancelled) || ctx.Err() != nil:
+			s.Interrupted = true
+			stopped = &exitError{code: 130, err: errors.New("interrupted — the scores above cover the requests that finished")}
+		default:
+			s.Error = text.OneLine(err.Error(), 0)
+			stopped = &exitError{code: 1, err: fmt.Errorf("%s: %w", m, err)}
+		}
+		sums = append(sums, s)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	bar.finish()
+	if f.json {
+		if err := eval.WriteJSON(stdout, sums); err != nil {
+			return err
+		}
+		return stopped
+	}
+	// Several models: one table, a column each, the best of each row
+	// marked — the comparison is the point.
+	if err := eval.WriteComparison(stdout, sums); err != nil {
+		return err
+	}
+	return stopped
+}
+
+// loadSuite reads the suite file, or the embedded suite without one; task
+// names resolve through the engine's catalog.
+func loadSuite(path string, eng *pipeline.Engine) (*eval.Suite, error) {
+	if path == "" {
+		return eval.Builtin()
+	}
+	cat := eng.Catalog()
+	resolve := func(name string) (string, bool) {
+		s, _, ok := cat.Resolve(name)
+		if !ok {
+			return "", false
+		}
+		return s.Name, true
+	}
+	s, err := eval.Load(path, resolve)
+	if err != nil {
+		return nil, fmt.Errorf("--suite: %w", err)
+	}
+	return s, nil
+}
+
+// evalProgress shows how far the evaluation is on stderr, with an
+// estimate of the time left: a bar redrawn in place on a terminal, a line
+// per request otherwise (a log, CI).
+type evalProgress struct {
+	w        io.Writer
+	total    int
+	done     int
+	terminal bool
+	bar      progress.Model
+	plain    bool // NO_COLOR: an ASCII bar
+	start    time.Time
+	now      func() time.Time
+}
+
+func newEvalProgress(w io.Writer, total int) *evalProgress {
+	p := &evalProgress{w: w, total: total, terminal: isTerminal(w), plain: os.Getenv("NO_COLOR") != "", now: time.Now}
+	p.bar = progress.New(progress.WithWidth(30), progress.WithoutPercentage())
+	p.start = p.now()
+	return p
+}
+
+// left estimates the time the remaining runs take at the mean pace so
+// far: "" before the first run ends, else "~1m20s left".
+func (p *evalProgress) left() string {
+	if p.done == 0 || p.done >= p.total {
+		return ""
+	}
+	per := p.now().Sub(p.start) / time.Duration(p.done)
+	rest := per * time.Duration(p.total-p.done)
+	switch {
+	case rest < time.Second:
+		return "<1s left"
+	case rest < time.Minute:
+		return fmt.Sprintf("~%ds left", int(rest.Round(time.Second).Seconds()))
+	case rest < time.Hour:
+		rest = rest.Round(10 * time.Second)
+		return fmt.Sprintf("~%dm%02ds left", int(rest.Minutes()), int(rest.Seconds())%60)
+	}
+	rest = rest.Round(time.Minute)
+	return fmt.Sprintf("~%dh%02dm left", int(rest.Hours()), int(rest.Minutes())%60)
+}
+
+func (p *evalProgress) step(ev eval.Progress) {
+	p.done++
+	left := p.left()
+	if !p.terminal {
+		line := fmt.Sprintf("eval: %d/%d %s %s", p.done, p.total, text.Clean(ev.Model), text.Clean(ev.Case))
+		if left != "" {
+			line += " · " + left
+		}
+		fmt.Fprintln(p.w, line)
+		return
+	}
+	frac := float64(p.done) / float64(max(p.total, 1))
+	var bar string
+	if p.plain {
+		n := int(frac * 30)
+		bar = "[" + strings.Repeat("#", n) + strings.Repeat("-", 30-n) + "]"
+	} else {
+		bar = p.bar.ViewAs(frac)
+	}
+	// \r and clear-to-end redraw the line in place; the model is clipped
+	// so the line stays within 80 columns.
+	fmt.Fprintf(p.w, "\r%s %d/%d %s %s\x1b[K", bar, p.done, p.total, left, text.Clean(text.Clip(ev.Model, 20)))
+}
+
+func (p *evalProgress) finish() {
+	if p.terminal && p.done > 0 {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}

@@ -1,0 +1,279 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/conversation"
+	"github.com/chorusai/chorus/endpoints/mcp"
+	"github.com/chorusai/chorus/mcpserve"
+	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
+)
+
+func newMCPCmd(g *globalFlags) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Use MCP servers' tools as experts, or serve Chorus as an MCP tool",
+		Long: `Model Context Protocol. The servers listed under mcp: in the configuration lend Chorus their tools:
+each tool is a skill <server>.<tool> the planner may use (docs/mcp.md). chorus mcp list shows each
+server's state and tools; chorus mcp serve makes Chorus itself a tool for other MCP clients.`,
+		Args: noSubcommand,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newMCPListCmd(g), newMCPServeCmd(g))
+	return cmd
+}
+
+func newMCPListCmd(g *globalFlags) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "Start (or reach) each configured MCP server and show its state and tools",
+		Long: `Starts (or reaches) every server of the configuration's mcp list, as a chat would, and shows for each
+its state — running with its tools, or why it failed and the fix. A tool marked "asks" is not annotated
+read-only: it runs only once you approve it (in the chat), or with --allow-tool in chorus run.
+Exit status 1 when a server failed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if len(cfg.MCP) == 0 {
+				if asJSON {
+					fmt.Fprintln(w, "[]")
+					return nil
+				}
+				where := cfg.File
+				if where == "" {
+					where = config.ConfigDir() + "/config.yaml"
+				}
+				fmt.Fprintf(w, "no MCP servers are configured — add an mcp: list to %s (docs/mcp.md shows how)\n", where)
+				return nil
+			}
+			ep := mcp.New(mcp.Options{Servers: mcpServers(cfg), HTTPClient: &http.Client{}, Version: chorusVersion(), Logger: g.logger()})
+			defer ep.Close()
+			ep.Start(cmd.Context())
+			status := ep.Status()
+			if asJSON {
+				b, _ := json.MarshalIndent(status, "", "  ")
+				fmt.Fprintln(w, string(b))
+			} else {
+				printMCPStatus(w, status, ep.Skills(), listWidth(w))
+			}
+			failed := 0
+			for _, st := range status {
+				if st.State != "running" {
+					failed++
+				}
+			}
+			if failed > 0 {
+				return &exitError{code: 1, err: fmt.Errorf("%d of %d MCP servers did not start", failed, len(status))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the servers' states as JSON")
+	return cmd
+}
+
+// printMCPStatus writes each server: its transport and where it is, then
+// its state and its tools (arguments, a mark when it asks, its brief), or
+// its error, all within width.
+func printMCPStatus(w io.Writer, status []mcp.Status, tools []*skills.Skill, width int) {
+	for i, st := range status {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, text.Clip(text.Clean(fmt.Sprintf("%s  %s  %s", st.Name, st.Transport, st.Where)), width))
+		switch st.State {
+		case "running":
+			who := ""
+			if st.Server != "" {
+				who = " (" + text.Clean(st.Server) + ")"
+			}
+			fmt.Fprintf(w, "  running%s, %d tool(s)\n", who, len(st.Tools))
+			for _, p := range st.Problems {
+				fmt.Fprint(w, wrapIndented("problem: "+text.Clean(p), width, "  ", "    "))
+			}
+		default:
+			fmt.Fprint(w, wrapIndented(st.State+": "+text.Clean(st.Error), width, "  ", "    "))
+			continue
+		}
+		for _, s := range tools {
+			if s.Tool == nil || s.Tool.Server != st.Name {
+				continue
+			}
+			args := make([]string, len(s.Args))
+			for j, a := range s.Args {
+				args[j] = a.Name
+				if a.Optional {
+					args[j] += "?"
+				}
+			}
+			mark := "       "
+			if s.Tool.NeedsApproval() != "" {
+				mark = "  asks "
+			}
+			sig := s.Name + "(" + strings.Join(args, ",") + ")"
+			line := mark + sig
+			if room := width - len([]rune(line)) - 2; room >= 20 {
+				line += "  " + text.OneLine(s.Brief, room)
+			}
+			fmt.Fprintln(w, text.Clip(line, width))
+		}
+	}
+}
+
+// wrapIndented wraps s at word boundaries within width, the first line
+// after first, the others after rest.
+func wrapIndented(s string, width int, first, rest string) string {
+	var b strings.Builder
+	line := first
+	lineLen := len([]rune(first))
+	empty := true
+	for _, word := range strings.Fields(s) {
+		n := len([]rune(word))
+		if !empty && lineLen+1+n > width {
+			b.WriteString(line + "\n")
+			line, lineLen, empty = rest, len([]rune(rest)), true
+		}
+		if !empty {
+			line += " "
+			lineLen++
+		}
+		line += word
+		lineLen += n
+		empty = false
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
+
+func newMCPServeCmd(g *globalFlags) *cobra.Command {
+	var addr string
+	var allow []string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve Chorus as an MCP server (stdio, or streamable HTTP with --http)",
+		Long: `Makes Chorus a tool for other MCP clients (Claude Desktop, crush, oterm, …): over stdio, the client
+starting chorus mcp serve itself, or over streamable HTTP with --http ADDR (loopback when ADDR gives
+no host; /mcp is the endpoint). Two tools: chorus runs a request — plan, pick expert models, run them,
+answer — and returns the answer with the images and audio it made as content and other files as
+links; chorus_plan only plans. Files come as embedded data in the call and are the only files Chorus
+reads: a path named in the request is not opened. Each client session is a chat (later calls see the
+earlier ones) with its own folder under the data directory. MCP tools of Chorus's own mcp: servers
+that are not annotated read-only run only with --allow-tool. docs/mcp.md shows client configurations.`,
+		Example: `  chorus mcp serve
+  chorus mcp serve --http 127.0.0.1:8808`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			if addr != "" {
+				if addr, err = loopbackDefault(addr); err != nil {
+					return &exitError{code: 2, err: fmt.Errorf("--http: %w", err)}
+				}
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return serveMCP(ctx, cfg, g.logger(), addr, allow, cmd.ErrOrStderr())
+		},
+	}
+	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8808; a bare :PORT is loopback) instead of stdio")
+	cmd.Flags().StringSliceVar(&allow, "allow-tool", nil, "let the MCP tool NAME of Chorus's own mcp: servers run though it is not annotated read-only (repeatable)")
+	return cmd
+}
+
+// loopbackDefault puts a bare ":PORT" on 127.0.0.1: Chorus answers
+// whoever reaches it, so it listens beyond this machine only when told.
+func loopbackDefault(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("%q is not HOST:PORT (e.g. 127.0.0.1:8808)", addr)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// serveMCP runs `chorus mcp serve`: stdio when addr is empty, else
+// streamable HTTP on addr. Nothing but the protocol goes to stdout.
+func serveMCP(ctx context.Context, cfg *config.Config, log *slog.Logger, addr string, allow []string, stderr io.Writer) error {
+	st, err := newSetup(cfg, replaySource{}, log)
+	if err != nil {
+		return err
+	}
+	if len(allow) > 0 {
+		w, err := checkAllowTools(allow, st.mcp)
+		if err != nil {
+			return err
+		}
+		st.warnings = append(st.warnings, w...)
+	}
+	for _, w := range st.warnings {
+		fmt.Fprintf(stderr, "chorus: warning: %s\n", w)
+	}
+	svc, err := conversation.New(conversation.Options{Engine: st.eng, Logger: log, Version: version})
+	if err != nil {
+		return err
+	}
+	srv, err := mcpserve.New(mcpserve.Options{Service: svc, Constraints: st.cons, Dir: filepath.Join(config.DataDir(), "mcp-serve"),
+		AllowTools: allow, Version: chorusVersion(), Logger: log})
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	defer srv.Close()
+	if addr == "" {
+		log.Info("mcp server on stdio")
+		if err := srv.SDK().Run(ctx, &sdk.StdioTransport{}); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+			return &exitError{code: 1, err: fmt.Errorf("mcp serve: %w", err)}
+		}
+		return nil
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return &exitError{code: 1, err: fmt.Errorf("cannot listen on %s: %w", addr, err)}
+	}
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() },
+		&sdk.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute, CrossOriginProtection: http.NewCrossOriginProtection(), Logger: log})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	log.Info("mcp server on http", "addr", l.Addr().String())
+	fmt.Fprintf(stderr, "chorus: serving MCP on http://%s/mcp — Ctrl+C stops.\n", l.Addr())
+	if host, _, _ := net.SplitHostPort(l.Addr().String()); !net.ParseIP(host).IsLoopback() {
+		fmt.Fprintf(stderr, "chorus: %s is not a loopback address: anyone who can reach it can run Chorus on this machine\n", host)
+	}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+	}()
+	if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return &exitError{code: 1, err: err}
+	}
+	return nil
+}

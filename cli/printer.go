@@ -1,0 +1,295 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/text"
+)
+
+// printer renders pipeline events for `chorus run` the way command-line
+// tools are used in pipelines (mods, `ollama run`): the answer alone on
+// stdout, the progress log on stderr — so `chorus run … > answer.md` and
+// `chorus run … | less` get just the answer. With --json, stdout is one
+// JSON event per line instead and nothing else.
+type printer struct {
+	out   io.Writer // the answer, or the JSON events
+	log   io.Writer // the progress log; io.Discard with --quiet
+	json  bool
+	debug bool
+	// planOnly writes the plan to out (--plan-only without --json).
+	planOnly bool
+	// render, when set, turns the finished answer's Markdown into what a
+	// terminal shows (Glamour); the answer is then printed once, at the
+	// end, rather than streamed raw as it is into a pipe or a file.
+	render func(markdown string) string
+
+	streaming bool // raw answer tokens are being written to out
+	answer    strings.Builder
+	shown     bool // the rendered answer was printed
+	// warned holds the warnings already printed: one given before the
+	// turn (constraints that exclude everything) is not repeated when the
+	// turn reports it too.
+	warned map[string]bool
+	// noModel holds the tasks whose model line already said why no model
+	// can run them, so their end says it no more.
+	noModel map[int]bool
+	// under is the stage whose "── stage" header the log's last lines are
+	// under. Stages overlap — a task runs while the controller still
+	// chooses another's model — so a line of another stage repeats its
+	// header first.
+	under pipeline.Stage
+	// entered holds the stages the log has been under; pending is a stage
+	// announced whose header waits for a line to head (see enter): an
+	// empty section is noise.
+	entered map[pipeline.Stage]bool
+	pending pipeline.Stage
+}
+
+// logStage is the stage an event's log line belongs under; "" keeps the
+// current one.
+func logStage(ev pipeline.Event) pipeline.Stage {
+	switch e := ev.(type) {
+	case pipeline.PlanEvent:
+		return pipeline.StagePlanning
+	case pipeline.ModelEvent:
+		return pipeline.StageSelection
+	case pipeline.TaskStartEvent, pipeline.TaskProgressEvent, pipeline.TaskEndEvent:
+		return pipeline.StageExecution
+	case pipeline.DebugEvent:
+		return e.Stage
+	}
+	return ""
+}
+
+// header prints "── stage" unless the log is under it already.
+func (p *printer) header(s pipeline.Stage) {
+	if s == "" {
+		return
+	}
+	p.pending = ""
+	if s != p.under {
+		p.under = s
+		if p.entered == nil {
+			p.entered = map[pipeline.Stage]bool{}
+		}
+		p.entered[s] = true
+		p.write("── " + string(s))
+	}
+}
+
+// enter is a stage event. Planning is headed at once the first time (a
+// slow plan shows "── planning" while it is written), and the response
+// before the answer streams; selection and execution, and a stage the log
+// comes back to, only when a line comes under them: with a plan streamed,
+// or the controller choosing, they are announced before their lines or
+// with none left to come.
+func (p *printer) enter(s pipeline.Stage) {
+	switch {
+	case s == pipeline.StageResponse, s == pipeline.StagePlanning && !p.entered[s]:
+		p.header(s)
+	case s == p.under:
+		p.pending = ""
+	default:
+		p.pending = s
+	}
+}
+
+func newPrinter(out, log io.Writer, json, debug bool) *printer {
+	return &printer{out: out, log: log, json: json, debug: debug}
+}
+
+func (p *printer) emit(ev pipeline.Event) {
+	if _, ok := ev.(pipeline.DebugEvent); ok && !p.debug {
+		return
+	}
+	if p.json {
+		b, err := pipeline.MarshalEvent(ev)
+		if err != nil {
+			b, _ = pipeline.MarshalEvent(pipeline.ErrorEvent{Stage: "output", Message: "cannot encode event: " + err.Error()})
+		}
+		fmt.Fprintf(p.out, "%s\n", b)
+		return
+	}
+	p.plain(ev)
+}
+
+// note adds a line about the run itself (which session it continues) to
+// the progress log; JSON output stays pure events.
+func (p *printer) note(format string, args ...any) {
+	if !p.json {
+		p.line(format, args...)
+	}
+}
+
+// warn adds a warning to the progress log, once.
+func (p *printer) warn(stage pipeline.Stage, msg string) {
+	if p.json || p.warned[msg] {
+		return
+	}
+	if p.warned == nil {
+		p.warned = map[string]bool{}
+	}
+	p.warned[msg] = true
+	p.line("warning (%s): %s", stage, msg)
+}
+
+func (p *printer) line(format string, args ...any) {
+	if p.pending != "" {
+		p.header(p.pending)
+	}
+	p.write(fmt.Sprintf(format, args...))
+}
+
+func (p *printer) write(s string) {
+	fmt.Fprint(p.log, text.Clean(s)+"\n")
+}
+
+func (p *printer) plain(ev pipeline.Event) {
+	p.header(logStage(ev))
+	switch e := ev.(type) {
+	case pipeline.StageEvent:
+		p.enter(e.Stage)
+	case pipeline.PlanEvent:
+		if p.planOnly {
+			// With --plan-only the plan is what the run produces: it goes
+			// to stdout, as the answer would, in the planner's JSON
+			// ({"tasks": […]}), so `> plan.json` and --quiet get it.
+			enc := json.NewEncoder(p.out)
+			enc.SetEscapeHTML(false) // <resource>-1 as the planner wrote it
+			enc.SetIndent("", "  ")
+			_ = enc.Encode(struct {
+				Tasks []pipeline.Task `json:"tasks"`
+			}{Tasks: e.Tasks})
+		}
+		if len(e.Tasks) == 0 {
+			p.line("plan: no expert tasks — the controller answers directly")
+		} else {
+			p.line("plan: %d task(s)", len(e.Tasks))
+		}
+		for _, t := range e.Tasks {
+			dep := ""
+			if len(t.Dep) > 0 {
+				dep = fmt.Sprintf(" after %v", t.Dep)
+			}
+			p.line("  %d. %s%s %s", t.ID, t.Task, dep, formatArgs(t.Args))
+		}
+		if !e.Constraints.IsZero() {
+			p.line("  constraints: %s", e.Constraints)
+		}
+		for _, n := range e.Notes {
+			if p.warned[n] {
+				continue // the warning above said it
+			}
+			p.line("  note: %s", n)
+		}
+	case pipeline.PlanTaskEvent:
+		// A task of the plan still being written; it may start at once.
+		t := e.Task
+		dep := ""
+		if len(t.Dep) > 0 {
+			dep = fmt.Sprintf(" after %v", t.Dep)
+		}
+		p.line("plan: + %d. %s%s %s", t.ID, t.Task, dep, formatArgs(t.Args))
+	case pipeline.TaskWithdrawnEvent:
+		p.line("withdrawn: task %d %s: %s — its result is not used", e.ID, e.Task, e.Reason)
+	case pipeline.ModelReasonEvent:
+		p.line("  task %d's model: %s", e.ID, text.OneLine(e.Reason, 160))
+	case pipeline.ModelEvent:
+		switch {
+		case e.Endpoint == pipeline.EndpointController:
+			p.line("model: task %d %s → the controller [%s] — %s", e.ID, e.Task, e.Decided, text.OneLine(e.Reason, 160))
+		case e.Model == "":
+			p.line("model: task %d %s → none: %s", e.ID, e.Task, e.Reason)
+			if p.noModel == nil {
+				p.noModel = map[int]bool{}
+			}
+			p.noModel[e.ID] = true
+		default:
+			p.line("model: task %d %s → %s on %s [%s] — %s", e.ID, e.Task, e.Model, pipeline.Where(e.Endpoint, e.Provider), e.Decided, text.OneLine(e.Reason, 160))
+		}
+		if e.Unmet != "" {
+			p.line("  constraint not applied: %s", text.OneLine(e.Unmet, 200))
+		}
+	case pipeline.TaskStartEvent:
+		p.line("start: task %d %s", e.ID, e.Task)
+	case pipeline.TaskProgressEvent:
+		p.line("  task %d: %s", e.ID, e.Message)
+	case pipeline.TaskEndEvent:
+		switch {
+		case e.Status == pipeline.StatusOK:
+			result := ""
+			if e.Result != "" {
+				result = ": " + text.OneLine(e.Result, 200)
+			}
+			after := ""
+			if note := pipeline.FallbackNote(e.Attempts); note != "" {
+				after = " (" + note + ")"
+			}
+			p.line("done: task %d %s with %s on %s in %d ms%s%s", e.ID, e.Task, e.Model, pipeline.Where(e.Endpoint, e.Provider), e.ElapsedMS, after, result)
+			for _, f := range e.Files {
+				p.line("  file: %s", f)
+			}
+		case e.Cancelled:
+			p.line("cancelled: task %d %s", e.ID, e.Task)
+		case e.Skipped && p.noModel[e.ID]:
+			p.line("skipped: task %d %s: no model (above)", e.ID, e.Task)
+		case e.Skipped:
+			p.line("skipped: task %d %s: %s", e.ID, e.Task, e.Error)
+		default:
+			p.line("failed: task %d %s: %s", e.ID, e.Task, e.Error)
+		}
+	case pipeline.TokenEvent:
+		p.answer.WriteString(e.Text)
+		if p.render == nil {
+			p.streaming = true
+			fmt.Fprint(p.out, text.Clean(e.Text))
+		}
+	case pipeline.AnswerEvent:
+		if p.render != nil {
+			p.answer.Reset()
+			p.answer.WriteString(e.Text)
+		}
+		p.finish()
+	case pipeline.ErrorEvent:
+		if !e.Fatal { // fatal errors are the one-line cause on stderr
+			p.warn(e.Stage, e.Message)
+		}
+	case pipeline.DebugEvent:
+		p.line("debug %s %s:\n%s", e.Stage, e.Kind, e.Content)
+	case pipeline.QueueEvent:
+		if e.Waiting {
+			p.line("  %s", pipeline.QueueText(e))
+		}
+	}
+}
+
+// finish ends the answer: the newline after a streamed one, or the whole
+// rendered answer — what had arrived, when the turn was cut short.
+func (p *printer) finish() {
+	switch {
+	case p.streaming:
+		fmt.Fprintln(p.out)
+		p.streaming = false
+	case p.render != nil && !p.shown && strings.TrimSpace(p.answer.String()) != "":
+		p.shown = true
+		fmt.Fprintln(p.out, p.render(p.answer.String()))
+	}
+}
+
+func formatArgs(args map[string]string) string {
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + text.OneLine(args[k], 80)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}

@@ -1,0 +1,345 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/conversation"
+	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/text"
+)
+
+type runFlags struct {
+	json      bool
+	quiet     bool
+	planOnly  bool
+	attach    []string
+	out       string
+	constrain string
+	// cont continues the newest saved session, session the one with this
+	// id: its turns are the history, and the turn is saved into it.
+	cont    bool
+	session string
+	// noSave keeps the turn out of any session (by default every run's
+	// turn is saved: into a new session, or the one continued).
+	noSave bool
+	// record saves the turn's controller and expert traffic to this file;
+	// replay answers from such a file instead (--replay, --replay-speed).
+	record string
+	replay replaySource
+	// allowTools are the MCP tools that may run though they may change
+	// things (not annotated read-only): --allow-tool.
+	allowTools []string
+
+	// From the root flags: debug shows debug events; modelSet says
+	// --model was given, so a continued session's model does not replace
+	// it; log writes to the log file (nil: nowhere).
+	debug    bool
+	modelSet bool
+	log      *slog.Logger
+
+	// From the command's streams: stdin is read for the request when it is
+	// piped (nil: not); terminal says stdout is a terminal, where the answer
+	// is rendered as Markdown rather than written raw.
+	stdin    io.Reader
+	terminal bool
+}
+
+func newRunCmd(g *globalFlags) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   `run [flags] "request"`,
+		Short: "Run one turn headless: the answer on stdout, the progress log on stderr",
+		Long: `Run one request through the four stages (plan, select models, execute, respond) without the TUI.
+
+The answer goes to stdout and the progress log (plan, models, tasks, files) to stderr, so chorus run fits in
+a pipeline: rendered as Markdown when stdout is a terminal, the raw Markdown when it is a pipe or a file.
+--quiet drops the progress log. --plan-only stops after planning and prints the plan on stdout as JSON ({"tasks": [...]}). When stdin is piped, it is read with the request: as data after the request given
+as arguments (paths and URLs in it are not opened: name or --attach what a task may read), or as the whole
+request without one (a long input is saved to a file in the output directory and attached). With --json every line of stdout is one JSON event: stage, plan, model,
+task_start, task_progress, task_end, token, answer, report, error (and debug with --debug).
+Every run's turn is saved into a session, whose id ends the progress log on stderr ("session: ID"; not
+with --quiet, nor after a failed --json run, whose stderr is its one-line cause; --no-save keeps the turn
+out of any session). With --continue (the newest saved session — a new one when there is none) or --session ID, the
+request continues a session the TUI or an earlier run saved: its turns are the chat history, so earlier
+files can be referred to, and this turn is saved into it. Several runs, and the TUI, may continue one
+session at once: every turn is kept.
+Exit status: 0 with an answer; 1 when the turn failed or every task of its plan failed (the cause is on
+stderr); 2 for bad usage or configuration, or a session that does not exist; 130 when interrupted.`,
+		Example: `  chorus run "describe ./cat.jpg and read the description aloud"
+  chorus run --attach photo.png "what is in this picture?"
+  cat notes.md | chorus run "summarize" > summary.md
+  git diff | chorus run --quiet "write a commit message for this change"
+  chorus run --json --plan-only "generate an image of a lighthouse and caption it"
+  chorus run --continue "now read the caption aloud"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.cont && f.session != "" {
+				return &exitError{code: 2, err: errors.New("--continue and --session both name a session; give one")}
+			}
+			f.stdin = pipedInput(cmd.InOrStdin())
+			request := strings.TrimSpace(strings.Join(args, " "))
+			if request == "" && f.stdin == nil {
+				return &exitError{code: 2, err: errors.New(`run needs a request, e.g. chorus run "describe cat.jpg" (or piped: cat notes.md | chorus run "summarize")`)}
+			}
+			cfg, err := g.load()
+			if err != nil {
+				return err
+			}
+			f.debug, f.modelSet, f.log = g.debug, g.model != "", g.logger()
+			f.terminal = isTerminal(cmd.OutOrStdout())
+			return runTurn(cmd.Context(), cfg, f, request, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.json, "json", false, "print only JSON events, one per line")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress log on stderr: only the answer (and a failure's one-line cause)")
+	fl.BoolVar(&f.planOnly, "plan-only", false, "stop after planning and print the plan (JSON) on stdout")
+	fl.StringArrayVarP(&f.attach, "attach", "a", nil, "attach a file (repeatable)")
+	fl.StringVarP(&f.out, "out", "o", "", "directory for generated files (overrides output_dir)")
+	fl.StringVar(&f.constrain, "constrain", "", `model constraints, e.g. "license=apache-2.0,mit max-size=1GB local-only smallest"`)
+	fl.BoolVar(&f.cont, "continue", false, "continue the newest saved session, or start one (its turns are the history; this turn is saved into it)")
+	fl.StringVar(&f.session, "session", "", `continue the saved session ID ("latest" for the newest)`)
+	fl.BoolVar(&f.noSave, "no-save", false, "do not save the turn into a session")
+	fl.StringVar(&f.record, "record", "", "record the turn's controller and expert traffic to FILE, to replay it with --replay FILE")
+	f.replay.flags(cmd)
+	fl.StringSliceVar(&f.allowTools, "allow-tool", nil, "let the MCP tool NAME run though it is not annotated read-only (server.tool, or server.* for all of a server's; repeatable)")
+	return cmd
+}
+
+func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// The first Ctrl+C cancels the turn; a second one must end the program
+	// even when the turn cannot wind down — stdout blocked on a pipe nobody
+	// reads, or a terminal paused with Ctrl+S — so the default handling
+	// comes back as soon as the first one arrives.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+
+	log := f.log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	attachments, err := checkAttachments(f.attach)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	if f.out != "" {
+		abs, err := filepath.Abs(f.out)
+		if err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("--out: %w", err)}
+		}
+		cfg.OutputDir = abs
+	}
+	var extra pipeline.Constraints
+	if f.constrain != "" {
+		if extra, err = pipeline.ParseConstraints(f.constrain); err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("--constrain: %w", err)}
+		}
+	}
+	st, err := newSetup(cfg, f.replay, log)
+	if err != nil {
+		return err
+	}
+	if len(f.allowTools) > 0 && st.replay == nil {
+		w, err := checkAllowTools(f.allowTools, st.mcp)
+		if err != nil {
+			return err
+		}
+		st.warnings = append(st.warnings, w...)
+	}
+	svc, err := conversation.New(conversation.Options{Engine: st.eng, Logger: log, Version: version})
+	if err != nil {
+		return err
+	}
+	chat := svc.Chat(conversation.ChatOptions{Constraints: st.cons, NoSave: f.noSave})
+	resumed, err := openSession(chat, f)
+	if err != nil {
+		return err
+	}
+	if f.modelSet || st.replay != nil {
+		chat.SetModel(cfg.Controller.Model) // --model (or the recording's) wins over the session's
+	}
+	switch {
+	case st.replay != nil:
+		chat.SetConstraints(st.cons) // the recorded turn was selected under its own constraints
+	case f.constrain != "":
+		chat.SetConstraints(chat.Constraints().Merge(extra))
+	}
+	piped, err := withPipedInput(request, f.stdin, cfg.OutputDir, time.Now())
+	if err != nil {
+		return err
+	}
+	request, spooled := piped.Request, piped.Spooled
+	if spooled != "" {
+		attachments = append(attachments, spooled)
+	}
+	logw := stderr
+	if f.quiet {
+		logw = io.Discard
+	}
+	p := newPrinter(stdout, logw, f.json, f.debug)
+	p.planOnly = f.planOnly
+	if f.terminal && !f.json {
+		p.render = terminalMarkdown(stdout)
+	}
+	if st.note != "" {
+		p.note("%s", st.note)
+	}
+	for _, w := range st.warnings {
+		p.note("warning: %s", w)
+	}
+	if spooled != "" {
+		p.note("stdin: %s, attached as %s", humanSize(spooled), spooled)
+	}
+	if why := chat.Engine().Unqualifiable(chat.Constraints()); why != "" {
+		p.warn(pipeline.StageSelection, why)
+	}
+	if f.record != "" {
+		if err := chat.StartRecording(f.record); err != nil {
+			return &exitError{code: 2, err: fmt.Errorf("--record: %w", err)}
+		}
+	}
+	sess := chat.Session()
+	switch {
+	case resumed:
+		p.note("continuing session %s (%s) after %d turn(s)", cmp.Or(sess.Title(), sess.ID()), sess.ID(), sess.Len())
+	case f.cont:
+		p.note("no saved session yet in %s — this run starts one", svc.Dir())
+	}
+	res := chat.Run(ctx, conversation.Request{Request: request, Input: piped.Input, Attachments: attachments, PlanOnly: f.planOnly, Check: true,
+		Approve: pipeline.AllowTools(f.allowTools),
+		Synced: func(s conversation.Sync) {
+			p.note("%d turn(s) another chat saved meanwhile are part of the history", len(s.Added))
+		}}, p.emit)
+	p.finish()
+	if !res.Ran {
+		if errors.Is(res.Err, pipeline.ErrCancelled) {
+			return &exitError{code: 130, err: errors.New("interrupted — the turn was cancelled")}
+		}
+		return &exitError{code: 1, err: res.Err}
+	}
+	result := turnResult(res.Report, res.Err, f.planOnly)
+	fail := func(err error) {
+		fmt.Fprintln(stderr, "chorus:", text.Clean(text.OneLine(err.Error(), 0)))
+		if result == nil {
+			result = &exitError{code: 1, err: err}
+		}
+	}
+	if f.record != "" {
+		if res.TapeErr != nil {
+			fail(res.TapeErr)
+		} else {
+			p.note("recorded to %s — replay it with chorus --replay %s", f.record, f.record)
+		}
+	}
+	switch {
+	case res.SaveErr != nil:
+		if result == nil {
+			return &exitError{code: 1, err: res.SaveErr}
+		}
+		fmt.Fprintln(stderr, "chorus:", text.Clean(text.OneLine(res.SaveErr.Error(), 0)))
+	case res.Saved && (result == nil || !f.json):
+		// The id, on a line of its own (with --json too), for the next
+		// run's --session; a failed --json run's stderr stays its one-line
+		// cause.
+		fmt.Fprintf(logw, "session: %s\n", res.Session.ID())
+	}
+	return result
+}
+
+// turnResult is how a run ends: nil with an answer (or a plan with
+// --plan-only), else the exit status and the one-line cause.
+func turnResult(rep *pipeline.Report, err error, planOnly bool) error {
+	switch {
+	case errors.Is(err, pipeline.ErrCancelled):
+		return &exitError{code: 130, err: errors.New("interrupted — the turn was cancelled")}
+	case err != nil:
+		return &exitError{code: 1, err: errors.New(text.OneLine(err.Error(), 0))}
+	case planOnly:
+		return nil
+	case rep == nil || strings.TrimSpace(rep.Answer) == "":
+		return &exitError{code: 1, err: errors.New("the controller returned an empty answer")}
+	case allTasksFailed(rep):
+		// The controller still explains what went wrong on stdout, but a
+		// script must not take "none of it ran" for success.
+		return &exitError{code: 1, err: fmt.Errorf("every task of the plan failed (%d of %d) — the answer says why", len(rep.Tasks), len(rep.Tasks))}
+	}
+	return nil
+}
+
+// allTasksFailed reports whether the plan had tasks and none succeeded.
+func allTasksFailed(rep *pipeline.Report) bool {
+	if len(rep.Tasks) == 0 {
+		return false
+	}
+	for _, t := range rep.Tasks {
+		if t.Status == pipeline.StatusOK {
+			return false
+		}
+	}
+	return true
+}
+
+// openSession opens the session --continue or --session names into chat:
+// --continue the newest (or, with none, the chat keeps its new one), and
+// --session ID that one. A session that does not exist is bad usage
+// (status 2), its error naming the sessions folder; one that cannot be
+// read is a failure (status 1).
+func openSession(chat *conversation.Chat, f *runFlags) (resumed bool, err error) {
+	switch {
+	case f.cont:
+		resumed, err = chat.Continue()
+	case f.session != "":
+		_, err = chat.Open(f.session)
+		resumed = err == nil
+	}
+	switch {
+	case errors.Is(err, conversation.ErrNotFound):
+		return false, &exitError{code: 2, err: err}
+	case err != nil:
+		return false, &exitError{code: 1, err: err}
+	}
+	return resumed, nil
+}
+
+// checkAttachments makes attachment paths absolute and proves they exist.
+func checkAttachments(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("--attach %s: %w", p, err)
+		}
+		st, err := os.Stat(abs)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return nil, fmt.Errorf("attachment %s does not exist", p)
+		case err != nil:
+			return nil, fmt.Errorf("attachment %s: %w", p, err)
+		case st.IsDir():
+			return nil, fmt.Errorf("attachment %s is a directory; attach files", p)
+		case !st.Mode().IsRegular():
+			// A pipe or device (/dev/stdin, <(cmd)) cannot be read twice
+			// and may never end: the turn would hang reading it.
+			return nil, fmt.Errorf("attachment %s is not a regular file (a pipe or device); save it to a file and attach that", p)
+		}
+		out = append(out, abs)
+	}
+	return out, nil
+}

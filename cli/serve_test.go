@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestServeUsage: serve without --ssh is bad usage; a server nobody could
+// log in to does not start, and says how to let someone in.
+func TestServeUsage(t *testing.T) {
+	newCLIEnv(t, nil)
+	if _, stderr, code := runCLI("serve"); code != 2 || !strings.Contains(stderr, "--ssh ADDR") {
+		t.Fatalf("no address: exit %d, %q", code, stderr)
+	}
+	_, stderr, code := runCLI("serve", "--ssh", "127.0.0.1:0")
+	if code != 1 || !strings.Contains(stderr, "authorized_keys does not exist") || !strings.Contains(stderr, "cat ~/.ssh/id_ed25519.pub >>") {
+		t.Fatalf("no authorized keys: exit %d, %q", code, stderr)
+	}
+	// The command it suggests works on a fresh install, where the folder
+	// of authorized_keys does not exist yet, and in a folder with a space
+	// (macOS's "Application Support").
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(t.TempDir(), "Application Support"))
+	_, stderr, _ = runCLI("serve", "--ssh", "127.0.0.1:0")
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const pub = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFtq2kq1lx2aWkq4bqXhqZsr6q2TtGfr0D2wG3tH5A0b me@laptop\n"
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519.pub"), []byte(pub), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, suggested, ok := strings.Cut(stderr, "e.g. `")
+	suggested, _, _ = strings.Cut(suggested, "`")
+	if !ok || suggested == "" {
+		t.Fatalf("no command in %q", stderr)
+	}
+	sh := exec.Command("sh", "-c", suggested)
+	sh.Env = append(os.Environ(), "HOME="+home)
+	if out, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("the suggested %q fails: %v\n%s", suggested, err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus", "authorized_keys"))
+	if err != nil || string(b) != pub {
+		t.Fatalf("authorized_keys after the suggested command: %q, %v", b, err)
+	}
+}

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/endpoints/mcp"
+	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
+)
+
+// mcpServers turns the config's mcp list into the endpoint's servers.
+func mcpServers(cfg *config.Config) []mcp.Server {
+	out := make([]mcp.Server, 0, len(cfg.MCP))
+	for i, s := range cfg.MCP {
+		out = append(out, mcp.Server{Name: s.Name, Index: i, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
+			Key: s.Key, KeyFrom: s.KeyFrom, Transport: s.Transport, Tasks: s.Tasks, Tools: s.Tools})
+	}
+	return out
+}
+
+// startMCP starts (or reaches) the configured MCP servers, all at once,
+// and adds a skill per tool to cat. A server that fails does not stop
+// Chorus: its tools are missing, `chorus mcp list` says why, and the log
+// has it. The servers Chorus started are stopped when the command ends.
+// It returns nil when the configuration lists no server.
+func startMCP(cfg *config.Config, cat *skills.Catalog, log *slog.Logger) (*mcp.Endpoint, error) {
+	if len(cfg.MCP) == 0 {
+		return nil, nil
+	}
+	for i, s := range cfg.MCP {
+		for task := range s.Tasks {
+			if _, ok := cat.Skill(task); !ok {
+				return nil, &exitError{code: 2, err: &config.Error{Key: fmt.Sprintf("mcp[%d].tasks", i), Source: cfg.File,
+					Msg: fmt.Sprintf("unknown task %q (chorus skills lists them)", task)}}
+			}
+		}
+	}
+	ep := mcp.New(mcp.Options{Servers: mcpServers(cfg), HTTPClient: &http.Client{}, Version: chorusVersion(), Logger: log})
+	atExit(func() { _ = ep.Close() })
+	ep.Start(context.Background())
+	for _, s := range ep.Skills() {
+		if _, taken := cat.Skill(s.Name); taken {
+			log.Warn("mcp tool shadowed by a skill of the same name", "skill", s.Name)
+			continue
+		}
+		cat.Put(s)
+	}
+	return ep, nil
+}
+
+// mcpWarnings words what went wrong starting the MCP servers, one line
+// each with its fix: a server that did not start, a tool the configuration
+// names that its server does not offer. Without them the tools would just
+// be missing, and only chorus mcp list would say why.
+func mcpWarnings(status []mcp.Status) []string {
+	var out []string
+	for _, st := range status {
+		if st.State != "running" {
+			out = append(out, text.Clean(st.Error)+" — its tools are left out (chorus mcp list shows the servers)")
+		}
+		for _, p := range st.Problems {
+			out = append(out, text.Clean(p))
+		}
+	}
+	return out
+}
+
+// exitFuncs run when the command ends (execute): stopping the MCP servers
+// Chorus started.
+var exitFuncs struct {
+	sync.Mutex
+	fs []func()
+}
+
+// atExit runs f when the command ends.
+func atExit(f func()) {
+	exitFuncs.Lock()
+	defer exitFuncs.Unlock()
+	exitFuncs.fs = append(exitFuncs.fs, f)
+}
+
+// runExitFuncs runs what atExit registered, newest first, once.
+func runExitFuncs() {
+	exitFuncs.Lock()
+	fs := slices.Clone(exitFuncs.fs)
+	exitFuncs.fs = nil
+	exitFuncs.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
+	}
+}
+
+// checkAllowTools checks the --allow-tool patterns against the MCP servers
+// as they started: a pattern that names no configured server, or a tool
+// its running server does not offer Chorus, is a typo that would silently
+// allow nothing, so it is refused (exit 2) with what is configured. A
+// server that did not start has no tool list: a pattern for it is only
+// warned about (the server may start for a later task).
+func checkAllowTools(patterns []string, status []mcp.Status) (warnings []string, err error) {
+	refuse := func(p, format string, args ...any) error {
+		return &exitError{code: 2, err: fmt.Errorf("--allow-tool %s: %s", p, fmt.Sprintf(format, args...))}
+	}
+	names := make([]string, 0, len(status))
+	for _, st := range status {
+		names = append(names, st.Name)
+	}
+	for _, p := range patterns {
+		server, tool, ok := strings.Cut(p, ".")
+		if !ok || server == "" || tool == "" {
+			return nil, refuse(p, "want server.tool, or server.* for all of a server's tools (chorus mcp list shows them)")
+		}
+		i := slices.IndexFunc(status, func(st mcp.Status) bool { return st.Name == server })
+		switch {
+		case len(status) == 0:
+			return nil, refuse(p, "no MCP server is configured (add one under mcp: in the config file; docs/mcp.md)")
+		case i < 0:
+			return nil, refuse(p, "no MCP server %q is configured (configured: %s)", server, strings.Join(names, ", "))
+		case status[i].State != "running":
+			warnings = append(warnings, fmt.Sprintf("--allow-tool %s: the MCP server %s did not start, so whether it offers %s is not known (chorus mcp list shows why)", p, server, tool))
+		case tool == "*":
+		case !slices.Contains(status[i].Tools, p):
+			return nil, refuse(p, "the MCP server %s offers Chorus no tool %q (its tools: %s)", server, tool, toolList(server, status[i].Tools))
+		}
+	}
+	return warnings, nil
+}
+
+// toolList names a server's tools without the server prefix, the first 20.
+func toolList(server string, qualified []string) string {
+	if len(qualified) == 0 {
+		return "none"
+	}
+	short := make([]string, 0, min(len(qualified), 20))
+	for _, q := range qualified[:min(len(qualified), 20)] {
+		short = append(short, strings.TrimPrefix(q, server+"."))
+	}
+	if len(qualified) > 20 {
+		return strings.Join(short, ", ") + fmt.Sprintf(", … %d more", len(qualified)-20)
+	}
+	return strings.Join(short, ", ")
+}
