@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/chorusai/chorus/text"
 )
 
 // Message is one message of a controller conversation.
@@ -100,13 +102,23 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 		b     strings.Builder
 		reply Reply
 		done  bool
+		// What the model writes is cleaned before anyone sees, parses,
+		// saves or applies it: a small or broken model leaks control
+		// characters and its template's special tokens (<|im_start|>)
+		// into plans, picks and answers alike.
+		gen  text.GeneratedStream
+		emit = func(s string) {
+			if s != "" {
+				b.WriteString(s)
+				if call.OnToken != nil {
+					call.OnToken(s)
+				}
+			}
+		}
 	)
 	err = c.backend.Chat(ctx, req, func(r ChatChunk) {
 		if r.Content != "" {
-			b.WriteString(r.Content)
-			if call.OnToken != nil {
-				call.OnToken(r.Content)
-			}
+			emit(gen.Next(r.Content))
 		}
 		if r.Note != "" {
 			reply.Notes = append(reply.Notes, r.Note)
@@ -123,6 +135,7 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 			reply.EvalCount, reply.EvalDuration = r.EvalCount, r.EvalDuration
 		}
 	})
+	emit(gen.Flush())
 	reply.Content = b.String()
 	// The client drops read errors at the end of a stream, so a cancelled
 	// context or a dropped connection shows up only as a missing final chunk.
