@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -35,15 +36,20 @@ var importRules = map[string][]string{
 	// reuses it), the image library, the trust rule.
 	// endpoints/chattask is the chat-model task table ollama and openai share.
 	"endpoints/*": {"endpoints", "endpoints/chattask", "endpoints/hfapi", "endpoints/huggingface", "httpwire", "imaging", "scope", "skills", "text"},
-	// config validates the openai list against the tasks that kind serves.
-	"config":   {"endpoints", "endpoints/openai", "skills", "text"},
+	// config reads and checks the configuration; which tasks an endpoint
+	// kind serves is the kind's to say (Config.CheckOpenAITasks is given
+	// it), so config imports no endpoint kind — only the contract's modes
+	// and provider lists.
+	"config":   {"endpoints", "skills", "text"},
 	"pipeline": {"controller", "endpoints", "imaging", "scope", "skills", "text"},
 	// Event streams for the tests of what shows a turn (ui, ui/turnview).
 	"pipeline/pipelinetest": {"pipeline"},
 	"sessions":              {"config", "pipeline", "skills", "text"},
 	// The chat service: sessions opened and saved, turns run and recorded,
 	// between every front end and the pipeline.
-	"conversation": {"pipeline", "recording", "sessions"},
+	// It answers the front ends' questions about the controller and the
+	// catalog, under its own names (conversation/controller.go).
+	"conversation": {"controller", "pipeline", "recording", "sessions", "skills"},
 
 	"ui/theme":    {},
 	"ui/media":    {},
@@ -53,7 +59,10 @@ var importRules = map[string][]string{
 	"ui/dialog":   {"pipeline", "skills", "text", "ui/chat", "ui/theme", "ui/turnview"},
 	// The TUI is a front end of the chat service: it never touches the
 	// session store or a recording itself.
-	"ui": {"config", "controller", "conversation", "endpoints", "pipeline", "scope", "skills", "text", "ui/*"},
+	// What it asks of the controller or the catalog (models, pull, the
+	// server's state, hints, previews) are methods of conversation.Chat:
+	// it imports neither controller nor endpoints (TestFrontEndsAskTheChat).
+	"ui": {"config", "conversation", "pipeline", "scope", "skills", "text", "ui/*"},
 
 	// chorus eval scores the planning stage: it drives the pipeline,
 	// tells a controller that cannot be asked by its errors, and draws the
@@ -72,6 +81,11 @@ var importRules = map[string][]string{
 	// Test support: fakes and helpers that import nothing of Chorus
 	// outside internal, and that production code never imports.
 	"internal/*": {"internal/*"},
+
+	// One running Chorus: the engine built from the configuration (or a
+	// recording), the chat service over it, its lifecycle. Every front
+	// end starts from it; no front end builds an engine itself.
+	"app": {"config", "controller", "conversation", "endpoints", "endpoints/*", "pipeline", "recording", "skills", "text"},
 
 	// The command line wires everything (but test support); the root
 	// package is main.go, which only calls it.
@@ -213,5 +227,114 @@ func TestImportRulesCatchAViolation(t *testing.T) {
 		if got := found && allows(rule, tc.to); got != tc.ok {
 			t.Errorf("%s → %s allowed = %v, want %v", tc.from, tc.to, got, tc.ok)
 		}
+	}
+}
+
+// builders are the calls that make an engine or a chat service, with the
+// packages that may make them: every front end starts from one app.App
+// (the TUI, chorus run, serve --ssh, mcp serve, replays), so none can
+// drift in how it starts. recording wraps an engine to record or replay it.
+var builders = map[string][]string{
+	module + "/conversation.New": {"app"},
+	module + "/pipeline.New":     {"app", "recording"},
+}
+
+// TestOnlyAppBuildsTheEngine fails when production code outside the
+// allowed packages calls conversation.New or pipeline.New.
+func TestOnlyAppBuildsTheEngine(t *testing.T) {
+	found := 0
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "internal") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		names := map[string]string{} // local name → import path
+		for _, imp := range f.Imports {
+			ip, _ := strconv.Unquote(imp.Path.Value)
+			name := path.Base(ip)
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			names[name] = ip
+		}
+		pkg := filepath.ToSlash(filepath.Dir(p))
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			x, ok := sel.X.(*ast.Ident)
+			if !ok || names[x.Name] == "" {
+				return true
+			}
+			call := names[x.Name] + "." + sel.Sel.Name
+			if allowed, ok := builders[call]; ok {
+				found++
+				if !slices.Contains(allowed, pkg) {
+					t.Errorf("%s calls %s: only %v may — take the engine and the service from app.App", p, strings.TrimPrefix(call, module+"/"), allowed)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found < 2 {
+		t.Fatalf("found %d calls of the builders: the walk is broken", found)
+	}
+}
+
+// frontEnds are the packages that show chats: they talk to the chat
+// service (conversation) and never hold the engine or the controller.
+var frontEnds = []string{"ui", "ui/*", "sshd", "mcpserve"}
+
+// TestFrontEndsAskTheChat fails when a front end calls Engine() or
+// Controller() — reaching around the chat service into the pipeline: what
+// it needs of them is a method of conversation.Chat or Service.
+func TestFrontEndsAskTheChat(t *testing.T) {
+	files := 0
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		pkg := filepath.ToSlash(filepath.Dir(p))
+		if !allows(frontEnds, pkg) {
+			return nil
+		}
+		files++
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok && len(call.Args) == 0 {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Engine" || sel.Sel.Name == "Controller") {
+					t.Errorf("%s: %s calls %s(): ask the chat service (conversation.Chat) instead", fset.Position(call.Pos()), pkg, sel.Sel.Name)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 20 {
+		t.Fatalf("read only %d files of the front ends: the walk is broken", files)
 	}
 }

@@ -86,19 +86,19 @@ func testOptions() Options {
 }
 
 func runCLI(args ...string) (stdout, stderr string, code int) {
+	return runCLIWith(testOptions(), args...)
+}
+
+// runCLIWith is runCLI with the binary's options given.
+func runCLIWith(opts Options, args ...string) (stdout, stderr string, code int) {
 	var out, errb bytes.Buffer
-	cmd := newRootCmd(testOptions())
+	cmd := newRootCmd(opts)
 	cmd.SetArgs(args)
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)
-	defer runExitFuncs() // the MCP servers it started
 	err := cmd.ExecuteContext(context.Background())
 	if err != nil {
-		code = 1
-		var ee *exitError
-		if errors.As(err, &ee) {
-			code = ee.code
-		}
+		code = exitCode(err)
 		errb.WriteString(err.Error())
 	}
 	return out.String(), errb.String(), code

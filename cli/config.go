@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
@@ -20,24 +19,9 @@ func newConfigCmd(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			shown := *cfg
-			if shown.HuggingFace.Token != "" {
-				shown.HuggingFace.Token = "(set, from " + cfg.TokenSource + ")"
-			}
-			// The servers are copied before their keys are masked: shown
-			// shares the slice with cfg.
-			shown.OpenAI = slices.Clone(cfg.OpenAI)
-			for i, s := range shown.OpenAI {
-				switch {
-				case s.Key != "" && s.KeyEnv != "":
-					shown.OpenAI[i].Key = "(set, from " + s.KeyEnv + ")"
-				case s.Key != "":
-					shown.OpenAI[i].Key = "(set)"
-				case s.KeyEnv != "":
-					// The usual cause of a refused key: say so here.
-					shown.OpenAI[i].Key = "(not set: " + s.KeyEnv + " is empty)"
-				}
-			}
+			// Every secret — keys, tokens, header and env values, a
+			// password or token in a URL — shows where it came from.
+			shown := cfg.Shown()
 			b, err := yaml.Marshal(shown)
 			if err != nil {
 				return err
@@ -46,7 +30,8 @@ func newConfigCmd(g *globalFlags) *cobra.Command {
 			if src == "" {
 				src = "none (built-in defaults)"
 			}
-			// A password in a configured URL is never shown.
+			// A password in a URL of a value the rule does not know (a
+			// list of arguments) is never shown either.
 			fmt.Fprintf(cmd.OutOrStdout(), "# config file: %s\n%s", src, text.RedactURLs(string(b)))
 			return nil
 		},

@@ -14,6 +14,7 @@ import (
 	"charm.land/bubbles/v2/progress"
 	"github.com/spf13/cobra"
 
+	"github.com/chorusai/chorus/app"
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/eval"
 	"github.com/chorusai/chorus/pipeline"
@@ -84,10 +85,12 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 		stop() // a second Ctrl+C ends the program at once
 	}()
 	log := g.logger()
-	eng, err := buildEngine(cfg, log)
+	a, err := g.newApp(cfg, app.Options{})
 	if err != nil {
 		return err
 	}
+	defer a.Close()
+	eng := a.Engine()
 	suite, err := loadSuite(f.suite, eng)
 	if err != nil {
 		return &exitError{code: 2, err: err}
@@ -108,7 +111,7 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 	engines := make([]*pipeline.Engine, len(models))
 	var problems []string
 	for i, m := range models {
-		ctl, err := newController(cfg, m, log)
+		ctl, err := app.NewController(cfg, m, log)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,8 +20,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/chorusai/chorus/app"
 	"github.com/chorusai/chorus/config"
-	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/endpoints/mcp"
 	"github.com/chorusai/chorus/mcpserve"
 	"github.com/chorusai/chorus/skills"
@@ -69,7 +70,7 @@ Exit status 1 when a server failed.`,
 				fmt.Fprintf(w, "no MCP servers are configured — add an mcp: list to %s (docs/mcp.md shows how)\n", where)
 				return nil
 			}
-			ep := mcp.New(mcp.Options{Servers: mcpServers(cfg), HTTPClient: &http.Client{}, Version: chorusVersion(), Logger: g.logger()})
+			ep := mcp.New(mcp.Options{Servers: app.MCPServers(cfg), HTTPClient: &http.Client{}, Version: g.version, Logger: g.logger()})
 			defer ep.Close()
 			ep.Start(cmd.Context())
 			status := ep.Status()
@@ -169,7 +170,7 @@ func wrapIndented(s string, width int, first, rest string) string {
 }
 
 func newMCPServeCmd(g *globalFlags) *cobra.Command {
-	var addr string
+	var addr, tokenEnv string
 	var allow []string
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -181,9 +182,12 @@ answer — and returns the answer with the images and audio it made as content a
 links; chorus_plan only plans. Files come as embedded data in the call and are the only files Chorus
 reads: a path named in the request is not opened. Each client session is a chat (later calls see the
 earlier ones) with its own folder under the data directory. MCP tools of Chorus's own mcp: servers
-that are not annotated read-only run only with --allow-tool. docs/mcp.md shows client configurations.`,
+that are not annotated read-only run only with --allow-tool. Over --http, every user of this machine
+can reach 127.0.0.1: with a token (serve.http_token_env, or --token-env VAR) only requests that carry it
+as "Authorization: Bearer <token>" are served. docs/mcp.md shows client configurations.`,
 		Example: `  chorus mcp serve
-  chorus mcp serve --http 127.0.0.1:8808`,
+  chorus mcp serve --http 127.0.0.1:8808
+  CHORUS_MCP_TOKEN=$(openssl rand -hex 16) chorus mcp serve --http :8808 --token-env CHORUS_MCP_TOKEN`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
@@ -195,12 +199,27 @@ that are not annotated read-only run only with --allow-tool. docs/mcp.md shows c
 					return &exitError{code: 2, err: fmt.Errorf("--http: %w", err)}
 				}
 			}
+			if tokenEnv != "" {
+				// The token itself never goes on the command line, where
+				// every user of the machine can read it (ps).
+				cfg.Serve.HTTPToken, cfg.Serve.HTTPTokenEnv = strings.TrimSpace(os.Getenv(tokenEnv)), tokenEnv
+				if cfg.Serve.HTTPToken == "" {
+					return &exitError{code: 2, err: fmt.Errorf("--token-env: %s is empty — set it to the token clients must send", tokenEnv)}
+				}
+			}
+			a, err := g.newApp(cfg, app.Options{AllowTools: allow})
+			if err != nil {
+				return err
+			}
+			defer a.Close()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return serveMCP(ctx, cfg, g.logger(), addr, allow, cmd.ErrOrStderr())
+			return serveMCP(ctx, a, mcpServeFlags{addr: addr, allow: allow, token: cfg.Serve.HTTPToken, tokenFrom: cmp.Or(cfg.Serve.HTTPTokenEnv, "serve.http_token"),
+				version: g.version, log: g.logger()}, cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8808; a bare :PORT is loopback) instead of stdio")
+	cmd.Flags().StringVar(&tokenEnv, "token-env", "", "with --http, serve only requests carrying the bearer token held in the variable VAR (overrides serve.http_token_env)")
 	cmd.Flags().StringSliceVar(&allow, "allow-tool", nil, "let the MCP tool NAME of Chorus's own mcp: servers run though it is not annotated read-only (repeatable)")
 	return cmd
 }
@@ -218,29 +237,26 @@ func loopbackDefault(addr string) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
-// serveMCP runs `chorus mcp serve`: stdio when addr is empty, else
-// streamable HTTP on addr. Nothing but the protocol goes to stdout.
-func serveMCP(ctx context.Context, cfg *config.Config, log *slog.Logger, addr string, allow []string, stderr io.Writer) error {
-	st, err := newSetup(cfg, replaySource{}, log)
-	if err != nil {
-		return err
-	}
-	if len(allow) > 0 {
-		w, err := checkAllowTools(allow, st.mcp)
-		if err != nil {
-			return err
-		}
-		st.warnings = append(st.warnings, w...)
-	}
-	for _, w := range st.warnings {
+// mcpServeFlags are what `chorus mcp serve` was given: where to listen
+// ("" for stdio), --allow-tool, the bearer token --http wants ("" for
+// none) and where it came from, and the version and log of the command.
+type mcpServeFlags struct {
+	addr             string
+	allow            []string
+	token, tokenFrom string
+	version          string
+	log              *slog.Logger
+}
+
+// serveMCP runs `chorus mcp serve` on a: stdio when f.addr is empty, else
+// streamable HTTP on f.addr. Nothing but the protocol goes to stdout.
+func serveMCP(ctx context.Context, a *app.App, f mcpServeFlags, stderr io.Writer) error {
+	addr, log := f.addr, f.log
+	for _, w := range a.Warnings() {
 		fmt.Fprintf(stderr, "chorus: warning: %s\n", w)
 	}
-	svc, err := conversation.New(conversation.Options{Engine: st.eng, Logger: log, Version: version})
-	if err != nil {
-		return err
-	}
-	srv, err := mcpserve.New(mcpserve.Options{Service: svc, Constraints: st.cons, Dir: filepath.Join(config.DataDir(), "mcp-serve"),
-		AllowTools: allow, Version: chorusVersion(), Logger: log})
+	srv, err := mcpserve.New(mcpserve.Options{Service: a.Service(), Constraints: a.Constraints(), Dir: filepath.Join(config.DataDir(), "mcp-serve"),
+		AllowTools: f.allow, Version: f.version, Logger: log})
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
@@ -256,15 +272,18 @@ func serveMCP(ctx context.Context, cfg *config.Config, log *slog.Logger, addr st
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("cannot listen on %s: %w", addr, err)}
 	}
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv.SDK() },
-		&sdk.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute, CrossOriginProtection: http.NewCrossOriginProtection(), Logger: log})
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	log.Info("mcp server on http", "addr", l.Addr().String())
+	token := f.token
+	hs := &http.Server{Handler: srv.HTTPHandler(mcpserve.HTTPOptions{Token: token, Logger: log}), ReadHeaderTimeout: 10 * time.Second}
+	log.Info("mcp server on http", "addr", l.Addr().String(), "token", token != "")
 	fmt.Fprintf(stderr, "chorus: serving MCP on http://%s/mcp — Ctrl+C stops.\n", l.Addr())
-	if host, _, _ := net.SplitHostPort(l.Addr().String()); !net.ParseIP(host).IsLoopback() {
-		fmt.Fprintf(stderr, "chorus: %s is not a loopback address: anyone who can reach it can run Chorus on this machine\n", host)
+	host, _, _ := net.SplitHostPort(l.Addr().String())
+	switch {
+	case token != "":
+		fmt.Fprintf(stderr, "chorus: requests must carry the bearer token from %s.\n", f.tokenFrom)
+	case !net.ParseIP(host).IsLoopback():
+		fmt.Fprintf(stderr, "chorus: %s is not a loopback address and there is no token: anyone who can reach it can run Chorus on this machine (set serve.http_token_env or --token-env)\n", host)
+	default:
+		fmt.Fprintf(stderr, "chorus: no token: every user of this machine can reach %s (set serve.http_token_env or --token-env)\n", host)
 	}
 	go func() {
 		<-ctx.Done()

@@ -136,33 +136,13 @@ func TestMCPServeWithRealClients(t *testing.T) {
 	})
 
 	t.Run("go-sdk-http", func(t *testing.T) {
-		cmd := exec.Command(bin, "mcp", "serve", "--http", ":0")
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			_ = cmd.Process.Signal(os.Interrupt)
-			_ = cmd.Wait()
-		})
-		sc := bufio.NewScanner(stderr)
-		url := ""
-		for sc.Scan() {
-			if m := regexp.MustCompile(`serving MCP on (http://\S+/mcp)`).FindStringSubmatch(sc.Text()); m != nil {
-				url = m[1]
-				break
-			}
-		}
+		url, said := serveHTTP(t, bin)
 		if !strings.HasPrefix(url, "http://127.0.0.1:") {
 			t.Fatalf("a bare :0 must listen on loopback; got %q", url)
 		}
-		go func() {
-			for sc.Scan() {
-			}
-		}()
+		if !strings.Contains(said, "no token: every user of this machine can reach 127.0.0.1") {
+			t.Fatalf("the start does not say who can reach it: %q", said)
+		}
 		// A page in a browser reaching the server by another name (DNS
 		// rebinding) is refused.
 		req, _ := http.NewRequest("POST", url, strings.NewReader(`{}`))
@@ -190,4 +170,75 @@ func TestMCPServeWithRealClients(t *testing.T) {
 			t.Fatalf("content %#v", res.Content[1])
 		}
 	})
+
+	t.Run("go-sdk-http-token", func(t *testing.T) {
+		const token = "tok-5b1e9a"
+		t.Setenv("CHORUS_TEST_MCP_TOKEN", token)
+		url, said := serveHTTP(t, bin, "--token-env", "CHORUS_TEST_MCP_TOKEN")
+		if !strings.Contains(said, "requests must carry the bearer token from CHORUS_TEST_MCP_TOKEN") || strings.Contains(said, token) {
+			t.Fatalf("the start says %q", said)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		cl := sdk.NewClient(&sdk.Implementation{Name: "go-test", Version: "1"}, nil)
+		if cs, err := cl.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil); err == nil {
+			cs.Close()
+			t.Fatal("a client without the token connected")
+		}
+		cs, err := cl.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearerToken(token)}}, nil)
+		if err != nil {
+			t.Fatalf("with the token: %v", err)
+		}
+		defer cs.Close()
+		if _, err := cs.ListTools(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		if log, _ := os.ReadFile(filepath.Join(os.Getenv("XDG_STATE_HOME"), "chorus", "chorus.log")); strings.Contains(string(log), token) {
+			t.Fatal("the token is in the log")
+		}
+	})
+}
+
+// serveHTTP starts `chorus mcp serve --http :0` with args and returns its
+// URL and what it said when it started.
+func serveHTTP(t *testing.T, bin string, args ...string) (url, said string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"mcp", "serve", "--http", ":0"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	sc := bufio.NewScanner(stderr)
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if m := regexp.MustCompile(`serving MCP on (http://\S+/mcp)`).FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+			break
+		}
+	}
+	if sc.Scan() { // the line on who may reach it
+		lines = append(lines, sc.Text())
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	return url, strings.Join(lines, "\n")
+}
+
+// bearerToken sends its token with every request.
+type bearerToken string
+
+func (b bearerToken) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/chorusai/chorus/app"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
@@ -47,14 +48,12 @@ func newModelsListCmd(g *globalFlags) *cobra.Command {
 			}
 			k := cfg.NumCandidateModels
 			cfg.NumCandidateModels = 50 // list every candidate; mark the top K
-			eng, err := buildEngine(cfg, g.logger())
+			a, err := g.newApp(cfg, app.Options{})
 			if err != nil {
 				return err
 			}
-			cons, err := standingConstraints(cfg)
-			if err != nil {
-				return err
-			}
+			defer a.Close()
+			eng, cons := a.Engine(), a.Constraints()
 			if constrain != "" {
 				c, err := pipeline.ParseConstraints(constrain)
 				if err != nil {
@@ -72,7 +71,7 @@ func newModelsListCmd(g *globalFlags) *cobra.Command {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
 			w := cmd.OutOrStdout()
-			cache := hubCache()
+			cache := app.HubCache()
 			for i, t := range tasks {
 				ev, err := eng.Preview(ctx, t, cons)
 				if err != nil {
@@ -149,14 +148,14 @@ offline default; local, Ollama, command and built-in experts are kept.`,
 			if err != nil {
 				return err
 			}
-			cat, err := loadCatalog(cfg)
+			cat, err := app.LoadCatalog(cfg)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
 			hub := &skills.Hub{BaseURL: cfg.HuggingFace.HubURL, Token: cfg.HuggingFace.Token, Limit: limit}
-			results := skills.Sync(ctx, hub, hubCache(), cat, args, time.Now)
+			results := skills.Sync(ctx, hub, app.HubCache(), cat, args, time.Now)
 			w := cmd.OutOrStdout()
 			failed, tried := 0, 0
 			var notTried []string
@@ -187,7 +186,7 @@ offline default; local, Ollama, command and built-in experts are kept.`,
 			if len(notTried) > 0 {
 				fmt.Fprintf(w, "✗ not tried after that: %s\n", strings.Join(notTried, ", "))
 			}
-			fmt.Fprintf(w, "cache: %s\n", hubCache().Dir)
+			fmt.Fprintf(w, "cache: %s\n", app.HubCache().Dir)
 			if failed > 0 {
 				return &exitError{code: 1, err: fmt.Errorf("%d of %d tasks were not synced; the embedded catalog (or the previous sync) stays in use for them", failed, tried)}
 			}

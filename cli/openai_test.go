@@ -330,3 +330,26 @@ func TestRunOpenAIModelMissingIsTheExample(t *testing.T) {
 		t.Errorf("the reason does not name the configured model: %q", stderr)
 	}
 }
+
+// TestOpenAITaskTheKindDoesNotServeStopsEveryCommand: a task an
+// OpenAI-compatible server does not serve is refused when the
+// configuration loads — by `chorus config` too, not only by the commands
+// that build the engine — naming the key and the tasks the kind serves.
+func TestOpenAITaskTheKindDoesNotServeStopsEveryCommand(t *testing.T) {
+	newCLIEnv(t, chatOnly("unused"))
+	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "openai:\n  - url: http://127.0.0.1:1\n    models: {depth-estimation: [x]}\n"
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"config"}, {"skills"}, {"run", "hi"}} {
+		_, stderr, code := runCLI(args...)
+		if code != 2 || !strings.Contains(stderr, "openai[0].models") || !strings.Contains(stderr, `unknown task "depth-estimation"`) ||
+			!strings.Contains(stderr, "text-to-image") {
+			t.Errorf("chorus %v: exit %d, stderr %q; want 2 naming openai[0].models and the tasks served", args, code, stderr)
+		}
+	}
+}

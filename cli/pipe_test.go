@@ -182,7 +182,7 @@ func TestExitCodesOfBadUsage(t *testing.T) {
 // TestConventions: --version, shell completions and the man page.
 func TestConventions(t *testing.T) {
 	newCLIEnv(t, nil)
-	if stdout, _, code := execCLI(nil, "--version"); code != 0 || !strings.HasPrefix(stdout, "chorus version "+chorusVersion()) {
+	if stdout, _, code := execCLI(nil, "--version"); code != 0 || !strings.HasPrefix(stdout, "chorus version "+chorusVersion("")) {
 		t.Fatalf("--version: exit %d %q", code, stdout)
 	}
 	for _, sh := range []string{"bash", "zsh", "fish"} {

@@ -58,7 +58,7 @@ func logStage(ev pipeline.Event) pipeline.Stage {
 		return pipeline.StagePlanning
 	case pipeline.ModelEvent:
 		return pipeline.StageSelection
-	case pipeline.TaskStartEvent, pipeline.TaskProgressEvent, pipeline.TaskEndEvent:
+	case pipeline.TaskStartEvent, pipeline.TaskProgressEvent, pipeline.TaskEndEvent, pipeline.HostDownEvent:
 		return pipeline.StageExecution
 	case pipeline.DebugEvent:
 		return e.Stage
@@ -216,6 +216,12 @@ func (p *printer) plain(ev pipeline.Event) {
 			p.line("  constraint not applied: %s", text.OneLine(e.Unmet, 200))
 		}
 	case pipeline.TaskStartEvent:
+		// Where it starts, as the endpoint resolved it: the model line
+		// names a provider only once that is settled.
+		if e.Model != "" && e.Endpoint != pipeline.EndpointController {
+			p.line("start: task %d %s with %s on %s", e.ID, e.Task, e.Model, pipeline.Where(e.Endpoint, e.Provider))
+			break
+		}
 		p.line("start: task %d %s", e.ID, e.Task)
 	case pipeline.TaskProgressEvent:
 		p.line("  task %d: %s", e.ID, e.Message)
@@ -265,6 +271,8 @@ func (p *printer) plain(ev pipeline.Event) {
 		if e.Waiting {
 			p.line("  %s", pipeline.QueueText(e))
 		}
+	case pipeline.HostDownEvent:
+		p.line("unreachable: %s", pipeline.HostDownText(e))
 	}
 }
 

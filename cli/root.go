@@ -11,13 +11,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"path/filepath"
 	"strings"
 
 	"charm.land/fang/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/chorusai/chorus/app"
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/endpoints/openai"
 	"github.com/chorusai/chorus/text"
 	"github.com/chorusai/chorus/ui/theme"
 )
@@ -27,8 +30,12 @@ type Options struct {
 	// Defaults is config.yaml, the documented defaults (main embeds it).
 	Defaults []byte
 	// Version is the release version stamped into the binary ("" for
-	// other builds: Version then says what the toolchain recorded).
+	// other builds: the version then says what the toolchain recorded).
 	Version string
+	// ResultTransport carries the downloads of files that providers
+	// answer with by URL (app.Options.ResultTransport); nil dials public
+	// addresses only. Tests point it at their fake CDN.
+	ResultTransport http.RoundTripper
 }
 
 // Main runs the command line args and returns the process's exit status
@@ -56,7 +63,7 @@ type globalFlags struct {
 	resume     string
 	// replay plays a recorded chat back in the TUI instead of talking to
 	// the controller server and the endpoints (--replay, --replay-speed).
-	replay replaySource
+	replay app.Replay
 	// debug raises the log file to debug level, shows the raw controller
 	// prompts and replies in `chorus run`, and opens the TUI with /debug on.
 	debug bool
@@ -70,6 +77,8 @@ type globalFlags struct {
 	// (Version), for the log, --version and what Chorus tells servers.
 	defaults []byte
 	version  string
+	// downloads is Options.ResultTransport, for every App.
+	downloads http.RoundTripper
 }
 
 // setup opens the log file for the command about to run.
@@ -84,6 +93,14 @@ func (g *globalFlags) logger() *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return g.log
+}
+
+// newApp builds the App a front end runs on, with the command's log file,
+// the version and the binary's result transport; close it when the
+// command ends.
+func (g *globalFlags) newApp(cfg *config.Config, opts app.Options) (*app.App, error) {
+	opts.Logger, opts.Version, opts.ResultTransport = g.logger(), g.version, g.downloads
+	return app.New(cfg, opts)
 }
 
 // load reads the configuration, applies the flags, and records the start
@@ -105,6 +122,9 @@ func (g *globalFlags) load() (*config.Config, error) {
 
 func (g *globalFlags) loadConfig() (*config.Config, error) {
 	cfg, err := config.Load(g.defaults, g.configFile)
+	if err == nil {
+		err = cfg.CheckOpenAITasks(openai.Supports, openai.Tasks())
+	}
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
@@ -135,8 +155,7 @@ func (g *globalFlags) loadConfig() (*config.Config, error) {
 }
 
 func newRootCmd(opts Options) *cobra.Command {
-	version = opts.Version
-	g := &globalFlags{defaults: opts.Defaults, version: chorusVersion()}
+	g := &globalFlags{defaults: opts.Defaults, version: chorusVersion(opts.Version), downloads: opts.ResultTransport}
 	root := &cobra.Command{
 		Use:   "chorus",
 		Short: "Chat with a local LLM that plans, picks expert models and runs them for you",
@@ -157,7 +176,12 @@ Run without arguments to open the chat.`,
 			if err != nil {
 				return err
 			}
-			return runTUI(cmd.Context(), cfg, g.resume, g.replay, g.logger())
+			a, err := g.newApp(cfg, app.Options{Replay: g.replay})
+			if err != nil {
+				return err
+			}
+			defer a.Close()
+			return runTUI(cmd.Context(), a, g.resume)
 		},
 	}
 	pf := root.PersistentFlags()
@@ -167,7 +191,7 @@ Run without arguments to open the chat.`,
 	pf.StringVar(&g.mode, "mode", "", "inference mode: local, huggingface or hybrid")
 	pf.BoolVar(&g.debug, "debug", false, "debug detail: the raw controller prompts and replies, and debug records in the log file ($XDG_STATE_HOME/chorus/chorus.log)")
 	root.Flags().StringVar(&g.resume, "resume", "", `reopen a saved session by id ("latest" for the newest)`)
-	g.replay.flags(root)
+	replayFlags(root, &g.replay)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
 	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g), newEvalCmd(g), newMCPCmd(g), newManCmd(g))
 	reflowLong(root)
@@ -197,7 +221,6 @@ func reflowLong(cmd *cobra.Command) {
 // when interrupted. The one-line cause goes to the command's stderr.
 func execute(ctx context.Context, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
-	defer runExitFuncs()
 	code := 0
 	err := fang.Execute(ctx, root,
 		fang.WithVersion(root.Version),
@@ -229,15 +252,31 @@ func noSubcommand(cmd *cobra.Command, args []string) error {
 // reportError writes err's one-line cause to w, as a terminal may show it,
 // and returns the exit status it carries.
 func reportError(w io.Writer, err error) int {
-	code := 1
 	var ee *exitError
-	if errors.As(err, &ee) {
-		code = ee.code
-	}
-	if ee == nil || ee.err != nil {
+	if !errors.As(err, &ee) || ee.err != nil {
 		// The cause may quote a server, a model or a file name: no escape
 		// sequence in it reaches the terminal.
 		fmt.Fprintln(w, "chorus:", text.Clean(err.Error()))
 	}
-	return code
+	return exitCode(err)
+}
+
+// exitCode is the exit status err carries: an exitError's, 2 for bad usage
+// or configuration (app.UsageError), else 1.
+func exitCode(err error) int {
+	var ee *exitError
+	var ue *app.UsageError
+	switch {
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.As(err, &ue):
+		return 2
+	}
+	return 1
+}
+
+// replayFlags adds --replay and --replay-speed to cmd, into r.
+func replayFlags(cmd *cobra.Command, r *app.Replay) {
+	cmd.Flags().StringVar(&r.Path, "replay", "", "replay a recorded chat (made with /record or chorus run --record): no model or network is used")
+	cmd.Flags().Float64Var(&r.Speed, "replay-speed", 1, "pace of --replay: 1 as recorded, 2 twice as fast, 0 without waiting")
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chorusai/chorus/app"
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/pipeline"
@@ -39,7 +40,7 @@ type runFlags struct {
 	// record saves the turn's controller and expert traffic to this file;
 	// replay answers from such a file instead (--replay, --replay-speed).
 	record string
-	replay replaySource
+	replay app.Replay
 	// allowTools are the MCP tools that may run though they may change
 	// things (not annotated read-only): --allow-tool.
 	allowTools []string
@@ -50,12 +51,21 @@ type runFlags struct {
 	debug    bool
 	modelSet bool
 	log      *slog.Logger
+	// app are the App's options the root command gives every front end
+	// (the version, the result transport); runTurn adds the logger, the
+	// replay and --allow-tool.
+	app app.Options
 
 	// From the command's streams: stdin is read for the request when it is
 	// piped (nil: not); terminal says stdout is a terminal, where the answer
 	// is rendered as Markdown rather than written raw.
 	stdin    io.Reader
 	terminal bool
+
+	// What runTurn made of the flags before the App was built: the
+	// attachments as absolute paths, --constrain parsed.
+	attachments []string
+	extra       pipeline.Constraints
 }
 
 func newRunCmd(g *globalFlags) *cobra.Command {
@@ -99,6 +109,7 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 				return err
 			}
 			f.debug, f.modelSet, f.log = g.debug, g.model != "", g.logger()
+			f.app = app.Options{Version: g.version, ResultTransport: g.downloads}
 			f.terminal = isTerminal(cmd.OutOrStdout())
 			return runTurn(cmd.Context(), cfg, f, request, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
@@ -114,7 +125,7 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 	fl.StringVar(&f.session, "session", "", `continue the saved session ID ("latest" for the newest)`)
 	fl.BoolVar(&f.noSave, "no-save", false, "do not save the turn into a session")
 	fl.StringVar(&f.record, "record", "", "record the turn's controller and expert traffic to FILE, to replay it with --replay FILE")
-	f.replay.flags(cmd)
+	replayFlags(cmd, &f.replay)
 	fl.StringSliceVar(&f.allowTools, "allow-tool", nil, "let the MCP tool NAME run though it is not annotated read-only (server.tool, or server.* for all of a server's; repeatable)")
 	return cmd
 }
@@ -131,14 +142,28 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 		stop()
 	}()
 
-	log := f.log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+	if err := f.check(cfg); err != nil {
+		return err
 	}
+	opts := f.app
+	opts.Logger, opts.Replay, opts.AllowTools = f.log, f.replay, f.allowTools
+	a, err := app.New(cfg, opts)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	return runOn(ctx, a, f, request, stdout, stderr)
+}
+
+// check makes what the flags name usable before the App is built: the
+// attachments absolute (and proven to exist), --out into cfg.OutputDir,
+// --constrain parsed. Each problem is bad usage (status 2).
+func (f *runFlags) check(cfg *config.Config) error {
 	attachments, err := checkAttachments(f.attach)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
+	f.attachments = attachments
 	if f.out != "" {
 		abs, err := filepath.Abs(f.out)
 		if err != nil {
@@ -146,40 +171,32 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 		}
 		cfg.OutputDir = abs
 	}
-	var extra pipeline.Constraints
 	if f.constrain != "" {
-		if extra, err = pipeline.ParseConstraints(f.constrain); err != nil {
+		if f.extra, err = pipeline.ParseConstraints(f.constrain); err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("--constrain: %w", err)}
 		}
 	}
-	st, err := newSetup(cfg, f.replay, log)
-	if err != nil {
-		return err
-	}
-	if len(f.allowTools) > 0 && st.replay == nil {
-		w, err := checkAllowTools(f.allowTools, st.mcp)
-		if err != nil {
-			return err
-		}
-		st.warnings = append(st.warnings, w...)
-	}
-	svc, err := conversation.New(conversation.Options{Engine: st.eng, Logger: log, Version: version})
-	if err != nil {
-		return err
-	}
-	chat := svc.Chat(conversation.ChatOptions{Constraints: st.cons, NoSave: f.noSave})
+	return nil
+}
+
+// runOn runs the request as one turn on a's chat service: the session
+// --continue or --session names, the progress log, the answer, the exit
+// status.
+func runOn(ctx context.Context, a *app.App, f *runFlags, request string, stdout, stderr io.Writer) error {
+	cfg, svc, attachments := a.Config(), a.Service(), f.attachments
+	chat := svc.Chat(conversation.ChatOptions{Constraints: a.Constraints(), NoSave: f.noSave})
 	resumed, err := openSession(chat, f)
 	if err != nil {
 		return err
 	}
-	if f.modelSet || st.replay != nil {
+	if f.modelSet || a.Replaying() {
 		chat.SetModel(cfg.Controller.Model) // --model (or the recording's) wins over the session's
 	}
 	switch {
-	case st.replay != nil:
-		chat.SetConstraints(st.cons) // the recorded turn was selected under its own constraints
+	case a.Replaying():
+		chat.SetConstraints(a.Constraints()) // the recorded turn was selected under its own constraints
 	case f.constrain != "":
-		chat.SetConstraints(chat.Constraints().Merge(extra))
+		chat.SetConstraints(chat.Constraints().Merge(f.extra))
 	}
 	piped, err := withPipedInput(request, f.stdin, cfg.OutputDir, time.Now())
 	if err != nil {
@@ -198,10 +215,10 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 	if f.terminal && !f.json {
 		p.render = terminalMarkdown(stdout)
 	}
-	if st.note != "" {
-		p.note("%s", st.note)
+	if note := a.Note(); note != "" {
+		p.note("%s", note)
 	}
-	for _, w := range st.warnings {
+	for _, w := range a.Warnings() {
 		p.note("warning: %s", w)
 	}
 	if spooled != "" {
@@ -297,8 +314,9 @@ func allTasksFailed(rep *pipeline.Report) bool {
 }
 
 // openSession opens the session --continue or --session names into chat:
-// --continue the newest (or, with none, the chat keeps its new one), and
-// --session ID that one. A session that does not exist is bad usage
+// --continue the newest (or, with none, the chat keeps its new one; with
+// a newest that cannot be loaded, it fails saying so), and --session ID
+// that one. A session that does not exist is bad usage
 // (status 2), its error naming the sessions folder; one that cannot be
 // read is a failure (status 1).
 func openSession(chat *conversation.Chat, f *runFlags) (resumed bool, err error) {
@@ -312,6 +330,10 @@ func openSession(chat *conversation.Chat, f *runFlags) (resumed bool, err error)
 	switch {
 	case errors.Is(err, conversation.ErrNotFound):
 		return false, &exitError{code: 2, err: err}
+	case err != nil && f.cont:
+		// Never a new session in its place, unsaid: the user asked to
+		// go on with the newest one.
+		return false, &exitError{code: 1, err: fmt.Errorf("--continue: %w — run without --continue to start a new session, or go on with another one with --session ID", err)}
 	case err != nil:
 		return false, &exitError{code: 1, err: err}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chorusai/chorus/app"
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/sshd"
 )
@@ -40,17 +41,22 @@ and address go to the log file. Sound is never played on the server; the chat of
 			if err != nil {
 				return err
 			}
-			st, err := newSetup(cfg, replaySource{}, g.logger())
+			a, err := g.newApp(cfg, app.Options{})
 			if err != nil {
 				return err
 			}
-			for _, w := range st.warnings {
+			defer a.Close()
+			for _, w := range a.Warnings() {
 				fmt.Fprintf(cmd.ErrOrStderr(), "chorus: warning: %s\n", w)
+			}
+			keepAlive := cfg.Serve.KeepAlive
+			if keepAlive == 0 {
+				keepAlive = -1 // configured 0 is "never ask"; the server's 0 is its default
 			}
 			srv, err := sshd.New(sshd.Options{
 				Config:         cfg,
-				Engine:         st.eng,
-				Constraints:    st.cons,
+				Service:        a.Service(),
+				Constraints:    a.Constraints(),
 				HostKey:        filepath.Join(config.DataDir(), "ssh_host_ed25519_key"),
 				AuthorizedKeys: cfg.Serve.AuthorizedKeys,
 				UsersDir:       filepath.Join(config.DataDir(), "ssh-users"),
@@ -61,8 +67,8 @@ and address go to the log file. Sound is never played on the server; the chat of
 				MaxUnauthenticated:          cfg.Serve.MaxUnauthenticated,
 				MaxUnauthenticatedPerSource: cfg.Serve.MaxUnauthenticatedPerSource,
 				AllowPull:                   cfg.Serve.AllowPull,
-				KeepAlive:                   orOff(cfg.Serve.KeepAlive),
-				Version:                     version,
+				KeepAlive:                   keepAlive,
+				Version:                     g.version,
 				Logger:                      g.logger(),
 			})
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/chorusai/chorus/app"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -21,15 +22,14 @@ func newSkillsCmd(g *globalFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cat, err := loadCatalog(cfg)
+			// The tools of the mcp: servers are skills too: the App's
+			// catalog has them.
+			a, err := g.newApp(cfg, app.Options{})
 			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			// The tools of the mcp: servers are skills too.
-			if _, err := startMCP(cfg, cat, g.logger()); err != nil {
 				return err
 			}
-			fmt.Fprint(cmd.OutOrStdout(), skillTable(cat.All(), listWidth(cmd.OutOrStdout())))
+			defer a.Close()
+			fmt.Fprint(cmd.OutOrStdout(), skillTable(a.Engine().Catalog().All(), listWidth(cmd.OutOrStdout())))
 			return nil
 		},
 	}

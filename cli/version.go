@@ -5,18 +5,14 @@ import (
 	"strings"
 )
 
-// version is the release version main.go was stamped with (-ldflags
-// "-X main.version=v1.2.3"), "" for other builds; newRootCmd sets it.
-var version = ""
-
 // chorusVersion is the version `chorus --version` prints and the log file
 // records: the release version when one was stamped in, else the module
 // version from the build info (a tag for `go install …@v1.2.3`, a
 // pseudo-version for a build from a checkout) with the commit, its time and
 // whether the tree had changes. A bug report then names the code exactly.
-func chorusVersion() string {
+func chorusVersion(stamped string) string {
 	info, _ := debug.ReadBuildInfo()
-	return versionFrom(version, info)
+	return versionFrom(stamped, info)
 }
 
 // versionFrom is chorusVersion with its inputs given, for tests.

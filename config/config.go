@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -22,7 +21,6 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/chorusai/chorus/endpoints"
-	"github.com/chorusai/chorus/endpoints/openai"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -55,12 +53,15 @@ type Config struct {
 		Capabilities []string `mapstructure:"capabilities" yaml:"capabilities"`
 		// MaxConcurrent bounds the calls in flight on the server (its
 		// slots); the rest wait their turn, fairly across chats.
-		MaxConcurrent int           `mapstructure:"max_concurrent" yaml:"max_concurrent"`
-		Temperature   float64       `mapstructure:"temperature" yaml:"temperature"`
-		NumCtx        int           `mapstructure:"num_ctx" yaml:"num_ctx"`
-		PlanTokens    int           `mapstructure:"plan_tokens" yaml:"plan_tokens"`
-		AnswerTokens  int           `mapstructure:"answer_tokens" yaml:"answer_tokens"`
-		Timeout       time.Duration `mapstructure:"timeout" yaml:"timeout"`
+		MaxConcurrent int     `mapstructure:"max_concurrent" yaml:"max_concurrent"`
+		Temperature   float64 `mapstructure:"temperature" yaml:"temperature"`
+		NumCtx        int     `mapstructure:"num_ctx" yaml:"num_ctx"`
+		PlanTokens    int     `mapstructure:"plan_tokens" yaml:"plan_tokens"`
+		AnswerTokens  int     `mapstructure:"answer_tokens" yaml:"answer_tokens"`
+		// PromptTokens bounds every controller prompt (0: three quarters
+		// of num_ctx); controller.Options.PromptTokens.
+		PromptTokens int           `mapstructure:"prompt_tokens" yaml:"prompt_tokens"`
+		Timeout      time.Duration `mapstructure:"timeout" yaml:"timeout"`
 		// Warm is when the prompt head is prefilled ahead of the first
 		// request: auto, on or off (WarmController).
 		Warm string `mapstructure:"warm" yaml:"warm"`
@@ -128,9 +129,14 @@ type Config struct {
 	SkillsDir string `mapstructure:"skills_dir" yaml:"skills_dir"`
 	Serve     struct {
 		// AuthorizedKeys is the file of public keys allowed to connect.
-		AuthorizedKeys string        `mapstructure:"authorized_keys" yaml:"authorized_keys"`
-		MaxSessions    int           `mapstructure:"max_sessions" yaml:"max_sessions"`
-		IdleTimeout    time.Duration `mapstructure:"idle_timeout" yaml:"idle_timeout"`
+		AuthorizedKeys string `mapstructure:"authorized_keys" yaml:"authorized_keys"`
+		// HTTPToken is the bearer token `chorus mcp serve --http` wants;
+		// HTTPTokenEnv names a variable holding it instead (normalize
+		// reads it into HTTPToken and leaves HTTPTokenEnv to say where).
+		HTTPToken    string        `mapstructure:"http_token" yaml:"http_token"`
+		HTTPTokenEnv string        `mapstructure:"http_token_env" yaml:"http_token_env"`
+		MaxSessions  int           `mapstructure:"max_sessions" yaml:"max_sessions"`
+		IdleTimeout  time.Duration `mapstructure:"idle_timeout" yaml:"idle_timeout"`
 		// HandshakeTimeout is how long a connection has to log in;
 		// MaxUnauthenticated(PerSource) bound the connections waiting to.
 		HandshakeTimeout            time.Duration `mapstructure:"handshake_timeout" yaml:"handshake_timeout"`
@@ -142,6 +148,12 @@ type Config struct {
 		// AllowPull lets ssh users pull models onto the controller server.
 		AllowPull bool `mapstructure:"allow_pull" yaml:"allow_pull"`
 	} `mapstructure:"serve" yaml:"serve"`
+	Response struct {
+		// Early starts the answer while the last tasks still run when
+		// each produces one file at a path fixed in advance and the
+		// answer needs only that path: on or off (EarlyAnswer).
+		Early string `mapstructure:"early" yaml:"early"`
+	} `mapstructure:"response" yaml:"response"`
 	UI struct {
 		Review bool                `mapstructure:"review" yaml:"review"`
 		Debug  bool                `mapstructure:"debug" yaml:"debug"`
@@ -164,7 +176,7 @@ type OpenAIServer struct {
 	URL string `mapstructure:"url" yaml:"url"`
 	// Key is the bearer token; KeyEnv names a variable holding it instead,
 	// read at start, so the file need not hold a secret. With neither,
-	// CHORUS_OPENAI_<NAME>_KEY is read (openai.KeyVar).
+	// CHORUS_OPENAI_<NAME>_KEY is read (OpenAIKeyVar).
 	Key    string `mapstructure:"key" yaml:"key"`
 	KeyEnv string `mapstructure:"key_env" yaml:"key_env"`
 	// Voice is the voice text-to-speech asks for (default alloy).
@@ -190,6 +202,9 @@ func (e *Error) Error() string {
 	}
 	return fmt.Sprintf("config: %s%s: %s", e.Key, src, e.Msg)
 }
+
+// minPromptTokens is the smallest prompt budget a turn can work in.
+const minPromptTokens = 2048
 
 // envAliases are conventional variables honoured besides CHORUS_*; the
 // CHORUS_ form wins when both are set.
@@ -322,8 +337,17 @@ func (c *Config) normalize() error {
 	case c.Controller.KeyEnv != "":
 		c.Controller.Key = strings.TrimSpace(os.Getenv(c.Controller.KeyEnv))
 	}
+	switch {
+	case c.Serve.HTTPTokenEnv != "" && c.Serve.HTTPToken != "":
+		return bad("serve.http_token_env", "set serve.http_token or serve.http_token_env, not both")
+	case c.Serve.HTTPTokenEnv != "":
+		c.Serve.HTTPToken = strings.TrimSpace(os.Getenv(c.Serve.HTTPTokenEnv))
+	}
 	if err := c.normalizeWarm(); err != nil {
 		return bad("controller.warm", "%v", err)
+	}
+	if err := c.normalizeEarly(); err != nil {
+		return bad("response.early", "%v", err)
 	}
 	if c.Controller.MaxConcurrent < 0 || c.Controller.MaxConcurrent > 4096 {
 		return bad("controller.max_concurrent", "%d is out of range (0 for no bound, else the server's slots, up to 4096)", c.Controller.MaxConcurrent)
@@ -346,6 +370,12 @@ func (c *Config) normalize() error {
 	}
 	if c.Controller.AnswerTokens < 64 {
 		return bad("controller.answer_tokens", "%d is too small (at least 64)", c.Controller.AnswerTokens)
+	}
+	switch p := c.Controller.PromptTokens; {
+	case p != 0 && p < minPromptTokens:
+		return bad("controller.prompt_tokens", "%d is too small (0 for three quarters of num_ctx, else at least %d: the prompt's head alone takes up to 1,500)", p, minPromptTokens)
+	case p > c.Controller.NumCtx && (c.Controller.Kind == "" || c.Controller.Kind == "ollama"):
+		return bad("controller.prompt_tokens", "%d is over num_ctx (%d), so Ollama would drop the start of long prompts — raise num_ctx, or lower prompt_tokens", p, c.Controller.NumCtx)
 	}
 	if c.Controller.Timeout <= 0 {
 		return bad("controller.timeout", "must be a positive duration such as 5m")
@@ -478,88 +508,6 @@ func (c *Config) normalize() error {
 	}
 	if c.Serve.MaxUnauthenticatedPerSource < 1 || c.Serve.MaxUnauthenticatedPerSource > c.Serve.MaxUnauthenticated {
 		return bad("serve.max_unauthenticated_per_source", "%d is out of range (1 to serve.max_unauthenticated, %d)", c.Serve.MaxUnauthenticatedPerSource, c.Serve.MaxUnauthenticated)
-	}
-	return nil
-}
-
-// normalizeOpenAI validates the openai list: a URL for each server, a
-// unique name, known task names each with at least one model, and the key
-// read from key_env when it names a variable.
-func (c *Config) normalizeOpenAI() error {
-	names := map[string]int{}
-	for i := range c.OpenAI {
-		s := &c.OpenAI[i]
-		key := fmt.Sprintf("openai[%d]", i)
-		bad := func(sub, format string, args ...any) error {
-			return &Error{Key: key + sub, Source: c.File, Msg: fmt.Sprintf(format, args...)}
-		}
-		s.Name = strings.TrimSpace(s.Name)
-		if s.Name == "" {
-			s.Name = key
-		}
-		if j, dup := names[strings.ToLower(s.Name)]; dup {
-			return bad(".name", "%q is also openai[%d]'s name; give each server its own", s.Name, j)
-		}
-		names[strings.ToLower(s.Name)] = i
-		if strings.TrimSpace(s.URL) == "" {
-			return bad(".url", "is empty; give the server's base URL, e.g. http://localhost:8080 for LocalAI or http://localhost:8000 for vLLM")
-		}
-		u, err := checkURL(s.URL)
-		if err != nil {
-			return bad(".url", "%v", err)
-		}
-		s.URL = openai.BaseURL(u)
-		switch {
-		case s.KeyEnv != "" && s.Key != "":
-			return bad(".key_env", "set key or key_env, not both")
-		case s.KeyEnv != "":
-			s.Key = strings.TrimSpace(os.Getenv(s.KeyEnv))
-		case s.Key == "":
-			// CHORUS_OPENAI_<NAME>_KEY, as every other key has its
-			// CHORUS_ variable; key_env then names where it came from.
-			if v := strings.TrimSpace(os.Getenv(openai.KeyVar(s.Name))); v != "" {
-				s.Key, s.KeyEnv = v, openai.KeyVar(s.Name)
-			}
-		}
-		models := map[string][]string{}
-		for task, ids := range s.Models {
-			task = strings.ToLower(strings.TrimSpace(task))
-			if !openai.Supports(task) {
-				return bad(".models", "unknown task %q (an OpenAI-compatible server serves %s)", task, strings.Join(openai.Tasks(), ", "))
-			}
-			var clean []string
-			for _, id := range ids {
-				if id = strings.TrimSpace(id); id != "" && !slices.Contains(clean, id) {
-					clean = append(clean, id)
-				}
-			}
-			models[task] = clean
-		}
-		if len(s.Tasks) == 0 {
-			for task := range models {
-				s.Tasks = append(s.Tasks, task)
-			}
-			sort.Strings(s.Tasks)
-		}
-		if len(s.Tasks) == 0 {
-			return bad(".models", "is empty; list the model ids the server serves by task, e.g. models: {text-to-image: [stablediffusion]}")
-		}
-		for j, task := range s.Tasks {
-			task = strings.ToLower(strings.TrimSpace(task))
-			s.Tasks[j] = task
-			if !openai.Supports(task) {
-				return bad(".tasks", "unknown task %q (an OpenAI-compatible server serves %s)", task, strings.Join(openai.Tasks(), ", "))
-			}
-			if len(models[task]) == 0 {
-				return bad(".models."+task, "names no model; list the ids the server serves for %s (GET /v1/models shows them)", task)
-			}
-		}
-		for task := range models {
-			if !slices.Contains(s.Tasks, task) {
-				return bad(".models."+task, "%s is not in openai[%d].tasks; add it there or drop these models", task, i)
-			}
-		}
-		s.Models = models
 	}
 	return nil
 }

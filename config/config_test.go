@@ -151,6 +151,8 @@ func TestInvalidValuesNameTheKey(t *testing.T) {
 		"idle":       {"CHORUS_SERVE_IDLE_TIMEOUT", "-1m", "serve.idle_timeout"},
 		"provider":   {"CHORUS_HUGGINGFACE_PROVIDERS", "fal-ai,fal", "huggingface.providers"},
 		"twice":      {"CHORUS_HUGGINGFACE_PROVIDERS", "auto auto", "huggingface.providers"},
+		"prompt":     {"CHORUS_CONTROLLER_PROMPT_TOKENS", "100", "controller.prompt_tokens"},
+		"prompt/ctx": {"CHORUS_CONTROLLER_PROMPT_TOKENS", "9000", "controller.prompt_tokens"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"regexp"
@@ -50,6 +51,9 @@ type MCPServer struct {
 	// KeyFrom says where Key came from (a variable, the Hugging Face
 	// token), for messages; never the key itself.
 	KeyFrom string `yaml:"-" mapstructure:"-"`
+	// EnvFrom holds the values of Env as written, before the variables
+	// they name were put in: what `chorus config` shows instead of them.
+	EnvFrom map[string]string `yaml:"-" mapstructure:"-"`
 }
 
 // HuggingFaceMCP is the URL of Hugging Face's MCP server, the preset an
@@ -153,6 +157,7 @@ func (c *Config) normalizeMCP() error {
 			if len(s.Headers) > 0 || s.Key != "" || s.KeyEnv != "" || s.Transport != "" {
 				return bad("", "is a program Chorus starts (command): headers, key, key_env and transport are for a url")
 			}
+			s.EnvFrom = maps.Clone(s.Env)
 			for k, v := range s.Env {
 				if !envName.MatchString(k) {
 					return bad(".env", "%q is not a variable name", k)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chorusai/chorus/endpoints/openai"
 )
 
 func loadFile(t *testing.T, yaml string, env ...string) (*Config, error) {
@@ -18,7 +20,11 @@ func loadFile(t *testing.T, yaml string, env ...string) (*Config, error) {
 	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return Load(defaults(t), p)
+	c, err := Load(defaults(t), p)
+	if err == nil {
+		err = c.CheckOpenAITasks(openai.Supports, openai.Tasks())
+	}
+	return c, err
 }
 
 // TestOpenAIServers: the openai list is read, URLs normalised, tasks

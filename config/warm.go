@@ -36,3 +36,20 @@ func (c *Config) normalizeWarm() error {
 	}
 	return nil
 }
+
+// EarlyAnswer reports whether the answer may start while the last tasks
+// still produce their files (response.early, on by default).
+func (c *Config) EarlyAnswer() bool { return c.Response.Early != "off" }
+
+// normalizeEarly reads response.early's spellings into on or off.
+func (c *Config) normalizeEarly() error {
+	switch strings.ToLower(strings.TrimSpace(c.Response.Early)) {
+	case "", "on", "true", "yes", "1":
+		c.Response.Early = "on"
+	case "off", "false", "no", "0":
+		c.Response.Early = "off"
+	default:
+		return fmt.Errorf("%q is not on or off", c.Response.Early)
+	}
+	return nil
+}

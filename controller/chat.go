@@ -54,6 +54,9 @@ type Reply struct {
 	// Notes say how the call had to be made (a fallback the backend took),
 	// for --debug.
 	Notes []string
+	// Cut is set when the server streamed past NumPredict and the
+	// Controller stopped reading (limits.go): DoneReason is then "length".
+	Cut bool
 }
 
 // Truncated reports whether the reply hit the token limit.
@@ -83,6 +86,9 @@ func (c *Controller) Chat(parent context.Context, call ChatCall) (Reply, error) 
 }
 
 func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) {
+	if err := c.checkPrompt(call.Messages); err != nil {
+		return Reply{}, err
+	}
 	// The wait for a slot is not the call's: controller.timeout starts
 	// when the server takes it.
 	release, err := c.queue.acquire(parent)
@@ -92,6 +98,10 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 	defer release()
 	ctx, cancel := context.WithTimeout(parent, c.opts.Timeout)
 	defer cancel()
+	// cut stops a reply that runs past its bound (limits.go) without
+	// counting as a timeout or a cancellation.
+	stream, cut := context.WithCancel(ctx)
+	defer cut()
 	req := ChatRequest{Model: c.model, Messages: call.Messages, Format: call.Format, Temperature: c.opts.Temperature,
 		NumCtx: c.opts.NumCtx, NumPredict: call.NumPredict, KeepAlive: max(c.opts.KeepAlive, 0)}
 	shared := c.prompts.remember(c.model, call.Messages)
@@ -102,6 +112,7 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 		b     strings.Builder
 		reply Reply
 		done  bool
+		over  bool
 		// What the model writes is cleaned before anyone sees, parses,
 		// saves or applies it: a small or broken model leaks control
 		// characters and its template's special tokens (<|im_start|>)
@@ -116,9 +127,20 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 			}
 		}
 	)
-	err = c.backend.Chat(ctx, req, func(r ChatChunk) {
+	bound := c.newReplyBound(call)
+	err = c.backend.Chat(stream, req, func(r ChatChunk) {
+		if over {
+			return // what the server sends after the cut is not read
+		}
+		if !r.Done && r.Note == "" {
+			r.Content, over = bound.add(r.Content)
+		}
 		if r.Content != "" {
 			emit(gen.Next(r.Content))
+		}
+		if over {
+			cut()
+			return
 		}
 		if r.Note != "" {
 			reply.Notes = append(reply.Notes, r.Note)
@@ -145,6 +167,13 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 	if ctx.Err() != nil {
 		return reply, &Error{Host: c.host, Model: c.model, Err: ctx.Err(), hints: c.hints,
 			Detail: fmt.Sprintf("no complete reply within %s — raise controller.timeout or use a faster model", c.opts.Timeout)}
+	}
+	if over {
+		// As if the server had stopped at the limit: the stages treat it
+		// as any reply cut off by length.
+		reply.DoneReason, reply.Cut, reply.EvalCount = "length", true, bound.pieces
+		reply.Notes = append(reply.Notes, cutNote(bound.limit))
+		return reply, nil
 	}
 	if err != nil {
 		return reply, c.wrap(err)

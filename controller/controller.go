@@ -34,6 +34,10 @@ type Options struct {
 	// generous for real models, and a stop for one that never emits its
 	// end token.
 	AnswerTokens int
+	// PromptTokens bounds the prompt of every call, counted at
+	// BytesPerToken (limits.go): a call over it is refused unsent. 0 means
+	// three quarters of NumCtx (6,144 tokens without it).
+	PromptTokens int
 	// Timeout bounds one controller call.
 	Timeout time.Duration
 	// KeepAlive keeps the model loaded between calls (Ollama's
@@ -58,6 +62,22 @@ type Options struct {
 	// reason) for the log file; nil discards. Prompts and replies are
 	// never logged: they may hold the user's files.
 	Logger *slog.Logger
+}
+
+// defaults fills the bounds of every call that were left unset: a live
+// controller's and a replayed one's alike.
+func (o Options) defaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = 5 * time.Minute
+	}
+	if o.PlanTokens <= 0 {
+		o.PlanTokens = 2048
+	}
+	if o.AnswerTokens <= 0 {
+		o.AnswerTokens = 4096
+	}
+	o.PromptTokens = o.promptTokens()
+	return o
 }
 
 // DefaultKeepAlive keeps the controller model loaded for half an hour
@@ -111,15 +131,7 @@ func New(host, model string, opts Options) (*Controller, error) {
 // NewWith returns a controller for model on the server at host, reached
 // through b: for a backend built by hand rather than registered.
 func NewWith(b Backend, host, model string, opts Options) *Controller {
-	if opts.Timeout <= 0 {
-		opts.Timeout = 5 * time.Minute
-	}
-	if opts.PlanTokens <= 0 {
-		opts.PlanTokens = 2048
-	}
-	if opts.AnswerTokens <= 0 {
-		opts.AnswerTokens = 4096
-	}
+	opts = opts.defaults()
 	if opts.KeepAlive == 0 {
 		opts.KeepAlive = DefaultKeepAlive
 	}

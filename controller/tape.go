@@ -272,7 +272,7 @@ func Replay(t Traffic, o ReplayOptions) *Controller {
 		host = "replay of " + o.Source
 	}
 	c := &Controller{host: host, model: model, caps: map[string][]string{}, prompts: newPromptMemory()}
-	c.opts = replayDefaults(o.Options)
+	c.opts = o.Options.defaults()
 	c.log = c.opts.Logger
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -297,20 +297,6 @@ func callModels(t Traffic) []string {
 		out = append(out, x.Model)
 	}
 	return out
-}
-
-// replayDefaults fills the options New would.
-func replayDefaults(o Options) Options {
-	if o.Timeout <= 0 {
-		o.Timeout = 5 * time.Minute
-	}
-	if o.PlanTokens <= 0 {
-		o.PlanTokens = 2048
-	}
-	if o.AnswerTokens <= 0 {
-		o.AnswerTokens = 4096
-	}
-	return o
 }
 
 // sleep waits d or until ctx ends.

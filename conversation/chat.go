@@ -47,6 +47,8 @@ type Chat struct {
 	// they had.
 	turns map[*running]struct{}
 	wg    sync.WaitGroup
+	// reach is what the turns learned of the endpoints' hosts.
+	reach reachability
 }
 
 // running is a turn in flight.

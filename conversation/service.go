@@ -88,6 +88,28 @@ func New(opts Options) (*Service, error) {
 	return &Service{opts: opts, store: sessions.Store{Dir: opts.Dir, Logger: opts.Logger}}, nil
 }
 
+// At returns a service over the same engine, warmer and version whose
+// sessions are in dir, logging to log (nil: this service's logger). It is
+// how `chorus serve --ssh` gives every key its own sessions while the
+// chats share one engine and one warm prompt head.
+func (s *Service) At(dir string, log *slog.Logger) *Service {
+	opts := s.opts
+	opts.Dir = dir
+	if log != nil {
+		opts.Logger = log
+	}
+	return &Service{opts: opts, store: sessions.Store{Dir: opts.Dir, Logger: opts.Logger}}
+}
+
+// Warm fills the controller's prompt cache with the engine's head, with no
+// history, in the background: `chorus serve --ssh` does it once when it
+// starts, for every chat to come (they share the engine, and so the head).
+func (s *Service) Warm() { s.opts.Warmer.Start(s.opts.Engine, nil) }
+
+// Warmer is the service's warm-up of the controller's prompt head, shared
+// with the services At returns.
+func (s *Service) Warmer() *Warmer { return s.opts.Warmer }
+
 // Engine is the engine chats start from.
 func (s *Service) Engine() *pipeline.Engine { return s.opts.Engine }
 

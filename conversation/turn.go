@@ -119,10 +119,13 @@ func (c *Chat) Run(ctx context.Context, req Request, emit pipeline.Emit) Result 
 			return out, err
 		}
 	}
+	reach := c.reach.turn()
 	res.Report, res.Err = run(ctx, eng, turn, func(ev pipeline.Event) {
 		rec.observe(ev)
+		reach.observe(ev)
 		emit(ev)
 	})
+	reach.settle()
 	if record, ok := rec.finish(res.Report, res.Err, now()); ok {
 		res.Record = sess.add(record, r.model, cons)
 	}

@@ -191,9 +191,25 @@ type Discoverer interface {
 // can say which one a task will use before it runs.
 type ProviderNamer interface {
 	// Provider names the provider a call of model for task would try
-	// first now ("fal-ai"), or "" when the endpoint cannot tell before
-	// the call. It never touches the network.
+	// first now ("fal-ai"), or "" when the endpoint cannot tell without
+	// the network — the call itself asks the Hub which providers serve
+	// the model, and the answer may differ from the catalog's, so a
+	// provider named before that would be a guess. It never touches the
+	// network.
 	Provider(task, model string) string
+}
+
+// ProviderResolver is a ProviderNamer that can find out which provider a
+// call will try first by asking what the call itself would ask (the Hub's
+// provider mapping; the answer is cached and shared with the call): the
+// executor names it when a task starts, `chorus models list` for every
+// candidate.
+type ProviderResolver interface {
+	ProviderNamer
+	// ResolveProvider names the provider a call of model for task will
+	// try first, asking the network if it must; "" when no provider can
+	// run it (the call will say why).
+	ResolveProvider(ctx context.Context, task, model string) string
 }
 
 // Guarded is implemented by endpoints whose models may change things

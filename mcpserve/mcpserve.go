@@ -329,6 +329,8 @@ func progress(ctx context.Context, req *sdk.CallToolRequest, total float64) pipe
 			send(3, fmt.Sprintf("task %d: %s", ev.ID, ev.Message))
 		case pipeline.TaskEndEvent:
 			send(3, fmt.Sprintf("task %d %s: %s", ev.ID, ev.Task, ev.Status))
+		case pipeline.HostDownEvent:
+			send(3, pipeline.HostDownText(ev))
 		case pipeline.QueueEvent:
 			// The controller is shared with every other client
 			// (controller.max_concurrent): say why nothing moves.

@@ -45,6 +45,8 @@ type dispatcher struct {
 	dirOnce sync.Once
 	dirErr  error
 	sem     chan struct{}
+	// down are the hosts the turn found down: its tasks skip them.
+	down *downHosts
 
 	// selecting counts the early tasks' selection goroutines, running the
 	// tasks' goroutines.
@@ -68,6 +70,24 @@ type dispatcher struct {
 	// of the final plan, in plan order; early every run offered.
 	current []*taskRun
 	early   []*taskRun
+
+	// answerNow closes when the answer may start before every task has
+	// finished (early.go); nil when response.early is off. answering is
+	// set then. canSee: the controller looks at images it answers about.
+	answerNow chan struct{}
+	answering bool
+	canSee    bool
+
+	// earlyPicks: the controller server has a second slot, so a pick an
+	// early task waits for is asked while the plan streams (earlypick.go);
+	// picked is set once the turn made that call, picks counts it.
+	earlyPicks bool
+	picked     bool
+	picks      sync.WaitGroup
+	// pickCtx is the early picks' context; stopPicks ends them when the
+	// plan fails.
+	pickCtx   context.Context
+	stopPicks context.CancelFunc
 }
 
 type dispatchPhase int
@@ -89,19 +109,26 @@ func (w withdrawal) Error() string { return w.why }
 
 func (e *Engine) newDispatcher(ctx context.Context, t Turn, conv *conversation, emit Emit) *dispatcher {
 	ctx = withApprover(ctx, t.Approve)
-	return &dispatcher{e: e, ctx: ctx, t: t, conv: conv, emit: emit, outDir: e.outDir(t), sc: e.access(t),
-		sem: make(chan struct{}, e.opts.MaxParallel), planned: make(chan struct{}), asked: make(chan struct{})}
+	d := &dispatcher{e: e, ctx: ctx, t: t, conv: conv, emit: emit, outDir: e.outDir(t), sc: e.access(t),
+		sem: make(chan struct{}, e.opts.MaxParallel), planned: make(chan struct{}), asked: make(chan struct{}), down: &downHosts{}}
+	d.earlyPicks = e.ctl.Options().MaxConcurrent >= 2
+	d.pickCtx, d.stopPicks = context.WithCancel(ctx)
+	if e.opts.EarlyAnswer {
+		d.answerNow = make(chan struct{})
+		d.canSee = e.ctl.CanSee(ctx)
+	}
+	return d
 }
 
 func (d *dispatcher) newRun(task Task, early bool) *taskRun {
-	r := &taskRun{task: task, early: early, ready: make(chan struct{}), done: make(chan struct{})}
+	r := &taskRun{task: task, early: early, fixed: d.fixPath(task), ready: make(chan struct{}), done: make(chan struct{}), down: d.down}
 	r.ctx, r.cancel = context.WithCancelCause(d.ctx)
 	return r
 }
 
 // stream returns the plan stream that offers tasks to d as they arrive.
 func (d *dispatcher) stream() *planStream {
-	return &planStream{onConstraints: d.constraintsRead, onTask: d.taskRead}
+	return &planStream{onConstraints: d.constraintsRead, onTask: d.taskRead, waitForConstraints: requestMayConstrain(d.t.Request)}
 }
 
 func (d *dispatcher) constraintsRead(c Constraints) {
@@ -176,9 +203,10 @@ func (d *dispatcher) offer(task Task) {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		if pending {
-			// The controller chooses, in the one selection call after
-			// the plan.
+			// The controller chooses: in the one selection call after
+			// the plan, or now on a second slot.
 			r.pending = c
+			d.pickSoon()
 			return
 		}
 		d.emit(c.event())
@@ -270,6 +298,8 @@ func (d *dispatcher) settle(p Plan) []string {
 // before it was final.
 func (d *dispatcher) abandon() {
 	d.settle(Plan{})
+	d.stopPicks()
+	d.picks.Wait()
 }
 
 // choose selects a model for every task of the final plan that has none
@@ -319,12 +349,21 @@ func (d *dispatcher) choose(p Plan) {
 		}
 	}
 	d.mu.Unlock()
-	if len(ask) == 0 {
+	over := func() {
+		// The picks asked while the plan streamed are part of the
+		// selection: the answer must not queue behind them either.
+		d.picks.Wait()
+		d.mu.Lock()
+		defer d.mu.Unlock()
 		close(d.asked)
+		d.checkEarly()
+	}
+	if len(ask) == 0 {
+		go over()
 		return
 	}
 	go func() {
-		defer close(d.asked)
+		defer over()
 		d.e.askModels(d.ctx, d.t.Request, ask, d.conv, d.emit, func(c *choice) {
 			d.mu.Lock()
 			defer d.mu.Unlock()
@@ -335,13 +374,27 @@ func (d *dispatcher) choose(p Plan) {
 }
 
 // start lets every task of the final plan run and returns their runs, in
-// plan order, once all have finished and the selection call is over.
+// plan order, once all have finished and the selection call is over — or,
+// with response.early, as soon as every task left is producing a file at
+// a fixed path: then the tasks still running are stand-ins (answerRuns),
+// and finish waits for them.
 func (d *dispatcher) start() []*taskRun {
 	d.mu.Lock()
 	d.phase = started
 	d.advance()
 	d.mu.Unlock()
-	d.running.Wait()
+	all := make(chan struct{})
+	go func() {
+		d.running.Wait()
+		close(all)
+	}()
+	select {
+	case <-all:
+	case <-d.answerNow:
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.answerRuns()
+	}
 	// A task skipped for a failed dependency never waited for its
 	// choice: the record still says what was chosen, once the selection
 	// call is over (the response must not queue behind it either).
@@ -361,6 +414,7 @@ func (d *dispatcher) release() {
 	for _, r := range d.current {
 		r.cancel(nil)
 	}
+	d.stopPicks()
 }
 
 // wait waits for the selection call without running anything: PlanOnly's
@@ -411,6 +465,7 @@ func (d *dispatcher) advance() {
 			d.launch(r)
 		}
 	}
+	d.checkEarly()
 }
 
 // run returns the current run of task id.

@@ -96,6 +96,15 @@ type Options struct {
 	// ResultBudget bounds, in bytes, the results text given to the
 	// response stage.
 	ResultBudget int
+	// ResultCap bounds, in bytes, what a task's text result contributes
+	// to events, the report and the session; a longer result is written
+	// whole to a file in the output folder and referenced (spill.go).
+	// 0 means DefaultResultCap.
+	ResultCap int
+	// EarlyAnswer starts the answer while the last tasks still run when
+	// each of them produces one file at a path fixed in advance and the
+	// answer needs only that path (response.early; early.go).
+	EarlyAnswer bool
 	// Logger records each turn's stages, choices, endpoint failures and
 	// outcome for the log file; nil discards. See log.go for what is
 	// never logged.
@@ -121,6 +130,9 @@ func (o *Options) defaults() {
 	if o.ResultBudget <= 0 {
 		o.ResultBudget = 8000
 	}
+	if o.ResultCap <= 0 {
+		o.ResultCap = DefaultResultCap
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -138,12 +150,15 @@ type Engine struct {
 	opts   Options
 	// avail caches which skills can run, for the prompt head.
 	avail *availCache
+	// exts remembers, per task name, the extension of the file that kind
+	// of task produced last: the one its next file's fixed path gets.
+	exts *sync.Map
 }
 
 // New returns an engine.
 func New(ctl *controller.Controller, cat *skills.Catalog, router *endpoints.Router, opts Options) *Engine {
 	opts.defaults()
-	return &Engine{ctl: ctl, cat: cat, router: router, opts: opts, avail: &availCache{}}
+	return &Engine{ctl: ctl, cat: cat, router: router, opts: opts, avail: &availCache{}, exts: &sync.Map{}}
 }
 
 // Controller returns the engine's controller.
@@ -277,19 +292,21 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 		d.choose(plan)
 		if ctx.Err() != nil {
 			d.start()
+			d.finish(rep)
 			return fail(StageSelection, ctx.Err())
 		}
 		emit(StageEvent{Stage: StageExecution})
 		results = d.start()
-		rep.Tasks = reportTasks(results)
+		rep.Tasks = reportTasks(results, e.opts.ResultCap)
 		rep.Files = reportFiles(results)
 		if ctx.Err() != nil {
+			d.finish(rep)
 			return fail(StageExecution, ctx.Err())
 		}
 	}
 
-	emit(StageEvent{Stage: StageResponse})
-	answer, err := e.respond(ctx, t, plan, results, rep, conv, emit)
+	emit(StageEvent{Stage: StageResponse, Early: stillRunning(results)})
+	answer, err := d.respond(plan, results, rep)
 	if err != nil {
 		return fail(StageResponse, err)
 	}

@@ -34,6 +34,10 @@ const (
 // StageEvent says a stage began.
 type StageEvent struct {
 	Stage Stage `json:"stage"`
+	// Early lists, for the response stage, the tasks still running when
+	// the answer started: each is producing a file at the path the answer
+	// names (response.early).
+	Early []int `json:"early,omitempty"`
 }
 
 // PlanEvent carries the validated plan.
@@ -209,6 +213,18 @@ func QueueText(e QueueEvent) string {
 	return fmt.Sprintf("waiting for the controller — %d chats ahead", e.Ahead)
 }
 
+// HostDownEvent says a host did not answer at all — the connection was
+// refused, its name did not resolve, its TLS handshake failed: the turn
+// skips its other candidates without a call (HostDownText says it for
+// people), and a front end's status shows the endpoint unreachable. Once
+// per host per turn, from the task whose call found it.
+type HostDownEvent struct {
+	ID       int    `json:"id"`
+	Host     string `json:"host"`
+	Endpoint string `json:"endpoint"`
+	Reason   string `json:"reason"`
+}
+
 // ReportEvent closes a turn with the execution record the answer's workflow
 // section was written from.
 type ReportEvent struct {
@@ -231,6 +247,7 @@ func (ErrorEvent) Type() string         { return "error" }
 func (DebugEvent) Type() string         { return "debug" }
 func (ReportEvent) Type() string        { return "report" }
 func (QueueEvent) Type() string         { return "queue" }
+func (HostDownEvent) Type() string      { return "host_down" }
 
 // MarshalEvent encodes e as one JSON object whose "type" field comes first.
 func MarshalEvent(e Event) ([]byte, error) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,8 +36,11 @@ type taskRun struct {
 	// cancelled: the turn was cancelled before the task finished.
 	cancelled bool
 	text      string
-	data      json.RawMessage
-	files     []string
+	// spilled is the file holding the whole text when it was over the
+	// result cap (spill.go); text is then its start.
+	spilled string
+	data    json.RawMessage
+	files   []string
 	// kinds says what each file is where its modality does not (a mask,
 	// the annotated preview); see fileFor.
 	kinds    map[string]skills.FileKind
@@ -49,6 +53,12 @@ type taskRun struct {
 	// shift is what calls said they took (a replay's recorded times)
 	// beyond what they took now; the task's time includes it.
 	shift time.Duration
+	// down are the hosts the turn found down (shared by its runs);
+	// skippedDown counts the candidates this run skipped for one, downErr
+	// the first such host's failure.
+	down        *downHosts
+	skippedDown int
+	downErr     *endpoints.HostDownError
 
 	// The dispatcher's state (dispatch.go), guarded by its mutex but for
 	// ctx, cancel, ready and done. ctx is the run's own: the turn's, or
@@ -65,6 +75,11 @@ type taskRun struct {
 	// final plan did not keep it.
 	early, launched, finished bool
 	withdrawn                 string
+	// fixed is the path Chorus fixed in advance for the task's file
+	// (early.go), "" for a task whose answer needs more than a path;
+	// promised is set once an early answer named it.
+	fixed    string
+	promised bool
 }
 
 func (r *taskRun) fail(msg string) {
@@ -90,7 +105,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			r.model, r.endpoint = e.ctl.Model(), EndpointController
 		case len(c.ranked) > 0:
 			r.model, r.endpoint = c.ranked[0].model.ID, string(c.ranked[0].routes[0].Kind())
-			r.provider = plannedProvider(c.ranked[0].routes[0], r.task.Task, r.model)
+			r.provider = resolvedProvider(ctx, c.ranked[0].routes[0], r.task.Task, r.model)
 		}
 	}
 	// A task that never runs gets only its end event, as a task skipped
@@ -159,6 +174,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 		if err == nil {
 			r.status, r.text = StatusOK, text
 			allowResultURLs(sc, text)
+			e.spill(r, outDir, sc, progress)
 			return
 		}
 		lastErr = err
@@ -168,8 +184,11 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			if tctx.Err() != nil {
 				break
 			}
+			if r.skipDown(route, cand.model.ID) {
+				continue
+			}
 			r.model, r.endpoint = cand.model.ID, string(route.Kind())
-			r.provider = plannedProvider(route, r.task.Task, cand.model.ID)
+			r.provider = resolvedProvider(tctx, route, r.task.Task, cand.model.ID)
 			if lastErr != nil && len(r.attempts) > 0 {
 				e.hop(r, lastErr, emit)
 			}
@@ -187,6 +206,9 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 				r.shift += shift
 			}
 			r.provider = ranOn(r.provider, res, err)
+			if down, first := r.down.mark(err); first {
+				emit(hostDownEvent(r.task.ID, route, down))
+			}
 			if err == nil {
 				err = e.keepResult(r, res, outDir, sc, progress)
 			}
@@ -195,6 +217,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			if err == nil {
 				r.status = StatusOK
 				allowResultURLs(sc, r.text)
+				e.spill(r, outDir, sc, progress)
 				return
 			}
 			lastErr = err
@@ -204,18 +227,30 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			}
 		}
 	}
+	r.failAll(ctx, tctx, lastErr, e.opts.TaskTimeout)
+}
+
+// failAll says why no candidate ran the task: the turn's end, its time,
+// the attempts that failed, the candidates skipped for a host that is down.
+func (r *taskRun) failAll(ctx, tctx context.Context, lastErr error, timeout time.Duration) {
+	skipped := r.downNote()
+	if skipped != "" && lastErr != nil {
+		skipped = "; " + skipped
+	}
 	switch {
 	case ctx.Err() != nil:
 		r.fail("cancelled")
 	case tctx.Err() != nil:
-		r.fail(fmt.Sprintf("timed out after %s (task_timeout)", e.opts.TaskTimeout))
+		r.fail(fmt.Sprintf("timed out after %s (task_timeout)", timeout))
 	case lastErr != nil && len(r.attempts) > 1:
 		// Each hop had its line; the full errors are in the attempts,
 		// --debug and the log.
 		last := r.attempts[len(r.attempts)-1]
-		r.fail(fmt.Sprintf("all %d attempts failed; last: %s on %s: %s", len(r.attempts), last.Model, Where(last.Endpoint, last.Provider), last.Reason()))
+		r.fail(fmt.Sprintf("all %d attempts failed; last: %s on %s: %s%s", len(r.attempts), last.Model, Where(last.Endpoint, last.Provider), last.Reason(), skipped))
 	case lastErr != nil:
-		r.fail(lastErr.Error())
+		r.fail(lastErr.Error() + skipped)
+	case skipped != "":
+		r.fail("not run: " + skipped)
 	default:
 		r.fail("no endpoint could run it")
 	}
@@ -301,7 +336,7 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 			if dep.text == "" && len(dep.files) > 0 {
 				return strings.Join(dep.files, ", "), true
 			}
-			return dep.text, true
+			return dep.wholeText(), true
 		})
 		if missing != nil {
 			return nil, missing
@@ -376,7 +411,13 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, sc 
 	var files []string
 	kinds := map[string]skills.FileKind{}
 	for i, b := range res.Blobs {
-		p, err := writeBlob(outDir, r.task.Task, r.task.ID, b)
+		p, err := "", error(nil)
+		if i == 0 && r.fixed != "" {
+			p, err = e.writeFixed(r, b)
+		}
+		if p == "" && err == nil {
+			p, err = writeBlob(outDir, r.task.Task, r.task.ID, b)
+		}
 		if err != nil {
 			endpoints.Result{Blobs: res.Blobs[i+1:]}.Discard()
 			return err
@@ -407,6 +448,35 @@ func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, sc 
 		return fmt.Errorf("%s returned an empty result: %w", r.model, endpoints.ErrUnavailable)
 	}
 	return nil
+}
+
+// writeFixed stores a task's first file at the path fixed for it in
+// advance (early.go) when its type has that path's extension, and
+// remembers the extension the task produced for the next fixed path. It
+// returns "" (and no error) when the file must go elsewhere: another type,
+// or a name that is taken.
+func (e *Engine) writeFixed(r *taskRun, b endpoints.Blob) (string, error) {
+	head, err := blobHead(b)
+	if err != nil {
+		b.Remove()
+		return "", fmt.Errorf("cannot read the result file: %w", err)
+	}
+	ext := extFor(b.MIME, head)
+	if e.exts != nil {
+		e.exts.Store(r.task.Task, ext)
+	}
+	if ext != filepath.Ext(r.fixed) {
+		return "", nil
+	}
+	f, err := os.OpenFile(r.fixed, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", nil
+	}
+	f.Close()
+	if err := b.SaveAs(r.fixed); err != nil {
+		return "", fmt.Errorf("cannot write %s: %w", r.fixed, err)
+	}
+	return r.fixed, nil
 }
 
 // writeFile stores data under dir with a unique name and an extension that
@@ -488,7 +558,7 @@ func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, a
 		fmt.Fprintf(&b, "%s: %s\n", k, quoteData(args[k]))
 	}
 	start := time.Now()
-	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(stageMessage(markTask, b.String())), NumPredict: e.ctl.Options().AnswerTokens})
+	reply, err := e.callController(ctx, controller.ChatCall{Messages: conv.with(stageMessage(markTask, b.String())), NumPredict: e.ctl.Options().AnswerTokens})
 	took = max(time.Since(start), reply.PromptEvalDuration+reply.EvalDuration)
 	if err != nil {
 		return "", took, err
@@ -501,8 +571,10 @@ func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, a
 	return text, took, nil
 }
 
-// reportTasks turns runs into the turn's execution record.
-func reportTasks(runs []*taskRun) []TaskReport {
+// reportTasks turns runs into the turn's execution record. An argument
+// is kept to the result cap as a result is: it holds what another task
+// returned, or a file's contents, which the record has elsewhere.
+func reportTasks(runs []*taskRun, limit int) []TaskReport {
 	out := make([]TaskReport, 0, len(runs))
 	for _, r := range runs {
 		tr := TaskReport{ID: r.task.ID, Task: r.task.Task, Dep: slices.Clone(r.task.Dep), Args: r.args, Model: r.model, Endpoint: r.endpoint, Provider: r.provider,
@@ -510,10 +582,30 @@ func reportTasks(runs []*taskRun) []TaskReport {
 		if tr.Args == nil {
 			tr.Args = r.task.Args
 		}
+		tr.Args = cappedArgs(tr.Args, limit)
 		if r.choice != nil {
 			tr.Decided, tr.Reason, tr.Unmet = r.choice.decided, r.choice.why(), r.choice.unmet
 		}
 		out = append(out, tr)
+	}
+	return out
+}
+
+// cappedArgs is args with each value kept to limit bytes; args itself
+// (shared with the run) when none is longer.
+func cappedArgs(args map[string]string, limit int) map[string]string {
+	var out map[string]string
+	for k, v := range args {
+		if len(v) <= limit {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(args)
+		}
+		out[k] = budgeted(v, limit)
+	}
+	if out == nil {
+		return args
 	}
 	return out
 }

@@ -80,7 +80,10 @@ func logEvent(ctx context.Context, log *slog.Logger, ev Event) {
 			slog.Int("candidates", len(e.Candidates)), slog.Int("excluded", len(e.Excluded)))
 	case TaskStartEvent:
 		log.LogAttrs(ctx, slog.LevelDebug, "task started", slog.Int("id", e.ID), slog.String("task", e.Task),
-			slog.String("model", e.Model), slog.String("endpoint", e.Endpoint))
+			slog.String("model", e.Model), slog.String("endpoint", e.Endpoint), slog.String("provider", e.Provider))
+	case HostDownEvent:
+		log.LogAttrs(ctx, slog.LevelWarn, "host unreachable", slog.Int("id", e.ID), slog.String("host", e.Host),
+			slog.String("endpoint", e.Endpoint), slog.String("reason", e.Reason))
 	case TaskProgressEvent:
 		log.LogAttrs(ctx, slog.LevelDebug, "task progress", slog.Int("id", e.ID), slog.String("message", e.Message), slog.Int64("wait_ms", e.WaitMS))
 	case TaskEndEvent:

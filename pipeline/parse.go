@@ -26,10 +26,12 @@ var errNoJSON = errors.New("no JSON found in the reply")
 
 var thinkBlock = regexp.MustCompile(`(?s)<think>.*?(</think>|$)`)
 
-// parsePlan reads a plan from what real models produce: a bare array, an
-// object with a "tasks" array, a single task object, JSON inside prose or
-// ``` fences, trailing commas, ids as strings, dep: [-1] for none. An empty
-// list is a valid, empty plan.
+// parsePlan reads a plan from what real models produce: the schema's
+// shortest form ({"tasks":[{"task":…}]}, tasks numbered by their order,
+// {} for none) and every older one — a bare array, an object with a
+// "tasks" array after its "constraints", a single task object, JSON inside
+// prose or ``` fences, trailing commas, ids (as numbers or strings),
+// dep: [-1] for none. An empty list is a valid, empty plan.
 func parsePlan(reply string) (rawPlan, error) {
 	v, err := extractJSON(reply)
 	if err != nil {
@@ -53,7 +55,7 @@ func parsePlan(reply string) (rawPlan, error) {
 				list, found = []any{x}, true
 			}
 		}
-		if !found {
+		if !found && !onlyConstraints(x) {
 			return rawPlan{}, fmt.Errorf("the reply is a JSON object without a \"tasks\" list")
 		}
 		if c, ok := x["constraints"].(map[string]any); ok {
@@ -75,6 +77,18 @@ func parsePlan(reply string) (rawPlan, error) {
 	return rp, nil
 }
 
+// onlyConstraints reports whether a plan object has nothing but what the
+// schema lets a plan without tasks hold: {} or {"constraints":{…}} is a
+// plan with no task (the schema leaves out an empty "tasks").
+func onlyConstraints(x map[string]any) bool {
+	for k := range x {
+		if k != "constraints" {
+			return false
+		}
+	}
+	return true
+}
+
 // idMissing marks a task whose id could not be read; validation numbers it.
 const idMissing = math.MinInt32
 
@@ -83,9 +97,16 @@ const idMissing = math.MinInt32
 // the next task can never overflow.
 const maxTaskID = 1_000_000
 
+// parseTask reads the task object at index (from 0) of a plan's list. A
+// task without an "id" key is numbered by its place, index+1: the schema
+// has no ids, the order gives them. One whose id is there but unreadable
+// is left to validation to number, with a note.
 func parseTask(obj map[string]any, index int) (Task, []string) {
 	var notes []string
 	t := Task{ID: idMissing, Args: map[string]string{}}
+	if _, ok := obj["id"]; !ok {
+		t.ID = index + 1
+	}
 	for _, k := range []string{"task", "name", "task_name", "type"} {
 		if s, ok := obj[k].(string); ok {
 			t.Task = strings.TrimSpace(s)
@@ -121,7 +142,6 @@ func parseTask(obj map[string]any, index int) (Task, []string) {
 			}
 		}
 	}
-	_ = index
 	return t, notes
 }
 
@@ -184,7 +204,10 @@ func toInt(v any) (int, bool) {
 }
 
 // argString renders an argument value as the string the executor uses:
-// numbers as written, a list of numbers (a point or a box) comma-joined.
+// numbers as written, a list of numbers or words (a point, a box, labels)
+// comma-joined. A list whose items a comma would not keep apart — objects,
+// lists, text with commas in it, as a tool's array of entities is — stays
+// JSON, which a tool's schema reads back item by item (skills.Schema).
 func argString(v any) (string, bool) {
 	switch x := v.(type) {
 	case string:
@@ -199,6 +222,16 @@ func argString(v any) (string, bool) {
 			s, ok := argString(e)
 			if !ok {
 				return "", false
+			}
+			switch e.(type) {
+			case map[string]any, []any:
+				b, err := json.Marshal(x)
+				return string(b), err == nil
+			case string:
+				if strings.Contains(s, ",") {
+					b, err := json.Marshal(x)
+					return string(b), err == nil
+				}
 			}
 			parts = append(parts, s)
 		}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -32,6 +33,11 @@ func TestParsePlanShapes(t *testing.T) {
 			[]Task{{ID: 1, Task: "ocr", Dep: []int{}, Args: map[string]string{"image": "x.png"}}}},
 		{"visual prompts as numbers", `[{"task":"mask-generation","id":1,"dep":[],"args":{"image":"x.png","point":[120,80]}}]`,
 			[]Task{{ID: 1, Task: "mask-generation", Dep: []int{}, Args: map[string]string{"image": "x.png", "point": "120,80"}}}},
+		{"lists a comma keeps apart, and lists it would not", `[{"task":"memory.create_entities","id":1,"dep":[],"args":{` +
+			`"entities":[{"name":"Ada","observations":["wrote, first"]},{"name":"Engine"}],"labels":["cat","dog"],"phrases":["a, b","c"],"grid":[[1,2],[3,4]]}}]`,
+			[]Task{{ID: 1, Task: "memory.create_entities", Dep: []int{}, Args: map[string]string{
+				"entities": `[{"name":"Ada","observations":["wrote, first"]},{"name":"Engine"}]`, "labels": "cat,dog",
+				"phrases": `["a, b","c"]`, "grid": `[[1,2],[3,4]]`}}}},
 		{"args as a string", `[{"task":"summarization","id":1,"dep":[],"args":"some text"}]`,
 			[]Task{{ID: 1, Task: "summarization", Dep: []int{}, Args: map[string]string{"text": "some text"}}}},
 		{"empty plan", `[]`, nil},
@@ -50,13 +56,34 @@ func TestParsePlanShapes(t *testing.T) {
 	}
 }
 
+// The schema has no ids: a task without one is numbered by its place. An
+// id that is there but does not read is left to validation to number.
 func TestParsePlanMissingID(t *testing.T) {
-	rp, err := parsePlan(`[{"task":"ocr","args":{"image":"x.png"}}]`)
+	rp, err := parsePlan(`[{"task":"ocr","args":{"image":"x.png"}},{"task":"image-to-text"},{"task":"ocr","id":"first"}]`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rp.Tasks[0].ID != idMissing {
-		t.Fatalf("id = %d, want the missing marker", rp.Tasks[0].ID)
+	if got := []int{rp.Tasks[0].ID, rp.Tasks[1].ID, rp.Tasks[2].ID}; !slices.Equal(got, []int{1, 2, idMissing}) {
+		t.Fatalf("ids = %v, want 1, 2 by place and the missing marker", got)
+	}
+}
+
+// The schema's shortest plans read as they mean: {} and a plan of only
+// constraints have no task; a task's left-out dep and args are empty.
+func TestParsePlanShortestForms(t *testing.T) {
+	for _, reply := range []string{`{}`, `{"constraints":{"local_only":true}}`} {
+		rp, err := parsePlan(reply)
+		if err != nil || len(rp.Tasks) != 0 {
+			t.Fatalf("parsePlan(%s) = %+v, %v; want an empty plan", reply, rp, err)
+		}
+	}
+	rp, err := parsePlan(`{"tasks":[{"task":"image-to-text"},{"task":"text-to-speech","args":{"text":"<resource>-1"}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}, {ID: 2, Task: "text-to-speech", Args: map[string]string{"text": "<resource>-1"}}}
+	if !reflect.DeepEqual(rp.Tasks, want) {
+		t.Fatalf("tasks = %+v\nwant    %+v", rp.Tasks, want)
 	}
 }
 

@@ -14,11 +14,31 @@ import (
 )
 
 // planSchema returns the JSON schema the planning reply must follow. Task
-// names are an enum so a grammar-constrained model cannot invent one. The
-// constraints come first and are required: a model under the schema says
-// what limits the models before it writes a task, so each task can start
-// the moment its object is complete (streaming dispatch) — "constraints":{}
-// costs a few tokens. A task's fields follow the order the head shows.
+// names are an enum so a grammar-constrained model cannot invent one.
+// Every token the controller decodes is time the user waits for (20 ms on
+// a GPU, 50–60 ms on a laptop CPU), so the schema asks for nothing that
+// carries nothing: no property is required but a task's name, and what is
+// left out has a meaning the parser and validator give it.
+//
+//   - "constraints" may be left out (a plan whose first key is "tasks" has
+//     none) but, when present, comes before "tasks", so a model under the
+//     schema says what limits the models before it writes a task and each
+//     task can start the moment its object closes (streaming dispatch).
+//     Both are optional so that llama.cpp's grammar, which writes required
+//     properties before optional ones, keeps this order; {} is a plan with
+//     no task (chat).
+//   - A task has no "id": tasks are numbered 1, 2, … in the order written
+//     (parseTask), which is what the ids said.
+//   - "dep" is left out when it would only repeat the tasks its
+//     <resource>-N arguments name (the validator adds those); when
+//     present it is not empty and names tasks from 1, so neither [] nor
+//     HuggingGPT's [-1] can be spelled.
+//   - "args" may be left out, and an image, audio or video argument that
+//     is the turn's only file of its kind is filled in by the validator.
+//
+// Whitespace between tokens cannot be ruled out through a schema (the
+// grammar's "space" rule allows it); the head's examples are written
+// without any, and models copy them.
 func planSchema(cat *skills.Catalog) json.RawMessage {
 	argProps := map[string]any{}
 	for _, s := range cat.All() {
@@ -28,8 +48,7 @@ func planSchema(cat *skills.Catalog) json.RawMessage {
 	}
 	taskProps := object{
 		{"task", map[string]any{"type": "string", "enum": cat.Names()}},
-		{"id", map[string]any{"type": "integer"}},
-		{"dep", map[string]any{"type": "array", "items": map[string]any{"type": "integer"}}},
+		{"dep", map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"type": "integer", "minimum": 1}}},
 		{"args", map[string]any{"type": "object", "properties": argProps, "additionalProperties": false}},
 	}
 	props := object{
@@ -39,18 +58,25 @@ func planSchema(cat *skills.Catalog) json.RawMessage {
 				{"licenses", map[string]any{"type": "array", "items": map[string]any{"type": "string"}}},
 				{"max_size", map[string]any{"type": "string"}},
 				{"local_only", map[string]any{"type": "boolean"}},
-				{"prefer", map[string]any{"type": "string", "enum": []string{"", PreferSmallest, PreferBest}}},
+				{"prefer", map[string]any{"type": "string", "enum": []string{PreferSmallest, PreferBest}}},
 				{"benchmark", map[string]any{"type": "string"}},
 			},
+			"additionalProperties": false,
 		}},
 		{"tasks", map[string]any{
-			"type":  "array",
-			"items": object{{"type", "object"}, {"properties", taskProps}, {"required", taskProps.keys()}},
+			"type":     "array",
+			"minItems": 1,
+			"items":    object{{"type", "object"}, {"properties", taskProps}, {"required", []string{"task"}}, {"additionalProperties", false}},
 		}},
 	}
-	b, _ := json.Marshal(object{{"type", "object"}, {"properties", props}, {"required", props.keys()}})
+	b, _ := json.Marshal(object{{"type", "object"}, {"properties", props}, {"additionalProperties", false}})
 	return b
 }
+
+// PlanSchema returns the JSON schema of the planning reply, as the
+// planning call sends it: for tools and tests that write or check replies
+// as a grammar-constrained controller would (eval, the benchmarks' fake).
+func (e *Engine) PlanSchema() json.RawMessage { return planSchema(e.cat) }
 
 // planMessage is the planning stage's message: the attachments, then the
 // request. A vision controller also gets the turn's images.
@@ -145,13 +171,16 @@ func (e *Engine) plan(ctx context.Context, t Turn, conv *conversation, emit Emit
 	schema := planSchema(e.cat)
 	var lastProblem string
 	for attempt := 0; attempt < 2; attempt++ {
+		msgs := fitPrompt(conv.with(tail...), e.ctl.Options().PromptBytes())
+		// What was sent is what later calls continue after.
+		tail = msgs[len(msgs)-len(tail):]
 		emit(DebugEvent{Stage: StagePlanning, Kind: "prompt", Content: debugPrompt(tail[len(tail)-1])})
 		start := time.Now()
-		call := controller.ChatCall{Messages: conv.with(tail...), Format: schema, NumPredict: e.ctl.Options().PlanTokens}
+		call := controller.ChatCall{Messages: msgs, Format: schema, NumPredict: e.ctl.Options().PlanTokens}
 		if stream != nil && attempt == 0 {
 			call.OnToken = stream.write
 		}
-		reply, err := e.ctl.Chat(ctx, call)
+		reply, err := e.callController(ctx, call)
 		if err != nil {
 			return Plan{}, err
 		}

@@ -2,16 +2,19 @@ package pipeline
 
 // planStream reads a plan reply while it streams and hands over its parts
 // the moment each is complete: the constraints object, then each task
-// object of the "tasks" list. The plan schema puts "constraints" first, so
-// a grammar-constrained model has said what limits the models before it
-// writes the first task — a task may then start (streaming dispatch) while
-// the rest of the plan decodes.
+// object of the "tasks" list. The plan schema puts "constraints" first
+// when there are any, so a grammar-constrained model has said what limits
+// the models before it writes the first task — a task may then start
+// (streaming dispatch) while the rest of the plan decodes. A reply whose
+// first key is "tasks" has no constraints: it is handed over as an empty
+// constraints object when "tasks" opens — unless waitForConstraints, when
+// the request itself may state a limit (requestMayConstrain) and a model
+// not held to the schema's order might write its constraints last.
 //
 // Only a reply that is one JSON object from its first byte is read here;
-// anything else (prose, a fence, a bare list) and a reply that writes its
-// tasks before its constraints are left to the end of the reply, when
-// parsePlan reads it whole. The scan is incremental: each byte is looked
-// at once, however the reply is cut into tokens.
+// anything else (prose, a fence, a bare list) is left to the end of the
+// reply, when parsePlan reads it whole. The scan is incremental: each byte
+// is looked at once, however the reply is cut into tokens.
 type planStream struct {
 	objectScan
 	// key is the last key read at the top level, keyStart where the
@@ -23,8 +26,11 @@ type planStream struct {
 	open     string
 	objStart int
 	// constraints is true once the constraints object was read before
-	// any task: only then are tasks handed over.
+	// any task, or the tasks came first: only then are tasks handed over.
 	constraints bool
+	// waitForConstraints: a reply that writes its tasks first starts
+	// nothing early (the request may state a limit).
+	waitForConstraints bool
 
 	onConstraints func(Constraints)
 	onTask        func(Task)
@@ -58,9 +64,7 @@ func (s *planStream) scan(b string, i int) {
 		case s.depth == 2:
 			s.open, s.objStart = s.key, i
 			if s.open == "tasks" && !s.constraints {
-				// Tasks before constraints: what limits the models is
-				// not known yet, so nothing may start early.
-				s.off = true
+				s.tasksFirst()
 			}
 		case s.depth == 3 && s.open == "tasks" && c == '{':
 			s.objStart = i
@@ -78,7 +82,28 @@ func (s *planStream) scan(b string, i int) {
 	}
 }
 
+// tasksFirst takes a reply whose tasks come before any constraints: the
+// schema's plan without constraints, unless the request may state a limit
+// — then what limits the models is not known until the reply ends, and
+// nothing may start early.
+func (s *planStream) tasksFirst() {
+	if s.waitForConstraints {
+		s.off = true
+		return
+	}
+	s.constraints = true
+	if s.onConstraints != nil {
+		s.onConstraints(Constraints{})
+	}
+}
+
 func (s *planStream) readConstraints(obj string) {
+	if s.constraints {
+		// After the tasks (a model not held to the schema's order): the
+		// tasks offered were offered as having none, and the final plan's
+		// constraints withdraw them if they differ (dispatcher.settle).
+		return
+	}
 	v, err := decodeLenient(obj)
 	m, ok := v.(map[string]any)
 	if err != nil || !ok {

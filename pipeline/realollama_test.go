@@ -2,7 +2,11 @@ package pipeline_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,4 +124,79 @@ func TestRealOllamaWarmsThePromptHead(t *testing.T) {
 	if time.Duration(plan.PromptEvalMS)*time.Millisecond*4 > warm.PromptEvalDuration {
 		t.Errorf("the planning call spent %d ms on its prompt, the warm-up %v: the head was not reused", plan.PromptEvalMS, warm.PromptEvalDuration)
 	}
+}
+
+// TestRealOllamaDecodesThePlanSchema samples plans from a real Ollama under
+// the plan schema with the tiny random-weight model: the server takes the
+// schema (minItems, minimum and optional keys included) and builds its
+// grammar from it, and every reply that ends is valid under the schema —
+// no ids, never an empty dep or one below 1, constraints before tasks when
+// it has both. (The random weights mostly end at once, with {}: that the
+// grammar allows each shortest form and forbids the old ones is checked
+// against the same llama.cpp converter, docs/speed.md.) The model's tokens
+// are bytes: eval_count is the reply's length, the count docs/speed.md
+// gives for the tiny model.
+func TestRealOllamaDecodesThePlanSchema(t *testing.T) {
+	host := ollamatest.Start(t)
+	cat, err := skills.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl, err := controller.New(host, ollamatest.Model, controller.Options{Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := pipeline.New(ctl, cat, endpoints.NewRouter(endpoints.ModeLocal), pipeline.Options{}).PlanSchema()
+	base, err := url.Parse(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := api.NewClient(base, http.DefaultClient)
+	ended, first := 0, map[string]int{}
+	const samples = 4
+	for seed := range samples {
+		var reply strings.Builder
+		var last api.ChatResponse
+		stream := false
+		err := client.Chat(context.Background(), &api.ChatRequest{Model: ollamatest.Model, Stream: &stream, Format: schema,
+			Messages: []api.Message{{Role: "user", Content: "STAGE: PLAN\nRequest: caption /tmp/a.png and read it aloud"}},
+			Options:  map[string]any{"seed": seed, "temperature": 1, "num_predict": 300}},
+			func(r api.ChatResponse) error { reply.WriteString(r.Message.Content); last = r; return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last.DoneReason != "stop" {
+			continue // cut at num_predict: random weights write long strings
+		}
+		ended++
+		s := reply.String()
+		if err := fakeollama.Validate(schema, []byte(s)); err != nil {
+			t.Fatalf("seed %d: %s does not satisfy the schema: %v", seed, s, err)
+		}
+		if c, k := strings.Index(s, `"constraints"`), strings.Index(s, `"tasks"`); c >= 0 && k >= 0 && c > k {
+			t.Fatalf("seed %d: tasks before constraints: %s", seed, s)
+		}
+		var plan struct {
+			Tasks []map[string]json.RawMessage `json:"tasks"`
+		}
+		_ = json.Unmarshal([]byte(s), &plan)
+		for _, task := range plan.Tasks {
+			if _, ok := task["id"]; ok {
+				t.Fatalf("seed %d: a task with an id: %s", seed, s)
+			}
+			if d, ok := task["dep"]; ok && (string(d) == "[]" || strings.Contains(string(d), "-") || strings.Contains(string(d), "[0")) {
+				t.Fatalf("seed %d: dep %s", seed, d)
+			}
+		}
+		if last.EvalCount < len(s) || last.EvalCount > len(s)+1 {
+			t.Errorf("seed %d: eval_count %d for a reply of %d bytes", seed, last.EvalCount, len(s))
+		}
+		dec := json.NewDecoder(strings.NewReader(s))
+		_, _ = dec.Token()
+		if k, err := dec.Token(); err == nil {
+			first[fmt.Sprint(k)]++
+		}
+		t.Logf("seed %d: %.200q", seed, s)
+	}
+	t.Logf("%d of %d replies ended; first key: %v", ended, samples, first)
 }

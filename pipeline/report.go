@@ -63,6 +63,11 @@ type TaskReport struct {
 	Error     string          `json:"error,omitempty"`
 	Attempts  []Attempt       `json:"attempts,omitempty"`
 	ElapsedMS int64           `json:"elapsed_ms"`
+	// Early is the file the answer named while the task was still
+	// producing it (response.early); Correction the line that followed
+	// the answer because the task did not produce it there.
+	Early      string `json:"early,omitempty"`
+	Correction string `json:"correction,omitempty"`
 }
 
 // Where names where a model ran, for people: the endpoint, and the

@@ -15,18 +15,23 @@ import (
 
 // respond runs the response stage: it streams the controller's answer and
 // appends the workflow section rendered from the execution record, so the
-// explanation can only name models that actually ran.
-func (e *Engine) respond(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report, conv *conversation, emit Emit) (string, error) {
-	msg := e.answerMessage(ctx, t, p, runs, rep)
-	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: debugPrompt(msg)})
+// explanation can only name models that actually ran. After an early
+// answer (runs holds stand-ins for tasks still producing their files) it
+// waits for those tasks before the workflow section, and a line corrects
+// the answer for each that did not produce the file it named.
+func (d *dispatcher) respond(p Plan, runs []*taskRun, rep *Report) (string, error) {
+	e, ctx, emit := d.e, d.ctx, d.emit
+	msgs := fitPrompt(d.conv.with(e.answerMessage(ctx, d.t, p, runs, rep)), e.ctl.Options().PromptBytes())
+	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: debugPrompt(msgs[len(msgs)-1])})
 	var answer strings.Builder
 	push, flush := streamer(&answer, emit)
 	start := time.Now()
-	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(msg), NumPredict: e.ctl.Options().AnswerTokens, OnToken: push})
+	reply, err := e.callController(ctx, controller.ChatCall{Messages: msgs, NumPredict: e.ctl.Options().AnswerTokens, OnToken: push})
 	if err == nil {
 		flush()
-		conv.record(StageResponse, reply, time.Since(start), emit)
+		d.conv.record(StageResponse, reply, time.Since(start), emit)
 	}
+	correction := d.finish(rep)
 	if err != nil {
 		if ctx.Err() != nil || len(runs) == 0 {
 			return "", err
@@ -40,6 +45,11 @@ func (e *Engine) respond(ctx context.Context, t Turn, p Plan, runs []*taskRun, r
 	}
 	emit(DebugEvent{Stage: StageResponse, Kind: "reply", Content: reply.Content})
 	text := strings.TrimSpace(answer.String())
+	if correction != "" {
+		sep := "\n\n"
+		emit(TokenEvent{Text: sep + correction})
+		text += sep + correction
+	}
 	if wf := workflowSection(rep, p); wf != "" {
 		sep := "\n\n"
 		emit(TokenEvent{Text: sep + wf})
@@ -128,6 +138,13 @@ func (e *Engine) answerMessage(ctx context.Context, t Turn, p Plan, runs []*task
 	if len(runs) > 0 {
 		results, _ := json.MarshalIndent(resultsForPrompt(runs, e.opts.ResultBudget), "", " ")
 		b.WriteString("\nResults of the tasks run for this request:\n" + quoteData(string(results)))
+		for _, r := range runs {
+			if r.status == statusRunning {
+				// The early answer (early.go): the file's path is all
+				// the answer needs, and it is fixed already.
+				fmt.Fprintf(&b, "\nTask %d (%s) is producing %s: it is still running; give that path, say nothing of its content.", r.task.ID, r.task.Task, r.fixed)
+			}
+		}
 	} else {
 		b.WriteString("\nNo task ran: answer directly.")
 	}
@@ -231,10 +248,14 @@ func resultsForPrompt(runs []*taskRun, budget int) []promptResult {
 	return out
 }
 
-// budgeted cuts s to a prompt budget of n bytes (16 at least), saying how
-// much was left out so the controller does not take a part for the whole.
+// budgetFloor is the least of a part budgeted keeps.
+const budgetFloor = 16
+
+// budgeted cuts s to a prompt budget of n bytes (budgetFloor at least),
+// saying how much was left out so the controller does not take a part for
+// the whole.
 func budgeted(s string, n int) string {
-	out, cut := text.ClipBytes(s, max(n, 16))
+	out, cut := text.ClipBytes(s, max(n, budgetFloor))
 	if cut > 0 {
 		out += fmt.Sprintf(" [%d more bytes]", cut)
 	}

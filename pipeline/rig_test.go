@@ -65,6 +65,8 @@ type rigConfig struct {
 	hf func(*huggingface.Options)
 	// hub: the endpoint asks the fake's Hub which providers serve a model.
 	hub bool
+	// slots is controller.max_concurrent.
+	slots int
 }
 
 func withControllerCaps(c ...string) rigOption {
@@ -80,6 +82,9 @@ func withHFOptions(f func(*huggingface.Options)) rigOption {
 // withHub makes the Hugging Face endpoint ask the fake Hub's provider
 // mapping (fakehf.Server.Provide), as the real one asks the Hub.
 func withHub() rigOption { return func(rc *rigConfig) { rc.hub = true } }
+
+// withSlots sets controller.max_concurrent: the controller server's slots.
+func withSlots(n int) rigOption { return func(rc *rigConfig) { rc.slots = n } }
 
 func withEndpoints(eps ...endpoints.Endpoint) rigOption {
 	return func(rc *rigConfig) { rc.extra = append(rc.extra, eps...) }
@@ -101,7 +106,7 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := controller.New(r.ollama.URL, "ctl", controller.Options{PlanTokens: 512, Timeout: 30 * time.Second})
+	ctl, err := controller.New(r.ollama.URL, "ctl", controller.Options{PlanTokens: 512, Timeout: 30 * time.Second, MaxConcurrent: rc.slots})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -276,7 +276,9 @@ func TestSelectionPromptClipsArguments(t *testing.T) {
 	img := r.image("a.png", 20, 20)
 	r.hf.Model("test/vqa-big", "visual-question-answering")
 	r.hf.Model("test/vqa-small", "visual-question-answering")
-	huge := "what-" + strings.Repeat("x", 400<<10) // 400 KB, one "word" for the fake's token count
+	// As long as a plan within plan_tokens can write it (the controller
+	// cuts a reply past its limit), one "word" for the fake's token count.
+	huge := "what-" + strings.Repeat("x", 6<<10)
 	var size int
 	r.pick = func(req *api.ChatRequest) fakeollama.Reply {
 		size = len(req.Messages[len(req.Messages)-1].Content)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
@@ -255,12 +256,55 @@ func (c *choice) applyPreference(s *skills.Skill, cons Constraints, cands []*can
 }
 
 // plannedProvider names the provider route would try first for model,
-// where the endpoint reaches several; "" otherwise.
+// where the endpoint reaches several and can tell without the network;
+// "" otherwise.
 func plannedProvider(route endpoints.Endpoint, task, model string) string {
 	if pn, ok := route.(endpoints.ProviderNamer); ok {
 		return pn.Provider(task, model)
 	}
 	return ""
+}
+
+// resolvedProvider names the provider route will try first for model,
+// asking what the call itself would ask (the Hub's mapping, cached for
+// the call): what a task's start, and a preview, name.
+func resolvedProvider(ctx context.Context, route endpoints.Endpoint, task, model string) string {
+	if pr, ok := route.(endpoints.ProviderResolver); ok {
+		return pr.ResolveProvider(ctx, task, model)
+	}
+	return plannedProvider(route, task, model)
+}
+
+// resolveProviders names, in a preview, the provider each candidate's
+// route will try first, asking the Hub as a run would (a few lookups at a
+// time, each cached): selection during a turn stays offline and names
+// only what is settled.
+func resolveProviders(ctx context.Context, c *choice, ev *ModelEvent) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8)
+	for i, cd := range c.ranked {
+		for _, r := range cd.routes {
+			if _, ok := r.(endpoints.ProviderNamer); !ok {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				p := resolvedProvider(ctx, r, c.task.Task, cd.model.ID)
+				cd.provider = p
+				if i < len(ev.Candidates) {
+					ev.Candidates[i].Provider = p
+				}
+				if i == 0 && ev.Endpoint == string(r.Kind()) {
+					ev.Provider = p
+				}
+			}()
+			break
+		}
+	}
+	wg.Wait()
 }
 
 // choose puts the candidate id first in c's ranking.
@@ -296,5 +340,9 @@ func (e *Engine) Preview(ctx context.Context, task string, cons Constraints) (Mo
 		return ModelEvent{}, fmt.Errorf("unknown task %q — see `chorus models list` or /skills for the task names", task)
 	}
 	c, _ := e.selectTask(ctx, Task{Task: s.Name}, cons, "", func(Event) {})
-	return c.event(), nil
+	ev := c.event()
+	if !c.controller {
+		resolveProviders(ctx, c, &ev)
+	}
+	return ev, nil
 }

@@ -98,7 +98,7 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 		},
 	}
 	start := time.Now()
-	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: conv.with(msg), Format: schema, NumPredict: 24 + 24*len(ask), OnToken: stream.write})
+	reply, err := e.callController(ctx, controller.ChatCall{Messages: conv.with(msg), Format: schema, NumPredict: 24 + 24*len(ask), OnToken: stream.write})
 	fallback := func(c *choice, why string) {
 		top := c.ranked[0].model.ID
 		c.decided, c.reason = "fallback: top-ranked", fmt.Sprintf("%s; using the top-ranked candidate, %s", why, top)

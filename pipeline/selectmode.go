@@ -37,6 +37,29 @@ var preferenceWords = []string{
 	"language", "multilingual", "accent", "voice",
 }
 
+// limitWords are what a request says when it limits where or which models
+// may run — HIVE's constraints: on this machine, a licence, a size.
+var limitWords = []string{
+	"local", "machine", "offline", "on-device", "on device", "private", "cloud", "internet", "upload",
+	"apache", "mit ", "gpl", "cc-by", "licen", "gb", "mb", "parameter", "benchmark", "smallest",
+}
+
+// requestMayConstrain reports whether request may state a constraint on
+// the models: a limit word or a preference word (paths aside). A plan
+// reply that writes its tasks first then waits for its end before a task
+// starts, in case a model not held to the schema's order writes the
+// constraints last; under the schema a reply's first key "tasks" means
+// there are none.
+func requestMayConstrain(request string) bool {
+	r := " " + strings.Join(requestWords(request), " ") + " "
+	for _, w := range append(limitWords, preferenceWords...) {
+		if strings.Contains(r, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // requestWeighsModels reports whether request says something a model
 // choice among cands should weigh: a preference word, or a candidate's
 // name (its id's last part, or a distinctive piece of it: "whisper",

@@ -41,15 +41,33 @@ func streamedPlan() (fakeollama.Reply, chan<- string) {
 	return fakeollama.Reply{Stream: ch}, ch
 }
 
+// Tasks start while the plan streams, in the schema's shortest form (no
+// constraints, no ids: the first key is "tasks") as in the older one
+// (constraints first, every field spelled out).
 func TestTasksStartWhileThePlanStreams(t *testing.T) {
+	t.Run("shortest", func(t *testing.T) {
+		tasksStartWhileThePlanStreams(t, func(img string) (string, []string) {
+			args, _ := json.Marshal(map[string]string{"image": img})
+			return `{"tasks":[`, []string{`{"task":"image-classification","args":` + string(args) + `}`,
+				`{"task":"object-detection","args":` + string(args) + `}`}
+		})
+	})
+	t.Run("constraints first", func(t *testing.T) {
+		tasksStartWhileThePlanStreams(t, func(img string) (string, []string) {
+			return orderedPlan(`{}`,
+				task(1, "image-classification", nil, map[string]string{"image": img}),
+				task(2, "object-detection", nil, map[string]string{"image": img}))
+		})
+	})
+}
+
+func tasksStartWhileThePlanStreams(t *testing.T, write func(img string) (head string, objs []string)) {
 	r := newRig(t)
 	img := r.image("room.png", 32, 32)
 	release := r.hf.Model("test/classifier", "image-classification").Hold()
 	defer release()
 	r.hf.Model("test/detector", "object-detection")
-	head, objs := orderedPlan(`{}`,
-		task(1, "image-classification", nil, map[string]string{"image": img}),
-		task(2, "object-detection", nil, map[string]string{"image": img}))
+	head, objs := write(img)
 	reply, plan := streamedPlan()
 	r.plans = []fakeollama.Reply{reply}
 
@@ -210,8 +228,9 @@ func TestEarlyTaskWithdrawnWhenThePlanChanges(t *testing.T) {
 }
 
 // A plan that writes its tasks before its constraints (a model not held to
-// the schema's order) starts nothing early: the constraints might rule
-// out the model a task would run on.
+// the schema's order) starts nothing early when the request may state a
+// limit ("on this machine only"): the constraints might rule out the model
+// a task would run on. (Without such words, tasks first means none.)
 func TestConstraintsAfterTasksStartNothingEarly(t *testing.T) {
 	r := newRig(t)
 	img := r.image("a.png", 16, 16)
@@ -350,4 +369,66 @@ func TestCancelWhileEarlyTaskRuns(t *testing.T) {
 	}
 	r.hf.Close()
 	r.ollama.Close()
+}
+
+// With a second controller slot (controller.max_concurrent: 2), the pick
+// for the first task of a chain is asked while the later tasks are still
+// being planned, and the task runs before the plan ends; the task the plan
+// ends with gets its own pick after the plan. With one slot (the test
+// above) nothing is asked before the plan ends.
+func TestSecondSlotPicksWhileThePlanStreams(t *testing.T) {
+	r := newRig(t, withSlots(2))
+	img := r.image("dog.png", 40, 30)
+	release := r.hf.Model("test/captioner-big", "image-to-text").Hold()
+	defer release()
+	r.hf.Model("test/voice", "text-to-speech")
+	r.pick = func(*api.ChatRequest) fakeollama.Reply {
+		return fakeollama.Reply{Content: `{"picks":{"1":1},"reasons":{"1":"the larger captioner"}}`}
+	}
+	reply, plan := streamedPlan()
+	r.plans = []fakeollama.Reply{reply}
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.run(context.Background(), pipeline.Turn{Request: "caption " + img + " and read it aloud"})
+		done <- err
+	}()
+	args, _ := json.Marshal(map[string]string{"image": img})
+	plan <- `{"tasks":[{"task":"image-to-text","args":` + string(args) + `}`
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.hf.WaitInFlight(ctx, 1); err != nil {
+		t.Fatalf("task 1 did not start while the plan was still streaming: %v", err)
+	}
+	if n := r.calls("select"); n != 1 {
+		t.Fatalf("selection calls before the plan ended = %d", n)
+	}
+	plan <- `,{"task":"text-to-speech","args":{"text":"<resource>-1"}}]}`
+	close(plan)
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if m := r.model(1); m.Model != "test/captioner-big" || m.Decided != "controller choice" {
+		t.Fatalf("task 1's model = %+v", m)
+	}
+	if e := r.taskEnd(2); e.Status != pipeline.StatusOK {
+		t.Fatalf("task 2 = %+v", e)
+	}
+	// The early pick is a branch: the answer continues after the plan,
+	// not after the pick asked before the plan had ended.
+	for _, req := range r.ollama.ChatRequests() {
+		if stage(&req) != "respond" {
+			continue
+		}
+		var sawPlan bool
+		for _, m := range req.Messages {
+			sawPlan = sawPlan || strings.HasPrefix(m.Content, "STAGE: PLAN")
+			if strings.HasPrefix(m.Content, "STAGE: SELECT") {
+				t.Fatalf("the answer's conversation holds the early pick:\n%v", req.Messages)
+			}
+		}
+		if !sawPlan {
+			t.Fatal("the answer's conversation lost the plan")
+		}
+	}
 }

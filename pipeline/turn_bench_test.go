@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -109,6 +110,17 @@ func BenchmarkTurn(b *testing.B) {
 	for _, sc := range benchScenarios {
 		b.Run("auto-cpu-warm/"+sc.name, func(b *testing.B) { benchTurn(b, sc, true, cpuLatency, pipeline.SelectAuto) })
 	}
+	// HuggingGPT's always-ask selection on a server with a second slot
+	// (OLLAMA_NUM_PARALLEL=2, controller.max_concurrent: 2).
+	for _, sc := range benchScenarios {
+		b.Run("ctl2-warm/"+sc.name, func(b *testing.B) { benchTurn(b, sc, true, twoSlots(benchLatency), pipeline.SelectController) })
+	}
+}
+
+// twoSlots is l on a server that serves two chats at once.
+func twoSlots(l fakeollama.Latency) fakeollama.Latency {
+	l.Slots = 2
+	return l
 }
 
 // benchTurn times turns of one scenario. A cold turn is the first of a
@@ -123,7 +135,7 @@ func BenchmarkTurn(b *testing.B) {
 // expert calls in flight at once (the overlap of a fan-out).
 func benchTurn(b *testing.B, sc benchScenario, warm bool, lat fakeollama.Latency, sel pipeline.Selection) {
 	var wall, ttft time.Duration
-	var calls, prompt, prefilled, overlap int
+	var calls, prompt, prefilled, overlap, planTok int
 	var path critPath
 	for i := 0; i < b.N; i++ {
 		r := newBenchRig(b, sc, lat, sel)
@@ -138,6 +150,7 @@ func benchTurn(b *testing.B, sc benchScenario, warm bool, lat fakeollama.Latency
 			history = []pipeline.Message{{Role: "user", Content: rep.Request}, {Role: "assistant", Content: rep.Answer}}
 		}
 		c0, p0, e0 := r.ollama.Prefill()
+		r.planTokens = 0
 		b.StartTimer()
 		start := time.Now()
 		first := time.Duration(0)
@@ -153,6 +166,7 @@ func benchTurn(b *testing.B, sc benchScenario, warm bool, lat fakeollama.Latency
 			b.Fatal(err)
 		}
 		ttft += first
+		planTok += r.planTokens
 		c, p, e := r.ollama.Prefill()
 		calls, prompt, prefilled = calls+c-c0, prompt+p-p0, prefilled+e-e0
 		ctl, experts := r.spans(start)
@@ -163,6 +177,7 @@ func benchTurn(b *testing.B, sc benchScenario, warm bool, lat fakeollama.Latency
 	b.ReportMetric(float64(wall.Milliseconds())/n, "wall-ms/turn")
 	b.ReportMetric(float64(ttft.Milliseconds())/n, "ttft-ms/turn")
 	b.ReportMetric(float64(calls)/n, "ctl-calls/turn")
+	b.ReportMetric(float64(planTok)/n, "plan-tok/turn")
 	b.ReportMetric(float64(prompt)/n, "prompt-tok/turn")
 	b.ReportMetric(float64(prefilled)/n, "prefill-tok/turn")
 	b.ReportMetric(float64(path.ctl.Milliseconds())/n, "cp-ctl-ms/turn")
@@ -190,10 +205,13 @@ func (r *benchRig) spans(start time.Time) (ctl, experts []span) {
 type benchRig struct {
 	// greeting makes the controller plan no task (a chat turn).
 	greeting bool
-	ollama   *fakeollama.Server
-	hf       *fakehf.Server
-	eng      *pipeline.Engine
-	image    string
+	// planTokens counts the tokens of the plan replies since the last
+	// reset, as the fake decodes them (four bytes a token).
+	planTokens int
+	ollama     *fakeollama.Server
+	hf         *fakehf.Server
+	eng        *pipeline.Engine
+	image      string
 }
 
 func newBenchRig(b testing.TB, sc benchScenario, lat fakeollama.Latency, sel pipeline.Selection) *benchRig {
@@ -220,33 +238,40 @@ func newBenchRig(b testing.TB, sc benchScenario, lat fakeollama.Latency, sel pip
 			}
 		}
 	}
-	// Written as a model under the plan schema writes it: constraints
-	// first, each task's fields in the schema's order.
-	head, objs := orderedPlan(`{}`, plan...)
-	planJSON := head + strings.Join(objs, ",") + "]}"
+	// The plan is written as a grammar-constrained model writes it under
+	// the schema the planning call sends (benchPlanUnder): the same
+	// harness measures every version of the schema.
 	r.ollama.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
 	r.ollama.SetLatency(lat)
+	var mu sync.Mutex
 	r.ollama.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
+		tasks := plan
 		if r.greeting {
-			return benchReply(req, `{"constraints":{},"tasks":[]}`)
+			tasks = []map[string]any{}
 		}
-		return benchReply(req, planJSON)
+		rep := benchReply(req, func() string { return benchPlanUnder(req.Format, tasks) })
+		if pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) == string(pipeline.StagePlanning) {
+			mu.Lock()
+			r.planTokens += fakeollama.PromptTokens(rep.Content)
+			mu.Unlock()
+		}
+		return rep
 	})
 	r.hf.RequireToken("hf_bench")
-	ctl, err := controller.New(r.ollama.URL, "ctl", controller.Options{Timeout: time.Minute})
+	ctl, err := controller.New(r.ollama.URL, "ctl", controller.Options{Timeout: time.Minute, MaxConcurrent: max(lat.Slots, 0)})
 	if err != nil {
 		b.Fatal(err)
 	}
 	router := endpoints.NewRouter(endpoints.ModeHybrid, builtin.New(),
 		huggingface.New(huggingface.Options{BaseURL: r.hf.URL, Token: "hf_bench", HTTPClient: r.hf.Client()}))
-	r.eng = pipeline.New(ctl, cat, router, pipeline.Options{OutputDir: dir, ControllerTasks: true, TaskTimeout: time.Minute, Selection: sel})
+	r.eng = pipeline.New(ctl, cat, router, benchEngineOptions(pipeline.Options{OutputDir: dir, ControllerTasks: true, TaskTimeout: time.Minute, Selection: sel}))
 	return r
 }
 
 // benchReply answers as a sensible controller would: the scenario's plan,
 // the first candidate of every selection (one call or a batch), and a
 // 60-word answer.
-func benchReply(req *api.ChatRequest, plan string) fakeollama.Reply {
+func benchReply(req *api.ChatRequest, plan func() string) fakeollama.Reply {
 	var schema struct {
 		Properties map[string]struct {
 			Enum  []string `json:"enum"`
@@ -260,7 +285,7 @@ func benchReply(req *api.ChatRequest, plan string) fakeollama.Reply {
 	_ = json.Unmarshal(req.Format, &schema)
 	switch {
 	case schema.Properties["tasks"].Items.Properties != nil:
-		return fakeollama.Reply{Content: plan}
+		return fakeollama.Reply{Content: plan()}
 	case len(schema.Properties["id"].Enum) > 0:
 		b, _ := json.Marshal(map[string]string{"id": schema.Properties["id"].Enum[0], "reason": benchReason})
 		return fakeollama.Reply{Content: string(b)}

@@ -264,8 +264,9 @@ func (v *validator) fixRefs(t *Task, byID map[int]*Task) {
 				return
 			}
 			if !slices.Contains(t.Dep, n) {
+				// Not a repair: the schema has a task leave out what its
+				// arguments already say it waits for.
 				t.Dep = append(t.Dep, n)
-				v.note("task %d: added dependency on task %d (its argument %s uses <resource>-%d)", t.ID, n, k, n)
 			}
 		}
 	}
@@ -405,7 +406,11 @@ func (v *validator) checkArgs(t *Task, s *skills.Skill, skillOf map[int]*skills.
 			if a.Type.Media() && !(a.Optional && s.Tool != nil) {
 				if p, from := v.latestResource(a.Type); p != "" {
 					t.Args[a.Name] = p
-					v.note("task %d: %s had no %s; using %s (%s)", t.ID, s.Name, a.Name, p, from)
+					if !v.onlyResource(a.Type) {
+						// Among several files of the kind, the newest was
+						// taken: say which.
+						v.note("task %d: %s had no %s; using %s (%s)", t.ID, s.Name, a.Name, p, from)
+					}
 					continue
 				}
 			}
@@ -560,6 +565,34 @@ func (v *validator) latestResource(m skills.Modality) (path, from string) {
 		}
 	}
 	return "", ""
+}
+
+// onlyResource reports whether the turn holds exactly one file of
+// modality m — attached, named, or in the chat log. A media argument a
+// plan leaves out then can mean only that file: the schema's shortest
+// plans rely on it (PlanJSON), and filling it in is no repair.
+func (v *validator) onlyResource(m skills.Modality) bool {
+	return len(turnResources(v.turn, m)) == 1
+}
+
+// turnResources lists the distinct regular files of modality m the turn
+// holds: its attachments, then its chat log's resources, newest first.
+func turnResources(t Turn, m skills.Modality) []string {
+	var out []string
+	add := func(p string) {
+		if !slices.Contains(out, p) && isRegularFile(p) && ModalityOf(p) == m {
+			out = append(out, p)
+		}
+	}
+	for i := len(t.Attachments) - 1; i >= 0; i-- {
+		add(t.Attachments[i])
+	}
+	for i := len(t.History) - 1; i >= 0; i-- {
+		for j := len(t.History[i].Resources) - 1; j >= 0; j-- {
+			add(t.History[i].Resources[j])
+		}
+	}
+	return out
 }
 
 // order sorts tasks so each comes after its dependencies, keeping the

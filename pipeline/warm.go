@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/chorusai/chorus/controller"
@@ -20,11 +21,26 @@ import (
 // Front ends call it when a chat opens and after the controller model
 // changes, in the background, and cancel it when a turn starts (ctx):
 // a turn is never queued behind it (conversation.Warmer does this).
+//
+// A server with a second slot (controller.max_concurrent ≥ 2) gets the
+// warm-up twice at once, one per slot — each slot keeps its own cache —
+// so a pick asked there while the plan streams (earlypick.go) prefills
+// only its own tail too.
 func (e *Engine) Warm(ctx context.Context, history []Message) (controller.Reply, error) {
 	start := time.Now()
 	conv := e.newConversation(ctx, Turn{History: history})
 	msgs := conv.with(stageMessage(markPlan, ""))
-	reply, err := e.ctl.Chat(ctx, controller.ChatCall{Messages: msgs, Format: planSchema(e.cat), NumPredict: 1})
+	call := controller.ChatCall{Messages: msgs, Format: planSchema(e.cat), NumPredict: 1}
+	var second sync.WaitGroup
+	if e.ctl.Options().MaxConcurrent >= 2 {
+		second.Add(1)
+		go func() {
+			defer second.Done()
+			_, _ = e.callController(ctx, call)
+		}()
+	}
+	reply, err := e.callController(ctx, call)
+	second.Wait()
 	log := e.opts.Logger
 	if err != nil {
 		log.LogAttrs(ctx, slog.LevelDebug, "prompt head not warmed", slog.String("err", err.Error()), slog.Duration("elapsed", time.Since(start)))

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
 )
@@ -56,5 +58,43 @@ func TestWarmFillsThePromptCache(t *testing.T) {
 	}
 	if len(calls) != 2 {
 		t.Fatalf("the turn made %d controller calls: the warm-up is not one of the turn's", len(calls))
+	}
+}
+
+// On a server with two slots the warm-up fills both (the two calls overlap
+// while the head is prefilled, so each takes a slot): the pick asked on the
+// second slot while the plan streams then prefills only its own tail, not
+// the head again.
+func TestWarmFillsBothSlots(t *testing.T) {
+	r := newRig(t, withSlots(2))
+	r.ollama.SetLatency(fakeollama.Latency{Slots: 2, PerKPrefill: 100 * time.Millisecond, PrefixCache: true})
+	if _, err := r.eng.Warm(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.ollama.ChatRequests()); n != 2 {
+		t.Fatalf("%d warm-up calls, want one per slot", n)
+	}
+	img := r.image("dog.png", 40, 30)
+	r.hf.Model("test/captioner-big", "image-to-text")
+	r.hf.Model("test/voice", "text-to-speech")
+	r.pick = func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{Content: `{"picks":{"1":1}}`} }
+	reply, plan := streamedPlan()
+	r.plans = []fakeollama.Reply{reply}
+	_, _, before := r.ollama.Prefill()
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.run(context.Background(), pipeline.Turn{Request: "caption " + img + " and read it aloud"})
+		done <- err
+	}()
+	plan <- `{"tasks":[{"task":"image-to-text","args":{"image":"` + img + `"}}`
+	waitFor(t, "the pick asked while the plan streams", func() bool { return r.calls("select") == 1 })
+	plan <- `,{"task":"text-to-speech","args":{"text":"<resource>-1"}}]}`
+	close(plan)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	head := fakeollama.PromptTokens(r.ollama.ChatRequests()[0].Messages[0].Content)
+	if _, _, after := r.ollama.Prefill(); after-before > head/2 {
+		t.Fatalf("the turn prefilled %d tokens; the head alone is %d: a slot was cold", after-before, head)
 	}
 }

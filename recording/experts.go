@@ -25,12 +25,14 @@ type Experts struct {
 }
 
 // Provider is the provider an endpoint said it would use for a model and
-// task (endpoints.ProviderNamer), last asked.
+// task, last asked: without the network (endpoints.ProviderNamer), or
+// Resolved by asking (endpoints.ProviderResolver).
 type Provider struct {
 	Kind     endpoints.Kind `json:"kind"`
 	Task     string         `json:"task"`
 	Model    string         `json:"model"`
 	Provider string         `json:"provider"`
+	Resolved bool           `json:"resolved,omitempty"`
 }
 
 // Check is an endpoint's last readiness answer for a model and task.
@@ -98,6 +100,10 @@ const MaxFile = 64 << 20
 type Failure struct {
 	Message string   `json:"message"`
 	Classes []string `json:"classes,omitempty"`
+	// DownHost and DownReason keep an endpoints.HostDownError: the
+	// replay marks the host down as the recorded turn did.
+	DownHost   string `json:"down_host,omitempty"`
+	DownReason string `json:"down_reason,omitempty"`
 }
 
 // classes are the error classes a Failure keeps, by name.
@@ -123,6 +129,10 @@ func failure(err error) *Failure {
 		return nil
 	}
 	f := &Failure{Message: err.Error()}
+	var down *endpoints.HostDownError
+	if errors.As(err, &down) {
+		f.DownHost, f.DownReason = down.Host, down.Reason
+	}
 	for _, c := range classes {
 		if errors.Is(err, c.err) {
 			f.Classes = append(f.Classes, c.name)
@@ -145,7 +155,11 @@ func (f *Failure) Error() error {
 			}
 		}
 	}
-	return endpoints.Explain(f.Message, errs...)
+	err := endpoints.Explain(f.Message, errs...)
+	if f.DownHost != "" {
+		return &endpoints.HostDownError{Host: f.DownHost, Reason: f.DownReason, Err: err}
+	}
+	return err
 }
 
 // expertLog collects the endpoints' side while recording.
@@ -154,12 +168,12 @@ type expertLog struct {
 	kinds       []endpoints.Kind
 	checks      map[Check]int // key without Err → index in ex.Checks
 	discoveries map[[2]string]int
-	providers   map[[3]string]int
+	providers   map[[4]string]int
 	ex          Experts
 }
 
 func newExpertLog() *expertLog {
-	return &expertLog{checks: map[Check]int{}, discoveries: map[[2]string]int{}, providers: map[[3]string]int{}}
+	return &expertLog{checks: map[Check]int{}, discoveries: map[[2]string]int{}, providers: map[[4]string]int{}}
 }
 
 // snapshot copies what was recorded so far.
@@ -201,7 +215,7 @@ func (l *expertLog) discovery(d Discovery) {
 func (l *expertLog) provider(p Provider) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	key := [3]string{string(p.Kind), p.Task, p.Model}
+	key := [4]string{string(p.Kind), p.Task, p.Model, fmt.Sprint(p.Resolved)}
 	if i, ok := l.providers[key]; ok {
 		l.ex.Providers[i] = p
 		return
@@ -304,6 +318,29 @@ func (e *recordEndpoint) Provider(task, model string) string {
 	}
 	p := pn.Provider(task, model)
 	e.log.provider(Provider{Kind: e.Kind(), Task: task, Model: model, Provider: p})
+	return p
+}
+
+// Host passes the host a call reaches (endpoints.Hoster), so a recorded
+// turn skips a host that is down as any turn does.
+func (e *recordEndpoint) Host(task, model string) string {
+	if h, ok := e.inner.(endpoints.Hoster); ok {
+		return h.Host(task, model)
+	}
+	return ""
+}
+
+// ResolveProvider passes provider resolution to an endpoint that can ask;
+// one that cannot answers as Provider does.
+func (e *recordEndpoint) ResolveProvider(ctx context.Context, task, model string) string {
+	pr, ok := e.inner.(endpoints.ProviderResolver)
+	if !ok {
+		return e.Provider(task, model)
+	}
+	p := pr.ResolveProvider(ctx, task, model)
+	if ctx.Err() == nil {
+		e.log.provider(Provider{Kind: e.Kind(), Task: task, Model: model, Provider: p, Resolved: true})
+	}
 	return p
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -269,4 +270,73 @@ func TestLoadRefusesOtherFiles(t *testing.T) {
 	if _, err := recording.Load(filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "cannot read") {
 		t.Errorf("missing file: %v", err)
 	}
+}
+
+// TestReplaySkipsADownHost: a turn recorded while the router refused
+// connections replays the same way — one call, the host marked down, the
+// other candidates skipped — not a call the recording does not hold.
+func TestReplaySkipsADownHost(t *testing.T) {
+	w := newWorld(t)
+	dead := deadAddr(t)
+	ctl, err := controller.New(w.ollama.URL, "ctl", controller.Options{Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := endpoints.NewRouter(endpoints.ModeHybrid, builtin.New(),
+		huggingface.New(huggingface.Options{BaseURL: "http://" + dead, Token: "hf_rec", MaxWait: -1, MaxRetries: -1}))
+	live := pipeline.New(ctl, w.cat, router, pipeline.Options{OutputDir: t.TempDir(), ControllerTasks: true, TaskTimeout: 20 * time.Second})
+	path := filepath.Join(t.TempDir(), "down.json")
+	rec := recording.NewRecorder(path, recording.Header{Chorus: "test"})
+	rec.BeginTurn(request, nil)
+	recorded := failures(t, rec.Engine(live))
+	if err := rec.Save(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := recording.Open(path, recording.Pace{Speed: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, _ := r.ChooseCatalog(w.cat)
+	replayEng, err := r.Engine(cat, pipeline.Options{OutputDir: t.TempDir(), TaskTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed := failures(t, replayEng)
+	if !strings.Contains(recorded, "host_down "+dead) || !strings.Contains(recorded, "skipped: unreachable this turn") || recorded != replayed {
+		t.Fatalf("recorded:\n%s\nreplayed:\n%s", recorded, replayed)
+	}
+}
+
+// failures runs the request and says what failed, and how: the host_down
+// events and each task's attempts and error.
+func failures(t *testing.T, eng *pipeline.Engine) string {
+	t.Helper()
+	var (
+		mu  sync.Mutex
+		out []string
+	)
+	if _, err := eng.Run(context.Background(), pipeline.Turn{Request: request}, func(ev pipeline.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev := ev.(type) {
+		case pipeline.HostDownEvent:
+			out = append(out, "host_down "+ev.Host+" "+ev.Reason)
+		case pipeline.TaskEndEvent:
+			out = append(out, fmt.Sprintf("task %d: %d attempts: %s", ev.ID, len(ev.Attempts), ev.Error))
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return strings.Join(out, "\n")
+}
+
+func deadAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }

@@ -154,12 +154,41 @@ func (e *replayEndpoint) Discover(_ context.Context, task string) ([]endpoints.O
 	return nil, nil
 }
 
-// Provider names the provider the endpoint named while recording.
+// Host is the host the recording found down for the endpoint, if it
+// found one: the replay skips the candidates the recorded turn skipped.
+func (e *replayEndpoint) Host(task, model string) string {
+	for _, c := range e.st.rec.Experts.Calls {
+		if c.Kind == e.kind && c.Err != nil && c.Err.DownHost != "" {
+			return c.Err.DownHost
+		}
+	}
+	return ""
+}
+
+// Provider names the provider the endpoint named while recording,
+// without the network.
 func (e *replayEndpoint) Provider(task, model string) string {
+	return e.provider(task, model, false)
+}
+
+// ResolveProvider names the provider the endpoint resolved while
+// recording (a recording from before resolution: the one it named).
+func (e *replayEndpoint) ResolveProvider(_ context.Context, task, model string) string {
+	return e.provider(task, model, true)
+}
+
+func (e *replayEndpoint) provider(task, model string, resolved bool) string {
+	found := ""
 	for _, p := range e.st.rec.Experts.Providers {
 		if p.Kind == e.kind && p.Task == task && p.Model == model {
-			return p.Provider
+			if p.Resolved == resolved {
+				return p.Provider
+			}
+			found = p.Provider
 		}
+	}
+	if resolved {
+		return found
 	}
 	return ""
 }

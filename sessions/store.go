@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/config"
+	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
 
@@ -23,10 +24,15 @@ var (
 	ErrNotFound = errors.New("session not found")
 	// ErrDamaged is returned (wrapped) for a session file that cannot be read.
 	ErrDamaged = errors.New("session file is damaged")
+	// ErrTooLarge is returned (wrapped) for a session file over the size
+	// a load accepts: one an earlier version saved with big results whole.
+	ErrTooLarge = errors.New("session file is too large to load")
 )
 
-// maxFileBytes bounds a session file; anything larger is not one of ours.
-const maxFileBytes = 256 << 20
+// maxFileBytes bounds a session file: a load reads no more, and a save
+// trims the oldest results to stay under it (trim.go). A variable so tests
+// need not write hundreds of megabytes.
+var maxFileBytes = 256 << 20
 
 // Store keeps sessions as files named <id>.json in Dir. The zero Store uses
 // DefaultDir. A Store holds no state, so copies and concurrent use are fine.
@@ -108,11 +114,11 @@ func (st Store) write(s *Session) (*Session, error) {
 	if c.Turns == nil {
 		c.Turns = []Turn{}
 	}
-	data, err := json.MarshalIndent(&c, "", "  ")
+	c.Turns = slices.Clone(c.Turns) // a trim replaces turns, never s's
+	data, err := fitFile(&c)
 	if err != nil {
-		return nil, fmt.Errorf("cannot save session %s: %w", s.ID, err)
+		return nil, err
 	}
-	data = append(data, '\n')
 	dir := st.dir()
 	sweepStray(dir)
 	if err := writeAtomic(dir, s.ID, data); err != nil {
@@ -207,10 +213,12 @@ func (st Store) read(id string) ([]byte, error) {
 		return nil, fmt.Errorf("cannot read session %s: %w", id, err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > maxFileBytes {
-		return nil, fmt.Errorf("session %s is damaged (%d MiB, far larger than any session); it was left untouched at %s: %w", id, fi.Size()>>20, p, ErrDamaged)
+	if fi, err := f.Stat(); err == nil && fi.Size() > int64(maxFileBytes) {
+		return nil, fmt.Errorf("session %s is %s, more than the %s Chorus loads (an earlier version saved big results whole; saves now trim them), so it was not opened; "+
+			"it was left untouched at %s — start a new session, and move the file out of %s if it should not count as the newest: %w",
+			id, skills.HumanBytes(fi.Size()), skills.HumanBytes(int64(maxFileBytes)), p, st.dir(), ErrTooLarge)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes))
+	data, err := io.ReadAll(io.LimitReader(f, int64(maxFileBytes)))
 	if err != nil {
 		return nil, fmt.Errorf("cannot read session %s: %w", id, err)
 	}
@@ -336,22 +344,23 @@ func (st Store) summary(id string, e fs.DirEntry) Summary {
 	return sum
 }
 
-// Latest loads the most recently saved session that is not damaged. With
-// none, the error wraps ErrNotFound.
+// Latest loads the most recently saved session. With none, the error wraps
+// ErrNotFound; when the newest cannot be loaded (damaged, too large) the
+// error says so, wrapping Load's: continuing an older session, or a new
+// one, in its place would hide that the conversation asked for is not there.
 func (st Store) Latest() (*Session, error) {
 	list, err := st.List()
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range list {
-		if s.Damaged != "" {
-			continue
-		}
-		if sess, err := st.Load(s.ID); err == nil {
-			return sess, nil
-		}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("no saved session in %s: %w", st.dir(), ErrNotFound)
 	}
-	return nil, fmt.Errorf("no saved session in %s: %w", st.dir(), ErrNotFound)
+	sess, err := st.Load(list[0].ID)
+	if err != nil {
+		return nil, fmt.Errorf("the newest session cannot be loaded: %w", err)
+	}
+	return sess, nil
 }
 
 // IsLatest reports whether id asks for the newest session rather than

@@ -352,10 +352,11 @@ func TestDamagedFiles(t *testing.T) {
 	if goods != 1 {
 		t.Errorf("good session listed %d times", goods)
 	}
-	// Damaged files are newer (written later); Latest still finds the good one.
+	// The damaged files are newer (written later): Latest says the newest
+	// cannot be loaded rather than continue an older session in its place.
 	latest, err := st.Latest()
-	if err != nil || latest.ID != good.ID {
-		t.Errorf("Latest = %v, %v; want the good session", latest, err)
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "the newest session cannot be loaded") {
+		t.Errorf("Latest = %v, %v; want the newest's damage", latest, err)
 	}
 }
 

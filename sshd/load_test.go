@@ -21,6 +21,7 @@ import (
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/endpoints/openai"
@@ -130,7 +131,11 @@ func runLoad(tb testing.TB, chats, slots, turns int) loadResult {
 		tb.Fatal(err)
 	}
 	hostKeyPath := filepath.Join(dir, "data", "ssh_host_ed25519_key")
-	srv, err := sshd.New(sshd.Options{Config: cfg, Engine: eng, HostKey: hostKeyPath, AuthorizedKeys: keysFile,
+	svc, err := conversation.New(conversation.Options{Engine: eng, Version: "load"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	srv, err := sshd.New(sshd.Options{Config: cfg, Service: svc, HostKey: hostKeyPath, AuthorizedKeys: keysFile,
 		UsersDir: filepath.Join(dir, "users"), MaxSessions: chats, MaxUnauthenticated: 2 * chats, MaxUnauthenticatedPerSource: 2 * chats,
 		Version: "load", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

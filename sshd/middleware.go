@@ -14,7 +14,6 @@ import (
 	bm "charm.land/wish/v2/bubbletea"
 	"github.com/charmbracelet/ssh"
 
-	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/ui"
 )
 
@@ -157,29 +156,29 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 		pty, windows, _ := sess.Pty()
 		start := time.Now()
 		log.Info("ssh chat started", "user", sess.User(), "term", pty.Term, "width", pty.Window.Width, "height", pty.Window.Height, "dir", dir)
-		svc, err := conversation.New(conversation.Options{Engine: s.opts.Engine, Dir: filepath.Join(dir, "sessions"), Logger: log, Version: s.opts.Version,
-			Warmer: &s.warm})
+		// The chats share the engine, and so the prompt head the server
+		// warmed once when it started (Serve): a chat's turn cancels that
+		// warm-up if it is still running; a chat's /model warms it again
+		// for that model.
+		svc := s.opts.Service.At(filepath.Join(dir, "sessions"), log)
 		capped := false
 		width, height := capWindow(log, &capped, pty.Window.Width, pty.Window.Height)
 		// The client's size, capped, replaces the one MakeOptions took from
 		// the PTY request as it came.
 		opts := append(append(bm.MakeOptions(sess), s.chatInput(sess)...), tea.WithWindowSize(width, height))
-		var prog *ui.Program
-		if err == nil {
-			prog, err = newProgram(sess.Context(), ui.Options{
-				Config:         s.opts.Config,
-				Service:        svc,
-				Constraints:    s.opts.Constraints,
-				OutputDir:      filepath.Join(dir, "outputs"),
-				Workspace:      dir,
-				Remote:         sess.RemoteAddr().String(),
-				NoPull:         !s.opts.AllowPull,
-				MaxPaste:       ui.DefaultMaxPaste,
-				Getenv:         sessionEnv(sess, pty),
-				Warm:           s.opts.Config.WarmController(), // after /model; the server warmed the head once when it started
-				ProgramOptions: opts,
-			})
-		}
+		prog, err := newProgram(sess.Context(), ui.Options{
+			Config:         s.opts.Config,
+			Service:        svc,
+			Constraints:    s.opts.Constraints,
+			OutputDir:      filepath.Join(dir, "outputs"),
+			Workspace:      dir,
+			Remote:         sess.RemoteAddr().String(),
+			NoPull:         !s.opts.AllowPull,
+			MaxPaste:       ui.DefaultMaxPaste,
+			Getenv:         sessionEnv(sess, pty),
+			Warm:           s.opts.Config.WarmController(), // after /model; the server warmed the head once when it started
+			ProgramOptions: opts,
+		})
 		if err == nil {
 			s.pasteRefusalsTo(sess, prog)
 		}

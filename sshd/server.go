@@ -26,13 +26,15 @@ import (
 	"github.com/chorusai/chorus/pipeline"
 )
 
-// Options configure the server. Config and Engine are required.
+// Options configure the server. Config and Service are required.
 type Options struct {
 	// Config is the loaded configuration, shared read-only by every chat.
 	Config *config.Config
-	// Engine runs every connection's turns: the controller, the catalog
-	// and the endpoints are shared, safe for concurrent turns.
-	Engine *pipeline.Engine
+	// Service is the chat service every connection's chat runs on: each
+	// key's chat gets a service At its own sessions folder, over the one
+	// engine — the controller, the catalog and the endpoints are shared,
+	// safe for concurrent turns — and the one warm prompt head.
+	Service *conversation.Service
 	// Constraints are the standing constraints each chat starts with.
 	Constraints pipeline.Constraints
 	// HostKey is the server's private key file, created on first start.
@@ -82,12 +84,6 @@ type Server struct {
 	srv  *ssh.Server
 	door *frontDoor
 
-	// warm fills the controller's prompt cache with the head once, when
-	// the server starts: the chats share the engine, and so the head. A
-	// chat's turn cancels it if it is still running; a chat's /model
-	// warms it again for that model.
-	warm conversation.Warmer
-
 	mu     sync.Mutex
 	active int
 	// chats counts the handlers running, so Close waits for their
@@ -99,8 +95,8 @@ type Server struct {
 // authorized keys once, so a server that could let nobody in says so
 // before it listens.
 func New(opts Options) (*Server, error) {
-	if opts.Config == nil || opts.Engine == nil {
-		return nil, errors.New("sshd: Options.Config and Options.Engine are required")
+	if opts.Config == nil || opts.Service == nil {
+		return nil, errors.New("sshd: Options.Config and Options.Service are required")
 	}
 	if opts.MaxSessions <= 0 {
 		opts.MaxSessions = 8
@@ -190,8 +186,8 @@ func (s *Server) HostKeyFingerprint() string {
 // connection and waits (a little) for their chats to be saved.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	if s.opts.Config.WarmController() {
-		s.warm.Start(s.opts.Engine, nil)
-		defer s.warm.Stop()
+		s.opts.Service.Warm()
+		defer s.opts.Service.Warmer().Stop()
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(l) }()

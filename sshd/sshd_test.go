@@ -23,6 +23,7 @@ import (
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/internal/fakeollama"
@@ -106,7 +107,11 @@ func startServer(t *testing.T, maxSessions int, tune ...func(*sshd.Options)) *se
 	}
 	hostKeyPath := filepath.Join(dir, "data", "ssh_host_ed25519_key")
 	// A server that could let nobody in says so before it listens.
-	opts := sshd.Options{Config: cfg, Engine: eng, HostKey: hostKeyPath, AuthorizedKeys: s.keys, UsersDir: s.users,
+	svc, err := conversation.New(conversation.Options{Engine: eng, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := sshd.Options{Config: cfg, Service: svc, HostKey: hostKeyPath, AuthorizedKeys: s.keys, UsersDir: s.users,
 		MaxSessions: maxSessions, Version: "test", Logger: slog.New(slog.NewTextHandler(s.log, nil))}
 	for _, f := range tune {
 		f(&opts)

@@ -46,14 +46,13 @@ func (m *Model) chatLines(w, h int) []string {
 // welcome is the empty state: what Chorus does and how to start.
 func (m *Model) welcome(w, h int) []string {
 	st := m.st
-	ctl := m.engine().Controller()
 	body := []string{
 		st.AssistantLabel.Render("Chorus"),
 		"",
 		"A local LLM plans your request, picks an expert model",
 		"for every task, runs them and writes the answer.",
 		"",
-		st.Dim.Render(fmt.Sprintf("controller %s at %s", ctl.Model(), ctl.Host())),
+		st.Dim.Render(fmt.Sprintf("controller %s at %s", m.conv.Model(), m.conv.ControllerHost())),
 		"",
 		st.Dim.Render("enter sends · @file attaches · /help lists commands · " + m.keys.Label(theme.ActHelp) + " keys"),
 	}

@@ -10,7 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/ui/dialog"
@@ -104,7 +104,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		return m.listModels(arg)
 	case "/pull":
 		if arg == "" {
-			m.flash("usage: /pull NAME, e.g. /pull "+m.engine().Controller().Model(), true)
+			m.flash("usage: /pull NAME, e.g. /pull "+m.conv.Model(), true)
 			return nil
 		}
 		return m.startPull(arg)
@@ -198,7 +198,7 @@ func (m *Model) commandArgs(cmd string) []string {
 	case "/review", "/debug":
 		return []string{"on", "off"}
 	case "/models":
-		return m.engine().Catalog().Names()
+		return m.conv.Catalog().Names()
 	case "/constrain":
 		return []string{"license=", "max-size=", "local-only", "smallest", "best=", "tasks=", "clear"}
 	case "/load":
@@ -215,7 +215,7 @@ func (m *Model) commandArgs(cmd string) []string {
 // modelsListMsg carries the controller server's models for /model.
 type modelsListMsg struct {
 	want   string
-	models []controller.ModelInfo
+	models []conversation.ModelInfo
 	err    error
 	quiet  bool
 }
@@ -223,22 +223,22 @@ type modelsListMsg struct {
 // listModels asks the controller server for its models: to show them
 // (want == "") or to check that want is there before switching to it.
 func (m *Model) listModels(want string) tea.Cmd {
-	ctl := m.engine().Controller()
+	conv := m.conv
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		ms, err := ctl.Models(ctx)
+		ms, err := conv.Models(ctx)
 		return modelsListMsg{want: want, models: ms, err: err}
 	}
 }
 
 // listModelsQuiet fills the /model completion list.
 func (m *Model) listModelsQuiet() tea.Cmd {
-	ctl := m.engine().Controller()
+	conv := m.conv
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		ms, err := ctl.Models(ctx)
+		ms, err := conv.Models(ctx)
 		return modelsListMsg{models: ms, err: err, quiet: true}
 	}
 }
@@ -267,11 +267,11 @@ func (m *Model) onModelsList(msg modelsListMsg) {
 	}
 	sort.Strings(names)
 	m.pulledModels = names
-	cur := m.engine().Controller().Model()
+	cur := m.conv.Model()
 	if msg.want == "" {
 		if len(names) == 0 {
 			h := m.hints()
-			if m.engine().Controller().CanPull() && !m.opts.NoPull {
+			if m.conv.CanPull() && !m.opts.NoPull {
 				m.say(sentence(h.Server) + " has no models. Pull one with `/pull NAME`, e.g. `/pull " + cur + "`.")
 			} else {
 				m.say(sentence(h.Server) + " has no models: add one to it, then pick it with `/model`.")
@@ -320,8 +320,7 @@ func (m *Model) onSwitchModel(msg switchModelMsg) tea.Cmd {
 
 // switchModel makes model the controller for the next turns.
 func (m *Model) switchModel(model string) {
-	ctl := m.engine().Controller()
-	if ctl.Model() == model {
+	if m.conv.Model() == model {
 		m.flash(model+" is already the controller", false)
 		return
 	}
@@ -335,7 +334,7 @@ func (m *Model) switchModel(model string) {
 func (m *Model) showSkills() {
 	var b strings.Builder
 	b.WriteString("**Skills** — the tasks the planner can use\n\n| task | input → output | models |\n|---|---|---|\n")
-	for _, s := range m.engine().Catalog().All() {
+	for _, s := range m.conv.Catalog().All() {
 		var in []string
 		for _, a := range s.Args {
 			in = append(in, string(a.Type))
@@ -364,11 +363,11 @@ func (m *Model) showModels(task string) tea.Cmd {
 		m.flash("usage: /models TASK — Tab completes task names, /skills lists them", true)
 		return nil
 	}
-	eng, cons := m.engine(), m.conv.Constraints()
+	conv := m.conv
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		ev, err := eng.Preview(ctx, task, cons)
+		ev, err := conv.Preview(ctx, task)
 		return previewMsg{ev: ev, err: err}
 	}
 }
@@ -388,7 +387,7 @@ func (m *Model) onPreview(msg previewMsg) {
 	b.WriteString("\n\n")
 	switch {
 	case ev.Endpoint == pipeline.EndpointController:
-		fmt.Fprintf(&b, "The controller (`%s`) does this task itself. ", m.engine().Controller().Model())
+		fmt.Fprintf(&b, "The controller (`%s`) does this task itself. ", m.conv.Model())
 	case ev.Model != "":
 		fmt.Fprintf(&b, "First choice: `%s` on %s (%s). ", ev.Model, pipeline.Where(ev.Endpoint, ev.Provider), ev.Decided)
 	default:
@@ -510,7 +509,7 @@ func humanBytes(n int64) string {
 // inference mode, leave no model for any task — once, when they are set,
 // instead of in every task's list of exclusions.
 func (m *Model) warnUnqualifiable() {
-	if why := m.engine().Unqualifiable(m.conv.Constraints()); why != "" {
+	if why := m.conv.Unqualifiable(); why != "" {
 		m.say("**Warning:** " + why + ".")
 	}
 }

@@ -310,7 +310,7 @@ func TestModelCommandSwitchesController(t *testing.T) {
 	s.submit("/model not-pulled:1b")
 	s.wait("the refusal", func(m *Model) bool { return strings.Contains(lastText(m), "/pull not-pulled:1b") })
 	s.submit("/model llama3.2:3b")
-	s.wait("the switch", func(m *Model) bool { return m.engine().Controller().Model() == "llama3.2:3b" })
+	s.wait("the switch", func(m *Model) bool { return m.conv.Model() == "llama3.2:3b" })
 	s.submit("hello")
 	s.wait("the turn", turnsDone(1))
 	m := s.finish()

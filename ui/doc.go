@@ -4,10 +4,10 @@
 // to the streamed, Markdown-rendered answer.
 //
 // It is a front end of the chat service (package conversation), which runs,
-// records and saves the turns; the cobra root calls
+// records and saves the turns; the command line (cli/tui.go) calls
 //
-//	svc, _ := conversation.New(conversation.Options{Engine: eng, Logger: log})
-//	ui.Run(ctx, ui.Options{Config: cfg, Service: svc, Constraints: cons, Resume: id})
+//	a, _ := app.New(cfg, app.Options{Logger: log}) // the engine and its chat service
+//	ui.Run(ctx, ui.Options{Config: a.Config(), Service: a.Service(), Constraints: a.Constraints(), Resume: id})
 //
 // The package is the Model and its glue; the parts it is built from are
 // rooms of their own, each given what it draws and returning what happened:

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 
@@ -70,5 +71,46 @@ func TestHuggingFaceTurnShowsLoading(t *testing.T) {
 	}
 	if strings.Contains(m.View().Content, "hf_test") {
 		t.Fatal("the token leaked onto the screen")
+	}
+}
+
+// A turn that finds the Hugging Face router down: the status bar says so
+// where it said "HF token ✓", and the task's pane names the skip.
+func TestUnreachableRouterShowsInTheStatusBar(t *testing.T) {
+	env := newTestEnv(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	cat, err := skills.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := endpoints.NewRouter(endpoints.ModeHybrid, builtin.New(),
+		huggingface.New(huggingface.Options{BaseURL: "http://" + dead, Token: "hf_test", MaxRetries: -1, MaxWait: -1}))
+	env.eng = pipeline.New(env.eng.Controller(), cat, router, pipeline.Options{OutputDir: env.out, ControllerTasks: true})
+	env.cfg.InferenceMode, env.cfg.HuggingFace.Token = "hybrid", "hf_test"
+	env.script.plan = fmt.Sprintf(`{"tasks": [{"task": "image-to-text", "id": 1, "dep": [], "args": {"image": %q}}]}`, env.image)
+
+	s := startSession(t, env.model(t), 160, 48)
+	s.ready()
+	if f := s.snapshot(); !strings.Contains(f, "HF token ✓") {
+		t.Fatalf("before the turn the status should show the token:\n%s", f)
+	}
+	s.submit("what is in @" + env.image + " ?")
+	s.wait("the turn", turnsDone(1))
+	m := s.finish()
+	f := frame(m)
+	if !strings.Contains(f, "HF router ✗ unreachable") || strings.Contains(f, "HF token ✓") {
+		t.Errorf("status bar after the router refused:\n%s", f)
+	}
+	var logged bool
+	for _, l := range m.turns[0].Tasks[0].Log {
+		logged = logged || strings.Contains(l.Text, "Hugging Face's router is unreachable at "+dead)
+	}
+	if !logged {
+		t.Errorf("the task's log should say the router is down: %+v", m.turns[0].Tasks[0].Log)
 	}
 }

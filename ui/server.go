@@ -10,7 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/ui/theme"
 )
 
@@ -34,7 +34,7 @@ type serverState struct {
 type serverMsg struct {
 	gen    int
 	model  string
-	status controller.Status
+	status conversation.ControllerStatus
 	// afterTurn marks the check that follows a failed turn: the turn's
 	// error has already told the user what is wrong, so the check updates
 	// the status bar and starts the retries without saying it again.
@@ -50,11 +50,12 @@ type serverRetryMsg struct{ gen int }
 func (m *Model) checkServer() tea.Cmd {
 	m.serverGen++
 	gen := m.serverGen
-	ctl := m.engine().Controller()
+	conv := m.conv
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		return serverMsg{gen: gen, model: ctl.Model(), status: ctl.Check(ctx)}
+		model, st := conv.CheckController(ctx)
+		return serverMsg{gen: gen, model: model, status: st}
 	}
 }
 
@@ -81,11 +82,11 @@ func (m *Model) onServerRetry(msg serverRetryMsg) tea.Cmd {
 // onServer records a check, tells the user what changed and how to fix
 // it, and keeps checking while something is missing.
 func (m *Model) onServer(msg serverMsg) tea.Cmd {
-	ctl := m.engine().Controller()
 	if msg.gen != m.serverGen {
 		return nil // superseded by a newer check
 	}
-	if msg.model != ctl.Model() {
+	model, host := m.conv.Model(), m.conv.ControllerHost()
+	if msg.model != model {
 		return m.checkServer() // the controller changed meanwhile
 	}
 	st := msg.status
@@ -97,27 +98,27 @@ func (m *Model) onServer(msg serverMsg) tea.Cmd {
 	switch {
 	case !st.Reachable:
 		key = "down"
-		say = fmt.Sprintf("**%s is not reachable at %s.** %s.", sentence(h.Server), ctl.Host(), sentence(h.Start))
+		say = fmt.Sprintf("**%s is not reachable at %s.** %s.", sentence(h.Server), host, sentence(h.Start))
 		if h.Fetch != nil {
-			say = fmt.Sprintf("**%s is not reachable at %s.** %s, then get the controller model: %s.", sentence(h.Server), ctl.Host(), sentence(h.Start), h.Fetch(ctl.Model()))
+			say = fmt.Sprintf("**%s is not reachable at %s.** %s, then get the controller model: %s.", sentence(h.Server), host, sentence(h.Start), h.Fetch(model))
 		}
 		say += " Chorus keeps checking in the background."
 	case !st.Pulled:
 		key = "nomodel"
 		detail := ""
-		if st.Err != nil && !errors.Is(st.Err, controller.ErrModelMissing) {
+		if st.Err != nil && !errors.Is(st.Err, conversation.ErrModelMissing) {
 			detail = " (" + st.Err.Error() + ")"
 		}
 		fix := "Pick a model it has with `/model`, or set `controller.model`."
 		if h.Fetch != nil {
-			fix = sentence(h.Fetch(ctl.Model())) + ", or pick a model it has with `/model`."
+			fix = sentence(h.Fetch(model)) + ", or pick a model it has with `/model`."
 		}
 		say = fmt.Sprintf("**%s is up, but the controller model `%s` is %s**%s. %s",
-			serverName(h, st.Version), ctl.Model(), h.Missing, detail, fix)
+			serverName(h, st.Version), model, h.Missing, detail, fix)
 	default:
 		key = "ok"
 		if wasDown || o.announced == "nomodel" {
-			say = fmt.Sprintf("%s is reachable now; `%s` is ready.", serverName(h, st.Version), ctl.Model())
+			say = fmt.Sprintf("%s is reachable now; `%s` is ready.", serverName(h, st.Version), model)
 		}
 	}
 	if key != o.announced {
@@ -140,7 +141,7 @@ func (m *Model) onServer(msg serverMsg) tea.Cmd {
 // serverName is "Ollama 0.11.4", or just "Ollama" when the server did not
 // say its version (it is asked for best-effort): the backend's name for
 // its server, opening a sentence.
-func serverName(h controller.Hints, version string) string {
+func serverName(h conversation.ControllerHints, version string) string {
 	if version == "" {
 		return sentence(h.Server)
 	}
@@ -164,7 +165,7 @@ type pullState struct {
 }
 
 // pullProgressMsg and pullDoneMsg come from the pull goroutine via a pump.
-type pullProgressMsg struct{ p controller.PullProgress }
+type pullProgressMsg struct{ p conversation.PullProgress }
 
 type pullDoneMsg struct {
 	model string
@@ -174,8 +175,8 @@ type pullDoneMsg struct {
 // hints are the controller backend's words for its server and its fixes;
 // where pulling is off (Options.NoPull) the fix for a missing model names
 // the server's admin instead of /pull.
-func (m *Model) hints() controller.Hints {
-	h := m.engine().Controller().Hints()
+func (m *Model) hints() conversation.ControllerHints {
+	h := m.conv.ControllerHints()
 	if m.opts.NoPull {
 		h.Fetch = func(model string) string {
 			return "ask the server's admin to get `" + model + "` onto it (pulling is off here: serve.allow_pull)"
@@ -194,16 +195,16 @@ func (m *Model) startPull(model string) tea.Cmd {
 		m.flash("a pull of "+m.pull.model+" is running — wait for it, or "+m.keys.Label(theme.ActCancel)+" to stop it", true)
 		return nil
 	}
-	if ctl := m.engine().Controller(); !ctl.CanPull() {
-		m.systemError(ctl.Pull(context.Background(), model, nil).Error())
+	if !m.conv.CanPull() {
+		m.systemError(m.conv.Pull(context.Background(), model, nil).Error())
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := newPump(-1)
 	m.pull = &pullState{model: model, status: "starting", cancel: cancel, p: p}
-	ctl := m.engine().Controller()
+	conv := m.conv
 	run := func() tea.Msg {
-		err := ctl.Pull(ctx, model, func(pr controller.PullProgress) { p.push(pullProgressMsg{pr}) })
+		err := conv.Pull(ctx, model, func(pr conversation.PullProgress) { p.push(pullProgressMsg{pr}) })
 		p.push(pullDoneMsg{model: model, err: err})
 		return nil
 	}

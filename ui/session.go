@@ -25,9 +25,6 @@ import (
 // with what other writers (chorus run --continue, another window) saved, so
 // their turns appear here too, with a note (takeSync).
 
-// engine is the engine the chat's next turn runs on.
-func (m *Model) engine() *pipeline.Engine { return m.conv.Engine() }
-
 // saveDone reports a background save.
 type saveDone struct {
 	// current says the save was of the session on screen: the turns

@@ -18,8 +18,7 @@ func (m *Model) statusLine(now time.Time) string {
 	st := m.st
 	sep := st.Status.Render(" │ ")
 	var left []string
-	ctl := m.engine().Controller()
-	h := ctl.Hints()
+	h := m.conv.ControllerHints()
 	ol := h.Tag + " ?"
 	olStyle := st.Status
 	switch {
@@ -31,13 +30,24 @@ func (m *Model) statusLine(now time.Time) string {
 	default:
 		ol, olStyle = h.Tag+" ✓", st.StatusGood
 	}
-	if ctl.Replaying() {
+	if m.conv.Replaying() {
 		ol, olStyle = "▶ replay", st.StatusGood
 	}
-	left = append(left, st.StatusKey.Render(" "+ctl.Model())+st.Status.Render(" ")+olStyle.Render(ol))
+	left = append(left, st.StatusKey.Render(" "+m.conv.Model())+st.Status.Render(" ")+olStyle.Render(ol))
+	// A host the chat's turns found down (the chat service keeps it until
+	// a turn reaches it again) outranks what the configuration says.
+	down := map[string]bool{}
+	for _, u := range m.conv.Unreachable() {
+		down[u.Endpoint] = true
+		if u.Endpoint != "huggingface" {
+			left = append(left, st.StatusBad.Render(u.Endpoint+" ✗ unreachable"))
+		}
+	}
 	switch {
-	case ctl.Replaying():
+	case m.conv.Replaying():
 		// A replay uses no token: saying one is missing would mislead.
+	case down["huggingface"]:
+		left = append(left, st.StatusBad.Render("HF router ✗ unreachable"))
 	case m.opts.Config.HuggingFace.Token != "":
 		left = append(left, st.StatusGood.Render("HF token ✓"))
 	default:

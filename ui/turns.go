@@ -88,7 +88,7 @@ func (m *Model) cancelTurn() tea.Cmd {
 func (m *Model) startTurn(request string, files []string) tea.Cmd {
 	m.nextTurn++
 	now := m.now()
-	t := newTurn(m.nextTurn, request, files, m.engine().Controller().Model(), now)
+	t := newTurn(m.nextTurn, request, files, m.conv.Model(), now)
 	t.user = &chat.Message{Role: chat.RoleUser, Text: request, Attachments: files, Final: true}
 	m.chat.Add(t.user)
 	m.chat.Add(t.entry)

@@ -141,7 +141,7 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, cl call) (
 	for {
 		resp, err := c.send(ctx, cl, waitForModel)
 		if err != nil {
-			return fail(c.netError(ctx, req.Model, cl.provider, err))
+			return fail(endpoints.MarkHostDown(cl.url, err, c.netError(ctx, req.Model, cl.provider, err)))
 		}
 		status := resp.StatusCode
 		if status >= 200 && status < 300 {

@@ -163,10 +163,27 @@ func (e *Endpoint) Check(ctx context.Context, task, model string) error {
 }
 
 // Provider names the provider a call of model for task would try first,
-// as far as is known without asking the Hub: "auto" when the router
-// chooses (chat), "" when no configured provider can run it.
+// when that is settled without asking the Hub — no Hub is configured, the
+// router chooses (chat: "auto"), or the Hub's answer for the model is in
+// and fresh — and "" otherwise: the catalog's providers may not be the
+// ones the Hub lists now, and naming them would claim a provider that
+// does not run (endpoints.ProviderNamer).
 func (e *Endpoint) Provider(task, model string) string {
+	if !e.routing.settled(task, model) {
+		return ""
+	}
 	rs, _ := e.routing.routes(context.Background(), task, model, false)
+	if len(rs) == 0 {
+		return ""
+	}
+	return rs[0].provider
+}
+
+// ResolveProvider names the provider a call of model for task will try
+// first, asking the Hub which providers serve the model now as the call
+// does (the answer is cached for the call): "" when none can run it.
+func (e *Endpoint) ResolveProvider(ctx context.Context, task, model string) string {
+	rs, _ := e.routing.routes(ctx, task, model, true)
 	if len(rs) == 0 {
 		return ""
 	}
@@ -225,12 +242,18 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 }
 
 // nextProvider reports whether another provider may succeed where err
-// failed: not after bad input, a refused token, a payment that is due, or
-// the end of the caller's time.
+// failed: not after bad input, a refused token, a payment that is due, the
+// end of the caller's time, or a router that cannot be reached at all —
+// every provider is behind it.
 func nextProvider(ctx context.Context, err error) bool {
+	var down *endpoints.HostDownError
 	return ctx.Err() == nil && !errors.Is(err, endpoints.ErrBadInput) && !errors.Is(err, endpoints.ErrUnauthorized) &&
-		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &down)
 }
+
+// Host is the router's host: every provider's call goes through it
+// (endpoints.Hoster).
+func (e *Endpoint) Host(task, model string) string { return endpoints.HostKey(e.c.base) }
 
 func (e *Endpoint) setUnpaid(err error) {
 	e.mu.Lock()

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,12 +24,19 @@ const provToken = "hf_providers"
 
 const flux = "black-forest-labs/FLUX.1-schnell"
 
+// noHub in Options.Hub makes newProviderEP configure no Hub: only the
+// catalog's mapping is known.
+type noHub struct{ MappingSource }
+
 // newProviderEP is an endpoint on the fake router and Hub, asking the Hub
-// for mappings as wiring.go sets it up, with fast polls and backoffs.
+// for mappings as app/engine.go sets it up, with fast polls and backoffs.
 func newProviderEP(srv *fakehf.Server, opts Options) *Endpoint {
 	opts.BaseURL, opts.Token, opts.HTTPClient = srv.Root, provToken, srv.Client()
-	if opts.Hub == nil {
+	switch opts.Hub.(type) {
+	case nil:
 		opts.Hub = &skills.Hub{BaseURL: srv.Root, Token: provToken, HTTPClient: srv.Client()}
+	case noHub:
+		opts.Hub = nil
 	}
 	opts.DownloadTransport = srv.DownloadTransport()
 	if opts.PollInterval == 0 {
@@ -514,6 +523,8 @@ func TestResultURLMustBePublic(t *testing.T) {
 // TestCheckUsesWhatIsKnown: selection stays offline — Check and Provider
 // use the catalog's mapping (or an earlier lookup) and say why a model
 // is out; a model nothing is known of goes to hf-inference when allowed.
+// (Provider names the catalog's provider only where no Hub would be asked
+// first: TestProviderNamedOnceSettled.)
 func TestCheckUsesWhatIsKnown(t *testing.T) {
 	srv := newProviderFake(t)
 	known := map[string][]skills.Provider{
@@ -521,7 +532,7 @@ func TestCheckUsesWhatIsKnown(t *testing.T) {
 		"org/wave":    {{Name: "wavespeed", ID: "w/x", Task: "text-to-image"}},
 		"org/staging": {{Name: "fal-ai", ID: "x", Status: "staging"}},
 	}
-	ep := newProviderEP(srv, Options{Known: known, Providers: []string{"replicate", "auto"}})
+	ep := newProviderEP(srv, Options{Known: known, Providers: []string{"replicate", "auto"}, Hub: noHub{}})
 	ctx := context.Background()
 	if err := ep.Check(ctx, "text-to-image", flux); err != nil {
 		t.Errorf("Check: %v", err)
@@ -550,6 +561,53 @@ func TestCheckUsesWhatIsKnown(t *testing.T) {
 	}
 	if err := only.Check(ctx, "depth-estimation", "org/unknown"); !errors.Is(err, endpoints.ErrUnavailable) {
 		t.Errorf("a task only hf-inference runs, with providers [together]: %v", err)
+	}
+}
+
+// TestProviderNamedOnceSettled: the catalog says fal-ai and replicate
+// serve FLUX, the Hub now lists replicate only. Before the Hub is asked,
+// Provider names none (the catalog's fal-ai would be a claim that does not
+// run) and asks nothing; ResolveProvider asks as a call would, and names
+// replicate; then Provider does too, and the call runs on replicate
+// without asking again. Without a Hub the catalog's provider is the one
+// that runs, and is named.
+func TestProviderNamedOnceSettled(t *testing.T) {
+	srv := newProviderFake(t)
+	srv.Provide("replicate", flux, "black-forest-labs/flux-schnell", "text-to-image")
+	known := map[string][]skills.Provider{flux: {{Name: "fal-ai", ID: "fal-ai/flux/schnell", Task: "text-to-image"}, {Name: "replicate", ID: "black-forest-labs/flux-schnell", Task: "text-to-image"}}}
+	ep := newProviderEP(srv, Options{Known: known})
+	lookups := func() int {
+		n := 0
+		for _, r := range srv.Requests() {
+			if strings.HasPrefix(r.Path, "/api/models/") {
+				n++
+			}
+		}
+		return n
+	}
+	if p := ep.Provider("text-to-image", flux); p != "" || lookups() != 0 {
+		t.Fatalf("before the Hub is asked: Provider = %q after %d lookups, want none and none", p, lookups())
+	}
+	if p := ep.ResolveProvider(context.Background(), "text-to-image", flux); p != "replicate" {
+		t.Fatalf("ResolveProvider = %q, want replicate (the Hub's)", p)
+	}
+	if p := ep.Provider("text-to-image", flux); p != "replicate" {
+		t.Errorf("once the Hub said: Provider = %q", p)
+	}
+	res, err := ep.Infer(context.Background(), endpoints.Request{Task: "text-to-image", Model: flux, Args: map[string]string{"text": "x"}})
+	if err != nil || res.Provider != "replicate" || lookups() != 1 {
+		t.Fatalf("ran on %q (%v) after %d lookups, want replicate after 1", res.Provider, err, lookups())
+	}
+	if p := newProviderEP(srv, Options{Known: known, Hub: noHub{}}).Provider("text-to-image", flux); p != "fal-ai" {
+		t.Errorf("without a Hub: Provider = %q, want the catalog's fal-ai", p)
+	}
+	// The Hub does not know the model: no provider, whatever the catalog says.
+	gone := newProviderEP(srv, Options{Known: map[string][]skills.Provider{"org/gone": known[flux]}})
+	if p := gone.ResolveProvider(context.Background(), "text-to-image", "org/gone"); p != "" {
+		t.Errorf("a model the Hub does not know resolves to %q", p)
+	}
+	if p := gone.Provider("text-to-image", "org/gone"); p != "" {
+		t.Errorf("after the Hub said it does not know the model: Provider = %q", p)
 	}
 }
 
@@ -604,5 +662,37 @@ func TestLiveMappingWinsAndIsShared(t *testing.T) {
 	res, err := newProviderEP(srv2, Options{Known: known}).Infer(context.Background(), endpoints.Request{Task: "text-to-image", Model: flux, Args: map[string]string{"text": "x"}})
 	if err != nil || res.Provider != "fal-ai" {
 		t.Errorf("Hub down: %q, %v", res.Provider, err)
+	}
+}
+
+// TestRefusedRouterStopsTheProviders: every provider is behind the router;
+// when the router refuses the connection, the next provider is not tried
+// (one connection attempt, not one per provider), and the error marks the
+// router's host down for the executor.
+func TestRefusedRouterStopsTheProviders(t *testing.T) {
+	srv := newProviderFake(t)
+	srv.Provide("fal-ai", flux, "fal-ai/flux/schnell", "text-to-image")
+	srv.Provide("replicate", flux, "black-forest-labs/flux-schnell", "text-to-image")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close()
+	var dials atomic.Int32
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}}}
+	ep := New(Options{BaseURL: "http://" + dead, Token: provToken, HTTPClient: client,
+		Hub: &skills.Hub{BaseURL: srv.Root, Token: provToken, HTTPClient: srv.Client()}})
+	if h := ep.Host("text-to-image", flux); h != dead {
+		t.Fatalf("Host = %q, want the router's %s", h, dead)
+	}
+	_, err = ep.Infer(context.Background(), endpoints.Request{Task: "text-to-image", Model: flux, Args: map[string]string{"text": "x"}})
+	var down *endpoints.HostDownError
+	if !errors.As(err, &down) || down.Host != dead || !errors.Is(err, endpoints.ErrUnreachable) || dials.Load() != 1 {
+		t.Fatalf("%d connection attempts, err %v; want one, marking %s down", dials.Load(), err, dead)
 	}
 }

@@ -102,8 +102,15 @@ func (m *mappings) current(model string) (ps []skills.Provider, known bool) {
 	m.mu.Lock()
 	l := m.live[key]
 	m.mu.Unlock()
-	if l != nil && l.ready() && l.err == nil && time.Since(l.at) < mappingTTL {
-		return l.providers, true
+	if l != nil && l.ready() {
+		switch {
+		case l.err == nil && time.Since(l.at) < mappingTTL:
+			return l.providers, true
+		case errors.Is(l.err, skills.ErrHubNotFound) && time.Since(l.at) < mappingFailTTL:
+			// The Hub does not know the model: no provider serves it,
+			// whatever the catalog remembers.
+			return nil, true
+		}
 	}
 	if ps, ok := m.known[key]; ok {
 		return ps, true
@@ -118,6 +125,33 @@ func (l *lookup) ready() bool {
 	default:
 		return false
 	}
+}
+
+// settled reports whether what is known without the network is what a
+// call of model for task would use: there is no Hub to ask, nothing to
+// ask it (the router's own choice for chat), or its answer (or failure)
+// for the model is in and fresh.
+func (m *mappings) settled(task, model string) bool {
+	if m.hub == nil || m.routerChat(task) {
+		return true
+	}
+	m.mu.Lock()
+	l := m.live[strings.ToLower(model)]
+	m.mu.Unlock()
+	if l == nil || !l.ready() {
+		return false
+	}
+	ttl := mappingTTL
+	if l.err != nil {
+		ttl = mappingFailTTL
+	}
+	return time.Since(l.at) < ttl
+}
+
+// routerChat reports whether the router itself chooses the provider of
+// task: chat under huggingface.providers [auto].
+func (m *mappings) routerChat(task string) bool {
+	return slices.Contains(chatTasks, task) && len(m.order) == 1 && m.order[0] == ProviderAuto
 }
 
 // ask returns the Hub's answer for model, asking at most once per TTL
@@ -171,7 +205,7 @@ func (m *mappings) ask(ctx context.Context, model string) ([]skills.Provider, er
 func (m *mappings) routes(ctx context.Context, task, model string, live bool) ([]route, string) {
 	ps, known := m.current(model)
 	chat := slices.Contains(chatTasks, task)
-	if chat && len(m.order) == 1 && m.order[0] == ProviderAuto {
+	if m.routerChat(task) {
 		// The router chooses for chat: nothing to ask the Hub, as the
 		// official client skips the lookup for "auto" chat.
 		live = false

@@ -288,7 +288,7 @@ func (e *Endpoint) jarvisNetError(ctx context.Context, model string, err error) 
 		return fmt.Errorf("%s %s: stopped: %w", endpoints.Local, model, ctxErr)
 	}
 	u := e.unreachable(err)
-	return endpoints.Explain(fmt.Sprintf("%s %s: %v", endpoints.Local, model, u), u)
+	return endpoints.MarkHostDown(e.url, err, endpoints.Explain(fmt.Sprintf("%s %s: %v", endpoints.Local, model, u), u))
 }
 
 func (e *Endpoint) jarvisStatusError(model string, status int, body []byte) error {

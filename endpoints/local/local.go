@@ -118,6 +118,14 @@ func New(opts Options) *Endpoint {
 // Kind returns endpoints.Local.
 func (e *Endpoint) Kind() endpoints.Kind { return endpoints.Local }
 
+// Host is the local server's host (endpoints.Hoster).
+func (e *Endpoint) Host(task, model string) string {
+	if e.url == "" {
+		return ""
+	}
+	return endpoints.HostKey(e.url)
+}
+
 // Protocol returns the protocol the endpoint speaks.
 func (e *Endpoint) Protocol() string { return e.protocol }
 

@@ -132,6 +132,14 @@ func New(opts Options) *Endpoint {
 // Kind returns Ollama.
 func (e *Endpoint) Kind() endpoints.Kind { return endpoints.Ollama }
 
+// Host is the Ollama server's host (endpoints.Hoster).
+func (e *Endpoint) Host(task, model string) string {
+	if e.opts.Host == "" {
+		return ""
+	}
+	return endpoints.HostKey(e.opts.Host)
+}
+
 // Invalidate drops the cached model list, so the next call sees a model
 // pulled or removed a moment ago.
 func (e *Endpoint) Invalidate() {
@@ -388,7 +396,7 @@ func (e *Endpoint) classify(err error, model, task string) error {
 	var uerr *url.Error
 	if errors.As(err, &uerr) || errors.Is(err, io.ErrUnexpectedEOF) {
 		e.Invalidate()
-		return fmt.Errorf("%w: Ollama is not reachable at %s — start it with `ollama serve` (%v)", endpoints.ErrUnreachable, e.host(), err)
+		return endpoints.MarkHostDown(e.opts.Host, err, fmt.Errorf("%w: Ollama is not reachable at %s — start it with `ollama serve` (%v)", endpoints.ErrUnreachable, e.host(), err))
 	}
 	if strings.HasPrefix(err.Error(), "unmarshal:") {
 		return fmt.Errorf("%w: %s did not answer like an Ollama server (%v) — check controller.host / OLLAMA_HOST", endpoints.ErrUnreachable, e.host(), err)

@@ -48,8 +48,8 @@ func (e *Endpoint) unreachable(s *Server, err error) error {
 		errors.As(err, &re)
 		return endpoints.Explain(fmt.Sprintf("%s at %s: %v — point openai[%d].url at the address that answers", s.label(), s.URL, re, s.Index), endpoints.ErrUnavailable, err)
 	}
-	return endpoints.Explain(fmt.Sprintf("%s at %s is not reachable — start the server or fix openai[%d].url (%v)", s.label(), s.URL, s.Index, err),
-		endpoints.ErrUnreachable, err)
+	return endpoints.MarkHostDown(s.URL, err, endpoints.Explain(fmt.Sprintf("%s at %s is not reachable — start the server or fix openai[%d].url (%v)", s.label(), s.URL, s.Index, err),
+		endpoints.ErrUnreachable, err))
 }
 
 // apiError is OpenAI's error body, {"error":{"message","type","code"}};
@@ -95,7 +95,10 @@ func (e *Endpoint) statusError(s *Server, model, route string, resp *http.Respon
 	switch code := resp.StatusCode; {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		he.Err = endpoints.ErrUnauthorized
-		fix := fmt.Sprintf("set openai[%d].key, or export %s, or set openai[%d].key_env to the variable holding it", s.Index, KeyVar(s.name()), s.Index)
+		fix := fmt.Sprintf("set openai[%d].key, or set openai[%d].key_env to the variable holding it", s.Index, s.Index)
+		if s.KeyVar != "" {
+			fix = fmt.Sprintf("set openai[%d].key, or export %s, or set openai[%d].key_env to the variable holding it", s.Index, s.KeyVar, s.Index)
+		}
 		switch {
 		case s.KeyEnv != "" && s.Key == "":
 			fix = fmt.Sprintf("the variable %s that openai[%d].key_env names is empty — export it", s.KeyEnv, s.Index)

@@ -35,6 +35,9 @@ type Server struct {
 	Key string
 	// KeyEnv names the variable Key was read from, for messages.
 	KeyEnv string
+	// KeyVar is the variable the key is read from when the configuration
+	// names none (config.OpenAIKeyVar), for the fix of a refused key.
+	KeyVar string
 	// Voice is the voice text-to-speech asks for; "" means "alloy", the
 	// name every OpenAI-compatible speech server accepts.
 	Voice string
@@ -47,26 +50,6 @@ type Server struct {
 	// slot is the server's place in Options.Servers: its probe's key,
 	// whatever Index says.
 	slot int
-}
-
-// KeyVar is the environment variable that holds the key of the server
-// named name when the configuration gives neither key nor key_env:
-// CHORUS_OPENAI_<NAME>_KEY, the name upper-cased with anything but letters
-// and digits as "_" ("openai[1]" → CHORUS_OPENAI_OPENAI_1_KEY, "laptop" →
-// CHORUS_OPENAI_LAPTOP_KEY).
-func KeyVar(name string) string {
-	var b strings.Builder
-	last := '_'
-	for _, r := range strings.ToUpper(name) {
-		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-			last = r
-		} else if last != '_' {
-			b.WriteByte('_')
-			last = '_'
-		}
-	}
-	return "CHORUS_OPENAI_" + strings.TrimSuffix(b.String(), "_") + "_KEY"
 }
 
 // label is the server as messages name it.
@@ -230,6 +213,21 @@ func (e *Endpoint) Provider(task, model string) string {
 		return s[0].name()
 	}
 	return ""
+}
+
+// Host is the host of the servers with model for task, when they are all
+// on one (endpoints.Hoster); "" when they are on several, any of which
+// may answer.
+func (e *Endpoint) Host(task, model string) string {
+	host := ""
+	for _, s := range e.candidates(task, model) {
+		h := endpoints.HostKey(s.URL)
+		if host != "" && h != host {
+			return ""
+		}
+		host = h
+	}
+	return host
 }
 
 // Remote says why no server with model for task is local, or "" when one

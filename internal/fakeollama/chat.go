@@ -50,6 +50,10 @@ type Reply struct {
 	Error string
 	// PromptEvalCount overrides the prompt token count in the final chunk.
 	PromptEvalCount int
+	// IgnoreNumPredict streams past options.num_predict, as a server does
+	// whose model never emits its end token under a broken template, or
+	// behind a proxy that drops the options.
+	IgnoreNumPredict bool
 }
 
 // OnChat sets the responder for /api/chat. It sees the decoded request,
@@ -482,7 +486,7 @@ func produce(ctx context.Context, rep Reply, think *api.ThinkValue, limit int, t
 	}
 	// send emits one token; ok is false when num_predict is used up.
 	send := func(p piece) (bool, error) {
-		if limit > 0 && count >= limit {
+		if limit > 0 && count >= limit && !rep.IgnoreNumPredict {
 			reason = "length"
 			return false, nil
 		}

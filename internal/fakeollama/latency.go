@@ -3,6 +3,7 @@ package fakeollama
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +30,13 @@ type Latency struct {
 	PerKPrefill time.Duration
 	// Serial serves one chat at a time; the others queue.
 	Serial bool
+	// Slots serves that many chats at once (Ollama's OLLAMA_NUM_PARALLEL,
+	// the fake's --llm-concurrency), the others queue; it overrides
+	// Serial when above 1. Each slot keeps its own KV cache: a chat takes
+	// the free slot whose last prompt shares the longest prefix with its
+	// own, as Ollama's runner does. Decoding in one slot does not slow
+	// another (a GPU's batched decode, idealised).
+	Slots int
 	// PrefixCache keeps the last prompt's tokens and prefills only the
 	// part of a new prompt after the longest common prefix.
 	PrefixCache bool
@@ -37,10 +45,13 @@ type Latency struct {
 // latencyState is the server's simulated runner.
 type latencyState struct {
 	model Latency
-	slot  sync.Mutex
 	mu    sync.Mutex
-	// last is the last prompt the slot evaluated, per model.
-	last map[string]string
+	// free signals a slot freed (Slots); busy marks the slots in use.
+	free chan struct{}
+	busy []bool
+	// last is the last prompt each slot evaluated, per model (one slot
+	// when the chats are not bounded: the cache of the last one).
+	last map[string][]string
 	// calls, prompt and evaluated count chats, their prompt tokens and
 	// the tokens really prefilled, for benchmarks; each has the same
 	// per chat, in order.
@@ -86,7 +97,11 @@ func (s *Server) SetLatency(l Latency) {
 		s.latency = nil
 		return
 	}
-	s.latency = &latencyState{model: l, last: map[string]string{}}
+	n := l.Slots
+	if n <= 1 && l.Serial {
+		n = 1
+	}
+	s.latency = &latencyState{model: l, last: map[string][]string{}, busy: make([]bool, max(n, 0)), free: make(chan struct{}, 1)}
 }
 
 func (s *Server) latencyModel() *latencyState {
@@ -114,32 +129,25 @@ func RenderPrompt(req *api.ChatRequest) string {
 // PromptTokens counts a rendered prompt's tokens as the latency model does.
 func PromptTokens(prompt string) int { return (len(prompt) + 3) / 4 }
 
-// prefill takes the slot (when serial), waits out the prefill of what the
-// cache does not hold, and returns the tokens evaluated (what the real
+// prefill takes a slot (when they are bounded) — the free one whose cache
+// shares the longest prefix with prompt —, waits out the prefill of what
+// that cache does not hold, and returns the tokens evaluated (what the real
 // server's prompt_eval_duration reflects) and a release function for the
 // slot.
 func (l *latencyState) prefill(ctx context.Context, model, prompt string) (evaluated int, release func(), err error) {
-	release = func() {}
-	if l.model.Serial {
-		got := make(chan struct{})
-		go func() { l.slot.Lock(); close(got) }()
-		select {
-		case <-got:
-			release = l.slot.Unlock
-		case <-ctx.Done():
-			go func() { <-got; l.slot.Unlock() }()
-			return 0, release, ctx.Err()
-		}
+	slot, release, err := l.take(ctx, model, prompt)
+	if err != nil {
+		return 0, release, err
 	}
 	total := PromptTokens(prompt)
 	evaluated = total
 	common := 0
 	l.mu.Lock()
 	if l.model.PrefixCache {
-		common = commonPrefix(l.last[model], prompt) / 4 * 4
+		common = commonPrefix(l.last[model][slot], prompt) / 4 * 4
 		evaluated = total - common/4
 	}
-	l.last[model] = prompt
+	l.last[model][slot] = prompt
 	l.calls++
 	l.prompt += total
 	l.evaluated += evaluated
@@ -163,13 +171,65 @@ func (l *latencyState) prefill(ctx context.Context, model, prompt string) (evalu
 			done := min(1, float64(time.Since(start))/float64(fill))
 			keep := min(len(prompt), common+int(done*float64(evaluated))*4)
 			l.mu.Lock()
-			if l.last[model] == prompt {
-				l.last[model] = prompt[:keep]
+			if l.last[model][slot] == prompt {
+				l.last[model][slot] = prompt[:keep]
 			}
 			l.mu.Unlock()
 		}
 		release()
 		return 0, func() {}, ctx.Err()
+	}
+}
+
+// take waits for a free slot and takes the one whose cache shares the
+// longest prefix with prompt (slot 0 when the chats are not bounded).
+func (l *latencyState) take(ctx context.Context, model, prompt string) (slot int, release func(), err error) {
+	for {
+		l.mu.Lock()
+		if l.last[model] == nil {
+			l.last[model] = make([]string, max(len(l.busy), 1))
+		}
+		if len(l.busy) == 0 {
+			l.mu.Unlock()
+			return 0, func() {}, nil
+		}
+		best := -1
+		for i, b := range l.busy {
+			if !b && (best < 0 || commonPrefix(l.last[model][i], prompt) > commonPrefix(l.last[model][best], prompt)) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			l.busy[best] = true
+			if slices.Contains(l.busy, false) {
+				l.signal() // another waiter may take the next free slot
+			}
+			l.mu.Unlock()
+			var once sync.Once
+			return best, func() {
+				once.Do(func() {
+					l.mu.Lock()
+					l.busy[best] = false
+					l.mu.Unlock()
+					l.signal()
+				})
+			}, nil
+		}
+		l.mu.Unlock()
+		select {
+		case <-l.free:
+		case <-ctx.Done():
+			return 0, func() {}, ctx.Err()
+		}
+	}
+}
+
+// signal wakes one chat waiting for a slot; a signal already pending
+// will do.
+func (l *latencyState) signal() {
+	select {
+	case l.free <- struct{}{}:
+	default:
 	}
 }
 

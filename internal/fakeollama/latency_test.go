@@ -87,3 +87,38 @@ func TestLatencyCancelledPrefillKeepsPart(t *testing.T) {
 		t.Fatalf("after a cancel at about half the prefill, the next call evaluated %v of %v", m.PromptEvalDuration, full)
 	}
 }
+
+// Two slots serve two chats at once and a third waits; each slot keeps its
+// own cache, and a chat takes the slot that holds its prefix.
+func TestLatencySlots(t *testing.T) {
+	s := New(t)
+	s.AddModel(Model{Name: "m:1b"})
+	s.OnChat(func(*api.ChatRequest) Reply { return Reply{Content: "ok"} })
+	s.SetLatency(Latency{FirstToken: 100 * time.Millisecond, Slots: 2, PerKPrefill: time.Second, PrefixCache: true})
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() { defer wg.Done(); chatOnce(t, s, []api.Message{{Role: "user", Content: "hi"}}) }()
+	}
+	wg.Wait()
+	if d := time.Since(start); d < 200*time.Millisecond || d > 290*time.Millisecond {
+		t.Fatalf("three calls of 100 ms on two slots took %v, want two rounds", d)
+	}
+	a := []api.Message{{Role: "system", Content: strings.Repeat("head A ", 300)}, {Role: "user", Content: "1"}}
+	b := []api.Message{{Role: "system", Content: strings.Repeat("head B ", 300)}, {Role: "user", Content: "1"}}
+	// At once, so each takes a slot of its own.
+	wg.Add(2)
+	go func() { defer wg.Done(); chatOnce(t, s, a) }()
+	go func() { defer wg.Done(); chatOnce(t, s, b) }()
+	wg.Wait()
+	// Each head stays in its own slot: asking with either again prefills
+	// only the new tail.
+	for _, m := range [][]api.Message{a, b} {
+		m = append(m[:1:1], api.Message{Role: "user", Content: "2"})
+		r, _ := chatOnce(t, s, m)
+		if r.PromptEvalDuration > 50*time.Millisecond {
+			t.Fatalf("a head cached in its slot was prefilled again: %v", r.PromptEvalDuration)
+		}
+	}
+}

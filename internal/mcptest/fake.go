@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/png"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,11 @@ import (
 // (exits at once with a message on standard error), "mute" (never
 // answers the handshake).
 const FakeEnv = "CHORUS_MCP_FAKE"
+
+// BigEnv sets the size in bytes of the text the fake's "big" tool
+// returns (default 30,000,000): a tool that answers with a whole page, a
+// log, a file's contents.
+const BigEnv = "CHORUS_MCP_FAKE_BIG"
 
 // CancelledEnv names a file the fake's "wait" tool writes "cancelled" to
 // when the client cancels the call (notifications/cancelled).
@@ -79,6 +85,14 @@ func FakeMain() {
 		os.Stdout.WriteString(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("x", 50<<20) + "\"}}\n")
 		<-ctx.Done()
 		return nil, ctx.Err()
+	})
+	add("big", "Returns a long text.", obj(nil), func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		n, err := strconv.Atoi(os.Getenv(BigEnv))
+		if err != nil || n <= 0 {
+			n = 30_000_000
+		}
+		line := "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt.\n"
+		return text(strings.Repeat(line, n/len(line)+1)[:n]), nil
 	})
 	add("hang", "Never answers.", obj(nil), func(context.Context, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		select {}

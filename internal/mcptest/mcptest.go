@@ -1,7 +1,8 @@
 // Package mcptest finds the real MCP programs the tests drive: the
-// reference server @modelcontextprotocol/server-everything and the
-// official TypeScript SDK @modelcontextprotocol/sdk, installed from npm
-// into a test-owned folder (never a committed node_modules). Tests that
+// reference servers @modelcontextprotocol/server-everything,
+// @modelcontextprotocol/server-filesystem and
+// @modelcontextprotocol/server-memory and the official TypeScript SDK
+// @modelcontextprotocol/sdk, installed from npm into a test-owned folder (never a committed node_modules). Tests that
 // need them skip, saying how to install them, when they are missing.
 package mcptest
 
@@ -18,6 +19,8 @@ import (
 // The pinned versions .ci/run installs.
 const (
 	EverythingVersion = "2026.8.31"
+	FilesystemVersion = "2026.8.31"
+	MemoryVersion     = "2026.8.31"
 	SDKVersion        = "1.32.2"
 )
 
@@ -37,7 +40,8 @@ func Dir() string {
 // InstallHint is how to install what the tests need.
 func InstallHint() string {
 	return "install Node.js (apt-get install nodejs npm) and the pinned packages: npm install --prefix " + Dir() +
-		" @modelcontextprotocol/server-everything@" + EverythingVersion + " @modelcontextprotocol/sdk@" + SDKVersion +
+		" @modelcontextprotocol/server-everything@" + EverythingVersion + " @modelcontextprotocol/server-filesystem@" + FilesystemVersion +
+		" @modelcontextprotocol/server-memory@" + MemoryVersion + " @modelcontextprotocol/sdk@" + SDKVersion +
 		" (.ci/run does it; CHORUS_MCP_NODE picks another folder)"
 }
 
@@ -59,6 +63,34 @@ func Everything(t testing.TB) (node string, script string) {
 	script = filepath.Join(Dir(), "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
 	if _, err := os.Stat(script); err != nil {
 		t.Skip("@modelcontextprotocol/server-everything is not installed: " + InstallHint())
+	}
+	return node, script
+}
+
+// Filesystem returns the command line that runs the reference file system
+// server (its dist/index.js under node; its arguments are the folders it
+// may touch), skipping the test when it is missing.
+func Filesystem(t testing.TB) (node string, script string) {
+	t.Helper()
+	return server(t, "server-filesystem")
+}
+
+// Memory returns the command line that runs the reference knowledge-graph
+// server (its dist/index.js under node; MEMORY_FILE_PATH in its
+// environment says where it keeps the graph), skipping the test when it is
+// missing.
+func Memory(t testing.TB) (node string, script string) {
+	t.Helper()
+	return server(t, "server-memory")
+}
+
+// server is node and the script of the reference server package name.
+func server(t testing.TB, name string) (node string, script string) {
+	t.Helper()
+	node = Node(t)
+	script = filepath.Join(Dir(), "node_modules", "@modelcontextprotocol", name, "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		t.Skip("@modelcontextprotocol/" + name + " is not installed: " + InstallHint())
 	}
 	return node, script
 }

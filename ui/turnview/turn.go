@@ -172,6 +172,11 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 		t.Debug = append(t.Debug, ev)
 	case pipeline.QueueEvent:
 		t.Queue = ev
+	case pipeline.HostDownEvent:
+		// In the execution log of the task that found it: its other
+		// candidates, and the other tasks' on that host, are skipped.
+		ts := t.Task(ev.ID, "")
+		ts.Log = append(ts.Log, LogLine{At: now, Text: pipeline.HostDownText(ev), Warn: true})
 	case pipeline.ReportEvent:
 		rep := ev.Report
 		t.Report = &rep

@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"cmp"
@@ -26,38 +26,27 @@ import (
 	"github.com/chorusai/chorus/skills"
 )
 
-// buildEngine assembles the controller, the skill catalog (embedded, user
-// files, and the synced Hub cache) and the endpoints the configuration
-// enables. The controller and the engine log to log.
-func buildEngine(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, error) {
-	eng, _, err := buildEngineWarn(cfg, log)
-	return eng, err
-}
-
-// buildEngineWarn is buildEngine that also returns how the MCP servers
-// started (nil when none is configured): mcpWarnings words what the user
-// should be told of it before the first turn, checkAllowTools checks
-// --allow-tool against it.
-func buildEngineWarn(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, []mcp.Status, error) {
-	ctl, err := newController(cfg, cfg.Controller.Model, log)
+// newEngine assembles the controller, the skill catalog (embedded, user
+// files, the synced Hub cache, and a skill per tool of the MCP servers it
+// starts) and the endpoints the configuration enables. How the MCP
+// servers started is a.mcp; a.Close stops them. The controller and the
+// engine log to opts.Logger.
+func (a *App) newEngine(cfg *config.Config, opts Options) (*pipeline.Engine, error) {
+	ctl, err := NewController(cfg, cfg.Controller.Model, opts.Logger)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	cat, err := loadCatalog(cfg)
+	cat, err := LoadCatalog(cfg)
 	if err != nil {
-		return nil, nil, &exitError{code: 2, err: err}
+		return nil, usage(err)
 	}
-	tools, err := startMCP(cfg, cat, log)
+	tools, err := a.startMCP(cfg, cat, opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	router, err := buildRouter(cfg, cat, tools)
+	router, err := buildRouter(cfg, cat, tools, opts.ResultTransport)
 	if err != nil {
-		return nil, nil, &exitError{code: 2, err: err}
-	}
-	var status []mcp.Status
-	if tools != nil {
-		status = tools.Status()
+		return nil, usage(err)
 	}
 	return pipeline.New(ctl, cat, router, pipeline.Options{
 		NumCandidates:   cfg.NumCandidateModels,
@@ -66,19 +55,21 @@ func buildEngineWarn(cfg *config.Config, log *slog.Logger) (*pipeline.Engine, []
 		OutputDir:       cfg.OutputDir,
 		ControllerTasks: cfg.ControllerTasks,
 		Selection:       pipeline.Selection(cfg.Selection),
-		Logger:          log,
-	}), status, nil
+		EarlyAnswer:     cfg.EarlyAnswer(),
+		Logger:          opts.Logger,
+	}), nil
 }
 
-// newController builds the controller for model with the configuration's
+// NewController builds the controller for model with the configuration's
 // host and options: the engine's, or another model's for chorus eval.
-func newController(cfg *config.Config, model string, log *slog.Logger) (*controller.Controller, error) {
+func NewController(cfg *config.Config, model string, log *slog.Logger) (*controller.Controller, error) {
 	ctl, err := controller.New(cfg.Controller.Host, model, controller.Options{
 		Kind:          cfg.Controller.Kind,
 		Temperature:   cfg.Controller.Temperature,
 		NumCtx:        cfg.Controller.NumCtx,
 		PlanTokens:    cfg.Controller.PlanTokens,
 		AnswerTokens:  cfg.Controller.AnswerTokens,
+		PromptTokens:  cfg.Controller.PromptTokens,
 		Timeout:       cfg.Controller.Timeout,
 		MaxConcurrent: cfg.Controller.MaxConcurrent,
 		Key:           cfg.Controller.Key,
@@ -87,10 +78,10 @@ func newController(cfg *config.Config, model string, log *slog.Logger) (*control
 		Logger:        log,
 	})
 	if errors.Is(err, controller.ErrUnknownKind) {
-		return nil, &exitError{code: 2, err: fmt.Errorf("config: controller.kind: %w", err)}
+		return nil, usage(fmt.Errorf("config: controller.kind: %w", err))
 	}
 	if err != nil {
-		return nil, &exitError{code: 2, err: fmt.Errorf("config: controller.host: %w", err)}
+		return nil, usage(fmt.Errorf("config: controller.host: %w", err))
 	}
 	return ctl, nil
 }
@@ -116,27 +107,31 @@ func ollamaHost(cfg *config.Config) string {
 	return "http://127.0.0.1:11434"
 }
 
-// loadCatalog reads the skills and overlays the synced Hub catalog.
-func loadCatalog(cfg *config.Config) (*skills.Catalog, error) {
+// LoadCatalog reads the skills (embedded and cfg.SkillsDir's) and overlays
+// the synced Hub catalog: what chorus models sync refreshes.
+func LoadCatalog(cfg *config.Config) (*skills.Catalog, error) {
 	cat, err := skills.Load(cfg.SkillsDir)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := cat.Overlay(hubCache()); err != nil {
+	if _, err := cat.Overlay(HubCache()); err != nil {
 		return nil, fmt.Errorf("the synced model catalog is unreadable (%w) — run `chorus models sync` again", err)
 	}
 	return cat, nil
 }
 
-func hubCache() skills.Cache {
+// HubCache is where chorus models sync keeps what it fetched from the Hub.
+func HubCache() skills.Cache {
 	return skills.Cache{Dir: config.CacheDir() + "/catalog"}
 }
 
 // buildRouter creates the endpoints the configuration enables. The
 // huggingface endpoint learns from cat which Inference Providers serve the
 // catalog's models (curated, or synced from the Hub), and asks the Hub
-// itself when a model runs. tools are the MCP servers' (nil without).
-func buildRouter(cfg *config.Config, cat *skills.Catalog, tools *mcp.Endpoint) (*endpoints.Router, error) {
+// itself when a model runs. tools are the MCP servers' (nil without);
+// downloads carries the result files providers answer with by URL (nil:
+// public addresses only).
+func buildRouter(cfg *config.Config, cat *skills.Catalog, tools *mcp.Endpoint, downloads http.RoundTripper) (*endpoints.Router, error) {
 	httpClient := &http.Client{Timeout: 0} // per-request deadlines come from contexts
 	eps := []endpoints.Endpoint{builtin.New()}
 	eps = append(eps, huggingface.New(huggingface.Options{
@@ -149,7 +144,7 @@ func buildRouter(cfg *config.Config, cat *skills.Catalog, tools *mcp.Endpoint) (
 		MaxRetries: orOff(cfg.HuggingFace.MaxRetries),
 		HTTPClient: httpClient,
 
-		DownloadTransport: resultTransport,
+		DownloadTransport: downloads,
 	}))
 	if cfg.Local.URL != "" {
 		if _, err := url.Parse(cfg.Local.URL); err != nil {
@@ -158,7 +153,7 @@ func buildRouter(cfg *config.Config, cat *skills.Catalog, tools *mcp.Endpoint) (
 		eps = append(eps, local.New(local.Options{URL: cfg.Local.URL, Protocol: cfg.Local.Protocol, PublicDir: cfg.Local.PublicDir, HTTPClient: httpClient}))
 	}
 	if len(cfg.OpenAI) > 0 {
-		eps = append(eps, openai.New(openai.Options{Servers: openAIServers(cfg), HTTPClient: httpClient, DownloadTransport: resultTransport}))
+		eps = append(eps, openai.New(openai.Options{Servers: openAIServers(cfg), HTTPClient: httpClient, DownloadTransport: downloads}))
 	}
 	if cfg.Retrieval.WikipediaURL != "" || cfg.Retrieval.SearxNGURL != "" {
 		eps = append(eps, retrieval.New(retrieval.Options{WikipediaURL: cfg.Retrieval.WikipediaURL, SearxNGURL: cfg.Retrieval.SearxNGURL,
@@ -185,15 +180,11 @@ func openAIServers(cfg *config.Config) []openai.Server {
 		for _, t := range s.Tasks {
 			models[t] = s.Models[t]
 		}
-		out = append(out, openai.Server{Name: s.Name, URL: s.URL, Key: s.Key, KeyEnv: s.KeyEnv, Voice: s.Voice, Models: models, Index: i})
+		out = append(out, openai.Server{Name: s.Name, URL: s.URL, Key: s.Key, KeyEnv: s.KeyEnv, KeyVar: config.OpenAIKeyVar(s.Name),
+			Voice: s.Voice, Models: models, Index: i})
 	}
 	return out
 }
-
-// resultTransport carries the downloads of files that providers answer
-// with by URL; nil dials public addresses only. Tests point it at their
-// fake CDN.
-var resultTransport http.RoundTripper
 
 // knownProviders collects what the catalog knows of its models'
 // Inference Providers, by model id.
@@ -221,7 +212,7 @@ func knownProviders(cat *skills.Catalog) map[string][]skills.Provider {
 func standingConstraints(cfg *config.Config) (pipeline.Constraints, error) {
 	prefer, bench, err := pipeline.ParsePrefer(cfg.Constraints.Prefer, cfg.Constraints.Benchmark)
 	if err != nil {
-		return pipeline.Constraints{}, &exitError{code: 2, err: fmt.Errorf("config: constraints.prefer: %w", err)}
+		return pipeline.Constraints{}, usage(fmt.Errorf("config: constraints.prefer: %w", err))
 	}
 	return pipeline.Constraints{Licenses: cfg.Constraints.Licenses, MaxSize: cfg.Constraints.Limit, LocalOnly: cfg.Constraints.LocalOnly,
 		Prefer: prefer, Benchmark: bench}, nil

@@ -1,13 +1,11 @@
-package cli
+package app
 
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/endpoints/mcp"
@@ -15,8 +13,9 @@ import (
 	"github.com/chorusai/chorus/text"
 )
 
-// mcpServers turns the config's mcp list into the endpoint's servers.
-func mcpServers(cfg *config.Config) []mcp.Server {
+// MCPServers turns the config's mcp list into the endpoint's servers (for
+// chorus mcp list, which starts them without an engine).
+func MCPServers(cfg *config.Config) []mcp.Server {
 	out := make([]mcp.Server, 0, len(cfg.MCP))
 	for i, s := range cfg.MCP {
 		out = append(out, mcp.Server{Name: s.Name, Index: i, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
@@ -28,26 +27,28 @@ func mcpServers(cfg *config.Config) []mcp.Server {
 // startMCP starts (or reaches) the configured MCP servers, all at once,
 // and adds a skill per tool to cat. A server that fails does not stop
 // Chorus: its tools are missing, `chorus mcp list` says why, and the log
-// has it. The servers Chorus started are stopped when the command ends.
-// It returns nil when the configuration lists no server.
-func startMCP(cfg *config.Config, cat *skills.Catalog, log *slog.Logger) (*mcp.Endpoint, error) {
+// has it; a.mcp is how each started. The servers Chorus started are
+// stopped when the App closes. It returns nil when the configuration lists
+// no server.
+func (a *App) startMCP(cfg *config.Config, cat *skills.Catalog, opts Options) (*mcp.Endpoint, error) {
 	if len(cfg.MCP) == 0 {
 		return nil, nil
 	}
 	for i, s := range cfg.MCP {
 		for task := range s.Tasks {
 			if _, ok := cat.Skill(task); !ok {
-				return nil, &exitError{code: 2, err: &config.Error{Key: fmt.Sprintf("mcp[%d].tasks", i), Source: cfg.File,
-					Msg: fmt.Sprintf("unknown task %q (chorus skills lists them)", task)}}
+				return nil, usage(&config.Error{Key: fmt.Sprintf("mcp[%d].tasks", i), Source: cfg.File,
+					Msg: fmt.Sprintf("unknown task %q (chorus skills lists them)", task)})
 			}
 		}
 	}
-	ep := mcp.New(mcp.Options{Servers: mcpServers(cfg), HTTPClient: &http.Client{}, Version: chorusVersion(), Logger: log})
-	atExit(func() { _ = ep.Close() })
+	ep := mcp.New(mcp.Options{Servers: MCPServers(cfg), HTTPClient: &http.Client{}, Version: opts.Version, Logger: opts.Logger})
+	a.onClose(ep.Close)
 	ep.Start(context.Background())
+	a.mcp = ep.Status()
 	for _, s := range ep.Skills() {
 		if _, taken := cat.Skill(s.Name); taken {
-			log.Warn("mcp tool shadowed by a skill of the same name", "skill", s.Name)
+			opts.Logger.Warn("mcp tool shadowed by a skill of the same name", "skill", s.Name)
 			continue
 		}
 		cat.Put(s)
@@ -72,31 +73,6 @@ func mcpWarnings(status []mcp.Status) []string {
 	return out
 }
 
-// exitFuncs run when the command ends (execute): stopping the MCP servers
-// Chorus started.
-var exitFuncs struct {
-	sync.Mutex
-	fs []func()
-}
-
-// atExit runs f when the command ends.
-func atExit(f func()) {
-	exitFuncs.Lock()
-	defer exitFuncs.Unlock()
-	exitFuncs.fs = append(exitFuncs.fs, f)
-}
-
-// runExitFuncs runs what atExit registered, newest first, once.
-func runExitFuncs() {
-	exitFuncs.Lock()
-	fs := slices.Clone(exitFuncs.fs)
-	exitFuncs.fs = nil
-	exitFuncs.Unlock()
-	for i := len(fs) - 1; i >= 0; i-- {
-		fs[i]()
-	}
-}
-
 // checkAllowTools checks the --allow-tool patterns against the MCP servers
 // as they started: a pattern that names no configured server, or a tool
 // its running server does not offer Chorus, is a typo that would silently
@@ -105,7 +81,7 @@ func runExitFuncs() {
 // warned about (the server may start for a later task).
 func checkAllowTools(patterns []string, status []mcp.Status) (warnings []string, err error) {
 	refuse := func(p, format string, args ...any) error {
-		return &exitError{code: 2, err: fmt.Errorf("--allow-tool %s: %s", p, fmt.Sprintf(format, args...))}
+		return usage(fmt.Errorf("--allow-tool %s: %s", p, fmt.Sprintf(format, args...)))
 	}
 	names := make([]string, 0, len(status))
 	for _, st := range status {

@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/chorusai/chorus/internal/fakeollama"
+)
+
+// TestConfigHidesEverySecret: `chorus config` keeps its help's promise for
+// every secret-bearing key — the controller's key from CHORUS_CONTROLLER_KEY,
+// an MCP server's key, header values and env values, the token of mcp serve
+// --http — showing where each came from.
+func TestConfigHidesEverySecret(t *testing.T) {
+	newCLIEnv(t, func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{} })
+	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `mcp:
+  - {name: web, url: "https://mcp.example.com/mcp", key: mcp-key-1, headers: {X-Api-Key: hdr-value-2}}
+  - {name: gh, command: gh-mcp, env: {GITHUB_TOKEN: "${GH_TOKEN}", PLAIN: env-value-3}}
+serve:
+  http_token: serve-token-4
+`
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CHORUS_CONTROLLER_KEY", "ctl-key-0")
+	t.Setenv("GH_TOKEN", "gh-token-5")
+	stdout, stderr, code := runCLI("config")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, secret := range []string{"ctl-key-0", "mcp-key-1", "hdr-value-2", "env-value-3", "serve-token-4", "gh-token-5"} {
+		if strings.Contains(stdout, secret) {
+			t.Errorf("chorus config prints %s:\n%s", secret, stdout)
+		}
+	}
+	for _, want := range []string{"(set, from CHORUS_CONTROLLER_KEY)", "(set, from GH_TOKEN)", "X-Api-Key: (set, from "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("chorus config does not say %q:\n%s", want, stdout)
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package config
+
+import (
+	"cmp"
+	"net/url"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/chorusai/chorus/text"
+)
+
+// `chorus config` prints the effective configuration, and its help
+// promises that tokens and keys are never shown. Secrets sit under many
+// keys — controller.key, huggingface.token, openai[].key, mcp[].key, every
+// value of mcp[].headers and mcp[].env, serve.http_token, a password or a
+// token in any URL — and new ones arrive with new features, so they are
+// found by a rule rather than listed: a key named key, token, secret or
+// password (or ending in _key, _token, …), every value of a headers or env
+// map, and the userinfo and secret-looking query values of every URL.
+
+// secretKey matches the names of keys that hold a secret; a name ending
+// in _env names a variable, which is not one.
+var secretKey = regexp.MustCompile(`(^|_)(key|token|secret|password|passwd|credentials?)$`)
+
+// secretMaps are the maps whose every value may be a secret.
+var secretMaps = []string{"headers", "env"}
+
+// secretQuery matches the query parameters of a URL that carry a secret.
+var secretQuery = regexp.MustCompile(`(?i)(key|token|secret|password|passwd|sig|signature|auth|credential)`)
+
+// Shown returns the configuration as `chorus config` prints it: every
+// secret replaced by where it came from — "(set, from VAR)", "(set, from
+// <file>)" — or why it is missing ("(not set: VAR is empty)"), and no URL
+// with a password or a token in it. c is not changed.
+func (c *Config) Shown() *Config {
+	out := *c
+	v := reflect.ValueOf(&out).Elem()
+	c.mask(v, "")
+	return &out
+}
+
+// mask walks v, a struct value the caller owns, replacing secrets in
+// place; slices and maps are copied before they change (they are shared
+// with the configuration in use).
+func (c *Config) mask(v reflect.Value, path string) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f, fv := t.Field(i), v.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		key := strings.TrimPrefix(path+"."+name, ".")
+		switch {
+		case fv.Kind() == reflect.String && secretKey.MatchString(name):
+			fv.SetString(c.secretShown(fv.String(), v, f.Name, key))
+		case fv.Kind() == reflect.String:
+			fv.SetString(redactURL(fv.String()))
+		case fv.Kind() == reflect.Map && slices.Contains(secretMaps, name) && fv.Type().Elem().Kind() == reflect.String:
+			fv.Set(c.maskedMap(fv, v.FieldByName(f.Name+"From")))
+		case fv.Kind() == reflect.Struct:
+			c.mask(fv, key)
+		case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.Struct:
+			cp := reflect.MakeSlice(fv.Type(), fv.Len(), fv.Len())
+			reflect.Copy(cp, fv)
+			for j := range cp.Len() {
+				c.mask(cp.Index(j), key)
+			}
+			fv.Set(cp)
+		case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String:
+			cp := make([]string, fv.Len())
+			for j := range cp {
+				cp[j] = redactURL(fv.Index(j).String())
+			}
+			fv.Set(reflect.ValueOf(cp))
+		}
+	}
+}
+
+// secretShown is what is printed for the secret value of key, a field of
+// parent: where it came from, said by a sibling naming its variable
+// (KeyEnv, HTTPTokenEnv) or its source (KeyFrom), else the Hugging Face
+// token's source, the CHORUS_ variable, or the file.
+func (c *Config) secretShown(value string, parent reflect.Value, field, key string) string {
+	env := siblingString(parent, field+"Env")
+	switch {
+	case value == "" && env != "":
+		// The usual cause of a refused key: say so here.
+		return "(not set: " + env + " is empty)"
+	case value == "":
+		return ""
+	case env != "":
+		return "(set, from " + env + ")"
+	}
+	if from := siblingString(parent, field+"From"); from != "" {
+		return "(set, from " + from + ")"
+	}
+	if key == "huggingface.token" && c.TokenSource != "" {
+		return "(set, from " + c.TokenSource + ")"
+	}
+	if v := "CHORUS_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_")); os.Getenv(v) != "" {
+		return "(set, from " + v + ")"
+	}
+	if c.File != "" {
+		return "(set, from " + c.File + ")"
+	}
+	return "(set)"
+}
+
+// siblingString is parent's string field name, "" without one.
+func siblingString(parent reflect.Value, name string) string {
+	f := parent.FieldByName(name)
+	if !f.IsValid() || f.Kind() != reflect.String {
+		return ""
+	}
+	return f.String()
+}
+
+// envRef matches a value that only names a variable: ${GITHUB_TOKEN}.
+var envRef = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+
+// maskedMap is m (a headers or env map) with every value replaced: a
+// value written as a reference to a variable (as written is in written,
+// a sibling map like EnvFrom, when the values were expanded) says whether
+// it is set, anything else that it is set in the file.
+func (c *Config) maskedMap(m, written reflect.Value) reflect.Value {
+	out := reflect.MakeMapWithSize(m.Type(), m.Len())
+	iter := m.MapRange()
+	for iter.Next() {
+		val := iter.Value().String()
+		if written.IsValid() && written.Kind() == reflect.Map {
+			if w := written.MapIndex(iter.Key()); w.IsValid() {
+				val = w.String()
+			}
+		}
+		shown := "(set, from " + cmp.Or(c.File, "the configuration") + ")"
+		if ref := envRef.FindStringSubmatch(strings.TrimSpace(val)); ref != nil {
+			shown = "(set, from " + ref[1] + ")"
+			if os.Getenv(ref[1]) == "" {
+				shown = "(not set: " + ref[1] + " is empty)"
+			}
+		}
+		out.SetMapIndex(iter.Key(), reflect.ValueOf(shown).Convert(m.Type().Elem()))
+	}
+	return out
+}
+
+// redactURL hides what in a URL is a secret: the password of its userinfo
+// (a name alone too, which may be a token: text.RedactURL) and the values
+// of query parameters named like one (?api_key=…, ?token=…). Anything not
+// a URL is returned as is.
+func redactURL(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	s = text.RedactURL(s)
+	u, err := url.Parse(s)
+	if err != nil || u.RawQuery == "" {
+		return s
+	}
+	q := u.Query()
+	changed := false
+	for k := range q {
+		if secretQuery.MatchString(k) {
+			q[k] = []string{"REDACTED"}
+			changed = true
+		}
+	}
+	if !changed {
+		return s
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}

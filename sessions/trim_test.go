@@ -1,0 +1,112 @@
+package sessions
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chorusai/chorus/pipeline"
+)
+
+// smallFiles lowers the bound of a session file for the test.
+func smallFiles(t *testing.T, n int) {
+	old := maxFileBytes
+	maxFileBytes = n
+	t.Cleanup(func() { maxFileBytes = old })
+}
+
+// bigTurn is a turn whose task returned result bytes, passed on as an
+// argument to a second task.
+func bigTurn(request string, result int) Turn {
+	res := strings.Repeat("r", result)
+	return Turn{Request: request, Answer: "answer to " + request, Report: &pipeline.Report{Request: request, Tasks: []pipeline.TaskReport{
+		{ID: 1, Task: "image-to-text", Status: pipeline.StatusOK, Result: res},
+		{ID: 2, Task: "summarization", Status: pipeline.StatusOK, Args: map[string]string{"text": res}, Result: "short"},
+	}}}
+}
+
+// TestSaveKeepsTheSessionLoadable: turns whose results add up past what a
+// load accepts are saved trimmed — the oldest results first, each saying it
+// was trimmed — and the file loads; the newest turn, and the session in
+// memory, keep theirs whole.
+func TestSaveKeepsTheSessionLoadable(t *testing.T) {
+	smallFiles(t, 300<<10)
+	st := Store{Dir: t.TempDir()}
+	s := st.New("")
+	for _, r := range []string{"first", "second", "third"} {
+		s.AddTurn(bigTurn(r, 60<<10))
+	}
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(st.path(s.ID))
+	if err != nil || info.Size() > int64(maxFileBytes) {
+		t.Fatalf("saved %d bytes, over the %d a load accepts (%v)", info.Size(), maxFileBytes, err)
+	}
+	got, err := st.Load(s.ID)
+	if err != nil {
+		t.Fatalf("the saved session does not load: %v", err)
+	}
+	first, last := got.Turns[0].Report.Tasks, got.Turns[2].Report.Tasks
+	if len(first[0].Result) > 8<<10 || !strings.Contains(first[0].Result, "trimmed when the session was saved") ||
+		!strings.Contains(first[1].Args["text"], "trimmed when the session was saved") {
+		t.Fatalf("the oldest turn's result was not trimmed with a note: %d bytes", len(first[0].Result))
+	}
+	if len(last[0].Result) != 60<<10 || got.Turns[0].Answer != "answer to first" {
+		t.Fatalf("the newest result (%d bytes) or an answer was trimmed before the oldest results", len(last[0].Result))
+	}
+	if len(s.Turns[0].Report.Tasks[0].Result) != 60<<10 || len(s.Turns[0].Report.Tasks[1].Args["text"]) != 60<<10 {
+		t.Fatal("the session in memory was trimmed")
+	}
+}
+
+// TestSaveThatCannotFitWritesNothing: a session that would not fit even
+// trimmed is not written — the file on disk stays as it was — and the error
+// says what to do.
+func TestSaveThatCannotFitWritesNothing(t *testing.T) {
+	smallFiles(t, 16<<10)
+	st := Store{Dir: t.TempDir()}
+	s := st.New("")
+	s.AddTurn(Turn{Request: "hi", Answer: "hello"})
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(st.path(s.ID))
+	for i := range 300 {
+		s.AddTurn(Turn{Request: "turn " + strings.Repeat("x", i)})
+	}
+	err := st.Save(s)
+	if err == nil || !strings.Contains(err.Error(), "start a new session") {
+		t.Fatalf("save of a session that cannot fit: %v", err)
+	}
+	if after, _ := os.ReadFile(st.path(s.ID)); string(after) != string(before) {
+		t.Fatal("the file was written over")
+	}
+}
+
+// TestTooLargeSessionSaysWhatToDo: a file over what a load accepts (written
+// by an earlier version) is not called damaged: the error says why it was
+// not opened and what to do, and leaves it as it is.
+func TestTooLargeSessionSaysWhatToDo(t *testing.T) {
+	smallFiles(t, 4<<10)
+	st := Store{Dir: t.TempDir()}
+	id := "20250101-000000-000-0001"
+	body := `{"version":1,"id":"` + id + `","turns":[{"request":"` + strings.Repeat("a", 8<<10) + `"}]}`
+	if err := os.WriteFile(filepath.Join(st.Dir, id+".json"), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := st.Load(id)
+	if !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrDamaged) {
+		t.Fatalf("Load: %v, want ErrTooLarge", err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "damaged") || !strings.Contains(msg, "start a new session") || !strings.Contains(msg, "left untouched") {
+		t.Fatalf("the error does not say what to do: %s", msg)
+	}
+	_, err = st.Latest()
+	if !errors.Is(err, ErrTooLarge) || errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "the newest session cannot be loaded") {
+		t.Fatalf("Latest with only a session too large: %v — it must not read as no session at all", err)
+	}
+}
