@@ -77,6 +77,9 @@ var importRules = map[string][]string{
 	// conversation service per client session. (The MCP client is an
 	// endpoint kind, endpoints/mcp, under "endpoints/*".)
 	"mcpserve": {"conversation", "pipeline", "skills", "text"},
+	// A server's metrics and health for its operator: the chat service's
+	// observer, the controller's queue stats, the engine's readiness.
+	"metrics": {"controller", "conversation", "pipeline"},
 
 	// Test support: fakes and helpers that import nothing of Chorus
 	// outside internal, and that production code never imports.
@@ -101,6 +104,11 @@ var sdkImporters = []string{"controller", "endpoints/ollama", "internal/fakeolla
 // a client), the MCP server and the command that serves it, and the test
 // servers.
 var mcpImporters = []string{"endpoints/mcp", "mcpserve", "cli", "internal/mcptest"}
+
+// promImporters may import the Prometheus client: metrics holds every
+// metric in one registry value, and internal/scrape reads them back in
+// tests — no package keeps counters of its own.
+var promImporters = []string{"metrics", "internal/scrape"}
 
 const module = "github.com/chorusai/chorus"
 
@@ -161,6 +169,10 @@ func TestImportDirection(t *testing.T) {
 			case strings.HasPrefix(ip, "github.com/modelcontextprotocol/go-sdk"):
 				if !slices.Contains(mcpImporters, pkg) {
 					t.Errorf("%s imports the MCP SDK (%s): only endpoints/mcp, mcpserve and cli may", show(pkg), ip)
+				}
+			case strings.HasPrefix(ip, "github.com/prometheus/"):
+				if !slices.Contains(promImporters, pkg) {
+					t.Errorf("%s imports the Prometheus client (%s): only metrics may — tell it what happened instead", show(pkg), ip)
 				}
 			case ip == module || strings.HasPrefix(ip, module+"/"):
 				to := strings.TrimPrefix(strings.TrimPrefix(ip, module), "/")

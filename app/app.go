@@ -45,6 +45,9 @@ type Options struct {
 	// with by URL; nil dials public addresses only. Tests point it at
 	// their fake CDN.
 	ResultTransport http.RoundTripper
+	// Observer, when set, watches every chat and turn of the chat service
+	// (a server's metrics, package metrics).
+	Observer conversation.Observer
 }
 
 // Replay is a recorded chat to play back (--replay, --replay-speed).
@@ -118,7 +121,7 @@ func (a *App) start(cfg *config.Config, opts Options) error {
 	if err != nil {
 		return err
 	}
-	a.svc, err = conversation.New(conversation.Options{Engine: eng, Logger: opts.Logger, Version: opts.Version})
+	a.svc, err = conversation.New(conversation.Options{Engine: eng, Logger: opts.Logger, Version: opts.Version, Observer: opts.Observer})
 	return err
 }
 

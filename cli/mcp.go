@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/endpoints/mcp"
 	"github.com/chorusai/chorus/mcpserve"
+	"github.com/chorusai/chorus/metrics"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -170,7 +172,7 @@ func wrapIndented(s string, width int, first, rest string) string {
 }
 
 func newMCPServeCmd(g *globalFlags) *cobra.Command {
-	var addr, tokenEnv string
+	var addr, metricsAddr, tokenEnv string
 	var allow []string
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -184,7 +186,11 @@ reads: a path named in the request is not opened. Each client session is a chat 
 earlier ones) with its own folder under the data directory. MCP tools of Chorus's own mcp: servers
 that are not annotated read-only run only with --allow-tool. Over --http, every user of this machine
 can reach 127.0.0.1: with a token (serve.http_token_env, or --token-env VAR) only requests that carry it
-as "Authorization: Bearer <token>" are served. docs/mcp.md shows client configurations.`,
+as "Authorization: Bearer <token>" are served. docs/mcp.md shows client configurations.
+
+With --http, --metrics ADDR serves Prometheus metrics, /healthz and /readyz on a listener of its own,
+and Ctrl+C or SIGTERM drains: no new connections or calls, the calls in flight finish (up to
+serve.drain_timeout) and are told so if they asked for progress; a second signal stops at once.`,
 		Example: `  chorus mcp serve
   chorus mcp serve --http 127.0.0.1:8808
   CHORUS_MCP_TOKEN=$(openssl rand -hex 16) chorus mcp serve --http :8808 --token-env CHORUS_MCP_TOKEN`,
@@ -207,19 +213,42 @@ as "Authorization: Bearer <token>" are served. docs/mcp.md shows client configur
 					return &exitError{code: 2, err: fmt.Errorf("--token-env: %s is empty — set it to the token clients must send", tokenEnv)}
 				}
 			}
-			a, err := g.newApp(cfg, app.Options{AllowTools: allow})
+			if metricsAddr != "" {
+				if addr == "" {
+					return &exitError{code: 2, err: errors.New("--metrics needs --http: over stdio the server is one client's, which sees its turns itself")}
+				}
+				if err := metrics.CheckAddr(metricsAddr, addr, "the MCP endpoint's port"); err != nil {
+					return &exitError{code: 2, err: fmt.Errorf("--metrics: %w", err)}
+				}
+			}
+			var m *metrics.Metrics
+			opts := app.Options{AllowTools: allow}
+			if metricsAddr != "" {
+				m = metrics.New(metrics.Options{})
+				opts.Observer = m
+			}
+			a, err := g.newApp(cfg, opts)
 			if err != nil {
 				return err
 			}
 			defer a.Close()
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return serveMCP(ctx, a, mcpServeFlags{addr: addr, allow: allow, token: cfg.Serve.HTTPToken, tokenFrom: cmp.Or(cfg.Serve.HTTPTokenEnv, "serve.http_token"),
-				version: g.version, log: g.logger()}, cmd.ErrOrStderr())
+			if m != nil {
+				m.Watch(a.Engine())
+			}
+			f := mcpServeFlags{addr: addr, metrics: metricsAddr, allow: allow, token: cfg.Serve.HTTPToken, tokenFrom: cmp.Or(cfg.Serve.HTTPTokenEnv, "serve.http_token"),
+				version: g.version, log: g.logger()}
+			if addr == "" {
+				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				return serveMCP(ctx, a, m, f, cmd.ErrOrStderr())
+			}
+			// Over HTTP the signals drain the server (runDrained).
+			return serveMCP(cmd.Context(), a, m, f, cmd.ErrOrStderr())
 		},
 	}
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8808; a bare :PORT is loopback) instead of stdio")
 	cmd.Flags().StringVar(&tokenEnv, "token-env", "", "with --http, serve only requests carrying the bearer token held in the variable VAR (overrides serve.http_token_env)")
+	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "with --http: serve Prometheus metrics, /healthz and /readyz on ADDR, e.g. 127.0.0.1:9465 (never the MCP port)")
 	cmd.Flags().StringSliceVar(&allow, "allow-tool", nil, "let the MCP tool NAME of Chorus's own mcp: servers run though it is not annotated read-only (repeatable)")
 	return cmd
 }
@@ -238,10 +267,11 @@ func loopbackDefault(addr string) (string, error) {
 }
 
 // mcpServeFlags are what `chorus mcp serve` was given: where to listen
-// ("" for stdio), --allow-tool, the bearer token --http wants ("" for
-// none) and where it came from, and the version and log of the command.
+// ("" for stdio), where to serve the metrics (--metrics), --allow-tool,
+// the bearer token --http wants ("" for none) and where it came from, and
+// the version and log of the command.
 type mcpServeFlags struct {
-	addr             string
+	addr, metrics    string
 	allow            []string
 	token, tokenFrom string
 	version          string
@@ -249,8 +279,9 @@ type mcpServeFlags struct {
 }
 
 // serveMCP runs `chorus mcp serve` on a: stdio when f.addr is empty, else
-// streamable HTTP on f.addr. Nothing but the protocol goes to stdout.
-func serveMCP(ctx context.Context, a *app.App, f mcpServeFlags, stderr io.Writer) error {
+// streamable HTTP on f.addr, with m (when not nil) on f.metrics. Nothing
+// but the protocol goes to stdout.
+func serveMCP(ctx context.Context, a *app.App, m *metrics.Metrics, f mcpServeFlags, stderr io.Writer) error {
 	addr, log := f.addr, f.log
 	for _, w := range a.Warnings() {
 		fmt.Fprintf(stderr, "chorus: warning: %s\n", w)
@@ -268,14 +299,29 @@ func serveMCP(ctx context.Context, a *app.App, f mcpServeFlags, stderr io.Writer
 		}
 		return nil
 	}
-	l, err := net.Listen("tcp", addr)
+	return serveMCPHTTP(ctx, a.Config(), srv, m, f, stderr)
+}
+
+// serveMCPHTTP serves srv over streamable HTTP on f.addr, m on
+// f.metrics, until a drain or a second signal ends it.
+func serveMCPHTTP(ctx context.Context, cfg *config.Config, srv *mcpserve.Server, m *metrics.Metrics, f mcpServeFlags, stderr io.Writer) error {
+	log := f.log
+	l, err := net.Listen("tcp", f.addr)
 	if err != nil {
-		return &exitError{code: 1, err: fmt.Errorf("cannot listen on %s: %w", addr, err)}
+		return &exitError{code: 1, err: fmt.Errorf("cannot listen on %s: %w", f.addr, err)}
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if m != nil {
+		if err := startMetrics(ctx, m, f.metrics, l.Addr().String(), "the MCP endpoint's port", stderr, log); err != nil {
+			l.Close()
+			return err
+		}
 	}
 	token := f.token
 	hs := &http.Server{Handler: srv.HTTPHandler(mcpserve.HTTPOptions{Token: token, Logger: log}), ReadHeaderTimeout: 10 * time.Second}
 	log.Info("mcp server on http", "addr", l.Addr().String(), "token", token != "")
-	fmt.Fprintf(stderr, "chorus: serving MCP on http://%s/mcp — Ctrl+C stops.\n", l.Addr())
+	fmt.Fprintf(stderr, "chorus: serving MCP on http://%s/mcp — Ctrl+C or SIGTERM drains (calls finish), twice stops.\n", l.Addr())
 	host, _, _ := net.SplitHostPort(l.Addr().String())
 	switch {
 	case token != "":
@@ -285,14 +331,36 @@ func serveMCP(ctx context.Context, a *app.App, f mcpServeFlags, stderr io.Writer
 	default:
 		fmt.Fprintf(stderr, "chorus: no token: every user of this machine can reach %s (set serve.http_token_env or --token-env)\n", host)
 	}
-	go func() {
-		<-ctx.Done()
+	var draining atomic.Bool
+	serve := func(ctx context.Context) error {
+		errc := make(chan error, 1)
+		go func() { errc <- hs.Serve(l) }()
+		select {
+		case err := <-errc:
+			if !draining.Load() && !errors.Is(err, http.ErrServerClosed) {
+				return &exitError{code: 1, err: err}
+			}
+			<-ctx.Done() // the drain closed the listener; it ends by cancelling ctx
+		case <-ctx.Done():
+		}
+		// The answers of the calls that finished are written; the
+		// clients' open event streams are closed.
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		_ = hs.Shutdown(sctx)
-	}()
-	if err := hs.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return &exitError{code: 1, err: err}
+		_ = hs.Close()
+		return nil
 	}
-	return nil
+	drain := func(ctx context.Context) {
+		draining.Store(true)
+		if m != nil {
+			m.Drain()
+		}
+		hs.SetKeepAlivesEnabled(false)
+		_ = l.Close()
+		if err := srv.Drain(ctx); err != nil {
+			log.Warn("mcp serve drain cut short: the calls still running are cancelled", "err", err.Error())
+		}
+	}
+	return runDrained(ctx, drainedServer{serve: serve, drain: drain, timeout: cfg.Serve.DrainTimeout, what: "the MCP server"}, stderr, log)
 }

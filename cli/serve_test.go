@@ -8,12 +8,24 @@ import (
 	"testing"
 )
 
-// TestServeUsage: serve without --ssh is bad usage; a server nobody could
-// log in to does not start, and says how to let someone in.
+// TestServeUsage: serve without --ssh is bad usage, as are metrics on the
+// server's own port; a server nobody could log in to does not start, and
+// says how to let someone in.
 func TestServeUsage(t *testing.T) {
 	newCLIEnv(t, nil)
 	if _, stderr, code := runCLI("serve"); code != 2 || !strings.Contains(stderr, "--ssh ADDR") {
 		t.Fatalf("no address: exit %d, %q", code, stderr)
+	}
+	// The metrics never share the ssh port (or the MCP endpoint's), and
+	// over stdio there is nothing to serve them for.
+	if _, stderr, code := runCLI("serve", "--ssh", "127.0.0.1:2222", "--metrics", ":2222"); code != 2 || !strings.Contains(stderr, "is the ssh port") || !strings.Contains(stderr, "9464") {
+		t.Fatalf("--metrics on the ssh port: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := runCLI("mcp", "serve", "--http", ":8808", "--metrics", "127.0.0.1:8808"); code != 2 || !strings.Contains(stderr, "the MCP endpoint's port") {
+		t.Fatalf("--metrics on the MCP port: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := runCLI("mcp", "serve", "--metrics", "127.0.0.1:9465"); code != 2 || !strings.Contains(stderr, "--metrics needs --http") {
+		t.Fatalf("--metrics over stdio: exit %d, %q", code, stderr)
 	}
 	_, stderr, code := runCLI("serve", "--ssh", "127.0.0.1:0")
 	if code != 1 || !strings.Contains(stderr, "authorized_keys does not exist") || !strings.Contains(stderr, "cat ~/.ssh/id_ed25519.pub >>") {

@@ -147,6 +147,11 @@ type Config struct {
 		KeepAlive time.Duration `mapstructure:"keepalive" yaml:"keepalive"`
 		// AllowPull lets ssh users pull models onto the controller server.
 		AllowPull bool `mapstructure:"allow_pull" yaml:"allow_pull"`
+		// Metrics is the address of the operator's listener (/metrics,
+		// /healthz, /readyz); empty serves none. DrainTimeout is how long a
+		// restart lets the turns in flight finish (serve.go).
+		Metrics      string        `mapstructure:"metrics" yaml:"metrics"`
+		DrainTimeout time.Duration `mapstructure:"drain_timeout" yaml:"drain_timeout"`
 	} `mapstructure:"serve" yaml:"serve"`
 	Response struct {
 		// Early starts the answer while the last tasks still run when
@@ -509,7 +514,7 @@ func (c *Config) normalize() error {
 	if c.Serve.MaxUnauthenticatedPerSource < 1 || c.Serve.MaxUnauthenticatedPerSource > c.Serve.MaxUnauthenticated {
 		return bad("serve.max_unauthenticated_per_source", "%d is out of range (1 to serve.max_unauthenticated, %d)", c.Serve.MaxUnauthenticatedPerSource, c.Serve.MaxUnauthenticated)
 	}
-	return nil
+	return c.normalizeServeOps()
 }
 
 // NormalizeControllerHost is NormalizeHost for the controller's kind of

@@ -149,6 +149,8 @@ func TestInvalidValuesNameTheKey(t *testing.T) {
 		"max size":   {"CHORUS_CONSTRAINTS_MAX_SIZE", "big", "constraints.max_size"},
 		"sessions":   {"CHORUS_SERVE_MAX_SESSIONS", "0", "serve.max_sessions"},
 		"idle":       {"CHORUS_SERVE_IDLE_TIMEOUT", "-1m", "serve.idle_timeout"},
+		"metrics":    {"CHORUS_SERVE_METRICS", "9464", "serve.metrics"},
+		"drain":      {"CHORUS_SERVE_DRAIN_TIMEOUT", "-1s", "serve.drain_timeout"},
 		"provider":   {"CHORUS_HUGGINGFACE_PROVIDERS", "fal-ai,fal", "huggingface.providers"},
 		"twice":      {"CHORUS_HUGGINGFACE_PROVIDERS", "auto auto", "huggingface.providers"},
 		"prompt":     {"CHORUS_CONTROLLER_PROMPT_TOKENS", "100", "controller.prompt_tokens"},
@@ -293,5 +295,21 @@ func TestURLPasswordNotShownInErrors(t *testing.T) {
 		if strings.Contains(err.Error(), "Secret") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v (want it shown as %s)", tc.value, err, tc.want)
 		}
+	}
+}
+
+// TestServeOpsDefaults: no metrics listener unless asked, a 30 s drain.
+func TestServeOpsDefaults(t *testing.T) {
+	isolate(t)
+	c, err := Load(defaults(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Serve.Metrics != "" || c.Serve.DrainTimeout != 30*time.Second {
+		t.Fatalf("serve.metrics %q, serve.drain_timeout %s", c.Serve.Metrics, c.Serve.DrainTimeout)
+	}
+	t.Setenv("CHORUS_SERVE_METRICS", "127.0.0.1:9464")
+	if c, err = Load(defaults(t), ""); err != nil || c.Serve.Metrics != "127.0.0.1:9464" {
+		t.Fatalf("serve.metrics from the environment: %q %v", c.Serve.Metrics, err)
 	}
 }

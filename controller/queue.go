@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // queue bounds the chat calls in flight on one server to its slots
@@ -32,6 +33,10 @@ type queue struct {
 	// line" after "served".
 	pending    notes
 	delivering bool
+	// waits counts the calls that have waited for a slot, by how long
+	// (QueueStats): kept under mu at the moment a wait ends, read only
+	// when asked.
+	waits waitCounts
 }
 
 type chatWaiters struct {
@@ -46,6 +51,7 @@ type chatWaiters struct {
 type waiter struct {
 	ready   chan struct{}
 	granted bool
+	since   time.Time
 }
 
 func newQueue(slots int) *queue {
@@ -83,17 +89,20 @@ func chatOf(ctx context.Context) chatInfo {
 // acquire waits for a slot; release gives it back. It fails only with
 // ctx's error, having left the queue.
 func (q *queue) acquire(ctx context.Context) (release func(), err error) {
-	if q == nil || q.slots <= 0 {
+	if q == nil {
 		return func() {}, nil
 	}
-	ci := chatOf(ctx)
 	q.mu.Lock()
-	if q.busy < q.slots && len(q.ring) == 0 {
+	if q.slots <= 0 || q.busy < q.slots && len(q.ring) == 0 {
+		// Unbounded (max_concurrent 0) or a free slot: no wait, but the
+		// call counts among those served and those on the server.
 		q.busy++
+		q.waits.add(0)
 		q.mu.Unlock()
 		return q.release, nil
 	}
-	w := &waiter{ready: make(chan struct{})}
+	ci := chatOf(ctx)
+	w := &waiter{ready: make(chan struct{}), since: time.Now()}
 	cw := q.byID[ci.id]
 	if cw == nil {
 		cw = &chatWaiters{id: ci.id, told: -1}
@@ -121,6 +130,7 @@ func (q *queue) acquire(ctx context.Context) (release func(), err error) {
 		q.release()
 		return nil, ctx.Err()
 	}
+	q.waits.add(time.Since(w.since)) // given up: a wait all the same
 	left := q.remove(cw, w)
 	q.post(q.positions(left))
 	q.mu.Unlock()
@@ -141,6 +151,7 @@ func (q *queue) release() {
 		cw.waiting = cw.waiting[1:]
 		w.granted = true
 		close(w.ready)
+		q.waits.add(time.Since(w.since))
 		q.busy++
 		if len(cw.waiting) == 0 {
 			q.drop(q.next)

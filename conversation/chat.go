@@ -47,6 +47,8 @@ type Chat struct {
 	// they had.
 	turns map[*running]struct{}
 	wg    sync.WaitGroup
+	// closed: Close ran, and told the observer once.
+	closed bool
 	// reach is what the turns learned of the endpoints' hosts.
 	reach reachability
 }
@@ -65,6 +67,9 @@ var chatIDs atomic.Int64
 
 // Chat starts a chat on a new, unsaved session.
 func (s *Service) Chat(opts ChatOptions) *Chat {
+	if s.opts.Observer != nil {
+		s.opts.Observer.ChatOpened()
+	}
 	return &Chat{svc: s, opts: opts, id: fmt.Sprintf("chat-%d", chatIDs.Add(1)), eng: s.opts.Engine, cons: opts.Constraints, sess: s.NewSession(), turns: map[*running]struct{}{}}
 }
 
@@ -227,6 +232,10 @@ func (c *Chat) StopRecording() (path string, turns int, err error) {
 // is saved. It returns the first error.
 func (c *Chat) Close(wait time.Duration) error {
 	c.mu.Lock()
+	if !c.closed && c.svc.opts.Observer != nil {
+		defer c.svc.opts.Observer.ChatClosed()
+	}
+	c.closed = true
 	for r := range c.turns {
 		r.cancel()
 	}

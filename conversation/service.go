@@ -59,6 +59,13 @@ type Options struct {
 	// over one engine may share one (chorus serve --ssh); nil gives the
 	// service its own.
 	Warmer *Warmer
+	// Observer, when set, watches the service's chats and turns (an
+	// operator's metrics).
+	Observer Observer
+	// Drain lets the service's turns finish before a restart; services
+	// over one engine may share one (chorus serve --ssh drains every
+	// connection's at once). nil gives the service its own.
+	Drain *Drain
 }
 
 // Service opens chats and sessions over one engine and one sessions
@@ -84,6 +91,9 @@ func New(opts Options) (*Service, error) {
 	}
 	if opts.Warmer == nil {
 		opts.Warmer = &Warmer{}
+	}
+	if opts.Drain == nil {
+		opts.Drain = &Drain{}
 	}
 	return &Service{opts: opts, store: sessions.Store{Dir: opts.Dir, Logger: opts.Logger}}, nil
 }
@@ -112,6 +122,10 @@ func (s *Service) Warmer() *Warmer { return s.opts.Warmer }
 
 // Engine is the engine chats start from.
 func (s *Service) Engine() *pipeline.Engine { return s.opts.Engine }
+
+// Drain is the service's drain (Options.Drain): Begin it to stop new
+// turns before a restart, Wait for those in flight.
+func (s *Service) Drain() *Drain { return s.opts.Drain }
 
 // Dir is the sessions directory, for messages that name it.
 func (s *Service) Dir() string { return s.opts.Dir }

@@ -64,8 +64,31 @@ type Result struct {
 // controller check (when asked), the history and standing constraints,
 // the engine with emit receiving every event in order, the record, the
 // save (merged with other writers), and the recording's save. A panic in
-// a stage costs the turn, not the front end.
-func (c *Chat) Run(ctx context.Context, req Request, emit pipeline.Emit) Result {
+// a stage costs the turn, not the front end. While the service drains
+// (Drain.Begin) no turn starts: the result's Err is ErrDraining, said
+// as the turn's fatal error event too.
+func (c *Chat) Run(ctx context.Context, req Request, emit pipeline.Emit) (res Result) {
+	drain := c.svc.opts.Drain
+	if !drain.enter() {
+		emit(pipeline.ErrorEvent{Stage: pipeline.StagePlanning, Message: ErrDraining.Error(), Fatal: true})
+		return Result{Session: c.Session(), Err: ErrDraining}
+	}
+	defer drain.leave()
+	if o := c.svc.opts.Observer; o != nil {
+		watch := o.TurnStarted()
+		front := emit
+		emit = func(ev pipeline.Event) {
+			watch.Event(ev)
+			front(ev)
+		}
+		// Before leave: a drain that sees no turn running sees it counted.
+		defer func() { watch.Ended(res) }()
+	}
+	return c.run(ctx, req, emit)
+}
+
+// run is Run's turn, once it may start.
+func (c *Chat) run(ctx context.Context, req Request, emit pipeline.Emit) Result {
 	// The request came before the warm-up finished: it goes first.
 	c.svc.opts.Warmer.Stop()
 	ctx, cancel := context.WithCancel(ctx)

@@ -67,6 +67,9 @@ type Server struct {
 
 	mu    sync.Mutex
 	chats map[*sdk.ServerSession]*client
+	// calls are the calls in flight, each with how to tell its client
+	// something (drain.go).
+	calls map[*call]struct{}
 }
 
 // client is one MCP client session: its chat and workspace.
@@ -98,7 +101,7 @@ func New(o Options) (*Server, error) {
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("mcp serve: cannot create %s: %w", o.Dir, err)
 	}
-	s := &Server{opts: o, chats: map[*sdk.ServerSession]*client{}}
+	s := &Server{opts: o, chats: map[*sdk.ServerSession]*client{}, calls: map[*call]struct{}{}}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "chorus", Title: "Chorus", Version: cmp.Or(o.Version, "dev")}, &sdk.ServerOptions{
 		Instructions: "Chorus plans a multimodal request into tasks, picks expert models for them, runs them and answers. " +
 			"Send files as embedded data in the files argument; Chorus reads nothing else.",
@@ -298,11 +301,12 @@ var stages = map[pipeline.Stage]float64{pipeline.StagePlanning: 1, pipeline.Stag
 
 // progress returns the emit of a call: a progress notification per stage,
 // per task update and per wait for the controller's queue, when the client
-// asked for progress.
-func progress(ctx context.Context, req *sdk.CallToolRequest, total float64) pipeline.Emit {
+// asked for progress; and say, which sends a message of the server's own
+// (a restart's notice) the same way.
+func progress(ctx context.Context, req *sdk.CallToolRequest, total float64) (emit pipeline.Emit, say func(msg string)) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
-		return func(pipeline.Event) {}
+		return func(pipeline.Event) {}, func(string) {}
 	}
 	var mu sync.Mutex
 	last := 0.0
@@ -317,7 +321,7 @@ func progress(ctx context.Context, req *sdk.CallToolRequest, total float64) pipe
 		last = p
 		_ = req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: p, Total: total, Message: text.OneLine(text.Clean(msg), 200)})
 	}
-	return func(ev pipeline.Event) {
+	emit = func(ev pipeline.Event) {
 		switch ev := ev.(type) {
 		case pipeline.StageEvent:
 			if n, ok := stages[ev.Stage]; ok && n <= total {
@@ -339,6 +343,7 @@ func progress(ctx context.Context, req *sdk.CallToolRequest, total float64) pipe
 			}
 		}
 	}
+	return emit, func(msg string) { send(0, msg) }
 }
 
 // callChorus runs the request and returns the answer with its files.
@@ -352,8 +357,10 @@ func (s *Server) callChorus(ctx context.Context, req *sdk.CallToolRequest) (*sdk
 		return toolError(err.Error()), nil
 	}
 	start := time.Now()
+	emit, say := progress(ctx, req, 4)
+	defer s.inFlight(say)()
 	res := c.chat.Run(ctx, conversation.Request{Request: in.Request, Attachments: files, Check: true,
-		Approve: pipeline.AllowTools(s.opts.AllowTools)}, progress(ctx, req, 4))
+		Approve: pipeline.AllowTools(s.opts.AllowTools)}, emit)
 	s.opts.Logger.Info("mcp serve call", "tool", "chorus", "files", len(files), "ms", time.Since(start).Milliseconds(), "ok", res.Err == nil)
 	if res.Err != nil && (res.Report == nil || res.Report.Answer == "") {
 		return toolError(res.Err.Error()), nil
@@ -404,7 +411,8 @@ func (s *Server) callPlan(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 		return toolError(err.Error()), nil
 	}
 	var plan *pipeline.PlanEvent
-	emit := progress(ctx, req, 1)
+	emit, say := progress(ctx, req, 1)
+	defer s.inFlight(say)()
 	res := c.chat.Run(ctx, conversation.Request{Request: in.Request, Attachments: files, PlanOnly: true, Check: true}, func(ev pipeline.Event) {
 		if p, ok := ev.(pipeline.PlanEvent); ok {
 			plan = &p

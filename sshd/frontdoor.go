@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/charmbracelet/ssh"
@@ -56,6 +57,12 @@ type frontDoor struct {
 	maxTotal  int
 	maxSource int
 	log       func(msg string, args ...any)
+	// refused is told of each connection turned away before a login, by
+	// reason (refusals.go); nil tells no one.
+	refused func(reason string)
+	// stopped: the server is closing every connection — those closed now
+	// were not refused.
+	stopped atomic.Bool
 
 	mu       sync.Mutex
 	waiting  *list.List // *guardConn, oldest first
@@ -93,6 +100,7 @@ func (d *frontDoor) admit(ctx ssh.Context, conn net.Conn) net.Conn {
 	d.mu.Lock()
 	if d.bySource[src] >= d.maxSource {
 		d.mu.Unlock()
+		d.refuse(RefusedSourceCap)
 		d.log("ssh connection refused: too many connections from one address waiting to log in", "remote", conn.RemoteAddr().String(), "max_per_source", d.maxSource)
 		return nil // the server closes it; no goroutine of it is left
 	}
@@ -106,6 +114,7 @@ func (d *frontDoor) admit(ctx ssh.Context, conn net.Conn) net.Conn {
 	d.bySource[src]++
 	d.mu.Unlock()
 	if evicted != nil {
+		evicted.mark(RefusedWaitingCap)
 		d.log("ssh connection closed: the most waiting to log in are open, and it waited longest", "remote", evicted.RemoteAddr().String(), "max_unauthenticated", d.maxTotal)
 		evicted.Conn.Close()
 	}
@@ -126,6 +135,16 @@ func (d *frontDoor) config(ctx ssh.Context) *gossh.ServerConfig {
 		},
 	}
 }
+
+// refuse counts a connection turned away.
+func (d *frontDoor) refuse(reason string) {
+	if d.refused != nil && !d.stopped.Load() {
+		d.refused(reason)
+	}
+}
+
+// stop says the server closes every connection now: not refusals.
+func (d *frontDoor) stop() { d.stopped.Store(true) }
 
 // waitingCount returns how many connections wait to log in.
 func (d *frontDoor) waitingCount() int {
@@ -160,6 +179,44 @@ type guardConn struct {
 	mu   sync.Mutex
 	in   bool          // logged in
 	elem *list.Element // in door.waiting; guarded by door.mu
+	// why is the refusal it ends with if it never logs in, when known
+	// before the end (a key refused, the door full); counted once.
+	why     string
+	counted bool
+}
+
+// mark notes why the connection is being turned away; the first reason
+// stays (a key refused, then the handshake deadline: the key).
+func (g *guardConn) mark(why string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.why == "" {
+		g.why = why
+	}
+}
+
+func (g *guardConn) keyRefused() { g.mark(RefusedUnknownKey) }
+
+// ended counts the connection as refused, once, if it never logged in:
+// for the reason it was marked with, else the handshake's deadline if it
+// passed, else a handshake that failed (no key offered, a password, a
+// client that gave up).
+func (g *guardConn) ended() {
+	g.mu.Lock()
+	if g.in || g.counted {
+		g.mu.Unlock()
+		return
+	}
+	g.counted = true
+	why := g.why
+	if why == "" {
+		why = RefusedHandshakeFailed
+		if !time.Now().Before(g.deadline) {
+			why = RefusedHandshakeTimeout
+		}
+	}
+	g.mu.Unlock()
+	g.door.refuse(why)
 }
 
 func (g *guardConn) loggedIn() {
@@ -186,6 +243,7 @@ func (g *guardConn) SetReadDeadline(t time.Time) error  { return g.Conn.SetReadD
 func (g *guardConn) SetWriteDeadline(t time.Time) error { return g.Conn.SetWriteDeadline(g.bound(t)) }
 
 func (g *guardConn) Close() error {
+	g.ended()
 	g.door.mu.Lock()
 	g.door.removeLocked(g)
 	g.door.mu.Unlock()

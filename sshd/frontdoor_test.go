@@ -6,6 +6,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -87,7 +88,9 @@ func TestSSHFrontDoor(t *testing.T) {
 		t.Skip("opens 500 connections")
 	}
 	const idle, sources, handshake = 500, 50, 3 * time.Second
+	refused := &refusals{n: map[string]int{}}
 	s := startServer(t, 2, func(o *sshd.Options) {
+		o.Refused = refused.add
 		o.IdleTimeout = 30 * time.Minute
 		o.HandshakeTimeout = handshake
 		o.MaxUnauthenticatedPerSource = idle / sources
@@ -119,6 +122,9 @@ func TestSSHFrontDoor(t *testing.T) {
 	if !closedByServer(over, 2*time.Second) {
 		t.Fatal("a connection over its address's cap was kept")
 	}
+	if got := refused.count(sshd.RefusedSourceCap); got != 1 {
+		t.Errorf("refusals for the address's cap: %d, want 1", got)
+	}
 
 	// A real client logs in and chats meanwhile.
 	start := time.Now()
@@ -135,6 +141,7 @@ func TestSSHFrontDoor(t *testing.T) {
 		t.Fatal("an idle connection outlived the handshake deadline")
 	}
 	waitUntil(t, "the idle connections closed", func() bool { return s.srv.Waiting() == 0 })
+	waitUntil(t, "each counted as a handshake timeout", func() bool { return refused.count(sshd.RefusedHandshakeTimeout) == idle })
 	for _, c := range conns {
 		c.Close()
 	}
@@ -158,7 +165,9 @@ func TestSSHFrontDoor(t *testing.T) {
 // makes the one that waited longest give way — a real client still gets
 // in — and a file limit sizes the door.
 func TestSSHFrontDoorFull(t *testing.T) {
+	refused := &refusals{n: map[string]int{}}
 	s := startServer(t, 2, func(o *sshd.Options) {
+		o.Refused = refused.add
 		o.FileLimit = 64 + 2*16 + 20 // room for the chats and the server, and 20 waiting
 		o.MaxUnauthenticatedPerSource = 100
 	})
@@ -177,5 +186,26 @@ func TestSSHFrontDoorFull(t *testing.T) {
 	}
 	_, tm := s.open(t, testKey(t, 1), 80, 24)
 	tm.waitFor(t, 0, "Ask anything")
+	// The eleven that gave way (to the ten more, then to the real client)
+	// count as refused for the full door, once each.
+	waitUntil(t, "eleven refusals for the full door", func() bool { return refused.count(sshd.RefusedWaitingCap) == 11 })
 	_ = io.Discard
+}
+
+// refusals counts what the server told Options.Refused.
+type refusals struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (r *refusals) add(reason string) {
+	r.mu.Lock()
+	r.n[reason]++
+	r.mu.Unlock()
+}
+
+func (r *refusals) count(reason string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.n[reason]
 }

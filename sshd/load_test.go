@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -26,7 +27,9 @@ import (
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/endpoints/openai"
 	"github.com/chorusai/chorus/internal/fakeopenai"
+	"github.com/chorusai/chorus/internal/scrape"
 	"github.com/chorusai/chorus/internal/testkit"
+	"github.com/chorusai/chorus/metrics"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/sshd"
@@ -131,13 +134,21 @@ func runLoad(tb testing.TB, chats, slots, turns int) loadResult {
 		tb.Fatal(err)
 	}
 	hostKeyPath := filepath.Join(dir, "data", "ssh_host_ed25519_key")
-	svc, err := conversation.New(conversation.Options{Engine: eng, Version: "load"})
+	svcOpts := conversation.Options{Engine: eng, Version: "load"}
+	var refused func(string)
+	if os.Getenv("CHORUS_LOAD_METRICS") != "" {
+		m, stop := withMetrics(tb, eng)
+		defer stop()
+		svcOpts.Observer, refused = m, m.Refused
+	}
+	svc, err := conversation.New(svcOpts)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv, err := sshd.New(sshd.Options{Config: cfg, Service: svc, HostKey: hostKeyPath, AuthorizedKeys: keysFile,
+	opts := sshd.Options{Config: cfg, Service: svc, HostKey: hostKeyPath, AuthorizedKeys: keysFile,
 		UsersDir: filepath.Join(dir, "users"), MaxSessions: chats, MaxUnauthenticated: 2 * chats, MaxUnauthenticatedPerSource: 2 * chats,
-		Version: "load", Logger: slog.New(slog.DiscardHandler)})
+		Version: "load", Logger: slog.New(slog.DiscardHandler), Refused: refused}
+	srv, err := sshd.New(opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -251,8 +262,8 @@ func runLoad(tb testing.TB, chats, slots, turns int) loadResult {
 }
 
 // chatGoroutines counts the goroutines, less os/signal's loop: the
-// process starts it once, with the first chat that asks for signals, and
-// it never ends — not a chat's.
+// process starts it once, with the first signal.Notify, and it never
+// ends — not a chat's.
 func chatGoroutines() int {
 	buf := make([]byte, 8<<20)
 	stacks := string(buf[:runtime.Stack(buf, true)])
@@ -477,6 +488,9 @@ func TestSSHLoadLeavesNothingBehind(t *testing.T) {
 //	go test ./sshd -run '^$' -bench SSHLoad -benchtime 1x -timeout 30m
 //
 // CHORUS_LOAD_CHATS lists the chat counts (default 1,8,32,64).
+// CHORUS_LOAD_METRICS=1 serves the metrics (serve.metrics) and scrapes
+// them every second meanwhile, as a demanding Prometheus would: what
+// they cost.
 func BenchmarkSSHLoad(b *testing.B) {
 	counts := []int{1, 8, 32, 64}
 	if s := os.Getenv("CHORUS_LOAD_CHATS"); s != "" {
@@ -507,5 +521,36 @@ func BenchmarkSSHLoad(b *testing.B) {
 				b.ReportMetric(r.cpu.Seconds()/float64(r.turns), "cpu-s/turn")
 			}
 		})
+	}
+}
+
+// withMetrics are the metrics chorus serve --metrics gives a server on
+// eng — the chat services' observer, the refusals, the controller queue —
+// scraped every second until stopped, as a Prometheus with a 1 s scrape
+// interval would.
+func withMetrics(tb testing.TB, eng *pipeline.Engine) (*metrics.Metrics, func()) {
+	m := metrics.New(metrics.Options{RefusalReasons: sshd.RefusalReasons()})
+	m.Watch(eng)
+	ts := httptest.NewServer(m.Handler())
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if _, err := scrape.Get(ts.URL + "/metrics"); err != nil {
+					tb.Error(err)
+				}
+			}
+		}
+	})
+	return m, func() {
+		close(done)
+		wg.Wait()
+		ts.Close()
 	}
 }

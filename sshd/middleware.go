@@ -99,11 +99,13 @@ func (s *Server) refuse(next ssh.Handler) ssh.Handler {
 		log := s.chatLog(sess)
 		if cmd := sess.RawCommand(); cmd != "" {
 			log.Info("ssh command refused", "command", cmd)
+			s.opts.Refused(RefusedNotAChat)
 			wish.Fatalln(sess, "chorus: this server runs the chat only, not commands — connect without one (ssh -t …)")
 			return
 		}
 		if _, _, ok := sess.Pty(); !ok {
 			log.Info("ssh session refused: no terminal")
+			s.opts.Refused(RefusedNotAChat)
 			wish.Fatalln(sess, "chorus: the chat needs a terminal — connect with ssh -t")
 			return
 		}
@@ -116,6 +118,7 @@ func (s *Server) takeSlot(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		if !s.acquire() {
 			s.chatLog(sess).Warn("ssh session refused: all sessions in use", "max_sessions", s.opts.MaxSessions)
+			s.opts.Refused(RefusedSessionsCap)
 			wish.Fatalln(sess, fmt.Sprintf("chorus: all %d chats this server allows are in use — try again later", s.opts.MaxSessions))
 			return
 		}
@@ -151,6 +154,10 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		s.chats.Add(1)
 		defer s.chats.Done()
+		if s.isDraining() {
+			s.refuseDraining(sess)
+			return
+		}
 		log := s.chatLog(sess)
 		dir, _ := sess.Context().Value(dirKey).(string)
 		pty, windows, _ := sess.Pty()
@@ -164,8 +171,10 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 		capped := false
 		width, height := capWindow(log, &capped, pty.Window.Width, pty.Window.Height)
 		// The client's size, capped, replaces the one MakeOptions took from
-		// the PTY request as it came.
-		opts := append(append(bm.MakeOptions(sess), s.chatInput(sess)...), tea.WithWindowSize(width, height))
+		// the PTY request as it came. The server's signals are not the
+		// chat's: a program catching SIGTERM quit every chat at once, turns
+		// cut off, when the server was told to drain.
+		opts := append(append(bm.MakeOptions(sess), s.chatInput(sess)...), tea.WithWindowSize(width, height), tea.WithoutSignalHandler())
 		prog, err := newProgram(sess.Context(), ui.Options{
 			Config:         s.opts.Config,
 			Service:        svc,
@@ -187,9 +196,20 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 			wish.Fatalln(sess, "chorus: "+err.Error())
 			return
 		}
+		if !s.addChat(prog) {
+			// The drain began while the chat was being made.
+			_ = prog.Finish()
+			s.refuseDraining(sess)
+			return
+		}
 		defer func() {
+			s.removeChat(prog)
 			if err := prog.Finish(); err != nil {
 				log.Error("ssh chat not saved", "err", err.Error())
+			}
+			if s.isDraining() {
+				// After the chat's screen, in the user's own terminal.
+				_, _ = fmt.Fprint(sess, "\r\n"+restartedText+"\r\n")
 			}
 			log.Info("ssh chat ended", "elapsed", time.Since(start).Round(time.Millisecond))
 		}()
@@ -214,4 +234,11 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 		prog.Kill()
 		next(sess)
 	}
+}
+
+// refuseDraining turns away a chat that would start during a drain.
+func (s *Server) refuseDraining(sess ssh.Session) {
+	s.chatLog(sess).Info("ssh session refused: the server is restarting")
+	s.opts.Refused(RefusedDraining)
+	wish.Fatalln(sess, "chorus: the server is restarting — connect again in a moment")
 }

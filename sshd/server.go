@@ -24,6 +24,7 @@ import (
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/ui"
 )
 
 // Options configure the server. Config and Service are required.
@@ -75,6 +76,9 @@ type Options struct {
 	// Logger records connections (key fingerprint, remote address),
 	// refusals and each chat's saves; nil discards.
 	Logger *slog.Logger
+	// Refused, when set, is told of every connection turned away, by
+	// reason (one of RefusalReasons): the server's metrics.
+	Refused func(reason string)
 }
 
 // Server is the SSH server of chats.
@@ -89,6 +93,15 @@ type Server struct {
 	// chats counts the handlers running, so Close waits for their
 	// sessions to be saved.
 	chats sync.WaitGroup
+
+	// The drain (drain.go): the service's drain is shared by every
+	// key's service (Service.At), so one Begin stops every chat's turns;
+	// progs are the chats to tell; ln is the listener to close; drained
+	// closes when Drain has ended every chat.
+	progs    map[*ui.Program]struct{}
+	draining bool
+	ln       net.Listener
+	drained  chan struct{}
 }
 
 // New checks the options, loads (or creates) the host key and reads the
@@ -105,7 +118,10 @@ func New(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, log: log}
+	if opts.Refused == nil {
+		opts.Refused = func(string) {}
+	}
+	s := &Server{opts: opts, log: log, progs: map[*ui.Program]struct{}{}, drained: make(chan struct{})}
 	_, skipped, err := readAuthorizedKeys(opts.AuthorizedKeys)
 	for _, sk := range skipped {
 		log.Warn("ssh key skipped", "reason", sk)
@@ -125,6 +141,7 @@ func New(opts Options) (*Server, error) {
 		files = fileLimit()
 	}
 	s.door = newFrontDoor(opts.HandshakeTimeout, opts.MaxUnauthenticated, opts.MaxUnauthenticatedPerSource, files, opts.MaxSessions, log.Warn)
+	s.door.refused = opts.Refused
 	log.Info("ssh front door", "file_limit", files, "handshake_timeout", s.door.handshake, "max_unauthenticated", s.door.maxTotal,
 		"max_unauthenticated_per_source", s.door.maxSource)
 	version := "chorus"
@@ -183,19 +200,42 @@ func (s *Server) HostKeyFingerprint() string {
 }
 
 // Serve accepts connections on l until ctx ends, then closes every
-// connection and waits (a little) for their chats to be saved.
+// connection and waits (a little) for their chats to be saved — at once,
+// turns in flight cancelled and saved as such. Drain ends it gently
+// instead: Serve returns once Drain has.
 func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	if s.opts.Config.WarmController() {
 		s.opts.Service.Warm()
 		defer s.opts.Service.Warmer().Stop()
 	}
+	s.mu.Lock()
+	s.ln = l
+	s.mu.Unlock()
 	errc := make(chan error, 1)
 	go func() { errc <- s.srv.Serve(l) }()
 	select {
 	case err := <-errc:
-		return err
+		if !s.isDraining() {
+			return err
+		}
+		// Drain closed the listener; the chats go on until it is done.
+		select {
+		case <-s.drained:
+		case <-ctx.Done():
+		}
+		return s.close()
 	case <-ctx.Done():
+	case <-s.drained:
 	}
+	err := s.close()
+	<-errc
+	return err
+}
+
+// close closes every connection and waits (a little) for the chats to
+// be saved.
+func (s *Server) close() error {
+	s.door.stop()
 	err := s.srv.Close()
 	done := make(chan struct{})
 	go func() {
@@ -207,24 +247,30 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 	case <-time.After(10 * time.Second):
 		s.log.Warn("ssh server stopped before every chat was saved")
 	}
-	<-errc
 	if errors.Is(err, net.ErrClosed) {
 		err = nil
 	}
 	return err
 }
 
-// authorize admits a key listed in the authorized_keys file, read now.
+// authorize admits a key listed in the authorized_keys file, read now. A
+// key refused marks its connection, which counts as refused for an
+// unknown key if it never logs in (a client may offer several keys).
 func (s *Server) authorize(ctx ssh.Context, key ssh.PublicKey) bool {
 	keys, _, err := readAuthorizedKeys(s.opts.AuthorizedKeys)
+	if err == nil {
+		for _, k := range keys {
+			if ssh.KeysEqual(key, k.key) {
+				return true
+			}
+		}
+	}
+	if g, ok := ctx.Value(guardKey{}).(*guardConn); ok {
+		g.keyRefused()
+	}
 	if err != nil {
 		s.log.Error("ssh login refused: the authorized keys cannot be used", "remote", ctx.RemoteAddr().String(), "err", err.Error())
 		return false
-	}
-	for _, k := range keys {
-		if ssh.KeysEqual(key, k.key) {
-			return true
-		}
 	}
 	s.log.Warn("ssh login refused: unknown key", "fingerprint", fingerprint(key), "user", ctx.User(), "remote", ctx.RemoteAddr().String())
 	return false

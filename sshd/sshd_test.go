@@ -66,6 +66,9 @@ type server struct {
 	log      *syncBuffer
 	ollama   *fakeollama.Server
 	answered chan string
+	// stopped closes when Serve has returned, with serveErr.
+	stopped  chan struct{}
+	serveErr error
 }
 
 func startServer(t *testing.T, maxSessions int, tune ...func(*sshd.Options)) *server {
@@ -147,12 +150,15 @@ func startServer(t *testing.T, maxSessions int, tune ...func(*sshd.Options)) *se
 	}
 	s.addr = l.Addr().String()
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, l) }()
+	s.stopped = make(chan struct{})
+	go func() {
+		s.serveErr = srv.Serve(ctx, l)
+		close(s.stopped)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
-		case <-done:
+		case <-s.stopped:
 		case <-time.After(guard):
 			t.Error("the server did not stop")
 		}

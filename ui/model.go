@@ -47,7 +47,10 @@ type Model struct {
 	curPump *pump
 	// submitting is set while a sent prompt's attachments are checked.
 	submitting bool
-	nextTurn   int
+	// draining: the server is restarting (drain.go); no new turn starts.
+	// drained: its turns have finished; the chat ends with its own.
+	draining, drained bool
+	nextTurn          int
 
 	review bool
 	debug  bool

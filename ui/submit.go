@@ -43,6 +43,10 @@ func (m *Model) submit(text string) tea.Cmd {
 		m.layout()
 		return m.runCommand(text)
 	}
+	if m.draining {
+		m.flash(drainRefusal, true)
+		return nil
+	}
 	if m.running() || m.submitting {
 		m.flash("a turn is running — wait for it, or "+m.keys.Label(theme.ActCancel)+" to cancel it", true)
 		return nil

@@ -156,6 +156,10 @@ func (m *Model) onPump(msg pumpMsg) tea.Cmd {
 	}
 	if done {
 		cmds = append(cmds, m.endTurn(t))
+		if m.drained {
+			// The server restarts and waited for this turn's end.
+			cmds = append(cmds, tea.Quit)
+		}
 	} else if m.curPump != nil {
 		cmds = append(cmds, m.curPump.listen())
 	}

@@ -66,6 +66,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onDeleted(msg)
 	case tapeSaved:
 		return m, m.onTapeSaved(msg)
+	case drainMsg:
+		return m, m.onDrain()
+	case drainedMsg:
+		return m, m.onDrained()
 	}
 	if m.dialog != nil {
 		// A dialog's own messages (a list's search results, a cursor's
