@@ -83,19 +83,22 @@ func TestRealOllamaGarbageNeverShows(t *testing.T) {
 	host := ollamatest.Start(t)
 	var raw rawTally
 	ctl, err := controller.New(raw.tee(t, host), ollamatest.Model, controller.Options{Timeout: 3 * time.Minute, NumCtx: 4096,
-		PlanTokens: 160, AnswerTokens: 160, Temperature: 1.5})
+		PlanTokens: 128, AnswerTokens: 128, Temperature: 1.5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := skills.Embedded()
+	// The test catalog: a short prompt head, so that the tiny model's
+	// byte-sized tokens do not make each call a long prefill.
+	cat, err := skills.Load("testdata/skills")
 	if err != nil {
 		t.Fatal(err)
 	}
 	eng := pipeline.New(ctl, cat, endpoints.NewRouter(endpoints.ModeLocal, builtin.New()),
 		pipeline.Options{OutputDir: t.TempDir(), ControllerTasks: true, Selection: pipeline.SelectController, TaskTimeout: time.Minute})
 	var history []pipeline.Message
-	for _, request := range []string{"hi there!", "use only apache-2.0 models, the best on common voice, to read 'good morning' aloud",
+	for _, request := range []string{"use only apache-2.0 models, the best on common voice, to read 'good morning' aloud",
 		"and now summarize it in German"} {
+		start := time.Now()
 		var events []pipeline.Event
 		rep, err := eng.Run(context.Background(), pipeline.Turn{Request: request, History: history}, func(ev pipeline.Event) { events = append(events, ev) })
 		if err != nil {
@@ -105,6 +108,7 @@ func TestRealOllamaGarbageNeverShows(t *testing.T) {
 			events = append(events, pipeline.ReportEvent{Report: *rep})
 			history = append(history, pipeline.Message{Role: "user", Content: request}, pipeline.Message{Role: "assistant", Content: rep.Answer})
 		}
+		t.Logf("%q: %d events in %s", request, len(events), time.Since(start).Round(time.Millisecond))
 		for _, ev := range events {
 			stringsIn(ev, func(s string) {
 				if l := leaks(s); len(l) > 0 {
