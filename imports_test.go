@@ -66,8 +66,9 @@ var importRules = map[string][]string{
 
 	// chorus eval scores the planning stage: it drives the pipeline,
 	// tells a controller that cannot be asked by its errors, and draws the
-	// suite's input pictures.
-	"eval": {"controller", "imaging", "pipeline"},
+	// suite's input pictures; its failure cases run whole turns on
+	// scripted experts (an endpoint of every kind, the catalog's skills).
+	"eval": {"controller", "endpoints", "imaging", "pipeline", "skills"},
 
 	// Recordings wrap the controller and the endpoints of an engine.
 	"recording": {"controller", "endpoints", "pipeline", "scope", "skills"},

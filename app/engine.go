@@ -55,6 +55,7 @@ func (a *App) newEngine(cfg *config.Config, opts Options) (*pipeline.Engine, err
 		OutputDir:       cfg.OutputDir,
 		ControllerTasks: cfg.ControllerTasks,
 		Selection:       pipeline.Selection(cfg.Selection),
+		Revise:          cfg.Planner.Revise,
 		EarlyAnswer:     cfg.EarlyAnswer(),
 		Logger:          opts.Logger,
 	}), nil

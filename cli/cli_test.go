@@ -448,7 +448,7 @@ func TestRunContinuesASession(t *testing.T) {
 	}
 
 	// --no-save: the turn runs and no session changes or appears.
-	stdout, stderr, code = runCLI("run", "--no-save", "--continue", "just this once")
+	_, stderr, code = runCLI("run", "--no-save", "--continue", "just this once")
 	if back, _ := st.Load(s.ID); code != 0 || strings.Contains(stderr, "session: ") || len(back.Turns) != 3 {
 		t.Fatalf("--no-save: exit %d stderr %q, %d turns", code, stderr, len(back.Turns))
 	}

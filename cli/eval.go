@@ -28,6 +28,9 @@ type evalFlags struct {
 	limit  int
 	json   bool
 	sel    bool
+	// failures runs the failure suite as whole turns with scripted
+	// failing experts, with and without the plan's revision.
+	failures bool
 }
 
 func newEvalCmd(g *globalFlags) *cobra.Command {
@@ -46,11 +49,17 @@ model, or side by side with the best of each row marked for several. docs/eval.m
 Without --suite, the embedded Chorus suite runs (its image, audio and video inputs are generated in a
 temporary directory). --suite reads a suite file: Chorus's JSON format, TaskBench's data.json, or JSON
 lines of {"request": "...", "gold_tasks": [{"task", "id", "dep"}]}.
-Progress goes to stderr. Ctrl+C stops and prints what has been measured (exit status 130).`,
+Progress goes to stderr. Ctrl+C stops and prints what has been measured (exit status 130).
+
+--failures runs the failure suite instead: whole turns on the controller whose experts are scripted to fail
+(a video model down, a captioner down…), and reports how often the request was still served without the
+revision of the plan after a failure and with it (planner.revise, at least 1) — what a model gains from it.
+--suite then reads a Chorus JSON suite whose cases say "fail" and "serves".`,
 		Example: `  chorus eval
   chorus eval --model qwen3:8b --model llama3.2:3b --limit 20
   chorus eval --suite taskbench/data_huggingface/data.json --limit 100 --json > scores.json
-  chorus eval --repeat 3 --select`,
+  chorus eval --repeat 3 --select
+  chorus eval --failures --model qwen3:8b --model llama3.2:3b`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.repeat < 1 {
@@ -63,6 +72,9 @@ Progress goes to stderr. Ctrl+C stops and prints what has been measured (exit st
 			if err != nil {
 				return err
 			}
+			if f.failures && cfg.Planner.Revise < 1 {
+				return &exitError{code: 2, err: errors.New("--failures compares turns with and without the plan's revision, but planner.revise is 0 — set it to 1 (CHORUS_PLANNER_REVISE=1)")}
+			}
 			return runEval(cmd.Context(), cfg, g, f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -74,6 +86,7 @@ Progress goes to stderr. Ctrl+C stops and prints what has been measured (exit st
 	fl.IntVar(&f.limit, "limit", 0, "run only the first N requests of the suite (0: all)")
 	fl.BoolVar(&f.json, "json", false, "print the scores, and every plan, as JSON")
 	fl.BoolVar(&f.sel, "select", false, "also run model selection on each plan")
+	fl.BoolVar(&f.failures, "failures", false, "run the failure suite: whole turns with scripted failing experts, served with and without plan revision")
 	return cmd
 }
 
@@ -85,13 +98,20 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 		stop() // a second Ctrl+C ends the program at once
 	}()
 	log := g.logger()
+	if f.failures {
+		// An early answer (response.early) that starts before a media
+		// task fails leaves that failure to a correction line, not a
+		// revision, depending on which comes first: the failure runs
+		// measure the revision, so every failure reaches it.
+		cfg.Response.Early = "off"
+	}
 	a, err := g.newApp(cfg, app.Options{})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	eng := a.Engine()
-	suite, err := loadSuite(f.suite, eng)
+	suite, err := loadSuite(f.suite, f.failures, eng)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -132,6 +152,9 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 		cases = f.limit
 	}
 	bar := newEvalProgress(stderr, cases*f.repeat*len(models))
+	if f.failures {
+		return evalFailures(ctx, evalRun{f: f, suite: suite, models: models, engines: engines, cases: cases, bar: bar}, stdout)
+	}
 	tools := eng.Catalog().Names()
 	var sums []eval.Summary
 	var stopped error
@@ -170,10 +193,60 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 	return stopped
 }
 
-// loadSuite reads the suite file, or the embedded suite without one; task
-// names resolve through the engine's catalog.
-func loadSuite(path string, eng *pipeline.Engine) (*eval.Suite, error) {
-	if path == "" {
+// evalRun is what a run of the suite needs once every model was checked.
+type evalRun struct {
+	f       *evalFlags
+	suite   *eval.Suite
+	models  []string
+	engines []*pipeline.Engine
+	cases   int
+	bar     *evalProgress
+}
+
+// evalFailures runs the failure suite on every model and writes its table
+// (or JSON): the success rate without and with the plan's revision.
+func evalFailures(ctx context.Context, r evalRun, stdout io.Writer) error {
+	var sums []eval.FailureSummary
+	var stopped error
+	for i, m := range r.models {
+		results, err := eval.RunFailures(ctx, r.engines[i], m, r.suite, eval.FailureOptions{
+			Repeat: r.f.repeat, Limit: r.f.limit,
+			Progress: func(p eval.Progress) { r.bar.step(p) },
+		})
+		s := eval.SummarizeFailures(m, r.suite.Name, r.cases, r.f.repeat, results)
+		switch {
+		case err == nil:
+		case errors.Is(err, pipeline.ErrCancelled) || ctx.Err() != nil:
+			s.Interrupted = true
+			stopped = &exitError{code: 130, err: errors.New("interrupted — the scores above cover the requests that finished")}
+		default:
+			s.Error = text.OneLine(err.Error(), 0)
+			stopped = &exitError{code: 1, err: fmt.Errorf("%s: %w", m, err)}
+		}
+		sums = append(sums, s)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	r.bar.finish()
+	write := eval.WriteFailures
+	if r.f.json {
+		write = eval.WriteFailuresJSON
+	}
+	if err := write(stdout, sums); err != nil {
+		return err
+	}
+	return stopped
+}
+
+// loadSuite reads the suite file, or the embedded suite without one (the
+// failure suite with failures); task names resolve through the engine's
+// catalog.
+func loadSuite(path string, failures bool, eng *pipeline.Engine) (*eval.Suite, error) {
+	switch {
+	case path == "" && failures:
+		return eval.Failures()
+	case path == "":
 		return eval.Builtin()
 	}
 	cat := eng.Catalog()

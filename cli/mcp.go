@@ -306,7 +306,7 @@ func serveMCP(ctx context.Context, a *app.App, m *metrics.Metrics, f mcpServeFla
 // f.metrics, until a drain or a second signal ends it.
 func serveMCPHTTP(ctx context.Context, cfg *config.Config, srv *mcpserve.Server, m *metrics.Metrics, f mcpServeFlags, stderr io.Writer) error {
 	log := f.log
-	l, err := net.Listen("tcp", f.addr)
+	l, err := new(net.ListenConfig).Listen(ctx, "tcp", f.addr)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("cannot listen on %s: %w", f.addr, err)}
 	}

@@ -149,6 +149,18 @@ func TestMCPServeWithRealClients(t *testing.T) {
 		req.Host = "evil.example.com"
 		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("a foreign Host header: %v %v", resp, err)
+		} else {
+			resp.Body.Close()
+		}
+		// A page on another site, which the browser says it is, is refused
+		// too (cross-origin protection).
+		req, _ = http.NewRequest("POST", url, strings.NewReader(`{}`))
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		req.Header.Set("Origin", "https://evil.example.com")
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("a cross-site request: %v %v", resp, err)
+		} else {
+			resp.Body.Close()
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()

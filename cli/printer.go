@@ -56,6 +56,8 @@ func logStage(ev pipeline.Event) pipeline.Stage {
 	switch e := ev.(type) {
 	case pipeline.PlanEvent:
 		return pipeline.StagePlanning
+	case pipeline.PlanRevisionEvent:
+		return pipeline.StageRevision
 	case pipeline.ModelEvent:
 		return pipeline.StageSelection
 	case pipeline.TaskStartEvent, pipeline.TaskProgressEvent, pipeline.TaskEndEvent, pipeline.HostDownEvent:
@@ -195,6 +197,8 @@ func (p *printer) plain(ev pipeline.Event) {
 			dep = fmt.Sprintf(" after %v", t.Dep)
 		}
 		p.line("plan: + %d. %s%s %s", t.ID, t.Task, dep, formatArgs(t.Args))
+	case pipeline.PlanRevisionEvent:
+		p.revision(e)
 	case pipeline.TaskWithdrawnEvent:
 		p.line("withdrawn: task %d %s: %s — its result is not used", e.ID, e.Task, e.Reason)
 	case pipeline.ModelReasonEvent:
@@ -226,29 +230,7 @@ func (p *printer) plain(ev pipeline.Event) {
 	case pipeline.TaskProgressEvent:
 		p.line("  task %d: %s", e.ID, e.Message)
 	case pipeline.TaskEndEvent:
-		switch {
-		case e.Status == pipeline.StatusOK:
-			result := ""
-			if e.Result != "" {
-				result = ": " + text.OneLine(e.Result, 200)
-			}
-			after := ""
-			if note := pipeline.FallbackNote(e.Attempts); note != "" {
-				after = " (" + note + ")"
-			}
-			p.line("done: task %d %s with %s on %s in %d ms%s%s", e.ID, e.Task, e.Model, pipeline.Where(e.Endpoint, e.Provider), e.ElapsedMS, after, result)
-			for _, f := range e.Files {
-				p.line("  file: %s", f)
-			}
-		case e.Cancelled:
-			p.line("cancelled: task %d %s", e.ID, e.Task)
-		case e.Skipped && p.noModel[e.ID]:
-			p.line("skipped: task %d %s: no model (above)", e.ID, e.Task)
-		case e.Skipped:
-			p.line("skipped: task %d %s: %s", e.ID, e.Task, e.Error)
-		default:
-			p.line("failed: task %d %s: %s", e.ID, e.Task, e.Error)
-		}
+		p.taskEnd(e)
 	case pipeline.TokenEvent:
 		p.answer.WriteString(e.Text)
 		if p.render == nil {
@@ -273,6 +255,58 @@ func (p *printer) plain(ev pipeline.Event) {
 		}
 	case pipeline.HostDownEvent:
 		p.line("unreachable: %s", pipeline.HostDownText(e))
+	}
+}
+
+// taskEnd logs how a task ended: done (with what ran, after which failed
+// hops, and its files), cancelled, skipped or failed.
+func (p *printer) taskEnd(e pipeline.TaskEndEvent) {
+	switch {
+	case e.Status == pipeline.StatusOK:
+		result := ""
+		if e.Result != "" {
+			result = ": " + text.OneLine(e.Result, 200)
+		}
+		after := ""
+		if note := pipeline.FallbackNote(e.Attempts); note != "" {
+			after = " (" + note + ")"
+		}
+		p.line("done: task %d %s with %s on %s in %d ms%s%s", e.ID, e.Task, e.Model, pipeline.Where(e.Endpoint, e.Provider), e.ElapsedMS, after, result)
+		for _, f := range e.Files {
+			p.line("  file: %s", f)
+		}
+	case e.Cancelled:
+		p.line("cancelled: task %d %s", e.ID, e.Task)
+	case e.Skipped && p.noModel[e.ID]:
+		p.line("skipped: task %d %s: no model (above)", e.ID, e.Task)
+	case e.Skipped:
+		p.line("skipped: task %d %s: %s", e.ID, e.Task, e.Error)
+	default:
+		p.line("failed: task %d %s: %s", e.ID, e.Task, e.Error)
+	}
+}
+
+// revision logs a revision of the plan: what failed, the tasks it added,
+// its repairs.
+func (p *printer) revision(e pipeline.PlanRevisionEvent) {
+	failed := make([]string, len(e.After))
+	for i, f := range e.After {
+		failed[i] = fmt.Sprintf("task %d %s", f.ID, f.Task)
+	}
+	if len(e.Tasks) == 0 {
+		p.line("revised: after %s failed — the controller found no other way", strings.Join(failed, ", "))
+	} else {
+		p.line("revised: after %s failed — %d new task(s)", strings.Join(failed, ", "), len(e.Tasks))
+	}
+	for _, t := range e.Tasks {
+		dep := ""
+		if len(t.Dep) > 0 {
+			dep = fmt.Sprintf(" after %v", t.Dep)
+		}
+		p.line("  %d. %s%s %s", t.ID, t.Task, dep, formatArgs(t.Args))
+	}
+	for _, n := range e.Notes {
+		p.line("  note: %s", n)
 	}
 }
 

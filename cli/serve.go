@@ -105,7 +105,7 @@ func runServe(cmd *cobra.Command, g *globalFlags, addr, metricsAddr string) erro
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
-	l, err := net.Listen("tcp", addr)
+	l, err := new(net.ListenConfig).Listen(cmd.Context(), "tcp", addr)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("cannot listen on %s: %w", addr, err)}
 	}

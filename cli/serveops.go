@@ -81,7 +81,7 @@ func startMetrics(ctx context.Context, m *metrics.Metrics, addr, serverAddr, wha
 	if err := metrics.CheckAddr(addr, serverAddr, what); err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("--metrics (serve.metrics): %w", err)}
 	}
-	l, err := net.Listen("tcp", addr)
+	l, err := new(net.ListenConfig).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("cannot listen on %s for the metrics (serve.metrics, --metrics): %w", addr, err)}
 	}

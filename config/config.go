@@ -35,6 +35,10 @@ func (c *Config) SetMode(s string) error {
 	return nil
 }
 
+// maxRevise bounds planner.revise: each revision is a controller call and
+// a round of tasks before the answer.
+const maxRevise = 3
+
 // Config is the validated configuration.
 type Config struct {
 	Controller struct {
@@ -76,7 +80,12 @@ type Config struct {
 	ControllerTasks    bool           `mapstructure:"controller_tasks" yaml:"controller_tasks"`
 	// Selection is when the controller chooses a task's model: auto,
 	// controller or ranked (pipeline.Selection).
-	Selection   string `mapstructure:"selection" yaml:"selection"`
+	Selection string `mapstructure:"selection" yaml:"selection"`
+	Planner   struct {
+		// Revise is how many times a turn may revise its plan after
+		// tasks failed for good (pipeline.Options.Revise); 0 never.
+		Revise int `mapstructure:"revise" yaml:"revise"`
+	} `mapstructure:"planner" yaml:"planner"`
 	HuggingFace struct {
 		BaseURL    string        `mapstructure:"base_url" yaml:"base_url"`
 		HubURL     string        `mapstructure:"hub_url" yaml:"hub_url"`
@@ -392,6 +401,9 @@ func (c *Config) normalize() error {
 	case "auto", "controller", "ranked":
 	default:
 		return bad("selection", "%q is not a selection mode — use auto, controller or ranked", c.Selection)
+	}
+	if c.Planner.Revise < 0 || c.Planner.Revise > maxRevise {
+		return bad("planner.revise", "%d is out of range (0 turns revision off, at most %d)", c.Planner.Revise, maxRevise)
 	}
 	if c.NumCandidateModels < 1 || c.NumCandidateModels > 50 {
 		return bad("num_candidate_models", "%d is out of range (1 to 50)", c.NumCandidateModels)

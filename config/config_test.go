@@ -48,7 +48,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Controller.Model != "qwen3:8b" || c.Controller.Host != "http://127.0.0.1:11434" || c.InferenceMode != "hybrid" ||
-		c.NumCandidateModels != 5 || c.MaxParallel != 8 || c.Controller.Timeout != 5*time.Minute || c.File != "" {
+		c.NumCandidateModels != 5 || c.MaxParallel != 8 || c.Controller.Timeout != 5*time.Minute || c.File != "" || c.Planner.Revise != 1 {
 		t.Fatalf("defaults = %+v", c)
 	}
 	if c.OutputDir != filepath.Join(dir, "data", "chorus", "outputs") || c.SkillsDir != filepath.Join(dir, "config", "chorus", "skills") {
@@ -139,6 +139,8 @@ func TestInvalidValuesNameTheKey(t *testing.T) {
 		"mode":       {"CHORUS_INFERENCE_MODE", "cloud", "inference_mode"},
 		"candidates": {"CHORUS_NUM_CANDIDATE_MODELS", "0", "num_candidate_models"},
 		"parallel":   {"CHORUS_MAX_PARALLEL", "-1", "max_parallel"},
+		"revise":     {"CHORUS_PLANNER_REVISE", "-1", "planner.revise"},
+		"revise max": {"CHORUS_PLANNER_REVISE", "9", "planner.revise"},
 		"host":       {"CHORUS_CONTROLLER_HOST", "ftp://x", "controller.host"},
 		"base url":   {"CHORUS_HUGGINGFACE_BASE_URL", "not a url", "huggingface.base_url"},
 		"protocol":   {"CHORUS_LOCAL_PROTOCOL", "grpc", "local.protocol"},

@@ -164,7 +164,7 @@ func walkErrors(err error, f func(error)) {
 		return
 	}
 	f(err)
-	switch u := err.(type) {
+	switch u := err.(type) { //nolint:errorlint // the walk unwraps the tree itself, one level at a time
 	case interface{ Unwrap() []error }:
 		for _, e := range u.Unwrap() {
 			walkErrors(e, f)

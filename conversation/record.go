@@ -28,8 +28,10 @@ type recorder struct {
 	// streamed is the answer as it streamed, kept when the turn ends
 	// before the whole answer (cancelled mid-answer).
 	streamed strings.Builder
-	// rejected is set when the user turned the plan down in review.
+	// rejected is set when the user turned the plan down in review;
+	// reviews counts the reviews (the plan's, then revisions').
 	rejected bool
+	reviews  int
 	// done is set once the record was taken (finish or abandon).
 	done bool
 }
@@ -48,6 +50,8 @@ func (r *recorder) observe(ev pipeline.Event) {
 	switch ev := ev.(type) {
 	case pipeline.PlanEvent:
 		r.turn.Plan, r.turn.PlanNotes, r.turn.Planned = ev.Tasks, ev.Notes, true
+	case pipeline.PlanRevisionEvent:
+		r.turn.Revisions = append(r.turn.Revisions, ev.Revision)
 	case pipeline.ModelEvent:
 		if i := slices.IndexFunc(r.models, func(m pipeline.ModelEvent) bool { return m.ID == ev.ID }); i >= 0 {
 			r.models[i] = ev
@@ -82,18 +86,25 @@ func (r *recorder) observe(ev pipeline.Event) {
 }
 
 // reviewing records the plan put up for review: if the user turns it
-// down, the session still shows what was proposed.
+// down, the session still shows what was proposed. A later review is of
+// a revision, which its plan_revision event records.
 func (r *recorder) reviewing(p pipeline.Plan) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.turn.Plan, r.turn.PlanNotes, r.turn.Planned = p.Tasks, p.Notes, true
+	r.reviews++
+	if r.reviews == 1 {
+		r.turn.Plan, r.turn.PlanNotes, r.turn.Planned = p.Tasks, p.Notes, true
+	}
 }
 
-// reviewed records the review's outcome: an error turns the plan down.
+// reviewed records the review's outcome: an error turns the plan down. A
+// revision turned down leaves the turn to its answer.
 func (r *recorder) reviewed(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.rejected = err != nil
+	if r.reviews <= 1 {
+		r.rejected = err != nil
+	}
 }
 
 // finish completes the record with the turn's report and error, as

@@ -165,3 +165,39 @@ func TestRecorderKeepsAPartialAnswer(t *testing.T) {
 		t.Fatalf("record: %+v", got)
 	}
 }
+
+// TestRecorderKeepsRevisions: a plan_revision event is the saved turn's,
+// with the tasks it added; a cancelled turn keeps the revision it made.
+func TestRecorderKeepsRevisions(t *testing.T) {
+	rev := pipeline.Revision{After: []pipeline.FailedTask{{ID: 1, Task: "text-to-video", Error: "all 3 attempts failed"}},
+		Tasks: []pipeline.Task{{ID: 2, Task: "text-to-image", Dep: []int{}, Args: map[string]string{"text": "a fox"}}}}
+	r := newRecorder("a video of a fox", "", nil, day(9, 0))
+	for _, ev := range []pipeline.Event{
+		pipeline.PlanEvent{Tasks: []pipeline.Task{{ID: 1, Task: "text-to-video"}}},
+		pipeline.TaskEndEvent{ID: 1, Task: "text-to-video", Status: pipeline.StatusError, Error: "all 3 attempts failed"},
+		pipeline.StageEvent{Stage: pipeline.StageRevision},
+		pipeline.PlanRevisionEvent{Revision: rev},
+		pipeline.TaskEndEvent{ID: 2, Task: "text-to-image", Status: pipeline.StatusError, Cancelled: true, Error: "cancelled"},
+	} {
+		r.observe(ev)
+	}
+	got, _ := r.finish(nil, pipeline.ErrCancelled, day(9, 1))
+	if !got.Cancelled || !reflect.DeepEqual(got.Revisions, []pipeline.Revision{rev}) || len(got.Plan) != 1 {
+		t.Fatalf("record = %+v", got)
+	}
+}
+
+// TestRecorderRevisionReview: a revision shown for review is not the
+// turn's plan, and turning it down does not turn the turn down.
+func TestRecorderRevisionReview(t *testing.T) {
+	r := newRecorder("a video of a fox", "", nil, day(9, 0))
+	plan := pipeline.Plan{Tasks: []pipeline.Task{{ID: 1, Task: "text-to-video"}}}
+	r.reviewing(plan)
+	r.reviewed(nil)
+	r.reviewing(pipeline.Plan{Tasks: []pipeline.Task{{ID: 2, Task: "text-to-image"}}})
+	r.reviewed(errors.New("not that"))
+	got, _ := r.finish(&pipeline.Report{}, errors.New("the controller went away"), day(9, 1))
+	if !reflect.DeepEqual(got.Plan, plan.Tasks) || got.Cancelled || got.Error == "" {
+		t.Fatalf("record = %+v", got)
+	}
+}

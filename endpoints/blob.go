@@ -186,7 +186,7 @@ func (s Spool) Copy(r io.Reader) (Blob, []byte, error) {
 	sniff = bytes.Clone(sniff)
 	f, err := os.CreateTemp(s.Dir, "chorus-*.part")
 	if err != nil {
-		return Blob{}, nil, fmt.Errorf("%w: %v", ErrStore, err)
+		return Blob{}, nil, fmt.Errorf("%w: %w", ErrStore, err)
 	}
 	fail := func(err error) (Blob, []byte, error) {
 		f.Close()
@@ -194,7 +194,7 @@ func (s Spool) Copy(r io.Reader) (Blob, []byte, error) {
 		return Blob{}, nil, err
 	}
 	if _, err := f.Write(head); err != nil {
-		return fail(fmt.Errorf("%w: %v", ErrStore, err))
+		return fail(fmt.Errorf("%w: %w", ErrStore, err))
 	}
 	written := int64(len(head))
 	head = nil // the rest streams through a small buffer
@@ -202,7 +202,7 @@ func (s Spool) Copy(r io.Reader) (Blob, []byte, error) {
 	var we *writeError
 	switch {
 	case errors.As(err, &we):
-		return fail(fmt.Errorf("%w: %v", ErrStore, we.err))
+		return fail(fmt.Errorf("%w: %w", ErrStore, we.err))
 	case err != nil:
 		return fail(err)
 	case written+n > limit:
@@ -210,7 +210,7 @@ func (s Spool) Copy(r io.Reader) (Blob, []byte, error) {
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(f.Name())
-		return Blob{}, nil, fmt.Errorf("%w: %v", ErrStore, err)
+		return Blob{}, nil, fmt.Errorf("%w: %w", ErrStore, err)
 	}
 	return Blob{Path: f.Name()}, sniff, nil
 }

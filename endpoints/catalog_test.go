@@ -759,7 +759,7 @@ func catCheckMedia(blob endpoints.Blob) error {
 		return fmt.Errorf("empty")
 	case strings.HasPrefix(b.MIME, "image/"):
 		if _, _, err := image.DecodeConfig(bytes.NewReader(b.Data)); err != nil {
-			return fmt.Errorf("does not decode as an image: %v", err)
+			return fmt.Errorf("does not decode as an image: %w", err)
 		}
 	case b.MIME == "audio/wav":
 		if _, _, err := fakehf.WAVInfo(b.Data); err != nil {
@@ -810,7 +810,7 @@ func TestCatalogModelsPassEndpointChecks(t *testing.T) {
 						break
 					}
 					if herr := hfLocal.Check(ctx, s.Name, m.ID); herr != nil && err != nil {
-						err = fmt.Errorf("jarvis: %v; hf: %v", err, herr)
+						err = fmt.Errorf("jarvis: %w; hf: %w", err, herr)
 					} else if herr == nil {
 						err = nil
 					}

@@ -134,7 +134,7 @@ func (s Spool) ReadJSON(r io.Reader, maxString int) (SpooledJSON, error) {
 		}
 		if werr := js.write(buf[:n]); werr != nil {
 			js.discard()
-			return SpooledJSON{}, fmt.Errorf("%w: %v", ErrStore, werr)
+			return SpooledJSON{}, fmt.Errorf("%w: %w", ErrStore, werr)
 		}
 		if err == io.EOF {
 			break
@@ -149,19 +149,19 @@ func (s Spool) ReadJSON(r io.Reader, maxString int) (SpooledJSON, error) {
 		// refuse with a message that quotes it.
 		if err := js.endString(); err != nil {
 			js.discard()
-			return SpooledJSON{}, fmt.Errorf("%w: %v", ErrStore, err)
+			return SpooledJSON{}, fmt.Errorf("%w: %w", ErrStore, err)
 		}
 	}
 	if js.pending != "" {
 		if err := js.settle(false); err != nil {
 			js.discard()
-			return SpooledJSON{}, fmt.Errorf("%w: %v", ErrStore, err)
+			return SpooledJSON{}, fmt.Errorf("%w: %w", ErrStore, err)
 		}
 	}
 	data, err := js.text()
 	if err != nil {
 		js.discard()
-		return SpooledJSON{}, fmt.Errorf("%w: %v", ErrStore, err)
+		return SpooledJSON{}, fmt.Errorf("%w: %w", ErrStore, err)
 	}
 	return SpooledJSON{Data: data, strings: js.files}, nil
 }

@@ -65,8 +65,8 @@ func (r *Router) Allowed(k Kind, localOnly bool) bool {
 	if k == Builtin {
 		return true
 	}
-	switch {
-	case k == HuggingFace, k == Retrieval, k == MCP:
+	switch k {
+	case HuggingFace, Retrieval, MCP:
 		// Retrieval is a call to a web API, a cloud call like Hugging
 		// Face's; Routes admits a source that stays local (a SearxNG on
 		// this network, by its Locator) in local mode too. An MCP server

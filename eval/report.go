@@ -367,18 +367,18 @@ func WriteComparison(w io.Writer, sums []Summary) error {
 		return WriteTable(w, sums[0])
 	}
 	var b strings.Builder
-	b.WriteString(fmt.Sprintf("suite %s · %d request(s)", sums[0].Suite, sums[0].Cases))
+	fmt.Fprintf(&b, "suite %s · %d request(s)", sums[0].Suite, sums[0].Cases)
 	if sums[0].Repeat > 1 {
-		b.WriteString(fmt.Sprintf(" × %d", sums[0].Repeat))
+		fmt.Fprintf(&b, " × %d", sums[0].Repeat)
 	}
-	b.WriteString(fmt.Sprintf(" · %d models · * best in its row\n", len(sums)))
+	fmt.Fprintf(&b, " · %d models · * best in its row\n", len(sums))
 	for _, s := range sums {
 		all := s.Metrics["all"]
 		switch {
 		case s.Error != "":
-			b.WriteString(fmt.Sprintf("%s stopped after %d run(s): %s\n", s.Model, all.Runs, s.Error))
+			fmt.Fprintf(&b, "%s stopped after %d run(s): %s\n", s.Model, all.Runs, s.Error)
 		case s.Interrupted:
-			b.WriteString(fmt.Sprintf("%s interrupted after %d of %d run(s)\n", s.Model, all.Runs, s.Cases*max(s.Repeat, 1)))
+			fmt.Fprintf(&b, "%s interrupted after %d of %d run(s)\n", s.Model, all.Runs, s.Cases*max(s.Repeat, 1))
 		}
 	}
 	withSelect := slices.ContainsFunc(sums, func(s Summary) bool { return s.Select })
@@ -456,7 +456,7 @@ func WriteComparison(w io.Writer, sums []Summary) error {
 		colW = max(cellW, 2)
 		for k, s := range sums {
 			names[k] = string(rune('A' + k%26))
-			b.WriteString(fmt.Sprintf("  %s  %s\n", names[k], s.Model))
+			fmt.Fprintf(&b, "  %s  %s\n", names[k], s.Model)
 		}
 	}
 	perBlock := max(1, (Width-labelW)/(colW+2))

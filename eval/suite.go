@@ -50,6 +50,13 @@ type Case struct {
 	// plan's "constraints" must say (ConstraintsRight). Empty: the
 	// request sets none, and a plan should not either.
 	Constraints string `json:"constraints,omitempty"`
+	// Fail names the skills whose experts fail in a failure case
+	// (RunFailures): every model of them answers as a model no provider
+	// serves. Serves lists the sets of skills that serve the request —
+	// the turn served it when every skill of one set has a task that
+	// succeeded. Planning runs ignore both.
+	Fail   []string   `json:"fail,omitempty"`
+	Serves [][]string `json:"serves,omitempty"`
 
 	// tbGold is the gold as TaskBench's evaluate.py reads it, for a case
 	// from TaskBench's data.json (nil: derived from Gold); tbDropped says
@@ -218,7 +225,7 @@ func parseLines(name string, b []byte, resolve func(string) (string, bool)) (*Su
 		var l jsonLine
 		if err := json.Unmarshal(line, &l); err != nil {
 			if n == 1 {
-				return nil, fmt.Errorf("line 1 is not JSON (%v) — give a JSON suite with \"cases\", TaskBench's data.json, or JSON lines of {\"request\", \"gold_tasks\"}", err)
+				return nil, fmt.Errorf("line 1 is not JSON (%w) — give a JSON suite with \"cases\", TaskBench's data.json, or JSON lines of {\"request\", \"gold_tasks\"}", err)
 			}
 			s.Warnings = append(s.Warnings, fmt.Sprintf("line %d skipped: %v", n, err))
 			continue

@@ -37,7 +37,7 @@ func Load(path string) (image.Image, string, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, "", fmt.Errorf("%w: image file %s does not exist — check the path", ErrBadInput, path)
 	case err != nil:
-		return nil, "", fmt.Errorf("%w: cannot read image %s: %v", ErrBadInput, path, err)
+		return nil, "", fmt.Errorf("%w: cannot read image %s: %w", ErrBadInput, path, err)
 	case fi.IsDir():
 		return nil, "", fmt.Errorf("%w: %s is a directory, not an image file", ErrBadInput, path)
 	case !fi.Mode().IsRegular():
@@ -47,7 +47,7 @@ func Load(path string) (image.Image, string, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: cannot read image %s: %v", ErrBadInput, path, err)
+		return nil, "", fmt.Errorf("%w: cannot read image %s: %w", ErrBadInput, path, err)
 	}
 	defer f.Close()
 	return Read(f, path)
@@ -82,7 +82,7 @@ func Read(r io.Reader, name string) (image.Image, string, error) {
 		}
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: cannot read image %s: %v", ErrBadInput, name, err)
+		return nil, "", fmt.Errorf("%w: cannot read image %s: %w", ErrBadInput, name, err)
 	}
 	img, format, err := Decode(data)
 	if err != nil {
@@ -104,7 +104,7 @@ func Decode(data []byte) (img image.Image, format string, err error) {
 		return nil, "", fmt.Errorf("%w: not a %s image", ErrBadInput, DecodableFormats)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: unreadable %s header: %v", ErrBadInput, format, err)
+		return nil, "", fmt.Errorf("%w: unreadable %s header: %w", ErrBadInput, format, err)
 	}
 	if err := CheckSize(cfg.Width, cfg.Height); err != nil {
 		return nil, "", err
@@ -123,7 +123,7 @@ func Decode(data []byte) (img image.Image, format string, err error) {
 		}
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: truncated or corrupt %s image: %v", ErrBadInput, format, err)
+		return nil, "", fmt.Errorf("%w: truncated or corrupt %s image: %w", ErrBadInput, format, err)
 	}
 	b := img.Bounds()
 	if err := CheckSize(b.Dx(), b.Dy()); err != nil {

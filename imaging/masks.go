@@ -161,7 +161,7 @@ func decodeMask(s string) (image.Image, error) {
 	data, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
 	if err != nil {
 		if data, err = base64.RawStdEncoding.DecodeString(strings.TrimSpace(s)); err != nil {
-			return nil, fmt.Errorf("%w: mask is not base64: %v", ErrBadInput, err)
+			return nil, fmt.Errorf("%w: mask is not base64: %w", ErrBadInput, err)
 		}
 	}
 	m, _, err := Decode(data)

@@ -214,7 +214,7 @@ func (s *Server) clientOf(ss *sdk.ServerSession) (*client, error) {
 func (s *Server) readInput(req *sdk.CallToolRequest, c *client) (input, []string, error) {
 	var in input
 	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-		return in, nil, fmt.Errorf("the arguments are not {request, files}: %v", err)
+		return in, nil, fmt.Errorf("the arguments are not {request, files}: %w", err)
 	}
 	in.Request = strings.TrimSpace(in.Request)
 	if in.Request == "" {
@@ -234,7 +234,7 @@ func (s *Server) readInput(req *sdk.CallToolRequest, c *client) (input, []string
 	for i, f := range in.Files {
 		data, mt, err := decodeData(f.Data, s.opts.MaxFile)
 		if err != nil {
-			return in, nil, fmt.Errorf("files[%d]: %v", i, err)
+			return in, nil, fmt.Errorf("files[%d]: %w", i, err)
 		}
 		name := safeName(f.Name)
 		if name == "" {
@@ -271,7 +271,7 @@ func decodeData(s string, limit int64) ([]byte, string, error) {
 	}
 	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
 	if err != nil {
-		return nil, "", fmt.Errorf("data is not base64: %v", err)
+		return nil, "", fmt.Errorf("data is not base64: %w", err)
 	}
 	if len(b) == 0 {
 		return nil, "", errors.New("data is empty")
@@ -333,6 +333,8 @@ func progress(ctx context.Context, req *sdk.CallToolRequest, total float64) (emi
 			send(3, fmt.Sprintf("task %d: %s", ev.ID, ev.Message))
 		case pipeline.TaskEndEvent:
 			send(3, fmt.Sprintf("task %d %s: %s", ev.ID, ev.Task, ev.Status))
+		case pipeline.PlanRevisionEvent:
+			send(3, ev.String())
 		case pipeline.HostDownEvent:
 			send(3, pipeline.HostDownText(ev))
 		case pipeline.QueueEvent:

@@ -78,6 +78,11 @@ type dispatcher struct {
 	answering bool
 	canSee    bool
 
+	// revised counts the turn's revisions, answered the tasks whose
+	// failure one answered (revise.go).
+	revised  int
+	answered map[int]bool
+
 	// earlyPicks: the controller server has a second slot, so a pick an
 	// early task waits for is asked while the plan streams (earlypick.go);
 	// picked is set once the turn made that call, picks counts it.
@@ -311,7 +316,9 @@ func (d *dispatcher) choose(p Plan) {
 	d.mu.Lock()
 	var fresh []*taskRun
 	for _, r := range d.current {
-		if !r.early {
+		// Not an early run (chosen as it arrived), nor one of the plan's
+		// that ran before a revision added these.
+		if !r.early && !r.finished {
 			fresh = append(fresh, r)
 		}
 	}

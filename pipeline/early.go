@@ -74,10 +74,12 @@ func (d *dispatcher) fixPath(task Task) string {
 
 // checkEarly lets the answer start (closes answerNow) once every task of
 // the final plan that has not finished is one whose file's path is fixed,
-// and the selection call is over. Called with d.mu held whenever a run
+// the selection call is over and no revision is due. Called with d.mu held whenever a run
 // finishes and when the plan starts.
 func (d *dispatcher) checkEarly() {
-	if d.answerNow == nil || d.answering || d.phase != started {
+	if d.answerNow == nil || d.answering || d.phase != started || d.revisionDue() {
+		// A task failed for good: the revision comes first, and the
+		// answer after it (revise.go).
 		return
 	}
 	select {

@@ -94,8 +94,13 @@ type Options struct {
 	// MaxTasks caps a plan; extra tasks are dropped with a note.
 	MaxTasks int
 	// ResultBudget bounds, in bytes, the results text given to the
-	// response stage.
+	// response stage (and to a revision, which sees what it sees).
 	ResultBudget int
+	// Revise is how many times a turn may revise its plan after tasks
+	// failed for good (planner.revise; revise.go): 0 never, 1 once.
+	// Unlike the other options its zero value is not a default: the
+	// configuration gives 1.
+	Revise int
 	// ResultCap bounds, in bytes, what a task's text result contributes
 	// to events, the report and the session; a longer result is written
 	// whole to a file in the output folder and referenced (spill.go).
@@ -177,6 +182,16 @@ func (e *Engine) Options() Options { return e.opts }
 func (e *Engine) WithController(ctl *controller.Controller) *Engine {
 	c := *e
 	c.ctl = ctl
+	return &c
+}
+
+// WithRouter returns an engine sharing everything but the endpoints (and
+// the look at which skills they can run): the same controller, catalog
+// and options on other experts — chorus eval's failure cases run turns on
+// scripted ones.
+func (e *Engine) WithRouter(router *endpoints.Router) *Engine {
+	c := *e
+	c.router, c.avail = router, &availCache{}
 	return &c
 }
 
@@ -275,7 +290,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	}
 	plan.Notes = append(plan.Notes, d.settle(plan)...)
 	rep.Constraints, rep.Notes = plan.Constraints, plan.Notes
-	emit(PlanEvent{Tasks: plan.Tasks, Constraints: plan.Constraints, Notes: plan.Notes})
+	emit(PlanEvent{Tasks: plan.Tasks, Constraints: plan.Constraints, Notes: plan.Notes}) //nolint:staticcheck // S1016: the event names what it carries; Plan may grow fields it does not
 	if t.PlanOnly {
 		rep.ElapsedMS = time.Since(start).Milliseconds()
 		rep.Calls = conv.Calls()
@@ -302,6 +317,13 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 		if ctx.Err() != nil {
 			d.finish(rep)
 			return fail(StageExecution, ctx.Err())
+		}
+		results, rep.Revisions, err = d.revise(plan, results)
+		rep.Tasks = reportTasks(results, e.opts.ResultCap)
+		rep.Files = reportFiles(results)
+		if err != nil || ctx.Err() != nil {
+			d.finish(rep)
+			return fail(StageRevision, ctx.Err())
 		}
 	}
 

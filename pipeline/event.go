@@ -23,11 +23,13 @@ type Emit func(Event)
 // Stage names a pipeline stage in events and errors.
 type Stage string
 
-// The four HuggingGPT stages.
+// The four HuggingGPT stages, and Chorus's fifth, the revision of a plan
+// whose tasks failed (revise.go), between execution and response.
 const (
 	StagePlanning  Stage = "planning"
 	StageSelection Stage = "selection"
 	StageExecution Stage = "execution"
+	StageRevision  Stage = "revision"
 	StageResponse  Stage = "response"
 )
 
@@ -65,6 +67,16 @@ type TaskWithdrawnEvent struct {
 	ID     int    `json:"id"`
 	Task   string `json:"task"`
 	Reason string `json:"reason"`
+}
+
+// PlanRevisionEvent says the controller revised the rest of the plan after
+// tasks failed for good (the fifth step, revise.go): the failed tasks it
+// answers, the tasks it added — validated as any plan, numbered after
+// every id the turn used — and the validator's repairs. Tasks is empty
+// when the controller found no other way. The added tasks' model and task
+// events follow, as a plan's do.
+type PlanRevisionEvent struct {
+	Revision
 }
 
 // ModelReasonEvent carries the controller's reason for a task's model
@@ -235,6 +247,7 @@ type ReportEvent struct {
 func (StageEvent) Type() string         { return "stage" }
 func (PlanEvent) Type() string          { return "plan" }
 func (PlanTaskEvent) Type() string      { return "plan_task" }
+func (PlanRevisionEvent) Type() string  { return "plan_revision" }
 func (TaskWithdrawnEvent) Type() string { return "task_withdrawn" }
 func (ModelReasonEvent) Type() string   { return "model_reason" }
 func (ModelEvent) Type() string         { return "model" }

@@ -35,7 +35,10 @@ type taskRun struct {
 	skipped bool
 	// cancelled: the turn was cancelled before the task finished.
 	cancelled bool
-	text      string
+	// fault says why a failed run failed, for the revision's rule
+	// (revise.go): only a task that failed for good is revised.
+	fault fault
+	text  string
 	// spilled is the file holding the whole text when it was over the
 	// result cap (spill.go); text is then its start.
 	spilled string
@@ -86,6 +89,17 @@ func (r *taskRun) fail(msg string) {
 	r.status, r.err = StatusError, msg
 }
 
+// failWith fails r with err: the user's input when err says so
+// (endpoints.ErrBadInput: a file that does not exist, an image no tool can
+// read), which no other route fixes; else the task itself failed.
+func (r *taskRun) failWith(err error) {
+	r.fail(err.Error())
+	r.fault = faultForGood
+	if errors.Is(err, endpoints.ErrBadInput) {
+		r.fault = faultInput
+	}
+}
+
 func (r *taskRun) endEvent() TaskEndEvent {
 	files := r.files
 	if files == nil {
@@ -112,8 +126,9 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	// for a failed dependency does: a start would claim it ran somewhere.
 	switch {
 	case c != nil && c.none != "":
+		// No model qualifies: another skill may still serve the request.
 		r.fail("not run: " + c.none)
-		r.skipped = true
+		r.skipped, r.fault = true, faultForGood
 		emit(r.endEvent())
 		return
 	case c == nil || c.skill == nil:
@@ -143,6 +158,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 		if p := recover(); p != nil {
 			r.status, r.text, r.data, r.files = "", "", nil, nil
 			r.fail(fmt.Sprintf("internal error while running it on %s (%s): %v — this is a bug in Chorus; please report it", r.model, r.endpoint, p))
+			r.fault = faultForGood // another route may not have the bug
 		}
 	}()
 	tctx, cancel := context.WithTimeout(ctx, e.opts.TaskTimeout)
@@ -154,13 +170,13 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	debug := func(msg string) { emit(DebugEvent{Stage: StageExecution, Kind: "resolve", Content: msg}) }
 	args, err := e.resolveArgs(tctx, r.task, c.skill, byID, outDir, sc, progress, debug)
 	if err != nil {
-		r.fail(err.Error())
+		r.failWith(err)
 		return
 	}
 	r.args = args
 	files, err := taskFiles(sc, c.skill, args)
 	if err != nil {
-		r.fail(err.Error())
+		r.failWith(err)
 		return
 	}
 	r.inputs = files
@@ -222,7 +238,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			}
 			lastErr = err
 			if !endpoints.Retryable(err) {
-				r.fail(err.Error())
+				r.failWith(err)
 				return
 			}
 		}
@@ -232,7 +248,13 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 
 // failAll says why no candidate ran the task: the turn's end, its time,
 // the attempts that failed, the candidates skipped for a host that is down.
+// The task failed for good (another skill may serve the request: revise.go)
+// unless the user refused the tool, which no plan goes around.
 func (r *taskRun) failAll(ctx, tctx context.Context, lastErr error, timeout time.Duration) {
+	r.fault = faultForGood
+	if errors.Is(lastErr, ErrNotApproved) {
+		r.fault = faultRefused
+	}
 	skipped := r.downNote()
 	if skipped != "" && lastErr != nil {
 		skipped = "; " + skipped
@@ -477,12 +499,6 @@ func (e *Engine) writeFixed(r *taskRun, b endpoints.Blob) (string, error) {
 		return "", fmt.Errorf("cannot write %s: %w", r.fixed, err)
 	}
 	return r.fixed, nil
-}
-
-// writeFile stores data under dir with a unique name and an extension that
-// matches its type, and returns the absolute path.
-func writeFile(dir, task string, id int, mimeType string, data []byte) (string, error) {
-	return writeBlob(dir, task, id, endpoints.Blob{MIME: mimeType, Data: data})
 }
 
 // writeBlob stores b under dir with a unique name and an extension that

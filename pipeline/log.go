@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -69,6 +70,20 @@ func logEvent(ctx context.Context, log *slog.Logger, ev Event) {
 	case PlanTaskEvent:
 		log.LogAttrs(ctx, slog.LevelInfo, "plan task arrived", slog.Int("id", e.Task.ID), slog.String("task", e.Task.Task),
 			slog.Int("deps", len(e.Task.Dep)))
+	case PlanRevisionEvent:
+		failed := make([]string, len(e.After))
+		for i, f := range e.After {
+			failed[i] = fmt.Sprintf("%d:%s", f.ID, f.Task)
+		}
+		names := make([]string, len(e.Tasks))
+		for i, t := range e.Tasks {
+			names[i] = fmt.Sprintf("%d:%s", t.ID, t.Task)
+		}
+		log.LogAttrs(ctx, slog.LevelInfo, "plan revised", slog.String("after", strings.Join(failed, ",")),
+			slog.Int("tasks", len(e.Tasks)), slog.String("task_names", strings.Join(names, ",")), slog.Int("notes", len(e.Notes)))
+		for _, n := range e.Notes {
+			log.LogAttrs(ctx, slog.LevelDebug, "revision note", slog.String("note", n))
+		}
 	case TaskWithdrawnEvent:
 		// A task that started early is cancelled, its result unused.
 		log.LogAttrs(ctx, slog.LevelInfo, "task withdrawn", slog.Int("id", e.ID), slog.String("task", e.Task), slog.String("why", e.Reason))

@@ -19,6 +19,9 @@ type rawPlan struct {
 	Constraints Constraints
 	// Notes record what the parser had to interpret ("id \"t2\" read as 2").
 	Notes []string
+	// placed[i] says Tasks[i] had no "id" and is numbered by its place:
+	// a revision's tasks continue the turn's numbering (revise.go).
+	placed []bool
 }
 
 // errNoJSON means the reply held no JSON value at all.
@@ -73,6 +76,8 @@ func parsePlan(reply string) (rawPlan, error) {
 		t, notes := parseTask(obj, i)
 		rp.Notes = append(rp.Notes, notes...)
 		rp.Tasks = append(rp.Tasks, t)
+		_, hasID := obj["id"]
+		rp.placed = append(rp.placed, !hasID)
 	}
 	return rp, nil
 }

@@ -31,16 +31,22 @@ const (
 	markSelect = "STAGE: SELECT"
 	markTask   = "STAGE: TASK"
 	markAnswer = "STAGE: ANSWER"
+	// markRevise asks for new tasks after some failed for good
+	// (revise.go). Its rules travel in its own message, not in the head:
+	// a turn that goes well never pays for them.
+	markRevise = "STAGE: REVISE"
 )
 
 // PromptStage tells which stage a controller call serves from the content
-// of its last message: StagePlanning, StageSelection or StageResponse, or
-// "task" for a text task the controller does itself ("" when it is none of
-// Chorus's). Tests and tools that watch the controller's traffic use it.
+// of its last message: StagePlanning, StageSelection, StageRevision or
+// StageResponse, or "task" for a text task the controller does itself (""
+// when it is none of Chorus's). Tests and tools that watch the controller's
+// traffic use it.
 func PromptStage(last string) string {
 	last = strings.TrimSpace(last)
 	for _, m := range []struct{ mark, stage string }{
 		{markPlan, string(StagePlanning)}, {markSelect, string(StageSelection)}, {markTask, "task"}, {markAnswer, string(StageResponse)},
+		{markRevise, string(StageRevision)},
 	} {
 		if strings.HasPrefix(last, m.mark) {
 			return m.stage

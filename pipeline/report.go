@@ -86,11 +86,15 @@ type Report struct {
 	// Named are the media files whose paths the user typed in the request
 	// (not attached), which the turn treated as attachments; a session
 	// keeps them as the turn's resources.
-	Named       []string     `json:"named,omitempty"`
-	Controller  string       `json:"controller"`
-	Constraints Constraints  `json:"constraints,omitzero"`
-	Notes       []string     `json:"notes,omitempty"`
-	Tasks       []TaskReport `json:"tasks"`
+	Named       []string    `json:"named,omitempty"`
+	Controller  string      `json:"controller"`
+	Constraints Constraints `json:"constraints,omitzero"`
+	Notes       []string    `json:"notes,omitempty"`
+	// Tasks are the plan's tasks, then each revision's.
+	Tasks []TaskReport `json:"tasks"`
+	// Revisions are the plan's revisions after tasks failed for good
+	// (revise.go), in order; at most planner.revise.
+	Revisions []Revision `json:"revisions,omitempty"`
 	// Files lists every generated file, full paths, in task order.
 	Files     []string `json:"files,omitempty"`
 	Answer    string   `json:"answer,omitempty"`

@@ -138,6 +138,7 @@ func (e *Engine) answerMessage(ctx context.Context, t Turn, p Plan, runs []*task
 	if len(runs) > 0 {
 		results, _ := json.MarshalIndent(resultsForPrompt(runs, e.opts.ResultBudget), "", " ")
 		b.WriteString("\nResults of the tasks run for this request:\n" + quoteData(string(results)))
+		b.WriteString(revisionsSaid(rep.Revisions))
 		for _, r := range runs {
 			if r.status == statusRunning {
 				// The early answer (early.go): the file's path is all
@@ -162,6 +163,30 @@ func (e *Engine) answerMessage(ctx context.Context, t Turn, p Plan, runs []*task
 		msg.Images = images
 	}
 	return msg
+}
+
+// revisionsSaid tells the answer stage which tasks a revision added after
+// which failed (ids only: the errors are in the results, as data), so the
+// answer can say what was done instead.
+func revisionsSaid(revs []Revision) string {
+	var b strings.Builder
+	for _, r := range revs {
+		failed := make([]string, len(r.After))
+		for i, f := range r.After {
+			failed[i] = fmt.Sprint(f.ID)
+		}
+		added := make([]string, len(r.Tasks))
+		for i, t := range r.Tasks {
+			added[i] = fmt.Sprint(t.ID)
+		}
+		if len(added) == 0 {
+			fmt.Fprintf(&b, "\nAfter task %s failed, no other way to serve the request was found.", strings.Join(failed, ", "))
+			continue
+		}
+		fmt.Fprintf(&b, "\nTask %s failed, so the plan was revised: task %s were added to serve the request another way.",
+			strings.Join(failed, ", "), strings.Join(added, ", "))
+	}
+	return b.String()
 }
 
 // attachedTexts quotes attached text files (notes, CSV, JSON) so the
@@ -269,9 +294,22 @@ func workflowSection(rep *Report, p Plan) string {
 		return ""
 	}
 	var b strings.Builder
+	// A revision's line comes before the first task it added, or after
+	// the tasks when it added none.
+	revisedAt := map[int][]Revision{}
+	for _, r := range rep.Revisions {
+		at := -1
+		if len(r.Tasks) > 0 {
+			at = r.Tasks[0].ID
+		}
+		revisedAt[at] = append(revisedAt[at], r)
+	}
 	if len(rep.Tasks) > 0 {
 		b.WriteString("**Workflow**\n\n")
 		for _, t := range rep.Tasks {
+			for _, r := range revisedAt[t.ID] {
+				fmt.Fprintf(&b, "\n_%s:_\n\n", upperFirst(text.OneLine(r.String(), 400)))
+			}
 			fmt.Fprintf(&b, "%d. **%s**", t.ID, t.Task)
 			if len(t.Dep) > 0 {
 				deps := make([]string, len(t.Dep))
@@ -320,6 +358,9 @@ func workflowSection(rep *Report, p Plan) string {
 			}
 		}
 	}
+	for _, r := range revisedAt[-1] {
+		fmt.Fprintf(&b, "\n_%s._\n", upperFirst(text.OneLine(r.String(), 400)))
+	}
 	if len(rep.Files) > 0 {
 		b.WriteString("\n**Files**\n\n")
 		for _, f := range rep.Files {
@@ -347,4 +388,12 @@ func humanMS(ms int64) string {
 		return fmt.Sprintf("%.1f s", d.Seconds())
 	}
 	return d.Round(time.Second).String()
+}
+
+// upperFirst capitalises the first letter of s, for a sentence.
+func upperFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

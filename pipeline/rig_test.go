@@ -37,6 +37,12 @@ type rig struct {
 	planN  int
 	pick   func(req *api.ChatRequest) fakeollama.Reply
 	answer fakeollama.Reply
+	// revisions are the revision replies, used in order (the last
+	// repeats); none is an empty revision.
+	revisions []fakeollama.Reply
+	reviseN   int
+	// requests are the controller requests of each stage, in order.
+	requests map[string][]*api.ChatRequest
 	// evMu guards events apart from mu: the fake Ollama's handlers run
 	// under mu (a pick may wait there for a task to reach an endpoint), and
 	// the engine's emit must never queue behind them — that would stall
@@ -143,6 +149,8 @@ func stage(req *api.ChatRequest) string {
 		return "select"
 	case string(pipeline.StageResponse):
 		return "respond"
+	case string(pipeline.StageRevision):
+		return "revise"
 	}
 	return "task"
 }
@@ -152,7 +160,18 @@ func (r *rig) respond(req *api.ChatRequest) fakeollama.Reply {
 	defer r.mu.Unlock()
 	st := stage(req)
 	r.stageOf[st]++
+	if r.requests == nil {
+		r.requests = map[string][]*api.ChatRequest{}
+	}
+	r.requests[st] = append(r.requests[st], req)
 	switch st {
+	case "revise":
+		if len(r.revisions) == 0 {
+			return fakeollama.Reply{Content: `{"constraints":{},"tasks":[]}`}
+		}
+		rep := r.revisions[min(r.reviseN, len(r.revisions)-1)]
+		r.reviseN++
+		return rep
 	case "plan":
 		if len(r.plans) == 0 {
 			return fakeollama.Reply{Content: `{"tasks": []}`}

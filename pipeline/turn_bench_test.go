@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,19 +65,39 @@ type benchScenario struct {
 	name    string
 	request string
 	tasks   func(image string) []map[string]any
+	// revision, when set, is the controller's revision of the plan
+	// (revise.go): the experts of the skills only the plan uses fail
+	// (HTTP 500).
+	revision func(image string) []map[string]any
 }
 
+// revisedScenario is the chain with the fifth step: every captioner fails,
+// the caption's reader is skipped, and the revision asks a visual question
+// instead and reads its answer aloud. It costs the revision call and the
+// new tasks; the early answer still starts while the new speech runs.
+var revisedScenario = benchScenario{name: "revised", request: "Read this picture's caption aloud.", tasks: func(img string) []map[string]any {
+	return []map[string]any{
+		task(1, "image-to-text", nil, map[string]string{"image": img}),
+		task(2, "text-to-speech", []int{1}, map[string]string{"text": "<resource>-1"}),
+	}
+}, revision: func(img string) []map[string]any {
+	return []map[string]any{
+		task(3, "visual-question-answering", nil, map[string]string{"image": img, "text": "What does this picture show?"}),
+		task(4, "text-to-speech", []int{3}, map[string]string{"text": "<resource>-3"}),
+	}
+}}
+
 var benchScenarios = []benchScenario{
-	{"single", "What is in this picture?", func(img string) []map[string]any {
+	{name: "single", request: "What is in this picture?", tasks: func(img string) []map[string]any {
 		return []map[string]any{task(1, "image-to-text", nil, map[string]string{"image": img})}
 	}},
-	{"chain", "Read this picture's caption aloud.", func(img string) []map[string]any {
+	{name: "chain", request: "Read this picture's caption aloud.", tasks: func(img string) []map[string]any {
 		return []map[string]any{
 			task(1, "image-to-text", nil, map[string]string{"image": img}),
 			task(2, "text-to-speech", []int{1}, map[string]string{"text": "<resource>-1"}),
 		}
 	}},
-	{"fanout", "Classify this picture, find its objects, caption it and estimate its depth.", func(img string) []map[string]any {
+	{name: "fanout", request: "Classify this picture, find its objects, caption it and estimate its depth.", tasks: func(img string) []map[string]any {
 		return []map[string]any{
 			task(1, "image-classification", nil, map[string]string{"image": img}),
 			task(2, "object-detection", nil, map[string]string{"image": img}),
@@ -115,6 +137,7 @@ func BenchmarkTurn(b *testing.B) {
 	for _, sc := range benchScenarios {
 		b.Run("ctl2-warm/"+sc.name, func(b *testing.B) { benchTurn(b, sc, true, twoSlots(benchLatency), pipeline.SelectController) })
 	}
+	b.Run("auto-warm/"+revisedScenario.name, func(b *testing.B) { benchTurn(b, revisedScenario, true, benchLatency, pipeline.SelectAuto) })
 }
 
 // twoSlots is l on a server that serves two chats at once.
@@ -230,17 +253,34 @@ func newBenchRig(b testing.TB, sc benchScenario, lat fakeollama.Latency, sel pip
 		b.Fatal(err)
 	}
 	plan := sc.tasks(r.image)
-	for _, t := range plan {
+	var revised []map[string]any
+	if sc.revision != nil {
+		revised = sc.revision(r.image)
+	}
+	// With a revision, the skills only the plan uses fail (HTTP 500).
+	revisedSkills := map[string]bool{}
+	for _, t := range revised {
+		revisedSkills[t["task"].(string)] = true
+	}
+	served := map[string]bool{}
+	for _, t := range append(slices.Clone(plan), revised...) {
 		s, _ := cat.Skill(t["task"].(string))
+		if served[s.Name] {
+			continue
+		}
+		served[s.Name] = true
 		for _, m := range s.Models {
 			if m.ServedBy(skills.EndpointHuggingFace) {
-				r.hf.Model(m.ID, s.Name).Delay(benchExpertDelay)
+				mb := r.hf.Model(m.ID, s.Name).Delay(benchExpertDelay)
+				if revised != nil && !revisedSkills[s.Name] {
+					mb.Status(http.StatusInternalServerError, "the model crashed")
+				}
 			}
 		}
 	}
 	// The plan is written as a grammar-constrained model writes it under
 	// the schema the planning call sends (benchPlanUnder): the same
-	// harness measures every version of the schema.
+	// harness measures every version of the schema; a revision too.
 	r.ollama.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
 	r.ollama.SetLatency(lat)
 	var mu sync.Mutex
@@ -248,6 +288,9 @@ func newBenchRig(b testing.TB, sc benchScenario, lat fakeollama.Latency, sel pip
 		tasks := plan
 		if r.greeting {
 			tasks = []map[string]any{}
+		}
+		if pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) == string(pipeline.StageRevision) {
+			tasks = revised
 		}
 		rep := benchReply(req, func() string { return benchPlanUnder(req.Format, tasks) })
 		if pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) == string(pipeline.StagePlanning) {

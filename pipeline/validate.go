@@ -36,6 +36,12 @@ type validator struct {
 	notes []string
 	// dropped maps a task id to why it was removed.
 	dropped map[int]string
+	// prior are the tasks a revision builds on — the turn's tasks that
+	// succeeded, whose outputs its tasks may use — and taken every id the
+	// turn has used, which a revision's tasks may not take (revise.go).
+	// Both are empty for a plan.
+	prior map[int]Task
+	taken map[int]bool
 }
 
 func (v *validator) note(format string, args ...any) {
@@ -110,10 +116,16 @@ func (v *validator) run(in []Task) []Task {
 	}
 	v.fixIDs(tasks)
 	byID := map[int]*Task{}
+	skillOf := map[int]*skills.Skill{}
+	for id, t := range v.prior {
+		byID[id] = &t
+		if s, _, ok := v.cat.Resolve(t.Task); ok {
+			skillOf[id] = s
+		}
+	}
 	for i := range tasks {
 		byID[tasks[i].ID] = &tasks[i]
 	}
-	skillOf := map[int]*skills.Skill{}
 	for i := range tasks {
 		t := &tasks[i]
 		s, exact, ok := v.cat.Resolve(t.Task)
@@ -171,20 +183,35 @@ func (v *validator) run(in []Task) []Task {
 	return v.order(kept)
 }
 
-// fixIDs gives every task a unique non-negative id.
+// fixIDs gives every task a unique non-negative id. In a revision, a task
+// that took an id the turn already used is numbered after every id in
+// use; the other tasks' references to that id follow it unless the id
+// is a task that succeeded, whose output stays what they mean.
 func (v *validator) fixIDs(tasks []Task) {
 	next := 1
+	seen := map[int]bool{}
+	for id := range v.taken {
+		next = max(next, id+1)
+		seen[id] = true
+	}
 	for _, t := range tasks {
 		if t.ID >= next && t.ID <= maxTaskID {
 			next = t.ID + 1
 		}
 	}
-	seen := map[int]bool{}
+	moved := map[int]int{}
 	for i := range tasks {
 		t := &tasks[i]
 		switch {
 		case t.ID == idMissing || t.ID < 0 || t.ID > maxTaskID:
 			v.note("task %q had no usable id; numbered it %d", t.Task, next)
+			t.ID = next
+			next++
+		case v.taken[t.ID]:
+			v.note("task %d (%s) of the revision took the id of a task already in the plan; numbered it %d", t.ID, t.Task, next)
+			if _, done := v.prior[t.ID]; !done && moved[t.ID] == 0 {
+				moved[t.ID] = next
+			}
 			t.ID = next
 			next++
 		case seen[t.ID]:
@@ -193,6 +220,31 @@ func (v *validator) fixIDs(tasks []Task) {
 			next++
 		}
 		seen[t.ID] = true
+	}
+	if len(moved) > 0 {
+		renumberRefs(tasks, moved)
+	}
+}
+
+// renumberRefs points the dependencies and <resource>-N references of
+// tasks at the new ids of the tasks moved (old id → new id).
+func renumberRefs(tasks []Task, moved map[int]int) {
+	for i := range tasks {
+		t := &tasks[i]
+		for j, d := range t.Dep {
+			if n, ok := moved[d]; ok {
+				t.Dep[j] = n
+			}
+		}
+		for k, val := range t.Args {
+			t.Args[k] = resourceRef.ReplaceAllStringFunc(val, func(m string) string {
+				id, err := strconv.Atoi(resourceRef.FindStringSubmatch(m)[1])
+				if n, ok := moved[id]; ok && err == nil {
+					return RefString(n)
+				}
+				return m
+			})
+		}
 	}
 }
 
@@ -259,6 +311,10 @@ func (v *validator) fixRefs(t *Task, byID map[int]*Task) {
 				v.drop(*t, "argument %s refers to its own output", k)
 				return
 			}
+			if _, ok := byID[n]; !ok && v.taken[n] {
+				v.drop(*t, "argument %s uses <resource>-%d, but task %d did not succeed, so it has no output", k, n, n)
+				return
+			}
 			if _, ok := byID[n]; !ok {
 				v.drop(*t, "argument %s refers to <resource>-%d, but the plan has no task %d", k, n, n)
 				return
@@ -275,6 +331,8 @@ func (v *validator) fixRefs(t *Task, byID map[int]*Task) {
 		switch _, ok := byID[d]; {
 		case d == t.ID:
 			v.note("task %d: removed its dependency on itself", t.ID)
+		case !ok && v.taken[d]:
+			v.note("task %d: removed dependency on task %d, which did not succeed", t.ID, d)
 		case !ok:
 			v.note("task %d: removed dependency on task %d, which does not exist", t.ID, d)
 		case slices.Contains(deps, d):
@@ -599,6 +657,9 @@ func turnResources(t Turn, m skills.Modality) []string {
 // planner's order otherwise.
 func (v *validator) order(tasks []Task) []Task {
 	placed := map[int]bool{}
+	for id := range v.prior {
+		placed[id] = true // a revision's tasks may follow the plan's
+	}
 	out := make([]Task, 0, len(tasks))
 	for len(out) < len(tasks) {
 		progress := false

@@ -289,7 +289,7 @@ func (e *recordEndpoint) Infer(ctx context.Context, req endpoints.Request) (endp
 	if err != nil {
 		c.Err = failure(err)
 	} else if rr, rerr := recordResult(res); rerr != nil {
-		c.Err = failure(fmt.Errorf("%w: the result could not be recorded: %v", endpoints.ErrUnavailable, rerr))
+		c.Err = failure(fmt.Errorf("%w: the result could not be recorded: %w", endpoints.ErrUnavailable, rerr))
 	} else {
 		c.Result = rr
 	}

@@ -72,6 +72,7 @@ func (r *Recorder) Engine(eng *pipeline.Engine) *pipeline.Engine {
 	r.header.NumCandidates = opts.NumCandidates
 	r.header.ControllerTasks = opts.ControllerTasks
 	r.header.Selection = opts.Selection
+	r.header.Revise = opts.Revise
 	plain := r.plain
 	r.mu.Unlock()
 	return pipeline.New(eng.Controller().Recording(r.ctl), eng.Catalog(), recordRouter(plain, r.experts), opts)

@@ -48,6 +48,10 @@ type Recording struct {
 	// Selection is when the controller chose among candidates; empty in
 	// recordings made before the setting existed, which always asked it.
 	Selection pipeline.Selection `json:"selection,omitempty"`
+	// Revise is how many revisions a turn could make (planner.revise):
+	// a replay revises exactly when the recording did. Recordings from
+	// before revisions have none.
+	Revise int `json:"revise,omitempty"`
 	// Constraints are the standing constraints of the recorded chat.
 	Constraints pipeline.Constraints `json:"constraints,omitzero"`
 	// Turns are the recorded requests, in order.
@@ -74,7 +78,7 @@ func Load(path string) (*Recording, error) {
 	}
 	var r Recording
 	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w (%v)", path, ErrFormat, err)
+		return nil, fmt.Errorf("%s: %w (%w)", path, ErrFormat, err)
 	}
 	switch {
 	case r.Format == 0:

@@ -68,6 +68,7 @@ func (r *Replay) Engine(cat *skills.Catalog, opts pipeline.Options) (*pipeline.E
 	opts.ControllerTasks = r.ControllerTasks
 	// A replay asks the controller exactly when the recording did.
 	opts.Selection = r.Selection
+	opts.Revise = r.Revise
 	return pipeline.New(r.Controller(controller.Options{Logger: opts.Logger}), cat, router, opts), nil
 }
 

@@ -81,25 +81,25 @@ func exportTurn(b *strings.Builder, n int, t Turn) {
 
 	if len(t.Plan) > 0 {
 		b.WriteString("\n**Plan:**\n\n")
-		for _, task := range t.Plan {
-			fmt.Fprintf(b, "- #%d %s", task.ID, codeSpan(task.Task))
-			if len(task.Dep) > 0 && !(len(task.Dep) == 1 && task.Dep[0] == -1) {
-				deps := make([]string, len(task.Dep))
-				for i, d := range task.Dep {
-					deps[i] = fmt.Sprint(d)
-				}
-				fmt.Fprintf(b, " after %s", strings.Join(deps, ", "))
-			}
-			if args := formatArgs(task.Args); args != "" {
-				fmt.Fprintf(b, " — %s", args)
-			}
-			b.WriteByte('\n')
-		}
+		planLines(b, t.Plan)
 	}
 	if len(t.PlanNotes) > 0 {
 		b.WriteString("\nPlan notes:\n\n")
 		for _, note := range t.PlanNotes {
 			fmt.Fprintf(b, "- %s\n", escapeLine(note))
+		}
+	}
+	for _, r := range t.Revisions {
+		fmt.Fprintf(b, "\n**Plan revised:** %s\n", escapeLine(r.String()))
+		if len(r.Tasks) > 0 {
+			b.WriteByte('\n')
+			planLines(b, r.Tasks)
+		}
+		if len(r.Notes) > 0 {
+			b.WriteString("\nRevision notes:\n\n")
+			for _, note := range r.Notes {
+				fmt.Fprintf(b, "- %s\n", escapeLine(note))
+			}
 		}
 	}
 	if lines := modelLines(t); len(lines) > 0 {
@@ -116,6 +116,24 @@ func exportTurn(b *strings.Builder, n int, t Turn) {
 	}
 	if t.Report != nil && t.Report.ElapsedMS > 0 {
 		fmt.Fprintf(b, "\n_Took %s._\n", (time.Duration(t.Report.ElapsedMS) * time.Millisecond).Round(100*time.Millisecond))
+	}
+}
+
+// planLines lists tasks, one a line: id, name, dependencies, arguments.
+func planLines(b *strings.Builder, tasks []pipeline.Task) {
+	for _, task := range tasks {
+		fmt.Fprintf(b, "- #%d %s", task.ID, codeSpan(task.Task))
+		if len(task.Dep) > 0 && !(len(task.Dep) == 1 && task.Dep[0] == -1) {
+			deps := make([]string, len(task.Dep))
+			for i, d := range task.Dep {
+				deps[i] = fmt.Sprint(d)
+			}
+			fmt.Fprintf(b, " after %s", strings.Join(deps, ", "))
+		}
+		if args := formatArgs(task.Args); args != "" {
+			fmt.Fprintf(b, " — %s", args)
+		}
+		b.WriteByte('\n')
 	}
 }
 

@@ -133,3 +133,27 @@ func TestExportSaysWhatRanAfterAFallback(t *testing.T) {
 		t.Fatalf("export:\n%s", md)
 	}
 }
+
+// TestExportRevision: /export says the plan was revised, after which
+// failure, and lists the tasks the revision added with its notes.
+func TestExportRevision(t *testing.T) {
+	s := &Session{ID: "x"}
+	s.AddTurn(Turn{Request: "a video of a fox", Answer: "Here is a picture instead.",
+		Plan: []pipeline.Task{{ID: 1, Task: "text-to-video", Args: map[string]string{"text": "a fox"}}},
+		Revisions: []pipeline.Revision{
+			{After: []pipeline.FailedTask{{ID: 1, Task: "text-to-video", Error: "all 3 attempts failed;\nlast: 404"}},
+				Tasks: []pipeline.Task{{ID: 2, Task: "text-to-image", Args: map[string]string{"text": "a fox"}}},
+				Notes: []string{"the revision repeated task 1"}},
+			{After: []pipeline.FailedTask{{ID: 2, Task: "text-to-image", Error: "timed out"}}, Tasks: []pipeline.Task{}},
+		}})
+	md := Export(s)
+	for _, want := range []string{
+		"**Plan revised:** revised after task 1 (text-to-video) failed: all 3 attempts failed; last: 404; added task 2 (text-to-image)\n\n- #2 `text-to-image` — text=`a fox`\n",
+		"Revision notes:\n\n- the revision repeated task 1\n",
+		"**Plan revised:** revised after task 2 (text-to-image) failed: timed out; the controller found no other way\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("export lacks %q\n---\n%s", want, md)
+		}
+	}
+}

@@ -3,6 +3,7 @@
 package sessions
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
@@ -19,7 +20,7 @@ func lockDir(dir string) (unlock func(), err error) {
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if err != syscall.EINTR {
+		if !errors.Is(err, syscall.EINTR) {
 			break
 		}
 	}

@@ -69,6 +69,10 @@ type Turn struct {
 	// Plan is the validated plan that ran, PlanNotes the validator's repairs.
 	Plan      []pipeline.Task `json:"plan,omitempty"`
 	PlanNotes []string        `json:"plan_notes,omitempty"`
+	// Revisions are the plan's revisions after tasks failed for good,
+	// each with the failed tasks it answers and the tasks it added
+	// (pipeline.Revision); their runs are in the report.
+	Revisions []pipeline.Revision `json:"revisions,omitempty"`
 	// Planned is set once planning finished, even with no tasks (the
 	// controller answered directly), which an empty Plan cannot tell from
 	// a turn that ended before it had a plan.

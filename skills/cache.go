@@ -116,7 +116,7 @@ func (c Cache) Load(task string) ([]Model, time.Time, error) {
 	}
 	var f cacheFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, time.Time{}, fmt.Errorf("synced models file %s is damaged (%v) — run `chorus models sync %s` again or delete the file", p, err, task)
+		return nil, time.Time{}, fmt.Errorf("synced models file %s is damaged (%w) — run `chorus models sync %s` again or delete the file", p, err, task)
 	}
 	if f.Version != cacheVersion {
 		return nil, time.Time{}, fmt.Errorf("synced models file %s has format %d, this Chorus reads %d — run `chorus models sync %s` again", p, f.Version, cacheVersion, task)

@@ -264,7 +264,7 @@ func (h *Hub) page(ctx context.Context, base *url.URL, tag, pageURL string) ([]m
 	}
 	var raw []json.RawMessage
 	if err := json.Unmarshal(body, &raw); err != nil {
-		return nil, "", fmt.Errorf("listing %s models on the Hugging Face Hub at %s: the answer is not a model listing (%v) — is huggingface.hub_url the Hub (https://huggingface.co)?", tag, text.RedactURL(h.base()), err)
+		return nil, "", fmt.Errorf("listing %s models on the Hugging Face Hub at %s: the answer is not a model listing (%w) — is huggingface.hub_url the Hub (https://huggingface.co)?", tag, text.RedactURL(h.base()), err)
 	}
 	items := make([]map[string]any, 0, len(raw))
 	for _, r := range raw {
@@ -613,7 +613,7 @@ func hubDescription(raw, card map[string]any, library, tag string) string {
 	if len(langs) > 0 && len(langs) <= 3 {
 		b.WriteString(" (" + strings.Join(langs, ", ") + ")")
 	} else if len(langs) > 3 {
-		b.WriteString(fmt.Sprintf(" (%d languages)", len(langs)))
+		fmt.Fprintf(&b, " (%d languages)", len(langs))
 	}
 	if g, _ := raw["gated"].(string); g != "" {
 		b.WriteString("; gated: accept its terms on the Hub first")

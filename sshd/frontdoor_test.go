@@ -1,6 +1,7 @@
 package sshd_test
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -35,7 +36,7 @@ func closedByServer(c net.Conn, wait time.Duration) bool {
 		if err == nil {
 			continue // the banner
 		}
-		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
 			return false
 		}
 		return true

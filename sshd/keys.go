@@ -40,7 +40,7 @@ func hostKey(path string) (signer gossh.Signer, created bool, err error) {
 	}
 	signer, err = gossh.ParsePrivateKey(b)
 	if err != nil {
-		return nil, false, fmt.Errorf("the host key %s is not a private key (%v) — move it away and a new one is made", path, err)
+		return nil, false, fmt.Errorf("the host key %s is not a private key (%w) — move it away and a new one is made", path, err)
 	}
 	return signer, false, nil
 }
@@ -114,7 +114,7 @@ func readAuthorizedKeys(path string) (keys []authorizedKey, skipped []string, er
 		}
 		key, comment, options, _, err := gossh.ParseAuthorizedKey(line)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: not a public key (%v)", path, n, err)
+			return nil, nil, fmt.Errorf("%s:%d: not a public key (%w)", path, n, err)
 		}
 		if len(options) > 0 {
 			skipped = append(skipped, fmt.Sprintf("%s:%d (%s): key options are not supported by chorus serve; give the key without them", path, n, fingerprint(key)))

@@ -332,7 +332,6 @@ type loadClient struct {
 	mu   sync.Mutex
 	text []byte // the drawn text since the last mark found
 	seen chan struct{}
-	done bool
 	esc  escState
 }
 

@@ -323,7 +323,6 @@ var (
 	keyEnter = tea.KeyPressMsg{Code: tea.KeyEnter}
 	keyCtrlC = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
 	keyEsc   = tea.KeyPressMsg{Code: tea.KeyEscape}
-	keyTab   = tea.KeyPressMsg{Code: tea.KeyTab}
 	keyUp    = tea.KeyPressMsg{Code: tea.KeyUp}
 	keyF3    = tea.KeyPressMsg{Code: tea.KeyF3}
 )

@@ -41,7 +41,7 @@ func (m *Model) openLastFile() tea.Cmd {
 		if err != nil {
 			return openDone{err: fmt.Errorf("cannot open %s: %s is not installed — click the link or copy the path instead", path, opener)}
 		}
-		cmd := exec.Command(bin, path)
+		cmd := exec.Command(bin, path) //nolint:noctx // the opened viewer outlives the chat
 		if err := cmd.Start(); err != nil {
 			return openDone{err: fmt.Errorf("cannot open %s: %w", path, err)}
 		}

@@ -40,7 +40,7 @@ func (p *panes) follow(stage pipeline.Stage) {
 		return
 	}
 	switch stage {
-	case pipeline.StagePlanning:
+	case pipeline.StagePlanning, pipeline.StageRevision:
 		p.tab = turnview.PanePlan
 	case pipeline.StageSelection:
 		p.tab = turnview.PaneModels

@@ -156,7 +156,7 @@ func loadImage(req endpoints.Request, name, what string) (image.Image, string, e
 		return nil, "", fmt.Errorf("%w: image file %s does not exist — check the path", endpoints.ErrBadInput, label)
 	case err != nil:
 		// A directory, a pipe or a device: File.Open says which.
-		return nil, "", fmt.Errorf("%w: cannot read image %s: %v", endpoints.ErrBadInput, label, err)
+		return nil, "", fmt.Errorf("%w: cannot read image %s: %w", endpoints.ErrBadInput, label, err)
 	}
 	defer fh.Close()
 	return imaging.Read(fh, label)

@@ -231,13 +231,13 @@ func inputFile(req endpoints.Request, name, what string) (string, *os.File, erro
 	case errors.Is(err, fs.ErrNotExist):
 		return "", nil, fmt.Errorf("%w: %s file %s does not exist — check the path", endpoints.ErrBadInput, name, p)
 	case err != nil:
-		return "", nil, fmt.Errorf("%w: cannot read %s %s: %v", endpoints.ErrBadInput, name, p, err)
+		return "", nil, fmt.Errorf("%w: cannot read %s %s: %w", endpoints.ErrBadInput, name, p, err)
 	case !fi.Mode().IsRegular():
 		return "", nil, fmt.Errorf("%w: %s is not a regular file", endpoints.ErrBadInput, p)
 	}
 	fh, err := f.Open()
 	if err != nil {
-		return "", nil, fmt.Errorf("%w: cannot read %s %s: %v", endpoints.ErrBadInput, name, p, err)
+		return "", nil, fmt.Errorf("%w: cannot read %s %s: %w", endpoints.ErrBadInput, name, p, err)
 	}
 	return f.Path(), fh, nil
 }
@@ -256,7 +256,7 @@ func (e *Endpoint) exec(ctx context.Context, c call, args []string, outFile stri
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = 2 * time.Second // do not wait forever on pipes a child may hold
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%w: cannot start %s: %v", endpoints.ErrUnavailable, c.path, err)
+		return nil, fmt.Errorf("%w: cannot start %s: %w", endpoints.ErrUnavailable, c.path, err)
 	}
 	if e.opts.Started != nil {
 		e.opts.Started(c.prog.name, cmd.Process.Pid)
@@ -288,7 +288,7 @@ func (e *Endpoint) exec(ctx context.Context, c call, args []string, outFile stri
 		if msg == "" {
 			msg = "no error message"
 		}
-		return nil, fmt.Errorf("%s failed (%v): %s", c.prog.name, err, msg)
+		return nil, fmt.Errorf("%s failed (%w): %s", c.prog.name, err, msg)
 	}
 	return stdout.Bytes(), nil
 }
@@ -327,7 +327,7 @@ func (e *Endpoint) readOutput(c call, path string) ([]byte, error) {
 	case errors.As(err, &denied):
 		return nil, endpoints.Explain(fmt.Sprintf("%s left a link to %s in place of its output, outside its scratch directory; it was not read", c.prog.name, denied.Resolved), endpoints.ErrUnavailable, denied)
 	case err != nil:
-		return nil, fmt.Errorf("%s finished without writing its output: %v", c.prog.name, err)
+		return nil, fmt.Errorf("%s finished without writing its output: %w", c.prog.name, err)
 	}
 	data, err := f.ReadAll(e.opts.MaxOutputBytes)
 	if errors.Is(err, scope.ErrTooLarge) {

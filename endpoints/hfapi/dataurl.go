@@ -36,7 +36,7 @@ func DecodeFile(payload []byte, mt string, spool endpoints.Spool) (endpoints.Blo
 			// Percent-encoded bytes: small by nature, decoded in memory.
 			s, err := url.PathUnescape(string(data))
 			if err != nil {
-				return endpoints.Blob{}, fmt.Errorf("malformed data URL: %v", err)
+				return endpoints.Blob{}, fmt.Errorf("malformed data URL: %w", err)
 			}
 			payload = []byte(s)
 		}
@@ -62,7 +62,7 @@ func spoolFile(spool endpoints.Spool, dec io.Reader, mt string) (endpoints.Blob,
 	var corrupt base64.CorruptInputError
 	switch {
 	case errors.As(err, &corrupt):
-		return endpoints.Blob{}, fmt.Errorf("file is not valid base64: %v", err)
+		return endpoints.Blob{}, fmt.Errorf("file is not valid base64: %w", err)
 	case err != nil:
 		return endpoints.Blob{}, fmt.Errorf("file: %w", err)
 	case len(head) == 0:

@@ -107,7 +107,7 @@ func ParseBlob(task string, args map[string]string, contentType string, body end
 		res, err = spec.read(args, raw, spool)
 	}
 	if err != nil {
-		return endpoints.Result{}, fmt.Errorf("%s answered an unexpected shape (%v): %s", task, err, Snippet(raw))
+		return endpoints.Result{}, fmt.Errorf("%s answered an unexpected shape (%w): %s", task, err, Snippet(raw))
 	}
 	if res.Data == nil {
 		res.Data = raw

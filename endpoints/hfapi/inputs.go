@@ -226,10 +226,3 @@ func parseTableJSON(t string) (map[string][]string, error) {
 	}
 	return out, nil
 }
-
-// IsMediaFile reports whether path's extension names an image, audio or
-// video type.
-func IsMediaFile(path string) bool {
-	m, _ := skills.ModalityOfName(path)
-	return m.Media()
-}

@@ -174,7 +174,7 @@ func decodeFile(raw rawToken, mt string, spool endpoints.Spool) (endpoints.Blob,
 		// string copied out to undo them.
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return endpoints.Blob{}, fmt.Errorf("file is not a valid JSON string: %v", err)
+			return endpoints.Blob{}, fmt.Errorf("file is not a valid JSON string: %w", err)
 		}
 		payload = []byte(s)
 	}
@@ -357,7 +357,7 @@ func readMasks(_ map[string]string, data json.RawMessage, spool endpoints.Spool)
 		}
 		b, err := decodeFile(s.Mask, "image/png", spool)
 		if err != nil {
-			return res, fmt.Errorf("segment %d: %v", i+1, err)
+			return res, fmt.Errorf("segment %d: %w", i+1, err)
 		}
 		res.Blobs = append(res.Blobs, b)
 		name := s.Label
@@ -426,7 +426,7 @@ func readAudios(_ map[string]string, data json.RawMessage, spool endpoints.Spool
 		_ = json.Unmarshal(o["content-type"], &ct)
 		b, err := decodeFile(blob, ct, spool)
 		if err != nil {
-			return res, fmt.Errorf("output %d: %v", i+1, err)
+			return res, fmt.Errorf("output %d: %w", i+1, err)
 		}
 		meta[i] = map[string]any{"blob_index": len(res.Blobs)}
 		for k, v := range o {
@@ -461,7 +461,7 @@ func readDepth(_ map[string]string, data json.RawMessage, spool endpoints.Spool)
 	case !out.Depth.empty():
 		var err error
 		if b, err = decodeFile(out.Depth, "image/png", spool); err != nil {
-			return endpoints.Result{}, fmt.Errorf("depth: %v", err)
+			return endpoints.Result{}, fmt.Errorf("depth: %w", err)
 		}
 	case len(out.Predicted) > 0 && string(out.Predicted) != "null":
 		img, err := depthImage(json.RawMessage(out.Predicted))

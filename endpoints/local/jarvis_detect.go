@@ -92,7 +92,7 @@ func jarvisDetectClasses(req endpoints.Request) ([]string, error) {
 func jarvisFilterDetections(raw json.RawMessage, classes []string) (json.RawMessage, error) {
 	var ds []map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &ds); err != nil {
-		return nil, fmt.Errorf("want a list of {label, score, box}: %v", err)
+		return nil, fmt.Errorf("want a list of {label, score, box}: %w", err)
 	}
 	keep := make([]map[string]json.RawMessage, 0, len(ds))
 	for _, d := range ds {

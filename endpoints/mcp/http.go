@@ -195,15 +195,6 @@ func errorText(b []byte) string {
 	return s
 }
 
-// originOf is a URL's scheme and host.
-func originOf(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return u
-	}
-	return strings.ToLower(p.Scheme + "://" + p.Host)
-}
-
 // hostOf is a URL's host name.
 func hostOf(u string) string {
 	p, err := url.Parse(u)

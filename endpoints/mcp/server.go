@@ -215,7 +215,7 @@ func (s *server) handshake(ctx context.Context) (*sdk.ClientSession, *endReason,
 			return sess, ended, nil
 		}
 		if h.refused() == nil && ctx.Err() == nil {
-			err = fmt.Errorf("%w (and as HTTP+SSE: %v)", first, err)
+			err = fmt.Errorf("%w (and as HTTP+SSE: %v)", first, err) //nolint:errorlint // the first answer classifies the failure; the fallback's is only told
 		}
 		return nil, ended, err
 	}

@@ -108,7 +108,7 @@ func startProcess(cfg Server, ended *endReason, maxMessage int) (*process, error
 	if err != nil {
 		return nil, failf(endpoints.ErrUnreachable, "the MCP server %s cannot start: %s is not installed or not on PATH — install it, or fix %s.command", cfg.Name, cfg.Command, cfg.key())
 	}
-	cmd := exec.Command(path, cfg.Args...)
+	cmd := exec.Command(path, cfg.Args...) //nolint:noctx // the server lives until Close, which stops it gently (process.Close), not when a call's context ends
 	cmd.Args[0] = cfg.Command
 	cmd.Env = env
 	cmd.SysProcAttr = procAttr()

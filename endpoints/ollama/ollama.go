@@ -335,7 +335,7 @@ func (e *Endpoint) readImage(f scope.File, name string) ([]byte, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%w: image file %s does not exist — check the path", endpoints.ErrBadInput, name)
 	case err != nil:
-		return nil, fmt.Errorf("%w: cannot read image %s: %v", endpoints.ErrBadInput, name, err)
+		return nil, fmt.Errorf("%w: cannot read image %s: %w", endpoints.ErrBadInput, name, err)
 	case fi.IsDir():
 		return nil, fmt.Errorf("%w: %s is a directory, not an image file", endpoints.ErrBadInput, name)
 	case !fi.Mode().IsRegular():
@@ -345,7 +345,7 @@ func (e *Endpoint) readImage(f scope.File, name string) ([]byte, error) {
 	}
 	data, err := f.ReadAll(e.opts.MaxImageBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%w: cannot read image %s: %v", endpoints.ErrBadInput, name, err)
+		return nil, fmt.Errorf("%w: cannot read image %s: %w", endpoints.ErrBadInput, name, err)
 	}
 	_, format, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
@@ -362,7 +362,7 @@ func (e *Endpoint) readImage(f scope.File, name string) ([]byte, error) {
 	}
 	blob, err := imaging.Encode(img, "png")
 	if err != nil {
-		return nil, fmt.Errorf("%w: convert %s to PNG for Ollama: %v", endpoints.ErrBadInput, name, err)
+		return nil, fmt.Errorf("%w: convert %s to PNG for Ollama: %w", endpoints.ErrBadInput, name, err)
 	}
 	return blob.Data, nil
 }
@@ -383,7 +383,7 @@ func (e *Endpoint) classify(err error, model, task string) error {
 			return fmt.Errorf("%w (Ollama said: %s)", e.notPulled(model), msg)
 		case se.StatusCode == http.StatusBadRequest && strings.Contains(msg, "does not support"):
 			herr.Err = endpoints.ErrUnavailable
-			return fmt.Errorf("Ollama model %s cannot do %s: %w", model, task, herr)
+			return fmt.Errorf("Ollama model %s cannot do %s: %w", model, task, herr) //nolint:staticcheck // ST1005: Ollama is a name
 		case se.StatusCode == http.StatusUnauthorized || se.StatusCode == http.StatusForbidden:
 			herr.Err = endpoints.ErrUnauthorized
 		case se.StatusCode == http.StatusBadRequest:
@@ -396,11 +396,11 @@ func (e *Endpoint) classify(err error, model, task string) error {
 	var uerr *url.Error
 	if errors.As(err, &uerr) || errors.Is(err, io.ErrUnexpectedEOF) {
 		e.Invalidate()
-		return endpoints.MarkHostDown(e.opts.Host, err, fmt.Errorf("%w: Ollama is not reachable at %s — start it with `ollama serve` (%v)", endpoints.ErrUnreachable, e.host(), err))
+		return endpoints.MarkHostDown(e.opts.Host, err, fmt.Errorf("%w: Ollama is not reachable at %s — start it with `ollama serve` (%w)", endpoints.ErrUnreachable, e.host(), err))
 	}
 	if strings.HasPrefix(err.Error(), "unmarshal:") {
-		return fmt.Errorf("%w: %s did not answer like an Ollama server (%v) — check controller.host / OLLAMA_HOST", endpoints.ErrUnreachable, e.host(), err)
+		return fmt.Errorf("%w: %s did not answer like an Ollama server (%w) — check controller.host / OLLAMA_HOST", endpoints.ErrUnreachable, e.host(), err)
 	}
 	// An {"error": …} line inside a 200 stream: the runner failed mid-answer.
-	return fmt.Errorf("%w: Ollama model %s failed: %v", endpoints.ErrUnavailable, model, err)
+	return fmt.Errorf("%w: Ollama model %s failed: %w", endpoints.ErrUnavailable, model, err)
 }

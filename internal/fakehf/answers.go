@@ -52,7 +52,7 @@ func parsePayload(r *http.Request, body []byte) (payload, error) {
 		return p, fmt.Errorf("expected a JSON body (Content-Type: application/json), got %q", r.Header.Get("Content-Type"))
 	}
 	if err := json.Unmarshal(body, &p); err != nil {
-		return p, fmt.Errorf("body is not valid JSON: %v", err)
+		return p, fmt.Errorf("body is not valid JSON: %w", err)
 	}
 	if len(p.Inputs) == 0 || string(p.Inputs) == "null" {
 		return p, fmt.Errorf("missing field `inputs`")
@@ -93,7 +93,7 @@ func imageInput(r *http.Request, body []byte) (img []byte, p payload, err error)
 			s = obj.Image
 		}
 		if img, err = base64.StdEncoding.DecodeString(s); err != nil {
-			return nil, p, fmt.Errorf("`inputs` is not valid base64: %v", err)
+			return nil, p, fmt.Errorf("`inputs` is not valid base64: %w", err)
 		}
 	} else {
 		img = body

@@ -321,7 +321,7 @@ func dataURL(s string) (string, []byte, error) {
 	}
 	data, err := base64.StdEncoding.DecodeString(payload)
 	if err != nil {
-		return "", nil, fmt.Errorf("data URL is not valid base64: %v", err)
+		return "", nil, fmt.Errorf("data URL is not valid base64: %w", err)
 	}
 	return mt, data, nil
 }

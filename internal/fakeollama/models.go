@@ -228,7 +228,7 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 	if !bindJSON(w, r, &req) {
 		return
 	}
-	name := cmp.Or(req.Model, req.Name)
+	name := cmp.Or(req.Model, req.Name) //nolint:staticcheck // SA1019: older clients still send "name"; the fake answers them as Ollama does
 	if name == "" {
 		writeError(w, http.StatusBadRequest, "model is required")
 		return

@@ -411,7 +411,7 @@ func decodeMessage(raw json.RawMessage) (ChatMessage, error) {
 		Content json.RawMessage `json:"content"`
 	}
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return ChatMessage{}, fmt.Errorf("message: %v", err)
+		return ChatMessage{}, fmt.Errorf("message: %w", err)
 	}
 	if m.Role != "system" && m.Role != "user" && m.Role != "assistant" && m.Role != "tool" && m.Role != "developer" {
 		return ChatMessage{}, fmt.Errorf("unknown message role %q", m.Role)
@@ -442,7 +442,7 @@ func decodeMessage(raw json.RawMessage) (ChatMessage, error) {
 			}
 			data, err := decodeDataURL(p.ImageURL.URL)
 			if err != nil {
-				return ChatMessage{}, fmt.Errorf("image_url: %v", err)
+				return ChatMessage{}, fmt.Errorf("image_url: %w", err)
 			}
 			out.Images = append(out.Images, data)
 		default:

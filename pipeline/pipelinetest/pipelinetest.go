@@ -25,3 +25,42 @@ func ImageTurn() []pipeline.Event {
 		pipeline.TaskProgressEvent{ID: 1, Message: "model is loading", WaitMS: 17000},
 	}
 }
+
+// RevisedTurn is a turn whose plan was revised (the fifth step), caught
+// while the revision's tasks run: task 1 (image-to-text) failed on every
+// model, its reader task 2 was skipped, the revision added task 3
+// (visual-question-answering, done) and task 4 (text-to-speech of task
+// 3's answer, running), with a note.
+func RevisedTurn() []pipeline.Event {
+	return []pipeline.Event{
+		pipeline.StageEvent{Stage: pipeline.StagePlanning},
+		pipeline.PlanEvent{Tasks: []pipeline.Task{
+			{ID: 1, Task: "image-to-text", Dep: []int{}, Args: map[string]string{"image": "/home/ann/dog.png"}},
+			{ID: 2, Task: "text-to-speech", Dep: []int{1}, Args: map[string]string{"text": "<resource>-1"}},
+		}},
+		pipeline.StageEvent{Stage: pipeline.StageSelection},
+		pipeline.ModelEvent{ID: 1, Task: "image-to-text", Model: "blip-large", Endpoint: "huggingface", Decided: "only candidate"},
+		pipeline.ModelEvent{ID: 2, Task: "text-to-speech", Model: "espeak-ng", Endpoint: "command", Decided: "only candidate"},
+		pipeline.StageEvent{Stage: pipeline.StageExecution},
+		pipeline.TaskStartEvent{ID: 1, Task: "image-to-text", Model: "blip-large", Endpoint: "huggingface"},
+		pipeline.TaskEndEvent{ID: 1, Task: "image-to-text", Status: pipeline.StatusError, Model: "blip-large", Endpoint: "huggingface",
+			Error: "HTTP 500: CUDA out of memory", ElapsedMS: 900},
+		pipeline.TaskEndEvent{ID: 2, Task: "text-to-speech", Status: pipeline.StatusError, Skipped: true, Error: "not run: task 1 (image-to-text) failed"},
+		pipeline.StageEvent{Stage: pipeline.StageRevision},
+		pipeline.PlanRevisionEvent{Revision: pipeline.Revision{
+			After: []pipeline.FailedTask{{ID: 1, Task: "image-to-text", Error: "HTTP 500: CUDA out of memory"}},
+			Tasks: []pipeline.Task{
+				{ID: 3, Task: "visual-question-answering", Dep: []int{}, Args: map[string]string{"image": "/home/ann/dog.png", "text": "What does it show?"}},
+				{ID: 4, Task: "text-to-speech", Dep: []int{3}, Args: map[string]string{"text": "<resource>-3"}},
+			},
+			Notes: []string{"task 1 (visual-question-answering) of the revision took the id of a task already in the plan; numbered it 3"},
+		}},
+		pipeline.StageEvent{Stage: pipeline.StageSelection},
+		pipeline.ModelEvent{ID: 3, Task: "visual-question-answering", Model: "vilt", Endpoint: "huggingface", Decided: "only candidate"},
+		pipeline.ModelEvent{ID: 4, Task: "text-to-speech", Model: "espeak-ng", Endpoint: "command", Decided: "only candidate"},
+		pipeline.StageEvent{Stage: pipeline.StageExecution},
+		pipeline.TaskStartEvent{ID: 3, Task: "visual-question-answering", Model: "vilt", Endpoint: "huggingface"},
+		pipeline.TaskEndEvent{ID: 3, Task: "visual-question-answering", Status: pipeline.StatusOK, Model: "vilt", Endpoint: "huggingface", Result: "a dog", ElapsedMS: 700},
+		pipeline.TaskStartEvent{ID: 4, Task: "text-to-speech", Model: "espeak-ng", Endpoint: "command"},
+	}
+}

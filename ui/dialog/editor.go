@@ -50,7 +50,7 @@ func (e *planEditor) Run() error {
 	if err := errors.Join(werr, f.Close()); err != nil {
 		return fmt.Errorf("cannot write the plan for the editor: %w", err)
 	}
-	c := exec.Command(bin, append(e.editor[1:], name)...)
+	c := exec.Command(bin, append(e.editor[1:], name)...) //nolint:noctx // the user's editor runs until the user leaves it
 	c.Stdin, c.Stdout, c.Stderr = e.stdin, e.stdout, e.stderr
 	if err := c.Run(); err != nil {
 		return fmt.Errorf("the editor failed: %w", err)

@@ -219,12 +219,12 @@ func parsePlanJSON(s string) (pipeline.Plan, error) {
 	var p pipeline.Plan
 	if strings.HasPrefix(s, "[") {
 		if err := json.Unmarshal([]byte(s), &p.Tasks); err != nil {
-			return p, fmt.Errorf("the edited plan is not valid JSON: %v", err)
+			return p, fmt.Errorf("the edited plan is not valid JSON: %w", err)
 		}
 		return p, nil
 	}
 	if err := json.Unmarshal([]byte(s), &p); err != nil {
-		return p, fmt.Errorf("the edited plan is not valid JSON: %v", err)
+		return p, fmt.Errorf("the edited plan is not valid JSON: %w", err)
 	}
 	return p, nil
 }

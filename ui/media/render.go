@@ -14,8 +14,7 @@ type Options struct {
 	Cols, Rows int
 	// CellWidth and CellHeight are the size of a cell in pixels, which only
 	// sixel needs (the other protocols are told the size in cells). Zero
-	// means DefaultCellWidth×DefaultCellHeight; CellPixels reads the real
-	// size where the terminal reports it.
+	// means DefaultCellWidth×DefaultCellHeight.
 	CellWidth, CellHeight int
 }
 

@@ -10,13 +10,12 @@ import (
 
 // sixelImage is what a terminal would draw from a sixel sequence.
 type sixelImage struct {
-	params  string // DCS parameters before 'q'
-	raster  [4]int // Pan, Pad, Ph, Pv
-	regs    map[int][3]int
-	bands   int
-	w, h    int
-	pix     map[[2]int]int // (x, y) → register; absent pixels are untouched
-	maxRegs int
+	params string // DCS parameters before 'q'
+	raster [4]int // Pan, Pad, Ph, Pv
+	regs   map[int][3]int
+	bands  int
+	w, h   int
+	pix    map[[2]int]int // (x, y) → register; absent pixels are untouched
 }
 
 // decodeSixel is a small, strict sixel decoder: it fails the test on any

@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -104,12 +105,12 @@ func ResolveAttachmentsIn(text string, expand func(string) string, confine func(
 		case err != nil && !looksLikePath(t.path):
 			continue // a mention, not a file
 		case err != nil:
-			return text, nil, fmt.Errorf("cannot attach @%s: %v — check the path (Tab completes file names)", t.path, unwrapPathErr(err))
+			return text, nil, fmt.Errorf("cannot attach @%s: %w — check the path (Tab completes file names)", t.path, unwrapPathErr(err))
 		case st.IsDir():
 			return text, nil, fmt.Errorf("cannot attach @%s: it is a directory — name a file inside it", t.path)
 		}
 		if f, err := os.Open(abs); err != nil {
-			return text, nil, fmt.Errorf("cannot attach @%s: %v", t.path, unwrapPathErr(err))
+			return text, nil, fmt.Errorf("cannot attach @%s: %w", t.path, unwrapPathErr(err))
 		} else {
 			f.Close()
 		}
@@ -125,7 +126,7 @@ func ResolveAttachmentsIn(text string, expand func(string) string, confine func(
 }
 
 func unwrapPathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
+	if pe := (*os.PathError)(nil); errors.As(err, &pe) {
 		return pe.Err
 	}
 	return err

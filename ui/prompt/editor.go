@@ -64,7 +64,7 @@ func (c *composer) Run() error {
 	if err := errors.Join(werr, f.Close()); err != nil {
 		return fmt.Errorf("cannot write the prompt for the editor: %w", err)
 	}
-	cmd := exec.Command(bin, append(c.editor[1:], name)...)
+	cmd := exec.Command(bin, append(c.editor[1:], name)...) //nolint:noctx // the user's editor runs until the user leaves it
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.stdin, c.stdout, c.stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("the editor failed: %w", err)

@@ -217,3 +217,59 @@ func TestPlanPaneFillsWhileThePlanStreams(t *testing.T) {
 		t.Errorf("models pane lacks the late reason:\n%s", models)
 	}
 }
+
+// TestPanesShowARevisedPlan: the plan pane marks the branch a revision
+// replaced — the failed task and the one skipped for it — and shows the
+// revision's tasks after the plan's, under what they answer; the Models
+// and Execution panes list them as any task.
+func TestPanesShowARevisedPlan(t *testing.T) {
+	st := theme.NewStyles()
+	now := fixedNow
+	tr := NewTurn(1, "req", nil, "qwen3:8b", now)
+	for _, ev := range pipelinetest.RevisedTurn() {
+		tr.Apply(ev, now)
+	}
+	pc := RenderContext{Styles: &st, Turn: tr, Now: now.Add(time.Second), Width: 80}
+	lines := strings.Split(plainLines(PlanLines(pc)), "\n")
+	find := func(want string) int {
+		for i, l := range lines {
+			if strings.Contains(l, want) {
+				return i
+			}
+		}
+		t.Fatalf("plan pane lacks %q:\n%s", want, strings.Join(lines, "\n"))
+		return -1
+	}
+	failed, skipped := find("✗ 1 image-to-text ↻ replaced"), find("⊘ 2 text-to-speech ↻ replaced")
+	head := find("↻ revised after #1 image-to-text failed:")
+	vqa, tts := find("✓ 3 visual-question-answering"), find("4 text-to-speech")
+	find("note: task 1 (visual-question-answering) of the revision took the id")
+	if !(failed < skipped && skipped < head && head < vqa && vqa < tts) {
+		t.Fatalf("plan pane out of order:\n%s", strings.Join(lines, "\n"))
+	}
+	if strings.Contains(lines[vqa], "replaced") || !strings.HasPrefix(lines[tts], "└─") {
+		t.Fatalf("the revision's tasks: %q / %q", lines[vqa], lines[tts])
+	}
+	models := plainLines(ModelLines(pc))
+	exec := plainLines(ExecLines(pc))
+	for _, want := range []string{"#3 visual-question-answering → vilt", "#4 text-to-speech → espeak-ng"} {
+		if !strings.Contains(models, want) {
+			t.Errorf("models pane lacks %q:\n%s", want, models)
+		}
+	}
+	for _, want := range []string{"#3 visual-question-answering", "#4 text-to-speech"} {
+		if !strings.Contains(exec, want) {
+			t.Errorf("execution pane lacks %q:\n%s", want, exec)
+		}
+	}
+
+	// An empty revision says so.
+	tr = NewTurn(2, "req", nil, "qwen3:8b", now)
+	tr.Apply(pipeline.PlanEvent{Tasks: []pipeline.Task{{ID: 1, Task: "text-to-video"}}}, now)
+	tr.Apply(pipeline.TaskEndEvent{ID: 1, Task: "text-to-video", Status: pipeline.StatusError, Error: "404"}, now)
+	tr.Apply(pipeline.PlanRevisionEvent{Revision: pipeline.Revision{After: []pipeline.FailedTask{{ID: 1, Task: "text-to-video"}}, Tasks: []pipeline.Task{}}}, now)
+	pc.Turn = tr
+	if plan := plainLines(PlanLines(pc)); !strings.Contains(plan, "↻ revised after #1 text-to-video failed: no other way found") {
+		t.Fatalf("plan pane:\n%s", plan)
+	}
+}

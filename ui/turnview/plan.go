@@ -13,7 +13,8 @@ import (
 
 // PlanLines renders the task graph as a tree: each task hangs under the
 // last task it depends on and names its other dependencies; arguments that
-// take another task's output show as →#N.
+// take another task's output show as →#N. A revised plan marks the branch
+// its revision replaced and shows the revision's tasks after the plan's.
 func PlanLines(pc RenderContext) []string {
 	st, t := pc.Styles, pc.Turn
 	if t == nil {
@@ -29,19 +30,75 @@ func PlanLines(pc RenderContext) []string {
 	if len(t.Tasks) == 0 && !t.Planning {
 		out = append(out, st.Dim.Render("No expert tasks — the controller answers directly."))
 	}
+	// The plan's tasks, then each revision's under a line that says
+	// which failure it answers.
+	out = append(out, taskTree(pc, tasksOf(t, 0))...)
+	for i, r := range t.Revisions {
+		out = append(out, wrapIndent("↻ "+revisionHead(r), pc.Width, "", st.Warn.Render)...)
+		out = append(out, taskTree(pc, tasksOf(t, i+1))...)
+		for _, n := range r.Notes {
+			out = append(out, wrapIndent("note: "+n, pc.Width, "", st.Warn.Render)...)
+		}
+	}
+	if t.Planning && !t.Done {
+		// The tasks above arrived while the plan is still being written;
+		// they start as soon as they can.
+		out = append(out, st.Run.Render(spinnerAt(pc.Now))+" planning… (tasks start as they arrive)")
+	}
+	if !t.Plan.Constraints.IsZero() {
+		out = append(out, st.Dim.Render("constraints: "+t.Plan.Constraints.String()))
+	}
+	for _, n := range t.Plan.Notes {
+		out = append(out, wrapIndent("note: "+n, pc.Width, "", st.Warn.Render)...)
+	}
+	return fit(out, pc.Width)
+}
+
+// tasksOf returns the tasks of the plan (revision 0) or of revision n.
+func tasksOf(t *Turn, n int) []*TaskState {
+	var out []*TaskState
+	for _, ts := range t.Tasks {
+		if ts.Revision == n {
+			out = append(out, ts)
+		}
+	}
+	return out
+}
+
+// revisionHead says what a revision answers and what it did.
+func revisionHead(r pipeline.Revision) string {
+	failed := make([]string, len(r.After))
+	for i, f := range r.After {
+		failed[i] = fmt.Sprintf("#%d %s", f.ID, f.Task)
+	}
+	if len(r.Tasks) == 0 {
+		return "revised after " + strings.Join(failed, ", ") + " failed: no other way found"
+	}
+	return "revised after " + strings.Join(failed, ", ") + " failed:"
+}
+
+// taskTree renders tasks as a tree: each hangs under the last of them it
+// depends on and names its other dependencies (tasks of the plan, for a
+// revision's); arguments that take another task's output show as →#N.
+// A task a revision replaced is marked so.
+func taskTree(pc RenderContext, tasks []*TaskState) []string {
+	st := pc.Styles
+	var out []string
 	children := map[int][]*TaskState{}
 	var roots []*TaskState
 	ids := map[int]bool{}
-	for _, ts := range t.Tasks {
+	for _, ts := range tasks {
 		ids[ts.Task.ID] = true
 	}
-	for _, ts := range t.Tasks {
+	parentOf := map[int]int{}
+	for _, ts := range tasks {
 		parent := -1
 		for _, d := range ts.Task.Dep {
 			if ids[d] && d != ts.Task.ID {
 				parent = d
 			}
 		}
+		parentOf[ts.Task.ID] = parent
 		if parent < 0 {
 			roots = append(roots, ts)
 		} else {
@@ -65,15 +122,20 @@ func PlanLines(pc RenderContext) []string {
 		}
 		head := st.PaneBorder.Render(prefix+branch) + pc.glyph(ts.Status) + " " +
 			st.Bold.Render(fmt.Sprintf("%d %s", ts.Task.ID, ts.Task.Task))
-		if extra := otherDeps(ts); extra != "" {
-			head += st.Dim.Render(" (also after " + extra + ")")
+		if extra := otherDeps(ts, parentOf[ts.Task.ID]); extra != "" {
+			word := "also after "
+			if parentOf[ts.Task.ID] < 0 {
+				word = "after "
+			}
+			head += st.Dim.Render(" (" + word + extra + ")")
+		}
+		if ts.Replaced {
+			head += st.Warn.Render(" ↻ replaced")
 		}
 		out = append(out, head)
-		argPad := next
-		if kids := children[ts.Task.ID]; len(kids) > 0 {
+		argPad := next + "  "
+		if len(children[ts.Task.ID]) > 0 {
 			argPad = next + "│ "
-		} else {
-			argPad = next + "  "
 		}
 		for _, a := range argLines(pc, ts.Task) {
 			out = append(out, st.PaneBorder.Render(argPad)+a)
@@ -86,32 +148,21 @@ func PlanLines(pc RenderContext) []string {
 	for _, r := range roots {
 		walk(r, "", true, true)
 	}
-	for _, ts := range t.Tasks { // cycles the validator let through: still show them
+	for _, ts := range tasks { // cycles the validator let through: still show them
 		if !seen[ts.Task.ID] {
 			walk(ts, "", true, true)
 		}
 	}
-	if t.Planning && !t.Done {
-		// The tasks above arrived while the plan is still being written;
-		// they start as soon as they can.
-		out = append(out, st.Run.Render(spinnerAt(pc.Now))+" planning… (tasks start as they arrive)")
-	}
-	if !t.Plan.Constraints.IsZero() {
-		out = append(out, st.Dim.Render("constraints: "+t.Plan.Constraints.String()))
-	}
-	for _, n := range t.Plan.Notes {
-		out = append(out, wrapIndent("note: "+n, pc.Width, "", st.Warn.Render)...)
-	}
-	return fit(out, pc.Width)
+	return out
 }
 
-func otherDeps(ts *TaskState) string {
-	if len(ts.Task.Dep) < 2 {
-		return ""
-	}
+// otherDeps names the dependencies of ts but the one it hangs under.
+func otherDeps(ts *TaskState, parent int) string {
 	var s []string
-	for _, d := range ts.Task.Dep[:len(ts.Task.Dep)-1] {
-		s = append(s, fmt.Sprintf("#%d", d))
+	for _, d := range ts.Task.Dep {
+		if d != parent {
+			s = append(s, fmt.Sprintf("#%d", d))
+		}
 	}
 	return strings.Join(s, ", ")
 }

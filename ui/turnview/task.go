@@ -38,6 +38,12 @@ type TaskState struct {
 	Files     []string
 	Err       string
 	Attempts  []pipeline.Attempt
+	// Revision is the revision that added the task, from 1; 0 for the
+	// plan's own tasks.
+	Revision int
+	// Replaced: the task failed, or was skipped for a failed task, and a
+	// revision of the plan answered it — its branch is marked.
+	Replaced bool
 }
 
 // progress adds a progress line to the log, in place of a passing one

@@ -37,9 +37,12 @@ type Turn struct {
 	// Planning is true while the plan still streams: Plan then holds the
 	// tasks that arrived so far (plan_task events), some maybe running.
 	Planning bool
-	Tasks    []*TaskState // plan order
-	byID     map[int]*TaskState
-	Errors   []pipeline.ErrorEvent
+	// Revisions are the plan's revisions after tasks failed for good, in
+	// order; their tasks are in Tasks after the plan's.
+	Revisions []pipeline.Revision
+	Tasks     []*TaskState // plan order
+	byID      map[int]*TaskState
+	Errors    []pipeline.ErrorEvent
 	// Debug holds the debug events of the turn while it is the newest.
 	Debug  []pipeline.DebugEvent
 	Report *pipeline.Report
@@ -101,6 +104,8 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 			t.Tasks = append(t.Tasks, ts)
 			t.byID[task.ID] = ts
 		}
+	case pipeline.PlanRevisionEvent:
+		t.revised(ev.Revision)
 	case pipeline.ModelReasonEvent:
 		// The controller writes its reasons after every pick: the task
 		// may be running already.
@@ -130,33 +135,7 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 			ts.WaitUntil = now.Add(time.Duration(ev.WaitMS) * time.Millisecond)
 		}
 	case pipeline.TaskEndEvent:
-		ts := t.Task(ev.ID, ev.Task)
-		ts.Elapsed = time.Duration(ev.ElapsedMS) * time.Millisecond
-		ts.WaitUntil = time.Time{}
-		ts.Result, ts.Files, ts.Err, ts.Attempts = ev.Result, ev.Files, ev.Error, ev.Attempts
-		if ev.Model != "" {
-			// What ran may differ from what started: a fallback to the next
-			// candidate, or a provider that handed over to another. The log
-			// says where it really ran, as the answer's workflow does.
-			if ev.Status == pipeline.StatusOK && ts.Status == TaskRunning &&
-				(ev.Model != ts.Model || ev.Endpoint != ts.Endpoint || ev.Provider != ts.Provider) {
-				ts.Log = append(ts.Log, LogLine{At: now, Text: fmt.Sprintf("ran on %s (%s)", ev.Model, pipeline.Where(ev.Endpoint, ev.Provider))})
-			}
-			ts.Model, ts.Endpoint, ts.Provider = ev.Model, ev.Endpoint, ev.Provider
-		}
-		switch {
-		case ev.Cancelled:
-			ts.Status = TaskCancelled
-			ts.Log = append(ts.Log, LogLine{At: now, Text: "cancelled"})
-		case ev.Skipped:
-			ts.Status = TaskSkipped
-			ts.Log = append(ts.Log, LogLine{At: now, Text: "skipped: " + ev.Error, Err: true})
-		case ev.Status == pipeline.StatusOK:
-			ts.Status = TaskDone
-		default:
-			ts.Status = TaskFailed
-			ts.Log = append(ts.Log, LogLine{At: now, Text: ev.Error, Err: true})
-		}
+		t.ended(ev, now)
 	case pipeline.TokenEvent:
 		t.Answer += ev.Text
 		return true
@@ -182,6 +161,65 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 		t.Report = &rep
 	}
 	return false
+}
+
+// ended records a task's end: how long it took, what it made, where it
+// really ran, and its final status.
+func (t *Turn) ended(ev pipeline.TaskEndEvent, now time.Time) {
+	ts := t.Task(ev.ID, ev.Task)
+	ts.Elapsed = time.Duration(ev.ElapsedMS) * time.Millisecond
+	ts.WaitUntil = time.Time{}
+	ts.Result, ts.Files, ts.Err, ts.Attempts = ev.Result, ev.Files, ev.Error, ev.Attempts
+	if ev.Model != "" {
+		// What ran may differ from what started: a fallback to the next
+		// candidate, or a provider that handed over to another. The log
+		// says where it really ran, as the answer's workflow does.
+		if ev.Status == pipeline.StatusOK && ts.Status == TaskRunning &&
+			(ev.Model != ts.Model || ev.Endpoint != ts.Endpoint || ev.Provider != ts.Provider) {
+			ts.Log = append(ts.Log, LogLine{At: now, Text: fmt.Sprintf("ran on %s (%s)", ev.Model, pipeline.Where(ev.Endpoint, ev.Provider))})
+		}
+		ts.Model, ts.Endpoint, ts.Provider = ev.Model, ev.Endpoint, ev.Provider
+	}
+	switch {
+	case ev.Cancelled:
+		ts.Status = TaskCancelled
+		ts.Log = append(ts.Log, LogLine{At: now, Text: "cancelled"})
+	case ev.Skipped:
+		ts.Status = TaskSkipped
+		ts.Log = append(ts.Log, LogLine{At: now, Text: "skipped: " + ev.Error, Err: true})
+	case ev.Status == pipeline.StatusOK:
+		ts.Status = TaskDone
+	default:
+		ts.Status = TaskFailed
+		ts.Log = append(ts.Log, LogLine{At: now, Text: ev.Error, Err: true})
+	}
+}
+
+// revised records a revision: the failed tasks it answers, and every
+// task that was skipped for them, are the replaced branch; the tasks it
+// added follow the plan's, numbered by the revision.
+func (t *Turn) revised(r pipeline.Revision) {
+	t.Revisions = append(t.Revisions, r)
+	gone := map[int]bool{}
+	for _, f := range r.After {
+		gone[f.ID] = true
+	}
+	for _, ts := range t.Tasks { // in plan order: dependencies first
+		if !gone[ts.Task.ID] && ts.Status == TaskSkipped {
+			for _, d := range ts.Task.Dep {
+				if gone[d] {
+					gone[ts.Task.ID] = true
+				}
+			}
+		}
+		if gone[ts.Task.ID] {
+			ts.Replaced = true
+		}
+	}
+	for _, task := range r.Tasks {
+		ts := t.Task(task.ID, task.Task)
+		ts.Task, ts.Revision = task, len(t.Revisions)
+	}
 }
 
 // sameTask reports whether a task that arrived while the plan streamed
