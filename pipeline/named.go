@@ -117,8 +117,8 @@ func namedNotRunning(request string, excluded []Exclusion) string {
 // captioner named for a classification). Models Ollama serves are left to
 // selection, which sees what the server offers for each task.
 func (v *validator) noteNamedElsewhere(tasks []Task) {
-	if v.turn.Request == "" || len(tasks) == 0 || v.cat == nil {
-		return
+	if v.turn.Request == "" || len(tasks) == 0 || v.cat == nil || v.taken != nil {
+		return // (a revision's tasks join a plan that was told already)
 	}
 	words := requestWords(v.turn.Request)
 	planned := map[string]bool{}
