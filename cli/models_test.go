@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 )
@@ -98,9 +100,14 @@ func TestModelsSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
+	var (
+		mu  sync.Mutex
+		got []string
+	)
 	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
 		got = append(got, r.URL.RequestURI())
+		mu.Unlock()
 		if r.URL.Path != "/api/models" || r.URL.Query().Get("pipeline_tag") != "automatic-speech-recognition" {
 			http.Error(w, `{"error":"not found"}`, http.StatusNotFound)
 			return
@@ -114,8 +121,11 @@ func TestModelsSync(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "✓ automatic-speech-recognition") {
 		t.Fatalf("exit %d out %q stderr %q", code, out, stderr)
 	}
-	if len(got) == 0 || !strings.Contains(got[0], "sort=downloads") {
-		t.Fatalf("hub requests = %v", got)
+	mu.Lock()
+	first := slices.Clone(got)
+	mu.Unlock()
+	if len(first) == 0 || !strings.Contains(first[0], "sort=downloads") {
+		t.Fatalf("hub requests = %v", first)
 	}
 	e.hf.Model("openai/whisper-small", "automatic-speech-recognition")
 	out, _, code = runCLI("models", "list", "automatic-speech-recognition")

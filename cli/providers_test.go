@@ -127,15 +127,7 @@ func TestModelsListNamesProviders(t *testing.T) {
 // session and the log name replicate, and `chorus models list` asks the
 // Hub as a run would.
 func TestRunNamesTheProviderThatRan(t *testing.T) {
-	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
-		switch stageOf(req) {
-		case "plan":
-			return fakeollama.Reply{Content: `{"tasks":[{"task":"text-to-image","id":1,"dep":[],"args":{"text":"a lighthouse"}}]}`}
-		case "select":
-			return fakeollama.Reply{Content: `{"choices":[{"id":1,"pick":1,"reason":"the curated default"}]}`}
-		}
-		return fakeollama.Reply{Content: "Here is your lighthouse."}
-	})
+	e := lighthouseEnv(t)
 	e.hf.Provide("replicate", "black-forest-labs/FLUX.1-schnell", "black-forest-labs/flux-schnell", "text-to-image").Queue(1, 1)
 	opts := testOptions()
 	opts.ResultTransport = e.hf.DownloadTransport()
@@ -199,15 +191,7 @@ func TestRunNamesTheProviderThatRan(t *testing.T) {
 // instead of trying each ("all 7 attempts failed"); --json carries one
 // host_down event.
 func TestRunWithTheRouterRefused(t *testing.T) {
-	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
-		switch stageOf(req) {
-		case "plan":
-			return fakeollama.Reply{Content: `{"tasks":[{"task":"text-to-image","id":1,"dep":[],"args":{"text":"a lighthouse"}}]}`}
-		case "select":
-			return fakeollama.Reply{Content: `{"choices":[{"id":1,"pick":1,"reason":"the curated default"}]}`}
-		}
-		return fakeollama.Reply{Content: "I could not paint it."}
-	})
+	e := lighthouseEnv(t)
 	// The Hub answers, and lists providers for every candidate.
 	e.hf.Provide("fal-ai", "black-forest-labs/FLUX.1-schnell", "fal-ai/flux/schnell", "text-to-image")
 	e.hf.Provide("replicate", "black-forest-labs/FLUX.1-schnell", "black-forest-labs/flux-schnell", "text-to-image")
@@ -244,4 +228,19 @@ func TestRunWithTheRouterRefused(t *testing.T) {
 	if downs != 1 {
 		t.Errorf("%d host_down events, want 1", downs)
 	}
+}
+
+// lighthouseEnv is a cliEnv whose controller plans one text-to-image task
+// and picks the curated default.
+func lighthouseEnv(t *testing.T) *cliEnv {
+	t.Helper()
+	return newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		switch stageOf(req) {
+		case "plan":
+			return fakeollama.Reply{Content: `{"tasks":[{"task":"text-to-image","id":1,"dep":[],"args":{"text":"a lighthouse"}}]}`}
+		case "select":
+			return fakeollama.Reply{Content: `{"choices":[{"id":1,"pick":1,"reason":"the curated default"}]}`}
+		}
+		return fakeollama.Reply{Content: "Here is your lighthouse."}
+	})
 }

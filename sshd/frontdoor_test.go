@@ -171,10 +171,20 @@ func TestSSHFrontDoorFull(t *testing.T) {
 		o.Refused = refused.add
 		o.FileLimit = 64 + 2*16 + 20 // room for the chats and the server, and 20 waiting
 		o.MaxUnauthenticatedPerSource = 100
+		// No idle connection may time out during the test: on a loaded
+		// machine the default deadline fired before the real client came,
+		// which then found room and made none give way.
+		o.HandshakeTimeout = 10 * time.Minute
 	})
 	var conns []net.Conn
+	// One at a time until the door is full, each counted before the next:
+	// the server accepts concurrently, so only this makes conns[0] the one
+	// that waited longest.
 	for i := range 30 {
 		conns = append(conns, idleFrom(t, s.addr, fmt.Sprintf("127.0.0.%d", 2+i%3)))
+		if i < 20 {
+			waitUntil(t, fmt.Sprintf("%d waiting", i+1), func() bool { return s.srv.Waiting() == i+1 })
+		}
 	}
 	defer func() {
 		for _, c := range conns {
