@@ -123,9 +123,9 @@ func TestExportSaysWhatRanAfterAFallback(t *testing.T) {
 	s := st.New("")
 	s.AddTurn(Turn{Request: "say good morning", Report: &pipeline.Report{Tasks: []pipeline.TaskReport{
 		{TaskEndEvent: pipeline.TaskEndEvent{ID: 1, Task: "text-to-speech", Model: "facebook/mms-tts-eng", Endpoint: "huggingface", Provider: "hf-inference", Status: pipeline.StatusOK, ElapsedMS: 1200, Attempts: []pipeline.Attempt{
-				{Model: "hexgrad/Kokoro-82M", Endpoint: "huggingface", Provider: "replicate", Error: "huggingface hexgrad/Kokoro-82M: no provider could run it: …", Why: "not served by fal-ai (404), replicate (404)"},
-				{Model: "facebook/mms-tts-eng", Endpoint: "huggingface", Provider: "hf-inference"},
-			}}},
+			{Model: "hexgrad/Kokoro-82M", Endpoint: "huggingface", Provider: "replicate", Error: "huggingface hexgrad/Kokoro-82M: no provider could run it: …", Why: "not served by fal-ai (404), replicate (404)"},
+			{Model: "facebook/mms-tts-eng", Endpoint: "huggingface", Provider: "hf-inference"},
+		}}},
 	}}})
 	md := Export(s)
 	if !strings.Contains(md, "`facebook/mms-tts-eng` on huggingface (hf-inference) · ok in 1.2s (after Kokoro-82M failed: not served by fal-ai (404), replicate (404))") {
