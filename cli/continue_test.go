@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -31,7 +32,15 @@ func TestContinueRefusesAnUnloadableNewestSession(t *testing.T) {
 	}
 	// A newer file that does not read (written over by hand, cut short).
 	newest := "29990101-000000-000-abcd"
-	if err := os.WriteFile(filepath.Join(sessions.DefaultDir(), newest+".json"), []byte(`{"version":1,"turns":[{"request":"cut`), 0o600); err != nil {
+	damaged := filepath.Join(sessions.DefaultDir(), newest+".json")
+	if err := os.WriteFile(damaged, []byte(`{"version":1,"turns":[{"request":"cut`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Its modification time is all that dates it; the file system's clock
+	// is coarser than the one that stamped the older session's Updated, so
+	// a write right after can read as older. Date it plainly later.
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(damaged, later, later); err != nil {
 		t.Fatal(err)
 	}
 	_, stderr, code := runCLI("run", "--continue", "and then?")
