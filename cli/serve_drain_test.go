@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/scrape"
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // drainGuard bounds waits that end at once in a working build.
@@ -57,27 +57,9 @@ func (h *heldAnswers) reply(req *api.ChatRequest) fakeollama.Reply {
 	return fakeollama.Reply{Content: "ok"} // the server's warm-up
 }
 
-// lockedBuffer is what a process or a client wrote, read while it writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // waitText waits until what buf holds after mark, escape sequences
 // removed, contains want; it returns the new mark.
-func waitText(t *testing.T, buf *lockedBuffer, mark int, want string) int {
+func waitText(t *testing.T, buf *testkit.Buffer, mark int, want string) int {
 	t.Helper()
 	deadline := time.Now().Add(drainGuard)
 	for time.Now().Before(deadline) {
@@ -94,7 +76,7 @@ func waitText(t *testing.T, buf *lockedBuffer, mark int, want string) int {
 // servedChorus is a `chorus serve --ssh` process.
 type servedChorus struct {
 	cmd            *exec.Cmd
-	stdout, stderr *lockedBuffer
+	stdout, stderr *testkit.Buffer
 	sshAddr        string
 	metricsURL     string
 	exited         chan struct{} // closed when the process has ended
@@ -111,7 +93,7 @@ func startServe(t *testing.T, key gossh.Signer) *servedChorus {
 	if err := os.WriteFile(keys, gossh.MarshalAuthorizedKey(key.PublicKey()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &servedChorus{stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	s := &servedChorus{stdout: &testkit.Buffer{}, stderr: &testkit.Buffer{}, exited: make(chan struct{})}
 	s.cmd = exec.Command(chorusBinary(t), "serve", "--ssh", "127.0.0.1:0", "--metrics", "127.0.0.1:0")
 	s.cmd.Env = os.Environ() // newCLIEnv set the configuration there
 	s.cmd.Stdout, s.cmd.Stderr = s.stdout, s.stderr
@@ -146,7 +128,7 @@ func (s *servedChorus) exit(t *testing.T) int {
 }
 
 // sshChat logs in with key and opens a chat in an 100×30 terminal.
-func sshChat(t *testing.T, addr string, key gossh.Signer) (*gossh.Client, io.Writer, *lockedBuffer) {
+func sshChat(t *testing.T, addr string, key gossh.Signer) (*gossh.Client, io.Writer, *testkit.Buffer) {
 	t.Helper()
 	c, err := gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "dev", Auth: []gossh.AuthMethod{gossh.PublicKeys(key)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: drainGuard})
@@ -162,7 +144,7 @@ func sshChat(t *testing.T, addr string, key gossh.Signer) (*gossh.Client, io.Wri
 	if err := sess.RequestPty("xterm-256color", 30, 100, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}
-	out := &lockedBuffer{}
+	out := &testkit.Buffer{}
 	sess.Stdout, sess.Stderr = out, out
 	in, err := sess.StdinPipe()
 	if err != nil {
@@ -186,19 +168,7 @@ func drainKey(t *testing.T) gossh.Signer {
 // savedSSHTurns reads the turns of the one session the ssh user saved.
 func savedSSHTurns(t *testing.T) []map[string]any {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_DATA_HOME"), "chorus", "ssh-users", "sha256-*", "sessions", "*.json"))
-	if len(files) != 1 {
-		t.Fatalf("sessions saved: %v", files)
-	}
-	b, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sess struct{ Turns []map[string]any }
-	if err := json.Unmarshal(b, &sess); err != nil {
-		t.Fatal(err)
-	}
-	return sess.Turns
+	return testkit.SavedTurns(t, filepath.Join(os.Getenv("XDG_DATA_HOME"), "chorus", "ssh-users", "sha256-*", "sessions", "*.json"))
 }
 
 func httpStatus(t *testing.T, url string) int {
@@ -292,6 +262,95 @@ func TestServeSecondSIGTERMStopsAtOnce(t *testing.T) {
 	}
 }
 
+// mcpServed is a `chorus mcp serve --http --metrics` process, with a
+// client session that hears the progress the server sends.
+type mcpServed struct {
+	cmd        *exec.Cmd
+	stderr     *testkit.Buffer
+	exited     chan struct{}
+	metricsURL string
+	cs         *sdk.ClientSession
+	told       chan string
+}
+
+// startMCPServe starts chorus mcp serve --http on the environment
+// newCLIEnv made and connects a client to it.
+func startMCPServe(t *testing.T, ctx context.Context) *mcpServed {
+	t.Helper()
+	m := &mcpServed{stderr: &testkit.Buffer{}, exited: make(chan struct{}), told: make(chan string, 16)}
+	m.cmd = exec.Command(chorusBinary(t), "mcp", "serve", "--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0")
+	m.cmd.Env = os.Environ()
+	m.cmd.Stderr = m.stderr
+	if err := m.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = m.cmd.Wait()
+		close(m.exited)
+	}()
+	t.Cleanup(func() {
+		_ = m.cmd.Process.Kill()
+		<-m.exited
+	})
+	waitText(t, m.stderr, 0, "serving MCP on")
+	url := regexp.MustCompile(`serving MCP on (http://\S+/mcp)`).FindStringSubmatch(m.stderr.String())[1]
+	m.metricsURL = regexp.MustCompile(`metrics on (http://\S+/)metrics`).FindStringSubmatch(m.stderr.String())[1]
+	cl := sdk.NewClient(&sdk.Implementation{Name: "go-test", Version: "1"}, &sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
+		m.told <- r.Params.Message
+	}})
+	var err error
+	if m.cs, err = cl.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.cs.Close() })
+	return m
+}
+
+// call calls the chorus tool with request, asking for progress; the
+// result (nil after an error) comes on the channel.
+func (m *mcpServed) call(t *testing.T, ctx context.Context, request string) chan *sdk.CallToolResult {
+	result := make(chan *sdk.CallToolResult, 1)
+	go func() {
+		params := &sdk.CallToolParams{Name: "chorus", Arguments: map[string]any{"request": request}}
+		params.SetProgressToken("p1")
+		res, err := m.cs.CallTool(ctx, params)
+		if err != nil {
+			t.Logf("the call: %v", err)
+		}
+		result <- res
+	}()
+	return result
+}
+
+// waitTold waits until the client has been told want in a progress
+// message.
+func (m *mcpServed) waitTold(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.After(drainGuard)
+	for {
+		select {
+		case msg := <-m.told:
+			if strings.Contains(msg, want) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("the client was never told %q; stderr:\n%s", want, m.stderr.String())
+		}
+	}
+}
+
+// exitCode waits for the process to end and returns its exit code.
+func (m *mcpServed) exitCode(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-m.exited:
+		return m.cmd.ProcessState.ExitCode()
+	case <-time.After(drainGuard):
+		t.Fatalf("chorus mcp serve did not exit; stderr:\n%s", m.stderr.String())
+		return -1
+	}
+}
+
 // TestMCPServeHTTPSIGTERMLetsTheCallFinish: SIGTERM to `chorus mcp serve
 // --http` mid-call tells the client (it asked for progress) that the
 // server is restarting and its call finishes first; the call returns its
@@ -302,82 +361,62 @@ func TestMCPServeHTTPSIGTERMLetsTheCallFinish(t *testing.T) {
 	}
 	held := &heldAnswers{ch: map[string]chan string{}}
 	newCLIEnv(t, held.reply)
-	cmd := exec.Command(chorusBinary(t), "mcp", "serve", "--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0")
-	cmd.Env = os.Environ()
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
-	waitText(t, stderr, 0, "serving MCP on")
-	url := regexp.MustCompile(`serving MCP on (http://\S+/mcp)`).FindStringSubmatch(stderr.String())[1]
-	metricsURL := regexp.MustCompile(`metrics on (http://\S+/)metrics`).FindStringSubmatch(stderr.String())[1]
-
 	ctx, cancel := context.WithTimeout(context.Background(), drainGuard)
 	defer cancel()
-	told := make(chan string, 16)
-	cl := sdk.NewClient(&sdk.Implementation{Name: "go-test", Version: "1"}, &sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *sdk.ProgressNotificationClientRequest) {
-		told <- r.Params.Message
-	}})
-	cs, err := cl.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	srv := startMCPServe(t, ctx)
 	answer := held.of("TAG-1")
 	answer <- "The first half,"
-	result := make(chan *sdk.CallToolResult, 1)
-	go func() {
-		params := &sdk.CallToolParams{Name: "chorus", Arguments: map[string]any{"request": "tell me TAG-1"}}
-		params.SetProgressToken("p1")
-		res, err := cs.CallTool(ctx, params)
-		if err != nil {
-			t.Error(err)
-		}
-		result <- res
-	}()
-	waitTold := func(want string) {
-		t.Helper()
-		deadline := time.After(drainGuard)
-		for {
-			select {
-			case msg := <-told:
-				if strings.Contains(msg, want) {
-					return
-				}
-			case <-deadline:
-				t.Fatalf("the client was never told %q; stderr:\n%s", want, stderr.String())
-			}
-		}
-	}
-	waitTold("response") // the answer is streaming
-	s, err := scrape.Get(metricsURL + "metrics")
+	result := srv.call(t, ctx, "tell me TAG-1")
+	srv.waitTold(t, "response") // the answer is streaming
+	s, err := scrape.Get(srv.metricsURL + "metrics")
 	if err != nil || s["chorus_turns_active"] != 1 {
 		t.Fatalf("mid-call metrics: %v turns active, %v", s["chorus_turns_active"], err)
 	}
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	waitTold("the server is restarting — your call finishes first")
+	_ = srv.cmd.Process.Signal(syscall.SIGTERM)
+	srv.waitTold(t, "the server is restarting — your call finishes first")
+	if code := httpStatus(t, srv.metricsURL+"readyz"); code != http.StatusServiceUnavailable {
+		t.Fatalf("/readyz while draining: %d", code)
+	}
 	answer <- " then the second half."
 	close(answer)
 	res := <-result
 	if res == nil || res.IsError || !strings.HasPrefix(res.Content[0].(*sdk.TextContent).Text, "The first half, then the second half.") {
 		t.Fatalf("the call's result: %+v", res)
 	}
+	if code := srv.exitCode(t); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, srv.stderr.String())
+	}
+}
+
+// TestMCPServeHTTPSecondSIGTERMStopsAtOnce: a call that would not finish
+// keeps a drain of `chorus mcp serve --http` waiting; a second SIGTERM
+// stops the server at once — the call ends without its answer, the
+// process exits 0.
+func TestMCPServeHTTPSecondSIGTERMStopsAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the binary")
+	}
+	held := &heldAnswers{ch: map[string]chan string{}}
+	newCLIEnv(t, held.reply)
+	ctx, cancel := context.WithTimeout(context.Background(), drainGuard)
+	defer cancel()
+	srv := startMCPServe(t, ctx)
+	held.of("TAG-1") <- "An answer that never ends"
+	result := srv.call(t, ctx, "tell me TAG-1")
+	srv.waitTold(t, "response")
+	_ = srv.cmd.Process.Signal(syscall.SIGTERM)
+	srv.waitTold(t, "your call finishes first")
+	_ = srv.cmd.Process.Signal(syscall.SIGTERM)
+	waitText(t, srv.stderr, 0, "stopping at once")
+	if code := srv.exitCode(t); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, srv.stderr.String())
+	}
 	select {
-	case <-exited:
-		if code := cmd.ProcessState.ExitCode(); code != 0 {
-			t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	case res := <-result:
+		if res != nil && !res.IsError {
+			t.Fatalf("a call cut off by the second signal answered: %+v", res)
 		}
 	case <-time.After(drainGuard):
-		t.Fatalf("chorus mcp serve did not exit; stderr:\n%s", stderr.String())
+		t.Fatal("the call cut off by the second signal never ended")
 	}
 }

@@ -67,14 +67,7 @@ func (s *Server) Drain(ctx context.Context) {
 			p.Drained() // each chat ends once it has drawn its turn's end
 		}
 	}
-	done := make(chan struct{})
-	go func() {
-		s.chats.Wait()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
+	if !s.waitChats() {
 		s.log.Warn("ssh server drained, but not every chat closed in time")
 	}
 	close(s.drained)

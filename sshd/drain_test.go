@@ -2,34 +2,22 @@ package sshd_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // savedTurns reads the turns of the one session a key's user saved.
 func savedTurns(t *testing.T, s *server, k gossh.Signer) []map[string]any {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(s.users, userDir(k), "sessions", "*.json"))
-	if len(files) != 1 {
-		t.Fatalf("sessions saved for the key: %v", files)
-	}
-	b, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sess struct{ Turns []map[string]any }
-	if err := json.Unmarshal(b, &sess); err != nil {
-		t.Fatal(err)
-	}
-	return sess.Turns
+	return testkit.SavedTurns(t, filepath.Join(s.users, userDir(k), "sessions", "*.json"))
 }
 
 // TestDrainLetsTheTurnFinish: a drain closes the listener, tells every

@@ -118,7 +118,7 @@ func TestSSHLostConnectionNoticed(t *testing.T) {
 	if err := sess.RequestPty("xterm-256color", 30, 100, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}
-	out := &syncBuffer{}
+	out := &testkit.Buffer{}
 	sess.Stdout = out
 	if err := sess.Shell(); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -194,11 +195,26 @@ func TestMetricsOfAScriptedTurn(t *testing.T) {
 	if after[`chorus_turns_total{outcome="ok"}`] != 2 || after["chorus_chats_active"] != 0 || after["chorus_turns_active"] != 0 {
 		t.Errorf("after: %v turns ok, %v chats, %v turns active", after[`chorus_turns_total{outcome="ok"}`], after["chorus_chats_active"], after["chorus_turns_active"])
 	}
-	// Labels say kinds, never who: no key fingerprint, user or request.
+	// Labels say kinds, never who or what: only the issue's label names,
+	// and no value is a user, a key fingerprint, a path or a request.
 	fp := strings.TrimPrefix(gossh.FingerprintSHA256(alice.PublicKey()), "SHA256:")
+	labelled := regexp.MustCompile(`^(chorus_\w+)\{(.*)\}$`)
+	label := regexp.MustCompile(`(\w+)="((?:[^"\\]|\\.)*)"`)
+	allowed := map[string]bool{"outcome": true, "stage": true, "kind": true, "provider": true, "reason": true}
 	for series := range after {
-		if strings.Contains(series, fp) || strings.Contains(series, "alice") || strings.Contains(series, "TAG-") || strings.Contains(series, "sha256-") {
-			t.Errorf("a label names a user or a request: %s", series)
+		for _, bad := range []string{fp, "alice", "TAG-", "sha256-", "summarise", "notes", s.users, "/"} {
+			if strings.HasPrefix(series, "chorus_") && strings.Contains(series, bad) {
+				t.Errorf("a label names a user, a key, a path or a request (%q): %s", bad, series)
+			}
+		}
+		m := labelled.FindStringSubmatch(series)
+		if m == nil {
+			continue
+		}
+		for _, l := range label.FindAllStringSubmatch(m[2], -1) {
+			if !allowed[l[1]] {
+				t.Errorf("%s has a label %q beyond outcome, stage, kind, provider, reason", m[1], l[1])
+			}
 		}
 	}
 }

@@ -237,6 +237,18 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 func (s *Server) close() error {
 	s.door.stop()
 	err := s.srv.Close()
+	if !s.waitChats() {
+		s.log.Warn("ssh server stopped before every chat was saved")
+	}
+	if errors.Is(err, net.ErrClosed) {
+		err = nil
+	}
+	return err
+}
+
+// waitChats waits, ten seconds at most, for the chats to end and be
+// saved; false when some had not.
+func (s *Server) waitChats() bool {
 	done := make(chan struct{})
 	go func() {
 		s.chats.Wait()
@@ -244,13 +256,10 @@ func (s *Server) close() error {
 	}()
 	select {
 	case <-done:
+		return true
 	case <-time.After(10 * time.Second):
-		s.log.Warn("ssh server stopped before every chat was saved")
+		return false
 	}
-	if errors.Is(err, net.ErrClosed) {
-		err = nil
-	}
-	return err
 }
 
 // authorize admits a key listed in the authorized_keys file, read now. A

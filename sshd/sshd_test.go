@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,23 +36,8 @@ import (
 // guard bounds waits that end at once in a working build.
 const guard = 20 * time.Second
 
-// syncBuffer is a buffer several goroutines write to.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// patience bounds a wait that makes progress all along (see waitFor).
+const patience = 10 * guard
 
 // server is a chorus serve --ssh on a loopback port, with a fake Ollama
 // that answers every request as plain chat.
@@ -63,7 +47,7 @@ type server struct {
 	hostKey  gossh.PublicKey
 	keys     string // the authorized_keys file
 	users    string
-	log      *syncBuffer
+	log      *testkit.Buffer
 	ollama   *fakeollama.Server
 	answered chan string
 	// stopped closes when Serve has returned, with serveErr.
@@ -82,7 +66,7 @@ func startServer(t *testing.T, maxSessions int, tune ...func(*sshd.Options)) *se
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &server{keys: filepath.Join(dir, "authorized_keys"), users: filepath.Join(dir, "users"), log: &syncBuffer{}, answered: make(chan string, 8)}
+	s := &server{keys: filepath.Join(dir, "authorized_keys"), users: filepath.Join(dir, "users"), log: &testkit.Buffer{}, answered: make(chan string, 8)}
 	s.ollama = fakeollama.New(t)
 	s.ollama.AddModel(fakeollama.Model{Name: "qwen3:8b", ParameterSize: "8.2B", Capabilities: []string{fakeollama.CapCompletion}})
 	s.ollama.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
@@ -199,7 +183,7 @@ func (s *server) dial(auth ...gossh.AuthMethod) (*gossh.Client, error) {
 type term struct {
 	sess  *gossh.Session
 	stdin io.WriteCloser
-	out   *syncBuffer
+	out   *testkit.Buffer
 }
 
 func (s *server) open(t *testing.T, k gossh.Signer, w, h int) (*gossh.Client, *term) {
@@ -220,7 +204,7 @@ func (s *server) open(t *testing.T, k gossh.Signer, w, h int) (*gossh.Client, *t
 	if err := sess.RequestPty("xterm-256color", h, w, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
 	}
-	tm := &term{sess: sess, out: &syncBuffer{}}
+	tm := &term{sess: sess, out: &testkit.Buffer{}}
 	sess.Stdout = tm.out
 	sess.Stderr = tm.out
 	tm.stdin, err = sess.StdinPipe()
@@ -234,18 +218,30 @@ func (s *server) open(t *testing.T, k gossh.Signer, w, h int) (*gossh.Client, *t
 }
 
 // waitFor waits until the text drawn since mark (escape sequences removed)
-// contains want, and returns the new mark.
+// contains want, and returns the new mark. It gives up when the chat has
+// drawn nothing new for guard (a chat that is stuck), or after patience
+// in all: a chat that keeps drawing is slow — frames of a large window
+// under -race on a loaded machine took over guard for one turn — not
+// stuck, and must not fail the test for it.
 func (tm *term) waitFor(t *testing.T, mark int, want string) int {
 	t.Helper()
-	deadline := time.Now().Add(guard)
-	for time.Now().Before(deadline) {
+	start, drawn := time.Now(), -1
+	var lastDrawn time.Time
+	for {
 		out := tm.out.String()
 		if i := strings.Index(ansi.Strip(out[min(mark, len(out)):]), want); i >= 0 {
 			return len(out)
 		}
+		now := time.Now()
+		if len(out) != drawn {
+			drawn, lastDrawn = len(out), now
+		}
+		if now.Sub(lastDrawn) > guard || now.Sub(start) > patience {
+			break
+		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("%q never appeared; the screen got:\n%s", want, ansi.Strip(tm.out.String()[min(mark, len(tm.out.String())):]))
+	t.Fatalf("%q never appeared (%s waited); the screen got:\n%s", want, time.Since(start).Round(time.Millisecond), ansi.Strip(tm.out.String()[min(mark, len(tm.out.String())):]))
 	return 0
 }
 
