@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,6 +76,7 @@ func TestRealOllamaController(t *testing.T) {
 		{"image-chain", []string{"run", "--json", "--attach", img, "caption this photo, then make a picture from the caption"}},
 		{"audio", []string{"run", "--json", "read 'good morning' aloud and then transcribe the recording"}},
 		{"debug", []string{"run", "--json", "--debug", "classify the sentiment of: I love this"}},
+		{"continued", []string{"run", "--continue", "and now in German, please"}},
 	}
 	// The same turns with the controller on Ollama's own API, and on its
 	// OpenAI-compatible one at /v1 (controller.kind openai): a real server
@@ -91,6 +93,101 @@ func TestRealOllamaController(t *testing.T) {
 			runRealTurn(t, kind+"/"+tt.name, chorus, env, tt.args)
 		}
 	}
+	// What the turns saved — sessions, the log — holds none of it either,
+	// although the model writes it (said in the test's log).
+	t.Logf("the tiny model's own raw reply holds %d special tokens", rawSpecialTokens(t, host))
+	for _, dir := range []string{"data", "state"} {
+		_ = filepath.WalkDir(filepath.Join(work, dir), func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Error(err)
+			}
+			if l := realLeaks(string(b)); len(l) > 0 {
+				t.Errorf("%s carries %q", p, l)
+			}
+			return nil
+		})
+	}
+}
+
+// realSpecial are the special tokens of the tiny model's vocabulary, which
+// it samples like any other token.
+var realSpecial = []string{"<|endoftext|>", "<|im_start|>", "<|im_end|>"}
+
+// realLeaks returns what of out must never reach an output: the tiny
+// model's special tokens and control characters (newline and tab aside),
+// as they are or as JSON escapes them (a --json line, a saved session).
+func realLeaks(out string) []string {
+	var found []string
+	texts := []string{out}
+	for line := range strings.Lines(out) {
+		var v any
+		if json.Unmarshal([]byte(line), &v) == nil {
+			texts = append(texts, jsonStrings(v)...)
+		}
+	}
+	if v := any(nil); json.Unmarshal([]byte(out), &v) == nil {
+		texts = append(texts, jsonStrings(v)...)
+	}
+	for _, s := range texts {
+		for _, tok := range realSpecial {
+			if strings.Contains(s, tok) {
+				found = append(found, tok)
+			}
+		}
+		for _, r := range s {
+			if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f {
+				found = append(found, fmt.Sprintf("%U", r))
+			}
+		}
+	}
+	return found
+}
+
+// jsonStrings returns every string a decoded JSON value holds, keys too.
+func jsonStrings(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			out = append(out, jsonStrings(e)...)
+		}
+		return out
+	case map[string]any:
+		var out []string
+		for k, e := range x {
+			out = append(append(out, k), jsonStrings(e)...)
+		}
+		return out
+	}
+	return nil
+}
+
+// rawSpecialTokens asks the tiny model for a raw completion, as no Chorus
+// code sees it, and counts the special tokens in it: that it writes them
+// is what makes the checks above mean something.
+func rawSpecialTokens(t *testing.T, host string) int {
+	body := `{"model":"` + ollamatest.Model + `","prompt":"hi","raw":true,"stream":false,"options":{"num_predict":400,"temperature":1,"seed":7}}`
+	resp, err := http.Post(host+"/api/generate", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Logf("raw completion: %v", err)
+		return 0
+	}
+	defer resp.Body.Close()
+	var r struct{ Response string }
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Logf("raw completion: %v", err)
+	}
+	n := 0
+	for _, tok := range realSpecial {
+		n += strings.Count(r.Response, tok)
+	}
+	return n
 }
 
 // runRealTurn runs one turn of TestRealOllamaController: it must end with an
@@ -119,6 +216,11 @@ func runRealTurn(t *testing.T, name, chorus string, env, args []string) {
 			code = ee.ExitCode()
 		} else if err != nil {
 			t.Fatal(err)
+		}
+		for what, out := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String()} {
+			if l := realLeaks(out); len(l) > 0 {
+				t.Errorf("%s carries what the model must not get into an output: %q\n%s", what, l, tail(out, 2000))
+			}
 		}
 		summary := summarize(t, tt.args, stdout.String())
 		t.Logf("%s: exit %d in %s; %s; stderr %q", name, code, elapsed, summary, strings.TrimSpace(stderr.String()))

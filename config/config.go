@@ -228,8 +228,10 @@ var envAliases = map[string][]string{
 }
 
 // Load builds the configuration. defaults is the embedded config.yaml; file
-// is the --config flag (empty: the XDG location, which may be absent).
-func Load(defaults []byte, file string) (*Config, error) {
+// is the --config flag (empty: the XDG location, which may be absent);
+// reads are variables the caller reads itself (--token-env's), which the
+// check of the CHORUS_ variables then accepts (env.go).
+func Load(defaults []byte, file string, reads ...string) (*Config, error) {
 	v := viper.New()
 	v.SetConfigType("yaml")
 	if err := v.ReadConfig(bytes.NewReader(defaults)); err != nil {
@@ -262,8 +264,10 @@ func Load(defaults []byte, file string) (*Config, error) {
 
 	v.SetEnvPrefix("CHORUS")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	bound := make([]string, 0, len(known))
 	for _, k := range known {
-		if err := v.BindEnv(k, "CHORUS_"+strings.ToUpper(strings.ReplaceAll(k, ".", "_"))); err != nil {
+		bound = append(bound, envVar(k))
+		if err := v.BindEnv(k, envVar(k)); err != nil {
 			return nil, err
 		}
 	}
@@ -292,6 +296,9 @@ func Load(defaults []byte, file string) (*Config, error) {
 		c.HuggingFace.Token, c.TokenSource = cachedHFToken()
 	}
 	if err := c.normalize(); err != nil {
+		return nil, err
+	}
+	if err := c.checkEnv(os.Environ(), bound, reads); err != nil {
 		return nil, err
 	}
 	return &c, nil

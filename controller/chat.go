@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/chorusai/chorus/text"
 )
 
 // Message is one message of a controller conversation.
@@ -111,6 +113,19 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 		reply Reply
 		done  bool
 		over  bool
+		// What the model writes is cleaned before anyone sees, parses,
+		// saves or applies it: a small or broken model leaks control
+		// characters and its template's special tokens (<|im_start|>)
+		// into plans, picks and answers alike.
+		gen  text.GeneratedStream
+		emit = func(s string) {
+			if s != "" {
+				b.WriteString(s)
+				if call.OnToken != nil {
+					call.OnToken(s)
+				}
+			}
+		}
 	)
 	bound := c.newReplyBound(call)
 	err = c.backend.Chat(stream, req, func(r ChatChunk) {
@@ -121,10 +136,7 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 			r.Content, over = bound.add(r.Content)
 		}
 		if r.Content != "" {
-			b.WriteString(r.Content)
-			if call.OnToken != nil {
-				call.OnToken(r.Content)
-			}
+			emit(gen.Next(r.Content))
 		}
 		if over {
 			cut()
@@ -145,6 +157,7 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 			reply.EvalCount, reply.EvalDuration = r.EvalCount, r.EvalDuration
 		}
 	})
+	emit(gen.Flush())
 	reply.Content = b.String()
 	// The client drops read errors at the end of a stream, so a cancelled
 	// context or a dropped connection shows up only as a missing final chunk.

@@ -64,7 +64,7 @@ func (c Constraints) Merge(o Constraints) Constraints {
 			}
 		}
 		if len(out.Licenses) == 0 { // disjoint lists: nothing may qualify
-			out.Licenses = []string{"(none: " + strings.Join(c.Licenses, ",") + " ∩ " + strings.Join(o.Licenses, ",") + ")"}
+			out.Licenses = []string{noLicence + strings.Join(c.Licenses, ",") + " ∩ " + strings.Join(o.Licenses, ",") + ")"}
 		}
 	}
 	if !o.MaxSize.IsZero() {
@@ -79,6 +79,10 @@ func (c Constraints) Merge(o Constraints) Constraints {
 	}
 	return out
 }
+
+// noLicence starts the licence Merge writes for two allow-lists with
+// nothing in common: no model has it, so nothing qualifies.
+const noLicence = "(none: "
 
 // String renders the constraints in the syntax ParseConstraints accepts.
 func (c Constraints) String() string {

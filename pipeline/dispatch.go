@@ -142,6 +142,9 @@ func (d *dispatcher) constraintsRead(c Constraints) {
 	if d.phase != offering {
 		return
 	}
+	// What the final plan's validation will ignore is not applied early
+	// either (it says so, once).
+	c, _ = d.e.checkConstraints(c)
 	d.cons, d.consKnown = d.t.Constraints.Merge(c), true
 	if why := d.e.Unqualifiable(d.cons); why != "" {
 		// Said once, before any task's own "no model satisfies".

@@ -117,8 +117,8 @@ func namedNotRunning(request string, excluded []Exclusion) string {
 // captioner named for a classification). Models Ollama serves are left to
 // selection, which sees what the server offers for each task.
 func (v *validator) noteNamedElsewhere(tasks []Task) {
-	if v.turn.Request == "" || len(tasks) == 0 || v.cat == nil {
-		return
+	if v.turn.Request == "" || len(tasks) == 0 || v.cat == nil || v.taken != nil {
+		return // (a revision's tasks join a plan that was told already)
 	}
 	words := requestWords(v.turn.Request)
 	planned := map[string]bool{}
@@ -144,6 +144,9 @@ func (v *validator) noteNamedElsewhere(tasks []Task) {
 		if slices.ContainsFunc(runs[id], func(s string) bool { return planned[s] }) {
 			continue
 		}
-		v.note("ignored %s (named in the request): it runs %s, and no task of this plan is one", id, strings.Join(runs[id], " or "))
+		note := fmt.Sprintf("ignored %s (named in the request): it runs %s, and no task of this plan is one", id, strings.Join(runs[id], " or "))
+		if !slices.Contains(v.notes, note) { // a reviewed plan is validated again
+			v.notes = append(v.notes, note)
+		}
 	}
 }

@@ -288,6 +288,8 @@ func parseConstraintsJSON(m map[string]any) (Constraints, []string) {
 		c.Prefer, c.Benchmark = pref, bench
 	case strings.HasPrefix(strings.ToLower(strings.TrimSpace(p)), PreferBest):
 		notes = append(notes, "ignored \"best\": the request names no benchmark")
+	default:
+		notes = append(notes, fmt.Sprintf("ignored: the preference %q — want smallest or best", text.Clip(p, maxNoteArg)))
 	}
 	if l, ok := m["tasks"].([]any); ok {
 		for _, x := range l {
@@ -307,7 +309,7 @@ func extractJSON(reply string) (any, error) {
 	}
 	var v any
 	if err := json.Unmarshal([]byte(s), &v); err == nil {
-		return v, nil
+		return cleanDecoded(v), nil
 	}
 	// Fenced blocks first: models often explain around them.
 	for _, m := range fence.FindAllStringSubmatch(s, -1) {
@@ -345,6 +347,35 @@ func extractJSON(reply string) (any, error) {
 	return nil, errNoJSON
 }
 
+// maxField bounds, in bytes, one string the controller writes in its JSON
+// (an argument's value, a name, a reason): a plan's token limit bounds the
+// whole, this any one of its parts — a quoted document is cut, with an
+// ellipsis, rather than flood every pane, log line and saved session.
+const maxField = 16 << 10
+
+// cleanDecoded cleans every string of a JSON value the controller wrote,
+// keys and values: JSON escapes ("\u001b[2J", "\u003c|im_start|\u003e")
+// decode to what text.CleanGenerated removes from the raw reply, and a
+// field is capped at maxField.
+func cleanDecoded(v any) any {
+	switch x := v.(type) {
+	case string:
+		s, _ := text.ClipBytes(text.CleanGenerated(x), maxField)
+		return s
+	case []any:
+		for i := range x {
+			x[i] = cleanDecoded(x[i])
+		}
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[cleanDecoded(k).(string)] = cleanDecoded(e)
+		}
+		return out
+	}
+	return v
+}
+
 var fence = regexp.MustCompile("(?s)```[a-zA-Z]*\\s*(.*?)```")
 
 // decodeLenient parses JSON after removing trailing commas and comments
@@ -353,10 +384,10 @@ func decodeLenient(s string) (any, error) {
 	var v any
 	err := json.Unmarshal([]byte(s), &v)
 	if err == nil {
-		return v, nil
+		return cleanDecoded(v), nil
 	}
 	if err2 := json.Unmarshal([]byte(cleanJSON(s)), &v); err2 == nil {
-		return v, nil
+		return cleanDecoded(v), nil
 	}
 	return nil, fmt.Errorf("the reply's JSON does not parse: %w", err)
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/chorusai/chorus/text"
 )
 
 // pickStream reads a selection reply while it streams. The schema asks for
@@ -100,7 +102,7 @@ func (s *pickStream) value(key, raw string) {
 	case "reasons":
 		var r string
 		if json.Unmarshal([]byte(raw), &r) == nil && s.onReason != nil {
-			s.onReason(id, r)
+			s.onReason(id, text.CleanGenerated(r))
 		}
 	}
 }

@@ -97,7 +97,8 @@ func (v *validator) drop(t Task, format string, args ...any) {
 // validate turns raw tasks into a plan that can run. Earlier notes (from the
 // parser) come first in the plan's notes.
 func (e *Engine) validate(tasks []Task, cons Constraints, t Turn, notes []string) Plan {
-	v := &validator{cat: e.cat, turn: t, scope: e.access(t), max: e.opts.MaxTasks, notes: slices.Clone(notes), dropped: map[int]string{}}
+	cons, consNotes := e.checkConstraints(cons)
+	v := &validator{cat: e.cat, turn: t, scope: e.access(t), max: e.opts.MaxTasks, notes: append(slices.Clone(notes), consNotes...), dropped: map[int]string{}}
 	out := v.run(tasks)
 	return Plan{Tasks: out, Constraints: t.Constraints.Merge(cons), Notes: v.notes}
 }
@@ -248,6 +249,7 @@ func renumberRefs(tasks []Task, moved map[int]int) {
 }
 
 func (v *validator) fixArgNames(t *Task, s *skills.Skill) {
+	v.composeArgs(t, s)
 	for _, k := range sortedKeys(t.Args) {
 		val := strings.TrimSpace(t.Args[k])
 		if val == "" {

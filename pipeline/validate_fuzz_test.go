@@ -71,6 +71,7 @@ func (w *fuzzWorld) value(b byte, ref int) string {
 		RefString(ref) + " and " + RefString(ref+1), "https://example.com/x.png", "http://",
 		"120,80", "(1, 2, 3, 4)", "[0.5 0.5]", "-5,3", "1e9,2", "", "   ", "hello world",
 		"a, b, c", strings.Repeat("x", 300), "/dev/null", "<resource>-", "<resource>--1",
+		"32", "0.5", "12px", "[32, 16]", `{"width": 8, "height": "6"}`, `{"x": 1}`,
 	}
 	return vals[int(b)%len(vals)]
 }
@@ -97,7 +98,7 @@ func planFromBytes(data []byte, names []string, w *fuzzWorld) string {
 	src := &byteSource{data: data}
 	extraNames := []string{"image-cls", "vqa", "img2txt", "Image_Classification", "teleportation", "", "tts", "caption"}
 	argNames := []string{"text", "image", "audio", "video", "point", "box", "labels", "context", "sentences", "mask",
-		"img_url", "question", "prompt", "IMAGE", "weird", ""}
+		"img_url", "question", "prompt", "IMAGE", "weird", "", "width", "h", "x", "y", "x2", "size", "dimensions", "scale"}
 	n := int(src.next() % 10)
 	var tasks []map[string]any
 	for i := 0; i < n; i++ {
