@@ -29,7 +29,7 @@ var importRules = map[string][]string{
 	"skills":   {"httpwire", "scope", "text"},
 
 	// The openai backend's client carries the key only to its origin.
-	"controller": {"scope", "text"},
+	"controller": {"httpwire", "scope", "text"},
 	"endpoints":  {"httpwire", "scope", "skills", "text"},
 	// Each endpoint kind is a room of its own: it may use the contract,
 	// the wire format, the Hugging Face client (the local hf protocol

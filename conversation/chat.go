@@ -32,6 +32,10 @@ type ChatOptions struct {
 	// serve --ssh, pipeline.AllowListed with serve.allow_tools), so a
 	// remote user never approves a tool that runs here.
 	Approve func(ctx context.Context, a pipeline.Approval) error
+	// System is the user's instruction for every answer of the chat
+	// (chorus run --system or --role; pipeline.Turn.System): how answers
+	// are written, not what runs.
+	System string
 }
 
 // Chat is one front end's conversation: the controller model and
