@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -31,7 +32,17 @@ func TestContinueRefusesAnUnloadableNewestSession(t *testing.T) {
 	}
 	// A newer file that does not read (written over by hand, cut short).
 	newest := "29990101-000000-000-abcd"
-	if err := os.WriteFile(filepath.Join(sessions.DefaultDir(), newest+".json"), []byte(`{"version":1,"turns":[{"request":"cut`), 0o600); err != nil {
+	path := filepath.Join(sessions.DefaultDir(), newest+".json")
+	if err := os.WriteFile(path, []byte(`{"version":1,"turns":[{"request":"cut`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A damaged file is as new as its modification time, which the kernel
+	// stamps from a coarse clock: written within a tick of the older
+	// session's save, it could read as older than that session's precise
+	// updated time (a flake of the whole suite). An hour later, it is the
+	// newest.
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(path, later, later); err != nil {
 		t.Fatal(err)
 	}
 	_, stderr, code := runCLI("run", "--continue", "and then?")
