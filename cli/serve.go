@@ -120,7 +120,7 @@ func runServe(cmd *cobra.Command, g *globalFlags, addr, metricsAddr string) erro
 	g.logger().Info("ssh server listening", "addr", l.Addr().String(), "host_key", srv.HostKeyFingerprint(),
 		"authorized_keys", cfg.Serve.AuthorizedKeys, "max_sessions", cfg.Serve.MaxSessions, "idle_timeout", cfg.Serve.IdleTimeout,
 		"drain_timeout", cfg.Serve.DrainTimeout)
-	fmt.Fprintf(cmd.OutOrStdout(), "chorus: serving the chat over SSH on %s — host key %s; keys allowed in %s. Ctrl+C or SIGTERM drains (turns finish), twice stops.\n",
+	fmt.Fprintf(stdout(cmd), "chorus: serving the chat over SSH on %s — host key %s; keys allowed in %s. Ctrl+C or SIGTERM drains (turns finish), twice stops.\n",
 		l.Addr(), srv.HostKeyFingerprint(), cfg.Serve.AuthorizedKeys)
 	return runDrained(ctx, drainedServer{
 		serve: func(ctx context.Context) error { return srv.Serve(ctx, l) },

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/chorusai/chorus/httpwire"
 )
 
 // A demo must look the same every time and run without a model, so the
@@ -265,7 +267,7 @@ func Replay(t Traffic, o ReplayOptions) *Controller {
 		model = t.Calls[0].Model
 	}
 	if o.Wait == nil {
-		o.Wait = sleep
+		o.Wait = httpwire.Sleep
 	}
 	host := "replay"
 	if o.Source != "" {
@@ -297,21 +299,6 @@ func callModels(t Traffic) []string {
 		out = append(out, x.Model)
 	}
 	return out
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // replayBackend answers from a recording.

@@ -16,7 +16,8 @@ type Request struct {
 	Input   string
 	// Attachments are the files the user attached, full paths.
 	Attachments []string
-	// PlanOnly stops after planning.
+	// PlanOnly stops after planning; the turn is neither kept in the
+	// session nor saved.
 	PlanOnly bool
 	// Review, when set, is shown the validated plan before anything runs
 	// (pipeline.Turn.Review); an error turns the plan down and the turn
@@ -133,7 +134,7 @@ func (c *Chat) run(ctx context.Context, req Request, emit pipeline.Emit) Result 
 		tape.BeginTurn(req.Request, req.Attachments)
 	}
 	turn := pipeline.Turn{Request: req.Request, Input: req.Input, Attachments: req.Attachments, History: sess.History(),
-		Constraints: cons, PlanOnly: req.PlanOnly, OutputDir: c.opts.OutputDir, Workspace: c.opts.Workspace, Approve: req.Approve, Chat: c.id}
+		Constraints: cons, PlanOnly: req.PlanOnly, System: c.opts.System, OutputDir: c.opts.OutputDir, Workspace: c.opts.Workspace, Approve: req.Approve, Chat: c.id}
 	if req.Review != nil {
 		turn.Review = func(ctx context.Context, p pipeline.Plan) (pipeline.Plan, error) {
 			rec.reviewing(p)
@@ -149,10 +150,13 @@ func (c *Chat) run(ctx context.Context, req Request, emit pipeline.Emit) Result 
 		emit(ev)
 	})
 	reach.settle()
-	if record, ok := rec.finish(res.Report, res.Err, now()); ok {
+	// A plan alone is a look ahead, not a turn of the chat: kept, its
+	// unanswered request would be the next turn's history and a later
+	// --continue's newest session.
+	if record, ok := rec.finish(res.Report, res.Err, now()); ok && !req.PlanOnly {
 		res.Record = sess.add(record, r.model, cons)
 	}
-	if !c.opts.NoSave {
+	if !c.opts.NoSave && !req.PlanOnly {
 		res.Sync, res.SaveErr = sess.Save()
 		res.Saved = res.SaveErr == nil
 	}

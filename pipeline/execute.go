@@ -593,8 +593,7 @@ func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, a
 func reportTasks(runs []*taskRun, limit int) []TaskReport {
 	out := make([]TaskReport, 0, len(runs))
 	for _, r := range runs {
-		tr := TaskReport{ID: r.task.ID, Task: r.task.Task, Dep: slices.Clone(r.task.Dep), Args: r.args, Model: r.model, Endpoint: r.endpoint, Provider: r.provider,
-			Status: r.status, Skipped: r.skipped, Cancelled: r.cancelled, Result: r.text, Data: r.data, Files: r.files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
+		tr := TaskReport{TaskEndEvent: r.endEvent(), Dep: slices.Clone(r.task.Dep), Args: r.args}
 		if tr.Args == nil {
 			tr.Args = r.task.Args
 		}

@@ -107,8 +107,8 @@ func TestExportCancelledTask(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	s := st.New("")
 	s.AddTurn(Turn{Request: "caption it", Cancelled: true, Report: &pipeline.Report{Tasks: []pipeline.TaskReport{
-		{ID: 1, Task: "image-to-text", Model: "m", Endpoint: "huggingface", Status: pipeline.StatusError, Cancelled: true, Error: "cancelled"},
-		{ID: 2, Task: "text-to-speech", Status: pipeline.StatusError, Skipped: true, Cancelled: true, Error: "cancelled before it started"},
+		{TaskEndEvent: pipeline.TaskEndEvent{ID: 1, Task: "image-to-text", Model: "m", Endpoint: "huggingface", Status: pipeline.StatusError, Cancelled: true, Error: "cancelled"}},
+		{TaskEndEvent: pipeline.TaskEndEvent{ID: 2, Task: "text-to-speech", Status: pipeline.StatusError, Skipped: true, Cancelled: true, Error: "cancelled before it started"}},
 	}}})
 	md := Export(s)
 	if strings.Count(md, "· cancelled") != 2 || strings.Contains(md, "failed") || strings.Contains(md, "skipped") {
@@ -122,11 +122,10 @@ func TestExportSaysWhatRanAfterAFallback(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	s := st.New("")
 	s.AddTurn(Turn{Request: "say good morning", Report: &pipeline.Report{Tasks: []pipeline.TaskReport{
-		{ID: 1, Task: "text-to-speech", Model: "facebook/mms-tts-eng", Endpoint: "huggingface", Provider: "hf-inference", Status: pipeline.StatusOK, ElapsedMS: 1200,
-			Attempts: []pipeline.Attempt{
-				{Model: "hexgrad/Kokoro-82M", Endpoint: "huggingface", Provider: "replicate", Error: "huggingface hexgrad/Kokoro-82M: no provider could run it: …", Why: "not served by fal-ai (404), replicate (404)"},
-				{Model: "facebook/mms-tts-eng", Endpoint: "huggingface", Provider: "hf-inference"},
-			}},
+		{TaskEndEvent: pipeline.TaskEndEvent{ID: 1, Task: "text-to-speech", Model: "facebook/mms-tts-eng", Endpoint: "huggingface", Provider: "hf-inference", Status: pipeline.StatusOK, ElapsedMS: 1200, Attempts: []pipeline.Attempt{
+			{Model: "hexgrad/Kokoro-82M", Endpoint: "huggingface", Provider: "replicate", Error: "huggingface hexgrad/Kokoro-82M: no provider could run it: …", Why: "not served by fal-ai (404), replicate (404)"},
+			{Model: "facebook/mms-tts-eng", Endpoint: "huggingface", Provider: "hf-inference"},
+		}}},
 	}}})
 	md := Export(s)
 	if !strings.Contains(md, "`facebook/mms-tts-eng` on huggingface (hf-inference) · ok in 1.2s (after Kokoro-82M failed: not served by fal-ai (404), replicate (404))") {

@@ -40,8 +40,8 @@ func fullSession(st Store) *Session {
 			Reason: "best captions", Decided: "controller", Candidates: []pipeline.Candidate{{ID: "a", Endpoint: "local", Downloads: 7}}}},
 		Report: &pipeline.Report{Request: "describe", Controller: "qwen3:8b", Files: []string{"/out/speech-2.wav"}, ElapsedMS: 4200,
 			Tasks: []pipeline.TaskReport{
-				{ID: 1, Task: "image-to-text", Model: "Salesforce/blip-image-captioning-large", Endpoint: "huggingface", Status: "ok", Result: "a cat", Data: json.RawMessage(`{"generated_text":"a cat"}`), ElapsedMS: 1200},
-				{ID: 2, Task: "text-to-speech", Model: "espeak-ng", Endpoint: "local", Status: "ok", Files: []string{"/out/speech-2.wav"}, ElapsedMS: 300},
+				{TaskEndEvent: pipeline.TaskEndEvent{ID: 1, Task: "image-to-text", Model: "Salesforce/blip-image-captioning-large", Endpoint: "huggingface", Status: "ok", Result: "a cat", Data: json.RawMessage(`{"generated_text":"a cat"}`), ElapsedMS: 1200}},
+				{TaskEndEvent: pipeline.TaskEndEvent{ID: 2, Task: "text-to-speech", Model: "espeak-ng", Endpoint: "local", Status: "ok", Files: []string{"/out/speech-2.wav"}, ElapsedMS: 300}},
 			}},
 		Started:  day(9, 1),
 		Finished: day(9, 2),

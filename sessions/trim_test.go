@@ -22,8 +22,8 @@ func smallFiles(t *testing.T, n int) {
 func bigTurn(request string, result int) Turn {
 	res := strings.Repeat("r", result)
 	return Turn{Request: request, Answer: "answer to " + request, Report: &pipeline.Report{Request: request, Tasks: []pipeline.TaskReport{
-		{ID: 1, Task: "image-to-text", Status: pipeline.StatusOK, Result: res},
-		{ID: 2, Task: "summarization", Status: pipeline.StatusOK, Args: map[string]string{"text": res}, Result: "short"},
+		{TaskEndEvent: pipeline.TaskEndEvent{ID: 1, Task: "image-to-text", Status: pipeline.StatusOK, Result: res}},
+		{TaskEndEvent: pipeline.TaskEndEvent{ID: 2, Task: "summarization", Status: pipeline.StatusOK, Result: "short"}, Args: map[string]string{"text": res}},
 	}}}
 }
 

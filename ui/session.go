@@ -3,8 +3,6 @@ package ui
 import (
 	"cmp"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -344,20 +342,14 @@ func (m *Model) exportTo(path string) tea.Cmd {
 		return nil
 	}
 	if path == "" {
-		path = "chorus-" + sess.ID() + ".md"
+		path = conversation.ExportName(sess.ID())
 	}
 	path = m.ws.expand(path)
 	if err := m.ws.check(path); err != nil {
 		m.flash("export failed: "+err.Error(), true)
 		return nil
 	}
-	return func() tea.Msg {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return exportDone{err: err}
-		}
-		err := os.WriteFile(path, []byte(sess.Export()), 0o644)
-		return exportDone{path: path, err: err}
-	}
+	return func() tea.Msg { return exportDone{path: path, err: sess.WriteExport(path)} }
 }
 
 type exportDone struct {
