@@ -17,7 +17,7 @@ import (
 type Recorder struct {
 	path    string
 	header  Recording
-	ctl     *controller.Recorder
+	ctl     *controller.Wiretap
 	experts *expertLog
 	// plain is the router before it was wrapped, for Release.
 	plain *endpoints.Router
@@ -49,7 +49,7 @@ func NewRecorder(path string, h Header) *Recorder {
 	return &Recorder{
 		path:    path,
 		header:  Recording{Format: Format, Created: now().UTC().Truncate(time.Second), Chorus: h.Chorus, Constraints: h.Constraints},
-		ctl:     controller.NewRecorder(),
+		ctl:     controller.NewWiretap(),
 		experts: newExpertLog(),
 	}
 }
@@ -75,7 +75,7 @@ func (r *Recorder) Engine(eng *pipeline.Engine) *pipeline.Engine {
 	r.header.Revise = opts.Revise
 	plain := r.plain
 	r.mu.Unlock()
-	return pipeline.New(eng.Controller().Recording(r.ctl), eng.Catalog(), recordRouter(plain, r.experts), opts)
+	return pipeline.New(eng.Controller().Tapped(r.ctl), eng.Catalog(), recordRouter(plain, r.experts), opts)
 }
 
 // Release returns an engine like eng (the one Engine returned, perhaps
@@ -87,7 +87,7 @@ func (r *Recorder) Release(eng *pipeline.Engine) *pipeline.Engine {
 	if plain == nil {
 		plain = eng.Router()
 	}
-	return pipeline.New(eng.Controller().Recording(nil), eng.Catalog(), plain, eng.Options())
+	return pipeline.New(eng.Controller().Tapped(nil), eng.Catalog(), plain, eng.Options())
 }
 
 // BeginTurn records that a turn with this request starts.
