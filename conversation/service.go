@@ -31,7 +31,7 @@ import (
 )
 
 // Record is a turn as a session keeps it.
-type Record = sessions.Turn
+type Record = sessions.Record
 
 // Summary describes a saved session for a list.
 type Summary = sessions.Summary

@@ -23,7 +23,7 @@ type Recorder struct {
 	plain *endpoints.Router
 
 	mu    sync.Mutex
-	turns []Turn
+	turns []Request
 	// saving serialises saves, each taking its snapshot inside: the file
 	// last written holds the newest state.
 	saving sync.Mutex
@@ -94,7 +94,7 @@ func (r *Recorder) Release(eng *pipeline.Engine) *pipeline.Engine {
 func (r *Recorder) BeginTurn(request string, attachments []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.turns = append(r.turns, Turn{Request: request, Attachments: slices.Clone(attachments)})
+	r.turns = append(r.turns, Request{Request: request, Attachments: slices.Clone(attachments)})
 }
 
 // Turns returns how many turns were recorded.
@@ -111,7 +111,7 @@ func (r *Recorder) Recording() *Recording {
 	rec.Turns = slices.Clone(r.turns)
 	r.mu.Unlock()
 	if rec.Turns == nil {
-		rec.Turns = []Turn{}
+		rec.Turns = []Request{}
 	}
 	rec.Traffic = r.ctl.Traffic()
 	rec.Experts = r.experts.snapshot()

@@ -113,7 +113,7 @@ func TestSessionsSearchFindsTurnText(t *testing.T) {
 	st := sessions.Store{Dir: m.conv.Service().Dir()}
 	old := st.New("")
 	old.Title = "a picture for the blog"
-	old.AddTurn(sessions.Turn{Request: "draw a lighthouse at dusk", Answer: "Here it is."})
+	old.AddTurn(sessions.Record{Request: "draw a lighthouse at dusk", Answer: "Here it is."})
 	if err := st.Save(old); err != nil {
 		t.Fatal(err)
 	}
