@@ -199,7 +199,7 @@ Run without arguments to open the chat.`,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/chorus/config.yaml)")
-	pf.StringVar(&g.model, "model", "", "controller model (overrides controller.model)")
+	pf.StringVarP(&g.model, "model", "m", "", "controller model (overrides controller.model)")
 	pf.StringVar(&g.host, "host", "", "controller server URL (overrides controller.host and OLLAMA_HOST)")
 	pf.StringVar(&g.mode, "mode", "", "inference mode: local, huggingface or hybrid")
 	pf.BoolVar(&g.debug, "debug", false, "debug detail: the raw controller prompts and replies, and debug records in the log file ($XDG_STATE_HOME/chorus/chorus.log)")

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -46,6 +48,11 @@ type runFlags struct {
 	// allowTools are the MCP tools that may run though they may change
 	// things (not annotated read-only): --allow-tool.
 	allowTools []string
+	// system is the user's instruction for the answer (--system TEXT), or
+	// role names a saved one (--role NAME, response.roles); check makes
+	// system what the answer stage reads.
+	system string
+	role   string
 
 	// From the root flags: debug shows debug events; modelSet says
 	// --model was given, so a continued session's model does not replace
@@ -90,6 +97,9 @@ or --session ID (a session's id, or the start of its title or id: of several mat
 request continues a session the TUI or an earlier run saved: its turns are the chat history, so earlier
 files can be referred to, and this turn is saved into it. Several runs, and the TUI, may continue one
 session at once: every turn is kept.
+--system TEXT, or --role NAME (an instruction saved in config.yaml's response.roles), is read first by the
+answer stage: how the answer is written (tone, length, language), not what runs. -m MODEL (--model) is the
+controller model for this run.
 Exit status: 0 with an answer; 1 when the turn failed or every task of its plan failed (the cause is on
 stderr); 2 for bad usage or configuration, or a session that does not exist; 130 when interrupted.`,
 		Example: `  chorus run "describe ./cat.jpg and read the description aloud"
@@ -97,7 +107,9 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
   cat notes.md | chorus run "summarize" > summary.md
   git diff | chorus run --quiet "write a commit message for this change"
   chorus run --json --plan-only "generate an image of a lighthouse and caption it"
-  chorus run --continue "now read the caption aloud"`,
+  chorus run --continue "now read the caption aloud"
+  chorus run -m llama3.2 --system "answer in French" "what is in ./cat.jpg?"
+  chorus run --continue=lighthouse --role terse "and the caption?"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.cont != "" && f.session != "" {
 				return &exitError{code: 2, err: errors.New("--continue and --session both name a session; give one")}
@@ -130,6 +142,8 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 	fl.BoolVar(&f.noSave, "no-save", false, "do not save the turn into a session")
 	fl.StringVar(&f.record, "record", "", "record the turn's controller and expert traffic to FILE, to replay it with --replay FILE")
 	replayFlags(cmd, &f.replay)
+	fl.StringVar(&f.system, "system", "", `an instruction for the answer, read first by the answer stage (tone, length, language — not what runs), e.g. "answer in French"`)
+	fl.StringVar(&f.role, "role", "", "a saved instruction for the answer: the one response.roles in config.yaml names NAME (as --system gives one)")
 	fl.StringSliceVar(&f.allowTools, "allow-tool", nil, "let the MCP tool NAME run though it is not annotated read-only (server.tool, or server.* for all of a server's; repeatable)")
 	return cmd
 }
@@ -180,7 +194,31 @@ func (f *runFlags) check(cfg *config.Config) error {
 			return &exitError{code: 2, err: fmt.Errorf("--constrain: %w", err)}
 		}
 	}
+	if f.role != "" {
+		if f.system != "" {
+			return &exitError{code: 2, err: errors.New("--role and --system both give the answer an instruction; give one")}
+		}
+		if f.system, err = roleInstruction(cfg, f.role); err != nil {
+			return &exitError{code: 2, err: err}
+		}
+	}
 	return nil
+}
+
+// roleInstruction is the instruction response.roles saves under name (any
+// case); an unknown name is an error listing the saved ones.
+func roleInstruction(cfg *config.Config, name string) (string, error) {
+	roles, key := cfg.Response.Roles, strings.ToLower(strings.TrimSpace(name))
+	if s, ok := roles[key]; ok {
+		if s = strings.TrimSpace(s); s == "" {
+			return "", fmt.Errorf("--role %s: response.roles.%s in config.yaml is empty — write the instruction there", name, key)
+		}
+		return s, nil
+	}
+	if len(roles) == 0 {
+		return "", fmt.Errorf("--role %s: no role is saved — add it to config.yaml under response.roles (%s: the instruction), or give one with --system TEXT", name, strings.ToLower(name))
+	}
+	return "", fmt.Errorf("--role %s: no such role in response.roles — the saved ones: %s", name, strings.Join(slices.Sorted(maps.Keys(roles)), ", "))
 }
 
 // runOn runs the request as one turn on a's chat service: the session
@@ -188,7 +226,7 @@ func (f *runFlags) check(cfg *config.Config) error {
 // status.
 func runOn(ctx context.Context, a *app.App, f *runFlags, request string, stdout, stderr io.Writer) error {
 	cfg, svc, attachments := a.Config(), a.Service(), f.attachments
-	chat := svc.Chat(conversation.ChatOptions{Constraints: a.Constraints(), NoSave: f.noSave})
+	chat := svc.Chat(conversation.ChatOptions{Constraints: a.Constraints(), NoSave: f.noSave, System: f.system})
 	resumed, err := openSession(chat, f, stderr)
 	if err != nil {
 		return err

@@ -361,8 +361,12 @@ func TestSessionsCommand(t *testing.T) {
 		t.Fatalf("list --json: exit %d, %v, %q", code, err, stdout)
 	}
 
-	// show: by the start of a title, of an id, or latest; the transcript.
+	// show: by the start of a title, of an id, or latest; the transcript,
+	// the turn's request and answer in it.
 	want := sessions.Export(light)
+	if !strings.Contains(want, "lighthouse drawing please") || !strings.Contains(want, "Answer about Lighthouse drawing.") {
+		t.Fatalf("the transcript lacks the turn:\n%s", want)
+	}
 	for _, arg := range []string{"light", "LIGHTHOUSE DRAWING", light.ID, light.ID[:len(light.ID)-2], "latest"} {
 		if stdout, stderr, code := h.run("sessions", "show", arg); code != 0 || stdout != want {
 			t.Errorf("show %q: exit %d, stderr %q, stdout %q", arg, code, stderr, stdout)

@@ -167,6 +167,10 @@ type Config struct {
 		// each produces one file at a path fixed in advance and the
 		// answer needs only that path: on or off (EarlyAnswer).
 		Early string `mapstructure:"early" yaml:"early"`
+		// Roles are saved instructions for the answer, by name (lower
+		// case): chorus run --role NAME gives one as --system TEXT would
+		// (pipeline.Turn.System).
+		Roles map[string]string `mapstructure:"roles" yaml:"roles"`
 	} `mapstructure:"response" yaml:"response"`
 	UI struct {
 		Review bool                `mapstructure:"review" yaml:"review"`

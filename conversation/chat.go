@@ -25,6 +25,10 @@ type ChatOptions struct {
 	Workspace string
 	// NoSave keeps the turns in memory only (chorus run --no-save).
 	NoSave bool
+	// System is the user's instruction for every answer of the chat
+	// (chorus run --system or --role; pipeline.Turn.System): how answers
+	// are written, not what runs.
+	System string
 }
 
 // Chat is one front end's conversation: the controller model and

@@ -134,7 +134,7 @@ func (c *Chat) run(ctx context.Context, req Request, emit pipeline.Emit) Result 
 		tape.BeginTurn(req.Request, req.Attachments)
 	}
 	turn := pipeline.Turn{Request: req.Request, Input: req.Input, Attachments: req.Attachments, History: sess.History(),
-		Constraints: cons, PlanOnly: req.PlanOnly, OutputDir: c.opts.OutputDir, Workspace: c.opts.Workspace, Approve: req.Approve, Chat: c.id}
+		Constraints: cons, PlanOnly: req.PlanOnly, System: c.opts.System, OutputDir: c.opts.OutputDir, Workspace: c.opts.Workspace, Approve: req.Approve, Chat: c.id}
 	if req.Review != nil {
 		turn.Review = func(ctx context.Context, p pipeline.Plan) (pipeline.Plan, error) {
 			rec.reviewing(p)

@@ -52,6 +52,11 @@ type Turn struct {
 	Constraints Constraints
 	// PlanOnly stops after planning.
 	PlanOnly bool
+	// System is the user's instruction for the answer (chorus run
+	// --system, or a saved role): the answer stage reads it first, and
+	// nothing else does — it shapes how the answer is written (tone,
+	// length, language), not the plan, and grants nothing.
+	System string
 	// Review, when set, is called with the validated plan before anything
 	// runs; it returns the plan to run (possibly edited) or an error to
 	// cancel the turn. Edited plans are validated again.
