@@ -362,7 +362,7 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 			if dep.text == "" && len(dep.files) > 0 {
 				return strings.Join(dep.files, ", "), true
 			}
-			return dep.wholeText(), true
+			return dep.wholeText(sc), true
 		})
 		if missing != nil {
 			return nil, missing

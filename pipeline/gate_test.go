@@ -3,6 +3,7 @@ package pipeline_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/endpointstest"
+	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
@@ -80,40 +82,72 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 		eps = append(eps, probes[k])
 		extra = append(extra, endpointstest.ProbeSkill(t, k))
 	}
-	r := newRig(t, withEndpoints(eps...), withSkills(extra...), withOptions(pipeline.Options{}))
+	r := newRig(t, withEndpoints(eps...), withSkills(extra...), withOptions(pipeline.Options{Revise: 1}))
 	t.Setenv("HOME", home)
 	t.Chdir(work)
+	// Words past the result cap (pipeline.DefaultResultCap): a result this
+	// long is spilled to a file, and a later task takes it whole from there.
+	pad := strings.Repeat("the quick brown fox jumps over the lazy dog ", pipeline.DefaultResultCap/40)
 
 	// One turn per form runs a task of every kind, so the table is
-	// kinds × forms × {plan, <resource>-N} × {refused, granted}.
+	// kinds × forms × vias × {refused, granted}. A via is how the value
+	// comes to a task: the plan wrote it; the plan wrote it under a name
+	// the validator repairs ("input" read as "text"); a revision of the
+	// plan, after a task failed for good, wrote it; an earlier task's
+	// output (<resource>-N) holds it; that output was over the cap,
+	// spilled to a file and read back whole.
+	vias := []string{"plan", "repaired argument", "revision", "<resource>-N", "spilled result"}
 	for _, allowed := range []bool{false, true} {
 		forms, verdict := refused, "refused"
 		if allowed {
 			forms, verdict = granted, "granted"
 		}
 		for form, v := range forms {
-			for _, via := range []string{"plan", "<resource>-N"} {
+			for _, via := range vias {
 				t.Run(verdict+"/"+form+"/"+via, func(t *testing.T) {
 					r.reset()
 					before := map[endpoints.Kind]int{}
 					for _, k := range kinds {
 						before[k] = len(probes[k].Received())
 					}
-					probes[endpoints.Builtin].SetSource(v)
-					var tasks []map[string]any
-					first := 1
-					if via != "plan" {
+					source := v
+					if via == "spilled result" {
+						source = v + "\n" + pad
+					}
+					probes[endpoints.Builtin].SetSource(source)
+					probes[endpoints.Builtin].SetSourceErr(nil)
+					var head, tasks []map[string]any
+					first := 2
+					switch via {
+					case "plan", "repaired argument":
+						first = 1
+					case "revision":
+						probes[endpoints.Builtin].SetSourceErr(errors.New("the probe failed"))
+						head = append(head, task(1, "probe-source", nil, map[string]string{"text": "anything"}))
+					default:
 						tasks = append(tasks, task(1, "probe-source", nil, map[string]string{"text": "anything"}))
-						first = 2
 					}
 					for i, k := range kinds {
-						if via == "plan" {
-							tasks = append(tasks, task(first+i, "probe-"+string(k), nil, map[string]string{"text": v}))
-						} else {
+						switch via {
+						case "<resource>-N", "spilled result":
 							tasks = append(tasks, task(first+i, "probe-"+string(k), []int{1}, map[string]string{"text": "<resource>-1"}))
+						case "repaired argument":
+							tasks = append(tasks, task(first+i, "probe-"+string(k), nil, map[string]string{"input": v}))
+						default:
+							tasks = append(tasks, task(first+i, "probe-"+string(k), nil, map[string]string{"text": v}))
 						}
 					}
-					r.planJSON(tasks...)
+					r.mu.Lock()
+					r.revisions, r.reviseN = nil, 0
+					r.mu.Unlock()
+					if via == "revision" {
+						r.planJSON(head...)
+						r.mu.Lock()
+						r.revisions = []fakeollama.Reply{revision(tasks...)}
+						r.mu.Unlock()
+					} else {
+						r.planJSON(tasks...)
+					}
 					turn := pipeline.Turn{Request: "hand it over"}
 					if allowed {
 						turn.Attachments = []string{notes}
@@ -122,24 +156,33 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					// The plan's strings are cleaned of control bytes as
-					// they are decoded (text.CleanGenerated), before the
+					if via == "revision" && len(eventsOf[pipeline.PlanRevisionEvent](r)) != 1 {
+						t.Fatalf("no revision followed the failed task: %v", r.typesInOrder())
+					}
+					if via == "spilled result" {
+						if end := r.taskEnd(1); len(end.Files) != 1 || len(end.Result) >= len(source) {
+							t.Fatalf("the source's result was not spilled: files %v, %d bytes kept", end.Files, len(end.Result))
+						}
+					}
+					// The controller's strings are cleaned of control bytes
+					// as they are decoded (text.CleanGenerated), before the
 					// gate sees them: a plan's NUL is gone, and what is
 					// left is what the gate decides on. A tool's output
 					// (<resource>-N) reaches the gate as it was.
-					want := v
-					if via == "plan" {
+					want := source
+					fromController := via == "plan" || via == "repaired argument" || via == "revision"
+					if fromController {
 						want = text.CleanGenerated(v)
 					}
 					_, statErr := os.Lstat(want)
-					namesNothing := want != v && statErr != nil
+					namesNothing := want != v && statErr != nil && fromController
 					for i, k := range kinds {
 						got := probes[k].Received()[before[k]:]
 						if allowed {
 							// A text file the plan names itself goes as its
 							// words (but to a tool, which asked for a path).
 							if len(got) != 1 || got[0] != want && got[0] != "the meeting is at noon" {
-								t.Errorf("the %s endpoint got %q, want %q", k, got, want)
+								t.Errorf("the %s endpoint got %q, want %q", k, clip(got), clip([]string{want}))
 							}
 							continue
 						}
@@ -152,14 +195,19 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 							continue
 						}
 						if len(got) != 0 {
-							t.Errorf("the %s endpoint got %q", k, got)
+							t.Errorf("the %s endpoint got %q", k, clip(got))
 						}
-						said := strings.Join(eventsOf[pipeline.PlanEvent](r)[0].Notes, " ")
-						if via != "plan" {
+						var said string
+						switch via {
+						case "plan", "repaired argument":
+							said = strings.Join(eventsOf[pipeline.PlanEvent](r)[0].Notes, " ")
+						case "revision":
+							said = strings.Join(eventsOf[pipeline.PlanRevisionEvent](r)[0].Notes, " ")
+						default:
 							said = r.taskEnd(first + i).Error
 						}
 						if !strings.Contains(said, "is not a file you gave this turn — attach it with @") || !strings.Contains(said, "--attach") {
-							t.Errorf("%s: the refusal should name the fix: %q", k, said)
+							t.Errorf("%s: the refusal should name the fix: %q", k, text.Clip(said, 300))
 						}
 					}
 					if where := leaked(r, rep, secret); len(where) > 0 {
@@ -167,6 +215,84 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// clip shortens what an endpoint got for a failure's message: a spilled
+// result is 64 KB of words.
+func clip(vals []string) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = text.Clip(v, 200)
+	}
+	return out
+}
+
+// TestSpilledResultReadThroughTheGate: a result over the cap is spilled to
+// a file Chorus wrote, and a later task of the turn takes it whole from
+// there — through the turn's scope, as any file. When what stands at that
+// path is no longer the file Chorus wrote (a link to a key, put in the
+// output folder by a tool that may write there), the later task gets the
+// result's start and the note naming the file, never the key.
+func TestSpilledResultReadThroughTheGate(t *testing.T) {
+	home := t.TempDir()
+	secret := "-----BEGIN OPENSSH PRIVATE KEY----- spill-k3y"
+	key := filepath.Join(home, ".ssh", "id_rsa")
+	if err := os.MkdirAll(filepath.Dir(key), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, sink := endpointstest.NewProbe(endpoints.Builtin), endpointstest.NewProbe(endpoints.Command)
+	r := newRig(t, withEndpoints(src, sink), withSkills(endpointstest.ProbeSkill(t, ""), endpointstest.ProbeSkill(t, endpoints.Command)), withOptions(pipeline.Options{}))
+	t.Setenv("HOME", home)
+	result := strings.Repeat("the quick brown fox jumps over the lazy dog ", pipeline.DefaultResultCap/40) + "THE-END"
+	src.SetSource(result)
+
+	for _, swap := range []bool{false, true} {
+		r.reset()
+		r.planJSON(task(1, "probe-source", nil, map[string]string{"text": "anything"}),
+			task(2, "probe-command", []int{1}, map[string]string{"text": "<resource>-1"}))
+		before := len(sink.Received())
+		var events []pipeline.Event
+		rep, err := r.eng.Run(context.Background(), pipeline.Turn{Request: "hand it over"}, func(ev pipeline.Event) {
+			events = append(events, ev)
+			// Task 1 has ended and its file is written; task 2 has not
+			// resolved its argument yet (it waits for this end).
+			if end, ok := ev.(pipeline.TaskEndEvent); ok && end.ID == 1 && swap {
+				if len(end.Files) != 1 {
+					t.Errorf("the result was not spilled: %+v", end.Files)
+					return
+				}
+				if err := os.Remove(end.Files[0]); err != nil {
+					t.Error(err)
+				}
+				if err := os.Symlink(key, end.Files[0]); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := sink.Received()[before:]
+		if !swap {
+			// The file Chorus wrote: the later task gets it whole.
+			if len(got) != 1 || got[0] != result {
+				t.Fatalf("the later task got %d values (%d bytes), want the whole result", len(got), len(strings.Join(got, "")))
+			}
+			continue
+		}
+		for _, g := range got {
+			if strings.Contains(g, "spill-k3y") {
+				t.Fatal("the later task got the key the spilled file's path now leads to")
+			}
+		}
+		b, _ := json.Marshal(events)
+		if strings.Contains(string(b), "spill-k3y") || strings.Contains(rep.Answer, "spill-k3y") {
+			t.Fatal("the key reached an event or the answer")
 		}
 	}
 }

@@ -74,13 +74,26 @@ func writeText(dir, task string, id int, s string) (string, error) {
 
 // wholeText is r's text result whole: read back from the file it was
 // spilled to, for a task of the same turn that takes it as an argument.
-func (r *taskRun) wholeText() string {
+// The file is read through the turn's scope like any other: it is granted
+// as the file Chorus wrote, so what stands at its path now — a link to a
+// key put there since, by a tool that may write in the output folder — is
+// not read; the start and the note naming the file stand instead.
+func (r *taskRun) wholeText(sc *scope.Scope) string {
 	if r.spilled == "" {
 		return r.text
 	}
-	b, err := os.ReadFile(r.spilled)
+	f, err := sc.Check(r.spilled)
+	if err != nil {
+		return r.text
+	}
+	b, err := f.ReadAll(maxSpilled)
 	if err != nil {
 		return r.text // the start, and the note naming the file
 	}
 	return string(b)
 }
+
+// maxSpilled bounds a spilled result read back whole (1 GB): the result was
+// in memory once already, so this only stops a file that grew without
+// bound after Chorus wrote it.
+const maxSpilled = 1 << 30

@@ -20,9 +20,10 @@ type Probe struct {
 	// (endpoints.Guarded): a tool that may change things.
 	Guard string
 
-	mu     sync.Mutex
-	got    []string
-	source string
+	mu        sync.Mutex
+	got       []string
+	source    string
+	sourceErr error
 }
 
 // NewProbe returns a probe of kind k.
@@ -39,6 +40,9 @@ func (p *Probe) Infer(_ context.Context, req endpoints.Request) (endpoints.Resul
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if req.Model == "probe/source" {
+		if p.sourceErr != nil {
+			return endpoints.Result{}, p.sourceErr
+		}
 		return endpoints.Result{Text: p.source}, nil
 	}
 	p.got = append(p.got, req.Args["text"])
@@ -62,6 +66,14 @@ func (p *Probe) Discover(_ context.Context, task string) ([]endpoints.Offer, err
 func (p *Probe) SetSource(s string) {
 	p.mu.Lock()
 	p.source = s
+	p.mu.Unlock()
+}
+
+// SetSourceErr makes probe/source fail with err (nil: answer Source
+// again) — a task that fails for good, for a revision to follow.
+func (p *Probe) SetSourceErr(err error) {
+	p.mu.Lock()
+	p.sourceErr = err
 	p.mu.Unlock()
 }
 
