@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -43,10 +44,15 @@ func pathForms(p, rel, tilde string) map[string]string {
 // TestGateEveryKindEveryForm (issue 25, 1): whatever kind of endpoint runs
 // a task — builtin, command, local, huggingface, openai, ollama, mcp — an
 // argument value naming a file the user did not give is refused in every
-// form, written by the plan or arriving through <resource>-N: the endpoint
-// is never called with it, the refusal names the fix, and nothing of the
-// file reaches an event, the report or the controller. The same forms of
-// the file the user attached reach the endpoint as they are.
+// form, however it comes to the task — written by the plan, under an
+// argument name the validator repairs, by a revision of the plan, in
+// another task's output (<resource>-N), in an output spilled to a file
+// past the result cap: the endpoint is never called with it, the refusal
+// names the fix, and nothing of the file reaches an event, the report or
+// the controller. The same forms of the file the user attached reach the
+// endpoint as they are. Over ssh (a turn confined to the user's folder) a
+// file of the server outside the folder is refused in every form and
+// every way even when attached, and the refusal names the folder.
 func TestGateEveryKindEveryForm(t *testing.T) {
 	kinds := []endpoints.Kind{endpoints.Builtin, endpoints.Command, endpoints.Local, endpoints.HuggingFace, endpoints.OpenAI, endpoints.Ollama, endpoints.MCP}
 	home := t.TempDir()
@@ -97,11 +103,40 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 	// output (<resource>-N) holds it; that output was over the cap,
 	// spilled to a file and read back whole.
 	vias := []string{"plan", "repaired argument", "revision", "<resource>-N", "spilled result"}
-	for _, allowed := range []bool{false, true} {
-		forms, verdict := refused, "refused"
-		if allowed {
-			forms, verdict = granted, "granted"
-		}
+	// Over ssh (chorus serve --ssh) a turn is confined to the remote
+	// user's folder (Turn.Workspace): a file of the server outside it is
+	// refused in every form, even attached, and the refusal names the
+	// folder; the user's own file in it still goes.
+	host := filepath.Join(home, "host-secret.txt")
+	if err := os.WriteFile(host, []byte(secret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// "~" is the user's folder there: ~/.. is the way out of it.
+	confined := pathForms(host, "../host-secret.txt", "~/../host-secret.txt")
+	confined["a link out of the folder"] = "link.txt"
+	confined["~, a key"] = "~/../.ssh/id_rsa"
+	confined["$HOME"] = "$HOME/.ssh/id_rsa"
+	confined["/etc/passwd"] = "/etc/passwd"
+	// The user's own file in every form but file://localhost/p: one
+	// reading of it is /localhost/p, a name outside the folder, and a
+	// confined turn refuses such a name whether or not a file is there.
+	own := maps.Clone(granted)
+	delete(own, "file://localhost/")
+	outputs := filepath.Join(work, "outputs") // as chorus serve --ssh puts them
+	verdicts := []struct {
+		name    string
+		forms   map[string]string
+		allowed bool
+		turn    pipeline.Turn
+		says    string
+	}{
+		{"refused", refused, false, pipeline.Turn{}, "is not a file you gave this turn — attach it with @"},
+		{"granted", granted, true, pipeline.Turn{Attachments: []string{notes}}, ""},
+		{"over ssh, outside the folder", confined, false, pipeline.Turn{Workspace: work, OutputDir: outputs, Attachments: []string{host}}, "is outside your folder on this server (" + work + ")"},
+		{"over ssh, in the folder", own, true, pipeline.Turn{Workspace: work, OutputDir: outputs, Attachments: []string{notes}}, ""},
+	}
+	for _, vd := range verdicts {
+		forms, verdict, allowed := vd.forms, vd.name, vd.allowed
 		for form, v := range forms {
 			for _, via := range vias {
 				t.Run(verdict+"/"+form+"/"+via, func(t *testing.T) {
@@ -148,10 +183,8 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 					} else {
 						r.planJSON(tasks...)
 					}
-					turn := pipeline.Turn{Request: "hand it over"}
-					if allowed {
-						turn.Attachments = []string{notes}
-					}
+					turn := vd.turn
+					turn.Request = "hand it over"
 					rep, err := r.run(context.Background(), turn)
 					if err != nil {
 						t.Fatal(err)
@@ -175,7 +208,9 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 						want = text.CleanGenerated(v)
 					}
 					_, statErr := os.Lstat(want)
-					namesNothing := want != v && statErr != nil && fromController
+					// (Over ssh a name outside the folder is refused by the
+					// name alone, cleaned or not.)
+					namesNothing := want != v && statErr != nil && fromController && turn.Workspace == ""
 					for i, k := range kinds {
 						got := probes[k].Received()[before[k]:]
 						if allowed {
@@ -206,7 +241,7 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 						default:
 							said = r.taskEnd(first + i).Error
 						}
-						if !strings.Contains(said, "is not a file you gave this turn — attach it with @") || !strings.Contains(said, "--attach") {
+						if !strings.Contains(said, vd.says) || turn.Workspace == "" && !strings.Contains(said, "--attach") {
 							t.Errorf("%s: the refusal should name the fix: %q", k, text.Clip(said, 300))
 						}
 					}
