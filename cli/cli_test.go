@@ -396,7 +396,7 @@ func TestRunContinuesASession(t *testing.T) {
 	}
 	s := st.New("")
 	s.Model = "ctl"
-	s.AddTurn(sessions.Turn{Request: "draw a cat", Answer: "Here is a cat.", Planned: true, Resources: []string{pic}})
+	s.AddTurn(sessions.Record{Request: "draw a cat", Answer: "Here is a cat.", Planned: true, Resources: []string{pic}})
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestContinueRefusesAnUnloadableNewestSession(t *testing.T) {
 	})
 	var st sessions.Store
 	older := st.New("")
-	older.AddTurn(sessions.Turn{Request: "an older conversation", Answer: "yes"})
+	older.AddTurn(sessions.Record{Request: "an older conversation", Answer: "yes"})
 	if err := st.Save(older); err != nil {
 		t.Fatal(err)
 	}

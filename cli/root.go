@@ -85,13 +85,13 @@ type globalFlags struct {
 	reads []string
 }
 
-// setup opens the log file for the command about to run.
-func (g *globalFlags) setup(cmd *cobra.Command) {
+// startLog opens the log file for the command about to run.
+func (g *globalFlags) startLog(cmd *cobra.Command) {
 	g.log, _ = openLog(config.StateDir(), g.debug)
 	g.command = cmd.CommandPath()
 }
 
-// logger is the log file's logger, or one that discards before setup.
+// logger is the log file's logger, or one that discards before startLog.
 func (g *globalFlags) logger() *slog.Logger {
 	if g.log == nil {
 		return slog.New(slog.DiscardHandler)
@@ -173,7 +173,7 @@ Run without arguments to open the chat.`,
 		SilenceErrors: true,
 		Version:       g.version,
 		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
-			g.setup(cmd)
+			g.startLog(cmd)
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()

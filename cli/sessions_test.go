@@ -318,7 +318,7 @@ func (h *home) savedSessions() (rome, plan, light *sessions.Session, made string
 	var out []*sessions.Session
 	for i, title := range []string{"Trip to Rome", "Trip plan", "Lighthouse drawing"} {
 		s := st.New(title)
-		turn := sessions.Turn{Request: strings.ToLower(title) + " please", Answer: "Answer about " + title + "."}
+		turn := sessions.Record{Request: strings.ToLower(title) + " please", Answer: "Answer about " + title + "."}
 		if i == 0 {
 			turn.Report = &pipeline.Report{Answer: turn.Answer, Files: []string{made}}
 		}

@@ -60,7 +60,7 @@ type Chat struct {
 // running is a turn in flight.
 type running struct {
 	cancel func()
-	rec    *recorder
+	rec    *recordBuilder
 	sess   *Session
 	model  string
 	cons   pipeline.Constraints

@@ -20,7 +20,7 @@ func TestLibraryFind(t *testing.T) {
 	var ids []string
 	for _, title := range []string{"Trip to Rome", "Trip plan", "Lighthouse drawing", "Trip plan"} {
 		s := st.New(title)
-		s.AddTurn(sessions.Turn{Request: title, Answer: "yes"})
+		s.AddTurn(sessions.Record{Request: title, Answer: "yes"})
 		if err := st.Save(s); err != nil {
 			t.Fatal(err)
 		}

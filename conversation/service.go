@@ -10,7 +10,7 @@
 //     recording (Chat.StartRecording), the history, the standing
 //     constraints and the engine;
 //   - the one reducer from a turn's pipeline.Events to its saved record
-//     (recorder, record.go);
+//     (recordBuilder, record.go);
 //   - saving, safely with several writers: a save merges with what other
 //     processes and chats saved meanwhile (sessions.Store.Merge) and
 //     reports the turns they added (Sync), so no turn is ever lost.
@@ -31,7 +31,7 @@ import (
 )
 
 // Record is a turn as a session keeps it.
-type Record = sessions.Turn
+type Record = sessions.Record
 
 // Summary describes a saved session for a list.
 type Summary = sessions.Summary

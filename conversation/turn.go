@@ -97,7 +97,7 @@ func (c *Chat) run(ctx context.Context, req Request, emit pipeline.Emit) Result 
 	now := c.svc.opts.Now
 	c.mu.Lock()
 	eng, cons, sess, tape := c.eng, c.cons, c.sess, c.tape
-	rec := newRecorder(req.Request, req.Input, req.Attachments, now())
+	rec := newRecordBuilder(req.Request, req.Input, req.Attachments, now())
 	r := &running{cancel: cancel, rec: rec, sess: sess, model: eng.Controller().Model(), cons: cons}
 	c.turns[r] = struct{}{}
 	c.wg.Add(1)

@@ -41,8 +41,8 @@ type Model struct {
 
 	// turns are this session's turns, oldest first; cur is the one
 	// running, if any.
-	turns   []*turn
-	cur     *turn
+	turns   []*shownTurn
+	cur     *shownTurn
 	cancel  context.CancelFunc
 	curPump *pump
 	// submitting is set while a sent prompt's attachments are checked.
