@@ -109,8 +109,10 @@ func (r *taskRun) endEvent() TaskEndEvent {
 		Provider: r.provider, Result: r.text, Data: r.data, Files: files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
 }
 
-// runTask resolves the task's arguments and tries its candidates in order.
-func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun, outDir string, sc *scope.Scope, conv *conversation, emit Emit) {
+// runTask resolves the task's arguments and tries its candidates in order,
+// under the run's own context (r.ctx); byID are its dependencies' runs.
+func (tr *turnRun) runTask(r *taskRun, byID map[int]*taskRun) {
+	e, ctx, outDir, sc, emit := tr.e, r.ctx, tr.outDir, tr.sc, tr.emit
 	start := time.Now()
 	c := r.choice
 	if c != nil {
@@ -164,11 +166,8 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	tctx, cancel := context.WithTimeout(ctx, e.opts.TaskTimeout)
 	defer cancel()
 
-	progress := func(p endpoints.Progress) {
-		emit(TaskProgressEvent{ID: r.task.ID, Message: p.Message, WaitMS: p.Wait.Milliseconds(), Passing: p.Passing})
-	}
-	debug := func(msg string) { emit(DebugEvent{Stage: StageExecution, Kind: "resolve", Content: msg}) }
-	args, err := e.resolveArgs(tctx, r.task, c.skill, byID, outDir, sc, progress, debug)
+	progress := tr.progress(r.task.ID)
+	args, err := tr.resolveArgs(tctx, r.task, c.skill, byID)
 	if err != nil {
 		r.failWith(err)
 		return
@@ -184,7 +183,7 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 	var lastErr error
 	if c.controller {
 		at := time.Now()
-		text, took, err := e.runOnController(tctx, r.task, c.skill, args, conv, emit)
+		text, took, err := tr.runOnController(tctx, r.task, c.skill, args)
 		r.shift += max(0, took-time.Since(at))
 		r.attempts = append(r.attempts, Attempt{Model: e.ctl.Model(), Endpoint: EndpointController, Error: errText(err), Why: endpoints.WhyFailed(err), ElapsedMS: took.Milliseconds()})
 		if err == nil {
@@ -317,8 +316,10 @@ func shortErr(err error) string { return text.Clip(err.Error(), 160) }
 // from a file only when the plan gave the file's path itself and the turn
 // may read it — never a path that arrived as another task's output. Which
 // of a dependency's files a media argument took goes to debug when it had a
-// choice.
-func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID map[int]*taskRun, outDir string, sc *scope.Scope, progress func(endpoints.Progress), debug func(string)) (map[string]string, error) {
+// choice; what the task should know, as its progress.
+func (tr *turnRun) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID map[int]*taskRun) (map[string]string, error) {
+	outDir, sc, progress := tr.outDir, tr.sc, tr.progress(t.ID)
+	debug := func(msg string) { tr.emit(DebugEvent{Stage: StageExecution, Kind: "resolve", Content: msg}) }
 	out := make(map[string]string, len(t.Args))
 	for _, k := range sortedKeys(t.Args) {
 		v := t.Args[k]
@@ -567,19 +568,20 @@ func safeName(s string) string {
 // took is how long the task took: the time waited, or the server's own
 // prompt and generation time when that is longer — a replay that does not
 // wait still reports what the recorded call took.
-func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, args map[string]string, conv *conversation, emit Emit) (text string, took time.Duration, err error) {
+func (tr *turnRun) runOnController(ctx context.Context, t Task, s *skills.Skill, args map[string]string) (text string, took time.Duration, err error) {
+	e, script, emit := tr.e, tr.script, tr.emit
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task %d %s: %s\nInputs (text from files and tools is quoted as <data>):\n", t.ID, t.Task, skillBrief(s))
 	for _, k := range sortedKeys(args) {
 		fmt.Fprintf(&b, "%s: %s\n", k, quoteData(args[k]))
 	}
 	start := time.Now()
-	reply, err := e.callController(ctx, controller.ChatCall{Messages: conv.with(stageMessage(markTask, b.String())), NumPredict: e.ctl.Options().AnswerTokens})
+	reply, err := e.callController(ctx, controller.ChatCall{Messages: script.with(stageMessage(markTask, b.String())), NumPredict: e.ctl.Options().AnswerTokens})
 	took = max(time.Since(start), reply.PromptEvalDuration+reply.EvalDuration)
 	if err != nil {
 		return "", took, err
 	}
-	conv.record(StageExecution, reply, time.Since(start), emit)
+	script.record(StageExecution, reply, time.Since(start), emit)
 	text = strings.TrimSpace(thinkBlock.ReplaceAllString(reply.Content, ""))
 	if text == "" {
 		return "", took, errors.New("the controller returned nothing")

@@ -37,8 +37,10 @@ const maxReason = 40
 // them start after a few tokens each and run while the reasons decode;
 // each reason then arrives as a model_reason event. A task it names no
 // candidate for keeps the top-ranked model, and its reason says so;
-// publish is called once for every task of ask.
-func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, conv *conversation, emit Emit, publish func(*choice)) {
+// publish is called once for every task of ask. script is the turn's
+// transcript, or a branch of it (an early pick, earlypick.go).
+func (tr *turnRun) askModels(ctx context.Context, ask []*choice, script *transcript, publish func(*choice)) {
+	e, request, emit := tr.e, tr.t.Request, tr.emit
 	var b strings.Builder
 	pickProps, reasonProps := object{}, object{}
 	for _, c := range ask {
@@ -98,7 +100,7 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 		},
 	}
 	start := time.Now()
-	reply, err := e.callController(ctx, controller.ChatCall{Messages: conv.with(msg), Format: schema, NumPredict: 24 + 24*len(ask), OnToken: stream.write})
+	reply, err := e.callController(ctx, controller.ChatCall{Messages: script.with(msg), Format: schema, NumPredict: 24 + 24*len(ask), OnToken: stream.write})
 	fallback := func(c *choice, why string) {
 		top := c.ranked[0].model.ID
 		c.decided, c.reason = "fallback: top-ranked", fmt.Sprintf("%s; using the top-ranked candidate, %s", why, top)
@@ -127,8 +129,8 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 			}
 		}
 	}()
-	conv.record(StageSelection, reply, time.Since(start), emit)
-	conv.add(msg, controller.Message{Role: "assistant", Content: reply.Content})
+	script.record(StageSelection, reply, time.Since(start), emit)
+	script.add(msg, controller.Message{Role: "assistant", Content: reply.Content})
 	emit(DebugEvent{Stage: StageSelection, Kind: "reply", Content: reply.Content})
 	got := parseChoices(reply.Content)
 	for n, c := range ask {
