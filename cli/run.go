@@ -22,6 +22,7 @@ import (
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/text"
 )
 
@@ -133,7 +134,7 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 	fl.BoolVar(&f.json, "json", false, "print only JSON events, one per line")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress log on stderr: only the answer (and a failure's one-line cause)")
 	fl.BoolVar(&f.planOnly, "plan-only", false, "stop after planning and print the plan (JSON) on stdout; no session is saved")
-	fl.StringArrayVarP(&f.attach, "attach", "a", nil, "attach a file (repeatable)")
+	fl.StringArrayVarP(&f.attach, "attach", "a", nil, "attach a file, or a folder whose files the tools may read (repeatable)")
 	fl.StringVarP(&f.out, "out", "o", "", "directory for generated files (overrides output_dir)")
 	fl.StringVar(&f.constrain, "constrain", "", `model constraints, e.g. "license=apache-2.0,mit max-size=1GB local-only smallest"`)
 	fl.StringVarP(&f.cont, "continue", "c", "", "continue the newest saved session, or start one; --continue=TITLE the one whose title (or id) starts so (its turns are the history; this turn is saved into it)")
@@ -391,6 +392,8 @@ func openSession(chat *conversation.Chat, f *runFlags, stderr io.Writer) (resume
 }
 
 // checkAttachments makes attachment paths absolute and proves they exist.
+// A folder is a grant of its paths to the tools that take one (list it,
+// read the files in it: scope.AllowFolder); the file system's root is not.
 func checkAttachments(paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
@@ -404,8 +407,9 @@ func checkAttachments(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("attachment %s does not exist", p)
 		case err != nil:
 			return nil, fmt.Errorf("attachment %s: %w", p, err)
+		case st.IsDir() && filepath.Dir(abs) == abs:
+			return nil, fmt.Errorf("attachment %s: %w", p, scope.ErrBroadFolder)
 		case st.IsDir():
-			return nil, fmt.Errorf("attachment %s is a directory; attach files", p)
 		case !st.Mode().IsRegular():
 			// A pipe or device (/dev/stdin, <(cmd)) cannot be read twice
 			// and may never end: the turn would hang reading it.

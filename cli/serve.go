@@ -59,7 +59,9 @@ func runServe(cmd *cobra.Command, g *globalFlags, addr, metricsAddr string) erro
 		metricsAddr = cfg.Serve.Metrics
 	}
 	var m *metrics.Metrics
-	appOpts := app.Options{}
+	// The tools ssh users' turns may run though they may change things:
+	// a typo is refused now, as --allow-tool's is.
+	appOpts := app.Options{AllowTools: cfg.Serve.AllowTools, AllowToolsFrom: "serve.allow_tools"}
 	if metricsAddr != "" {
 		if err := metrics.CheckAddr(metricsAddr, addr, "the ssh port"); err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("--metrics (serve.metrics): %w", err)}

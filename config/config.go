@@ -156,6 +156,10 @@ type Config struct {
 		KeepAlive time.Duration `mapstructure:"keepalive" yaml:"keepalive"`
 		// AllowPull lets ssh users pull models onto the controller server.
 		AllowPull bool `mapstructure:"allow_pull" yaml:"allow_pull"`
+		// AllowTools are the MCP tools ssh users' turns may run though
+		// they may change things (server.tool, server.*, as --allow-tool):
+		// the operator decides, never the remote user.
+		AllowTools []string `mapstructure:"allow_tools" yaml:"allow_tools"`
 		// Metrics is the address of the operator's listener (/metrics,
 		// /healthz, /readyz); empty serves none. DrainTimeout is how long a
 		// restart lets the turns in flight finish (serve.go).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/chorusai/chorus/pipeline"
 )
@@ -133,8 +134,14 @@ func (c *Chat) run(ctx context.Context, req Request, emit pipeline.Emit) Result 
 	if tape != nil {
 		tape.BeginTurn(req.Request, req.Attachments)
 	}
-	turn := pipeline.Turn{Request: req.Request, Input: req.Input, Attachments: req.Attachments, History: sess.History(),
+	turn := pipeline.Turn{Request: req.Request, Input: req.Input, Attachments: req.Attachments, History: sess.History(), Earlier: sess.earlier(),
 		Constraints: cons, PlanOnly: req.PlanOnly, System: c.opts.System, OutputDir: c.opts.OutputDir, Workspace: c.opts.Workspace, Approve: req.Approve, Chat: c.id}
+	if c.opts.Approve != nil {
+		turn.Approve = c.opts.Approve // the operator decides, not the front end's user
+	}
+	// What the user typed and attached grants again in this chat's later
+	// turns — from memory, never from the session file.
+	sess.gave(pipeline.Given{Request: req.Request, Attachments: slices.Clone(req.Attachments)})
 	if req.Review != nil {
 		turn.Review = func(ctx context.Context, p pipeline.Plan) (pipeline.Plan, error) {
 			rec.reviewing(p)

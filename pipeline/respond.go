@@ -213,7 +213,7 @@ func revisionsSaid(revs []Revision) string {
 func attachedTexts(sc *scope.Scope, paths []string, budget int) string {
 	var b strings.Builder
 	for _, p := range paths {
-		content, isFile, _, err := textFileContent(sc, p)
+		content, isFile, err := textFileContent(sc, p)
 		if err != nil {
 			fmt.Fprintf(&b, "\n\n(%s is attached but not quoted: %v)", p, err)
 			continue

@@ -122,7 +122,7 @@ func (m *Model) show(s *conversation.Session) {
 func (m *Model) recordTurn(rec conversation.Record, model string) *shownTurn {
 	m.nextTurn++
 	t := turnFromRecord(m.nextTurn, rec, model)
-	t.recID = rec.ID
+	t.recID, t.loaded = rec.ID, true
 	return t
 }
 

@@ -26,6 +26,9 @@ type shownTurn struct {
 	// recID identifies the turn's record in the session; "" until the
 	// turn is recorded.
 	recID string
+	// loaded: the turn was read from the session file, not run here — its
+	// attachments are data from disk, which grant nothing (retry).
+	loaded bool
 }
 
 // newShownTurn starts a turn with an empty answer entry.
