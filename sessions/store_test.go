@@ -314,8 +314,17 @@ func TestDamagedFiles(t *testing.T) {
 		"20250101-000000-000-0004": `null`,
 		"20250101-000000-000-0005": `{"version":"one","turns":7}`,
 	}
+	// Written later, and dated so: a file's mtime comes from a coarse clock
+	// (a kernel tick), which can be behind the good session's Updated.
+	later := time.Now().Add(time.Minute)
 	for id, content := range bad {
-		os.WriteFile(filepath.Join(st.Dir, id+".json"), []byte(content), 0o600)
+		path := filepath.Join(st.Dir, id+".json")
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, later, later); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for id, content := range bad {
 		_, err := st.Load(id)
