@@ -29,7 +29,7 @@ var importRules = map[string][]string{
 	"skills":   {"httpwire", "scope", "text"},
 
 	// The openai backend's client carries the key only to its origin.
-	"controller": {"scope", "text"},
+	"controller": {"httpwire", "scope", "text"},
 	"endpoints":  {"httpwire", "scope", "skills", "text"},
 	// Each endpoint kind is a room of its own: it may use the contract,
 	// the wire format, the Hugging Face client (the local hf protocol
@@ -70,8 +70,9 @@ var importRules = map[string][]string{
 	// scripted experts (an endpoint of every kind, the catalog's skills).
 	"eval": {"controller", "endpoints", "imaging", "pipeline", "skills"},
 
-	// Recordings wrap the controller and the endpoints of an engine.
-	"recording": {"controller", "endpoints", "pipeline", "scope", "skills"},
+	// Recordings wrap the controller and the endpoints of an engine, and
+	// replay at the recorded pace with httpwire.Sleep.
+	"recording": {"controller", "endpoints", "httpwire", "pipeline", "scope", "skills"},
 	// The ssh server runs the UI, one chat per connection.
 	"sshd": {"config", "conversation", "pipeline", "ui"},
 	// chorus mcp serve: Chorus as an MCP server, one chat of the

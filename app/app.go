@@ -41,6 +41,10 @@ type Options struct {
 	// refused (UsageError) rather than silently allowing nothing. Not
 	// checked in a replay.
 	AllowTools []string
+	// AllowToolsFrom names where AllowTools came from, for the refusal of
+	// a typo: "" is --allow-tool; chorus serve --ssh checks
+	// serve.allow_tools the same way.
+	AllowToolsFrom string
 	// ResultTransport carries the downloads of files that providers answer
 	// with by URL; nil dials public addresses only. Tests point it at
 	// their fake CDN.
@@ -138,7 +142,11 @@ func (a *App) liveEngine(cfg *config.Config, opts Options) (*pipeline.Engine, er
 	}
 	a.cons, a.warnings = cons, mcpWarnings(a.mcp)
 	if len(opts.AllowTools) > 0 {
-		w, err := checkAllowTools(opts.AllowTools, a.mcp)
+		from := opts.AllowToolsFrom
+		if from == "" {
+			from = "--allow-tool"
+		}
+		w, err := checkAllowTools(from, opts.AllowTools, a.mcp)
 		if err != nil {
 			return nil, err
 		}

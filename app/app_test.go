@@ -122,6 +122,12 @@ func TestNewRefusalStopsWhatItStarted(t *testing.T) {
 	}
 	started := slices.DeleteFunc(children(t), func(p int) bool { return slices.Contains(before, p) })
 	waitGone(t, started)
+
+	// serve --ssh checks serve.allow_tools the same way, naming the key.
+	a, err = app.New(cfg, app.Options{AllowTools: []string{"fake.nosuch"}, AllowToolsFrom: "serve.allow_tools"})
+	if a != nil || !errors.As(err, &ue) || !strings.Contains(err.Error(), `serve.allow_tools fake.nosuch: the MCP server fake offers Chorus no tool "nosuch"`) {
+		t.Fatalf("New = %v, %v; want a UsageError naming serve.allow_tools", a, err)
+	}
 }
 
 // TestNewWarnsOfAnAllowedToolOfAServerThatDidNotStart: an --allow-tool

@@ -19,7 +19,7 @@ func MCPServers(cfg *config.Config) []mcp.Server {
 	out := make([]mcp.Server, 0, len(cfg.MCP))
 	for i, s := range cfg.MCP {
 		out = append(out, mcp.Server{Name: s.Name, Index: i, Command: s.Command, Args: s.Args, Env: s.Env, URL: s.URL, Headers: s.Headers,
-			Key: s.Key, KeyFrom: s.KeyFrom, Transport: s.Transport, Tasks: s.Tasks, Tools: s.Tools})
+			Key: s.Key, KeyFrom: s.KeyFrom, Transport: s.Transport, Tasks: s.Tasks, Tools: s.Tools, Trust: s.Trust})
 	}
 	return out
 }
@@ -73,15 +73,16 @@ func mcpWarnings(status []mcp.Status) []string {
 	return out
 }
 
-// checkAllowTools checks the --allow-tool patterns against the MCP servers
-// as they started: a pattern that names no configured server, or a tool
-// its running server does not offer Chorus, is a typo that would silently
-// allow nothing, so it is refused (exit 2) with what is configured. A
-// server that did not start has no tool list: a pattern for it is only
-// warned about (the server may start for a later task).
-func checkAllowTools(patterns []string, status []mcp.Status) (warnings []string, err error) {
+// checkAllowTools checks the --allow-tool (or serve.allow_tools: from)
+// patterns against the MCP servers as they started: a pattern that names no
+// configured server, or a tool its running server does not offer Chorus, is
+// a typo that would silently allow nothing, so it is refused (exit 2) with
+// what is configured. A server that did not start has no tool list: a
+// pattern for it is only warned about (the server may start for a later
+// task).
+func checkAllowTools(from string, patterns []string, status []mcp.Status) (warnings []string, err error) {
 	refuse := func(p, format string, args ...any) error {
-		return usage(fmt.Errorf("--allow-tool %s: %s", p, fmt.Sprintf(format, args...)))
+		return usage(fmt.Errorf("%s %s: %s", from, p, fmt.Sprintf(format, args...)))
 	}
 	names := make([]string, 0, len(status))
 	for _, st := range status {
@@ -99,7 +100,7 @@ func checkAllowTools(patterns []string, status []mcp.Status) (warnings []string,
 		case i < 0:
 			return nil, refuse(p, "no MCP server %q is configured (configured: %s)", server, strings.Join(names, ", "))
 		case status[i].State != "running":
-			warnings = append(warnings, fmt.Sprintf("--allow-tool %s: the MCP server %s did not start, so whether it offers %s is not known (chorus mcp list shows why)", p, server, tool))
+			warnings = append(warnings, fmt.Sprintf("%s %s: the MCP server %s did not start, so whether it offers %s is not known (chorus mcp list shows why)", from, p, server, tool))
 		case tool == "*":
 		case !slices.Contains(status[i].Tools, p):
 			return nil, refuse(p, "the MCP server %s offers Chorus no tool %q (its tools: %s)", server, tool, toolList(server, status[i].Tools))

@@ -380,9 +380,9 @@ func TestRunContinuesASession(t *testing.T) {
 		len(first.Turns) != 1 || !strings.HasSuffix(stderr, "session: "+first.ID+"\n") {
 		t.Fatalf("--continue with no session: exit %d stderr %q, saved %+v", code, stderr, first)
 	}
-	// The hint is one a shell user can follow: /sessions is the chat's.
-	if _, stderr, code := runCLI("run", "--session", "nope", "hi"); code != 2 || !strings.Contains(stderr, "session not found in "+sessions.DefaultDir()) ||
-		!strings.Contains(stderr, "/sessions in the chat") {
+	// The hint is one a shell user can follow: chorus sessions.
+	if _, stderr, code := runCLI("run", "--session", "nope", "hi"); code != 2 || !strings.Contains(stderr, `no saved session's id or title starts with "nope"`) ||
+		!strings.Contains(stderr, sessions.DefaultDir()) || !strings.Contains(stderr, "chorus sessions lists them") {
 		t.Fatalf("--session of a missing id: exit %d stderr %q", code, stderr)
 	}
 	if _, _, code := runCLI("run", "--continue", "--session", "x", "hi"); code != 2 {
@@ -396,7 +396,7 @@ func TestRunContinuesASession(t *testing.T) {
 	}
 	s := st.New("")
 	s.Model = "ctl"
-	s.AddTurn(sessions.Turn{Request: "draw a cat", Answer: "Here is a cat.", Planned: true, Resources: []string{pic}})
+	s.AddTurn(sessions.Record{Request: "draw a cat", Answer: "Here is a cat.", Planned: true, Resources: []string{pic}})
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func newConfigCmd(g *globalFlags) *cobra.Command {
 			}
 			// A password in a URL of a value the rule does not know (a
 			// list of arguments) is never shown either.
-			fmt.Fprintf(cmd.OutOrStdout(), "# config file: %s\n%s", src, text.RedactURLs(string(b)))
+			fmt.Fprintf(stdout(cmd), "# config file: %s\n%s", src, text.RedactURLs(string(b)))
 			return nil
 		},
 	}

@@ -47,3 +47,24 @@ serve:
 		}
 	}
 }
+
+// TestUnknownChorusVariable: a CHORUS_ variable nothing reads stops every
+// command that reads the configuration, as the same typo in the file
+// does: exit 2, naming the variable it almost is. The variable a command
+// line names for Chorus to read (--token-env) is not one of them.
+func TestUnknownChorusVariable(t *testing.T) {
+	newCLIEnv(t, func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{} })
+	t.Setenv("CHORUS_CONTROLLER_MODLE", "x")
+	for _, args := range [][]string{{"config"}, {"run", "hello"}, {"models", "list"}} {
+		_, stderr, code := runCLI(args...)
+		if code != 2 || !strings.Contains(stderr, "CHORUS_CONTROLLER_MODLE") || !strings.Contains(stderr, "did you mean CHORUS_CONTROLLER_MODEL?") {
+			t.Errorf("chorus %s: exit %d, stderr %q; want exit 2 naming CHORUS_CONTROLLER_MODEL", strings.Join(args, " "), code, stderr)
+		}
+	}
+	t.Setenv("CHORUS_CONTROLLER_MODLE", "")
+	t.Setenv("CHORUS_MCP_TOKEN", "s3cret")
+	_, stderr, code := runCLI("mcp", "serve", "--http", "a:b:c", "--token-env", "CHORUS_MCP_TOKEN")
+	if code != 2 || strings.Contains(stderr, "CHORUS_MCP_TOKEN") || !strings.Contains(stderr, "--http") {
+		t.Errorf("mcp serve --token-env CHORUS_MCP_TOKEN: exit %d, stderr %q; want only the bad --http refused", code, stderr)
+	}
+}

@@ -75,7 +75,7 @@ revision of the plan after a failure and with it (planner.revise, at least 1) â€
 			if f.failures && cfg.Planner.Revise < 1 {
 				return &exitError{code: 2, err: errors.New("--failures compares turns with and without the plan's revision, but planner.revise is 0 â€” set it to 1 (CHORUS_PLANNER_REVISE=1)")}
 			}
-			return runEval(cmd.Context(), cfg, g, f, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runEval(cmd.Context(), cfg, g, f, stdout(cmd), cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()

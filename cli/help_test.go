@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -27,5 +29,42 @@ func TestLongHelpIsParagraphs(t *testing.T) {
 	walk(root)
 	if run, _, err := root.Find([]string{"run"}); err != nil || strings.Count(run.Long, "\n\n") < 1 {
 		t.Errorf("run's long help lost its paragraphs: %q (%v)", run.Long, err)
+	}
+}
+
+// TestPipedHelpHasNoTrailingBlanks: `chorus … --help` into a pipe (a pager,
+// a file, a README) has no line padded with blanks to the help
+// renderer's block width — for every command, and `chorus help CMD`.
+func TestPipedHelpHasNoTrailingBlanks(t *testing.T) {
+	bin := chorusBinary(t)
+	var paths [][]string
+	var walk func(*cobra.Command, []string)
+	walk = func(c *cobra.Command, path []string) {
+		paths = append(paths, append(append([]string(nil), path...), "--help"))
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() {
+				walk(sub, append(append([]string(nil), path...), sub.Name()))
+			}
+		}
+	}
+	walk(newRootCmd(testOptions()), nil)
+	paths = append(paths, []string{"help", "run"}, []string{"run", "-h"})
+	if len(paths) < 10 {
+		t.Fatalf("only %d commands", len(paths))
+	}
+	for _, args := range paths {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "NO_COLOR=")
+		out, err := cmd.Output()
+		if err != nil || len(out) < 100 {
+			t.Errorf("chorus %s: %v: %q", strings.Join(args, " "), err, out)
+			continue
+		}
+		for i, line := range strings.Split(string(out), "\n") {
+			if strings.TrimRight(line, " \t") != line {
+				t.Errorf("chorus %s: line %d ends in blanks: %q", strings.Join(args, " "), i+1, line)
+				break
+			}
+		}
 	}
 }

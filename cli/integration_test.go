@@ -105,6 +105,9 @@ func TestRealOllamaController(t *testing.T) {
 			if err != nil {
 				t.Error(err)
 			}
+			if ct := http.DetectContentType(b); strings.HasPrefix(ct, "image/") || strings.HasPrefix(ct, "audio/") || strings.HasPrefix(ct, "video/") {
+				return nil // a picture or a sound a task made (by its signature): bytes, not text
+			}
 			if l := realLeaks(string(b)); len(l) > 0 {
 				t.Errorf("%s carries %q", p, l)
 			}

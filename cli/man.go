@@ -31,7 +31,7 @@ man -l <(chorus man), or install it: chorus man > ~/.local/share/man/man1/chorus
 			if err != nil {
 				return fmt.Errorf("man page: %w", err)
 			}
-			_, err = io.WriteString(cmd.OutOrStdout(), manHeading(page.Build(roff.NewDocument()), manDate(), g.version))
+			_, err = io.WriteString(stdout(cmd), manHeading(page.Build(roff.NewDocument()), manDate(), g.version))
 			return err
 		},
 	}

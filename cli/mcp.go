@@ -59,7 +59,7 @@ Exit status 1 when a server failed.`,
 			if err != nil {
 				return err
 			}
-			w := cmd.OutOrStdout()
+			w := stdout(cmd)
 			if len(cfg.MCP) == 0 {
 				if asJSON {
 					fmt.Fprintln(w, "[]")
@@ -196,6 +196,9 @@ serve.drain_timeout) and are told so if they asked for progress; a second signal
   CHORUS_MCP_TOKEN=$(openssl rand -hex 16) chorus mcp serve --http :8808 --token-env CHORUS_MCP_TOKEN`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tokenEnv != "" {
+				g.reads = append(g.reads, tokenEnv)
+			}
 			cfg, err := g.load()
 			if err != nil {
 				return err

@@ -34,7 +34,7 @@ func fakeMCPEnv(t *testing.T, extra string, plans ...string) *cliEnv {
 		}
 		return fakeollama.Reply{Content: "The answer."}
 	})
-	cfg := fmt.Sprintf("mcp:\n  - name: fake\n    command: %s\n    env: {%s: serve}\n%s", os.Args[0], mcptest.FakeEnv, extra)
+	cfg := fmt.Sprintf("mcp:\n  - name: fake\n    command: %s\n    env: {%s: serve}\n    trust: true\n%s", os.Args[0], mcptest.FakeEnv, extra)
 	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func fakeMCPEnv(t *testing.T, extra string, plans ...string) *cliEnv {
 func TestRunMCPFailuresEndTheTaskNotTheTurn(t *testing.T) {
 	// The hang is on a second server: the crash ends every call in
 	// flight on its own.
-	slow := fmt.Sprintf("  - name: slow\n    command: %s\n    env: {%s: serve}\n", os.Args[0], mcptest.FakeEnv)
+	slow := fmt.Sprintf("  - name: slow\n    command: %s\n    env: {%s: serve}\n    trust: true\n", os.Args[0], mcptest.FakeEnv)
 	e := fakeMCPEnv(t, slow, `{"tasks":[{"task":"fake.echo","id":1,"dep":[],"args":{"text":"still here"}},`+
 		`{"task":"fake.crash","id":2,"dep":[1],"args":{}},{"task":"slow.hang","id":3,"dep":[],"args":{}}]}`)
 	t.Setenv("CHORUS_TASK_TIMEOUT", "3s")

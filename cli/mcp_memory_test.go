@@ -44,7 +44,7 @@ func TestRunMCPMemoryGraph(t *testing.T) {
 		return fakeollama.Reply{Content: "The graph holds what you asked."}
 	})
 	memory := filepath.Join(t.TempDir(), "memory.jsonl")
-	cfg := fmt.Sprintf("mcp:\n  - name: memory\n    command: %s\n    args: [%q]\n    env: {MEMORY_FILE_PATH: %q}\n", node, script, memory)
+	cfg := fmt.Sprintf("mcp:\n  - name: memory\n    command: %s\n    args: [%q]\n    env: {MEMORY_FILE_PATH: %q}\n    trust: true\n", node, script, memory)
 	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)

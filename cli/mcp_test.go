@@ -16,9 +16,16 @@ import (
 )
 
 // mcpEnv is a cliEnv whose configuration lists the real reference MCP
-// server (server-everything over stdio) as "everything"; plans are the
+// server (server-everything over stdio) as "everything", its annotations
+// trusted (mcp[0].trust), so its read-only tools run unasked; plans are the
 // planner's replies in order.
 func mcpEnv(t *testing.T, plans ...string) *cliEnv {
+	t.Helper()
+	return mcpEnvTrusting(t, true, plans...)
+}
+
+// mcpEnvTrusting is mcpEnv with mcp[0].trust as given.
+func mcpEnvTrusting(t *testing.T, trust bool, plans ...string) *cliEnv {
 	t.Helper()
 	node, script := mcptest.Everything(t)
 	n := 0
@@ -30,7 +37,7 @@ func mcpEnv(t *testing.T, plans ...string) *cliEnv {
 		}
 		return fakeollama.Reply{Content: "Done: see the results."}
 	})
-	cfg := fmt.Sprintf("mcp:\n  - name: everything\n    command: %s\n    args: [%q, stdio]\n", node, script)
+	cfg := fmt.Sprintf("mcp:\n  - name: everything\n    command: %s\n    args: [%q, stdio]\n    trust: %v\n", node, script, trust)
 	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -199,5 +206,21 @@ func TestRunMCPAsksBeforeAToolThatMayChangeThings(t *testing.T) {
 	end = eventsOf(t, stdout, "task_end")
 	if code != 0 || end[0]["status"] != "ok" || !strings.Contains(end[0]["result"].(string), "logging") {
 		t.Fatalf("allowed: exit %d task_end %v stderr %s", code, end, stderr)
+	}
+}
+
+// TestRunMCPUntrustedReadOnlyToolAsks (issue 25, 2): a tool's readOnlyHint
+// is its server's own claim; unless the server is marked trusted
+// (mcp[].trust), chorus run treats its "read-only" tool as one that may
+// change things — refused, naming --allow-tool and the setting.
+func TestRunMCPUntrustedReadOnlyToolAsks(t *testing.T) {
+	e := mcpEnvTrusting(t, false, `{"tasks":[{"task":"everything.get-sum","id":1,"dep":[],"args":{"a":2,"b":3}}]}`)
+	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "add 2 and 3")
+	end := eventsOf(t, stdout, "task_end")
+	if code != 1 || len(end) != 1 || end[0]["status"] != "error" {
+		t.Fatalf("exit %d task_end %v stderr %s", code, end, stderr)
+	}
+	if msg := end[0]["error"].(string); !strings.Contains(msg, "not marked trusted (mcp[0].trust)") || !strings.Contains(msg, "--allow-tool everything.get-sum") {
+		t.Fatalf("the refusal should name the trust setting and the flag: %s", msg)
 	}
 }

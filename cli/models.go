@@ -70,7 +70,7 @@ func newModelsListCmd(g *globalFlags) *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
-			w := cmd.OutOrStdout()
+			w := stdout(cmd)
 			cache := app.HubCache()
 			for i, t := range tasks {
 				ev, err := eng.Preview(ctx, t, cons)
@@ -156,7 +156,7 @@ offline default; local, Ollama, command and built-in experts are kept.`,
 			defer stop()
 			hub := &skills.Hub{BaseURL: cfg.HuggingFace.HubURL, Token: cfg.HuggingFace.Token, Limit: limit}
 			results := skills.Sync(ctx, hub, app.HubCache(), cat, args, time.Now)
-			w := cmd.OutOrStdout()
+			w := stdout(cmd)
 			failed, tried := 0, 0
 			var notTried []string
 			for _, r := range results {

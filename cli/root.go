@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -79,15 +80,18 @@ type globalFlags struct {
 	version  string
 	// downloads is Options.ResultTransport, for every App.
 	downloads http.RoundTripper
+	// reads are variables the command reads itself (--token-env's):
+	// config.Load's check of the CHORUS_ variables accepts them.
+	reads []string
 }
 
-// setup opens the log file for the command about to run.
-func (g *globalFlags) setup(cmd *cobra.Command) {
+// startLog opens the log file for the command about to run.
+func (g *globalFlags) startLog(cmd *cobra.Command) {
 	g.log, _ = openLog(config.StateDir(), g.debug)
 	g.command = cmd.CommandPath()
 }
 
-// logger is the log file's logger, or one that discards before setup.
+// logger is the log file's logger, or one that discards before startLog.
 func (g *globalFlags) logger() *slog.Logger {
 	if g.log == nil {
 		return slog.New(slog.DiscardHandler)
@@ -121,7 +125,7 @@ func (g *globalFlags) load() (*config.Config, error) {
 }
 
 func (g *globalFlags) loadConfig() (*config.Config, error) {
-	cfg, err := config.Load(g.defaults, g.configFile)
+	cfg, err := config.Load(g.defaults, g.configFile, g.reads...)
 	if err == nil {
 		err = cfg.CheckOpenAITasks(openai.Supports, openai.Tasks())
 	}
@@ -169,7 +173,7 @@ Run without arguments to open the chat.`,
 		SilenceErrors: true,
 		Version:       g.version,
 		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
-			g.setup(cmd)
+			g.startLog(cmd)
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := g.load()
@@ -181,19 +185,28 @@ Run without arguments to open the chat.`,
 				return err
 			}
 			defer a.Close()
-			return runTUI(cmd.Context(), a, g.resume)
+			resume := g.resume
+			if resume != "" {
+				// A title, or the start of an id, names a session too;
+				// of several matches the newest, the others listed before the TUI
+				// opens.
+				if resume, err = findSession(&a.Service().Library, resume, true, cmd.ErrOrStderr()); err != nil {
+					return err
+				}
+			}
+			return runTUI(cmd.Context(), a, resume)
 		},
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/chorus/config.yaml)")
-	pf.StringVar(&g.model, "model", "", "controller model (overrides controller.model)")
+	pf.StringVarP(&g.model, "model", "m", "", "controller model (overrides controller.model)")
 	pf.StringVar(&g.host, "host", "", "controller server URL (overrides controller.host and OLLAMA_HOST)")
 	pf.StringVar(&g.mode, "mode", "", "inference mode: local, huggingface or hybrid")
 	pf.BoolVar(&g.debug, "debug", false, "debug detail: the raw controller prompts and replies, and debug records in the log file ($XDG_STATE_HOME/chorus/chorus.log)")
-	root.Flags().StringVar(&g.resume, "resume", "", `reopen a saved session by id ("latest" for the newest)`)
+	root.Flags().StringVar(&g.resume, "resume", "", `reopen a saved session by id or title ("latest" for the newest)`)
 	replayFlags(root, &g.replay)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
-	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g), newEvalCmd(g), newMCPCmd(g), newManCmd(g))
+	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g), newEvalCmd(g), newMCPCmd(g), newManCmd(g), newSessionsCmd(g))
 	reflowLong(root)
 	return root
 }
@@ -221,6 +234,9 @@ func reflowLong(cmd *cobra.Command) {
 // when interrupted. The one-line cause goes to the command's stderr.
 func execute(ctx context.Context, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
+	if root.OutOrStdout() == io.Writer(os.Stdout) {
+		root.SetOut(&helpOut{f: os.Stdout}) // a test's own writer stays
+	}
 	code := 0
 	err := fang.Execute(ctx, root,
 		fang.WithVersion(root.Version),

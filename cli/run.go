@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +22,7 @@ import (
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/text"
 )
 
@@ -30,9 +33,11 @@ type runFlags struct {
 	attach    []string
 	out       string
 	constrain string
-	// cont continues the newest saved session, session the one with this
-	// id: its turns are the history, and the turn is saved into it.
-	cont    bool
+	// cont continues a saved session: "latest" (a bare --continue) the
+	// newest, else the one its id or title names; session the one with
+	// this id (or title): its turns are the history, and the turn is
+	// saved into it.
+	cont    string
 	session string
 	// noSave keeps the turn out of any session (by default every run's
 	// turn is saved: into a new session, or the one continued).
@@ -44,6 +49,11 @@ type runFlags struct {
 	// allowTools are the MCP tools that may run though they may change
 	// things (not annotated read-only): --allow-tool.
 	allowTools []string
+	// system is the user's instruction for the answer (--system TEXT), or
+	// role names a saved one (--role NAME, response.roles); check makes
+	// system what the answer stage reads.
+	system string
+	role   string
 
 	// From the root flags: debug shows debug events; modelSet says
 	// --model was given, so a continued session's model does not replace
@@ -77,16 +87,20 @@ func newRunCmd(g *globalFlags) *cobra.Command {
 
 The answer goes to stdout and the progress log (plan, models, tasks, files) to stderr, so chorus run fits in
 a pipeline: rendered as Markdown when stdout is a terminal, the raw Markdown when it is a pipe or a file.
---quiet drops the progress log. --plan-only stops after planning and prints the plan on stdout as JSON ({"tasks": [...]}). When stdin is piped, it is read with the request: as data after the request given
+--quiet drops the progress log. --plan-only stops after planning and prints the plan on stdout as JSON ({"tasks": [...]}); nothing of it is saved. When stdin is piped, it is read with the request: as data after the request given
 as arguments (paths and URLs in it are not opened: name or --attach what a task may read), or as the whole
 request without one (a long input is saved to a file in the output directory and attached). With --json every line of stdout is one JSON event: stage, plan, model,
 task_start, task_progress, task_end, token, answer, report, error (and debug with --debug).
-Every run's turn is saved into a session, whose id ends the progress log on stderr ("session: ID"; not
+Every run's turn (but --plan-only's) is saved into a session, whose id ends the progress log on stderr ("session: ID"; not
 with --quiet, nor after a failed --json run, whose stderr is its one-line cause; --no-save keeps the turn
-out of any session). With --continue (the newest saved session — a new one when there is none) or --session ID, the
+out of any session). With --continue (-c: the newest saved session — a new one when there is none), --continue=TITLE
+or --session ID (a session's id, or the start of its title or id: of several matches the newest, saying which), the
 request continues a session the TUI or an earlier run saved: its turns are the chat history, so earlier
 files can be referred to, and this turn is saved into it. Several runs, and the TUI, may continue one
 session at once: every turn is kept.
+--system TEXT, or --role NAME (an instruction saved in config.yaml's response.roles), is read first by the
+answer stage: how the answer is written (tone, length, language), not what runs. -m MODEL (--model) is the
+controller model for this run.
 Exit status: 0 with an answer; 1 when the turn failed or every task of its plan failed (the cause is on
 stderr); 2 for bad usage or configuration, or a session that does not exist; 130 when interrupted.`,
 		Example: `  chorus run "describe ./cat.jpg and read the description aloud"
@@ -94,9 +108,11 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
   cat notes.md | chorus run "summarize" > summary.md
   git diff | chorus run --quiet "write a commit message for this change"
   chorus run --json --plan-only "generate an image of a lighthouse and caption it"
-  chorus run --continue "now read the caption aloud"`,
+  chorus run --continue "now read the caption aloud"
+  chorus run -m llama3.2 --system "answer in French" "what is in ./cat.jpg?"
+  chorus run --continue=lighthouse --role terse "and the caption?"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.cont && f.session != "" {
+			if f.cont != "" && f.session != "" {
 				return &exitError{code: 2, err: errors.New("--continue and --session both name a session; give one")}
 			}
 			f.stdin = pipedInput(cmd.InOrStdin())
@@ -110,22 +126,25 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 			}
 			f.debug, f.modelSet, f.log = g.debug, g.model != "", g.logger()
 			f.app = app.Options{Version: g.version, ResultTransport: g.downloads}
-			f.terminal = isTerminal(cmd.OutOrStdout())
-			return runTurn(cmd.Context(), cfg, f, request, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			f.terminal = isTerminal(stdout(cmd))
+			return runTurn(cmd.Context(), cfg, f, request, stdout(cmd), cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&f.json, "json", false, "print only JSON events, one per line")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "no progress log on stderr: only the answer (and a failure's one-line cause)")
-	fl.BoolVar(&f.planOnly, "plan-only", false, "stop after planning and print the plan (JSON) on stdout")
-	fl.StringArrayVarP(&f.attach, "attach", "a", nil, "attach a file (repeatable)")
+	fl.BoolVar(&f.planOnly, "plan-only", false, "stop after planning and print the plan (JSON) on stdout; no session is saved")
+	fl.StringArrayVarP(&f.attach, "attach", "a", nil, "attach a file, or a folder whose files the tools may read (repeatable)")
 	fl.StringVarP(&f.out, "out", "o", "", "directory for generated files (overrides output_dir)")
 	fl.StringVar(&f.constrain, "constrain", "", `model constraints, e.g. "license=apache-2.0,mit max-size=1GB local-only smallest"`)
-	fl.BoolVar(&f.cont, "continue", false, "continue the newest saved session, or start one (its turns are the history; this turn is saved into it)")
-	fl.StringVar(&f.session, "session", "", `continue the saved session ID ("latest" for the newest)`)
+	fl.StringVarP(&f.cont, "continue", "c", "", "continue the newest saved session, or start one; --continue=TITLE the one whose title (or id) starts so (its turns are the history; this turn is saved into it)")
+	fl.Lookup("continue").NoOptDefVal = "latest"
+	fl.StringVar(&f.session, "session", "", `continue the saved session ID, or the one whose title starts so ("latest" for the newest)`)
 	fl.BoolVar(&f.noSave, "no-save", false, "do not save the turn into a session")
 	fl.StringVar(&f.record, "record", "", "record the turn's controller and expert traffic to FILE, to replay it with --replay FILE")
 	replayFlags(cmd, &f.replay)
+	fl.StringVar(&f.system, "system", "", `an instruction for the answer, read first by the answer stage (tone, length, language — not what runs), e.g. "answer in French"`)
+	fl.StringVar(&f.role, "role", "", "a saved instruction for the answer: the one response.roles in config.yaml names NAME (as --system gives one)")
 	fl.StringSliceVar(&f.allowTools, "allow-tool", nil, "let the MCP tool NAME run though it is not annotated read-only (server.tool, or server.* for all of a server's; repeatable)")
 	return cmd
 }
@@ -176,7 +195,31 @@ func (f *runFlags) check(cfg *config.Config) error {
 			return &exitError{code: 2, err: fmt.Errorf("--constrain: %w", err)}
 		}
 	}
+	if f.role != "" {
+		if f.system != "" {
+			return &exitError{code: 2, err: errors.New("--role and --system both give the answer an instruction; give one")}
+		}
+		if f.system, err = roleInstruction(cfg, f.role); err != nil {
+			return &exitError{code: 2, err: err}
+		}
+	}
 	return nil
+}
+
+// roleInstruction is the instruction response.roles saves under name (any
+// case); an unknown name is an error listing the saved ones.
+func roleInstruction(cfg *config.Config, name string) (string, error) {
+	roles, key := cfg.Response.Roles, strings.ToLower(strings.TrimSpace(name))
+	if s, ok := roles[key]; ok {
+		if s = strings.TrimSpace(s); s == "" {
+			return "", fmt.Errorf("--role %s: response.roles.%s in config.yaml is empty — write the instruction there", name, key)
+		}
+		return s, nil
+	}
+	if len(roles) == 0 {
+		return "", fmt.Errorf("--role %s: no role is saved — add it to config.yaml under response.roles (%s: the instruction), or give one with --system TEXT", name, strings.ToLower(name))
+	}
+	return "", fmt.Errorf("--role %s: no such role in response.roles — the saved ones: %s", name, strings.Join(slices.Sorted(maps.Keys(roles)), ", "))
 }
 
 // runOn runs the request as one turn on a's chat service: the session
@@ -184,8 +227,8 @@ func (f *runFlags) check(cfg *config.Config) error {
 // status.
 func runOn(ctx context.Context, a *app.App, f *runFlags, request string, stdout, stderr io.Writer) error {
 	cfg, svc, attachments := a.Config(), a.Service(), f.attachments
-	chat := svc.Chat(conversation.ChatOptions{Constraints: a.Constraints(), NoSave: f.noSave})
-	resumed, err := openSession(chat, f)
+	chat := svc.Chat(conversation.ChatOptions{Constraints: a.Constraints(), NoSave: f.noSave, System: f.system})
+	resumed, err := openSession(chat, f, stderr)
 	if err != nil {
 		return err
 	}
@@ -236,7 +279,7 @@ func runOn(ctx context.Context, a *app.App, f *runFlags, request string, stdout,
 	switch {
 	case resumed:
 		p.note("continuing session %s (%s) after %d turn(s)", cmp.Or(sess.Title(), sess.ID()), sess.ID(), sess.Len())
-	case f.cont:
+	case f.cont != "":
 		p.note("no saved session yet in %s — this run starts one", svc.Dir())
 	}
 	res := chat.Run(ctx, conversation.Request{Request: request, Input: piped.Input, Attachments: attachments, PlanOnly: f.planOnly, Check: true,
@@ -314,23 +357,31 @@ func allTasksFailed(rep *pipeline.Report) bool {
 }
 
 // openSession opens the session --continue or --session names into chat:
-// --continue the newest (or, with none, the chat keeps its new one; with
-// a newest that cannot be loaded, it fails saying so), and --session ID
-// that one. A session that does not exist is bad usage
-// (status 2), its error naming the sessions folder; one that cannot be
-// read is a failure (status 1).
-func openSession(chat *conversation.Chat, f *runFlags) (resumed bool, err error) {
+// a bare --continue the newest (or, with none, the chat keeps its new one;
+// with a newest that cannot be loaded, it fails saying so), --continue=ARG
+// and --session ARG the one ARG names by id or title (findSession: of
+// several matches the newest, stderr naming the others). A session that
+// does not exist is bad usage (status 2), its error naming the sessions
+// folder; one that cannot be read is a failure (status 1).
+func openSession(chat *conversation.Chat, f *runFlags, stderr io.Writer) (resumed bool, err error) {
+	arg := cmp.Or(f.cont, f.session)
 	switch {
-	case f.cont:
+	case arg == "":
+		return false, nil
+	case f.cont == "latest":
 		resumed, err = chat.Continue()
-	case f.session != "":
-		_, err = chat.Open(f.session)
+	default:
+		id, ferr := findSession(&chat.Service().Library, arg, true, stderr)
+		if ferr != nil {
+			return false, ferr
+		}
+		_, err = chat.Open(id)
 		resumed = err == nil
 	}
 	switch {
 	case errors.Is(err, conversation.ErrNotFound):
 		return false, &exitError{code: 2, err: err}
-	case err != nil && f.cont:
+	case err != nil && f.cont == "latest":
 		// Never a new session in its place, unsaid: the user asked to
 		// go on with the newest one.
 		return false, &exitError{code: 1, err: fmt.Errorf("--continue: %w — run without --continue to start a new session, or go on with another one with --session ID", err)}
@@ -341,6 +392,8 @@ func openSession(chat *conversation.Chat, f *runFlags) (resumed bool, err error)
 }
 
 // checkAttachments makes attachment paths absolute and proves they exist.
+// A folder is a grant of its paths to the tools that take one (list it,
+// read the files in it: scope.AllowFolder); the file system's root is not.
 func checkAttachments(paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
@@ -354,8 +407,9 @@ func checkAttachments(paths []string) ([]string, error) {
 			return nil, fmt.Errorf("attachment %s does not exist", p)
 		case err != nil:
 			return nil, fmt.Errorf("attachment %s: %w", p, err)
+		case st.IsDir() && filepath.Dir(abs) == abs:
+			return nil, fmt.Errorf("attachment %s: %w", p, scope.ErrBroadFolder)
 		case st.IsDir():
-			return nil, fmt.Errorf("attachment %s is a directory; attach files", p)
 		case !st.Mode().IsRegular():
 			// A pipe or device (/dev/stdin, <(cmd)) cannot be read twice
 			// and may never end: the turn would hang reading it.

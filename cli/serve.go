@@ -59,7 +59,9 @@ func runServe(cmd *cobra.Command, g *globalFlags, addr, metricsAddr string) erro
 		metricsAddr = cfg.Serve.Metrics
 	}
 	var m *metrics.Metrics
-	appOpts := app.Options{}
+	// The tools ssh users' turns may run though they may change things:
+	// a typo is refused now, as --allow-tool's is.
+	appOpts := app.Options{AllowTools: cfg.Serve.AllowTools, AllowToolsFrom: "serve.allow_tools"}
 	if metricsAddr != "" {
 		if err := metrics.CheckAddr(metricsAddr, addr, "the ssh port"); err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("--metrics (serve.metrics): %w", err)}
@@ -120,7 +122,7 @@ func runServe(cmd *cobra.Command, g *globalFlags, addr, metricsAddr string) erro
 	g.logger().Info("ssh server listening", "addr", l.Addr().String(), "host_key", srv.HostKeyFingerprint(),
 		"authorized_keys", cfg.Serve.AuthorizedKeys, "max_sessions", cfg.Serve.MaxSessions, "idle_timeout", cfg.Serve.IdleTimeout,
 		"drain_timeout", cfg.Serve.DrainTimeout)
-	fmt.Fprintf(cmd.OutOrStdout(), "chorus: serving the chat over SSH on %s — host key %s; keys allowed in %s. Ctrl+C or SIGTERM drains (turns finish), twice stops.\n",
+	fmt.Fprintf(stdout(cmd), "chorus: serving the chat over SSH on %s — host key %s; keys allowed in %s. Ctrl+C or SIGTERM drains (turns finish), twice stops.\n",
 		l.Addr(), srv.HostKeyFingerprint(), cfg.Serve.AuthorizedKeys)
 	return runDrained(ctx, drainedServer{
 		serve: func(ctx context.Context) error { return srv.Serve(ctx, l) },

@@ -303,3 +303,172 @@ func writePNG(t *testing.T, path string, w, h int) {
 		t.Fatal(err)
 	}
 }
+
+// savedSessions saves three sessions into h's store, oldest first — "Trip
+// to Rome" (whose turn made a file), "Trip plan", "Lighthouse drawing" —
+// and returns them.
+func (h *home) savedSessions() (rome, plan, light *sessions.Session, made string) {
+	h.t.Helper()
+	made = filepath.Join(h.dir, "outputs", "rome.png")
+	if err := os.MkdirAll(filepath.Dir(made), 0o700); err != nil {
+		h.t.Fatal(err)
+	}
+	writePNG(h.t, made, 4, 4)
+	st := h.store()
+	var out []*sessions.Session
+	for i, title := range []string{"Trip to Rome", "Trip plan", "Lighthouse drawing"} {
+		s := st.New(title)
+		turn := sessions.Record{Request: strings.ToLower(title) + " please", Answer: "Answer about " + title + "."}
+		if i == 0 {
+			turn.Report = &pipeline.Report{Answer: turn.Answer, Files: []string{made}}
+		}
+		s.AddTurn(turn)
+		if err := st.Save(s); err != nil {
+			h.t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out[0], out[1], out[2], made
+}
+
+// TestSessionsCommand: `chorus sessions` lists, shows, exports and removes
+// saved sessions from the command line, naming one by id, title or the
+// start of either; several matches are refused (exit 2) listing them;
+// rm removes by exact id, asks for --yes otherwise when it cannot ask,
+// and leaves the files the session's turns made.
+func TestSessionsCommand(t *testing.T) {
+	h := newHome(t, nil)
+	if _, stderr, code := h.run("sessions"); code != 0 || !strings.Contains(stderr, "no saved sessions yet") {
+		t.Fatalf("empty: exit %d, stderr %q", code, stderr)
+	}
+	rome, plan, light, made := h.savedSessions()
+
+	for _, args := range [][]string{{"sessions"}, {"sessions", "list"}} {
+		stdout, stderr, code := h.run(args...)
+		lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+		if code != 0 || len(lines) != 4 || !strings.HasPrefix(lines[1], light.ID) || !strings.HasPrefix(lines[3], rome.ID) ||
+			!strings.HasSuffix(lines[1], "1  Lighthouse drawing") {
+			t.Fatalf("chorus %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, stdout, stderr)
+		}
+	}
+	stdout, _, code := h.run("sessions", "list", "--json")
+	var listed []struct {
+		ID    string `json:"id"`
+		Title string `json:"title"`
+		Turns int    `json:"turns"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &listed); code != 0 || err != nil || len(listed) != 3 || listed[2].ID != rome.ID || listed[2].Title != "Trip to Rome" {
+		t.Fatalf("list --json: exit %d, %v, %q", code, err, stdout)
+	}
+
+	// show: by the start of a title, of an id, or latest; the transcript,
+	// the turn's request and answer in it.
+	want := sessions.Export(light)
+	if !strings.Contains(want, "lighthouse drawing please") || !strings.Contains(want, "Answer about Lighthouse drawing.") {
+		t.Fatalf("the transcript lacks the turn:\n%s", want)
+	}
+	for _, arg := range []string{"light", "LIGHTHOUSE DRAWING", light.ID, light.ID[:len(light.ID)-2], "latest"} {
+		if stdout, stderr, code := h.run("sessions", "show", arg); code != 0 || stdout != want {
+			t.Errorf("show %q: exit %d, stderr %q, stdout %q", arg, code, stderr, stdout)
+		}
+	}
+	if stdout, _, code := h.run("sessions", "show", "--json", "rome"); code != 0 || !strings.Contains(stdout, `"id": "`+rome.ID+`"`) || !strings.Contains(stdout, made) {
+		t.Errorf("show --json rome: exit %d, %q", code, stdout)
+	}
+	// Several match: the newest, saying which and naming the other.
+	stdout, stderr, code := h.run("sessions", "show", "trip")
+	if code != 0 || stdout != sessions.Export(plan) || !strings.Contains(stderr, `2 sessions match "trip": taking the newest, Trip plan (`+plan.ID+")") ||
+		!strings.Contains(stderr, rome.ID) {
+		t.Errorf("show trip: exit %d, stderr %q, stdout %q; want Trip plan, Trip to Rome named", code, stderr, stdout)
+	}
+	if stdout, stderr, code := h.run("sessions", "show", "nothing like it"); code != 2 || stdout != "" ||
+		!strings.Contains(stderr, `no saved session's id or title starts with "nothing like it"`) || !strings.Contains(stderr, "chorus sessions lists them") {
+		t.Errorf("show of nothing: exit %d, stderr %q", code, stderr)
+	}
+
+	// export: chorus-ID.md by default, -o FILE, - for stdout.
+	if _, stderr, code := h.run("sessions", "export", "light"); code != 0 || !strings.Contains(stderr, "chorus-"+light.ID+".md") {
+		t.Fatalf("export: exit %d, stderr %q", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(h.dir, "home", "chorus-"+light.ID+".md")); err != nil || string(b) != want {
+		t.Errorf("exported file: %v, %q", err, b)
+	}
+	out := filepath.Join(h.dir, "t", "rome.md")
+	if _, stderr, code := h.run("sessions", "export", "rome", "-o", out); code != 0 {
+		t.Fatalf("export -o: exit %d, stderr %q", code, stderr)
+	}
+	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), made) {
+		t.Errorf("export -o: %v, %q", err, b)
+	}
+	if stdout, _, code := h.run("sessions", "export", light.ID, "-o", "-"); code != 0 || stdout != want {
+		t.Errorf("export -o -: exit %d, %q", code, stdout)
+	}
+
+	// rm: by title only with --yes here (no terminal to ask on).
+	if _, stderr, code := h.run("sessions", "rm", "trip to"); code != 2 || !strings.Contains(stderr, rome.ID) || !strings.Contains(stderr, "--yes") {
+		t.Errorf("rm by title without --yes: exit %d, stderr %q", code, stderr)
+	}
+	if _, stderr, code := h.run("sessions", "rm", "--yes", "trip"); code != 2 || !strings.Contains(stderr, plan.ID) || !strings.Contains(stderr, rome.ID) ||
+		!strings.Contains(stderr, "give more of the title, or the id") {
+		t.Errorf("rm of an ambiguous title: exit %d, stderr %q; want both listed, exit 2", code, stderr)
+	}
+	if _, stderr, code := h.run("sessions", "rm", "20990101-000000-000-dead"); code != 2 || !strings.Contains(stderr, "20990101-000000-000-dead") ||
+		!strings.Contains(stderr, "chorus sessions lists them") {
+		t.Errorf("rm of an unknown id: exit %d, stderr %q; want exit 2 naming the id and chorus sessions", code, stderr)
+	}
+	if list, _ := h.store().List(); len(list) != 3 {
+		t.Fatalf("a refused rm removed something: %d left", len(list))
+	}
+	if _, stderr, code := h.run("sessions", "rm", "--yes", "trip to"); code != 0 || !strings.Contains(stderr, "removed session "+rome.ID) ||
+		!strings.Contains(stderr, "the 1 file(s) its turns made stay") {
+		t.Errorf("rm --yes: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(made); err != nil {
+		t.Errorf("rm removed the file the session made: %v", err)
+	}
+	if _, stderr, code := h.run("sessions", "rm", plan.ID); code != 0 || !strings.Contains(stderr, "removed session "+plan.ID) {
+		t.Errorf("rm ID: exit %d, stderr %q", code, stderr)
+	}
+	if list, _ := h.store().List(); len(list) != 1 || list[0].ID != light.ID {
+		t.Errorf("left: %+v", list)
+	}
+}
+
+// TestContinueByTitle: `chorus run --continue=TITLE` (and --session TITLE)
+// continues the session whose title starts so and says which; of several,
+// the newest, naming the others; none is refused (exit 2) saying so, and
+// nothing runs or is saved.
+func TestContinueByTitle(t *testing.T) {
+	h := newHome(t, nil)
+	rome, plan, light, _ := h.savedSessions()
+	_, stderr, code := h.run("run", "--continue=trip", "which one?")
+	if code != 0 || !strings.Contains(stderr, `2 sessions match "trip": taking the newest, Trip plan (`+plan.ID+")") ||
+		!strings.Contains(stderr, rome.ID) || !strings.Contains(stderr, "continuing session Trip plan ("+plan.ID+") after 1 turn(s)") {
+		t.Fatalf("--continue=trip: exit %d, stderr %q; want Trip plan continued, Trip to Rome named", code, stderr)
+	}
+	if s, _ := h.store().Load(plan.ID); strings.Join(requestsOf(s), "|") != "trip plan please|which one?" {
+		t.Errorf("--continue=trip: Trip plan has %q", requestsOf(s))
+	}
+	if s, _ := h.store().Load(rome.ID); len(s.Turns) != 1 {
+		t.Errorf("--continue=trip saved into the older Trip to Rome too: %q", requestsOf(s))
+	}
+	if _, stderr, code = h.run("run", "--continue=rome", "and the food?"); code != 0 || !strings.Contains(stderr, "continuing session Trip to Rome") {
+		t.Fatalf("--continue=rome: exit %d, stderr %q", code, stderr)
+	}
+	if s, err := h.store().Load(rome.ID); err != nil || strings.Join(requestsOf(s), "|") != "trip to rome please|and the food?" {
+		t.Fatalf("rome: %v %v", err, s)
+	}
+	if _, stderr, code := h.run("run", "--session", "Lighthouse", "brighter"); code != 0 || !strings.Contains(stderr, light.ID) {
+		t.Fatalf("--session Lighthouse: exit %d, stderr %q", code, stderr)
+	}
+	before, _ := h.store().List()
+	stdout, stderr, code := h.run("run", "--continue=paris", "anything?")
+	if after, _ := h.store().List(); code != 2 || stdout != "" || len(after) != len(before) ||
+		!strings.Contains(stderr, `no saved session's id or title starts with "paris"`) || !strings.Contains(stderr, "chorus sessions lists them") {
+		t.Fatalf("--continue=paris: exit %d, stdout %q, stderr %q, %d sessions (were %d); want exit 2, none matched, nothing saved", code, stdout, stderr, len(after), len(before))
+	}
+	// The bare flag still continues the newest: Lighthouse, continued last.
+	if _, stderr, code := h.run("run", "-c", "newest?"); code != 0 || !strings.Contains(stderr, "continuing session Lighthouse drawing ("+light.ID+")") {
+		t.Fatalf("-c: exit %d, stderr %q", code, stderr)
+	}
+}

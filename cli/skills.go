@@ -29,7 +29,7 @@ func newSkillsCmd(g *globalFlags) *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			fmt.Fprint(cmd.OutOrStdout(), skillTable(a.Engine().Catalog().All(), listWidth(cmd.OutOrStdout())))
+			fmt.Fprint(stdout(cmd), skillTable(a.Engine().Catalog().All(), listWidth(stdout(cmd))))
 			return nil
 		},
 	}

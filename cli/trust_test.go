@@ -100,7 +100,7 @@ func TestPipedStdinGrantsNothing(t *testing.T) {
 	if p := lastPlanPrompt(e); !strings.Contains(p, "summarize") || !strings.Contains(p, "~/.ssh/id_rsa "+url) {
 		t.Fatalf("the controller did not get the request and the piped text:\n%s", p)
 	}
-	if !strings.Contains(stdout, "which this turn may not read") || !strings.Contains(stdout, "neither you nor a task of this turn gave that URL") {
+	if !strings.Contains(stdout, "is not a file you gave this turn — attach it with @path or --attach") || !strings.Contains(stdout, "neither you nor a task of this turn gave that URL") {
 		t.Fatalf("the refusal is not explained:\n%s", stdout)
 	}
 

@@ -156,6 +156,10 @@ type Config struct {
 		KeepAlive time.Duration `mapstructure:"keepalive" yaml:"keepalive"`
 		// AllowPull lets ssh users pull models onto the controller server.
 		AllowPull bool `mapstructure:"allow_pull" yaml:"allow_pull"`
+		// AllowTools are the MCP tools ssh users' turns may run though
+		// they may change things (server.tool, server.*, as --allow-tool):
+		// the operator decides, never the remote user.
+		AllowTools []string `mapstructure:"allow_tools" yaml:"allow_tools"`
 		// Metrics is the address of the operator's listener (/metrics,
 		// /healthz, /readyz); empty serves none. DrainTimeout is how long a
 		// restart lets the turns in flight finish (serve.go).
@@ -167,6 +171,10 @@ type Config struct {
 		// each produces one file at a path fixed in advance and the
 		// answer needs only that path: on or off (EarlyAnswer).
 		Early string `mapstructure:"early" yaml:"early"`
+		// Roles are saved instructions for the answer, by name (lower
+		// case): chorus run --role NAME gives one as --system TEXT would
+		// (pipeline.Turn.System).
+		Roles map[string]string `mapstructure:"roles" yaml:"roles"`
 	} `mapstructure:"response" yaml:"response"`
 	UI struct {
 		Review bool                `mapstructure:"review" yaml:"review"`
@@ -228,8 +236,10 @@ var envAliases = map[string][]string{
 }
 
 // Load builds the configuration. defaults is the embedded config.yaml; file
-// is the --config flag (empty: the XDG location, which may be absent).
-func Load(defaults []byte, file string) (*Config, error) {
+// is the --config flag (empty: the XDG location, which may be absent);
+// reads are variables the caller reads itself (--token-env's), which the
+// check of the CHORUS_ variables then accepts (env.go).
+func Load(defaults []byte, file string, reads ...string) (*Config, error) {
 	v := viper.New()
 	v.SetConfigType("yaml")
 	if err := v.ReadConfig(bytes.NewReader(defaults)); err != nil {
@@ -262,8 +272,10 @@ func Load(defaults []byte, file string) (*Config, error) {
 
 	v.SetEnvPrefix("CHORUS")
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	bound := make([]string, 0, len(known))
 	for _, k := range known {
-		if err := v.BindEnv(k, "CHORUS_"+strings.ToUpper(strings.ReplaceAll(k, ".", "_"))); err != nil {
+		bound = append(bound, envVar(k))
+		if err := v.BindEnv(k, envVar(k)); err != nil {
 			return nil, err
 		}
 	}
@@ -292,6 +304,9 @@ func Load(defaults []byte, file string) (*Config, error) {
 		c.HuggingFace.Token, c.TokenSource = cachedHFToken()
 	}
 	if err := c.normalize(); err != nil {
+		return nil, err
+	}
+	if err := c.checkEnv(os.Environ(), bound, reads); err != nil {
 		return nil, err
 	}
 	return &c, nil

@@ -99,27 +99,37 @@ func nearKey(key string) string {
 			return ""
 		}
 	}
-	typo := parts[len(parts)-1]
-	best, bestD := "", max(1, len(typo)/5)+1
+	var keys []string
 	for i := range t.NumField() {
-		k, _, _ := strings.Cut(t.Field(i).Tag.Get("mapstructure"), ",")
-		if k == "" || k == "-" {
-			continue
+		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("mapstructure"), ","); k != "" && k != "-" {
+			keys = append(keys, k)
 		}
-		d := editDistance(typo, k)
-		if one, plural := strings.CutSuffix(k, "s"); plural {
-			// A plural key written singular (model for models) is
-			// the same key.
+	}
+	best := nearest(parts[len(parts)-1], keys)
+	if best == "" {
+		return ""
+	}
+	return strings.Join(append(parts[:len(parts)-1:len(parts)-1], best), ".")
+}
+
+// nearest is the candidate a typo most likely meant — a few letters away,
+// in either case, a swap of two neighbouring letters counting as one edit
+// and a plural written singular (model for models) as none — or "" when
+// none is close. The file's keys and the CHORUS_ variables share it.
+func nearest(typo string, candidates []string) string {
+	typo = strings.ToLower(typo)
+	best, bestD := "", max(1, len(typo)/5)+1
+	for _, k := range candidates {
+		low := strings.ToLower(k)
+		d := editDistance(typo, low)
+		if one, plural := strings.CutSuffix(low, "s"); plural {
 			d = min(d, editDistance(typo, one))
 		}
 		if d < bestD {
 			best, bestD = k, d
 		}
 	}
-	if best == "" {
-		return ""
-	}
-	return strings.Join(append(parts[:len(parts)-1:len(parts)-1], best), ".")
+	return best
 }
 
 // fieldByKey is the field of struct type t whose mapstructure key is key.

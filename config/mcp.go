@@ -47,6 +47,12 @@ type MCPServer struct {
 	// become candidates in that task's model selection:
 	// tasks: {text-to-image: [flux_generate]}.
 	Tasks map[string][]string `yaml:"tasks" mapstructure:"tasks"`
+	// Trust says the operator trusts the server's tool annotations: only
+	// then does a tool's readOnlyHint let it run without asking (a tool
+	// annotated destructive asks whatever this says). Annotations are the
+	// server's own claim, and MCP says a client must not rely on them from
+	// a server it does not trust.
+	Trust bool `yaml:"trust" mapstructure:"trust"`
 
 	// KeyFrom says where Key came from (a variable, the Hugging Face
 	// token), for messages; never the key itself.
@@ -63,7 +69,7 @@ const HuggingFaceMCP = "https://huggingface.co/mcp"
 var mcpName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
 
 // mcpKeys are the keys of one mcp list item.
-var mcpKeys = []string{"name", "command", "args", "env", "url", "headers", "key", "key_env", "transport", "tools", "tasks"}
+var mcpKeys = []string{"name", "command", "args", "env", "url", "headers", "key", "key_env", "transport", "tools", "tasks", "trust"}
 
 // readMCP reads the mcp list from the user's config file with the file's
 // own case (viper lowers map keys, and environment variables and header

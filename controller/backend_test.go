@@ -115,8 +115,8 @@ func TestKindsAreRegistered(t *testing.T) {
 // fails the same way when the recording is replayed.
 func TestARecordingKeepsTheClassification(t *testing.T) {
 	b := &scripted{models: []controller.ModelInfo{{Name: "m1"}}}
-	rec := controller.NewRecorder()
-	ctl := controller.NewWith(b, "http://10.0.0.9:8080", "m1", controller.Options{}).WithModel("gone").Recording(rec)
+	rec := controller.NewWiretap()
+	ctl := controller.NewWith(b, "http://10.0.0.9:8080", "m1", controller.Options{}).WithModel("gone").Tapped(rec)
 	call := controller.ChatCall{Messages: []controller.Message{{Role: "user", Content: "STAGE: PLAN\nhi"}}}
 	if _, err := ctl.Chat(context.Background(), call); !errors.Is(err, controller.ErrModelMissing) {
 		t.Fatalf("live: %v", err)

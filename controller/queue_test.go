@@ -10,15 +10,15 @@ import (
 	"time"
 )
 
-// recorder notes the order calls get their slot in, and each call's wait
+// slotOrder notes the order calls get their slot in, and each call's wait
 // reports.
-type recorder struct {
+type slotOrder struct {
 	mu     sync.Mutex
 	order  []string
 	report map[string][]int
 }
 
-func (r *recorder) watch(name string) func(int) {
+func (r *slotOrder) watch(name string) func(int) {
 	return func(ahead int) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -52,7 +52,7 @@ func waitQueued(t *testing.T, q *queue, n int) {
 // chats come first.
 func TestQueueIsFairAcrossChats(t *testing.T) {
 	q := newQueue(1)
-	rec := &recorder{report: map[string][]int{}}
+	rec := &slotOrder{report: map[string][]int{}}
 	hold, err := q.acquire(context.Background())
 	if err != nil {
 		t.Fatal(err)

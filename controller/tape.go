@@ -11,11 +11,13 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/chorusai/chorus/httpwire"
 )
 
 // A demo must look the same every time and run without a model, so the
 // controller's traffic can be recorded and replayed. Both are backends
-// (backend.go): recording wraps the real one and copies every answer with
+// (backend.go): a wiretap wraps the real one and copies every answer with
 // the time each chunk arrived; replaying answers from the copy, waiting as
 // long as the server took (scaled by the caller's pace). The stages above
 // cannot tell a replay from a server — the same plan, the same picks, the
@@ -92,22 +94,24 @@ type Traffic struct {
 	Calls  []Exchange  `json:"calls"`
 }
 
-// Recorder collects the traffic of the controllers given to it with
-// Controller.Recording. It is safe for concurrent use.
-type Recorder struct {
+// Wiretap collects the traffic of the controllers tapped with it
+// (Controller.Tapped): the controller's half of a recording, which
+// recording.Recorder — the one recorder of a chat — saves with the
+// experts' half. It is safe for concurrent use.
+type Wiretap struct {
 	mu     sync.Mutex
 	server ServerState
 	calls  []*Exchange
 }
 
-// NewRecorder returns an empty recorder.
-func NewRecorder() *Recorder {
-	return &Recorder{server: ServerState{Capabilities: map[string][]string{}}}
+// NewWiretap returns a wiretap that heard nothing yet.
+func NewWiretap() *Wiretap {
+	return &Wiretap{server: ServerState{Capabilities: map[string][]string{}}}
 }
 
 // Traffic returns a copy of what was recorded so far; calls still
 // streaming are included as far as they got.
-func (r *Recorder) Traffic() Traffic {
+func (r *Wiretap) Traffic() Traffic {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t := Traffic{Server: ServerState{Version: r.server.Version, Models: slices.Clone(r.server.Models), Capabilities: map[string][]string{}}}
@@ -122,16 +126,16 @@ func (r *Recorder) Traffic() Traffic {
 	return t
 }
 
-// Recording returns a controller for the same model and server whose
-// calls are copied into r. A nil r returns one that records nothing: the
-// way back from recording.
-func (c *Controller) Recording(r *Recorder) *Controller {
+// Tapped returns a controller for the same model and server whose calls
+// are copied into r. A nil r returns one that copies nothing: the way back
+// from recording.
+func (c *Controller) Tapped(r *Wiretap) *Controller {
 	b := c.backend
-	if rb, ok := b.(*recordingBackend); ok {
+	if rb, ok := b.(*tappedBackend); ok {
 		b = rb.inner
 	}
 	if r != nil {
-		b = &recordingBackend{inner: b, rec: r}
+		b = &tappedBackend{inner: b, rec: r}
 	}
 	out := c.WithModel(c.model)
 	out.backend = b
@@ -156,16 +160,16 @@ func exchangeKey(req ChatRequest) (key, digest string) {
 	return key, hex.EncodeToString(h.Sum(nil)[:12])
 }
 
-// recordingBackend passes every call to inner and copies what comes back.
-type recordingBackend struct {
+// tappedBackend passes every call to inner and copies what comes back.
+type tappedBackend struct {
 	inner Backend
-	rec   *Recorder
+	rec   *Wiretap
 }
 
 // Hints are the recorded server's.
-func (b *recordingBackend) Hints() Hints { return hintsOf(b.inner) }
+func (b *tappedBackend) Hints() Hints { return hintsOf(b.inner) }
 
-func (b *recordingBackend) Models(ctx context.Context) ([]ModelInfo, error) {
+func (b *tappedBackend) Models(ctx context.Context) ([]ModelInfo, error) {
 	ms, err := b.inner.Models(ctx)
 	if err == nil {
 		b.rec.mu.Lock()
@@ -175,7 +179,7 @@ func (b *recordingBackend) Models(ctx context.Context) ([]ModelInfo, error) {
 	return ms, err
 }
 
-func (b *recordingBackend) Capabilities(ctx context.Context, model string) ([]string, error) {
+func (b *tappedBackend) Capabilities(ctx context.Context, model string) ([]string, error) {
 	caps, err := b.inner.Capabilities(ctx, model)
 	if err == nil {
 		b.rec.mu.Lock()
@@ -185,7 +189,7 @@ func (b *recordingBackend) Capabilities(ctx context.Context, model string) ([]st
 	return caps, err
 }
 
-func (b *recordingBackend) Version(ctx context.Context) (string, error) {
+func (b *tappedBackend) Version(ctx context.Context) (string, error) {
 	vb, ok := b.inner.(Versioner)
 	if !ok {
 		return "", nil
@@ -199,7 +203,7 @@ func (b *recordingBackend) Version(ctx context.Context) (string, error) {
 	return v, err
 }
 
-func (b *recordingBackend) Chat(ctx context.Context, req ChatRequest, fn func(ChatChunk)) error {
+func (b *tappedBackend) Chat(ctx context.Context, req ChatRequest, fn func(ChatChunk)) error {
 	key, digest := exchangeKey(req)
 	x := &Exchange{Model: req.Model, Key: key, Digest: digest}
 	// The place in the order is taken when the call starts: a replay
@@ -228,7 +232,7 @@ func (b *recordingBackend) Chat(ctx context.Context, req ChatRequest, fn func(Ch
 	return err
 }
 
-func (b *recordingBackend) Pull(ctx context.Context, model string, fn func(PullProgress)) error {
+func (b *tappedBackend) Pull(ctx context.Context, model string, fn func(PullProgress)) error {
 	p, ok := b.inner.(Puller)
 	if !ok {
 		return &Error{Model: model, Err: ErrCannotPull}
@@ -265,7 +269,7 @@ func Replay(t Traffic, o ReplayOptions) *Controller {
 		model = t.Calls[0].Model
 	}
 	if o.Wait == nil {
-		o.Wait = sleep
+		o.Wait = httpwire.Sleep
 	}
 	host := "replay"
 	if o.Source != "" {
@@ -297,21 +301,6 @@ func callModels(t Traffic) []string {
 		out = append(out, x.Model)
 	}
 	return out
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // replayBackend answers from a recording.

@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -25,6 +26,16 @@ type ChatOptions struct {
 	Workspace string
 	// NoSave keeps the turns in memory only (chorus run --no-save).
 	NoSave bool
+	// Approve, when set, answers every approval of the chat's turns
+	// itself, in place of the front end's question (Request.Approve): the
+	// operator's rule for a chat whose user is not this machine's (chorus
+	// serve --ssh, pipeline.AllowListed with serve.allow_tools), so a
+	// remote user never approves a tool that runs here.
+	Approve func(ctx context.Context, a pipeline.Approval) error
+	// System is the user's instruction for every answer of the chat
+	// (chorus run --system or --role; pipeline.Turn.System): how answers
+	// are written, not what runs.
+	System string
 }
 
 // Chat is one front end's conversation: the controller model and
@@ -56,7 +67,7 @@ type Chat struct {
 // running is a turn in flight.
 type running struct {
 	cancel func()
-	rec    *recorder
+	rec    *recordBuilder
 	sess   *Session
 	model  string
 	cons   pipeline.Constraints

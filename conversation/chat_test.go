@@ -234,3 +234,25 @@ func TestNoSaveAndModel(t *testing.T) {
 		t.Fatalf("missing session: %v", err)
 	}
 }
+
+// TestPlanOnlyKeepsNothing: a plan-only turn plans with the session's
+// history but is no turn of it: nothing is added or saved, so the next
+// turn's history and a later Continue do not see it.
+func TestPlanOnlyKeepsNothing(t *testing.T) {
+	r := newRig(t)
+	chat := r.svc.Chat(conversation.ChatOptions{})
+	res := chat.Run(context.Background(), conversation.Request{Request: "plan this", PlanOnly: true}, discard)
+	if res.Err != nil || res.Saved || res.Session.Len() != 0 {
+		t.Fatalf("plan-only: err %v saved %v, %d turn(s)", res.Err, res.Saved, res.Session.Len())
+	}
+	next := r.svc.Chat(conversation.ChatOptions{})
+	if resumed, err := next.Continue(); resumed || err != nil {
+		t.Fatalf("continue after a plan-only turn: resumed %v, err %v", resumed, err)
+	}
+	chat.Run(context.Background(), conversation.Request{Request: "answer this"}, discard)
+	chat.Run(context.Background(), conversation.Request{Request: "and plan that", PlanOnly: true}, discard)
+	back, err := r.svc.Open(chat.Session().ID())
+	if err != nil || requests(back.Turns()) != "answer this" {
+		t.Fatalf("saved turns %v (%v), want only the answered one", err, back)
+	}
+}

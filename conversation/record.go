@@ -10,12 +10,12 @@ import (
 	"github.com/chorusai/chorus/pipeline"
 )
 
-// recorder reduces one turn's event stream to its saved record: the one
+// recordBuilder reduces one turn's event stream to its saved record: the one
 // reducer every front end's turns go through. Observe every event in
 // order, then finish with what Engine.Run returned. It is safe for
 // concurrent use: the engine's goroutine observes while a closing chat may
 // abandon the turn.
-type recorder struct {
+type recordBuilder struct {
 	mu   sync.Mutex
 	turn Record
 	// models are the tasks' model choices, the latest per task, in the
@@ -39,12 +39,12 @@ type recorder struct {
 // newRecorder starts the record of a turn asking request, with the data
 // the user passed with it (piped stdin) and attachments (full paths),
 // begun at started.
-func newRecorder(request, input string, attachments []string, started time.Time) *recorder {
-	return &recorder{turn: Record{Request: request, Input: input, Attachments: slices.Clone(attachments), Started: started}}
+func newRecordBuilder(request, input string, attachments []string, started time.Time) *recordBuilder {
+	return &recordBuilder{turn: Record{Request: request, Input: input, Attachments: slices.Clone(attachments), Started: started}}
 }
 
 // observe records what ev tells about the turn.
-func (r *recorder) observe(ev pipeline.Event) {
+func (r *recordBuilder) observe(ev pipeline.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch ev := ev.(type) {
@@ -88,7 +88,7 @@ func (r *recorder) observe(ev pipeline.Event) {
 // reviewing records the plan put up for review: if the user turns it
 // down, the session still shows what was proposed. A later review is of
 // a revision, which its plan_revision event records.
-func (r *recorder) reviewing(p pipeline.Plan) {
+func (r *recordBuilder) reviewing(p pipeline.Plan) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reviews++
@@ -99,7 +99,7 @@ func (r *recorder) reviewing(p pipeline.Plan) {
 
 // reviewed records the review's outcome: an error turns the plan down. A
 // revision turned down leaves the turn to its answer.
-func (r *recorder) reviewed(err error) {
+func (r *recordBuilder) reviewed(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.reviews <= 1 {
@@ -112,7 +112,7 @@ func (r *recorder) reviewed(err error) {
 // plan the user turned down) is marked so; a failed one keeps why, in the
 // words its fatal error event used. ok is false when the record was
 // already taken (the chat closed and abandoned the turn).
-func (r *recorder) finish(rep *pipeline.Report, err error, finished time.Time) (rec Record, ok bool) {
+func (r *recordBuilder) finish(rep *pipeline.Report, err error, finished time.Time) (rec Record, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done {
@@ -144,7 +144,7 @@ func (r *recorder) finish(rep *pipeline.Report, err error, finished time.Time) (
 
 // abandon takes the record of a turn that did not end in time as
 // cancelled, with what it had; false when it was already taken.
-func (r *recorder) abandon(now time.Time) (Record, bool) {
+func (r *recordBuilder) abandon(now time.Time) (Record, bool) {
 	return r.finish(nil, pipeline.ErrCancelled, now)
 }
 

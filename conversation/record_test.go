@@ -15,7 +15,7 @@ import (
 func day(h, m int) time.Time { return time.Date(2025, 3, 1, h, m, 0, 0, time.UTC) }
 
 func TestRecorderAnsweredTurn(t *testing.T) {
-	r := newRecorder("caption /in/cat.png", "", []string{"/in/cat.png"}, day(9, 0))
+	r := newRecordBuilder("caption /in/cat.png", "", []string{"/in/cat.png"}, day(9, 0))
 	plan := []pipeline.Task{{ID: 1, Task: "image-to-text", Dep: []int{-1}, Args: map[string]string{"image": "/in/cat.png"}}}
 	for _, ev := range []pipeline.Event{
 		pipeline.StageEvent{Stage: pipeline.StagePlanning},
@@ -49,20 +49,20 @@ func TestRecorderAnsweredTurn(t *testing.T) {
 }
 
 func TestRecorderFailedAndCancelledTurns(t *testing.T) {
-	r := newRecorder("hi", "", nil, day(9, 0))
+	r := newRecordBuilder("hi", "", nil, day(9, 0))
 	r.observe(pipeline.ErrorEvent{Stage: pipeline.StagePlanning, Message: "the controller could not plan", Fatal: true})
 	got, _ := r.finish(nil, errors.New("Ollama is not reachable"), day(9, 1))
 	if got.Error != "the controller could not plan (Ollama is not reachable)" || got.Cancelled || got.Planned {
 		t.Fatalf("failed turn = %+v", got)
 	}
 
-	r = newRecorder("hi", "", nil, day(9, 0))
+	r = newRecordBuilder("hi", "", nil, day(9, 0))
 	r.observe(pipeline.ErrorEvent{Stage: pipeline.StagePlanning, Message: "Ollama is not reachable", Fatal: true})
 	if got, _ := r.finish(nil, errors.New("Ollama is not reachable"), day(9, 1)); got.Error != "Ollama is not reachable" {
 		t.Fatalf("an error the event already says is repeated: %q", got.Error)
 	}
 
-	r = newRecorder("draw a cat", "", nil, day(9, 0))
+	r = newRecordBuilder("draw a cat", "", nil, day(9, 0))
 	r.observe(pipeline.TaskEndEvent{ID: 1, Files: []string{"/out/half.png"}})
 	got, _ = r.finish(nil, fmt.Errorf("turn: %w", pipeline.ErrCancelled), day(9, 1))
 	if !got.Cancelled || got.Error != "" || !reflect.DeepEqual(got.Resources, []string{"/out/half.png"}) {
@@ -79,7 +79,7 @@ func TestRecorderFailedAndCancelledTurns(t *testing.T) {
 // kept as the turn's resource — the user's, not a generated one — so the
 // chat log offers it to later turns as it does an attachment.
 func TestRecorderKeepsNamedMedia(t *testing.T) {
-	r := newRecorder("what is in /in/dock.png?", "", nil, day(9, 0))
+	r := newRecordBuilder("what is in /in/dock.png?", "", nil, day(9, 0))
 	rep := &pipeline.Report{Request: "what is in /in/dock.png?", Named: []string{"/in/dock.png"}, Files: []string{"/out/caption.txt"}, Answer: "A dock."}
 	turn, _ := r.finish(rep, nil, day(9, 1))
 	if !slices.Equal(turn.Resources, []string{"/in/dock.png", "/out/caption.txt"}) {
@@ -100,7 +100,7 @@ func TestRecorderKeepsNamedMedia(t *testing.T) {
 // ranked pick, then the controller's) is recorded once, with the last
 // choice, in the order the tasks were first chosen for.
 func TestRecorderKeepsTheLatestChoicePerTask(t *testing.T) {
-	r := newRecorder("two tasks", "the piped data", nil, day(9, 0))
+	r := newRecordBuilder("two tasks", "the piped data", nil, day(9, 0))
 	r.observe(pipeline.ModelEvent{ID: 2, Task: "ocr", Model: "tesseract"})
 	r.observe(pipeline.ModelEvent{ID: 1, Task: "image-to-text", Model: "blip", Decided: "ranked"})
 	r.observe(pipeline.ModelEvent{ID: 1, Task: "image-to-text", Model: "git-large", Decided: "controller"})
@@ -116,7 +116,7 @@ func TestRecorderKeepsTheLatestChoicePerTask(t *testing.T) {
 // TestRecorderPlanTurnedDownInReview: the plan the user turned down is
 // kept, and the turn is cancelled (the user's choice), not failed.
 func TestRecorderPlanTurnedDownInReview(t *testing.T) {
-	r := newRecorder("draw a cat", "", nil, day(9, 0))
+	r := newRecordBuilder("draw a cat", "", nil, day(9, 0))
 	plan := pipeline.Plan{Tasks: []pipeline.Task{{ID: 1, Task: "text-to-image", Args: map[string]string{"text": "a cat"}}}}
 	r.reviewing(plan)
 	r.reviewed(errors.New("the plan was cancelled in review"))
@@ -130,7 +130,7 @@ func TestRecorderPlanTurnedDownInReview(t *testing.T) {
 // A task that started while the plan streamed and was withdrawn by the
 // final plan leaves no model and no file in the record.
 func TestRecorderForgetsWithdrawnTasks(t *testing.T) {
-	r := newRecorder("caption it", "", nil, day(9, 0))
+	r := newRecordBuilder("caption it", "", nil, day(9, 0))
 	early := pipeline.Task{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "/in/a.png"}}
 	final := pipeline.Task{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "/in/b.png"}}
 	for _, ev := range []pipeline.Event{
@@ -157,7 +157,7 @@ func TestRecorderForgetsWithdrawnTasks(t *testing.T) {
 // TestRecorderKeepsAPartialAnswer: a turn cancelled while its answer
 // streamed keeps the part that arrived.
 func TestRecorderKeepsAPartialAnswer(t *testing.T) {
-	r := newRecorder("long one", "", nil, day(9, 0))
+	r := newRecordBuilder("long one", "", nil, day(9, 0))
 	r.observe(pipeline.TokenEvent{Text: "A par"})
 	r.observe(pipeline.TokenEvent{Text: "tial"})
 	got, _ := r.finish(nil, pipeline.ErrCancelled, day(9, 1))
@@ -171,7 +171,7 @@ func TestRecorderKeepsAPartialAnswer(t *testing.T) {
 func TestRecorderKeepsRevisions(t *testing.T) {
 	rev := pipeline.Revision{After: []pipeline.FailedTask{{ID: 1, Task: "text-to-video", Error: "all 3 attempts failed"}},
 		Tasks: []pipeline.Task{{ID: 2, Task: "text-to-image", Dep: []int{}, Args: map[string]string{"text": "a fox"}}}}
-	r := newRecorder("a video of a fox", "", nil, day(9, 0))
+	r := newRecordBuilder("a video of a fox", "", nil, day(9, 0))
 	for _, ev := range []pipeline.Event{
 		pipeline.PlanEvent{Tasks: []pipeline.Task{{ID: 1, Task: "text-to-video"}}},
 		pipeline.TaskEndEvent{ID: 1, Task: "text-to-video", Status: pipeline.StatusError, Error: "all 3 attempts failed"},
@@ -190,7 +190,7 @@ func TestRecorderKeepsRevisions(t *testing.T) {
 // TestRecorderRevisionReview: a revision shown for review is not the
 // turn's plan, and turning it down does not turn the turn down.
 func TestRecorderRevisionReview(t *testing.T) {
-	r := newRecorder("a video of a fox", "", nil, day(9, 0))
+	r := newRecordBuilder("a video of a fox", "", nil, day(9, 0))
 	plan := pipeline.Plan{Tasks: []pipeline.Task{{ID: 1, Task: "text-to-video"}}}
 	r.reviewing(plan)
 	r.reviewed(nil)

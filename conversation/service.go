@@ -10,7 +10,7 @@
 //     recording (Chat.StartRecording), the history, the standing
 //     constraints and the engine;
 //   - the one reducer from a turn's pipeline.Events to its saved record
-//     (recorder, record.go);
+//     (recordBuilder, record.go);
 //   - saving, safely with several writers: a save merges with what other
 //     processes and chats saved meanwhile (sessions.Store.Merge) and
 //     reports the turns they added (Sync), so no turn is ever lost.
@@ -23,9 +23,7 @@ package conversation
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/chorusai/chorus/pipeline"
@@ -33,7 +31,7 @@ import (
 )
 
 // Record is a turn as a session keeps it.
-type Record = sessions.Turn
+type Record = sessions.Record
 
 // Summary describes a saved session for a list.
 type Summary = sessions.Summary
@@ -69,10 +67,11 @@ type Options struct {
 }
 
 // Service opens chats and sessions over one engine and one sessions
-// directory. It is safe for concurrent use.
+// directory, whose saved sessions it lists, finds and deletes (Library).
+// It is safe for concurrent use.
 type Service struct {
-	opts  Options
-	store sessions.Store
+	opts Options
+	Library
 }
 
 // New returns the service.
@@ -95,7 +94,7 @@ func New(opts Options) (*Service, error) {
 	if opts.Drain == nil {
 		opts.Drain = &Drain{}
 	}
-	return &Service{opts: opts, store: sessions.Store{Dir: opts.Dir, Logger: opts.Logger}}, nil
+	return &Service{opts: opts, Library: NewLibrary(opts.Dir, opts.Logger)}, nil
 }
 
 // At returns a service over the same engine, warmer and version whose
@@ -108,7 +107,7 @@ func (s *Service) At(dir string, log *slog.Logger) *Service {
 	if log != nil {
 		opts.Logger = log
 	}
-	return &Service{opts: opts, store: sessions.Store{Dir: opts.Dir, Logger: opts.Logger}}
+	return &Service{opts: opts, Library: NewLibrary(opts.Dir, opts.Logger)}
 }
 
 // Warm fills the controller's prompt cache with the engine's head, with no
@@ -127,82 +126,9 @@ func (s *Service) Engine() *pipeline.Engine { return s.opts.Engine }
 // turns before a restart, Wait for those in flight.
 func (s *Service) Drain() *Drain { return s.opts.Drain }
 
-// Dir is the sessions directory, for messages that name it.
-func (s *Service) Dir() string { return s.opts.Dir }
-
-// List summarises every saved session, newest first (damaged ones too,
-// with why).
-func (s *Service) List() ([]Summary, error) { return s.store.List() }
-
-// Delete removes a saved session.
-func (s *Service) Delete(id string) error { return s.store.Delete(id) }
-
 // NewSession returns a new, unsaved session: it is written with its
 // first turn.
 func (s *Service) NewSession() *Session { return s.wrap(s.store.New("")) }
-
-// Open loads the session id, or the newest one for "latest" (or "last").
-// A session that does not exist gives an error wrapping ErrNotFound that
-// names the sessions directory.
-func (s *Service) Open(id string) (*Session, error) {
-	ss, err := s.store.Open(id)
-	if err != nil {
-		return nil, err
-	}
-	return s.wrap(ss), nil
-}
-
-func (s *Service) wrap(ss *sessions.Session) *Session {
-	return &Session{store: s.store, s: ss}
-}
-
-// Find resolves what a user typed to name a session: an id or "latest"
-// as it is, else a title — the newest session of that title (any case),
-// or the one session whose title starts with, then contains, the words
-// given. Several matches are an error that names them; none leaves arg to
-// Open, which says it was not found.
-func (s *Service) Find(arg string) (string, error) {
-	if sessions.IsLatest(arg) {
-		return arg, nil
-	}
-	list, err := s.store.List()
-	if err != nil {
-		return "", err
-	}
-	want := strings.ToLower(strings.TrimSpace(arg))
-	for _, x := range list {
-		if x.ID == arg {
-			return x.ID, nil
-		}
-	}
-	for _, x := range list { // newest first
-		if strings.ToLower(x.Title) == want {
-			return x.ID, nil
-		}
-	}
-	for _, match := range []func(title string) bool{
-		func(t string) bool { return strings.HasPrefix(t, want) },
-		func(t string) bool { return strings.Contains(t, want) },
-	} {
-		var found []Summary
-		for _, x := range list {
-			if x.Title != "" && match(strings.ToLower(x.Title)) {
-				found = append(found, x)
-			}
-		}
-		switch {
-		case len(found) == 1:
-			return found[0].ID, nil
-		case len(found) > 1:
-			var names []string
-			for _, x := range found[:min(len(found), 4)] {
-				names = append(names, fmt.Sprintf("%q (%s)", x.Title, x.ID))
-			}
-			return "", fmt.Errorf("%d sessions match %q: %s — give more of the title, or the id", len(found), arg, strings.Join(names, ", "))
-		}
-	}
-	return arg, nil
-}
 
 // IsLatest reports whether id asks for the newest session rather than
 // naming one.

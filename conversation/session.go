@@ -20,6 +20,24 @@ type Session struct {
 	// saving serialises this handle's saves, each taking its snapshot
 	// inside: the last one written holds the newest state.
 	saving sync.Mutex
+	// given is what the user typed and attached in the turns this handle
+	// ran, kept in memory only (pipeline.Turn.Earlier): the session file
+	// is data from disk, and its paths grant nothing by themselves.
+	given []pipeline.Given
+}
+
+// earlier returns what the user gave in the turns this handle ran.
+func (s *Session) earlier() []pipeline.Given {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.given)
+}
+
+// gave notes what the user gave in a turn this handle ran.
+func (s *Session) gave(g pipeline.Given) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.given = append(s.given, g)
 }
 
 // Sync is what other writers — another Chorus process, another chat of

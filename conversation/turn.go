@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/chorusai/chorus/pipeline"
 )
@@ -16,7 +17,8 @@ type Request struct {
 	Input   string
 	// Attachments are the files the user attached, full paths.
 	Attachments []string
-	// PlanOnly stops after planning.
+	// PlanOnly stops after planning; the turn is neither kept in the
+	// session nor saved.
 	PlanOnly bool
 	// Review, when set, is shown the validated plan before anything runs
 	// (pipeline.Turn.Review); an error turns the plan down and the turn
@@ -96,7 +98,7 @@ func (c *Chat) run(ctx context.Context, req Request, emit pipeline.Emit) Result 
 	now := c.svc.opts.Now
 	c.mu.Lock()
 	eng, cons, sess, tape := c.eng, c.cons, c.sess, c.tape
-	rec := newRecorder(req.Request, req.Input, req.Attachments, now())
+	rec := newRecordBuilder(req.Request, req.Input, req.Attachments, now())
 	r := &running{cancel: cancel, rec: rec, sess: sess, model: eng.Controller().Model(), cons: cons}
 	c.turns[r] = struct{}{}
 	c.wg.Add(1)
@@ -132,8 +134,14 @@ func (c *Chat) run(ctx context.Context, req Request, emit pipeline.Emit) Result 
 	if tape != nil {
 		tape.BeginTurn(req.Request, req.Attachments)
 	}
-	turn := pipeline.Turn{Request: req.Request, Input: req.Input, Attachments: req.Attachments, History: sess.History(),
-		Constraints: cons, PlanOnly: req.PlanOnly, OutputDir: c.opts.OutputDir, Workspace: c.opts.Workspace, Approve: req.Approve, Chat: c.id}
+	turn := pipeline.Turn{Request: req.Request, Input: req.Input, Attachments: req.Attachments, History: sess.History(), Earlier: sess.earlier(),
+		Constraints: cons, PlanOnly: req.PlanOnly, System: c.opts.System, OutputDir: c.opts.OutputDir, Workspace: c.opts.Workspace, Approve: req.Approve, Chat: c.id}
+	if c.opts.Approve != nil {
+		turn.Approve = c.opts.Approve // the operator decides, not the front end's user
+	}
+	// What the user typed and attached grants again in this chat's later
+	// turns — from memory, never from the session file.
+	sess.gave(pipeline.Given{Request: req.Request, Attachments: slices.Clone(req.Attachments)})
 	if req.Review != nil {
 		turn.Review = func(ctx context.Context, p pipeline.Plan) (pipeline.Plan, error) {
 			rec.reviewing(p)
@@ -149,10 +157,13 @@ func (c *Chat) run(ctx context.Context, req Request, emit pipeline.Emit) Result 
 		emit(ev)
 	})
 	reach.settle()
-	if record, ok := rec.finish(res.Report, res.Err, now()); ok {
+	// A plan alone is a look ahead, not a turn of the chat: kept, its
+	// unanswered request would be the next turn's history and a later
+	// --continue's newest session.
+	if record, ok := rec.finish(res.Report, res.Err, now()); ok && !req.PlanOnly {
 		res.Record = sess.add(record, r.model, cons)
 	}
-	if !c.opts.NoSave {
+	if !c.opts.NoSave && !req.PlanOnly {
 		res.Sync, res.SaveErr = sess.Save()
 		res.Saved = res.SaveErr == nil
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/chorusai/chorus/imaging"
@@ -76,6 +77,11 @@ func (c Case) Turn(dir string) (pipeline.Turn, error) {
 			return t, err
 		}
 		t.History = append(t.History, user, bot)
+		// The suite stands for a chat this process ran: the earlier
+		// turn's files — given by its user, or made for them — are the
+		// chat's, as the chat service remembers them (a session read from
+		// disk would grant none of them: pipeline.Turn.Earlier).
+		t.Earlier = append(t.Earlier, pipeline.Given{Request: user.Content, Attachments: append(slices.Clone(user.Resources), bot.Resources...)})
 	}
 	return t, nil
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/chorusai/chorus/endpoints"
@@ -39,24 +40,53 @@ func (e *Engine) outDir(t Turn) string {
 func (e *Engine) turnScope(t Turn) *scope.Scope {
 	sc := scope.New(scope.Options{Root: t.Workspace})
 	for _, a := range t.Attachments {
-		sc.AllowFile(a, scope.Attached)
+		_ = sc.Allow(a, scope.Attached) // a file, or a folder and what is in it
 	}
 	sc.AllowTyped(t.Request)
+	for _, g := range t.Earlier {
+		for _, a := range g.Attachments {
+			_ = sc.Allow(a, scope.ChatLog)
+		}
+		sc.AllowTyped(g.Request)
+	}
+	// The chat log comes from the session file, which anything that can
+	// write there may have edited: loading it grants nothing by itself. Its
+	// files are granted only when Chorus wrote them — in an output
+	// directory, under a name it gives (really there, not a link out) —
+	// or when they pass the rule now (attached or typed this turn, or in
+	// an earlier turn of this chat: Earlier, above).
+	dirs := []string{e.outDir(t)}
+	if abs, err := filepath.Abs(e.opts.OutputDir); err == nil && abs != dirs[0] {
+		dirs = append(dirs, abs)
+	}
 	for _, m := range t.History {
 		for _, r := range m.Resources {
-			sc.AllowFile(r, scope.ChatLog)
-		}
-		if m.Role == "user" {
-			sc.AllowTyped(m.Content)
+			if !OutputName(filepath.Base(r)) {
+				continue
+			}
+			for _, d := range dirs {
+				if sc.AllowFileUnder(r, d, scope.ChatLog) {
+					break
+				}
+			}
 		}
 	}
-	// The output directory grants nothing by itself — with --out . it is
-	// the working directory, and anyone may have put files there: the
-	// files Chorus writes are granted one by one as they are written
-	// (keepResult, download), and those of earlier turns come with the
-	// chat log above.
+	// The output directory grants nothing by itself either — with --out .
+	// it is the working directory, and anyone may have put files there:
+	// the files Chorus writes are granted one by one as they are written
+	// (keepResult, download).
 	return sc
 }
+
+// outputNames is the form of the names writeBlob gives the files Chorus
+// writes: when, the task, its id, six random hex digits, the extension.
+var outputNames = regexp.MustCompile(`^\d{8}-\d{6}-[A-Za-z0-9_-]+-\d+-[0-9a-f]{6}(\.[A-Za-z0-9]+)?$`)
+
+// OutputName reports whether name (a file name, no folder) has the form
+// of the names Chorus gives the files it writes in its output directory —
+// results, downloads, annotated images: a session's file of another form
+// was not written by Chorus, and grants nothing.
+func OutputName(name string) bool { return outputNames.MatchString(name) }
 
 // access returns the turn's scope, building it when the turn did not come
 // through Run (a validation on its own).
@@ -77,13 +107,26 @@ func refusal(err error) string {
 	return err.Error()
 }
 
-// taskFiles hands the task's media arguments to the endpoint as checked
-// files (endpoints.Request.Files), the only files an endpoint reads.
-func taskFiles(sc *scope.Scope, s *skills.Skill, args map[string]string) (map[string]scope.File, error) {
+// gateArgs is the one gate every argument value of a task passes after
+// resolution, whatever kind of endpoint — or the controller — runs it: a
+// media argument becomes a checked file (endpoints.Request.Files, the only
+// files an endpoint reads), and every other value goes through
+// scope.Gate, which refuses it when any path it could name — whole or in a
+// sentence, through file://, ~, percent-encoding or a link, written by the
+// plan or arriving as another task's output — is not one the turn may
+// read. A refusal names the path and the fix; nothing of the file is read.
+func gateArgs(sc *scope.Scope, s *skills.Skill, args map[string]string) (map[string]scope.File, error) {
 	files := map[string]scope.File{}
-	for k, v := range args {
-		a, ok := s.Arg(k)
-		if !ok || !a.Type.Media() || strings.TrimSpace(v) == "" {
+	for _, k := range sortedKeys(args) {
+		v := args[k]
+		a, _ := s.Arg(k)
+		if !a.Type.Media() {
+			if err := sc.Gate(v); err != nil {
+				return nil, fmt.Errorf("%w: argument %s: %s", endpoints.ErrBadInput, k, refusal(err))
+			}
+			continue
+		}
+		if strings.TrimSpace(v) == "" {
 			continue
 		}
 		f, err := sc.Check(v)
@@ -98,35 +141,50 @@ func taskFiles(sc *scope.Scope, s *skills.Skill, args map[string]string) (map[st
 	return files, nil
 }
 
+// gateArgs is the validator's early look through the same gate, at the
+// values the plan wrote (its <resource>-N references are judged when they
+// have their values, by the executor's gateArgs): a task naming a path
+// the turn may not read is dropped before anything runs, with a note
+// naming the path and the fix.
+func (v *validator) gateArgs(t *Task, s *skills.Skill) {
+	if _, gone := v.dropped[t.ID]; gone || s == nil {
+		return
+	}
+	for _, k := range sortedKeys(t.Args) {
+		if a, _ := s.Arg(k); a.Type.Media() {
+			continue // checked as a file (checkArgs)
+		}
+		val := resourceRef.ReplaceAllString(t.Args[k], " ")
+		if err := v.scope.Gate(val); err != nil {
+			var de *scope.DeniedError
+			what := val
+			if errors.As(err, &de) {
+				what = de.What
+			}
+			v.refuse(*t, what, err)
+			return
+		}
+	}
+}
+
 // maxTextFile bounds a text file read into a text argument.
 const maxTextFile = 256 << 10
 
 // textFileContent reads a text argument that is exactly the path of a text
 // file the turn may read ("summarize notes.txt", planned as text:
 // /…/notes.txt): the task wants the words, not the file name. isFile is
-// false when val is not such a path. A path the turn may not read stays
-// text, and denied says so (the caller tells the user); err says why an
-// allowed text file cannot be used — a task given the file's name instead
-// of its words would silently answer about the wrong thing.
-func textFileContent(sc *scope.Scope, val string) (content string, isFile bool, denied, err error) {
+// false when val is not such a path (the gate has refused one the turn
+// may not read); err says why an allowed text file cannot be used — a task
+// given the file's name instead of its words would silently answer about
+// the wrong thing.
+func textFileContent(sc *scope.Scope, val string) (content string, isFile bool, err error) {
 	p := strings.TrimSpace(val)
-	if p == "" || strings.ContainsAny(p, "\n") || len(p) > 4096 {
-		return "", false, nil, nil
+	if p == "" || strings.ContainsAny(p, "\n") || len(p) > 4096 || sc.Outside(p) != nil || ModalityOf(p) != skills.Text {
+		return "", false, nil
 	}
-	if err := sc.Outside(p); err != nil {
-		// Outside a confined user's folder: not even sniffed, so what the
-		// user is told does not depend on whether the file exists.
-		return "", false, err, nil
-	}
-	if ModalityOf(p) != skills.Text {
-		return "", false, nil, nil
-	}
-	f, cerr := sc.Check(p)
-	switch {
-	case errors.Is(cerr, scope.ErrDenied):
-		return "", false, cerr, nil
-	case cerr != nil:
-		return "", false, nil, nil // not a file: it is text
+	f, err := sc.Check(p)
+	if err != nil {
+		return "", false, nil // not a file it may read: it is text
 	}
 	b, err := f.ReadAll(maxTextFile)
 	switch {
@@ -135,13 +193,36 @@ func textFileContent(sc *scope.Scope, val string) (content string, isFile bool, 
 		if st, serr := os.Stat(f.Path()); serr == nil {
 			size = st.Size()
 		}
-		return "", true, nil, fmt.Errorf("%s is %s; a text argument takes at most %d KB of a file — split it, or quote the part that matters",
+		return "", true, fmt.Errorf("%s is %s; a text argument takes at most %d KB of a file — split it, or quote the part that matters",
 			p, skills.HumanBytes(size), maxTextFile>>10)
 	case err != nil:
-		return "", true, nil, fmt.Errorf("cannot read %s: %w", p, err)
+		return "", true, fmt.Errorf("cannot read %s: %w", p, err)
 	}
 	// Text in another encoding keeps its ASCII; the rest shows as U+FFFD.
-	return strings.ToValidUTF8(string(b), "\uFFFD"), true, nil, nil
+	return strings.ToValidUTF8(string(b), "\uFFFD"), true, nil
+}
+
+// fileTexts puts the words of a text file in place of its path, for a text
+// argument whose planned value (not another task's output) is the path of
+// a text file the turn may read, once the gate has passed it. A tool's
+// argument stays the path: the tool was asked for a path.
+func fileTexts(sc *scope.Scope, t Task, s *skills.Skill, args map[string]string) error {
+	if s.Tool != nil {
+		return nil
+	}
+	for _, k := range sortedKeys(args) {
+		if a, _ := s.Arg(k); a.Type != skills.Text || len(Refs(t.Args[k])) > 0 {
+			continue
+		}
+		content, isFile, err := textFileContent(sc, args[k])
+		switch {
+		case err != nil:
+			return fmt.Errorf("argument %s: %w", k, err)
+		case isFile:
+			args[k] = content
+		}
+	}
+	return nil
 }
 
 // maxDownload bounds a media argument fetched from a URL.

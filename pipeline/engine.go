@@ -34,6 +34,14 @@ type Message struct {
 	Resources []string `json:"resources,omitempty"`
 }
 
+// Given is what the user gave in one turn: the request they typed and the
+// files or folders they attached. A front end keeps it in memory for the
+// chat's later turns (Turn.Earlier); it is never read back from a session.
+type Given struct {
+	Request     string
+	Attachments []string
+}
+
 // Turn is one request to run.
 type Turn struct {
 	// Request is what the user wrote: the paths and URLs in it are granted
@@ -45,13 +53,25 @@ type Turn struct {
 	Input string
 	// Attachments are files the user attached (images, audio, video, text).
 	Attachments []string
-	// History is the chat log of earlier turns, oldest first.
+	// History is the chat log of earlier turns, oldest first. It is read
+	// from the session file — data from disk, not the user's typing — so
+	// the paths in it grant only files Chorus wrote (access.go).
 	History []Message
+	// Earlier are the requests and attachments the user gave in earlier
+	// turns of this chat, as the front end kept them in memory: what was
+	// typed or attached there is granted again, as in the turn it was
+	// given.
+	Earlier []Given
 	// Constraints are the user's standing constraints; the planner may add
 	// more from the request.
 	Constraints Constraints
 	// PlanOnly stops after planning.
 	PlanOnly bool
+	// System is the user's instruction for the answer (chorus run
+	// --system, or a saved role): the answer stage reads it first, and
+	// nothing else does — it shapes how the answer is written (tone,
+	// length, language), not the plan, and grants nothing.
+	System string
 	// Review, when set, is called with the validated plan before anything
 	// runs; it returns the plan to run (possibly edited) or an error to
 	// cancel the turn. Edited plans are validated again.

@@ -174,12 +174,17 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 		return
 	}
 	r.args = args
-	files, err := taskFiles(sc, c.skill, args)
+	files, err := gateArgs(sc, c.skill, args)
 	if err != nil {
 		r.failWith(err)
 		return
 	}
 	r.inputs = files
+	args = maps.Clone(args)
+	if err := fileTexts(sc, r.task, c.skill, args); err != nil {
+		r.fail(err.Error())
+		return
+	}
 
 	var lastErr error
 	if c.controller {
@@ -313,10 +318,9 @@ func shortErr(err error) string { return text.Clip(err.Error(), 160) }
 
 // resolveArgs substitutes <resource>-N by the dependency's product of the
 // argument's modality: the text for text arguments, the file for media. A
-// media URL is fetched through the turn's scope. A text argument is read
-// from a file only when the plan gave the file's path itself and the turn
-// may read it — never a path that arrived as another task's output. Which
-// of a dependency's files a media argument took goes to debug when it had a
+// media URL is fetched through the turn's scope. What comes out goes
+// through the gate (gateArgs) before any endpoint sees it. Which of a
+// dependency's files a media argument took goes to debug when it had a
 // choice.
 func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID map[int]*taskRun, outDir string, sc *scope.Scope, progress func(endpoints.Progress), debug func(string)) (map[string]string, error) {
 	out := make(map[string]string, len(t.Args))
@@ -369,25 +373,6 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 				return nil, fmt.Errorf("argument %s: %w", k, err)
 			}
 			val = p
-		}
-		if a.Type == skills.Text && len(Refs(v)) == 0 && s.Tool == nil {
-			// A tool's text argument is sent as written: a path stays a
-			// path (the validator checked it against the scope).
-			content, isFile, denied, err := textFileContent(sc, val)
-			switch {
-			case err != nil:
-				return nil, fmt.Errorf("argument %s: %w", k, err)
-			case denied != nil:
-				fix := fmt.Sprintf("attach it with @%s or --attach to use its contents", text.Clip(strings.TrimSpace(val), 200))
-				var de *scope.DeniedError
-				if errors.As(denied, &de) && de.Root != "" {
-					fix = "over ssh Chorus reads only files in your folder on this server (" + de.Root + ")"
-				}
-				progress(endpoints.Progress{Message: fmt.Sprintf("argument %s names %s, which this turn may not read, so it is passed as text — %s",
-					k, text.Clip(strings.TrimSpace(val), 200), fix)})
-			case isFile:
-				val = content
-			}
 		}
 		out[k] = val
 	}
@@ -593,8 +578,7 @@ func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, a
 func reportTasks(runs []*taskRun, limit int) []TaskReport {
 	out := make([]TaskReport, 0, len(runs))
 	for _, r := range runs {
-		tr := TaskReport{ID: r.task.ID, Task: r.task.Task, Dep: slices.Clone(r.task.Dep), Args: r.args, Model: r.model, Endpoint: r.endpoint, Provider: r.provider,
-			Status: r.status, Skipped: r.skipped, Cancelled: r.cancelled, Result: r.text, Data: r.data, Files: r.files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
+		tr := TaskReport{TaskEndEvent: r.endEvent(), Dep: slices.Clone(r.task.Dep), Args: r.args}
 		if tr.Args == nil {
 			tr.Args = r.task.Args
 		}

@@ -53,12 +53,13 @@ func TestTypedImageReachesVisionController(t *testing.T) {
 		t.Fatalf("the typed image reached planning %v, answering %v; want both", plan, answer)
 	}
 
-	// A later turn: the chat log carries it as the user's resource.
+	// A later turn of the chat: the chat log carries it as the user's
+	// resource, and the chat remembers the user typed it (Earlier).
 	r2 := newRig(t, withControllerCaps(fakeollama.CapCompletion, fakeollama.CapVision))
 	_, err = r2.eng.Run(context.Background(), pipeline.Turn{Request: "and make it brighter?", History: []pipeline.Message{
 		{Role: "user", Content: "what is in this picture? " + img, Resources: rep.Named},
 		{Role: "assistant", Content: "A harbour."},
-	}}, func(pipeline.Event) {})
+	}, Earlier: []pipeline.Given{{Request: "what is in this picture? " + img}}}, func(pipeline.Event) {})
 	if err != nil {
 		t.Fatal(err)
 	}

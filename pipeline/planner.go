@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -85,6 +86,10 @@ func (e *Engine) planMessage(ctx context.Context, t Turn) controller.Message {
 	if len(t.Attachments) > 0 {
 		b.WriteString("Attached files:\n")
 		for _, a := range t.Attachments {
+			if st, err := os.Stat(a); err == nil && st.IsDir() {
+				fmt.Fprintf(&b, "- %s (folder; a tool that takes a path may list it and read the files in it)\n", a)
+				continue
+			}
 			m := ModalityOf(a)
 			if m == "" {
 				m = "file"

@@ -1,9 +1,5 @@
 package pipeline
 
-import (
-	"encoding/json"
-)
-
 // Candidate is a model selection considered for a task, as shown to the
 // controller and in model events.
 type Candidate struct {
@@ -42,27 +38,19 @@ type Attempt struct {
 // TaskReport is the execution record of one task: what ran, where, for how
 // long, and what it produced. The answer's workflow section is rendered from
 // these records, never from the LLM's memory.
+//
+// How the task ended is its TaskEndEvent, embedded: one record of a
+// finished task, built in one place (taskRun.endEvent), that the task_end
+// event streams and the report keeps — they cannot drift apart. The report
+// adds what the plan and selection knew.
 type TaskReport struct {
-	ID       int               `json:"id"`
-	Task     string            `json:"task"`
-	Dep      []int             `json:"dep"`
-	Args     map[string]string `json:"args"`
-	Model    string            `json:"model,omitempty"`
-	Endpoint string            `json:"endpoint,omitempty"`
-	Provider string            `json:"provider,omitempty"`
-	Decided  string            `json:"decided,omitempty"`
-	Reason   string            `json:"reason,omitempty"`
+	TaskEndEvent
+	Dep     []int             `json:"dep"`
+	Args    map[string]string `json:"args"`
+	Decided string            `json:"decided,omitempty"`
+	Reason  string            `json:"reason,omitempty"`
 	// Unmet is the model event's: a constraint selection could not apply.
-	Unmet     string          `json:"unmet,omitempty"`
-	Status    string          `json:"status"`
-	Skipped   bool            `json:"skipped,omitempty"`
-	Cancelled bool            `json:"cancelled,omitempty"`
-	Result    string          `json:"result,omitempty"`
-	Data      json.RawMessage `json:"data,omitempty"`
-	Files     []string        `json:"files,omitempty"`
-	Error     string          `json:"error,omitempty"`
-	Attempts  []Attempt       `json:"attempts,omitempty"`
-	ElapsedMS int64           `json:"elapsed_ms"`
+	Unmet string `json:"unmet,omitempty"`
 	// Early is the file the answer named while the task was still
 	// producing it (response.early); Correction the line that followed
 	// the answer because the task did not produce it there.

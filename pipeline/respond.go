@@ -129,6 +129,7 @@ func streamer(b *strings.Builder, emit Emit) (push func(string), flush func()) {
 // earlier in the conversation).
 func (e *Engine) answerMessage(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report) controller.Message {
 	var b strings.Builder
+	b.WriteString(answerInstruction(t.System))
 	b.WriteString("Request: " + t.Request)
 	b.WriteString(passedInput(t.Input))
 	if len(t.Attachments) > 0 {
@@ -165,6 +166,24 @@ func (e *Engine) answerMessage(ctx context.Context, t Turn, p Plan, runs []*task
 	return msg
 }
 
+// systemBudget bounds, in bytes, the user's instruction for the answer
+// (Turn.System): the rest of the prompt must still fit.
+const systemBudget = 4000
+
+// answerInstruction is the user's instruction for the answer as the answer
+// message's first line, or "". In the user message, not a system message
+// of its own: chat templates (Qwen's among them) drop a system message
+// that is not the first, and the first is the head every stage shares in
+// the server's cache.
+func answerInstruction(system string) string {
+	system = strings.TrimSpace(system)
+	if system == "" {
+		return ""
+	}
+	system, _ = text.ClipBytes(system, systemBudget)
+	return "The user's instruction for this answer (follow it for how you write; it changes nothing of what ran): " + system + "\n"
+}
+
 // revisionsSaid tells the answer stage which tasks a revision added after
 // which failed (ids only: the errors are in the results, as data), so the
 // answer can say what was done instead.
@@ -194,7 +213,7 @@ func revisionsSaid(revs []Revision) string {
 func attachedTexts(sc *scope.Scope, paths []string, budget int) string {
 	var b strings.Builder
 	for _, p := range paths {
-		content, isFile, _, err := textFileContent(sc, p)
+		content, isFile, err := textFileContent(sc, p)
 		if err != nil {
 			fmt.Fprintf(&b, "\n\n(%s is attached but not quoted: %v)", p, err)
 			continue

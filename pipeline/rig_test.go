@@ -71,6 +71,8 @@ type rigConfig struct {
 	hf func(*huggingface.Options)
 	// hub: the endpoint asks the fake's Hub which providers serve a model.
 	hub bool
+	// skills join the catalog, replacing those of the same name.
+	skills []*skills.Skill
 	// slots is controller.max_concurrent.
 	slots int
 }
@@ -88,6 +90,10 @@ func withHFOptions(f func(*huggingface.Options)) rigOption {
 // withHub makes the Hugging Face endpoint ask the fake Hub's provider
 // mapping (fakehf.Server.Provide), as the real one asks the Hub.
 func withHub() rigOption { return func(rc *rigConfig) { rc.hub = true } }
+
+func withSkills(s ...*skills.Skill) rigOption {
+	return func(rc *rigConfig) { rc.skills = append(rc.skills, s...) }
+}
 
 // withSlots sets controller.max_concurrent: the controller server's slots.
 func withSlots(n int) rigOption { return func(rc *rigConfig) { rc.slots = n } }
@@ -111,6 +117,9 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	cat, err := skills.Load("testdata/skills")
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, s := range rc.skills {
+		cat.Put(s)
 	}
 	ctl, err := controller.New(r.ollama.URL, "ctl", controller.Options{PlanTokens: 512, Timeout: 30 * time.Second, MaxConcurrent: rc.slots})
 	if err != nil {
@@ -188,6 +197,17 @@ func (r *rig) respond(req *api.ChatRequest) fakeollama.Reply {
 		return r.answer
 	}
 	return fakeollama.Reply{Content: "controller output for the task"}
+}
+
+// reset forgets the events and the plans of earlier turns, for a test that
+// runs many turns on one rig.
+func (r *rig) reset() {
+	r.mu.Lock()
+	r.plans, r.planN = nil, 0
+	r.mu.Unlock()
+	r.evMu.Lock()
+	r.events = nil
+	r.evMu.Unlock()
 }
 
 // planJSON sets the planner's reply to the given tasks.

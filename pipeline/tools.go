@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -164,8 +162,7 @@ func toolLine(s *skills.Skill) string {
 // checkToolArgs converts a tool's arguments to its inputSchema before the
 // plan runs: a value a model wrote loosely ("3.0", "Yes", "farenheit") is
 // repaired with a note; one that cannot be converted drops the task,
-// naming the argument. A text argument naming a local file the turn may
-// not read drops the task too: a stdio server could open it.
+// naming the argument. (A path in a value is the gate's: gateArgs.)
 func (v *validator) checkToolArgs(t *Task, s *skills.Skill) {
 	for _, a := range s.Args {
 		val, ok := t.Args[a.Name]
@@ -173,12 +170,6 @@ func (v *validator) checkToolArgs(t *Task, s *skills.Skill) {
 			// A file goes as data, checked like any; a reference gets
 			// its value when its task has run, and is converted then.
 			continue
-		}
-		if p, ok := localPath(val); ok {
-			if _, err := v.scope.Check(p); err != nil {
-				v.refuse(*t, val, err)
-				return
-			}
 		}
 		p := s.Tool.Params[a.Name]
 		conv, note, err := p.Schema.Convert(val)
@@ -224,29 +215,6 @@ func argKind(s *skills.Skill, a skills.Arg) string {
 		}
 	}
 	return string(a.Type)
-}
-
-// localPath reports whether a text value is a path to something on this
-// machine (written as one: absolute, ~/, ./ or ../), and resolves it.
-func localPath(val string) (string, bool) {
-	v := strings.TrimSpace(val)
-	if v == "" || strings.ContainsAny(v, "\n\t") || len(v) > 4096 {
-		return "", false
-	}
-	if !(strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../")) {
-		return "", false
-	}
-	if strings.HasPrefix(v, "~/") {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", false
-		}
-		v = filepath.Join(home, v[2:])
-	}
-	if _, err := os.Lstat(v); err != nil {
-		return "", false
-	}
-	return v, true
 }
 
 // Approval is a call the turn must approve before it runs: an MCP tool
@@ -305,6 +273,16 @@ func approve(ctx context.Context, route endpoints.Endpoint, r *taskRun, model st
 // or "server.*" for all of a server's), and is refused otherwise with the
 // flag that allows it.
 func AllowTools(names []string) func(context.Context, Approval) error {
+	return AllowListed(names, func(tool string) string { return "run again with --allow-tool " + tool + " to let it run" })
+}
+
+// AllowListed is the Approve hook that answers from a list alone: a tool
+// runs when names lists it ("server.tool", or "server.*" for all of a
+// server's), and is refused otherwise, saying why it asks and fix(tool) —
+// who can allow it, and how. Nobody is asked: chorus serve --ssh uses it
+// with the operator's serve.allow_tools, so a remote user never approves a
+// tool that runs on the server.
+func AllowListed(names []string, fix func(tool string) string) func(context.Context, Approval) error {
 	return func(_ context.Context, a Approval) error {
 		server, _, _ := strings.Cut(a.Tool, ".")
 		for _, n := range names {
@@ -312,6 +290,6 @@ func AllowTools(names []string) func(context.Context, Approval) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("%s — run again with --allow-tool %s to let it run", a.Reason, a.Tool)
+		return fmt.Errorf("%s — %s", a.Reason, fix(a.Tool))
 	}
 }

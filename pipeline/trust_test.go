@@ -101,10 +101,10 @@ func TestPlanCannotReadFilesTheUserDidNotGive(t *testing.T) {
 	}
 }
 
-// TestTextArgumentStaysText: a text argument that is the path of a file
-// the turn may not read is passed as the path, said so, never read; one
-// the user attached is read.
-func TestTextArgumentStaysText(t *testing.T) {
+// TestTextArgumentNamingAPrivateFileIsRefused: a text argument that is the
+// path of a file the turn may not read drops its task with the fix, before
+// anything runs; one the user attached is read into the argument.
+func TestTextArgumentNamingAPrivateFileIsRefused(t *testing.T) {
 	home, secret := secretHome(t)
 	r := newRig(t)
 	r.hf.Model("test/voice", "text-to-speech")
@@ -129,27 +129,25 @@ func TestTextArgumentStaysText(t *testing.T) {
 		bodies = append(bodies, string(req.Body))
 	}
 	joined := strings.Join(bodies, "\n")
-	if !strings.Contains(joined, "the meeting is at noon") {
-		t.Errorf("the attached text file was not read into its argument: %s", joined)
+	if !strings.Contains(joined, "the meeting is at noon") || strings.Contains(joined, private) {
+		t.Errorf("the attached text file should be read into its argument, the private one never sent: %s", joined)
 	}
-	var said bool
-	for _, p := range eventsOf[pipeline.TaskProgressEvent](r) {
-		said = said || p.ID == 1 && strings.Contains(p.Message, "may not read, so it is passed as text")
-	}
-	if !said {
-		t.Error("no event says the private path was passed as text")
+	plan := eventsOf[pipeline.PlanEvent](r)[0]
+	if len(plan.Tasks) != 1 || !strings.Contains(strings.Join(plan.Notes, " "), private+" is not a file you gave this turn — attach it with @path or --attach") {
+		t.Errorf("the private path should drop its task with the fix: %+v", plan)
 	}
 }
 
 // TestExpertOutputPathIsNotRead: an expert whose output is a path, passed on
-// as <resource>-N, gets the path passed on — never the file's contents.
+// as <resource>-N, does not get it to the next task: the gate refuses the
+// value it resolved to, naming the fix, and nothing of the file is read.
 func TestExpertOutputPathIsNotRead(t *testing.T) {
 	home, secret := secretHome(t)
 	r := newRig(t)
 	img := r.image("a.png", 20, 20)
 	private := filepath.Join(home, ".ssh/notes.txt")
 	r.hf.Model("test/captioner-big", "image-to-text").Respond(func(*http.Request, []byte) (int, string, []byte) {
-		b, _ := json.Marshal([]map[string]string{{"generated_text": private}})
+		b, _ := json.Marshal([]map[string]string{{"generated_text": "the notes are in " + private + " today"}})
 		return 200, "application/json", b
 	})
 	r.hf.Model("test/voice", "text-to-speech")
@@ -167,8 +165,11 @@ func TestExpertOutputPathIsNotRead(t *testing.T) {
 	if where := leaked(r, rep, secret); len(where) > 0 {
 		t.Fatalf("the secret reached %v", where)
 	}
-	if reqs := r.hf.RequestsFor("test/voice"); len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), private) {
-		t.Fatalf("text-to-speech should get the caption as text: %v", reqs)
+	if reqs := r.hf.RequestsFor("test/voice"); len(reqs) != 0 {
+		t.Fatalf("text-to-speech got a path the turn may not read: %v", reqs)
+	}
+	if e := r.taskEnd(2); e.Status != pipeline.StatusError || !strings.Contains(e.Error, private+" is not a file you gave this turn") || !strings.Contains(e.Error, "--attach") {
+		t.Fatalf("task 2 should be refused with the fix: %+v", e)
 	}
 }
 

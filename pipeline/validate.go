@@ -161,6 +161,7 @@ func (v *validator) run(in []Task) []Task {
 			continue
 		}
 		v.checkArgs(t, skillOf[t.ID], skillOf)
+		v.gateArgs(t, skillOf[t.ID])
 		if s := skillOf[t.ID]; s.Tool != nil {
 			if _, gone := v.dropped[t.ID]; !gone {
 				v.checkToolArgs(t, s)
@@ -617,7 +618,9 @@ func (v *validator) latestResource(m skills.Modality) (path, from string) {
 	for i := len(v.turn.History) - 1; i >= 0; i-- {
 		rs := v.turn.History[i].Resources
 		for j := len(rs) - 1; j >= 0; j-- {
-			if isRegularFile(rs[j]) && ModalityOf(rs[j]) == m {
+			// The newest the turn may read: a session's other files
+			// (data from disk) are not even looked into.
+			if v.scope.Allowed(rs[j]) && isRegularFile(rs[j]) && ModalityOf(rs[j]) == m {
 				return rs[j], "from the chat log"
 			}
 		}

@@ -141,18 +141,28 @@ func TestValidateRepairs(t *testing.T) {
 	})
 	t.Run("missing image filled from the chat log", func(t *testing.T) {
 		// The only image of the conversation: the schema lets a plan
-		// leave it out, so filling it in is no repair.
+		// leave it out, so filling it in is no repair. (The chat's user
+		// gave it in an earlier turn: a chat log read from a session
+		// grants nothing by itself.)
 		h := []Message{{Role: "assistant", Content: "here is your cat", Resources: []string{img}}}
-		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, Constraints{}, Turn{History: h}, nil)
+		gave := []Given{{Request: "a cat", Attachments: []string{img}}}
+		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, Constraints{}, Turn{History: h, Earlier: gave}, nil)
 		if len(p.Tasks) != 1 || p.Tasks[0].Args["image"] != img || len(p.Notes) != 0 {
 			t.Fatalf("plan = %+v", p)
 		}
 		// Among two, the newest is taken, and a note says which.
 		older := touch(t, t.TempDir(), "older.png")
 		h = append([]Message{{Role: "assistant", Content: "an older one", Resources: []string{older}}}, h...)
-		p = e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, Constraints{}, Turn{History: h}, nil)
+		gave = append(gave, Given{Attachments: []string{older}})
+		p = e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, Constraints{}, Turn{History: h, Earlier: gave}, nil)
 		if len(p.Tasks) != 1 || p.Tasks[0].Args["image"] != img || !hasNote(p, "from the chat log") {
 			t.Fatalf("plan = %+v", p)
+		}
+		// A chat log read from a session, nothing given in this chat:
+		// its image is not taken.
+		p = e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, Constraints{}, Turn{History: h}, nil)
+		if len(p.Tasks) != 0 {
+			t.Fatalf("a session's image filled the argument: %+v", p)
 		}
 	})
 	t.Run("argument aliases and duplicate ids", func(t *testing.T) {

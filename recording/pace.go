@@ -3,6 +3,8 @@ package recording
 import (
 	"context"
 	"time"
+
+	"github.com/chorusai/chorus/httpwire"
 )
 
 // Pace is how fast a replay runs: every recorded wait — a reply's chunks,
@@ -32,12 +34,5 @@ func (p Pace) Wait(ctx context.Context, d time.Duration) error {
 	if p.Sleep != nil {
 		return p.Sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return httpwire.Sleep(ctx, d)
 }

@@ -17,13 +17,13 @@ import (
 type Recorder struct {
 	path    string
 	header  Recording
-	ctl     *controller.Recorder
+	ctl     *controller.Wiretap
 	experts *expertLog
 	// plain is the router before it was wrapped, for Release.
 	plain *endpoints.Router
 
 	mu    sync.Mutex
-	turns []Turn
+	turns []Request
 	// saving serialises saves, each taking its snapshot inside: the file
 	// last written holds the newest state.
 	saving sync.Mutex
@@ -49,7 +49,7 @@ func NewRecorder(path string, h Header) *Recorder {
 	return &Recorder{
 		path:    path,
 		header:  Recording{Format: Format, Created: now().UTC().Truncate(time.Second), Chorus: h.Chorus, Constraints: h.Constraints},
-		ctl:     controller.NewRecorder(),
+		ctl:     controller.NewWiretap(),
 		experts: newExpertLog(),
 	}
 }
@@ -75,7 +75,7 @@ func (r *Recorder) Engine(eng *pipeline.Engine) *pipeline.Engine {
 	r.header.Revise = opts.Revise
 	plain := r.plain
 	r.mu.Unlock()
-	return pipeline.New(eng.Controller().Recording(r.ctl), eng.Catalog(), recordRouter(plain, r.experts), opts)
+	return pipeline.New(eng.Controller().Tapped(r.ctl), eng.Catalog(), recordRouter(plain, r.experts), opts)
 }
 
 // Release returns an engine like eng (the one Engine returned, perhaps
@@ -87,14 +87,14 @@ func (r *Recorder) Release(eng *pipeline.Engine) *pipeline.Engine {
 	if plain == nil {
 		plain = eng.Router()
 	}
-	return pipeline.New(eng.Controller().Recording(nil), eng.Catalog(), plain, eng.Options())
+	return pipeline.New(eng.Controller().Tapped(nil), eng.Catalog(), plain, eng.Options())
 }
 
 // BeginTurn records that a turn with this request starts.
 func (r *Recorder) BeginTurn(request string, attachments []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.turns = append(r.turns, Turn{Request: request, Attachments: slices.Clone(attachments)})
+	r.turns = append(r.turns, Request{Request: request, Attachments: slices.Clone(attachments)})
 }
 
 // Turns returns how many turns were recorded.
@@ -111,7 +111,7 @@ func (r *Recorder) Recording() *Recording {
 	rec.Turns = slices.Clone(r.turns)
 	r.mu.Unlock()
 	if rec.Turns == nil {
-		rec.Turns = []Turn{}
+		rec.Turns = []Request{}
 	}
 	rec.Traffic = r.ctl.Traffic()
 	rec.Experts = r.experts.snapshot()

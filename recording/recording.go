@@ -55,14 +55,14 @@ type Recording struct {
 	// Constraints are the standing constraints of the recorded chat.
 	Constraints pipeline.Constraints `json:"constraints,omitzero"`
 	// Turns are the recorded requests, in order.
-	Turns []Turn `json:"turns"`
+	Turns []Request `json:"turns"`
 	// Traffic is the controller's side; Experts the endpoints' side.
 	Traffic controller.Traffic `json:"controller_traffic"`
 	Experts Experts            `json:"experts"`
 }
 
-// Turn is one recorded request.
-type Turn struct {
+// Request is one recorded request: what a replay expects typed, in order.
+type Request struct {
 	Request     string   `json:"request"`
 	Attachments []string `json:"attachments,omitempty"`
 }

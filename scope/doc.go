@@ -6,13 +6,18 @@
 //
 //   - files the user attached (--attach, @file, a pasted path),
 //   - files whose path the user typed in their own request,
-//   - files of earlier turns of the same session (attachments and outputs),
+//   - the files inside a folder the user attached or typed (AllowFolder:
+//     not its hidden entries),
+//   - files the user gave in earlier turns of the same chat, and files
+//     Chorus wrote (a session read from disk grants nothing by itself),
 //   - files Chorus wrote in its output directory,
 //
 // and nothing else: not through a text argument, a media argument, a
 // <resource>-N reference, or a path that the controller or an expert wrote.
 // Paths are resolved (~, relative to the working directory, "..", symbolic
-// links) before the check, so a link out of an allowed folder does not pass.
+// links, as the kernel opens them) before the check, so a link out of an
+// allowed folder does not pass. Every argument value of every task passes
+// Gate, which finds every path a value could name, in any form.
 //
 // A URL is fetched only when the user gave it or a task that ran returned
 // it; loopback, link-local and private addresses are refused unless the user

@@ -39,7 +39,10 @@ type Scope struct {
 	mu    sync.RWMutex
 	files map[string]Origin // resolved path → why
 	dirs  map[string]Origin // resolved directory → why
-	urls  map[string]Origin // normalised URL → why
+	// folders are the folders the user gave (AllowFolder): the folder and
+	// what lies under it, but its hidden entries.
+	folders map[string]Origin
+	urls    map[string]Origin // normalised URL → why
 }
 
 // Options are where paths are resolved from.
@@ -78,7 +81,7 @@ func New(o Options) *Scope {
 	if o.WorkDir == "" {
 		o.WorkDir, _ = os.Getwd()
 	}
-	return &Scope{home: o.Home, wd: o.WorkDir, root: root, given: given, files: map[string]Origin{}, dirs: map[string]Origin{}, urls: map[string]Origin{}}
+	return &Scope{home: o.Home, wd: o.WorkDir, root: root, given: given, files: map[string]Origin{}, dirs: map[string]Origin{}, folders: map[string]Origin{}, urls: map[string]Origin{}}
 }
 
 // AllowFile lets the turn read the file at path. The path is resolved
@@ -106,6 +109,76 @@ func (s *Scope) AllowDir(dir string, why Origin) {
 	s.mu.Lock()
 	s.dirs[real] = why
 	s.mu.Unlock()
+}
+
+// AllowFileUnder grants the file at path as AllowFile does, but only when
+// its real path — links followed — lies under dir's: a path read from a
+// session file that names a file elsewhere, or a link planted in dir that
+// leads out of it, grants nothing. It reports whether it granted.
+func (s *Scope) AllowFileUnder(path, dir string, why Origin) bool {
+	real, err := s.resolve(path)
+	if err != nil {
+		return false
+	}
+	d, err := s.resolve(dir)
+	if err != nil || real == d || !within(real, d) {
+		return false
+	}
+	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	s.mu.Lock()
+	s.files[real] = why
+	s.mu.Unlock()
+	return true
+}
+
+// ErrBroadFolder is what AllowFolder refuses: a folder that would grant the
+// whole file system.
+var ErrBroadFolder = errors.New("the file system's root is never granted as a folder — name the folder you mean")
+
+// AllowFolder lets the turn read the folder at dir — list it — and every
+// file and folder under it but the hidden ones (a name starting with "."
+// below dir, as .ssh, .env or .git): a folder the user attached or typed
+// is a grant for the paths inside it that a tool takes (docs/mcp.md). Its
+// links are followed once, here; a link inside it that leads out of it is
+// not granted, since what is allowed is judged by the real path. It fails
+// when dir is not a directory, or is the file system's root
+// (ErrBroadFolder).
+func (s *Scope) AllowFolder(dir string, why Origin) error {
+	real, err := s.resolve(dir)
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return &fs.PathError{Op: "grant", Path: dir, Err: errors.New("not a folder")}
+	}
+	if filepath.Dir(real) == real {
+		return fmt.Errorf("%s: %w", dir, ErrBroadFolder)
+	}
+	s.mu.Lock()
+	s.folders[real] = why
+	s.mu.Unlock()
+	return nil
+}
+
+// Allow grants path as what it is: a folder (AllowFolder) or a file
+// (AllowFile). It is how a turn grants the user's attachments, which may be
+// either.
+func (s *Scope) Allow(path string, why Origin) error {
+	real, err := s.resolve(path)
+	if err != nil {
+		return err
+	}
+	if st, err := os.Stat(real); err == nil && st.IsDir() {
+		return s.AllowFolder(path, why)
+	}
+	s.AllowFile(path, why)
+	return nil
 }
 
 // File is a path that passed the rule: the only thing that can be opened
@@ -165,6 +238,27 @@ func (s *Scope) allowed(real string) bool {
 			return true
 		}
 	}
+	for dir := range s.folders {
+		if within(real, dir) && !hiddenBelow(real, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// hiddenBelow reports whether a name of path below dir starts with ".":
+// a folder's grant leaves out its hidden entries, where keys, tokens and
+// repositories live, unless the user names them.
+func hiddenBelow(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == "." {
+		return false
+	}
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if strings.HasPrefix(part, ".") {
+			return true
+		}
+	}
 	return false
 }
 
@@ -185,15 +279,29 @@ func within(path, dir string) bool {
 // working directory, "." and ".." removed, and every symbolic link
 // followed.
 func (s *Scope) resolve(path string) (string, error) {
-	p, err := s.absolute(path)
-	if err != nil {
+	if _, err := s.absolute(path); err != nil {
 		return "", err
 	}
-	real, err := filepath.EvalSymlinks(p)
+	real, err := filepath.EvalSymlinks(s.joined(path))
 	if err != nil {
 		return "", err
 	}
 	return real, nil
+}
+
+// joined is path as the kernel would open it: "~" expanded, relative to
+// the working directory, but not cleaned — "link/../x" is x beside the
+// folder link leads to, not beside link, and a lexical clean would judge
+// the wrong file. (absolute judges the name; this is what is looked up.)
+func (s *Scope) joined(path string) string {
+	p := strings.TrimSpace(path)
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = s.home + "/" + p[1:]
+	}
+	if !filepath.IsAbs(p) {
+		p = s.wd + "/" + p
+	}
+	return p
 }
 
 // Outside returns a *DeniedError naming the folder when the scope is

@@ -9,20 +9,27 @@ import (
 
 // AllowTyped grants what the user typed in their own request: every
 // existing regular file whose path appears in it (quoted, with escaped
-// blanks, or bare) and every http(s) URL. A typed URL may name a private
-// or loopback address: the user asked for it.
+// blanks, or bare), every folder written as a path — with a "/" ("docs/",
+// "~/photos", "/srv/data") or "~" — as AllowFolder grants it, and every
+// http(s) URL. A bare word that happens to name a folder ("docs") grants
+// nothing. A typed URL may name a private or loopback address: the user
+// asked for it.
 func (s *Scope) AllowTyped(request string) {
 	for _, p := range pathsIn(request) {
 		real, err := s.resolve(p)
 		if err != nil {
 			continue
 		}
-		if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
-			continue
+		st, err := os.Stat(real)
+		switch {
+		case err != nil:
+		case st.Mode().IsRegular():
+			s.mu.Lock()
+			s.files[real] = Typed
+			s.mu.Unlock()
+		case st.IsDir() && (strings.Contains(p, "/") || p == "~") && strings.Trim(p, "/.") != "":
+			_ = s.AllowFolder(p, Typed) // the root is not granted: a mention, not a request
 		}
-		s.mu.Lock()
-		s.files[real] = Typed
-		s.mu.Unlock()
 	}
 	for _, u := range URLsIn(request) {
 		s.AllowURL(u, Typed)
@@ -66,12 +73,26 @@ func URLsIn(text string) []string {
 
 // pathsIn returns the words of text that could be paths: quoted strings,
 // words with escaped blanks, and bare words, each also without trailing
-// sentence punctuation. Whether they name files is for the caller to see.
+// sentence punctuation; never a word holding a URL ("://"). Whether they
+// name files is for the caller to see.
 func pathsIn(text string) []string {
+	var out []string
+	for _, w := range splitWords(text) {
+		if !strings.Contains(w, "://") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// splitWords splits text as a person writes paths in it: quoted strings,
+// words with escaped blanks, and bare words, each also without trailing
+// sentence punctuation, and "@path" also as "path".
+func splitWords(text string) []string {
 	var out []string
 	add := func(w string) {
 		w = strings.TrimSpace(w)
-		if w == "" || len(w) > 4096 || strings.Contains(w, "://") {
+		if w == "" || len(w) > 4096 {
 			return
 		}
 		out = append(out, w)

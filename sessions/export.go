@@ -50,7 +50,7 @@ func export(s *Session) string {
 	return b.String()
 }
 
-func exportTurn(b *strings.Builder, n int, t Turn) {
+func exportTurn(b *strings.Builder, n int, t Record) {
 	fmt.Fprintf(b, "\n## Turn %d", n)
 	if !t.Started.IsZero() {
 		fmt.Fprintf(b, " — %s", stamp(t.Started))
@@ -139,7 +139,7 @@ func planLines(b *strings.Builder, tasks []pipeline.Task) {
 
 // modelLines describes what ran: from the execution report when there is
 // one (what actually happened), otherwise from the selection events.
-func modelLines(t Turn) []string {
+func modelLines(t Record) []string {
 	var out []string
 	if t.Report != nil && len(t.Report.Tasks) > 0 {
 		for _, r := range t.Report.Tasks {

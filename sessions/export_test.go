@@ -12,7 +12,7 @@ func TestExport(t *testing.T) {
 	s := fullSession(st)
 	s.Updated = day(10, 0)
 	s.Turns[0].Request = "describe the cat\n\nthen read it aloud"
-	s.AddTurn(Turn{Request: "why did it fail?", Answer: "Because.", Error: "task 2: model `x` crashed\nbadly"})
+	s.AddTurn(Record{Request: "why did it fail?", Answer: "Because.", Error: "task 2: model `x` crashed\nbadly"})
 	md := Export(s)
 
 	mustContain := []string{
@@ -52,7 +52,7 @@ func TestExport(t *testing.T) {
 
 func TestExportModelsWithoutReport(t *testing.T) {
 	s := &Session{ID: "x"}
-	s.AddTurn(Turn{Request: "transcribe", Plan: []pipeline.Task{{ID: 1, Task: "automatic-speech-recognition", Dep: []int{-1}}},
+	s.AddTurn(Record{Request: "transcribe", Plan: []pipeline.Task{{ID: 1, Task: "automatic-speech-recognition", Dep: []int{-1}}},
 		Models: []pipeline.ModelEvent{
 			{ID: 1, Task: "automatic-speech-recognition", Model: "openai/whisper-small", Endpoint: "local", Decided: "constraint: smallest", Reason: "244M parameters"},
 			{ID: 2, Task: "translation", Decided: "no candidate", Reason: "licence mit is not in the allow-list"},
@@ -92,7 +92,7 @@ func TestCodeSpan(t *testing.T) {
 
 func TestExportCarriesNoControls(t *testing.T) {
 	s := &Session{ID: "x"}
-	s.AddTurn(Turn{Request: "hi \x1b]0;pwned\x07", Answer: "ok \x1b]52;c;ZXZpbA==\x07 \u202eexe.txt \u009b2J"})
+	s.AddTurn(Record{Request: "hi \x1b]0;pwned\x07", Answer: "ok \x1b]52;c;ZXZpbA==\x07 \u202eexe.txt \u009b2J"})
 	out := Export(s)
 	for _, bad := range []string{"\x1b", "\x07", "\u202e", "\u009b", "pwned"} {
 		if strings.Contains(out, bad) {
@@ -106,9 +106,9 @@ func TestExportCarriesNoControls(t *testing.T) {
 func TestExportCancelledTask(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	s := st.New("")
-	s.AddTurn(Turn{Request: "caption it", Cancelled: true, Report: &pipeline.Report{Tasks: []pipeline.TaskReport{
-		{ID: 1, Task: "image-to-text", Model: "m", Endpoint: "huggingface", Status: pipeline.StatusError, Cancelled: true, Error: "cancelled"},
-		{ID: 2, Task: "text-to-speech", Status: pipeline.StatusError, Skipped: true, Cancelled: true, Error: "cancelled before it started"},
+	s.AddTurn(Record{Request: "caption it", Cancelled: true, Report: &pipeline.Report{Tasks: []pipeline.TaskReport{
+		{TaskEndEvent: pipeline.TaskEndEvent{ID: 1, Task: "image-to-text", Model: "m", Endpoint: "huggingface", Status: pipeline.StatusError, Cancelled: true, Error: "cancelled"}},
+		{TaskEndEvent: pipeline.TaskEndEvent{ID: 2, Task: "text-to-speech", Status: pipeline.StatusError, Skipped: true, Cancelled: true, Error: "cancelled before it started"}},
 	}}})
 	md := Export(s)
 	if strings.Count(md, "· cancelled") != 2 || strings.Contains(md, "failed") || strings.Contains(md, "skipped") {
@@ -121,12 +121,11 @@ func TestExportCancelledTask(t *testing.T) {
 func TestExportSaysWhatRanAfterAFallback(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	s := st.New("")
-	s.AddTurn(Turn{Request: "say good morning", Report: &pipeline.Report{Tasks: []pipeline.TaskReport{
-		{ID: 1, Task: "text-to-speech", Model: "facebook/mms-tts-eng", Endpoint: "huggingface", Provider: "hf-inference", Status: pipeline.StatusOK, ElapsedMS: 1200,
-			Attempts: []pipeline.Attempt{
-				{Model: "hexgrad/Kokoro-82M", Endpoint: "huggingface", Provider: "replicate", Error: "huggingface hexgrad/Kokoro-82M: no provider could run it: …", Why: "not served by fal-ai (404), replicate (404)"},
-				{Model: "facebook/mms-tts-eng", Endpoint: "huggingface", Provider: "hf-inference"},
-			}},
+	s.AddTurn(Record{Request: "say good morning", Report: &pipeline.Report{Tasks: []pipeline.TaskReport{
+		{TaskEndEvent: pipeline.TaskEndEvent{ID: 1, Task: "text-to-speech", Model: "facebook/mms-tts-eng", Endpoint: "huggingface", Provider: "hf-inference", Status: pipeline.StatusOK, ElapsedMS: 1200, Attempts: []pipeline.Attempt{
+			{Model: "hexgrad/Kokoro-82M", Endpoint: "huggingface", Provider: "replicate", Error: "huggingface hexgrad/Kokoro-82M: no provider could run it: …", Why: "not served by fal-ai (404), replicate (404)"},
+			{Model: "facebook/mms-tts-eng", Endpoint: "huggingface", Provider: "hf-inference"},
+		}}},
 	}}})
 	md := Export(s)
 	if !strings.Contains(md, "`facebook/mms-tts-eng` on huggingface (hf-inference) · ok in 1.2s (after Kokoro-82M failed: not served by fal-ai (404), replicate (404))") {
@@ -138,7 +137,7 @@ func TestExportSaysWhatRanAfterAFallback(t *testing.T) {
 // failure, and lists the tasks the revision added with its notes.
 func TestExportRevision(t *testing.T) {
 	s := &Session{ID: "x"}
-	s.AddTurn(Turn{Request: "a video of a fox", Answer: "Here is a picture instead.",
+	s.AddTurn(Record{Request: "a video of a fox", Answer: "Here is a picture instead.",
 		Plan: []pipeline.Task{{ID: 1, Task: "text-to-video", Args: map[string]string{"text": "a fox"}}},
 		Revisions: []pipeline.Revision{
 			{After: []pipeline.FailedTask{{ID: 1, Task: "text-to-video", Error: "all 3 attempts failed;\nlast: 404"}},

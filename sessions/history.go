@@ -33,7 +33,7 @@ func (s *Session) History() []pipeline.Message {
 }
 
 // outcome describes a turn that has no answer.
-func (t Turn) outcome() string {
+func (t Record) outcome() string {
 	switch {
 	case t.Cancelled:
 		return "(cancelled by the user before an answer)"

@@ -10,24 +10,24 @@ import (
 
 func TestHistory(t *testing.T) {
 	s := &Session{}
-	s.AddTurn(Turn{
+	s.AddTurn(Record{
 		Request:     "make a picture of a red fox",
 		Answer:      "Here is your fox: /out/fox-1.png",
 		Report:      &pipeline.Report{Files: []string{"/out/fox-1.png"}},
 		Attachments: nil,
 	})
-	s.AddTurn(Turn{
+	s.AddTurn(Record{
 		Request:     "what is in this photo?",
 		Attachments: []string{"/home/u/photo.jpg"},
 		Answer:      "A bicycle.",
 	})
-	s.AddTurn(Turn{Request: "now animate the fox", Cancelled: true})
-	s.AddTurn(Turn{Request: "caption it", Error: "Ollama is not reachable at http://127.0.0.1:11434 — start it with `ollama serve`"})
-	s.AddTurn(Turn{Request: "plan only please", Plan: []pipeline.Task{{ID: 1, Task: "text-to-image"}, {ID: 2, Task: "image-to-text"}}})
+	s.AddTurn(Record{Request: "now animate the fox", Cancelled: true})
+	s.AddTurn(Record{Request: "caption it", Error: "Ollama is not reachable at http://127.0.0.1:11434 — start it with `ollama serve`"})
+	s.AddTurn(Record{Request: "plan only please", Plan: []pipeline.Task{{ID: 1, Task: "text-to-image"}, {ID: 2, Task: "image-to-text"}}})
 	// A turn cancelled after producing a file still offers the file.
-	s.AddTurn(Turn{Request: "draw boxes on the photo", Attachments: []string{"/home/u/photo.jpg"},
+	s.AddTurn(Record{Request: "draw boxes on the photo", Attachments: []string{"/home/u/photo.jpg"},
 		Resources: []string{"/home/u/photo.jpg", "/out/boxes-1.png"}, Cancelled: true})
-	s.AddTurn(Turn{Request: "hello?"}) // nothing came of it at all
+	s.AddTurn(Record{Request: "hello?"}) // nothing came of it at all
 
 	want := []pipeline.Message{
 		{Role: "user", Content: "make a picture of a red fox"},
@@ -78,7 +78,7 @@ func nilIfEmpty(s []string) []string {
 func TestHistoryAfterReopen(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	s := st.New("")
-	s.AddTurn(Turn{Request: "make a picture of a red fox", Answer: "done",
+	s.AddTurn(Record{Request: "make a picture of a red fox", Answer: "done",
 		Report: &pipeline.Report{Files: []string{"/out/fox-1.png"}}})
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)

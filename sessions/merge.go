@@ -107,7 +107,7 @@ func Merged(disk, mine *Session) *Session {
 
 // Added returns the turns of after that before does not have, by ID, in
 // after's order: what other writers added.
-func Added(before, after *Session) []Turn {
+func Added(before, after *Session) []Record {
 	if after == nil {
 		return nil
 	}
@@ -117,7 +117,7 @@ func Added(before, after *Session) []Turn {
 			have[t.ID] = true
 		}
 	}
-	var out []Turn
+	var out []Record
 	for _, t := range after.Turns {
 		if !have[t.ID] {
 			out = append(out, t)

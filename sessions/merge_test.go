@@ -23,17 +23,17 @@ func requests(s *Session) string {
 func TestTwoWritersLoseNothing(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	s := st.New("")
-	s.AddTurn(Turn{Request: "one"})
+	s.AddTurn(Record{Request: "one"})
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}
 	tui, _ := st.Load(s.ID)
 	run, _ := st.Load(s.ID)
-	run.AddTurn(Turn{Request: "two"})
+	run.AddTurn(Record{Request: "two"})
 	if _, err := st.Merge(run); err != nil {
 		t.Fatal(err)
 	}
-	tui.AddTurn(Turn{Request: "three"})
+	tui.AddTurn(Record{Request: "three"})
 	tui.Model = "llama3.2:3b"
 	got, err := st.Merge(tui)
 	if err != nil {
@@ -75,7 +75,7 @@ func TestManyWritersAtOnce(t *testing.T) {
 		}
 		wg.Go(func() {
 			for i := range turns {
-				mine.AddTurn(Turn{Request: fmt.Sprintf("w%d-%d", w, i)})
+				mine.AddTurn(Record{Request: fmt.Sprintf("w%d-%d", w, i)})
 				if _, err := st.Merge(mine); err != nil {
 					t.Error(err)
 				}
@@ -122,8 +122,8 @@ func TestOldFilesWithoutTurnIDs(t *testing.T) {
 	if a.Turns[0].ID == "" || a.Turns[0].ID != b.Turns[0].ID || a.Turns[0].ID == a.Turns[1].ID {
 		t.Fatalf("ids: %q %q %q", a.Turns[0].ID, b.Turns[0].ID, a.Turns[1].ID)
 	}
-	a.AddTurn(Turn{Request: "from a"})
-	b.AddTurn(Turn{Request: "from b"})
+	a.AddTurn(Record{Request: "from a"})
+	b.AddTurn(Record{Request: "from b"})
 	if _, err := st.Merge(a); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestOldFilesWithoutTurnIDs(t *testing.T) {
 func TestMergeNeverWritesOverADamagedFile(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	s := st.New("x")
-	s.AddTurn(Turn{Request: "hi"})
+	s.AddTurn(Record{Request: "hi"})
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}

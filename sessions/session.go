@@ -49,11 +49,12 @@ type Session struct {
 	Model string `json:"model,omitempty"`
 	// Constraints are the user's standing constraints for the session.
 	Constraints pipeline.Constraints `json:"constraints,omitzero"`
-	Turns       []Turn               `json:"turns"`
+	Turns       []Record             `json:"turns"`
 }
 
-// Turn is one request and everything that came of it.
-type Turn struct {
+// Record is one turn as a session keeps it: the request and everything
+// that came of it (conversation.Record is the same type).
+type Record struct {
 	// ID tells the turn from every other, so writers saving the same
 	// session at once merge their turns instead of overwriting them
 	// (Merge). AddTurn gives one to a turn without.
@@ -94,7 +95,7 @@ type Turn struct {
 // UserFiles returns the files the user gave the turn: the attachments,
 // then the media files whose paths they typed in the request, which the
 // turn treated as attachments (Report.Named).
-func (t Turn) UserFiles() []string {
+func (t Record) UserFiles() []string {
 	out := slices.Clone(t.Attachments)
 	if t.Report != nil {
 		for _, p := range t.Report.Named {
@@ -108,7 +109,7 @@ func (t Turn) UserFiles() []string {
 
 // Generated returns the files the turn produced, full paths: its resources
 // that are not attachments, and the report's files, without duplicates.
-func (t Turn) Generated() []string {
+func (t Record) Generated() []string {
 	var out []string
 	add := func(p string) {
 		if p != "" && !slices.Contains(t.UserFiles(), p) && !slices.Contains(out, p) {
@@ -129,7 +130,7 @@ func (t Turn) Generated() []string {
 // AddTurn appends t, fills its Resources from the attachments and the
 // report's files when the caller left them empty, and titles an untitled
 // session after its first request.
-func (s *Session) AddTurn(t Turn) {
+func (s *Session) AddTurn(t Record) {
 	if t.ID == "" {
 		t.ID = NewTurnID(time.Now())
 	}

@@ -112,7 +112,7 @@ func (st Store) write(s *Session) (*Session, error) {
 		c.Created = c.Updated
 	}
 	if c.Turns == nil {
-		c.Turns = []Turn{}
+		c.Turns = []Record{}
 	}
 	c.Turns = slices.Clone(c.Turns) // a trim replaces turns, never s's
 	data, err := fitFile(&c)

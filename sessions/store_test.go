@@ -27,7 +27,7 @@ func fullSession(st Store) *Session {
 	s.Created = day(9, 0)
 	s.Model = "qwen3:8b"
 	s.Constraints = pipeline.Constraints{Licenses: []string{"mit"}, MaxSize: skills.Limit{Bytes: 1 << 30}, LocalOnly: true}
-	s.AddTurn(Turn{
+	s.AddTurn(Record{
 		Request:     "describe /home/u/cat.png, then read it aloud",
 		Attachments: []string{"/home/u/cat.png"},
 		Answer:      "A cat on a mat. Audio: /out/speech-2.wav",
@@ -40,13 +40,13 @@ func fullSession(st Store) *Session {
 			Reason: "best captions", Decided: "controller", Candidates: []pipeline.Candidate{{ID: "a", Endpoint: "local", Downloads: 7}}}},
 		Report: &pipeline.Report{Request: "describe", Controller: "qwen3:8b", Files: []string{"/out/speech-2.wav"}, ElapsedMS: 4200,
 			Tasks: []pipeline.TaskReport{
-				{ID: 1, Task: "image-to-text", Model: "Salesforce/blip-image-captioning-large", Endpoint: "huggingface", Status: "ok", Result: "a cat", Data: json.RawMessage(`{"generated_text":"a cat"}`), ElapsedMS: 1200},
-				{ID: 2, Task: "text-to-speech", Model: "espeak-ng", Endpoint: "local", Status: "ok", Files: []string{"/out/speech-2.wav"}, ElapsedMS: 300},
+				{TaskEndEvent: pipeline.TaskEndEvent{ID: 1, Task: "image-to-text", Model: "Salesforce/blip-image-captioning-large", Endpoint: "huggingface", Status: "ok", Result: "a cat", Data: json.RawMessage(`{"generated_text":"a cat"}`), ElapsedMS: 1200}},
+				{TaskEndEvent: pipeline.TaskEndEvent{ID: 2, Task: "text-to-speech", Model: "espeak-ng", Endpoint: "local", Status: "ok", Files: []string{"/out/speech-2.wav"}, ElapsedMS: 300}},
 			}},
 		Started:  day(9, 1),
 		Finished: day(9, 2),
 	})
-	s.AddTurn(Turn{Request: "now make it a dog", Cancelled: true, Started: day(9, 5)})
+	s.AddTurn(Record{Request: "now make it a dog", Cancelled: true, Started: day(9, 5)})
 	return s
 }
 
@@ -111,7 +111,7 @@ func TestRoundTrip(t *testing.T) {
 func TestSaveTitlesUntitled(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	s := st.New("")
-	s.Turns = append(s.Turns, Turn{Request: "\n\n   translate this   please\nsecond line"})
+	s.Turns = append(s.Turns, Record{Request: "\n\n   translate this   please\nsecond line"})
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestCrashBeforeRename(t *testing.T) {
 	}
 	defer func() { renameFile = os.Rename }()
 	s.Title = "new title"
-	s.AddTurn(Turn{Request: "more"})
+	s.AddTurn(Record{Request: "more"})
 	if err := st.Save(s); err == nil || !strings.Contains(err.Error(), "simulated crash") {
 		t.Fatalf("Save = %v, want the rename error", err)
 	}
@@ -254,7 +254,7 @@ func TestFailedSaveKeepsOldFile(t *testing.T) {
 func TestConcurrentSaves(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	shared := st.New("shared")
-	shared.AddTurn(Turn{Request: "hello", Answer: "hi"})
+	shared.AddTurn(Record{Request: "hello", Answer: "hi"})
 	const workers, saves = 8, 10
 	var wg sync.WaitGroup
 	errs := make(chan error, workers*saves*2)
@@ -264,7 +264,7 @@ func TestConcurrentSaves(t *testing.T) {
 		ids[w] = own.ID
 		wg.Go(func() {
 			for i := range saves {
-				own.AddTurn(Turn{Request: fmt.Sprintf("request %d", i)})
+				own.AddTurn(Record{Request: fmt.Sprintf("request %d", i)})
 				if err := st.Save(own); err != nil {
 					errs <- err
 				}
@@ -314,8 +314,17 @@ func TestDamagedFiles(t *testing.T) {
 		"20250101-000000-000-0004": `null`,
 		"20250101-000000-000-0005": `{"version":"one","turns":7}`,
 	}
+	// Written later, and dated so: a file's mtime comes from a coarse clock
+	// (a kernel tick), which can be behind the good session's Updated.
+	later := time.Now().Add(time.Minute)
 	for id, content := range bad {
-		os.WriteFile(filepath.Join(st.Dir, id+".json"), []byte(content), 0o600)
+		path := filepath.Join(st.Dir, id+".json")
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, later, later); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for id, content := range bad {
 		_, err := st.Load(id)
@@ -484,8 +493,8 @@ func TestOpenResolvesLatest(t *testing.T) {
 		t.Fatalf("latest of none: %v", err)
 	}
 	older, newer := st.New("older"), st.New("newer")
-	older.AddTurn(Turn{Request: "a"})
-	newer.AddTurn(Turn{Request: "b"})
+	older.AddTurn(Record{Request: "a"})
+	newer.AddTurn(Record{Request: "b"})
 	for _, s := range []*Session{older, newer} {
 		if err := st.Save(s); err != nil {
 			t.Fatal(err)
@@ -511,7 +520,7 @@ func TestStoreLogs(t *testing.T) {
 	var buf bytes.Buffer
 	st := Store{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&buf, nil))}
 	s := st.New("")
-	s.AddTurn(Turn{Request: "the secret request", Answer: "the secret answer"})
+	s.AddTurn(Record{Request: "the secret request", Answer: "the secret answer"})
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}
@@ -564,8 +573,8 @@ func TestKilledSavesLeaveNothing(t *testing.T) {
 func TestListCarriesTurnText(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	s := st.New("a picture")
-	s.AddTurn(Turn{Request: "draw a lighthouse at dusk", Answer: "Here is your lighthouse."})
-	s.AddTurn(Turn{Request: "now in winter", Answer: strings.Repeat("snow ", 5000)})
+	s.AddTurn(Record{Request: "draw a lighthouse at dusk", Answer: "Here is your lighthouse."})
+	s.AddTurn(Record{Request: "now in winter", Answer: strings.Repeat("snow ", 5000)})
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func trimOldest(c *Session, excess, keep int, whole bool) {
 	}
 }
 
-func turnSize(t Turn) int {
+func turnSize(t Record) int {
 	b, _ := json.Marshal(t)
 	return len(b)
 }
@@ -77,7 +77,7 @@ func turnSize(t Turn) int {
 // trimTurn returns t with its results — and, when whole, its own texts —
 // cut to keep bytes each. Slices and maps are copied before they change:
 // the turn shares them with the session in memory.
-func trimTurn(t Turn, keep int, whole bool) Turn {
+func trimTurn(t Record, keep int, whole bool) Record {
 	if t.Report != nil {
 		rep := *t.Report
 		rep.Tasks = slices.Clone(t.Report.Tasks)

@@ -19,11 +19,11 @@ func smallFiles(t *testing.T, n int) {
 
 // bigTurn is a turn whose task returned result bytes, passed on as an
 // argument to a second task.
-func bigTurn(request string, result int) Turn {
+func bigTurn(request string, result int) Record {
 	res := strings.Repeat("r", result)
-	return Turn{Request: request, Answer: "answer to " + request, Report: &pipeline.Report{Request: request, Tasks: []pipeline.TaskReport{
-		{ID: 1, Task: "image-to-text", Status: pipeline.StatusOK, Result: res},
-		{ID: 2, Task: "summarization", Status: pipeline.StatusOK, Args: map[string]string{"text": res}, Result: "short"},
+	return Record{Request: request, Answer: "answer to " + request, Report: &pipeline.Report{Request: request, Tasks: []pipeline.TaskReport{
+		{TaskEndEvent: pipeline.TaskEndEvent{ID: 1, Task: "image-to-text", Status: pipeline.StatusOK, Result: res}},
+		{TaskEndEvent: pipeline.TaskEndEvent{ID: 2, Task: "summarization", Status: pipeline.StatusOK, Result: "short"}, Args: map[string]string{"text": res}},
 	}}}
 }
 
@@ -69,13 +69,13 @@ func TestSaveThatCannotFitWritesNothing(t *testing.T) {
 	smallFiles(t, 16<<10)
 	st := Store{Dir: t.TempDir()}
 	s := st.New("")
-	s.AddTurn(Turn{Request: "hi", Answer: "hello"})
+	s.AddTurn(Record{Request: "hi", Answer: "hello"})
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(st.path(s.ID))
 	for i := range 300 {
-		s.AddTurn(Turn{Request: "turn " + strings.Repeat("x", i)})
+		s.AddTurn(Record{Request: "turn " + strings.Repeat("x", i)})
 	}
 	err := st.Save(s)
 	if err == nil || !strings.Contains(err.Error(), "start a new session") {

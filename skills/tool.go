@@ -29,6 +29,13 @@ type Tool struct {
 	// is destructive, asks before it runs.
 	ReadOnly    bool `json:"read_only,omitempty"`
 	Destructive bool `json:"destructive,omitempty"`
+	// Trusted says the operator trusts the server's annotations
+	// (mcp[].trust): only then does ReadOnly let the tool run unasked —
+	// an annotation is the server's own claim, which a destructive tool
+	// can make as easily as a harmless one. TrustKey names the setting
+	// ("mcp[0].trust") for the reason an untrusted tool asks.
+	Trusted  bool   `json:"trusted,omitempty"`
+	TrustKey string `json:"-"`
 	// Params are the tool's arguments by the skill's argument name (the
 	// property's name in lower case: plans are read case-insensitively).
 	Params map[string]Param `json:"params,omitempty"`
@@ -43,8 +50,8 @@ type Param struct {
 }
 
 // NeedsApproval says why the tool must be approved before it runs — it
-// may change things — or "" when it is annotated read-only and not
-// destructive.
+// may change things — or "" when it is annotated read-only, not
+// destructive, and its server is trusted to say so.
 func (t *Tool) NeedsApproval() string {
 	switch {
 	case t == nil:
@@ -53,6 +60,12 @@ func (t *Tool) NeedsApproval() string {
 		return "it is annotated destructive"
 	case !t.ReadOnly:
 		return "it is not annotated read-only, so it may change things"
+	case !t.Trusted:
+		key := t.TrustKey
+		if key == "" {
+			key = "mcp[].trust"
+		}
+		return "it says it is read-only, but its server is not marked trusted (" + key + "), so that claim is not relied on"
 	}
 	return ""
 }

@@ -104,18 +104,24 @@ func TestToolConvertArgs(t *testing.T) {
 	}
 }
 
+// TestToolNeedsApproval (issue 25, 2): a tool runs unasked only when it
+// is annotated read-only, not destructive, and its server is trusted to
+// say so (mcp[].trust) — an annotation is the server's own claim.
 func TestToolNeedsApproval(t *testing.T) {
 	for _, tc := range []struct {
 		tool *Tool
-		ask  bool
+		ask  string
 	}{
-		{&Tool{ReadOnly: true}, false},
-		{&Tool{}, true},
-		{&Tool{ReadOnly: true, Destructive: true}, true},
-		{nil, false},
+		{&Tool{ReadOnly: true, Trusted: true}, ""},
+		{&Tool{ReadOnly: true, TrustKey: "mcp[2].trust"}, "its server is not marked trusted (mcp[2].trust)"},
+		{&Tool{}, "not annotated read-only"},
+		{&Tool{Trusted: true}, "not annotated read-only"},
+		{&Tool{ReadOnly: true, Destructive: true, Trusted: true}, "annotated destructive"},
+		{nil, ""},
 	} {
-		if got := tc.tool.NeedsApproval() != ""; got != tc.ask {
-			t.Errorf("%+v: asks %v, want %v", tc.tool, got, tc.ask)
+		got := tc.tool.NeedsApproval()
+		if tc.ask == "" && got != "" || tc.ask != "" && !strings.Contains(got, tc.ask) {
+			t.Errorf("%+v: asks %q, want %q", tc.tool, got, tc.ask)
 		}
 	}
 }

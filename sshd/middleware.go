@@ -14,6 +14,7 @@ import (
 	bm "charm.land/wish/v2/bubbletea"
 	"github.com/charmbracelet/ssh"
 
+	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui"
 )
 
@@ -143,6 +144,16 @@ func (s *Server) userDir(next ssh.Handler) ssh.Handler {
 	}
 }
 
+// operatorApproves is the approval of an ssh user's turns: a tool that may
+// change things runs on this machine, so the operator decides, in the
+// configuration (serve.allow_tools, patterns as --allow-tool's), and the
+// remote user is never asked — their "y" would run a tool on the host.
+func operatorApproves(allowed []string) func(context.Context, pipeline.Approval) error {
+	return pipeline.AllowListed(allowed, func(tool string) string {
+		return "this server's operator has not allowed it for ssh users (they may add " + tool + " to serve.allow_tools)"
+	})
+}
+
 // newProgram builds a chat's program; tests replace it.
 var newProgram = ui.NewProgram
 
@@ -181,6 +192,7 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 			Constraints:    s.opts.Constraints,
 			OutputDir:      filepath.Join(dir, "outputs"),
 			Workspace:      dir,
+			Approve:        operatorApproves(s.opts.Config.Serve.AllowTools),
 			Remote:         sess.RemoteAddr().String(),
 			NoPull:         !s.opts.AllowPull,
 			MaxPaste:       ui.DefaultMaxPaste,

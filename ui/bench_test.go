@@ -45,8 +45,8 @@ func fillHistory(m *Model, n int) {
 }
 
 // startStream makes the model look as if a turn were streaming its answer.
-func startStream(m *Model) *turn {
-	t := newTurn(1, "tell me", nil, "qwen3:8b", fixedNow)
+func startStream(m *Model) *shownTurn {
+	t := newShownTurn(1, "tell me", nil, "qwen3:8b", fixedNow)
 	m.chat.Add(&chat.Message{Role: chat.RoleUser, Text: "tell me", Final: true})
 	m.chat.Add(t.entry)
 	m.turns = append(m.turns, t)

@@ -494,6 +494,12 @@ func (m *Model) retry() tea.Cmd {
 		return nil
 	}
 	last := m.turns[len(m.turns)-1]
+	if last.loaded && len(last.Attachments) > 0 {
+		// A turn read from the session file: what it lists as attached is
+		// data from disk, not something the user attached here.
+		m.flash("retrying without the saved turn's attachments — attach them again (@path) to let Chorus read them", false)
+		return m.startTurn(last.Request, nil)
+	}
 	return m.startTurn(last.Request, last.Attachments)
 }
 

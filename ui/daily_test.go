@@ -129,7 +129,7 @@ func TestDeleteSessionFromTheList(t *testing.T) {
 	st := sessions.Store{Dir: m.conv.Service().Dir()}
 	old := st.New("")
 	old.Title = "an old chat"
-	old.AddTurn(sessions.Turn{Request: "hi", Answer: "hello"})
+	old.AddTurn(sessions.Record{Request: "hi", Answer: "hello"})
 	if err := st.Save(old); err != nil {
 		t.Fatal(err)
 	}

@@ -41,8 +41,8 @@ type Model struct {
 
 	// turns are this session's turns, oldest first; cur is the one
 	// running, if any.
-	turns   []*turn
-	cur     *turn
+	turns   []*shownTurn
+	cur     *shownTurn
 	cancel  context.CancelFunc
 	curPump *pump
 	// submitting is set while a sent prompt's attachments are checked.
@@ -117,7 +117,7 @@ func New(opts Options) (*Model, error) {
 	m := &Model{
 		opts: opts,
 		conv: opts.Service.Chat(conversation.ChatOptions{Constraints: opts.Constraints, OutputDir: opts.OutputDir,
-			Workspace: opts.Workspace}),
+			Workspace: opts.Workspace, Approve: opts.Approve}),
 		keys:        km,
 		st:          theme.NewStyles(),
 		md:          chat.NewMarkdown(chat.GlamourStyle(getenv)),

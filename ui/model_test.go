@@ -451,7 +451,7 @@ func TestReopenedTurnsKnowWhetherTheyWerePlanned(t *testing.T) {
 		{"cancelled while planning", conversation.Record{Request: "hi", Cancelled: true}, "No plan"},
 	} {
 		tr := turnFromRecord(1, c.rec, "qwen3:8b")
-		got := ansi.Strip(strings.Join(turnview.PlanLines(turnview.RenderContext{Styles: &st, Turn: tr.Turn, Now: fixedNow, Width: 60}), "\n"))
+		got := ansi.Strip(strings.Join(turnview.PlanLines(turnview.RenderContext{Styles: &st, Turn: tr.TurnState, Now: fixedNow, Width: 60}), "\n"))
 		if !strings.Contains(got, c.want) {
 			t.Errorf("%s: Plan pane = %q, want %q", c.name, got, c.want)
 		}

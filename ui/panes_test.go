@@ -13,8 +13,8 @@ import (
 )
 
 // A turn driven by synthetic events, as the pipeline would send them.
-func syntheticTurn(now time.Time) *turn {
-	t := newTurn(1, "req", nil, "qwen3:8b", now)
+func syntheticTurn(now time.Time) *shownTurn {
+	t := newShownTurn(1, "req", nil, "qwen3:8b", now)
 	for _, ev := range pipelinetest.ImageTurn() {
 		t.apply(ev, now)
 	}
@@ -59,7 +59,7 @@ func TestPaneScrollStopsAtTheEnd(t *testing.T) {
 	for i := 0; i < 80; i++ { // a long execution log
 		tr.Apply(pipeline.TaskProgressEvent{ID: 1, Message: "step " + strings.Repeat("x", i%5)}, fixedNow)
 	}
-	m.turns = []*turn{tr}
+	m.turns = []*shownTurn{tr}
 	altComma := tea.KeyPressMsg{Code: ',', Mod: tea.ModAlt}
 	altDot := tea.KeyPressMsg{Code: '.', Mod: tea.ModAlt}
 	for _, sz := range [][2]int{{80, 30}, {160, 48}} {

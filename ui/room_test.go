@@ -88,8 +88,8 @@ func TestZoomShowsThePanesOnAShortTerminal(t *testing.T) {
 
 // fallbackTurnView is a finished turn with a fallback and excluded models,
 // built from events, for views that need content.
-func fallbackTurnView() *turnview.Turn {
-	tr := turnview.NewTurn(1, "draw a lighthouse", nil, "qwen3:8b", fixedNow)
+func fallbackTurnView() *turnview.TurnState {
+	tr := turnview.NewTurnState(1, "draw a lighthouse", nil, "qwen3:8b", fixedNow)
 	for _, ev := range []pipeline.Event{
 		pipeline.PlanEvent{Tasks: []pipeline.Task{{ID: 1, Task: "text-to-image", Args: map[string]string{"text": "a lighthouse"}}}},
 		pipeline.ModelEvent{ID: 1, Task: "text-to-image", Model: "black-forest-labs/FLUX.1-schnell", Endpoint: "huggingface", Decided: "ranked", Reason: "the curated default",
@@ -113,7 +113,7 @@ func TestSessionsSearchFindsTurnText(t *testing.T) {
 	st := sessions.Store{Dir: m.conv.Service().Dir()}
 	old := st.New("")
 	old.Title = "a picture for the blog"
-	old.AddTurn(sessions.Turn{Request: "draw a lighthouse at dusk", Answer: "Here it is."})
+	old.AddTurn(sessions.Record{Request: "draw a lighthouse at dusk", Answer: "Here it is."})
 	if err := st.Save(old); err != nil {
 		t.Fatal(err)
 	}

@@ -71,6 +71,11 @@ type Options struct {
 	// OutputDir overrides the engine's output directory for this chat's
 	// turns; empty keeps the engine's.
 	OutputDir string
+	// Approve, when set, decides whether a tool that may change things
+	// runs, and the chat never asks its user (conversation.ChatOptions):
+	// chorus serve --ssh, whose users are not this machine's, gives the
+	// operator's serve.allow_tools here.
+	Approve func(ctx context.Context, a pipeline.Approval) error
 
 	// Warm keeps the controller's prompt cache warm for the next turn
 	// (conversation.Chat.Warm): the chat warms after /model and after

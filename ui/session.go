@@ -3,8 +3,6 @@ package ui
 import (
 	"cmp"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -121,16 +119,16 @@ func (m *Model) show(s *conversation.Session) {
 }
 
 // recordTurn is the on-screen turn of a saved record.
-func (m *Model) recordTurn(rec conversation.Record, model string) *turn {
+func (m *Model) recordTurn(rec conversation.Record, model string) *shownTurn {
 	m.nextTurn++
 	t := turnFromRecord(m.nextTurn, rec, model)
-	t.recID = rec.ID
+	t.recID, t.loaded = rec.ID, true
 	return t
 }
 
 // messages are the chat entries of a saved turn: the request, the
 // answer, and why it failed.
-func (t *turn) messages(rec conversation.Record) []*chat.Message {
+func (t *shownTurn) messages(rec conversation.Record) []*chat.Message {
 	t.user = &chat.Message{Role: chat.RoleUser, Text: rec.Request, Attachments: rec.Attachments, Final: true}
 	out := []*chat.Message{t.user, t.entry}
 	if rec.Error != "" {
@@ -157,7 +155,7 @@ func (m *Model) takeSync(sync conversation.Sync) {
 			msgs = append([]*chat.Message{note}, msgs...)
 			noted = true
 		}
-		at := slices.IndexFunc(m.turns, func(x *turn) bool { return a.Before != "" && x.recID == a.Before })
+		at := slices.IndexFunc(m.turns, func(x *shownTurn) bool { return a.Before != "" && x.recID == a.Before })
 		if at < 0 && m.cur != nil {
 			at = slices.Index(m.turns, m.cur) // before the turn still running
 		}
@@ -176,8 +174,8 @@ func (m *Model) takeSync(sync conversation.Sync) {
 }
 
 // turnFromRecord rebuilds a finished turn for the panes and the chat.
-func turnFromRecord(id int, rec conversation.Record, model string) *turn {
-	t := newTurn(id, rec.Request, rec.Attachments, model, rec.Started)
+func turnFromRecord(id int, rec conversation.Record, model string) *shownTurn {
+	t := newShownTurn(id, rec.Request, rec.Attachments, model, rec.Started)
 	t.Done, t.Ended, t.Canceled = true, rec.Finished, rec.Cancelled
 	if rec.Error != "" {
 		t.Err = fmt.Errorf("%s", rec.Error)
@@ -344,20 +342,14 @@ func (m *Model) exportTo(path string) tea.Cmd {
 		return nil
 	}
 	if path == "" {
-		path = "chorus-" + sess.ID() + ".md"
+		path = conversation.ExportName(sess.ID())
 	}
 	path = m.ws.expand(path)
 	if err := m.ws.check(path); err != nil {
 		m.flash("export failed: "+err.Error(), true)
 		return nil
 	}
-	return func() tea.Msg {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return exportDone{err: err}
-		}
-		err := os.WriteFile(path, []byte(sess.Export()), 0o644)
-		return exportDone{path: path, err: err}
-	}
+	return func() tea.Msg { return exportDone{path: path, err: sess.WriteExport(path)} }
 }
 
 type exportDone struct {

@@ -16,25 +16,28 @@ import (
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
-// turn is a turn on screen: its state, which turnview builds from the
+// shownTurn is a turn on screen: its state, which turnview builds from the
 // pipeline's events, and the chat entry that shows its answer.
-type turn struct {
-	*turnview.Turn
+type shownTurn struct {
+	*turnview.TurnState
 	// user is the chat message of the request, entry the one that shows
-	// Turn.Answer.
+	// TurnState.Answer.
 	user, entry *chat.Message
 	// recID identifies the turn's record in the session; "" until the
 	// turn is recorded.
 	recID string
+	// loaded: the turn was read from the session file, not run here — its
+	// attachments are data from disk, which grant nothing (retry).
+	loaded bool
 }
 
-// newTurn starts a turn with an empty answer entry.
-func newTurn(id int, request string, files []string, model string, now time.Time) *turn {
-	return &turn{Turn: turnview.NewTurn(id, request, files, model, now), entry: &chat.Message{Role: chat.RoleAssistant}}
+// newShownTurn starts a turn with an empty answer entry.
+func newShownTurn(id int, request string, files []string, model string, now time.Time) *shownTurn {
+	return &shownTurn{TurnState: turnview.NewTurnState(id, request, files, model, now), entry: &chat.Message{Role: chat.RoleAssistant}}
 }
 
 // apply records an event and keeps the answer's entry in step with it.
-func (t *turn) apply(ev pipeline.Event, now time.Time) {
+func (t *shownTurn) apply(ev pipeline.Event, now time.Time) {
 	if t.Apply(ev, now) {
 		t.entry.Text = t.Answer
 	}
@@ -88,7 +91,7 @@ func (m *Model) cancelTurn() tea.Cmd {
 func (m *Model) startTurn(request string, files []string) tea.Cmd {
 	m.nextTurn++
 	now := m.now()
-	t := newTurn(m.nextTurn, request, files, m.conv.Model(), now)
+	t := newShownTurn(m.nextTurn, request, files, m.conv.Model(), now)
 	t.user = &chat.Message{Role: chat.RoleUser, Text: request, Attachments: files, Final: true}
 	m.chat.Add(t.user)
 	m.chat.Add(t.entry)
@@ -168,7 +171,7 @@ func (m *Model) onPump(msg pumpMsg) tea.Cmd {
 
 // afterEvent updates what depends on an event besides the turn state:
 // the pane tab follows the stage; debug entries join the chat.
-func (m *Model) afterEvent(t *turn, ev pipeline.Event) {
+func (m *Model) afterEvent(t *shownTurn, ev pipeline.Event) {
 	switch ev := ev.(type) {
 	case pipeline.StageEvent:
 		m.panes.follow(ev.Stage)
@@ -180,12 +183,12 @@ func (m *Model) afterEvent(t *turn, ev pipeline.Event) {
 }
 
 // insertBeforeAnswer puts an entry just above the turn's streaming answer.
-func (m *Model) insertBeforeAnswer(t *turn, msg *chat.Message) {
+func (m *Model) insertBeforeAnswer(t *shownTurn, msg *chat.Message) {
 	m.chat.InsertBefore(t.entry, msg)
 }
 
 // endTurn finishes the turn's chat entries and saves the session.
-func (m *Model) endTurn(t *turn) tea.Cmd {
+func (m *Model) endTurn(t *shownTurn) tea.Cmd {
 	if strings.TrimSpace(t.Answer) == "" && t.Err != nil {
 		switch {
 		case errors.Is(t.Err, turnview.ErrPlanRejected):
@@ -240,15 +243,15 @@ func (m *Model) endTurn(t *turn) tea.Cmd {
 func (m *Model) running() bool { return m.cur != nil && !m.cur.Done }
 
 // lastTurnView is the state of lastTurn, or nil, for the panes.
-func (m *Model) lastTurnView() *turnview.Turn {
+func (m *Model) lastTurnView() *turnview.TurnState {
 	if t := m.lastTurn(); t != nil {
-		return t.Turn
+		return t.TurnState
 	}
 	return nil
 }
 
 // lastTurn returns the running turn or the newest one.
-func (m *Model) lastTurn() *turn {
+func (m *Model) lastTurn() *shownTurn {
 	if m.cur != nil {
 		return m.cur
 	}

@@ -188,7 +188,7 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, cl call) (
 					Message: fmt.Sprintf("%s is loading the model (about %s), longer than this task has left — try again later", c.where(cl.provider), round(est))})
 			}
 			report(req, endpoints.Progress{Message: fmt.Sprintf("%s is loading %s (about %s)", c.where(cl.provider), req.Model, round(est)), Wait: wait})
-			if err := sleep(ctx, wait); err != nil {
+			if err := httpwire.Sleep(ctx, wait); err != nil {
 				return fail(fmt.Errorf("%s %s: stopped while waiting for the model to load: %w", c.kind, req.Model, err))
 			}
 			// Ask the server to hold the retry until the model is ready.
@@ -210,7 +210,7 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, cl call) (
 			}
 			rateRetries++
 			report(req, endpoints.Progress{Message: fmt.Sprintf("rate limited by %s (HTTP 429); retry %d of %d in %s", c.where(cl.provider), rateRetries, c.maxRetries, round(wait)), Wait: wait, Passing: true})
-			if err := sleep(ctx, wait); err != nil {
+			if err := httpwire.Sleep(ctx, wait); err != nil {
 				return fail(fmt.Errorf("%s %s: stopped while backing off after HTTP 429: %w", c.kind, req.Model, err))
 			}
 			continue
@@ -220,7 +220,7 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, cl call) (
 			if !retried5xx && !deadlineBefore(ctx, c.backoff) {
 				retried5xx = true
 				report(req, endpoints.Progress{Message: fmt.Sprintf("%s answered HTTP %d for %s; retrying once", c.where(cl.provider), status, req.Model), Wait: c.backoff, Passing: true})
-				if err := sleep(ctx, c.backoff); err != nil {
+				if err := httpwire.Sleep(ctx, c.backoff); err != nil {
 					return fail(fmt.Errorf("%s %s: stopped before retrying HTTP %d: %w", c.kind, req.Model, status, err))
 				}
 				continue

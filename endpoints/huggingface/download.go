@@ -4,17 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"strings"
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
-	"github.com/chorusai/chorus/httpwire"
-	"github.com/chorusai/chorus/scope"
 )
 
 // downloadTimeout bounds fetching one result file.
@@ -30,61 +25,17 @@ const maxJSONAnswer = 64 << 20
 // redirect, never with the token, bounded in size (MaxBodyBytes) and time,
 // and spooled like an answer body. A data: URL is decoded in place.
 func (e *Endpoint) fetchResult(ctx context.Context, provider, model, u string) (endpoints.Blob, error) {
-	fail := func(format string, args ...any) (endpoints.Blob, error) {
-		msg := fmt.Sprintf("%s (%s) %s: ", endpoints.HuggingFace, provider, model) + fmt.Sprintf(format, args...)
-		return endpoints.Blob{}, endpoints.Explain(msg, endpoints.ErrUnavailable)
-	}
 	u = strings.TrimSpace(u)
 	if strings.HasPrefix(u, "data:") {
 		b, err := hfapi.DecodeFile([]byte(u), "", e.c.spool)
 		if err != nil {
-			return fail("its answer holds a file that cannot be read: %v", err)
+			return endpoints.Blob{}, endpoints.Explain(fmt.Sprintf("%s (%s) %s: its answer holds a file that cannot be read: %v",
+				endpoints.HuggingFace, provider, model, err), endpoints.ErrUnavailable)
 		}
 		return b, nil
 	}
-	sc := scope.New(scope.Options{})
-	sc.AllowURL(u, scope.Result)
-	if err := sc.CheckURL(u); err != nil {
-		return endpoints.Blob{}, endpoints.Explain(fmt.Sprintf("%s (%s) %s: the result is at %s, which Chorus does not fetch: %v", endpoints.HuggingFace, provider, model, u, err),
-			endpoints.ErrUnavailable, err)
-	}
-	pr, pw := io.Pipe()
-	type fetched struct {
-		mt  string
-		err error
-	}
-	done := make(chan fetched, 1)
-	go func() {
-		mt, err := sc.Fetch(ctx, u, pw, scope.FetchOptions{MaxBytes: e.c.spool.Limit(), Timeout: downloadTimeout, Transport: e.download})
-		pw.CloseWithError(err)
-		done <- fetched{mt, err}
-	}()
-	b, head, err := e.c.spool.Copy(pr)
-	pr.Close() // a spool that gave up stops the download
-	f := <-done
-	if err != nil || f.err != nil || len(head) == 0 {
-		b.Remove()
-	}
-	switch {
-	case ctx.Err() != nil:
-		return endpoints.Blob{}, fmt.Errorf("%s (%s) %s: stopped while downloading the result: %w", endpoints.HuggingFace, provider, model, ctx.Err())
-	case errors.Is(err, endpoints.ErrStore):
-		return endpoints.Blob{}, fmt.Errorf("%s (%s) %s: %w", endpoints.HuggingFace, provider, model, err)
-	case errors.Is(err, endpoints.ErrTooLarge) || errors.Is(f.err, scope.ErrTooLarge):
-		return fail("the result at %s is larger than the %s Chorus accepts", u, httpwire.HumanSize(e.c.spool.Limit()))
-	case errors.Is(f.err, scope.ErrDenied):
-		return endpoints.Blob{}, endpoints.Explain(fmt.Sprintf("%s (%s) %s: the result at %s was not fetched: %v", endpoints.HuggingFace, provider, model, u, f.err),
-			endpoints.ErrUnavailable, f.err)
-	case f.err != nil:
-		return fail("the result could not be downloaded (%v) — try again", f.err)
-	case err != nil:
-		return fail("the result could not be downloaded: %v", err)
-	case len(head) == 0:
-		return fail("the result at %s is empty", u)
-	}
-	mt, _, _ := mime.ParseMediaType(f.mt)
-	b.MIME = hfapi.BlobMIME(mt, head)
-	return b, nil
+	return hfapi.FetchResult(ctx, e.c.spool, u, hfapi.ResultFetch{Who: fmt.Sprintf("%s (%s) %s", endpoints.HuggingFace, provider, model),
+		Transport: e.download, Timeout: downloadTimeout})
 }
 
 // callJSON makes cl under the retry rules and returns its JSON answer.

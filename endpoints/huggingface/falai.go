@@ -11,6 +11,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
+	"github.com/chorusai/chorus/httpwire"
 )
 
 // fal-ai's routes behind the router. Images and videos go through its
@@ -273,7 +274,7 @@ func (e *Endpoint) falQueue(ctx context.Context, r route, req endpoints.Request,
 			lastReport = time.Now()
 		}
 		lastStatus, lastPos = job.Status, pos
-		if err := sleep(ctx, e.poll); err != nil {
+		if err := httpwire.Sleep(ctx, e.poll); err != nil {
 			e.falCancel(jobURL)
 			return nil, fmt.Errorf("%s (%s) %s: stopped waiting for the queued job (cancelled it): %w", endpoints.HuggingFace, ProviderFalAI, req.Model, err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
+	"github.com/chorusai/chorus/httpwire"
 )
 
 // Replicate's predictions behind the router: create one at
@@ -151,7 +152,7 @@ func (e *Endpoint) replicateWait(ctx context.Context, r route, req endpoints.Req
 			report(req, endpoints.Progress{Message: fmt.Sprintf("replicate: %s is %s (%s so far)", r.id, p.Status, round(time.Since(start))), Passing: true})
 			last, lastReport = p.Status, time.Now()
 		}
-		if err := sleep(ctx, e.poll); err != nil {
+		if err := httpwire.Sleep(ctx, e.poll); err != nil {
 			e.replicateCancel(p)
 			return nil, p, fmt.Errorf("%s (%s) %s: stopped waiting for the prediction (cancelled it): %w", endpoints.HuggingFace, ProviderReplicate, req.Model, err)
 		}

@@ -55,18 +55,6 @@ func deadlineBefore(ctx context.Context, d time.Duration) bool {
 	return ok && time.Until(deadline) < d
 }
 
-// sleep waits d or until ctx ends, whichever is first.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // report passes p to the request's progress callback, if it has one.
 func report(req endpoints.Request, p endpoints.Progress) {
 	if req.Progress != nil {

@@ -17,8 +17,15 @@ import (
 // everything starts the real reference server over stdio.
 func everything(t *testing.T, env map[string]string) *mcp.Endpoint {
 	t.Helper()
+	return everythingServer(t, mcp.Server{Env: env})
+}
+
+// everythingServer is everything with s's settings (Trust, Env, …).
+func everythingServer(t *testing.T, s mcp.Server) *mcp.Endpoint {
+	t.Helper()
 	node, script := mcptest.Everything(t)
-	e := mcp.New(mcp.Options{Servers: []mcp.Server{{Name: "everything", Command: node, Args: []string{script, "stdio"}, Env: env}}})
+	s.Name, s.Command, s.Args = "everything", node, []string{script, "stdio"}
+	e := mcp.New(mcp.Options{Servers: []mcp.Server{s}})
 	t.Cleanup(func() { e.Close() })
 	e.Start(context.Background())
 	if st := e.Status()[0]; st.State != "running" {
@@ -38,6 +45,19 @@ func skillNamed(t *testing.T, e *mcp.Endpoint, name string) *skills.Skill {
 	return nil
 }
 
+// TestTrustedServerReadOnlyToolRunsUnasked (issue 25, 2): with mcp[].trust
+// the operator relies on the server's annotations: its read-only tool runs
+// without asking, a tool not annotated read-only still asks.
+func TestTrustedServerReadOnlyToolRunsUnasked(t *testing.T) {
+	e := everythingServer(t, mcp.Server{Trust: true})
+	if why := e.NeedsApproval("everything.get-sum", "everything.get-sum"); why != "" {
+		t.Errorf("get-sum of a trusted server asks: %q", why)
+	}
+	if why := e.NeedsApproval("everything.toggle-simulated-logging", "everything.toggle-simulated-logging"); !strings.Contains(why, "not annotated read-only") {
+		t.Errorf("a tool not annotated read-only of a trusted server: %q", why)
+	}
+}
+
 // TestEverythingTools: the reference server's tools become skills named
 // <server>.<tool>, with typed arguments and the annotations that decide
 // whether a tool asks before it runs.
@@ -53,8 +73,10 @@ func TestEverythingTools(t *testing.T) {
 	if sum.Brief != "Returns the sum of two numbers" || sum.Source != "mcp:everything" {
 		t.Fatalf("brief %q source %q", sum.Brief, sum.Source)
 	}
-	if e.NeedsApproval("everything.get-sum", "everything.get-sum") != "" {
-		t.Fatal("get-sum is annotated read-only, yet it asks")
+	// get-sum says it is read-only; the server is not marked trusted, so
+	// that claim is not relied on.
+	if why := e.NeedsApproval("everything.get-sum", "everything.get-sum"); !strings.Contains(why, "not marked trusted (mcp[0].trust)") {
+		t.Fatalf("get-sum of an untrusted server: %q", why)
 	}
 	img := skillNamed(t, e, "everything.get-tiny-image")
 	if len(img.Args) != 0 || !strings.Contains(joinMods(img.Outputs), "image") {

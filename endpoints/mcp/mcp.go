@@ -58,6 +58,10 @@ type Server struct {
 	Tasks map[string][]string
 	// Tools, when set, are the only tools of the server Chorus uses.
 	Tools []string
+	// Trust: the operator relies on the server's annotations — a tool
+	// annotated read-only (and not destructive) runs without asking. An
+	// untrusted server's every tool asks (NeedsApproval).
+	Trust bool
 }
 
 // Stdio reports whether Chorus starts the server itself.
@@ -254,8 +258,10 @@ func (e *Endpoint) Discover(_ context.Context, task string) ([]endpoints.Offer, 
 }
 
 // NeedsApproval implements endpoints.Guarded: a tool not annotated
-// read-only, or annotated destructive, is run only once the turn approves
-// it (the TUI asks; chorus run needs --allow-tool).
+// read-only, or annotated destructive, or of a server the configuration
+// does not mark trusted (whose readOnlyHint is only its own claim), is run
+// only once the turn approves it (the TUI asks; chorus run needs
+// --allow-tool; serve --ssh, serve.allow_tools).
 func (e *Endpoint) NeedsApproval(_, model string) string {
 	s, name, ok := e.split(model)
 	if !ok {

@@ -46,7 +46,8 @@ func toolSkill(cfg Server, t *sdk.Tool) *skills.Skill {
 // toolInfo is what the pipeline needs of a tool: its arguments' schemas
 // and its annotations.
 func toolInfo(cfg Server, t *sdk.Tool) *skills.Tool {
-	info := &skills.Tool{Server: cfg.Name, Name: t.Name, Title: text.OneLine(text.Clean(t.Title), 80), Params: map[string]skills.Param{}}
+	info := &skills.Tool{Server: cfg.Name, Name: t.Name, Title: text.OneLine(text.Clean(t.Title), 80), Params: map[string]skills.Param{},
+		Trusted: cfg.Trust, TrustKey: cfg.key() + ".trust"}
 	if a := t.Annotations; a != nil {
 		info.ReadOnly = a.ReadOnlyHint
 		info.Destructive = a.DestructiveHint != nil && *a.DestructiveHint

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -200,9 +199,6 @@ func (e *Endpoint) malformed(s *Server, model, route, want string, data []byte) 
 // for those: a public address only, checked on every redirect and where
 // the connection lands, never with the key, bounded in size and time.
 func (e *Endpoint) fetch(ctx context.Context, s *Server, model, u string) (endpoints.Blob, error) {
-	fail := func(format string, args ...any) (endpoints.Blob, error) {
-		return endpoints.Blob{}, endpoints.Explain(fmt.Sprintf("%s %s on %s: ", endpoints.OpenAI, model, s.label())+fmt.Sprintf(format, args...), endpoints.ErrUnavailable)
-	}
 	u = strings.TrimSpace(u)
 	if strings.HasPrefix(u, "/") { // a path on the server itself
 		u = s.URL + u
@@ -216,47 +212,8 @@ func (e *Endpoint) fetch(ctx context.Context, s *Server, model, u string) (endpo
 		// result like any other, fetched without the key.
 		u = elsewhere
 	}
-	sc := scope.New(scope.Options{})
-	sc.AllowURL(u, scope.Result)
-	if err := sc.CheckURL(u); err != nil {
-		return endpoints.Blob{}, endpoints.Explain(fmt.Sprintf("%s %s on %s: the result is at %s, which Chorus does not fetch: %v", endpoints.OpenAI, model, s.label(), u, err),
-			endpoints.ErrUnavailable, err)
-	}
-	pr, pw := io.Pipe()
-	type fetched struct {
-		mt  string
-		err error
-	}
-	done := make(chan fetched, 1)
-	go func() {
-		mt, err := sc.Fetch(ctx, u, pw, scope.FetchOptions{MaxBytes: e.spool.Limit(), Timeout: downloadTimeout, Transport: e.download})
-		pw.CloseWithError(err)
-		done <- fetched{mt, err}
-	}()
-	b, head, err := e.spool.Copy(pr)
-	pr.Close() // a spool that gave up stops the download
-	f := <-done
-	if err != nil || f.err != nil || len(head) == 0 {
-		b.Remove()
-	}
-	switch {
-	case ctx.Err() != nil:
-		return endpoints.Blob{}, fmt.Errorf("%s %s on %s: stopped while downloading the result: %w", endpoints.OpenAI, model, s.label(), ctx.Err())
-	case errors.Is(err, endpoints.ErrStore):
-		return endpoints.Blob{}, err
-	case errors.Is(f.err, scope.ErrDenied):
-		return endpoints.Blob{}, endpoints.Explain(fmt.Sprintf("%s %s on %s: the result at %s was not fetched: %v", endpoints.OpenAI, model, s.label(), u, f.err),
-			endpoints.ErrUnavailable, f.err)
-	case f.err != nil:
-		return fail("the result at %s could not be downloaded (%v)", u, f.err)
-	case err != nil:
-		return fail("the result at %s could not be downloaded: %v", u, err)
-	case len(head) == 0:
-		return fail("the result at %s is empty", u)
-	}
-	mt, _, _ := mime.ParseMediaType(f.mt)
-	b.MIME = hfapi.BlobMIME(mt, head)
-	return b, nil
+	return hfapi.FetchResult(ctx, e.spool, u, hfapi.ResultFetch{Who: fmt.Sprintf("%s %s on %s", endpoints.OpenAI, model, s.label()),
+		Transport: e.download, Timeout: downloadTimeout})
 }
 
 // fetchOwn downloads a result on the server's own origin, with the key.

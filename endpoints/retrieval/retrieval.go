@@ -346,12 +346,8 @@ func (e *Endpoint) getJSON(ctx context.Context, req endpoints.Request, source, u
 				if req.Progress != nil {
 					req.Progress(endpoints.Progress{Message: fmt.Sprintf("%s rate limited; retrying in %s", source, wait.Round(time.Second))})
 				}
-				t := time.NewTimer(wait)
-				select {
-				case <-ctx.Done():
-					t.Stop()
-					return ctx.Err()
-				case <-t.C:
+				if err := httpwire.Sleep(ctx, wait); err != nil {
+					return err
 				}
 				continue
 			}

@@ -136,7 +136,7 @@ func (d *Review) View(w, h int) (string, []string, string) {
 		return "Edit the plan (JSON)", lines, "ctrl+d runs the edited plan (validated again) · esc back"
 	}
 	pc := turnview.RenderContext{Styles: st, Width: w, Now: d.now()}
-	t := turnview.NewTurn(0, "", nil, "", time.Time{})
+	t := turnview.NewTurnState(0, "", nil, "", time.Time{})
 	pe := pipeline.PlanEvent{Tasks: d.plan.Tasks, Constraints: d.plan.Constraints, Notes: d.plan.Notes}
 	t.Apply(pe, d.now())
 	pc.Turn = t

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,22 +108,25 @@ func installHint() string {
 func Play(ctx context.Context, path string) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return fmt.Errorf("cannot play %s: %w", path, err)
+		return cannotPlay(path, err)
 	}
 	st, err := os.Stat(abs)
-	if err != nil {
-		return fmt.Errorf("cannot play %s: %w", path, err)
-	}
-	if st.IsDir() {
-		return fmt.Errorf("cannot play %s: it is a directory", path)
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe):
+		return cannotPlay(path, pe.Err) // the path comes last, once
+	case err != nil:
+		return cannotPlay(path, err)
+	case st.IsDir():
+		return cannotPlay(path, errors.New("it is a directory"))
 	}
 	ext := filepath.Ext(abs)
 	name, args, zeroOnFailure, ok := choosePlayer(exec.LookPath, ext)
 	if !ok {
 		if _, _, some := Player(exec.LookPath); some {
-			return fmt.Errorf("cannot play %s: %w for %s files — %s", path, ErrNoPlayer, ext, installHint())
+			return cannotPlay(path, fmt.Errorf("%w for %s files — %s", ErrNoPlayer, ext, installHint()))
 		}
-		return fmt.Errorf("cannot play %s: %w — %s", path, ErrNoPlayer, installHint())
+		return cannotPlay(path, fmt.Errorf("%w — %s", ErrNoPlayer, installHint()))
 	}
 	// abs never starts with "-", so no player mistakes it for an option.
 	cmd := exec.CommandContext(ctx, name, append(args, abs)...)
@@ -137,18 +141,26 @@ func Play(ctx context.Context, path string) error {
 	}
 	msg := strings.TrimSpace(out.String())
 	if (err != nil || zeroOnFailure && msg != "") && soundDeviceMissing(msg) {
-		return fmt.Errorf("cannot play %s: %w on this machine (%s found none to open) — the file is there to open elsewhere", path, ErrNoSoundDevice, filepath.Base(name))
+		return cannotPlay(path, fmt.Errorf("%w on this machine (%s found none to open) — open the file elsewhere", ErrNoSoundDevice, filepath.Base(name)))
 	}
 	if len(msg) > 300 {
 		msg = "…" + msg[len(msg)-300:]
 	}
+	player := filepath.Base(name)
 	switch {
 	case err != nil && msg != "":
-		return fmt.Errorf("%s could not play %s: %w: %s", filepath.Base(name), path, err, msg)
+		return cannotPlay(path, fmt.Errorf("%s: %s (%w)", player, msg, err))
 	case err != nil:
-		return fmt.Errorf("%s could not play %s: %w", filepath.Base(name), path, err)
+		return cannotPlay(path, fmt.Errorf("%s failed: %w", player, err))
 	case zeroOnFailure && msg != "":
-		return fmt.Errorf("%s could not play %s: %s", filepath.Base(name), path, msg)
+		return cannotPlay(path, fmt.Errorf("%s: %s", player, msg))
 	}
 	return nil
+}
+
+// cannotPlay words a failure to play path with the reason first: the
+// status line shows what fits of it (80 columns), and the path — a long
+// one, in the outputs folder — is the part the user already knows.
+func cannotPlay(path string, reason error) error {
+	return fmt.Errorf("%w — cannot play %s", reason, path)
 }

@@ -260,3 +260,48 @@ func TestPlayNamesAMissingSoundDevice(t *testing.T) {
 		}
 	})
 }
+
+// TestPlayErrorsSayTheReasonFirst: the TUI's status line shows what fits
+// of a playback error in 80 columns; with the path first (a long one, in
+// the outputs folder) the reason was cut. Each failure starts with why,
+// and ends naming the file.
+func TestPlayErrorsSayTheReasonFirst(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "outputs", "2026-01-02", "session-20260102-101112-abcd")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	song := filepath.Join(dir, "text-to-speech-task-3-a-rather-long-generated-name.mp3")
+	wav := filepath.Join(dir, "text-to-speech-task-4-a-rather-long-generated-name.wav")
+	for _, p := range []string{song, wav} {
+		if err := os.WriteFile(p, []byte("RIFF"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		players map[string]string
+		file    string
+		reason  string
+	}{
+		{"no player", nil, song, "no audio player found"},
+		{"no player for the format", map[string]string{"aplay": "exit 0"}, song, "no audio player found for .mp3 files"},
+		{"missing file", map[string]string{"ffplay": "exit 0"}, song + ".gone", "no such file or directory"},
+		{"a directory", map[string]string{"ffplay": "exit 0"}, dir, "it is a directory"},
+		{"no sound device", map[string]string{"aplay": "echo 'aplay: main:831: audio open error: No such file' >&2; exit 1"}, wav, "no sound device on this machine"},
+		{"player fails", map[string]string{"paplay": "echo 'Failed to open audio file.' >&2; exit 1"}, wav, "paplay: Failed to open audio file."},
+	} {
+		fakePlayers(t, tc.players)
+		err := Play(context.Background(), tc.file)
+		if err == nil {
+			t.Errorf("%s: played", tc.name)
+			continue
+		}
+		msg := err.Error()
+		if first := msg[:min(len(msg), 79)]; !strings.HasPrefix(first, tc.reason) {
+			t.Errorf("%s: the first 79 columns are %q, want them to start with %q", tc.name, first, tc.reason)
+		}
+		if !strings.HasSuffix(msg, "cannot play "+tc.file) {
+			t.Errorf("%s: %q does not end naming the file", tc.name, msg)
+		}
+	}
+}

@@ -75,8 +75,8 @@ func looksLikePath(p string) bool {
 	return strings.ContainsAny(p, "/.~\\")
 }
 
-// ResolveAttachments replaces each @file in text by its absolute path and
-// returns the files. A token that looks like a path but names no readable
+// ResolveAttachments replaces each @file (or @folder) in text by its
+// absolute path and returns the paths. A token that looks like a path but names no readable
 // file is an error naming it, so nothing is sent by mistake.
 func ResolveAttachments(text string) (string, []string, error) {
 	return ResolveAttachmentsIn(text, ExpandPath, nil)
@@ -106,9 +106,11 @@ func ResolveAttachmentsIn(text string, expand func(string) string, confine func(
 			continue // a mention, not a file
 		case err != nil:
 			return text, nil, fmt.Errorf("cannot attach @%s: %w — check the path (Tab completes file names)", t.path, unwrapPathErr(err))
-		case st.IsDir():
-			return text, nil, fmt.Errorf("cannot attach @%s: it is a directory — name a file inside it", t.path)
+		case st.IsDir() && filepath.Dir(abs) == abs:
+			return text, nil, fmt.Errorf("cannot attach @%s: the file system's root is never attached — name the folder you mean", t.path)
 		}
+		// A folder attaches too: a grant of its paths to the tools that
+		// take one (scope.AllowFolder).
 		if f, err := os.Open(abs); err != nil {
 			return text, nil, fmt.Errorf("cannot attach @%s: %w", t.path, unwrapPathErr(err))
 		} else {

@@ -1,5 +1,5 @@
 // Package turnview is a turn of Chorus's TUI as the user watches it: a
-// reducer over the pipeline's events (Turn.Apply) that owns the turn's plan,
+// reducer over the pipeline's events (TurnState.Apply) that owns the turn's plan,
 // its tasks' progress and its answer text, and the Plan, Models and
 // Execution panes drawn from it as functions of the turn and a
 // RenderContext — stacked in a column (wide layout) or as tabs (narrow).

@@ -13,11 +13,11 @@ import (
 // neither provider (fal-ai 404 → replicate 404) and whose next model fails
 // too, before the third runs: the events the pipeline sends, with the long
 // nested errors real servers give.
-func fallbackTurn(now time.Time) *Turn {
+func fallbackTurn(now time.Time) *TurnState {
 	nested := "huggingface hexgrad/Kokoro-82M: no provider could run it: huggingface (fal-ai) hexgrad/Kokoro-82M: HTTP 404: " +
 		"Application 'kokoro' not found — the provider does not serve this model; huggingface (replicate) hexgrad/Kokoro-82M: HTTP 404: " +
 		"The requested resource could not be found — the provider does not serve this model"
-	t := NewTurn(1, "say good morning", nil, "qwen3:8b", now)
+	t := NewTurnState(1, "say good morning", nil, "qwen3:8b", now)
 	for _, ev := range []pipeline.Event{
 		pipeline.PlanEvent{Tasks: []pipeline.Task{{ID: 1, Task: "text-to-speech", Args: map[string]string{"text": "good morning"}}}},
 		pipeline.ModelEvent{ID: 1, Task: "text-to-speech", Model: "hexgrad/Kokoro-82M", Endpoint: "huggingface", Provider: "fal-ai", Decided: "ranked",
@@ -86,7 +86,7 @@ func TestPanesShowTheModelThatRanAndOneLinePerHop(t *testing.T) {
 
 // A passing state shows while it is the newest news of the task.
 func TestPassingProgressIsReplaced(t *testing.T) {
-	tr := NewTurn(1, "r", nil, "m", fixedNow)
+	tr := NewTurnState(1, "r", nil, "m", fixedNow)
 	tr.Apply(pipeline.TaskStartEvent{ID: 1, Task: "text-to-image", Model: "a/b", Endpoint: "huggingface"}, fixedNow)
 	tr.Apply(pipeline.TaskProgressEvent{ID: 1, Message: "not served by fal-ai (404); trying replicate", Passing: true}, fixedNow)
 	if l := tr.Tasks[0].Log; l[len(l)-1].Text != "not served by fal-ai (404); trying replicate" {

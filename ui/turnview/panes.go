@@ -44,7 +44,7 @@ func spinnerAt(now time.Time) string {
 // RenderContext is what pane rendering needs.
 type RenderContext struct {
 	Styles *theme.Styles
-	Turn   *Turn
+	Turn   *TurnState
 	Now    time.Time
 	Width  int
 	Links  bool

@@ -13,8 +13,8 @@ import (
 )
 
 // A turn driven by synthetic events, as the pipeline would send them.
-func syntheticTurn(now time.Time) *Turn {
-	t := NewTurn(1, "req", nil, "qwen3:8b", now)
+func syntheticTurn(now time.Time) *TurnState {
+	t := NewTurnState(1, "req", nil, "qwen3:8b", now)
 	for _, ev := range pipelinetest.ImageTurn() {
 		t.Apply(ev, now)
 	}
@@ -153,7 +153,7 @@ func TestExecutionSaysWhereATaskReallyRan(t *testing.T) {
 func TestModelsPaneSaysAConstraintWasNotApplied(t *testing.T) {
 	st := theme.NewStyles()
 	now := fixedNow
-	tr := NewTurn(1, "req", nil, "qwen3:8b", now)
+	tr := NewTurnState(1, "req", nil, "qwen3:8b", now)
 	tr.Apply(pipeline.PlanEvent{Tasks: []pipeline.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "/a.png"}}}}, now)
 	tr.Apply(pipeline.ModelEvent{ID: 1, Task: "image-to-text", Model: "Salesforce/blip", Endpoint: "huggingface", Decided: "top-ranked",
 		Reason: "most downloaded", Unmet: "no candidate reports cider coco — fell back to downloads"}, now)
@@ -173,7 +173,7 @@ func TestModelsPaneSaysAConstraintWasNotApplied(t *testing.T) {
 func TestPlanPaneFillsWhileThePlanStreams(t *testing.T) {
 	st := theme.NewStyles()
 	now := fixedNow
-	tr := NewTurn(1, "req", nil, "qwen3:8b", now)
+	tr := NewTurnState(1, "req", nil, "qwen3:8b", now)
 	first := pipeline.Task{ID: 1, Task: "image-classification", Dep: []int{}, Args: map[string]string{"image": "/tmp/a.png"}}
 	second := pipeline.Task{ID: 2, Task: "object-detection", Dep: []int{}, Args: map[string]string{"image": "/tmp/a.png"}}
 	pc := RenderContext{Styles: &st, Turn: tr, Now: now, Width: 70}
@@ -225,7 +225,7 @@ func TestPlanPaneFillsWhileThePlanStreams(t *testing.T) {
 func TestPanesShowARevisedPlan(t *testing.T) {
 	st := theme.NewStyles()
 	now := fixedNow
-	tr := NewTurn(1, "req", nil, "qwen3:8b", now)
+	tr := NewTurnState(1, "req", nil, "qwen3:8b", now)
 	for _, ev := range pipelinetest.RevisedTurn() {
 		tr.Apply(ev, now)
 	}
@@ -264,7 +264,7 @@ func TestPanesShowARevisedPlan(t *testing.T) {
 	}
 
 	// An empty revision says so.
-	tr = NewTurn(2, "req", nil, "qwen3:8b", now)
+	tr = NewTurnState(2, "req", nil, "qwen3:8b", now)
 	tr.Apply(pipeline.PlanEvent{Tasks: []pipeline.Task{{ID: 1, Task: "text-to-video"}}}, now)
 	tr.Apply(pipeline.TaskEndEvent{ID: 1, Task: "text-to-video", Status: pipeline.StatusError, Error: "404"}, now)
 	tr.Apply(pipeline.PlanRevisionEvent{Revision: pipeline.Revision{After: []pipeline.FailedTask{{ID: 1, Task: "text-to-video"}}, Tasks: []pipeline.Task{}}}, now)

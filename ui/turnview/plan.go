@@ -55,7 +55,7 @@ func PlanLines(pc RenderContext) []string {
 }
 
 // tasksOf returns the tasks of the plan (revision 0) or of revision n.
-func tasksOf(t *Turn, n int) []*TaskState {
+func tasksOf(t *TurnState, n int) []*TaskState {
 	var out []*TaskState
 	for _, ts := range t.Tasks {
 		if ts.Revision == n {

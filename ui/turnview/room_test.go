@@ -11,8 +11,8 @@ import (
 
 // busyTurn has a finished task whose selection excluded many models (a
 // synced catalog) and a long execution log: more than a column can hold.
-func busyTurn() *Turn {
-	tr := NewTurn(1, "say good morning", nil, "qwen3:8b", fixedNow)
+func busyTurn() *TurnState {
+	tr := NewTurnState(1, "say good morning", nil, "qwen3:8b", fixedNow)
 	var excluded []pipeline.Exclusion
 	for i := range 30 {
 		excluded = append(excluded, pipeline.Exclusion{ID: fmt.Sprintf("someone/voice-%02d", i), Reason: "licence unknown is not in the allow-list"})
@@ -27,7 +27,7 @@ func busyTurn() *Turn {
 	return tr
 }
 
-func keysCtx(st *theme.Styles, tr *Turn) RenderContext {
+func keysCtx(st *theme.Styles, tr *TurnState) RenderContext {
 	return RenderContext{Styles: st, Turn: tr, Now: fixedNow, Width: 64, ExpandKey: "f6", FocusKey: "f3", ScrollUpKey: "alt+,", ScrollDownKey: "alt+.", ZoomKey: "f7"}
 }
 

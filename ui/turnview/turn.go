@@ -23,9 +23,10 @@ const (
 	TaskCancelled
 )
 
-// Turn is one request and everything the pipeline reported about it.
+// TurnState is one request and everything the pipeline reported about
+// it, as the panes show it (TaskState is one of its tasks).
 // The panes show the running turn, or the last one.
-type Turn struct {
+type TurnState struct {
 	ID          int
 	Request     string
 	Attachments []string
@@ -60,14 +61,14 @@ type Turn struct {
 	Model    string
 }
 
-// NewTurn starts the state of a turn sent at now.
-func NewTurn(id int, request string, attachments []string, model string, now time.Time) *Turn {
-	return &Turn{ID: id, Request: request, Attachments: attachments, Started: now, Model: model, byID: map[int]*TaskState{}}
+// NewTurnState starts the state of a turn sent at now.
+func NewTurnState(id int, request string, attachments []string, model string, now time.Time) *TurnState {
+	return &TurnState{ID: id, Request: request, Attachments: attachments, Started: now, Model: model, byID: map[int]*TaskState{}}
 }
 
 // Apply records one pipeline event, a pure step of the reducer (the clock is
 // passed in). It reports whether the answer's text changed.
-func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
+func (t *TurnState) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 	switch ev := ev.(type) {
 	case pipeline.StageEvent:
 		t.Stage = ev.Stage
@@ -165,7 +166,7 @@ func (t *Turn) Apply(ev pipeline.Event, now time.Time) (textChanged bool) {
 
 // ended records a task's end: how long it took, what it made, where it
 // really ran, and its final status.
-func (t *Turn) ended(ev pipeline.TaskEndEvent, now time.Time) {
+func (t *TurnState) ended(ev pipeline.TaskEndEvent, now time.Time) {
 	ts := t.Task(ev.ID, ev.Task)
 	ts.Elapsed = time.Duration(ev.ElapsedMS) * time.Millisecond
 	ts.WaitUntil = time.Time{}
@@ -198,7 +199,7 @@ func (t *Turn) ended(ev pipeline.TaskEndEvent, now time.Time) {
 // revised records a revision: the failed tasks it answers, and every
 // task that was skipped for them, are the replaced branch; the tasks it
 // added follow the plan's, numbered by the revision.
-func (t *Turn) revised(r pipeline.Revision) {
+func (t *TurnState) revised(r pipeline.Revision) {
 	t.Revisions = append(t.Revisions, r)
 	gone := map[int]bool{}
 	for _, f := range r.After {
@@ -230,7 +231,7 @@ func sameTask(a, b pipeline.Task) bool {
 
 // Task returns the state of task id, creating it for events that arrive
 // without a plan (a resumed or partial stream).
-func (t *Turn) Task(id int, name string) *TaskState {
+func (t *TurnState) Task(id int, name string) *TaskState {
 	if ts, ok := t.byID[id]; ok {
 		return ts
 	}
@@ -241,7 +242,7 @@ func (t *Turn) Task(id int, name string) *TaskState {
 }
 
 // Finish records the engine's return.
-func (t *Turn) Finish(rep *pipeline.Report, err error, now time.Time) {
+func (t *TurnState) Finish(rep *pipeline.Report, err error, now time.Time) {
 	t.Done, t.Ended = true, now
 	if rep != nil && t.Report == nil {
 		t.Report = rep
@@ -264,7 +265,7 @@ func (t *Turn) Finish(rep *pipeline.Report, err error, now time.Time) {
 }
 
 // Elapsed is how long the turn ran, or has been running.
-func (t *Turn) Elapsed(now time.Time) time.Duration {
+func (t *TurnState) Elapsed(now time.Time) time.Duration {
 	if t.Done {
 		return t.Ended.Sub(t.Started)
 	}
@@ -272,7 +273,7 @@ func (t *Turn) Elapsed(now time.Time) time.Duration {
 }
 
 // Files returns every file the turn produced.
-func (t *Turn) Files() []string {
+func (t *TurnState) Files() []string {
 	if t.Report != nil && len(t.Report.Files) > 0 {
 		return t.Report.Files
 	}
@@ -284,7 +285,7 @@ func (t *Turn) Files() []string {
 }
 
 // FatalText explains why the turn ended without an answer.
-func (t *Turn) FatalText() string {
+func (t *TurnState) FatalText() string {
 	if t.Err == nil {
 		return ""
 	}

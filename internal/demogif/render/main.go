@@ -11,7 +11,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"syscall"
 
@@ -67,6 +69,9 @@ func run(path, out, transcript string, quiet bool) error {
 	}
 	fmt.Printf("%s: %d frames, %.1fs, %d×%d cells, %.2f MB\n",
 		res.Path, res.Frames, res.Duration.Seconds(), res.Cols, res.Rows, float64(res.Bytes)/1e6)
+	if note := trackedNote(res.Path); note != "" {
+		fmt.Fprintln(os.Stderr, note)
+	}
 	for _, r := range res.Missing {
 		fmt.Fprintf(os.Stderr, "render: Go Mono has no %q (U+%04X); it shows as a box\n", r, r)
 	}
@@ -81,4 +86,20 @@ func run(path, out, transcript string, quiet bool) error {
 		}
 	}
 	return nil
+}
+
+// trackedNote says that the GIF just written replaced a file git tracks
+// (docs/demo.gif, which the README shows) and how to keep or undo that;
+// "" for any other file, or without git.
+func trackedNote(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	cmd := exec.Command("git", "ls-files", "--error-unmatch", "--", filepath.Base(abs))
+	cmd.Dir = filepath.Dir(abs)
+	if cmd.Run() != nil {
+		return ""
+	}
+	return fmt.Sprintf("render: replaced %s, which git tracks — review it and commit it, or `git checkout -- %s` to keep the old one (-o FILE, or OUT=FILE for the task, writes elsewhere)", path, path)
 }

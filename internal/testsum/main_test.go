@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goTestJSON runs the real `go test -json` on a module of its own whose
+// tests pass, skip with and without a reason (a subtest too), and fail, and
+// returns what it printed.
+func goTestJSON(t *testing.T, failing bool) []byte {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	dir := t.TempDir()
+	src := `package demo
+
+import "testing"
+
+func TestPasses(t *testing.T) {}
+
+func TestNeedsTesseract(t *testing.T) {
+	t.Log("looking for it")
+	t.Skip("tesseract not on PATH — apt-get install tesseract-ocr")
+}
+
+func TestQuiet(t *testing.T) { t.SkipNow() }
+
+func TestTable(t *testing.T) {
+	t.Run("real-ollama", func(t *testing.T) { t.Skip("set CHORUS_OLLAMA_BIN") })
+	t.Run("fake", func(t *testing.T) {})
+}
+`
+	if failing {
+		src += `
+func TestBroken(t *testing.T) { t.Error("want 2, got 3") }
+`
+	}
+	for name, body := range map[string]string{"go.mod": "module demo\n\ngo 1.22\n", "demo_test.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(goBin, "test", "-json", "-count=1", "./...")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off", "GOTOOLCHAIN=local")
+	out, err := cmd.Output()
+	if failing != (err != nil) {
+		t.Fatalf("go test: %v\n%s", err, out)
+	}
+	return out
+}
+
+// TestSummarizeListsSkips: after a real go test -json run, every skipped
+// test is listed at the end with its package and reason (go test's own
+// lines dropped), the totals are right, and the run passes.
+func TestSummarizeListsSkips(t *testing.T) {
+	var out bytes.Buffer
+	ok, err := summarize(bytes.NewReader(goTestJSON(t, false)), &out)
+	got := out.String()
+	if err != nil || !ok {
+		t.Fatalf("ok %v, err %v:\n%s", ok, err, got)
+	}
+	for _, want := range []string{
+		"ok  \tdemo\t",
+		"3 tests passed, 0 failed, 3 skipped\n",
+		"Skipped, and why (README: what a full run needs):\n",
+		"  demo TestNeedsTesseract: demo_test.go:8: looking for it / demo_test.go:9: tesseract not on PATH — apt-get install tesseract-ocr\n",
+		"  demo TestQuiet: (no reason given)\n",
+		"  demo TestTable/real-ollama: demo_test.go:15: set CHORUS_OLLAMA_BIN\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "=== RUN") || strings.Contains(got, "--- SKIP") || strings.Contains(got, "\nPASS\n") {
+		t.Errorf("go test's own lines in a passing run's summary:\n%s", got)
+	}
+}
+
+// TestSummarizeFails: a failed test's output is shown and the run fails;
+// so does a package that started and gave no result (go test killed), and
+// input with no events at all.
+func TestSummarizeFails(t *testing.T) {
+	var out bytes.Buffer
+	ok, err := summarize(bytes.NewReader(goTestJSON(t, true)), &out)
+	got := out.String()
+	if err != nil || ok || !strings.Contains(got, "--- FAIL: TestBroken") || !strings.Contains(got, "want 2, got 3") ||
+		!strings.Contains(got, "3 tests passed, 1 failed, 3 skipped; 1 package(s) failed") {
+		t.Errorf("failing run: ok %v, err %v:\n%s", ok, err, got)
+	}
+
+	out.Reset()
+	cut := `{"Action":"start","Package":"demo/a"}
+{"Action":"run","Package":"demo/a","Test":"TestLong"}
+`
+	if ok, err := summarize(strings.NewReader(cut), &out); err != nil || ok || !strings.Contains(out.String(), "FAIL\tdemo/a: no result") {
+		t.Errorf("cut-off run: ok %v, err %v:\n%s", ok, err, out.String())
+	}
+	if ok, err := summarize(strings.NewReader("go: cannot find main module\n"), &out); ok || err == nil || !strings.Contains(err.Error(), "no go test -json events") {
+		t.Errorf("no events: ok %v, err %v", ok, err)
+	}
+}
+
+// TestTaskfileTestUsesIt: the README's test command (go tool task test)
+// runs the suite through testsum, so its skips are listed.
+func TestTaskfileTestUsesIt(t *testing.T) {
+	b, err := os.ReadFile("../../Taskfile.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, task, _ := strings.Cut(string(b), "\n  test:\n")
+	task, _, _ = strings.Cut(task, "\n\n")
+	if !strings.Contains(task, "go test -race -count=1 -timeout 15m -json ./... | go run ./internal/testsum") {
+		t.Errorf("the test task does not pipe go test -json into internal/testsum:\n%s", task)
+	}
+}
