@@ -62,6 +62,9 @@ type globalFlags struct {
 	host       string
 	mode       string
 	resume     string
+	// system and role give the TUI's answers an instruction, as chorus
+	// run's --system and --role do.
+	system, role string
 	// replay plays a recorded chat back in the TUI instead of talking to
 	// the controller server and the endpoints (--replay, --replay-speed).
 	replay app.Replay
@@ -180,6 +183,10 @@ Run without arguments to open the chat.`,
 			if err != nil {
 				return err
 			}
+			system, err := answerSystem(cfg, g.system, g.role)
+			if err != nil {
+				return err
+			}
 			a, err := g.newApp(cfg, app.Options{Replay: g.replay})
 			if err != nil {
 				return err
@@ -188,13 +195,13 @@ Run without arguments to open the chat.`,
 			resume := g.resume
 			if resume != "" {
 				// A title, or the start of an id, names a session too;
-				// of several matches the newest, the others listed before the TUI
-				// opens.
+				// of several matches the newest, the others listed
+				// before the TUI opens.
 				if resume, err = findSession(&a.Service().Library, resume, true, cmd.ErrOrStderr()); err != nil {
 					return err
 				}
 			}
-			return runTUI(cmd.Context(), a, resume)
+			return runTUI(cmd.Context(), a, resume, system)
 		},
 	}
 	pf := root.PersistentFlags()
@@ -204,6 +211,8 @@ Run without arguments to open the chat.`,
 	pf.StringVar(&g.mode, "mode", "", "inference mode: local, huggingface or hybrid")
 	pf.BoolVar(&g.debug, "debug", false, "debug detail: the raw controller prompts and replies, and debug records in the log file ($XDG_STATE_HOME/chorus/chorus.log)")
 	root.Flags().StringVar(&g.resume, "resume", "", `reopen a saved session by id or title ("latest" for the newest)`)
+	root.Flags().StringVar(&g.system, "system", "", "an instruction for every answer of the chat, read first by the answer stage (as chorus run --system)")
+	root.Flags().StringVar(&g.role, "role", "", "a saved instruction for every answer: the one response.roles names NAME (as chorus run --role)")
 	replayFlags(root, &g.replay)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
 	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g), newEvalCmd(g), newMCPCmd(g), newManCmd(g), newSessionsCmd(g))

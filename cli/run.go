@@ -195,15 +195,25 @@ func (f *runFlags) check(cfg *config.Config) error {
 			return &exitError{code: 2, err: fmt.Errorf("--constrain: %w", err)}
 		}
 	}
-	if f.role != "" {
-		if f.system != "" {
-			return &exitError{code: 2, err: errors.New("--role and --system both give the answer an instruction; give one")}
-		}
-		if f.system, err = roleInstruction(cfg, f.role); err != nil {
-			return &exitError{code: 2, err: err}
-		}
+	f.system, err = answerSystem(cfg, f.system, f.role)
+	return err
+}
+
+// answerSystem is the instruction for the answers that --system gives, or
+// the saved one --role names; both, or a role not saved, is bad usage
+// (status 2).
+func answerSystem(cfg *config.Config, system, role string) (string, error) {
+	if role == "" {
+		return system, nil
 	}
-	return nil
+	if system != "" {
+		return "", &exitError{code: 2, err: errors.New("--role and --system both give the answer an instruction; give one")}
+	}
+	s, err := roleInstruction(cfg, role)
+	if err != nil {
+		return "", &exitError{code: 2, err: err}
+	}
+	return s, nil
 }
 
 // roleInstruction is the instruction response.roles saves under name (any

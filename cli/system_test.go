@@ -33,7 +33,8 @@ func answerCalls(reqs []api.ChatRequest) (answer, other []string) {
 // TestRunModelAndSystem: -m is --model, the controller model of every call
 // of the run; --system TEXT, or --role NAME from response.roles, is read
 // by the answer stage first and by no other stage; an unknown role, or a
-// role with --system, is bad usage (exit 2) before any controller call.
+// role with --system, is bad usage (exit 2) before any controller call —
+// for the TUI's --role and --resume TITLE too.
 func TestRunModelAndSystem(t *testing.T) {
 	h := newHome(t, nil)
 	h.ollama.AddModel(fakeollama.Model{Name: "llama3.2:1b", ParameterSize: "1.2B"})
@@ -103,6 +104,9 @@ func TestRunModelAndSystem(t *testing.T) {
 	}{
 		{[]string{"run", "--role", "poet", "hi"}, []string{"--role poet: no such role in response.roles", "pirate, terse"}},
 		{[]string{"run", "--role", "terse", "--system", "be brief", "hi"}, []string{"--role and --system both give the answer an instruction; give one"}},
+		// The TUI's own: refused before it opens.
+		{[]string{"--role", "poet"}, []string{"--role poet: no such role in response.roles", "pirate, terse"}},
+		{[]string{"--resume", "paris"}, []string{`no saved session's id or title starts with "paris"`, "chorus sessions lists them"}},
 	} {
 		_, stderr, code := h.run(c.args...)
 		if code != 2 {

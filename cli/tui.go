@@ -14,7 +14,7 @@ import (
 //
 // With a replay, the chat answers from the recording and says so when it
 // opens.
-func runTUI(ctx context.Context, a *app.App, resume string) error {
+func runTUI(ctx context.Context, a *app.App, resume, system string) error {
 	intro := a.Note()
 	for _, w := range a.Warnings() {
 		// Said in the chat when it opens: the tools are missing from
@@ -22,7 +22,7 @@ func runTUI(ctx context.Context, a *app.App, resume string) error {
 		intro = strings.TrimSpace(intro + "\n\n**Warning:** " + w)
 	}
 	cfg := a.Config()
-	opts := ui.Options{Config: cfg, Service: a.Service(), Constraints: a.Constraints(), Resume: resume, Intro: intro}
+	opts := ui.Options{Config: cfg, Service: a.Service(), Constraints: a.Constraints(), Resume: resume, Intro: intro, System: system}
 	// The prompt head is prefilled while the user types (unless
 	// controller.warm says not to); a replay answers from its recording
 	// and has nothing to warm.

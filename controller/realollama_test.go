@@ -3,6 +3,7 @@ package controller_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -24,27 +25,40 @@ func TestRealOllamaKeepsThePrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The tiny model's vocabulary is bytes: about 1,700 tokens of head.
-	head := controller.Message{Role: "system", Content: strings.Repeat("a stable prefix of skills. ", 62)}
-	call := func(tail string) controller.Reply {
-		t.Helper()
-		r, err := ctl.Chat(context.Background(), controller.ChatCall{Messages: []controller.Message{head, {Role: "user", Content: tail}}, NumPredict: 4})
-		if err != nil {
-			t.Fatal(err)
+	// Each round starts from a head of its own (nothing cached), then asks
+	// again with the same head and another tail. Timing is the server's only
+	// signal of reuse (prompt_eval_count is the whole prompt either way),
+	// and a loaded machine can slow any one call: the reuse must show in
+	// one of three rounds — a server that does not reuse shows it in none.
+	var first, second controller.Reply
+	reused := false
+	for round := range 3 {
+		head := controller.Message{Role: "system", Content: fmt.Sprintf("round %d: %s", round, strings.Repeat("a stable prefix of skills. ", 62))}
+		call := func(tail string) controller.Reply {
+			t.Helper()
+			r, err := ctl.Chat(context.Background(), controller.ChatCall{Messages: []controller.Message{head, {Role: "user", Content: tail}}, NumPredict: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
 		}
-		return r
+		first = call("STAGE: PLAN\nRequest: caption the photo")
+		second = call("STAGE: ANSWER\nRequest: caption the photo")
+		t.Logf("round %d — first: %d prompt tokens in %v (%d prefilled by estimate); second: %d in %v (%d)", round,
+			first.PromptEvalCount, first.PromptEvalDuration, first.Prefilled, second.PromptEvalCount, second.PromptEvalDuration, second.Prefilled)
+		if second.PromptEvalCount < 1600 {
+			t.Fatalf("the second prompt is %d tokens; the head did not reach the server", second.PromptEvalCount)
+		}
+		if second.Prefilled*4 > first.Prefilled {
+			t.Errorf("prefilled estimate: first %d, second %d", first.Prefilled, second.Prefilled)
+		}
+		if second.PromptEvalDuration*2 <= first.PromptEvalDuration {
+			reused = true
+			break
+		}
 	}
-	first := call("STAGE: PLAN\nRequest: caption the photo")
-	second := call("STAGE: ANSWER\nRequest: caption the photo")
-	t.Logf("first: %d prompt tokens in %v (%d prefilled by estimate); second: %d in %v (%d)",
-		first.PromptEvalCount, first.PromptEvalDuration, first.Prefilled, second.PromptEvalCount, second.PromptEvalDuration, second.Prefilled)
-	if second.PromptEvalCount < 1600 {
-		t.Fatalf("the second prompt is %d tokens; the head did not reach the server", second.PromptEvalCount)
-	}
-	if second.PromptEvalDuration*2 > first.PromptEvalDuration {
-		t.Errorf("the second call evaluated its prompt in %v, the first in %v: the prefix was not reused", second.PromptEvalDuration, first.PromptEvalDuration)
-	}
-	if second.Prefilled*4 > first.Prefilled {
-		t.Errorf("prefilled estimate: first %d, second %d", first.Prefilled, second.Prefilled)
+	if !reused {
+		t.Errorf("in three rounds the second call never evaluated its prompt in under half the first's time (last: %v vs %v): the prefix was not reused", second.PromptEvalDuration, first.PromptEvalDuration)
 	}
 }
 

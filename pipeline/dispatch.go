@@ -8,8 +8,6 @@ import (
 	"os"
 	"slices"
 	"sync"
-
-	"github.com/chorusai/chorus/scope"
 )
 
 // dispatcher selects models for a turn's tasks and runs them as a DAG: a
@@ -34,13 +32,8 @@ import (
 // does itself, or a choice it must make, waits for the final plan, so
 // streaming dispatch adds no controller call and never delays the plan.
 type dispatcher struct {
-	e      *Engine
-	ctx    context.Context
-	t      Turn
-	conv   *conversation
-	emit   Emit
-	outDir string
-	sc     *scope.Scope
+	// The turn it runs the tasks of.
+	*turnRun
 	// dirOnce creates the output directory when the first task runs.
 	dirOnce sync.Once
 	dirErr  error
@@ -112,9 +105,10 @@ type withdrawal struct{ why string }
 
 func (w withdrawal) Error() string { return w.why }
 
-func (e *Engine) newDispatcher(ctx context.Context, t Turn, conv *conversation, emit Emit) *dispatcher {
-	ctx = withApprover(ctx, t.Approve)
-	d := &dispatcher{e: e, ctx: ctx, t: t, conv: conv, emit: emit, outDir: e.outDir(t), sc: e.access(t),
+// newDispatcher returns the dispatcher of turn tr.
+func newDispatcher(tr *turnRun) *dispatcher {
+	e, ctx := tr.e, tr.ctx
+	d := &dispatcher{turnRun: tr,
 		sem: make(chan struct{}, e.opts.MaxParallel), planned: make(chan struct{}), asked: make(chan struct{}), down: &downHosts{}}
 	d.earlyPicks = e.ctl.Options().MaxConcurrent >= 2
 	d.pickCtx, d.stopPicks = context.WithCancel(ctx)
@@ -371,7 +365,7 @@ func (d *dispatcher) choose(p Plan) {
 	}
 	go func() {
 		defer over()
-		d.e.askModels(d.ctx, d.t.Request, ask, d.conv, d.emit, func(c *choice) {
+		d.askModels(d.ctx, ask, d.script, func(c *choice) {
 			d.mu.Lock()
 			defer d.mu.Unlock()
 			d.emit(c.event())
@@ -554,7 +548,7 @@ func (d *dispatcher) runOne(r *taskRun, deps map[int]*taskRun) {
 		d.emit(r.endEvent())
 		return
 	}
-	d.e.runTask(r.ctx, r, deps, d.outDir, d.sc, d.conv, d.emit)
+	d.runTask(r, deps)
 }
 
 // stopped ends a run cancelled before it started: the user's cancel (its

@@ -45,7 +45,7 @@ func (d *dispatcher) pickEarly(runs []*taskRun, ask []*choice) {
 	for i, c := range ask {
 		byChoice[c] = runs[i]
 	}
-	d.e.askModels(d.pickCtx, d.t.Request, ask, d.conv.fork(), d.emit, func(c *choice) {
+	d.askModels(d.pickCtx, ask, d.script.fork(), func(c *choice) {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		d.emit(c.event())

@@ -275,10 +275,11 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 		rep.Named = named
 		t.Attachments = append(slices.Clone(t.Attachments), named...)
 	}
-	conv := e.newConversation(ctx, t)
+	tr := e.newTurnRun(ctx, t, emit)
+	script := tr.script
 	fail := func(stage Stage, err error) (*Report, error) {
 		rep.ElapsedMS = time.Since(start).Milliseconds()
-		rep.Calls = conv.Calls()
+		rep.Calls = script.Calls()
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
 			emit(ErrorEvent{Stage: stage, Message: "cancelled — nothing more will run this turn", Fatal: true})
@@ -289,14 +290,14 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	}
 
 	emit(StageEvent{Stage: StagePlanning})
-	d := e.newDispatcher(ctx, t, conv, emit)
+	d := newDispatcher(tr)
 	var stream *planStream
 	if t.Review == nil && !t.PlanOnly {
 		// Tasks start while the plan is still being written; with plan
 		// review the user sees the whole plan before anything runs.
 		stream = d.stream()
 	}
-	plan, err := e.plan(ctx, t, conv, emit, nil, stream)
+	plan, err := tr.plan(nil, stream)
 	if err != nil {
 		d.abandon()
 		return fail(StagePlanning, err)
@@ -313,7 +314,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	emit(PlanEvent{Tasks: plan.Tasks, Constraints: plan.Constraints, Notes: plan.Notes}) //nolint:staticcheck // S1016: the event names what it carries; Plan may grow fields it does not
 	if t.PlanOnly {
 		rep.ElapsedMS = time.Since(start).Milliseconds()
-		rep.Calls = conv.Calls()
+		rep.Calls = script.Calls()
 		return rep, nil
 	}
 
@@ -354,7 +355,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 	}
 	rep.Answer = answer
 	rep.ElapsedMS = time.Since(start).Milliseconds()
-	rep.Calls = conv.Calls()
+	rep.Calls = script.Calls()
 	emit(ReportEvent{Report: *rep})
 	return rep, nil
 }

@@ -109,118 +109,151 @@ func (r *taskRun) endEvent() TaskEndEvent {
 		Provider: r.provider, Result: r.text, Data: r.data, Files: files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
 }
 
-// runTask resolves the task's arguments and tries its candidates in order.
-func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun, outDir string, sc *scope.Scope, conv *conversation, emit Emit) {
+// runTask resolves the task's arguments and tries its candidates in order,
+// under the run's own context (r.ctx); byID are its dependencies' runs.
+func (tr *turnRun) runTask(r *taskRun, byID map[int]*taskRun) {
 	start := time.Now()
-	c := r.choice
-	if c != nil {
-		switch {
-		case c.controller:
-			r.model, r.endpoint = e.ctl.Model(), EndpointController
-		case len(c.ranked) > 0:
-			r.model, r.endpoint = c.ranked[0].model.ID, string(c.ranked[0].routes[0].Kind())
-			r.provider = resolvedProvider(ctx, c.ranked[0].routes[0], r.task.Task, r.model)
-		}
-	}
-	// A task that never runs gets only its end event, as a task skipped
-	// for a failed dependency does: a start would claim it ran somewhere.
-	switch {
-	case c != nil && c.none != "":
-		// No model qualifies: another skill may still serve the request.
-		r.fail("not run: " + c.none)
-		r.skipped, r.fault = true, faultForGood
-		emit(r.endEvent())
-		return
-	case c == nil || c.skill == nil:
-		r.fail("not run: no model was selected for this task")
-		r.skipped = true
-		emit(r.endEvent())
+	if !tr.startTask(r) {
 		return
 	}
-	emit(TaskStartEvent{ID: r.task.ID, Task: r.task.Task, Model: r.model, Endpoint: r.endpoint, Provider: r.provider})
-	defer func() {
-		r.elapsed = time.Since(start) + r.shift
-		if r.status != StatusOK && ctx.Err() != nil {
-			// Whatever the endpoint said ("context canceled"), the task
-			// stopped because the user cancelled the turn — or because
-			// the final plan withdrew it.
-			r.err, r.cancelled = "cancelled", true
-			var w withdrawal
-			if errors.As(context.Cause(ctx), &w) {
-				r.err = "cancelled: " + w.why
-			}
-		}
-		emit(r.endEvent())
-	}()
+	defer tr.endTask(r, start)
 	// An expert's bug must fail its task, not end the program and the
 	// user's session with it; this runs before the end event above.
-	defer func() {
-		if p := recover(); p != nil {
-			r.status, r.text, r.data, r.files = "", "", nil, nil
-			r.fail(fmt.Sprintf("internal error while running it on %s (%s): %v — this is a bug in Chorus; please report it", r.model, r.endpoint, p))
-			r.fault = faultForGood // another route may not have the bug
-		}
-	}()
-	tctx, cancel := context.WithTimeout(ctx, e.opts.TaskTimeout)
+	defer r.recoverBug()
+	tctx, cancel := context.WithTimeout(r.ctx, tr.e.opts.TaskTimeout)
 	defer cancel()
 
-	progress := func(p endpoints.Progress) {
-		emit(TaskProgressEvent{ID: r.task.ID, Message: p.Message, WaitMS: p.Wait.Milliseconds(), Passing: p.Passing})
-	}
-	debug := func(msg string) { emit(DebugEvent{Stage: StageExecution, Kind: "resolve", Content: msg}) }
-	args, err := e.resolveArgs(tctx, r.task, c.skill, byID, outDir, sc, progress, debug)
+	c := r.choice
+	args, err := tr.resolveArgs(tctx, r.task, c.skill, byID)
 	if err != nil {
 		r.failWith(err)
 		return
 	}
 	r.args = args
-	files, err := gateArgs(sc, c.skill, args)
+	files, err := gateArgs(tr.sc, c.skill, args)
 	if err != nil {
 		r.failWith(err)
 		return
 	}
 	r.inputs = files
 	args = maps.Clone(args)
-	if err := fileTexts(sc, r.task, c.skill, args); err != nil {
+	if err := fileTexts(tr.sc, r.task, c.skill, args); err != nil {
 		r.fail(err.Error())
 		return
 	}
-
 	var lastErr error
 	if c.controller {
-		at := time.Now()
-		text, took, err := e.runOnController(tctx, r.task, c.skill, args, conv, emit)
-		r.shift += max(0, took-time.Since(at))
-		r.attempts = append(r.attempts, Attempt{Model: e.ctl.Model(), Endpoint: EndpointController, Error: errText(err), Why: endpoints.WhyFailed(err), ElapsedMS: took.Milliseconds()})
-		if err == nil {
-			r.status, r.text = StatusOK, text
-			allowResultURLs(sc, text)
-			e.spill(r, outDir, sc, progress)
+		if lastErr = tr.runOnControllerTask(tctx, r, args); lastErr == nil {
 			return
 		}
-		lastErr = err
 	}
+	done, lastErr := tr.tryCandidates(tctx, r, args, files, lastErr)
+	if done {
+		return
+	}
+	r.failAll(r.ctx, tctx, lastErr, tr.e.opts.TaskTimeout)
+}
+
+// startTask names the model and route r will try first and says the task
+// started, or ends a task that never runs with only its end event, as a
+// task skipped for a failed dependency gets: a start would claim it ran
+// somewhere. It reports whether the task runs.
+func (tr *turnRun) startTask(r *taskRun) bool {
+	c := r.choice
+	if c != nil {
+		switch {
+		case c.controller:
+			r.model, r.endpoint = tr.e.ctl.Model(), EndpointController
+		case len(c.ranked) > 0:
+			r.model, r.endpoint = c.ranked[0].model.ID, string(c.ranked[0].routes[0].Kind())
+			r.provider = resolvedProvider(r.ctx, c.ranked[0].routes[0], r.task.Task, r.model)
+		}
+	}
+	switch {
+	case c != nil && c.none != "":
+		// No model qualifies: another skill may still serve the request.
+		r.fail("not run: " + c.none)
+		r.skipped, r.fault = true, faultForGood
+		tr.emit(r.endEvent())
+		return false
+	case c == nil || c.skill == nil:
+		r.fail("not run: no model was selected for this task")
+		r.skipped = true
+		tr.emit(r.endEvent())
+		return false
+	}
+	tr.emit(TaskStartEvent{ID: r.task.ID, Task: r.task.Task, Model: r.model, Endpoint: r.endpoint, Provider: r.provider})
+	return true
+}
+
+// endTask records how long r took, begun at start, and says it ended.
+func (tr *turnRun) endTask(r *taskRun, start time.Time) {
+	r.elapsed = time.Since(start) + r.shift
+	if r.status != StatusOK && r.ctx.Err() != nil {
+		// Whatever the endpoint said ("context canceled"), the task
+		// stopped because the user cancelled the turn — or because the
+		// final plan withdrew it.
+		r.err, r.cancelled = "cancelled", true
+		var w withdrawal
+		if errors.As(context.Cause(r.ctx), &w) {
+			r.err = "cancelled: " + w.why
+		}
+	}
+	tr.emit(r.endEvent())
+}
+
+// recoverBug, deferred, turns a panic in the task's code into its failure.
+func (r *taskRun) recoverBug() {
+	if p := recover(); p != nil {
+		r.status, r.text, r.data, r.files = "", "", nil, nil
+		r.fail(fmt.Sprintf("internal error while running it on %s (%s): %v — this is a bug in Chorus; please report it", r.model, r.endpoint, p))
+		r.fault = faultForGood // another route may not have the bug
+	}
+}
+
+// runOnControllerTask has the controller do r, a text task, and keeps its
+// result; the error is the controller's, nil when the task is done.
+func (tr *turnRun) runOnControllerTask(ctx context.Context, r *taskRun, args map[string]string) error {
+	at := time.Now()
+	text, took, err := tr.runOnController(ctx, r.task, r.choice.skill, args)
+	r.shift += max(0, took-time.Since(at))
+	r.attempts = append(r.attempts, Attempt{Model: tr.e.ctl.Model(), Endpoint: EndpointController, Error: errText(err), Why: endpoints.WhyFailed(err), ElapsedMS: took.Milliseconds()})
+	if err != nil {
+		return err
+	}
+	r.status, r.text = StatusOK, text
+	allowResultURLs(tr.sc, text)
+	tr.spill(r)
+	return nil
+}
+
+// tryCandidates runs r on its ranked models' routes in order until one
+// succeeds or fails in a way no other route fixes; done says the task
+// ended either way. Otherwise err is the last failure (lastErr, the
+// controller's, when no route was tried), for failAll.
+func (tr *turnRun) tryCandidates(ctx context.Context, r *taskRun, args map[string]string, files map[string]scope.File, lastErr error) (done bool, err error) {
+	c := r.choice
 	for _, cand := range c.ranked {
 		for _, route := range cand.routes {
-			if tctx.Err() != nil {
-				break
+			if ctx.Err() != nil {
+				return false, lastErr
 			}
 			if r.skipDown(route, cand.model.ID) {
 				continue
 			}
 			r.model, r.endpoint = cand.model.ID, string(route.Kind())
-			r.provider = resolvedProvider(tctx, route, r.task.Task, cand.model.ID)
+			r.provider = resolvedProvider(ctx, route, r.task.Task, cand.model.ID)
 			if lastErr != nil && len(r.attempts) > 0 {
-				e.hop(r, lastErr, emit)
+				tr.hop(r, lastErr)
 			}
 			at := time.Now()
-			if err := approve(tctx, route, r, cand.model.ID, args); err != nil {
+			if err := approve(ctx, route, r, cand.model.ID, args); err != nil {
 				r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
 				lastErr = err
 				continue
 			}
-			res, err := route.Infer(tctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Files: files, Command: cand.model.Command,
-				LocalOnly: c.localOnly, Progress: progress})
+			res, err := route.Infer(ctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Files: files, Command: cand.model.Command,
+				LocalOnly: c.localOnly, Progress: tr.progress(r.task.ID)})
 			var shift time.Duration
 			if d := endpoints.Took(res, err); d > 0 {
 				shift = d - time.Since(at)
@@ -228,27 +261,27 @@ func (e *Engine) runTask(ctx context.Context, r *taskRun, byID map[int]*taskRun,
 			}
 			r.provider = ranOn(r.provider, res, err)
 			if down, first := r.down.mark(err); first {
-				emit(hostDownEvent(r.task.ID, route, down))
+				tr.emit(hostDownEvent(r.task.ID, route, down))
 			}
 			if err == nil {
-				err = e.keepResult(r, res, outDir, sc, progress)
+				err = tr.keepResult(r, res)
 			}
 			r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Provider: r.provider, Error: errText(err), Why: endpoints.WhyFailed(err),
 				ElapsedMS: (time.Since(at) + shift).Milliseconds()})
 			if err == nil {
 				r.status = StatusOK
-				allowResultURLs(sc, r.text)
-				e.spill(r, outDir, sc, progress)
-				return
+				allowResultURLs(tr.sc, r.text)
+				tr.spill(r)
+				return true, nil
 			}
 			lastErr = err
 			if !endpoints.Retryable(err) {
 				r.failWith(err)
-				return
+				return true, nil
 			}
 		}
 	}
-	r.failAll(ctx, tctx, lastErr, e.opts.TaskTimeout)
+	return false, lastErr
 }
 
 // failAll says why no candidate ran the task: the turn's end, its time,
@@ -286,7 +319,8 @@ func (r *taskRun) failAll(ctx, tctx context.Context, lastErr error, timeout time
 // hop tells that the last attempt failed and r's model and route are tried
 // next: one line for people, the full error for --debug (the log has it
 // from the task's end).
-func (e *Engine) hop(r *taskRun, err error, emit Emit) {
+func (tr *turnRun) hop(r *taskRun, err error) {
+	emit := tr.emit
 	failed := r.attempts[len(r.attempts)-1]
 	next := Attempt{Model: r.model, Endpoint: r.endpoint, Provider: r.provider}
 	emit(TaskProgressEvent{ID: r.task.ID, Message: HopLine(failed, next), Fallback: true})
@@ -322,7 +356,9 @@ func shortErr(err error) string { return text.Clip(err.Error(), 160) }
 // through the gate (gateArgs) before any endpoint sees it. Which of a
 // dependency's files a media argument took goes to debug when it had a
 // choice.
-func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID map[int]*taskRun, outDir string, sc *scope.Scope, progress func(endpoints.Progress), debug func(string)) (map[string]string, error) {
+func (tr *turnRun) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID map[int]*taskRun) (map[string]string, error) {
+	outDir, sc := tr.outDir, tr.sc
+	debug := func(msg string) { tr.emit(DebugEvent{Stage: StageExecution, Kind: "resolve", Content: msg}) }
 	out := make(map[string]string, len(t.Args))
 	for _, k := range sortedKeys(t.Args) {
 		v := t.Args[k]
@@ -384,7 +420,8 @@ func (e *Engine) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID 
 // stands — but is reported through progress, never dropped. Blobs an
 // endpoint spooled to temporary files are moved into outDir; none is left
 // behind, whatever fails.
-func (e *Engine) keepResult(r *taskRun, res endpoints.Result, outDir string, sc *scope.Scope, progress func(endpoints.Progress)) error {
+func (tr *turnRun) keepResult(r *taskRun, res endpoints.Result) error {
+	e, outDir, sc, progress := tr.e, tr.outDir, tr.sc, tr.progress(r.task.ID)
 	// Every file must be what the task promises before any is kept.
 	if r.choice != nil && r.choice.skill != nil {
 		for i := range res.Blobs {
@@ -552,19 +589,20 @@ func safeName(s string) string {
 // took is how long the task took: the time waited, or the server's own
 // prompt and generation time when that is longer — a replay that does not
 // wait still reports what the recorded call took.
-func (e *Engine) runOnController(ctx context.Context, t Task, s *skills.Skill, args map[string]string, conv *conversation, emit Emit) (text string, took time.Duration, err error) {
+func (tr *turnRun) runOnController(ctx context.Context, t Task, s *skills.Skill, args map[string]string) (text string, took time.Duration, err error) {
+	e, script, emit := tr.e, tr.script, tr.emit
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task %d %s: %s\nInputs (text from files and tools is quoted as <data>):\n", t.ID, t.Task, skillBrief(s))
 	for _, k := range sortedKeys(args) {
 		fmt.Fprintf(&b, "%s: %s\n", k, quoteData(args[k]))
 	}
 	start := time.Now()
-	reply, err := e.callController(ctx, controller.ChatCall{Messages: conv.with(stageMessage(markTask, b.String())), NumPredict: e.ctl.Options().AnswerTokens})
+	reply, err := e.callController(ctx, controller.ChatCall{Messages: script.with(stageMessage(markTask, b.String())), NumPredict: e.ctl.Options().AnswerTokens})
 	took = max(time.Since(start), reply.PromptEvalDuration+reply.EvalDuration)
 	if err != nil {
 		return "", took, err
 	}
-	conv.record(StageExecution, reply, time.Since(start), emit)
+	script.record(StageExecution, reply, time.Since(start), emit)
 	text = strings.TrimSpace(thinkBlock.ReplaceAllString(reply.Content, ""))
 	if text == "" {
 		return "", took, errors.New("the controller returned nothing")

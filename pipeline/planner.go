@@ -166,17 +166,18 @@ func readImages(sc *scope.Scope, paths []string) [][]byte {
 // cannot be used becomes an empty plan — plain chat — with a note saying why.
 // stream, when set, reads the first reply while it streams, so its tasks
 // can start before it ends (the dispatcher settles them with the plan
-// returned here).
-func (e *Engine) plan(ctx context.Context, t Turn, conv *conversation, emit Emit, tr *planTrace, stream *planStream) (Plan, error) {
-	if tr == nil {
-		tr = &planTrace{}
+// returned here); trace, when set, keeps every reply (PlanOnly).
+func (tr *turnRun) plan(trace *planTrace, stream *planStream) (Plan, error) {
+	e, ctx, t, script, emit := tr.e, tr.ctx, tr.t, tr.script, tr.emit
+	if trace == nil {
+		trace = &planTrace{}
 	}
 	var tail []controller.Message
 	tail = append(tail, e.planMessage(ctx, t))
 	schema := planSchema(e.cat)
 	var lastProblem string
 	for attempt := 0; attempt < 2; attempt++ {
-		msgs := fitPrompt(conv.with(tail...), e.ctl.Options().PromptBytes())
+		msgs := fitPrompt(script.with(tail...), e.ctl.Options().PromptBytes())
 		// What was sent is what later calls continue after.
 		tail = msgs[len(msgs)-len(tail):]
 		emit(DebugEvent{Stage: StagePlanning, Kind: "prompt", Content: debugPrompt(tail[len(tail)-1])})
@@ -189,10 +190,10 @@ func (e *Engine) plan(ctx context.Context, t Turn, conv *conversation, emit Emit
 		if err != nil {
 			return Plan{}, err
 		}
-		conv.record(StagePlanning, reply, time.Since(start), emit)
+		script.record(StagePlanning, reply, time.Since(start), emit)
 		emit(DebugEvent{Stage: StagePlanning, Kind: "reply", Content: reply.Content})
 		raw, perr := parsePlan(reply.Content)
-		tr.reply(reply, raw, perr)
+		trace.reply(reply, raw, perr)
 		switch {
 		case reply.Truncated() && (perr != nil || attempt == 0 && len(raw.Tasks) == 0):
 			lastProblem = fmt.Sprintf("the plan was cut off at the %d-token limit (controller.plan_tokens)", e.ctl.Options().PlanTokens)
@@ -206,9 +207,9 @@ func (e *Engine) plan(ctx context.Context, t Turn, conv *conversation, emit Emit
 			continue
 		}
 		// Later stages continue after the plan: the server still holds it.
-		conv.add(append(tail, controller.Message{Role: "assistant", Content: reply.Content})...)
+		script.add(append(tail, controller.Message{Role: "assistant", Content: reply.Content})...)
 		p := e.validate(raw.Tasks, raw.Constraints, t, raw.Notes)
-		tr.accepted(raw)
+		trace.accepted(raw)
 		if len(raw.Tasks) > 0 && len(p.Tasks) == 0 {
 			p.Notes = append(p.Notes, "no task of the plan could run, so the controller answers directly")
 		}

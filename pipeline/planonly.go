@@ -74,19 +74,20 @@ func (tr *planTrace) accepted(raw rawPlan) {
 // a result, not an error.
 func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanResult, error) {
 	t.scope = e.turnScope(t)
-	conv := e.newConversation(ctx, t)
 	var models []ModelEvent
 	emit := syncEmit(func(ev Event) {
 		if m, ok := ev.(ModelEvent); ok {
 			models = append(models, m)
 		}
 	})
+	run := e.newTurnRun(ctx, t, emit)
+	script := run.script
 	tr := &planTrace{}
 	start := time.Now()
-	p, err := e.plan(ctx, t, conv, emit, tr, nil)
+	p, err := run.plan(tr, nil)
 	res := PlanResult{Replies: tr.replies, Raw: tr.raw, Plan: p, PlanElapsed: time.Since(start)}
 	if err != nil {
-		res.Calls = conv.Calls()
+		res.Calls = script.Calls()
 		if ctx.Err() != nil {
 			return res, fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
 		}
@@ -95,16 +96,16 @@ func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanR
 	res.Usable = tr.ok && (len(tr.raw) == 0 || len(p.Tasks) > 0)
 	res.ValidAsWritten = tr.ok && tr.acceptAt == 0 && tr.firstOK && len(p.Notes) == 0 && len(p.Tasks) == len(tr.raw)
 	if selectModels && len(p.Tasks) > 0 {
-		d := e.newDispatcher(ctx, t, conv, emit)
+		d := newDispatcher(run)
 		d.settle(p)
 		d.choose(p)
 		d.wait()
 		if ctx.Err() != nil {
-			res.Calls = conv.Calls()
+			res.Calls = script.Calls()
 			return res, fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
 		}
 	}
 	res.Models = models
-	res.Calls = conv.Calls()
+	res.Calls = script.Calls()
 	return res, nil
 }

@@ -283,35 +283,36 @@ func (e *Engine) runnable(ctx context.Context, s *skills.Skill) bool {
 	})
 }
 
-// conversation is a turn's growing controller conversation: the head and
-// the chat log, then each stage's message and reply. Stages add to it in
+// transcript is a turn's growing controller conversation: the head and
+// the chat log, then each stage's message and reply (not to be confused
+// with package conversation, a front end's chat of many turns). Stages add to it in
 // order; calls that run beside others (selection, text tasks) read a copy.
-type conversation struct {
+type transcript struct {
 	mu    sync.Mutex
 	msgs  []controller.Message
 	calls []ControllerCall
-	// of is the conversation a fork branched off (fork): its calls are
+	// of is the transcript a fork branched off (fork): its calls are
 	// recorded there, the turn's one list.
-	of *conversation
+	of *transcript
 }
 
-// fork returns a branch of the conversation as it is now: a call made on
+// fork returns a branch of the transcript as it is now: a call made on
 // another slot of the server while the conversation goes on (an early
 // pick while the plan streams, earlypick.go). What the branch adds stays
 // in it; its calls count among the turn's.
-func (c *conversation) fork() *conversation {
+func (c *transcript) fork() *transcript {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	root := c
 	if c.of != nil {
 		root = c.of
 	}
-	return &conversation{msgs: slices.Clone(c.msgs), of: root}
+	return &transcript{msgs: slices.Clone(c.msgs), of: root}
 }
 
 // record notes one controller call for the report, and says it in the
 // debug view: the prompt's tokens, how many were prefilled, the reply's.
-func (c *conversation) record(stage Stage, r controller.Reply, took time.Duration, emit Emit) {
+func (c *transcript) record(stage Stage, r controller.Reply, took time.Duration, emit Emit) {
 	call := ControllerCall{Stage: stage, PromptTokens: r.PromptEvalCount, Prefilled: r.Prefilled, PromptEvalMS: r.PromptEvalDuration.Milliseconds(),
 		Tokens: r.EvalCount, ElapsedMS: took.Milliseconds()}
 	root := c
@@ -337,25 +338,25 @@ func (c *conversation) record(stage Stage, r controller.Reply, took time.Duratio
 }
 
 // Calls returns the controller calls recorded so far.
-func (c *conversation) Calls() []ControllerCall {
+func (c *transcript) Calls() []ControllerCall {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.calls)
 }
 
-// newConversation starts a turn's conversation: the head, then the chat
+// newTranscript starts a turn's transcript: the head, then the chat
 // log as messages.
-func (e *Engine) newConversation(ctx context.Context, t Turn) *conversation {
+func (e *Engine) newTranscript(ctx context.Context, t Turn) *transcript {
 	msgs := []controller.Message{{Role: "system", Content: e.head(ctx)}}
-	return &conversation{msgs: append(msgs, historyMessages(t.History, historyBudget)...)}
+	return &transcript{msgs: append(msgs, historyMessages(t.History, historyBudget)...)}
 }
 
 // historyBudget bounds, in bytes, the chat log given to the controller.
 const historyBudget = 4000
 
-// with returns the conversation so far followed by tail: the messages of
+// with returns the transcript so far followed by tail: the messages of
 // one call.
-func (c *conversation) with(tail ...controller.Message) []controller.Message {
+func (c *transcript) with(tail ...controller.Message) []controller.Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append(slices.Clone(c.msgs), tail...)
@@ -363,7 +364,7 @@ func (c *conversation) with(tail ...controller.Message) []controller.Message {
 
 // add records a stage's exchange, so later calls continue after it (and
 // find it in the server's cache).
-func (c *conversation) add(msgs ...controller.Message) {
+func (c *transcript) add(msgs ...controller.Message) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.msgs = append(c.msgs, msgs...)

@@ -43,8 +43,8 @@ func TestPlanningPromptBudget(t *testing.T) {
 			e := New(ctl, cat, router, Options{ControllerTasks: true})
 			turn := Turn{Request: "make /home/ann/street.png look like autumn and write an Instagram post about it",
 				Attachments: []string{"/home/ann/street.png"}}
-			conv := e.newConversation(context.Background(), turn)
-			msgs := conv.with(e.planMessage(context.Background(), turn))
+			script := e.newTranscript(context.Background(), turn)
+			msgs := script.with(e.planMessage(context.Background(), turn))
 			n := tokensOf(msgs)
 			if n > 1500 {
 				t.Errorf("the planning prompt is %d tokens, over 1,500", n)
@@ -75,8 +75,8 @@ func TestHeadIsStable(t *testing.T) {
 	cat, _ := skills.Embedded()
 	ctl, _ := controller.New("http://127.0.0.1:1", "ctl", controller.Options{Timeout: time.Second})
 	e := New(ctl, cat, endpoints.NewRouter(endpoints.ModeHybrid, builtin.New()), Options{ControllerTasks: true})
-	a := e.newConversation(context.Background(), Turn{Request: "zebra-7731"}).with()
-	b := e.newConversation(context.Background(), Turn{Request: "okapi-1193", History: []Message{{Role: "user", Content: "zebra-7731"}}}).with()
+	a := e.newTranscript(context.Background(), Turn{Request: "zebra-7731"}).with()
+	b := e.newTranscript(context.Background(), Turn{Request: "okapi-1193", History: []Message{{Role: "user", Content: "zebra-7731"}}}).with()
 	if a[0].Content != b[0].Content || a[0].Role != "system" {
 		t.Fatal("the head changed between turns")
 	}

@@ -21,7 +21,7 @@ import (
 // the answer for each that did not produce the file it named.
 func (d *dispatcher) respond(p Plan, runs []*taskRun, rep *Report) (string, error) {
 	e, ctx, emit := d.e, d.ctx, d.emit
-	msgs := fitPrompt(d.conv.with(e.answerMessage(ctx, d.t, p, runs, rep)), e.ctl.Options().PromptBytes())
+	msgs := fitPrompt(d.script.with(e.answerMessage(ctx, d.t, p, runs, rep)), e.ctl.Options().PromptBytes())
 	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: debugPrompt(msgs[len(msgs)-1])})
 	var answer strings.Builder
 	push, flush := streamer(&answer, emit)
@@ -29,7 +29,7 @@ func (d *dispatcher) respond(p Plan, runs []*taskRun, rep *Report) (string, erro
 	reply, err := e.callController(ctx, controller.ChatCall{Messages: msgs, NumPredict: e.ctl.Options().AnswerTokens, OnToken: push})
 	if err == nil {
 		flush()
-		d.conv.record(StageResponse, reply, time.Since(start), emit)
+		d.script.record(StageResponse, reply, time.Since(start), emit)
 	}
 	correction := d.finish(rep)
 	if err != nil {

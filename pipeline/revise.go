@@ -207,7 +207,7 @@ func (d *dispatcher) askRevision(runs, failed []*taskRun, cons Constraints) (rev
 	msg := d.e.reviseMessage(d.t, runs, failed)
 	d.emit(DebugEvent{Stage: StageRevision, Kind: "prompt", Content: msg.Content})
 	start := time.Now()
-	reply, err := d.e.callController(d.ctx, controller.ChatCall{Messages: d.conv.with(msg), Format: planSchema(d.e.cat), NumPredict: d.e.ctl.Options().PlanTokens})
+	reply, err := d.e.callController(d.ctx, controller.ChatCall{Messages: d.script.with(msg), Format: planSchema(d.e.cat), NumPredict: d.e.ctl.Options().PlanTokens})
 	if err != nil {
 		if d.ctx.Err() != nil {
 			return rev, false, fmt.Errorf("%w: %w", ErrCancelled, d.ctx.Err())
@@ -215,7 +215,7 @@ func (d *dispatcher) askRevision(runs, failed []*taskRun, cons Constraints) (rev
 		d.emit(ErrorEvent{Stage: StageRevision, Message: "the plan could not be revised: " + err.Error()})
 		return rev, false, nil
 	}
-	d.conv.record(StageRevision, reply, time.Since(start), d.emit)
+	d.script.record(StageRevision, reply, time.Since(start), d.emit)
 	d.emit(DebugEvent{Stage: StageRevision, Kind: "reply", Content: reply.Content})
 	raw, perr := parsePlan(reply.Content)
 	switch {
@@ -227,7 +227,7 @@ func (d *dispatcher) askRevision(runs, failed []*taskRun, cons Constraints) (rev
 		return rev, true, nil
 	}
 	// The answer continues after the revision, as it does after the plan.
-	d.conv.add(msg, controller.Message{Role: "assistant", Content: reply.Content})
+	d.script.add(msg, controller.Message{Role: "assistant", Content: reply.Content})
 	// Tasks written without an id (the plan schema has none) continue
 	// the turn's numbering in the order written: the first is one past
 	// the highest id so far, as the message said.

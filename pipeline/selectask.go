@@ -37,8 +37,74 @@ const maxReason = 40
 // them start after a few tokens each and run while the reasons decode;
 // each reason then arrives as a model_reason event. A task it names no
 // candidate for keeps the top-ranked model, and its reason says so;
-// publish is called once for every task of ask.
-func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, conv *conversation, emit Emit, publish func(*choice)) {
+// publish is called once for every task of ask. script is the turn's
+// transcript, or a branch of it (an early pick, earlypick.go).
+func (tr *turnRun) askModels(ctx context.Context, ask []*choice, script *transcript, publish func(*choice)) {
+	e, emit := tr.e, tr.emit
+	msg, schema := e.selectionMessage(tr.t.Request, ask)
+	emit(DebugEvent{Stage: StageSelection, Kind: "prompt", Content: msg.Content})
+	published := make([]bool, len(ask))
+	index := func(id int) int { return slices.IndexFunc(ask, func(c *choice) bool { return c.task.ID == id }) }
+	stream := pickStream{
+		onPick: func(id, pick int) {
+			i := index(id)
+			if i < 0 || published[i] || !e.applyPick(ask[i], choicePick{ID: id, Pick: pick}) {
+				return // the end of the reply decides for it
+			}
+			published[i] = true
+			publish(ask[i])
+		},
+		onReason: func(id int, reason string) {
+			if i := index(id); i >= 0 && published[i] && ask[i].decided == "controller choice" {
+				if r := text.OneLine(reason, 2*maxReason); r != "" {
+					ask[i].setReason(r)
+					emit(ModelReasonEvent{ID: id, Reason: ask[i].why()})
+				}
+			}
+		},
+	}
+	start := time.Now()
+	reply, err := e.callController(ctx, controller.ChatCall{Messages: script.with(msg), Format: schema, NumPredict: 24 + 24*len(ask), OnToken: stream.write})
+	// Whatever happens below, every task waiting for its choice gets one.
+	defer func() {
+		for i, c := range ask {
+			if !published[i] {
+				publish(c)
+			}
+		}
+	}()
+	if err != nil {
+		for i, c := range ask {
+			if !published[i] {
+				fallbackPick(c, "the controller could not choose ("+err.Error()+")")
+			}
+		}
+		return
+	}
+	// Picks whose reason the reply never gave (cut off) still say who chose.
+	defer func() {
+		for _, c := range ask {
+			if c.decided == "controller choice" && c.reason == "" {
+				c.setReason("chosen by the controller")
+			}
+		}
+	}()
+	script.record(StageSelection, reply, time.Since(start), emit)
+	script.add(msg, controller.Message{Role: "assistant", Content: reply.Content})
+	emit(DebugEvent{Stage: StageSelection, Kind: "reply", Content: reply.Content})
+	e.applyReply(ask, published, reply.Content)
+}
+
+// fallbackPick gives c its top-ranked candidate, saying why the
+// controller's choice was not used.
+func fallbackPick(c *choice, why string) {
+	top := c.ranked[0].model.ID
+	c.decided, c.reason = "fallback: top-ranked", fmt.Sprintf("%s; using the top-ranked candidate, %s", why, top)
+}
+
+// selectionMessage is the selection call's message for the tasks of ask —
+// each task's candidates, numbered — and the schema its reply keeps to.
+func (e *Engine) selectionMessage(request string, ask []*choice) (controller.Message, []byte) {
 	var b strings.Builder
 	pickProps, reasonProps := object{}, object{}
 	for _, c := range ask {
@@ -76,61 +142,14 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 		{"reasons", object{{"type", "object"}, {"properties", reasonProps}, {"required", reasonProps.keys()}, {"additionalProperties", false}}},
 	}
 	schema, _ := json.Marshal(object{{"type", "object"}, {"properties", props}, {"required", props.keys()}})
-	emit(DebugEvent{Stage: StageSelection, Kind: "prompt", Content: msg.Content})
-	published := make([]bool, len(ask))
-	index := func(id int) int { return slices.IndexFunc(ask, func(c *choice) bool { return c.task.ID == id }) }
-	stream := pickStream{
-		onPick: func(id, pick int) {
-			i := index(id)
-			if i < 0 || published[i] || !e.applyPick(ask[i], choicePick{ID: id, Pick: pick}) {
-				return // the end of the reply decides for it
-			}
-			published[i] = true
-			publish(ask[i])
-		},
-		onReason: func(id int, reason string) {
-			if i := index(id); i >= 0 && published[i] && ask[i].decided == "controller choice" {
-				if r := text.OneLine(reason, 2*maxReason); r != "" {
-					ask[i].setReason(r)
-					emit(ModelReasonEvent{ID: id, Reason: ask[i].why()})
-				}
-			}
-		},
-	}
-	start := time.Now()
-	reply, err := e.callController(ctx, controller.ChatCall{Messages: conv.with(msg), Format: schema, NumPredict: 24 + 24*len(ask), OnToken: stream.write})
-	fallback := func(c *choice, why string) {
-		top := c.ranked[0].model.ID
-		c.decided, c.reason = "fallback: top-ranked", fmt.Sprintf("%s; using the top-ranked candidate, %s", why, top)
-	}
-	// Whatever happens below, every task waiting for its choice gets one.
-	defer func() {
-		for i, c := range ask {
-			if !published[i] {
-				publish(c)
-			}
-		}
-	}()
-	if err != nil {
-		for i, c := range ask {
-			if !published[i] {
-				fallback(c, "the controller could not choose ("+err.Error()+")")
-			}
-		}
-		return
-	}
-	// Picks whose reason the reply never gave (cut off) still say who chose.
-	defer func() {
-		for _, c := range ask {
-			if c.decided == "controller choice" && c.reason == "" {
-				c.setReason("chosen by the controller")
-			}
-		}
-	}()
-	conv.record(StageSelection, reply, time.Since(start), emit)
-	conv.add(msg, controller.Message{Role: "assistant", Content: reply.Content})
-	emit(DebugEvent{Stage: StageSelection, Kind: "reply", Content: reply.Content})
-	got := parseChoices(reply.Content)
+	return msg, schema
+}
+
+// applyReply makes the picks of the selection reply content the choices
+// of the tasks of ask not yet published; a task it names no candidate for
+// keeps its top-ranked one, saying why.
+func (e *Engine) applyReply(ask []*choice, published []bool, content string) {
+	got := parseChoices(content)
 	for n, c := range ask {
 		if published[n] {
 			continue
@@ -139,7 +158,7 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 		switch {
 		case !ok && len(ask) == 1 && len(got) == 0:
 			// A reply cut off inside its reason still names the model.
-			if m := idField.FindStringSubmatch(reply.Content); m != nil {
+			if m := idField.FindStringSubmatch(content); m != nil {
 				pick, ok = choicePick{Model: m[1]}, true
 			}
 		case !ok && len(ask) == 1 && len(got) == 1:
@@ -149,13 +168,13 @@ func (e *Engine) askModels(ctx context.Context, request string, ask []*choice, c
 		}
 		switch {
 		case !ok || pick.Pick <= 0 && strings.TrimSpace(pick.Model) == "":
-			fallback(c, "the controller's reply named no model for it")
+			fallbackPick(c, "the controller's reply named no model for it")
 		case !e.applyPick(c, pick):
 			what := pick.Model
 			if pick.Pick > 0 {
 				what = fmt.Sprintf("candidate %d of %d", pick.Pick, min(len(c.ranked), e.opts.NumCandidates))
 			}
-			fallback(c, fmt.Sprintf("the controller chose %q, which is not a candidate", text.Clip(what, 80)))
+			fallbackPick(c, fmt.Sprintf("the controller chose %q, which is not a candidate", text.Clip(what, 80)))
 		}
 	}
 }

@@ -29,10 +29,11 @@ import (
 const DefaultResultCap = 64 << 10
 
 // spill keeps r's text result within the cap, writing the whole of a
-// longer one to a file under outDir. A file that cannot be written does
+// longer one to a file in the turn's outputs folder. A file that cannot be written does
 // not fail the task: the start of the result stands, and progress says
 // what was lost.
-func (e *Engine) spill(r *taskRun, outDir string, sc *scope.Scope, progress func(endpoints.Progress)) {
+func (tr *turnRun) spill(r *taskRun) {
+	e, outDir, sc, progress := tr.e, tr.outDir, tr.sc, tr.progress(r.task.ID)
 	limit := e.opts.ResultCap
 	if len(r.text) <= limit {
 		return

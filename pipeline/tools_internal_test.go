@@ -69,8 +69,8 @@ func planningPrompt(t *testing.T, mode endpoints.Mode, servers ...mcp.Server) (s
 	e := New(ctl, cat, router, Options{ControllerTasks: true})
 	turn := Turn{Request: "make /home/ann/street.png look like autumn and write an Instagram post about it",
 		Attachments: []string{"/home/ann/street.png"}}
-	conv := e.newConversation(context.Background(), turn)
-	msgs := conv.with(e.planMessage(context.Background(), turn))
+	script := e.newTranscript(context.Background(), turn)
+	msgs := script.with(e.planMessage(context.Background(), turn))
 	return msgs[0].Content, tokensOf(msgs), tools
 }
 

@@ -28,8 +28,8 @@ import (
 // only its own tail too.
 func (e *Engine) Warm(ctx context.Context, history []Message) (controller.Reply, error) {
 	start := time.Now()
-	conv := e.newConversation(ctx, Turn{History: history})
-	msgs := conv.with(stageMessage(markPlan, ""))
+	script := e.newTranscript(ctx, Turn{History: history})
+	msgs := script.with(stageMessage(markPlan, ""))
 	call := controller.ChatCall{Messages: msgs, Format: planSchema(e.cat), NumPredict: 1}
 	var second sync.WaitGroup
 	if e.ctl.Options().MaxConcurrent >= 2 {

@@ -33,6 +33,9 @@ type Options struct {
 	// Resume is the id of a session to reopen ("latest" for the newest);
 	// empty starts a new one.
 	Resume string
+	// System is the user's instruction for every answer of the chat
+	// (chorus --system or --role; conversation.ChatOptions.System).
+	System string
 	// Getenv reads the environment (terminal detection, $EDITOR); nil
 	// means os.Getenv.
 	Getenv func(string) string

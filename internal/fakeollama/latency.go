@@ -57,6 +57,37 @@ type latencyState struct {
 	// per chat, in order.
 	calls, prompt, evaluated int
 	each                     []Prefilled
+	// peak is the most slots ever busy at once; waiting counts the chats
+	// queued for a slot now, waited those that ever queued.
+	peak, waiting, waited int
+}
+
+// SlotUse is what the slots have seen, for tests that check the bound
+// without timing it.
+type SlotUse struct {
+	// Busy is how many slots serve a chat now; Peak the most at once.
+	Busy, Peak int
+	// Waiting is how many chats wait for a slot now; Waited how many
+	// ever had to.
+	Waiting, Waited int
+}
+
+// Slots returns the slots' use so far (zero without a latency model or
+// with unbounded chats).
+func (s *Server) Slots() SlotUse {
+	l := s.latencyModel()
+	if l == nil {
+		return SlotUse{}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	busy := 0
+	for _, b := range l.busy {
+		if b {
+			busy++
+		}
+	}
+	return SlotUse{Busy: busy, Peak: l.peak, Waiting: l.waiting, Waited: l.waited}
 }
 
 // Prefilled is what one chat cost the latency model: its prompt's tokens
@@ -184,6 +215,14 @@ func (l *latencyState) prefill(ctx context.Context, model, prompt string) (evalu
 // take waits for a free slot and takes the one whose cache shares the
 // longest prefix with prompt (slot 0 when the chats are not bounded).
 func (l *latencyState) take(ctx context.Context, model, prompt string) (slot int, release func(), err error) {
+	queued := false
+	defer func() {
+		if queued {
+			l.mu.Lock()
+			l.waiting--
+			l.mu.Unlock()
+		}
+	}()
 	for {
 		l.mu.Lock()
 		if l.last[model] == nil {
@@ -201,6 +240,13 @@ func (l *latencyState) take(ctx context.Context, model, prompt string) (slot int
 		}
 		if best >= 0 {
 			l.busy[best] = true
+			busy := 0
+			for _, b := range l.busy {
+				if b {
+					busy++
+				}
+			}
+			l.peak = max(l.peak, busy)
 			if slices.Contains(l.busy, false) {
 				l.signal() // another waiter may take the next free slot
 			}
@@ -214,6 +260,11 @@ func (l *latencyState) take(ctx context.Context, model, prompt string) (slot int
 					l.signal()
 				})
 			}, nil
+		}
+		if !queued {
+			queued = true
+			l.waiting++
+			l.waited++
 		}
 		l.mu.Unlock()
 		select {

@@ -94,16 +94,22 @@ func TestLatencySlots(t *testing.T) {
 	s := New(t)
 	s.AddModel(Model{Name: "m:1b"})
 	s.OnChat(func(*api.ChatRequest) Reply { return Reply{Content: "ok"} })
-	s.SetLatency(Latency{FirstToken: 100 * time.Millisecond, Slots: 2, PerKPrefill: time.Second, PrefixCache: true})
-	start := time.Now()
+	s.SetLatency(Latency{FirstToken: time.Second, Slots: 2, PerKPrefill: time.Second, PrefixCache: true})
+	// Two chats take the two slots; a third, sent while they hold them,
+	// waits for one — observed through the server's slot counts, not a
+	// clock, so a loaded machine cannot fail or pass it by timing.
 	var wg sync.WaitGroup
-	for range 3 {
+	for range 2 {
 		wg.Add(1)
 		go func() { defer wg.Done(); chatOnce(t, s, []api.Message{{Role: "user", Content: "hi"}}) }()
 	}
+	waitSlots(t, s, "both slots busy", func(u SlotUse) bool { return u.Busy == 2 })
+	wg.Add(1)
+	go func() { defer wg.Done(); chatOnce(t, s, []api.Message{{Role: "user", Content: "hi"}}) }()
+	waitSlots(t, s, "the third chat queued", func(u SlotUse) bool { return u.Waiting == 1 })
 	wg.Wait()
-	if d := time.Since(start); d < 200*time.Millisecond || d > 290*time.Millisecond {
-		t.Fatalf("three calls of 100 ms on two slots took %v, want two rounds", d)
+	if u := s.Slots(); u.Peak != 2 || u.Waited != 1 || u.Busy != 0 || u.Waiting != 0 {
+		t.Fatalf("three chats on two slots: %+v, want a peak of 2 and one that waited", u)
 	}
 	a := []api.Message{{Role: "system", Content: strings.Repeat("head A ", 300)}, {Role: "user", Content: "1"}}
 	b := []api.Message{{Role: "system", Content: strings.Repeat("head B ", 300)}, {Role: "user", Content: "1"}}
@@ -120,5 +126,17 @@ func TestLatencySlots(t *testing.T) {
 		if r.PromptEvalDuration > 50*time.Millisecond {
 			t.Fatalf("a head cached in its slot was prefilled again: %v", r.PromptEvalDuration)
 		}
+	}
+}
+
+// waitSlots waits until the server's slot use satisfies cond.
+func waitSlots(t *testing.T, s *Server, what string, cond func(SlotUse) bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond(s.Slots()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 30s (%+v)", what, s.Slots())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
