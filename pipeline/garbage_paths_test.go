@@ -15,8 +15,8 @@ import (
 
 // The controller's later calls clean what it writes as the plan's does
 // (TestControllerGarbageIsCleaned): the revision's plan, a pick asked on
-// the second slot while the plan streams, and an early answer with the
-// correction line that follows it.
+// the second slot while the plan streams, a text task the controller does
+// itself, and an early answer with the correction line that follows it.
 
 // quotedGarbage is garbage as it sits inside a JSON string.
 func quotedGarbage() string {
@@ -153,5 +153,28 @@ func TestEarlyAnswerGarbageIsCleaned(t *testing.T) {
 	}
 	if !strings.HasPrefix(streamed.String(), "Here is what I found.") {
 		t.Fatalf("streamed %q", streamed.String())
+	}
+}
+
+// TestControllerTaskGarbageIsCleaned: a text task the controller does
+// itself gets a result with none of the garbage it wrote, in its task_end
+// and the report, and the answer reads the cleaned result.
+func TestControllerTaskGarbageIsCleaned(t *testing.T) {
+	r := newRig(t)
+	r.planJSON(task(1, "summarization", nil, map[string]string{"text": "a very long text"}))
+	r.taskReply = &fakeollama.Reply{Chunks: chunked(garbage+"A short"+garbage+" text."+garbage, 6)}
+	rep, err := r.run(context.Background(), pipeline.Turn{Request: "summarize: a very long text"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noLeaks(t, r, rep)
+	if e := r.taskEnd(1); e.Status != pipeline.StatusOK || e.Endpoint != pipeline.EndpointController || e.Result != "A short text." {
+		t.Fatalf("task_end = %+v: want the controller's result, cleaned", e)
+	}
+	r.mu.Lock()
+	prompt := r.requests["respond"][0].Messages
+	r.mu.Unlock()
+	if last := prompt[len(prompt)-1].Content; !strings.Contains(last, "A short text.") || len(leaks(last)) > 0 {
+		t.Fatalf("the answer prompt does not quote the cleaned result:\n%s", last)
 	}
 }
