@@ -15,10 +15,13 @@ import (
 
 // The package map, as docs/architecture.md draws it: each package of
 // Chorus and the packages of Chorus it may import. Imports run one way —
-// main → ui → sessions → pipeline → endpoints → skills — with the small
-// libraries (text, scope, imaging) at the bottom importing nothing of
-// Chorus but text (scope redacts the URLs it names with it). A package not listed here fails the test until its place is
-// decided. "x/*" stands for every package under x.
+// main → cli → app, sshd, mcpserve, metrics, eval → ui → conversation →
+// sessions, recording → pipeline → controller, endpoints → skills — with
+// config beside and the small libraries (text, scope, imaging, httpwire)
+// at the bottom, importing nothing of Chorus but each other (scope reads
+// downloads through httpwire and redacts URLs with text). A package not
+// listed here fails the test until its place is decided. "x/*" stands for
+// every package under x.
 var importRules = map[string][]string{
 	"text":    {},
 	"imaging": {},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -90,6 +91,34 @@ revision of the plan after a failure and with it (planner.revise, at least 1) â€
 	return cmd
 }
 
+// evalEngines returns an engine for each of the models, on eng's
+// catalog and endpoints. Every model is checked before any runs: a model
+// that is not pulled should not be found out after the first one's ten
+// minutes.
+func evalEngines(ctx context.Context, cfg *config.Config, eng *pipeline.Engine, models []string, log *slog.Logger) ([]*pipeline.Engine, error) {
+	engines := make([]*pipeline.Engine, len(models))
+	var problems []string
+	for i, m := range models {
+		ctl, err := app.NewController(cfg, m, log)
+		if err != nil {
+			return nil, err
+		}
+		engines[i] = eng.WithController(ctl)
+		if st := ctl.Check(ctx); st.Err != nil {
+			if ctx.Err() != nil {
+				return nil, &exitError{code: 130, err: errors.New("interrupted before any request ran")}
+			}
+			problems = append(problems, st.Err.Error())
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &exitError{code: 1, err: errors.New(strings.Join(problems, "; "))}
+	}
+	return engines, nil
+}
+
+// runEval runs the suite on each model and writes the scores: one table,
+// a comparison of several models, or --json.
 func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFlags, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -126,25 +155,9 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 	if len(models) == 0 {
 		models = []string{cfg.Controller.Model}
 	}
-	// Every model is checked before any runs: a model that is not pulled
-	// should not be found out after the first one's ten minutes.
-	engines := make([]*pipeline.Engine, len(models))
-	var problems []string
-	for i, m := range models {
-		ctl, err := app.NewController(cfg, m, log)
-		if err != nil {
-			return err
-		}
-		engines[i] = eng.WithController(ctl)
-		if st := ctl.Check(ctx); st.Err != nil {
-			if ctx.Err() != nil {
-				return &exitError{code: 130, err: errors.New("interrupted before any request ran")}
-			}
-			problems = append(problems, st.Err.Error())
-		}
-	}
-	if len(problems) > 0 {
-		return &exitError{code: 1, err: errors.New(strings.Join(problems, "; "))}
+	engines, err := evalEngines(ctx, cfg, eng, models, log)
+	if err != nil {
+		return err
 	}
 
 	cases := len(suite.Cases)

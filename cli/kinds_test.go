@@ -32,7 +32,7 @@ var e2eOnBothKinds = []string{
 	"TestRunReadsPipedStdin", "TestRunRendersMarkdownOnATerminal", "TestRunEveryTaskFailedExitsOne",
 	"TestRunSaysAConstraintFailureOnce", "TestPipedStdinGrantsNothing", "TestPipedStdinAloneIsTheRequest",
 	"TestURLPasswordsNeverShow", "TestEvalJSON", "TestEvalTableReadsIn80Columns", "TestEvalJSONSaysWhy",
-	"TestEvalInterruptPrintsWhatItHas",
+	"TestEvalInterruptPrintsWhatItHas", "TestRunShowsNoControllerGarbage",
 }
 
 // TestEndToEndOnOpenAIKind runs the end-to-end tests of e2eOnBothKinds

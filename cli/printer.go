@@ -157,38 +157,7 @@ func (p *printer) plain(ev pipeline.Event) {
 	case pipeline.StageEvent:
 		p.enter(e.Stage)
 	case pipeline.PlanEvent:
-		if p.planOnly {
-			// With --plan-only the plan is what the run produces: it goes
-			// to stdout, as the answer would, in the planner's JSON
-			// ({"tasks": […]}), so `> plan.json` and --quiet get it.
-			enc := json.NewEncoder(p.out)
-			enc.SetEscapeHTML(false) // <resource>-1 as the planner wrote it
-			enc.SetIndent("", "  ")
-			_ = enc.Encode(struct {
-				Tasks []pipeline.Task `json:"tasks"`
-			}{Tasks: e.Tasks})
-		}
-		if len(e.Tasks) == 0 {
-			p.line("plan: no expert tasks — the controller answers directly")
-		} else {
-			p.line("plan: %d task(s)", len(e.Tasks))
-		}
-		for _, t := range e.Tasks {
-			dep := ""
-			if len(t.Dep) > 0 {
-				dep = fmt.Sprintf(" after %v", t.Dep)
-			}
-			p.line("  %d. %s%s %s", t.ID, t.Task, dep, formatArgs(t.Args))
-		}
-		if !e.Constraints.IsZero() {
-			p.line("  constraints: %s", e.Constraints)
-		}
-		for _, n := range e.Notes {
-			if p.warned[n] {
-				continue // the warning above said it
-			}
-			p.line("  note: %s", n)
-		}
+		p.planLines(e)
 	case pipeline.PlanTaskEvent:
 		// A task of the plan still being written; it may start at once.
 		t := e.Task
@@ -204,21 +173,7 @@ func (p *printer) plain(ev pipeline.Event) {
 	case pipeline.ModelReasonEvent:
 		p.line("  task %d's model: %s", e.ID, text.OneLine(e.Reason, 160))
 	case pipeline.ModelEvent:
-		switch {
-		case e.Endpoint == pipeline.EndpointController:
-			p.line("model: task %d %s → the controller [%s] — %s", e.ID, e.Task, e.Decided, text.OneLine(e.Reason, 160))
-		case e.Model == "":
-			p.line("model: task %d %s → none: %s", e.ID, e.Task, e.Reason)
-			if p.noModel == nil {
-				p.noModel = map[int]bool{}
-			}
-			p.noModel[e.ID] = true
-		default:
-			p.line("model: task %d %s → %s on %s [%s] — %s", e.ID, e.Task, e.Model, pipeline.Where(e.Endpoint, e.Provider), e.Decided, text.OneLine(e.Reason, 160))
-		}
-		if e.Unmet != "" {
-			p.line("  constraint not applied: %s", text.OneLine(e.Unmet, 200))
-		}
+		p.modelLine(e)
 	case pipeline.TaskStartEvent:
 		// Where it starts, as the endpoint resolved it: the model line
 		// names a provider only once that is settled.
@@ -255,6 +210,62 @@ func (p *printer) plain(ev pipeline.Event) {
 		}
 	case pipeline.HostDownEvent:
 		p.line("unreachable: %s", pipeline.HostDownText(e))
+	}
+}
+
+// planLines prints the plan: its tasks, constraints and notes — and, with
+// --plan-only, the plan itself to stdout.
+func (p *printer) planLines(e pipeline.PlanEvent) {
+	if p.planOnly {
+		// With --plan-only the plan is what the run produces: it goes
+		// to stdout, as the answer would, in the planner's JSON
+		// ({"tasks": […]}), so `> plan.json` and --quiet get it.
+		enc := json.NewEncoder(p.out)
+		enc.SetEscapeHTML(false) // <resource>-1 as the planner wrote it
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(struct {
+			Tasks []pipeline.Task `json:"tasks"`
+		}{Tasks: e.Tasks})
+	}
+	if len(e.Tasks) == 0 {
+		p.line("plan: no expert tasks — the controller answers directly")
+	} else {
+		p.line("plan: %d task(s)", len(e.Tasks))
+	}
+	for _, t := range e.Tasks {
+		dep := ""
+		if len(t.Dep) > 0 {
+			dep = fmt.Sprintf(" after %v", t.Dep)
+		}
+		p.line("  %d. %s%s %s", t.ID, t.Task, dep, formatArgs(t.Args))
+	}
+	if !e.Constraints.IsZero() {
+		p.line("  constraints: %s", e.Constraints)
+	}
+	for _, n := range e.Notes {
+		if p.warned[n] {
+			continue // the warning above said it
+		}
+		p.line("  note: %s", n)
+	}
+}
+
+// modelLine prints a task's model choice and why.
+func (p *printer) modelLine(e pipeline.ModelEvent) {
+	switch {
+	case e.Endpoint == pipeline.EndpointController:
+		p.line("model: task %d %s → the controller [%s] — %s", e.ID, e.Task, e.Decided, text.OneLine(e.Reason, 160))
+	case e.Model == "":
+		p.line("model: task %d %s → none: %s", e.ID, e.Task, e.Reason)
+		if p.noModel == nil {
+			p.noModel = map[int]bool{}
+		}
+		p.noModel[e.ID] = true
+	default:
+		p.line("model: task %d %s → %s on %s [%s] — %s", e.ID, e.Task, e.Model, pipeline.Where(e.Endpoint, e.Provider), e.Decided, text.OneLine(e.Reason, 160))
+	}
+	if e.Unmet != "" {
+		p.line("  constraint not applied: %s", text.OneLine(e.Unmet, 200))
 	}
 }
 

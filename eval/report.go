@@ -381,67 +381,12 @@ func WriteComparison(w io.Writer, sums []Summary) error {
 			fmt.Fprintf(&b, "%s interrupted after %d of %d run(s)\n", s.Model, all.Runs, s.Cases*max(s.Repeat, 1))
 		}
 	}
-	withSelect := slices.ContainsFunc(sums, func(s Summary) bool { return s.Select })
-	type line struct {
-		label string
-		r     row
-		col   string
-	}
-	var lines []line
-	for _, r := range tableRows(withSelect) {
-		lines = append(lines, line{r.label, r, "all"})
-	}
-	for _, col := range Columns[1:] {
-		if !slices.ContainsFunc(sums, func(s Summary) bool { return s.Metrics[col].Runs > 0 }) {
-			continue
-		}
-		lines = append(lines, line{label: col + " requests"})
-		for _, r := range rows {
-			if slices.Contains(compareByShape, r.label) {
-				lines = append(lines, line{"  " + r.label, r, col})
-			}
-		}
-	}
+	lines := comparisonLines(sums)
 	labelW := 0
 	for _, l := range lines {
 		labelW = max(labelW, utf8.RuneCountInString(l.label))
 	}
-	// cells[i][k]: line i, model k, with the mark ("*" or " ") after.
-	cells := make([][]string, len(lines))
-	cellW := 0
-	for i, l := range lines {
-		if l.r.value == nil {
-			continue
-		}
-		// A row is marked only where some model is worse: a tie of all
-		// says nothing.
-		best, worst, found := 0.0, 0.0, false
-		for _, s := range sums {
-			if v, ok := l.r.num(s.Metrics[l.col]); ok && !math.IsNaN(v) {
-				if l.r.lower {
-					v = -v
-				}
-				if !found {
-					best, worst, found = v, v, true
-				}
-				best, worst = max(best, v), min(worst, v)
-			}
-		}
-		for _, s := range sums {
-			m := s.Metrics[l.col]
-			mark := " "
-			v, ok := l.r.num(m)
-			if l.r.lower {
-				v = -v
-			}
-			if ok && best > worst && v == best {
-				mark = "*"
-			}
-			c := l.r.value(m) + mark
-			cells[i] = append(cells[i], c)
-			cellW = max(cellW, utf8.RuneCountInString(c))
-		}
-	}
+	cells, cellW := markedCells(lines, sums)
 	// Headers: the model names, or letters when a name is too wide.
 	names := make([]string, len(sums))
 	maxName := 0
@@ -523,4 +468,76 @@ func writeGrid(w io.Writer, grid [][]string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// compareLine is one line of the comparison table: a metric's row for the
+// requests of column col, or (no value) a heading.
+type compareLine struct {
+	label string
+	r     row
+	col   string
+}
+
+// comparisonLines are the comparison's lines: every metric over all
+// requests, then, for each kind of request some model ran, the metrics
+// compared by shape.
+func comparisonLines(sums []Summary) []compareLine {
+	withSelect := slices.ContainsFunc(sums, func(s Summary) bool { return s.Select })
+	var lines []compareLine
+	for _, r := range tableRows(withSelect) {
+		lines = append(lines, compareLine{r.label, r, "all"})
+	}
+	for _, col := range Columns[1:] {
+		if !slices.ContainsFunc(sums, func(s Summary) bool { return s.Metrics[col].Runs > 0 }) {
+			continue
+		}
+		lines = append(lines, compareLine{label: col + " requests"})
+		for _, r := range rows {
+			if slices.Contains(compareByShape, r.label) {
+				lines = append(lines, compareLine{"  " + r.label, r, col})
+			}
+		}
+	}
+	return lines
+}
+
+// markedCells are the table's cells — cells[i][k]: line i, model k, with
+// the mark ("*" best, or " ") after — and the widest one's width.
+func markedCells(lines []compareLine, sums []Summary) ([][]string, int) {
+	cells := make([][]string, len(lines))
+	cellW := 0
+	for i, l := range lines {
+		if l.r.value == nil {
+			continue
+		}
+		// A row is marked only where some model is worse: a tie of all
+		// says nothing.
+		best, worst, found := 0.0, 0.0, false
+		for _, s := range sums {
+			if v, ok := l.r.num(s.Metrics[l.col]); ok && !math.IsNaN(v) {
+				if l.r.lower {
+					v = -v
+				}
+				if !found {
+					best, worst, found = v, v, true
+				}
+				best, worst = max(best, v), min(worst, v)
+			}
+		}
+		for _, s := range sums {
+			m := s.Metrics[l.col]
+			mark := " "
+			v, ok := l.r.num(m)
+			if l.r.lower {
+				v = -v
+			}
+			if ok && best > worst && v == best {
+				mark = "*"
+			}
+			c := l.r.value(m) + mark
+			cells[i] = append(cells[i], c)
+			cellW = max(cellW, utf8.RuneCountInString(c))
+		}
+	}
+	return cells, cellW
 }

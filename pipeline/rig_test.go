@@ -41,6 +41,9 @@ type rig struct {
 	// repeats); none is an empty revision.
 	revisions []fakeollama.Reply
 	reviseN   int
+	// taskReply, when set, is the controller's reply to a text task it
+	// does itself (by default "controller output for the task").
+	taskReply *fakeollama.Reply
 	// requests are the controller requests of each stage, in order.
 	requests map[string][]*api.ChatRequest
 	// evMu guards events apart from mu: the fake Ollama's handlers run
@@ -195,6 +198,9 @@ func (r *rig) respond(req *api.ChatRequest) fakeollama.Reply {
 		return fakeollama.Reply{Content: `{"choices": [{"id": 1, "model": "nobody", "reason": "?"}]}`}
 	case "respond":
 		return r.answer
+	}
+	if r.taskReply != nil {
+		return *r.taskReply
 	}
 	return fakeollama.Reply{Content: "controller output for the task"}
 }

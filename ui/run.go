@@ -17,7 +17,7 @@ import (
 	"github.com/chorusai/chorus/pipeline"
 )
 
-// Options configure the TUI. Config and Engine are required.
+// Options configure the TUI. Config and Service are required.
 type Options struct {
 	// Config is the loaded configuration: the controller host and model for
 	// the status bar, the inference mode, the Hugging Face token's source
