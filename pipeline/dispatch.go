@@ -525,6 +525,12 @@ func (d *dispatcher) runOne(r *taskRun, deps map[int]*taskRun) {
 	if r.choice.controller {
 		select {
 		case <-d.planned:
+		default:
+			d.emit(DebugEvent{Stage: StageExecution, Kind: "wait", Content: fmt.Sprintf(
+				"task %d (%s) waits for the final plan: the controller runs it, and its one slot is still writing the plan", r.task.ID, r.task.Task)})
+		}
+		select {
+		case <-d.planned:
 		case <-r.ctx.Done():
 			d.stopped(r)
 			return

@@ -197,7 +197,8 @@ type DebugEvent struct {
 	Stage Stage `json:"stage"`
 	// Kind is "prompt", "reply" or "tokens" for a controller exchange, or
 	// "resolve": which of a task's several files a later task's argument
-	// took.
+	// took, or "wait": a task the controller runs waits for the plan it is
+	// still writing (what a stalled turn waits on).
 	Kind    string `json:"kind"`
 	Content string `json:"content"`
 }

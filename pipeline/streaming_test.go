@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,7 +130,10 @@ func TestStreamedChainWaitsForItsInput(t *testing.T) {
 	release := r.hf.Model("test/captioner-big", "image-to-text").Hold()
 	defer release()
 	r.hf.Model("test/voice", "text-to-speech")
+	var atPick atomic.Int32 // expert calls and task starts when the controller was asked to choose
+	atPick.Store(-1)
 	r.pick = func(*api.ChatRequest) fakeollama.Reply {
+		atPick.Store(int32(len(r.hf.Requests()) + len(eventsOf[pipeline.TaskStartEvent](r))))
 		return fakeollama.Reply{Content: `{"picks":{"1":1}}`}
 	}
 	head, objs := orderedPlan(`{}`,
@@ -143,17 +147,40 @@ func TestStreamedChainWaitsForItsInput(t *testing.T) {
 		done <- err
 	}()
 	plan <- head + objs[0] + "," + objs[1]
-	// Task 1 has two candidates and the default controller selection: it
-	// waits for the selection call after the plan, so nothing runs yet.
-	time.Sleep(50 * time.Millisecond)
-	if n := len(r.hf.Requests()); n != 0 {
-		t.Fatalf("%d expert calls before the controller chose", n)
-	}
+	// Both tasks are offered while the plan streams...
+	waitFor(t, "both tasks offered early", func() bool { return len(eventsOf[pipeline.PlanTaskEvent](r)) == 2 })
 	plan <- "]}"
 	close(plan)
 	release()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+	// ...but task 1 has two candidates and the default controller
+	// selection: its model is chosen in the selection call after the plan
+	// (the final plan waits for every early selection), and nothing ran
+	// before that call.
+	if n := atPick.Load(); n != 0 {
+		t.Fatalf("%d expert calls and task starts before the controller chose (-1: it was never asked)", n)
+	}
+	at := map[string]int{}
+	r.evMu.Lock()
+	for i, ev := range r.events {
+		switch e := ev.(type) {
+		case pipeline.PlanEvent:
+			at["plan"] = i
+		case pipeline.ModelEvent:
+			if e.ID == 1 {
+				at["model"] = i
+			}
+		case pipeline.TaskStartEvent:
+			if e.ID == 1 {
+				at["start"] = i
+			}
+		}
+	}
+	r.evMu.Unlock()
+	if len(at) != 3 || at["plan"] > at["model"] || at["model"] > at["start"] {
+		t.Fatalf("task 1's model was chosen or it started before the final plan: event positions %v", at)
 	}
 	if e := r.taskEnd(2); e.Status != pipeline.StatusOK {
 		t.Fatalf("task 2 = %+v", e)
@@ -306,7 +333,16 @@ func TestEarlyControllerTaskWaitsForThePlan(t *testing.T) {
 		done <- err
 	}()
 	plan <- head + objs[0]
-	time.Sleep(50 * time.Millisecond)
+	// The task is offered, chosen (the controller itself) and launched
+	// while the plan streams; it says it waits for the plan, and it does.
+	waitFor(t, "task 1 to wait for the final plan", func() bool {
+		for _, ev := range eventsOf[pipeline.DebugEvent](r) {
+			if ev.Kind == "wait" && strings.HasPrefix(ev.Content, "task 1 ") {
+				return true
+			}
+		}
+		return false
+	})
 	if n := r.calls("task"); n != 0 {
 		t.Fatalf("the controller was asked to do the task while it still wrote the plan")
 	}

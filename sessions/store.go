@@ -42,6 +42,17 @@ type Store struct {
 	// Logger records saves and loads (id, turns, size — never what was
 	// said); nil logs nothing.
 	Logger *slog.Logger
+	// Now is the clock new sessions and saves are stamped with; nil is
+	// time.Now. A test sets a fake one to order saves without sleeping.
+	Now func() time.Time
+}
+
+// now reads st's clock.
+func (st Store) now() time.Time {
+	if st.Now == nil {
+		return time.Now()
+	}
+	return st.Now()
 }
 
 // logger is st.Logger, or one that discards.
@@ -84,7 +95,7 @@ type Summary struct {
 // New returns a new, unsaved session titled title (which may be empty: the
 // first turn then names it).
 func (st Store) New(title string) *Session {
-	now := time.Now()
+	now := st.now()
 	return &Session{Version: Version, ID: newID(now), Title: TitleFrom(title), Created: now, Updated: now}
 }
 
@@ -106,7 +117,7 @@ func (st Store) Save(s *Session) error {
 func (st Store) write(s *Session) (*Session, error) {
 	c := *s
 	c.Version = Version
-	c.Updated = time.Now()
+	c.Updated = st.now()
 	c.Title = s.title()
 	if c.Created.IsZero() {
 		c.Created = c.Updated

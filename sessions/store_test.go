@@ -488,18 +488,22 @@ func TestTitleFrom(t *testing.T) {
 }
 
 func TestOpenResolvesLatest(t *testing.T) {
-	st := Store{Dir: t.TempDir()}
+	// A fake clock a second ahead at each reading: Updated orders the
+	// saves. The session saved last is created first, so its id sorts
+	// lower: only Updated can make it the latest.
+	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	st := Store{Dir: t.TempDir(), Now: func() time.Time { clock = clock.Add(time.Second); return clock }}
 	if _, err := st.Open("latest"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("latest of none: %v", err)
 	}
-	older, newer := st.New("older"), st.New("newer")
+	newer := st.New("newer")
+	older := st.New("older")
 	older.AddTurn(Record{Request: "a"})
 	newer.AddTurn(Record{Request: "b"})
 	for _, s := range []*Session{older, newer} {
 		if err := st.Save(s); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(10 * time.Millisecond) // Updated orders them
 	}
 	for _, id := range []string{"latest", "last"} {
 		if s, err := st.Open(id); err != nil || s.ID != newer.ID {

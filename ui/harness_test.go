@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -215,9 +214,6 @@ type probe struct {
 	*Model
 	mu    sync.Mutex
 	conds []*cond
-	// ticks counts the clock's ticks the program delivered (each one a
-	// redraw).
-	ticks atomic.Int64
 }
 
 type cond struct {
@@ -228,9 +224,6 @@ type cond struct {
 
 func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
-	if _, ok := msg.(tickMsg); ok {
-		p.ticks.Add(1)
-	}
 	if !p.applyTestMsg(msg) {
 		_, cmd = p.Model.Update(msg)
 	}

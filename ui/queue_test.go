@@ -32,16 +32,21 @@ func TestStatusLineWaitsForTheControllerAndCtrlCLeaves(t *testing.T) {
 	b := startSession(t, env.model(t), 120, 30)
 	b.ready()
 	b.submit("second chat")
-	b.wait("the wait in the status line", func(m *Model) bool {
-		return strings.Contains(ansi.Strip(m.statusLine(fixedNow)), "waiting for the controller — next in line")
-	})
 	// Nothing moves while it waits: its clock redraws the screen twice a
 	// second, not ten times (64 waiting chats on one server would redraw
-	// 640 screens a second).
-	before := b.p.ticks.Load()
-	time.Sleep(1500 * time.Millisecond)
-	if n := b.p.ticks.Load() - before; n > 4 {
-		t.Errorf("a waiting chat ticked %d times in 1.5 s", n)
+	// 640 screens a second). The interval is read on the program's own
+	// goroutine, in the state that shows the wait.
+	var running, waiting time.Duration
+	b.wait("the turn running", func(m *Model) bool {
+		running = m.tickInterval()
+		return m.running()
+	})
+	b.wait("the wait in the status line", func(m *Model) bool {
+		waiting = m.tickInterval()
+		return strings.Contains(ansi.Strip(m.statusLine(fixedNow)), "waiting for the controller — next in line")
+	})
+	if running != tickEvery || waiting != tickWaiting || tickWaiting < 5*tickEvery {
+		t.Errorf("clock interval: %v while running, %v while waiting for the controller; want %v and %v (at least 5× slower)", running, waiting, tickEvery, tickWaiting)
 	}
 	b.key(keyCtrlC)
 	b.wait("the cancelled turn", turnsDone(1))

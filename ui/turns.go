@@ -67,12 +67,19 @@ func tickAfter(turn int, d time.Duration) tea.Cmd {
 // for the controller; a tick of a turn that ended stops.
 func (m *Model) onTick(msg tickMsg) tea.Cmd {
 	if m.running() && m.cur.ID == msg.turn {
-		if m.cur.Queue.Waiting {
-			return tickAfter(msg.turn, tickWaiting)
-		}
-		return tick(msg.turn)
+		return tickAfter(msg.turn, m.tickInterval())
 	}
 	return nil
+}
+
+// tickInterval is how long the running turn's clock waits before its next
+// redraw: tickWaiting while a controller call waits in the queue, else
+// tickEvery.
+func (m *Model) tickInterval() time.Duration {
+	if m.cur != nil && m.cur.Queue.Waiting {
+		return tickWaiting
+	}
+	return tickEvery
 }
 
 // cancelTurn cancels the running turn; the app stays.
