@@ -111,10 +111,12 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 	if err := os.WriteFile(host, []byte(secret), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// "~" is the user's folder there: ~/.. is the way out of it.
+	// "~" is the user's folder to Chorus, but the server's home to a tool
+	// (a shell, the MCP filesystem server): both are judged.
 	confined := pathForms(host, "../host-secret.txt", "~/../host-secret.txt")
 	confined["a link out of the folder"] = "link.txt"
-	confined["~, a key"] = "~/../.ssh/id_rsa"
+	confined["~, the server's home"] = "~/host-secret.txt"
+	confined["~, a key"] = "~/.ssh/id_rsa"
 	confined["$HOME"] = "$HOME/.ssh/id_rsa"
 	confined["/etc/passwd"] = "/etc/passwd"
 	// The user's own file in every form but file://localhost/p: one

@@ -3,6 +3,7 @@ package scope
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrDenied is what every refusal wraps, for errors.Is.
@@ -30,6 +31,9 @@ func (e *DeniedError) Error() string {
 			return fmt.Sprintf("%s was not fetched: %s — type that exact URL in your request to allow it", e.What, e.Reason)
 		}
 		return fmt.Sprintf("%s was not fetched: neither you nor a task of this turn gave that URL — type it in your request to allow it", e.What)
+	}
+	if e.Root != "" && strings.HasPrefix(e.What, "~/") {
+		return fmt.Sprintf("%s is outside your folder on this server (%s): a tool reads ~ as the server's home — name the file from your folder, as %s", e.What, e.Root, e.What[2:])
 	}
 	if e.Root != "" {
 		return fmt.Sprintf("%s is outside your folder on this server (%s) — Chorus reads only files there for you", e.What, e.Root)

@@ -172,9 +172,19 @@ func (g *gate) check(c string, whole bool) error {
 }
 
 // expand returns the ways a tool might read c as a path: as written, and
-// with ~user or $HOME expanded (a program run through a shell would).
+// with ~user or $HOME expanded (a program run through a shell would). "~"
+// as written is the scope's home (over ssh, the user's folder); a tool
+// expands it to its own — the server's $HOME, as a shell and the MCP
+// filesystem server (os.homedir) do — so that reading is judged too.
 func (g *gate) expand(c string, whole bool) []string {
 	out := []string{c}
+	if c == "~" || strings.HasPrefix(c, "~/") {
+		for _, home := range toolHomes() {
+			if home != g.s.home {
+				out = append(out, home+c[1:])
+			}
+		}
+	}
 	if strings.Contains(c, "$HOME") || strings.Contains(c, "${HOME}") {
 		for _, home := range []string{os.Getenv("HOME"), g.s.home} {
 			if home != "" {
@@ -192,6 +202,18 @@ func (g *gate) expand(c string, whole bool) []string {
 		}
 	}
 	return out
+}
+
+// toolHomes are the homes a tool started by this process expands "~" to:
+// $HOME, which it inherits — or, with none, the account's.
+func toolHomes() []string {
+	if h := os.Getenv("HOME"); h != "" {
+		return []string{h}
+	}
+	if u, err := user.Current(); err == nil && u.HomeDir != "" {
+		return []string{u.HomeDir}
+	}
+	return nil
 }
 
 // path checks one reading p of the candidate c.

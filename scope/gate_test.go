@@ -193,13 +193,16 @@ func TestGateConfined(t *testing.T) {
 	s.AllowTyped("summarize notes.txt")
 	bob := filepath.Join(base, "bob/secret.txt")
 	for _, v := range []string{bob, filepath.Join(base, "bob/missing.txt"), "../bob/secret.txt", "~/../bob/secret.txt", "file://" + bob,
-		"file:///etc/passwd", "read /etc/passwd now", "/etc", "%2Fetc%2Fpasswd", "~root/.bashrc", "$HOME/.bashrc", "link.txt", "see " + ws + "/link.txt"} {
+		"file:///etc/passwd", "read /etc/passwd now", "/etc", "%2Fetc%2Fpasswd", "~root/.bashrc", "$HOME/.bashrc", "link.txt", "see " + ws + "/link.txt",
+		// "~" is the folder to Chorus, but a tool reads it as the server's
+		// home: not the file the user means (TestGateTildeIsAlsoTheToolsHome).
+		"~/notes.txt"} {
 		var de *DeniedError
 		if err := s.Gate(v); !errors.As(err, &de) || de.Root == "" || !strings.Contains(err.Error(), "outside your folder") {
 			t.Errorf("Gate(%q) = %v, want a refusal naming the folder", v, err)
 		}
 	}
-	for _, v := range []string{"notes.txt", "~/notes.txt", filepath.Join(ws, "notes.txt"), "a cat on a mat", "and/or"} {
+	for _, v := range []string{"notes.txt", "./notes.txt", filepath.Join(ws, "notes.txt"), "a cat on a mat", "and/or"} {
 		if err := s.Gate(v); err != nil {
 			t.Errorf("Gate(%q) = %v, want it to pass", v, err)
 		}
@@ -315,6 +318,33 @@ func reads(value, home, wd string) []string {
 // go test ./scope -run '^$' -fuzz FuzzGate -fuzztime 10m.
 func FuzzGate(f *testing.F) {
 	home, s := gateTree(f)
+	fuzzGate(f, s, home, home)
+}
+
+// FuzzGateConfined is FuzzGate over ssh: the scope is confined to the
+// user's folder (home/work, which is "~" to Chorus), and a tool started by
+// the server reads "~" as the server's home (home, $HOME here) — a value
+// the gate lets through makes no careless reader open a file outside the
+// grant, either way it reads "~".
+func FuzzGateConfined(f *testing.F) {
+	home, _ := gateTree(f)
+	wd := filepath.Join(home, "work")
+	f.Setenv("HOME", home)
+	s := New(Options{Root: wd})
+	s.AllowFile(filepath.Join(wd, "notes.txt"), Attached)
+	if err := s.AllowFolder(filepath.Join(wd, "shared"), Attached); err != nil {
+		f.Fatal(err)
+	}
+	for _, v := range []string{"~/notes.txt", "~/../.ssh/id_rsa", "~/.ssh/id_rsa", "$HOME/.ssh/id_rsa", "~/work/notes.txt", "%7E/.ssh/id_rsa", "file://~/.ssh/id_rsa"} {
+		f.Add(v)
+	}
+	fuzzGate(f, s, home, wd)
+}
+
+// fuzzGate fuzzes s.Gate on gateTree's home: a tool reads "~" as
+// toolHome, Chorus as scopeHome.
+func fuzzGate(f *testing.F, s *Scope, toolHome, scopeHome string) {
+	home := toolHome
 	wd := filepath.Join(home, "work")
 	granted := filepath.Join(wd, "notes.txt")
 	// What the grant holds, found apart from the scope: the file, and the
@@ -364,16 +394,22 @@ func FuzzGate(f *testing.F) {
 	for _, v := range []string{"up/../notes.txt", "~/work/up/../notes.txt", "~/.ssh", "folder/", "shared/a.txt", "shared/.hidden", "shared/out.txt", "shared", "shared/../folder", "my secret.txt", "caf\u0065\u0301.txt", "%C3%A9", "file:~/.ssh/id_rsa", "file:secret.txt"} {
 		f.Add(v)
 	}
+	homes := []string{toolHome}
+	if scopeHome != toolHome {
+		homes = append(homes, scopeHome)
+	}
 	f.Fuzz(func(t *testing.T, value string) {
 		if s.Gate(value) != nil {
 			return
 		}
-		for _, p := range reads(value, home, wd) {
-			st, err := os.Stat(p)
-			if err != nil || inGrant(st) {
-				continue
+		for _, h := range homes {
+			for _, p := range reads(value, h, wd) {
+				st, err := os.Stat(p)
+				if err != nil || inGrant(st) {
+					continue
+				}
+				t.Fatalf("Gate let %q through, and a tool could read %s, outside the grant", value, p)
 			}
-			t.Fatalf("Gate let %q through, and a tool could read %s, outside the grant", value, p)
 		}
 	})
 }
@@ -408,4 +444,58 @@ func distinctWords(n int) string {
 		fmt.Fprintf(&b, "w%x ", i*2654435761)
 	}
 	return b.String()
+}
+
+// TestGateTildeIsAlsoTheToolsHome: "~" is the scope's home (over ssh, the
+// remote user's folder), but a tool expands it to its own: a shell, the
+// MCP filesystem server (os.homedir) read "~/x" in the server's $HOME. So
+// a value "~/x" is judged both ways: a key in the server's home is refused
+// over ssh — naming the folder — and in a scope whose home is not $HOME.
+func TestGateTildeIsAlsoTheToolsHome(t *testing.T) {
+	server := t.TempDir()
+	for _, f := range []string{".ssh/id_rsa", "host-secret.txt"} {
+		p := filepath.Join(server, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("server key"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", server)
+	folder := filepath.Join(t.TempDir(), "users", "u1")
+	if err := os.MkdirAll(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(folder, "mine.txt"), []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"~/.ssh/id_rsa", "~/host-secret.txt", "read ~/host-secret.txt please", `["~/.ssh/id_rsa"]`, "file:~/.ssh/id_rsa", "%7E/.ssh/id_rsa"} {
+		confined := New(Options{Root: folder})
+		confined.AllowFile(filepath.Join(folder, "mine.txt"), Attached)
+		err := confined.Gate(v)
+		var de *DeniedError
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), "outside your folder on this server") {
+			t.Errorf("over ssh, Gate(%q) = %v, want a refusal naming the folder", v, err)
+		}
+		if strings.HasPrefix(v, "~/") && !strings.Contains(err.Error(), "a tool reads ~ as the server's home — name the file from your folder, as "+v[2:]) {
+			t.Errorf("over ssh, the refusal of %q does not say how to name the file: %v", v, err)
+		}
+		other := New(Options{Home: folder, WorkDir: folder})
+		if err := other.Gate(v); !errors.As(err, &de) {
+			t.Errorf("with home %s and $HOME %s, Gate(%q) = %v, want a refusal", folder, server, v, err)
+		}
+	}
+	// The user's own file, named in their folder, still goes over ssh; and
+	// with $HOME the scope's home, "~" is read once, as before.
+	confined := New(Options{Root: folder})
+	confined.AllowFile(filepath.Join(folder, "mine.txt"), Attached)
+	if err := confined.Gate(filepath.Join(folder, "mine.txt")); err != nil {
+		t.Errorf("over ssh the user's own file is refused: %v", err)
+	}
+	home := New(Options{Home: server, WorkDir: server})
+	home.AllowFile(filepath.Join(server, "host-secret.txt"), Attached)
+	if err := home.Gate("~/host-secret.txt"); err != nil {
+		t.Errorf("a granted ~/ path is refused: %v", err)
+	}
 }
