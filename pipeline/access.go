@@ -97,8 +97,8 @@ func (e *Engine) access(t Turn) *scope.Scope {
 	return e.turnScope(t)
 }
 
-// denialHint is what a refused path's note adds when the model, not the
-// user, wrote the path.
+// refusal is the note a refused path leaves: scope's DeniedError names the
+// path, why it was refused and how to grant it; any other error as it is.
 func refusal(err error) string {
 	var de *scope.DeniedError
 	if errors.As(err, &de) {

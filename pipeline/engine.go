@@ -166,8 +166,9 @@ func (o *Options) defaults() {
 // Engine runs turns. Turns may run on one Engine at the same time (the
 // chats of `chorus serve --ssh` share one): each turn's state is its own,
 // and what the Engine keeps between turns — the availability cache, the
-// controller's caches, the endpoints' — is guarded. The UI makes a new
-// Engine (cheaply) when the controller model changes.
+// controller's caches, the endpoints' — is guarded. A chat
+// (conversation.Chat) makes a new Engine (cheaply, WithController) when its
+// controller model changes; `chorus eval` one per controller it compares.
 type Engine struct {
 	ctl    *controller.Controller
 	cat    *skills.Catalog

@@ -15,7 +15,8 @@ import (
 // tokens of a fast stream are coalesced into one update per frame.
 const frameInterval = time.Second / 30
 
-// pump carries a turn's events from the pipeline's goroutines to the model.
+// pump carries a turn's events from the pipeline's goroutines to the model
+// (and a model pull's progress from its goroutine).
 // Emit appends to a queue and never blocks; the listen command waits for
 // the queue to fill and delivers everything queued as one message, at most
 // once a frame. The pipeline and the model share nothing else.
@@ -32,7 +33,9 @@ func newPump(turn int) *pump {
 	return &pump{turn: turn, signal: make(chan struct{}, 1)}
 }
 
-// push queues an item: a pipeline.Event, a reviewRequest or a turnDone.
+// push queues an item: a pipeline.Event, a conversation.Sync, a
+// reviewRequest, an approvalRequest, a turnDone, or a model pull's
+// pullProgressMsg and pullDoneMsg.
 func (p *pump) push(v any) {
 	p.mu.Lock()
 	p.q = append(p.q, v)
