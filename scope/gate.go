@@ -93,8 +93,13 @@ func (g *gate) value(v string, whole bool, depth int) error {
 	}
 	if whole {
 		t := strings.TrimSpace(v)
-		for _, c := range []string{t, cutNUL(t)} {
-			if err := g.check(c, true); err != nil {
+		if err := g.check(t, true); err != nil {
+			return err
+		}
+		// What a C program reads stops at a NUL: that part is a value of
+		// its own, a JSON string or an encoding in it decoded as any.
+		if c := cutNUL(t); c != t && depth < maxDecode {
+			if err := g.value(c, true, depth+1); err != nil {
 				return err
 			}
 		}
