@@ -3,13 +3,9 @@ package cli
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/ollama/ollama/api"
-
-	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/mcptest"
 )
 
@@ -25,23 +21,9 @@ func TestMain(m *testing.M) {
 // "fake", with extra configuration lines for it, and plans in order.
 func fakeMCPEnv(t *testing.T, extra string, plans ...string) *cliEnv {
 	t.Helper()
-	n := 0
-	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
-		if stageOf(req) == "plan" {
-			p := plans[min(n, len(plans)-1)]
-			n++
-			return fakeollama.Reply{Content: p}
-		}
-		return fakeollama.Reply{Content: "The answer."}
-	})
+	e := scriptedEnv(t, "The answer.", plans...)
 	cfg := fmt.Sprintf("mcp:\n  - name: fake\n    command: %s\n    env: {%s: serve}\n    trust: true\n%s", os.Args[0], mcptest.FakeEnv, extra)
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeUserConfig(t, cfg)
 	return e
 }
 

@@ -8,9 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ollama/ollama/api"
-
-	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/mcptest"
 )
 
@@ -21,23 +18,9 @@ import (
 func fsEnv(t *testing.T, root string, plans ...string) *cliEnv {
 	t.Helper()
 	node, script := mcptest.Filesystem(t)
-	n := 0
-	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
-		if stageOf(req) == "plan" {
-			p := plans[min(n, len(plans)-1)]
-			n++
-			return fakeollama.Reply{Content: p}
-		}
-		return fakeollama.Reply{Content: "Done: see the results."}
-	})
+	e := scriptedEnv(t, "Done: see the results.", plans...)
 	cfg := fmt.Sprintf("mcp:\n  - name: fs\n    command: %s\n    args: [%q, %q]\n    trust: true\n", node, script, root)
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeUserConfig(t, cfg)
 	return e
 }
 

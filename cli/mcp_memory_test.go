@@ -8,9 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ollama/ollama/api"
-
-	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/mcptest"
 )
 
@@ -34,24 +31,10 @@ func TestRunMCPMemoryGraph(t *testing.T) {
 			`{"task":"memory.read_graph","id":3,"dep":[2],"args":{}}]}`,
 		`{"tasks":[{"task":"memory.search_nodes","id":1,"dep":[],"args":{"query":"Babbage"}}]}`,
 	}
-	n := 0
-	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
-		if stageOf(req) == "plan" {
-			p := plans[min(n, len(plans)-1)]
-			n++
-			return fakeollama.Reply{Content: p}
-		}
-		return fakeollama.Reply{Content: "The graph holds what you asked."}
-	})
+	e := scriptedEnv(t, "The graph holds what you asked.", plans...)
 	memory := filepath.Join(t.TempDir(), "memory.jsonl")
 	cfg := fmt.Sprintf("mcp:\n  - name: memory\n    command: %s\n    args: [%q]\n    env: {MEMORY_FILE_PATH: %q}\n    trust: true\n", node, script, memory)
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeUserConfig(t, cfg)
 
 	stdout, stderr, code := runCLI("run", "--json", "--allow-tool", "memory.create_entities", "--allow-tool", "memory.create_relations",
 		"--out", e.out, "remember that Ada Lovelace programmed the Analytical Engine, then show me the graph")

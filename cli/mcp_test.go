@@ -8,9 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ollama/ollama/api"
-
-	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/mcptest"
 	"github.com/chorusai/chorus/sessions"
 )
@@ -28,23 +25,9 @@ func mcpEnv(t *testing.T, plans ...string) *cliEnv {
 func mcpEnvTrusting(t *testing.T, trust bool, plans ...string) *cliEnv {
 	t.Helper()
 	node, script := mcptest.Everything(t)
-	n := 0
-	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
-		if stageOf(req) == "plan" {
-			p := plans[min(n, len(plans)-1)]
-			n++
-			return fakeollama.Reply{Content: p}
-		}
-		return fakeollama.Reply{Content: "Done: see the results."}
-	})
+	e := scriptedEnv(t, "Done: see the results.", plans...)
 	cfg := fmt.Sprintf("mcp:\n  - name: everything\n    command: %s\n    args: [%q, stdio]\n    trust: %v\n", node, script, trust)
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeUserConfig(t, cfg)
 	return e
 }
 
