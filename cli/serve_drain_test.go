@@ -73,13 +73,53 @@ func waitText(t *testing.T, buf *testkit.Buffer, mark int, want string) int {
 	return 0
 }
 
-// servedChorus is a `chorus serve --ssh` process.
-type servedChorus struct {
+// chorusProcess is the built chorus running one command, its output
+// kept; the test's end kills it.
+type chorusProcess struct {
 	cmd            *exec.Cmd
 	stdout, stderr *testkit.Buffer
-	sshAddr        string
-	metricsURL     string
 	exited         chan struct{} // closed when the process has ended
+}
+
+// startChorus starts the built chorus with args on the environment
+// newCLIEnv made.
+func startChorus(t *testing.T, args ...string) chorusProcess {
+	t.Helper()
+	p := chorusProcess{stdout: &testkit.Buffer{}, stderr: &testkit.Buffer{}, exited: make(chan struct{})}
+	p.cmd = exec.Command(chorusBinary(t), args...)
+	p.cmd.Env = os.Environ() // newCLIEnv set the configuration there
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = p.cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	})
+	return p
+}
+
+// exitCode waits for the process to end and returns its exit code.
+func (p chorusProcess) exitCode(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-p.exited:
+		return p.cmd.ProcessState.ExitCode()
+	case <-time.After(drainGuard):
+		t.Fatalf("%s did not exit; stderr:\n%s", strings.Join(p.cmd.Args, " "), p.stderr.String())
+		return -1
+	}
+}
+
+// servedChorus is a `chorus serve --ssh` process.
+type servedChorus struct {
+	chorusProcess
+	sshAddr    string
+	metricsURL string
 }
 
 // startServe starts the built chorus serving ssh and metrics on free
@@ -93,38 +133,12 @@ func startServe(t *testing.T, key gossh.Signer) *servedChorus {
 	if err := os.WriteFile(keys, gossh.MarshalAuthorizedKey(key.PublicKey()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &servedChorus{stdout: &testkit.Buffer{}, stderr: &testkit.Buffer{}, exited: make(chan struct{})}
-	s.cmd = exec.Command(chorusBinary(t), "serve", "--ssh", "127.0.0.1:0", "--metrics", "127.0.0.1:0")
-	s.cmd.Env = os.Environ() // newCLIEnv set the configuration there
-	s.cmd.Stdout, s.cmd.Stderr = s.stdout, s.stderr
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_ = s.cmd.Wait()
-		close(s.exited)
-	}()
-	t.Cleanup(func() {
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-	})
+	s := &servedChorus{chorusProcess: startChorus(t, "serve", "--ssh", "127.0.0.1:0", "--metrics", "127.0.0.1:0")}
 	waitText(t, s.stdout, 0, "serving the chat over SSH")
 	waitText(t, s.stderr, 0, "metrics on http://")
 	s.sshAddr = regexp.MustCompile(`over SSH on (\S+) —`).FindStringSubmatch(s.stdout.String())[1]
 	s.metricsURL = regexp.MustCompile(`metrics on (http://\S+/)metrics`).FindStringSubmatch(s.stderr.String())[1]
 	return s
-}
-
-// exit waits for the process to end and returns its exit code.
-func (s *servedChorus) exit(t *testing.T) int {
-	t.Helper()
-	select {
-	case <-s.exited:
-		return s.cmd.ProcessState.ExitCode()
-	case <-time.After(drainGuard):
-		t.Fatalf("chorus serve did not exit; stderr:\n%s", s.stderr.String())
-		return -1
-	}
 }
 
 // sshChat logs in with key and opens a chat in an 100×30 terminal.
@@ -224,7 +238,7 @@ func TestServeSIGTERMLetsTheTurnFinish(t *testing.T) {
 	close(answer)
 	waitText(t, out, mark, "then the second half.")
 	waitText(t, out, mark, "the server is restarting — your session is saved")
-	if code := srv.exit(t); code != 0 {
+	if code := srv.exitCode(t); code != 0 {
 		t.Fatalf("exit %d after a drain; stderr:\n%s", code, srv.stderr.String())
 	}
 	turns := savedSSHTurns(t)
@@ -253,7 +267,7 @@ func TestServeSecondSIGTERMStopsAtOnce(t *testing.T) {
 	waitText(t, out, mark, "your turn finishes first")
 	_ = srv.cmd.Process.Signal(syscall.SIGTERM)
 	waitText(t, srv.stderr, 0, "stopping at once")
-	if code := srv.exit(t); code != 0 {
+	if code := srv.exitCode(t); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, srv.stderr.String())
 	}
 	turns := savedSSHTurns(t)
@@ -265,9 +279,7 @@ func TestServeSecondSIGTERMStopsAtOnce(t *testing.T) {
 // mcpServed is a `chorus mcp serve --http --metrics` process, with a
 // client session that hears the progress the server sends.
 type mcpServed struct {
-	cmd        *exec.Cmd
-	stderr     *testkit.Buffer
-	exited     chan struct{}
+	chorusProcess
 	metricsURL string
 	cs         *sdk.ClientSession
 	told       chan string
@@ -277,21 +289,7 @@ type mcpServed struct {
 // newCLIEnv made and connects a client to it.
 func startMCPServe(t *testing.T, ctx context.Context) *mcpServed {
 	t.Helper()
-	m := &mcpServed{stderr: &testkit.Buffer{}, exited: make(chan struct{}), told: make(chan string, 16)}
-	m.cmd = exec.Command(chorusBinary(t), "mcp", "serve", "--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0")
-	m.cmd.Env = os.Environ()
-	m.cmd.Stderr = m.stderr
-	if err := m.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_ = m.cmd.Wait()
-		close(m.exited)
-	}()
-	t.Cleanup(func() {
-		_ = m.cmd.Process.Kill()
-		<-m.exited
-	})
+	m := &mcpServed{chorusProcess: startChorus(t, "mcp", "serve", "--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0"), told: make(chan string, 16)}
 	waitText(t, m.stderr, 0, "serving MCP on")
 	url := regexp.MustCompile(`serving MCP on (http://\S+/mcp)`).FindStringSubmatch(m.stderr.String())[1]
 	m.metricsURL = regexp.MustCompile(`metrics on (http://\S+/)metrics`).FindStringSubmatch(m.stderr.String())[1]
@@ -336,18 +334,6 @@ func (m *mcpServed) waitTold(t *testing.T, want string) {
 		case <-deadline:
 			t.Fatalf("the client was never told %q; stderr:\n%s", want, m.stderr.String())
 		}
-	}
-}
-
-// exitCode waits for the process to end and returns its exit code.
-func (m *mcpServed) exitCode(t *testing.T) int {
-	t.Helper()
-	select {
-	case <-m.exited:
-		return m.cmd.ProcessState.ExitCode()
-	case <-time.After(drainGuard):
-		t.Fatalf("chorus mcp serve did not exit; stderr:\n%s", m.stderr.String())
-		return -1
 	}
 }
 
