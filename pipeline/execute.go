@@ -80,9 +80,11 @@ type taskRun struct {
 	withdrawn                 string
 	// fixed is the path Chorus fixed in advance for the task's file
 	// (early.go), "" for a task whose answer needs more than a path;
-	// promised is set once an early answer named it.
-	fixed    string
-	promised bool
+	// promised is set once an early answer named it; correction is the
+	// line that corrects that answer when the file was not made there.
+	fixed      string
+	promised   bool
+	correction string
 }
 
 func (r *taskRun) fail(msg string) {
@@ -623,6 +625,9 @@ func reportTasks(runs []*taskRun, limit int) []TaskReport {
 		tr.Args = cappedArgs(tr.Args, limit)
 		if r.choice != nil {
 			tr.Decided, tr.Reason, tr.Unmet = r.choice.decided, r.choice.why(), r.choice.unmet
+		}
+		if r.promised {
+			tr.Early, tr.Correction = r.fixed, r.correction
 		}
 		out = append(out, tr)
 	}

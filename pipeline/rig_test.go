@@ -37,6 +37,10 @@ type rig struct {
 	planN  int
 	pick   func(req *api.ChatRequest) fakeollama.Reply
 	answer fakeollama.Reply
+	// answers, when set, are the answer replies used in order (the last
+	// repeats) instead of answer: an early answer, then its continuation.
+	answers []fakeollama.Reply
+	answerN int
 	// revisions are the revision replies, used in order (the last
 	// repeats); none is an empty revision.
 	revisions []fakeollama.Reply
@@ -197,6 +201,11 @@ func (r *rig) respond(req *api.ChatRequest) fakeollama.Reply {
 		}
 		return fakeollama.Reply{Content: `{"choices": [{"id": 1, "model": "nobody", "reason": "?"}]}`}
 	case "respond":
+		if len(r.answers) > 0 {
+			rep := r.answers[min(r.answerN, len(r.answers)-1)]
+			r.answerN++
+			return rep
+		}
 		return r.answer
 	}
 	if r.taskReply != nil {
