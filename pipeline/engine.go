@@ -126,6 +126,10 @@ type Options struct {
 	// whole to a file in the output folder and referenced (spill.go).
 	// 0 means DefaultResultCap.
 	ResultCap int
+	// Hub looks up, on the Hugging Face Hub, a model the request names
+	// that the catalog does not list (namedhub.go); nil looks none up, and
+	// the plan's notes say so.
+	Hub HubLookup
 	// EarlyAnswer starts the answer while the last tasks still run when
 	// each of them produces one file at a path fixed in advance and the
 	// answer needs only that path (response.early; early.go).
@@ -276,6 +280,9 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 		rep.Named = named
 		t.Attachments = append(slices.Clone(t.Attachments), named...)
 	}
+	// A model the request names outside the catalog is looked up on the
+	// Hub while the plan is written (namedhub.go).
+	ctx = e.lookUpNamed(ctx, t.Request)
 	tr := e.newTurnRun(ctx, t, emit)
 	script := tr.script
 	fail := func(stage Stage, err error) (*Report, error) {
@@ -311,6 +318,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 		plan = e.validate(edited.Tasks, edited.Constraints, t, plan.Notes)
 	}
 	plan.Notes = append(plan.Notes, d.settle(plan)...)
+	plan.Notes = append(plan.Notes, tr.hubNotes(plan)...)
 	rep.Constraints, rep.Notes = plan.Constraints, plan.Notes
 	emit(PlanEvent{Tasks: plan.Tasks, Constraints: plan.Constraints, Notes: plan.Notes}) //nolint:staticcheck // S1016: the event names what it carries; Plan may grow fields it does not
 	if t.PlanOnly {

@@ -76,8 +76,11 @@ type rigConfig struct {
 	extra []endpoints.Endpoint
 	// hf adjusts the Hugging Face endpoint's options.
 	hf func(*huggingface.Options)
-	// hub: the endpoint asks the fake's Hub which providers serve a model.
-	hub bool
+	// hub: the endpoint asks the fake's Hub which providers serve a model,
+	// and the engine looks up there a model the request names outside
+	// the catalog (lookup, when set, instead).
+	hub    bool
+	lookup pipeline.HubLookup
 	// skills join the catalog, replacing those of the same name.
 	skills []*skills.Skill
 	// slots is controller.max_concurrent.
@@ -95,8 +98,14 @@ func withHFOptions(f func(*huggingface.Options)) rigOption {
 }
 
 // withHub makes the Hugging Face endpoint ask the fake Hub's provider
-// mapping (fakehf.Server.Provide), as the real one asks the Hub.
+// mapping (fakehf.Server.Provide), as the real one asks the Hub, and the
+// engine look up there the models a request names outside the catalog
+// (fakehf.Server.Describe).
 func withHub() rigOption { return func(rc *rigConfig) { rc.hub = true } }
+
+// withLookup makes the engine look up the models a request names outside
+// the catalog with l.
+func withLookup(l pipeline.HubLookup) rigOption { return func(rc *rigConfig) { rc.lookup = l } }
 
 func withSkills(s ...*skills.Skill) rigOption {
 	return func(rc *rigConfig) { rc.skills = append(rc.skills, s...) }
@@ -145,6 +154,12 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	}, rc.extra...)...)
 	o := rc.opts
 	o.OutputDir = r.out
+	switch {
+	case rc.lookup != nil:
+		o.Hub = rc.lookup
+	case rc.hub:
+		o.Hub = &skills.Hub{BaseURL: r.hf.Root, Token: rc.token, HTTPClient: r.hf.Client()}
+	}
 	if o.TaskTimeout == 0 {
 		o.TaskTimeout = 20 * time.Second
 	}
