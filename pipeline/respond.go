@@ -57,7 +57,7 @@ func (d *dispatcher) respond(p Plan, runs []*taskRun, rep *Report) (string, erro
 		emit(TokenEvent{Text: sep + correction})
 		text += sep + correction
 	}
-	if ctx.Err() != nil {
+	if d.answering && ctx.Err() != nil {
 		// Stopped while the tasks the answer named still ran: the
 		// correction says what they did not make, and the turn ends.
 		return "", fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
