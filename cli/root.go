@@ -201,7 +201,7 @@ Run without arguments to open the chat.`,
 					return err
 				}
 			}
-			return runTUI(cmd.Context(), a, resume, system)
+			return runTUI(cmd.Context(), a, resume, g.model, system)
 		},
 	}
 	pf := root.PersistentFlags()

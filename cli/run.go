@@ -242,6 +242,7 @@ func runOn(ctx context.Context, a *app.App, f *runFlags, request string, stdout,
 	if err != nil {
 		return err
 	}
+	saved := chat.Model()
 	if f.modelSet || a.Replaying() {
 		chat.SetModel(cfg.Controller.Model) // --model (or the recording's) wins over the session's
 	}
@@ -287,6 +288,9 @@ func runOn(ctx context.Context, a *app.App, f *runFlags, request string, stdout,
 	}
 	sess := chat.Session()
 	switch {
+	case resumed && f.modelSet && saved != chat.Model():
+		p.note("continuing session %s (%s) after %d turn(s), with controller %s (-m), not the session's %s",
+			cmp.Or(sess.Title(), sess.ID()), sess.ID(), sess.Len(), chat.Model(), saved)
 	case resumed:
 		p.note("continuing session %s (%s) after %d turn(s)", cmp.Or(sess.Title(), sess.ID()), sess.ID(), sess.Len())
 	case f.cont != "":
