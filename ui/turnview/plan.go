@@ -72,9 +72,9 @@ func revisionHead(r pipeline.Revision) string {
 		failed[i] = fmt.Sprintf("#%d %s", f.ID, f.Task)
 	}
 	if len(r.Tasks) == 0 {
-		return "revised after " + strings.Join(failed, ", ") + " failed: no other way found"
+		return "revised after " + strings.Join(failed, ", ") + " failed — no other way found"
 	}
-	return "revised after " + strings.Join(failed, ", ") + " failed:"
+	return "revised after " + strings.Join(failed, ", ") + " failed — " + chat.Count(len(r.Tasks), "new task")
 }
 
 // taskTree renders tasks as a tree: each hangs under the last of them it
