@@ -120,8 +120,11 @@ func taskTree(pc RenderContext, tasks []*TaskState) []string {
 				branch, next = "├─", prefix+"│ "
 			}
 		}
-		head := st.PaneBorder.Render(prefix+branch) + pc.glyph(ts.Status) + " " +
+		head := st.PaneBorder.Render(prefix+branch) + pc.taskGlyph(ts) + " " +
 			st.Bold.Render(fmt.Sprintf("%d %s", ts.Task.ID, ts.Task.Task))
+		if ts.waiting() {
+			head += " " + st.Warn.Render(waitingForYou)
+		}
 		if extra := otherDeps(ts, parentOf[ts.Task.ID]); extra != "" {
 			word := "also after "
 			if parentOf[ts.Task.ID] < 0 {

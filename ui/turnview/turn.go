@@ -241,6 +241,14 @@ func (t *TurnState) Task(id int, name string) *TaskState {
 	return ts
 }
 
+// Asking marks task id as waiting for the user's approval of its tool, or
+// (asking false) as answered; a task the turn does not have is ignored.
+func (t *TurnState) Asking(id int, asking bool) {
+	if ts, ok := t.byID[id]; ok {
+		ts.Asking = asking
+	}
+}
+
 // Finish records the engine's return.
 func (t *TurnState) Finish(rep *pipeline.Report, err error, now time.Time) {
 	t.Done, t.Ended = true, now
