@@ -292,16 +292,7 @@ func runOn(ctx context.Context, a *app.App, f *runFlags, request string, stdout,
 			return &exitError{code: 2, err: fmt.Errorf("--record: %w", err)}
 		}
 	}
-	sess := chat.Session()
-	switch {
-	case resumed && f.modelSet && saved != chat.Model():
-		p.note("continuing session %s (%s) after %d turn(s), with controller %s (-m), not the session's %s",
-			cmp.Or(sess.Title(), sess.ID()), sess.ID(), sess.Len(), chat.Model(), saved)
-	case resumed:
-		p.note("continuing session %s (%s) after %d turn(s)", cmp.Or(sess.Title(), sess.ID()), sess.ID(), sess.Len())
-	case f.cont != "":
-		p.note("no saved session yet in %s — this run starts one", svc.Dir())
-	}
+	continuing(p, chat, f, resumed, saved)
 	approve := pipeline.AllowTools(f.allowTools)
 	if f.ask != nil {
 		approve = f.ask.approve
@@ -345,6 +336,22 @@ func runOn(ctx context.Context, a *app.App, f *runFlags, request string, stdout,
 		fmt.Fprintf(logw, "session: %s\n", res.Session.ID())
 	}
 	return result
+}
+
+// continuing says which session the run continues, and the controller
+// model -m named in place of the one it was saved with (saved); or that
+// --continue found none to continue.
+func continuing(p *printer, chat *conversation.Chat, f *runFlags, resumed bool, saved string) {
+	sess := chat.Session()
+	switch {
+	case resumed && f.modelSet && saved != chat.Model():
+		p.note("continuing session %s (%s) after %d turn(s), with controller %s (-m), not the session's %s",
+			cmp.Or(sess.Title(), sess.ID()), sess.ID(), sess.Len(), chat.Model(), saved)
+	case resumed:
+		p.note("continuing session %s (%s) after %d turn(s)", cmp.Or(sess.Title(), sess.ID()), sess.ID(), sess.Len())
+	case f.cont != "":
+		p.note("no saved session yet in %s — this run starts one", chat.Service().Dir())
+	}
 }
 
 // turnResult is how a run ends: nil with an answer (or a plan with
