@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/chorusai/chorus/app"
 	"github.com/chorusai/chorus/config"
@@ -128,12 +129,13 @@ func mcpChecks(env Env) []Check {
 				ep := mcp.New(mcp.Options{Servers: []mcp.Server{s}, HTTPClient: env.HTTPClient, Version: env.Version, Logger: env.Logger,
 					StartTimeout: max(timeUntil(deadline)-grace, grace)})
 				defer func() { go ep.Close() }() // stopping a hung server must not hold the check
-				started := make(chan struct{})
+				began, started := time.Now(), make(chan struct{})
 				go func() { ep.Start(ctx); close(started) }()
 				select {
 				case <-started:
 				case <-ctx.Done():
-					return Result{Status: Fail, Detail: "started, but did not finish the MCP handshake and list its tools in time", Fix: hung}
+					took := time.Since(began).Round(100 * time.Millisecond)
+					return Result{Status: Fail, Detail: "started, but did not finish the MCP handshake and list its tools within " + took.String(), Fix: hung}
 				}
 				st := ep.Status()[0]
 				if st.State != "running" {
