@@ -93,10 +93,9 @@ func printDoctor(w io.Writer, rep doctor.Report, width int) {
 		}
 	}
 	took := (time.Duration(rep.ElapsedMS) * time.Millisecond).Round(100 * time.Millisecond)
-	switch {
-	case failed == 0:
-		fmt.Fprintf(w, "all %d checks passed (%s)\n", len(rep.Checks), took)
-	default:
-		fmt.Fprintf(w, "%d of %d checks failed (%s)\n", failed, len(rep.Checks), took)
+	if failed == 0 {
+		fmt.Fprintf(w, "no check failed (%d checks, %s)\n", len(rep.Checks), took)
+		return
 	}
+	fmt.Fprintf(w, "%d of %d checks failed (%s)\n", failed, len(rep.Checks), took)
 }
