@@ -63,6 +63,9 @@ func TestToolApprovalAsks(t *testing.T) {
 		}
 	}
 	s.wait("the task waiting for you", waiting(true))
+	if status := s.snapshot(); !strings.Contains(status, "waiting for you") || strings.Contains(status, "⏱") {
+		t.Errorf("while the question waits the status line runs a clock:\n%s", status)
+	}
 	s.typeText("n")
 	s.wait("the declined turn", turnsDone(1))
 	s.wait("the task no longer waiting", waiting(false))

@@ -31,6 +31,13 @@ func TestATaskWaitingForYouSaysSo(t *testing.T) {
 			t.Errorf("the %s pane shows a running task:\n%s", name, lines)
 		}
 	}
+	if waiting, held := tr.Waiting(); !waiting || !held {
+		t.Errorf("one task, waiting: Waiting() = %v, %v", waiting, held)
+	}
+	tr.Apply(pipeline.TaskStartEvent{ID: 2, Task: "text-to-image", Model: "m", Endpoint: "huggingface"}, fixedNow)
+	if waiting, held := tr.Waiting(); !waiting || held {
+		t.Errorf("another task runs meanwhile: Waiting() = %v, %v; the turn is not held", waiting, held)
+	}
 	tr.Asking(1, false)
 	if exec := plainLines(ExecLines(pc)); strings.Contains(exec, "waiting for you") || !strings.Contains(exec, "7.0s") {
 		t.Errorf("answered, the task runs again:\n%s", exec)

@@ -249,6 +249,22 @@ func (t *TurnState) Asking(id int, asking bool) {
 	}
 }
 
+// Waiting reports whether a task of the turn waits for the user's
+// approval of its tool, and whether that holds the whole turn: no other
+// task runs and the plan is written.
+func (t *TurnState) Waiting() (waiting, held bool) {
+	running := false
+	for _, ts := range t.Tasks {
+		switch {
+		case ts.waiting():
+			waiting = true
+		case ts.Status == TaskRunning:
+			running = true
+		}
+	}
+	return waiting, waiting && !running && !t.Planning
+}
+
 // Finish records the engine's return.
 func (t *TurnState) Finish(rep *pipeline.Report, err error, now time.Time) {
 	t.Done, t.Ended = true, now
