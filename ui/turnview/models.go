@@ -111,31 +111,22 @@ func ModelLines(pc RenderContext) []string {
 
 // choiceLines are a task's chosen model — head, model · where it runs ·
 // why — on one line, the reason clipped at the pane's edge. Where it runs
-// never clips away: when the line cannot hold it, the model id gives way,
-// to its name without the owner ("stable-diffusion-xl-base-1.0") clipped,
-// and the reason goes to a line of its own; in the narrowest pane where it
-// runs leads that line.
+// never clips away: when the line cannot hold it, it leads a second line,
+// with the reason; the model id gives way only when it does not fit
+// alone, to its name without the owner, clipped.
 func (pc RenderContext) choiceLines(head, model, where, why string) []string {
 	st := pc.Styles
 	w := ansi.StringWidth
-	tail := " · " + where
 	if why != "" {
 		why = " · " + why
 	}
-	if first := head + st.Accent.Render(model) + st.Dim.Render(tail); w(first) <= pc.Width {
+	if first := head + st.Accent.Render(model) + st.Dim.Render(" · "+where); w(first) <= pc.Width {
 		return []string{first + st.Dim.Render(why)} // fit clips the reason
 	}
-	short, room := pipeline.ShortModel(model), pc.Width-w(head)-w(tail)
-	var first, rest string
-	if room >= min(12, w(short)) {
-		first, rest = head+st.Accent.Render(chat.Clip(short, room))+st.Dim.Render(tail), strings.TrimPrefix(why, " · ")
-	} else {
-		first, rest = head+st.Accent.Render(chat.Clip(short, max(pc.Width-w(head), 1))), where+why
+	if w(head)+w(model) > pc.Width {
+		model = chat.Clip(pipeline.ShortModel(model), max(pc.Width-w(head), 1))
 	}
-	if rest == "" {
-		return []string{first}
-	}
-	return []string{first, "   " + st.Dim.Render(chat.Clip(rest, max(pc.Width-3, 1)))}
+	return []string{head + st.Accent.Render(model), "   " + st.Dim.Render(chat.Clip(where+why, max(pc.Width-3, 1)))}
 }
 
 // oneLine keeps the first line of s: the rest is a key away.
