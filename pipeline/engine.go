@@ -280,9 +280,6 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 		rep.Named = named
 		t.Attachments = append(slices.Clone(t.Attachments), named...)
 	}
-	// A model the request names outside the catalog is looked up on the
-	// Hub while the plan is written (namedhub.go).
-	ctx = e.lookUpNamed(ctx, t.Request)
 	tr := e.newTurnRun(ctx, t, emit)
 	script := tr.script
 	fail := func(stage Stage, err error) (*Report, error) {

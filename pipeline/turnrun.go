@@ -27,9 +27,10 @@ type turnRun struct {
 }
 
 // newTurnRun starts running t: its transcript begins with the head and
-// the chat log.
+// the chat log, and a model its request names outside the catalog is
+// looked up on the Hub while the plan is written (namedhub.go).
 func (e *Engine) newTurnRun(ctx context.Context, t Turn, emit Emit) *turnRun {
-	ctx = withApprover(ctx, t.Approve)
+	ctx = e.lookUpNamed(withApprover(ctx, t.Approve), t.Request)
 	return &turnRun{e: e, ctx: ctx, t: t, script: e.newTranscript(ctx, t), emit: emit, outDir: e.outDir(t), sc: e.access(t)}
 }
 
