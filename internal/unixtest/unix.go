@@ -1,0 +1,27 @@
+//go:build unix
+
+package unixtest
+
+import (
+	"errors"
+	"syscall"
+)
+
+// Mkfifo makes a named pipe at path, as mkfifo(3).
+func Mkfifo(path string, mode uint32) error { return syscall.Mkfifo(path, mode) }
+
+// Exists reports whether process pid exists: kill -0 sends nothing and
+// fails with ESRCH once it is gone (EPERM: it exists, another user's).
+func Exists(pid int) (bool, error) {
+	err := syscall.Kill(pid, 0)
+	switch {
+	case err == nil, errors.Is(err, syscall.EPERM):
+		return true, nil
+	case errors.Is(err, syscall.ESRCH):
+		return false, nil
+	}
+	return false, err
+}
+
+// Kill sends SIGKILL to process pid.
+func Kill(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
