@@ -4,6 +4,8 @@ package unixtest
 
 import (
 	"errors"
+	"os"
+	"runtime"
 	"syscall"
 )
 
@@ -25,3 +27,16 @@ func Exists(pid int) (bool, error) {
 
 // Kill sends SIGKILL to process pid.
 func Kill(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }
+
+// PeakRSS is the most memory, in bytes, that the exited process ps held
+// resident (getrusage's ru_maxrss: KiB, but bytes on macOS).
+func PeakRSS(ps *os.ProcessState) (int64, error) {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok || ru == nil {
+		return 0, errors.ErrUnsupported
+	}
+	if runtime.GOOS == "darwin" {
+		return int64(ru.Maxrss), nil
+	}
+	return int64(ru.Maxrss) * 1024, nil
+}

@@ -10,7 +10,7 @@ import (
 )
 
 // TestFacilities: Mkfifo makes a pipe, Exists sees a live process and not
-// a reaped one, Kill ends one.
+// a reaped one, Kill ends one, PeakRSS reads its memory in bytes.
 func TestFacilities(t *testing.T) {
 	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "p")
@@ -32,6 +32,9 @@ func TestFacilities(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
+	if rss, err := PeakRSS(cmd.ProcessState); err != nil || rss < 64<<10 || rss > 1<<30 {
+		t.Errorf("PeakRSS of sleep = %d bytes, %v; want between 64 KiB and 1 GiB", rss, err)
+	}
 	if alive, err := Exists(pid); alive || err != nil {
 		t.Errorf("Exists(%d) of a killed, reaped sleep = %v, %v", pid, alive, err)
 	}
