@@ -14,7 +14,7 @@ import (
 
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/mcptest"
-	"github.com/chorusai/chorus/internal/unixtest"
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // BenchmarkBigResults measures what big tool results cost one turn of the
@@ -82,7 +82,7 @@ func BenchmarkBigResults(b *testing.B) {
 		if err := cmd.Run(); err != nil {
 			b.Fatalf("chorus run: %v\n%s", err, errb.String())
 		}
-		rss, err := unixtest.PeakRSS(cmd.ProcessState)
+		rss, err := testkit.PeakRSSOf(cmd.ProcessState)
 		if err != nil {
 			b.Skipf("no peak RSS here: %v", err)
 		}

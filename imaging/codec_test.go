@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/internal/testkit"
-	"github.com/chorusai/chorus/internal/unixtest"
 )
 
 func TestDecodeEveryFormat(t *testing.T) {
@@ -160,7 +159,7 @@ func TestEncode(t *testing.T) {
 // waits for a writer forever).
 func TestLoadRefusesPipes(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "pipe.png")
-	if err := unixtest.Mkfifo(fifo, 0o644); err != nil {
+	if err := testkit.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	done := make(chan error, 1)

@@ -15,7 +15,6 @@ import (
 	"github.com/chorusai/chorus/endpoints/command"
 	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/internal/testkit"
-	"github.com/chorusai/chorus/internal/unixtest"
 )
 
 func TestCommandTesseractReadsText(t *testing.T) {
@@ -142,7 +141,7 @@ func TestCommandCancelKillsProgram(t *testing.T) {
 		t.Fatal("cancel did not stop espeak-ng")
 	}
 	// Infer has waited for the process, so it is gone, not left running.
-	if alive, err := unixtest.Exists(pid); alive || err != nil {
+	if alive, err := testkit.ProcessExists(pid); alive || err != nil {
 		t.Errorf("espeak-ng (pid %d) still exists after cancel (%v)", pid, err)
 	}
 }

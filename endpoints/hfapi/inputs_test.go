@@ -10,7 +10,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/endpointstest"
-	"github.com/chorusai/chorus/internal/unixtest"
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // TestMediaInputsRefusePipesAndHugeFiles: a media argument that names a
@@ -19,7 +19,7 @@ import (
 func TestMediaInputsRefusePipesAndHugeFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe.png")
-	if err := unixtest.Mkfifo(fifo, 0o644); err != nil {
+	if err := testkit.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	huge := filepath.Join(dir, "huge.wav")
