@@ -1,0 +1,98 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/chorusai/chorus/endpoints"
+)
+
+// Status is one declared program as `chorus skills` and `chorus doctor`
+// show it: found or missing (with the fix), and, when asked, its version.
+type Status struct {
+	// Name is the expert's id; Executable the program it runs.
+	Name       string
+	Executable string
+	Tasks      []string
+	// Preset is true for a program the command kind declares itself;
+	// Index is a user declaration's place in command.programs (-1 for a
+	// preset).
+	Preset bool
+	Index  int
+	// Path is where the program is installed; empty when it is missing.
+	Path string
+	// Missing says why it cannot run ("missing: pocketsphinx_continuous
+	// is not installed (not on PATH) — apt-get install pocketsphinx");
+	// empty when it can.
+	Missing string
+	// Package is what provides it; Fix how to install it.
+	Package string
+	Fix     string
+	License string
+	Size    string
+	// Pairs are the language pairs it has installed ("en→es"), for a
+	// program that translates.
+	Pairs []string
+	// Version is the first line the program's version argv printed, when
+	// asked; VersionErr why that failed.
+	Version    string
+	VersionErr string
+}
+
+// Found reports whether the program can run.
+func (s Status) Found() bool { return s.Missing == "" }
+
+// Programs lists every declared program — presets first, then the
+// user's — with whether it can run on this machine and, with versions,
+// what version it is (each program with a version argv is run once, for
+// at most a few seconds). This is what `chorus doctor` iterates.
+func (e *Endpoint) Programs(ctx context.Context, versions bool) []Status {
+	out := make([]Status, 0, len(e.programs))
+	for _, p := range e.programs {
+		st := Status{Name: p.Name, Executable: p.Executable(), Tasks: p.Tasks, Preset: p.preset(), Index: p.index,
+			Package: p.Package, Fix: p.Fix(), License: p.License, Size: p.Size}
+		_, path, err := e.resolve(p.Tasks[0], p.Name)
+		if err != nil {
+			st.Missing = strings.TrimPrefix(err.Error(), endpoints.ErrUnavailable.Error()+": ")
+		} else {
+			st.Path = path
+			if len(p.Pairs) > 0 {
+				pairs, _ := e.listPairs(p, path)
+				st.Pairs = plainPairs(pairs)
+			}
+			if versions && len(p.Version) > 0 {
+				st.Version, err = e.version(ctx, p, path)
+				if err != nil {
+					st.VersionErr = err.Error()
+				}
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// version runs the program's version argv and keeps the first line.
+func (e *Endpoint) version(ctx context.Context, p *program, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	out, err := e.probe(ctx, p, path, p.Version)
+	if err != nil {
+		return "", err
+	}
+	if line := firstLine(out); line != "" {
+		return line, nil
+	}
+	return "", errors.New("it printed no version")
+}
+
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = lastLine(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}
