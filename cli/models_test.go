@@ -255,3 +255,38 @@ func TestModelsSyncUnreachableHubSaidOnce(t *testing.T) {
 		t.Errorf("the tasks not tried are not named:\n%s", out)
 	}
 }
+
+// TestSkillsListsPrograms: `chorus skills` lists the programs — presets
+// and the user's — and one that is not installed as missing, with what
+// to install; a declaration that cannot run stops Chorus naming its key.
+func TestSkillsListsPrograms(t *testing.T) {
+	newCLIEnv(t, nil)
+	writeUserConfig(t, `
+command:
+  programs:
+    - name: mytool
+      program: /no/such/mytool
+      package: mytool-data
+      tasks: [summarization]
+      stdin: "{text}"
+`)
+	out, stderr, code := runCLI("skills")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`mytool \(yours\)\s+\(?summarization\)?\s+missing — apt-get install mytool-data`).MatchString(out) ||
+		!strings.Contains(out, "pocketsphinx") || !strings.Contains(out, "apertium") {
+		t.Errorf("the programs are not listed:\n%s", out)
+	}
+	writeUserConfig(t, `
+command:
+  programs:
+    - name: mytool
+      tasks: [summarization]
+      args: ["{image}"]
+`)
+	_, stderr, code = runCLI("skills")
+	if code != 2 || !strings.Contains(stderr, "command.programs[0].args") || !strings.Contains(stderr, "{image} is not an argument of summarization") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

@@ -20,68 +20,68 @@ import (
 type Program struct {
 	// Name is the expert's id: what selection, the log and a request
 	// ("with apertium") call it. Letters, digits, '.', '_' and '-'.
-	Name string `yaml:"name" json:"name"`
+	Name string `yaml:"name" json:"name" mapstructure:"name"`
 	// Program is the executable: a name looked up on PATH or an absolute
 	// path. Empty means Name.
-	Program string `yaml:"program,omitempty" json:"program,omitempty"`
+	Program string `yaml:"program,omitempty" json:"program,omitempty" mapstructure:"program"`
 	// Package is what provides the program, named when it is missing: a
 	// Debian package ("pocketsphinx": "apt-get install pocketsphinx" is
 	// the fix), or, when it holds a space, the instruction itself ("pip
 	// install rembg[cli]").
-	Package string `yaml:"package,omitempty" json:"package,omitempty"`
+	Package string `yaml:"package,omitempty" json:"package,omitempty" mapstructure:"package"`
 	// Description tells the controller what the program is good at.
-	Description string `yaml:"description,omitempty" json:"description,omitempty"`
+	Description string `yaml:"description,omitempty" json:"description,omitempty" mapstructure:"description"`
 	// Niche says what a special-purpose program is limited to ("English
 	// only"): it then ranks after the general models of its task.
-	Niche string `yaml:"niche,omitempty" json:"niche,omitempty"`
+	Niche string `yaml:"niche,omitempty" json:"niche,omitempty" mapstructure:"niche"`
 	// Requires are files it needs besides the program, which its package
 	// may not bring (a speech model): it is offered only when they exist.
-	Requires []string `yaml:"requires,omitempty" json:"requires,omitempty"`
+	Requires []string `yaml:"requires,omitempty" json:"requires,omitempty" mapstructure:"requires"`
 	// Tasks are the catalog's tasks it does; it is offered for each.
-	Tasks []string `yaml:"tasks" json:"tasks"`
+	Tasks []string `yaml:"tasks" json:"tasks" mapstructure:"tasks"`
 	// Args is its argv after the program, each entry one argument.
 	// Placeholders ({image}, {audio}, {text}, {tgt_lang}, {out}, …) are
 	// replaced by one value each — never split, never given to a shell.
-	Args []string `yaml:"args,omitempty" json:"args,omitempty"`
+	Args []string `yaml:"args,omitempty" json:"args,omitempty" mapstructure:"args"`
 	// Stdin is what the program reads on its standard input ("{text}");
 	// empty gives it none.
-	Stdin string `yaml:"stdin,omitempty" json:"stdin,omitempty"`
+	Stdin string `yaml:"stdin,omitempty" json:"stdin,omitempty" mapstructure:"stdin"`
 	// Inputs names the format a file placeholder must be in
 	// ({audio: wav16k}); ffmpeg converts the file into it first.
-	Inputs map[string]string `yaml:"inputs,omitempty" json:"inputs,omitempty"`
+	Inputs map[string]string `yaml:"inputs,omitempty" json:"inputs,omitempty" mapstructure:"inputs"`
 	// Output is where the result is: stdout (its text), {out} (the file
 	// at {out}), or named (a file whose path it prints as the last line
 	// of its output, which must lie in {outdir}). Empty: stdout.
-	Output string `yaml:"output,omitempty" json:"output,omitempty"`
+	Output string `yaml:"output,omitempty" json:"output,omitempty" mapstructure:"output"`
 	// Out is the extension {out} gets ("wav"); empty: the task's output
 	// kind's (png, wav, mp4, txt).
-	Out string `yaml:"out,omitempty" json:"out,omitempty"`
+	Out string `yaml:"out,omitempty" json:"out,omitempty" mapstructure:"out"`
 	// License and Size are the facts licence and size constraints read:
 	// an SPDX-like id, and the size of the program's model data ("150MB").
-	License string `yaml:"license,omitempty" json:"license,omitempty"`
-	Size    string `yaml:"size,omitempty" json:"size,omitempty"`
+	License string `yaml:"license,omitempty" json:"license,omitempty" mapstructure:"license"`
+	Size    string `yaml:"size,omitempty" json:"size,omitempty" mapstructure:"size"`
 	// Timeout bounds one run ("2m"); empty: 5 minutes. The task's own
 	// time limit applies too.
-	Timeout string `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	Timeout string `yaml:"timeout,omitempty" json:"timeout,omitempty" mapstructure:"timeout"`
 	// Concurrency is how many runs of it may go at once; 0 means 1.
-	Concurrency int `yaml:"concurrency,omitempty" json:"concurrency,omitempty"`
+	Concurrency int `yaml:"concurrency,omitempty" json:"concurrency,omitempty" mapstructure:"concurrency"`
 	// Env is what its environment holds besides PATH, HOME, the user and
 	// the locale, as for a stdio MCP server; ${VAR} passes one of
 	// Chorus's own (left out when that is unset or empty).
-	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
+	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty" mapstructure:"env"`
 	// Version is the argv after the program that prints its version
 	// ([--version]), for chorus doctor; empty: not asked.
-	Version []string `yaml:"version,omitempty" json:"version,omitempty"`
+	Version []string `yaml:"version,omitempty" json:"version,omitempty" mapstructure:"version"`
 	// Pairs is the argv after the program that lists the language pairs
 	// it has installed, one SRC-TGT per line ([-l] for apertium): the
 	// {src_lang} and {tgt_lang} a run is given are then a listed pair, in
 	// the listing's codes (ISO 639-1 "en" or 639-3 "eng").
-	Pairs []string `yaml:"pairs,omitempty" json:"pairs,omitempty"`
+	Pairs []string `yaml:"pairs,omitempty" json:"pairs,omitempty" mapstructure:"pairs"`
 	// BadInput maps a phrase of the program's error output to what was
 	// wrong with the input ("does not contain any stream": "the video has
 	// no sound track"): such a failure is the input's, which another
 	// expert would not fix.
-	BadInput map[string]string `yaml:"bad_input,omitempty" json:"bad_input,omitempty"`
+	BadInput map[string]string `yaml:"bad_input,omitempty" json:"bad_input,omitempty" mapstructure:"bad_input"`
 }
 
 // The places a program's result can be (Program.Output).

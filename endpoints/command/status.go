@@ -21,7 +21,9 @@ type Status struct {
 	// preset).
 	Preset bool
 	Index  int
-	// Path is where the program is installed; empty when it is missing.
+	// Path is where the program is installed; empty when it is not on
+	// PATH. A program may be installed and still not run (its model
+	// files missing): Missing says so.
 	Path string
 	// Missing says why it cannot run ("missing: pocketsphinx_continuous
 	// is not installed (not on PATH) — apt-get install pocketsphinx");
@@ -53,11 +55,11 @@ func (e *Endpoint) Programs(ctx context.Context, versions bool) []Status {
 	for _, p := range e.programs {
 		st := Status{Name: p.Name, Executable: p.Executable(), Tasks: p.Tasks, Preset: p.preset(), Index: p.index,
 			Package: p.Package, Fix: p.Fix(), License: p.License, Size: p.Size}
+		st.Path, _ = e.opts.LookPath(p.Executable())
 		_, path, err := e.resolve(p.Tasks[0], p.Name)
 		if err != nil {
 			st.Missing = strings.TrimPrefix(err.Error(), endpoints.ErrUnavailable.Error()+": ")
 		} else {
-			st.Path = path
 			if len(p.Pairs) > 0 {
 				pairs, _ := e.listPairs(p, path)
 				st.Pairs = plainPairs(pairs)
