@@ -177,7 +177,7 @@ func (e *Endpoint) resolve(task, name string) (*program, string, error) {
 			return nil, "", err
 		}
 		if len(pairs) == 0 {
-			return nil, "", fmt.Errorf("%w: %s has no language pair installed — %s", endpoints.ErrUnavailable, p.Name, p.Fix())
+			return nil, "", endpoints.Explain(fmt.Sprintf("missing: %s has no language pair installed — %s", p.Name, p.Fix()), endpoints.ErrUnavailable)
 		}
 	}
 	return p, path, nil
@@ -186,7 +186,7 @@ func (e *Endpoint) resolve(task, name string) (*program, string, error) {
 // missing is the error of a program that cannot run for want of
 // something installed, with the fix.
 func (e *Endpoint) missing(p *program, what string) error {
-	return fmt.Errorf("%w: missing: %s — %s", endpoints.ErrUnavailable, what, p.Fix())
+	return endpoints.Explain(fmt.Sprintf("missing: %s — %s", what, p.Fix()), endpoints.ErrUnavailable)
 }
 
 // Check reports whether the program named by model is installed (with
