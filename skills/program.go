@@ -314,7 +314,16 @@ func freeText(name string) bool {
 	case PlaceholderOut, PlaceholderOutDir, PlaceholderOptions:
 		return false
 	}
-	return !LanguagePlaceholder(name)
+	return !LanguagePlaceholder(name) && !TextFilePlaceholder(name)
+}
+
+// TextFilePlaceholder reports whether a placeholder stands for a file
+// holding a text argument ({text_file}: the text written to a file in the
+// scratch directory), for a program that reads its input from a file
+// ("-f {text_file}"). Its value is an absolute path, so it may stand
+// anywhere.
+func TextFilePlaceholder(name string) bool {
+	return strings.HasSuffix(name, "_file") && len(name) > len("_file")
 }
 
 // uses reports whether a placeholder appears in args or stdin.

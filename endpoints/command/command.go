@@ -79,6 +79,8 @@ type call struct {
 	dir     string
 	out     string
 	values  map[string]string
+	// texts are the {…_file} placeholders' texts, written into dir.
+	texts map[string]string
 }
 
 // New returns the command endpoint with the presets and opts.Programs. A
@@ -250,6 +252,12 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 	defer os.RemoveAll(c.dir)
 	c.out = filepath.Join(c.dir, "output."+c.spec.outExt)
 	c.values[skills.PlaceholderOut], c.values[skills.PlaceholderOutDir] = c.out, c.dir
+	for n, text := range c.texts {
+		c.values[n] = filepath.Join(c.dir, n+".txt")
+		if err := os.WriteFile(c.values[n], []byte(text), 0o600); err != nil {
+			return endpoints.Result{}, fmt.Errorf("%s: write its input: %w", p.Name, err)
+		}
+	}
 	for n, format := range p.Inputs {
 		if c.values[n], err = e.convert(ctx, c, n, c.values[n], format); err != nil {
 			return endpoints.Result{}, err

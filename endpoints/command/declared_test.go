@@ -38,13 +38,20 @@ func newDeclared(t *testing.T, opts command.Options, progs ...skills.Program) *c
 
 // TestDeclaredValuesStayOneArgument: whatever a plan writes — spaces,
 // quotes, ";", "$()", backticks, a leading "-" — reaches the program as
-// exactly one argument (or its stdin) and runs nothing: there is no shell.
+// exactly one argument (or its stdin, or a file holding it) and runs
+// nothing: there is no shell.
 func TestDeclaredValuesStayOneArgument(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	pwned := filepath.Join(dir, "PWNED")
 	ep := newDeclared(t, command.Options{},
 		helperProgram(t, "args", "summarization", "argv", "{text}"),
+		func() skills.Program {
+			p := helperProgram(t, "file", "summarization", "cat")
+			p.Args = slices.Insert(p.Args, 1, "{text_file}") // before "--": a path is never an option
+			p.Args = append(p.Args, "{text_file}")
+			return p
+		}(),
 		func() skills.Program {
 			p := helperProgram(t, "stdin", "summarization", "argv")
 			p.Stdin = "{text}"
@@ -80,6 +87,13 @@ func TestDeclaredValuesStayOneArgument(t *testing.T) {
 		}
 		if err := json.Unmarshal([]byte(res.Text), &got); err != nil || len(got.Args) != 0 || got.Stdin != v {
 			t.Errorf("stdin %q reached the program as args %q, stdin %q (%v)", v, got.Args, got.Stdin, err)
+		}
+		res, err = ep.Infer(context.Background(), endpoints.Request{Task: "summarization", Model: "file", Args: map[string]string{"text": v}})
+		if err != nil {
+			t.Fatalf("{text_file} %q: %v", v, err)
+		}
+		if err := json.Unmarshal([]byte(res.Text), &got); err != nil || got.Stdin != v {
+			t.Errorf("{text_file} %q: the file held %q (%v)", v, got.Stdin, err)
 		}
 	}
 	if _, err := os.Stat(pwned); err == nil {

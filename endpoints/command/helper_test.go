@@ -43,6 +43,9 @@ func helper(mode string, args []string) int {
 	case "argv": // its arguments and stdin, as JSON
 		in, _ := io.ReadAll(os.Stdin)
 		_ = json.NewEncoder(os.Stdout).Encode(map[string]any{"args": args, "stdin": string(in)})
+	case "cat": // the file args[0] as the argv mode's stdin
+		b, _ := os.ReadFile(args[0])
+		_ = json.NewEncoder(os.Stdout).Encode(map[string]any{"args": args[1:], "stdin": string(b)})
 	case "env":
 		_ = json.NewEncoder(os.Stdout).Encode(os.Environ())
 	case "hang": // a child in its group, its pid in args[0]/pids, then nothing

@@ -42,6 +42,9 @@ const (
 	kindFile
 	// kindLang is a language code, checked to be one.
 	kindLang
+	// kindTextFile is a text argument written to a file in the scratch
+	// directory ({text_file}): the file's absolute path.
+	kindTextFile
 	kindOut
 	kindOutDir
 	kindOptions
@@ -149,17 +152,25 @@ func typeFor(decl skills.Program, s *skills.Skill) (*taskSpec, error) {
 			spec.kinds[n] = kindOptions
 			continue
 		}
-		a, ok := s.Arg(n)
+		arg := n
+		if skills.TextFilePlaceholder(n) {
+			arg = strings.TrimSuffix(n, "_file")
+		}
+		a, ok := s.Arg(arg)
 		if !ok {
 			var have []string
 			for _, a := range s.Args {
 				have = append(have, "{"+a.Name+"}")
 			}
-			return nil, fmt.Errorf("args: {%s} is not an argument of %s (it takes %s, and {out}, {outdir}, {options})", n, s.Name, strings.Join(have, ", "))
+			return nil, fmt.Errorf("args: {%s} is not an argument of %s (it takes %s, a text's {…_file}, and {out}, {outdir}, {options})", n, s.Name, strings.Join(have, ", "))
 		}
 		spec.what[n] = a.Description
 		spec.optional[n] = a.Optional
 		switch {
+		case a.Type.Media() && arg != n:
+			return nil, fmt.Errorf("args: {%s}: %s is a file already; write {%s}", n, arg, arg)
+		case arg != n:
+			spec.kinds[n] = kindTextFile
 		case a.Type.Media():
 			spec.kinds[n], spec.media[n] = kindFile, a.Type
 		case skills.LanguagePlaceholder(n):
@@ -168,7 +179,7 @@ func typeFor(decl skills.Program, s *skills.Skill) (*taskSpec, error) {
 			spec.kinds[n] = kindText
 		}
 	}
-	if err := decl.CheckArgv(func(n string) bool { return spec.kinds[n] == kindFile }); err != nil {
+	if err := decl.CheckArgv(func(n string) bool { return spec.kinds[n] == kindFile || spec.kinds[n] == kindTextFile }); err != nil {
 		return nil, err
 	}
 	for n, format := range decl.Inputs {

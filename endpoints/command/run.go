@@ -208,7 +208,7 @@ func acquire(ctx context.Context, c *call) (release func(), err error) {
 	default:
 	}
 	if c.req.Progress != nil {
-		c.req.Progress(endpoints.Progress{Message: fmt.Sprintf("waiting for %s: %d run(s) at a time", c.prog.Name, cap(slots)), Passing: true})
+		c.req.Progress(endpoints.Progress{Message: fmt.Sprintf("waiting for %s: it runs %d at a time", c.prog.Name, cap(slots)), Passing: true})
 	}
 	select {
 	case slots <- struct{}{}:

@@ -22,7 +22,7 @@ import (
 // judged; a text must fit its bound and hold no NUL; a language must be a
 // language code, and a pair the program has installed.
 func (e *Endpoint) prepare(c *call) error {
-	c.values = map[string]string{}
+	c.values, c.texts = map[string]string{}, map[string]string{}
 	var src, tgt string
 	for n, kind := range c.spec.kinds {
 		what := c.spec.what[n]
@@ -33,8 +33,8 @@ func (e *Endpoint) prepare(c *call) error {
 				return err
 			}
 			c.values[n] = path
-		case kindText:
-			v, err := c.req.Arg(n, what)
+		case kindText, kindTextFile:
+			v, err := c.req.Arg(strings.TrimSuffix(n, "_file"), what)
 			if err != nil {
 				return err
 			}
@@ -43,6 +43,10 @@ func (e *Endpoint) prepare(c *call) error {
 			}
 			if strings.ContainsRune(v, 0) {
 				return fmt.Errorf("%w: the %s holds a NUL character, which no program argument can", endpoints.ErrBadInput, n)
+			}
+			if kind == kindTextFile {
+				c.texts[n] = v // written to a file once the scratch directory exists
+				continue
 			}
 			c.values[n] = v
 		case kindLang:
