@@ -13,7 +13,6 @@ package command
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -64,7 +63,7 @@ type Endpoint struct {
 	err      error
 
 	mu    sync.Mutex
-	pairs map[string][]pair // by the program's path
+	pairs map[string]pairsListing // by the program's path
 }
 
 // call is one run of a program for a task: where it is installed, the
@@ -107,7 +106,7 @@ func New(opts Options) *Endpoint {
 		}
 	}
 	progs, err := programs(opts.Programs, cat, opts.Getenv)
-	return &Endpoint{opts: opts, programs: progs, err: err, pairs: map[string][]pair{}}
+	return &Endpoint{opts: opts, programs: progs, err: err, pairs: map[string]pairsListing{}}
 }
 
 // Err reports the declarations New left out, as *DeclarationError values
@@ -295,6 +294,3 @@ func (e *Endpoint) argv(c *call) []string {
 	}
 	return args
 }
-
-// errNoValue marks an optional argument the plan left out.
-var errNoValue = errors.New("no value")

@@ -114,6 +114,9 @@ func compile(decl skills.Program, index int, cat *skills.Catalog, getenv func(st
 	for _, task := range decl.Tasks {
 		s, ok := cat.Skill(task)
 		if !ok {
+			if near, _, found := cat.Resolve(task); found {
+				return nil, fmt.Errorf("tasks: unknown task %q — did you mean %s? (chorus skills lists them)", task, near.Name)
+			}
 			return nil, fmt.Errorf("tasks: unknown task %q (chorus skills lists them)", task)
 		}
 		if s.Tool != nil {

@@ -133,26 +133,39 @@ func checkImageHeader(f io.Reader, path string) error {
 	return nil
 }
 
+// pairsListing is what a program's pairs argv answered: the pairs, or
+// why it could not say, and when (a failure is asked again after a
+// while; Check must stay cheap).
+type pairsListing struct {
+	pairs []pair
+	err   error
+	at    time.Time
+}
+
+// pairsRetry is how long a failed listing stands before it is asked again.
+const pairsRetry = time.Minute
+
 // listPairs asks the program which language pairs it has installed (its
-// declaration's pairs argv), once per program path.
+// declaration's pairs argv): once per program path, or again a while
+// after it failed.
 func (e *Endpoint) listPairs(p *program, path string) ([]pair, error) {
 	e.mu.Lock()
-	pairs, ok := e.pairs[path]
+	l, ok := e.pairs[path]
 	e.mu.Unlock()
-	if ok {
-		return pairs, nil
+	if ok && (l.err == nil || time.Since(l.at) < pairsRetry) {
+		return l.pairs, l.err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	out, err := e.probe(ctx, p, path, p.Pairs)
+	l = pairsListing{pairs: parsePairs(out), at: time.Now()}
 	if err != nil {
-		return nil, fmt.Errorf("%w: cannot list %s's language pairs: %w", endpoints.ErrUnavailable, p.Name, err)
+		l.pairs, l.err = nil, fmt.Errorf("%w: cannot list %s's language pairs: %w", endpoints.ErrUnavailable, p.Name, err)
 	}
-	pairs = parsePairs(out)
 	e.mu.Lock()
-	e.pairs[path] = pairs
+	e.pairs[path] = l
 	e.mu.Unlock()
-	return pairs, nil
+	return l.pairs, l.err
 }
 
 // probe runs the program with args to ask it something (its pairs, its
