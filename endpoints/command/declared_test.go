@@ -29,6 +29,7 @@ type echoed struct {
 func newDeclared(t *testing.T, opts command.Options, progs ...skills.Program) *command.Endpoint {
 	t.Helper()
 	opts.Programs = progs
+	opts.Catalog, _ = catalog()
 	ep := command.New(opts)
 	if err := ep.Err(); err != nil {
 		t.Fatalf("declarations refused: %v", err)

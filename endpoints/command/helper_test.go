@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -66,7 +67,7 @@ func helper(mode string, args []string) int {
 		mine := filepath.Join(args[0], strconv.Itoa(os.Getpid()))
 		_ = os.WriteFile(mine, nil, 0o600)
 		most := 0
-		for range 20 {
+		for range 10 {
 			entries, _ := os.ReadDir(args[0])
 			most = max(most, len(entries))
 			time.Sleep(10 * time.Millisecond)
@@ -107,9 +108,14 @@ func helperProgram(t *testing.T, name, task, mode string, args ...string) skills
 	if err != nil {
 		t.Fatal(err)
 	}
-	return skills.Program{Name: name, Program: self, Tasks: []string{task}, Env: map[string]string{helperEnv: mode},
+	// GORACE: a race-enabled test binary otherwise sleeps a second as it
+	// exits.
+	return skills.Program{Name: name, Program: self, Tasks: []string{task}, Env: map[string]string{helperEnv: mode, "GORACE": "atexit_sleep_ms=0"},
 		Args: append([]string{"-test.run=^TestHelperProcess$", "--"}, args...)}
 }
+
+// catalog is the embedded catalog, parsed once for the package's tests.
+var catalog = sync.OnceValues(skills.Embedded)
 
 // gone reports whether process pid has ended: no such process, or a
 // zombie its parent has not reaped yet.

@@ -61,7 +61,8 @@ func TestDeclarationsRefused(t *testing.T) {
 		{"bad env", base(func(p *skills.Program) { p.Env = map[string]string{"A-B": "x"} }), `env: "A-B" is not a variable name`},
 		{"options inside", base(func(p *skills.Program) { p.Args = []string{"--opts={options}", "--", "{text}"} }), "{options} stands for several arguments"},
 	} {
-		ep := command.New(command.Options{Programs: []skills.Program{{Name: "ok", Tasks: []string{"summarization"}, Stdin: "{text}"}, c.p}})
+		cat, _ := catalog()
+		ep := command.New(command.Options{Catalog: cat, Programs: []skills.Program{{Name: "ok", Tasks: []string{"summarization"}, Stdin: "{text}"}, c.p}})
 		var de *command.DeclarationError
 		if err := ep.Err(); !errors.As(err, &de) || de.Key() != "command.programs[1]" || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want command.programs[1] … %s", c.name, err, c.want)
