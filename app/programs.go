@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"strings"
 
@@ -34,12 +33,11 @@ func programsError(cfg *config.Config, err error) error {
 
 // Programs lists the programs the command kind runs — its presets and
 // command.programs — each with whether it can run on this machine (or
-// what to install), and with versions its version: what `chorus skills`
-// and `chorus doctor` show. It needs no engine: the programs are read
-// from cfg and the skill files. cfg.Command.Enabled says whether Chorus
-// uses them at all. A declaration that cannot run is a UsageError naming
-// its key; the others are listed all the same.
-func Programs(ctx context.Context, cfg *config.Config, versions bool) ([]command.Status, error) {
+// what to install): what `chorus skills` shows. It needs no engine: the
+// programs are read from cfg and the skill files. cfg.Command.Enabled
+// says whether Chorus uses them at all. A declaration that cannot run is
+// a UsageError naming its key; the others are listed all the same.
+func Programs(cfg *config.Config) ([]command.Status, error) {
 	cat, err := LoadCatalog(cfg)
 	if err != nil {
 		return nil, usage(err)
@@ -48,5 +46,5 @@ func Programs(ctx context.Context, cfg *config.Config, versions bool) ([]command
 	if err != nil {
 		err = usage(err)
 	}
-	return ep.Programs(ctx, versions), err
+	return ep.Statuses(), err
 }

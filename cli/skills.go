@@ -36,7 +36,7 @@ func newSkillsCmd(g *globalFlags) *cobra.Command {
 			fmt.Fprint(w, skillTable(a.Engine().Catalog().All(), width))
 			// The programs are experts too; one not installed is listed
 			// with what to install.
-			progs, err := app.Programs(cmd.Context(), cfg, false)
+			progs, err := app.Programs(cfg)
 			if err != nil {
 				return err
 			}

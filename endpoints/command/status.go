@@ -1,16 +1,13 @@
 package command
 
 import (
-	"context"
-	"errors"
 	"strings"
-	"time"
 
 	"github.com/chorusai/chorus/endpoints"
 )
 
-// Status is one declared program as `chorus skills` and `chorus doctor`
-// show it: found or missing (with the fix), and, when asked, its version.
+// Status is one declared program as `chorus skills` shows it: installed
+// where, or missing and the fix, and a translator's pairs.
 type Status struct {
 	// Name is the expert's id; Executable the program it runs.
 	Name       string
@@ -37,20 +34,16 @@ type Status struct {
 	// Pairs are the language pairs it has installed ("en→es"), for a
 	// program that translates.
 	Pairs []string
-	// Version is the first line the program's version argv printed, when
-	// asked; VersionErr why that failed.
-	Version    string
-	VersionErr string
 }
 
 // Found reports whether the program can run.
 func (s Status) Found() bool { return s.Missing == "" }
 
-// Programs lists every declared program — presets first, then the
-// user's — with whether it can run on this machine and, with versions,
-// what version it is (each program with a version argv is run once, for
-// at most a few seconds). This is what `chorus doctor` iterates.
-func (e *Endpoint) Programs(ctx context.Context, versions bool) []Status {
+// Statuses lists every declared program — presets first, then the
+// user's — with whether it can run on this machine: on PATH, with the
+// files it requires, ffmpeg for its conversions, a language pair. It
+// runs nothing but a translator's pair listing (cached).
+func (e *Endpoint) Statuses() []Status {
 	out := make([]Status, 0, len(e.programs))
 	for _, p := range e.programs {
 		st := Status{Name: p.Name, Executable: p.Executable(), Tasks: p.Tasks, Preset: p.preset(), Index: p.index,
@@ -64,32 +57,13 @@ func (e *Endpoint) Programs(ctx context.Context, versions bool) []Status {
 				pairs, _ := e.listPairs(p, path)
 				st.Pairs = plainPairs(pairs)
 			}
-			if versions && len(p.Version) > 0 {
-				st.Version, err = e.version(ctx, p, path)
-				if err != nil {
-					st.VersionErr = err.Error()
-				}
-			}
 		}
 		out = append(out, st)
 	}
 	return out
 }
 
-// version runs the program's version argv and keeps the first line.
-func (e *Endpoint) version(ctx context.Context, p *program, path string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	out, err := e.probe(ctx, p, path, p.Version)
-	if err != nil {
-		return "", err
-	}
-	if line := firstLine(out); line != "" {
-		return line, nil
-	}
-	return "", errors.New("it printed no version")
-}
-
+// firstLine is the first non-empty line of s, cleaned.
 func firstLine(s string) string {
 	for _, l := range strings.Split(s, "\n") {
 		if l = lastLine(l); l != "" {
