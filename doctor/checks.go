@@ -96,16 +96,18 @@ func programChecks(env Env) []Check {
 			return Result{Status: Skip, Detail: "not used: command.enabled is false"}
 		}}}
 	}
-	ep := command.New(command.Options{LookPath: env.LookPath})
+	// The presets and the programs the configuration declares; a
+	// declaration that cannot run is the config check's to report.
+	ep := command.New(command.Options{LookPath: env.LookPath, Programs: env.Config.Command.Programs})
 	var out []Check
-	for _, p := range command.Programs() {
-		out = append(out, Check{ID: "program." + p.Name, Name: p.Name, Hung: p.Name + " --version does not return — reinstall it (apt-get install " + p.Package + ")",
+	for _, p := range ep.Declared() {
+		out = append(out, Check{ID: "program." + p.Name, Name: p.Name, Hung: p.Name + " does not say its version — reinstall it (" + p.Fix + ")",
 			Run: func(ctx context.Context) Result {
 				path, version, err := ep.Probe(ctx, p.Name)
 				if err != nil {
 					r := fromError(err)
-					r.Detail = p.Name + " is not installed (it would do " + joinTasks(p.Tasks) + ")"
-					r.Fix = "apt-get install " + p.Package + " — or leave it out: those tasks then use other models"
+					r.Detail = p.Executable + " is not installed (it would do " + joinTasks(p.Tasks) + ")"
+					r.Fix = p.Fix + " — or leave it out: those tasks then use other models"
 					return r
 				}
 				if version == "" {

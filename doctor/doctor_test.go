@@ -53,6 +53,8 @@ func healthy(t *testing.T) *world {
 	w.program("tesseract", `echo "tesseract 5.3.0"`)
 	w.program("espeak-ng", `echo "eSpeak NG text-to-speech: 1.51  Data at: /usr/lib"`)
 	w.program("ffmpeg", `echo "ffmpeg version 5.1.9-0+deb12u1 Copyright (c) 2000-2026"`)
+	w.program("pocketsphinx_continuous", `echo "INFO: cmd_ln.c(697): Parsing command line:" >&2; exit 1`)
+	w.program("apertium", `echo "Apertium 3.8.3"`)
 	w.env = doctor.Env{Config: cfg, SessionsDir: filepath.Join(t.TempDir(), "sessions"), LookPath: w.lookPath}
 	return w
 }
