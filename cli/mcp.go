@@ -250,7 +250,7 @@ serve.drain_timeout) and are told so if they asked for progress; a second signal
 	}
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8808; a bare :PORT is loopback) instead of stdio")
 	cmd.Flags().StringVar(&tokenEnv, "token-env", "", "with --http, serve only requests carrying the bearer token held in the variable VAR (overrides serve.http_token_env)")
-	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "with --http: serve Prometheus metrics, /healthz and /readyz on ADDR, e.g. 127.0.0.1:9465 (never the MCP port)")
+	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "with --http: serve Prometheus metrics, /healthz and /readyz on ADDR, e.g. 127.0.0.1:9465 (a bare :PORT is loopback; never the MCP port)")
 	cmd.Flags().StringSliceVar(&allow, "allow-tool", nil, "let the MCP tool NAME of Chorus's own mcp: servers run though it is not annotated read-only (repeatable)")
 	return cmd
 }
