@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -76,8 +75,9 @@ Exit status 1 when a server failed.`,
 			ep.Start(cmd.Context())
 			status := ep.Status()
 			if asJSON {
-				b, _ := json.MarshalIndent(status, "", "  ")
-				fmt.Fprintln(w, string(b))
+				if err := writeJSON(w, status); err != nil {
+					return err
+				}
 			} else {
 				printMCPStatus(w, status, ep.Skills(), listWidth(w))
 			}
