@@ -22,6 +22,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 // SetMode sets the inference mode (from the file, the environment or
@@ -417,32 +418,11 @@ func checkURL(s string) (string, error) {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		if t := strings.TrimSpace(s); t != "" && !strings.Contains(t, "://") {
 			// The usual slip is a bare host:port; say what to write.
-			return "", fmt.Errorf("%q is not an http(s) URL; write http://%s (or https://)", shownURL(s), shownURL(t))
+			return "", fmt.Errorf("%q is not an http(s) URL; write http://%s (or https://)", text.RedactURL(s), text.RedactURL(t))
 		}
-		return "", fmt.Errorf("%q is not an http(s) URL", shownURL(s))
+		return "", fmt.Errorf("%q is not an http(s) URL", text.RedactURL(s))
 	}
 	return strings.TrimRight(u.String(), "/"), nil
-}
-
-// shownURL is a URL value as an error about it shows it: what precedes
-// its last "@" is userinfo, its password (or a name alone, which may be a
-// token) redacted like text.RedactURL does — also when the value does not
-// parse (no scheme, a bad port, a "/" inside the password), where the
-// redaction of valid URLs cannot find it.
-func shownURL(s string) string {
-	head, rest := "", s
-	if i := strings.Index(s, "://"); i >= 0 {
-		head, rest = s[:i+3], s[i+3:]
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return s
-	}
-	with := "REDACTED"
-	if name, _, has := strings.Cut(rest[:at], ":"); has && !strings.ContainsAny(name, "/?#") {
-		with = name + ":REDACTED"
-	}
-	return head + with + rest[at:]
 }
 
 // validLanguage accepts a language code as Wikipedia subdomains and
