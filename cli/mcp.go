@@ -313,8 +313,10 @@ func serveMCP(ctx context.Context, a *app.App, m *metrics.Metrics, f mcpServeFla
 	for _, w := range a.Warnings() {
 		fmt.Fprintf(stderr, "chorus: warning: %s\n", w)
 	}
+	cfg := a.Config()
 	srv, err := mcpserve.New(mcpserve.Options{Service: a.Service(), Constraints: a.Constraints(), Dir: filepath.Join(config.DataDir(), "mcp-serve"),
-		AllowTools: f.allow, Version: f.version, Logger: log})
+		AllowTools: f.allow, Version: f.version, Logger: log,
+		Quota: cfg.Serve.MCPQuotaBytes, MaxBigCalls: cfg.Serve.MCPBigCalls, BigBody: cfg.Serve.MCPBigBodyBytes, BigWait: cfg.Serve.MCPBigWait})
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
@@ -326,7 +328,7 @@ func serveMCP(ctx context.Context, a *app.App, m *metrics.Metrics, f mcpServeFla
 		}
 		return nil
 	}
-	return serveMCPHTTP(ctx, a.Config(), srv, m, f, stderr)
+	return serveMCPHTTP(ctx, cfg, srv, m, f, stderr)
 }
 
 // serveMCPHTTP serves srv over streamable HTTP on f.addr, m on

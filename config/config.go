@@ -78,6 +78,10 @@ type Config struct {
 	MaxParallel        int            `mapstructure:"max_parallel" yaml:"max_parallel"`
 	TaskTimeout        time.Duration  `mapstructure:"task_timeout" yaml:"task_timeout"`
 	OutputDir          string         `mapstructure:"output_dir" yaml:"output_dir"`
+	// SpillQuota bounds the bytes of results one turn writes to files
+	// (pipeline.Options.SpillQuota); SpillQuotaBytes is it parsed.
+	SpillQuota      string `mapstructure:"spill_quota" yaml:"spill_quota"`
+	SpillQuotaBytes int64  `mapstructure:"-" yaml:"-"`
 	ControllerTasks    bool           `mapstructure:"controller_tasks" yaml:"controller_tasks"`
 	// Selection is when the controller chooses a task's model: auto,
 	// controller or ranked (pipeline.Selection).
@@ -166,6 +170,20 @@ type Config struct {
 		// restart lets the turns in flight finish (serve.go).
 		Metrics      string        `mapstructure:"metrics" yaml:"metrics"`
 		DrainTimeout time.Duration `mapstructure:"drain_timeout" yaml:"drain_timeout"`
+		// SpillQuota bounds the spilled results one ssh user's outputs
+		// folder may hold (pipeline.Turn.SpillDirQuota); SpillQuotaBytes is
+		// it parsed.
+		SpillQuota      string `mapstructure:"spill_quota" yaml:"spill_quota"`
+		SpillQuotaBytes int64  `mapstructure:"-" yaml:"-"`
+		// The bounds of chorus mcp serve (mcpserve.Options): the bytes one
+		// client session's folder may hold, and the HTTP calls with a body
+		// over MCPBigBody in flight at once, the others waiting MCPBigWait.
+		MCPQuota        string        `mapstructure:"mcp_quota" yaml:"mcp_quota"`
+		MCPQuotaBytes   int64         `mapstructure:"-" yaml:"-"`
+		MCPBigCalls     int           `mapstructure:"mcp_big_calls" yaml:"mcp_big_calls"`
+		MCPBigBody      string        `mapstructure:"mcp_big_body" yaml:"mcp_big_body"`
+		MCPBigBodyBytes int64         `mapstructure:"-" yaml:"-"`
+		MCPBigWait      time.Duration `mapstructure:"mcp_big_wait" yaml:"mcp_big_wait"`
 	} `mapstructure:"serve" yaml:"serve"`
 	Response struct {
 		// Early starts the answer while the last tasks still run when
