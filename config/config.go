@@ -78,11 +78,11 @@ type Config struct {
 	MaxParallel        int            `mapstructure:"max_parallel" yaml:"max_parallel"`
 	TaskTimeout        time.Duration  `mapstructure:"task_timeout" yaml:"task_timeout"`
 	OutputDir          string         `mapstructure:"output_dir" yaml:"output_dir"`
+	ControllerTasks    bool           `mapstructure:"controller_tasks" yaml:"controller_tasks"`
 	// SpillQuota bounds the bytes of results one turn writes to files
 	// (pipeline.Options.SpillQuota); SpillQuotaBytes is it parsed.
 	SpillQuota      string `mapstructure:"spill_quota" yaml:"spill_quota"`
 	SpillQuotaBytes int64  `mapstructure:"-" yaml:"-"`
-	ControllerTasks    bool           `mapstructure:"controller_tasks" yaml:"controller_tasks"`
 	// Selection is when the controller chooses a task's model: auto,
 	// controller or ranked (pipeline.Selection).
 	Selection string `mapstructure:"selection" yaml:"selection"`
