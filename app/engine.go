@@ -56,6 +56,7 @@ func (a *App) newEngine(cfg *config.Config, opts Options) (*pipeline.Engine, err
 		ControllerTasks: cfg.ControllerTasks,
 		Selection:       pipeline.Selection(cfg.Selection),
 		Revise:          cfg.Planner.Revise,
+		SpillQuota:      cfg.SpillQuotaBytes,
 		EarlyAnswer:     cfg.EarlyAnswer(),
 		Logger:          opts.Logger,
 	}), nil

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -346,6 +347,9 @@ func serveMCPHTTP(ctx context.Context, cfg *config.Config, srv *mcpserve.Server,
 			l.Close()
 			return err
 		}
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(srv.MemoryTarget())
 	}
 	token := f.token
 	hs := &http.Server{Handler: srv.HTTPHandler(mcpserve.HTTPOptions{Token: token, Logger: log}), ReadHeaderTimeout: 10 * time.Second}

@@ -2,7 +2,6 @@ package mcpserve
 
 import (
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -169,11 +167,7 @@ func (s *Server) Close() {
 func (s *Server) checkQuota(c *client, files []inFile) error {
 	var incoming int64
 	for _, f := range files {
-		data := f.Data
-		if _, payload, ok := strings.Cut(data, ","); ok && strings.HasPrefix(data, "data:") {
-			data = payload
-		}
-		incoming += int64(base64.StdEncoding.DecodedLen(len(data)))
+		incoming += f.Data.decodedLen()
 	}
 	used := dirSize(c.dir)
 	if used+incoming <= s.opts.Quota {

@@ -38,6 +38,23 @@ func (s *Server) MaxBody() int64 {
 	return (s.opts.MaxFile+2)/3*4 + 1<<20
 }
 
+// baseHeap is the heap the server holds besides its big calls: the
+// engine, the catalog, the chats, the small calls.
+const baseHeap = 256 << 20
+
+// MemoryTarget is the heap the server needs at most over HTTP: baseHeap,
+// and for each big call in flight (Options.MaxBigCalls) its body three
+// times over — the SDK reads it, decodes the message from it, and the
+// call's arguments from that; the files are decoded from the arguments
+// straight to disk (files.go). `chorus mcp serve --http` sets it as the
+// Go runtime's soft memory limit (unless GOMEMLIMIT is set): the collector
+// then keeps the heap near what the calls hold, instead of letting it grow
+// to twice that between collections — six 50 MB calls at once peaked at
+// 1.1 GB without it, 0.7 GB with it.
+func (s *Server) MemoryTarget() int64 {
+	return baseHeap + int64(s.opts.MaxBigCalls)*3*s.MaxBody()
+}
+
 // HTTPHandler serves the server as streamable HTTP at /mcp: each client
 // session a chat, request bodies up to MaxBody, cross-origin requests
 // refused (a web page the user visits cannot call it), and — with a token

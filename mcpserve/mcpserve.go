@@ -12,7 +12,6 @@ package mcpserve
 import (
 	"cmp"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,8 +19,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -173,109 +170,6 @@ func inputSchema(withFiles bool) map[string]any {
 		props["files"].(map[string]any)["description"] = "files the request is about, as embedded data"
 	}
 	return map[string]any{"type": "object", "properties": props, "required": []string{"request"}}
-}
-
-// input is what a call sends.
-type input struct {
-	Request string   `json:"request"`
-	Files   []inFile `json:"files"`
-}
-
-// inFile is one file a call sends.
-type inFile struct {
-	Name     string `json:"name"`
-	MIMEType string `json:"mimeType"`
-	Data     string `json:"data"`
-}
-
-// readInput decodes the call's arguments and writes its files into a new
-// folder of the workspace, returning their paths.
-func (s *Server) readInput(req *sdk.CallToolRequest, c *client) (input, []string, error) {
-	var in input
-	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-		return in, nil, fmt.Errorf("the arguments are not {request, files}: %w", err)
-	}
-	in.Request = strings.TrimSpace(in.Request)
-	if in.Request == "" {
-		return in, nil, errors.New("request is empty: say what Chorus should do")
-	}
-	if len(in.Files) == 0 {
-		return in, nil, nil
-	}
-	if err := s.checkQuota(c, in.Files); err != nil {
-		return in, nil, err
-	}
-	s.mu.Lock()
-	c.calls++
-	dir := filepath.Join(c.dir, fmt.Sprintf("in-%d", c.calls))
-	s.mu.Unlock()
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return in, nil, err
-	}
-	var paths []string
-	for i, f := range in.Files {
-		data, mt, err := decodeData(f.Data, s.opts.MaxFile)
-		if err != nil {
-			return in, nil, fmt.Errorf("files[%d]: %w", i, err)
-		}
-		name := safeName(f.Name)
-		if name == "" {
-			name = fmt.Sprintf("file-%d", i+1)
-		}
-		if filepath.Ext(name) == "" {
-			sniffed, _ := skills.Sniff(data)
-			name += skills.ExtOfMIME(cmp.Or(sniffed, f.MIMEType, mt))
-		}
-		p := filepath.Join(dir, name)
-		if slices.Contains(paths, p) {
-			p = filepath.Join(dir, fmt.Sprintf("%d-%s", i+1, name))
-		}
-		if err := os.WriteFile(p, data, 0o600); err != nil {
-			return in, nil, err
-		}
-		paths = append(paths, p)
-	}
-	return in, paths, nil
-}
-
-// decodeData reads base64 or a data: URL, within limit.
-func decodeData(s string, limit int64) ([]byte, string, error) {
-	mt := ""
-	if rest, ok := strings.CutPrefix(s, "data:"); ok {
-		head, payload, found := strings.Cut(rest, ",")
-		if !found || !strings.HasSuffix(head, ";base64") {
-			return nil, "", errors.New("a data: URL must be base64 (data:TYPE;base64,…)")
-		}
-		mt, s = strings.TrimSuffix(head, ";base64"), payload
-	}
-	if int64(base64.StdEncoding.DecodedLen(len(s))) > limit+3 {
-		return nil, "", fmt.Errorf("over %s, the most Chorus accepts in one file", skills.HumanBytes(limit))
-	}
-	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
-	if err != nil {
-		return nil, "", fmt.Errorf("data is not base64: %w", err)
-	}
-	if len(b) == 0 {
-		return nil, "", errors.New("data is empty")
-	}
-	return b, mt, nil
-}
-
-// safeName keeps the last element of a client's file name, letters,
-// digits and . _ - only: it names a file in the workspace, nothing more.
-func safeName(n string) string {
-	n = filepath.Base(strings.ReplaceAll(n, "\\", "/"))
-	n = strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
-			return r
-		}
-		return '_'
-	}, n)
-	n = strings.TrimLeft(n, ".")
-	if len(n) > 100 {
-		n = n[len(n)-100:]
-	}
-	return n
 }
 
 // stages numbers the stages for progress notifications.
