@@ -84,9 +84,17 @@ func (s *Server) begin(ss *sdk.ServerSession) (c *client, done func(), err error
 // held.
 func (s *Server) newClient(ss *sdk.ServerSession) (*client, error) {
 	if len(s.chats) >= s.opts.MaxClients {
+		// An idle client goes before a busy one, the least recently used
+		// first.
+		before := func(a, b *client) bool {
+			if (a.n == 0) != (b.n == 0) {
+				return a.n == 0
+			}
+			return a.used.Before(b.used)
+		}
 		var oldest *sdk.ServerSession
 		for k, c := range s.chats {
-			if oldest == nil || c.n == 0 && (s.chats[oldest].n > 0 || c.used.Before(s.chats[oldest].used)) {
+			if oldest == nil || before(c, s.chats[oldest]) {
 				oldest = k
 			}
 		}
