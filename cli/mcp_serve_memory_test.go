@@ -115,7 +115,6 @@ func TestMCPServeBigCallsMemory(t *testing.T) {
 	raw := make([]byte, size)
 	_, _ = rand.Read(raw)
 	data := []byte(base64.StdEncoding.EncodeToString(raw))
-	raw = nil
 	sessions := make([]*mcpHTTPSession, clients)
 	for i := range sessions {
 		sessions[i] = openMCPSession(t, url)
