@@ -8,7 +8,7 @@ import (
 )
 
 // Every --json output of `chorus` — sessions list and show, run and models
-// (events, one a line), mcp list, eval — goes through here, so none
+// (events, one a line), mcp list, eval, doctor — goes through here, so none
 // carries a C1 control, a bidi control or mark raw: encoding/json writes
 // them as they are, and a title, a model name or a tool's text from a file
 // or a server would reach the terminal of whoever reads the output. They
