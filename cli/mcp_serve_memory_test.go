@@ -132,7 +132,7 @@ func TestMCPServeBigCallsMemory(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	peak := testkit.PeakRSSOf(p.cmd.Process.Pid)
+	peak := testkit.PeakRSSLive(p.cmd.Process.Pid)
 	t.Logf("%d calls of %d MB at once: answered in %s; peak RSS of the server %.0f MiB", clients, size/1_000_000, time.Since(start).Round(time.Millisecond), float64(peak)/(1<<20))
 	for i, a := range answers {
 		if !strings.HasPrefix(a, "HTTP 200") || !strings.Contains(a, `"result"`) || strings.Contains(a, `"isError":true`) {

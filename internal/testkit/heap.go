@@ -71,11 +71,12 @@ func RSS() uint64 {
 	return 0
 }
 
-// PeakRSSOf is the highest resident set (VmHWM) the process pid has had
-// since it started, in bytes; 0 where /proc is missing (not Linux). It is
-// how a server started as a program is measured from its test: the test's
+// PeakRSSLive is the highest resident set (VmHWM) the running process pid
+// has had since it started, in bytes; 0 where /proc is missing (not
+// Linux). It is how a server started as a program is measured from its
+// test while it still runs (PeakRSSOf reads one that exited): the test's
 // own memory is not in it.
-func PeakRSSOf(pid int) uint64 {
+func PeakRSSLive(pid int) uint64 {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0
