@@ -55,6 +55,7 @@ func (a *App) newEngine(cfg *config.Config, opts Options) (*pipeline.Engine, err
 		ControllerTasks: cfg.ControllerTasks,
 		Selection:       pipeline.Selection(cfg.Selection),
 		Revise:          cfg.Planner.Revise,
+		SpillQuota:      cfg.SpillQuotaBytes,
 		EarlyAnswer:     cfg.EarlyAnswer(),
 		// A model a request names outside the catalog is looked up
 		// there, as chorus models sync reads the Hub.

@@ -193,7 +193,7 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 	}
 	bar.finish()
 	if f.json {
-		if err := eval.WriteJSON(stdout, sums); err != nil {
+		if err := eval.WriteJSON(jsonWriter{stdout}, sums); err != nil {
 			return err
 		}
 		return stopped
@@ -245,6 +245,9 @@ func evalFailures(ctx context.Context, r evalRun, stdout io.Writer) error {
 	write := eval.WriteFailures
 	if r.f.json {
 		write = eval.WriteFailuresJSON
+	}
+	if r.f.json {
+		stdout = jsonWriter{stdout}
 	}
 	if err := write(stdout, sums); err != nil {
 		return err

@@ -87,6 +87,10 @@ type Turn struct {
 	// directory (scope.Options.Root), and paths resolve from it: the turn
 	// of a user on another machine (chorus serve --ssh).
 	Workspace string
+	// SpillDirQuota, when set, bounds the bytes of spilled results the
+	// turn's output folder may hold, this turn's and earlier ones' of any
+	// chat together: the folder of an ssh user (serve.spill_quota).
+	SpillDirQuota int64
 	// Chat names the conversation the turn belongs to: the controller's
 	// queue serves chats in turn (controller.ForChat), so a front end with
 	// several chats sets it; empty counts the turn as a chat of its own.
@@ -130,6 +134,10 @@ type Options struct {
 	// that the catalog does not list (namedhub.go); nil looks none up, and
 	// the plan's notes say so.
 	Hub HubLookup
+	// SpillQuota bounds the bytes of results one turn writes to files
+	// (spill.go); past it a result keeps only its start. 0 means
+	// DefaultSpillQuota (spill_quota).
+	SpillQuota int64
 	// EarlyAnswer starts the answer while the last tasks still run when
 	// each of them produces one file at a path fixed in advance and the
 	// answer needs only that path (response.early; early.go).
@@ -161,6 +169,9 @@ func (o *Options) defaults() {
 	}
 	if o.ResultCap <= 0 {
 		o.ResultCap = DefaultResultCap
+	}
+	if o.SpillQuota <= 0 {
+		o.SpillQuota = DefaultSpillQuota
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/scope"
@@ -24,6 +25,8 @@ type turnRun struct {
 	// outDir is where the turn's files go; sc what it may touch.
 	outDir string
 	sc     *scope.Scope
+	// spilled is the bytes of results the turn wrote to files (spill.go).
+	spilled atomic.Int64
 }
 
 // newTurnRun starts running t: its transcript begins with the head and

@@ -18,6 +18,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/scope"
+	"github.com/chorusai/chorus/text"
 )
 
 // server is one configured server and its session. The session is made
@@ -305,12 +306,13 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// where is the command line or the URL, for messages.
+// where is the command line or the URL, for messages, the status and the
+// log: with their secrets hidden (--token X, ?token=…: text.RedactArgs).
 func (s *server) where() string {
 	if s.cfg.Stdio() {
-		return strings.Join(append([]string{s.cfg.Command}, s.cfg.Args...), " ")
+		return strings.Join(append([]string{s.cfg.Command}, text.RedactArgs(s.cfg.Args)...), " ")
 	}
-	return s.cfg.URL
+	return text.RedactURL(s.cfg.URL)
 }
 
 // listTools reads every page of the server's tools, keeping those the
