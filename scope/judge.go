@@ -224,6 +224,9 @@ func shown(c string) string {
 // judged — so that no folder of the tool's own reads it differently.
 func (g *gate) argument(v string) (string, error) {
 	c := strings.TrimSpace(v)
+	if v == "" && g.r.Tool && g.r.Path {
+		c = "." // an empty path is the folder a tool reads it from
+	}
 	if c == "" || strings.IndexByte(c, 0) >= 0 || isHTTPURL(c) {
 		return "", nil // a NUL is judged by value (what a C program reads); a URL by urls
 	}
