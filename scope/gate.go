@@ -181,7 +181,7 @@ func (g *gate) check(c string, k kind) error {
 		// judged; one still too long opens nothing.
 		cl := filepath.Clean(c)
 		if len(cl) > maxPath {
-			if k == kindWhole && pathShaped(c) {
+			if k == kindWhole && longPath(c) {
 				return tooLong(c)
 			}
 			return nil

@@ -233,7 +233,7 @@ func (g *gate) argument(v string) (string, error) {
 	if len(c) > maxPath {
 		cl := filepath.Clean(c)
 		if len(cl) > maxPath {
-			if pathShaped(c) {
+			if longPath(c) {
 				return "", tooLong(c)
 			}
 			return "", nil
@@ -327,6 +327,12 @@ func pathShaped(c string) bool {
 		return true
 	}
 	return strings.Contains(c, "/") && !strings.ContainsFunc(c, isBlank)
+}
+
+// longPath reports whether c, longer than any path, reads as one: path-
+// shaped, on one line (a long text of many lines is no path).
+func longPath(c string) bool {
+	return pathShaped(c) && !strings.ContainsAny(c, "\n\r")
 }
 
 // tokenShaped reports whether a word of a sentence is a path: it holds a
