@@ -50,6 +50,44 @@ type server struct {
 	// by its token.
 	progress sync.Map
 	seq      atomic.Int64
+
+	// rootsMu is held for reading by calls under the roots last sent
+	// (rootsKey, sent), and for writing while they change (roots.go);
+	// asked counts a stdio server's requests for them.
+	rootsMu  sync.RWMutex
+	rootsKey string
+	sent     []string
+	asked    *rootsAsk
+}
+
+// rootsAsk counts a stdio server's requests for the roots and the lines
+// it writes to its standard error, so that a change of roots can wait
+// until the server has taken it (roots.go); seen says it ever asked (a
+// server that keeps to roots).
+type rootsAsk struct {
+	asks, logs atomic.Int64
+	seen       atomic.Bool
+	ch         chan struct{}
+}
+
+func (a *rootsAsk) ask() {
+	a.seen.Store(true)
+	a.asks.Add(1)
+	a.poke()
+}
+
+func (a *rootsAsk) logged(n int) {
+	if n > 0 {
+		a.logs.Add(int64(n))
+		a.poke()
+	}
+}
+
+func (a *rootsAsk) poke() {
+	select {
+	case a.ch <- struct{}{}:
+	default:
+	}
 }
 
 // endReason is set once by a session's transport when it fails; the
@@ -77,11 +115,12 @@ func (r *endReason) get() error {
 }
 
 func newServer(cfg Server, opts *Options) *server {
-	s := &server{cfg: cfg, opts: opts}
+	s := &server{cfg: cfg, opts: opts, asked: &rootsAsk{ch: make(chan struct{}, 1)}}
 	s.client = sdk.NewClient(&sdk.Implementation{Name: "chorus", Title: "Chorus", Version: opts.Version}, &sdk.ClientOptions{
-		// No roots, no sampling, no elicitation: a server learns
-		// nothing of this machine from its client.
-		Capabilities: &sdk.ClientCapabilities{},
+		// Roots — the folders the turn may touch, sent before each call
+		// (roots.go) — and no sampling, no elicitation: a server learns
+		// nothing else of this machine from its client.
+		Capabilities: &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true}},
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			if req == nil || req.Params == nil {
 				return
