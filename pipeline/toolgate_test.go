@@ -85,4 +85,3 @@ func TestToolGetsWhatWasJudged(t *testing.T) {
 		t.Errorf("the secret reached %v", where)
 	}
 }
-
