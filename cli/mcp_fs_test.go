@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,8 +137,14 @@ func TestRunMCPFilesystemFolderGrant(t *testing.T) {
 			if !strings.Contains(joined, "attach it with @path or --attach") {
 				t.Errorf("the notes do not name the fix:\n%s", joined)
 			}
-			if end := ends[10]; end == nil || end["status"] != "error" || !strings.Contains(end["error"].(string), "is not a file you gave this turn — attach it with @") {
-				t.Errorf("a folder another tool named was passed on: %v", end)
+			// The turn's roots replace the folder on the server's command
+			// line: it lists the folder given and the outputs folder, not
+			// root — and what it lists is no path to pass on whole.
+			if r := result(9); slices.Contains(strings.Split(r, "\n"), root) || !strings.Contains(r, project) {
+				t.Errorf("the server does not keep to the turn's roots: %q", r)
+			}
+			if end := ends[10]; end == nil || end["status"] != "error" || !strings.Contains(end["error"].(string), "names no file yet") {
+				t.Errorf("a listing another tool wrote was passed on as a path: %v", end)
 			}
 			for where, data := range fsPlaces(t, e, stdout, stderr) {
 				for _, s := range secrets {
