@@ -69,7 +69,6 @@ type gate struct {
 	looks         map[string]look
 	dirs          map[string]*dirNames
 	urlSeen       map[string]bool
-	lookups       int
 }
 
 // maxSeen bounds each of a gate's sets.

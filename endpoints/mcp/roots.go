@@ -165,10 +165,10 @@ func (s *server) setRoots(ctx context.Context, roots []string) {
 			old = append(old, rootURI(r))
 		}
 	}
-	var add []*sdk.Root
+	var add []*sdk.Root //nolint:staticcheck // roots are deprecated from protocol 2026-07-28; server-filesystem 2026.8.31 keeps to them
 	for _, r := range roots {
 		if !slices.Contains(s.sent, r) {
-			add = append(add, &sdk.Root{URI: rootURI(r), Name: filepath.Base(r)})
+			add = append(add, &sdk.Root{URI: rootURI(r), Name: filepath.Base(r)}) //nolint:staticcheck // as above
 		}
 	}
 	asks, logs := s.asked.asks.Load(), s.asked.logs.Load()
@@ -272,11 +272,4 @@ func (e *Endpoint) CloseChat(chat string) {
 	for _, c := range closing {
 		c.close()
 	}
-}
-
-// chatServers counts the servers running for chats alone (tests).
-func (e *Endpoint) chatServers() int {
-	e.chatMu.Lock()
-	defer e.chatMu.Unlock()
-	return len(e.chats)
 }

@@ -120,7 +120,7 @@ func newServer(cfg Server, opts *Options) *server {
 		// Roots — the folders the turn may touch, sent before each call
 		// (roots.go) — and no sampling, no elicitation: a server learns
 		// nothing else of this machine from its client.
-		Capabilities: &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true}},
+		Capabilities: &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true}}, //nolint:staticcheck // roots are deprecated from protocol 2026-07-28; server-filesystem 2026.8.31 keeps to them
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			if req == nil || req.Params == nil {
 				return
