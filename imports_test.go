@@ -95,6 +95,11 @@ var importRules = map[string][]string{
 	// end starts from it; no front end builds an engine itself.
 	"app": {"config", "controller", "conversation", "endpoints", "endpoints/*", "pipeline", "recording", "skills", "text"},
 
+	// chorus doctor's checks: the controller, the Hub, the command
+	// endpoint's programs and the MCP servers, each as a chat would reach
+	// them (app builds the controller and the servers' list).
+	"doctor": {"app", "config", "controller", "endpoints/*", "httpwire", "skills", "text"},
+
 	// The command line wires everything (but test support); the root
 	// package is main.go, which only calls it.
 	"cli": {"*"},

@@ -96,9 +96,9 @@ func keySource(cfg *config.Config) string {
 	return "controller.key"
 }
 
-// ollamaHost is where the Ollama expert endpoint reaches Ollama: the
+// OllamaHost is where the Ollama expert endpoint reaches Ollama: the
 // controller's server when it is one, else OLLAMA_HOST or Ollama's default.
-func ollamaHost(cfg *config.Config) string {
+func OllamaHost(cfg *config.Config) string {
 	if cfg.Controller.Kind == "" || cfg.Controller.Kind == controller.DefaultKind {
 		return cfg.Controller.Host
 	}
@@ -161,7 +161,7 @@ func buildRouter(cfg *config.Config, cat *skills.Catalog, tools *mcp.Endpoint, d
 			Results: cfg.Retrieval.Results, Language: cfg.Retrieval.Language}))
 	}
 	if cfg.Ollama.Experts {
-		eps = append(eps, ollama.New(ollama.Options{Host: ollamaHost(cfg), HTTPClient: httpClient, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))
+		eps = append(eps, ollama.New(ollama.Options{Host: OllamaHost(cfg), HTTPClient: httpClient, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))
 	}
 	if cfg.Command.Enabled {
 		eps = append(eps, command.New(command.Options{}))

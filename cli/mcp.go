@@ -51,7 +51,7 @@ func newMCPListCmd(g *globalFlags) *cobra.Command {
 		Short: "Start (or reach) each configured MCP server and show its state and tools",
 		Long: `Starts (or reaches) every server of the configuration's mcp list, as a chat would, and shows for each
 its state — running with its tools, or why it failed and the fix. A tool marked "asks" is not annotated
-read-only: it runs only once you approve it (in the chat), or with --allow-tool in chorus run.
+read-only: it runs only once you approve it (in the chat, or chorus run on a terminal), or with --allow-tool in chorus run.
 Exit status 1 when a server failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -48,6 +48,9 @@ type printer struct {
 	// empty section is noise.
 	entered map[pipeline.Stage]bool
 	pending pipeline.Stage
+	// streamed holds the plan's tasks the log listed as they arrived
+	// (plan_task), by id: the plan's end lists only what they did not say.
+	streamed map[int]string
 }
 
 // logStage is the stage an event's log line belongs under; "" keeps the
@@ -152,23 +155,27 @@ func (p *printer) write(s string) {
 }
 
 func (p *printer) plain(ev pipeline.Event) {
+	if e, ok := ev.(pipeline.PlanEvent); ok {
+		// Its header only with a line under it: a streamed plan's end
+		// often adds nothing, and comes after its tasks ran.
+		p.planLines(e)
+		return
+	}
 	p.header(logStage(ev))
 	switch e := ev.(type) {
 	case pipeline.StageEvent:
 		p.enter(e.Stage)
-	case pipeline.PlanEvent:
-		p.planLines(e)
 	case pipeline.PlanTaskEvent:
 		// A task of the plan still being written; it may start at once.
-		t := e.Task
-		dep := ""
-		if len(t.Dep) > 0 {
-			dep = fmt.Sprintf(" after %v", t.Dep)
+		if p.streamed == nil {
+			p.streamed = map[int]string{}
 		}
-		p.line("plan: + %d. %s%s %s", t.ID, t.Task, dep, formatArgs(t.Args))
+		p.streamed[e.Task.ID] = taskLine(e.Task)
+		p.line("plan: + %d. %s", e.Task.ID, taskLine(e.Task))
 	case pipeline.PlanRevisionEvent:
 		p.revision(e)
 	case pipeline.TaskWithdrawnEvent:
+		delete(p.streamed, e.ID) // the final plan's task of this id is another
 		p.line("withdrawn: task %d %s: %s — its result is not used", e.ID, e.Task, e.Reason)
 	case pipeline.ModelReasonEvent:
 		p.line("  task %d's model: %s", e.ID, text.OneLine(e.Reason, 160))
@@ -213,9 +220,30 @@ func (p *printer) plain(ev pipeline.Event) {
 	}
 }
 
+// taskLine is a task of a plan for the log: its name, what it waits for,
+// its arguments.
+func taskLine(t pipeline.Task) string {
+	dep := ""
+	if len(t.Dep) > 0 {
+		dep = fmt.Sprintf(" after %v", t.Dep)
+	}
+	return t.Task + dep + " " + formatArgs(t.Args)
+}
+
 // planLines prints the plan: its tasks, constraints and notes — and, with
-// --plan-only, the plan itself to stdout.
+// --plan-only, the plan itself to stdout. A plan whose tasks were listed
+// as they streamed adds only what they did not say (a task the final plan
+// changed, its constraints, its notes), under "── planning" again only
+// when there is such a line.
 func (p *printer) planLines(e pipeline.PlanEvent) {
+	if prev := p.pending; p.under != pipeline.StagePlanning {
+		p.pending = pipeline.StagePlanning
+		defer func() {
+			if p.pending == pipeline.StagePlanning { // nothing came under it
+				p.pending = prev
+			}
+		}()
+	}
 	if p.planOnly {
 		// With --plan-only the plan is what the run produces: it goes
 		// to stdout, as the answer would, in the planner's JSON
@@ -227,17 +255,20 @@ func (p *printer) planLines(e pipeline.PlanEvent) {
 			Tasks []pipeline.Task `json:"tasks"`
 		}{Tasks: e.Tasks})
 	}
-	if len(e.Tasks) == 0 {
-		p.line("plan: no expert tasks — the controller answers directly")
-	} else {
-		p.line("plan: %d task(s)", len(e.Tasks))
-	}
-	for _, t := range e.Tasks {
-		dep := ""
-		if len(t.Dep) > 0 {
-			dep = fmt.Sprintf(" after %v", t.Dep)
+	switch {
+	case len(p.streamed) > 0:
+		for _, t := range e.Tasks {
+			if p.streamed[t.ID] != taskLine(t) {
+				p.line("plan: + %d. %s", t.ID, taskLine(t))
+			}
 		}
-		p.line("  %d. %s%s %s", t.ID, t.Task, dep, formatArgs(t.Args))
+	case len(e.Tasks) == 0:
+		p.line("plan: no expert tasks — the controller answers directly")
+	default:
+		p.line("plan: %d task(s)", len(e.Tasks))
+		for _, t := range e.Tasks {
+			p.line("  %d. %s", t.ID, taskLine(t))
+		}
 	}
 	if !e.Constraints.IsZero() {
 		p.line("  constraints: %s", e.Constraints)
@@ -252,9 +283,15 @@ func (p *printer) planLines(e pipeline.PlanEvent) {
 
 // modelLine prints a task's model choice and why.
 func (p *printer) modelLine(e pipeline.ModelEvent) {
+	// The controller's reason may come later, as a line of its own
+	// (ModelReasonEvent): no dash before nothing meanwhile.
+	why := ""
+	if r := text.OneLine(e.Reason, 160); r != "" {
+		why = " — " + r
+	}
 	switch {
 	case e.Endpoint == pipeline.EndpointController:
-		p.line("model: task %d %s → the controller [%s] — %s", e.ID, e.Task, e.Decided, text.OneLine(e.Reason, 160))
+		p.line("model: task %d %s → the controller [%s]%s", e.ID, e.Task, e.Decided, why)
 	case e.Model == "":
 		p.line("model: task %d %s → none: %s", e.ID, e.Task, e.Reason)
 		if p.noModel == nil {
@@ -262,7 +299,7 @@ func (p *printer) modelLine(e pipeline.ModelEvent) {
 		}
 		p.noModel[e.ID] = true
 	default:
-		p.line("model: task %d %s → %s on %s [%s] — %s", e.ID, e.Task, e.Model, pipeline.Where(e.Endpoint, e.Provider), e.Decided, text.OneLine(e.Reason, 160))
+		p.line("model: task %d %s → %s on %s [%s]%s", e.ID, e.Task, e.Model, pipeline.Where(e.Endpoint, e.Provider), e.Decided, why)
 	}
 	if e.Unmet != "" {
 		p.line("  constraint not applied: %s", text.OneLine(e.Unmet, 200))
@@ -310,11 +347,7 @@ func (p *printer) revision(e pipeline.PlanRevisionEvent) {
 		p.line("revised: after %s failed — %d new task(s)", strings.Join(failed, ", "), len(e.Tasks))
 	}
 	for _, t := range e.Tasks {
-		dep := ""
-		if len(t.Dep) > 0 {
-			dep = fmt.Sprintf(" after %v", t.Dep)
-		}
-		p.line("  %d. %s%s %s", t.ID, t.Task, dep, formatArgs(t.Args))
+		p.line("  %d. %s", t.ID, taskLine(t))
 	}
 	for _, n := range e.Notes {
 		p.line("  note: %s", n)

@@ -112,9 +112,14 @@ func TestRunLogHeadsOnlyStagesWithLines(t *testing.T) {
 			t.Errorf("── %s heads nothing:\n%s", s, log.String())
 		}
 	}
-	want := "planning selection execution planning execution response"
+	// The plan's end adds nothing the streamed tasks did not say: the
+	// log does not go back to planning to list them again.
+	want := "planning selection execution response"
 	if got := strings.Join(heads, " "); got != want {
 		t.Errorf("headers %q, want %q:\n%s", got, want, log.String())
+	}
+	if strings.Contains(log.String(), "task(s)") {
+		t.Errorf("the streamed plan is listed again when it ends:\n%s", log.String())
 	}
 
 	// When the controller chooses, selection and execution are announced
@@ -154,5 +159,24 @@ func TestRunLogSaysAPlanFailureOnce(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "  note: another note") {
 		t.Errorf("the plan's other notes are lost:\n%s", log.String())
+	}
+}
+
+// TestRunLogModelLineWithoutAReason: the controller's pick arrives before
+// its reason (the reason follows as its own line): the model line ends
+// with who decided, not with a dash before nothing.
+func TestRunLogModelLineWithoutAReason(t *testing.T) {
+	t.Parallel()
+	var out, log strings.Builder
+	p := newPrinter(&out, &log, false, false)
+	p.emit(pipeline.ModelEvent{ID: 1, Task: "text-to-image", Model: "black-forest-labs/FLUX.1-dev", Endpoint: "huggingface", Provider: "fal-ai", Decided: "controller choice"})
+	p.emit(pipeline.ModelEvent{ID: 2, Task: "summarization", Endpoint: pipeline.EndpointController, Decided: "controller"})
+	p.emit(pipeline.ModelReasonEvent{ID: 1, Reason: "the best at photographs"})
+	want := "── selection\n" +
+		"model: task 1 text-to-image → black-forest-labs/FLUX.1-dev on huggingface (fal-ai) [controller choice]\n" +
+		"model: task 2 summarization → the controller [controller]\n" +
+		"  task 1's model: the best at photographs\n"
+	if log.String() != want {
+		t.Errorf("log:\n%s\nwant:\n%s", log.String(), want)
 	}
 }

@@ -201,7 +201,7 @@ Run without arguments to open the chat.`,
 					return err
 				}
 			}
-			return runTUI(cmd.Context(), a, resume, system)
+			return runTUI(cmd.Context(), a, resume, g.model, system)
 		},
 	}
 	pf := root.PersistentFlags()
@@ -215,7 +215,7 @@ Run without arguments to open the chat.`,
 	root.Flags().StringVar(&g.role, "role", "", "a saved instruction for every answer: the one response.roles names NAME (as chorus run --role)")
 	replayFlags(root, &g.replay)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &exitError{code: 2, err: err} })
-	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g), newEvalCmd(g), newMCPCmd(g), newManCmd(g), newSessionsCmd(g))
+	root.AddCommand(newRunCmd(g), newModelsCmd(g), newSkillsCmd(g), newConfigCmd(g), newServeCmd(g), newEvalCmd(g), newMCPCmd(g), newManCmd(g), newSessionsCmd(g), newDoctorCmd(g))
 	reflowLong(root)
 	return root
 }

@@ -47,8 +47,10 @@ type runFlags struct {
 	record string
 	replay app.Replay
 	// allowTools are the MCP tools that may run though they may change
-	// things (not annotated read-only): --allow-tool.
+	// things (not annotated read-only): --allow-tool. ask asks about the
+	// others on the terminal; nil (no terminal) refuses them.
 	allowTools []string
+	ask        *asker
 	// system is the user's instruction for the answer (--system TEXT), or
 	// role names a saved one (--role NAME, response.roles); check makes
 	// system what the answer stage reads.
@@ -101,6 +103,9 @@ session at once: every turn is kept.
 --system TEXT, or --role NAME (an instruction saved in config.yaml's response.roles), is read first by the
 answer stage: how the answer is written (tone, length, language), not what runs. -m MODEL (--model) is the
 controller model for this run.
+A tool that may change things (an MCP tool not annotated read-only) is asked about on a terminal — "Run
+server.tool? y run · a always · n no" on stderr, one key — when stdin and stderr are one; in a script or a pipe
+it runs only when --allow-tool names it, and its task fails otherwise.
 Exit status: 0 with an answer; 1 when the turn failed or every task of its plan failed (the cause is on
 stderr); 2 for bad usage or configuration, or a session that does not exist; 130 when interrupted.`,
 		Example: `  chorus run "describe ./cat.jpg and read the description aloud"
@@ -127,6 +132,7 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 			f.debug, f.modelSet, f.log = g.debug, g.model != "", g.logger()
 			f.app = app.Options{Version: g.version, ResultTransport: g.downloads}
 			f.terminal = isTerminal(stdout(cmd))
+			f.ask = terminalAsker(cmd.InOrStdin(), cmd.ErrOrStderr(), f.allowTools)
 			return runTurn(cmd.Context(), cfg, f, request, stdout(cmd), cmd.ErrOrStderr())
 		},
 	}
@@ -145,7 +151,7 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 	replayFlags(cmd, &f.replay)
 	fl.StringVar(&f.system, "system", "", `an instruction for the answer, read first by the answer stage (tone, length, language — not what runs), e.g. "answer in French"`)
 	fl.StringVar(&f.role, "role", "", "a saved instruction for the answer: the one response.roles in config.yaml names NAME (as --system gives one)")
-	fl.StringSliceVar(&f.allowTools, "allow-tool", nil, "let the MCP tool NAME run though it is not annotated read-only (server.tool, or server.* for all of a server's; repeatable)")
+	fl.StringSliceVar(&f.allowTools, "allow-tool", nil, "let the MCP tool NAME run unasked though it is not annotated read-only (server.tool, or server.* for all of a server's; repeatable) — without a terminal to ask on, only these run")
 	return cmd
 }
 
@@ -242,6 +248,7 @@ func runOn(ctx context.Context, a *app.App, f *runFlags, request string, stdout,
 	if err != nil {
 		return err
 	}
+	saved := chat.Model()
 	if f.modelSet || a.Replaying() {
 		chat.SetModel(cfg.Controller.Model) // --model (or the recording's) wins over the session's
 	}
@@ -285,15 +292,13 @@ func runOn(ctx context.Context, a *app.App, f *runFlags, request string, stdout,
 			return &exitError{code: 2, err: fmt.Errorf("--record: %w", err)}
 		}
 	}
-	sess := chat.Session()
-	switch {
-	case resumed:
-		p.note("continuing session %s (%s) after %d turn(s)", cmp.Or(sess.Title(), sess.ID()), sess.ID(), sess.Len())
-	case f.cont != "":
-		p.note("no saved session yet in %s — this run starts one", svc.Dir())
+	continuing(p, chat, f, resumed, saved)
+	approve := pipeline.AllowTools(f.allowTools)
+	if f.ask != nil {
+		approve = f.ask.approve
 	}
 	res := chat.Run(ctx, conversation.Request{Request: request, Input: piped.Input, Attachments: attachments, PlanOnly: f.planOnly, Check: true,
-		Approve: pipeline.AllowTools(f.allowTools),
+		Approve: approve,
 		Synced: func(s conversation.Sync) {
 			p.note("%d turn(s) another chat saved meanwhile are part of the history", len(s.Added))
 		}}, p.emit)
@@ -331,6 +336,22 @@ func runOn(ctx context.Context, a *app.App, f *runFlags, request string, stdout,
 		fmt.Fprintf(logw, "session: %s\n", res.Session.ID())
 	}
 	return result
+}
+
+// continuing says which session the run continues, and the controller
+// model -m named in place of the one it was saved with (saved); or that
+// --continue found none to continue.
+func continuing(p *printer, chat *conversation.Chat, f *runFlags, resumed bool, saved string) {
+	sess := chat.Session()
+	switch {
+	case resumed && f.modelSet && saved != chat.Model():
+		p.note("continuing session %s (%s) after %d turn(s), with controller %s (-m), not the session's %s",
+			cmp.Or(sess.Title(), sess.ID()), sess.ID(), sess.Len(), chat.Model(), saved)
+	case resumed:
+		p.note("continuing session %s (%s) after %d turn(s)", cmp.Or(sess.Title(), sess.ID()), sess.ID(), sess.Len())
+	case f.cont != "":
+		p.note("no saved session yet in %s — this run starts one", chat.Service().Dir())
+	}
 }
 
 // turnResult is how a run ends: nil with an answer (or a plan with

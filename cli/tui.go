@@ -13,8 +13,9 @@ import (
 // in the background.
 //
 // With a replay, the chat answers from the recording and says so when it
-// opens.
-func runTUI(ctx context.Context, a *app.App, resume, system string) error {
+// opens. model is the controller model -m named ("" for none): it wins over
+// a resumed session's.
+func runTUI(ctx context.Context, a *app.App, resume, model, system string) error {
 	intro := a.Note()
 	for _, w := range a.Warnings() {
 		// Said in the chat when it opens: the tools are missing from
@@ -23,6 +24,9 @@ func runTUI(ctx context.Context, a *app.App, resume, system string) error {
 	}
 	cfg := a.Config()
 	opts := ui.Options{Config: cfg, Service: a.Service(), Constraints: a.Constraints(), Resume: resume, Intro: intro, System: system}
+	if !a.Replaying() {
+		opts.Model = model // a replay runs the recording's model
+	}
 	// The prompt head is prefilled while the user types (unless
 	// controller.warm says not to); a replay answers from its recording
 	// and has nothing to warm.

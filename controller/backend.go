@@ -53,6 +53,12 @@ type Versioner interface {
 	Version(ctx context.Context) (string, error)
 }
 
+// ContextLengther is a Backend whose server says how long a context a
+// model was trained for; informational only (chorus doctor).
+type ContextLengther interface {
+	ContextLength(ctx context.Context, model string) (int, error)
+}
+
 // Hinter is a Backend with its own words for its server and for the fixes
 // the Controller's errors name ("start it with `ollama serve`"). A backend
 // without them gets the neutral DefaultHints.

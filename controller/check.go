@@ -74,7 +74,7 @@ func (c *Controller) check(parent context.Context) Status {
 		return Status{Err: parent.Err()}
 	case err == nil:
 		if !hasModel(list, c.model) {
-			return Status{Reachable: true, Err: c.newError(ErrModelMissing, "")}
+			return Status{Reachable: true, Version: version, Err: c.newError(ErrModelMissing, "")}
 		}
 	case errors.As(err, &se):
 		// Listing is refused or missing; the capabilities call still

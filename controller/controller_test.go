@@ -52,6 +52,9 @@ func TestCheckNamesTheFix(t *testing.T) {
 	if !st.Reachable || st.Pulled || !errors.Is(st.Err, controller.ErrModelMissing) || st.Err.Error() != want {
 		t.Fatalf("missing model: %+v", st)
 	}
+	if st.Version != fakeollama.Version { // the server answered: chorus doctor says which
+		t.Errorf("missing model: the server's version %q, want %q", st.Version, fakeollama.Version)
+	}
 
 	srv.Stop()
 	st = ctl.Check(context.Background())
@@ -263,5 +266,21 @@ func TestAWebServerIsNotOllama(t *testing.T) {
 	_, err = ctl.Chat(context.Background(), controller.ChatCall{Messages: []controller.Message{{Role: "user", Content: "hi"}}})
 	if !errors.Is(err, controller.ErrWrongServer) {
 		t.Fatalf("chat error = %v", err)
+	}
+}
+
+// TestContextLength: the context the controller model was trained for,
+// as the server reports it (chorus doctor shows it); 0 with no error from
+// a server that does not say.
+func TestContextLength(t *testing.T) {
+	t.Parallel()
+	srv := fakeollama.New(t)
+	srv.AddModel(fakeollama.Model{Name: "qwen3:8b", Family: "qwen3", ContextLength: 40960})
+	ctl := newController(t, srv, "qwen3:8b", nil)
+	if n, err := ctl.ContextLength(context.Background()); err != nil || n != 40960 {
+		t.Fatalf("context length %d, %v; want 40960", n, err)
+	}
+	if _, err := ctl.WithModel("missing").ContextLength(context.Background()); !errors.Is(err, controller.ErrModelMissing) {
+		t.Fatalf("a missing model: %v", err)
 	}
 }

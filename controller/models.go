@@ -56,6 +56,21 @@ func (c *Controller) Capabilities(ctx context.Context) ([]string, error) {
 	return caps, nil
 }
 
+// ContextLength is the context the model was trained for, in tokens, as
+// the server says (Ollama's model_info); 0 when its backend does not say.
+// It is not what a call asks for (controller.num_ctx).
+func (c *Controller) ContextLength(ctx context.Context) (int, error) {
+	b, ok := c.backend.(ContextLengther)
+	if !ok {
+		return 0, nil
+	}
+	n, err := b.ContextLength(ctx, c.model)
+	if err != nil {
+		return 0, c.wrap(err)
+	}
+	return n, nil
+}
+
 // CanSee reports whether the controller model accepts images. Errors count
 // as no: grounding is an enhancement, never a reason to fail a turn.
 func (c *Controller) CanSee(ctx context.Context) bool {

@@ -77,6 +77,23 @@ func (o *ollamaBackend) Capabilities(ctx context.Context, model string) ([]strin
 	return caps, nil
 }
 
+// ContextLength reads the trained context from the model's model_info
+// ("<architecture>.context_length"); 0 when it has none.
+func (o *ollamaBackend) ContextLength(ctx context.Context, model string) (int, error) {
+	resp, err := o.client.Show(ctx, &api.ShowRequest{Model: model})
+	if err != nil {
+		return 0, ollamaError(err)
+	}
+	arch, _ := resp.ModelInfo["general.architecture"].(string)
+	switch n := resp.ModelInfo[arch+".context_length"].(type) {
+	case float64:
+		return int(n), nil
+	case int:
+		return n, nil
+	}
+	return 0, nil
+}
+
 func (o *ollamaBackend) Version(ctx context.Context) (string, error) {
 	v, err := o.client.Version(ctx)
 	return v, ollamaError(err)

@@ -327,7 +327,7 @@ func workflowSection(rep *Report, p Plan) string {
 		b.WriteString("**Workflow**\n\n")
 		for _, t := range rep.Tasks {
 			for _, r := range revisedAt[t.ID] {
-				fmt.Fprintf(&b, "\n_%s:_\n\n", upperFirst(text.OneLine(r.String(), 400)))
+				fmt.Fprintf(&b, "\n_%s._\n\n", upperFirst(text.OneLine(r.String(), 400)))
 			}
 			fmt.Fprintf(&b, "%d. **%s**", t.ID, t.Task)
 			if len(t.Dep) > 0 {

@@ -96,7 +96,7 @@ func TestRevisionFailedVideoBecomesImage(t *testing.T) {
 	if !slices.ContainsFunc(rep.Calls, func(c pipeline.ControllerCall) bool { return c.Stage == pipeline.StageRevision }) {
 		t.Fatalf("the report's controller calls lack the revision: %+v", rep.Calls)
 	}
-	if !strings.Contains(rep.Answer, "Revised after task 1 (text-to-video) failed") || !strings.Contains(rep.Answer, "added task 2 (text-to-image)") {
+	if !strings.Contains(rep.Answer, "Revised after task 1 (text-to-video) failed") || !strings.Contains(rep.Answer, "added task 2 (text-to-image)._\n") {
 		t.Fatalf("the workflow section does not say the revision:\n%s", rep.Answer)
 	}
 

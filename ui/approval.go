@@ -48,8 +48,17 @@ func (m *Model) onApprovalRequest(req approvalRequest) {
 		return
 	}
 	m.approvals = append(m.approvals, req)
+	m.asking(req.a.ID, true)
 	if len(m.approvals) == 1 {
 		m.showApproval()
+	}
+}
+
+// asking marks the running turn's task id as waiting for the user (or no
+// longer): its panes then say so rather than spin.
+func (m *Model) asking(id int, waits bool) {
+	if m.cur != nil {
+		m.cur.Asking(id, waits)
 	}
 }
 
@@ -74,6 +83,7 @@ func (m *Model) answerApproval(err error, always bool) {
 	}
 	req := m.approvals[0]
 	m.approvals = m.approvals[1:]
+	m.asking(req.a.ID, false)
 	if always && err == nil {
 		m.allowedTools = append(m.allowedTools, req.a.Tool)
 	}
@@ -84,6 +94,7 @@ func (m *Model) answerApproval(err error, always bool) {
 	for _, r := range m.approvals {
 		if slices.Contains(m.allowedTools, r.a.Tool) {
 			r.reply <- nil
+			m.asking(r.a.ID, false)
 			continue
 		}
 		rest = append(rest, r)
@@ -99,6 +110,7 @@ func (m *Model) dropApprovals() {
 	}
 	for _, r := range m.approvals {
 		r.reply <- errDeclined
+		m.asking(r.a.ID, false)
 	}
 	m.approvals = nil
 }

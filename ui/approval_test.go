@@ -56,8 +56,19 @@ func TestToolApprovalAsks(t *testing.T) {
 			t.Errorf("the question lacks %q:\n%s", want, frame)
 		}
 	}
+	waiting := func(want bool) func(*Model) bool {
+		return func(m *Model) bool {
+			ts := m.turns[len(m.turns)-1].Tasks
+			return len(ts) == 1 && ts[0].Asking == want
+		}
+	}
+	s.wait("the task waiting for you", waiting(true))
+	if status := s.snapshot(); !strings.Contains(status, "waiting for you") || strings.Contains(status, "⏱") {
+		t.Errorf("while the question waits the status line runs a clock:\n%s", status)
+	}
 	s.typeText("n")
 	s.wait("the declined turn", turnsDone(1))
+	s.wait("the task no longer waiting", waiting(false))
 
 	s.submit("toggle it on, really")
 	s.wait("the second question", asking(2))

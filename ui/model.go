@@ -144,6 +144,7 @@ func New(opts Options) (*Model, error) {
 		err := m.loadSession(opts.Resume)
 		switch {
 		case err == nil:
+			m.keepNamedModel()
 		case conversation.IsLatest(opts.Resume) && errors.Is(err, conversation.ErrNotFound):
 			// The first run with --resume latest: nothing is wrong.
 			m.say("No saved session to resume yet (in `" + m.conv.Service().Dir() + "`) — this chat starts a new one.")

@@ -21,6 +21,7 @@ import (
 	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/conversation"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/theme"
 	"github.com/chorusai/chorus/ui/turnview"
@@ -553,5 +554,45 @@ func TestQuitDuringTurnSavesIt(t *testing.T) {
 	saved := savedTurns(t, m)
 	if len(saved) != 1 || !saved[0].Cancelled || !strings.Contains(saved[0].Answer, "A partial") {
 		t.Fatalf("saved turns = %+v", saved)
+	}
+}
+
+// TestResumeWithANamedModel: chorus --resume TITLE -m llava runs llava, not
+// the model the session was saved with, and the status line says which
+// model runs and that it replaced the session's.
+func TestResumeWithANamedModel(t *testing.T) {
+	env := newTestEnv(t)
+	opts := env.options(t)
+	st := sessions.Store{Dir: opts.Service.Dir()}
+	old := st.New("")
+	old.Title, old.Model = "a fox", "llama3.2:3b"
+	old.AddTurn(sessions.Record{Request: "hi", Answer: "hello"})
+	if err := st.Save(old); err != nil {
+		t.Fatal(err)
+	}
+	opts.Resume, opts.Model = old.ID, "llava"
+	m, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.conv.Model(); got != "llava" {
+		t.Fatalf("resumed with -m llava, the controller is %q", got)
+	}
+	m.width = 120
+	status := ansi.Strip(m.statusLine(fixedNow))
+	if !strings.Contains(status, " llava ") {
+		t.Errorf("the status line does not name llava: %q", status)
+	}
+	if !strings.Contains(m.notice.text, "llava") || !strings.Contains(m.notice.text, "llama3.2:3b") {
+		t.Errorf("nothing says llava replaced the session's llama3.2:3b: %q", m.notice.text)
+	}
+	// Without -m the session's model comes back, as before.
+	opts.Model = ""
+	m, err = New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.conv.Model(); got != "llama3.2:3b" {
+		t.Errorf("resumed without -m, the controller is %q, want the session's", got)
 	}
 }

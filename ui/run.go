@@ -33,6 +33,10 @@ type Options struct {
 	// Resume is the id of a session to reopen ("latest" for the newest);
 	// empty starts a new one.
 	Resume string
+	// Model is the controller model the user named (chorus -m): it wins
+	// over the model a resumed session was saved with, and the chat says
+	// so. Empty keeps the session's.
+	Model string
 	// System is the user's instruction for every answer of the chat
 	// (chorus --system or --role; conversation.ChatOptions.System).
 	System string

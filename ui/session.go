@@ -61,6 +61,18 @@ func (m *Model) loadSession(id string) error {
 	return nil
 }
 
+// keepNamedModel makes the model the user named (chorus -m) the
+// controller of the session just resumed, in place of the one it was saved
+// with, and says so on the status line.
+func (m *Model) keepNamedModel() {
+	named, saved := m.opts.Model, m.conv.Model()
+	if named == "" || named == saved {
+		return
+	}
+	m.conv.SetModel(named)
+	m.flash("controller "+named+" (-m), not the session's "+saved, false)
+}
+
 // loadedMsg carries a session read off the UI goroutine.
 type loadedMsg struct {
 	s   *conversation.Session

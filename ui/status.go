@@ -83,12 +83,21 @@ func (m *Model) statusLine(now time.Time) string {
 		if t.Done {
 			label = "last "
 		}
-		if !t.Done && t.Queue.Waiting {
+		waiting, held := t.Waiting()
+		switch {
+		case !t.Done && held:
+			// Nothing runs until the user answers: no clock.
+			right = append(right, "waiting for you")
+		case !t.Done && waiting:
+			right = append(right, "waiting for you", label+turnview.HumanDuration(t.Elapsed(now)))
+		case !t.Done && t.Queue.Waiting:
 			// Other chats hold the controller's slots: say why nothing
 			// moves (Ctrl+C leaves the queue).
 			right = append(right, pipeline.QueueText(t.Queue))
+			right = append(right, label+turnview.HumanDuration(t.Elapsed(now)))
+		default:
+			right = append(right, label+turnview.HumanDuration(t.Elapsed(now)))
 		}
-		right = append(right, label+turnview.HumanDuration(t.Elapsed(now)))
 		if t.Done && t.TPS > 0 {
 			right = append(right, turnview.HumanRate(t.TPS))
 		}

@@ -301,6 +301,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveHubModel(sw, r, id)
 		return
 	}
+	if path == "/api/whoami-v2" {
+		s.serveWhoami(sw, r)
+		return
+	}
+	if path == "/v1/models" && r.Method == http.MethodGet {
+		s.serveRouterModels(sw) // public, as the router's
+		return
+	}
 	if !strings.HasPrefix(path, "/hf-inference/") {
 		if !s.bearer(sw, r) {
 			return

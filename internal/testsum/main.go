@@ -6,6 +6,11 @@
 // check. It exits 1 when a test or a package failed, or a package gave no
 // result (go test stopped early), so `go test -json ./... | go run
 // ./internal/testsum` fails as go test would (go tool task test).
+//
+// The race detector needs cgo and a C compiler, which a machine with only
+// Go lacks: `testsum -race-flag` prints go test's -race where it can run
+// and nothing elsewhere (the Taskfile passes it on), and a summary run
+// without it starts by saying so, in one line.
 package main
 
 import (
@@ -14,11 +19,22 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 )
 
 func main() {
+	flag, why := raceFlag(goEnv, exec.LookPath)
+	if len(os.Args) > 1 && os.Args[1] == "-race-flag" {
+		// For the Taskfile: go test's flag, or nothing where the race
+		// detector cannot run.
+		fmt.Println(flag)
+		return
+	}
+	if flag == "" {
+		fmt.Println(raceNote(why))
+	}
 	ok, err := summarize(os.Stdin, os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testsum:", err)

@@ -29,7 +29,11 @@ func ExecLines(pc RenderContext) []string {
 		if ts.Status == TaskRunning {
 			el = pc.Now.Sub(ts.Started)
 		}
-		head := pc.glyph(ts.Status) + " " + st.Bold.Render(fmt.Sprintf("#%d %s", ts.Task.ID, ts.Task.Task)) + " " + st.Dim.Render(HumanDuration(el))
+		clock := st.Dim.Render(HumanDuration(el))
+		if ts.waiting() {
+			clock = st.Warn.Render(waitingForYou)
+		}
+		head := pc.taskGlyph(ts) + " " + st.Bold.Render(fmt.Sprintf("#%d %s", ts.Task.ID, ts.Task.Task)) + " " + clock
 		if ts.Status == TaskCancelled {
 			head += " " + st.Skipped.Render("cancelled")
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/chat"
 )
@@ -50,14 +52,14 @@ func ModelLines(pc RenderContext) []string {
 		case fb != "":
 			// What ran, not what was chosen first; and, on a line of its
 			// own so that a long model id does not clip it away, after what.
-			out = append(out, head+st.Accent.Render(ts.Model)+st.Dim.Render(" · "+pipeline.Where(ts.Endpoint, ts.Provider)),
-				"   "+st.Warn.Render(chat.Clip(fb, max(pc.Width-3, 1))))
+			out = append(out, pc.choiceLines(head, ts.Model, pipeline.Where(ts.Endpoint, ts.Provider), "")...)
+			out = append(out, "   "+st.Warn.Render(chat.Clip(fb, max(pc.Width-3, 1))))
 		case c.Endpoint == pipeline.EndpointController:
 			out = append(out, head+st.Accent.Render("the controller")+st.Dim.Render(" · "+cmpOr(c.Model, t.Model)+" · "+c.Decided))
 		case c.Model == "":
 			out = append(out, head+st.Fail.Render("no model")+st.Dim.Render(" · "+oneLine(why)))
 		default:
-			out = append(out, head+st.Accent.Render(c.Model)+st.Dim.Render(" · "+pipeline.Where(c.Endpoint, c.Provider)+" · "+oneLine(why)))
+			out = append(out, pc.choiceLines(head, c.Model, pipeline.Where(c.Endpoint, c.Provider), oneLine(why))...)
 		}
 	}
 	if !pc.Expanded {
@@ -105,6 +107,26 @@ func ModelLines(pc RenderContext) []string {
 	}
 	out = append(out, "", st.Dim.Render(keyOr(pc.ExpandKey)+" collapses the details"))
 	return fit(out, pc.Width)
+}
+
+// choiceLines are a task's chosen model — head, model · where it runs ·
+// why — on one line, the reason clipped at the pane's edge. Where it runs
+// never clips away: when the line cannot hold it, it leads a second line,
+// with the reason; the model id gives way only when it does not fit
+// alone, to its name without the owner, clipped.
+func (pc RenderContext) choiceLines(head, model, where, why string) []string {
+	st := pc.Styles
+	w := ansi.StringWidth
+	if why != "" {
+		why = " · " + why
+	}
+	if first := head + st.Accent.Render(model) + st.Dim.Render(" · "+where); w(first) <= pc.Width {
+		return []string{first + st.Dim.Render(why)} // fit clips the reason
+	}
+	if w(head)+w(model) > pc.Width {
+		model = chat.Clip(pipeline.ShortModel(model), max(pc.Width-w(head), 1))
+	}
+	return []string{head + st.Accent.Render(model), "   " + st.Dim.Render(chat.Clip(where+why, max(pc.Width-3, 1)))}
 }
 
 // oneLine keeps the first line of s: the rest is a key away.

@@ -59,6 +59,19 @@ type RenderContext struct {
 	FocusKey, ScrollUpKey, ScrollDownKey, ZoomKey string
 }
 
+// taskGlyph is ts's glyph: its status's, or "?" while its tool waits for
+// the user's approval (nothing spins: nothing runs).
+func (pc RenderContext) taskGlyph(ts *TaskState) string {
+	if ts.waiting() {
+		return pc.Styles.Warn.Render("?")
+	}
+	return pc.glyph(ts.Status)
+}
+
+// waitingForYou is what a task whose tool waits for approval shows in
+// place of its clock.
+const waitingForYou = "waiting for you"
+
 func (pc RenderContext) glyph(s TaskStatus) string {
 	st := pc.Styles
 	switch s {

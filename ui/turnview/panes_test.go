@@ -241,7 +241,10 @@ func TestPanesShowARevisedPlan(t *testing.T) {
 		return -1
 	}
 	failed, skipped := find("✗ 1 image-to-text ↻ replaced"), find("⊘ 2 text-to-speech ↻ replaced")
-	head := find("↻ revised after #1 image-to-text failed:")
+	head := find("↻ revised after #1 image-to-text failed")
+	if got := strings.TrimSpace(lines[head]); got != "↻ revised after #1 image-to-text failed — 2 new tasks" {
+		t.Errorf("the revision's head = %q: it says what it added, and no ':' before nothing", got)
+	}
 	vqa, tts := find("✓ 3 visual-question-answering"), find("4 text-to-speech")
 	find("note: task 1 (visual-question-answering) of the revision took the id")
 	if !(failed < skipped && skipped < head && head < vqa && vqa < tts) {
@@ -269,7 +272,7 @@ func TestPanesShowARevisedPlan(t *testing.T) {
 	tr.Apply(pipeline.TaskEndEvent{ID: 1, Task: "text-to-video", Status: pipeline.StatusError, Error: "404"}, now)
 	tr.Apply(pipeline.PlanRevisionEvent{Revision: pipeline.Revision{After: []pipeline.FailedTask{{ID: 1, Task: "text-to-video"}}, Tasks: []pipeline.Task{}}}, now)
 	pc.Turn = tr
-	if plan := plainLines(PlanLines(pc)); !strings.Contains(plan, "↻ revised after #1 text-to-video failed: no other way found") {
+	if plan := plainLines(PlanLines(pc)); !strings.Contains(plan, "↻ revised after #1 text-to-video failed — no other way found") {
 		t.Fatalf("plan pane:\n%s", plan)
 	}
 }

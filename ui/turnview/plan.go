@@ -72,9 +72,9 @@ func revisionHead(r pipeline.Revision) string {
 		failed[i] = fmt.Sprintf("#%d %s", f.ID, f.Task)
 	}
 	if len(r.Tasks) == 0 {
-		return "revised after " + strings.Join(failed, ", ") + " failed: no other way found"
+		return "revised after " + strings.Join(failed, ", ") + " failed — no other way found"
 	}
-	return "revised after " + strings.Join(failed, ", ") + " failed:"
+	return "revised after " + strings.Join(failed, ", ") + " failed — " + chat.Count(len(r.Tasks), "new task")
 }
 
 // taskTree renders tasks as a tree: each hangs under the last of them it
@@ -120,8 +120,11 @@ func taskTree(pc RenderContext, tasks []*TaskState) []string {
 				branch, next = "├─", prefix+"│ "
 			}
 		}
-		head := st.PaneBorder.Render(prefix+branch) + pc.glyph(ts.Status) + " " +
+		head := st.PaneBorder.Render(prefix+branch) + pc.taskGlyph(ts) + " " +
 			st.Bold.Render(fmt.Sprintf("%d %s", ts.Task.ID, ts.Task.Task))
+		if ts.waiting() {
+			head += " " + st.Warn.Render(waitingForYou)
+		}
 		if extra := otherDeps(ts, parentOf[ts.Task.ID]); extra != "" {
 			word := "also after "
 			if parentOf[ts.Task.ID] < 0 {

@@ -44,7 +44,15 @@ type TaskState struct {
 	// Replaced: the task failed, or was skipped for a failed task, and a
 	// revision of the plan answered it — its branch is marked.
 	Replaced bool
+	// Asking: the task's tool waits for the user's approval; nothing
+	// runs meanwhile, so the panes say "waiting for you", not a spinner
+	// and a clock.
+	Asking bool
 }
+
+// waiting reports whether the task is held by a question to the user: it
+// started, and its tool waits for approval.
+func (ts *TaskState) waiting() bool { return ts.Asking && ts.Status == TaskRunning }
 
 // progress adds a progress line to the log, in place of a passing one
 // before it.

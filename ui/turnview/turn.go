@@ -241,6 +241,30 @@ func (t *TurnState) Task(id int, name string) *TaskState {
 	return ts
 }
 
+// Asking marks task id as waiting for the user's approval of its tool, or
+// (asking false) as answered; a task the turn does not have is ignored.
+func (t *TurnState) Asking(id int, asking bool) {
+	if ts, ok := t.byID[id]; ok {
+		ts.Asking = asking
+	}
+}
+
+// Waiting reports whether a task of the turn waits for the user's
+// approval of its tool, and whether that holds the whole turn: no other
+// task runs and the plan is written.
+func (t *TurnState) Waiting() (waiting, held bool) {
+	running := false
+	for _, ts := range t.Tasks {
+		switch {
+		case ts.waiting():
+			waiting = true
+		case ts.Status == TaskRunning:
+			running = true
+		}
+	}
+	return waiting, waiting && !running && !t.Planning
+}
+
 // Finish records the engine's return.
 func (t *TurnState) Finish(rep *pipeline.Report, err error, now time.Time) {
 	t.Done, t.Ended = true, now
