@@ -171,7 +171,7 @@ func (s *server) setRoots(ctx context.Context, roots []string) {
 			add = append(add, &sdk.Root{URI: rootURI(r), Name: filepath.Base(r)}) //nolint:staticcheck // as above
 		}
 	}
-	asks, logs := s.asked.asks.Load(), s.asked.logs.Load()
+	asks, _, _ := s.asked.state()
 	notes := int64(0)
 	// Added first: the list a server asks for in between is never empty
 	// (server-filesystem keeps its previous folders on an empty one).
@@ -184,18 +184,20 @@ func (s *server) setRoots(ctx context.Context, roots []string) {
 		notes++
 	}
 	s.sent = slices.Clone(roots)
-	if !s.cfg.Stdio() || !s.asked.seen.Load() || notes == 0 {
+	if _, _, seen := s.asked.state(); !s.cfg.Stdio() || !seen || notes == 0 {
 		return // a server that never asked keeps to no roots: nothing to wait for
 	}
+	// Every request since — each answered with the list as it stands — has
+	// its answer: the last list is taken (a server answers in turn).
 	deadline := time.NewTimer(rootsAsked)
 	defer deadline.Stop()
 	var taken <-chan time.Time
 	for {
-		asked, logged := s.asked.asks.Load()-asks, s.asked.logs.Load()-logs
-		if asked >= notes && logged >= notes {
+		asked, logged, _ := s.asked.state()
+		if asked-asks >= notes && logged >= asked {
 			return
 		}
-		if asked >= notes && taken == nil {
+		if asked-asks >= notes && taken == nil {
 			t := time.NewTimer(rootsTaken)
 			defer t.Stop()
 			taken = t.C

@@ -60,27 +60,42 @@ type server struct {
 	asked    *rootsAsk
 }
 
-// rootsAsk counts a stdio server's requests for the roots and the lines
-// it writes to its standard error, so that a change of roots can wait
-// until the server has taken it (roots.go); seen says it ever asked (a
-// server that keeps to roots).
+// rootsAsk counts a stdio server's requests for the roots and the
+// answers it gives them — the line it writes to its standard error once it
+// has taken a list (server-filesystem writes one for each) — so that a
+// change of roots can wait until the server has taken it (roots.go). A
+// line no request is owed (a start-up message) is not an answer; seen says
+// the server ever asked (one that keeps to roots).
 type rootsAsk struct {
-	asks, logs atomic.Int64
-	seen       atomic.Bool
+	mu         sync.Mutex
+	asks, logs int64
+	seen       bool
 	ch         chan struct{}
 }
 
 func (a *rootsAsk) ask() {
-	a.seen.Store(true)
-	a.asks.Add(1)
+	a.mu.Lock()
+	a.seen = true
+	a.asks++
+	a.mu.Unlock()
 	a.poke()
 }
 
 func (a *rootsAsk) logged(n int) {
-	if n > 0 {
-		a.logs.Add(int64(n))
+	a.mu.Lock()
+	owed := a.logs < a.asks
+	a.logs = min(a.asks, a.logs+int64(n))
+	a.mu.Unlock()
+	if owed {
 		a.poke()
 	}
+}
+
+// state is the requests and answers so far, and whether it ever asked.
+func (a *rootsAsk) state() (asks, logs int64, seen bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.asks, a.logs, a.seen
 }
 
 func (a *rootsAsk) poke() {
