@@ -44,7 +44,10 @@ var importRules = map[string][]string{
 	// it), so config imports no endpoint kind — only the contract's modes
 	// and provider lists.
 	"config":   {"endpoints", "skills", "text"},
-	"pipeline": {"controller", "endpoints", "imaging", "scope", "skills", "text"},
+	"pipeline": {"controller", "endpoints", "imaging", "pipeline/flow", "scope", "skills", "text"},
+	// What the stages share: the plan, the runs, the events, the report,
+	// the controller conversation.
+	"pipeline/flow": {"controller", "endpoints", "scope", "skills", "text"},
 	// Event streams for the tests of what shows a turn (ui, ui/turnview).
 	"pipeline/pipelinetest": {"pipeline"},
 	"sessions":              {"config", "pipeline", "skills", "text"},

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 )
@@ -124,7 +127,7 @@ func gateArgs(sc *scope.Scope, s *skills.Skill, args map[string]string, r scope.
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: argument %s: %s", endpoints.ErrBadInput, k, refusal(err))
 	}
-	for _, k := range sortedKeys(args) {
+	for _, k := range slices.Sorted(maps.Keys(args)) {
 		v := args[k]
 		if a, _ := s.Arg(k); !a.Type.Media() || strings.TrimSpace(v) == "" {
 			continue
@@ -148,7 +151,7 @@ func gateArgs(sc *scope.Scope, s *skills.Skill, args map[string]string, r scope.
 // before anything runs, with a note naming the path and the fix; a value
 // without references goes on as the tool is to get it (the path judged),
 // so the plan shown is what runs.
-func (v *validator) gateArgs(t *Task, s *skills.Skill) {
+func (v *validator) gateArgs(t *flow.Task, s *skills.Skill) {
 	if _, gone := v.dropped[t.ID]; gone || s == nil {
 		return
 	}
@@ -156,12 +159,12 @@ func (v *validator) gateArgs(t *Task, s *skills.Skill) {
 	if v.reader != nil {
 		r = v.reader(s)
 	}
-	for _, k := range sortedKeys(t.Args) {
+	for _, k := range slices.Sorted(maps.Keys(t.Args)) {
 		if a, _ := s.Arg(k); a.Type.Media() {
 			continue // checked as a file (checkArgs)
 		}
-		val := resourceRef.ReplaceAllString(t.Args[k], " ")
-		got, err := v.scope.GateFor(val, argReader(r, s, k))
+		val := flow.ReplaceRefs(t.Args[k], func(string, int, bool) string { return " " })
+		got, err := v.scope.GateFor(val, flow.ArgReader(r, s, k))
 		if err != nil {
 			var de *scope.DeniedError
 			what := val
@@ -177,54 +180,19 @@ func (v *validator) gateArgs(t *Task, s *skills.Skill) {
 	}
 }
 
-// maxTextFile bounds a text file read into a text argument.
-const maxTextFile = 256 << 10
-
-// textFileContent reads a text argument that is exactly the path of a text
-// file the turn may read ("summarize notes.txt", planned as text:
-// /…/notes.txt): the task wants the words, not the file name. isFile is
-// false when val is not such a path (the gate has refused one the turn
-// may not read); err says why an allowed text file cannot be used — a task
-// given the file's name instead of its words would silently answer about
-// the wrong thing.
-func textFileContent(sc *scope.Scope, val string) (content string, isFile bool, err error) {
-	p := strings.TrimSpace(val)
-	if p == "" || strings.ContainsAny(p, "\n") || len(p) > 4096 || sc.Outside(p) != nil || ModalityOf(p) != skills.Text {
-		return "", false, nil
-	}
-	f, err := sc.Check(p)
-	if err != nil {
-		return "", false, nil // not a file it may read: it is text
-	}
-	b, err := f.ReadAll(maxTextFile)
-	switch {
-	case errors.Is(err, scope.ErrTooLarge):
-		size := int64(0)
-		if st, serr := os.Stat(f.Path()); serr == nil {
-			size = st.Size()
-		}
-		return "", true, fmt.Errorf("%s is %s; a text argument takes at most %d KB of a file — split it, or quote the part that matters",
-			p, skills.HumanBytes(size), maxTextFile>>10)
-	case err != nil:
-		return "", true, fmt.Errorf("cannot read %s: %w", p, err)
-	}
-	// Text in another encoding keeps its ASCII; the rest shows as U+FFFD.
-	return strings.ToValidUTF8(string(b), "\uFFFD"), true, nil
-}
-
 // fileTexts puts the words of a text file in place of its path, for a text
 // argument whose planned value (not another task's output) is the path of
 // a text file the turn may read, once the gate has passed it. A tool's
 // argument stays the path: the tool was asked for a path.
-func fileTexts(sc *scope.Scope, t Task, s *skills.Skill, args map[string]string) error {
+func fileTexts(sc *scope.Scope, t flow.Task, s *skills.Skill, args map[string]string) error {
 	if s.Tool != nil {
 		return nil
 	}
-	for _, k := range sortedKeys(args) {
-		if a, _ := s.Arg(k); a.Type != skills.Text || len(Refs(t.Args[k])) > 0 {
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		if a, _ := s.Arg(k); a.Type != skills.Text || len(flow.Refs(t.Args[k])) > 0 {
 			continue
 		}
-		content, isFile, err := textFileContent(sc, args[k])
+		content, isFile, err := flow.TextFile(sc, args[k])
 		switch {
 		case err != nil:
 			return fmt.Errorf("argument %s: %w", k, err)
@@ -291,7 +259,7 @@ func (e *Engine) namedMedia(t Turn) []string {
 		if attached[p] {
 			continue
 		}
-		switch ModalityOf(p) {
+		switch flow.ModalityOf(p) {
 		case skills.Image, skills.Audio, skills.Video:
 		default:
 			continue

@@ -2,11 +2,13 @@ package pipeline
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -195,7 +197,7 @@ func reshape(sh shape, key, val string) string {
 // one the plan split into parts its skill does not know (width and
 // height, x and y, x1…y2) is put together from them, with a note each
 // time. Parts that make nothing are left for fixArgNames to report.
-func (v *validator) composeArgs(t *Task, s *skills.Skill) {
+func (v *validator) composeArgs(t *flow.Task, s *skills.Skill) {
 	if s.Tool != nil {
 		return // an MCP tool's schema says what its arguments are
 	}
@@ -210,7 +212,7 @@ func (v *validator) composeArgs(t *Task, s *skills.Skill) {
 		}
 		whole := false
 		p := parts{}
-		for _, k := range sortedKeys(t.Args) {
+		for _, k := range slices.Sorted(maps.Keys(t.Args)) {
 			if named, ok := s.ArgNamed(k); ok {
 				if named.Name == a.Name {
 					whole = true

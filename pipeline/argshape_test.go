@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chorusai/chorus/imaging"
+	"github.com/chorusai/chorus/pipeline/flow"
 )
 
 // TestStructuredArgsAreRepaired: the spellings real models write for a
@@ -61,7 +62,7 @@ func TestStructuredArgsAreRepaired(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := e.validate(raw.Tasks, Constraints{}, typedTurn(img), raw.Notes)
+			p := e.validate(raw.Tasks, flow.Constraints{}, typedTurn(img), raw.Notes)
 			if c.dropped {
 				if len(p.Tasks) != 0 || !hasNote(p, "dropped task 1") {
 					t.Fatalf("tasks %+v, notes %q: want the task dropped, saying why", p.Tasks, p.Notes)

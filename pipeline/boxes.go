@@ -33,12 +33,12 @@ var boxInText = regexp.MustCompile(`\bat \[(\d+(?:\.\d+)?),(\d+(?:\.\d+)?),(\d+(
 func boxFrom(dep *taskRun, m skills.Modality) (string, error) {
 	var best *detected
 	var list []detected
-	if len(dep.data) > 0 {
-		if json.Unmarshal(dep.data, &list) != nil {
+	if len(dep.Data) > 0 {
+		if json.Unmarshal(dep.Data, &list) != nil {
 			var wrapped struct {
 				Predicted []detected `json:"predicted"`
 			}
-			if json.Unmarshal(dep.data, &wrapped) == nil {
+			if json.Unmarshal(dep.Data, &wrapped) == nil {
 				list = wrapped.Predicted
 			}
 		}
@@ -53,9 +53,9 @@ func boxFrom(dep *taskRun, m skills.Modality) (string, error) {
 	case best != nil:
 		x1, y1, x2, y2 = best.Box.XMin, best.Box.YMin, best.Box.XMax, best.Box.YMax
 	default:
-		mm := boxInText.FindStringSubmatch(dep.text)
+		mm := boxInText.FindStringSubmatch(dep.Text)
 		if mm == nil {
-			return "", fmt.Errorf("task %d (%s) found no objects, so it gives no %s", dep.task.ID, dep.task.Task, m)
+			return "", fmt.Errorf("task %d (%s) found no objects, so it gives no %s", dep.Task.ID, dep.Task.Task, m)
 		}
 		x1, _ = strconv.ParseFloat(mm[1], 64)
 		y1, _ = strconv.ParseFloat(mm[2], 64)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestBoxFrom(t *testing.T) {
 	list := `[{"score":0.5,"label":"cat","box":{"xmin":1,"ymin":2,"xmax":3,"ymax":4}},{"score":0.9,"label":"dog","box":{"xmin":10,"ymin":20,"xmax":31,"ymax":41}}]`
 	run := func(data, text string) *taskRun {
-		return &taskRun{task: Task{ID: 3, Task: "object-detection"}, data: json.RawMessage(data), text: text}
+		return &taskRun{TaskRun: flow.TaskRun{Task: flow.Task{ID: 3, Task: "object-detection"}, Data: json.RawMessage(data), Text: text}}
 	}
 	for _, tc := range []struct {
 		dep  *taskRun
@@ -29,7 +30,7 @@ func TestBoxFrom(t *testing.T) {
 	} {
 		got, err := boxFrom(tc.dep, tc.m)
 		if err != nil || got != tc.want {
-			t.Errorf("boxFrom(%s, %s) = %q, %v; want %q", tc.dep.data, tc.m, got, err, tc.want)
+			t.Errorf("boxFrom(%s, %s) = %q, %v; want %q", tc.dep.Data, tc.m, got, err, tc.want)
 		}
 	}
 	if _, err := boxFrom(run(`[]`, "no objects found"), skills.Box); err == nil || !strings.Contains(err.Error(), "task 3 (object-detection) found no objects") {

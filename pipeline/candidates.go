@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -17,9 +18,9 @@ import (
 // endpoint that cannot say what it offers (Ollama not running) comes back
 // as an exclusion with its reason, so a missing model is explained rather
 // than silently absent.
-func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) ([]skills.Model, []Exclusion) {
+func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) ([]skills.Model, []flow.Exclusion) {
 	out := slices.Clone(s.Models)
-	var unseen []Exclusion
+	var unseen []flow.Exclusion
 	seen := map[string]int{} // lower-case id → index in out
 	for i, m := range out {
 		seen[strings.ToLower(m.ID)] = i
@@ -32,7 +33,7 @@ func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) ([
 		offers, err := d.Discover(ctx, s.Name)
 		if err != nil {
 			if ctx.Err() == nil {
-				unseen = append(unseen, Exclusion{ID: "(" + kind + " models)", Reason: "cannot list them: " + err.Error()})
+				unseen = append(unseen, flow.Exclusion{ID: "(" + kind + " models)", Reason: "cannot list them: " + err.Error()})
 			}
 			continue
 		}
@@ -122,7 +123,7 @@ func (e *Engine) noRouteReason(m skills.Model, localOnly bool) string {
 // the user configured (an openai server's, say) where one was excluded:
 // that is the exclusion they meant to work and can fix, while the
 // catalog's are listed first and would hide it.
-func noCandidateReason(task string, cons Constraints, applies bool, excluded []Exclusion, configured map[string]bool) string {
+func noCandidateReason(task string, cons flow.Constraints, applies bool, excluded []flow.Exclusion, configured map[string]bool) string {
 	if len(excluded) == 0 {
 		return "the catalog has no model for " + task
 	}
@@ -136,7 +137,7 @@ func noCandidateReason(task string, cons Constraints, applies bool, excluded []E
 	// Execution panes, the log, the answer's workflow). The model event
 	// carries every exclusion for whoever wants the whole list.
 	x := excluded[0]
-	if i := slices.IndexFunc(excluded, func(x Exclusion) bool { return configured[x.ID] }); i >= 0 {
+	if i := slices.IndexFunc(excluded, func(x flow.Exclusion) bool { return configured[x.ID] }); i >= 0 {
 		x = excluded[i]
 	}
 	switch len(excluded) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -15,7 +16,7 @@ import (
 // starting "ignored: ", what it dropped: a small or broken model invents
 // them, and an invented licence or benchmark would otherwise exclude every
 // model, or be shown as if it meant something.
-func (e *Engine) checkConstraints(c Constraints) (Constraints, []string) {
+func (e *Engine) checkConstraints(c flow.Constraints) (flow.Constraints, []string) {
 	var notes []string
 	ignore := func(format string, args ...any) {
 		notes = append(notes, "ignored: "+fmt.Sprintf(format, clipArgs(args)...))
@@ -26,7 +27,7 @@ func (e *Engine) checkConstraints(c Constraints) (Constraints, []string) {
 		var kept []string
 		for _, l := range c.Licenses {
 			switch id, ok := skills.KnownLicense(l, have); {
-			case strings.HasPrefix(l, noLicence):
+			case strings.HasPrefix(l, flow.NoLicence):
 				kept = append(kept, l) // Merge's: two allow-lists that exclude each other
 			case !ok:
 				ignore("licence %q — neither the Hub nor any model of the catalog has it", l)
@@ -36,7 +37,7 @@ func (e *Engine) checkConstraints(c Constraints) (Constraints, []string) {
 		}
 		c.Licenses = kept
 	}
-	if c.Prefer == PreferBest && !e.catalogHasBenchmark(c.Benchmark) {
+	if c.Prefer == flow.PreferBest && !e.catalogHasBenchmark(c.Benchmark) {
 		ignore("best %q — no model of the catalog records that benchmark", strings.ReplaceAll(c.Benchmark, " ", ":"))
 		c.Prefer, c.Benchmark = "", ""
 	}
@@ -72,5 +73,5 @@ func (e *Engine) catalogLicenses() []string {
 // catalogHasBenchmark reports whether some model of the catalog records a
 // result the benchmark query matches.
 func (e *Engine) catalogHasBenchmark(query string) bool {
-	return slices.ContainsFunc(e.cat.All(), func(s *skills.Skill) bool { return skillHasBenchmark(s, query) })
+	return slices.ContainsFunc(e.cat.All(), func(s *skills.Skill) bool { return flow.SkillHasBenchmark(s, query) })
 }

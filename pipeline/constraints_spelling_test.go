@@ -3,6 +3,8 @@ package pipeline
 import (
 	"reflect"
 	"testing"
+
+	"github.com/chorusai/chorus/pipeline/flow"
 )
 
 // A constraint is written the command line's way (--constrain, /constrain,
@@ -21,12 +23,12 @@ func TestConstraintSpellings(t *testing.T) {
 		{"", "local_only=false", "prefer="},
 	}
 	for _, group := range same {
-		want, err := ParseConstraints(group[0])
+		want, err := flow.ParseConstraints(group[0])
 		if err != nil {
 			t.Fatalf("%q: %v", group[0], err)
 		}
 		for _, s := range group[1:] {
-			got, err := ParseConstraints(s)
+			got, err := flow.ParseConstraints(s)
 			if err != nil {
 				t.Errorf("%q is refused: %v (%q is accepted)", s, err, group[0])
 				continue
@@ -37,7 +39,7 @@ func TestConstraintSpellings(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"prefer=cheapest", "prefer=best", "local_only=maybe"} {
-		if _, err := ParseConstraints(bad); err == nil {
+		if _, err := flow.ParseConstraints(bad); err == nil {
 			t.Errorf("%q is accepted", bad)
 		}
 	}
@@ -47,7 +49,7 @@ func TestConstraintSpellings(t *testing.T) {
 		{"prefer": "best=wer:common_voice"},
 	} {
 		c, notes := parseConstraintsJSON(prefer)
-		if c.Prefer != PreferBest || c.Benchmark != "wer common_voice" {
+		if c.Prefer != flow.PreferBest || c.Benchmark != "wer common_voice" {
 			t.Errorf("%v read as %+v (%q)", prefer, c, notes)
 		}
 	}

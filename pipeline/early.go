@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -29,11 +30,6 @@ import (
 // good is then still revised (revise.go): the revision and its tasks run
 // after the answer, and the answer goes on with what they made
 // (respond.go's continuation).
-
-// statusRunning is the status the early answer's prompt gives a task that
-// is still producing its file. No event or report keeps it: the report is
-// made again when the task has finished.
-const statusRunning = "running"
 
 // fixedExt is the file extension a task's file is given in advance: the
 // one the same kind of task produced last on this engine, else the usual
@@ -58,7 +54,7 @@ func (e *Engine) fixedExt(task string, m skills.Modality) string {
 // task produces text (or several kinds of output), a tool or the
 // controller runs it, or it makes an image a vision controller would look
 // at when it answers.
-func (d *dispatcher) fixPath(task Task) string {
+func (d *dispatcher) fixPath(task flow.Task) string {
 	if !d.e.opts.EarlyAnswer {
 		return ""
 	}
@@ -96,7 +92,7 @@ func (d *dispatcher) checkEarly() {
 		if r.finished {
 			continue
 		}
-		if r.fixed == "" || r.withdrawn != "" || (r.choice != nil && r.choice.none != "") {
+		if r.Fixed == "" || r.withdrawn != "" || (r.Choice != nil && r.Choice.None != "") {
 			// A task with no model will never make its file: the answer
 			// waits, so it cannot name that file.
 			return
@@ -114,8 +110,8 @@ func (d *dispatcher) checkEarly() {
 func stillRunning(runs []*taskRun) []int {
 	var out []int
 	for _, r := range runs {
-		if r.status == statusRunning {
-			out = append(out, r.task.ID)
+		if r.Status == flow.StatusRunning {
+			out = append(out, r.Task.ID)
 		}
 	}
 	return out
@@ -132,8 +128,8 @@ func (d *dispatcher) answerRuns() []*taskRun {
 			out = append(out, r)
 			continue
 		}
-		r.promised = true
-		out = append(out, &taskRun{task: r.task, choice: r.choice, status: statusRunning, files: []string{r.fixed}, fixed: r.fixed})
+		r.Promised = true
+		out = append(out, &taskRun{TaskRun: flow.TaskRun{Task: r.Task, Choice: r.Choice, Status: flow.StatusRunning, Files: []string{r.Fixed}, Fixed: r.Fixed}})
 	}
 	return out
 }
@@ -144,7 +140,7 @@ func (d *dispatcher) answerRuns() []*taskRun {
 // did). Without an early answer it does nothing. Afterwards the turn's
 // tasks have all finished: a revision may follow the answer (revise.go),
 // and the tasks it adds run to their end before the answer goes on.
-func (d *dispatcher) finish(rep *Report) string {
+func (d *dispatcher) finish(rep *flow.Report) string {
 	if !d.answering {
 		return ""
 	}
@@ -156,8 +152,8 @@ func (d *dispatcher) finish(rep *Report) string {
 	runs := slices.Clone(d.current)
 	var fixes []string
 	for _, r := range runs {
-		if r.correction = correction(r); r.correction != "" {
-			fixes = append(fixes, r.correction)
+		if r.Correction = correction(r); r.Correction != "" {
+			fixes = append(fixes, r.Correction)
 		}
 	}
 	rep.Tasks, rep.Files = reportTasks(runs, d.e.opts.ResultCap), reportFiles(runs)
@@ -173,14 +169,14 @@ func (d *dispatcher) finish(rep *Report) string {
 // answer named it.
 func correction(r *taskRun) string {
 	switch {
-	case !r.promised:
+	case !r.Promised:
 		return ""
-	case r.cancelled:
-		return fmt.Sprintf("task %d (%s) was cancelled, so %s was not produced", r.task.ID, r.task.Task, r.fixed)
-	case r.status != StatusOK:
-		return fmt.Sprintf("task %d (%s) failed, so %s was not produced: %s", r.task.ID, r.task.Task, r.fixed, text.OneLine(r.err, 200))
-	case !slices.Contains(r.files, r.fixed):
-		return fmt.Sprintf("task %d (%s) wrote %s, not %s", r.task.ID, r.task.Task, strings.Join(r.files, ", "), r.fixed)
+	case r.Cancelled:
+		return fmt.Sprintf("task %d (%s) was cancelled, so %s was not produced", r.Task.ID, r.Task.Task, r.Fixed)
+	case r.Status != flow.StatusOK:
+		return fmt.Sprintf("task %d (%s) failed, so %s was not produced: %s", r.Task.ID, r.Task.Task, r.Fixed, text.OneLine(r.Err, 200))
+	case !slices.Contains(r.Files, r.Fixed):
+		return fmt.Sprintf("task %d (%s) wrote %s, not %s", r.Task.ID, r.Task.Task, strings.Join(r.Files, ", "), r.Fixed)
 	}
 	return ""
 }

@@ -17,42 +17,21 @@ import (
 
 	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
 
-// taskRun is the execution state and record of one task. The scheduler
-// goroutine owns it until the task starts; the task's goroutine owns it
-// until it reports on the done channel, which publishes it back.
+// taskRun is one task of a turn while the dispatcher schedules it: its
+// record (TaskRun, what the stages read and write) and the scheduling
+// state around it. The scheduler goroutine owns it until the task starts;
+// the task's goroutine owns it until it reports on the done channel,
+// which publishes it back.
 type taskRun struct {
-	task   Task
-	choice *choice
-	args   map[string]string
+	flow.TaskRun
 	// inputs are the checked files of the media arguments.
-	inputs  map[string]scope.File
-	status  string
-	skipped bool
-	// cancelled: the turn was cancelled before the task finished.
-	cancelled bool
-	// fault says why a failed run failed, for the revision's rule
-	// (revise.go): only a task that failed for good is revised.
-	fault fault
-	text  string
-	// spilled is the file holding the whole text when it was over the
-	// result cap (spill.go); text is then its start.
-	spilled string
-	data    json.RawMessage
-	files   []string
-	// kinds says what each file is where its modality does not (a mask,
-	// the annotated preview); see fileFor.
-	kinds    map[string]skills.FileKind
-	err      string
-	attempts []Attempt
-	model    string
-	endpoint string
-	provider string
-	elapsed  time.Duration
+	inputs map[string]scope.File
 	// shift is what calls said they took (a replay's recorded times)
 	// beyond what they took now; the task's time includes it.
 	shift time.Duration
@@ -71,44 +50,24 @@ type taskRun struct {
 	// ready closes when choice is set; pending holds the choice while
 	// the controller is still to make it.
 	ready   chan struct{}
-	pending *choice
+	pending *flow.Choice
 	// done closes when the run has finished (or was skipped).
 	done chan struct{}
 	// early: offered while the plan streamed; withdrawn says why the
 	// final plan did not keep it.
 	early, launched, finished bool
 	withdrawn                 string
-	// fixed is the path Chorus fixed in advance for the task's file
-	// (early.go), "" for a task whose answer needs more than a path;
-	// promised is set once an early answer named it; correction is the
-	// line that corrects that answer when the file was not made there.
-	fixed      string
-	promised   bool
-	correction string
-}
-
-func (r *taskRun) fail(msg string) {
-	r.status, r.err = StatusError, msg
 }
 
 // failWith fails r with err: the user's input when err says so
 // (endpoints.ErrBadInput: a file that does not exist, an image no tool can
 // read), which no other route fixes; else the task itself failed.
 func (r *taskRun) failWith(err error) {
-	r.fail(err.Error())
-	r.fault = faultForGood
+	r.Fail(err.Error())
+	r.Fault = FaultForGood
 	if errors.Is(err, endpoints.ErrBadInput) {
-		r.fault = faultInput
+		r.Fault = FaultInput
 	}
-}
-
-func (r *taskRun) endEvent() TaskEndEvent {
-	files := r.files
-	if files == nil {
-		files = []string{}
-	}
-	return TaskEndEvent{ID: r.task.ID, Task: r.task.Task, Status: r.status, Skipped: r.skipped, Cancelled: r.cancelled, Model: r.model, Endpoint: r.endpoint,
-		Provider: r.provider, Result: r.text, Data: r.data, Files: files, Error: r.err, Attempts: r.attempts, ElapsedMS: r.elapsed.Milliseconds()}
 }
 
 // runTask resolves the task's arguments and tries its candidates in order,
@@ -125,29 +84,29 @@ func (tr *turnRun) runTask(r *taskRun, byID map[int]*taskRun) {
 	tctx, cancel := context.WithTimeout(r.ctx, tr.e.opts.TaskTimeout)
 	defer cancel()
 
-	c := r.choice
-	args, err := tr.resolveArgs(tctx, r.task, c.skill, byID)
+	c := r.Choice
+	args, err := tr.resolveArgs(tctx, r.Task, c.Skill, byID)
 	if err != nil {
 		r.failWith(err)
 		return
 	}
-	r.args = args
-	files, gated, err := gateArgs(tr.sc, c.skill, args, readerOf(choiceRoutes(c), tr.t.Workspace))
+	r.Args = args
+	files, gated, err := gateArgs(tr.sc, c.Skill, args, readerOf(choiceRoutes(c), tr.t.Workspace))
 	if err != nil {
 		r.failWith(err)
 		return
 	}
 	if notes := gatedNotes(args, gated); len(notes) > 0 {
-		tr.emit(DebugEvent{Stage: StageExecution, Kind: "resolve", Content: fmt.Sprintf("task %d (%s): %s", r.task.ID, r.task.Task, joinNotes(notes))})
+		tr.emit(flow.DebugEvent{Stage: flow.StageExecution, Kind: "resolve", Content: fmt.Sprintf("task %d (%s): %s", r.Task.ID, r.Task.Task, joinNotes(notes))})
 	}
-	r.args, r.inputs = gated, files
+	r.Args, r.inputs = gated, files
 	args = maps.Clone(gated)
-	if err := fileTexts(tr.sc, r.task, c.skill, args); err != nil {
-		r.fail(err.Error())
+	if err := fileTexts(tr.sc, r.Task, c.Skill, args); err != nil {
+		r.Fail(err.Error())
 		return
 	}
 	var lastErr error
-	if c.controller {
+	if c.Controller {
 		if lastErr = tr.runOnControllerTask(tctx, r, args); lastErr == nil {
 			return
 		}
@@ -164,55 +123,55 @@ func (tr *turnRun) runTask(r *taskRun, byID map[int]*taskRun) {
 // task skipped for a failed dependency gets: a start would claim it ran
 // somewhere. It reports whether the task runs.
 func (tr *turnRun) startTask(r *taskRun) bool {
-	c := r.choice
+	c := r.Choice
 	if c != nil {
 		switch {
-		case c.controller:
-			r.model, r.endpoint = tr.e.ctl.Model(), EndpointController
-		case len(c.ranked) > 0:
-			r.model, r.endpoint = c.ranked[0].model.ID, string(c.ranked[0].routes[0].Kind())
-			r.provider = resolvedProvider(r.ctx, c.ranked[0].routes[0], r.task.Task, r.model)
+		case c.Controller:
+			r.Model, r.Endpoint = tr.e.ctl.Model(), flow.EndpointController
+		case len(c.Ranked) > 0:
+			r.Model, r.Endpoint = c.Ranked[0].Model.ID, string(c.Ranked[0].Routes[0].Kind())
+			r.Provider = flow.ResolvedProvider(r.ctx, c.Ranked[0].Routes[0], r.Task.Task, r.Model)
 		}
 	}
 	switch {
-	case c != nil && c.none != "":
+	case c != nil && c.None != "":
 		// No model qualifies: another skill may still serve the request.
-		r.fail("not run: " + c.none)
-		r.skipped, r.fault = true, faultForGood
-		tr.emit(r.endEvent())
+		r.Fail("not run: " + c.None)
+		r.Skipped, r.Fault = true, FaultForGood
+		tr.emit(r.EndEvent())
 		return false
-	case c == nil || c.skill == nil:
-		r.fail("not run: no model was selected for this task")
-		r.skipped = true
-		tr.emit(r.endEvent())
+	case c == nil || c.Skill == nil:
+		r.Fail("not run: no model was selected for this task")
+		r.Skipped = true
+		tr.emit(r.EndEvent())
 		return false
 	}
-	tr.emit(TaskStartEvent{ID: r.task.ID, Task: r.task.Task, Model: r.model, Endpoint: r.endpoint, Provider: r.provider})
+	tr.emit(flow.TaskStartEvent{ID: r.Task.ID, Task: r.Task.Task, Model: r.Model, Endpoint: r.Endpoint, Provider: r.Provider})
 	return true
 }
 
 // endTask records how long r took, begun at start, and says it ended.
 func (tr *turnRun) endTask(r *taskRun, start time.Time) {
-	r.elapsed = time.Since(start) + r.shift
-	if r.status != StatusOK && r.ctx.Err() != nil {
+	r.Elapsed = time.Since(start) + r.shift
+	if r.Status != flow.StatusOK && r.ctx.Err() != nil {
 		// Whatever the endpoint said ("context canceled"), the task
 		// stopped because the user cancelled the turn — or because the
 		// final plan withdrew it.
-		r.err, r.cancelled = "cancelled", true
-		var w withdrawal
+		r.Err, r.Cancelled = "cancelled", true
+		var w flow.Withdrawal
 		if errors.As(context.Cause(r.ctx), &w) {
-			r.err = "cancelled: " + w.why
+			r.Err = "cancelled: " + w.Why
 		}
 	}
-	tr.emit(r.endEvent())
+	tr.emit(r.EndEvent())
 }
 
 // recoverBug, deferred, turns a panic in the task's code into its failure.
 func (r *taskRun) recoverBug() {
 	if p := recover(); p != nil {
-		r.status, r.text, r.data, r.files = "", "", nil, nil
-		r.fail(fmt.Sprintf("internal error while running it on %s (%s): %v — this is a bug in Chorus; please report it", r.model, r.endpoint, p))
-		r.fault = faultForGood // another route may not have the bug
+		r.Status, r.Text, r.Data, r.Files = "", "", nil, nil
+		r.Fail(fmt.Sprintf("internal error while running it on %s (%s): %v — this is a bug in Chorus; please report it", r.Model, r.Endpoint, p))
+		r.Fault = FaultForGood // another route may not have the bug
 	}
 }
 
@@ -220,13 +179,13 @@ func (r *taskRun) recoverBug() {
 // result; the error is the controller's, nil when the task is done.
 func (tr *turnRun) runOnControllerTask(ctx context.Context, r *taskRun, args map[string]string) error {
 	at := time.Now()
-	text, took, err := tr.runOnController(ctx, r.task, r.choice.skill, args)
+	text, took, err := tr.runOnController(ctx, r.Task, r.Choice.Skill, args)
 	r.shift += max(0, took-time.Since(at))
-	r.attempts = append(r.attempts, Attempt{Model: tr.e.ctl.Model(), Endpoint: EndpointController, Error: errText(err), Why: endpoints.WhyFailed(err), ElapsedMS: took.Milliseconds()})
+	r.Attempts = append(r.Attempts, flow.Attempt{Model: tr.e.ctl.Model(), Endpoint: flow.EndpointController, Error: errText(err), Why: endpoints.WhyFailed(err), ElapsedMS: took.Milliseconds()})
 	if err != nil {
 		return err
 	}
-	r.status, r.text = StatusOK, text
+	r.Status, r.Text = flow.StatusOK, text
 	allowResultURLs(tr.sc, text)
 	tr.spill(r)
 	return nil
@@ -237,45 +196,45 @@ func (tr *turnRun) runOnControllerTask(ctx context.Context, r *taskRun, args map
 // ended either way. Otherwise err is the last failure (lastErr, the
 // controller's, when no route was tried), for failAll.
 func (tr *turnRun) tryCandidates(ctx context.Context, r *taskRun, args map[string]string, files map[string]scope.File, lastErr error) (done bool, err error) {
-	c := r.choice
-	for _, cand := range c.ranked {
-		for _, route := range cand.routes {
+	c := r.Choice
+	for _, cand := range c.Ranked {
+		for _, route := range cand.Routes {
 			if ctx.Err() != nil {
 				return false, lastErr
 			}
-			if r.skipDown(route, cand.model.ID) {
+			if r.skipDown(route, cand.Model.ID) {
 				continue
 			}
-			r.model, r.endpoint = cand.model.ID, string(route.Kind())
-			r.provider = resolvedProvider(ctx, route, r.task.Task, cand.model.ID)
-			if lastErr != nil && len(r.attempts) > 0 {
+			r.Model, r.Endpoint = cand.Model.ID, string(route.Kind())
+			r.Provider = flow.ResolvedProvider(ctx, route, r.Task.Task, cand.Model.ID)
+			if lastErr != nil && len(r.Attempts) > 0 {
 				tr.hop(r, lastErr)
 			}
 			at := time.Now()
-			if err := approve(ctx, route, r, cand.model.ID, args); err != nil {
-				r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
+			if err := approve(ctx, route, r, cand.Model.ID, args); err != nil {
+				r.Attempts = append(r.Attempts, flow.Attempt{Model: cand.Model.ID, Endpoint: string(route.Kind()), Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
 				lastErr = err
 				continue
 			}
-			res, err := route.Infer(ctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Files: files, Command: cand.model.Command,
-				LocalOnly: c.localOnly, Progress: tr.progress(r.task.ID), Roots: tr.sc.Roots(), Workspace: tr.t.Workspace, Chat: tr.t.Chat})
+			res, err := route.Infer(ctx, endpoints.Request{Task: r.Task.Task, Model: cand.Model.ID, Args: args, Files: files, Command: cand.Model.Command,
+				LocalOnly: c.LocalOnly, Progress: tr.progress(r.Task.ID), Roots: tr.sc.Roots(), Workspace: tr.t.Workspace, Chat: tr.t.Chat})
 			var shift time.Duration
 			if d := endpoints.Took(res, err); d > 0 {
 				shift = d - time.Since(at)
 				r.shift += shift
 			}
-			r.provider = ranOn(r.provider, res, err)
+			r.Provider = ranOn(r.Provider, res, err)
 			if down, first := r.down.mark(err); first {
-				tr.emit(hostDownEvent(r.task.ID, route, down))
+				tr.emit(hostDownEvent(r.Task.ID, route, down))
 			}
 			if err == nil {
 				err = tr.keepResult(r, res)
 			}
-			r.attempts = append(r.attempts, Attempt{Model: cand.model.ID, Endpoint: string(route.Kind()), Provider: r.provider, Error: errText(err), Why: endpoints.WhyFailed(err),
+			r.Attempts = append(r.Attempts, flow.Attempt{Model: cand.Model.ID, Endpoint: string(route.Kind()), Provider: r.Provider, Error: errText(err), Why: endpoints.WhyFailed(err),
 				ElapsedMS: (time.Since(at) + shift).Milliseconds()})
 			if err == nil {
-				r.status = StatusOK
-				allowResultURLs(tr.sc, r.text)
+				r.Status = flow.StatusOK
+				allowResultURLs(tr.sc, r.Text)
 				tr.spill(r)
 				return true, nil
 			}
@@ -294,9 +253,9 @@ func (tr *turnRun) tryCandidates(ctx context.Context, r *taskRun, args map[strin
 // The task failed for good (another skill may serve the request: revise.go)
 // unless the user refused the tool, which no plan goes around.
 func (r *taskRun) failAll(ctx, tctx context.Context, lastErr error, timeout time.Duration) {
-	r.fault = faultForGood
-	if errors.Is(lastErr, ErrNotApproved) {
-		r.fault = faultRefused
+	r.Fault = FaultForGood
+	if errors.Is(lastErr, flow.ErrNotApproved) {
+		r.Fault = FaultRefused
 	}
 	skipped := r.downNote()
 	if skipped != "" && lastErr != nil {
@@ -304,20 +263,20 @@ func (r *taskRun) failAll(ctx, tctx context.Context, lastErr error, timeout time
 	}
 	switch {
 	case ctx.Err() != nil:
-		r.fail("cancelled")
+		r.Fail("cancelled")
 	case tctx.Err() != nil:
-		r.fail(fmt.Sprintf("timed out after %s (task_timeout)", timeout))
-	case lastErr != nil && len(r.attempts) > 1:
+		r.Fail(fmt.Sprintf("timed out after %s (task_timeout)", timeout))
+	case lastErr != nil && len(r.Attempts) > 1:
 		// Each hop had its line; the full errors are in the attempts,
 		// --debug and the log.
-		last := r.attempts[len(r.attempts)-1]
-		r.fail(fmt.Sprintf("all %d attempts failed; last: %s on %s: %s%s", len(r.attempts), last.Model, Where(last.Endpoint, last.Provider), last.Reason(), skipped))
+		last := r.Attempts[len(r.Attempts)-1]
+		r.Fail(fmt.Sprintf("all %d attempts failed; last: %s on %s: %s%s", len(r.Attempts), last.Model, flow.Where(last.Endpoint, last.Provider), last.Reason(), skipped))
 	case lastErr != nil:
-		r.fail(lastErr.Error() + skipped)
+		r.Fail(lastErr.Error() + skipped)
 	case skipped != "":
-		r.fail("not run: " + skipped)
+		r.Fail("not run: " + skipped)
 	default:
-		r.fail("no endpoint could run it")
+		r.Fail("no endpoint could run it")
 	}
 }
 
@@ -326,11 +285,11 @@ func (r *taskRun) failAll(ctx, tctx context.Context, lastErr error, timeout time
 // from the task's end).
 func (tr *turnRun) hop(r *taskRun, err error) {
 	emit := tr.emit
-	failed := r.attempts[len(r.attempts)-1]
-	next := Attempt{Model: r.model, Endpoint: r.endpoint, Provider: r.provider}
-	emit(TaskProgressEvent{ID: r.task.ID, Message: HopLine(failed, next), Fallback: true})
-	emit(DebugEvent{Stage: StageExecution, Kind: "fallback", Content: fmt.Sprintf("task %d (%s): %s on %s failed: %v",
-		r.task.ID, r.task.Task, failed.Model, Where(failed.Endpoint, failed.Provider), err)})
+	failed := r.Attempts[len(r.Attempts)-1]
+	next := flow.Attempt{Model: r.Model, Endpoint: r.Endpoint, Provider: r.Provider}
+	emit(flow.TaskProgressEvent{ID: r.Task.ID, Message: flow.HopLine(failed, next), Fallback: true})
+	emit(flow.DebugEvent{Stage: flow.StageExecution, Kind: "fallback", Content: fmt.Sprintf("task %d (%s): %s on %s failed: %v",
+		r.Task.ID, r.Task.Task, failed.Model, flow.Where(failed.Endpoint, failed.Provider), err)})
 }
 
 // ranOn is the provider that ran (or failed) a call: the one the result
@@ -361,20 +320,20 @@ func shortErr(err error) string { return text.Clip(err.Error(), 160) }
 // through the gate (gateArgs) before any endpoint sees it. Which of a
 // dependency's files a media argument took goes to debug when it had a
 // choice.
-func (tr *turnRun) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byID map[int]*taskRun) (map[string]string, error) {
+func (tr *turnRun) resolveArgs(ctx context.Context, t flow.Task, s *skills.Skill, byID map[int]*taskRun) (map[string]string, error) {
 	outDir, sc := tr.outDir, tr.sc
-	debug := func(msg string) { tr.emit(DebugEvent{Stage: StageExecution, Kind: "resolve", Content: msg}) }
+	debug := func(msg string) { tr.emit(flow.DebugEvent{Stage: flow.StageExecution, Kind: "resolve", Content: msg}) }
 	out := make(map[string]string, len(t.Args))
-	for _, k := range sortedKeys(t.Args) {
+	for _, k := range slices.Sorted(maps.Keys(t.Args)) {
 		v := t.Args[k]
 		a, _ := s.Arg(k)
 		var missing error
-		val, _ := substituteRefs(v, func(n int) (string, bool) {
+		val, _ := flow.SubstituteRefs(v, func(n int) (string, bool) {
 			// Only a dependency has finished for sure; reading any other
 			// task's state would race with its goroutine. Validation puts
 			// every reference in dep, so this is a guard, not a rule.
 			dep, ok := byID[n]
-			if !ok || !slices.Contains(t.Dep, n) || dep.status != StatusOK {
+			if !ok || !slices.Contains(t.Dep, n) || dep.Status != flow.StatusOK {
 				missing = fmt.Errorf("argument %s needs the output of task %d, which is not available", k, n)
 				return "", false
 			}
@@ -394,21 +353,21 @@ func (tr *turnRun) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byI
 					return f, true
 				}
 				if a.Kind != "" {
-					missing = fmt.Errorf("argument %s needs %s from task %d (%s), which produced none", k, withArticleKind(a.Kind), n, dep.task.Task)
+					missing = fmt.Errorf("argument %s needs %s from task %d (%s), which produced none", k, withArticleKind(a.Kind), n, dep.Task.Task)
 					return "", false
 				}
-				missing = fmt.Errorf("argument %s needs %s from task %d (%s), which produced none", k, withArticle(a.Type), n, dep.task.Task)
+				missing = fmt.Errorf("argument %s needs %s from task %d (%s), which produced none", k, flow.WithArticle(a.Type), n, dep.Task.Task)
 				return "", false
 			}
-			if dep.text == "" && len(dep.files) > 0 {
-				return strings.Join(dep.files, ", "), true
+			if dep.Text == "" && len(dep.Files) > 0 {
+				return strings.Join(dep.Files, ", "), true
 			}
 			return dep.wholeText(sc), true
 		})
 		if missing != nil {
 			return nil, missing
 		}
-		if a.Type.Media() && isURL(val) {
+		if a.Type.Media() && flow.IsURL(val) {
 			p, err := download(ctx, sc, val, outDir)
 			if err != nil {
 				return nil, fmt.Errorf("argument %s: %w", k, err)
@@ -426,9 +385,9 @@ func (tr *turnRun) resolveArgs(ctx context.Context, t Task, s *skills.Skill, byI
 // endpoint spooled to temporary files are moved into outDir; none is left
 // behind, whatever fails.
 func (tr *turnRun) keepResult(r *taskRun, res endpoints.Result) error {
-	e, outDir, sc, progress := tr.e, tr.outDir, tr.sc, tr.progress(r.task.ID)
+	e, outDir, sc, progress := tr.e, tr.outDir, tr.sc, tr.progress(r.Task.ID)
 	// Every file must be what the task promises before any is kept.
-	if r.choice != nil && r.choice.skill != nil {
+	if r.Choice != nil && r.Choice.Skill != nil {
 		for i := range res.Blobs {
 			head, err := blobHead(res.Blobs[i])
 			if err != nil {
@@ -436,7 +395,7 @@ func (tr *turnRun) keepResult(r *taskRun, res endpoints.Result) error {
 				return fmt.Errorf("cannot read the result file: %w", err)
 			}
 			size, _ := res.Blobs[i].Size()
-			mt, err := checkOutput(r.choice.skill, r.model, head, size)
+			mt, err := checkOutput(r.Choice.Skill, r.Model, head, size)
 			if err != nil {
 				res.Discard()
 				return err
@@ -449,7 +408,7 @@ func (tr *turnRun) keepResult(r *taskRun, res endpoints.Result) error {
 	// file, the one the endpoint was given.
 	var annotated *endpoints.Blob
 	if img, ok := r.inputs["image"]; ok {
-		blob, ok, err := annotate(r.task.Task, img.Path(), res)
+		blob, ok, err := annotate(r.Task.Task, img.Path(), res)
 		switch {
 		case err != nil:
 			progress(endpoints.Progress{Message: "the result stands, but the annotated image could not be drawn: " + err.Error()})
@@ -461,11 +420,11 @@ func (tr *turnRun) keepResult(r *taskRun, res endpoints.Result) error {
 	kinds := map[string]skills.FileKind{}
 	for i, b := range res.Blobs {
 		p, err := "", error(nil)
-		if i == 0 && r.fixed != "" {
+		if i == 0 && r.Fixed != "" {
 			p, err = e.writeFixed(r, b)
 		}
 		if p == "" && err == nil {
-			p, err = writeBlob(outDir, r.task.Task, r.task.ID, b)
+			p, err = writeBlob(outDir, r.Task.Task, r.Task.ID, b)
 		}
 		if err != nil {
 			endpoints.Result{Blobs: res.Blobs[i+1:]}.Discard()
@@ -475,12 +434,12 @@ func (tr *turnRun) keepResult(r *taskRun, res endpoints.Result) error {
 		// output directory itself grants nothing).
 		sc.AllowFile(p, scope.Output)
 		files = append(files, p)
-		if r.choice != nil && r.choice.skill != nil {
-			kinds[p] = r.choice.skill.ProducedKind(ModalityOf(p))
+		if r.Choice != nil && r.Choice.Skill != nil {
+			kinds[p] = r.Choice.Skill.ProducedKind(flow.ModalityOf(p))
 		}
 	}
 	if annotated != nil {
-		p, err := writeBlob(outDir, r.task.Task+"-annotated", r.task.ID, *annotated)
+		p, err := writeBlob(outDir, r.Task.Task+"-annotated", r.Task.ID, *annotated)
 		if err == nil {
 			sc.AllowFile(p, scope.Output)
 			// The annotated image is listed first, the one to look at;
@@ -492,9 +451,9 @@ func (tr *turnRun) keepResult(r *taskRun, res endpoints.Result) error {
 			progress(endpoints.Progress{Message: "the result stands, but the annotated image could not be drawn: " + err.Error()})
 		}
 	}
-	r.text, r.data, r.files, r.kinds = res.Text, compactData(res.Data), files, kinds
-	if r.text == "" && len(files) == 0 && len(res.Data) == 0 {
-		return fmt.Errorf("%s returned an empty result: %w", r.model, endpoints.ErrUnavailable)
+	r.Text, r.Data, r.Files, r.Kinds = res.Text, compactData(res.Data), files, kinds
+	if r.Text == "" && len(files) == 0 && len(res.Data) == 0 {
+		return fmt.Errorf("%s returned an empty result: %w", r.Model, endpoints.ErrUnavailable)
 	}
 	return nil
 }
@@ -512,20 +471,20 @@ func (e *Engine) writeFixed(r *taskRun, b endpoints.Blob) (string, error) {
 	}
 	ext := extFor(b.MIME, head)
 	if e.exts != nil {
-		e.exts.Store(r.task.Task, ext)
+		e.exts.Store(r.Task.Task, ext)
 	}
-	if ext != filepath.Ext(r.fixed) {
+	if ext != filepath.Ext(r.Fixed) {
 		return "", nil
 	}
-	f, err := os.OpenFile(r.fixed, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(r.Fixed, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return "", nil
 	}
 	f.Close()
-	if err := b.SaveAs(r.fixed); err != nil {
-		return "", fmt.Errorf("cannot write %s: %w", r.fixed, err)
+	if err := b.SaveAs(r.Fixed); err != nil {
+		return "", fmt.Errorf("cannot write %s: %w", r.Fixed, err)
 	}
-	return r.fixed, nil
+	return r.Fixed, nil
 }
 
 // writeBlob stores b under dir with a unique name and an extension that
@@ -594,21 +553,21 @@ func safeName(s string) string {
 // took is how long the task took: the time waited, or the server's own
 // prompt and generation time when that is longer — a replay that does not
 // wait still reports what the recorded call took.
-func (tr *turnRun) runOnController(ctx context.Context, t Task, s *skills.Skill, args map[string]string) (text string, took time.Duration, err error) {
+func (tr *turnRun) runOnController(ctx context.Context, t flow.Task, s *skills.Skill, args map[string]string) (text string, took time.Duration, err error) {
 	e, script, emit := tr.e, tr.script, tr.emit
 	var b strings.Builder
-	fmt.Fprintf(&b, "Task %d %s: %s\nInputs (text from files and tools is quoted as <data>):\n", t.ID, t.Task, skillBrief(s))
-	for _, k := range sortedKeys(args) {
-		fmt.Fprintf(&b, "%s: %s\n", k, quoteData(args[k]))
+	fmt.Fprintf(&b, "Task %d %s: %s\nInputs (text from files and tools is quoted as <data>):\n", t.ID, t.Task, flow.SkillBrief(s))
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		fmt.Fprintf(&b, "%s: %s\n", k, flow.QuoteData(args[k]))
 	}
 	start := time.Now()
-	reply, err := e.callController(ctx, controller.ChatCall{Messages: script.with(stageMessage(markTask, b.String())), NumPredict: e.ctl.Options().AnswerTokens})
+	reply, err := flow.Call(ctx, e.ctl, controller.ChatCall{Messages: script.With(flow.StageMessage(flow.MarkTask, b.String())), NumPredict: e.ctl.Options().AnswerTokens})
 	took = max(time.Since(start), reply.PromptEvalDuration+reply.EvalDuration)
 	if err != nil {
 		return "", took, err
 	}
-	script.record(StageExecution, reply, time.Since(start), emit)
-	text = strings.TrimSpace(thinkBlock.ReplaceAllString(reply.Content, ""))
+	script.Record(flow.StageExecution, reply, time.Since(start), emit)
+	text = strings.TrimSpace(flow.WithoutThinking(reply.Content))
 	if text == "" {
 		return "", took, errors.New("the controller returned nothing")
 	}
@@ -618,19 +577,19 @@ func (tr *turnRun) runOnController(ctx context.Context, t Task, s *skills.Skill,
 // reportTasks turns runs into the turn's execution record. An argument
 // is kept to the result cap as a result is: it holds what another task
 // returned, or a file's contents, which the record has elsewhere.
-func reportTasks(runs []*taskRun, limit int) []TaskReport {
-	out := make([]TaskReport, 0, len(runs))
+func reportTasks(runs []*taskRun, limit int) []flow.TaskReport {
+	out := make([]flow.TaskReport, 0, len(runs))
 	for _, r := range runs {
-		tr := TaskReport{TaskEndEvent: r.endEvent(), Dep: slices.Clone(r.task.Dep), Args: r.args}
+		tr := flow.TaskReport{TaskEndEvent: r.EndEvent(), Dep: slices.Clone(r.Task.Dep), Args: r.Args}
 		if tr.Args == nil {
-			tr.Args = r.task.Args
+			tr.Args = r.Task.Args
 		}
 		tr.Args = cappedArgs(tr.Args, limit)
-		if r.choice != nil {
-			tr.Decided, tr.Reason, tr.Unmet = r.choice.decided, r.choice.why(), r.choice.unmet
+		if r.Choice != nil {
+			tr.Decided, tr.Reason, tr.Unmet = r.Choice.Decided, r.Choice.Why(), r.Choice.Unmet
 		}
-		if r.promised {
-			tr.Early, tr.Correction = r.fixed, r.correction
+		if r.Promised {
+			tr.Early, tr.Correction = r.Fixed, r.Correction
 		}
 		out = append(out, tr)
 	}
@@ -648,7 +607,7 @@ func cappedArgs(args map[string]string, limit int) map[string]string {
 		if out == nil {
 			out = maps.Clone(args)
 		}
-		out[k] = budgeted(v, limit)
+		out[k] = flow.Budgeted(v, limit)
 	}
 	if out == nil {
 		return args
@@ -659,7 +618,7 @@ func cappedArgs(args map[string]string, limit int) map[string]string {
 func reportFiles(runs []*taskRun) []string {
 	var out []string
 	for _, r := range runs {
-		out = append(out, r.files...)
+		out = append(out, r.Files...)
 	}
 	return out
 }
@@ -676,7 +635,7 @@ func compactData(d json.RawMessage) json.RawMessage {
 	if !json.Valid(d) {
 		// Events and reports are JSON: one invalid RawMessage would make
 		// the whole task_end and report events unencodable.
-		b, _ := json.Marshal(budgeted(strings.ToValidUTF8(string(d), "\uFFFD"), 4<<10))
+		b, _ := json.Marshal(flow.Budgeted(strings.ToValidUTF8(string(d), "\uFFFD"), 4<<10))
 		return b
 	}
 	if len(d) <= limit {

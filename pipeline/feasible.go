@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -17,7 +18,7 @@ import (
 // at the network: a model whose server is down still counts as one that can
 // qualify. Chorus's built-in tools are its own code, which no constraint
 // is about, so they do not count either way.
-func (e *Engine) Unqualifiable(cons Constraints) string {
+func (e *Engine) Unqualifiable(cons flow.Constraints) string {
 	if cons.IsZero() {
 		return ""
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -28,7 +29,7 @@ import (
 // with ("" when no revision is due, or it added nothing). said and reply
 // are the early answer's call, which the revision continues. The error is
 // the turn's cancellation.
-func (d *dispatcher) goOn(p Plan, said controller.Message, reply controller.Reply, rep *Report) (string, error) {
+func (d *dispatcher) goOn(p flow.Plan, said controller.Message, reply controller.Reply, rep *flow.Report) (string, error) {
 	d.mu.Lock()
 	due := d.answering && d.waited && d.revisionDue()
 	runs := slices.Clone(d.current)
@@ -36,7 +37,7 @@ func (d *dispatcher) goOn(p Plan, said controller.Message, reply controller.Repl
 	if !due {
 		return "", nil
 	}
-	d.script.add(said, controller.Message{Role: "assistant", Content: reply.Content})
+	d.script.Add(said, controller.Message{Role: "assistant", Content: reply.Content})
 	before := len(runs)
 	runs, revs, err := d.revise(p, runs)
 	rep.Revisions = append(rep.Revisions, revs...)
@@ -49,43 +50,43 @@ func (d *dispatcher) goOn(p Plan, said controller.Message, reply controller.Repl
 		// was not made, and the workflow says the revision found none.
 		return "", nil
 	}
-	d.emit(StageEvent{Stage: StageResponse})
+	d.emit(flow.StageEvent{Stage: flow.StageResponse})
 	return d.continuation(runs[before:], revs, rep)
 }
 
 // continuation is the answer call that goes on after an early answer with
 // what the revision's tasks (added) made. Its tokens follow the answer's
 // after a blank line; what it returns starts with that line too.
-func (d *dispatcher) continuation(added []*taskRun, revs []Revision, rep *Report) (string, error) {
+func (d *dispatcher) continuation(added []*taskRun, revs []flow.Revision, rep *flow.Report) (string, error) {
 	e, ctx, emit := d.e, d.ctx, d.emit
-	msgs := fitPrompt(d.script.with(e.continueMessage(ctx, d.t, added, revs, rep)), e.ctl.Options().PromptBytes())
-	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: debugPrompt(msgs[len(msgs)-1])})
+	msgs := flow.Fit(d.script.With(e.continueMessage(ctx, d.t, added, revs, rep)), e.ctl.Options().PromptBytes())
+	emit(flow.DebugEvent{Stage: flow.StageResponse, Kind: "prompt", Content: flow.DebugPrompt(msgs[len(msgs)-1])})
 	var more strings.Builder
 	began := false
-	push, flush := streamer(&more, func(ev Event) {
+	push, flush := streamer(&more, func(ev flow.Event) {
 		if !began {
 			began = true
-			emit(TokenEvent{Text: "\n\n"})
+			emit(flow.TokenEvent{Text: "\n\n"})
 		}
 		emit(ev)
 	})
 	start := time.Now()
-	reply, err := e.callController(ctx, controller.ChatCall{Messages: msgs, NumPredict: e.ctl.Options().AnswerTokens, OnToken: push})
+	reply, err := flow.Call(ctx, e.ctl, controller.ChatCall{Messages: msgs, NumPredict: e.ctl.Options().AnswerTokens, OnToken: push})
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
 		}
-		emit(ErrorEvent{Stage: StageResponse, Message: "the controller could not go on with the answer: " + err.Error()})
+		emit(flow.ErrorEvent{Stage: flow.StageResponse, Message: "the controller could not go on with the answer: " + err.Error()})
 		line := "\n\n_The controller could not go on with the answer (" + text.OneLine(err.Error(), 200) + "); the workflow below says what the revision made._"
-		emit(TokenEvent{Text: line})
+		emit(flow.TokenEvent{Text: line})
 		if began {
 			return "\n\n" + more.String() + line, nil
 		}
 		return line, nil
 	}
 	flush()
-	d.script.record(StageResponse, reply, time.Since(start), emit)
-	emit(DebugEvent{Stage: StageResponse, Kind: "reply", Content: reply.Content})
+	d.script.Record(flow.StageResponse, reply, time.Since(start), emit)
+	emit(flow.DebugEvent{Stage: flow.StageResponse, Kind: "reply", Content: reply.Content})
 	if !began {
 		return "", nil
 	}
@@ -96,7 +97,7 @@ func (d *dispatcher) continuation(added []*taskRun, revs []Revision, rep *Report
 // the answer named that were not made, what the revision added and the
 // results of its tasks — as data — and that the reply goes on from the
 // answer rather than repeat it.
-func (e *Engine) continueMessage(ctx context.Context, t Turn, added []*taskRun, revs []Revision, rep *Report) controller.Message {
+func (e *Engine) continueMessage(ctx context.Context, t Turn, added []*taskRun, revs []flow.Revision, rep *flow.Report) controller.Message {
 	var b strings.Builder
 	b.WriteString(answerInstruction(t.System))
 	b.WriteString("Request: " + t.Request)
@@ -106,18 +107,18 @@ func (e *Engine) continueMessage(ctx context.Context, t Turn, added []*taskRun, 
 		}
 	}
 	b.WriteString(revisionsSaid(revs))
-	results, _ := json.MarshalIndent(resultsForPrompt(added, e.opts.ResultBudget), "", " ")
-	b.WriteString("\nResults of the tasks the revision added:\n" + quoteData(string(results)))
+	results, _ := json.MarshalIndent(flow.Results(records(added), e.opts.ResultBudget), "", " ")
+	b.WriteString("\nResults of the tasks the revision added:\n" + flow.QuoteData(string(results)))
 	b.WriteString("\nThe user has read your answer above: go on from it, never repeat it. In one or two sentences say what was made instead" +
 		` and give the full paths of its files (e.g. "The video model is down, so here is a still image instead: PATH");` +
 		" if those tasks failed too, say so plainly.")
-	msg := stageMessage(markAnswer, b.String())
+	msg := flow.StageMessage(flow.MarkAnswer, b.String())
 	if e.ctl.CanSee(ctx) {
 		var images [][]byte
 		for _, r := range added {
-			for _, f := range r.files {
-				if len(images) < 6 && ModalityOf(f) == skills.Image {
-					images = append(images, readImages(e.access(t), []string{f})...)
+			for _, f := range r.Files {
+				if len(images) < 6 && flow.ModalityOf(f) == skills.Image {
+					images = append(images, flow.ReadImages(e.access(t), []string{f})...)
 				}
 			}
 		}

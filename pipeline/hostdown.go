@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline/flow"
 )
 
 // downHosts are the hosts a turn found down (endpoints.HostDownError: the
@@ -55,34 +56,14 @@ func (h *downHosts) down(route endpoints.Endpoint, task, model string) *endpoint
 }
 
 // hostDownEvent is the one line a host found down gets.
-func hostDownEvent(id int, route endpoints.Endpoint, down *endpoints.HostDownError) HostDownEvent {
-	return HostDownEvent{ID: id, Host: down.Host, Endpoint: string(route.Kind()), Reason: down.Reason}
-}
-
-// HostDownText says a HostDownEvent for people.
-func HostDownText(e HostDownEvent) string {
-	return fmt.Sprintf("%s is unreachable at %s (%s) — its other candidates are skipped this turn", whoIs(e.Endpoint), e.Host, e.Reason)
-}
-
-// whoIs names an endpoint kind's server for people.
-func whoIs(endpoint string) string {
-	switch endpoints.Kind(endpoint) {
-	case endpoints.HuggingFace:
-		return "Hugging Face's router"
-	case endpoints.Local:
-		return "the local inference server"
-	case endpoints.Ollama:
-		return "Ollama"
-	case endpoints.OpenAI:
-		return "the OpenAI-compatible server"
-	}
-	return "the " + endpoint + " server"
+func hostDownEvent(id int, route endpoints.Endpoint, down *endpoints.HostDownError) flow.HostDownEvent {
+	return flow.HostDownEvent{ID: id, Host: down.Host, Endpoint: string(route.Kind()), Reason: down.Reason}
 }
 
 // skipDown tells whether r's next candidate is on a host the turn found
 // down; it counts the skip, so the task's failure can say so.
 func (r *taskRun) skipDown(route endpoints.Endpoint, model string) bool {
-	down := r.down.down(route, r.task.Task, model)
+	down := r.down.down(route, r.Task.Task, model)
 	if down == nil {
 		return false
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline/flow"
 )
 
 // HuggingGPT's hybrid mode is local first: the models that can run here —
@@ -18,39 +19,39 @@ import (
 // rankLocalFirst reorders ranked candidates for hybrid mode, and reports
 // whether it moved a local candidate ahead of the one the skill's ranking
 // put first.
-func (e *Engine) rankLocalFirst(task string, cands []*candidate) bool {
+func (e *Engine) rankLocalFirst(task string, cands []*flow.Option) bool {
 	if e.router == nil || e.router.Mode() != endpoints.ModeHybrid || len(cands) < 2 {
 		return false
 	}
 	first := cands[0]
-	tier := func(cd *candidate) int {
+	tier := func(cd *flow.Option) int {
 		switch {
-		case cd.model.Configured:
+		case cd.Model.Configured:
 			return 0
-		case cd.model.Niche != "":
+		case cd.Model.Niche != "":
 			return 3
 		case runsHere(task, cd):
 			return 1
 		}
 		return 2
 	}
-	slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(tier(a), tier(b)) })
+	slices.SortStableFunc(cands, func(a, b *flow.Option) int { return cmp.Compare(tier(a), tier(b)) })
 	return cands[0] != first
 }
 
 // runsHere reports whether a candidate's first route keeps the call off the
 // cloud: any kind but Hugging Face and web retrieval, unless the endpoint
 // says this model's server is remote (an OpenAI-compatible server elsewhere).
-func runsHere(task string, cd *candidate) bool {
-	if len(cd.routes) == 0 {
+func runsHere(task string, cd *flow.Option) bool {
+	if len(cd.Routes) == 0 {
 		return false
 	}
-	r := cd.routes[0]
+	r := cd.Routes[0]
 	switch r.Kind() {
 	case endpoints.HuggingFace, endpoints.Retrieval:
 		return false
 	}
-	if loc, ok := r.(endpoints.Locator); ok && loc.Remote(task, cd.model.ID) != "" {
+	if loc, ok := r.(endpoints.Locator); ok && loc.Remote(task, cd.Model.ID) != "" {
 		return false
 	}
 	return true

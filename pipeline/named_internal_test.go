@@ -3,6 +3,8 @@ package pipeline
 import (
 	"slices"
 	"testing"
+
+	"github.com/chorusai/chorus/pipeline/flow"
 )
 
 // namesModel and requestWords together: what in a request names which
@@ -30,9 +32,9 @@ func TestRequestNamesModel(t *testing.T) {
 		{"see https://hf.co/Salesforce/blip-image-captioning-large", "Salesforce/blip-image-captioning-large", false},
 		{"use blip for it", "Salesforce/blip-image-captioning-large", false},
 	} {
-		got := slices.ContainsFunc(requestWords(tc.request), func(w string) bool { return namesModel(w, tc.id) })
+		got := slices.ContainsFunc(flow.RequestWords(tc.request), func(w string) bool { return flow.NamesModel(w, tc.id) })
 		if got != tc.names {
-			t.Errorf("%q names %s = %v, want %v (words %q)", tc.request, tc.id, got, tc.names, requestWords(tc.request))
+			t.Errorf("%q names %s = %v, want %v (words %q)", tc.request, tc.id, got, tc.names, flow.RequestWords(tc.request))
 		}
 	}
 }

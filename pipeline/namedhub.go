@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -50,7 +51,7 @@ func hubIDsNamed(request string) []string {
 	for _, w := range strings.Fields(request) {
 		w = strings.TrimLeft(w, "\"'`([{<*_“‘«")
 		w = strings.TrimRight(w, "\"'`)]}>*_,;:!?.…”’»")
-		if _, file := skills.ModalityOfName(w); file || isPathWord(strings.ToLower(w)) || !hubIDRE.MatchString(w) ||
+		if _, file := skills.ModalityOfName(w); file || flow.IsPathWord(strings.ToLower(w)) || !hubIDRE.MatchString(w) ||
 			slices.ContainsFunc(out, func(o string) bool { return strings.EqualFold(o, w) }) {
 			continue // a file's name ("photos/cat-1.png"), a path, a word
 		}
@@ -143,31 +144,31 @@ func fits(m skills.HubModel, s *skills.Skill) bool {
 // namedFromHub returns the models the request names that the Hub lists for
 // c's task, as candidates, once the turn's lookups are in; one that cannot
 // run the task is excluded into c with why.
-func (e *Engine) namedFromHub(ctx context.Context, c *choice, cons Constraints, have []*candidate) []*candidate {
+func (e *Engine) namedFromHub(ctx context.Context, c *flow.Choice, cons flow.Constraints, have []*flow.Option) []*flow.Option {
 	h, _ := ctx.Value(namedOnHubKey{}).(*namedOnHub)
 	if h == nil {
 		return nil
 	}
-	var out []*candidate
+	var out []*flow.Option
 	for _, id := range h.ids {
 		a, ok := h.answer(ctx, id)
-		if !ok || a.err != nil || a.why != "" || !fits(a.model, c.skill) {
+		if !ok || a.err != nil || a.why != "" || !fits(a.model, c.Skill) {
 			continue
 		}
 		m := a.model.Model
-		same := func(cd *candidate) bool { return strings.EqualFold(cd.model.ID, m.ID) }
-		if slices.ContainsFunc(have, same) || slices.ContainsFunc(c.excluded, func(x Exclusion) bool { return strings.EqualFold(x.ID, m.ID) }) {
+		same := func(cd *flow.Option) bool { return strings.EqualFold(cd.Model.ID, m.ID) }
+		if slices.ContainsFunc(have, same) || slices.ContainsFunc(c.Excluded, func(x flow.Exclusion) bool { return strings.EqualFold(x.ID, m.ID) }) {
 			continue // an endpoint offers it already
 		}
 		if a.model.Disabled {
-			c.exclude(m.ID, "the Hub has disabled it")
+			exclude(c, m.ID, "the Hub has disabled it")
 			continue
 		}
 		var routes []endpoints.Endpoint
 		why := "no Inference Provider serves it"
 		if len(m.Endpoints) > 0 {
 			var none string
-			routes, none = e.readyRoutes(ctx, c.task.Task, m, c.localOnly)
+			routes, none = e.readyRoutes(ctx, c.Task.Task, m, c.LocalOnly)
 			if m.ServedBy(skills.EndpointHuggingFace) {
 				why = none
 			} else {
@@ -175,17 +176,17 @@ func (e *Engine) namedFromHub(ctx context.Context, c *choice, cons Constraints, 
 			}
 		}
 		if len(routes) == 0 {
-			c.exclude(m.ID, why)
+			exclude(c, m.ID, why)
 			continue
 		}
-		if cons.AppliesTo(c.task.Task) {
+		if cons.AppliesTo(c.Task.Task) {
 			if why := constraintRejects(cons, m); why != "" {
-				c.exclude(m.ID, why+" (the Hub's facts)")
+				exclude(c, m.ID, why+" (the Hub's facts)")
 				continue
 			}
 		}
-		cd := &candidate{model: m, routes: routes}
-		cd.provider = plannedProvider(routes[0], c.task.Task, m.ID)
+		cd := &flow.Option{Model: m, Routes: routes}
+		cd.Provider = flow.PlannedProvider(routes[0], c.Task.Task, m.ID)
 		out = append(out, cd)
 	}
 	return out
@@ -195,7 +196,7 @@ func (e *Engine) namedFromHub(ctx context.Context, c *choice, cons Constraints, 
 // the catalog that no task of plan will weigh: one the Hub lists for
 // another task, one it does not know, one it could not be asked about. A
 // plan without tasks (chat) gets none.
-func (tr *turnRun) hubNotes(plan Plan) []string {
+func (tr *turnRun) hubNotes(plan flow.Plan) []string {
 	h, _ := tr.ctx.Value(namedOnHubKey{}).(*namedOnHub)
 	if h == nil || len(plan.Tasks) == 0 {
 		return nil
@@ -216,7 +217,7 @@ func (tr *turnRun) hubNotes(plan Plan) []string {
 // offered reports whether an endpoint offers the model id for a task of
 // plan — an OpenAI-compatible server's own model, say: selection weighs it,
 // whatever the Hub knows of it.
-func (e *Engine) offered(ctx context.Context, plan Plan, id string) bool {
+func (e *Engine) offered(ctx context.Context, plan flow.Plan, id string) bool {
 	for _, t := range plan.Tasks {
 		s, ok := e.cat.Skill(t.Task)
 		if !ok {
@@ -232,7 +233,7 @@ func (e *Engine) offered(ctx context.Context, plan Plan, id string) bool {
 
 // note is the plan's note on the model id the request names, looked up as
 // a says, or "" when a task of plan weighs it.
-func (a *hubAnswer) note(id string, plan Plan, e *Engine) string {
+func (a *hubAnswer) note(id string, plan flow.Plan, e *Engine) string {
 	named := id + " (named in the request)"
 	switch {
 	case a.why != "":

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -42,11 +43,11 @@ func checkOutput(s *skills.Skill, model string, head []byte, size int64) (mediaT
 	case m == skills.Text:
 		what = "text (" + mt + ")"
 	case m != "":
-		what = withArticle(m) + " (" + mt + ")"
+		what = flow.WithArticle(m) + " (" + mt + ")"
 	}
 	want := "a media file"
 	if len(promised) > 0 {
-		want = withArticle(promised[0])
+		want = flow.WithArticle(promised[0])
 	}
 	return "", &outputError{fmt.Sprintf("%s returned %s, %s, not %s as %s promises — the file was not kept",
 		model, what, skills.HumanBytes(size), want, s.Name)}

@@ -2,32 +2,27 @@ package pipeline
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
 
 // rawPlan is a plan as the controller wrote it, before validation.
 type rawPlan struct {
-	Tasks       []Task
-	Constraints Constraints
+	Tasks       []flow.Task
+	Constraints flow.Constraints
 	// Notes record what the parser had to interpret ("id \"t2\" read as 2").
 	Notes []string
 	// placed[i] says Tasks[i] had no "id" and is numbered by its place:
 	// a revision's tasks continue the turn's numbering (revise.go).
 	placed []bool
 }
-
-// errNoJSON means the reply held no JSON value at all.
-var errNoJSON = errors.New("no JSON found in the reply")
-
-var thinkBlock = regexp.MustCompile(`(?s)<think>.*?(</think>|$)`)
 
 // parsePlan reads a plan from what real models produce: the schema's
 // shortest form ({"tasks":[{"task":…}]}, tasks numbered by their order,
@@ -36,7 +31,7 @@ var thinkBlock = regexp.MustCompile(`(?s)<think>.*?(</think>|$)`)
 // prose or ``` fences, trailing commas, ids (as numbers or strings),
 // dep: [-1] for none. An empty list is a valid, empty plan.
 func parsePlan(reply string) (rawPlan, error) {
-	v, err := extractJSON(reply)
+	v, err := flow.ExtractJSON(reply)
 	if err != nil {
 		return rawPlan{}, err
 	}
@@ -106,9 +101,9 @@ const maxTaskID = 1_000_000
 // task without an "id" key is numbered by its place, index+1: the schema
 // has no ids, the order gives them. One whose id is there but unreadable
 // is left to validation to number, with a note.
-func parseTask(obj map[string]any, index int) (Task, []string) {
+func parseTask(obj map[string]any, index int) (flow.Task, []string) {
 	var notes []string
-	t := Task{ID: idMissing, Args: map[string]string{}}
+	t := flow.Task{ID: idMissing, Args: map[string]string{}}
 	if _, ok := obj["id"]; !ok {
 		t.ID = index + 1
 	}
@@ -253,8 +248,8 @@ func jsonish(v any) string {
 	return string(b)
 }
 
-func parseConstraintsJSON(m map[string]any) (Constraints, []string) {
-	var c Constraints
+func parseConstraintsJSON(m map[string]any) (flow.Constraints, []string) {
+	var c flow.Constraints
 	var notes []string
 	switch l := m["licenses"].(type) {
 	case []any:
@@ -283,10 +278,10 @@ func parseConstraintsJSON(m map[string]any) (Constraints, []string) {
 	}
 	p, _ := m["prefer"].(string)
 	b, _ := m["benchmark"].(string)
-	switch pref, bench, err := ParsePrefer(p, b); {
+	switch pref, bench, err := flow.ParsePrefer(p, b); {
 	case err == nil:
 		c.Prefer, c.Benchmark = pref, bench
-	case strings.HasPrefix(strings.ToLower(strings.TrimSpace(p)), PreferBest):
+	case strings.HasPrefix(strings.ToLower(strings.TrimSpace(p)), flow.PreferBest):
 		notes = append(notes, "ignored \"best\": the request names no benchmark")
 	default:
 		notes = append(notes, fmt.Sprintf("ignored: the preference %q — want smallest or best", text.Clip(p, maxNoteArg)))
@@ -299,175 +294,4 @@ func parseConstraintsJSON(m map[string]any) (Constraints, []string) {
 		}
 	}
 	return c, notes
-}
-
-// extractJSON finds the JSON value in a model reply.
-func extractJSON(reply string) (any, error) {
-	s := strings.TrimSpace(thinkBlock.ReplaceAllString(reply, ""))
-	if s == "" {
-		return nil, errNoJSON
-	}
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err == nil {
-		return cleanDecoded(v), nil
-	}
-	// Fenced blocks first: models often explain around them.
-	for _, m := range fence.FindAllStringSubmatch(s, -1) {
-		if v, err := decodeLenient(m[1]); err == nil {
-			return v, nil
-		}
-	}
-	// Scan top-level bracketed values in order. An unbalanced one means the
-	// reply was cut off: everything after its start is inside it, so no
-	// fragment of it may be mistaken for the plan.
-	var firstErr error
-	for i := 0; i < len(s); i++ {
-		if s[i] != '[' && s[i] != '{' {
-			continue
-		}
-		end, ok := matchBracket(s, i)
-		if !ok {
-			if firstErr == nil {
-				firstErr = fmt.Errorf("the JSON in the reply is cut off or unbalanced")
-			}
-			return nil, firstErr
-		}
-		v, err := decodeLenient(s[i : end+1])
-		if err == nil {
-			return v, nil
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-		i = end
-	}
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	return nil, errNoJSON
-}
-
-// maxField bounds, in bytes, one string the controller writes in its JSON
-// (an argument's value, a name, a reason): a plan's token limit bounds the
-// whole, this any one of its parts — a quoted document is cut, with an
-// ellipsis, rather than flood every pane, log line and saved session.
-const maxField = 16 << 10
-
-// cleanDecoded cleans every string of a JSON value the controller wrote,
-// keys and values: JSON escapes ("\u001b[2J", "\u003c|im_start|\u003e")
-// decode to what text.CleanGenerated removes from the raw reply, and a
-// field is capped at maxField.
-func cleanDecoded(v any) any {
-	switch x := v.(type) {
-	case string:
-		s, _ := text.ClipBytes(text.CleanGenerated(x), maxField)
-		return s
-	case []any:
-		for i := range x {
-			x[i] = cleanDecoded(x[i])
-		}
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[cleanDecoded(k).(string)] = cleanDecoded(e)
-		}
-		return out
-	}
-	return v
-}
-
-var fence = regexp.MustCompile("(?s)```[a-zA-Z]*\\s*(.*?)```")
-
-// decodeLenient parses JSON after removing trailing commas and comments
-// outside strings, the two slips models make most.
-func decodeLenient(s string) (any, error) {
-	var v any
-	err := json.Unmarshal([]byte(s), &v)
-	if err == nil {
-		return cleanDecoded(v), nil
-	}
-	if err2 := json.Unmarshal([]byte(cleanJSON(s)), &v); err2 == nil {
-		return cleanDecoded(v), nil
-	}
-	return nil, fmt.Errorf("the reply's JSON does not parse: %w", err)
-}
-
-// jsonStrings tracks whether a byte-by-byte scan of JSON text is inside a
-// string literal, so brackets, commas and slashes in strings are ignored.
-type jsonStrings struct{ in, esc bool }
-
-// inside reports whether c (the next byte) belongs to a string literal,
-// its quotes included.
-func (j *jsonStrings) inside(c byte) bool {
-	switch {
-	case j.in && j.esc:
-		j.esc = false
-	case j.in && c == '\\':
-		j.esc = true
-	case j.in && c == '"':
-		j.in = false
-		return true
-	case !j.in && c == '"':
-		j.in = true
-	}
-	return j.in
-}
-
-func cleanJSON(s string) string {
-	var b strings.Builder
-	var str jsonStrings
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if str.inside(c) {
-			b.WriteByte(c)
-			continue
-		}
-		switch {
-		case c == '/' && i+1 < len(s) && s[i+1] == '/':
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
-		case c == ',':
-			j := i + 1
-			for j < len(s) && strings.IndexByte(" \t\r\n", s[j]) >= 0 {
-				j++
-			}
-			if j < len(s) && (s[j] == ']' || s[j] == '}') {
-				continue
-			}
-			b.WriteByte(c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-// matchBracket returns the index of the bracket closing the one at start.
-func matchBracket(s string, start int) (int, bool) {
-	var stack []byte
-	var str jsonStrings
-	for i := start; i < len(s); i++ {
-		c := s[i]
-		if str.inside(c) {
-			continue
-		}
-		switch c {
-		case '[', '{':
-			stack = append(stack, c)
-		case ']', '}':
-			if len(stack) == 0 {
-				return 0, false
-			}
-			open := stack[len(stack)-1]
-			if (open == '[') != (c == ']') {
-				return 0, false
-			}
-			stack = stack[:len(stack)-1]
-			if len(stack) == 0 {
-				return i, true
-			}
-		}
-	}
-	return 0, false
 }

@@ -7,39 +7,41 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/chorusai/chorus/pipeline/flow"
 )
 
 func TestParsePlanShapes(t *testing.T) {
 	tests := []struct {
 		name  string
 		reply string
-		want  []Task
+		want  []flow.Task
 	}{
 		{"bare array", `[{"task":"image-to-text","id":1,"dep":[-1],"args":{"image":"a.jpg"}}]`,
-			[]Task{{ID: 1, Task: "image-to-text", Dep: []int{}, Args: map[string]string{"image": "a.jpg"}}}},
+			[]flow.Task{{ID: 1, Task: "image-to-text", Dep: []int{}, Args: map[string]string{"image": "a.jpg"}}}},
 		{"object with tasks", `{"tasks":[{"task":"a","id":0,"dep":[],"args":{}},{"task":"b","id":1,"dep":[0],"args":{"text":"<resource>-0"}}]}`,
-			[]Task{{ID: 0, Task: "a", Dep: []int{}, Args: map[string]string{}}, {ID: 1, Task: "b", Dep: []int{0}, Args: map[string]string{"text": "<resource>-0"}}}},
+			[]flow.Task{{ID: 0, Task: "a", Dep: []int{}, Args: map[string]string{}}, {ID: 1, Task: "b", Dep: []int{0}, Args: map[string]string{"text": "<resource>-0"}}}},
 		{"single task object", `{"task":"summarization","id":1,"dep":[],"args":{"text":"long"}}`,
-			[]Task{{ID: 1, Task: "summarization", Dep: []int{}, Args: map[string]string{"text": "long"}}}},
+			[]flow.Task{{ID: 1, Task: "summarization", Dep: []int{}, Args: map[string]string{"text": "long"}}}},
 		{"prose and fences", "Sure! Here is the plan:\n```json\n[{\"task\": \"ocr\", \"id\": 1, \"dep\": [], \"args\": {\"image\": \"x.png\"}}]\n```\nHope it helps.",
-			[]Task{{ID: 1, Task: "ocr", Dep: []int{}, Args: map[string]string{"image": "x.png"}}}},
+			[]flow.Task{{ID: 1, Task: "ocr", Dep: []int{}, Args: map[string]string{"image": "x.png"}}}},
 		{"prose without fences", `I will do this: [{"task": "ocr", "id": 1, "dep": [], "args": {"image": "x.png"}}] and that's it`,
-			[]Task{{ID: 1, Task: "ocr", Dep: []int{}, Args: map[string]string{"image": "x.png"}}}},
+			[]flow.Task{{ID: 1, Task: "ocr", Dep: []int{}, Args: map[string]string{"image": "x.png"}}}},
 		{"trailing commas", `[{"task": "ocr", "id": 1, "dep": [], "args": {"image": "x.png",},},]`,
-			[]Task{{ID: 1, Task: "ocr", Dep: []int{}, Args: map[string]string{"image": "x.png"}}}},
+			[]flow.Task{{ID: 1, Task: "ocr", Dep: []int{}, Args: map[string]string{"image": "x.png"}}}},
 		{"string ids and deps", `[{"task":"a","id":"1","dep":"-1","args":{}},{"task":"b","id":"task-2","dep":["1"],"args":{}},{"task":"c","id":3,"dep":"1, 2","args":{}}]`,
-			[]Task{{ID: 1, Task: "a", Dep: []int{}, Args: map[string]string{}}, {ID: 2, Task: "b", Dep: []int{1}, Args: map[string]string{}}, {ID: 3, Task: "c", Dep: []int{1, 2}, Args: map[string]string{}}}},
+			[]flow.Task{{ID: 1, Task: "a", Dep: []int{}, Args: map[string]string{}}, {ID: 2, Task: "b", Dep: []int{1}, Args: map[string]string{}}, {ID: 3, Task: "c", Dep: []int{1, 2}, Args: map[string]string{}}}},
 		{"think block", "<think>the user wants a caption [not json</think>\n[{\"task\":\"ocr\",\"id\":1,\"dep\":[],\"args\":{\"image\":\"x.png\"}}]",
-			[]Task{{ID: 1, Task: "ocr", Dep: []int{}, Args: map[string]string{"image": "x.png"}}}},
+			[]flow.Task{{ID: 1, Task: "ocr", Dep: []int{}, Args: map[string]string{"image": "x.png"}}}},
 		{"visual prompts as numbers", `[{"task":"mask-generation","id":1,"dep":[],"args":{"image":"x.png","point":[120,80]}}]`,
-			[]Task{{ID: 1, Task: "mask-generation", Dep: []int{}, Args: map[string]string{"image": "x.png", "point": "120,80"}}}},
+			[]flow.Task{{ID: 1, Task: "mask-generation", Dep: []int{}, Args: map[string]string{"image": "x.png", "point": "120,80"}}}},
 		{"lists a comma keeps apart, and lists it would not", `[{"task":"memory.create_entities","id":1,"dep":[],"args":{` +
 			`"entities":[{"name":"Ada","observations":["wrote, first"]},{"name":"Engine"}],"labels":["cat","dog"],"phrases":["a, b","c"],"grid":[[1,2],[3,4]]}}]`,
-			[]Task{{ID: 1, Task: "memory.create_entities", Dep: []int{}, Args: map[string]string{
+			[]flow.Task{{ID: 1, Task: "memory.create_entities", Dep: []int{}, Args: map[string]string{
 				"entities": `[{"name":"Ada","observations":["wrote, first"]},{"name":"Engine"}]`, "labels": "cat,dog",
 				"phrases": `["a, b","c"]`, "grid": `[[1,2],[3,4]]`}}}},
 		{"args as a string", `[{"task":"summarization","id":1,"dep":[],"args":"some text"}]`,
-			[]Task{{ID: 1, Task: "summarization", Dep: []int{}, Args: map[string]string{"text": "some text"}}}},
+			[]flow.Task{{ID: 1, Task: "summarization", Dep: []int{}, Args: map[string]string{"text": "some text"}}}},
 		{"empty plan", `[]`, nil},
 		{"empty object plan", `{"tasks": []}`, nil},
 	}
@@ -81,7 +83,7 @@ func TestParsePlanShortestForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}, {ID: 2, Task: "text-to-speech", Args: map[string]string{"text": "<resource>-1"}}}
+	want := []flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}, {ID: 2, Task: "text-to-speech", Args: map[string]string{"text": "<resource>-1"}}}
 	if !reflect.DeepEqual(rp.Tasks, want) {
 		t.Fatalf("tasks = %+v\nwant    %+v", rp.Tasks, want)
 	}
@@ -101,7 +103,7 @@ func TestParsePlanErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := parsePlan("nothing here"); !errors.Is(err, errNoJSON) {
+	if _, err := parsePlan("nothing here"); !errors.Is(err, flow.ErrNoJSON) {
 		t.Fatalf("plain prose: err = %v, want errNoJSON", err)
 	}
 }
@@ -112,7 +114,7 @@ func TestParsePlanConstraints(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := rp.Constraints
-	if !reflect.DeepEqual(c.Licenses, []string{"apache-2.0", "mit"}) || c.MaxSize.Bytes != 1e9 || !c.LocalOnly || c.Prefer != PreferBest || c.Benchmark != "common_voice wer" {
+	if !reflect.DeepEqual(c.Licenses, []string{"apache-2.0", "mit"}) || c.MaxSize.Bytes != 1e9 || !c.LocalOnly || c.Prefer != flow.PreferBest || c.Benchmark != "common_voice wer" {
 		t.Fatalf("constraints = %+v", c)
 	}
 	rp, err = parsePlan(`{"tasks":[], "constraints":{"prefer":"best","max_size":"huge"}}`)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+
+	"github.com/chorusai/chorus/pipeline/flow"
 )
 
 // PlanJSON writes p as the planning schema asks the controller to write
@@ -20,7 +22,7 @@ import (
 // The head's examples are written in this form, and it is what the
 // decoded-token counts of docs/speed.md measure: every byte of it is a
 // token or a part of one the controller decodes before a task can start.
-func (e *Engine) PlanJSON(p Plan, t Turn) string {
+func (e *Engine) PlanJSON(p flow.Plan, t Turn) string {
 	pos := make(map[int]int, len(p.Tasks))
 	for i, task := range p.Tasks {
 		pos[task.ID] = i + 1
@@ -49,21 +51,18 @@ func (e *Engine) PlanJSON(p Plan, t Turn) string {
 }
 
 // taskJSON writes one task of PlanJSON, its ids renumbered by pos.
-func (e *Engine) taskJSON(b *bytes.Buffer, task Task, pos map[int]int, t Turn) {
+func (e *Engine) taskJSON(b *bytes.Buffer, task flow.Task, pos map[int]int, t Turn) {
 	s, _ := e.cat.Skill(task.Task)
 	args := map[string]string{}
 	var refs []int
 	for k, v := range task.Args {
-		refs = append(refs, Refs(v)...)
+		refs = append(refs, flow.Refs(v)...)
 		if s != nil {
-			if a, ok := s.Arg(k); ok && a.Type.Media() && len(Refs(v)) == 0 && slices.Equal(turnResources(t, a.Type), []string{v}) {
+			if a, ok := s.Arg(k); ok && a.Type.Media() && len(flow.Refs(v)) == 0 && slices.Equal(turnResources(t, a.Type), []string{v}) {
 				continue // the validator fills it in
 			}
 		}
-		args[k] = resourceRef.ReplaceAllStringFunc(v, func(m string) string {
-			n, _ := strconv.Atoi(resourceRef.FindStringSubmatch(m)[1])
-			return RefString(pos[n])
-		})
+		args[k] = flow.ReplaceRefs(v, func(_ string, n int, _ bool) string { return flow.RefString(pos[n]) })
 	}
 	var dep []int
 	for _, d := range task.Dep {
@@ -97,22 +96,22 @@ func (e *Engine) taskJSON(b *bytes.Buffer, task Task, pos map[int]int, t Turn) {
 
 // constraintsJSON writes c as the schema's constraints object, its keys in
 // the schema's order, without the ones it does not set.
-func constraintsJSON(c Constraints) []byte {
-	o := object{}
+func constraintsJSON(c flow.Constraints) []byte {
+	o := flow.Object{}
 	if len(c.Licenses) > 0 {
-		o = append(o, field{"licenses", c.Licenses})
+		o = append(o, flow.Field{Key: "licenses", Value: c.Licenses})
 	}
 	if !c.MaxSize.IsZero() {
-		o = append(o, field{"max_size", c.MaxSize.String()})
+		o = append(o, flow.Field{Key: "max_size", Value: c.MaxSize.String()})
 	}
 	if c.LocalOnly {
-		o = append(o, field{"local_only", true})
+		o = append(o, flow.Field{Key: "local_only", Value: true})
 	}
 	if c.Prefer != "" {
-		o = append(o, field{"prefer", c.Prefer})
+		o = append(o, flow.Field{Key: "prefer", Value: c.Prefer})
 	}
 	if c.Benchmark != "" {
-		o = append(o, field{"benchmark", c.Benchmark})
+		o = append(o, flow.Field{Key: "benchmark", Value: c.Benchmark})
 	}
 	return rawJSON(o)
 }

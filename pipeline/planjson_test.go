@@ -8,6 +8,7 @@ import (
 
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/pipeline/flow"
 )
 
 // The head's examples are what models copy: each must be valid under the
@@ -53,14 +54,14 @@ func TestPlanJSONReadsBackAsThePlan(t *testing.T) {
 	dir := t.TempDir()
 	img, other := touch(t, dir, "cat.png"), touch(t, dir, "dog.png")
 	turn := Turn{Attachments: []string{img}}
-	plans := []Plan{
-		{Tasks: []Task{}},
-		{Tasks: []Task{{ID: 7, Task: "image-to-text", Dep: []int{}, Args: map[string]string{"image": img}}}},
-		{Tasks: []Task{
+	plans := []flow.Plan{
+		{Tasks: []flow.Task{}},
+		{Tasks: []flow.Task{{ID: 7, Task: "image-to-text", Dep: []int{}, Args: map[string]string{"image": img}}}},
+		{Tasks: []flow.Task{
 			{ID: 3, Task: "image-to-text", Dep: []int{}, Args: map[string]string{"image": img}},
 			{ID: 5, Task: "object-detection", Dep: []int{}, Args: map[string]string{"image": other}},
 			{ID: 9, Task: "text-to-speech", Dep: []int{3, 5}, Args: map[string]string{"text": "<resource>-3"}},
-		}, Constraints: Constraints{LocalOnly: true, Licenses: []string{"mit"}}},
+		}, Constraints: flow.Constraints{LocalOnly: true, Licenses: []string{"mit"}}},
 	}
 	turn.Attachments = append(turn.Attachments, other)
 	for _, want := range plans {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 )
@@ -47,30 +48,30 @@ func planSchema(cat *skills.Catalog) json.RawMessage {
 			argProps[a.Name] = map[string]any{"type": "string"}
 		}
 	}
-	taskProps := object{
-		{"task", map[string]any{"type": "string", "enum": cat.Names()}},
-		{"dep", map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"type": "integer", "minimum": 1}}},
-		{"args", map[string]any{"type": "object", "properties": argProps, "additionalProperties": false}},
+	taskProps := flow.Object{
+		{Key: "task", Value: map[string]any{"type": "string", "enum": cat.Names()}},
+		{Key: "dep", Value: map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"type": "integer", "minimum": 1}}},
+		{Key: "args", Value: map[string]any{"type": "object", "properties": argProps, "additionalProperties": false}},
 	}
-	props := object{
-		{"constraints", map[string]any{
+	props := flow.Object{
+		{Key: "constraints", Value: map[string]any{
 			"type": "object",
-			"properties": object{
-				{"licenses", map[string]any{"type": "array", "items": map[string]any{"type": "string"}}},
-				{"max_size", map[string]any{"type": "string"}},
-				{"local_only", map[string]any{"type": "boolean"}},
-				{"prefer", map[string]any{"type": "string", "enum": []string{PreferSmallest, PreferBest}}},
-				{"benchmark", map[string]any{"type": "string"}},
+			"properties": flow.Object{
+				{Key: "licenses", Value: map[string]any{"type": "array", "items": map[string]any{"type": "string"}}},
+				{Key: "max_size", Value: map[string]any{"type": "string"}},
+				{Key: "local_only", Value: map[string]any{"type": "boolean"}},
+				{Key: "prefer", Value: map[string]any{"type": "string", "enum": []string{flow.PreferSmallest, flow.PreferBest}}},
+				{Key: "benchmark", Value: map[string]any{"type": "string"}},
 			},
 			"additionalProperties": false,
 		}},
-		{"tasks", map[string]any{
+		{Key: "tasks", Value: map[string]any{
 			"type":     "array",
 			"minItems": 1,
-			"items":    object{{"type", "object"}, {"properties", taskProps}, {"required", []string{"task"}}, {"additionalProperties", false}},
+			"items":    flow.Object{{Key: "type", Value: "object"}, {Key: "properties", Value: taskProps}, {Key: "required", Value: []string{"task"}}, {Key: "additionalProperties", Value: false}},
 		}},
 	}
-	b, _ := json.Marshal(object{{"type", "object"}, {"properties", props}, {"additionalProperties", false}})
+	b, _ := json.Marshal(flow.Object{{Key: "type", Value: "object"}, {Key: "properties", Value: props}, {Key: "additionalProperties", Value: false}})
 	return b
 }
 
@@ -90,7 +91,7 @@ func (e *Engine) planMessage(ctx context.Context, t Turn) controller.Message {
 				fmt.Fprintf(&b, "- %s (folder; a tool that takes a path may list it and read the files in it)\n", a)
 				continue
 			}
-			m := ModalityOf(a)
+			m := flow.ModalityOf(a)
 			if m == "" {
 				m = "file"
 			}
@@ -102,8 +103,8 @@ func (e *Engine) planMessage(ctx context.Context, t Turn) controller.Message {
 		}
 	}
 	b.WriteString("Request: " + t.Request)
-	b.WriteString(passedInput(t.Input))
-	msg := stageMessage(markPlan, b.String())
+	b.WriteString(flow.PassedInput(t.Input))
+	msg := flow.StageMessage(flow.MarkPlan, b.String())
 	if e.ctl.CanSee(ctx) {
 		msg.Images = turnImages(e.access(t), t)
 	}
@@ -115,7 +116,7 @@ func (e *Engine) planMessage(ctx context.Context, t Turn) controller.Message {
 func turnImages(sc *scope.Scope, t Turn) [][]byte {
 	var paths []string
 	add := func(p string) {
-		if ModalityOf(p) == skills.Image && !slices.Contains(paths, p) && len(paths) < 4 {
+		if flow.ModalityOf(p) == skills.Image && !slices.Contains(paths, p) && len(paths) < 4 {
 			paths = append(paths, p)
 		}
 	}
@@ -127,38 +128,7 @@ func turnImages(sc *scope.Scope, t Turn) [][]byte {
 			add(r)
 		}
 	}
-	return readImages(sc, paths)
-}
-
-// debugPrompt is a prompt as the debug view shows it: its text, and how
-// many images went with it — a vision controller's images are not text, and
-// whether a typed or attached picture reached it is what one debugs.
-func debugPrompt(m controller.Message) string {
-	if n := len(m.Images); n > 0 {
-		return fmt.Sprintf("%s\n(+ %d image(s) sent to the controller with this prompt)", m.Content, n)
-	}
-	return m.Content
-}
-
-// maxControllerImage bounds an image file shown to a vision controller.
-const maxControllerImage = 20 << 20
-
-// readImages reads the images the turn may read, skipping the rest: an
-// image the controller sees is an enhancement, never a reason to fail.
-func readImages(sc *scope.Scope, paths []string) [][]byte {
-	var out [][]byte
-	for _, p := range paths {
-		f, err := sc.Check(p)
-		if err != nil {
-			continue
-		}
-		b, err := f.ReadAll(maxControllerImage)
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		out = append(out, b)
-	}
-	return out
+	return flow.ReadImages(sc, paths)
 }
 
 // plan runs the planning stage: one controller call, a second one if the
@@ -167,7 +137,7 @@ func readImages(sc *scope.Scope, paths []string) [][]byte {
 // stream, when set, reads the first reply while it streams, so its tasks
 // can start before it ends (the dispatcher settles them with the plan
 // returned here); trace, when set, keeps every reply (PlanOnly).
-func (tr *turnRun) plan(trace *planTrace, stream *planStream) (Plan, error) {
+func (tr *turnRun) plan(trace *planTrace, stream *planStream) (flow.Plan, error) {
 	e, ctx, t, script, emit := tr.e, tr.ctx, tr.t, tr.script, tr.emit
 	if trace == nil {
 		trace = &planTrace{}
@@ -177,37 +147,37 @@ func (tr *turnRun) plan(trace *planTrace, stream *planStream) (Plan, error) {
 	schema := planSchema(e.cat)
 	var lastProblem string
 	for attempt := 0; attempt < 2; attempt++ {
-		msgs := fitPrompt(script.with(tail...), e.ctl.Options().PromptBytes())
+		msgs := flow.Fit(script.With(tail...), e.ctl.Options().PromptBytes())
 		// What was sent is what later calls continue after.
 		tail = msgs[len(msgs)-len(tail):]
-		emit(DebugEvent{Stage: StagePlanning, Kind: "prompt", Content: debugPrompt(tail[len(tail)-1])})
+		emit(flow.DebugEvent{Stage: flow.StagePlanning, Kind: "prompt", Content: flow.DebugPrompt(tail[len(tail)-1])})
 		start := time.Now()
 		call := controller.ChatCall{Messages: msgs, Format: schema, NumPredict: e.ctl.Options().PlanTokens}
 		if stream != nil && attempt == 0 {
 			call.OnToken = stream.write
 		}
-		reply, err := e.callController(ctx, call)
+		reply, err := flow.Call(ctx, e.ctl, call)
 		if err != nil {
-			return Plan{}, err
+			return flow.Plan{}, err
 		}
-		script.record(StagePlanning, reply, time.Since(start), emit)
-		emit(DebugEvent{Stage: StagePlanning, Kind: "reply", Content: reply.Content})
+		script.Record(flow.StagePlanning, reply, time.Since(start), emit)
+		emit(flow.DebugEvent{Stage: flow.StagePlanning, Kind: "reply", Content: reply.Content})
 		raw, perr := parsePlan(reply.Content)
 		trace.reply(reply, raw, perr)
 		switch {
 		case reply.Truncated() && (perr != nil || attempt == 0 && len(raw.Tasks) == 0):
 			lastProblem = fmt.Sprintf("the plan was cut off at the %d-token limit (controller.plan_tokens)", e.ctl.Options().PlanTokens)
 			tail = append(tail, controller.Message{Role: "assistant", Content: reply.Content},
-				stageMessage(markPlan, "Your plan was cut off by the length limit. Reply again with a much shorter plan: fewer tasks, short argument values, JSON only."))
+				flow.StageMessage(flow.MarkPlan, "Your plan was cut off by the length limit. Reply again with a much shorter plan: fewer tasks, short argument values, JSON only."))
 			continue
 		case perr != nil:
 			lastProblem = "the plan could not be read: " + perr.Error()
 			tail = append(tail, controller.Message{Role: "assistant", Content: reply.Content},
-				stageMessage(markPlan, "That reply is not a valid plan ("+perr.Error()+"). Reply with the JSON object only, in the format described."))
+				flow.StageMessage(flow.MarkPlan, "That reply is not a valid plan ("+perr.Error()+"). Reply with the JSON object only, in the format described."))
 			continue
 		}
 		// Later stages continue after the plan: the server still holds it.
-		script.add(append(tail, controller.Message{Role: "assistant", Content: reply.Content})...)
+		script.Add(append(tail, controller.Message{Role: "assistant", Content: reply.Content})...)
 		p := e.validate(raw.Tasks, raw.Constraints, t, raw.Notes)
 		trace.accepted(raw)
 		if len(raw.Tasks) > 0 && len(p.Tasks) == 0 {
@@ -216,8 +186,8 @@ func (tr *turnRun) plan(trace *planTrace, stream *planStream) (Plan, error) {
 		return p, nil
 	}
 	msg := lastProblem + " (after one re-ask); answering without expert models"
-	emit(ErrorEvent{Stage: StagePlanning, Message: msg})
+	emit(flow.ErrorEvent{Stage: flow.StagePlanning, Message: msg})
 	// The failed exchange stays out of the conversation: the answer
 	// should not be written after two broken plans.
-	return Plan{Tasks: []Task{}, Constraints: t.Constraints, Notes: []string{msg}}, nil
+	return flow.Plan{Tasks: []flow.Task{}, Constraints: t.Constraints, Notes: []string{msg}}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/pipeline/flow"
 )
 
 // PlanResult is what the planning stage of one request produced, with
@@ -19,10 +20,10 @@ type PlanResult struct {
 	Replies []string `json:"replies"`
 	// Raw is the task list as the parser read the accepted reply, before
 	// validation; nil when no reply could be read.
-	Raw []Task `json:"raw,omitempty"`
+	Raw []flow.Task `json:"raw,omitempty"`
 	// Plan is the validated plan, as a turn would run it. When no reply
 	// could be read it is empty and its note says why.
-	Plan Plan `json:"plan"`
+	Plan flow.Plan `json:"plan"`
 	// ValidAsWritten says the first reply was a plan the validator had
 	// nothing to change in: strict JSON (no prose, fences or trailing
 	// commas), not cut off, every task kept with no repair note.
@@ -33,12 +34,12 @@ type PlanResult struct {
 	Usable bool `json:"usable"`
 	// Calls are the controller calls made, each with its prompt and reply
 	// tokens and time: the planning call(s), then selection's if any.
-	Calls []ControllerCall `json:"calls"`
+	Calls []flow.ControllerCall `json:"calls"`
 	// PlanElapsed is the planning stage's wall time, re-ask included.
 	PlanElapsed time.Duration `json:"plan_elapsed"`
 	// Models are the selection stage's choices, one per task, when
 	// selection was asked for.
-	Models []ModelEvent `json:"models,omitempty"`
+	Models []flow.ModelEvent `json:"models,omitempty"`
 }
 
 // planTrace records, for PlanOnly, what the planning stage saw. Run passes
@@ -47,7 +48,7 @@ type planTrace struct {
 	replies  []string
 	firstOK  bool // the first reply: strict JSON, not cut off, parsed without notes
 	attempts int
-	raw      []Task
+	raw      []flow.Task
 	ok       bool // a reply was accepted
 	acceptAt int  // which attempt's
 }
@@ -74,9 +75,9 @@ func (tr *planTrace) accepted(raw rawPlan) {
 // a result, not an error.
 func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanResult, error) {
 	t.scope = e.turnScope(t)
-	var models []ModelEvent
-	emit := syncEmit(func(ev Event) {
-		if m, ok := ev.(ModelEvent); ok {
+	var models []flow.ModelEvent
+	emit := syncEmit(func(ev flow.Event) {
+		if m, ok := ev.(flow.ModelEvent); ok {
 			models = append(models, m)
 		}
 	})

@@ -1,5 +1,7 @@
 package pipeline
 
+import "github.com/chorusai/chorus/pipeline/flow"
+
 // planStream reads a plan reply while it streams and hands over its parts
 // the moment each is complete: the constraints object, then each task
 // object of the "tasks" list. The plan schema puts "constraints" first
@@ -16,7 +18,7 @@ package pipeline
 // reply, when parsePlan reads it whole. The scan is incremental: each byte
 // is looked at once, however the reply is cut into tokens.
 type planStream struct {
-	objectScan
+	flow.JSONScan
 	// key is the last key read at the top level, keyStart where the
 	// string literal being read there began.
 	key      string
@@ -32,26 +34,26 @@ type planStream struct {
 	// nothing early (the request may state a limit).
 	waitForConstraints bool
 
-	onConstraints func(Constraints)
-	onTask        func(Task)
+	onConstraints func(flow.Constraints)
+	onTask        func(flow.Task)
 	// tasks counts the task objects read, for parseTask's index.
 	tasks int
 }
 
 // write takes the next piece of the streamed reply.
-func (s *planStream) write(tok string) { s.feed(tok, s.scan) }
+func (s *planStream) write(tok string) { s.Feed(tok, s.scan) }
 
 func (s *planStream) scan(b string, i int) {
 	c := b[i]
-	if s.opening(c) {
+	if s.Opening(c) {
 		return
 	}
-	wasIn := s.str.in
-	if s.str.inside(c) || wasIn {
-		if s.depth == 1 {
+	wasIn := s.Str.In
+	if s.Str.Inside(c) || wasIn {
+		if s.Depth == 1 {
 			if !wasIn {
 				s.keyStart = i
-			} else if !s.str.in {
+			} else if !s.Str.In {
 				s.key = b[s.keyStart+1 : i]
 			}
 		}
@@ -59,26 +61,26 @@ func (s *planStream) scan(b string, i int) {
 	}
 	switch c {
 	case '{', '[':
-		s.depth++
+		s.Depth++
 		switch {
-		case s.depth == 2:
+		case s.Depth == 2:
 			s.open, s.objStart = s.key, i
 			if s.open == "tasks" && !s.constraints {
 				s.tasksFirst()
 			}
-		case s.depth == 3 && s.open == "tasks" && c == '{':
+		case s.Depth == 3 && s.open == "tasks" && c == '{':
 			s.objStart = i
 		}
 	case '}', ']':
 		switch {
-		case s.depth == 3 && s.open == "tasks" && c == '}':
+		case s.Depth == 3 && s.open == "tasks" && c == '}':
 			s.task(b[s.objStart : i+1])
-		case s.depth == 2 && s.open == "constraints" && c == '}':
+		case s.Depth == 2 && s.open == "constraints" && c == '}':
 			s.readConstraints(b[s.objStart : i+1])
-		case s.depth == 1:
-			s.off = true // the reply's object is complete
+		case s.Depth == 1:
+			s.Off = true // the reply's object is complete
 		}
-		s.depth--
+		s.Depth--
 	}
 }
 
@@ -88,12 +90,12 @@ func (s *planStream) scan(b string, i int) {
 // nothing may start early.
 func (s *planStream) tasksFirst() {
 	if s.waitForConstraints {
-		s.off = true
+		s.Off = true
 		return
 	}
 	s.constraints = true
 	if s.onConstraints != nil {
-		s.onConstraints(Constraints{})
+		s.onConstraints(flow.Constraints{})
 	}
 }
 
@@ -104,10 +106,10 @@ func (s *planStream) readConstraints(obj string) {
 		// constraints withdraw them if they differ (dispatcher.settle).
 		return
 	}
-	v, err := decodeLenient(obj)
+	v, err := flow.DecodeLenient(obj)
 	m, ok := v.(map[string]any)
 	if err != nil || !ok {
-		s.off = true
+		s.Off = true
 		return
 	}
 	c, _ := parseConstraintsJSON(m)
@@ -118,12 +120,12 @@ func (s *planStream) readConstraints(obj string) {
 }
 
 func (s *planStream) task(obj string) {
-	v, err := decodeLenient(obj)
+	v, err := flow.DecodeLenient(obj)
 	m, ok := v.(map[string]any)
 	if err != nil || !ok {
 		// A task object that does not read: whatever follows is left to
 		// the whole reply's parse and validation.
-		s.off = true
+		s.Off = true
 		return
 	}
 	t, _ := parseTask(m, s.tasks)

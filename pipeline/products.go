@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -16,8 +17,8 @@ import (
 // preview, then a mask.
 func (r *taskRun) fileFor(a skills.Arg) (string, bool) {
 	best, bestRank := "", 0
-	for _, f := range r.files {
-		if ModalityOf(f) != a.Type {
+	for _, f := range r.Files {
+		if flow.ModalityOf(f) != a.Type {
 			continue
 		}
 		if rank := kindRank(a, r.kindOf(f)); rank > bestRank {
@@ -49,19 +50,19 @@ func kindRank(a skills.Arg, k skills.FileKind) int {
 // kindOf is the kind of one of the task's files; a file of no recorded kind
 // is a plain file of its modality.
 func (r *taskRun) kindOf(path string) skills.FileKind {
-	if k, ok := r.kinds[path]; ok {
+	if k, ok := r.Kinds[path]; ok {
 		return k
 	}
-	return skills.FileKind(ModalityOf(path))
+	return skills.FileKind(flow.ModalityOf(path))
 }
 
 // choiceNote tells --debug which of a task's files an argument took, when
 // the task made more than one of the argument's modality: a wrong pick there
 // is silent otherwise (a mask-overlay of the preview tints the whole image).
-func (r *taskRun) choiceNote(t Task, arg skills.Arg, ref int, picked string) string {
+func (r *taskRun) choiceNote(t flow.Task, arg skills.Arg, ref int, picked string) string {
 	var others []string
-	for _, f := range r.files {
-		if f != picked && ModalityOf(f) == arg.Type {
+	for _, f := range r.Files {
+		if f != picked && flow.ModalityOf(f) == arg.Type {
 			others = append(others, describeKind(r.kindOf(f))+" "+f)
 		}
 	}
@@ -73,7 +74,7 @@ func (r *taskRun) choiceNote(t Task, arg skills.Arg, ref int, picked string) str
 		want = skills.FileKind(arg.Type)
 	}
 	return fmt.Sprintf("task %d (%s): argument %s = <resource>-%d takes %s %s — the argument wants %s; task %d (%s) also made %s",
-		t.ID, t.Task, arg.Name, ref, describeKind(r.kindOf(picked)), picked, withArticleKind(want), ref, r.task.Task, strings.Join(others, ", "))
+		t.ID, t.Task, arg.Name, ref, describeKind(r.kindOf(picked)), picked, withArticleKind(want), ref, r.Task.Task, strings.Join(others, ", "))
 }
 
 // describeKind names a file kind for people: "the mask", "the annotated
@@ -92,5 +93,5 @@ func withArticleKind(k skills.FileKind) string {
 	case skills.FileMask:
 		return "a mask"
 	}
-	return withArticle(skills.Modality(k))
+	return flow.WithArticle(skills.Modality(k))
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -34,7 +35,7 @@ func TestEveryMultiFileProducerFeedsEachArgumentItsKind(t *testing.T) {
 	ext := map[skills.Modality]string{skills.Image: ".png", skills.Audio: ".wav", skills.Video: ".mp4"}
 	multi := 0
 	for _, p := range cat.All() {
-		run := &taskRun{task: Task{ID: 1, Task: p.Name}, kinds: map[string]skills.FileKind{}}
+		run := &taskRun{TaskRun: flow.TaskRun{Task: flow.Task{ID: 1, Task: p.Name}, Kinds: map[string]skills.FileKind{}}}
 		annotated := slices.Contains(detectionTasks, p.Name) || slices.Contains(segmentationTasks, p.Name)
 		for _, m := range p.Outputs {
 			if !m.Media() {
@@ -43,16 +44,16 @@ func TestEveryMultiFileProducerFeedsEachArgumentItsKind(t *testing.T) {
 			// Two of each (segments, separated sources), as experts return.
 			for i := range 2 {
 				f := fmt.Sprintf("/out/%s-1-%d%s", p.Name, i, ext[m])
-				run.files = append(run.files, f)
-				run.kinds[f] = p.ProducedKind(m)
+				run.Files = append(run.Files, f)
+				run.Kinds[f] = p.ProducedKind(m)
 			}
 		}
 		if annotated {
 			f := "/out/" + p.Name + "-annotated-1.png"
-			run.files = append([]string{f}, run.files...)
-			run.kinds[f] = skills.FileAnnotated
+			run.Files = append([]string{f}, run.Files...)
+			run.Kinds[f] = skills.FileAnnotated
 		}
-		if len(run.files) < 2 {
+		if len(run.Files) < 2 {
 			continue
 		}
 		multi++
@@ -63,7 +64,7 @@ func TestEveryMultiFileProducerFeedsEachArgumentItsKind(t *testing.T) {
 				}
 				got, ok := run.fileFor(a)
 				has := func(k skills.FileKind) bool {
-					return slices.ContainsFunc(run.files, func(f string) bool { return run.kinds[f] == k && ModalityOf(f) == a.Type })
+					return slices.ContainsFunc(run.Files, func(f string) bool { return run.Kinds[f] == k && flow.ModalityOf(f) == a.Type })
 				}
 				plain := skills.FileKind(a.Type)
 				var want skills.FileKind
@@ -83,12 +84,12 @@ func TestEveryMultiFileProducerFeedsEachArgumentItsKind(t *testing.T) {
 				}
 				if want == "" {
 					if ok {
-						t.Errorf("%s.%s after %s took %s (%s), want nothing of its kind", c.Name, a.Name, p.Name, got, run.kinds[got])
+						t.Errorf("%s.%s after %s took %s (%s), want nothing of its kind", c.Name, a.Name, p.Name, got, run.Kinds[got])
 					}
 					continue
 				}
-				if !ok || run.kinds[got] != want {
-					t.Errorf("%s.%s after %s took %q (%s), want the %s", c.Name, a.Name, p.Name, got, run.kinds[got], want)
+				if !ok || run.Kinds[got] != want {
+					t.Errorf("%s.%s after %s took %q (%s), want the %s", c.Name, a.Name, p.Name, got, run.Kinds[got], want)
 				}
 			}
 		}

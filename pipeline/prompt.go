@@ -8,9 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
-	"github.com/chorusai/chorus/text"
 )
 
 // Every controller call of a turn is one conversation that grows: the same
@@ -24,36 +23,6 @@ import (
 //
 // Nothing that changes within a session may go into the head: the request,
 // the attachments, results and the stage all go at the end.
-
-// The stage markers end the last message of every controller call.
-const (
-	markPlan   = "STAGE: PLAN"
-	markSelect = "STAGE: SELECT"
-	markTask   = "STAGE: TASK"
-	markAnswer = "STAGE: ANSWER"
-	// markRevise asks for new tasks after some failed for good
-	// (revise.go). Its rules travel in its own message, not in the head:
-	// a turn that goes well never pays for them.
-	markRevise = "STAGE: REVISE"
-)
-
-// PromptStage tells which stage a controller call serves from the content
-// of its last message: StagePlanning, StageSelection, StageRevision or
-// StageResponse, or "task" for a text task the controller does itself (""
-// when it is none of Chorus's). Tests and tools that watch the controller's
-// traffic use it.
-func PromptStage(last string) string {
-	last = strings.TrimSpace(last)
-	for _, m := range []struct{ mark, stage string }{
-		{markPlan, string(StagePlanning)}, {markSelect, string(StageSelection)}, {markTask, "task"}, {markAnswer, string(StageResponse)},
-		{markRevise, string(StageRevision)},
-	} {
-		if strings.HasPrefix(last, m.mark) {
-			return m.stage
-		}
-	}
-	return ""
-}
 
 // headIntro and the stage rules are the fixed part of the head.
 const headIntro = `You are the controller of Chorus, a terminal assistant that plans a request into tasks for expert
@@ -157,16 +126,7 @@ func skillLine(s *skills.Skill) string {
 			args[i] += "?"
 		}
 	}
-	return fmt.Sprintf("%s(%s) → %s: %s", s.Name, strings.Join(args, ","), joinModalities(s.Outputs), skillBrief(s))
-}
-
-// skillBrief is the skill's one-line brief, or its description's first
-// sentence when it has none.
-func skillBrief(s *skills.Skill) string {
-	if s.Brief != "" {
-		return s.Brief
-	}
-	return text.OneLine(firstSentence(s.Description), 100)
+	return fmt.Sprintf("%s(%s) → %s: %s", s.Name, strings.Join(args, ","), flow.JoinModalities(s.Outputs), flow.SkillBrief(s))
 }
 
 // groupNames lists skill names compactly: names that share everything
@@ -201,14 +161,6 @@ func groupNames(names []string) string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-func firstSentence(d string) string {
-	d = strings.Join(strings.Fields(d), " ")
-	if i := strings.Index(d, ". "); i >= 0 {
-		return d[:i+1]
-	}
-	return d
 }
 
 // availabilityTTL is how long the list of runnable skills is reused. The
@@ -283,113 +235,8 @@ func (e *Engine) runnable(ctx context.Context, s *skills.Skill) bool {
 	})
 }
 
-// transcript is a turn's growing controller conversation: the head and
-// the chat log, then each stage's message and reply (not to be confused
-// with package conversation, a front end's chat of many turns). Stages add to it in
-// order; calls that run beside others (selection, text tasks) read a copy.
-type transcript struct {
-	mu    sync.Mutex
-	msgs  []controller.Message
-	calls []ControllerCall
-	// of is the transcript a fork branched off (fork): its calls are
-	// recorded there, the turn's one list.
-	of *transcript
-}
-
-// fork returns a branch of the transcript as it is now: a call made on
-// another slot of the server while the conversation goes on (an early
-// pick while the plan streams, earlypick.go). What the branch adds stays
-// in it; its calls count among the turn's.
-func (c *transcript) fork() *transcript {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	root := c
-	if c.of != nil {
-		root = c.of
-	}
-	return &transcript{msgs: slices.Clone(c.msgs), of: root}
-}
-
-// record notes one controller call for the report, and says it in the
-// debug view: the prompt's tokens, how many were prefilled, the reply's.
-func (c *transcript) record(stage Stage, r controller.Reply, took time.Duration, emit Emit) {
-	call := ControllerCall{Stage: stage, PromptTokens: r.PromptEvalCount, Prefilled: r.Prefilled, PromptEvalMS: r.PromptEvalDuration.Milliseconds(),
-		Tokens: r.EvalCount, ElapsedMS: took.Milliseconds()}
-	root := c
-	if c.of != nil {
-		root = c.of
-	}
-	root.mu.Lock()
-	root.calls = append(root.calls, call)
-	root.mu.Unlock()
-	for _, n := range r.Notes {
-		// How the backend had to make the call: a schema the server
-		// refused, answered as json_object and repaired.
-		emit(DebugEvent{Stage: stage, Kind: "note", Content: n})
-	}
-	if r.Cut {
-		// The server ignored the limit it was given; the stage goes on
-		// as after any reply cut off by length, and the turn says so.
-		emit(ErrorEvent{Stage: stage, Message: "the controller went on past its token limit, so Chorus cut its reply there — " +
-			"its server may not honour num_predict/max_tokens (check the model's template, or a proxy in between)"})
-	}
-	emit(DebugEvent{Stage: stage, Kind: "tokens", Content: fmt.Sprintf("prompt %d tokens (%d prefilled, the rest from the server's cache), reply %d tokens, %d ms",
-		call.PromptTokens, call.Prefilled, call.Tokens, call.ElapsedMS)})
-}
-
-// Calls returns the controller calls recorded so far.
-func (c *transcript) Calls() []ControllerCall {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.calls)
-}
-
 // newTranscript starts a turn's transcript: the head, then the chat
 // log as messages.
-func (e *Engine) newTranscript(ctx context.Context, t Turn) *transcript {
-	msgs := []controller.Message{{Role: "system", Content: e.head(ctx)}}
-	return &transcript{msgs: append(msgs, historyMessages(t.History, historyBudget)...)}
-}
-
-// historyBudget bounds, in bytes, the chat log given to the controller.
-const historyBudget = 4000
-
-// with returns the transcript so far followed by tail: the messages of
-// one call.
-func (c *transcript) with(tail ...controller.Message) []controller.Message {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append(slices.Clone(c.msgs), tail...)
-}
-
-// add records a stage's exchange, so later calls continue after it (and
-// find it in the server's cache).
-func (c *transcript) add(msgs ...controller.Message) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.msgs = append(c.msgs, msgs...)
-}
-
-// stageMessage is a stage's user message: its marker first, then the body.
-func stageMessage(mark, body string) controller.Message {
-	return controller.Message{Role: "user", Content: mark + "\n" + strings.TrimRight(body, "\n")}
-}
-
-// passedInput is the data the user passed with the request (Turn.Input),
-// as the planning and response messages show it after the request: quoted
-// as data, so the controller works on it but takes no orders from it.
-func passedInput(input string) string {
-	if input == "" {
-		return ""
-	}
-	return "\nInput passed with the request (piped):\n" + quoteData(input)
-}
-
-// quoteData wraps text from outside — results, file contents — as data the
-// head tells the controller never to obey. A "</data>" inside it is
-// defused so the data cannot end its own quote.
-func quoteData(s string) string {
-	s = strings.ReplaceAll(s, "</data>", "</ data>")
-	s = strings.ReplaceAll(s, "<data>", "< data>")
-	return "<data>\n" + s + "\n</data>"
+func (e *Engine) newTranscript(ctx context.Context, t Turn) *flow.Transcript {
+	return flow.NewTranscript(e.head(ctx), t.History)
 }

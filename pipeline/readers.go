@@ -3,9 +3,11 @@ package pipeline
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
@@ -47,26 +49,15 @@ func readerOf(routes []route, workspace string) scope.Reader {
 	return r
 }
 
-// argReader is r for the argument k of skill s: a path, or a JSON list
-// or object, as the tool's schema says.
-func argReader(r scope.Reader, s *skills.Skill, k string) scope.Reader {
-	if !r.Tool || s == nil || s.Tool == nil {
-		return r
-	}
-	p := s.Tool.Params[k]
-	r.Path, r.Structured = p.IsPath(), p.IsStructured()
-	return r
-}
-
 // choiceRoutes are the routes a chosen task may run on.
-func choiceRoutes(c *choice) []route {
+func choiceRoutes(c *flow.Choice) []route {
 	var out []route
 	if c == nil {
 		return nil
 	}
-	for _, cand := range c.ranked {
-		for _, ep := range cand.routes {
-			out = append(out, route{ep: ep, model: cand.model.ID})
+	for _, cand := range c.Ranked {
+		for _, ep := range cand.Routes {
+			out = append(out, route{ep: ep, model: cand.Model.ID})
 		}
 	}
 	return out
@@ -97,7 +88,7 @@ func (e *Engine) skillReader(t Turn) func(*skills.Skill) scope.Reader {
 // (the absolute path it judged), for --debug and the log.
 func gatedNotes(before, after map[string]string) []string {
 	var out []string
-	for _, k := range sortedKeys(after) {
+	for _, k := range slices.Sorted(maps.Keys(after)) {
 		if before[k] != after[k] {
 			out = append(out, fmt.Sprintf("argument %s: %q goes to the tool as %q, the path the gate judged", k, text.Clip(before[k], 120), text.Clip(after[k], 200)))
 		}
@@ -110,11 +101,11 @@ func gatedNotes(before, after map[string]string) []string {
 // is to get; refused names the argument whose value was refused.
 func gateValues(sc *scope.Scope, s *skills.Skill, args map[string]string, r scope.Reader) (out map[string]string, refused string, err error) {
 	out = maps.Clone(args)
-	for _, k := range sortedKeys(args) {
+	for _, k := range slices.Sorted(maps.Keys(args)) {
 		if a, _ := s.Arg(k); a.Type.Media() {
 			continue
 		}
-		v, err := sc.GateFor(args[k], argReader(r, s, k))
+		v, err := sc.GateFor(args[k], flow.ArgReader(r, s, k))
 		if err != nil {
 			return nil, k, err
 		}

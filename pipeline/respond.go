@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
@@ -21,40 +22,40 @@ import (
 // produce the file it named, and a task that failed for good is revised:
 // the answer goes on with what the revision made (goOn). One answer event
 // ends it, holding the whole text.
-func (d *dispatcher) respond(p Plan, runs []*taskRun, rep *Report) (string, error) {
+func (d *dispatcher) respond(p flow.Plan, runs []*taskRun, rep *flow.Report) (string, error) {
 	e, ctx, emit := d.e, d.ctx, d.emit
 	said := e.answerMessage(ctx, d.t, p, runs, rep)
-	msgs := fitPrompt(d.script.with(said), e.ctl.Options().PromptBytes())
-	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: debugPrompt(msgs[len(msgs)-1])})
+	msgs := flow.Fit(d.script.With(said), e.ctl.Options().PromptBytes())
+	emit(flow.DebugEvent{Stage: flow.StageResponse, Kind: "prompt", Content: flow.DebugPrompt(msgs[len(msgs)-1])})
 	var answer strings.Builder
 	push, flush := streamer(&answer, emit)
 	start := time.Now()
-	reply, err := e.callController(ctx, controller.ChatCall{Messages: msgs, NumPredict: e.ctl.Options().AnswerTokens, OnToken: push})
+	reply, err := flow.Call(ctx, e.ctl, controller.ChatCall{Messages: msgs, NumPredict: e.ctl.Options().AnswerTokens, OnToken: push})
 	if err == nil {
 		flush()
-		d.script.record(StageResponse, reply, time.Since(start), emit)
+		d.script.Record(flow.StageResponse, reply, time.Since(start), emit)
 	}
 	correction := d.finish(rep)
 	if err != nil {
 		if ctx.Err() != nil || len(runs) == 0 {
 			if answer.Len() > 0 && correction != "" {
 				// What streamed may name a file the cancel stopped.
-				emit(TokenEvent{Text: "\n\n" + correction})
+				emit(flow.TokenEvent{Text: "\n\n" + correction})
 			}
 			return "", err
 		}
 		// The experts' work is done and their files exist: report them even
 		// though the controller could not write the prose.
-		emit(ErrorEvent{Stage: StageResponse, Message: "the controller could not write the answer: " + err.Error()})
+		emit(flow.ErrorEvent{Stage: flow.StageResponse, Message: "the controller could not write the answer: " + err.Error()})
 		answer.Reset()
 		answer.WriteString("_The controller could not write an answer (" + err.Error() + "); here is what ran._")
-		emit(TokenEvent{Text: answer.String()})
+		emit(flow.TokenEvent{Text: answer.String()})
 	}
-	emit(DebugEvent{Stage: StageResponse, Kind: "reply", Content: reply.Content})
+	emit(flow.DebugEvent{Stage: flow.StageResponse, Kind: "reply", Content: reply.Content})
 	text := strings.TrimSpace(answer.String())
 	if correction != "" {
 		sep := "\n\n"
-		emit(TokenEvent{Text: sep + correction})
+		emit(flow.TokenEvent{Text: sep + correction})
 		text += sep + correction
 	}
 	if d.answering && ctx.Err() != nil {
@@ -71,10 +72,10 @@ func (d *dispatcher) respond(p Plan, runs []*taskRun, rep *Report) (string, erro
 	}
 	if wf := workflowSection(rep, p); wf != "" {
 		sep := "\n\n"
-		emit(TokenEvent{Text: sep + wf})
+		emit(flow.TokenEvent{Text: sep + wf})
 		text += sep + wf
 	}
-	emit(AnswerEvent{Text: text, Tokens: reply.EvalCount, TokensPerSecond: reply.TokensPerSecond()})
+	emit(flow.AnswerEvent{Text: text, Tokens: reply.EvalCount, TokensPerSecond: reply.TokensPerSecond()})
 	return text, nil
 }
 
@@ -83,7 +84,7 @@ func (d *dispatcher) respond(p Plan, runs []*taskRun, rep *Report) (string, erro
 // across tokens ("<th", "ink>"), so the answer's first characters are held
 // until they cannot be the tag; flush emits what is still held when the
 // reply ends.
-func streamer(b *strings.Builder, emit Emit) (push func(string), flush func()) {
+func streamer(b *strings.Builder, emit flow.Emit) (push func(string), flush func()) {
 	var raw strings.Builder
 	thinking := false
 	push = func(tok string) {
@@ -91,7 +92,7 @@ func streamer(b *strings.Builder, emit Emit) (push func(string), flush func()) {
 			// The answer is flowing: nothing left to hold back, so
 			// tokens go straight out instead of piling up in raw.
 			b.WriteString(tok)
-			emit(TokenEvent{Text: tok})
+			emit(flow.TokenEvent{Text: tok})
 			return
 		}
 		raw.WriteString(tok)
@@ -127,7 +128,7 @@ func streamer(b *strings.Builder, emit Emit) (push func(string), flush func()) {
 		}
 		raw.Reset()
 		b.WriteString(tok)
-		emit(TokenEvent{Text: tok})
+		emit(flow.TokenEvent{Text: tok})
 	}
 	flush = func() {
 		if b.Len() > 0 || thinking {
@@ -135,7 +136,7 @@ func streamer(b *strings.Builder, emit Emit) (push func(string), flush func()) {
 		}
 		if tok := strings.TrimLeft(raw.String(), "\n"); strings.TrimSpace(tok) != "" {
 			b.WriteString(tok)
-			emit(TokenEvent{Text: tok})
+			emit(flow.TokenEvent{Text: tok})
 		}
 	}
 	return push, flush
@@ -146,24 +147,24 @@ func streamer(b *strings.Builder, emit Emit) (push func(string), flush func()) {
 // result, files and error — as data. A vision controller also sees the
 // images generated this turn (the attached ones are in the plan message,
 // earlier in the conversation).
-func (e *Engine) answerMessage(ctx context.Context, t Turn, p Plan, runs []*taskRun, rep *Report) controller.Message {
+func (e *Engine) answerMessage(ctx context.Context, t Turn, p flow.Plan, runs []*taskRun, rep *flow.Report) controller.Message {
 	var b strings.Builder
 	b.WriteString(answerInstruction(t.System))
 	b.WriteString("Request: " + t.Request)
-	b.WriteString(passedInput(t.Input))
+	b.WriteString(flow.PassedInput(t.Input))
 	if len(t.Attachments) > 0 {
 		b.WriteString("\nAttached: " + strings.Join(t.Attachments, ", "))
 		b.WriteString(attachedTexts(e.access(t), t.Attachments, 8000))
 	}
 	if len(runs) > 0 {
-		results, _ := json.MarshalIndent(resultsForPrompt(runs, e.opts.ResultBudget), "", " ")
-		b.WriteString("\nResults of the tasks run for this request:\n" + quoteData(string(results)))
+		results, _ := json.MarshalIndent(flow.Results(records(runs), e.opts.ResultBudget), "", " ")
+		b.WriteString("\nResults of the tasks run for this request:\n" + flow.QuoteData(string(results)))
 		b.WriteString(revisionsSaid(rep.Revisions))
 		for _, r := range runs {
-			if r.status == statusRunning {
+			if r.Status == flow.StatusRunning {
 				// The early answer (early.go): the file's path is all
 				// the answer needs, and it is fixed already.
-				fmt.Fprintf(&b, "\nTask %d (%s) is producing %s: it is still running; give that path, say nothing of its content.", r.task.ID, r.task.Task, r.fixed)
+				fmt.Fprintf(&b, "\nTask %d (%s) is producing %s: it is still running; give that path, say nothing of its content.", r.Task.ID, r.Task.Task, r.Fixed)
 			}
 		}
 	} else {
@@ -172,12 +173,12 @@ func (e *Engine) answerMessage(ctx context.Context, t Turn, p Plan, runs []*task
 	if len(p.Notes) > 0 && len(runs) == 0 {
 		fmt.Fprintf(&b, "\n(Note for you: %s)", strings.Join(p.Notes, "; "))
 	}
-	msg := stageMessage(markAnswer, b.String())
+	msg := flow.StageMessage(flow.MarkAnswer, b.String())
 	if e.ctl.CanSee(ctx) {
 		var images [][]byte
 		for _, f := range rep.Files {
-			if len(images) < 6 && ModalityOf(f) == skills.Image {
-				images = append(images, readImages(e.access(t), []string{f})...)
+			if len(images) < 6 && flow.ModalityOf(f) == skills.Image {
+				images = append(images, flow.ReadImages(e.access(t), []string{f})...)
 			}
 		}
 		msg.Images = images
@@ -206,7 +207,7 @@ func answerInstruction(system string) string {
 // revisionsSaid tells the answer stage which tasks a revision added after
 // which failed (ids only: the errors are in the results, as data), so the
 // answer can say what was done instead.
-func revisionsSaid(revs []Revision) string {
+func revisionsSaid(revs []flow.Revision) string {
 	var b strings.Builder
 	for _, r := range revs {
 		failed := make([]string, len(r.After))
@@ -232,7 +233,7 @@ func revisionsSaid(revs []Revision) string {
 func attachedTexts(sc *scope.Scope, paths []string, budget int) string {
 	var b strings.Builder
 	for _, p := range paths {
-		content, isFile, err := textFileContent(sc, p)
+		content, isFile, err := flow.TextFile(sc, p)
 		if err != nil {
 			fmt.Fprintf(&b, "\n\n(%s is attached but not quoted: %v)", p, err)
 			continue
@@ -240,101 +241,23 @@ func attachedTexts(sc *scope.Scope, paths []string, budget int) string {
 		if !isFile || budget <= 0 {
 			continue
 		}
-		content = budgeted(content, budget)
+		content = flow.Budgeted(content, budget)
 		budget -= len(content)
-		fmt.Fprintf(&b, "\nContents of %s:\n%s", p, quoteData(content))
+		fmt.Fprintf(&b, "\nContents of %s:\n%s", p, flow.QuoteData(content))
 	}
 	return b.String()
 }
 
-// historyMessages renders earlier turns as chat messages, newest kept when
-// the budget (bytes) runs out. A message that does not fit whole is
-// clipped rather than dropped, so a long last answer (its workflow section
-// alone can fill the budget) does not cost the follow-up all its context.
-func historyMessages(h []Message, budget int) []controller.Message {
-	var out []controller.Message
-	used := 0
-	for i := len(h) - 1; i >= 0; i-- {
-		c, files := h[i].Content+passedInput(h[i].Input), ""
-		if len(h[i].Resources) > 0 {
-			files = "\n[files: " + strings.Join(h[i].Resources, ", ") + "]"
-		}
-		if used+len(c)+len(files) > budget {
-			left := budget - used - len(files)
-			if left < 200 {
-				break
-			}
-			c = budgeted(c, left-32) // the files stay: later turns refer to them
-		}
-		c += files
-		used += len(c)
-		role := h[i].Role
-		if role != "user" && role != "assistant" {
-			role = "user"
-		}
-		out = append([]controller.Message{{Role: role, Content: c}}, out...)
-	}
-	return out
-}
-
-type promptResult struct {
-	ID     int               `json:"id"`
-	Task   string            `json:"task"`
-	Args   map[string]string `json:"args,omitempty"`
-	Status string            `json:"status"`
-	Result string            `json:"result,omitempty"`
-	Data   string            `json:"data,omitempty"`
-	Files  []string          `json:"files,omitempty"`
-	Error  string            `json:"error,omitempty"`
-}
-
-// resultsForPrompt trims results to fit budget bytes, sharing it evenly.
-func resultsForPrompt(runs []*taskRun, budget int) []promptResult {
-	per := budget / max(1, len(runs))
-	out := make([]promptResult, 0, len(runs))
-	for _, r := range runs {
-		pr := promptResult{ID: r.task.ID, Task: r.task.Task, Status: r.status, Files: r.files, Error: budgeted(r.err, per/4)}
-		pr.Args = map[string]string{}
-		args := r.args
-		if args == nil {
-			args = r.task.Args
-		}
-		for k, v := range args {
-			pr.Args[k] = budgeted(v, per/6)
-		}
-		pr.Result = budgeted(r.text, per/2)
-		if len(r.data) > 0 && len(r.text) < per/4 {
-			pr.Data = budgeted(string(r.data), per/4)
-		}
-		out = append(out, pr)
-	}
-	return out
-}
-
-// budgetFloor is the least of a part budgeted keeps.
-const budgetFloor = 16
-
-// budgeted cuts s to a prompt budget of n bytes (budgetFloor at least),
-// saying how much was left out so the controller does not take a part for
-// the whole.
-func budgeted(s string, n int) string {
-	out, cut := text.ClipBytes(s, max(n, budgetFloor))
-	if cut > 0 {
-		out += fmt.Sprintf(" [%d more bytes]", cut)
-	}
-	return out
-}
-
 // workflowSection renders the execution record as Markdown. It is generated,
 // never written by the LLM, so it names exactly what ran.
-func workflowSection(rep *Report, p Plan) string {
+func workflowSection(rep *flow.Report, p flow.Plan) string {
 	if len(rep.Tasks) == 0 && len(p.Notes) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	// A revision's line comes before the first task it added, or after
 	// the tasks when it added none.
-	revisedAt := map[int][]Revision{}
+	revisedAt := map[int][]flow.Revision{}
 	for _, r := range rep.Revisions {
 		at := -1
 		if len(r.Tasks) > 0 {
@@ -357,8 +280,8 @@ func workflowSection(rep *Report, p Plan) string {
 				fmt.Fprintf(&b, " (after %s)", strings.Join(deps, ", "))
 			}
 			switch {
-			case t.Status == StatusOK:
-				fmt.Fprintf(&b, " — `%s` on %s, %s ✓", t.Model, Where(t.Endpoint, t.Provider), humanMS(t.ElapsedMS))
+			case t.Status == flow.StatusOK:
+				fmt.Fprintf(&b, " — `%s` on %s, %s ✓", t.Model, flow.Where(t.Endpoint, t.Provider), humanMS(t.ElapsedMS))
 			case t.Cancelled:
 				fmt.Fprintf(&b, " — cancelled")
 			case t.Skipped:
@@ -370,9 +293,9 @@ func workflowSection(rep *Report, p Plan) string {
 			// After a fallback the selection's reason is about the
 			// model chosen first, not the one that ran: say whose it is.
 			note := ""
-			if t.Status == StatusOK {
-				note = fallbackNote(t.Attempts, func(a Attempt) string {
-					if a.Endpoint == EndpointController {
+			if t.Status == flow.StatusOK {
+				note = flow.FallbackNoteWith(t.Attempts, func(a flow.Attempt) string {
+					if a.Endpoint == flow.EndpointController {
 						return "the controller"
 					}
 					return "`" + a.Model + "`"
@@ -382,7 +305,7 @@ func workflowSection(rep *Report, p Plan) string {
 				fmt.Fprintf(&b, "   - %s\n", text.OneLine(note, 400))
 			}
 			switch {
-			case t.Decided == "" || t.Status != StatusOK:
+			case t.Decided == "" || t.Status != flow.StatusOK:
 			case note != "" && t.Attempts[0].Model != t.Model:
 				fmt.Fprintf(&b, "   - `%s` was selected (%s): %s\n", t.Attempts[0].Model, t.Decided, text.OneLine(t.Reason, 200))
 			default:

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/chorusai/chorus/pipeline/flow"
 )
 
 // TestHistoryKeepsALongLastAnswer: the answer before a follow-up is often
@@ -13,11 +15,11 @@ import (
 // is clipped, with its files, rather than dropped with everything before.
 func TestHistoryKeepsALongLastAnswer(t *testing.T) {
 	long := "The lighthouse picture is ready. " + strings.Repeat("Workflow line. ", 400)
-	h := []Message{
+	h := []flow.Message{
 		{Role: "user", Content: "draw a lighthouse"},
 		{Role: "assistant", Content: long, Resources: []string{"/out/lighthouse.png"}},
 	}
-	msgs := historyMessages(h, 4000)
+	msgs := flow.HistoryMessages(h, 4000)
 	if len(msgs) == 0 {
 		t.Fatal("a long last answer dropped the whole history")
 	}
@@ -32,7 +34,7 @@ func TestHistoryKeepsALongLastAnswer(t *testing.T) {
 	if total > 4000 {
 		t.Fatalf("history is %d bytes, over the 4000-byte budget", total)
 	}
-	if got := historyMessages(h[:1], 4000); len(got) != 1 || got[0].Content != "draw a lighthouse" {
+	if got := flow.HistoryMessages(h[:1], 4000); len(got) != 1 || got[0].Content != "draw a lighthouse" {
 		t.Fatalf("short history changed: %+v", got)
 	}
 }
@@ -41,8 +43,8 @@ func TestHistoryKeepsALongLastAnswer(t *testing.T) {
 // reports; changing the standing constraints afterwards must not change
 // what an earlier turn recorded.
 func TestMergeSharesNoSlices(t *testing.T) {
-	standing := Constraints{Licenses: []string{"mit", "apache-2.0"}, Tasks: []string{"image-to-text"}}
-	merged := standing.Merge(Constraints{LocalOnly: true})
+	standing := flow.Constraints{Licenses: []string{"mit", "apache-2.0"}, Tasks: []string{"image-to-text"}}
+	merged := standing.Merge(flow.Constraints{LocalOnly: true})
 	standing.Licenses[0], standing.Tasks[0] = "gpl-3.0", "ocr"
 	if merged.Licenses[0] != "mit" || merged.Tasks[0] != "image-to-text" || !merged.LocalOnly {
 		t.Fatalf("merged constraints changed with the standing ones: %+v", merged)
@@ -55,10 +57,10 @@ func TestMergeSharesNoSlices(t *testing.T) {
 func TestHugeIDsInAnEditedPlan(t *testing.T) {
 	e := testEngine(t)
 	img := touch(t, t.TempDir(), "a.png")
-	p := e.validate([]Task{
+	p := e.validate([]flow.Task{
 		{ID: math.MaxInt, Task: "image-to-text", Args: map[string]string{"image": img}},
 		{ID: idMissing, Task: "image-classification", Args: map[string]string{"image": img}},
-	}, Constraints{}, typedTurn(img), nil)
+	}, flow.Constraints{}, typedTurn(img), nil)
 	if len(p.Tasks) != 2 {
 		t.Fatalf("plan = %+v, notes %q", p.Tasks, p.Notes)
 	}
@@ -77,10 +79,10 @@ func TestHugeIDsInAnEditedPlan(t *testing.T) {
 // read it as one (it read it as task 0).
 func TestOverlongReferenceIsText(t *testing.T) {
 	v := "see <resource>-99999999999999999999 and <resource>-2"
-	if refs := Refs(v); len(refs) != 1 || refs[0] != 2 {
+	if refs := flow.Refs(v); len(refs) != 1 || refs[0] != 2 {
 		t.Fatalf("Refs = %v", refs)
 	}
-	got, ok := substituteRefs(v, func(n int) (string, bool) {
+	got, ok := flow.SubstituteRefs(v, func(n int) (string, bool) {
 		if n != 2 {
 			t.Errorf("asked for task %d", n)
 		}
@@ -98,7 +100,7 @@ func TestStreamerDropsSplitThinkTag(t *testing.T) {
 	run := func(toks ...string) (string, []string) {
 		var b strings.Builder
 		var sent []string
-		push, flush := streamer(&b, func(ev Event) { sent = append(sent, ev.(TokenEvent).Text) })
+		push, flush := streamer(&b, func(ev flow.Event) { sent = append(sent, ev.(flow.TokenEvent).Text) })
 		for _, tok := range toks {
 			push(tok)
 		}
@@ -131,7 +133,7 @@ func TestCutsKeepUTF8(t *testing.T) {
 	long := strings.Repeat("é", 300) // two bytes each: an odd cut splits one
 	for name, got := range map[string]string{
 		"shortErr": shortErr(errors.New("x" + long)),
-		"budgeted": strings.TrimSuffix(budgeted("x"+long, 201), " [400 more bytes]"),
+		"budgeted": strings.TrimSuffix(flow.Budgeted("x"+long, 201), " [400 more bytes]"),
 	} {
 		if !utf8.ValidString(got) || !strings.HasSuffix(got, "é…") {
 			t.Errorf("%s = %q", name, got)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -39,12 +41,12 @@ const maxReason = 40
 // candidate for keeps the top-ranked model, and its reason says so;
 // publish is called once for every task of ask. script is the turn's
 // transcript, or a branch of it (an early pick, earlypick.go).
-func (tr *turnRun) askModels(ctx context.Context, ask []*choice, script *transcript, publish func(*choice)) {
+func (tr *turnRun) askModels(ctx context.Context, ask []*flow.Choice, script *flow.Transcript, publish func(*flow.Choice)) {
 	e, emit := tr.e, tr.emit
 	msg, schema := e.selectionMessage(tr.t.Request, ask)
-	emit(DebugEvent{Stage: StageSelection, Kind: "prompt", Content: msg.Content})
+	emit(flow.DebugEvent{Stage: flow.StageSelection, Kind: "prompt", Content: msg.Content})
 	published := make([]bool, len(ask))
-	index := func(id int) int { return slices.IndexFunc(ask, func(c *choice) bool { return c.task.ID == id }) }
+	index := func(id int) int { return slices.IndexFunc(ask, func(c *flow.Choice) bool { return c.Task.ID == id }) }
 	stream := pickStream{
 		onPick: func(id, pick int) {
 			i := index(id)
@@ -55,16 +57,16 @@ func (tr *turnRun) askModels(ctx context.Context, ask []*choice, script *transcr
 			publish(ask[i])
 		},
 		onReason: func(id int, reason string) {
-			if i := index(id); i >= 0 && published[i] && ask[i].decided == "controller choice" {
+			if i := index(id); i >= 0 && published[i] && ask[i].Decided == "controller choice" {
 				if r := text.OneLine(reason, 2*maxReason); r != "" {
-					ask[i].setReason(r)
-					emit(ModelReasonEvent{ID: id, Reason: ask[i].why()})
+					ask[i].Reason = r
+					emit(flow.ModelReasonEvent{ID: id, Reason: ask[i].Why()})
 				}
 			}
 		},
 	}
 	start := time.Now()
-	reply, err := e.callController(ctx, controller.ChatCall{Messages: script.with(msg), Format: schema, NumPredict: 24 + 24*len(ask), OnToken: stream.write})
+	reply, err := flow.Call(ctx, e.ctl, controller.ChatCall{Messages: script.With(msg), Format: schema, NumPredict: 24 + 24*len(ask), OnToken: stream.write})
 	// Whatever happens below, every task waiting for its choice gets one.
 	defer func() {
 		for i, c := range ask {
@@ -84,40 +86,40 @@ func (tr *turnRun) askModels(ctx context.Context, ask []*choice, script *transcr
 	// Picks whose reason the reply never gave (cut off) still say who chose.
 	defer func() {
 		for _, c := range ask {
-			if c.decided == "controller choice" && c.reason == "" {
-				c.setReason("chosen by the controller")
+			if c.Decided == "controller choice" && c.Reason == "" {
+				c.Reason = "chosen by the controller"
 			}
 		}
 	}()
-	script.record(StageSelection, reply, time.Since(start), emit)
-	script.add(msg, controller.Message{Role: "assistant", Content: reply.Content})
-	emit(DebugEvent{Stage: StageSelection, Kind: "reply", Content: reply.Content})
+	script.Record(flow.StageSelection, reply, time.Since(start), emit)
+	script.Add(msg, controller.Message{Role: "assistant", Content: reply.Content})
+	emit(flow.DebugEvent{Stage: flow.StageSelection, Kind: "reply", Content: reply.Content})
 	e.applyReply(ask, published, reply.Content)
 }
 
 // fallbackPick gives c its top-ranked candidate, saying why the
 // controller's choice was not used.
-func fallbackPick(c *choice, why string) {
-	top := c.ranked[0].model.ID
-	c.decided, c.reason = "fallback: top-ranked", fmt.Sprintf("%s; using the top-ranked candidate, %s", why, top)
+func fallbackPick(c *flow.Choice, why string) {
+	top := c.Ranked[0].Model.ID
+	c.Decided, c.Reason = "fallback: top-ranked", fmt.Sprintf("%s; using the top-ranked candidate, %s", why, top)
 }
 
 // selectionMessage is the selection call's message for the tasks of ask —
 // each task's candidates, numbered — and the schema its reply keeps to.
-func (e *Engine) selectionMessage(request string, ask []*choice) (controller.Message, []byte) {
+func (e *Engine) selectionMessage(request string, ask []*flow.Choice) (controller.Message, []byte) {
 	var b strings.Builder
-	pickProps, reasonProps := object{}, object{}
+	pickProps, reasonProps := flow.Object{}, flow.Object{}
 	for _, c := range ask {
-		args := make([]string, 0, len(c.task.Args))
-		for _, k := range sortedKeys(c.task.Args) {
-			args = append(args, k+"="+text.OneLine(c.task.Args[k], maxSelectArg))
+		args := make([]string, 0, len(c.Task.Args))
+		for _, k := range slices.Sorted(maps.Keys(c.Task.Args)) {
+			args = append(args, k+"="+text.OneLine(c.Task.Args[k], maxSelectArg))
 		}
-		fmt.Fprintf(&b, "Task %d %s (%s):\n", c.task.ID, c.task.Task, strings.Join(args, ", "))
-		shown := c.ranked[:min(len(c.ranked), e.opts.NumCandidates)]
+		fmt.Fprintf(&b, "Task %d %s (%s):\n", c.Task.ID, c.Task.Task, strings.Join(args, ", "))
+		shown := c.Ranked[:min(len(c.Ranked), e.opts.NumCandidates)]
 		numbers := make([]int, len(shown))
 		for n, cd := range shown {
 			numbers[n] = n + 1
-			info := cd.info()
+			info := cd.Info()
 			facts := []string{info.Endpoint}
 			if info.Downloads > 0 {
 				facts = append(facts, skills.HumanCount(info.Downloads)+" downloads")
@@ -130,31 +132,31 @@ func (e *Engine) selectionMessage(request string, ask []*choice) (controller.Mes
 			}
 			fmt.Fprintf(&b, "%d. %s (%s): %s\n", n+1, info.ID, strings.Join(facts, ", "), text.OneLine(info.Description, 120))
 		}
-		id := strconv.Itoa(c.task.ID)
+		id := strconv.Itoa(c.Task.ID)
 		// Each task's own numbers: a pick out of its range cannot decode.
-		pickProps = append(pickProps, field{id, map[string]any{"type": "integer", "enum": numbers}})
-		reasonProps = append(reasonProps, field{id, map[string]any{"type": "string", "maxLength": maxReason}})
+		pickProps = append(pickProps, flow.Field{Key: id, Value: map[string]any{"type": "integer", "enum": numbers}})
+		reasonProps = append(reasonProps, flow.Field{Key: id, Value: map[string]any{"type": "string", "maxLength": maxReason}})
 	}
-	msg := stageMessage(markSelect, "Request: "+text.OneLine(request, 600)+"\n"+b.String()+
+	msg := flow.StageMessage(flow.MarkSelect, "Request: "+text.OneLine(request, 600)+"\n"+b.String()+
 		`Reply {"picks":{"task id":candidate number},"reasons":{"task id":"why, in a few words"}}.`)
-	props := object{
-		{"picks", object{{"type", "object"}, {"properties", pickProps}, {"required", pickProps.keys()}, {"additionalProperties", false}}},
-		{"reasons", object{{"type", "object"}, {"properties", reasonProps}, {"required", reasonProps.keys()}, {"additionalProperties", false}}},
+	props := flow.Object{
+		{Key: "picks", Value: flow.Object{{Key: "type", Value: "object"}, {Key: "properties", Value: pickProps}, {Key: "required", Value: pickProps.Keys()}, {Key: "additionalProperties", Value: false}}},
+		{Key: "reasons", Value: flow.Object{{Key: "type", Value: "object"}, {Key: "properties", Value: reasonProps}, {Key: "required", Value: reasonProps.Keys()}, {Key: "additionalProperties", Value: false}}},
 	}
-	schema, _ := json.Marshal(object{{"type", "object"}, {"properties", props}, {"required", props.keys()}})
+	schema, _ := json.Marshal(flow.Object{{Key: "type", Value: "object"}, {Key: "properties", Value: props}, {Key: "required", Value: props.Keys()}})
 	return msg, schema
 }
 
 // applyReply makes the picks of the selection reply content the choices
 // of the tasks of ask not yet published; a task it names no candidate for
 // keeps its top-ranked one, saying why.
-func (e *Engine) applyReply(ask []*choice, published []bool, content string) {
+func (e *Engine) applyReply(ask []*flow.Choice, published []bool, content string) {
 	got := parseChoices(content)
 	for n, c := range ask {
 		if published[n] {
 			continue
 		}
-		pick, ok := got[c.task.ID]
+		pick, ok := got[c.Task.ID]
 		switch {
 		case !ok && len(ask) == 1 && len(got) == 0:
 			// A reply cut off inside its reason still names the model.
@@ -172,7 +174,7 @@ func (e *Engine) applyReply(ask []*choice, published []bool, content string) {
 		case !e.applyPick(c, pick):
 			what := pick.Model
 			if pick.Pick > 0 {
-				what = fmt.Sprintf("candidate %d of %d", pick.Pick, min(len(c.ranked), e.opts.NumCandidates))
+				what = fmt.Sprintf("candidate %d of %d", pick.Pick, min(len(c.Ranked), e.opts.NumCandidates))
 			}
 			fallbackPick(c, fmt.Sprintf("the controller chose %q, which is not a candidate", text.Clip(what, 80)))
 		}
@@ -181,27 +183,23 @@ func (e *Engine) applyReply(ask []*choice, published []bool, content string) {
 
 // applyPick makes the controller's pick c's choice and reports whether it
 // named one of the candidates the controller was shown.
-func (e *Engine) applyPick(c *choice, pick choicePick) bool {
-	shown := c.ranked[:min(len(c.ranked), e.opts.NumCandidates)]
+func (e *Engine) applyPick(c *flow.Choice, pick choicePick) bool {
+	shown := c.Ranked[:min(len(c.Ranked), e.opts.NumCandidates)]
 	i := -1
 	switch {
 	case pick.Pick > 0:
 		i = pick.Pick - 1
 	case strings.TrimSpace(pick.Model) != "":
-		i = slices.IndexFunc(shown, func(cd *candidate) bool { return strings.EqualFold(cd.model.ID, strings.TrimSpace(pick.Model)) })
+		i = slices.IndexFunc(shown, func(cd *flow.Option) bool { return strings.EqualFold(cd.Model.ID, strings.TrimSpace(pick.Model)) })
 	}
 	if i < 0 || i >= len(shown) {
 		return false
 	}
 	// A pick read while the reply streams has no reason yet: it follows
 	// in a model_reason event, or the end of the reply supplies one.
-	c.choose(shown[i].model.ID, text.OneLine(pick.Reason, 2*maxReason), "controller choice")
+	choose(c, shown[i].Model.ID, text.OneLine(pick.Reason, 2*maxReason), "controller choice")
 	return true
 }
-
-// setReason gives a published choice the reason that arrived after its
-// pick. Only the report reads it later, after the selection call is over.
-func (c *choice) setReason(r string) { c.reason = r }
 
 func isNumber(s string) bool {
 	_, err := strconv.Atoi(strings.TrimSpace(s))
@@ -224,7 +222,7 @@ type choicePick struct {
 // HuggingGPT's prompt write (for which the id is -1: whichever task asked).
 func parseChoices(reply string) map[int]choicePick {
 	out := map[int]choicePick{}
-	v, err := extractJSON(reply)
+	v, err := flow.ExtractJSON(reply)
 	if err != nil {
 		return out
 	}

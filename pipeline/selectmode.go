@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -51,7 +52,7 @@ var limitWords = []string{
 // constraints last; under the schema a reply's first key "tasks" means
 // there are none.
 func requestMayConstrain(request string) bool {
-	r := " " + strings.Join(requestWords(request), " ") + " "
+	r := " " + strings.Join(flow.RequestWords(request), " ") + " "
 	for _, w := range append(limitWords, preferenceWords...) {
 		if strings.Contains(r, w) {
 			return true
@@ -64,16 +65,16 @@ func requestMayConstrain(request string) bool {
 // choice among cands should weigh: a preference word, or a candidate's
 // name (its id's last part, or a distinctive piece of it: "whisper",
 // "flux", "blip").
-func requestWeighsModels(request string, cands []*candidate) bool {
+func requestWeighsModels(request string, cands []*flow.Option) bool {
 	// Paths and URLs name files, not preferences ("/tmp/fast-cars.png").
-	r := " " + strings.Join(requestWords(request), " ") + " "
+	r := " " + strings.Join(flow.RequestWords(request), " ") + " "
 	for _, w := range preferenceWords {
 		if strings.Contains(r, w) {
 			return true
 		}
 	}
 	for _, cd := range cands {
-		name := strings.ToLower(cd.model.ID)
+		name := strings.ToLower(cd.Model.ID)
 		if i := strings.LastIndexByte(name, '/'); i >= 0 {
 			name = name[i+1:]
 		}
@@ -105,11 +106,11 @@ func isGenericPiece(p string) bool {
 // without the controller under mode, and says why. top are the ranked
 // candidates the controller would be shown (two or more); localFirst says
 // hybrid mode put the first one there because it runs here.
-func skipsSelection(mode Selection, s *skills.Skill, request string, top []*candidate, localFirst bool) (string, bool) {
-	first := top[0].model.ID
+func skipsSelection(mode Selection, s *skills.Skill, request string, top []*flow.Option, localFirst bool) (string, bool) {
+	first := top[0].Model.ID
 	why := "the skill's curated default"
 	if localFirst {
-		why = fmt.Sprintf("runs here (%s) and hybrid: local first puts it before the cloud's models", top[0].routes[0].Kind())
+		why = fmt.Sprintf("runs here (%s) and hybrid: local first puts it before the cloud's models", top[0].Routes[0].Kind())
 	}
 	switch mode {
 	case SelectRanked:

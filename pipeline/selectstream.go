@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/text"
 )
 
@@ -19,7 +20,7 @@ import (
 // object, a reply cut off) is left to parseChoices on the whole reply. The
 // scan is incremental: each byte is looked at once.
 type pickStream struct {
-	objectScan
+	flow.JSONScan
 	// key is the last key read at depth 1 or 2, keyStart where its
 	// literal began; open is the top-level key whose object is being read.
 	key      string
@@ -35,16 +36,16 @@ type pickStream struct {
 }
 
 // write takes the next piece of the streamed reply.
-func (s *pickStream) write(tok string) { s.feed(tok, s.scan) }
+func (s *pickStream) write(tok string) { s.Feed(tok, s.scan) }
 
 func (s *pickStream) scan(b string, i int) {
 	c := b[i]
-	if s.opening(c) {
+	if s.Opening(c) {
 		return
 	}
-	wasIn := s.str.in
-	if s.str.inside(c) || wasIn {
-		if s.depth > 2 {
+	wasIn := s.Str.In
+	if s.Str.Inside(c) || wasIn {
+		if s.Depth > 2 {
 			return
 		}
 		switch {
@@ -52,30 +53,30 @@ func (s *pickStream) scan(b string, i int) {
 			// A string value (a reason) begins; it ends at , or }.
 		case !wasIn:
 			s.keyStart = i
-		case !s.str.in && !s.inValue:
+		case !s.Str.In && !s.inValue:
 			s.key = b[s.keyStart+1 : i]
 		}
 		return
 	}
 	switch c {
 	case ':':
-		if s.depth == 2 {
+		if s.Depth == 2 {
 			s.inValue, s.valStart = true, i+1
 		}
 	case '{', '[':
-		s.depth++
-		if s.depth == 2 {
+		s.Depth++
+		if s.Depth == 2 {
 			s.open, s.inValue = s.key, false
 		}
 	case ',', '}', ']':
-		if s.depth == 2 && s.inValue {
+		if s.Depth == 2 && s.inValue {
 			s.value(s.key, strings.TrimSpace(b[s.valStart:i]))
 			s.inValue = false
 		}
 		if c != ',' {
-			s.depth--
-			if s.depth == 0 {
-				s.off = true
+			s.Depth--
+			if s.Depth == 0 {
+				s.Off = true
 			}
 		}
 	}

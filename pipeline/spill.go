@@ -40,23 +40,23 @@ const DefaultSpillQuota = 1_000_000_000
 // not fail the task: the start of the result stands, and progress says
 // what was lost.
 func (tr *turnRun) spill(r *taskRun) {
-	e, outDir, sc, progress := tr.e, tr.outDir, tr.sc, tr.progress(r.task.ID)
+	e, outDir, sc, progress := tr.e, tr.outDir, tr.sc, tr.progress(r.Task.ID)
 	limit := e.opts.ResultCap
-	if len(r.text) <= limit {
+	if len(r.Text) <= limit {
 		return
 	}
-	head, more := text.ClipBytes(r.text, limit)
-	release, why := tr.spillRoom(int64(len(r.text)))
+	head, more := text.ClipBytes(r.Text, limit)
+	release, why := tr.spillRoom(int64(len(r.Text)))
 	if why != "" {
-		r.text = head + fmt.Sprintf("\n\n[%s more not kept: %s]", skills.HumanBytes(int64(more)), why)
+		r.Text = head + fmt.Sprintf("\n\n[%s more not kept: %s]", skills.HumanBytes(int64(more)), why)
 		progress(endpoints.Progress{Message: fmt.Sprintf("the result is %s; only its first %s is kept: %s",
 			skills.HumanBytes(int64(len(head)+more)), skills.HumanBytes(int64(limit)), why)})
 		return
 	}
-	p, err := writeText(outDir, r.task.Task+"-result", r.task.ID, r.text)
+	p, err := writeText(outDir, r.Task.Task+"-result", r.Task.ID, r.Text)
 	release(err == nil)
 	if err != nil {
-		r.text = head + fmt.Sprintf("\n\n[%s more not kept: %v]", skills.HumanBytes(int64(more)), err)
+		r.Text = head + fmt.Sprintf("\n\n[%s more not kept: %v]", skills.HumanBytes(int64(more)), err)
 		progress(endpoints.Progress{Message: fmt.Sprintf("the result is %s; only its first %s is kept, because the whole could not be saved: %v",
 			skills.HumanBytes(int64(len(head)+more)), skills.HumanBytes(int64(limit)), err)})
 		return
@@ -64,9 +64,9 @@ func (tr *turnRun) spill(r *taskRun) {
 	// Chorus wrote it: the turn may read it, and so may later turns (the
 	// chat log lists it with the turn's files).
 	sc.AllowFile(p, scope.Output)
-	r.files = append(r.files, p)
-	r.spilled = p
-	r.text = head + fmt.Sprintf("\n\n[%s more — the whole result (%s) is in %s]", skills.HumanBytes(int64(more)), skills.HumanBytes(int64(len(head)+more)), p)
+	r.Files = append(r.Files, p)
+	r.Spilled = p
+	r.Text = head + fmt.Sprintf("\n\n[%s more — the whole result (%s) is in %s]", skills.HumanBytes(int64(more)), skills.HumanBytes(int64(len(head)+more)), p)
 }
 
 // spillRoom takes room for n bytes of spilled result: within the turn's
@@ -154,16 +154,16 @@ func writeText(dir, task string, id int, s string) (string, error) {
 // key put there since, by a tool that may write in the output folder — is
 // not read; the start and the note naming the file stand instead.
 func (r *taskRun) wholeText(sc *scope.Scope) string {
-	if r.spilled == "" {
-		return r.text
+	if r.Spilled == "" {
+		return r.Text
 	}
-	f, err := sc.Check(r.spilled)
+	f, err := sc.Check(r.Spilled)
 	if err != nil {
-		return r.text
+		return r.Text
 	}
 	b, err := f.ReadAll(maxSpilled)
 	if err != nil {
-		return r.text // the start, and the note naming the file
+		return r.Text // the start, and the note naming the file
 	}
 	return string(b)
 }

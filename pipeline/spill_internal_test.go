@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 )
 
@@ -20,8 +21,8 @@ func spillRun(t *testing.T, out string, cap int, turnQuota, dirQuota int64) (*tu
 	var said []string
 	e := &Engine{opts: Options{ResultCap: cap, SpillQuota: turnQuota}}
 	tr := &turnRun{e: e, ctx: context.Background(), t: Turn{SpillDirQuota: dirQuota}, outDir: out, sc: scope.New(scope.Options{}),
-		emit: func(ev Event) {
-			if p, ok := ev.(TaskProgressEvent); ok {
+		emit: func(ev flow.Event) {
+			if p, ok := ev.(flow.TaskProgressEvent); ok {
 				mu.Lock()
 				said = append(said, p.Message)
 				mu.Unlock()
@@ -55,14 +56,14 @@ func TestSpillQuotas(t *testing.T) {
 		out := t.TempDir()
 		tr, said := spillRun(t, out, 1000, 10_000, 0)
 		for id := 1; id <= 3; id++ {
-			r := &taskRun{task: Task{ID: id, Task: "summarization"}, text: result}
+			r := &taskRun{TaskRun: flow.TaskRun{Task: flow.Task{ID: id, Task: "summarization"}, Text: result}}
 			tr.spill(r)
-			if id <= 2 && r.spilled == "" {
-				t.Fatalf("result %d was not spilled within the quota: %.200s", id, r.text)
+			if id <= 2 && r.Spilled == "" {
+				t.Fatalf("result %d was not spilled within the quota: %.200s", id, r.Text)
 			}
 			if id == 3 {
-				if r.spilled != "" || len(r.text) > 1200 || !strings.Contains(r.text, "spill_quota") {
-					t.Fatalf("the result past the turn's quota: spilled %q, kept %d bytes: %.300s", r.spilled, len(r.text), r.text[min(len(r.text), 1000):])
+				if r.Spilled != "" || len(r.Text) > 1200 || !strings.Contains(r.Text, "spill_quota") {
+					t.Fatalf("the result past the turn's quota: spilled %q, kept %d bytes: %.300s", r.Spilled, len(r.Text), r.Text[min(len(r.Text), 1000):])
 				}
 			}
 		}
@@ -74,8 +75,8 @@ func TestSpillQuotas(t *testing.T) {
 		}
 		// A new turn has its quota again.
 		next, _ := spillRun(t, out, 1000, 10_000, 0)
-		r := &taskRun{task: Task{ID: 1, Task: "summarization"}, text: result}
-		if next.spill(r); r.spilled == "" {
+		r := &taskRun{TaskRun: flow.TaskRun{Task: flow.Task{ID: 1, Task: "summarization"}, Text: result}}
+		if next.spill(r); r.Spilled == "" {
 			t.Fatal("the next turn could not spill")
 		}
 	})
@@ -87,10 +88,10 @@ func TestSpillQuotas(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr, said := spillRun(t, out, 1000, 1<<30, 10_000)
-		r := &taskRun{task: Task{ID: 1, Task: "summarization"}, text: result}
+		r := &taskRun{TaskRun: flow.TaskRun{Task: flow.Task{ID: 1, Task: "summarization"}, Text: result}}
 		tr.spill(r)
-		if r.spilled != "" || !strings.Contains(r.text, "serve.spill_quota") {
-			t.Fatalf("a result past the folder's quota: spilled %q: %.300s", r.spilled, r.text[min(len(r.text), 1000):])
+		if r.Spilled != "" || !strings.Contains(r.Text, "serve.spill_quota") {
+			t.Fatalf("a result past the folder's quota: spilled %q: %.300s", r.Spilled, r.Text[min(len(r.Text), 1000):])
 		}
 		if n := spilledBytes(t, out); n != 7000 {
 			t.Fatalf("%d bytes of results in the folder; the refused one was written", n)
@@ -98,8 +99,8 @@ func TestSpillQuotas(t *testing.T) {
 		if len(*said) == 0 || !strings.Contains((*said)[0], "serve.spill_quota") {
 			t.Fatalf("progress does not say why: %q", *said)
 		}
-		small := &taskRun{task: Task{ID: 2, Task: "summarization"}, text: strings.Repeat("z", 2500)}
-		if tr.spill(small); small.spilled == "" {
+		small := &taskRun{TaskRun: flow.TaskRun{Task: flow.Task{ID: 2, Task: "summarization"}, Text: strings.Repeat("z", 2500)}}
+		if tr.spill(small); small.Spilled == "" {
 			t.Fatal("a result that fits the folder's room was not spilled")
 		}
 	})

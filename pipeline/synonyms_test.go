@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -14,11 +15,11 @@ import (
 func TestNearMissArgumentNamesFromSkillSynonyms(t *testing.T) {
 	e := testEngine(t)
 	img := touch(t, t.TempDir(), "dog.png")
-	p := e.validate([]Task{
+	p := e.validate([]flow.Task{
 		{ID: 1, Task: "zero-shot-object-detection", Args: map[string]string{"image": img, "text": "dog"}},
 		{ID: 2, Task: "mask-generation", Dep: []int{1}, Args: map[string]string{"image": img, "box": "<resource>-1"}},
 		{ID: 3, Task: "mask-overlay", Dep: []int{2}, Args: map[string]string{"image": img, "mask": "<resource>-2"}},
-	}, Constraints{}, typedTurn(img), nil)
+	}, flow.Constraints{}, typedTurn(img), nil)
 	if !slices.Equal(ids(p), []int{1, 2, 3}) {
 		t.Fatalf("plan = %+v, notes %q: the chain was dropped", p.Tasks, p.Notes)
 	}
@@ -26,8 +27,8 @@ func TestNearMissArgumentNamesFromSkillSynonyms(t *testing.T) {
 		t.Fatalf("task 1 = %+v, notes %q", p.Tasks[0], p.Notes)
 	}
 	// Spelling variants of a synonym or the name itself are read too.
-	p = e.validate([]Task{{ID: 1, Task: "zero-shot-image-classification", Args: map[string]string{"image": img, "Candidate-Labels": "cat, dog"}}},
-		Constraints{}, typedTurn(img), nil)
+	p = e.validate([]flow.Task{{ID: 1, Task: "zero-shot-image-classification", Args: map[string]string{"image": img, "Candidate-Labels": "cat, dog"}}},
+		flow.Constraints{}, typedTurn(img), nil)
 	if len(p.Tasks) != 1 || p.Tasks[0].Args["labels"] != "cat, dog" {
 		t.Fatalf("plan = %+v, notes %q", p.Tasks, p.Notes)
 	}
@@ -53,7 +54,7 @@ func TestEveryNamedArgumentHasSynonymsThatRepair(t *testing.T) {
 			}
 			for _, syn := range a.Synonyms {
 				checked++
-				task := Task{ID: 1, Task: s.Name, Args: map[string]string{syn: "x"}}
+				task := flow.Task{ID: 1, Task: s.Name, Args: map[string]string{syn: "x"}}
 				v.notes = nil
 				v.fixArgNames(&task, s)
 				if task.Args[a.Name] != "x" {

@@ -2,12 +2,12 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -120,11 +120,11 @@ func toolLines(tools []*skills.Skill, level, room int) string {
 				}
 			}
 		}
-		line := fmt.Sprintf("- %s.{%s} → %s: tools of %s, each a task\n", srv, strings.Join(items, ", "), joinModalities(outs), srv)
+		line := fmt.Sprintf("- %s.{%s} → %s: tools of %s, each a task\n", srv, strings.Join(items, ", "), flow.JoinModalities(outs), srv)
 		if room >= 0 {
 			for len(line) > left && len(items) > 0 {
 				items = items[:len(items)-1]
-				line = fmt.Sprintf("- %s.{%s, +%d more} → %s: tools of %s, each a task\n", srv, strings.Join(items, ", "), len(ts)-len(items), joinModalities(outs), srv)
+				line = fmt.Sprintf("- %s.{%s, +%d more} → %s: tools of %s, each a task\n", srv, strings.Join(items, ", "), len(ts)-len(items), flow.JoinModalities(outs), srv)
 			}
 			if len(line) > left {
 				continue
@@ -156,17 +156,17 @@ func toolLine(s *skills.Skill) string {
 			args[i] += "?"
 		}
 	}
-	return fmt.Sprintf("%s(%s) → %s: %s", s.Name, strings.Join(args, ","), joinModalities(s.Outputs), skillBrief(s))
+	return fmt.Sprintf("%s(%s) → %s: %s", s.Name, strings.Join(args, ","), flow.JoinModalities(s.Outputs), flow.SkillBrief(s))
 }
 
 // checkToolArgs converts a tool's arguments to its inputSchema before the
 // plan runs: a value a model wrote loosely ("3.0", "Yes", "farenheit") is
 // repaired with a note; one that cannot be converted drops the task,
 // naming the argument. (A path in a value is the gate's: gateArgs.)
-func (v *validator) checkToolArgs(t *Task, s *skills.Skill) {
+func (v *validator) checkToolArgs(t *flow.Task, s *skills.Skill) {
 	for _, a := range s.Args {
 		val, ok := t.Args[a.Name]
-		if !ok || a.Type.Media() || len(Refs(val)) > 0 {
+		if !ok || a.Type.Media() || len(flow.Refs(val)) > 0 {
 			// A file goes as data, checked like any; a reference gets
 			// its value when its task has run, and is converted then.
 			continue
@@ -188,7 +188,7 @@ func (v *validator) checkToolArgs(t *Task, s *skills.Skill) {
 // the default its schema gives, with a note, and reports whether it did:
 // the tool would use it anyway, and a server that checks its required
 // arguments gets it.
-func (v *validator) toolDefault(t *Task, s *skills.Skill, a skills.Arg) bool {
+func (v *validator) toolDefault(t *flow.Task, s *skills.Skill, a skills.Arg) bool {
 	if s.Tool == nil || a.Type.Media() {
 		return false
 	}
@@ -217,29 +217,10 @@ func argKind(s *skills.Skill, a skills.Arg) string {
 	return string(a.Type)
 }
 
-// Approval is a call the turn must approve before it runs: an MCP tool
-// that is not annotated read-only, or is annotated destructive.
-type Approval struct {
-	// ID and Task are the plan's task; Tool is the tool's name
-	// ("everything.toggle-simulated-logging").
-	ID   int    `json:"id"`
-	Task string `json:"task"`
-	Tool string `json:"tool"`
-	// Reason says why it asks ("it is not annotated read-only, so it may
-	// change things").
-	Reason string `json:"reason"`
-	// Args are the call's arguments as the task has them.
-	Args map[string]string `json:"args,omitempty"`
-}
-
-// ErrNotApproved is wrapped by the error of a call the turn did not
-// approve.
-var ErrNotApproved = errors.New("not approved")
-
 type approverKey struct{}
 
 // withApprover carries the turn's Approve hook to the tasks.
-func withApprover(ctx context.Context, f func(context.Context, Approval) error) context.Context {
+func withApprover(ctx context.Context, f func(context.Context, flow.Approval) error) context.Context {
 	return context.WithValue(ctx, approverKey{}, f)
 }
 
@@ -250,20 +231,20 @@ func approve(ctx context.Context, route endpoints.Endpoint, r *taskRun, model st
 	if !ok {
 		return nil
 	}
-	why := g.NeedsApproval(r.task.Task, model)
+	why := g.NeedsApproval(r.Task.Task, model)
 	if why == "" {
 		return nil
 	}
-	a := Approval{ID: r.task.ID, Task: r.task.Task, Tool: model, Reason: why, Args: args}
-	f, _ := ctx.Value(approverKey{}).(func(context.Context, Approval) error)
+	a := flow.Approval{ID: r.Task.ID, Task: r.Task.Task, Tool: model, Reason: why, Args: args}
+	f, _ := ctx.Value(approverKey{}).(func(context.Context, flow.Approval) error)
 	if f == nil {
-		return endpoints.Explain(fmt.Sprintf("%s was not run: %s, and nothing here can ask you", model, why), endpoints.ErrUnavailable, ErrNotApproved)
+		return endpoints.Explain(fmt.Sprintf("%s was not run: %s, and nothing here can ask you", model, why), endpoints.ErrUnavailable, flow.ErrNotApproved)
 	}
 	if err := f(ctx, a); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return endpoints.Explain(fmt.Sprintf("%s was not run: %s", model, text.OneLine(err.Error(), 300)), endpoints.ErrUnavailable, ErrNotApproved)
+		return endpoints.Explain(fmt.Sprintf("%s was not run: %s", model, text.OneLine(err.Error(), 300)), endpoints.ErrUnavailable, flow.ErrNotApproved)
 	}
 	return nil
 }
@@ -272,7 +253,7 @@ func approve(ctx context.Context, route endpoints.Endpoint, r *taskRun, model st
 // run, chorus mcp serve): a tool runs when names lists it ("server.tool",
 // or "server.*" for all of a server's), and is refused otherwise with the
 // flag that allows it.
-func AllowTools(names []string) func(context.Context, Approval) error {
+func AllowTools(names []string) func(context.Context, flow.Approval) error {
 	return AllowListed(names, func(tool string) string { return "run again with --allow-tool " + tool + " to let it run" })
 }
 
@@ -282,8 +263,8 @@ func AllowTools(names []string) func(context.Context, Approval) error {
 // who can allow it, and how. Nobody is asked: chorus serve --ssh uses it
 // with the operator's serve.allow_tools, so a remote user never approves a
 // tool that runs on the server.
-func AllowListed(names []string, fix func(tool string) string) func(context.Context, Approval) error {
-	return func(_ context.Context, a Approval) error {
+func AllowListed(names []string, fix func(tool string) string) func(context.Context, flow.Approval) error {
+	return func(_ context.Context, a flow.Approval) error {
 		server, _, _ := strings.Cut(a.Tool, ".")
 		for _, n := range names {
 			if n == a.Tool || n == server+".*" {

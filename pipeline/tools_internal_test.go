@@ -22,6 +22,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/mcp"
 	"github.com/chorusai/chorus/endpoints/retrieval"
 	"github.com/chorusai/chorus/internal/mcptest"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -70,7 +71,7 @@ func planningPrompt(t *testing.T, mode endpoints.Mode, servers ...mcp.Server) (s
 	turn := Turn{Request: "make /home/ann/street.png look like autumn and write an Instagram post about it",
 		Attachments: []string{"/home/ann/street.png"}}
 	script := e.newTranscript(context.Background(), turn)
-	msgs := script.with(e.planMessage(context.Background(), turn))
+	msgs := script.With(e.planMessage(context.Background(), turn))
 	return msgs[0].Content, tokensOf(msgs), tools
 }
 
@@ -158,12 +159,12 @@ func TestValidatorConvertsToolArguments(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("s3cret"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	plan := e.validate([]Task{
+	plan := e.validate([]flow.Task{
 		{ID: 1, Task: "srv.sum", Args: map[string]string{"a": "2.0", "unit": "Farenheit"}},
 		{ID: 2, Task: "srv.sum", Args: map[string]string{"a": "two", "unit": "celsius"}},
 		{ID: 3, Task: "srv.read", Args: map[string]string{"path": secret}},
 		{ID: 4, Task: "srv.read", Args: map[string]string{"path": "notes for later"}},
-	}, Constraints{}, Turn{Request: "add"}, nil)
+	}, flow.Constraints{}, Turn{Request: "add"}, nil)
 	notes := strings.Join(plan.Notes, "\n")
 	if len(plan.Tasks) != 2 || plan.Tasks[0].ID != 1 || plan.Tasks[1].ID != 4 {
 		t.Fatalf("kept %+v\n%s", plan.Tasks, notes)
@@ -189,10 +190,10 @@ func TestValidatorFillsAToolsDefault(t *testing.T) {
 		"mode": `{"type":"string","enum":["fast","slow"],"default":"fast"}`, "count": `{"type":"integer","default":3}`}))
 	ctl, _ := controller.New("http://127.0.0.1:1", "ctl", controller.Options{Timeout: time.Second})
 	e := New(ctl, cat, endpoints.NewRouter(endpoints.ModeHybrid, builtin.New()), Options{})
-	plan := e.validate([]Task{
+	plan := e.validate([]flow.Task{
 		{ID: 1, Task: "srv.run", Args: map[string]string{"a": "1"}},
 		{ID: 2, Task: "srv.run", Args: map[string]string{"mode": "slow"}},
-	}, Constraints{}, Turn{Request: "run"}, nil)
+	}, flow.Constraints{}, Turn{Request: "run"}, nil)
 	notes := strings.Join(plan.Notes, "\n")
 	if len(plan.Tasks) != 1 || plan.Tasks[0].ID != 1 {
 		t.Fatalf("kept %+v\n%s", plan.Tasks, notes)

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 )
 
@@ -20,8 +21,8 @@ type turnRun struct {
 	ctx context.Context
 	t   Turn
 	// script is the turn's controller transcript (prompt.go).
-	script *transcript
-	emit   Emit
+	script *flow.Transcript
+	emit   flow.Emit
 	// outDir is where the turn's files go; sc what it may touch.
 	outDir string
 	sc     *scope.Scope
@@ -32,7 +33,7 @@ type turnRun struct {
 // newTurnRun starts running t: its transcript begins with the head and
 // the chat log, and a model its request names outside the catalog is
 // looked up on the Hub while the plan is written (namedhub.go).
-func (e *Engine) newTurnRun(ctx context.Context, t Turn, emit Emit) *turnRun {
+func (e *Engine) newTurnRun(ctx context.Context, t Turn, emit flow.Emit) *turnRun {
 	ctx = e.lookUpNamed(withApprover(ctx, t.Approve), t.Request)
 	return &turnRun{e: e, ctx: ctx, t: t, script: e.newTranscript(ctx, t), emit: emit, outDir: e.outDir(t), sc: e.access(t)}
 }
@@ -41,6 +42,6 @@ func (e *Engine) newTurnRun(ctx context.Context, t Turn, emit Emit) *turnRun {
 // the task's progress event.
 func (tr *turnRun) progress(id int) func(endpoints.Progress) {
 	return func(p endpoints.Progress) {
-		tr.emit(TaskProgressEvent{ID: id, Message: p.Message, WaitMS: p.Wait.Milliseconds(), Passing: p.Passing})
+		tr.emit(flow.TaskProgressEvent{ID: id, Message: p.Message, WaitMS: p.Wait.Milliseconds(), Passing: p.Passing})
 	}
 }

@@ -3,12 +3,14 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
@@ -40,7 +42,7 @@ type validator struct {
 	// succeeded, whose outputs its tasks may use — and taken every id the
 	// turn has used, which a revision's tasks may not take (revise.go).
 	// Both are empty for a plan.
-	prior map[int]Task
+	prior map[int]flow.Task
 	taken map[int]bool
 	// reader is how a skill's models read its arguments' paths (readers.go);
 	// nil: as Chorus's own experts do.
@@ -70,7 +72,7 @@ const maxNoteArg = 80
 // refuse drops t because it names a path or URL the turn may not touch.
 // The note names it (clipped, as any quoted value) and says how to allow
 // it, in full: the fix is the part a user needs.
-func (v *validator) refuse(t Task, what string, err error) {
+func (v *validator) refuse(t flow.Task, what string, err error) {
 	var de *scope.DeniedError
 	switch {
 	case errors.As(err, &de) && de.URL && de.Reason != "":
@@ -84,7 +86,7 @@ func (v *validator) refuse(t Task, what string, err error) {
 	}
 }
 
-func (v *validator) drop(t Task, format string, args ...any) {
+func (v *validator) drop(t flow.Task, format string, args ...any) {
 	if _, ok := v.dropped[t.ID]; ok {
 		return
 	}
@@ -99,16 +101,16 @@ func (v *validator) drop(t Task, format string, args ...any) {
 
 // validate turns raw tasks into a plan that can run. Earlier notes (from the
 // parser) come first in the plan's notes.
-func (e *Engine) validate(tasks []Task, cons Constraints, t Turn, notes []string) Plan {
+func (e *Engine) validate(tasks []flow.Task, cons flow.Constraints, t Turn, notes []string) flow.Plan {
 	cons, consNotes := e.checkConstraints(cons)
 	v := &validator{cat: e.cat, turn: t, scope: e.access(t), max: e.opts.MaxTasks, notes: append(slices.Clone(notes), consNotes...), dropped: map[int]string{},
 		reader: e.skillReader(t)}
 	out := v.run(tasks)
-	return Plan{Tasks: out, Constraints: t.Constraints.Merge(cons), Notes: v.notes}
+	return flow.Plan{Tasks: out, Constraints: t.Constraints.Merge(cons), Notes: v.notes}
 }
 
-func (v *validator) run(in []Task) []Task {
-	tasks := make([]Task, 0, len(in))
+func (v *validator) run(in []flow.Task) []flow.Task {
+	tasks := make([]flow.Task, 0, len(in))
 	for _, t := range in {
 		t.Args = cloneArgs(t.Args)
 		t.Dep = slices.Clone(t.Dep)
@@ -119,7 +121,7 @@ func (v *validator) run(in []Task) []Task {
 		tasks = tasks[:v.max]
 	}
 	v.fixIDs(tasks)
-	byID := map[int]*Task{}
+	byID := map[int]*flow.Task{}
 	skillOf := map[int]*skills.Skill{}
 	for id, t := range v.prior {
 		byID[id] = &t
@@ -174,7 +176,7 @@ func (v *validator) run(in []Task) []Task {
 	}
 	v.cascade(tasks)
 
-	var kept []Task
+	var kept []flow.Task
 	for _, t := range tasks {
 		if _, gone := v.dropped[t.ID]; !gone {
 			slices.Sort(t.Dep)
@@ -192,7 +194,7 @@ func (v *validator) run(in []Task) []Task {
 // that took an id the turn already used is numbered after every id in
 // use; the other tasks' references to that id follow it unless the id
 // is a task that succeeded, whose output stays what they mean.
-func (v *validator) fixIDs(tasks []Task) {
+func (v *validator) fixIDs(tasks []flow.Task) {
 	next := 1
 	seen := map[int]bool{}
 	for id := range v.taken {
@@ -233,7 +235,7 @@ func (v *validator) fixIDs(tasks []Task) {
 
 // renumberRefs points the dependencies and <resource>-N references of
 // tasks at the new ids of the tasks moved (old id → new id).
-func renumberRefs(tasks []Task, moved map[int]int) {
+func renumberRefs(tasks []flow.Task, moved map[int]int) {
 	for i := range tasks {
 		t := &tasks[i]
 		for j, d := range t.Dep {
@@ -242,10 +244,9 @@ func renumberRefs(tasks []Task, moved map[int]int) {
 			}
 		}
 		for k, val := range t.Args {
-			t.Args[k] = resourceRef.ReplaceAllStringFunc(val, func(m string) string {
-				id, err := strconv.Atoi(resourceRef.FindStringSubmatch(m)[1])
-				if n, ok := moved[id]; ok && err == nil {
-					return RefString(n)
+			t.Args[k] = flow.ReplaceRefs(val, func(m string, id int, parsed bool) string {
+				if n, ok := moved[id]; ok && parsed {
+					return flow.RefString(n)
 				}
 				return m
 			})
@@ -253,9 +254,9 @@ func renumberRefs(tasks []Task, moved map[int]int) {
 	}
 }
 
-func (v *validator) fixArgNames(t *Task, s *skills.Skill) {
+func (v *validator) fixArgNames(t *flow.Task, s *skills.Skill) {
 	v.composeArgs(t, s)
-	for _, k := range sortedKeys(t.Args) {
+	for _, k := range slices.Sorted(maps.Keys(t.Args)) {
 		val := strings.TrimSpace(t.Args[k])
 		if val == "" {
 			delete(t.Args, k)
@@ -295,7 +296,7 @@ func (v *validator) fixArgNames(t *Task, s *skills.Skill) {
 }
 
 func (v *validator) literalModality(val string) skills.Modality {
-	if len(Refs(val)) > 0 {
+	if len(flow.Refs(val)) > 0 {
 		return ""
 	}
 	if p, ok := v.findFile(val); ok {
@@ -304,14 +305,14 @@ func (v *validator) literalModality(val string) skills.Modality {
 			m, _ := skills.ModalityOfName(p)
 			return m
 		}
-		return ModalityOf(p)
+		return flow.ModalityOf(p)
 	}
 	return ""
 }
 
-func (v *validator) fixRefs(t *Task, byID map[int]*Task) {
-	for _, k := range sortedKeys(t.Args) {
-		for _, n := range Refs(t.Args[k]) {
+func (v *validator) fixRefs(t *flow.Task, byID map[int]*flow.Task) {
+	for _, k := range slices.Sorted(maps.Keys(t.Args)) {
+		for _, n := range flow.Refs(t.Args[k]) {
 			if n == t.ID {
 				v.drop(*t, "argument %s refers to its own output", k)
 				return
@@ -349,7 +350,7 @@ func (v *validator) fixRefs(t *Task, byID map[int]*Task) {
 }
 
 // cascade drops tasks whose dependencies were dropped, until nothing changes.
-func (v *validator) cascade(tasks []Task) {
+func (v *validator) cascade(tasks []flow.Task) {
 	for changed := true; changed; {
 		changed = false
 		for _, t := range tasks {
@@ -370,9 +371,9 @@ func (v *validator) cascade(tasks []Task) {
 // breakCycles removes ordering-only dependencies that close a cycle; if a
 // cycle remains (its tasks really consume each other's outputs) its tasks
 // are dropped, since no order can run them.
-func (v *validator) breakCycles(tasks []Task) {
-	live := func() []*Task {
-		var out []*Task
+func (v *validator) breakCycles(tasks []flow.Task) {
+	live := func() []*flow.Task {
+		var out []*flow.Task
 		for i := range tasks {
 			if _, gone := v.dropped[tasks[i].ID]; !gone {
 				out = append(out, &tasks[i])
@@ -387,13 +388,13 @@ func (v *validator) breakCycles(tasks []Task) {
 	for _, t := range stuck {
 		refs := map[int]bool{}
 		for _, val := range t.Args {
-			for _, n := range Refs(val) {
+			for _, n := range flow.Refs(val) {
 				refs[n] = true
 			}
 		}
 		var deps []int
 		for _, d := range t.Dep {
-			if refs[d] || !slices.ContainsFunc(stuck, func(s *Task) bool { return s.ID == d }) {
+			if refs[d] || !slices.ContainsFunc(stuck, func(s *flow.Task) bool { return s.ID == d }) {
 				deps = append(deps, d)
 			} else {
 				v.note("task %d: removed dependency on task %d to break a dependency cycle", t.ID, d)
@@ -416,7 +417,7 @@ func (v *validator) breakCycles(tasks []Task) {
 
 // unsortable returns the tasks Kahn's algorithm cannot order: those in a
 // cycle and those downstream of one.
-func unsortable(tasks []*Task) []*Task {
+func unsortable(tasks []*flow.Task) []*flow.Task {
 	indeg := map[int]int{}
 	users := map[int][]int{}
 	present := map[int]bool{}
@@ -448,7 +449,7 @@ func unsortable(tasks []*Task) []*Task {
 			}
 		}
 	}
-	var out []*Task
+	var out []*flow.Task
 	for _, t := range tasks {
 		if !done[t.ID] {
 			out = append(out, t)
@@ -460,7 +461,7 @@ func unsortable(tasks []*Task) []*Task {
 // checkArgs proves every argument has the modality its skill expects and
 // every file exists, filling a missing media argument from the turn's
 // attachments or the chat log when that is unambiguous.
-func (v *validator) checkArgs(t *Task, s *skills.Skill, skillOf map[int]*skills.Skill) {
+func (v *validator) checkArgs(t *flow.Task, s *skills.Skill, skillOf map[int]*skills.Skill) {
 	for _, a := range s.Args {
 		val, ok := t.Args[a.Name]
 		if !ok {
@@ -486,20 +487,20 @@ func (v *validator) checkArgs(t *Task, s *skills.Skill, skillOf map[int]*skills.
 			}
 			continue
 		}
-		refs := Refs(val)
+		refs := flow.Refs(val)
 		switch {
 		case len(refs) > 0 && a.Type.Media():
-			if strings.TrimSpace(resourceRef.ReplaceAllString(val, "")) != "" || len(refs) > 1 {
+			if strings.TrimSpace(flow.ReplaceRefs(val, noRef)) != "" || len(refs) > 1 {
 				v.drop(*t, "argument %s must be a single file or <resource>-N, not %q", a.Name, val)
 				return
 			}
 			dep := skillOf[refs[0]]
 			if dep != nil && !slices.Contains(dep.Outputs, a.Type) {
-				v.drop(*t, "argument %s needs %s, but task %d (%s) produces %s", a.Name, withArticle(a.Type), refs[0], dep.Name, joinModalities(dep.Outputs))
+				v.drop(*t, "argument %s needs %s, but task %d (%s) produces %s", a.Name, flow.WithArticle(a.Type), refs[0], dep.Name, flow.JoinModalities(dep.Outputs))
 				return
 			}
 		case a.Type.Media():
-			if isURL(val) {
+			if flow.IsURL(val) {
 				if err := v.scope.CheckURL(val); err != nil {
 					v.refuse(*t, val, err)
 					return
@@ -523,8 +524,8 @@ func (v *validator) checkArgs(t *Task, s *skills.Skill, skillOf map[int]*skills.
 				v.refuse(*t, p, err)
 				return
 			}
-			if m := ModalityOf(p); m != "" && m != a.Type {
-				v.drop(*t, "%s is %s, but argument %s needs %s", p, withArticle(m), a.Name, withArticle(a.Type))
+			if m := flow.ModalityOf(p); m != "" && m != a.Type {
+				v.drop(*t, "%s is %s, but argument %s needs %s", p, flow.WithArticle(m), a.Name, flow.WithArticle(a.Type))
 				return
 			}
 			if p != val {
@@ -534,7 +535,7 @@ func (v *validator) checkArgs(t *Task, s *skills.Skill, skillOf map[int]*skills.
 		case len(refs) > 0 && (a.Type == skills.Point || a.Type == skills.Box):
 			// A visual prompt from an earlier detection: the executor
 			// takes its best box (or that box's centre for a point).
-			if strings.TrimSpace(resourceRef.ReplaceAllString(val, "")) != "" || len(refs) > 1 {
+			if strings.TrimSpace(flow.ReplaceRefs(val, noRef)) != "" || len(refs) > 1 {
 				v.drop(*t, "argument %s must be numbers or a single <resource>-N of a detection, not %q", a.Name, val)
 				return
 			}
@@ -576,7 +577,7 @@ func (v *validator) findFile(p string) (string, bool) {
 			p = filepath.Join(home, p[2:])
 		}
 	}
-	if isRegularFile(p) {
+	if flow.IsRegularFile(p) {
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			return p, true
@@ -585,20 +586,11 @@ func (v *validator) findFile(p string) (string, bool) {
 	}
 	base := filepath.Base(p)
 	for _, r := range v.knownResources() {
-		if filepath.Base(r) == base && isRegularFile(r) {
+		if filepath.Base(r) == base && flow.IsRegularFile(r) {
 			return r, true
 		}
 	}
 	return "", false
-}
-
-// isRegularFile reports whether p names a regular file. Plans may only
-// name those: a directory cannot be read as media, and opening a FIFO or a
-// terminal device blocks until someone writes to it, which would hang the
-// turn.
-func isRegularFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }
 
 // knownResources lists the turn's attachments, then the chat log's
@@ -615,7 +607,7 @@ func (v *validator) knownResources() []string {
 // last such attachment, else the chat log's newest.
 func (v *validator) latestResource(m skills.Modality) (path, from string) {
 	for i := len(v.turn.Attachments) - 1; i >= 0; i-- {
-		if p := v.turn.Attachments[i]; isRegularFile(p) && ModalityOf(p) == m {
+		if p := v.turn.Attachments[i]; flow.IsRegularFile(p) && flow.ModalityOf(p) == m {
 			return p, "attached"
 		}
 	}
@@ -624,7 +616,7 @@ func (v *validator) latestResource(m skills.Modality) (path, from string) {
 		for j := len(rs) - 1; j >= 0; j-- {
 			// The newest the turn may read: a session's other files
 			// (data from disk) are not even looked into.
-			if v.scope.Allowed(rs[j]) && isRegularFile(rs[j]) && ModalityOf(rs[j]) == m {
+			if v.scope.Allowed(rs[j]) && flow.IsRegularFile(rs[j]) && flow.ModalityOf(rs[j]) == m {
 				return rs[j], "from the chat log"
 			}
 		}
@@ -645,7 +637,7 @@ func (v *validator) onlyResource(m skills.Modality) bool {
 func turnResources(t Turn, m skills.Modality) []string {
 	var out []string
 	add := func(p string) {
-		if !slices.Contains(out, p) && isRegularFile(p) && ModalityOf(p) == m {
+		if !slices.Contains(out, p) && flow.IsRegularFile(p) && flow.ModalityOf(p) == m {
 			out = append(out, p)
 		}
 	}
@@ -662,12 +654,12 @@ func turnResources(t Turn, m skills.Modality) []string {
 
 // order sorts tasks so each comes after its dependencies, keeping the
 // planner's order otherwise.
-func (v *validator) order(tasks []Task) []Task {
+func (v *validator) order(tasks []flow.Task) []flow.Task {
 	placed := map[int]bool{}
 	for id := range v.prior {
 		placed[id] = true // a revision's tasks may follow the plan's
 	}
-	out := make([]Task, 0, len(tasks))
+	out := make([]flow.Task, 0, len(tasks))
 	for len(out) < len(tasks) {
 		progress := false
 		for _, t := range tasks {
@@ -717,31 +709,6 @@ func parseCoords(s string, n int) (string, bool) {
 	return strings.Join(fields, ","), true
 }
 
-func isURL(s string) bool {
-	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
-}
-
-func withArticle(m skills.Modality) string {
-	switch m {
-	case skills.Image, skills.Audio, skills.Video:
-		if m == skills.Image {
-			return "an image"
-		}
-		return string(m)
-	case skills.Text:
-		return "text"
-	}
-	return "a " + string(m)
-}
-
-func joinModalities(ms []skills.Modality) string {
-	parts := make([]string, len(ms))
-	for i, m := range ms {
-		parts[i] = string(m)
-	}
-	return strings.Join(parts, " and ")
-}
-
 func argNames(s *skills.Skill) string {
 	names := make([]string, len(s.Args))
 	for i, a := range s.Args {
@@ -758,11 +725,5 @@ func cloneArgs(m map[string]string) map[string]string {
 	return out
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+// noRef blanks a reference (ReplaceRefs): what is left is the value's text.
+func noRef(string, int, bool) string { return "" }

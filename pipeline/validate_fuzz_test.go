@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/chorusai/chorus/internal/testkit"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -53,7 +54,7 @@ func newFuzzWorld(tb testing.TB) *fuzzWorld {
 	w.missing = filepath.Join(dir, "gone.png")
 	w.turn = Turn{
 		Attachments: []string{w.img, w.wav, w.missing},
-		History: []Message{
+		History: []flow.Message{
 			{Role: "user", Content: "here", Resources: []string{w.img2, w.mp4}},
 			{Role: "assistant", Content: "ok", Resources: []string{w.txt}},
 		},
@@ -67,8 +68,8 @@ func (w *fuzzWorld) value(b byte, ref int) string {
 	vals := []string{
 		w.img, w.img2, w.wav, w.mp4, w.txt, w.bin, w.fifo, w.fifoBare, w.missing, w.dir,
 		"cat.png", "older.jpg", "~/nothing-here.png", "file://" + w.img, `"` + w.img + `"`,
-		RefString(ref), "<GENERATED>-" + fmt.Sprint(ref), "see <resource>-" + fmt.Sprint(ref),
-		RefString(ref) + " and " + RefString(ref+1), "https://example.com/x.png", "http://",
+		flow.RefString(ref), "<GENERATED>-" + fmt.Sprint(ref), "see <resource>-" + fmt.Sprint(ref),
+		flow.RefString(ref) + " and " + flow.RefString(ref+1), "https://example.com/x.png", "http://",
 		"120,80", "(1, 2, 3, 4)", "[0.5 0.5]", "-5,3", "1e9,2", "", "   ", "hello world",
 		"a, b, c", strings.Repeat("x", 300), "/dev/null", "<resource>-", "<resource>--1",
 		"32", "0.5", "12px", "[32, 16]", `{"width": 8, "height": "6"}`, `{"x": 1}`,
@@ -155,7 +156,7 @@ func planFromBytes(data []byte, names []string, w *fuzzWorld) string {
 }
 
 // checkPlan asserts what validation promises about every plan it returns.
-func checkPlan(t *testing.T, e *Engine, p Plan) {
+func checkPlan(t *testing.T, e *Engine, p flow.Plan) {
 	t.Helper()
 	if len(p.Tasks) > e.opts.MaxTasks {
 		t.Fatalf("%d tasks kept, the cap is %d", len(p.Tasks), e.opts.MaxTasks)
@@ -211,7 +212,7 @@ func checkPlan(t *testing.T, e *Engine, p Plan) {
 			if strings.TrimSpace(v) == "" {
 				t.Fatalf("task %d argument %s is empty", task.ID, k)
 			}
-			refs := Refs(v)
+			refs := flow.Refs(v)
 			for _, n := range refs {
 				if !slices.Contains(task.Dep, n) {
 					t.Fatalf("task %d argument %s uses <resource>-%d but does not depend on task %d", task.ID, k, n, n)
@@ -219,19 +220,19 @@ func checkPlan(t *testing.T, e *Engine, p Plan) {
 			}
 			switch {
 			case a.Type.Media() && len(refs) > 0:
-				if len(refs) != 1 || strings.TrimSpace(resourceRef.ReplaceAllString(v, "")) != "" {
+				if len(refs) != 1 || strings.TrimSpace(flow.ReplaceRefs(v, noRef)) != "" {
 					t.Fatalf("task %d media argument %s = %q is not a single reference", task.ID, k, v)
 				}
 				if dep := skillOf[refs[0]]; !slices.Contains(dep.Outputs, a.Type) {
 					t.Fatalf("task %d argument %s needs %s but task %d (%s) produces %v", task.ID, k, a.Type, refs[0], dep.Name, dep.Outputs)
 				}
-			case a.Type.Media() && isURL(v):
+			case a.Type.Media() && flow.IsURL(v):
 			case a.Type.Media():
 				st, err := os.Stat(v)
 				if err != nil || !st.Mode().IsRegular() || !filepath.IsAbs(v) {
 					t.Fatalf("task %d media argument %s = %q is not an existing regular file by its absolute path (%v)", task.ID, k, v, err)
 				}
-				if m := ModalityOf(v); m != "" && m != a.Type {
+				if m := flow.ModalityOf(v); m != "" && m != a.Type {
 					t.Fatalf("task %d argument %s needs %s but %s is %s", task.ID, k, a.Type, v, m)
 				}
 			case a.Type == skills.Point || a.Type == skills.Box:
@@ -254,7 +255,7 @@ func fuzzValidate(t *testing.T, e *Engine, w *fuzzWorld, reply string) {
 	}
 	p := e.validate(raw.Tasks, raw.Constraints, w.turn, raw.Notes)
 	checkPlan(t, e, p)
-	again := e.validate(p.Tasks, Constraints{}, w.turn, nil)
+	again := e.validate(p.Tasks, flow.Constraints{}, w.turn, nil)
 	if !reflect.DeepEqual(again.Tasks, p.Tasks) && !(len(again.Tasks) == 0 && len(p.Tasks) == 0) {
 		t.Fatalf("validating a validated plan changed it:\nfirst  %+v\nsecond %+v\nnotes %q", p.Tasks, again.Tasks, again.Notes)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -36,7 +37,7 @@ func typedTurn(paths ...string) Turn {
 	return Turn{Request: "use " + strings.Join(paths, " ")}
 }
 
-func ids(p Plan) []int {
+func ids(p flow.Plan) []int {
 	var out []int
 	for _, t := range p.Tasks {
 		out = append(out, t.ID)
@@ -44,7 +45,7 @@ func ids(p Plan) []int {
 	return out
 }
 
-func hasNote(p Plan, sub string) bool {
+func hasNote(p flow.Plan, sub string) bool {
 	return slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, sub) })
 }
 
@@ -58,26 +59,26 @@ func TestValidateRepairs(t *testing.T) {
 	}
 
 	t.Run("near-miss task names are mapped", func(t *testing.T) {
-		p := e.validate([]Task{{ID: 1, Task: "image-cls", Args: map[string]string{"image": img}}}, Constraints{}, typedTurn(img, wav), nil)
+		p := e.validate([]flow.Task{{ID: 1, Task: "image-cls", Args: map[string]string{"image": img}}}, flow.Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 1 || p.Tasks[0].Task != "image-classification" || !hasNote(p, `read "image-cls" as image-classification`) {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("unknown task dropped with its dependents", func(t *testing.T) {
-		p := e.validate([]Task{
+		p := e.validate([]flow.Task{
 			{ID: 1, Task: "teleportation", Args: map[string]string{"text": "x"}},
 			{ID: 2, Task: "text-to-speech", Dep: []int{1}, Args: map[string]string{"text": "<resource>-1"}},
 			{ID: 3, Task: "image-to-text", Args: map[string]string{"image": img}},
-		}, Constraints{}, typedTurn(img, wav), nil)
+		}, flow.Constraints{}, typedTurn(img, wav), nil)
 		if !slices.Equal(ids(p), []int{3}) || !hasNote(p, `"teleportation" is not a known task`) || !hasNote(p, "depends on task 1, which was dropped") {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("resource reference adds the missing dep", func(t *testing.T) {
-		p := e.validate([]Task{
+		p := e.validate([]flow.Task{
 			{ID: 1, Task: "image-to-text", Args: map[string]string{"image": img}},
 			{ID: 2, Task: "text-to-speech", Args: map[string]string{"text": "<resource>-1"}},
-		}, Constraints{}, typedTurn(img, wav), nil)
+		}, flow.Constraints{}, typedTurn(img, wav), nil)
 		// The schema has a task leave out the dep its arguments state:
 		// adding it is no repair, so no note says so.
 		if len(p.Tasks) != 2 || !slices.Equal(p.Tasks[1].Dep, []int{1}) || len(p.Notes) != 0 {
@@ -85,56 +86,56 @@ func TestValidateRepairs(t *testing.T) {
 		}
 	})
 	t.Run("deps on missing ids are removed, later ids reordered", func(t *testing.T) {
-		p := e.validate([]Task{
+		p := e.validate([]flow.Task{
 			{ID: 1, Task: "text-to-speech", Dep: []int{2, 9}, Args: map[string]string{"text": "<resource>-2"}},
 			{ID: 2, Task: "image-to-text", Args: map[string]string{"image": img}},
-		}, Constraints{}, typedTurn(img, wav), nil)
+		}, flow.Constraints{}, typedTurn(img, wav), nil)
 		if !slices.Equal(ids(p), []int{2, 1}) || !hasNote(p, "task 9, which does not exist") || !hasNote(p, "reordered") {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("ordering-only cycle is broken", func(t *testing.T) {
-		p := e.validate([]Task{
+		p := e.validate([]flow.Task{
 			{ID: 1, Task: "image-to-text", Dep: []int{2}, Args: map[string]string{"image": img}},
 			{ID: 2, Task: "text-to-speech", Dep: []int{1}, Args: map[string]string{"text": "<resource>-1"}},
-		}, Constraints{}, typedTurn(img, wav), nil)
+		}, flow.Constraints{}, typedTurn(img, wav), nil)
 		if !slices.Equal(ids(p), []int{1, 2}) || len(p.Tasks[0].Dep) != 0 || !hasNote(p, "break a dependency cycle") {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("data cycle is dropped", func(t *testing.T) {
-		p := e.validate([]Task{
+		p := e.validate([]flow.Task{
 			{ID: 1, Task: "image-to-text", Dep: []int{2}, Args: map[string]string{"image": "<resource>-2"}},
 			{ID: 2, Task: "text-to-image", Dep: []int{1}, Args: map[string]string{"text": "<resource>-1"}},
 			{ID: 3, Task: "image-to-text", Args: map[string]string{"image": img}},
-		}, Constraints{}, typedTurn(img, wav), nil)
+		}, flow.Constraints{}, typedTurn(img, wav), nil)
 		if !slices.Equal(ids(p), []int{3}) || !hasNote(p, "cycle") {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("wrong modality from a dependency", func(t *testing.T) {
-		p := e.validate([]Task{
+		p := e.validate([]flow.Task{
 			{ID: 1, Task: "text-generation", Args: map[string]string{"text": "a poem"}},
 			{ID: 2, Task: "image-to-text", Dep: []int{1}, Args: map[string]string{"image": "<resource>-1"}},
-		}, Constraints{}, typedTurn(img, wav), nil)
+		}, flow.Constraints{}, typedTurn(img, wav), nil)
 		if !slices.Equal(ids(p), []int{1}) || !hasNote(p, "needs an image, but task 1 (text-generation) produces text") {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("wrong modality of a file", func(t *testing.T) {
-		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": wav}}}, Constraints{}, typedTurn(img, wav), nil)
+		p := e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": wav}}}, flow.Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 0 || !hasNote(p, "is audio, but argument image needs an image") {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("missing file dropped", func(t *testing.T) {
-		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "/nope/missing.jpg"}}}, Constraints{}, typedTurn(img, wav), nil)
+		p := e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "/nope/missing.jpg"}}}, flow.Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 0 || !hasNote(p, "file /nope/missing.jpg does not exist") {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("bare file name resolved through attachments", func(t *testing.T) {
-		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "cat.png"}}}, Constraints{}, Turn{Attachments: []string{img}}, nil)
+		p := e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "cat.png"}}}, flow.Constraints{}, Turn{Attachments: []string{img}}, nil)
 		if len(p.Tasks) != 1 || p.Tasks[0].Args["image"] != img {
 			t.Fatalf("plan = %+v", p)
 		}
@@ -144,70 +145,70 @@ func TestValidateRepairs(t *testing.T) {
 		// leave it out, so filling it in is no repair. (The chat's user
 		// gave it in an earlier turn: a chat log read from a session
 		// grants nothing by itself.)
-		h := []Message{{Role: "assistant", Content: "here is your cat", Resources: []string{img}}}
+		h := []flow.Message{{Role: "assistant", Content: "here is your cat", Resources: []string{img}}}
 		gave := []Given{{Request: "a cat", Attachments: []string{img}}}
-		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, Constraints{}, Turn{History: h, Earlier: gave}, nil)
+		p := e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, flow.Constraints{}, Turn{History: h, Earlier: gave}, nil)
 		if len(p.Tasks) != 1 || p.Tasks[0].Args["image"] != img || len(p.Notes) != 0 {
 			t.Fatalf("plan = %+v", p)
 		}
 		// Among two, the newest is taken, and a note says which.
 		older := touch(t, t.TempDir(), "older.png")
-		h = append([]Message{{Role: "assistant", Content: "an older one", Resources: []string{older}}}, h...)
+		h = append([]flow.Message{{Role: "assistant", Content: "an older one", Resources: []string{older}}}, h...)
 		gave = append(gave, Given{Attachments: []string{older}})
-		p = e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, Constraints{}, Turn{History: h, Earlier: gave}, nil)
+		p = e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, flow.Constraints{}, Turn{History: h, Earlier: gave}, nil)
 		if len(p.Tasks) != 1 || p.Tasks[0].Args["image"] != img || !hasNote(p, "from the chat log") {
 			t.Fatalf("plan = %+v", p)
 		}
 		// A chat log read from a session, nothing given in this chat:
 		// its image is not taken.
-		p = e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, Constraints{}, Turn{History: h}, nil)
+		p = e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, flow.Constraints{}, Turn{History: h}, nil)
 		if len(p.Tasks) != 0 {
 			t.Fatalf("a session's image filled the argument: %+v", p)
 		}
 	})
 	t.Run("argument aliases and duplicate ids", func(t *testing.T) {
-		p := e.validate([]Task{
+		p := e.validate([]flow.Task{
 			{ID: 1, Task: "visual-question-answering", Args: map[string]string{"img_url": img, "question": "what colour?"}},
 			{ID: 1, Task: "image-to-text", Args: map[string]string{"image": img}},
-		}, Constraints{}, typedTurn(img, wav), nil)
+		}, flow.Constraints{}, typedTurn(img, wav), nil)
 		if !slices.Equal(ids(p), []int{1, 2}) || p.Tasks[0].Args["image"] != img || p.Tasks[0].Args["text"] != "what colour?" {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("visual prompt normalised", func(t *testing.T) {
-		p := e.validate([]Task{{ID: 1, Task: "mask-generation", Args: map[string]string{"image": img, "point": "(120, 80)"}}}, Constraints{}, typedTurn(img, wav), nil)
+		p := e.validate([]flow.Task{{ID: 1, Task: "mask-generation", Args: map[string]string{"image": img, "point": "(120, 80)"}}}, flow.Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 1 || p.Tasks[0].Args["point"] != "120,80" {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("visual prompt from a detection", func(t *testing.T) {
-		p := e.validate([]Task{
+		p := e.validate([]flow.Task{
 			{ID: 1, Task: "zero-shot-object-detection", Args: map[string]string{"image": img, "labels": "dog"}},
 			{ID: 2, Task: "mask-generation", Dep: []int{1}, Args: map[string]string{"image": img, "box": "<resource>-1"}},
-		}, Constraints{}, typedTurn(img, wav), nil)
+		}, flow.Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 2 || p.Tasks[1].Args["box"] != "<resource>-1" {
 			t.Fatalf("plan = %+v", p)
 		}
-		p = e.validate([]Task{
+		p = e.validate([]flow.Task{
 			{ID: 1, Task: "image-to-text", Args: map[string]string{"image": img}},
 			{ID: 2, Task: "mask-generation", Dep: []int{1}, Args: map[string]string{"image": img, "point": "<resource>-1"}},
-		}, Constraints{}, typedTurn(img, wav), nil)
+		}, flow.Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 1 || !hasNote(p, "takes a box from object-detection or zero-shot-object-detection, but task 1 is image-to-text") {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("plan capped", func(t *testing.T) {
-		var tasks []Task
+		var tasks []flow.Task
 		for i := 1; i <= 10; i++ {
-			tasks = append(tasks, Task{ID: i, Task: "image-to-text", Args: map[string]string{"image": img}})
+			tasks = append(tasks, flow.Task{ID: i, Task: "image-to-text", Args: map[string]string{"image": img}})
 		}
-		p := e.validate(tasks, Constraints{}, typedTurn(img, wav), nil)
+		p := e.validate(tasks, flow.Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 6 || !hasNote(p, "kept the first 6") {
 			t.Fatalf("plan = %+v", p)
 		}
 	})
 	t.Run("self reference dropped", func(t *testing.T) {
-		p := e.validate([]Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "<resource>-1"}}}, Constraints{}, typedTurn(img, wav), nil)
+		p := e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "<resource>-1"}}}, flow.Constraints{}, typedTurn(img, wav), nil)
 		if len(p.Tasks) != 0 || !hasNote(p, "refers to its own output") {
 			t.Fatalf("plan = %+v", p)
 		}
@@ -220,19 +221,19 @@ func TestValidateRepairs(t *testing.T) {
 func TestValidateNeverOpensPipes(t *testing.T) {
 	e := testEngine(t)
 	w := newFuzzWorld(t)
-	done := make(chan Plan, 1)
+	done := make(chan flow.Plan, 1)
 	go func() {
-		if m := ModalityOf(w.fifoBare); m != "" {
+		if m := flow.ModalityOf(w.fifoBare); m != "" {
 			t.Errorf("ModalityOf(FIFO) = %q, want \"\"", m)
 		}
-		done <- e.validate([]Task{
+		done <- e.validate([]flow.Task{
 			{ID: 1, Task: "image-to-text", Args: map[string]string{"image": w.fifoBare}},
 			{ID: 2, Task: "image-classification", Args: map[string]string{"image": w.fifo}},
 			{ID: 3, Task: "automatic-speech-recognition", Args: map[string]string{"audio": w.dir}},
 			{ID: 4, Task: "image-to-text", Args: map[string]string{}},
-		}, Constraints{}, Turn{Attachments: []string{w.img, w.missing}}, nil)
+		}, flow.Constraints{}, Turn{Attachments: []string{w.img, w.missing}}, nil)
 	}()
-	var p Plan
+	var p flow.Plan
 	select {
 	case p = <-done:
 	case <-time.After(10 * time.Second):

@@ -1,7 +1,6 @@
-package pipeline
+package flow
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,14 +21,7 @@ import (
 // refuses a prompt over it unsent (controller/limits.go): this is where
 // the stages make sure it never has to.
 
-// callController fits call's prompt under the controller's budget and
-// makes the call.
-func (e *Engine) callController(ctx context.Context, call controller.ChatCall) (controller.Reply, error) {
-	call.Messages = fitPrompt(call.Messages, e.ctl.Options().PromptBytes())
-	return e.ctl.Chat(ctx, call)
-}
-
-// fitPrompt returns msgs cut to at most budget bytes of text (msgs itself
+// Fit returns msgs cut to at most budget bytes of text (msgs itself
 // when they fit; they are never modified). The quoted data — results,
 // file contents, inputs, between <data> and </data> — gives way first,
 // the largest first, each part kept from its start with a note of how
@@ -38,7 +30,7 @@ func (e *Engine) callController(ctx context.Context, call controller.ChatCall) (
 // message) is never cut: without its rules no stage works, and a head over
 // the budget is the configuration's to fix — the controller refuses it,
 // naming controller.prompt_tokens.
-func fitPrompt(msgs []controller.Message, budget int) []controller.Message {
+func Fit(msgs []controller.Message, budget int) []controller.Message {
 	excess := controller.PromptSize(msgs) - budget
 	if excess <= 0 {
 		return msgs
@@ -156,10 +148,24 @@ func clipSpans(msgs []controller.Message, spans []span, keep int) {
 		if len(part) <= clippedLen(len(part), keep) {
 			continue
 		}
-		cut := budgeted(part, keep)
+		cut := Budgeted(part, keep)
 		if strings.Count(cut, "<data>") > strings.Count(cut, "</data>") {
 			cut += "\n</data>"
 		}
 		msgs[s.msg].Content = c[:s.start] + cut + c[s.end:]
 	}
+}
+
+// budgetFloor is the least of a part budgeted keeps.
+const budgetFloor = 16
+
+// Budgeted cuts s to a prompt budget of n bytes (budgetFloor at least),
+// saying how much was left out so the controller does not take a part for
+// the whole.
+func Budgeted(s string, n int) string {
+	out, cut := text.ClipBytes(s, max(n, budgetFloor))
+	if cut > 0 {
+		out += fmt.Sprintf(" [%d more bytes]", cut)
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package pipeline
+package flow
 
 import (
 	"fmt"
@@ -42,6 +42,17 @@ func (p *Plan) Task(id int) (Task, bool) {
 // HuggingGPT demos use) anywhere in an argument value.
 var resourceRef = regexp.MustCompile(`<(?i:resource|generated)>-(\d+)`)
 
+// ReplaceRefs returns value with each reference to a task's output
+// (<resource>-N) replaced by what with returns for it: ref is the
+// reference as written, id its number — 0, with ok false, when it has too
+// many digits to be one.
+func ReplaceRefs(value string, with func(ref string, id int, ok bool) string) string {
+	return resourceRef.ReplaceAllStringFunc(value, func(m string) string {
+		n, err := strconv.Atoi(resourceRef.FindStringSubmatch(m)[1])
+		return with(m, n, err == nil)
+	})
+}
+
 // Refs returns the task ids an argument value refers to, in order.
 func Refs(value string) []int {
 	var out []int
@@ -56,9 +67,9 @@ func Refs(value string) []int {
 // RefString returns the reference to task id's output.
 func RefString(id int) string { return fmt.Sprintf("<resource>-%d", id) }
 
-// substituteRefs replaces every reference in value using out; ok is false if
+// SubstituteRefs replaces every reference in value using out; ok is false if
 // a referenced id has no output.
-func substituteRefs(value string, out func(id int) (string, bool)) (string, bool) {
+func SubstituteRefs(value string, out func(id int) (string, bool)) (string, bool) {
 	ok := true
 	s := resourceRef.ReplaceAllStringFunc(value, func(m string) string {
 		n, err := strconv.Atoi(resourceRef.FindStringSubmatch(m)[1])

@@ -1,4 +1,4 @@
-package pipeline
+package flow
 
 import (
 	"slices"
@@ -48,15 +48,15 @@ func BenchmarkScore(m skills.Model, query string) (skills.Benchmark, bool) {
 	return skills.Benchmark{}, false
 }
 
-func skillHasBenchmark(s *skills.Skill, query string) bool {
+func SkillHasBenchmark(s *skills.Skill, query string) bool {
 	return slices.ContainsFunc(s.Models, func(m skills.Model) bool {
 		_, ok := BenchmarkScore(m, query)
 		return ok
 	})
 }
 
-// compareScores orders better results first.
-func compareScores(a, b skills.Model, query string) int {
+// CompareScores orders better results first.
+func CompareScores(a, b skills.Model, query string) int {
 	x, _ := BenchmarkScore(a, query)
 	y, _ := BenchmarkScore(b, query)
 	switch {

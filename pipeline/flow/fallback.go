@@ -1,4 +1,4 @@
-package pipeline
+package flow
 
 import (
 	"fmt"
@@ -28,10 +28,10 @@ func HopLine(failed, next Attempt) string {
 // FallbackNote says what failed before the model that ran, from a task's
 // attempts: "after Kokoro-82M failed: not served by fal-ai (404), replicate
 // (404)". It is empty when the first attempt ran, or none did.
-func FallbackNote(attempts []Attempt) string { return fallbackNote(attempts, attemptName) }
+func FallbackNote(attempts []Attempt) string { return FallbackNoteWith(attempts, attemptName) }
 
-// fallbackNote is FallbackNote with models named by name.
-func fallbackNote(attempts []Attempt, name func(Attempt) string) string {
+// FallbackNoteWith is FallbackNote with models named by name.
+func FallbackNoteWith(attempts []Attempt, name func(Attempt) string) string {
 	n := len(attempts)
 	if n < 2 || attempts[n-1].Error != "" {
 		return ""

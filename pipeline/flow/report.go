@@ -1,4 +1,11 @@
-package pipeline
+package flow
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/chorusai/chorus/text"
+)
 
 // Candidate is a model selection considered for a task, as shown to the
 // controller and in model events.
@@ -107,4 +114,60 @@ type ControllerCall struct {
 	// Tokens is the reply's length.
 	Tokens    int   `json:"tokens"`
 	ElapsedMS int64 `json:"elapsed_ms"`
+}
+
+// Revision is one revision of a turn's plan: the failed tasks it answers,
+// the tasks it added (validated, numbered after every id the turn used)
+// and the validator's repairs. No tasks means the controller found no
+// other way to serve the request.
+type Revision struct {
+	After []FailedTask `json:"after"`
+	Tasks []Task       `json:"tasks"`
+	Notes []string     `json:"notes,omitempty"`
+}
+
+// FailedTask is a task that failed for good, with why.
+type FailedTask struct {
+	ID    int    `json:"id"`
+	Task  string `json:"task"`
+	Error string `json:"error"`
+}
+
+// String says the revision in one line for people — the report, the log,
+// the export: "revised after task 2 (text-to-video) failed: …; added task
+// 4 (text-to-image)".
+func (r Revision) String() string {
+	var b strings.Builder
+	b.WriteString("revised after ")
+	for i, f := range r.After {
+		if i > 0 {
+			b.WriteString(listSep(i, len(r.After)))
+		}
+		fmt.Fprintf(&b, "task %d (%s)", f.ID, f.Task)
+	}
+	if len(r.After) == 1 {
+		fmt.Fprintf(&b, " failed: %s", text.OneLine(r.After[0].Error, 160))
+	} else {
+		b.WriteString(" failed")
+	}
+	if len(r.Tasks) == 0 {
+		b.WriteString("; the controller found no other way")
+		return b.String()
+	}
+	b.WriteString("; added ")
+	for i, t := range r.Tasks {
+		if i > 0 {
+			b.WriteString(listSep(i, len(r.Tasks)))
+		}
+		fmt.Fprintf(&b, "task %d (%s)", t.ID, t.Task)
+	}
+	return b.String()
+}
+
+// listSep separates the i-th item of an English list of n: ", " or " and ".
+func listSep(i, n int) string {
+	if i == n-1 {
+		return " and "
+	}
+	return ", "
 }

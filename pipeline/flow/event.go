@@ -1,10 +1,11 @@
-package pipeline
+package flow
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 
+	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/text"
 )
 
@@ -280,4 +281,24 @@ func MarshalEvent(e Event) ([]byte, error) {
 		return []byte(head + "}"), nil
 	}
 	return append([]byte(head+","), body[1:]...), nil
+}
+
+// HostDownText says a HostDownEvent for people.
+func HostDownText(e HostDownEvent) string {
+	return fmt.Sprintf("%s is unreachable at %s (%s) — its other candidates are skipped this turn", whoIs(e.Endpoint), e.Host, e.Reason)
+}
+
+// whoIs names an endpoint kind's server for people.
+func whoIs(endpoint string) string {
+	switch endpoints.Kind(endpoint) {
+	case endpoints.HuggingFace:
+		return "Hugging Face's router"
+	case endpoints.Local:
+		return "the local inference server"
+	case endpoints.Ollama:
+		return "Ollama"
+	case endpoints.OpenAI:
+		return "the OpenAI-compatible server"
+	}
+	return "the " + endpoint + " server"
 }

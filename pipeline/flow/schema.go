@@ -1,37 +1,37 @@
-package pipeline
+package flow
 
 import (
 	"bytes"
 	"encoding/json"
 )
 
-// object is a JSON object whose keys are written in the order given.
+// Object is a JSON object whose keys are written in the order given.
 // A grammar-constrained model writes an object's required properties in
 // the order its schema lists them (Ollama builds the grammar with
 // llama.cpp's json-schema-to-grammar, which keeps the schema's order), so
 // a schema's order is the order the reply decodes in: the plan's
 // constraints before its tasks, a selection's picks before its reasons.
 // encoding/json would sort a map's keys instead.
-type object []field
+type Object []Field
 
-type field struct {
-	key   string
-	value any
+type Field struct {
+	Key   string
+	Value any
 }
 
 // MarshalJSON writes the fields in order.
-func (o object) MarshalJSON() ([]byte, error) {
+func (o Object) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, f := range o {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, err := json.Marshal(f.key)
+		k, err := json.Marshal(f.Key)
 		if err != nil {
 			return nil, err
 		}
-		v, err := json.Marshal(f.value)
+		v, err := json.Marshal(f.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -43,11 +43,11 @@ func (o object) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// keys returns the keys of o, in order: a schema's "required" list.
-func (o object) keys() []string {
+// Keys returns the keys of o, in order: a schema's "required" list.
+func (o Object) Keys() []string {
 	out := make([]string, len(o))
 	for i, f := range o {
-		out[i] = f.key
+		out[i] = f.Key
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package pipeline
+package flow
 
 import (
 	"fmt"
@@ -64,7 +64,7 @@ func (c Constraints) Merge(o Constraints) Constraints {
 			}
 		}
 		if len(out.Licenses) == 0 { // disjoint lists: nothing may qualify
-			out.Licenses = []string{noLicence + strings.Join(c.Licenses, ",") + " ∩ " + strings.Join(o.Licenses, ",") + ")"}
+			out.Licenses = []string{NoLicence + strings.Join(c.Licenses, ",") + " ∩ " + strings.Join(o.Licenses, ",") + ")"}
 		}
 	}
 	if !o.MaxSize.IsZero() {
@@ -80,9 +80,9 @@ func (c Constraints) Merge(o Constraints) Constraints {
 	return out
 }
 
-// noLicence starts the licence Merge writes for two allow-lists with
+// NoLicence starts the licence Merge writes for two allow-lists with
 // nothing in common: no model has it, so nothing qualifies.
-const noLicence = "(none: "
+const NoLicence = "(none: "
 
 // String renders the constraints in the syntax ParseConstraints accepts.
 func (c Constraints) String() string {
@@ -218,37 +218,4 @@ func parseSwitch(val string, hasVal bool) (bool, error) {
 
 func containsFold(list []string, s string) bool {
 	return slices.ContainsFunc(list, func(x string) bool { return strings.EqualFold(x, s) })
-}
-
-// constraintRejects says why m breaks a licence or size constraint.
-func constraintRejects(cons Constraints, m skills.Model) string {
-	if len(m.Endpoints) == 1 && m.Endpoints[0] == skills.EndpointBuiltin {
-		// Built-in tools are Chorus's own code, not third-party models:
-		// licence and size limits are about the latter.
-		return ""
-	}
-	if len(cons.Licenses) > 0 && !containsFold(cons.Licenses, m.License) {
-		if m.License == "" {
-			return "licence unknown, so it cannot be shown to be in the allow-list (" + strings.Join(cons.Licenses, ", ") + ")"
-		}
-		return fmt.Sprintf("licence %s is not in the allow-list (%s)", m.License, strings.Join(cons.Licenses, ", "))
-	}
-	if !cons.MaxSize.IsZero() && !cons.MaxSize.Allows(m) {
-		if m.Size() == 0 {
-			return "size unknown, so it cannot be shown to fit max-size " + cons.MaxSize.String()
-		}
-		return fmt.Sprintf("%s exceeds max-size %s", m.HumanSize(), cons.MaxSize.String())
-	}
-	return ""
-}
-
-func constraintReason(cons Constraints, m skills.Model) string {
-	switch cons.Prefer {
-	case PreferSmallest:
-		return fmt.Sprintf("%s is the smallest qualifying model (%s)", m.ID, m.HumanSize())
-	case PreferBest:
-		b, _ := BenchmarkScore(m, cons.Benchmark)
-		return fmt.Sprintf("%s has the best recorded %s %s: %g on %s", m.ID, b.Dataset, b.Metric, b.Value, b.Dataset)
-	}
-	return ""
 }

@@ -1,4 +1,4 @@
-package pipeline
+package flow
 
 import (
 	"math/rand/v2"
@@ -15,11 +15,11 @@ func TestFitPromptCutsTheLargestDataFirst(t *testing.T) {
 	head := controller.Message{Role: "system", Content: strings.Repeat("h", 1000)}
 	big, small := strings.Repeat("B", 50_000), strings.Repeat("s", 300)
 	msgs := []controller.Message{head,
-		{Role: "user", Content: "STAGE: TASK\ntext: " + quoteData(big) + "\nquestion: " + quoteData(small) + "\nDo it."}}
-	if got := fitPrompt(msgs, 1<<20); &got[0] != &msgs[0] {
+		{Role: "user", Content: "STAGE: TASK\ntext: " + QuoteData(big) + "\nquestion: " + QuoteData(small) + "\nDo it."}}
+	if got := Fit(msgs, 1<<20); &got[0] != &msgs[0] {
 		t.Fatal("a prompt within the budget was copied or changed")
 	}
-	got := fitPrompt(msgs, 4000)
+	got := Fit(msgs, 4000)
 	if n := controller.PromptSize(got); n > 4000 || n < 3800 {
 		t.Fatalf("fitted to %d bytes for a 4000-byte budget", n)
 	}
@@ -27,7 +27,7 @@ func TestFitPromptCutsTheLargestDataFirst(t *testing.T) {
 	if got[0].Content != head.Content || !strings.HasPrefix(last, "STAGE: TASK\ntext: <data>\nBBB") || !strings.HasSuffix(last, "\nDo it.") {
 		t.Fatalf("the head or the message's own words were cut: %q", last)
 	}
-	if !strings.Contains(last, quoteData(small)) || !strings.Contains(last, "more bytes]\n</data>") {
+	if !strings.Contains(last, QuoteData(small)) || !strings.Contains(last, "more bytes]\n</data>") {
 		t.Fatalf("the small data was cut, or the big one without a note: %q", last)
 	}
 	if msgs[1].Content == last {
@@ -42,8 +42,8 @@ func TestFitPromptCutsTheLargestDataFirst(t *testing.T) {
 func TestFitPromptCutsMessagesWhenDataIsNotEnough(t *testing.T) {
 	msgs := []controller.Message{{Role: "system", Content: "head"},
 		{Role: "user", Content: strings.Repeat("old request ", 2000)},
-		{Role: "user", Content: "STAGE: PLAN\nRequest: " + strings.Repeat("words ", 3000) + quoteData(strings.Repeat("d", 100))}}
-	got := fitPrompt(msgs, 2000)
+		{Role: "user", Content: "STAGE: PLAN\nRequest: " + strings.Repeat("words ", 3000) + QuoteData(strings.Repeat("d", 100))}}
+	got := Fit(msgs, 2000)
 	if n := controller.PromptSize(got); n > 2000 {
 		t.Fatalf("fitted to %d bytes", n)
 	}
@@ -64,12 +64,12 @@ func TestFitPromptNeverExceedsTheBudget(t *testing.T) {
 			b.WriteString("STAGE: X\n")
 			for range rng.IntN(4) {
 				b.WriteString(strings.Repeat("é", rng.IntN(3000)))
-				b.WriteString(quoteData(strings.Repeat("ü", rng.IntN(20000))))
+				b.WriteString(QuoteData(strings.Repeat("ü", rng.IntN(20000))))
 			}
 			msgs = append(msgs, controller.Message{Role: []string{"user", "assistant"}[rng.IntN(2)], Content: b.String()})
 		}
 		budget := len(msgs[0].Content) + len(msgs)*64 + rng.IntN(30000)
-		got := fitPrompt(msgs, budget)
+		got := Fit(msgs, budget)
 		if n := controller.PromptSize(got); n > budget {
 			t.Fatalf("case %d: %d bytes over a %d-byte budget", i, n, budget)
 		}
