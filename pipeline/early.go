@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/response"
 	"github.com/chorusai/chorus/skills"
-	"github.com/chorusai/chorus/text"
 )
 
 // The early answer (response.early): when every task still running
@@ -152,7 +152,7 @@ func (d *dispatcher) finish(rep *flow.Report) string {
 	runs := slices.Clone(d.current)
 	var fixes []string
 	for _, r := range runs {
-		if r.Correction = correction(r); r.Correction != "" {
+		if r.Correction = response.Correction(&r.TaskRun); r.Correction != "" {
 			fixes = append(fixes, r.Correction)
 		}
 	}
@@ -161,22 +161,4 @@ func (d *dispatcher) finish(rep *flow.Report) string {
 		return ""
 	}
 	return "_Correction: " + strings.Join(fixes, "; ") + "._"
-}
-
-// correction says how r, finished, went against what an early answer said
-// of it — that it was producing its fixed file: failed (or timed out),
-// cancelled, or wrote elsewhere; "" when the file is there, or when no
-// answer named it.
-func correction(r *taskRun) string {
-	switch {
-	case !r.Promised:
-		return ""
-	case r.Cancelled:
-		return fmt.Sprintf("task %d (%s) was cancelled, so %s was not produced", r.Task.ID, r.Task.Task, r.Fixed)
-	case r.Status != flow.StatusOK:
-		return fmt.Sprintf("task %d (%s) failed, so %s was not produced: %s", r.Task.ID, r.Task.Task, r.Fixed, text.OneLine(r.Err, 200))
-	case !slices.Contains(r.Files, r.Fixed):
-		return fmt.Sprintf("task %d (%s) wrote %s, not %s", r.Task.ID, r.Task.Task, strings.Join(r.Files, ", "), r.Fixed)
-	}
-	return ""
 }

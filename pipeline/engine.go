@@ -6,7 +6,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -234,9 +233,6 @@ func (e *Engine) WithRouter(router *endpoints.Router) *Engine {
 	return &c
 }
 
-// ErrCancelled is returned (wrapped) when the turn's context was cancelled.
-var ErrCancelled = errors.New("turn cancelled")
-
 // syncEmit serialises emit so stages running concurrently never call it at
 // the same time.
 func syncEmit(emit flow.Emit) flow.Emit {
@@ -300,7 +296,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit flow.Emit) (rep *flow.Rep
 		rep.ElapsedMS = time.Since(start).Milliseconds()
 		rep.Calls = script.Calls()
 		if ctx.Err() != nil {
-			err = fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
+			err = flow.Cancelled(ctx)
 			emit(flow.ErrorEvent{Stage: stage, Message: "cancelled — nothing more will run this turn", Fatal: true})
 		} else {
 			emit(flow.ErrorEvent{Stage: stage, Message: err.Error(), Fatal: true})

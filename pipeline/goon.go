@@ -1,17 +1,10 @@
 package pipeline
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
-	"strings"
-	"time"
 
 	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/pipeline/flow"
-	"github.com/chorusai/chorus/skills"
-	"github.com/chorusai/chorus/text"
 )
 
 // The early answer (early.go) and the revision (revise.go) compose: when a
@@ -43,7 +36,7 @@ func (d *dispatcher) goOn(p flow.Plan, said controller.Message, reply controller
 	rep.Revisions = append(rep.Revisions, revs...)
 	rep.Tasks, rep.Files = reportTasks(runs, d.e.opts.ResultCap), reportFiles(runs)
 	if err != nil || d.ctx.Err() != nil {
-		return "", fmt.Errorf("%w: %w", ErrCancelled, d.ctx.Err())
+		return "", flow.Cancelled(d.ctx)
 	}
 	if len(runs) == before {
 		// The controller found no other way: the correction said what
@@ -51,78 +44,5 @@ func (d *dispatcher) goOn(p flow.Plan, said controller.Message, reply controller
 		return "", nil
 	}
 	d.emit(flow.StageEvent{Stage: flow.StageResponse})
-	return d.continuation(runs[before:], revs, rep)
-}
-
-// continuation is the answer call that goes on after an early answer with
-// what the revision's tasks (added) made. Its tokens follow the answer's
-// after a blank line; what it returns starts with that line too.
-func (d *dispatcher) continuation(added []*taskRun, revs []flow.Revision, rep *flow.Report) (string, error) {
-	e, ctx, emit := d.e, d.ctx, d.emit
-	msgs := flow.Fit(d.script.With(e.continueMessage(ctx, d.t, added, revs, rep)), e.ctl.Options().PromptBytes())
-	emit(flow.DebugEvent{Stage: flow.StageResponse, Kind: "prompt", Content: flow.DebugPrompt(msgs[len(msgs)-1])})
-	var more strings.Builder
-	began := false
-	push, flush := streamer(&more, func(ev flow.Event) {
-		if !began {
-			began = true
-			emit(flow.TokenEvent{Text: "\n\n"})
-		}
-		emit(ev)
-	})
-	start := time.Now()
-	reply, err := flow.Call(ctx, e.ctl, controller.ChatCall{Messages: msgs, NumPredict: e.ctl.Options().AnswerTokens, OnToken: push})
-	if err != nil {
-		if ctx.Err() != nil {
-			return "", fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
-		}
-		emit(flow.ErrorEvent{Stage: flow.StageResponse, Message: "the controller could not go on with the answer: " + err.Error()})
-		line := "\n\n_The controller could not go on with the answer (" + text.OneLine(err.Error(), 200) + "); the workflow below says what the revision made._"
-		emit(flow.TokenEvent{Text: line})
-		if began {
-			return "\n\n" + more.String() + line, nil
-		}
-		return line, nil
-	}
-	flush()
-	d.script.Record(flow.StageResponse, reply, time.Since(start), emit)
-	emit(flow.DebugEvent{Stage: flow.StageResponse, Kind: "reply", Content: reply.Content})
-	if !began {
-		return "", nil
-	}
-	return "\n\n" + strings.TrimRight(more.String(), " \t\r\n"), nil
-}
-
-// continueMessage is the continuation's message: the request, which files
-// the answer named that were not made, what the revision added and the
-// results of its tasks — as data — and that the reply goes on from the
-// answer rather than repeat it.
-func (e *Engine) continueMessage(ctx context.Context, t Turn, added []*taskRun, revs []flow.Revision, rep *flow.Report) controller.Message {
-	var b strings.Builder
-	b.WriteString(answerInstruction(t.System))
-	b.WriteString("Request: " + t.Request)
-	for _, tr := range rep.Tasks {
-		if tr.Correction != "" {
-			fmt.Fprintf(&b, "\nYour answer above named %s, but task %d (%s) did not produce it; the user was told so.", tr.Early, tr.ID, tr.Task)
-		}
-	}
-	b.WriteString(revisionsSaid(revs))
-	results, _ := json.MarshalIndent(flow.Results(records(added), e.opts.ResultBudget), "", " ")
-	b.WriteString("\nResults of the tasks the revision added:\n" + flow.QuoteData(string(results)))
-	b.WriteString("\nThe user has read your answer above: go on from it, never repeat it. In one or two sentences say what was made instead" +
-		` and give the full paths of its files (e.g. "The video model is down, so here is a still image instead: PATH");` +
-		" if those tasks failed too, say so plainly.")
-	msg := flow.StageMessage(flow.MarkAnswer, b.String())
-	if e.ctl.CanSee(ctx) {
-		var images [][]byte
-		for _, r := range added {
-			for _, f := range r.Files {
-				if len(images) < 6 && flow.ModalityOf(f) == skills.Image {
-					images = append(images, flow.ReadImages(e.access(t), []string{f})...)
-				}
-			}
-		}
-		msg.Images = images
-	}
-	return msg
+	return d.resp.Continue(d.ctx, records(runs[before:]), revs, rep)
 }

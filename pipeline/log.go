@@ -36,7 +36,7 @@ func (e *Engine) logEnd(ctx context.Context, rep *flow.Report, err error, elapse
 	}
 	level := slog.LevelInfo
 	switch {
-	case errors.Is(err, ErrCancelled):
+	case errors.Is(err, flow.ErrCancelled):
 		attrs = append(attrs, slog.Bool("cancelled", true))
 	case err != nil:
 		level = slog.LevelError

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/chorusai/chorus/controller"
@@ -90,7 +89,7 @@ func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanR
 	if err != nil {
 		res.Calls = script.Calls()
 		if ctx.Err() != nil {
-			return res, fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
+			return res, flow.Cancelled(ctx)
 		}
 		return res, err
 	}
@@ -103,7 +102,7 @@ func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanR
 		d.wait()
 		if ctx.Err() != nil {
 			res.Calls = script.Calls()
-			return res, fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
+			return res, flow.Cancelled(ctx)
 		}
 	}
 	res.Models = models

@@ -153,7 +153,7 @@ func (d *dispatcher) askRevision(runs, failed []*taskRun, cons flow.Constraints)
 	reply, err := flow.Call(d.ctx, d.e.ctl, controller.ChatCall{Messages: d.script.With(msg), Format: planSchema(d.e.cat), NumPredict: d.e.ctl.Options().PlanTokens})
 	if err != nil {
 		if d.ctx.Err() != nil {
-			return rev, false, fmt.Errorf("%w: %w", ErrCancelled, d.ctx.Err())
+			return rev, false, flow.Cancelled(d.ctx)
 		}
 		d.emit(flow.ErrorEvent{Stage: flow.StageRevision, Message: "the plan could not be revised: " + err.Error()})
 		return rev, false, nil
@@ -189,7 +189,7 @@ func (d *dispatcher) askRevision(runs, failed []*taskRun, cons flow.Constraints)
 	edited, err := d.t.Review(d.ctx, flow.Plan{Tasks: rev.Tasks, Constraints: cons, Notes: rev.Notes})
 	switch {
 	case d.ctx.Err() != nil:
-		return rev, false, fmt.Errorf("%w: %w", ErrCancelled, d.ctx.Err())
+		return rev, false, flow.Cancelled(d.ctx)
 	case err != nil:
 		rev.Tasks = []flow.Task{}
 		rev.Notes = append(rev.Notes, "the revision was turned down in review: "+text.OneLine(err.Error(), 200))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/response"
 	"github.com/chorusai/chorus/scope"
 )
 
@@ -26,6 +27,8 @@ type turnRun struct {
 	// outDir is where the turn's files go; sc what it may touch.
 	outDir string
 	sc     *scope.Scope
+	// resp writes the turn's answer.
+	resp *response.Responder
 	// spilled is the bytes of results the turn wrote to files (spill.go).
 	spilled atomic.Int64
 }
@@ -35,7 +38,10 @@ type turnRun struct {
 // looked up on the Hub while the plan is written (namedhub.go).
 func (e *Engine) newTurnRun(ctx context.Context, t Turn, emit flow.Emit) *turnRun {
 	ctx = e.lookUpNamed(withApprover(ctx, t.Approve), t.Request)
-	return &turnRun{e: e, ctx: ctx, t: t, script: e.newTranscript(ctx, t), emit: emit, outDir: e.outDir(t), sc: e.access(t)}
+	tr := &turnRun{e: e, ctx: ctx, t: t, script: e.newTranscript(ctx, t), emit: emit, outDir: e.outDir(t), sc: e.access(t)}
+	tr.resp = &response.Responder{Controller: e.ctl, Script: tr.script, Emit: emit, Scope: tr.sc, ResultBudget: e.opts.ResultBudget,
+		Request: t.Request, Input: t.Input, Attachments: t.Attachments, System: t.System}
+	return tr
 }
 
 // progress returns the progress callback of task id: each report becomes

@@ -118,3 +118,7 @@ func PromptStage(last string) string { return flow.PromptStage(last) }
 func BenchmarkScore(m skills.Model, query string) (skills.Benchmark, bool) {
 	return flow.BenchmarkScore(m, query)
 }
+
+// ErrCancelled is flow.ErrCancelled: returned (wrapped) when the turn's
+// context was cancelled.
+var ErrCancelled = flow.ErrCancelled
