@@ -1,18 +1,12 @@
 package pipeline
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 
-	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
@@ -100,50 +94,6 @@ func (e *Engine) access(t Turn) *scope.Scope {
 	return e.turnScope(t)
 }
 
-// refusal is the note a refused path leaves: scope's DeniedError names the
-// path, why it was refused and how to grant it; any other error as it is.
-func refusal(err error) string {
-	var de *scope.DeniedError
-	if errors.As(err, &de) {
-		return de.Error()
-	}
-	return err.Error()
-}
-
-// gateArgs is the one gate every argument value of a task passes after
-// resolution, whatever kind of endpoint — or the controller — runs it: a
-// media argument becomes a checked file (endpoints.Request.Files, the only
-// files an endpoint reads), and every other value goes through
-// scope.GateFor as the task's routes read it (readerOf), which refuses it
-// when any path it could name — whole or in a sentence, through file://,
-// ~, percent-encoding or a link, written by the plan or arriving as
-// another task's output, from any folder a tool reads it from — is not
-// one the turn may read, and for a tool gives the value it is to get: the
-// absolute path judged in place of a relative or unclean one. A refusal
-// names the path and the fix; nothing of the file is read.
-func gateArgs(sc *scope.Scope, s *skills.Skill, args map[string]string, r scope.Reader) (map[string]scope.File, map[string]string, error) {
-	files := map[string]scope.File{}
-	gated, k, err := gateValues(sc, s, args, r)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: argument %s: %s", endpoints.ErrBadInput, k, refusal(err))
-	}
-	for _, k := range slices.Sorted(maps.Keys(args)) {
-		v := args[k]
-		if a, _ := s.Arg(k); !a.Type.Media() || strings.TrimSpace(v) == "" {
-			continue
-		}
-		f, err := sc.Check(v)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return nil, nil, fmt.Errorf("%w: %s file %s does not exist", endpoints.ErrBadInput, k, v)
-		case err != nil:
-			return nil, nil, fmt.Errorf("%w: argument %s: %s", endpoints.ErrBadInput, k, refusal(err))
-		}
-		files[k] = f
-	}
-	return files, gated, nil
-}
-
 // gateArgs is the validator's early look through the same gate, at the
 // values the plan wrote (its <resource>-N references are judged when they
 // have their values, by the executor's gateArgs), as the skill's models
@@ -177,66 +127,6 @@ func (v *validator) gateArgs(t *flow.Task, s *skills.Skill) {
 		if val == t.Args[k] && got != val {
 			t.Args[k] = got
 		}
-	}
-}
-
-// fileTexts puts the words of a text file in place of its path, for a text
-// argument whose planned value (not another task's output) is the path of
-// a text file the turn may read, once the gate has passed it. A tool's
-// argument stays the path: the tool was asked for a path.
-func fileTexts(sc *scope.Scope, t flow.Task, s *skills.Skill, args map[string]string) error {
-	if s.Tool != nil {
-		return nil
-	}
-	for _, k := range slices.Sorted(maps.Keys(args)) {
-		if a, _ := s.Arg(k); a.Type != skills.Text || len(flow.Refs(t.Args[k])) > 0 {
-			continue
-		}
-		content, isFile, err := flow.TextFile(sc, args[k])
-		switch {
-		case err != nil:
-			return fmt.Errorf("argument %s: %w", k, err)
-		case isFile:
-			args[k] = content
-		}
-	}
-	return nil
-}
-
-// maxDownload bounds a media argument fetched from a URL.
-const maxDownload = 100 << 20
-
-// download fetches a media argument's URL through the turn's scope into
-// the output directory, streaming it to disk.
-func download(ctx context.Context, sc *scope.Scope, url, dir string) (string, error) {
-	if err := sc.CheckURL(url); err != nil {
-		return "", err
-	}
-	tmp, err := os.CreateTemp(dir, ".download-*.part")
-	if err != nil {
-		return "", fmt.Errorf("cannot download %s: %w", url, err)
-	}
-	mt, err := sc.Fetch(ctx, url, tmp, scope.FetchOptions{MaxBytes: maxDownload})
-	if cerr := tmp.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return "", err
-	}
-	p, err := writeBlob(dir, "download", 0, endpoints.Blob{MIME: mt, Path: tmp.Name()})
-	if err == nil {
-		sc.AllowFile(p, scope.Output) // Chorus wrote it: the task may read it
-	}
-	return p, err
-}
-
-// allowResultURLs lets later tasks of the turn fetch the URLs a task's
-// result names — a search hit, a generated file served by URL — as public
-// addresses only.
-func allowResultURLs(sc *scope.Scope, text string) {
-	for _, u := range scope.URLsIn(text) {
-		sc.AllowURL(u, scope.Result)
 	}
 }
 

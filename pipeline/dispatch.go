@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"sync"
 
@@ -36,12 +35,7 @@ import (
 type dispatcher struct {
 	// The turn it runs the tasks of.
 	*turnRun
-	// dirOnce creates the output directory when the first task runs.
-	dirOnce sync.Once
-	dirErr  error
-	sem     chan struct{}
-	// down are the hosts the turn found down: its tasks skip them.
-	down *downHosts
+	sem chan struct{}
 
 	// selecting counts the early tasks' selection goroutines, running the
 	// tasks' goroutines.
@@ -73,12 +67,10 @@ type dispatcher struct {
 	// answerNow closes when the answer may start before every task has
 	// finished (early.go); nil when response.early is off. answering is
 	// set then, and waited once the tasks it named have finished (finish):
-	// a revision may follow. canSee: the controller looks at images it
-	// answers about.
+	// a revision may follow.
 	answerNow chan struct{}
 	answering bool
 	waited    bool
-	canSee    bool
 
 	// revised counts the turn's revisions, answered the tasks whose
 	// failure one answered (revise.go).
@@ -112,18 +104,20 @@ const (
 func newDispatcher(tr *turnRun) *dispatcher {
 	e, ctx := tr.e, tr.ctx
 	d := &dispatcher{turnRun: tr,
-		sem: make(chan struct{}, e.opts.MaxParallel), planned: make(chan struct{}), asked: make(chan struct{}), down: &downHosts{}}
+		sem: make(chan struct{}, e.opts.MaxParallel), planned: make(chan struct{}), asked: make(chan struct{})}
 	d.earlyPicks = e.ctl.Options().MaxConcurrent >= 2
 	d.pickCtx, d.stopPicks = context.WithCancel(ctx)
 	if e.opts.EarlyAnswer {
 		d.answerNow = make(chan struct{})
-		d.canSee = e.ctl.CanSee(ctx)
+		// The controller looks at the images it answers about: no answer
+		// names such an image before it exists (FixPath).
+		d.exec.CanSee = e.ctl.CanSee(ctx)
 	}
 	return d
 }
 
 func (d *dispatcher) newRun(task flow.Task, early bool) *taskRun {
-	r := &taskRun{TaskRun: flow.TaskRun{Task: task, Fixed: d.fixPath(task)}, early: early, ready: make(chan struct{}), done: make(chan struct{}), down: d.down}
+	r := &taskRun{TaskRun: flow.TaskRun{Task: task, Fixed: d.exec.FixPath(task)}, early: early, ready: make(chan struct{}), done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancelCause(d.ctx)
 	return r
 }
@@ -506,9 +500,9 @@ func (d *dispatcher) skip(r *taskRun, why string) {
 // have finished, and their records are read only after that.
 func (d *dispatcher) launch(r *taskRun) {
 	r.launched = true
-	deps := map[int]*taskRun{}
+	deps := map[int]*flow.TaskRun{}
 	for _, id := range r.Task.Dep {
-		deps[id] = d.run(id)
+		deps[id] = &d.run(id).TaskRun
 	}
 	d.running.Add(1)
 	go func() {
@@ -525,7 +519,7 @@ func (d *dispatcher) launch(r *taskRun) {
 // runOne waits for r's choice (the controller may still be choosing),
 // then for the final plan if the controller itself runs the task (its one
 // slot is writing the plan), then for a free slot, and runs it.
-func (d *dispatcher) runOne(r *taskRun, deps map[int]*taskRun) {
+func (d *dispatcher) runOne(r *taskRun, deps map[int]*flow.TaskRun) {
 	select {
 	case <-r.ready:
 	case <-r.ctx.Done():
@@ -557,14 +551,7 @@ func (d *dispatcher) runOne(r *taskRun, deps map[int]*taskRun) {
 		d.stopped(r)
 		return
 	}
-	d.dirOnce.Do(func() { d.dirErr = os.MkdirAll(d.outDir, 0o755) })
-	if d.dirErr != nil {
-		r.Fail(fmt.Sprintf("cannot create the output directory %s: %v — set output_dir (or --out) to a writable directory", d.outDir, d.dirErr))
-		r.Skipped = true
-		d.emit(r.EndEvent())
-		return
-	}
-	d.runTask(r, deps)
+	d.exec.Run(r.ctx, &r.TaskRun, deps)
 }
 
 // stopped ends a run cancelled before it started: the user's cancel (its
@@ -586,13 +573,4 @@ func sameTask(a, b flow.Task) bool {
 
 func sameConstraints(a, b flow.Constraints) bool {
 	return a.String() == b.String() && slices.Equal(a.Tasks, b.Tasks) && a.Benchmark == b.Benchmark
-}
-
-// records are the records of runs, for the stages that read them.
-func records(runs []*taskRun) []*flow.TaskRun {
-	out := make([]*flow.TaskRun, len(runs))
-	for i, r := range runs {
-		out[i] = &r.TaskRun
-	}
-	return out
 }

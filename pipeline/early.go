@@ -1,17 +1,12 @@
 package pipeline
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
+	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/pipeline/response"
-	"github.com/chorusai/chorus/skills"
 )
 
 // The early answer (response.early): when every task still running
@@ -30,47 +25,6 @@ import (
 // good is then still revised (revise.go): the revision and its tasks run
 // after the answer, and the answer goes on with what they made
 // (respond.go's continuation).
-
-// fixedExt is the file extension a task's file is given in advance: the
-// one the same kind of task produced last on this engine, else the usual
-// one of its modality.
-func (e *Engine) fixedExt(task string, m skills.Modality) string {
-	if e.exts != nil {
-		if v, ok := e.exts.Load(task); ok {
-			return v.(string)
-		}
-	}
-	switch m {
-	case skills.Audio:
-		return ".wav"
-	case skills.Video:
-		return ".mp4"
-	}
-	return ".png"
-}
-
-// fixPath returns the path Chorus fixes in advance for task's file, or ""
-// when the answer would need more than that path: the option is off, the
-// task produces text (or several kinds of output), a tool or the
-// controller runs it, or it makes an image a vision controller would look
-// at when it answers.
-func (d *dispatcher) fixPath(task flow.Task) string {
-	if !d.e.opts.EarlyAnswer {
-		return ""
-	}
-	s, ok := d.e.cat.Skill(task.Task)
-	if !ok || s.Tool != nil || s.Controller || len(s.Outputs) != 1 || !s.Outputs[0].Media() {
-		return ""
-	}
-	m := s.Outputs[0]
-	if m == skills.Image && d.canSee {
-		return ""
-	}
-	var suffix [3]byte
-	_, _ = rand.Read(suffix[:])
-	name := fmt.Sprintf("%s-%s-%d-%s%s", time.Now().Format("20060102-150405"), safeName(task.Task), task.ID, hex.EncodeToString(suffix[:]), d.e.fixedExt(task.Task, m))
-	return filepath.Join(d.outDir, name)
-}
 
 // checkEarly lets the answer start (closes answerNow) once every task of
 // the final plan that has not finished is one whose file's path is fixed,
@@ -156,7 +110,7 @@ func (d *dispatcher) finish(rep *flow.Report) string {
 			fixes = append(fixes, r.Correction)
 		}
 	}
-	rep.Tasks, rep.Files = reportTasks(runs, d.e.opts.ResultCap), reportFiles(runs)
+	rep.Tasks, rep.Files = execution.Reports(records(runs), d.e.opts.ResultCap), execution.Files(records(runs))
 	if len(fixes) == 0 {
 		return ""
 	}

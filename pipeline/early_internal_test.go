@@ -33,7 +33,7 @@ func TestCheckEarlyNeverPromisesAFileThatWillNotExist(t *testing.T) {
 			return []*taskRun{video(), {TaskRun: flow.TaskRun{Task: flow.Task{ID: 2, Task: "image-to-text"}, Choice: &flow.Choice{}}}}
 		}, false},
 		{"a failure a revision answers first", func() []*taskRun {
-			return []*taskRun{video(), {TaskRun: flow.TaskRun{Task: flow.Task{ID: 2, Task: "text-to-image"}, Status: flow.StatusError, Fault: FaultForGood}, finished: true}}
+			return []*taskRun{video(), {TaskRun: flow.TaskRun{Task: flow.Task{ID: 2, Task: "text-to-image"}, Status: flow.StatusError, Fault: flow.FaultForGood}, finished: true}}
 		}, false},
 		{"nothing left to wait for", func() []*taskRun {
 			return []*taskRun{{TaskRun: flow.TaskRun{Task: flow.Task{ID: 1, Task: "text-to-image"}, Status: flow.StatusOK}, finished: true}}

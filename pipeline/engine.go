@@ -15,6 +15,7 @@ import (
 
 	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
@@ -154,10 +155,10 @@ func (o *Options) defaults() {
 		o.ResultBudget = 8000
 	}
 	if o.ResultCap <= 0 {
-		o.ResultCap = DefaultResultCap
+		o.ResultCap = execution.DefaultResultCap
 	}
 	if o.SpillQuota <= 0 {
-		o.SpillQuota = DefaultSpillQuota
+		o.SpillQuota = execution.DefaultSpillQuota
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -349,15 +350,15 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit flow.Emit) (rep *flow.Rep
 		}
 		emit(flow.StageEvent{Stage: flow.StageExecution})
 		results = d.start()
-		rep.Tasks = reportTasks(results, e.opts.ResultCap)
-		rep.Files = reportFiles(results)
+		rep.Tasks = execution.Reports(records(results), e.opts.ResultCap)
+		rep.Files = execution.Files(records(results))
 		if ctx.Err() != nil {
 			d.finish(rep)
 			return fail(flow.StageExecution, ctx.Err())
 		}
 		results, rep.Revisions, err = d.revise(plan, results)
-		rep.Tasks = reportTasks(results, e.opts.ResultCap)
-		rep.Files = reportFiles(results)
+		rep.Tasks = execution.Reports(records(results), e.opts.ResultCap)
+		rep.Files = execution.Files(records(results))
 		if err != nil || ctx.Err() != nil {
 			d.finish(rep)
 			return fail(flow.StageRevision, ctx.Err())

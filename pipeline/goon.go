@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
 )
 
@@ -34,7 +35,7 @@ func (d *dispatcher) goOn(p flow.Plan, said controller.Message, reply controller
 	before := len(runs)
 	runs, revs, err := d.revise(p, runs)
 	rep.Revisions = append(rep.Revisions, revs...)
-	rep.Tasks, rep.Files = reportTasks(runs, d.e.opts.ResultCap), reportFiles(runs)
+	rep.Tasks, rep.Files = execution.Reports(records(runs), d.e.opts.ResultCap), execution.Files(records(runs))
 	if err != nil || d.ctx.Err() != nil {
 		return "", flow.Cancelled(d.ctx)
 	}

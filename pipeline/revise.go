@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/text"
 )
@@ -34,26 +35,10 @@ import (
 // named fails, after that answer and its correction line: its tasks run,
 // and the answer goes on with what they made (respond.go).
 
-const (
-	// faultNone: the run succeeded, or did not fail on its own — a
-	// dependency failed, the user cancelled, the final plan withdrew it,
-	// the output directory could not be made.
-	FaultNone flow.Fault = iota
-	// faultForGood: every route was tried, no model qualifies, the
-	// output was of the wrong kind, the time ran out — another skill may
-	// still serve the request.
-	FaultForGood
-	// faultInput: the user's input cannot be used (endpoints.ErrBadInput);
-	// no other route fixes it.
-	FaultInput
-	// faultRefused: the user refused the tool; no plan goes around that.
-	FaultRefused
-)
-
 // revisable reports whether r failed for good and no revision answered it
 // yet.
 func revisable(r *taskRun, answered map[int]bool) bool {
-	return r.Status == flow.StatusError && r.Fault == FaultForGood && !r.Cancelled && r.withdrawn == "" && !answered[r.Task.ID]
+	return r.Status == flow.StatusError && r.Fault == flow.FaultForGood && !r.Cancelled && r.withdrawn == "" && !answered[r.Task.ID]
 }
 
 // revisionDue reports whether a finished run holds a failure the next
@@ -220,7 +205,7 @@ func (e *Engine) reviseMessage(t Turn, runs, failed []*taskRun) controller.Messa
 		switch {
 		case r.Status == flow.StatusOK:
 			done = append(done, r)
-		case r.Skipped && r.Fault == FaultNone && !r.Cancelled:
+		case r.Skipped && r.Fault == flow.FaultNone && !r.Cancelled:
 			blocked = append(blocked, r)
 		}
 	}
@@ -259,7 +244,7 @@ func lastID(runs []*taskRun) int {
 // plan's.
 func (e *Engine) validateRevision(raw rawPlan, t Turn, runs []*taskRun) flow.Plan {
 	v := &validator{cat: e.cat, turn: t, scope: e.access(t), max: e.opts.MaxTasks, notes: slices.Clone(raw.Notes), dropped: map[int]string{},
-		prior: map[int]flow.Task{}, taken: map[int]bool{}, reader: e.skillReader(t)}
+		prior: map[int]flow.Task{}, taken: map[int]bool{}, reader: execution.SkillReader(e.router, t.Workspace)}
 	for _, r := range runs {
 		v.taken[r.Task.ID] = true
 		if r.Status == flow.StatusOK {

@@ -1,11 +1,9 @@
 package pipeline
 
 import (
-	"errors"
 	"math"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/chorusai/chorus/pipeline/flow"
 )
@@ -90,19 +88,5 @@ func TestOverlongReferenceIsText(t *testing.T) {
 	})
 	if !ok || got != "see <resource>-99999999999999999999 and two" {
 		t.Fatalf("substituteRefs = %q, %v", got, ok)
-	}
-}
-
-// TestCutsKeepUTF8: shortened errors, chat-log lines and workflow lines
-// never end in half a character.
-func TestCutsKeepUTF8(t *testing.T) {
-	long := strings.Repeat("é", 300) // two bytes each: an odd cut splits one
-	for name, got := range map[string]string{
-		"shortErr": shortErr(errors.New("x" + long)),
-		"budgeted": strings.TrimSuffix(flow.Budgeted("x"+long, 201), " [400 more bytes]"),
-	} {
-		if !utf8.ValidString(got) || !strings.HasSuffix(got, "é…") {
-			t.Errorf("%s = %q", name, got)
-		}
 	}
 }

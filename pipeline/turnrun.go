@@ -2,9 +2,8 @@ package pipeline
 
 import (
 	"context"
-	"sync/atomic"
 
-	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/pipeline/response"
 	"github.com/chorusai/chorus/scope"
@@ -29,25 +28,20 @@ type turnRun struct {
 	sc     *scope.Scope
 	// resp writes the turn's answer.
 	resp *response.Responder
-	// spilled is the bytes of results the turn wrote to files (spill.go).
-	spilled atomic.Int64
+	// exec runs the turn's tasks.
+	exec *execution.Executor
 }
 
 // newTurnRun starts running t: its transcript begins with the head and
 // the chat log, and a model its request names outside the catalog is
 // looked up on the Hub while the plan is written (namedhub.go).
 func (e *Engine) newTurnRun(ctx context.Context, t Turn, emit flow.Emit) *turnRun {
-	ctx = e.lookUpNamed(withApprover(ctx, t.Approve), t.Request)
+	ctx = e.lookUpNamed(execution.WithApprover(ctx, t.Approve), t.Request)
 	tr := &turnRun{e: e, ctx: ctx, t: t, script: e.newTranscript(ctx, t), emit: emit, outDir: e.outDir(t), sc: e.access(t)}
+	tr.exec = &execution.Executor{Controller: e.ctl, Catalog: e.cat, Script: tr.script, Emit: emit, Scope: tr.sc, OutDir: tr.outDir,
+		Workspace: t.Workspace, Chat: t.Chat, TaskTimeout: e.opts.TaskTimeout, ResultCap: e.opts.ResultCap, SpillQuota: e.opts.SpillQuota,
+		SpillDirQuota: t.SpillDirQuota, EarlyAnswer: e.opts.EarlyAnswer, Exts: e.exts}
 	tr.resp = &response.Responder{Controller: e.ctl, Script: tr.script, Emit: emit, Scope: tr.sc, ResultBudget: e.opts.ResultBudget,
 		Request: t.Request, Input: t.Input, Attachments: t.Attachments, System: t.System}
 	return tr
-}
-
-// progress returns the progress callback of task id: each report becomes
-// the task's progress event.
-func (tr *turnRun) progress(id int) func(endpoints.Progress) {
-	return func(p endpoints.Progress) {
-		tr.emit(flow.TaskProgressEvent{ID: id, Message: p.Message, WaitMS: p.Wait.Milliseconds(), Passing: p.Passing})
-	}
 }

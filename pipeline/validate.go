@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
@@ -104,7 +105,7 @@ func (v *validator) drop(t flow.Task, format string, args ...any) {
 func (e *Engine) validate(tasks []flow.Task, cons flow.Constraints, t Turn, notes []string) flow.Plan {
 	cons, consNotes := e.checkConstraints(cons)
 	v := &validator{cat: e.cat, turn: t, scope: e.access(t), max: e.opts.MaxTasks, notes: append(slices.Clone(notes), consNotes...), dropped: map[int]string{},
-		reader: e.skillReader(t)}
+		reader: execution.SkillReader(e.router, t.Workspace)}
 	out := v.run(tasks)
 	return flow.Plan{Tasks: out, Constraints: t.Constraints.Merge(cons), Notes: v.notes}
 }

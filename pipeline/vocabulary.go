@@ -1,6 +1,9 @@
 package pipeline
 
 import (
+	"context"
+
+	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
@@ -122,3 +125,21 @@ func BenchmarkScore(m skills.Model, query string) (skills.Benchmark, bool) {
 // ErrCancelled is flow.ErrCancelled: returned (wrapped) when the turn's
 // context was cancelled.
 var ErrCancelled = flow.ErrCancelled
+
+// AllowTools approves the listed tools' calls (chorus run --allow-tool:
+// "server.tool", or "server.*" for all of a server's) and refuses the
+// rest, saying how to allow one: a Turn's Approve where nobody can be
+// asked.
+func AllowTools(names []string) func(context.Context, Approval) error {
+	return execution.AllowTools(names)
+}
+
+// AllowListed is AllowTools with the fix a refusal names given by fix
+// (serve.allow_tools for an ssh user).
+func AllowListed(names []string, fix func(tool string) string) func(context.Context, Approval) error {
+	return execution.AllowListed(names, fix)
+}
+
+// DefaultResultCap is the result cap (Options.ResultCap) when none is
+// set.
+const DefaultResultCap = execution.DefaultResultCap

@@ -190,3 +190,20 @@ func (r *TaskRun) EndEvent() TaskEndEvent {
 	return TaskEndEvent{ID: r.Task.ID, Task: r.Task.Task, Status: r.Status, Skipped: r.Skipped, Cancelled: r.Cancelled, Model: r.Model, Endpoint: r.Endpoint,
 		Provider: r.Provider, Result: r.Text, Data: r.Data, Files: files, Error: r.Err, Attempts: r.Attempts, ElapsedMS: r.Elapsed.Milliseconds()}
 }
+
+const (
+	// faultNone: the run succeeded, or did not fail on its own — a
+	// dependency failed, the user cancelled, the final plan withdrew it,
+	// the output directory could not be made.
+	FaultNone Fault = iota
+	// faultForGood: every route was tried, no model qualifies, the
+	// output was of the wrong kind, the time ran out — another skill may
+	// still serve the request.
+	FaultForGood
+	// faultInput: the user's input cannot be used (endpoints.ErrBadInput);
+	// no other route fixes it.
+	FaultInput
+	// faultRefused: the user refused the tool; no plan goes around that.
+	FaultRefused
+)
+

@@ -1,4 +1,4 @@
-package pipeline
+package execution
 
 import (
 	"fmt"
@@ -15,13 +15,13 @@ import (
 // tells them apart: a "mask" argument takes the mask (a plain image if there
 // is none, never the preview), a plain one the plain file first, then the
 // preview, then a mask.
-func (r *taskRun) fileFor(a skills.Arg) (string, bool) {
+func fileFor(r *flow.TaskRun, a skills.Arg) (string, bool) {
 	best, bestRank := "", 0
 	for _, f := range r.Files {
 		if flow.ModalityOf(f) != a.Type {
 			continue
 		}
-		if rank := kindRank(a, r.kindOf(f)); rank > bestRank {
+		if rank := kindRank(a, kindOf(r, f)); rank > bestRank {
 			best, bestRank = f, rank
 		}
 	}
@@ -49,7 +49,7 @@ func kindRank(a skills.Arg, k skills.FileKind) int {
 
 // kindOf is the kind of one of the task's files; a file of no recorded kind
 // is a plain file of its modality.
-func (r *taskRun) kindOf(path string) skills.FileKind {
+func kindOf(r *flow.TaskRun, path string) skills.FileKind {
 	if k, ok := r.Kinds[path]; ok {
 		return k
 	}
@@ -59,11 +59,11 @@ func (r *taskRun) kindOf(path string) skills.FileKind {
 // choiceNote tells --debug which of a task's files an argument took, when
 // the task made more than one of the argument's modality: a wrong pick there
 // is silent otherwise (a mask-overlay of the preview tints the whole image).
-func (r *taskRun) choiceNote(t flow.Task, arg skills.Arg, ref int, picked string) string {
+func choiceNote(r *flow.TaskRun, t flow.Task, arg skills.Arg, ref int, picked string) string {
 	var others []string
 	for _, f := range r.Files {
 		if f != picked && flow.ModalityOf(f) == arg.Type {
-			others = append(others, describeKind(r.kindOf(f))+" "+f)
+			others = append(others, describeKind(kindOf(r, f))+" "+f)
 		}
 	}
 	if len(others) == 0 {
@@ -74,7 +74,7 @@ func (r *taskRun) choiceNote(t flow.Task, arg skills.Arg, ref int, picked string
 		want = skills.FileKind(arg.Type)
 	}
 	return fmt.Sprintf("task %d (%s): argument %s = <resource>-%d takes %s %s — the argument wants %s; task %d (%s) also made %s",
-		t.ID, t.Task, arg.Name, ref, describeKind(r.kindOf(picked)), picked, withArticleKind(want), ref, r.Task.Task, strings.Join(others, ", "))
+		t.ID, t.Task, arg.Name, ref, describeKind(kindOf(r, picked)), picked, withArticleKind(want), ref, r.Task.Task, strings.Join(others, ", "))
 }
 
 // describeKind names a file kind for people: "the mask", "the annotated

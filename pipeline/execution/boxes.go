@@ -1,4 +1,4 @@
-package pipeline
+package execution
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -30,7 +31,7 @@ var boxInText = regexp.MustCompile(`\bat \[(\d+(?:\.\d+)?),(\d+(?:\.\d+)?),(\d+(
 // point — the shapes the validator gives coordinates the user typed, which
 // each endpoint then sends in its own form (SAM's input_boxes /
 // input_points, a local server's boxes / points).
-func boxFrom(dep *taskRun, m skills.Modality) (string, error) {
+func boxFrom(dep *flow.TaskRun, m skills.Modality) (string, error) {
 	var best *detected
 	var list []detected
 	if len(dep.Data) > 0 {

@@ -1,7 +1,6 @@
-package pipeline
+package execution
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,13 +14,12 @@ import (
 // spillRun is a turn whose results spill past cap bytes into out, with
 // the turn's quota turnQuota and the folder's dirQuota; it records the
 // progress it reports.
-func spillRun(t *testing.T, out string, cap int, turnQuota, dirQuota int64) (*turnRun, *[]string) {
+func spillRun(t *testing.T, out string, cap int, turnQuota, dirQuota int64) (*Executor, *[]string) {
 	t.Helper()
 	var mu sync.Mutex
 	var said []string
-	e := &Engine{opts: Options{ResultCap: cap, SpillQuota: turnQuota}}
-	tr := &turnRun{e: e, ctx: context.Background(), t: Turn{SpillDirQuota: dirQuota}, outDir: out, sc: scope.New(scope.Options{}),
-		emit: func(ev flow.Event) {
+	tr := &Executor{ResultCap: cap, SpillQuota: turnQuota, SpillDirQuota: dirQuota, OutDir: out, Scope: scope.New(scope.Options{}),
+		Emit: func(ev flow.Event) {
 			if p, ok := ev.(flow.TaskProgressEvent); ok {
 				mu.Lock()
 				said = append(said, p.Message)
@@ -56,7 +54,7 @@ func TestSpillQuotas(t *testing.T) {
 		out := t.TempDir()
 		tr, said := spillRun(t, out, 1000, 10_000, 0)
 		for id := 1; id <= 3; id++ {
-			r := &taskRun{TaskRun: flow.TaskRun{Task: flow.Task{ID: id, Task: "summarization"}, Text: result}}
+			r := &flow.TaskRun{Task: flow.Task{ID: id, Task: "summarization"}, Text: result}
 			tr.spill(r)
 			if id <= 2 && r.Spilled == "" {
 				t.Fatalf("result %d was not spilled within the quota: %.200s", id, r.Text)
@@ -75,7 +73,7 @@ func TestSpillQuotas(t *testing.T) {
 		}
 		// A new turn has its quota again.
 		next, _ := spillRun(t, out, 1000, 10_000, 0)
-		r := &taskRun{TaskRun: flow.TaskRun{Task: flow.Task{ID: 1, Task: "summarization"}, Text: result}}
+		r := &flow.TaskRun{Task: flow.Task{ID: 1, Task: "summarization"}, Text: result}
 		if next.spill(r); r.Spilled == "" {
 			t.Fatal("the next turn could not spill")
 		}
@@ -88,7 +86,7 @@ func TestSpillQuotas(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr, said := spillRun(t, out, 1000, 1<<30, 10_000)
-		r := &taskRun{TaskRun: flow.TaskRun{Task: flow.Task{ID: 1, Task: "summarization"}, Text: result}}
+		r := &flow.TaskRun{Task: flow.Task{ID: 1, Task: "summarization"}, Text: result}
 		tr.spill(r)
 		if r.Spilled != "" || !strings.Contains(r.Text, "serve.spill_quota") {
 			t.Fatalf("a result past the folder's quota: spilled %q: %.300s", r.Spilled, r.Text[min(len(r.Text), 1000):])
@@ -99,7 +97,7 @@ func TestSpillQuotas(t *testing.T) {
 		if len(*said) == 0 || !strings.Contains((*said)[0], "serve.spill_quota") {
 			t.Fatalf("progress does not say why: %q", *said)
 		}
-		small := &taskRun{TaskRun: flow.TaskRun{Task: flow.Task{ID: 2, Task: "summarization"}, Text: strings.Repeat("z", 2500)}}
+		small := &flow.TaskRun{Task: flow.Task{ID: 2, Task: "summarization"}, Text: strings.Repeat("z", 2500)}
 		if tr.spill(small); small.Spilled == "" {
 			t.Fatal("a result that fits the folder's room was not spilled")
 		}

@@ -1,4 +1,4 @@
-package pipeline
+package execution
 
 import (
 	"fmt"
@@ -35,7 +35,7 @@ func TestEveryMultiFileProducerFeedsEachArgumentItsKind(t *testing.T) {
 	ext := map[skills.Modality]string{skills.Image: ".png", skills.Audio: ".wav", skills.Video: ".mp4"}
 	multi := 0
 	for _, p := range cat.All() {
-		run := &taskRun{TaskRun: flow.TaskRun{Task: flow.Task{ID: 1, Task: p.Name}, Kinds: map[string]skills.FileKind{}}}
+		run := &flow.TaskRun{Task: flow.Task{ID: 1, Task: p.Name}, Kinds: map[string]skills.FileKind{}}
 		annotated := slices.Contains(detectionTasks, p.Name) || slices.Contains(segmentationTasks, p.Name)
 		for _, m := range p.Outputs {
 			if !m.Media() {
@@ -62,7 +62,7 @@ func TestEveryMultiFileProducerFeedsEachArgumentItsKind(t *testing.T) {
 				if !a.Type.Media() {
 					continue
 				}
-				got, ok := run.fileFor(a)
+				got, ok := fileFor(run, a)
 				has := func(k skills.FileKind) bool {
 					return slices.ContainsFunc(run.Files, func(f string) bool { return run.Kinds[f] == k && flow.ModalityOf(f) == a.Type })
 				}

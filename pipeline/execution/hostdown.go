@@ -1,4 +1,4 @@
-package pipeline
+package execution
 
 import (
 	"errors"
@@ -62,8 +62,8 @@ func hostDownEvent(id int, route endpoints.Endpoint, down *endpoints.HostDownErr
 
 // skipDown tells whether r's next candidate is on a host the turn found
 // down; it counts the skip, so the task's failure can say so.
-func (r *taskRun) skipDown(route endpoints.Endpoint, model string) bool {
-	down := r.down.down(route, r.Task.Task, model)
+func (r *job) skipDown(hosts *downHosts, route endpoints.Endpoint, model string) bool {
+	down := hosts.down(route, r.Task.Task, model)
 	if down == nil {
 		return false
 	}
@@ -76,7 +76,7 @@ func (r *taskRun) skipDown(route endpoints.Endpoint, model string) bool {
 
 // downNote says what a task skipped for a host that is down ("" when it
 // skipped nothing).
-func (r *taskRun) downNote() string {
+func (r *job) downNote() string {
 	if r.skippedDown == 0 {
 		return ""
 	}

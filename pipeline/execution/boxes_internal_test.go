@@ -1,4 +1,4 @@
-package pipeline
+package execution
 
 import (
 	"encoding/json"
@@ -15,11 +15,11 @@ import (
 // the task.
 func TestBoxFrom(t *testing.T) {
 	list := `[{"score":0.5,"label":"cat","box":{"xmin":1,"ymin":2,"xmax":3,"ymax":4}},{"score":0.9,"label":"dog","box":{"xmin":10,"ymin":20,"xmax":31,"ymax":41}}]`
-	run := func(data, text string) *taskRun {
-		return &taskRun{TaskRun: flow.TaskRun{Task: flow.Task{ID: 3, Task: "object-detection"}, Data: json.RawMessage(data), Text: text}}
+	run := func(data, text string) *flow.TaskRun {
+		return &flow.TaskRun{Task: flow.Task{ID: 3, Task: "object-detection"}, Data: json.RawMessage(data), Text: text}
 	}
 	for _, tc := range []struct {
-		dep  *taskRun
+		dep  *flow.TaskRun
 		m    skills.Modality
 		want string
 	}{

@@ -1,4 +1,4 @@
-package pipeline
+package execution
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
@@ -39,14 +40,14 @@ const DefaultSpillQuota = 1_000_000_000
 // longer one to a file in the turn's outputs folder. A file that cannot be written does
 // not fail the task: the start of the result stands, and progress says
 // what was lost.
-func (tr *turnRun) spill(r *taskRun) {
-	e, outDir, sc, progress := tr.e, tr.outDir, tr.sc, tr.progress(r.Task.ID)
-	limit := e.opts.ResultCap
+func (x *Executor) spill(r *flow.TaskRun) {
+	outDir, sc, progress := x.OutDir, x.Scope, x.progress(r.Task.ID)
+	limit := x.ResultCap
 	if len(r.Text) <= limit {
 		return
 	}
 	head, more := text.ClipBytes(r.Text, limit)
-	release, why := tr.spillRoom(int64(len(r.Text)))
+	release, why := x.spillRoom(int64(len(r.Text)))
 	if why != "" {
 		r.Text = head + fmt.Sprintf("\n\n[%s more not kept: %s]", skills.HumanBytes(int64(more)), why)
 		progress(endpoints.Progress{Message: fmt.Sprintf("the result is %s; only its first %s is kept: %s",
@@ -75,26 +76,26 @@ func (tr *turnRun) spill(r *taskRun) {
 // release, to call once the file is written (ok) or not: the folder's
 // room is checked and taken under its lock, so two chats of one ssh user
 // cannot both take the last of it.
-func (tr *turnRun) spillRoom(n int64) (release func(ok bool), why string) {
-	quota := tr.e.opts.SpillQuota
-	if used := tr.spilled.Add(n); used > quota {
-		tr.spilled.Add(-n)
+func (x *Executor) spillRoom(n int64) (release func(ok bool), why string) {
+	quota := x.SpillQuota
+	if used := x.spilled.Add(n); used > quota {
+		x.spilled.Add(-n)
 		return nil, fmt.Sprintf("this turn's results already fill the %s it may keep in files (spill_quota)", skills.HumanBytes(quota))
 	}
 	undo := func(ok bool) {
 		if !ok {
-			tr.spilled.Add(-n)
+			x.spilled.Add(-n)
 		}
 	}
-	dirQuota := tr.t.SpillDirQuota
+	dirQuota := x.SpillDirQuota
 	if dirQuota <= 0 {
 		return undo, ""
 	}
-	mu := spillLock(tr.outDir)
+	mu := spillLock(x.OutDir)
 	mu.Lock()
-	if used := spilledIn(tr.outDir); used+n > dirQuota {
+	if used := spilledIn(x.OutDir); used+n > dirQuota {
 		mu.Unlock()
-		tr.spilled.Add(-n)
+		x.spilled.Add(-n)
 		return nil, fmt.Sprintf("your folder on this server holds %s of kept results, and may hold %s (serve.spill_quota) — ask its operator to clear it or raise the quota",
 			skills.HumanBytes(used), skills.HumanBytes(dirQuota))
 	}
@@ -153,7 +154,7 @@ func writeText(dir, task string, id int, s string) (string, error) {
 // as the file Chorus wrote, so what stands at its path now — a link to a
 // key put there since, by a tool that may write in the output folder — is
 // not read; the start and the note naming the file stand instead.
-func (r *taskRun) wholeText(sc *scope.Scope) string {
+func wholeText(r *flow.TaskRun, sc *scope.Scope) string {
 	if r.Spilled == "" {
 		return r.Text
 	}

@@ -1,16 +1,11 @@
-package pipeline
+package execution
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -23,111 +18,87 @@ import (
 	"github.com/chorusai/chorus/text"
 )
 
-// taskRun is one task of a turn while the dispatcher schedules it: its
-// record (TaskRun, what the stages read and write) and the scheduling
-// state around it. The scheduler goroutine owns it until the task starts;
-// the task's goroutine owns it until it reports on the done channel,
-// which publishes it back.
-type taskRun struct {
-	flow.TaskRun
-	// inputs are the checked files of the media arguments.
-	inputs map[string]scope.File
-	// shift is what calls said they took (a replay's recorded times)
-	// beyond what they took now; the task's time includes it.
-	shift time.Duration
-	// down are the hosts the turn found down (shared by its runs);
-	// skippedDown counts the candidates this run skipped for one, downErr
-	// the first such host's failure.
-	down        *downHosts
-	skippedDown int
-	downErr     *endpoints.HostDownError
-
-	// The dispatcher's state (dispatch.go), guarded by its mutex but for
-	// ctx, cancel, ready and done. ctx is the run's own: the turn's, or
-	// less when the final plan withdraws an early run.
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	// ready closes when choice is set; pending holds the choice while
-	// the controller is still to make it.
-	ready   chan struct{}
-	pending *flow.Choice
-	// done closes when the run has finished (or was skipped).
-	done chan struct{}
-	// early: offered while the plan streamed; withdrawn says why the
-	// final plan did not keep it.
-	early, launched, finished bool
-	withdrawn                 string
-}
-
 // failWith fails r with err: the user's input when err says so
 // (endpoints.ErrBadInput: a file that does not exist, an image no tool can
 // read), which no other route fixes; else the task itself failed.
-func (r *taskRun) failWith(err error) {
+func (r *job) failWith(err error) {
 	r.Fail(err.Error())
-	r.Fault = FaultForGood
+	r.Fault = flow.FaultForGood
 	if errors.Is(err, endpoints.ErrBadInput) {
-		r.Fault = FaultInput
+		r.Fault = flow.FaultInput
 	}
 }
 
-// runTask resolves the task's arguments and tries its candidates in order,
-// under the run's own context (r.ctx); byID are its dependencies' runs.
-func (tr *turnRun) runTask(r *taskRun, byID map[int]*taskRun) {
-	start := time.Now()
-	if !tr.startTask(r) {
+// Run runs one task — resolves its arguments and tries its candidates in
+// order — under the run's own context ctx (the turn's, or less when the
+// final plan withdraws it), and writes its record into run: the task's
+// start and end events say what happened. byID are the records of its
+// dependencies, which have ended. A task that cannot run (no model, no
+// output directory) ends with only its end event.
+func (x *Executor) Run(ctx context.Context, run *flow.TaskRun, byID map[int]*flow.TaskRun) {
+	x.dirOnce.Do(func() { x.dirErr = os.MkdirAll(x.OutDir, 0o755) })
+	if x.dirErr != nil {
+		run.Fail(fmt.Sprintf("cannot create the output directory %s: %v — set output_dir (or --out) to a writable directory", x.OutDir, x.dirErr))
+		run.Skipped = true
+		x.Emit(run.EndEvent())
 		return
 	}
-	defer tr.endTask(r, start)
+	r := &job{TaskRun: run, ctx: ctx}
+	start := time.Now()
+	if !x.startTask(r) {
+		return
+	}
+	defer x.endTask(r, start)
 	// An expert's bug must fail its task, not end the program and the
 	// user's session with it; this runs before the end event above.
 	defer r.recoverBug()
-	tctx, cancel := context.WithTimeout(r.ctx, tr.e.opts.TaskTimeout)
+	tctx, cancel := context.WithTimeout(r.ctx, x.TaskTimeout)
 	defer cancel()
 
 	c := r.Choice
-	args, err := tr.resolveArgs(tctx, r.Task, c.Skill, byID)
+	args, err := x.resolveArgs(tctx, r.Task, c.Skill, byID)
 	if err != nil {
 		r.failWith(err)
 		return
 	}
 	r.Args = args
-	files, gated, err := gateArgs(tr.sc, c.Skill, args, readerOf(choiceRoutes(c), tr.t.Workspace))
+	files, gated, err := gateArgs(x.Scope, c.Skill, args, readerOf(choiceRoutes(c), x.Workspace))
 	if err != nil {
 		r.failWith(err)
 		return
 	}
 	if notes := gatedNotes(args, gated); len(notes) > 0 {
-		tr.emit(flow.DebugEvent{Stage: flow.StageExecution, Kind: "resolve", Content: fmt.Sprintf("task %d (%s): %s", r.Task.ID, r.Task.Task, joinNotes(notes))})
+		x.Emit(flow.DebugEvent{Stage: flow.StageExecution, Kind: "resolve", Content: fmt.Sprintf("task %d (%s): %s", r.Task.ID, r.Task.Task, joinNotes(notes))})
 	}
 	r.Args, r.inputs = gated, files
 	args = maps.Clone(gated)
-	if err := fileTexts(tr.sc, r.Task, c.Skill, args); err != nil {
+	if err := fileTexts(x.Scope, r.Task, c.Skill, args); err != nil {
 		r.Fail(err.Error())
 		return
 	}
 	var lastErr error
 	if c.Controller {
-		if lastErr = tr.runOnControllerTask(tctx, r, args); lastErr == nil {
+		if lastErr = x.runOnControllerTask(tctx, r, args); lastErr == nil {
 			return
 		}
 	}
-	done, lastErr := tr.tryCandidates(tctx, r, args, files, lastErr)
+	done, lastErr := x.tryCandidates(tctx, r, args, files, lastErr)
 	if done {
 		return
 	}
-	r.failAll(r.ctx, tctx, lastErr, tr.e.opts.TaskTimeout)
+	r.failAll(r.ctx, tctx, lastErr, x.TaskTimeout)
 }
 
 // startTask names the model and route r will try first and says the task
 // started, or ends a task that never runs with only its end event, as a
 // task skipped for a failed dependency gets: a start would claim it ran
 // somewhere. It reports whether the task runs.
-func (tr *turnRun) startTask(r *taskRun) bool {
+func (x *Executor) startTask(r *job) bool {
 	c := r.Choice
 	if c != nil {
 		switch {
 		case c.Controller:
-			r.Model, r.Endpoint = tr.e.ctl.Model(), flow.EndpointController
+			r.Model, r.Endpoint = x.Controller.Model(), flow.EndpointController
 		case len(c.Ranked) > 0:
 			r.Model, r.Endpoint = c.Ranked[0].Model.ID, string(c.Ranked[0].Routes[0].Kind())
 			r.Provider = flow.ResolvedProvider(r.ctx, c.Ranked[0].Routes[0], r.Task.Task, r.Model)
@@ -137,21 +108,21 @@ func (tr *turnRun) startTask(r *taskRun) bool {
 	case c != nil && c.None != "":
 		// No model qualifies: another skill may still serve the request.
 		r.Fail("not run: " + c.None)
-		r.Skipped, r.Fault = true, FaultForGood
-		tr.emit(r.EndEvent())
+		r.Skipped, r.Fault = true, flow.FaultForGood
+		x.Emit(r.EndEvent())
 		return false
 	case c == nil || c.Skill == nil:
 		r.Fail("not run: no model was selected for this task")
 		r.Skipped = true
-		tr.emit(r.EndEvent())
+		x.Emit(r.EndEvent())
 		return false
 	}
-	tr.emit(flow.TaskStartEvent{ID: r.Task.ID, Task: r.Task.Task, Model: r.Model, Endpoint: r.Endpoint, Provider: r.Provider})
+	x.Emit(flow.TaskStartEvent{ID: r.Task.ID, Task: r.Task.Task, Model: r.Model, Endpoint: r.Endpoint, Provider: r.Provider})
 	return true
 }
 
 // endTask records how long r took, begun at start, and says it ended.
-func (tr *turnRun) endTask(r *taskRun, start time.Time) {
+func (x *Executor) endTask(r *job, start time.Time) {
 	r.Elapsed = time.Since(start) + r.shift
 	if r.Status != flow.StatusOK && r.ctx.Err() != nil {
 		// Whatever the endpoint said ("context canceled"), the task
@@ -163,31 +134,31 @@ func (tr *turnRun) endTask(r *taskRun, start time.Time) {
 			r.Err = "cancelled: " + w.Why
 		}
 	}
-	tr.emit(r.EndEvent())
+	x.Emit(r.EndEvent())
 }
 
 // recoverBug, deferred, turns a panic in the task's code into its failure.
-func (r *taskRun) recoverBug() {
+func (r *job) recoverBug() {
 	if p := recover(); p != nil {
 		r.Status, r.Text, r.Data, r.Files = "", "", nil, nil
 		r.Fail(fmt.Sprintf("internal error while running it on %s (%s): %v — this is a bug in Chorus; please report it", r.Model, r.Endpoint, p))
-		r.Fault = FaultForGood // another route may not have the bug
+		r.Fault = flow.FaultForGood // another route may not have the bug
 	}
 }
 
 // runOnControllerTask has the controller do r, a text task, and keeps its
 // result; the error is the controller's, nil when the task is done.
-func (tr *turnRun) runOnControllerTask(ctx context.Context, r *taskRun, args map[string]string) error {
+func (x *Executor) runOnControllerTask(ctx context.Context, r *job, args map[string]string) error {
 	at := time.Now()
-	text, took, err := tr.runOnController(ctx, r.Task, r.Choice.Skill, args)
+	text, took, err := x.runOnController(ctx, r.Task, r.Choice.Skill, args)
 	r.shift += max(0, took-time.Since(at))
-	r.Attempts = append(r.Attempts, flow.Attempt{Model: tr.e.ctl.Model(), Endpoint: flow.EndpointController, Error: errText(err), Why: endpoints.WhyFailed(err), ElapsedMS: took.Milliseconds()})
+	r.Attempts = append(r.Attempts, flow.Attempt{Model: x.Controller.Model(), Endpoint: flow.EndpointController, Error: errText(err), Why: endpoints.WhyFailed(err), ElapsedMS: took.Milliseconds()})
 	if err != nil {
 		return err
 	}
 	r.Status, r.Text = flow.StatusOK, text
-	allowResultURLs(tr.sc, text)
-	tr.spill(r)
+	allowResultURLs(x.Scope, text)
+	x.spill(r.TaskRun)
 	return nil
 }
 
@@ -195,47 +166,47 @@ func (tr *turnRun) runOnControllerTask(ctx context.Context, r *taskRun, args map
 // succeeds or fails in a way no other route fixes; done says the task
 // ended either way. Otherwise err is the last failure (lastErr, the
 // controller's, when no route was tried), for failAll.
-func (tr *turnRun) tryCandidates(ctx context.Context, r *taskRun, args map[string]string, files map[string]scope.File, lastErr error) (done bool, err error) {
+func (x *Executor) tryCandidates(ctx context.Context, r *job, args map[string]string, files map[string]scope.File, lastErr error) (done bool, err error) {
 	c := r.Choice
 	for _, cand := range c.Ranked {
 		for _, route := range cand.Routes {
 			if ctx.Err() != nil {
 				return false, lastErr
 			}
-			if r.skipDown(route, cand.Model.ID) {
+			if r.skipDown(&x.down, route, cand.Model.ID) {
 				continue
 			}
 			r.Model, r.Endpoint = cand.Model.ID, string(route.Kind())
 			r.Provider = flow.ResolvedProvider(ctx, route, r.Task.Task, cand.Model.ID)
 			if lastErr != nil && len(r.Attempts) > 0 {
-				tr.hop(r, lastErr)
+				x.hop(r, lastErr)
 			}
 			at := time.Now()
-			if err := approve(ctx, route, r, cand.Model.ID, args); err != nil {
+			if err := approve(ctx, route, r.TaskRun, cand.Model.ID, args); err != nil {
 				r.Attempts = append(r.Attempts, flow.Attempt{Model: cand.Model.ID, Endpoint: string(route.Kind()), Error: errText(err), ElapsedMS: time.Since(at).Milliseconds()})
 				lastErr = err
 				continue
 			}
 			res, err := route.Infer(ctx, endpoints.Request{Task: r.Task.Task, Model: cand.Model.ID, Args: args, Files: files, Command: cand.Model.Command,
-				LocalOnly: c.LocalOnly, Progress: tr.progress(r.Task.ID), Roots: tr.sc.Roots(), Workspace: tr.t.Workspace, Chat: tr.t.Chat})
+				LocalOnly: c.LocalOnly, Progress: x.progress(r.Task.ID), Roots: x.Scope.Roots(), Workspace: x.Workspace, Chat: x.Chat})
 			var shift time.Duration
 			if d := endpoints.Took(res, err); d > 0 {
 				shift = d - time.Since(at)
 				r.shift += shift
 			}
 			r.Provider = ranOn(r.Provider, res, err)
-			if down, first := r.down.mark(err); first {
-				tr.emit(hostDownEvent(r.Task.ID, route, down))
+			if down, first := x.down.mark(err); first {
+				x.Emit(hostDownEvent(r.Task.ID, route, down))
 			}
 			if err == nil {
-				err = tr.keepResult(r, res)
+				err = x.keepResult(r, res)
 			}
 			r.Attempts = append(r.Attempts, flow.Attempt{Model: cand.Model.ID, Endpoint: string(route.Kind()), Provider: r.Provider, Error: errText(err), Why: endpoints.WhyFailed(err),
 				ElapsedMS: (time.Since(at) + shift).Milliseconds()})
 			if err == nil {
 				r.Status = flow.StatusOK
-				allowResultURLs(tr.sc, r.Text)
-				tr.spill(r)
+				allowResultURLs(x.Scope, r.Text)
+				x.spill(r.TaskRun)
 				return true, nil
 			}
 			lastErr = err
@@ -252,10 +223,10 @@ func (tr *turnRun) tryCandidates(ctx context.Context, r *taskRun, args map[strin
 // the attempts that failed, the candidates skipped for a host that is down.
 // The task failed for good (another skill may serve the request: revise.go)
 // unless the user refused the tool, which no plan goes around.
-func (r *taskRun) failAll(ctx, tctx context.Context, lastErr error, timeout time.Duration) {
-	r.Fault = FaultForGood
+func (r *job) failAll(ctx, tctx context.Context, lastErr error, timeout time.Duration) {
+	r.Fault = flow.FaultForGood
 	if errors.Is(lastErr, flow.ErrNotApproved) {
-		r.Fault = FaultRefused
+		r.Fault = flow.FaultRefused
 	}
 	skipped := r.downNote()
 	if skipped != "" && lastErr != nil {
@@ -283,8 +254,8 @@ func (r *taskRun) failAll(ctx, tctx context.Context, lastErr error, timeout time
 // hop tells that the last attempt failed and r's model and route are tried
 // next: one line for people, the full error for --debug (the log has it
 // from the task's end).
-func (tr *turnRun) hop(r *taskRun, err error) {
-	emit := tr.emit
+func (x *Executor) hop(r *job, err error) {
+	emit := x.Emit
 	failed := r.Attempts[len(r.Attempts)-1]
 	next := flow.Attempt{Model: r.Model, Endpoint: r.Endpoint, Provider: r.Provider}
 	emit(flow.TaskProgressEvent{ID: r.Task.ID, Message: flow.HopLine(failed, next), Fallback: true})
@@ -320,9 +291,9 @@ func shortErr(err error) string { return text.Clip(err.Error(), 160) }
 // through the gate (gateArgs) before any endpoint sees it. Which of a
 // dependency's files a media argument took goes to debug when it had a
 // choice.
-func (tr *turnRun) resolveArgs(ctx context.Context, t flow.Task, s *skills.Skill, byID map[int]*taskRun) (map[string]string, error) {
-	outDir, sc := tr.outDir, tr.sc
-	debug := func(msg string) { tr.emit(flow.DebugEvent{Stage: flow.StageExecution, Kind: "resolve", Content: msg}) }
+func (x *Executor) resolveArgs(ctx context.Context, t flow.Task, s *skills.Skill, byID map[int]*flow.TaskRun) (map[string]string, error) {
+	outDir, sc := x.OutDir, x.Scope
+	debug := func(msg string) { x.Emit(flow.DebugEvent{Stage: flow.StageExecution, Kind: "resolve", Content: msg}) }
 	out := make(map[string]string, len(t.Args))
 	for _, k := range slices.Sorted(maps.Keys(t.Args)) {
 		v := t.Args[k]
@@ -346,8 +317,8 @@ func (tr *turnRun) resolveArgs(ctx context.Context, t flow.Task, s *skills.Skill
 				return coords, true
 			}
 			if a.Type.Media() {
-				if f, ok := dep.fileFor(a); ok {
-					if note := dep.choiceNote(t, a, n, f); note != "" {
+				if f, ok := fileFor(dep, a); ok {
+					if note := choiceNote(dep, t, a, n, f); note != "" {
 						debug(note)
 					}
 					return f, true
@@ -362,7 +333,7 @@ func (tr *turnRun) resolveArgs(ctx context.Context, t flow.Task, s *skills.Skill
 			if dep.Text == "" && len(dep.Files) > 0 {
 				return strings.Join(dep.Files, ", "), true
 			}
-			return dep.wholeText(sc), true
+			return wholeText(dep, sc), true
 		})
 		if missing != nil {
 			return nil, missing
@@ -384,8 +355,8 @@ func (tr *turnRun) resolveArgs(ctx context.Context, t flow.Task, s *skills.Skill
 // stands — but is reported through progress, never dropped. Blobs an
 // endpoint spooled to temporary files are moved into outDir; none is left
 // behind, whatever fails.
-func (tr *turnRun) keepResult(r *taskRun, res endpoints.Result) error {
-	e, outDir, sc, progress := tr.e, tr.outDir, tr.sc, tr.progress(r.Task.ID)
+func (x *Executor) keepResult(r *job, res endpoints.Result) error {
+	outDir, sc, progress := x.OutDir, x.Scope, x.progress(r.Task.ID)
 	// Every file must be what the task promises before any is kept.
 	if r.Choice != nil && r.Choice.Skill != nil {
 		for i := range res.Blobs {
@@ -421,7 +392,7 @@ func (tr *turnRun) keepResult(r *taskRun, res endpoints.Result) error {
 	for i, b := range res.Blobs {
 		p, err := "", error(nil)
 		if i == 0 && r.Fixed != "" {
-			p, err = e.writeFixed(r, b)
+			p, err = x.writeFixed(r.TaskRun, b)
 		}
 		if p == "" && err == nil {
 			p, err = writeBlob(outDir, r.Task.Task, r.Task.ID, b)
@@ -458,110 +429,21 @@ func (tr *turnRun) keepResult(r *taskRun, res endpoints.Result) error {
 	return nil
 }
 
-// writeFixed stores a task's first file at the path fixed for it in
-// advance (early.go) when its type has that path's extension, and
-// remembers the extension the task produced for the next fixed path. It
-// returns "" (and no error) when the file must go elsewhere: another type,
-// or a name that is taken.
-func (e *Engine) writeFixed(r *taskRun, b endpoints.Blob) (string, error) {
-	head, err := blobHead(b)
-	if err != nil {
-		b.Remove()
-		return "", fmt.Errorf("cannot read the result file: %w", err)
-	}
-	ext := extFor(b.MIME, head)
-	if e.exts != nil {
-		e.exts.Store(r.Task.Task, ext)
-	}
-	if ext != filepath.Ext(r.Fixed) {
-		return "", nil
-	}
-	f, err := os.OpenFile(r.Fixed, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return "", nil
-	}
-	f.Close()
-	if err := b.SaveAs(r.Fixed); err != nil {
-		return "", fmt.Errorf("cannot write %s: %w", r.Fixed, err)
-	}
-	return r.Fixed, nil
-}
-
-// writeBlob stores b under dir with a unique name and an extension that
-// matches its type, and returns the absolute path. A blob spooled to a
-// temporary file is moved, not read into memory; a write that fails (a
-// full disk) leaves no empty or partial file behind.
-func writeBlob(dir, task string, id int, b endpoints.Blob) (string, error) {
-	head, err := blobHead(b)
-	if err != nil {
-		b.Remove()
-		return "", fmt.Errorf("cannot read the result file: %w", err)
-	}
-	ext := extFor(b.MIME, head)
-	var suffix [3]byte
-	for {
-		_, _ = rand.Read(suffix[:])
-		name := fmt.Sprintf("%s-%s-%d-%s%s", time.Now().Format("20060102-150405"), safeName(task), id, hex.EncodeToString(suffix[:]), ext)
-		p := filepath.Join(dir, name)
-		// The name is reserved first, so two results never share it.
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, os.ErrExist) {
-			continue
-		}
-		if err != nil {
-			b.Remove()
-			return "", fmt.Errorf("cannot write the result file: %w", err)
-		}
-		f.Close()
-		if err := b.SaveAs(p); err != nil {
-			return "", fmt.Errorf("cannot write %s: %w", p, err)
-		}
-		return p, nil
-	}
-}
-
-// blobHead returns the first bytes of b, for telling its type.
-func blobHead(b endpoints.Blob) ([]byte, error) {
-	if b.Path == "" {
-		return b.Data, nil
-	}
-	f, err := os.Open(b.Path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	head := make([]byte, endpoints.SniffLen)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return head[:n], nil
-}
-
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
-			return r
-		}
-		return '-'
-	}, s)
-}
-
 // runOnController has the controller LLM do a text task itself, in the
 // turn's conversation (after the plan, which it continues).
 //
 // took is how long the task took: the time waited, or the server's own
 // prompt and generation time when that is longer — a replay that does not
 // wait still reports what the recorded call took.
-func (tr *turnRun) runOnController(ctx context.Context, t flow.Task, s *skills.Skill, args map[string]string) (text string, took time.Duration, err error) {
-	e, script, emit := tr.e, tr.script, tr.emit
+func (x *Executor) runOnController(ctx context.Context, t flow.Task, s *skills.Skill, args map[string]string) (text string, took time.Duration, err error) {
+	script, emit := x.Script, x.Emit
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task %d %s: %s\nInputs (text from files and tools is quoted as <data>):\n", t.ID, t.Task, flow.SkillBrief(s))
 	for _, k := range slices.Sorted(maps.Keys(args)) {
 		fmt.Fprintf(&b, "%s: %s\n", k, flow.QuoteData(args[k]))
 	}
 	start := time.Now()
-	reply, err := flow.Call(ctx, e.ctl, controller.ChatCall{Messages: script.With(flow.StageMessage(flow.MarkTask, b.String())), NumPredict: e.ctl.Options().AnswerTokens})
+	reply, err := flow.Call(ctx, x.Controller, controller.ChatCall{Messages: script.With(flow.StageMessage(flow.MarkTask, b.String())), NumPredict: x.Controller.Options().AnswerTokens})
 	took = max(time.Since(start), reply.PromptEvalDuration+reply.EvalDuration)
 	if err != nil {
 		return "", took, err
@@ -572,100 +454,4 @@ func (tr *turnRun) runOnController(ctx context.Context, t flow.Task, s *skills.S
 		return "", took, errors.New("the controller returned nothing")
 	}
 	return text, took, nil
-}
-
-// reportTasks turns runs into the turn's execution record. An argument
-// is kept to the result cap as a result is: it holds what another task
-// returned, or a file's contents, which the record has elsewhere.
-func reportTasks(runs []*taskRun, limit int) []flow.TaskReport {
-	out := make([]flow.TaskReport, 0, len(runs))
-	for _, r := range runs {
-		tr := flow.TaskReport{TaskEndEvent: r.EndEvent(), Dep: slices.Clone(r.Task.Dep), Args: r.Args}
-		if tr.Args == nil {
-			tr.Args = r.Task.Args
-		}
-		tr.Args = cappedArgs(tr.Args, limit)
-		if r.Choice != nil {
-			tr.Decided, tr.Reason, tr.Unmet = r.Choice.Decided, r.Choice.Why(), r.Choice.Unmet
-		}
-		if r.Promised {
-			tr.Early, tr.Correction = r.Fixed, r.Correction
-		}
-		out = append(out, tr)
-	}
-	return out
-}
-
-// cappedArgs is args with each value kept to limit bytes; args itself
-// (shared with the run) when none is longer.
-func cappedArgs(args map[string]string, limit int) map[string]string {
-	var out map[string]string
-	for k, v := range args {
-		if len(v) <= limit {
-			continue
-		}
-		if out == nil {
-			out = maps.Clone(args)
-		}
-		out[k] = flow.Budgeted(v, limit)
-	}
-	if out == nil {
-		return args
-	}
-	return out
-}
-
-func reportFiles(runs []*taskRun) []string {
-	var out []string
-	for _, r := range runs {
-		out = append(out, r.Files...)
-	}
-	return out
-}
-
-// compactData keeps structured results small enough for events, reports and
-// prompts: long strings inside them (base64 masks, embedded images) are
-// replaced by a note of their size. The full data was already used to
-// annotate and write files.
-func compactData(d json.RawMessage) json.RawMessage {
-	const limit = 16 << 10
-	if len(d) == 0 {
-		return nil
-	}
-	if !json.Valid(d) {
-		// Events and reports are JSON: one invalid RawMessage would make
-		// the whole task_end and report events unencodable.
-		b, _ := json.Marshal(flow.Budgeted(strings.ToValidUTF8(string(d), "\uFFFD"), 4<<10))
-		return b
-	}
-	if len(d) <= limit {
-		return d
-	}
-	var v any
-	if err := json.Unmarshal(d, &v); err != nil {
-		return nil
-	}
-	var shrink func(any) any
-	shrink = func(x any) any {
-		switch t := x.(type) {
-		case string:
-			if len(t) > 512 {
-				return fmt.Sprintf("(%d bytes omitted)", len(t))
-			}
-		case []any:
-			for i := range t {
-				t[i] = shrink(t[i])
-			}
-		case map[string]any:
-			for k := range t {
-				t[k] = shrink(t[k])
-			}
-		}
-		return x
-	}
-	b, err := json.Marshal(shrink(v))
-	if err != nil || len(b) > 4*limit {
-		return nil
-	}
-	return b
 }
