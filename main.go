@@ -6,7 +6,7 @@
 // The commands live in package cli (`chorus --help` lists them all); the
 // wiring of the engine and the chat service in package app. This file only
 // holds what must be at the module's root: the embedded config.yaml and
-// the version a release build stamps in.
+// the version and commit a release build stamps in.
 package main
 
 import (
@@ -23,10 +23,14 @@ import (
 //go:embed config.yaml
 var defaultConfig []byte
 
-// version is set at release builds with -ldflags "-X main.version=v1.2.3";
-// other builds say what the Go toolchain recorded about them.
-var version = ""
+// version, commit and date are stamped in by release builds (GoReleaser's
+// ldflags in .goreleaser.yaml, and `go tool task build`):
+// -X main.version=v1.2.3 -X main.commit=<full hash> -X main.date=<commit
+// time, RFC 3339>. Other builds say what the Go toolchain recorded about
+// them (cli.StampedVersion).
+var version, commit, date string
 
 func main() {
-	os.Exit(cli.Main(context.Background(), cli.Options{Defaults: defaultConfig, Version: version}, os.Args[1:]))
+	opts := cli.Options{Defaults: defaultConfig, Version: cli.StampedVersion(version, commit, date)}
+	os.Exit(cli.Main(context.Background(), opts, os.Args[1:]))
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
-	"github.com/chorusai/chorus/endpoints/command"
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/endpoints/local"
 	"github.com/chorusai/chorus/endpoints/mcp"
@@ -164,7 +163,11 @@ func buildRouter(cfg *config.Config, cat *skills.Catalog, tools *mcp.Endpoint, d
 		eps = append(eps, ollama.New(ollama.Options{Host: OllamaHost(cfg), HTTPClient: httpClient, Options: map[string]any{"num_predict": cfg.Controller.AnswerTokens}}))
 	}
 	if cfg.Command.Enabled {
-		eps = append(eps, command.New(command.Options{}))
+		programs, err := newCommand(cfg, cat)
+		if err != nil {
+			return nil, err
+		}
+		eps = append(eps, programs)
 	}
 	if tools != nil {
 		eps = append(eps, tools)

@@ -8,13 +8,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/mcptest"
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // BenchmarkBigResults measures what big tool results cost one turn of the
@@ -82,7 +82,11 @@ func BenchmarkBigResults(b *testing.B) {
 		if err := cmd.Run(); err != nil {
 			b.Fatalf("chorus run: %v\n%s", err, errb.String())
 		}
-		peakRSS = max(peakRSS, float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)/1024) // KiB on Linux
+		rss, err := testkit.PeakRSSOf(cmd.ProcessState)
+		if err != nil {
+			b.Skipf("no peak RSS here: %v", err)
+		}
+		peakRSS = max(peakRSS, float64(rss)/(1<<20))
 		stdout = float64(out.Len()) / 1e6
 		files, _ := filepath.Glob(filepath.Join(dirs["XDG_DATA_HOME"], "chorus", "sessions", "*.json"))
 		if len(files) != 1 {

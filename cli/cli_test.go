@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/internal/testkit"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/skills"
@@ -282,7 +282,7 @@ func TestRunFailuresExitNonZeroWithOneLine(t *testing.T) {
 	t.Run("attachment that is a pipe", func(t *testing.T) {
 		newCLIEnv(t, nil)
 		fifo := filepath.Join(t.TempDir(), "in.png")
-		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		if err := testkit.Mkfifo(fifo, 0o644); err != nil {
 			t.Skipf("no FIFOs here: %v", err)
 		}
 		_, stderr, code := runCLI("run", "--attach", fifo, "what is this?")

@@ -255,3 +255,68 @@ func TestModelsSyncUnreachableHubSaidOnce(t *testing.T) {
 		t.Errorf("the tasks not tried are not named:\n%s", out)
 	}
 }
+
+// TestSkillsListsPrograms: `chorus skills` lists the programs — presets
+// and the user's — and one that is not installed as missing, with what
+// to install; a declaration that cannot run stops Chorus naming its key.
+func TestSkillsListsPrograms(t *testing.T) {
+	newCLIEnv(t, nil)
+	writeUserConfig(t, `
+command:
+  programs:
+    - name: mytool
+      program: /no/such/mytool
+      package: mytool-data
+      tasks: [summarization]
+      stdin: "{text}"
+`)
+	out, stderr, code := runCLI("skills")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`mytool \(yours\)\s+\(?summarization\)?\s+missing — apt-get install mytool-data`).MatchString(out) ||
+		!strings.Contains(out, "pocketsphinx") || !strings.Contains(out, "apertium") {
+		t.Errorf("the programs are not listed:\n%s", out)
+	}
+	writeUserConfig(t, `
+command:
+  programs:
+    - name: mytool
+      tasks: [summarization]
+      args: ["{image}"]
+`)
+	_, stderr, code = runCLI("skills")
+	if code != 2 || !strings.Contains(stderr, "command.programs[0].args") || !strings.Contains(stderr, "{image} is not an argument of summarization") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestModelsListProgramsUnderConstraints: a declared program is a
+// candidate like any model — ranked first since the user declared it,
+// and filtered by its licence and size under the constraints.
+func TestModelsListProgramsUnderConstraints(t *testing.T) {
+	newCLIEnv(t, nil)
+	t.Setenv("CHORUS_COMMAND_ENABLED", "true")
+	writeUserConfig(t, `
+command:
+  programs:
+    - name: myasr
+      program: cat
+      tasks: [automatic-speech-recognition]
+      args: ["{audio}"]
+      license: mit
+      size: 50MB
+`)
+	out, stderr, code := runCLI("--mode", "local", "models", "list", "automatic-speech-recognition")
+	if code != 0 || !regexp.MustCompile(`\* 1\.\s+myasr\s+command\s+downloads unknown\s+mit\s+50 MB`).MatchString(out) {
+		t.Fatalf("exit %d %s\n%s", code, stderr, out)
+	}
+	out, _, _ = runCLI("--mode", "local", "models", "list", "--constrain", "license=apache-2.0", "automatic-speech-recognition")
+	if !strings.Contains(out, "excluded myasr — licence mit is not in the allow-list (apache-2.0)") {
+		t.Errorf("licence constraint:\n%s", out)
+	}
+	out, _, _ = runCLI("--mode", "local", "models", "list", "--constrain", "max-size=10MB", "automatic-speech-recognition")
+	if !strings.Contains(out, "excluded myasr — 50 MB exceeds max-size 10MB") {
+		t.Errorf("size constraint:\n%s", out)
+	}
+}

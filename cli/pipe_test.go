@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -194,36 +193,6 @@ func TestConventions(t *testing.T) {
 	page, stderr, code := execCLI(nil, "man")
 	if code != 0 || !strings.Contains(page, ".TH CHORUS 1") || !strings.Contains(page, "continue") {
 		t.Fatalf("man: exit %d stderr %q page %.300q", code, stderr, page)
-	}
-}
-
-func TestVersionFromBuildInfo(t *testing.T) {
-	setting := func(kv ...string) []debug.BuildSetting {
-		var out []debug.BuildSetting
-		for i := 0; i < len(kv); i += 2 {
-			out = append(out, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		stamped string
-		info    *debug.BuildInfo
-		want    string
-	}{
-		{"v1.4.0", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "v1.4.0"},
-		{"", &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
-		{"", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "devel"},
-		{"", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"},
-			Settings: setting("vcs.revision", "329117fa0b1c2d3e", "vcs.time", "2026-11-22T10:00:00Z", "vcs.modified", "true")},
-			"devel (329117fa0b1c, 2026-11-22T10:00:00Z, modified)"},
-		{"", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261122100000-329117fa0b1c+dirty"},
-			Settings: setting("vcs.revision", "329117fa0b1c2d3e", "vcs.time", "2026-11-22T10:00:00Z", "vcs.modified", "true")},
-			"v0.0.0-20261122100000-329117fa0b1c+dirty"},
-		{"", nil, "unknown (built without module support)"},
-	} {
-		if got := versionFrom(tc.stamped, tc.info); got != tc.want {
-			t.Errorf("versionFrom(%q, %+v) = %q, want %q", tc.stamped, tc.info, got, tc.want)
-		}
 	}
 }
 

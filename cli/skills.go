@@ -2,12 +2,15 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"text/tabwriter"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/chorusai/chorus/app"
+	"github.com/chorusai/chorus/endpoints/command"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -29,7 +32,15 @@ func newSkillsCmd(g *globalFlags) *cobra.Command {
 				return err
 			}
 			defer a.Close()
-			fmt.Fprint(stdout(cmd), skillTable(a.Engine().Catalog().All(), listWidth(stdout(cmd))))
+			w, width := stdout(cmd), listWidth(stdout(cmd))
+			fmt.Fprint(w, skillTable(a.Engine().Catalog().All(), width))
+			// The programs are experts too; one not installed is listed
+			// with what to install.
+			progs, err := app.Programs(cfg)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(w, programTable(progs, cfg.Command.Enabled, width))
 			return nil
 		},
 	}
@@ -81,6 +92,52 @@ func skillTable(all []*skills.Skill, width int) string {
 	for _, r := range rows[1:] {
 		fmt.Fprintf(&b, "%s  %s  %s model(s)\n", r.name, r.io, r.models)
 		fmt.Fprintf(&b, "    %s\n", text.OneLine(r.desc, width-4))
+	}
+	return b.String()
+}
+
+// programTable lists the programs the command kind runs — presets and
+// command.programs — with the tasks each does and where it is installed,
+// or that it is missing and what to install: in columns when they fit
+// width, else two lines a program, so the fix is never clipped away.
+func programTable(progs []command.Status, enabled bool, width int) string {
+	var b strings.Builder
+	head := "\nPROGRAMS (command.programs; docs/endpoints.md)"
+	if !enabled {
+		head += " — off: command.enabled is false"
+	}
+	b.WriteString(head + "\n")
+	type row struct{ name, tasks, where string }
+	var rows []row
+	for _, p := range progs {
+		where := p.Path
+		switch {
+		case p.Path == "":
+			where = "missing — " + p.Fix
+		case !p.Found():
+			where = p.Missing
+		case len(p.Pairs) > 0:
+			where += " (" + strings.Join(p.Pairs, ", ") + ")"
+		}
+		name := p.Name
+		if !p.Preset {
+			name += " (yours)"
+		}
+		rows = append(rows, row{name, strings.Join(p.Tasks, ","), where})
+	}
+	var cols strings.Builder
+	tw := tabwriter.NewWriter(&cols, 0, 4, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.name, r.tasks, r.where)
+	}
+	tw.Flush()
+	lines := strings.Split(strings.TrimRight(cols.String(), "\n"), "\n")
+	if !slices.ContainsFunc(lines, func(l string) bool { return utf8.RuneCountInString(l) > width }) {
+		return b.String() + cols.String()
+	}
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%s\n", text.Clip(r.name+" ("+r.tasks+")", width))
+		fmt.Fprintf(&b, "    %s\n", text.Clip(r.where, width-4))
 	}
 	return b.String()
 }

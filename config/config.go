@@ -125,6 +125,11 @@ type Config struct {
 	} `mapstructure:"ollama" yaml:"ollama"`
 	Command struct {
 		Enabled bool `mapstructure:"enabled" yaml:"enabled"`
+		// Programs declares programs on this machine as experts, besides
+		// the command kind's presets (config/programs.go). Read from the
+		// file itself, not through viper, which would lower the case of
+		// env: names.
+		Programs []skills.Program `mapstructure:"programs" yaml:"programs"`
 	} `mapstructure:"command" yaml:"command"`
 	Constraints struct {
 		Licenses []string `mapstructure:"licenses" yaml:"licenses"`
@@ -253,6 +258,7 @@ func Load(defaults []byte, file string, reads ...string) (*Config, error) {
 	}
 	data, err := os.ReadFile(file)
 	var servers []MCPServer
+	var programs []skills.Program
 	switch {
 	case err == nil:
 		if err := v.MergeConfig(bytes.NewReader(data)); err != nil {
@@ -262,6 +268,9 @@ func Load(defaults []byte, file string, reads ...string) (*Config, error) {
 			return nil, err
 		}
 		if servers, err = readMCP(data, file); err != nil {
+			return nil, err
+		}
+		if programs, err = readPrograms(data, file); err != nil {
 			return nil, err
 		}
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
@@ -299,6 +308,9 @@ func Load(defaults []byte, file string, reads ...string) (*Config, error) {
 	}
 	c.File = file
 	c.MCP = servers
+	if data != nil {
+		c.Command.Programs = programs
+	}
 	c.TokenSource = tokenSource(file)
 	if c.HuggingFace.Token == "" {
 		c.HuggingFace.Token, c.TokenSource = cachedHFToken()

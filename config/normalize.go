@@ -19,7 +19,7 @@ import (
 func (c *Config) normalize() error {
 	for _, section := range []func() error{
 		c.normalizeController, c.normalizeRun, c.normalizeExperts, c.normalizeOpenAI, c.normalizeMCP,
-		c.normalizeRetrieval, c.normalizeConstraints, c.normalizePaths, c.normalizeServe, c.normalizeServeOps,
+		c.normalizeRetrieval, c.normalizePrograms, c.normalizeConstraints, c.normalizePaths, c.normalizeServe, c.normalizeServeOps,
 	} {
 		if err := section(); err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/chorusai/chorus/app"
@@ -96,17 +97,21 @@ func programChecks(env Env) []Check {
 			return Result{Status: Skip, Detail: "not used: command.enabled is false"}
 		}}}
 	}
-	ep := command.New(command.Options{LookPath: env.LookPath})
+	// The presets and the programs the configuration declares; a
+	// declaration that cannot run is the config check's to report.
+	ep := command.New(command.Options{LookPath: env.LookPath, Programs: env.Config.Command.Programs})
 	var out []Check
-	for _, p := range command.Programs() {
-		out = append(out, Check{ID: "program." + p.Name, Name: p.Name, Hung: p.Name + " --version does not return — reinstall it (apt-get install " + p.Package + ")",
+	for _, p := range ep.Declared() {
+		out = append(out, Check{ID: "program." + p.Name, Name: p.Name, Hung: p.Name + " does not say its version — reinstall it (" + p.Fix + ")",
 			Run: func(ctx context.Context) Result {
 				path, version, err := ep.Probe(ctx, p.Name)
+				if err == nil {
+					// On PATH is not enough: the check selection makes (its
+					// model files, ffmpeg for its inputs, a language pair).
+					err = ep.Check(ctx, p.Tasks[0], p.Name)
+				}
 				if err != nil {
-					r := fromError(err)
-					r.Detail = p.Name + " is not installed (it would do " + joinTasks(p.Tasks) + ")"
-					r.Fix = "apt-get install " + p.Package + " — or leave it out: those tasks then use other models"
-					return r
+					return missingProgram(p, err)
 				}
 				if version == "" {
 					return Result{Status: OK, Detail: "at " + path + " (it gives no version)"}
@@ -115,6 +120,21 @@ func programChecks(env Env) []Check {
 			}})
 	}
 	return out
+}
+
+// missingProgram is a program that cannot run here. A preset is optional
+// — Chorus ships it so that it works once installed — so its absence is
+// a skip that says how to install it; a program the user declared is
+// expected to run, so its absence fails the check.
+func missingProgram(p command.Program, err error) Result {
+	r := fromError(err) // the detail before " — ", the fix after
+	r.Detail = strings.TrimPrefix(r.Detail, "missing: ") + " (it would do " + joinTasks(p.Tasks) + ")"
+	r.Fix = p.Fix + " — or leave it out: those tasks then use other models"
+	if p.Preset {
+		r.Status = Skip
+		r.Detail = "optional, " + r.Detail
+	}
+	return r
 }
 
 // mcpChecks start (or reach) each configured MCP server on its own, as a

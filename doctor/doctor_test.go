@@ -15,6 +15,7 @@ import (
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/fakeopenai"
 	"github.com/chorusai/chorus/internal/mcptest"
+	"github.com/chorusai/chorus/skills"
 )
 
 func TestMain(m *testing.M) {
@@ -53,6 +54,8 @@ func healthy(t *testing.T) *world {
 	w.program("tesseract", `echo "tesseract 5.3.0"`)
 	w.program("espeak-ng", `echo "eSpeak NG text-to-speech: 1.51  Data at: /usr/lib"`)
 	w.program("ffmpeg", `echo "ffmpeg version 5.1.9-0+deb12u1 Copyright (c) 2000-2026"`)
+	w.program("pocketsphinx_continuous", `echo "INFO: cmd_ln.c(697): Parsing command line:" >&2; exit 1`)
+	w.program("apertium", `echo "Apertium 3.8.3"`)
 	w.env = doctor.Env{Config: cfg, SessionsDir: filepath.Join(t.TempDir(), "sessions"), LookPath: w.lookPath}
 	return w
 }
@@ -200,12 +203,23 @@ func TestDoctorMissingProgram(t *testing.T) {
 	t.Parallel()
 	w := healthy(t)
 	_ = os.Remove(filepath.Join(w.bin, "tesseract"))
+	// A preset is optional: missing, it is a skip naming how to install
+	// it, and the machine still passes.
 	rep, by := w.run(t, doctor.Options{})
-	if rep.OK {
-		t.Error("a missing program passes")
+	if !rep.OK {
+		t.Error("a missing preset fails the machine; it is optional")
 	}
-	want(t, by["program.tesseract"], doctor.Fail, "tesseract is not installed", "apt-get install tesseract-ocr")
+	want(t, by["program.tesseract"], doctor.Skip, "optional, tesseract is not installed", "apt-get install tesseract-ocr")
 	want(t, by["program.ffmpeg"], doctor.OK)
+	// A program the user declared is expected to run: missing, it fails.
+	w.env.Config.Command.Programs = []skills.Program{{Name: "whisper", Program: "whisper-cli", Package: "whisper-cpp",
+		Tasks: []string{"automatic-speech-recognition"}, Args: []string{"-f", "{audio}"}}}
+	rep, by = w.run(t, doctor.Options{})
+	if rep.OK {
+		t.Error("a missing declared program passes")
+	}
+	want(t, by["program.whisper"], doctor.Fail, "whisper-cli is not installed", "apt-get install whisper-cpp")
+	w.env.Config.Command.Programs = nil
 	w.env.Config.Command.Enabled = false
 	_, by = w.run(t, doctor.Options{})
 	want(t, by["programs"], doctor.Skip, "command.enabled is false")

@@ -228,6 +228,10 @@ type Offer struct {
 	Params      int64
 	SizeBytes   int64
 	License     string
+	// Niche says what a special-purpose model is limited to ("US English
+	// only"): it ranks after the general models of its task, as a
+	// catalog model's niche does.
+	Niche string
 	// Configured marks a model the user named in the configuration for
 	// this task (an OpenAI-compatible server's models): it ranks ahead of
 	// the catalog's general models, since naming it is asking for it.

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -160,7 +159,7 @@ func TestEncode(t *testing.T) {
 // waits for a writer forever).
 func TestLoadRefusesPipes(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "pipe.png")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := testkit.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	done := make(chan error, 1)

@@ -63,6 +63,11 @@ func TestMetricsFromTurns(t *testing.T) {
 	turn.Event(pipeline.TaskEndEvent{ID: 1, Task: "summarization", Status: pipeline.StatusError, Cancelled: true, Attempts: []pipeline.Attempt{
 		{Model: "/home/alice/secret model", Endpoint: "openai", Provider: "Bad Provider /etc/passwd", Error: "context canceled", ElapsedMS: 50},
 	}})
+	// A program on this machine (a declared one, or a preset) is counted
+	// under its kind; its name is a model's, not a label.
+	turn.Event(pipeline.TaskEndEvent{ID: 2, Task: "automatic-speech-recognition", Status: pipeline.StatusOK, Attempts: []pipeline.Attempt{
+		{Model: "pocketsphinx", Endpoint: "command", ElapsedMS: 900},
+	}})
 	turn.Ended(conversation.Result{Ran: true, Report: &pipeline.Report{Answer: "Hi there", Calls: []pipeline.ControllerCall{
 		{Stage: pipeline.StagePlanning, PromptTokens: 1400, Prefilled: 200, Tokens: 60},
 		{Stage: pipeline.StageResponse, PromptTokens: 1600, Prefilled: 150, Tokens: 90},
@@ -90,6 +95,7 @@ func TestMetricsFromTurns(t *testing.T) {
 		`chorus_expert_calls_total{kind="huggingface",outcome="failed",provider="replicate"}`: 1,
 		`chorus_expert_calls_total{kind="huggingface",outcome="ok",provider="fal-ai"}`:        1,
 		`chorus_expert_calls_total{kind="openai",outcome="cancelled",provider="other"}`:       1,
+		`chorus_expert_calls_total{kind="command",outcome="ok",provider="none"}`:              1,
 		`chorus_expert_seconds_count{kind="huggingface",provider="fal-ai"}`:                   1,
 		`chorus_expert_seconds_sum{kind="huggingface",provider="fal-ai"}`:                     1.5,
 		`chorus_ssh_refused_total{reason="unknown_key"}`:                                      1,

@@ -51,7 +51,7 @@ func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) ([
 			}
 			seen[strings.ToLower(o.ID)] = len(out)
 			out = append(out, skills.Model{ID: o.ID, Description: o.Description, Params: o.Params, SizeBytes: o.SizeBytes,
-				License: o.License, Endpoints: []string{kind}, Configured: o.Configured})
+				License: o.License, Niche: o.Niche, Endpoints: []string{kind}, Configured: o.Configured})
 		}
 	}
 	return out, unseen

@@ -8,9 +8,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/chorusai/chorus/internal/testkit"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -46,7 +46,7 @@ func newFuzzWorld(tb testing.TB) *fuzzWorld {
 	w.fifo = filepath.Join(dir, "pipe.png")
 	w.fifoBare = filepath.Join(dir, "pipe")
 	for _, p := range []string{w.fifo, w.fifoBare} {
-		if err := syscall.Mkfifo(p, 0o644); err != nil {
+		if err := testkit.Mkfifo(p, 0o644); err != nil {
 			tb.Skipf("no FIFOs here: %v", err)
 		}
 	}

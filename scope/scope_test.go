@@ -6,9 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // tree builds a home with an allowed folder, secrets beside it and links
@@ -167,7 +168,7 @@ func TestOpenRefusesNonRegular(t *testing.T) {
 func TestOpenDoesNotBlockOnAFIFO(t *testing.T) {
 	home := t.TempDir()
 	fifo := filepath.Join(home, "pipe.png")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := testkit.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	s := New(Options{Home: home, WorkDir: home})

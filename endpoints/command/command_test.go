@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,20 +21,22 @@ func TestCommandTesseractReadsText(t *testing.T) {
 	testkit.NeedProgram(t, "tesseract", "tesseract-ocr")
 	ep := command.New(command.Options{})
 	img := testkit.TextImage(t, "HELLO CHORUS 42", 6)
-	for _, task := range []string{"ocr", "image-to-text"} {
-		if err := ep.Check(context.Background(), task, "tesseract"); err != nil {
-			t.Fatalf("check %s: %v", task, err)
-		}
-		res, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: task, Model: "tesseract", Args: map[string]string{"image": img}}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(res.Text, "HELLO") || !strings.Contains(res.Text, "CHORUS") {
-			t.Errorf("%s: tesseract read %q, want HELLO CHORUS", task, res.Text)
-		}
+	if err := ep.Check(context.Background(), "ocr", "tesseract"); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	res, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "ocr", Model: "tesseract", Args: map[string]string{"image": img}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text, "HELLO") || !strings.Contains(res.Text, "CHORUS") {
+		t.Errorf("tesseract read %q, want HELLO CHORUS", res.Text)
+	}
+	// Reading text is no caption of a scene.
+	if err := ep.Check(context.Background(), "image-to-text", "tesseract"); !errors.Is(err, endpoints.ErrUnsupported) {
+		t.Errorf("tesseract for image-to-text: %v", err)
 	}
 	// The catalog's command with fixed arguments (a page segmentation mode).
-	res, err := ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "ocr", Model: "tesseract",
+	res, err = ep.Infer(context.Background(), endpointstest.WithFiles(t, endpoints.Request{Task: "ocr", Model: "tesseract",
 		Command: []string{"tesseract", "--psm", "7"}, Args: map[string]string{"image": img}}))
 	if err != nil || !strings.Contains(res.Text, "CHORUS") {
 		t.Errorf("with --psm 7: %q, %v", res.Text, err)
@@ -75,7 +76,7 @@ func TestCommandEspeakSpeaks(t *testing.T) {
 		t.Fatalf("blobs = %d, want one audio/wav", len(res.Blobs))
 	}
 	testkit.CheckWAV(t, res.Blobs[0].Data, 2)
-	if !strings.Contains(res.Text, "s of speech") {
+	if !strings.Contains(res.Text, "s of audio (WAV, 22.05 kHz mono)") {
 		t.Errorf("text = %q", res.Text)
 	}
 	// The catalog's fixed arguments come first: a voice and a slow speed
@@ -142,8 +143,8 @@ func TestCommandCancelKillsProgram(t *testing.T) {
 		t.Fatal("cancel did not stop espeak-ng")
 	}
 	// Infer has waited for the process, so it is gone, not left running.
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("espeak-ng (pid %d) still exists after cancel: %v", pid, err)
+	if alive, err := testkit.ProcessExists(pid); alive || err != nil {
+		t.Errorf("espeak-ng (pid %d) still exists after cancel (%v)", pid, err)
 	}
 }
 
@@ -182,14 +183,20 @@ func TestCommandCheckAndDiscover(t *testing.T) {
 	ep := command.New(command.Options{LookPath: missing})
 	ctx := context.Background()
 	err := ep.Check(ctx, "ocr", "tesseract")
-	if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "tesseract is not installed — apt-get install tesseract-ocr") {
+	if !errors.Is(err, endpoints.ErrUnavailable) || !strings.Contains(err.Error(), "missing: tesseract is not installed (not on PATH) — apt-get install tesseract-ocr") {
 		t.Errorf("missing tesseract: %v", err)
 	}
 	if err := ep.Check(ctx, "text-to-speech", "espeak-ng"); err == nil || !strings.Contains(err.Error(), "apt-get install espeak-ng") {
 		t.Errorf("missing espeak-ng: %v", err)
 	}
-	if offers, _ := ep.Discover(ctx, "ocr"); len(offers) != 0 {
-		t.Errorf("nothing installed, yet offers %v", offers)
+	if err := ep.Check(ctx, "automatic-speech-recognition", "pocketsphinx"); err == nil ||
+		!strings.Contains(err.Error(), "pocketsphinx_continuous is not installed (not on PATH) — apt-get install pocketsphinx pocketsphinx-en-us") {
+		t.Errorf("missing pocketsphinx: %v", err)
+	}
+	// A program not installed is still offered, so that a listing says
+	// what to install; Check rules it out.
+	if offers, _ := ep.Discover(ctx, "ocr"); len(offers) != 1 || offers[0].ID != "tesseract" {
+		t.Errorf("ocr offers %v, want tesseract (to be excluded by its check)", offers)
 	}
 	if err := ep.Check(ctx, "automatic-speech-recognition", "whisper"); !errors.Is(err, endpoints.ErrUnsupported) {
 		t.Errorf("an unknown program must be unsupported: %v", err)
@@ -204,7 +211,7 @@ func TestCommandCheckAndDiscover(t *testing.T) {
 	if err != nil || len(offers) != 1 || offers[0].ID != "espeak-ng" || offers[0].License == "" {
 		t.Errorf("tts offers = %+v, %v", offers, err)
 	}
-	if offers, _ := ep.Discover(ctx, "automatic-speech-recognition"); len(offers) != 0 {
-		t.Errorf("no speech recogniser is known, yet ASR offers %+v", offers)
+	if offers, _ := ep.Discover(ctx, "automatic-speech-recognition"); len(offers) != 1 || offers[0].ID != "pocketsphinx" || offers[0].Niche == "" || offers[0].Configured {
+		t.Errorf("ASR offers %+v, want the pocketsphinx preset, niche, not configured", offers)
 	}
 }

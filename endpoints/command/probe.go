@@ -1,87 +1,81 @@
 package command
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"os/exec"
 	"regexp"
-	"strings"
-	"time"
+	"slices"
 
 	"github.com/chorusai/chorus/endpoints"
 )
 
-// Program is a local program the endpoint drives, for a list of them that
-// follows the endpoint's own (chorus doctor): a program added here is
-// checked there with no change.
+// Program is a program the endpoint drives, for a list of them that
+// follows the endpoint's own (chorus doctor): a program added to the
+// presets, or declared under command.programs, is checked there with no
+// change.
 type Program struct {
-	// Name is the program's name on PATH ("tesseract").
-	Name string
-	// Package is the Debian package that installs it ("tesseract-ocr").
+	// Name is the expert's id ("pocketsphinx"); Executable the program it
+	// runs ("pocketsphinx_continuous").
+	Name       string
+	Executable string
+	// Package is what installs it ("tesseract-ocr"); Fix says how
+	// ("apt-get install tesseract-ocr").
 	Package string
+	Fix     string
 	// Tasks are the tasks it can do.
 	Tasks []string
+	// Preset is true for a program the endpoint declares itself.
+	Preset bool
 }
 
-// Programs lists the programs the endpoint drives, in its order.
+// Programs lists the presets, in the endpoint's order. Declared lists an
+// endpoint's programs, the user's too.
 func Programs() []Program {
-	out := make([]Program, len(programs))
-	for i, p := range programs {
-		out[i] = Program{Name: p.name, Package: p.pkg, Tasks: append([]string(nil), p.tasks...)}
+	var out []Program
+	for _, d := range Presets() {
+		out = append(out, Program{Name: d.Name, Executable: d.Executable(), Package: d.Package, Fix: d.Fix(), Tasks: slices.Clone(d.Tasks), Preset: true})
 	}
 	return out
 }
 
-// versionArgs are the arguments that make a program say its version;
-// --version when it is not listed.
-var versionArgs = map[string][]string{"ffmpeg": {"-version"}}
+// Declared lists the programs the endpoint runs — the presets, then the
+// declarations of command.programs (one named like a preset in its
+// place) — in its order.
+func (e *Endpoint) Declared() []Program {
+	out := make([]Program, 0, len(e.programs))
+	for _, p := range e.programs {
+		out = append(out, Program{Name: p.Name, Executable: p.Executable(), Package: p.Package, Fix: p.Fix(), Tasks: slices.Clone(p.Tasks), Preset: p.preset()})
+	}
+	return out
+}
 
 // versionPattern finds a version in what a program says: "5.3.0",
 // "1.51", "5.1.9-0+deb12u1".
 var versionPattern = regexp.MustCompile(`\b\d+(\.\d+)+[0-9A-Za-z.+~-]*`)
 
 // Probe finds the program name where the endpoint would run it and asks
-// its version: its path, and the version it gives ("" when it gives none,
-// or does not answer before ctx ends). A program that is not installed is
-// endpoints.ErrUnavailable with the package to install; one the endpoint
-// does not drive is endpoints.ErrUnsupported.
+// its version with the argv its declaration gives (version:): its path,
+// and the version it gives ("" when it has no version argv, gives none,
+// or does not answer before ctx ends). It runs the program as a call
+// does (the environment allow-list, its own process group, bounded
+// output). A program that is not installed is endpoints.ErrUnavailable
+// with the fix; one the endpoint does not drive is
+// endpoints.ErrUnsupported.
 func (e *Endpoint) Probe(ctx context.Context, name string) (path, version string, err error) {
-	p, ok := findProgram(name)
+	p, ok := e.find(name)
 	if !ok {
-		return "", "", fmt.Errorf("%w: the command endpoint does not run %q; it runs %s", endpoints.ErrUnsupported, name, knownPrograms())
+		return "", "", fmt.Errorf("%w: the command endpoint does not run %q; it runs %s", endpoints.ErrUnsupported, name, e.known())
 	}
-	path, err = e.opts.LookPath(p.name)
+	path, err = e.opts.LookPath(p.Executable())
 	if err != nil {
-		return "", "", fmt.Errorf("%w: %s is not installed — apt-get install %s", endpoints.ErrUnavailable, p.name, p.pkg)
+		return "", "", e.missing(p, p.Executable()+" is not installed (not on PATH)")
 	}
-	args, ok := versionArgs[p.name]
-	if !ok {
-		args = []string{"--version"}
+	if len(p.Version) == 0 {
+		return path, "", nil
 	}
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.WaitDelay = time.Second // a child that keeps the output open
-	var out bytes.Buffer
-	cmd.Stdout = &limited{w: &out, n: 4096}
-	if cmd.Run() != nil {
+	out, err := e.probe(ctx, p, path, p.Version)
+	if err != nil {
 		return path, "", nil // found; it says no version this way
 	}
-	first, _, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
-	return path, versionPattern.FindString(first), nil
-}
-
-// limited keeps the first n bytes written to it and drops the rest.
-type limited struct {
-	w io.Writer
-	n int
-}
-
-func (l *limited) Write(b []byte) (int, error) {
-	if l.n > 0 {
-		k := min(len(b), l.n)
-		_, _ = l.w.Write(b[:k])
-		l.n -= k
-	}
-	return len(b), nil
+	return path, versionPattern.FindString(firstLine(out)), nil
 }

@@ -50,7 +50,7 @@ func TestCommandOutputStaysInScratchDir(t *testing.T) {
 	if err := os.Symlink(secret, out); err != nil {
 		t.Fatal(err)
 	}
-	c := call{prog: programs[0], dir: dir}
+	c := &call{prog: ep.programs[0], dir: dir}
 	data, err := ep.readOutput(c, out)
 	if err == nil || !errors.Is(err, scope.ErrDenied) || strings.Contains(err.Error(), "PRIVATE KEY") || len(data) != 0 {
 		t.Fatalf("readOutput through a link out of the scratch dir = %q, %v; want a refusal", data, err)

@@ -72,34 +72,11 @@ type process struct {
 	once    sync.Once
 }
 
-// baseEnv are the variables of Chorus's environment a stdio server
-// inherits; everything else — tokens, keys, HF_TOKEN — it gets only when
-// the server's env: names it.
-var baseEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR"}
-
 // Environ returns the environment of a stdio server: PATH, HOME, the user
-// and the locale (LANG, LC_*) from Chorus's own, then the server's env.
+// and the locale (LANG, LC_*) from Chorus's own, then the server's env —
+// the allow-list every program Chorus starts gets (endpoints.ChildEnv).
 func Environ(own []string, extra map[string]string) []string {
-	var out []string
-	for _, kv := range own {
-		k, _, ok := strings.Cut(kv, "=")
-		if !ok || (!slices.Contains(baseEnv, k) && !strings.HasPrefix(k, "LC_")) {
-			continue
-		}
-		if _, override := extra[k]; override {
-			continue
-		}
-		out = append(out, kv)
-	}
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		out = append(out, k+"="+extra[k])
-	}
-	return out
+	return endpoints.ChildEnv(own, extra)
 }
 
 func startProcess(cfg Server, ended *endReason, maxMessage int) (*process, error) {

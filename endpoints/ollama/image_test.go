@@ -3,19 +3,19 @@ package ollama
 import (
 	"errors"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/endpointstest"
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // TestOllamaImageRefusesPipes: an image argument that names a FIFO is
 // refused without opening it (opening one waits for a writer forever).
 func TestOllamaImageRefusesPipes(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "pipe.png")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := testkit.Mkfifo(fifo, 0o644); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	ollama := New(Options{})

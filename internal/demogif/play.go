@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/creack/pty"
-	"golang.org/x/sys/unix"
 )
 
 // Result says what [Play] made.
@@ -402,32 +401,4 @@ func (p *player) wait(ctx context.Context, c Command) error {
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-}
-
-// hangUp ends the shell and the job in the foreground, as closing a
-// terminal window does: SIGHUP to both, then SIGKILL for whatever is
-// still there a few seconds later.
-func hangUp(ptmx *os.File, cmd *exec.Cmd) {
-	groups := []int{cmd.Process.Pid}
-	if conn, err := ptmx.SyscallConn(); err == nil {
-		_ = conn.Control(func(fd uintptr) {
-			if fg, err := unix.IoctlGetInt(int(fd), unix.TIOCGPGRP); err == nil && fg > 0 {
-				groups = append(groups, fg)
-			}
-		})
-	}
-	for _, g := range groups {
-		_ = unix.Kill(-g, unix.SIGHUP)
-	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	select {
-	case <-waited:
-	case <-time.After(3 * time.Second):
-		for _, g := range groups {
-			_ = unix.Kill(-g, unix.SIGKILL)
-		}
-		<-waited
-	}
-	_ = ptmx.Close()
 }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -86,13 +85,13 @@ func StartWith(t testing.TB, opts Options) string {
 	srv := exec.Command(bin, "serve")
 	srv.Env, srv.Stdout, srv.Stderr = env, &logs, &logs
 	// Its own process group, so the model runner it forks goes with it.
-	srv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(srv)
 	srv.WaitDelay = 5 * time.Second
 	if err := srv.Start(); err != nil {
 		t.Fatalf("start ollama: %v", err)
 	}
 	t.Cleanup(func() {
-		_ = syscall.Kill(-srv.Process.Pid, syscall.SIGKILL)
+		killGroup(srv)
 		_ = srv.Wait()
 		if t.Failed() {
 			t.Logf("ollama serve log (tail):\n%s", tail(logs.String(), 3000))

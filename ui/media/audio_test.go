@@ -12,9 +12,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 func fakeLookPath(installed ...string) func(string) (string, error) {
@@ -147,7 +148,7 @@ func TestPlayErrors(t *testing.T) {
 
 func TestPlayCancel(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "started")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := testkit.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("no fifos here: %v", err)
 	}
 	t.Setenv("STARTED", fifo)
@@ -180,9 +181,9 @@ func TestPlayCancel(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("Play did not return after cancellation")
 	}
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+	if alive, err := testkit.ProcessExists(pid); alive || err != nil {
 		t.Errorf("player %d still exists after cancellation (kill -0: %v)", pid, err)
-		syscall.Kill(pid, syscall.SIGKILL)
+		_ = testkit.KillProcess(pid)
 	}
 }
 
