@@ -410,7 +410,7 @@ func modelFromHub(raw map[string]any, tag string) (Model, bool) {
 		m.Endpoints = append(m.Endpoints, EndpointHuggingFace)
 	}
 	if localLibraries[library] {
-		m.Endpoints = append([]string{EndpointLocal}, m.Endpoints...)
+		m.Endpoints = append([]EndpointKind{EndpointLocal}, m.Endpoints...)
 	}
 	if len(m.Endpoints) == 0 {
 		return Model{}, false
