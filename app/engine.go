@@ -55,8 +55,12 @@ func (a *App) newEngine(cfg *config.Config, opts Options) (*pipeline.Engine, err
 		ControllerTasks: cfg.ControllerTasks,
 		Selection:       pipeline.Selection(cfg.Selection),
 		Revise:          cfg.Planner.Revise,
+		SpillQuota:      cfg.SpillQuotaBytes,
 		EarlyAnswer:     cfg.EarlyAnswer(),
-		Logger:          opts.Logger,
+		// A model a request names outside the catalog is looked up
+		// there, as chorus models sync reads the Hub.
+		Hub:    &skills.Hub{BaseURL: cfg.HuggingFace.HubURL, Token: cfg.HuggingFace.Token},
+		Logger: opts.Logger,
 	}), nil
 }
 

@@ -55,8 +55,9 @@ func newCLIEnv(t *testing.T, planner func(*api.ChatRequest) fakeollama.Reply) *c
 	return e
 }
 
-// serveSkill registers every Hugging Face model of a catalog skill at the fake.
-func (e *cliEnv) serveSkill(task string) {
+// serveSkill registers every Hugging Face model of a catalog skill at the
+// fake, and returns their ids.
+func (e *cliEnv) serveSkill(task string) (ids []string) {
 	cat, err := skills.Embedded()
 	if err != nil {
 		e.t.Fatal(err)
@@ -68,8 +69,10 @@ func (e *cliEnv) serveSkill(task string) {
 	for _, m := range s.Models {
 		if m.ServedBy(skills.EndpointHuggingFace) {
 			e.hf.Model(m.ID, task)
+			ids = append(ids, m.ID)
 		}
 	}
+	return ids
 }
 
 // configYAML is the module's config.yaml, the defaults main embeds.

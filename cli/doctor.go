@@ -36,7 +36,7 @@ Exit status: 0 when every check passed (or did not apply), 1 when one failed.`,
 			rep := doctor.Run(cmd.Context(), doctor.Checks(g.doctorEnv()), doctor.Options{})
 			w := stdout(cmd)
 			if asJSON {
-				enc := json.NewEncoder(w)
+				enc := json.NewEncoder(jsonWriter{w})
 				enc.SetEscapeHTML(false)
 				enc.SetIndent("", "  ")
 				_ = enc.Encode(rep)

@@ -128,10 +128,10 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 	}()
 	log := g.logger()
 	if f.failures {
-		// An early answer (response.early) that starts before a media
-		// task fails leaves that failure to a correction line, not a
-		// revision, depending on which comes first: the failure runs
-		// measure the revision, so every failure reaches it.
+		// The failure runs measure the revision, not the answer: a media
+		// task that fails after an early answer (response.early) began is
+		// revised too, but with a second answer call, and which comes
+		// first is a race the runs' calls and times should not hang on.
 		cfg.Response.Early = "off"
 	}
 	a, err := g.newApp(cfg, app.Options{})
@@ -193,7 +193,7 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 	}
 	bar.finish()
 	if f.json {
-		if err := eval.WriteJSON(stdout, sums); err != nil {
+		if err := eval.WriteJSON(jsonWriter{stdout}, sums); err != nil {
 			return err
 		}
 		return stopped
@@ -245,6 +245,9 @@ func evalFailures(ctx context.Context, r evalRun, stdout io.Writer) error {
 	write := eval.WriteFailures
 	if r.f.json {
 		write = eval.WriteFailuresJSON
+	}
+	if r.f.json {
+		stdout = jsonWriter{stdout}
 	}
 	if err := write(stdout, sums); err != nil {
 		return err

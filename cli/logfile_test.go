@@ -48,3 +48,20 @@ func TestOpenLogFallsBackToDiscard(t *testing.T) {
 	}
 	log.Info("goes nowhere") // must not panic
 }
+
+// TestLogFileRedactsURLSecrets: a record quoting a configured URL — an MCP
+// server's with ?token=, a controller's with a password — reaches
+// chorus.log with the secrets hidden, as everywhere else.
+func TestLogFileRedactsURLSecrets(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), logFileName)
+	f := &logFile{path: path, max: 1 << 20}
+	rec := `level=WARN msg="mcp server not started" error="not reachable at https://mcp.example.com/mcp?token=log-tok-1&region=eu (refused)" host=http://admin:log-pw-2@gpu:11434` + "\n"
+	if n, err := f.Write([]byte(rec)); err != nil || n != len(rec) {
+		t.Fatalf("write: %d, %v", n, err)
+	}
+	b, _ := os.ReadFile(path)
+	if strings.Contains(string(b), "log-tok-1") || strings.Contains(string(b), "log-pw-2") || !strings.Contains(string(b), "?token=REDACTED&region=eu") {
+		t.Fatalf("chorus.log holds %q", b)
+	}
+}

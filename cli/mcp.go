@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -77,8 +76,9 @@ Exit status 1 when a server failed.`,
 			ep.Start(cmd.Context())
 			status := ep.Status()
 			if asJSON {
-				b, _ := json.MarshalIndent(status, "", "  ")
-				fmt.Fprintln(w, string(b))
+				if err := writeJSON(w, status); err != nil {
+					return err
+				}
 			} else {
 				printMCPStatus(w, status, ep.Skills(), listWidth(w))
 			}
@@ -208,12 +208,12 @@ serve.drain_timeout) and are told so if they asked for progress; a second signal
 					return &exitError{code: 2, err: fmt.Errorf("--http: %w", err)}
 				}
 			}
-			if tokenEnv != "" {
+			token, tokenFrom := "", ""
+			if addr != "" {
 				// The token itself never goes on the command line, where
 				// every user of the machine can read it (ps).
-				cfg.Serve.HTTPToken, cfg.Serve.HTTPTokenEnv = strings.TrimSpace(os.Getenv(tokenEnv)), tokenEnv
-				if cfg.Serve.HTTPToken == "" {
-					return &exitError{code: 2, err: fmt.Errorf("--token-env: %s is empty — set it to the token clients must send", tokenEnv)}
+				if token, tokenFrom, err = mcpToken(cfg.Serve.HTTPToken, cfg.Serve.HTTPTokenEnv, tokenEnv, os.LookupEnv); err != nil {
+					return &exitError{code: 2, err: err}
 				}
 			}
 			if metricsAddr != "" {
@@ -238,7 +238,7 @@ serve.drain_timeout) and are told so if they asked for progress; a second signal
 			if m != nil {
 				m.Watch(a.Engine())
 			}
-			f := mcpServeFlags{addr: addr, metrics: metricsAddr, allow: allow, token: cfg.Serve.HTTPToken, tokenFrom: cmp.Or(cfg.Serve.HTTPTokenEnv, "serve.http_token"),
+			f := mcpServeFlags{addr: addr, metrics: metricsAddr, allow: allow, token: token, tokenFrom: tokenFrom,
 				version: g.version, log: g.logger()}
 			if addr == "" {
 				ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -251,9 +251,34 @@ serve.drain_timeout) and are told so if they asked for progress; a second signal
 	}
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on ADDR (e.g. 127.0.0.1:8808; a bare :PORT is loopback) instead of stdio")
 	cmd.Flags().StringVar(&tokenEnv, "token-env", "", "with --http, serve only requests carrying the bearer token held in the variable VAR (overrides serve.http_token_env)")
-	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "with --http: serve Prometheus metrics, /healthz and /readyz on ADDR, e.g. 127.0.0.1:9465 (never the MCP port)")
+	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "with --http: serve Prometheus metrics, /healthz and /readyz on ADDR, e.g. 127.0.0.1:9465 (a bare :PORT is loopback; never the MCP port)")
 	cmd.Flags().StringSliceVar(&allow, "allow-tool", nil, "let the MCP tool NAME of Chorus's own mcp: servers run though it is not annotated read-only (repeatable)")
 	return cmd
+}
+
+// mcpToken is the bearer token `chorus mcp serve --http` wants and where
+// it came from: the variable --token-env names (flagEnv), else the one
+// serve.http_token_env names (fileEnv), else serve.http_token (file; ""
+// serves without one). A variable named but unset or empty is an error,
+// never "no token": systemd's EnvironmentFile=- skips a missing file
+// without a word, and the server would start open to every caller.
+func mcpToken(file, fileEnv, flagEnv string, lookup func(string) (string, bool)) (token, from string, err error) {
+	name, key := flagEnv, "--token-env"
+	if name == "" {
+		name, key = fileEnv, "serve.http_token_env"
+	}
+	if name == "" {
+		return strings.TrimSpace(file), "serve.http_token", nil
+	}
+	v, ok := lookup(name)
+	if token = strings.TrimSpace(v); token != "" {
+		return token, name, nil
+	}
+	state := "empty"
+	if !ok {
+		state = "unset"
+	}
+	return "", "", fmt.Errorf("%s names %s, which is %s: the server would take requests with no token — set %s to the token clients must send (in the service's EnvironmentFile, or export it), or remove %s to serve without one", key, name, state, name, key)
 }
 
 // loopbackDefault puts a bare ":PORT" on 127.0.0.1: Chorus answers
@@ -289,8 +314,10 @@ func serveMCP(ctx context.Context, a *app.App, m *metrics.Metrics, f mcpServeFla
 	for _, w := range a.Warnings() {
 		fmt.Fprintf(stderr, "chorus: warning: %s\n", w)
 	}
+	cfg := a.Config()
 	srv, err := mcpserve.New(mcpserve.Options{Service: a.Service(), Constraints: a.Constraints(), Dir: filepath.Join(config.DataDir(), "mcp-serve"),
-		AllowTools: f.allow, Version: f.version, Logger: log})
+		AllowTools: f.allow, Version: f.version, Logger: log,
+		Quota: cfg.Serve.MCPQuotaBytes, MaxBigCalls: cfg.Serve.MCPBigCalls, BigBody: cfg.Serve.MCPBigBodyBytes, BigWait: cfg.Serve.MCPBigWait})
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
@@ -302,7 +329,7 @@ func serveMCP(ctx context.Context, a *app.App, m *metrics.Metrics, f mcpServeFla
 		}
 		return nil
 	}
-	return serveMCPHTTP(ctx, a.Config(), srv, m, f, stderr)
+	return serveMCPHTTP(ctx, cfg, srv, m, f, stderr)
 }
 
 // serveMCPHTTP serves srv over streamable HTTP on f.addr, m on
@@ -320,6 +347,9 @@ func serveMCPHTTP(ctx context.Context, cfg *config.Config, srv *mcpserve.Server,
 			l.Close()
 			return err
 		}
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(srv.MemoryTarget())
 	}
 	token := f.token
 	hs := &http.Server{Handler: srv.HTTPHandler(mcpserve.HTTPOptions{Token: token, Logger: log}), ReadHeaderTimeout: 10 * time.Second}

@@ -79,7 +79,7 @@ func newModelsListCmd(g *globalFlags) *cobra.Command {
 				}
 				if asJSON {
 					b, _ := pipeline.MarshalEvent(ev)
-					fmt.Fprintf(w, "%s\n", b)
+					fmt.Fprintf(jsonWriter{w}, "%s\n", b)
 					continue
 				}
 				if i > 0 {

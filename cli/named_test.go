@@ -15,14 +15,18 @@ import (
 // TestRunNamedHubModel is the report's run: with a vision model pulled
 // into Ollama (which hybrid mode ranks first), `chorus run` with a
 // request that names a Hub model by the full id `chorus models list`
-// prints runs that model, and a text task the controller would do itself
-// runs on the model named for it.
+// prints — or one the catalog does not list, found on the Hub — runs that
+// model, and a text task the controller would do itself runs on the model
+// named for it.
 func TestRunNamedHubModel(t *testing.T) {
 	img := filepath.Join(t.TempDir(), "cat.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ request, plan, task, model string }{
+		// Not in the catalog: the Hub's model info says what it is.
+		{"caption " + img + " with microsoft/git-base-coco please",
+			`{"tasks":[{"task":"image-to-text","id":1,"dep":[],"args":{"image":"` + img + `"}}]}`, "image-to-text", "microsoft/git-base-coco"},
 		{"caption " + img + " with Salesforce/blip-image-captioning-large please",
 			`{"tasks":[{"task":"image-to-text","id":1,"dep":[],"args":{"image":"` + img + `"}}]}`, "image-to-text", "Salesforce/blip-image-captioning-large"},
 		{"summarise with `sshleifer/distilbart-cnn-12-6`: Chorus plans requests into tasks and runs experts.",
@@ -42,6 +46,7 @@ func TestRunNamedHubModel(t *testing.T) {
 			t.Setenv("CHORUS_OLLAMA_EXPERTS", "true")
 			e.serveSkill("image-to-text")
 			e.serveSkill("summarization")
+			e.hf.Model("microsoft/git-base-coco", "image-to-text")
 			_, stderr, code := runCLI("run", "--out", e.out, tc.request)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)

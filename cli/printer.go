@@ -117,7 +117,7 @@ func (p *printer) emit(ev pipeline.Event) {
 		if err != nil {
 			b, _ = pipeline.MarshalEvent(pipeline.ErrorEvent{Stage: "output", Message: "cannot encode event: " + err.Error()})
 		}
-		fmt.Fprintf(p.out, "%s\n", b)
+		fmt.Fprintf(jsonWriter{p.out}, "%s\n", b)
 		return
 	}
 	p.plain(ev)
@@ -248,7 +248,7 @@ func (p *printer) planLines(e pipeline.PlanEvent) {
 		// With --plan-only the plan is what the run produces: it goes
 		// to stdout, as the answer would, in the planner's JSON
 		// ({"tasks": […]}), so `> plan.json` and --quiet get it.
-		enc := json.NewEncoder(p.out)
+		enc := json.NewEncoder(jsonWriter{p.out})
 		enc.SetEscapeHTML(false) // <resource>-1 as the planner wrote it
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(struct {

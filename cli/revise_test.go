@@ -1,12 +1,19 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -16,41 +23,78 @@ import (
 	"github.com/chorusai/chorus/sessions"
 )
 
-// TestRunRevisedPlan: `chorus run` with planner.revise at its default —
-// the video model is down, the controller revises the plan to a still
-// image. The progress log says so under "── revision", --json carries a
-// plan_revision event, and the saved session and its export keep it.
+// TestRunRevisedPlan: the built `chorus` with the defaults — the early
+// answer on, planner.revise 1 — and the video model down: the answer
+// starts at once while the video is made, the video fails, a line
+// corrects the answer, the controller revises the plan to a still image,
+// and the answer goes on with it. The progress log says so under
+// "── revision"; --json has the plan_revision event, the image's task
+// events, more tokens, then one answer event holding the whole text; the
+// saved session and its export keep the whole answer and the revision.
+// Exit 0 — and 1 when the still image fails too.
 func TestRunRevisedPlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the binary")
+	}
+	bin := chorusBinary(t)
+	const early, goOn = "Here is your fox video.", "The video model is down, so here is a still image instead."
+	answering := make(chan struct{})
+	var once sync.Once
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
-		switch pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) {
+		last := req.Messages[len(req.Messages)-1].Content
+		switch pipeline.PromptStage(last) {
 		case string(pipeline.StagePlanning):
-			return fakeollama.Reply{Content: `{"constraints":{},"tasks":[{"task":"text-to-video","id":1,"dep":[],"args":{"text":"a fox in the snow"}}]}`}
+			return fakeollama.Reply{Content: `{"tasks":[{"task":"text-to-video","args":{"text":"a red fox running"}}]}`}
 		case string(pipeline.StageRevision):
-			return fakeollama.Reply{Content: `{"constraints":{},"tasks":[{"task":"text-to-image","id":2,"dep":[],"args":{"text":"a fox in the snow"}}]}`}
+			return fakeollama.Reply{Content: `{"tasks":[{"task":"text-to-image","args":{"text":"a red fox running"}}]}`}
 		case string(pipeline.StageSelection):
 			return fakeollama.Reply{Content: `{"picks":{},"reasons":{}}`}
 		}
-		return fakeollama.Reply{Content: "No video model answered, so here is a picture."}
+		if strings.Contains(last, "Results of the tasks the revision added") {
+			return fakeollama.Reply{Content: goOn}
+		}
+		once.Do(func() { close(answering) })
+		return fakeollama.Reply{Content: early}
 	})
-	// No text-to-video model is served; text-to-image is.
-	e.serveSkill("text-to-image")
-	// A lone video task would let the answer start at once (response.early)
-	// and its failure would get a correction line, not a revision: the
-	// early answer is off here so the revision can come first.
-	t.Setenv("CHORUS_RESPONSE_EARLY", "false")
+	// Every video model is down — and answers so only once the answer
+	// has started, as a slow video model does.
+	for _, id := range e.serveSkill("text-to-video") {
+		e.hf.Model(id, "text-to-video").Respond(func(*http.Request, []byte) (int, string, []byte) {
+			select {
+			case <-answering:
+			case <-time.After(20 * time.Second):
+			}
+			return http.StatusInternalServerError, "application/json", []byte(`{"error":"CUDA out of memory"}`)
+		})
+	}
+	images := e.serveSkill("text-to-image")
+	run := func(args ...string) (string, string, int) {
+		cmd := exec.Command(bin, append([]string{"run", "--out", e.out}, args...)...)
+		cmd.Env = os.Environ() // newCLIEnv set the configuration there
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+	}
 
-	stdout, stderr, code := runCLI("run", "--out", e.out, "make a short video of a fox in the snow")
+	stdout, stderr, code := run("make a short video of a red fox running")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"failed: task 1 text-to-video", "── revision\nrevised: after task 1 text-to-video failed — 1 new task(s)\n  2. text-to-image {text=a fox in the snow}",
+	for _, want := range []string{"failed: task 1 text-to-video", "── revision\nrevised: after task 1 text-to-video failed — 1 new task(s)\n  2. text-to-image {text=a red fox running}",
 		"done: task 2 text-to-image"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("log lacks %q:\n%s", want, stderr)
 		}
 	}
-	if !strings.Contains(stdout, "Revised after task 1 (text-to-video) failed") {
-		t.Errorf("the answer's workflow does not say the revision:\n%s", stdout)
+	said := regexp.MustCompile(`(?s)^` + regexp.QuoteMeta(early) + `\n\n_Correction: task 1 \(text-to-video\) failed, so \S+\.mp4 was not produced: [^\n]+\._\n\n` +
+		regexp.QuoteMeta(goOn) + `\n\n\*\*Workflow\*\*.*Revised after task 1 \(text-to-video\) failed`)
+	if !said.MatchString(stdout) {
+		t.Errorf("the answer is not the early answer, its correction, its continuation and the workflow:\n%s", stdout)
 	}
 	latest, err := sessions.Store{}.Latest()
 	if err != nil || latest == nil || len(latest.Turns) != 1 {
@@ -58,31 +102,47 @@ func TestRunRevisedPlan(t *testing.T) {
 	}
 	turn := latest.Turns[0]
 	if len(turn.Revisions) != 1 || turn.Revisions[0].Tasks[0].Task != "text-to-image" || turn.Report == nil || len(turn.Report.Revisions) != 1 ||
-		len(turn.Generated()) != 1 {
-		t.Fatalf("saved turn: revisions %+v, generated %v", turn.Revisions, turn.Generated())
+		len(turn.Generated()) != 1 || !said.MatchString(turn.Answer) {
+		t.Fatalf("saved turn: revisions %+v, generated %v, answer:\n%s", turn.Revisions, turn.Generated(), turn.Answer)
 	}
 	if md := sessions.Export(latest); !strings.Contains(md, "**Plan revised:** revised after task 1 (text-to-video) failed") {
 		t.Errorf("export:\n%s", md)
 	}
 
-	stdout, stderr, code = runCLI("run", "--json", "--no-save", "--out", e.out, "make a short video of a fox in the snow")
+	stdout, stderr, code = run("--json", "--no-save", "make a short video of a red fox running")
 	if code != 0 {
 		t.Fatalf("--json exit %d: %s", code, stderr)
 	}
 	var types []string
+	var answers []string
 	for _, ev := range jsonLines(t, stdout) {
 		types = append(types, ev["type"].(string))
-		if ev["type"] == "plan_revision" {
-			after := ev["after"].([]any)[0].(map[string]any)
-			tasks := ev["tasks"].([]any)
-			if after["id"].(float64) != 1 || len(tasks) != 1 || tasks[0].(map[string]any)["task"] != "text-to-image" {
+		switch ev["type"] {
+		case "plan_revision":
+			if after := ev["after"].([]any)[0].(map[string]any); after["id"].(float64) != 1 || ev["tasks"].([]any)[0].(map[string]any)["task"] != "text-to-image" {
 				t.Errorf("plan_revision = %v", ev)
 			}
+		case "answer":
+			answers = append(answers, ev["text"].(string))
 		}
 	}
-	if i := slices.Index(types, "plan_revision"); i < 0 || i < slices.Index(types, "task_end") || i > slices.Index(types, "answer") ||
-		types[i-1] != "stage" || !slices.Contains(types[i:], "task_start") {
-		t.Errorf("--json events: %v", types)
+	first, revised, lastToken := slices.Index(types, "token"), slices.Index(types, "plan_revision"), -1
+	for i, ty := range types {
+		if ty == "token" {
+			lastToken = i
+		}
+	}
+	if !(first < revised && revised < slices.Index(types[revised:], "task_start")+revised && revised < slices.Index(types[revised:], "task_end")+revised &&
+		revised < lastToken && lastToken < slices.Index(types, "answer")) || len(answers) != 1 || !said.MatchString(answers[0]) {
+		t.Errorf("--json events: %v\nanswers: %q", types, answers)
+	}
+
+	// The still image fails too: the answer says so, and the run failed.
+	for _, id := range images {
+		e.hf.Model(id, "text-to-image").Status(http.StatusInternalServerError, "CUDA out of memory")
+	}
+	if _, stderr, code := run("--no-save", "make a short video of a red fox running"); code != 1 || !strings.Contains(stderr, "every task of the plan failed (2 of 2)") {
+		t.Fatalf("with the image model down too: exit %d: %s", code, stderr)
 	}
 }
 

@@ -41,7 +41,7 @@ signal stops at once.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, g, addr, metricsAddr) },
 	}
 	cmd.Flags().StringVar(&addr, "ssh", "", "address to serve SSH on, e.g. :2222 or 127.0.0.1:2222")
-	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "serve Prometheus metrics, /healthz and /readyz on ADDR, e.g. 127.0.0.1:9464 (serve.metrics; never the ssh port)")
+	cmd.Flags().StringVar(&metricsAddr, "metrics", "", "serve Prometheus metrics, /healthz and /readyz on ADDR, e.g. 127.0.0.1:9464 (serve.metrics; a bare :PORT is loopback; never the ssh port)")
 	return cmd
 }
 

@@ -81,6 +81,13 @@ func startMetrics(ctx context.Context, m *metrics.Metrics, addr, serverAddr, wha
 	if err := metrics.CheckAddr(addr, serverAddr, what); err != nil {
 		return &exitError{code: 2, err: fmt.Errorf("--metrics (serve.metrics): %w", err)}
 	}
+	// A bare :PORT is loopback, as mcp serve --http's: the metrics name
+	// the host's turns, experts and queue, and reach beyond this machine
+	// only when a host says so (0.0.0.0:9464, docs/deploy.md).
+	addr, err := loopbackDefault(addr)
+	if err != nil {
+		return &exitError{code: 2, err: fmt.Errorf("--metrics (serve.metrics): %w", err)}
+	}
 	l, err := new(net.ListenConfig).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return &exitError{code: 1, err: fmt.Errorf("cannot listen on %s for the metrics (serve.metrics, --metrics): %w", addr, err)}

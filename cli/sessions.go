@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -81,9 +80,7 @@ func listSessions(lib *conversation.Library, w, stderr io.Writer, asJSON bool) e
 		for _, s := range list {
 			out = append(out, entry{s.ID, s.Title, s.Updated, s.Turns, s.Model, s.Damaged})
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(w, out)
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(stderr, "no saved sessions yet in %s\n", lib.Dir())
@@ -170,26 +167,29 @@ func newSessionsShowCmd(g *globalFlags) *cobra.Command {
 		Short: "Print a saved session: its transcript as Markdown (rendered on a terminal), or --json its record",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := openSessionArg(library(g), args[0], cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			w := stdout(cmd)
-			if asJSON {
-				enc := json.NewEncoder(w)
-				enc.SetIndent("", "  ")
-				return enc.Encode(s.Snapshot())
-			}
-			md := s.Export()
-			if isTerminal(w) {
-				md = terminalMarkdown(w)(md) + "\n"
-			}
-			_, err = io.WriteString(w, md)
-			return err
+			return showSession(library(g), args[0], stdout(cmd), cmd.ErrOrStderr(), asJSON)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the session's record (every turn: plan, models, results, files) as JSON")
 	return cmd
+}
+
+// showSession prints the saved session arg names: its transcript, or
+// with asJSON its record.
+func showSession(lib *conversation.Library, arg string, w, stderr io.Writer, asJSON bool) error {
+	s, err := openSessionArg(lib, arg, stderr)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(w, s.Snapshot())
+	}
+	md := s.Export()
+	if isTerminal(w) {
+		md = terminalMarkdown(w)(md) + "\n"
+	}
+	_, err = io.WriteString(w, md)
+	return err
 }
 
 func newSessionsExportCmd(g *globalFlags) *cobra.Command {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 // SetMode sets the inference mode (from the file, the environment or
@@ -78,6 +79,10 @@ type Config struct {
 	TaskTimeout        time.Duration  `mapstructure:"task_timeout" yaml:"task_timeout"`
 	OutputDir          string         `mapstructure:"output_dir" yaml:"output_dir"`
 	ControllerTasks    bool           `mapstructure:"controller_tasks" yaml:"controller_tasks"`
+	// SpillQuota bounds the bytes of results one turn writes to files
+	// (pipeline.Options.SpillQuota); SpillQuotaBytes is it parsed.
+	SpillQuota      string `mapstructure:"spill_quota" yaml:"spill_quota"`
+	SpillQuotaBytes int64  `mapstructure:"-" yaml:"-"`
 	// Selection is when the controller chooses a task's model: auto,
 	// controller or ranked (pipeline.Selection).
 	Selection string `mapstructure:"selection" yaml:"selection"`
@@ -170,6 +175,20 @@ type Config struct {
 		// restart lets the turns in flight finish (serve.go).
 		Metrics      string        `mapstructure:"metrics" yaml:"metrics"`
 		DrainTimeout time.Duration `mapstructure:"drain_timeout" yaml:"drain_timeout"`
+		// SpillQuota bounds the spilled results one ssh user's outputs
+		// folder may hold (pipeline.Turn.SpillDirQuota); SpillQuotaBytes is
+		// it parsed.
+		SpillQuota      string `mapstructure:"spill_quota" yaml:"spill_quota"`
+		SpillQuotaBytes int64  `mapstructure:"-" yaml:"-"`
+		// The bounds of chorus mcp serve (mcpserve.Options): the bytes one
+		// client session's folder may hold, and the HTTP calls with a body
+		// over MCPBigBody in flight at once, the others waiting MCPBigWait.
+		MCPQuota        string        `mapstructure:"mcp_quota" yaml:"mcp_quota"`
+		MCPQuotaBytes   int64         `mapstructure:"-" yaml:"-"`
+		MCPBigCalls     int           `mapstructure:"mcp_big_calls" yaml:"mcp_big_calls"`
+		MCPBigBody      string        `mapstructure:"mcp_big_body" yaml:"mcp_big_body"`
+		MCPBigBodyBytes int64         `mapstructure:"-" yaml:"-"`
+		MCPBigWait      time.Duration `mapstructure:"mcp_big_wait" yaml:"mcp_big_wait"`
 	} `mapstructure:"serve" yaml:"serve"`
 	Response struct {
 		// Early starts the answer while the last tasks still run when
@@ -429,32 +448,11 @@ func checkURL(s string) (string, error) {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		if t := strings.TrimSpace(s); t != "" && !strings.Contains(t, "://") {
 			// The usual slip is a bare host:port; say what to write.
-			return "", fmt.Errorf("%q is not an http(s) URL; write http://%s (or https://)", shownURL(s), shownURL(t))
+			return "", fmt.Errorf("%q is not an http(s) URL; write http://%s (or https://)", text.RedactURL(s), text.RedactURL(t))
 		}
-		return "", fmt.Errorf("%q is not an http(s) URL", shownURL(s))
+		return "", fmt.Errorf("%q is not an http(s) URL", text.RedactURL(s))
 	}
 	return strings.TrimRight(u.String(), "/"), nil
-}
-
-// shownURL is a URL value as an error about it shows it: what precedes
-// its last "@" is userinfo, its password (or a name alone, which may be a
-// token) redacted like text.RedactURL does — also when the value does not
-// parse (no scheme, a bad port, a "/" inside the password), where the
-// redaction of valid URLs cannot find it.
-func shownURL(s string) string {
-	head, rest := "", s
-	if i := strings.Index(s, "://"); i >= 0 {
-		head, rest = s[:i+3], s[i+3:]
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return s
-	}
-	with := "REDACTED"
-	if name, _, has := strings.Cut(rest[:at], ":"); has && !strings.ContainsAny(name, "/?#") {
-		with = name + ":REDACTED"
-	}
-	return head + with + rest[at:]
 }
 
 // validLanguage accepts a language code as Wikipedia subdomains and

@@ -157,6 +157,13 @@ func TestInvalidValuesNameTheKey(t *testing.T) {
 		"twice":      {"CHORUS_HUGGINGFACE_PROVIDERS", "auto auto", "huggingface.providers"},
 		"prompt":     {"CHORUS_CONTROLLER_PROMPT_TOKENS", "100", "controller.prompt_tokens"},
 		"prompt/ctx": {"CHORUS_CONTROLLER_PROMPT_TOKENS", "9000", "controller.prompt_tokens"},
+		"spill":      {"CHORUS_SPILL_QUOTA", "lots", "spill_quota"},
+		"spill 0":    {"CHORUS_SPILL_QUOTA", "0", "spill_quota"},
+		"spill user": {"CHORUS_SERVE_SPILL_QUOTA", "2G", "serve.spill_quota"},
+		"mcp quota":  {"CHORUS_SERVE_MCP_QUOTA", "-1MB", "serve.mcp_quota"},
+		"big calls":  {"CHORUS_SERVE_MCP_BIG_CALLS", "0", "serve.mcp_big_calls"},
+		"big body":   {"CHORUS_SERVE_MCP_BIG_BODY", "8M", "serve.mcp_big_body"},
+		"big wait":   {"CHORUS_SERVE_MCP_BIG_WAIT", "0s", "serve.mcp_big_wait"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -309,6 +316,12 @@ func TestServeOpsDefaults(t *testing.T) {
 	}
 	if c.Serve.Metrics != "" || c.Serve.DrainTimeout != 30*time.Second {
 		t.Fatalf("serve.metrics %q, serve.drain_timeout %s", c.Serve.Metrics, c.Serve.DrainTimeout)
+	}
+	// The bounds docs/deploy.md states.
+	if c.SpillQuotaBytes != 1e9 || c.Serve.SpillQuotaBytes != 2e9 || c.Serve.MCPQuotaBytes != 512e6 || c.Serve.MCPBigCalls != 2 ||
+		c.Serve.MCPBigBodyBytes != 8e6 || c.Serve.MCPBigWait != 30*time.Second {
+		t.Fatalf("bounds: spill %d, per user %d, mcp quota %d, big calls %d over %d, wait %s", c.SpillQuotaBytes, c.Serve.SpillQuotaBytes,
+			c.Serve.MCPQuotaBytes, c.Serve.MCPBigCalls, c.Serve.MCPBigBodyBytes, c.Serve.MCPBigWait)
 	}
 	t.Setenv("CHORUS_SERVE_METRICS", "127.0.0.1:9464")
 	if c, err = Load(defaults(t), ""); err != nil || c.Serve.Metrics != "127.0.0.1:9464" {

@@ -2,7 +2,6 @@ package config
 
 import (
 	"cmp"
-	"net/url"
 	"os"
 	"reflect"
 	"regexp"
@@ -19,7 +18,9 @@ import (
 // token in any URL — and new ones arrive with new features, so they are
 // found by a rule rather than listed: a key named key, token, secret or
 // password (or ending in _key, _token, …), every value of a headers or env
-// map, and the userinfo and secret-looking query values of every URL.
+// map, the secret-looking arguments of a command line, and the userinfo and
+// secret-looking query values of every URL — the last two by package
+// text's one redaction, which every print and log uses.
 
 // secretKey matches the names of keys that hold a secret; a name ending
 // in _env names a variable, which is not one.
@@ -27,9 +28,6 @@ var secretKey = regexp.MustCompile(`(^|_)(key|token|secret|password|passwd|crede
 
 // secretMaps are the maps whose every value may be a secret.
 var secretMaps = []string{"headers", "env"}
-
-// secretQuery matches the query parameters of a URL that carry a secret.
-var secretQuery = regexp.MustCompile(`(?i)(key|token|secret|password|passwd|sig|signature|auth|credential)`)
 
 // Shown returns the configuration as `chorus config` prints it: every
 // secret replaced by where it came from — "(set, from VAR)", "(set, from
@@ -58,7 +56,7 @@ func (c *Config) mask(v reflect.Value, path string) {
 		case fv.Kind() == reflect.String && secretKey.MatchString(name):
 			fv.SetString(c.secretShown(fv.String(), v, f.Name, key))
 		case fv.Kind() == reflect.String:
-			fv.SetString(redactURL(fv.String()))
+			fv.SetString(text.RedactURL(fv.String()))
 		case fv.Kind() == reflect.Map && slices.Contains(secretMaps, name) && fv.Type().Elem().Kind() == reflect.String:
 			fv.Set(c.maskedMap(fv, v.FieldByName(f.Name+"From")))
 		case fv.Kind() == reflect.Struct:
@@ -70,10 +68,13 @@ func (c *Config) mask(v reflect.Value, path string) {
 				c.mask(cp.Index(j), key)
 			}
 			fv.Set(cp)
+		case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String && name == "args":
+			// A command line: --token X, --password=X, NAME_KEY=X.
+			fv.Set(reflect.ValueOf(text.RedactArgs(fv.Interface().([]string))))
 		case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String:
 			cp := make([]string, fv.Len())
 			for j := range cp {
-				cp[j] = redactURL(fv.Index(j).String())
+				cp[j] = text.RedactURL(fv.Index(j).String())
 			}
 			fv.Set(reflect.ValueOf(cp))
 		}
@@ -146,32 +147,4 @@ func (c *Config) maskedMap(m, written reflect.Value) reflect.Value {
 		out.SetMapIndex(iter.Key(), reflect.ValueOf(shown).Convert(m.Type().Elem()))
 	}
 	return out
-}
-
-// redactURL hides what in a URL is a secret: the password of its userinfo
-// (a name alone too, which may be a token: text.RedactURL) and the values
-// of query parameters named like one (?api_key=…, ?token=…). Anything not
-// a URL is returned as is.
-func redactURL(s string) string {
-	if !strings.Contains(s, "://") {
-		return s
-	}
-	s = text.RedactURL(s)
-	u, err := url.Parse(s)
-	if err != nil || u.RawQuery == "" {
-		return s
-	}
-	q := u.Query()
-	changed := false
-	for k := range q {
-		if secretQuery.MatchString(k) {
-			q[k] = []string{"REDACTED"}
-			changed = true
-		}
-	}
-	if !changed {
-		return s
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
 }

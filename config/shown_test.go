@@ -128,3 +128,35 @@ func TestEverySecretLookingKeyIsMasked(t *testing.T) {
 		}
 	}
 }
+
+// TestShownHidesSecretArgsAndQueries: `chorus config` hides the secrets
+// of a command line in mcp[].args (--token X, --password=X, NAME_KEY=…,
+// --api-key X, an Authorization header) and a ?token= in mcp[].url, and
+// keeps the rest of both.
+func TestShownHidesSecretArgsAndQueries(t *testing.T) {
+	t.Parallel()
+	var c Config
+	c.MCP = []MCPServer{
+		{Name: "gh", Command: "github-mcp", Args: []string{"--token", "arg-tok-1", "--password=arg-pw-2", "-e", "OPENAI_API_KEY=arg-key-3", "--api-key", "arg-key-4",
+			"--header", "Authorization: Bearer arg-bearer-5", "--stdio", "/home/me"}},
+		{Name: "web", URL: "https://mcp.example.com/mcp?token=url-tok-6&region=eu"},
+	}
+	out, err := yaml.Marshal(c.Shown())
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := string(out)
+	for _, secret := range []string{"arg-tok-1", "arg-pw-2", "arg-key-3", "arg-key-4", "arg-bearer-5", "url-tok-6"} {
+		if strings.Contains(shown, secret) {
+			t.Errorf("chorus config shows %s:\n%s", secret, shown)
+		}
+	}
+	for _, kept := range []string{"--token", "--password=REDACTED", "OPENAI_API_KEY=REDACTED", "--stdio", "/home/me", "?token=REDACTED&region=eu"} {
+		if !strings.Contains(shown, kept) {
+			t.Errorf("chorus config lost %q:\n%s", kept, shown)
+		}
+	}
+	if c.MCP[0].Args[1] != "arg-tok-1" {
+		t.Fatal("Shown changed the configuration in use")
+	}
+}

@@ -153,6 +153,15 @@ type ChatChunk struct {
 	// the Controller estimates it from the prompts it sent.
 	CachedTokens  int
 	CacheReported bool
+	// Reasoning is the bytes of reasoning text the chunk carried (Ollama's
+	// message.thinking, an OpenAI-compatible delta.reasoning_content):
+	// not part of the reply, but counted toward its cut as text is.
+	Reasoning int
+	// Other is the bytes of the stream the chunk stands for that carried
+	// no text — SSE comments, pings, empty events, a chunk with no delta
+	// — counted toward the reply's cut (limits.go). A chunk may carry
+	// only this.
+	Other int
 	// Note says how the backend had to make the call, for --debug and the
 	// log: "the server refused the JSON schema …; asked for json_object".
 	// A chunk may carry only a note.

@@ -133,7 +133,7 @@ func (c *Controller) chat(parent context.Context, call ChatCall) (Reply, error) 
 			return // what the server sends after the cut is not read
 		}
 		if !r.Done && r.Note == "" {
-			r.Content, over = bound.add(r.Content)
+			r.Content, over = bound.add(r)
 		}
 		if r.Content != "" {
 			emit(gen.Next(r.Content))

@@ -19,7 +19,9 @@ import (
 // honour (num_predict, max_tokens). A server that does not — a broken
 // template that never emits its end token, a proxy that drops the field —
 // would stream until controller.timeout with the reply growing in memory,
-// so the Controller counts what arrives and cuts the reply itself.
+// so the Controller counts what arrives and cuts the reply itself —
+// everything that arrives: reasoning, comments and empty events too
+// (replyBound.add).
 
 // BytesPerToken is how many bytes of prompt text count as one token when
 // the server has not said: four, as for English in a BPE tokenizer.
@@ -75,11 +77,22 @@ func (c *Controller) checkPrompt(msgs []Message) error {
 // rules of dashes) stay under it.
 const maxTokenBytes = 16
 
+// otherAllowance is how many bytes of a reply's stream may carry no text
+// before they count toward its cut: an honest stream's bookkeeping — the
+// role chunk, the finish and usage chunks, the blank lines between events,
+// a keep-alive comment now and then while the prompt is read — stays
+// under it.
+const otherAllowance = 4096
+
 // replyBound counts a streaming reply against the tokens it may hold and
-// says when the server has gone past them.
+// says when the server has gone past them. Every chunk counts, not only
+// the content: a server that streams reasoning, comments or empty events
+// forever is cut as one that streams content.
 type replyBound struct {
-	limit         int
-	pieces, bytes int
+	limit int
+	// pieces are the chunks that carried text (content or reasoning),
+	// bytes their text's bytes; other the bytes that carried none.
+	pieces, bytes, other int
 }
 
 // newReplyBound bounds a reply to the call's NumPredict or, when the call
@@ -92,33 +105,48 @@ func (c *Controller) newReplyBound(call ChatCall) replyBound {
 	return replyBound{limit: limit}
 }
 
-// add counts one streamed piece and returns what of it the reply keeps,
-// with over set once the reply is past its bound: more pieces than tokens
-// allowed (a piece holds at least one token), or more bytes than the
-// allowed tokens could hold — bytes as the stand-in count where pieces are
-// not tokens (a server that sends its reply in a few big chunks), at
-// maxTokenBytes a token, so a server that honours the limit is never cut
-// before it stops itself. A piece that crosses the
-// byte bound is kept up to it.
-func (b *replyBound) add(piece string) (keep string, over bool) {
+// add counts one streamed chunk and returns what of its content the reply
+// keeps, with over set once the reply is past its bound. Three counts,
+// each one alone enough to stop a stream that never ends, none reached by
+// a server that honours the limit:
+//
+//   - text chunks (content, reasoning): more than the tokens allowed (a
+//     chunk holds at least one token; servers count reasoning in
+//     max_tokens);
+//   - text bytes: more than the allowed tokens could hold, at
+//     maxTokenBytes a token — the stand-in count where chunks are not
+//     tokens (a server that sends its reply in a few big chunks); a chunk
+//     that crosses it is kept up to it;
+//   - the bytes that carry no text (SSE comments and pings, empty events,
+//     chunks with no delta; a chunk that says nothing at all counts one
+//     token's worth): more than the allowed tokens at BytesPerToken, past
+//     otherAllowance.
+func (b *replyBound) add(c ChatChunk) (keep string, over bool) {
 	if b.limit <= 0 {
-		return piece, false
+		return c.Content, false
 	}
+	text := len(c.Content) + c.Reasoning
+	if text == 0 {
+		b.other += max(c.Other, BytesPerToken)
+		return "", b.other > b.limit*BytesPerToken+otherAllowance
+	}
+	b.other += c.Other
 	b.pieces++
-	if b.pieces > b.limit {
+	if b.pieces > b.limit || b.other > b.limit*BytesPerToken+otherAllowance {
 		return "", true
 	}
 	room := b.limit*maxTokenBytes - b.bytes
-	if len(piece) > room {
-		cut := max(room, 0)
-		for cut > 0 && !utf8.RuneStart(piece[cut]) {
+	if text > room {
+		// The reasoning, which is not kept, goes first.
+		cut := min(max(room-c.Reasoning, 0), len(c.Content))
+		for cut > 0 && cut < len(c.Content) && !utf8.RuneStart(c.Content[cut]) {
 			cut--
 		}
-		b.bytes += cut
-		return piece[:cut], true
+		b.bytes += max(room, 0)
+		return c.Content[:cut], true
 	}
-	b.bytes += len(piece)
-	return piece, false
+	b.bytes += text
+	return c.Content, false
 }
 
 // cutNote is the reply's note when the Controller cut it.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -119,5 +120,112 @@ func TestPromptBudgetDefaultsFromTheContext(t *testing.T) {
 		if got := ctl.Options().PromptTokens; got != c.want {
 			t.Errorf("num_ctx %d, prompt_tokens %d: budget %d tokens, want %d", c.numCtx, c.prompt, got, c.want)
 		}
+	}
+}
+
+// countingEndless is endless, counting the pieces handed to the server.
+func countingEndless(ctx context.Context, piece string, sent *atomic.Int64) <-chan string {
+	ch := make(chan string)
+	go func() {
+		defer close(ch)
+		for {
+			select {
+			case ch <- piece:
+				sent.Add(1)
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// TestEndlessNonContentIsCut: every chunk of a reply counts toward its cut,
+// not only its content — a server that streams reasoning forever (Ollama's
+// message.thinking, an OpenAI-compatible reasoning_content), or only SSE
+// comments, pings or empty events, is cut at the call's token limit, long
+// before controller.timeout, as one that streams content is.
+func TestEndlessNonContentIsCut(t *testing.T) {
+	t.Parallel()
+	const limit = 300
+	huge := strings.Repeat("x", 64<<10)
+	type server struct {
+		kind  string
+		start func(t *testing.T, sent *atomic.Int64) *controller.Controller
+	}
+	// A timeout the test would run into: the cut must come first.
+	opts := controller.Options{Timeout: 20 * time.Second}
+	ollamaThinking := func(piece string) func(t *testing.T, sent *atomic.Int64) *controller.Controller {
+		return func(t *testing.T, sent *atomic.Int64) *controller.Controller {
+			olla := fakeollama.New(t)
+			olla.AddModel(fakeollama.Model{Name: "m"})
+			olla.OnChatContext(func(ctx context.Context, _ *api.ChatRequest) fakeollama.Reply {
+				return fakeollama.Reply{Stream: countingEndless(ctx, piece, sent), StreamThinking: true, IgnoreNumPredict: true}
+			})
+			ctl, err := controller.New(olla.URL, "m", opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ctl
+		}
+	}
+	openai := func(reply func(ctx context.Context, sent *atomic.Int64) fakeopenai.ChatReply) func(t *testing.T, sent *atomic.Int64) *controller.Controller {
+		return func(t *testing.T, sent *atomic.Int64) *controller.Controller {
+			oai := fakeopenai.NewController(t, fakeopenai.VLLM, "m")
+			oai.OnChat(func(ctx context.Context, _ *fakeopenai.ChatRequest) fakeopenai.ChatReply { return reply(ctx, sent) })
+			o := opts
+			o.Kind = "openai"
+			ctl, err := controller.New(oai.URL+"/v1", "m", o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ctl
+		}
+	}
+	reasoning := func(piece string) func(ctx context.Context, sent *atomic.Int64) fakeopenai.ChatReply {
+		return func(ctx context.Context, sent *atomic.Int64) fakeopenai.ChatReply {
+			return fakeopenai.ChatReply{Stream: countingEndless(ctx, piece, sent), StreamReasoning: true}
+		}
+	}
+	raw := func(piece string) func(ctx context.Context, sent *atomic.Int64) fakeopenai.ChatReply {
+		return func(ctx context.Context, sent *atomic.Int64) fakeopenai.ChatReply {
+			return fakeopenai.ChatReply{Raw: countingEndless(ctx, piece, sent)}
+		}
+	}
+	for name, s := range map[string]server{
+		"ollama thinking tokens":        {"ollama", ollamaThinking(" word")},
+		"ollama huge thinking":          {"ollama", ollamaThinking(huge)},
+		"openai reasoning_content":      {"openai", openai(reasoning(" word"))},
+		"openai huge reasoning_content": {"openai", openai(reasoning(huge))},
+		"openai SSE comments":           {"openai", openai(raw(": keep-alive\n\n"))},
+		"openai huge SSE comment lines": {"openai", openai(raw(":" + huge + "\n"))},
+		"openai pings":                  {"openai", openai(raw("event: ping\ndata: {\"type\": \"ping\"}\n\n"))},
+		"openai empty events":           {"openai", openai(raw("data: \n\n"))},
+		"openai blank lines":            {"openai", openai(raw("\n"))},
+		"openai chunks with no text":    {"openai", openai(raw(`data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{}}]}` + "\n\n"))},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var sent atomic.Int64
+			ctl := s.start(t, &sent)
+			start := time.Now()
+			reply, err := ctl.Chat(context.Background(), controller.ChatCall{
+				Messages:   []controller.Message{{Role: "user", Content: "STAGE: PLANNING\nplan something"}},
+				NumPredict: limit})
+			if err != nil {
+				t.Fatalf("the endless stream was not cut (after %s, %d pieces sent): %v", time.Since(start).Round(time.Millisecond), sent.Load(), err)
+			}
+			if !reply.Cut || !reply.Truncated() {
+				t.Fatalf("the reply does not read as cut for length: done %q, cut %v", reply.DoneReason, reply.Cut)
+			}
+			if reply.Content != "" {
+				t.Fatalf("the cut reply holds %q: what the server sent was not content", reply.Content)
+			}
+			if strings.Contains(name, "huge") && sent.Load() >= limit/2 {
+				// 64 KB pieces: the bytes, at 16 a token, cut after the
+				// first; what the sockets held is all that was sent.
+				t.Fatalf("%d pieces of 64 KB were sent before the cut: it counted pieces, not bytes", sent.Load())
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -120,8 +121,15 @@ func (o *ollamaBackend) Chat(ctx context.Context, req ChatRequest, fn func(ChatC
 		areq.KeepAlive = &api.Duration{Duration: req.KeepAlive}
 	}
 	err := o.client.Chat(ctx, areq, func(r api.ChatResponse) error {
+		other := 0
+		if len(r.Message.ToolCalls) > 0 {
+			b, _ := json.Marshal(r.Message.ToolCalls)
+			other = len(b)
+		}
 		fn(ChatChunk{
 			Content:            r.Message.Content,
+			Reasoning:          len(r.Message.Thinking),
+			Other:              other,
 			Done:               r.Done,
 			DoneReason:         r.DoneReason,
 			PromptEvalCount:    r.PromptEvalCount,

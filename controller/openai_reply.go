@@ -57,12 +57,24 @@ func readReply(resp *http.Response, start time.Time, fn func(ChatChunk)) error {
 // reads no further than the first field name of a stream, so a slow first
 // event is not waited for twice.
 func (r *replyReader) sniff() byte {
+	skipped := 0
+	defer func() {
+		if skipped > 0 {
+			r.fn(ChatChunk{Other: skipped})
+		}
+	}()
 	for {
 		b, err := r.body.ReadByte()
 		if err != nil {
 			return 0
 		}
 		if b == ' ' || b == '\t' || b == '\r' || b == '\n' {
+			// White space before anything counts toward the reply's cut
+			// (limits.go): a server that sends only that is cut too.
+			if skipped++; skipped == 1<<10 {
+				r.fn(ChatChunk{Other: skipped})
+				skipped = 0
+			}
 			continue
 		}
 		_ = r.body.UnreadByte()
@@ -152,13 +164,21 @@ func (r *replyReader) whole() error {
 // none. A stream that ends with neither was cut: no final chunk, and the
 // Controller says so.
 func (r *replyReader) events() error {
-	dec := ssestream.NewDecoder(&http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(r.body)})
+	// The decoder skips comments, blank lines and fields it does not
+	// know without returning: what they weigh is counted as they are read
+	// (sseOther), so a stream of nothing else is cut too.
+	body := &sseOther{r: r.body, fn: r.fn}
+	dec := ssestream.NewDecoder(&http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(body)})
 	sawDone := false
 	for !sawDone && dec.Next() {
 		ev := dec.Event()
 		data := bytes.TrimSpace(ev.Data)
+		// An event that carries no chunk counts toward the cut by its
+		// size (limits.go).
+		weight := len(ev.Data) + len(ev.Type) + len("data: \n\n")
 		switch {
 		case len(data) == 0:
+			r.fn(ChatChunk{Other: weight})
 			continue
 		case bytes.Equal(data, []byte("[DONE]")):
 			sawDone = true
@@ -168,7 +188,8 @@ func (r *replyReader) events() error {
 			return fmt.Errorf("the server failed mid-reply: %s", text.OneLine(errorMessage(data), 200))
 		}
 		if ev.Type != "" && ev.Type != "message" {
-			continue // a ping, or another event a proxy adds
+			r.fn(ChatChunk{Other: weight}) // a ping, or another event a proxy adds
+			continue
 		}
 		if err := errorField(data); err != nil {
 			return err
@@ -177,7 +198,7 @@ func (r *replyReader) events() error {
 		if err := json.Unmarshal(data, &c); err != nil {
 			return &Error{Err: ErrWrongServer, Detail: fmt.Sprintf("a streamed event is not OpenAI's JSON: %q", text.OneLine(string(data), 160))}
 		}
-		r.chunk(c)
+		r.chunk(c, weight)
 	}
 	if err := dec.Err(); err != nil {
 		return err
@@ -192,27 +213,53 @@ func (r *replyReader) events() error {
 }
 
 // chunk takes one streamed chunk: its content, its finish, its usage.
-func (r *replyReader) chunk(c openai.ChatCompletionChunk) {
+// Every chunk counts toward the reply's cut: its content and reasoning as
+// text, a chunk with neither (the role, the finish, the usage, an empty
+// delta) by its size, weight.
+func (r *replyReader) chunk(c openai.ChatCompletionChunk, weight int) {
 	if c.JSON.Usage.Valid() {
 		r.usage, r.usageReported = c.Usage, true
 	}
+	content, reasoning := "", 0
 	for _, ch := range c.Choices {
 		if ch.Index != 0 {
 			continue
 		}
-		if ch.Delta.Content != "" {
-			now := time.Now()
-			if r.first.IsZero() {
-				r.first = now
-			}
-			r.last = now
-			r.chunks++
-			r.fn(ChatChunk{Content: ch.Delta.Content})
-		}
+		content, reasoning = ch.Delta.Content, uncountedText(ch.Delta)
 		if ch.FinishReason != "" {
 			r.finish = ch.FinishReason
 		}
 	}
+	switch {
+	case content != "":
+		now := time.Now()
+		if r.first.IsZero() {
+			r.first = now
+		}
+		r.last = now
+		r.chunks++
+		r.fn(ChatChunk{Content: content, Reasoning: reasoning})
+	case reasoning > 0:
+		r.fn(ChatChunk{Reasoning: reasoning})
+	default:
+		r.fn(ChatChunk{Other: weight})
+	}
+}
+
+// uncountedText is the bytes of text a delta carries that are not the
+// reply's content: reasoning (vLLM's and SGLang's reasoning_content,
+// OpenRouter's reasoning), a refusal, tool calls' arguments.
+func uncountedText(d openai.ChatCompletionChunkChoiceDelta) int {
+	n := len(d.Refusal)
+	for _, f := range []string{"reasoning_content", "reasoning"} {
+		if raw := d.JSON.ExtraFields[f].Raw(); raw != "" && raw != "null" {
+			n += len(raw)
+		}
+	}
+	for _, tc := range d.ToolCalls {
+		n += len(tc.Function.Arguments)
+	}
+	return n
 }
 
 // done sends the final chunk with the reply's statistics.
@@ -230,4 +277,132 @@ func (r *replyReader) done() {
 		}
 	}
 	r.fn(done)
+}
+
+// sseOther reads an event stream for the decoder, counting as it goes the
+// bytes that carry no event's data — comment lines, blank lines beyond
+// the one that ends an event, and the fields (event:, id:, retry:, any
+// other) of a group of lines that never gets a data line — and telling fn
+// of them (ChatChunk.Other) after each read. The decoder skips those
+// without returning, so a stream of nothing else would never reach the
+// reply's cut otherwise. What an event with data weighs is the reader's
+// to count, by what the event holds.
+type sseOther struct {
+	r  io.Reader
+	fn func(ChatChunk)
+
+	inLine  bool // past the first byte of a line
+	kind    byte // the line's kind: ':' comment, 'd' data, 'f' another field, '?' not known yet, '\r' a lone CR so far
+	head    []byte
+	hasData bool // the group of lines since the last blank one has a data line
+	pending int  // bytes of the group's other fields, counted if it gets no data
+}
+
+// maxPending is how many bytes of fields a group may hold before they
+// count without waiting for its end: no real event's fields come near.
+const maxPending = 1 << 10
+
+func (s *sseOther) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	other := 0
+	for _, b := range p[:n] {
+		other += s.byte(b)
+	}
+	if other > 0 {
+		s.fn(ChatChunk{Other: other})
+	}
+	return n, err
+}
+
+// byte takes one byte of the stream and returns how many bytes it makes
+// count.
+func (s *sseOther) byte(b byte) int {
+	if !s.inLine {
+		s.inLine, s.head = true, s.head[:0]
+		switch b {
+		case '\n':
+			s.inLine = false
+			return s.blank()
+		case '\r':
+			s.kind = '\r'
+			return 0
+		case ':':
+			s.kind = ':'
+			return 1
+		}
+		s.kind = '?'
+	}
+	if b == '\n' {
+		s.inLine = false
+		switch s.kind {
+		case '\r':
+			return s.blank()
+		case ':':
+			return 1
+		case '?':
+			if s.decide(); s.kind == 'f' {
+				return s.field(len(s.head) + 1)
+			}
+		case 'f':
+			return s.field(1)
+		}
+		return 0
+	}
+	switch s.kind {
+	case ':':
+		return 1
+	case '\r':
+		s.kind = '?'
+		s.head = append(s.head, '\r')
+	}
+	if s.kind == '?' {
+		s.head = append(s.head, b)
+		if len(s.head) >= len("data:") || b == ':' {
+			s.decide()
+			if s.kind == 'f' {
+				return s.field(len(s.head))
+			}
+		}
+		return 0
+	}
+	if s.kind == 'f' {
+		return s.field(1)
+	}
+	return 0
+}
+
+// decide settles the kind of a line from its head: a data field, or
+// another.
+func (s *sseOther) decide() {
+	name, _, _ := bytes.Cut(s.head, []byte(":"))
+	if string(bytes.TrimRight(name, "\r")) == "data" {
+		s.kind, s.hasData, s.pending = 'd', true, 0
+		return
+	}
+	s.kind = 'f'
+}
+
+// field adds n bytes of another field to the group's, counting them at
+// once past maxPending.
+func (s *sseOther) field(n int) int {
+	if s.hasData {
+		return 0
+	}
+	s.pending += n
+	if s.pending > maxPending {
+		n, s.pending = s.pending, 0
+		return n
+	}
+	return 0
+}
+
+// blank ends a group of lines: an event's (free) or not (it and its
+// fields count).
+func (s *sseOther) blank() int {
+	had, n := s.hasData, s.pending+1
+	s.hasData, s.pending = false, 0
+	if had {
+		return 0
+	}
+	return n
 }

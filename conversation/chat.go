@@ -24,6 +24,10 @@ type ChatOptions struct {
 	// Workspace, when set, confines the chat's turns to this directory
 	// (pipeline.Turn.Workspace): a remote user's own.
 	Workspace string
+	// SpillQuota, when set, bounds the results kept in files that
+	// OutputDir may hold, all the chats' turns together
+	// (pipeline.Turn.SpillDirQuota): an ssh user's (serve.spill_quota).
+	SpillQuota int64
 	// NoSave keeps the turns in memory only (chorus run --no-save).
 	NoSave bool
 	// Approve, when set, answers every approval of the chat's turns
@@ -267,6 +271,8 @@ func (c *Chat) Close(wait time.Duration) error {
 		}
 		c.mu.Unlock()
 	}
+	// A server started for this chat alone (a user over ssh) ends with it.
+	c.Engine().CloseChat(c.id)
 	var first error
 	c.mu.Lock()
 	tape, sess := c.tape, c.sess

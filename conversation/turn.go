@@ -135,7 +135,8 @@ func (c *Chat) run(ctx context.Context, req Request, emit pipeline.Emit) Result 
 		tape.BeginTurn(req.Request, req.Attachments)
 	}
 	turn := pipeline.Turn{Request: req.Request, Input: req.Input, Attachments: req.Attachments, History: sess.History(), Earlier: sess.earlier(),
-		Constraints: cons, PlanOnly: req.PlanOnly, System: c.opts.System, OutputDir: c.opts.OutputDir, Workspace: c.opts.Workspace, Approve: req.Approve, Chat: c.id}
+		Constraints: cons, PlanOnly: req.PlanOnly, System: c.opts.System, OutputDir: c.opts.OutputDir, Workspace: c.opts.Workspace, Approve: req.Approve, Chat: c.id,
+		SpillDirQuota: c.opts.SpillQuota}
 	if c.opts.Approve != nil {
 		turn.Approve = c.opts.Approve // the operator decides, not the front end's user
 	}

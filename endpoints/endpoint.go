@@ -42,6 +42,34 @@ type Request struct {
 	// Progress, when set, receives progress reports (waiting for a model to
 	// load, a retry after a rate limit). It must not block.
 	Progress func(Progress)
+	// Roots are the folders the turn may touch (scope.Scope.Roots): a tool
+	// server that can keep to folders is told them (MCP roots) before the
+	// call, a second wall behind the gate.
+	Roots []string
+	// Workspace is the folder a confined turn keeps to (a user over ssh),
+	// "" for none; Chat names the chat the turn belongs to. A path-taking
+	// server runs apart for each such chat (endpoints/mcp).
+	Workspace, Chat string
+}
+
+// PathReader is an endpoint whose models act on what their arguments
+// name — open, write or fetch it, as an MCP tool does — rather than read
+// them as text: the pipeline's gate judges each value where the model
+// would look for it (scope.GateFor) and hands it the path judged.
+type PathReader interface {
+	// Reads says how model reads a path in its arguments, for a turn
+	// confined to workspace ("" for none): the folders it resolves a
+	// relative path from and what "~" is to it, or that Chorus cannot
+	// know them (Unknown). Tool is false for a model that acts on no
+	// path.
+	Reads(model, workspace string) scope.Reader
+}
+
+// ChatCloser is an endpoint that keeps something for a chat — a server
+// started for that chat alone — until the chat ends.
+type ChatCloser interface {
+	// CloseChat ends what the endpoint keeps for chat.
+	CloseChat(chat string)
 }
 
 // Arg returns the argument name, trimmed, or an error wrapping ErrBadInput

@@ -12,9 +12,6 @@ package mcpserve
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,8 +19,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -53,6 +48,23 @@ type Options struct {
 	// content; bigger ones, and video, are returned as resource links.
 	// Default 8 MiB.
 	MaxInline int64
+	// MaxClients bounds the client sessions kept (their chats and
+	// folders); one more retires the least recently used idle one.
+	// Default 64.
+	MaxClients int
+	// Quota bounds the bytes one client session's folder may hold — the
+	// files its calls sent, the files its turns made; a call that would
+	// pass it is refused. Default 512 MB (serve.mcp_quota).
+	Quota int64
+	// MaxBigCalls bounds the HTTP calls whose body is over BigBody in
+	// flight at once (default 2, serve.mcp_big_calls); the others wait up
+	// to BigWait (default 30s, serve.mcp_big_wait), then get 503. BigBody
+	// defaults to 8 MB (serve.mcp_big_body). A body of unknown length
+	// counts as big. Each such call holds its body, and what decoding it
+	// takes, in memory.
+	MaxBigCalls int
+	BigBody     int64
+	BigWait     time.Duration
 	// Version is Chorus's version, told to clients.
 	Version string
 	// Logger records calls and their outcome (never requests or files);
@@ -65,24 +77,20 @@ type Server struct {
 	opts Options
 	sdk  *sdk.Server
 
+	// root is this process's folder under Dir, holding one folder per
+	// client session; unlock releases the lock that tells other
+	// processes it is in use (clients.go).
+	root   string
+	unlock func()
+	// big holds a token per big HTTP call in flight (http.go).
+	big chan struct{}
+
 	mu    sync.Mutex
 	chats map[*sdk.ServerSession]*client
 	// calls are the calls in flight, each with how to tell its client
 	// something (drain.go).
 	calls map[*call]struct{}
 }
-
-// client is one MCP client session: its chat and workspace.
-type client struct {
-	chat *conversation.Chat
-	dir  string
-	used time.Time
-	// calls counts the calls, naming each call's folder of inputs.
-	calls int
-}
-
-// maxClients bounds the chats kept; the least recently used goes first.
-const maxClients = 64
 
 // New returns the server.
 func New(o Options) (*Server, error) {
@@ -98,10 +106,20 @@ func New(o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	o.MaxClients = cmp.Or(max(o.MaxClients, 0), 64)
+	o.Quota = cmp.Or(max(o.Quota, 0), DefaultQuota)
+	o.MaxBigCalls = cmp.Or(max(o.MaxBigCalls, 0), DefaultBigCalls)
+	o.BigBody = cmp.Or(max(o.BigBody, 0), DefaultBigBody)
+	o.BigWait = cmp.Or(max(o.BigWait, 0), DefaultBigWait)
 	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("mcp serve: cannot create %s: %w", o.Dir, err)
 	}
-	s := &Server{opts: o, chats: map[*sdk.ServerSession]*client{}, calls: map[*call]struct{}{}}
+	root, unlock, err := claimRoot(o.Dir, o.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("mcp serve: cannot make a folder in %s: %w", o.Dir, err)
+	}
+	s := &Server{opts: o, root: root, unlock: unlock, big: make(chan struct{}, o.MaxBigCalls),
+		chats: map[*sdk.ServerSession]*client{}, calls: map[*call]struct{}{}}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "chorus", Title: "Chorus", Version: cmp.Or(o.Version, "dev")}, &sdk.ServerOptions{
 		Instructions: "Chorus plans a multimodal request into tasks, picks expert models for them, runs them and answers. " +
 			"Send files as embedded data in the files argument; Chorus reads nothing else.",
@@ -128,17 +146,6 @@ func New(o Options) (*Server, error) {
 // SDK returns the MCP server, to run on a transport.
 func (s *Server) SDK() *sdk.Server { return s.sdk }
 
-// Close stops every chat, waiting a little for running turns.
-func (s *Server) Close() {
-	s.mu.Lock()
-	chats := s.chats
-	s.chats = map[*sdk.ServerSession]*client{}
-	s.mu.Unlock()
-	for _, c := range chats {
-		_ = c.chat.Close(2 * time.Second)
-	}
-}
-
 func boolPtr(b bool) *bool { return &b }
 
 // inputSchema is the tools' input: the request, and files as data.
@@ -163,137 +170,6 @@ func inputSchema(withFiles bool) map[string]any {
 		props["files"].(map[string]any)["description"] = "files the request is about, as embedded data"
 	}
 	return map[string]any{"type": "object", "properties": props, "required": []string{"request"}}
-}
-
-// input is what a call sends.
-type input struct {
-	Request string `json:"request"`
-	Files   []struct {
-		Name     string `json:"name"`
-		MIMEType string `json:"mimeType"`
-		Data     string `json:"data"`
-	} `json:"files"`
-}
-
-// clientOf returns the calling session's chat and workspace, making them
-// on its first call.
-func (s *Server) clientOf(ss *sdk.ServerSession) (*client, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c, ok := s.chats[ss]; ok {
-		c.used = time.Now()
-		return c, nil
-	}
-	if len(s.chats) >= maxClients {
-		var oldest *sdk.ServerSession
-		for k, c := range s.chats {
-			if oldest == nil || c.used.Before(s.chats[oldest].used) {
-				oldest = k
-			}
-		}
-		_ = s.chats[oldest].chat.Close(0)
-		delete(s.chats, oldest)
-	}
-	var id [6]byte
-	_, _ = rand.Read(id[:])
-	dir := filepath.Join(s.opts.Dir, time.Now().Format("20060102-150405")+"-"+hex.EncodeToString(id[:]))
-	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o700); err != nil {
-		return nil, err
-	}
-	// The workspace confines the turns (pipeline.Turn.Workspace): what the
-	// client sent, and what Chorus made for it. NoSave: a client's chat
-	// lives as long as its session, not in the user's saved sessions.
-	chat := s.opts.Service.Chat(conversation.ChatOptions{Constraints: s.opts.Constraints, OutputDir: filepath.Join(dir, "out"), Workspace: dir, NoSave: true})
-	c := &client{chat: chat, dir: dir, used: time.Now()}
-	s.chats[ss] = c
-	return c, nil
-}
-
-// readInput decodes the call's arguments and writes its files into a new
-// folder of the workspace, returning their paths.
-func (s *Server) readInput(req *sdk.CallToolRequest, c *client) (input, []string, error) {
-	var in input
-	if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-		return in, nil, fmt.Errorf("the arguments are not {request, files}: %w", err)
-	}
-	in.Request = strings.TrimSpace(in.Request)
-	if in.Request == "" {
-		return in, nil, errors.New("request is empty: say what Chorus should do")
-	}
-	if len(in.Files) == 0 {
-		return in, nil, nil
-	}
-	s.mu.Lock()
-	c.calls++
-	dir := filepath.Join(c.dir, fmt.Sprintf("in-%d", c.calls))
-	s.mu.Unlock()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return in, nil, err
-	}
-	var paths []string
-	for i, f := range in.Files {
-		data, mt, err := decodeData(f.Data, s.opts.MaxFile)
-		if err != nil {
-			return in, nil, fmt.Errorf("files[%d]: %w", i, err)
-		}
-		name := safeName(f.Name)
-		if name == "" {
-			name = fmt.Sprintf("file-%d", i+1)
-		}
-		if filepath.Ext(name) == "" {
-			sniffed, _ := skills.Sniff(data)
-			name += skills.ExtOfMIME(cmp.Or(sniffed, f.MIMEType, mt))
-		}
-		p := filepath.Join(dir, name)
-		if slices.Contains(paths, p) {
-			p = filepath.Join(dir, fmt.Sprintf("%d-%s", i+1, name))
-		}
-		if err := os.WriteFile(p, data, 0o600); err != nil {
-			return in, nil, err
-		}
-		paths = append(paths, p)
-	}
-	return in, paths, nil
-}
-
-// decodeData reads base64 or a data: URL, within limit.
-func decodeData(s string, limit int64) ([]byte, string, error) {
-	mt := ""
-	if rest, ok := strings.CutPrefix(s, "data:"); ok {
-		head, payload, found := strings.Cut(rest, ",")
-		if !found || !strings.HasSuffix(head, ";base64") {
-			return nil, "", errors.New("a data: URL must be base64 (data:TYPE;base64,…)")
-		}
-		mt, s = strings.TrimSuffix(head, ";base64"), payload
-	}
-	if int64(base64.StdEncoding.DecodedLen(len(s))) > limit+3 {
-		return nil, "", fmt.Errorf("over %s, the most Chorus accepts in one file", skills.HumanBytes(limit))
-	}
-	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
-	if err != nil {
-		return nil, "", fmt.Errorf("data is not base64: %w", err)
-	}
-	if len(b) == 0 {
-		return nil, "", errors.New("data is empty")
-	}
-	return b, mt, nil
-}
-
-// safeName keeps the last element of a client's file name, letters,
-// digits and . _ - only: it names a file in the workspace, nothing more.
-func safeName(n string) string {
-	n = filepath.Base(strings.ReplaceAll(n, "\\", "/"))
-	n = strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
-			return r
-		}
-		return '_'
-	}, n)
-	n = strings.TrimLeft(n, ".")
-	if len(n) > 100 {
-		n = n[len(n)-100:]
-	}
-	return n
 }
 
 // stages numbers the stages for progress notifications.
@@ -350,10 +226,11 @@ func progress(ctx context.Context, req *sdk.CallToolRequest, total float64) (emi
 
 // callChorus runs the request and returns the answer with its files.
 func (s *Server) callChorus(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	c, err := s.clientOf(req.Session)
+	c, done, err := s.begin(req.Session)
 	if err != nil {
-		return nil, err
+		return toolError(err.Error()), nil
 	}
+	defer done()
 	in, files, err := s.readInput(req, c)
 	if err != nil {
 		return toolError(err.Error()), nil
@@ -404,10 +281,11 @@ func (s *Server) fileContent(path string) sdk.Content {
 
 // callPlan plans the request and returns the plan as JSON.
 func (s *Server) callPlan(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	c, err := s.clientOf(req.Session)
+	c, done, err := s.begin(req.Session)
 	if err != nil {
-		return nil, err
+		return toolError(err.Error()), nil
 	}
+	defer done()
 	in, files, err := s.readInput(req, c)
 	if err != nil {
 		return toolError(err.Error()), nil

@@ -64,6 +64,13 @@ func connect(t *testing.T, progress func(*sdk.ProgressNotificationClientRequest)
 // serve starts the MCP server of Chorus with its controller on ol.
 func serve(t *testing.T, ol *fakeollama.Server, opts controller.Options) *mcpserve.Server {
 	t.Helper()
+	return serveWith(t, ol, opts, mcpserve.Options{})
+}
+
+// serveWith is serve with the server's options o (its Dir a new temporary
+// folder when not set).
+func serveWith(t *testing.T, ol *fakeollama.Server, opts controller.Options, o mcpserve.Options) *mcpserve.Server {
+	t.Helper()
 	cat, err := skills.Embedded()
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +85,11 @@ func serve(t *testing.T, ol *fakeollama.Server, opts controller.Options) *mcpser
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := mcpserve.New(mcpserve.Options{Service: svc, Dir: t.TempDir(), Version: "test"})
+	o.Service, o.Version = svc, "test"
+	if o.Dir == "" {
+		o.Dir = t.TempDir()
+	}
+	srv, err := mcpserve.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

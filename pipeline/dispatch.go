@@ -45,6 +45,10 @@ type dispatcher struct {
 	// tasks' goroutines.
 	selecting sync.WaitGroup
 	running   sync.WaitGroup
+	// ran closes when the runs start launched have all finished: what
+	// finish waits on after an early answer (waiting on running itself
+	// there would race the waiting goroutine when a revision adds runs).
+	ran chan struct{}
 	// planned closes when the final plan is known (settle); asked when the
 	// selection call is over, or there is none (start).
 	planned chan struct{}
@@ -66,9 +70,12 @@ type dispatcher struct {
 
 	// answerNow closes when the answer may start before every task has
 	// finished (early.go); nil when response.early is off. answering is
-	// set then. canSee: the controller looks at images it answers about.
+	// set then, and waited once the tasks it named have finished (finish):
+	// a revision may follow. canSee: the controller looks at images it
+	// answers about.
 	answerNow chan struct{}
 	answering bool
+	waited    bool
 	canSee    bool
 
 	// revised counts the turn's revisions, answered the tasks whose
@@ -383,15 +390,22 @@ func (d *dispatcher) start() []*taskRun {
 	d.mu.Lock()
 	d.phase = started
 	d.advance()
+	answerNow := d.answerNow
+	if d.answering {
+		// The answer began already: the tasks a revision added after it
+		// run to their end before the answer goes on.
+		answerNow = nil
+	}
 	d.mu.Unlock()
 	all := make(chan struct{})
+	d.ran = all
 	go func() {
 		d.running.Wait()
 		close(all)
 	}()
 	select {
 	case <-all:
-	case <-d.answerNow:
+	case <-answerNow:
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		return d.answerRuns()

@@ -19,12 +19,16 @@ import (
 // content, the answer call starts at once, told that task N is producing
 // that file, instead of waiting for the task to finish. A text-to-speech
 // task at the end of a chain then runs while the controller writes the
-// answer. If the task then fails, or writes elsewhere, the answer is
-// followed by one line that corrects it; the report's task says so
-// (TaskReport.Early, Correction), the session keeps the report, and
-// --json has it in the report event. A plan revision (after a failed
-// task) can only come before the answer call starts: once an early answer
-// streams, a failure gets the correction line and nothing else.
+// answer. A task known not to run (no model can run it) keeps the answer
+// from starting early: its file will never exist, so no answer may name
+// it. If a task the answer named then fails, is cancelled or times out,
+// or writes elsewhere, the answer is followed by one line that corrects it,
+// written locally (after a cancel too: no controller call); the report's
+// task says so (TaskReport.Early, Correction), the session keeps the
+// report, and --json has it in the report event. A task that failed for
+// good is then still revised (revise.go): the revision and its tasks run
+// after the answer, and the answer goes on with what they made
+// (respond.go's continuation).
 
 // statusRunning is the status the early answer's prompt gives a task that
 // is still producing its file. No event or report keeps it: the report is
@@ -92,7 +96,9 @@ func (d *dispatcher) checkEarly() {
 		if r.finished {
 			continue
 		}
-		if r.fixed == "" || r.withdrawn != "" {
+		if r.fixed == "" || r.withdrawn != "" || (r.choice != nil && r.choice.none != "") {
+			// A task with no model will never make its file: the answer
+			// waits, so it cannot name that file.
 			return
 		}
 		waiting++
@@ -135,39 +141,46 @@ func (d *dispatcher) answerRuns() []*taskRun {
 // finish waits for the tasks an early answer named while they ran, puts
 // their real records in rep, and returns the line that corrects the
 // answer for each that did not produce the file it named ("" when all
-// did). Without an early answer it does nothing.
+// did). Without an early answer it does nothing. Afterwards the turn's
+// tasks have all finished: a revision may follow the answer (revise.go),
+// and the tasks it adds run to their end before the answer goes on.
 func (d *dispatcher) finish(rep *Report) string {
 	if !d.answering {
 		return ""
 	}
-	d.running.Wait()
+	<-d.ran
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.release()
+	d.waited = true
 	runs := slices.Clone(d.current)
-	rep.Tasks, rep.Files = reportTasks(runs, d.e.opts.ResultCap), reportFiles(runs)
 	var fixes []string
-	for i, r := range runs {
-		if !r.promised {
-			continue
-		}
-		rep.Tasks[i].Early = r.fixed
-		fix := ""
-		switch {
-		case d.ctx.Err() != nil:
-			// The user stopped the turn: the turn says so, not a line.
-		case r.status != StatusOK:
-			fix = fmt.Sprintf("task %d (%s) failed, so %s was not produced: %s", r.task.ID, r.task.Task, r.fixed, text.OneLine(r.err, 200))
-		case !slices.Contains(r.files, r.fixed):
-			fix = fmt.Sprintf("task %d (%s) wrote %s, not %s", r.task.ID, r.task.Task, strings.Join(r.files, ", "), r.fixed)
-		}
-		if fix != "" {
-			rep.Tasks[i].Correction = fix
-			fixes = append(fixes, fix)
+	for _, r := range runs {
+		if r.correction = correction(r); r.correction != "" {
+			fixes = append(fixes, r.correction)
 		}
 	}
+	rep.Tasks, rep.Files = reportTasks(runs, d.e.opts.ResultCap), reportFiles(runs)
 	if len(fixes) == 0 {
 		return ""
 	}
 	return "_Correction: " + strings.Join(fixes, "; ") + "._"
+}
+
+// correction says how r, finished, went against what an early answer said
+// of it — that it was producing its fixed file: failed (or timed out),
+// cancelled, or wrote elsewhere; "" when the file is there, or when no
+// answer named it.
+func correction(r *taskRun) string {
+	switch {
+	case !r.promised:
+		return ""
+	case r.cancelled:
+		return fmt.Sprintf("task %d (%s) was cancelled, so %s was not produced", r.task.ID, r.task.Task, r.fixed)
+	case r.status != StatusOK:
+		return fmt.Sprintf("task %d (%s) failed, so %s was not produced: %s", r.task.ID, r.task.Task, r.fixed, text.OneLine(r.err, 200))
+	case !slices.Contains(r.files, r.fixed):
+		return fmt.Sprintf("task %d (%s) wrote %s, not %s", r.task.ID, r.task.Task, strings.Join(r.files, ", "), r.fixed)
+	}
+	return ""
 }

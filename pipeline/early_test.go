@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"os"
 	"slices"
@@ -155,5 +156,42 @@ func TestEarlyAnswerOff(t *testing.T) {
 	}
 	if first := slices.Index(types, "token"); first < last || rep.Tasks[1].Early != "" {
 		t.Fatalf("the answer streamed before every task ended: %v", types)
+	}
+}
+
+// Ctrl+C while the task the early answer named still runs: the turn ends
+// cancelled, and a line — written here, no controller call — says the file
+// the answer gave will not be there.
+func TestEarlyAnswerCorrectedWhenCancelled(t *testing.T) {
+	r, img, release := earlyRig(t, true, false)
+	defer release()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		rep *pipeline.Report
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := r.run(ctx, pipeline.Turn{Request: "caption " + img + " and read it aloud"})
+		done <- result{rep, err}
+	}()
+	waitFor(t, "the early answer while text-to-speech runs", func() bool { return len(eventsOf[pipeline.TokenEvent](r)) > 0 })
+	cancel()
+	res := <-done
+	if !errors.Is(res.err, pipeline.ErrCancelled) || res.rep == nil || len(res.rep.Tasks) != 2 {
+		t.Fatalf("turn ended with %v, report %+v", res.err, res.rep)
+	}
+	tts := res.rep.Tasks[1]
+	line := "_Correction: task 2 (text-to-speech) was cancelled, so " + tts.Early + " was not produced._"
+	var streamed strings.Builder
+	for _, ev := range eventsOf[pipeline.TokenEvent](r) {
+		streamed.WriteString(ev.Text)
+	}
+	if tts.Early == "" || !tts.Cancelled || tts.Correction == "" || !strings.HasSuffix(streamed.String(), "\n\n"+line) {
+		t.Fatalf("task 2 %+v\nstreamed %q\nwant it to end with %q", tts, streamed.String(), line)
+	}
+	if n := len(r.ollama.ChatRequests()); n != 3 || r.calls("respond") != 1 {
+		t.Fatalf("%d controller calls (respond %d): the correction after a cancel must be written locally", n, r.calls("respond"))
 	}
 }

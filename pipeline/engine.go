@@ -87,6 +87,10 @@ type Turn struct {
 	// directory (scope.Options.Root), and paths resolve from it: the turn
 	// of a user on another machine (chorus serve --ssh).
 	Workspace string
+	// SpillDirQuota, when set, bounds the bytes of spilled results the
+	// turn's output folder may hold, this turn's and earlier ones' of any
+	// chat together: the folder of an ssh user (serve.spill_quota).
+	SpillDirQuota int64
 	// Chat names the conversation the turn belongs to: the controller's
 	// queue serves chats in turn (controller.ForChat), so a front end with
 	// several chats sets it; empty counts the turn as a chat of its own.
@@ -126,6 +130,14 @@ type Options struct {
 	// whole to a file in the output folder and referenced (spill.go).
 	// 0 means DefaultResultCap.
 	ResultCap int
+	// Hub looks up, on the Hugging Face Hub, a model the request names
+	// that the catalog does not list (namedhub.go); nil looks none up, and
+	// the plan's notes say so.
+	Hub HubLookup
+	// SpillQuota bounds the bytes of results one turn writes to files
+	// (spill.go); past it a result keeps only its start. 0 means
+	// DefaultSpillQuota (spill_quota).
+	SpillQuota int64
 	// EarlyAnswer starts the answer while the last tasks still run when
 	// each of them produces one file at a path fixed in advance and the
 	// answer needs only that path (response.early; early.go).
@@ -157,6 +169,9 @@ func (o *Options) defaults() {
 	}
 	if o.ResultCap <= 0 {
 		o.ResultCap = DefaultResultCap
+	}
+	if o.SpillQuota <= 0 {
+		o.SpillQuota = DefaultSpillQuota
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -195,6 +210,22 @@ func (e *Engine) Catalog() *skills.Catalog { return e.cat }
 
 // Router returns the engine's endpoint router.
 func (e *Engine) Router() *endpoints.Router { return e.router }
+
+// CloseChat ends what the endpoints keep for chat alone (a server started
+// for a confined chat's turns: endpoints.ChatCloser); a front end calls it
+// when the chat ends.
+func (e *Engine) CloseChat(chat string) {
+	if e.router == nil || chat == "" {
+		return
+	}
+	for _, k := range e.router.Kinds() {
+		if ep, ok := e.router.Endpoint(k); ok {
+			if c, ok := ep.(endpoints.ChatCloser); ok {
+				c.CloseChat(chat)
+			}
+		}
+	}
+}
 
 // Options returns the engine's options.
 func (e *Engine) Options() Options { return e.opts }
@@ -311,6 +342,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err e
 		plan = e.validate(edited.Tasks, edited.Constraints, t, plan.Notes)
 	}
 	plan.Notes = append(plan.Notes, d.settle(plan)...)
+	plan.Notes = append(plan.Notes, tr.hubNotes(plan)...)
 	rep.Constraints, rep.Notes = plan.Constraints, plan.Notes
 	emit(PlanEvent{Tasks: plan.Tasks, Constraints: plan.Constraints, Notes: plan.Notes}) //nolint:staticcheck // S1016: the event names what it carries; Plan may grow fields it does not
 	if t.PlanOnly {

@@ -80,9 +80,11 @@ type taskRun struct {
 	withdrawn                 string
 	// fixed is the path Chorus fixed in advance for the task's file
 	// (early.go), "" for a task whose answer needs more than a path;
-	// promised is set once an early answer named it.
-	fixed    string
-	promised bool
+	// promised is set once an early answer named it; correction is the
+	// line that corrects that answer when the file was not made there.
+	fixed      string
+	promised   bool
+	correction string
 }
 
 func (r *taskRun) fail(msg string) {
@@ -130,13 +132,16 @@ func (tr *turnRun) runTask(r *taskRun, byID map[int]*taskRun) {
 		return
 	}
 	r.args = args
-	files, err := gateArgs(tr.sc, c.skill, args)
+	files, gated, err := gateArgs(tr.sc, c.skill, args, readerOf(choiceRoutes(c), tr.t.Workspace))
 	if err != nil {
 		r.failWith(err)
 		return
 	}
-	r.inputs = files
-	args = maps.Clone(args)
+	if notes := gatedNotes(args, gated); len(notes) > 0 {
+		tr.emit(DebugEvent{Stage: StageExecution, Kind: "resolve", Content: fmt.Sprintf("task %d (%s): %s", r.task.ID, r.task.Task, joinNotes(notes))})
+	}
+	r.args, r.inputs = gated, files
+	args = maps.Clone(gated)
 	if err := fileTexts(tr.sc, r.task, c.skill, args); err != nil {
 		r.fail(err.Error())
 		return
@@ -253,7 +258,7 @@ func (tr *turnRun) tryCandidates(ctx context.Context, r *taskRun, args map[strin
 				continue
 			}
 			res, err := route.Infer(ctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Files: files, Command: cand.model.Command,
-				LocalOnly: c.localOnly, Progress: tr.progress(r.task.ID)})
+				LocalOnly: c.localOnly, Progress: tr.progress(r.task.ID), Roots: tr.sc.Roots(), Workspace: tr.t.Workspace, Chat: tr.t.Chat})
 			var shift time.Duration
 			if d := endpoints.Took(res, err); d > 0 {
 				shift = d - time.Since(at)
@@ -623,6 +628,9 @@ func reportTasks(runs []*taskRun, limit int) []TaskReport {
 		tr.Args = cappedArgs(tr.Args, limit)
 		if r.choice != nil {
 			tr.Decided, tr.Reason, tr.Unmet = r.choice.decided, r.choice.why(), r.choice.unmet
+		}
+		if r.promised {
+			tr.Early, tr.Correction = r.fixed, r.correction
 		}
 		out = append(out, tr)
 	}

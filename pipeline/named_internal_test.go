@@ -36,3 +36,26 @@ func TestRequestNamesModel(t *testing.T) {
 		}
 	}
 }
+
+// TestHubIDsNamed: the words of a request looked up on the Hub when the
+// catalog does not list them — written as model ids, as written, once —
+// and the words that are not: paths, URLs, "x/y" pairs of plain words.
+func TestHubIDsNamed(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		request string
+		want    []string
+	}{
+		{"caption /p/cat.png with microsoft/git-base-coco please", []string{"microsoft/git-base-coco"}},
+		{"use `Qwen/Qwen2-VL-7B-Instruct`, or qwen/qwen2-vl-7b-instruct.", []string{"Qwen/Qwen2-VL-7B-Instruct"}},
+		{"transcribe it with (openai/whisper-large-v3).", []string{"openai/whisper-large-v3"}},
+		{"yes/no and/or input/output TCP/IP km/h", nil},
+		{"caption ./models/git-base-coco and ~/a/b-1 and https://hf.co/microsoft/git-base-coco", nil},
+		{"caption photos/cat-1.png and notes/todo_2.txt", nil},
+		{"draw it with black-forest-labs/FLUX.1-schnell!", []string{"black-forest-labs/FLUX.1-schnell"}},
+	} {
+		if got := hubIDsNamed(tc.request); !slices.Equal(got, tc.want) {
+			t.Errorf("hubIDsNamed(%q) = %q, want %q", tc.request, got, tc.want)
+		}
+	}
+}

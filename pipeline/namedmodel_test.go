@@ -2,6 +2,7 @@ package pipeline_test
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,10 +10,12 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/ollama"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
 )
 
 // namedRig is a rig whose image-to-text candidates are two Hugging Face
@@ -162,4 +165,89 @@ func TestNamedModelThatCannotRunSaysWhy(t *testing.T) {
 			t.Fatalf("notes %q, want %q once", rep.Notes, want)
 		}
 	})
+}
+
+// TestNamedHubModelOutsideTheCatalog: a Hub model id the catalog does not
+// list, named in the request, is looked up on the Hub (the model info
+// `chorus models sync` reads): it runs when the Hub lists it for the task
+// and a provider serves it; otherwise one line says why — in the task's
+// reason when the Hub lists it for the task, in a plan note when it does
+// not, does not know it or cannot be asked, and in inference_mode local,
+// which asks the Hub nothing.
+func TestNamedHubModelOutsideTheCatalog(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	for _, tc := range []struct {
+		name, id string
+		opts     []rigOption
+		setup    func(*rig)
+		cons     pipeline.Constraints
+		// ran is the model that ran the caption; reason the start of its
+		// reason, note a plan note.
+		ran, reason, note string
+	}{
+		{name: "served", id: "microsoft/git-base-coco",
+			setup: func(r *rig) { r.hf.Model("microsoft/git-base-coco", "image-to-text") },
+			ran:   "microsoft/git-base-coco", reason: "microsoft/git-base-coco is the model the request names"},
+		{name: "served by no provider", id: "someone/notebook-captioner-1",
+			setup: func(r *rig) {
+				r.hf.Describe("someone/notebook-captioner-1", fakehf.HubFacts{PipelineTag: "image-to-text"})
+			},
+			ran:    "test/captioner-big",
+			reason: "someone/notebook-captioner-1 (named in the request) cannot run it: no Inference Provider serves it — "},
+		{name: "another task", id: "google/vit-base-patch16-224",
+			setup: func(r *rig) { r.hf.Model("google/vit-base-patch16-224", "image-classification") },
+			ran:   "test/captioner-big",
+			note:  "ignored google/vit-base-patch16-224 (named in the request): the Hub lists it for image-classification, and no task of this plan is one"},
+		{name: "unknown to the Hub", id: "nobody/caption-9000", ran: "test/captioner-big",
+			note: "nobody/caption-9000 (named in the request) was not used: the Hugging Face Hub knows no such model — check the id"},
+		{name: "a licence the Hub's facts do not settle", id: "microsoft/git-base-coco",
+			setup: func(r *rig) { r.hf.Model("microsoft/git-base-coco", "image-to-text") },
+			cons:  pipeline.Constraints{Licenses: []string{"apache-2.0"}}, ran: "test/captioner-small",
+			reason: "microsoft/git-base-coco (named in the request) cannot run it: licence unknown, so it cannot be shown to be in the allow-list (apache-2.0) (the Hub's facts) — "},
+		{name: "the Hub unreachable", id: "microsoft/git-base-coco",
+			opts:  []rigOption{withLookup(&skills.Hub{BaseURL: dead})},
+			setup: func(r *rig) { r.hf.Model("microsoft/git-base-coco", "image-to-text") },
+			ran:   "test/captioner-big",
+			note:  "microsoft/git-base-coco (named in the request) was not used: the Hugging Face Hub could not be asked about it (asking the Hugging Face Hub at " + dead + " about microsoft/git-base-coco: no answer — cannot reach the Hub"},
+		{name: "inference_mode local", id: "microsoft/git-base-coco",
+			opts: []rigOption{withMode(endpoints.ModeLocal)},
+			note: "microsoft/git-base-coco (named in the request) was not used: it is not in the catalog, and inference_mode local asks the Hugging Face Hub nothing — add it to a skill's models, or use inference_mode hybrid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, append([]rigOption{withHub(), withOptions(pipeline.Options{ControllerTasks: true, Selection: pipeline.SelectAuto})}, tc.opts...)...)
+			r.hf.Model("test/captioner-big", "image-to-text")
+			r.hf.Model("test/captioner-small", "image-to-text")
+			if tc.setup != nil {
+				tc.setup(r)
+			}
+			img := r.image("cat.png", 20, 20)
+			r.planJSON(task(1, "image-to-text", nil, map[string]string{"image": img}))
+			rep, err := r.run(context.Background(), pipeline.Turn{Request: "caption " + img + " with " + tc.id + " please", Constraints: tc.cons})
+			if err != nil {
+				t.Fatal(err)
+			}
+			me := r.model(1)
+			if me.Model != tc.ran || (tc.ran != "" && r.taskEnd(1).Model != tc.ran) || !strings.HasPrefix(me.Reason, tc.reason) || strings.Contains(me.Reason, "\n") {
+				t.Errorf("task 1 chose %q (%s: %s), want %q and a reason starting %q", me.Model, me.Decided, me.Reason, tc.ran, tc.reason)
+			}
+			notes := 0
+			for _, n := range rep.Notes {
+				if tc.note != "" && strings.HasPrefix(n, tc.note) {
+					notes++
+				} else if strings.Contains(n, tc.id) {
+					t.Errorf("an unexpected note on %s: %q", tc.id, n)
+				}
+			}
+			if tc.note != "" && notes != 1 {
+				t.Errorf("notes %q, want one starting %q", rep.Notes, tc.note)
+			}
+		})
+	}
 }

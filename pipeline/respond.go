@@ -17,11 +17,14 @@ import (
 // appends the workflow section rendered from the execution record, so the
 // explanation can only name models that actually ran. After an early
 // answer (runs holds stand-ins for tasks still producing their files) it
-// waits for those tasks before the workflow section, and a line corrects
-// the answer for each that did not produce the file it named.
+// waits for those tasks, a line corrects the answer for each that did not
+// produce the file it named, and a task that failed for good is revised:
+// the answer goes on with what the revision made (goOn). One answer event
+// ends it, holding the whole text.
 func (d *dispatcher) respond(p Plan, runs []*taskRun, rep *Report) (string, error) {
 	e, ctx, emit := d.e, d.ctx, d.emit
-	msgs := fitPrompt(d.script.with(e.answerMessage(ctx, d.t, p, runs, rep)), e.ctl.Options().PromptBytes())
+	said := e.answerMessage(ctx, d.t, p, runs, rep)
+	msgs := fitPrompt(d.script.with(said), e.ctl.Options().PromptBytes())
 	emit(DebugEvent{Stage: StageResponse, Kind: "prompt", Content: debugPrompt(msgs[len(msgs)-1])})
 	var answer strings.Builder
 	push, flush := streamer(&answer, emit)
@@ -34,6 +37,10 @@ func (d *dispatcher) respond(p Plan, runs []*taskRun, rep *Report) (string, erro
 	correction := d.finish(rep)
 	if err != nil {
 		if ctx.Err() != nil || len(runs) == 0 {
+			if answer.Len() > 0 && correction != "" {
+				// What streamed may name a file the cancel stopped.
+				emit(TokenEvent{Text: "\n\n" + correction})
+			}
 			return "", err
 		}
 		// The experts' work is done and their files exist: report them even
@@ -49,6 +56,18 @@ func (d *dispatcher) respond(p Plan, runs []*taskRun, rep *Report) (string, erro
 		sep := "\n\n"
 		emit(TokenEvent{Text: sep + correction})
 		text += sep + correction
+	}
+	if d.answering && ctx.Err() != nil {
+		// Stopped while the tasks the answer named still ran: the
+		// correction says what they did not make, and the turn ends.
+		return "", fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
+	}
+	if err == nil {
+		more, err := d.goOn(p, said, reply, rep)
+		if err != nil {
+			return "", err
+		}
+		text += more
 	}
 	if wf := workflowSection(rep, p); wf != "" {
 		sep := "\n\n"

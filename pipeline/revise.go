@@ -28,9 +28,10 @@ import (
 // answered. None when every task succeeded — a turn that goes well costs no
 // call more — when the user cancelled, refused a tool, or gave an input no
 // route can use (endpoints.ErrBadInput: a file that does not exist). A
-// revision comes only before the answer call starts: the early answer
-// (early.go) waits while one is due, and a task that fails while an early
-// answer streams gets its correction line, not a revision.
+// revision comes before the answer call starts — the early answer
+// (early.go) waits while one is due — or, when a task the early answer
+// named fails, after that answer and its correction line: its tasks run,
+// and the answer goes on with what they made (respond.go).
 
 // fault says why a run failed, for the revision's rule.
 type fault int
@@ -122,12 +123,12 @@ func (d *dispatcher) revisionDue() bool {
 }
 
 // nextFailures takes the failures the next revision answers — none when
-// no revision is due or an early answer has started, since a revision
-// comes only before the answer call — and counts the revision.
+// no revision is due, or while an early answer waits for the tasks it
+// named (finish) — and counts the revision.
 func (d *dispatcher) nextFailures() []*taskRun {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.answering || !d.revisionDue() {
+	if (d.answering && !d.waited) || !d.revisionDue() {
 		return nil
 	}
 	if d.answered == nil {
@@ -316,7 +317,7 @@ func lastID(runs []*taskRun) int {
 // plan's.
 func (e *Engine) validateRevision(raw rawPlan, t Turn, runs []*taskRun) Plan {
 	v := &validator{cat: e.cat, turn: t, scope: e.access(t), max: e.opts.MaxTasks, notes: slices.Clone(raw.Notes), dropped: map[int]string{},
-		prior: map[int]Task{}, taken: map[int]bool{}}
+		prior: map[int]Task{}, taken: map[int]bool{}, reader: e.skillReader(t)}
 	for _, r := range runs {
 		v.taken[r.task.ID] = true
 		if r.status == StatusOK {

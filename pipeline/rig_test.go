@@ -37,6 +37,10 @@ type rig struct {
 	planN  int
 	pick   func(req *api.ChatRequest) fakeollama.Reply
 	answer fakeollama.Reply
+	// answers, when set, are the answer replies used in order (the last
+	// repeats) instead of answer: an early answer, then its continuation.
+	answers []fakeollama.Reply
+	answerN int
 	// revisions are the revision replies, used in order (the last
 	// repeats); none is an empty revision.
 	revisions []fakeollama.Reply
@@ -72,8 +76,11 @@ type rigConfig struct {
 	extra []endpoints.Endpoint
 	// hf adjusts the Hugging Face endpoint's options.
 	hf func(*huggingface.Options)
-	// hub: the endpoint asks the fake's Hub which providers serve a model.
-	hub bool
+	// hub: the endpoint asks the fake's Hub which providers serve a model,
+	// and the engine looks up there a model the request names outside
+	// the catalog (lookup, when set, instead).
+	hub    bool
+	lookup pipeline.HubLookup
 	// skills join the catalog, replacing those of the same name.
 	skills []*skills.Skill
 	// slots is controller.max_concurrent.
@@ -91,8 +98,14 @@ func withHFOptions(f func(*huggingface.Options)) rigOption {
 }
 
 // withHub makes the Hugging Face endpoint ask the fake Hub's provider
-// mapping (fakehf.Server.Provide), as the real one asks the Hub.
+// mapping (fakehf.Server.Provide), as the real one asks the Hub, and the
+// engine look up there the models a request names outside the catalog
+// (fakehf.Server.Describe).
 func withHub() rigOption { return func(rc *rigConfig) { rc.hub = true } }
+
+// withLookup makes the engine look up the models a request names outside
+// the catalog with l.
+func withLookup(l pipeline.HubLookup) rigOption { return func(rc *rigConfig) { rc.lookup = l } }
 
 func withSkills(s ...*skills.Skill) rigOption {
 	return func(rc *rigConfig) { rc.skills = append(rc.skills, s...) }
@@ -141,6 +154,12 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	}, rc.extra...)...)
 	o := rc.opts
 	o.OutputDir = r.out
+	switch {
+	case rc.lookup != nil:
+		o.Hub = rc.lookup
+	case rc.hub:
+		o.Hub = &skills.Hub{BaseURL: r.hf.Root, Token: rc.token, HTTPClient: r.hf.Client()}
+	}
 	if o.TaskTimeout == 0 {
 		o.TaskTimeout = 20 * time.Second
 	}
@@ -197,6 +216,11 @@ func (r *rig) respond(req *api.ChatRequest) fakeollama.Reply {
 		}
 		return fakeollama.Reply{Content: `{"choices": [{"id": 1, "model": "nobody", "reason": "?"}]}`}
 	case "respond":
+		if len(r.answers) > 0 {
+			rep := r.answers[min(r.answerN, len(r.answers)-1)]
+			r.answerN++
+			return rep
+		}
 		return r.answer
 	}
 	if r.taskReply != nil {

@@ -115,6 +115,7 @@ func (e *Engine) selectTask(ctx context.Context, task Task, cons Constraints, re
 	c.localOnly = cons.LocalOnly && applies
 
 	cands, configured := e.candidates(ctx, c, cons)
+	cands = append(cands, e.namedFromHub(ctx, c, cons, cands)...)
 	slices.SortStableFunc(cands, func(a, b *candidate) int { return s.CompareRank(a.model, b.model) })
 	localFirst := e.rankLocalFirst(task.Task, cands)
 

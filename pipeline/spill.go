@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/scope"
@@ -28,6 +31,10 @@ import (
 // session or a terminal.
 const DefaultResultCap = 64 << 10
 
+// DefaultSpillQuota is Options.SpillQuota when it is not set: 1 GB of
+// results written to files in one turn.
+const DefaultSpillQuota = 1_000_000_000
+
 // spill keeps r's text result within the cap, writing the whole of a
 // longer one to a file in the turn's outputs folder. A file that cannot be written does
 // not fail the task: the start of the result stands, and progress says
@@ -39,7 +46,15 @@ func (tr *turnRun) spill(r *taskRun) {
 		return
 	}
 	head, more := text.ClipBytes(r.text, limit)
+	release, why := tr.spillRoom(int64(len(r.text)))
+	if why != "" {
+		r.text = head + fmt.Sprintf("\n\n[%s more not kept: %s]", skills.HumanBytes(int64(more)), why)
+		progress(endpoints.Progress{Message: fmt.Sprintf("the result is %s; only its first %s is kept: %s",
+			skills.HumanBytes(int64(len(head)+more)), skills.HumanBytes(int64(limit)), why)})
+		return
+	}
 	p, err := writeText(outDir, r.task.Task+"-result", r.task.ID, r.text)
+	release(err == nil)
 	if err != nil {
 		r.text = head + fmt.Sprintf("\n\n[%s more not kept: %v]", skills.HumanBytes(int64(more)), err)
 		progress(endpoints.Progress{Message: fmt.Sprintf("the result is %s; only its first %s is kept, because the whole could not be saved: %v",
@@ -52,6 +67,65 @@ func (tr *turnRun) spill(r *taskRun) {
 	r.files = append(r.files, p)
 	r.spilled = p
 	r.text = head + fmt.Sprintf("\n\n[%s more — the whole result (%s) is in %s]", skills.HumanBytes(int64(more)), skills.HumanBytes(int64(len(head)+more)), p)
+}
+
+// spillRoom takes room for n bytes of spilled result: within the turn's
+// quota (Options.SpillQuota) and, with Turn.SpillDirQuota, within what the
+// output folder may hold of them. It returns why there is none, or
+// release, to call once the file is written (ok) or not: the folder's
+// room is checked and taken under its lock, so two chats of one ssh user
+// cannot both take the last of it.
+func (tr *turnRun) spillRoom(n int64) (release func(ok bool), why string) {
+	quota := tr.e.opts.SpillQuota
+	if used := tr.spilled.Add(n); used > quota {
+		tr.spilled.Add(-n)
+		return nil, fmt.Sprintf("this turn's results already fill the %s it may keep in files (spill_quota)", skills.HumanBytes(quota))
+	}
+	undo := func(ok bool) {
+		if !ok {
+			tr.spilled.Add(-n)
+		}
+	}
+	dirQuota := tr.t.SpillDirQuota
+	if dirQuota <= 0 {
+		return undo, ""
+	}
+	mu := spillLock(tr.outDir)
+	mu.Lock()
+	if used := spilledIn(tr.outDir); used+n > dirQuota {
+		mu.Unlock()
+		tr.spilled.Add(-n)
+		return nil, fmt.Sprintf("your folder on this server holds %s of kept results, and may hold %s (serve.spill_quota) — ask its operator to clear it or raise the quota",
+			skills.HumanBytes(used), skills.HumanBytes(dirQuota))
+	}
+	return func(ok bool) { mu.Unlock(); undo(ok) }, ""
+}
+
+// spillLocks are the output folders' locks, by folder.
+var spillLocks sync.Map
+
+func spillLock(dir string) *sync.Mutex {
+	mu, _ := spillLocks.LoadOrStore(filepath.Clean(dir), &sync.Mutex{})
+	return mu.(*sync.Mutex)
+}
+
+// spilledIn is the bytes of the spilled results in dir: the files
+// writeText named (…-result-ID-…), earlier turns' and chats' included.
+func spilledIn(dir string) int64 {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.Contains(e.Name(), "-result-") {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			n += info.Size()
+		}
+	}
+	return n
 }
 
 // writeText stores s as a text file under dir, named as writeBlob names

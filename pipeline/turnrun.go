@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/scope"
@@ -24,12 +25,15 @@ type turnRun struct {
 	// outDir is where the turn's files go; sc what it may touch.
 	outDir string
 	sc     *scope.Scope
+	// spilled is the bytes of results the turn wrote to files (spill.go).
+	spilled atomic.Int64
 }
 
 // newTurnRun starts running t: its transcript begins with the head and
-// the chat log.
+// the chat log, and a model its request names outside the catalog is
+// looked up on the Hub while the plan is written (namedhub.go).
 func (e *Engine) newTurnRun(ctx context.Context, t Turn, emit Emit) *turnRun {
-	ctx = withApprover(ctx, t.Approve)
+	ctx = e.lookUpNamed(withApprover(ctx, t.Approve), t.Request)
 	return &turnRun{e: e, ctx: ctx, t: t, script: e.newTranscript(ctx, t), emit: emit, outDir: e.outDir(t), sc: e.access(t)}
 }
 

@@ -69,9 +69,12 @@ type HubError struct {
 	URL string
 	// Tag is the pipeline tag being listed.
 	Tag string
-	// Model is the model whose provider mapping was asked for, when the
-	// request was that rather than a listing.
+	// Model is the model whose provider mapping (or, with Info, whose
+	// facts) was asked for, when the request was that rather than a
+	// listing.
 	Model string
+	// Info says the request asked for the model's facts (ModelInfo).
+	Info bool
 	// Status is the HTTP status, 0 when no answer came.
 	Status int
 	// Message is the Hub's own error text, if it sent one.
@@ -87,9 +90,12 @@ type HubError struct {
 
 func (e *HubError) Error() string {
 	var b strings.Builder
-	if e.Model != "" {
+	switch {
+	case e.Model != "" && e.Info:
+		fmt.Fprintf(&b, "asking the Hugging Face Hub at %s about %s: ", text.RedactURL(e.URL), e.Model)
+	case e.Model != "":
 		fmt.Fprintf(&b, "asking the Hugging Face Hub at %s which providers serve %s: ", text.RedactURL(e.URL), e.Model)
-	} else {
+	default:
 		fmt.Fprintf(&b, "listing %s models on the Hugging Face Hub at %s: ", e.Tag, text.RedactURL(e.URL))
 	}
 	if e.Status != 0 {
@@ -381,12 +387,20 @@ var localLibraries = map[string]bool{
 // modelFromHub turns one listing item into a Model; ok is false for items
 // without an id, disabled models and models no endpoint can serve.
 func modelFromHub(raw map[string]any, tag string) (Model, bool) {
+	m := hubModel(raw, tag)
+	if m.ID == "" || boolean(raw, "disabled") || len(m.Endpoints) == 0 {
+		return Model{}, false
+	}
+	return m, true
+}
+
+// hubModel reads the facts of one model as the Hub gives them (a listing
+// item, or the model API's answer with the same properties): no
+// endpoints when nothing can serve it.
+func hubModel(raw map[string]any, tag string) Model {
 	id := str(raw, "id")
 	if id == "" {
 		id = str(raw, "modelId")
-	}
-	if id == "" || boolean(raw, "disabled") {
-		return Model{}, false
 	}
 	card := obj(raw, "cardData")
 	m := Model{
@@ -412,11 +426,8 @@ func modelFromHub(raw map[string]any, tag string) (Model, bool) {
 	if localLibraries[library] {
 		m.Endpoints = append([]EndpointKind{EndpointLocal}, m.Endpoints...)
 	}
-	if len(m.Endpoints) == 0 {
-		return Model{}, false
-	}
 	m.Description = hubDescription(raw, card, library, tag)
-	return m, true
+	return m
 }
 
 // servedByProviders reports whether an Inference Provider serves the

@@ -197,17 +197,47 @@ var ErrHubNotFound = errors.New("hugging face hub: model not found")
 // are *HubError wrapping the Hub sentinels (ErrHubNotFound for a model
 // the Hub does not know).
 func (h *Hub) ProviderMapping(ctx context.Context, model string) ([]Provider, error) {
+	body, status, err := h.getModel(ctx, model, "expand%5B%5D=inferenceProviderMapping", false)
+	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		Mapping json.RawMessage `json:"inferenceProviderMapping"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return nil, &HubError{URL: h.base(), Model: model, Status: status, Message: "the answer is not a model's JSON",
+			Err: ErrHubUnavailable, hint: "is huggingface.hub_url the Hub (https://huggingface.co)?"}
+	}
+	if len(v.Mapping) == 0 {
+		// Not "served by none": the Hub did not say. The official
+		// client refuses to guess too.
+		return nil, &HubError{URL: h.base(), Model: model, Status: status, Message: "the answer has no inferenceProviderMapping",
+			Err: ErrHubUnavailable, hint: "is huggingface.hub_url the Hub (https://huggingface.co)?"}
+	}
+	return ParseProviderMapping(model, v.Mapping)
+}
+
+// getModel asks the Hub's model API about model — GET
+// {BaseURL}/api/models/{model}?{query}, with the token — and returns the
+// answer's body and status. Failures are *HubError wrapping the Hub
+// sentinels (ErrHubNotFound for a model the Hub does not know); info says
+// the request asked for the model's facts (ModelInfo), not its providers.
+func (h *Hub) getModel(ctx context.Context, model, query string, info bool) ([]byte, int, error) {
 	segs := strings.Split(strings.TrimSpace(model), "/")
 	for i, s := range segs {
 		if s == "" || s == "." || s == ".." {
-			return nil, fmt.Errorf("model id %q is not a Hugging Face model id (owner/name)", model)
+			return nil, 0, fmt.Errorf("model id %q is not a Hugging Face model id (owner/name)", model)
 		}
 		segs[i] = url.PathEscape(s)
 	}
-	target := h.base() + "/api/models/" + strings.Join(segs, "/") + "?expand%5B%5D=inferenceProviderMapping"
+	target := h.base() + "/api/models/" + strings.Join(segs, "/") + "?" + query
+	asking := "asking the Hub which providers serve " + model
+	if info {
+		asking = "asking the Hub about " + model
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return nil, fmt.Errorf("provider mapping of %s: %w", model, err)
+		return nil, 0, fmt.Errorf("%s: %w", asking, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "chorus")
@@ -217,47 +247,34 @@ func (h *Hub) ProviderMapping(ctx context.Context, model string) ([]Provider, er
 	resp, err := h.client().Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("asking the Hub which providers serve %s: %w", model, ctx.Err())
+			return nil, 0, fmt.Errorf("%s: %w", asking, ctx.Err())
 		}
-		return nil, &HubError{URL: h.base(), Model: model, Message: "no answer", Err: errors.Join(ErrHubUnreachable, err),
+		return nil, 0, &HubError{URL: h.base(), Model: model, Info: info, Message: "no answer", Err: errors.Join(ErrHubUnreachable, err),
 			hint: "cannot reach the Hub (" + transportReason(err) + "); check the network or huggingface.hub_url"}
 	}
 	defer resp.Body.Close()
 	body, err := httpwire.ReadBody(resp, maxMappingBody)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("asking the Hub which providers serve %s: %w", model, ctx.Err())
+			return nil, 0, fmt.Errorf("%s: %w", asking, ctx.Err())
 		}
-		return nil, &HubError{URL: h.base(), Model: model, Status: resp.StatusCode, Message: "answer cut off or too large",
+		return nil, 0, &HubError{URL: h.base(), Model: model, Info: info, Status: resp.StatusCode, Message: "answer cut off or too large",
 			Err: ErrHubUnavailable, hint: "try again later"}
 	}
 	if resp.StatusCode == http.StatusNotFound {
-		return nil, &HubError{URL: h.base(), Model: model, Status: resp.StatusCode, Message: hubMessage(body), Err: ErrHubNotFound,
+		return nil, 0, &HubError{URL: h.base(), Model: model, Info: info, Status: resp.StatusCode, Message: hubMessage(body), Err: ErrHubNotFound,
 			hint: "the Hub does not know " + model + " (or hides it from this token); check the id"}
 	}
 	if resp.StatusCode != http.StatusOK {
 		err := h.statusError("", resp, body)
 		var he *HubError
 		if errors.As(err, &he) {
-			he.Model = model
+			he.Model, he.Info = model, info
 			if he.Status == http.StatusBadRequest {
 				he.hint = "the Hub rejected the request; check the model id and huggingface.hub_url"
 			}
 		}
-		return nil, err
+		return nil, 0, err
 	}
-	var v struct {
-		Mapping json.RawMessage `json:"inferenceProviderMapping"`
-	}
-	if err := json.Unmarshal(body, &v); err != nil {
-		return nil, &HubError{URL: h.base(), Model: model, Status: resp.StatusCode, Message: "the answer is not a model's JSON",
-			Err: ErrHubUnavailable, hint: "is huggingface.hub_url the Hub (https://huggingface.co)?"}
-	}
-	if len(v.Mapping) == 0 {
-		// Not "served by none": the Hub did not say. The official
-		// client refuses to guess too.
-		return nil, &HubError{URL: h.base(), Model: model, Status: resp.StatusCode, Message: "the answer has no inferenceProviderMapping",
-			Err: ErrHubUnavailable, hint: "is huggingface.hub_url the Hub (https://huggingface.co)?"}
-	}
-	return ParseProviderMapping(model, v.Mapping)
+	return body, resp.StatusCode, nil
 }

@@ -191,6 +191,7 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 			Service:        svc,
 			Constraints:    s.opts.Constraints,
 			OutputDir:      filepath.Join(dir, "outputs"),
+			SpillQuota:     s.opts.Config.Serve.SpillQuotaBytes,
 			Workspace:      dir,
 			Approve:        operatorApproves(s.opts.Config.Serve.AllowTools),
 			Remote:         sess.RemoteAddr().String(),

@@ -3,6 +3,7 @@ package text
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // CleanJSON returns the JSON document b with every string value passed
@@ -86,3 +87,51 @@ func marshalNoHTML(s string) ([]byte, error) {
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
+
+// EscapeJSON returns the JSON document b with every C1 control
+// (U+0080–U+009F), bidi embedding, override and isolate (U+202A–U+202E,
+// U+2066–U+2069) and bidi mark (U+200E, U+200F, U+061C) written as its \u
+// escape. encoding/json writes them raw: a consumer that shows the
+// document — `chorus sessions list --json` in a terminal, a log viewer —
+// would act on an 8-bit CSI or show text out of order. Escaped, the value
+// is kept whole (unlike CleanJSON, which drops them) and the bytes are
+// inert. Such characters can stand only inside strings, where the escape
+// means the same character, so b is rewritten without being parsed; a
+// document holding none is returned as is.
+func EscapeJSON(b []byte) []byte {
+	i := nextInvisible(b)
+	if i < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i >= 0 {
+		r, size := utf8.DecodeRune(b[i:])
+		out = append(out, b[:i]...)
+		out = append(out, '\\', 'u', hexDigit(r>>12), hexDigit(r>>8), hexDigit(r>>4), hexDigit(r))
+		b = b[i+size:]
+		i = nextInvisible(b)
+	}
+	return append(out, b...)
+}
+
+// nextInvisible is the offset of the first character EscapeJSON escapes,
+// -1 when there is none: a look at the lead bytes (0xC2 for C1, 0xD8 for
+// ALM, 0xE2 for the rest) before any decoding.
+func nextInvisible(b []byte) int {
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case 0xc2, 0xd8, 0xe2:
+			if r, _ := utf8.DecodeRune(b[i:]); isInvisible(r) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// isInvisible reports the characters EscapeJSON escapes.
+func isInvisible(r rune) bool {
+	return r >= 0x80 && r <= 0x9f || isBidiControl(r) || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+func hexDigit(r rune) byte { return "0123456789abcdef"[r&0xf] }

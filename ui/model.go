@@ -117,7 +117,7 @@ func New(opts Options) (*Model, error) {
 	m := &Model{
 		opts: opts,
 		conv: opts.Service.Chat(conversation.ChatOptions{Constraints: opts.Constraints, OutputDir: opts.OutputDir,
-			Workspace: opts.Workspace, Approve: opts.Approve, System: opts.System}),
+			Workspace: opts.Workspace, Approve: opts.Approve, System: opts.System, SpillQuota: opts.SpillQuota}),
 		keys:        km,
 		st:          theme.NewStyles(),
 		md:          chat.NewMarkdown(chat.GlamourStyle(getenv)),

@@ -78,6 +78,10 @@ type Options struct {
 	// OutputDir overrides the engine's output directory for this chat's
 	// turns; empty keeps the engine's.
 	OutputDir string
+	// SpillQuota, when set, bounds the results kept in files that
+	// OutputDir may hold (conversation.ChatOptions.SpillQuota): an ssh
+	// user's, serve.spill_quota.
+	SpillQuota int64
 	// Approve, when set, decides whether a tool that may change things
 	// runs, and the chat never asks its user (conversation.ChatOptions):
 	// chorus serve --ssh, whose users are not this machine's, gives the

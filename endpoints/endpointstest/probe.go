@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -19,6 +20,10 @@ type Probe struct {
 	// Guard, when set, is why every call must be approved first
 	// (endpoints.Guarded): a tool that may change things.
 	Guard string
+	// Reader, when set, is how the probe reads paths
+	// (endpoints.PathReader): a tool that opens what it is given, from
+	// the folders it names.
+	Reader *scope.Reader
 
 	mu        sync.Mutex
 	got       []string
@@ -47,6 +52,14 @@ func (p *Probe) Infer(_ context.Context, req endpoints.Request) (endpoints.Resul
 	}
 	p.got = append(p.got, req.Args["text"])
 	return endpoints.Result{Text: "done"}, nil
+}
+
+// Reads implements endpoints.PathReader with Reader.
+func (p *Probe) Reads(string, string) scope.Reader {
+	if p.Reader == nil {
+		return scope.Reader{}
+	}
+	return *p.Reader
 }
 
 // NeedsApproval implements endpoints.Guarded with Guard.

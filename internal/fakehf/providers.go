@@ -185,14 +185,45 @@ func (s *Server) HubStatus(code int) {
 	s.mu.Unlock()
 }
 
+// HubFacts are what the fake Hub's model API says of a model besides who
+// serves it (Server.Describe).
+type HubFacts struct {
+	// PipelineTag is the Hub's task of the model.
+	PipelineTag string
+	// Library is its library_name ("transformers"); "" names none.
+	Library string
+	// License is its card's licence; "" names none.
+	License string
+	// Params is its parameter count (the safetensors total); 0 unknown.
+	Params    int64
+	Downloads int64
+}
+
+// Describe sets what the Hub's model API answers for id when asked for its
+// facts (GET /api/models/{id}?expand=pipeline_tag&expand=…, as `chorus
+// models sync` asks a listing): a model registered with Model or Provide
+// is otherwise described as a transformers model of its task. A model
+// described but neither registered nor provided is one the Hub knows and
+// no provider serves.
+func (s *Server) Describe(id string, f HubFacts) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.facts == nil {
+		s.facts = map[string]HubFacts{}
+	}
+	s.facts[id] = f
+}
+
 // serveHubModel answers GET /api/models/{id}?expand[]=inferenceProviderMapping
 // as the Hub does: the model's providers keyed by name, in the order they
-// serve it (the object form the official client normalises).
+// serve it (the object form the official client normalises) — or, asked
+// with expand=… for more, the model's facts (serveHubFacts).
 func (s *Server) serveHubModel(w http.ResponseWriter, r *http.Request, id string) {
 	s.mu.Lock()
 	code := s.hubStatus
 	list := append([]*ProviderModel(nil), s.mapping[id]...)
 	m := s.models[id]
+	facts, described := s.facts[id]
 	s.mu.Unlock()
 	switch {
 	case r.Method != http.MethodGet:
@@ -201,8 +232,19 @@ func (s *Server) serveHubModel(w http.ResponseWriter, r *http.Request, id string
 	case code != 0:
 		writeError(w, code, http.StatusText(code))
 		return
-	case len(list) == 0 && m == nil:
+	case len(list) == 0 && m == nil && !described:
 		writeError(w, http.StatusNotFound, "Repository not found")
+		return
+	case len(r.URL.Query()["expand"]) > 0:
+		if !described {
+			facts = HubFacts{Library: "transformers"}
+			if m != nil {
+				facts.PipelineTag = hubTask(m.Task())
+			} else {
+				facts.PipelineTag = list[0].snapshot().task
+			}
+		}
+		serveHubFacts(w, id, facts, list, m)
 		return
 	case r.URL.Query().Get("expand[]") != "inferenceProviderMapping":
 		writeError(w, http.StatusBadRequest, `"expand[]" must name the properties to return`)
@@ -231,6 +273,39 @@ func (s *Server) serveHubModel(w http.ResponseWriter, r *http.Request, id string
 	b.WriteString("}}")
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	_, _ = w.Write(b.Bytes())
+}
+
+// serveHubFacts answers the model API asked for a model's facts, with the
+// properties a listing's items carry; its providers in the list form.
+func serveHubFacts(w http.ResponseWriter, id string, f HubFacts, list []*ProviderModel, m *ModelBehaviour) {
+	mapping := []map[string]string{}
+	hasHF := false
+	for _, pm := range list {
+		p := pm.snapshot()
+		hasHF = hasHF || p.provider == "hf-inference"
+		mapping = append(mapping, map[string]string{"provider": p.provider, "providerId": p.id, "status": p.status, "task": p.task})
+	}
+	if m != nil && !hasHF {
+		mapping = append(mapping, map[string]string{"provider": "hf-inference", "providerId": id, "status": "live", "task": hubTask(m.Task())})
+	}
+	tags := []string{}
+	card := map[string]any{}
+	if f.Library != "" {
+		tags = append(tags, f.Library)
+	}
+	if f.License != "" {
+		tags = append(tags, "license:"+f.License)
+		card["license"] = f.License
+	}
+	out := map[string]any{"_id": fmt.Sprintf("%x", len(id)), "id": id, "pipeline_tag": f.PipelineTag, "downloads": f.Downloads, "likes": 0,
+		"tags": tags, "cardData": card, "inferenceProviderMapping": mapping}
+	if f.Library != "" {
+		out["library_name"] = f.Library
+	}
+	if f.Params > 0 {
+		out["safetensors"] = map[string]any{"parameters": map[string]int64{"F32": f.Params}, "total": f.Params}
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // hubTask is the Hub task of a Chorus task registered with Model.

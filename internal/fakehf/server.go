@@ -197,6 +197,8 @@ type Server struct {
 	// mapping holds the providers of each Hub model, in order.
 	mapping   map[string][]*ProviderModel
 	hubStatus int
+	// facts are what the Hub's model API says of models (Describe).
+	facts map[string]HubFacts
 	// files are the generated files on the providers' CDNs, by path.
 	files       map[string]cdnFile
 	fileSeq     int

@@ -24,6 +24,10 @@ type Reply struct {
 	// sent (and flushed) at once, and the answer ends when the channel is
 	// closed. Tests use it to prove a client sees tokens before the end.
 	Stream <-chan string
+	// StreamThinking sends Stream's strings as message.thinking instead
+	// of content: a thinking model that never stops reasoning, whatever
+	// "think" asked.
+	StreamThinking bool
 	// Thinking is the model's reasoning. With "think": true it is streamed
 	// in message.thinking before the content; with think unset it appears
 	// inline as <think>…</think> at the start of the content, as models
@@ -523,7 +527,11 @@ func produce(ctx context.Context, rep Reply, think *api.ThinkValue, limit int, t
 				if !open {
 					break live
 				}
-				if ok, err := send(piece{content: c}); err != nil || !ok {
+				p := piece{content: c}
+				if rep.StreamThinking {
+					p = piece{thinking: c}
+				}
+				if ok, err := send(p); err != nil || !ok {
 					return reason, count, elapsed(), err
 				}
 			}

@@ -105,6 +105,13 @@ type ChatReply struct {
 	// StreamEnd, if set, gives the finish reason and a StreamError.
 	Stream    <-chan string
 	StreamEnd func() (finish, streamError string)
+	// StreamReasoning sends Stream's strings as delta.reasoning_content
+	// instead of content, as vLLM's and SGLang's reasoning parsers do.
+	StreamReasoning bool
+	// Raw, when set, is written to the event stream verbatim after the
+	// first chunk, each string as it comes, until the channel closes:
+	// comments, pings and events a test shapes itself.
+	Raw <-chan string
 }
 
 // Latency models a serving engine's time: slots serve requests at once

@@ -101,11 +101,22 @@ func (s *Controller) stream(ctx context.Context, w http.ResponseWriter, a *answe
 			return
 		}
 	}
+	if a.reply.Raw != nil {
+		for raw := range a.reply.Raw {
+			if !write(raw) {
+				return
+			}
+		}
+	}
 	if a.reply.Stream != nil {
 		n = 0
+		field := "content"
+		if a.reply.StreamReasoning {
+			field = "reasoning_content"
+		}
 		for c := range a.reply.Stream {
 			n++
-			if !send(chunk(map[string]any{"content": c}, nil)) {
+			if !send(chunk(map[string]any{field: c}, nil)) {
 				return
 			}
 		}

@@ -70,3 +70,22 @@ func RSS() uint64 {
 	}
 	return 0
 }
+
+// PeakRSSLive is the highest resident set (VmHWM) the running process pid
+// has had since it started, in bytes; 0 where /proc is missing (not
+// Linux). It is how a server started as a program is measured from its
+// test while it still runs (PeakRSSOf reads one that exited): the test's
+// own memory is not in it.
+func PeakRSSLive(pid int) uint64 {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
