@@ -13,27 +13,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/scope"
-)
-
-// Kind names a family of endpoints. The values match the endpoint names used
-// in skill files (skills.EndpointHuggingFace and friends).
-type Kind string
-
-// The endpoint kinds.
-const (
-	HuggingFace Kind = "huggingface"
-	Local       Kind = "local"
-	Ollama      Kind = "ollama"
-	OpenAI      Kind = "openai"
-	Command     Kind = "command"
-	Builtin     Kind = "builtin"
-	// Retrieval fetches external knowledge from web APIs (Wikipedia,
-	// SearxNG) for the retrieval skill.
-	Retrieval Kind = "retrieval"
-	// MCP runs the tools of Model Context Protocol servers the user
-	// configured (the mcp: list), each tool a skill of its own or a
-	// candidate of a task the configuration maps it onto.
-	MCP Kind = "mcp"
+	"github.com/chorusai/chorus/skills"
 )
 
 // Request is one expert call.
@@ -195,7 +175,7 @@ func (r Result) Discard() {
 // Endpoint runs models of one kind.
 type Endpoint interface {
 	// Kind names the endpoint family.
-	Kind() Kind
+	Kind() skills.EndpointKind
 	// Check reports whether the endpoint can serve model for task now. nil
 	// means yes; otherwise the error says why not and how to fix it (no
 	// token, server not reachable, program not installed). It must be cheap:
@@ -208,8 +188,10 @@ type Endpoint interface {
 }
 
 // Discoverer is implemented by endpoints that offer models the catalog does
-// not list, such as the vision models pulled into Ollama.
+// not list, such as the vision models pulled into Ollama; an offer is
+// served by the endpoint's Kind.
 type Discoverer interface {
+	Endpoint
 	// Discover returns the models this endpoint can serve for task now.
 	Discover(ctx context.Context, task string) ([]Offer, error)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/skills"
 )
 
 // HuggingGPT's hybrid mode is local first: the models that can run here —
@@ -48,7 +49,7 @@ func runsHere(task string, cd *flow.Option) bool {
 	}
 	r := cd.Routes[0]
 	switch r.Kind() {
-	case endpoints.HuggingFace, endpoints.Retrieval:
+	case skills.EndpointHuggingFace, skills.EndpointRetrieval:
 		return false
 	}
 	if loc, ok := r.(endpoints.Locator); ok && loc.Remote(task, cd.Model.ID) != "" {

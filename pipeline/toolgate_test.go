@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/scope"
@@ -32,13 +31,13 @@ func TestToolGetsWhatWasJudged(t *testing.T) {
 	if err := os.WriteFile(mine, []byte("the user's own"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tool := endpointstest.NewProbe(endpoints.MCP)
+	tool := endpointstest.NewProbe(skills.EndpointMCP)
 	tool.Guard = "it is not annotated read-only, so it may change things"
 	tool.Reader = &scope.Reader{Tool: true, Dirs: []scope.Base{{Dir: srv, Name: "the probe's allowed folder"}}}
-	source := endpointstest.NewProbe(endpoints.Builtin)
+	source := endpointstest.NewProbe(skills.EndpointBuiltin)
 	source.SetSource("secret.txt")
 	// An MCP tool's skill: its argument goes as written, not as a file's words.
-	toolSkill := endpointstest.ProbeSkill(t, endpoints.MCP)
+	toolSkill := endpointstest.ProbeSkill(t, skills.EndpointMCP)
 	toolSkill.Tool = &skills.Tool{Server: "probe", Name: "mcp", Params: map[string]skills.Param{"text": {Property: "text", Schema: &skills.Schema{Type: skills.SchemaType{"string"}}}}}
 	r := newRig(t, withEndpoints(source, tool), withSkills(endpointstest.ProbeSkill(t, ""), toolSkill))
 	r.planJSON(

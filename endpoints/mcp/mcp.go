@@ -140,8 +140,8 @@ func New(o Options) *Endpoint {
 	return e
 }
 
-// Kind is endpoints.MCP.
-func (e *Endpoint) Kind() endpoints.Kind { return endpoints.MCP }
+// Kind is skills.EndpointMCP.
+func (e *Endpoint) Kind() skills.EndpointKind { return skills.EndpointMCP }
 
 // Start starts (or reaches) every server at once and lists its tools,
 // each bounded by StartTimeout. A server that fails is reported by Status

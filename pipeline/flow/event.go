@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
 
@@ -290,14 +290,14 @@ func HostDownText(e HostDownEvent) string {
 
 // whoIs names an endpoint kind's server for people.
 func whoIs(endpoint string) string {
-	switch endpoints.Kind(endpoint) {
-	case endpoints.HuggingFace:
+	switch skills.EndpointKind(endpoint) {
+	case skills.EndpointHuggingFace:
 		return "Hugging Face's router"
-	case endpoints.Local:
+	case skills.EndpointLocal:
 		return "the local inference server"
-	case endpoints.Ollama:
+	case skills.EndpointOllama:
 		return "Ollama"
-	case endpoints.OpenAI:
+	case skills.EndpointOpenAI:
 		return "the OpenAI-compatible server"
 	}
 	return "the " + endpoint + " server"
