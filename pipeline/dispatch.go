@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/selection"
 )
 
 // dispatcher selects models for a turn's tasks and runs them as a DAG: a
@@ -124,7 +125,7 @@ func (d *dispatcher) newRun(task flow.Task, early bool) *taskRun {
 
 // stream returns the plan stream that offers tasks to d as they arrive.
 func (d *dispatcher) stream() *planStream {
-	return &planStream{onConstraints: d.constraintsRead, onTask: d.taskRead, waitForConstraints: requestMayConstrain(d.t.Request)}
+	return &planStream{onConstraints: d.constraintsRead, onTask: d.taskRead, waitForConstraints: selection.RequestMayConstrain(d.t.Request)}
 }
 
 func (d *dispatcher) constraintsRead(c flow.Constraints) {
@@ -137,7 +138,7 @@ func (d *dispatcher) constraintsRead(c flow.Constraints) {
 	// either (it says so, once).
 	c, _ = d.e.checkConstraints(c)
 	d.cons, d.consKnown = d.t.Constraints.Merge(c), true
-	if why := d.e.Unqualifiable(d.cons); why != "" {
+	if why := d.sel.Unqualifiable(d.cons); why != "" {
 		// Said once, before any task's own "no model satisfies".
 		d.said = true
 		d.emit(flow.ErrorEvent{Stage: flow.StageSelection, Message: why})
@@ -195,7 +196,7 @@ func (d *dispatcher) offer(task flow.Task) {
 	d.selecting.Add(1)
 	go func() {
 		defer d.selecting.Done()
-		c, pending := d.e.selectOne(r.ctx, task, cons, d.t.Request, d.emit)
+		c, pending := d.sel.Select(r.ctx, task, cons, d.t.Request)
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		if pending {
@@ -324,7 +325,7 @@ func (d *dispatcher) choose(p flow.Plan) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got[i].c, got[i].pending = d.e.selectOne(d.ctx, r.Task, p.Constraints, d.t.Request, d.emit)
+			got[i].c, got[i].pending = d.sel.Select(d.ctx, r.Task, p.Constraints, d.t.Request)
 		}()
 	}
 	wg.Wait()
@@ -362,7 +363,7 @@ func (d *dispatcher) choose(p flow.Plan) {
 	}
 	go func() {
 		defer over()
-		d.askModels(d.ctx, ask, d.script, func(c *flow.Choice) {
+		d.sel.Ask(d.ctx, ask, d.script, d.t.Request, d.emit, func(c *flow.Choice) {
 			d.mu.Lock()
 			defer d.mu.Unlock()
 			d.emit(c.Event())

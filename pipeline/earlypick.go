@@ -47,7 +47,7 @@ func (d *dispatcher) pickEarly(runs []*taskRun, ask []*flow.Choice) {
 	for i, c := range ask {
 		byChoice[c] = runs[i]
 	}
-	d.askModels(d.pickCtx, ask, d.script.Fork(), func(c *flow.Choice) {
+	d.sel.Ask(d.pickCtx, ask, d.script.Fork(), d.t.Request, d.emit, func(c *flow.Choice) {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		d.emit(c.Event())

@@ -17,6 +17,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/selection"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 )
@@ -101,7 +102,7 @@ type Options struct {
 	ControllerTasks bool
 	// Selection says when the controller chooses among candidates; the
 	// zero value is SelectController.
-	Selection Selection
+	Selection selection.Mode
 	// MaxTasks caps a plan; extra tasks are dropped with a note.
 	MaxTasks int
 	// ResultBudget bounds, in bytes, the results text given to the
@@ -120,7 +121,7 @@ type Options struct {
 	// Hub looks up, on the Hugging Face Hub, a model the request names
 	// that the catalog does not list (namedhub.go); nil looks none up, and
 	// the plan's notes say so.
-	Hub HubLookup
+	Hub selection.HubLookup
 	// SpillQuota bounds the bytes of results one turn writes to files
 	// (spill.go); past it a result keeps only its start. 0 means
 	// DefaultSpillQuota (spill_quota).
@@ -212,6 +213,27 @@ func (e *Engine) CloseChat(chat string) {
 			}
 		}
 	}
+}
+
+// selector is the selection stage on the engine's catalog, endpoints and
+// controller.
+func (e *Engine) selector() *selection.Selector {
+	return &selection.Selector{Catalog: e.cat, Router: e.router, Controller: e.ctl, NumCandidates: e.opts.NumCandidates,
+		ControllerTasks: e.opts.ControllerTasks, Mode: e.opts.Selection, Hub: e.opts.Hub}
+}
+
+// Preview runs selection for task without asking the controller: what
+// `chorus models list` and the TUI's /models show. The event lists the
+// ranked candidates and every excluded model with the reason.
+func (e *Engine) Preview(ctx context.Context, task string, cons flow.Constraints) (flow.ModelEvent, error) {
+	return e.selector().Preview(ctx, task, cons)
+}
+
+// Unqualifiable says why no model of the catalog can meet cons with the
+// endpoints configured ("" when some can): said once, before a turn
+// under cons, rather than found out task by task.
+func (e *Engine) Unqualifiable(cons flow.Constraints) string {
+	return e.selector().Unqualifiable(cons)
 }
 
 // Options returns the engine's options.
@@ -326,7 +348,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit flow.Emit) (rep *flow.Rep
 		plan = e.validate(edited.Tasks, edited.Constraints, t, plan.Notes)
 	}
 	plan.Notes = append(plan.Notes, d.settle(plan)...)
-	plan.Notes = append(plan.Notes, tr.hubNotes(plan)...)
+	plan.Notes = append(plan.Notes, tr.sel.HubNotes(tr.ctx, plan)...)
 	rep.Constraints, rep.Notes = plan.Constraints, plan.Notes
 	emit(flow.PlanEvent{Tasks: plan.Tasks, Constraints: plan.Constraints, Notes: plan.Notes}) //nolint:staticcheck // S1016: the event names what it carries; Plan may grow fields it does not
 	if t.PlanOnly {
@@ -338,7 +360,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit flow.Emit) (rep *flow.Rep
 	var results []*taskRun
 	if len(plan.Tasks) > 0 {
 		emit(flow.StageEvent{Stage: flow.StageSelection})
-		if why := e.Unqualifiable(plan.Constraints); why != "" && !d.said {
+		if why := tr.sel.Unqualifiable(plan.Constraints); why != "" && !d.said {
 			// Said once here rather than found out task by task.
 			emit(flow.ErrorEvent{Stage: flow.StageSelection, Message: why})
 		}

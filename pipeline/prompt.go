@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -188,7 +187,7 @@ func (e *Engine) availability(ctx context.Context) ([]*skills.Skill, []string) {
 	if !c.at.IsZero() && time.Since(c.at) < availabilityTTL {
 		return c.runnable, c.unavailable
 	}
-	all := e.cat.All()
+	all, sel := e.cat.All(), e.selector()
 	ok := make([]bool, len(all))
 	var wg sync.WaitGroup
 	for i, s := range all {
@@ -202,7 +201,7 @@ func (e *Engine) availability(ctx context.Context) ([]*skills.Skill, []string) {
 					ok[i] = true
 				}
 			}()
-			ok[i] = e.runnable(ctx, s)
+			ok[i] = sel.Runnable(ctx, s)
 		}()
 	}
 	wg.Wait()
@@ -220,19 +219,6 @@ func (e *Engine) availability(ctx context.Context) ([]*skills.Skill, []string) {
 	}
 	c.at = time.Now()
 	return c.runnable, c.unavailable
-}
-
-// runnable reports whether some candidate of s has a ready route now, or
-// the controller does s itself.
-func (e *Engine) runnable(ctx context.Context, s *skills.Skill) bool {
-	if s.Controller && e.opts.ControllerTasks {
-		return true
-	}
-	models, _ := e.models(ctx, s, false)
-	return slices.ContainsFunc(models, func(m skills.Model) bool {
-		routes, _ := e.readyRoutes(ctx, s.Name, m, false)
-		return len(routes) > 0
-	})
 }
 
 // newTranscript starts a turn's transcript: the head, then the chat

@@ -6,6 +6,7 @@ import (
 	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/pipeline/response"
+	"github.com/chorusai/chorus/pipeline/selection"
 	"github.com/chorusai/chorus/scope"
 )
 
@@ -28,7 +29,8 @@ type turnRun struct {
 	sc     *scope.Scope
 	// resp writes the turn's answer.
 	resp *response.Responder
-	// exec runs the turn's tasks.
+	// sel chooses the models of the turn's tasks; exec runs them.
+	sel  *selection.Selector
 	exec *execution.Executor
 }
 
@@ -36,8 +38,9 @@ type turnRun struct {
 // the chat log, and a model its request names outside the catalog is
 // looked up on the Hub while the plan is written (namedhub.go).
 func (e *Engine) newTurnRun(ctx context.Context, t Turn, emit flow.Emit) *turnRun {
-	ctx = e.lookUpNamed(execution.WithApprover(ctx, t.Approve), t.Request)
-	tr := &turnRun{e: e, ctx: ctx, t: t, script: e.newTranscript(ctx, t), emit: emit, outDir: e.outDir(t), sc: e.access(t)}
+	sel := e.selector()
+	ctx = sel.LookUpNamed(execution.WithApprover(ctx, t.Approve), t.Request)
+	tr := &turnRun{e: e, sel: sel, ctx: ctx, t: t, script: e.newTranscript(ctx, t), emit: emit, outDir: e.outDir(t), sc: e.access(t)}
 	tr.exec = &execution.Executor{Controller: e.ctl, Catalog: e.cat, Script: tr.script, Emit: emit, Scope: tr.sc, OutDir: tr.outDir,
 		Workspace: t.Workspace, Chat: t.Chat, TaskTimeout: e.opts.TaskTimeout, ResultCap: e.opts.ResultCap, SpillQuota: e.opts.SpillQuota,
 		SpillDirQuota: t.SpillDirQuota, EarlyAnswer: e.opts.EarlyAnswer, Exts: e.exts}

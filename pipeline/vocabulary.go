@@ -5,6 +5,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/selection"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -143,3 +144,18 @@ func AllowListed(names []string, fix func(tool string) string) func(context.Cont
 // DefaultResultCap is the result cap (Options.ResultCap) when none is
 // set.
 const DefaultResultCap = execution.DefaultResultCap
+
+// Selection says when the controller chooses a task's model among its
+// candidates (Options.Selection): selection.Mode.
+type Selection = selection.Mode
+
+// The selection modes (config key `selection`; selection.Mode).
+const (
+	SelectController = selection.ModeController
+	SelectAuto       = selection.ModeAuto
+	SelectRanked     = selection.ModeRanked
+)
+
+// HubLookup looks up a model on the Hugging Face Hub (Options.Hub):
+// selection.HubLookup.
+type HubLookup = selection.HubLookup

@@ -1,4 +1,4 @@
-package pipeline
+package selection
 
 import (
 	"cmp"
@@ -20,8 +20,8 @@ import (
 // rankLocalFirst reorders ranked candidates for hybrid mode, and reports
 // whether it moved a local candidate ahead of the one the skill's ranking
 // put first.
-func (e *Engine) rankLocalFirst(task string, cands []*flow.Option) bool {
-	if e.router == nil || e.router.Mode() != endpoints.ModeHybrid || len(cands) < 2 {
+func (sel *Selector) rankLocalFirst(task string, cands []*flow.Option) bool {
+	if sel.Router == nil || sel.Router.Mode() != endpoints.ModeHybrid || len(cands) < 2 {
 		return false
 	}
 	first := cands[0]

@@ -1,4 +1,4 @@
-package pipeline
+package selection
 
 import (
 	"context"
@@ -29,7 +29,7 @@ const maxSelectArg = 160
 // tasks run, but the answer waits for the whole reply on a one-slot server.
 const maxReason = 40
 
-// askModels lets the controller choose for every pending task in one call,
+// Ask lets the controller choose for every pending task in one call,
 // after the plan in the same conversation. Candidates are numbered per task
 // and the reply names them by number — a digit instead of a model id keeps
 // the reply, which every waiting task pays for in decode time, short. The
@@ -41,16 +41,15 @@ const maxReason = 40
 // candidate for keeps the top-ranked model, and its reason says so;
 // publish is called once for every task of ask. script is the turn's
 // transcript, or a branch of it (an early pick, earlypick.go).
-func (tr *turnRun) askModels(ctx context.Context, ask []*flow.Choice, script *flow.Transcript, publish func(*flow.Choice)) {
-	e, emit := tr.e, tr.emit
-	msg, schema := e.selectionMessage(tr.t.Request, ask)
+func (sel *Selector) Ask(ctx context.Context, ask []*flow.Choice, script *flow.Transcript, request string, emit flow.Emit, publish func(*flow.Choice)) {
+	msg, schema := sel.selectionMessage(request, ask)
 	emit(flow.DebugEvent{Stage: flow.StageSelection, Kind: "prompt", Content: msg.Content})
 	published := make([]bool, len(ask))
 	index := func(id int) int { return slices.IndexFunc(ask, func(c *flow.Choice) bool { return c.Task.ID == id }) }
 	stream := pickStream{
 		onPick: func(id, pick int) {
 			i := index(id)
-			if i < 0 || published[i] || !e.applyPick(ask[i], choicePick{ID: id, Pick: pick}) {
+			if i < 0 || published[i] || !sel.applyPick(ask[i], choicePick{ID: id, Pick: pick}) {
 				return // the end of the reply decides for it
 			}
 			published[i] = true
@@ -66,7 +65,7 @@ func (tr *turnRun) askModels(ctx context.Context, ask []*flow.Choice, script *fl
 		},
 	}
 	start := time.Now()
-	reply, err := flow.Call(ctx, e.ctl, controller.ChatCall{Messages: script.With(msg), Format: schema, NumPredict: 24 + 24*len(ask), OnToken: stream.write})
+	reply, err := flow.Call(ctx, sel.Controller, controller.ChatCall{Messages: script.With(msg), Format: schema, NumPredict: 24 + 24*len(ask), OnToken: stream.write})
 	// Whatever happens below, every task waiting for its choice gets one.
 	defer func() {
 		for i, c := range ask {
@@ -94,7 +93,7 @@ func (tr *turnRun) askModels(ctx context.Context, ask []*flow.Choice, script *fl
 	script.Record(flow.StageSelection, reply, time.Since(start), emit)
 	script.Add(msg, controller.Message{Role: "assistant", Content: reply.Content})
 	emit(flow.DebugEvent{Stage: flow.StageSelection, Kind: "reply", Content: reply.Content})
-	e.applyReply(ask, published, reply.Content)
+	sel.applyReply(ask, published, reply.Content)
 }
 
 // fallbackPick gives c its top-ranked candidate, saying why the
@@ -106,7 +105,7 @@ func fallbackPick(c *flow.Choice, why string) {
 
 // selectionMessage is the selection call's message for the tasks of ask —
 // each task's candidates, numbered — and the schema its reply keeps to.
-func (e *Engine) selectionMessage(request string, ask []*flow.Choice) (controller.Message, []byte) {
+func (sel *Selector) selectionMessage(request string, ask []*flow.Choice) (controller.Message, []byte) {
 	var b strings.Builder
 	pickProps, reasonProps := flow.Object{}, flow.Object{}
 	for _, c := range ask {
@@ -115,7 +114,7 @@ func (e *Engine) selectionMessage(request string, ask []*flow.Choice) (controlle
 			args = append(args, k+"="+text.OneLine(c.Task.Args[k], maxSelectArg))
 		}
 		fmt.Fprintf(&b, "Task %d %s (%s):\n", c.Task.ID, c.Task.Task, strings.Join(args, ", "))
-		shown := c.Ranked[:min(len(c.Ranked), e.opts.NumCandidates)]
+		shown := c.Ranked[:min(len(c.Ranked), sel.NumCandidates)]
 		numbers := make([]int, len(shown))
 		for n, cd := range shown {
 			numbers[n] = n + 1
@@ -150,7 +149,7 @@ func (e *Engine) selectionMessage(request string, ask []*flow.Choice) (controlle
 // applyReply makes the picks of the selection reply content the choices
 // of the tasks of ask not yet published; a task it names no candidate for
 // keeps its top-ranked one, saying why.
-func (e *Engine) applyReply(ask []*flow.Choice, published []bool, content string) {
+func (sel *Selector) applyReply(ask []*flow.Choice, published []bool, content string) {
 	got := parseChoices(content)
 	for n, c := range ask {
 		if published[n] {
@@ -171,10 +170,10 @@ func (e *Engine) applyReply(ask []*flow.Choice, published []bool, content string
 		switch {
 		case !ok || pick.Pick <= 0 && strings.TrimSpace(pick.Model) == "":
 			fallbackPick(c, "the controller's reply named no model for it")
-		case !e.applyPick(c, pick):
+		case !sel.applyPick(c, pick):
 			what := pick.Model
 			if pick.Pick > 0 {
-				what = fmt.Sprintf("candidate %d of %d", pick.Pick, min(len(c.Ranked), e.opts.NumCandidates))
+				what = fmt.Sprintf("candidate %d of %d", pick.Pick, min(len(c.Ranked), sel.NumCandidates))
 			}
 			fallbackPick(c, fmt.Sprintf("the controller chose %q, which is not a candidate", text.Clip(what, 80)))
 		}
@@ -183,8 +182,8 @@ func (e *Engine) applyReply(ask []*flow.Choice, published []bool, content string
 
 // applyPick makes the controller's pick c's choice and reports whether it
 // named one of the candidates the controller was shown.
-func (e *Engine) applyPick(c *flow.Choice, pick choicePick) bool {
-	shown := c.Ranked[:min(len(c.Ranked), e.opts.NumCandidates)]
+func (sel *Selector) applyPick(c *flow.Choice, pick choicePick) bool {
+	shown := c.Ranked[:min(len(c.Ranked), sel.NumCandidates)]
 	i := -1
 	switch {
 	case pick.Pick > 0:

@@ -1,4 +1,4 @@
-package pipeline
+package selection
 
 import (
 	"fmt"
@@ -8,24 +8,24 @@ import (
 	"github.com/chorusai/chorus/skills"
 )
 
-// Selection says when the controller chooses a task's model among its
+// Mode says when the controller chooses a task's model among its
 // candidates (config key `selection`).
-type Selection string
+type Mode string
 
 const (
-	// SelectController asks the controller whenever a task has two or more
+	// ModeController asks the controller whenever a task has two or more
 	// candidates, as HuggingGPT does. It is what the zero value means.
-	SelectController Selection = "controller"
-	// SelectAuto asks the controller only when the ranking cannot decide
+	ModeController Mode = "controller"
+	// ModeAuto asks the controller only when the ranking cannot decide
 	// for the user: the skill has no curated default among its candidates,
 	// or the request says something a model choice should weigh (speed,
 	// quality, size, licence, a model's name). Otherwise the skill's
 	// curated default runs at once — one controller call fewer, which on a
 	// local model is seconds of decoding the user waits through.
-	SelectAuto Selection = "auto"
-	// SelectRanked never asks: the ranking (constraints, the curated
+	ModeAuto Mode = "auto"
+	// ModeRanked never asks: the ranking (constraints, the curated
 	// default, downloads) decides.
-	SelectRanked Selection = "ranked"
+	ModeRanked Mode = "ranked"
 )
 
 // preferenceWords are what a request says when it cares which model runs:
@@ -45,13 +45,13 @@ var limitWords = []string{
 	"apache", "mit ", "gpl", "cc-by", "licen", "gb", "mb", "parameter", "benchmark", "smallest",
 }
 
-// requestMayConstrain reports whether request may state a constraint on
+// RequestMayConstrain reports whether request may state a constraint on
 // the models: a limit word or a preference word (paths aside). A plan
 // reply that writes its tasks first then waits for its end before a task
 // starts, in case a model not held to the schema's order writes the
 // constraints last; under the schema a reply's first key "tasks" means
 // there are none.
-func requestMayConstrain(request string) bool {
+func RequestMayConstrain(request string) bool {
 	r := " " + strings.Join(flow.RequestWords(request), " ") + " "
 	for _, w := range append(limitWords, preferenceWords...) {
 		if strings.Contains(r, w) {
@@ -106,19 +106,19 @@ func isGenericPiece(p string) bool {
 // without the controller under mode, and says why. top are the ranked
 // candidates the controller would be shown (two or more); localFirst says
 // hybrid mode put the first one there because it runs here.
-func skipsSelection(mode Selection, s *skills.Skill, request string, top []*flow.Option, localFirst bool) (string, bool) {
+func skipsSelection(mode Mode, s *skills.Skill, request string, top []*flow.Option, localFirst bool) (string, bool) {
 	first := top[0].Model.ID
 	why := "the skill's curated default"
 	if localFirst {
 		why = fmt.Sprintf("runs here (%s) and hybrid: local first puts it before the cloud's models", top[0].Routes[0].Kind())
 	}
 	switch mode {
-	case SelectRanked:
+	case ModeRanked:
 		if localFirst {
 			return fmt.Sprintf("%s ranks first: it %s (selection: ranked)", first, why), true
 		}
 		return fmt.Sprintf("%s ranks first (selection: ranked)", first), true
-	case SelectAuto:
+	case ModeAuto:
 		if !localFirst && (s.Default == "" || !strings.EqualFold(first, s.Default)) || requestWeighsModels(request, top) {
 			return "", false
 		}

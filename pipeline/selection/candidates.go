@@ -1,4 +1,4 @@
-package pipeline
+package selection
 
 import (
 	"context"
@@ -18,14 +18,14 @@ import (
 // endpoint that cannot say what it offers (Ollama not running) comes back
 // as an exclusion with its reason, so a missing model is explained rather
 // than silently absent.
-func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) ([]skills.Model, []flow.Exclusion) {
+func (sel *Selector) models(ctx context.Context, s *skills.Skill, localOnly bool) ([]skills.Model, []flow.Exclusion) {
 	out := slices.Clone(s.Models)
 	var unseen []flow.Exclusion
 	seen := map[string]int{} // lower-case id → index in out
 	for i, m := range out {
 		seen[strings.ToLower(m.ID)] = i
 	}
-	for _, d := range e.router.Discoverers(localOnly) {
+	for _, d := range sel.Router.Discoverers(localOnly) {
 		kind := d.Kind()
 		offers, err := d.Discover(ctx, s.Name)
 		if err != nil {
@@ -57,10 +57,10 @@ func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) ([
 
 // readyRoutes returns the endpoints that can serve m for task now, local
 // first, or why none can.
-func (e *Engine) readyRoutes(ctx context.Context, task string, m skills.Model, localOnly bool) ([]endpoints.Endpoint, string) {
-	routes := e.router.Routes(m, localOnly)
+func (sel *Selector) readyRoutes(ctx context.Context, task string, m skills.Model, localOnly bool) ([]endpoints.Endpoint, string) {
+	routes := sel.Router.Routes(m, localOnly)
 	if len(routes) == 0 {
-		return nil, e.noRouteReason(m, localOnly)
+		return nil, sel.noRouteReason(m, localOnly)
 	}
 	var ready []endpoints.Endpoint
 	var why []string
@@ -82,17 +82,17 @@ func (e *Engine) readyRoutes(ctx context.Context, task string, m skills.Model, l
 	return ready, strings.Join(why, "; ")
 }
 
-func (e *Engine) noRouteReason(m skills.Model, localOnly bool) string {
+func (sel *Selector) noRouteReason(m skills.Model, localOnly bool) string {
 	var parts []string
 	for _, kind := range m.Endpoints {
-		_, configured := e.router.Endpoint(kind)
+		_, configured := sel.Router.Endpoint(kind)
 		switch {
 		case kind == skills.EndpointHuggingFace && localOnly:
 			parts = append(parts, "the local-only constraint rules out Hugging Face")
-		case kind == skills.EndpointRetrieval && configured && (localOnly || e.router.Mode() == endpoints.ModeLocal):
+		case kind == skills.EndpointRetrieval && configured && (localOnly || sel.Router.Mode() == endpoints.ModeLocal):
 			// Name the rule that applies, not both: the fix differs.
 			rule := "the local-only constraint rules"
-			if e.router.Mode() == endpoints.ModeLocal {
+			if sel.Router.Mode() == endpoints.ModeLocal {
 				rule = "inference_mode local rules"
 				if localOnly {
 					rule = "inference_mode local and the local-only constraint rule"
@@ -101,8 +101,8 @@ func (e *Engine) noRouteReason(m skills.Model, localOnly bool) string {
 			parts = append(parts, "it is a web lookup, which "+rule+" out — set retrieval.searxng_url to a SearxNG on this machine or network to look things up there")
 		case kind == skills.EndpointRetrieval && !configured:
 			parts = append(parts, "retrieval is off — set retrieval.wikipedia_url or retrieval.searxng_url")
-		case !e.router.Allowed(kind, false):
-			parts = append(parts, fmt.Sprintf("inference_mode %s rules out %s endpoints", e.router.Mode(), kind))
+		case !sel.Router.Allowed(kind, false):
+			parts = append(parts, fmt.Sprintf("inference_mode %s rules out %s endpoints", sel.Router.Mode(), kind))
 		case !configured && kind == skills.EndpointLocal:
 			parts = append(parts, "needs a local inference server (set local.url)")
 		case !configured:

@@ -1,4 +1,4 @@
-package pipeline
+package selection
 
 import (
 	"fmt"
@@ -18,11 +18,11 @@ import (
 // at the network: a model whose server is down still counts as one that can
 // qualify. Chorus's built-in tools are its own code, which no constraint
 // is about, so they do not count either way.
-func (e *Engine) Unqualifiable(cons flow.Constraints) string {
+func (sel *Selector) Unqualifiable(cons flow.Constraints) string {
 	if cons.IsZero() {
 		return ""
 	}
-	mode := e.router.Mode()
+	mode := sel.Router.Mode()
 	if cons.LocalOnly && mode == endpoints.ModeHuggingFace {
 		return "local-only with inference_mode huggingface rules out every model endpoint (local ones are off in that mode, " +
 			"and Hugging Face is not local): only the built-in tools and the controller's own text tasks can run — " +
@@ -30,11 +30,11 @@ func (e *Engine) Unqualifiable(cons flow.Constraints) string {
 	}
 	// Pulled Ollama models are discovered per turn and have no licence or
 	// size in the catalog: they can qualify only when neither is limited.
-	if _, ok := e.router.Endpoint(skills.EndpointOllama); ok && e.router.Allowed(skills.EndpointOllama, cons.LocalOnly) &&
+	if _, ok := sel.Router.Endpoint(skills.EndpointOllama); ok && sel.Router.Allowed(skills.EndpointOllama, cons.LocalOnly) &&
 		len(cons.Licenses) == 0 && cons.MaxSize.IsZero() {
 		return ""
 	}
-	for _, s := range e.cat.All() {
+	for _, s := range sel.Catalog.All() {
 		if !cons.AppliesTo(s.Name) && len(s.Models) > 0 {
 			return "" // a task the constraints leave alone
 		}
@@ -42,7 +42,7 @@ func (e *Engine) Unqualifiable(cons flow.Constraints) string {
 			if builtinOnly(m) {
 				continue
 			}
-			if len(e.router.Routes(m, cons.LocalOnly)) > 0 && constraintRejects(cons, m) == "" {
+			if len(sel.Router.Routes(m, cons.LocalOnly)) > 0 && constraintRejects(cons, m) == "" {
 				return ""
 			}
 		}

@@ -1,4 +1,4 @@
-package pipeline
+package selection
 
 import (
 	"cmp"
@@ -6,16 +6,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
-	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/skills"
 )
 
-// selectOne runs selectTask for one task; a bug in selection fails its
+// Select runs selectTask for one task; a bug in selection fails its
 // task, not the program.
-func (e *Engine) selectOne(ctx context.Context, task flow.Task, cons flow.Constraints, request string, emit flow.Emit) (c *flow.Choice, pending bool) {
+func (sel *Selector) Select(ctx context.Context, task flow.Task, cons flow.Constraints, request string) (c *flow.Choice, pending bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			c = &flow.Choice{Task: task, Decided: "no candidate"}
@@ -24,16 +22,16 @@ func (e *Engine) selectOne(ctx context.Context, task flow.Task, cons flow.Constr
 			pending = false
 		}
 	}()
-	return e.selectTask(ctx, task, cons, request, emit)
+	return sel.selectTask(ctx, task, cons, request)
 }
 
 // selectTask applies availability and constraints deterministically and
 // ranks what is left. pending is true when more than one candidate remains
 // and nothing decided between them: the controller chooses among c.top
 // (askModels), c.ranked holding the download ranking meanwhile.
-func (e *Engine) selectTask(ctx context.Context, task flow.Task, cons flow.Constraints, request string, emit flow.Emit) (c *flow.Choice, pending bool) {
+func (sel *Selector) selectTask(ctx context.Context, task flow.Task, cons flow.Constraints, request string) (c *flow.Choice, pending bool) {
 	c = &flow.Choice{Task: task}
-	s, ok := e.cat.Skill(task.Task)
+	s, ok := sel.Catalog.Skill(task.Task)
 	if !ok { // validation guarantees this; stay safe anyway
 		c.None, c.Decided = "unknown task "+task.Task, "no candidate"
 		c.Reason = c.None
@@ -43,24 +41,24 @@ func (e *Engine) selectTask(ctx context.Context, task flow.Task, cons flow.Const
 	applies := cons.AppliesTo(task.Task)
 	c.LocalOnly = cons.LocalOnly && applies
 
-	cands, configured := e.candidates(ctx, c, cons)
-	cands = append(cands, e.namedFromHub(ctx, c, cons, cands)...)
+	cands, configured := sel.candidates(ctx, c, cons)
+	cands = append(cands, sel.namedFromHub(ctx, c, cons, cands)...)
 	slices.SortStableFunc(cands, func(a, b *flow.Option) int { return s.CompareRank(a.Model, b.Model) })
-	localFirst := e.rankLocalFirst(task.Task, cands)
+	localFirst := sel.rankLocalFirst(task.Task, cands)
 
 	// The controller does text tasks itself, as HuggingGPT does, unless a
 	// licence, size or ranking constraint needs facts the catalog lacks for
 	// it, or the request names a model that can run the task.
-	if s.Controller && e.opts.ControllerTasks && namedCandidate(request, cands) == nil {
+	if s.Controller && sel.ControllerTasks && namedCandidate(request, cands) == nil {
 		if !applies || (len(cons.Licenses) == 0 && cons.MaxSize.IsZero() && cons.Prefer == "") {
 			c.Named = namedNotRunning(request, c.Excluded)
-			c.Controller, c.ControllerModel, c.Decided = true, e.ctl.Model(), "controller"
-			c.Reason = fmt.Sprintf("the controller (%s) handles %s itself, as HuggingGPT does for text tasks", e.ctl.Model(), task.Task)
+			c.Controller, c.ControllerModel, c.Decided = true, sel.Controller.Model(), "controller"
+			c.Reason = fmt.Sprintf("the controller (%s) handles %s itself, as HuggingGPT does for text tasks", sel.Controller.Model(), task.Task)
 			c.Ranked = cands
-			c.Top = infos(cands[:min(len(cands), e.opts.NumCandidates)])
+			c.Top = infos(cands[:min(len(cands), sel.NumCandidates)])
 			return c, false
 		}
-		exclude(c, e.ctl.Model()+" (controller)", "its licence and size are not in the catalog, so it cannot be shown to meet the constraints")
+		exclude(c, sel.Controller.Model()+" (controller)", "its licence and size are not in the catalog, so it cannot be shown to meet the constraints")
 	}
 
 	decidedBy := ""
@@ -82,10 +80,10 @@ func (e *Engine) selectTask(ctx context.Context, task flow.Task, cons flow.Const
 		// The user chose: not the ranking's or the controller's to
 		// overrule, and shown first among the candidates.
 		choose(c, cd.Model.ID, cd.Model.ID+" is the model the request names", "named")
-		c.Top = infos(c.Ranked[:min(len(c.Ranked), e.opts.NumCandidates)])
+		c.Top = infos(c.Ranked[:min(len(c.Ranked), sel.NumCandidates)])
 		return c, false
 	}
-	top := cands[:min(len(cands), e.opts.NumCandidates)]
+	top := cands[:min(len(cands), sel.NumCandidates)]
 	c.Top = infos(top)
 	switch {
 	case decidedBy != "":
@@ -93,7 +91,7 @@ func (e *Engine) selectTask(ctx context.Context, task flow.Task, cons flow.Const
 	case len(top) == 1:
 		c.Decided, c.Reason = "only candidate", cands[0].Model.ID+" is the only model that can run this task now"
 	case c.Unmet == "" && request != "":
-		if why, ok := skipsSelection(e.opts.Selection, s, request, top, localFirst); ok {
+		if why, ok := skipsSelection(sel.Mode, s, request, top, localFirst); ok {
 			c.Decided, c.Reason = "ranked", why
 			break
 		}
@@ -109,15 +107,15 @@ func (e *Engine) selectTask(ctx context.Context, task flow.Task, cons flow.Const
 // ready routes, excluding (into c) those without one and those a licence
 // or size constraint rules out. configured holds the ids of models the
 // user configured, for the reason when none is left.
-func (e *Engine) candidates(ctx context.Context, c *flow.Choice, cons flow.Constraints) (cands []*flow.Option, configured map[string]bool) {
-	models, unseen := e.models(ctx, c.Skill, c.LocalOnly)
+func (sel *Selector) candidates(ctx context.Context, c *flow.Choice, cons flow.Constraints) (cands []*flow.Option, configured map[string]bool) {
+	models, unseen := sel.models(ctx, c.Skill, c.LocalOnly)
 	c.Excluded = append(c.Excluded, unseen...)
 	configured = map[string]bool{}
 	for _, m := range models {
 		if m.Configured {
 			configured[m.ID] = true
 		}
-		routes, why := e.readyRoutes(ctx, c.Task.Task, m, c.LocalOnly)
+		routes, why := sel.readyRoutes(ctx, c.Task.Task, m, c.LocalOnly)
 		if len(routes) == 0 {
 			exclude(c, m.ID, why)
 			continue
@@ -185,38 +183,6 @@ func applyPreference(c *flow.Choice, s *skills.Skill, cons flow.Constraints, can
 	return cands, decidedBy
 }
 
-// resolveProviders names, in a preview, the provider each candidate's
-// route will try first, asking the Hub as a run would (a few lookups at a
-// time, each cached): selection during a turn stays offline and names
-// only what is settled.
-func resolveProviders(ctx context.Context, c *flow.Choice, ev *flow.ModelEvent) {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 8)
-	for i, cd := range c.Ranked {
-		for _, r := range cd.Routes {
-			if _, ok := r.(endpoints.ProviderNamer); !ok {
-				continue
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				p := flow.ResolvedProvider(ctx, r, c.Task.Task, cd.Model.ID)
-				cd.Provider = p
-				if i < len(ev.Candidates) {
-					ev.Candidates[i].Provider = p
-				}
-				if i == 0 && ev.Endpoint == string(r.Kind()) {
-					ev.Provider = p
-				}
-			}()
-			break
-		}
-	}
-	wg.Wait()
-}
-
 // choose puts the candidate id first in c's ranking.
 func choose(c *flow.Choice, id, reason, decided string) {
 	i := slices.IndexFunc(c.Ranked, func(cd *flow.Option) bool { return strings.EqualFold(cd.Model.ID, id) })
@@ -239,20 +205,4 @@ func infos(cs []*flow.Option) []flow.Candidate {
 		out[i] = c.Info()
 	}
 	return out
-}
-
-// Preview runs selection for task without asking the controller: what
-// `chorus models list` and the TUI's /models show. The event lists the
-// ranked candidates and every excluded model with the reason.
-func (e *Engine) Preview(ctx context.Context, task string, cons flow.Constraints) (flow.ModelEvent, error) {
-	s, _, ok := e.cat.Resolve(task)
-	if !ok {
-		return flow.ModelEvent{}, fmt.Errorf("unknown task %q — see `chorus models list` or /skills for the task names", task)
-	}
-	c, _ := e.selectTask(ctx, flow.Task{Task: s.Name}, cons, "", func(flow.Event) {})
-	ev := c.Event()
-	if !c.Controller {
-		resolveProviders(ctx, c, &ev)
-	}
-	return ev, nil
 }

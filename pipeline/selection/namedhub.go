@@ -1,4 +1,4 @@
-package pipeline
+package selection
 
 import (
 	"context"
@@ -78,13 +78,13 @@ type hubAnswer struct {
 
 type namedOnHubKey struct{}
 
-// lookUpNamed starts looking up, on the Hub, the models request names that
+// LookUpNamed starts looking up, on the Hub, the models request names that
 // the catalog does not list, and returns ctx carrying the lookups for the
 // turn's selection and notes (ctx itself when it names none).
-func (e *Engine) lookUpNamed(ctx context.Context, request string) context.Context {
+func (sel *Selector) LookUpNamed(ctx context.Context, request string) context.Context {
 	var h *namedOnHub
 	for _, id := range hubIDsNamed(request) {
-		if e.inCatalog(id) {
+		if sel.inCatalog(id) {
 			continue // the catalog's facts: named.go
 		}
 		if h == nil {
@@ -93,16 +93,16 @@ func (e *Engine) lookUpNamed(ctx context.Context, request string) context.Contex
 		a := &hubAnswer{done: make(chan struct{})}
 		h.ids, h.got[strings.ToLower(id)] = append(h.ids, id), a
 		switch {
-		case e.router.Mode() == endpoints.ModeLocal:
+		case sel.Router.Mode() == endpoints.ModeLocal:
 			a.why = "inference_mode local asks the Hugging Face Hub nothing — add it to a skill's models, or use inference_mode hybrid"
-		case e.opts.Hub == nil:
+		case sel.Hub == nil:
 			a.why = "no Hugging Face Hub is configured to look it up"
 		default:
 			go func() {
 				defer close(a.done)
 				lctx, cancel := context.WithTimeout(ctx, hubLookupTimeout)
 				defer cancel()
-				a.model, a.err = e.opts.Hub.ModelInfo(lctx, id)
+				a.model, a.err = sel.Hub.ModelInfo(lctx, id)
 			}()
 			continue
 		}
@@ -115,8 +115,8 @@ func (e *Engine) lookUpNamed(ctx context.Context, request string) context.Contex
 }
 
 // inCatalog reports whether a skill of the catalog lists the model id.
-func (e *Engine) inCatalog(id string) bool {
-	for _, s := range e.cat.All() {
+func (sel *Selector) inCatalog(id string) bool {
+	for _, s := range sel.Catalog.All() {
 		if slices.ContainsFunc(s.Models, func(m skills.Model) bool { return strings.EqualFold(m.ID, id) }) {
 			return true
 		}
@@ -144,7 +144,7 @@ func fits(m skills.HubModel, s *skills.Skill) bool {
 // namedFromHub returns the models the request names that the Hub lists for
 // c's task, as candidates, once the turn's lookups are in; one that cannot
 // run the task is excluded into c with why.
-func (e *Engine) namedFromHub(ctx context.Context, c *flow.Choice, cons flow.Constraints, have []*flow.Option) []*flow.Option {
+func (sel *Selector) namedFromHub(ctx context.Context, c *flow.Choice, cons flow.Constraints, have []*flow.Option) []*flow.Option {
 	h, _ := ctx.Value(namedOnHubKey{}).(*namedOnHub)
 	if h == nil {
 		return nil
@@ -168,7 +168,7 @@ func (e *Engine) namedFromHub(ctx context.Context, c *flow.Choice, cons flow.Con
 		why := "no Inference Provider serves it"
 		if len(m.Endpoints) > 0 {
 			var none string
-			routes, none = e.readyRoutes(ctx, c.Task.Task, m, c.LocalOnly)
+			routes, none = sel.readyRoutes(ctx, c.Task.Task, m, c.LocalOnly)
 			if m.ServedBy(skills.EndpointHuggingFace) {
 				why = none
 			} else {
@@ -192,22 +192,22 @@ func (e *Engine) namedFromHub(ctx context.Context, c *flow.Choice, cons flow.Con
 	return out
 }
 
-// hubNotes are the plan's notes on the models the request names outside
+// HubNotes are the plan's notes on the models the request names outside
 // the catalog that no task of plan will weigh: one the Hub lists for
 // another task, one it does not know, one it could not be asked about. A
 // plan without tasks (chat) gets none.
-func (tr *turnRun) hubNotes(plan flow.Plan) []string {
-	h, _ := tr.ctx.Value(namedOnHubKey{}).(*namedOnHub)
+func (sel *Selector) HubNotes(ctx context.Context, plan flow.Plan) []string {
+	h, _ := ctx.Value(namedOnHubKey{}).(*namedOnHub)
 	if h == nil || len(plan.Tasks) == 0 {
 		return nil
 	}
 	var notes []string
 	for _, id := range h.ids {
-		a, ok := h.answer(tr.ctx, id)
+		a, ok := h.answer(ctx, id)
 		if !ok {
 			return notes
 		}
-		if note := a.note(id, plan, tr.e); note != "" && !tr.e.offered(tr.ctx, plan, id) {
+		if note := a.note(id, plan, sel); note != "" && !sel.offered(ctx, plan, id) {
 			notes = append(notes, note)
 		}
 	}
@@ -217,13 +217,13 @@ func (tr *turnRun) hubNotes(plan flow.Plan) []string {
 // offered reports whether an endpoint offers the model id for a task of
 // plan — an OpenAI-compatible server's own model, say: selection weighs it,
 // whatever the Hub knows of it.
-func (e *Engine) offered(ctx context.Context, plan flow.Plan, id string) bool {
+func (sel *Selector) offered(ctx context.Context, plan flow.Plan, id string) bool {
 	for _, t := range plan.Tasks {
-		s, ok := e.cat.Skill(t.Task)
+		s, ok := sel.Catalog.Skill(t.Task)
 		if !ok {
 			continue
 		}
-		models, _ := e.models(ctx, s, false)
+		models, _ := sel.models(ctx, s, false)
 		if slices.ContainsFunc(models, func(m skills.Model) bool { return strings.EqualFold(m.ID, id) }) {
 			return true
 		}
@@ -233,7 +233,7 @@ func (e *Engine) offered(ctx context.Context, plan flow.Plan, id string) bool {
 
 // note is the plan's note on the model id the request names, looked up as
 // a says, or "" when a task of plan weighs it.
-func (a *hubAnswer) note(id string, plan flow.Plan, e *Engine) string {
+func (a *hubAnswer) note(id string, plan flow.Plan, sel *Selector) string {
 	named := id + " (named in the request)"
 	switch {
 	case a.why != "":
@@ -244,7 +244,7 @@ func (a *hubAnswer) note(id string, plan flow.Plan, e *Engine) string {
 		return fmt.Sprintf("%s was not used: the Hugging Face Hub could not be asked about it (%s)", named, text.OneLine(a.err.Error(), 240))
 	}
 	for _, t := range plan.Tasks {
-		if s, ok := e.cat.Skill(t.Task); ok && fits(a.model, s) {
+		if s, ok := sel.Catalog.Skill(t.Task); ok && fits(a.model, s) {
 			return ""
 		}
 	}
