@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/planning"
 	"github.com/chorusai/chorus/pipeline/selection"
 )
 
@@ -124,8 +125,8 @@ func (d *dispatcher) newRun(task flow.Task, early bool) *taskRun {
 }
 
 // stream returns the plan stream that offers tasks to d as they arrive.
-func (d *dispatcher) stream() *planStream {
-	return &planStream{onConstraints: d.constraintsRead, onTask: d.taskRead, waitForConstraints: selection.RequestMayConstrain(d.t.Request)}
+func (d *dispatcher) stream() *planning.Stream {
+	return &planning.Stream{OnConstraints: d.constraintsRead, OnTask: d.taskRead, WaitForConstraints: selection.RequestMayConstrain(d.t.Request)}
 }
 
 func (d *dispatcher) constraintsRead(c flow.Constraints) {
@@ -136,7 +137,7 @@ func (d *dispatcher) constraintsRead(c flow.Constraints) {
 	}
 	// What the final plan's validation will ignore is not applied early
 	// either (it says so, once).
-	c, _ = d.e.checkConstraints(c)
+	c, _ = d.planner.CheckConstraints(c)
 	d.cons, d.consKnown = d.t.Constraints.Merge(c), true
 	if why := d.sel.Unqualifiable(d.cons); why != "" {
 		// Said once, before any task's own "no model satisfies".
@@ -157,12 +158,6 @@ func (d *dispatcher) taskRead(raw flow.Task) {
 		return
 	}
 	d.raw = append(d.raw, raw)
-	if len(d.raw) > d.e.opts.MaxTasks || raw.ID == idMissing || raw.ID < 0 || raw.ID > maxTaskID {
-		return
-	}
-	if slices.ContainsFunc(d.raw[:len(d.raw)-1], func(o flow.Task) bool { return o.ID == raw.ID }) {
-		return // a duplicate id: the whole plan renumbers it
-	}
 	inputs := slices.Clone(raw.Dep)
 	for _, v := range raw.Args {
 		inputs = append(inputs, flow.Refs(v)...)
@@ -172,17 +167,9 @@ func (d *dispatcher) taskRead(raw flow.Task) {
 			return // a later task's output, or one that cannot start early
 		}
 	}
-	p := d.e.validate(d.raw, flow.Constraints{}, d.t, nil)
-	task, ok := p.Task(raw.ID)
-	if !ok {
-		return
+	if task, ok := d.planner.Early(d.raw); ok {
+		d.offer(task)
 	}
-	if s, ok := d.e.cat.Skill(task.Task); !ok || s.Tool != nil {
-		// A tool (an MCP server's) may act on the world: a run the final
-		// plan withdrew could not be taken back, so it waits for that plan.
-		return
-	}
-	d.offer(task)
 }
 
 // offer starts selecting task's model now and runs it once its

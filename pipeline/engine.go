@@ -17,6 +17,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/planning"
 	"github.com/chorusai/chorus/pipeline/selection"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
@@ -329,13 +330,13 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit flow.Emit) (rep *flow.Rep
 
 	emit(flow.StageEvent{Stage: flow.StagePlanning})
 	d := newDispatcher(tr)
-	var stream *planStream
+	var stream *planning.Stream
 	if t.Review == nil && !t.PlanOnly {
 		// Tasks start while the plan is still being written; with plan
 		// review the user sees the whole plan before anything runs.
 		stream = d.stream()
 	}
-	plan, err := tr.plan(nil, stream)
+	plan, err := tr.planner.Plan(tr.ctx, nil, stream)
 	if err != nil {
 		d.abandon()
 		return fail(flow.StagePlanning, err)
@@ -345,7 +346,7 @@ func (e *Engine) Run(ctx context.Context, t Turn, emit flow.Emit) (rep *flow.Rep
 		if err != nil {
 			return fail(flow.StagePlanning, fmt.Errorf("plan not run: %w", err))
 		}
-		plan = e.validate(edited.Tasks, edited.Constraints, t, plan.Notes)
+		plan = tr.planner.Validate(edited.Tasks, edited.Constraints, plan.Notes)
 	}
 	plan.Notes = append(plan.Notes, d.settle(plan)...)
 	plan.Notes = append(plan.Notes, tr.sel.HubNotes(tr.ctx, plan)...)

@@ -1,12 +1,10 @@
 package pipeline
 
 import (
-	"bytes"
 	"encoding/json"
-	"slices"
-	"strconv"
 
 	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/planning"
 )
 
 // PlanJSON writes p as the planning schema asks the controller to write
@@ -23,106 +21,10 @@ import (
 // decoded-token counts of docs/speed.md measure: every byte of it is a
 // token or a part of one the controller decodes before a task can start.
 func (e *Engine) PlanJSON(p flow.Plan, t Turn) string {
-	pos := make(map[int]int, len(p.Tasks))
-	for i, task := range p.Tasks {
-		pos[task.ID] = i + 1
-	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	if !p.Constraints.IsZero() {
-		b.WriteString(`"constraints":`)
-		b.Write(constraintsJSON(p.Constraints))
-	}
-	if len(p.Tasks) > 0 {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.WriteString(`"tasks":[`)
-		for i, task := range p.Tasks {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			e.taskJSON(&b, task, pos, t)
-		}
-		b.WriteByte(']')
-	}
-	b.WriteByte('}')
-	return b.String()
+	return (&planning.Planner{Catalog: e.cat, Attachments: t.Attachments, History: t.History}).JSON(p)
 }
 
-// taskJSON writes one task of PlanJSON, its ids renumbered by pos.
-func (e *Engine) taskJSON(b *bytes.Buffer, task flow.Task, pos map[int]int, t Turn) {
-	s, _ := e.cat.Skill(task.Task)
-	args := map[string]string{}
-	var refs []int
-	for k, v := range task.Args {
-		refs = append(refs, flow.Refs(v)...)
-		if s != nil {
-			if a, ok := s.Arg(k); ok && a.Type.Media() && len(flow.Refs(v)) == 0 && slices.Equal(turnResources(t, a.Type), []string{v}) {
-				continue // the validator fills it in
-			}
-		}
-		args[k] = flow.ReplaceRefs(v, func(_ string, n int, _ bool) string { return flow.RefString(pos[n]) })
-	}
-	var dep []int
-	for _, d := range task.Dep {
-		if !slices.Contains(refs, d) {
-			dep = append(dep, pos[d])
-		}
-	}
-	slices.Sort(dep)
-	name := rawJSON(task.Task)
-	b.WriteString(`{"task":`)
-	b.Write(name)
-	if len(dep) > 0 {
-		b.WriteString(`,"dep":[`)
-		for i, d := range dep {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(d))
-		}
-		b.WriteByte(']')
-	}
-	if len(args) > 0 {
-		// encoding/json writes a map's keys sorted, as the schema lists
-		// the argument names.
-		a := rawJSON(args)
-		b.WriteString(`,"args":`)
-		b.Write(a)
-	}
-	b.WriteByte('}')
-}
-
-// constraintsJSON writes c as the schema's constraints object, its keys in
-// the schema's order, without the ones it does not set.
-func constraintsJSON(c flow.Constraints) []byte {
-	o := flow.Object{}
-	if len(c.Licenses) > 0 {
-		o = append(o, flow.Field{Key: "licenses", Value: c.Licenses})
-	}
-	if !c.MaxSize.IsZero() {
-		o = append(o, flow.Field{Key: "max_size", Value: c.MaxSize.String()})
-	}
-	if c.LocalOnly {
-		o = append(o, flow.Field{Key: "local_only", Value: true})
-	}
-	if c.Prefer != "" {
-		o = append(o, flow.Field{Key: "prefer", Value: c.Prefer})
-	}
-	if c.Benchmark != "" {
-		o = append(o, flow.Field{Key: "benchmark", Value: c.Benchmark})
-	}
-	return rawJSON(o)
-}
-
-// rawJSON encodes v as a model writes it: "<resource>-1" as it is, not
-// with its angle brackets escaped (\u003c), which json.Marshal does for
-// HTML and would cost a model five more tokens.
-func rawJSON(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-}
+// PlanSchema returns the JSON schema of the planning reply, as the
+// planning call sends it: for tools and tests that write or check replies
+// as a grammar-constrained controller would (eval, the benchmarks' fake).
+func (e *Engine) PlanSchema() json.RawMessage { return planning.Schema(e.cat) }

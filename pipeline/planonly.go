@@ -1,13 +1,11 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"time"
 
-	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/planning"
 )
 
 // PlanResult is what the planning stage of one request produced, with
@@ -41,29 +39,6 @@ type PlanResult struct {
 	Models []flow.ModelEvent `json:"models,omitempty"`
 }
 
-// planTrace records, for PlanOnly, what the planning stage saw. Run passes
-// none; plan then keeps a throwaway one.
-type planTrace struct {
-	replies  []string
-	firstOK  bool // the first reply: strict JSON, not cut off, parsed without notes
-	attempts int
-	raw      []flow.Task
-	ok       bool // a reply was accepted
-	acceptAt int  // which attempt's
-}
-
-func (tr *planTrace) reply(r controller.Reply, raw rawPlan, perr error) {
-	tr.replies = append(tr.replies, r.Content)
-	if tr.attempts == 0 {
-		tr.firstOK = perr == nil && !r.Truncated() && len(raw.Notes) == 0 && json.Valid(bytes.TrimSpace([]byte(r.Content)))
-	}
-	tr.attempts++
-}
-
-func (tr *planTrace) accepted(raw rawPlan) {
-	tr.raw, tr.ok, tr.acceptAt = raw.Tasks, true, tr.attempts-1
-}
-
 // PlanOnly runs the planning stage of turn t — and the selection stage
 // too when selectModels is set — and returns what it produced, without
 // running any task. It is `chorus eval`'s way into the pipeline: the same
@@ -82,10 +57,10 @@ func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanR
 	})
 	run := e.newTurnRun(ctx, t, emit)
 	script := run.script
-	tr := &planTrace{}
+	tr := &planning.Trace{}
 	start := time.Now()
-	p, err := run.plan(tr, nil)
-	res := PlanResult{Replies: tr.replies, Raw: tr.raw, Plan: p, PlanElapsed: time.Since(start)}
+	p, err := run.planner.Plan(ctx, tr, nil)
+	res := PlanResult{Replies: tr.Replies, Raw: tr.Raw, Plan: p, PlanElapsed: time.Since(start)}
 	if err != nil {
 		res.Calls = script.Calls()
 		if ctx.Err() != nil {
@@ -93,8 +68,8 @@ func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanR
 		}
 		return res, err
 	}
-	res.Usable = tr.ok && (len(tr.raw) == 0 || len(p.Tasks) > 0)
-	res.ValidAsWritten = tr.ok && tr.acceptAt == 0 && tr.firstOK && len(p.Notes) == 0 && len(p.Tasks) == len(tr.raw)
+	res.Usable = tr.OK && (len(tr.Raw) == 0 || len(p.Tasks) > 0)
+	res.ValidAsWritten = tr.OK && tr.AcceptAt == 0 && tr.FirstOK && len(p.Notes) == 0 && len(p.Tasks) == len(tr.Raw)
 	if selectModels && len(p.Tasks) > 0 {
 		d := newDispatcher(run)
 		d.settle(p)

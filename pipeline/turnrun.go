@@ -5,6 +5,7 @@ import (
 
 	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/planning"
 	"github.com/chorusai/chorus/pipeline/response"
 	"github.com/chorusai/chorus/pipeline/selection"
 	"github.com/chorusai/chorus/scope"
@@ -29,9 +30,11 @@ type turnRun struct {
 	sc     *scope.Scope
 	// resp writes the turn's answer.
 	resp *response.Responder
-	// sel chooses the models of the turn's tasks; exec runs them.
-	sel  *selection.Selector
-	exec *execution.Executor
+	// The stages, given what each needs of the turn: planner plans it, sel
+	// chooses the models of its tasks, exec runs them, resp answers.
+	planner *planning.Planner
+	sel     *selection.Selector
+	exec    *execution.Executor
 }
 
 // newTurnRun starts running t: its transcript begins with the head and
@@ -41,6 +44,9 @@ func (e *Engine) newTurnRun(ctx context.Context, t Turn, emit flow.Emit) *turnRu
 	sel := e.selector()
 	ctx = sel.LookUpNamed(execution.WithApprover(ctx, t.Approve), t.Request)
 	tr := &turnRun{e: e, sel: sel, ctx: ctx, t: t, script: e.newTranscript(ctx, t), emit: emit, outDir: e.outDir(t), sc: e.access(t)}
+	tr.planner = &planning.Planner{Catalog: e.cat, Controller: e.ctl, Script: tr.script, Emit: emit, Scope: tr.sc,
+		Reader: execution.SkillReader(e.router, t.Workspace), MaxTasks: e.opts.MaxTasks, ResultBudget: e.opts.ResultBudget,
+		Request: t.Request, Input: t.Input, Attachments: t.Attachments, History: t.History, Constraints: t.Constraints}
 	tr.exec = &execution.Executor{Controller: e.ctl, Catalog: e.cat, Script: tr.script, Emit: emit, Scope: tr.sc, OutDir: tr.outDir,
 		Workspace: t.Workspace, Chat: t.Chat, TaskTimeout: e.opts.TaskTimeout, ResultCap: e.opts.ResultCap, SpillQuota: e.opts.SpillQuota,
 		SpillDirQuota: t.SpillDirQuota, EarlyAnswer: e.opts.EarlyAnswer, Exts: e.exts}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/planning"
 )
 
 // Warm sends the stable start of the controller conversation — the head,
@@ -31,7 +32,7 @@ func (e *Engine) Warm(ctx context.Context, history []flow.Message) (controller.R
 	start := time.Now()
 	script := e.newTranscript(ctx, Turn{History: history})
 	msgs := script.With(flow.StageMessage(flow.MarkPlan, ""))
-	call := controller.ChatCall{Messages: msgs, Format: planSchema(e.cat), NumPredict: 1}
+	call := controller.ChatCall{Messages: msgs, Format: planning.Schema(e.cat), NumPredict: 1}
 	var second sync.WaitGroup
 	if e.ctl.Options().MaxConcurrent >= 2 {
 		second.Add(1)

@@ -1,4 +1,4 @@
-package pipeline
+package planning
 
 import (
 	"fmt"
@@ -9,21 +9,21 @@ import (
 	"github.com/chorusai/chorus/skills"
 )
 
-// checkConstraints keeps of the constraints the controller wrote only what
+// CheckConstraints keeps of the constraints the controller wrote only what
 // can exist — licences the Hub or a model of the catalog has (in their
 // usual spelling: "Apache 2.0" is apache-2.0), a benchmark some model of
 // the catalog records, tasks that are skills — and says once, in a note
 // starting "ignored: ", what it dropped: a small or broken model invents
 // them, and an invented licence or benchmark would otherwise exclude every
 // model, or be shown as if it meant something.
-func (e *Engine) checkConstraints(c flow.Constraints) (flow.Constraints, []string) {
+func (p *Planner) CheckConstraints(c flow.Constraints) (flow.Constraints, []string) {
 	var notes []string
 	ignore := func(format string, args ...any) {
 		notes = append(notes, "ignored: "+fmt.Sprintf(format, clipArgs(args)...))
 	}
 	c.Licenses, c.Tasks = slices.Clone(c.Licenses), slices.Clone(c.Tasks)
 	if len(c.Licenses) > 0 {
-		have := e.catalogLicenses()
+		have := p.catalogLicenses()
 		var kept []string
 		for _, l := range c.Licenses {
 			switch id, ok := skills.KnownLicense(l, have); {
@@ -37,14 +37,14 @@ func (e *Engine) checkConstraints(c flow.Constraints) (flow.Constraints, []strin
 		}
 		c.Licenses = kept
 	}
-	if c.Prefer == flow.PreferBest && !e.catalogHasBenchmark(c.Benchmark) {
+	if c.Prefer == flow.PreferBest && !p.catalogHasBenchmark(c.Benchmark) {
 		ignore("best %q — no model of the catalog records that benchmark", strings.ReplaceAll(c.Benchmark, " ", ":"))
 		c.Prefer, c.Benchmark = "", ""
 	}
 	if len(c.Tasks) > 0 {
 		var kept []string
 		for _, name := range c.Tasks {
-			if s, _, ok := e.cat.Resolve(name); ok {
+			if s, _, ok := p.Catalog.Resolve(name); ok {
 				if !slices.Contains(kept, s.Name) {
 					kept = append(kept, s.Name)
 				}
@@ -58,9 +58,9 @@ func (e *Engine) checkConstraints(c flow.Constraints) (flow.Constraints, []strin
 }
 
 // catalogLicenses lists the licences the catalog's models have.
-func (e *Engine) catalogLicenses() []string {
+func (p *Planner) catalogLicenses() []string {
 	var out []string
-	for _, s := range e.cat.All() {
+	for _, s := range p.Catalog.All() {
 		for _, m := range s.Models {
 			if m.License != "" && !slices.Contains(out, m.License) {
 				out = append(out, m.License)
@@ -72,6 +72,6 @@ func (e *Engine) catalogLicenses() []string {
 
 // catalogHasBenchmark reports whether some model of the catalog records a
 // result the benchmark query matches.
-func (e *Engine) catalogHasBenchmark(query string) bool {
-	return slices.ContainsFunc(e.cat.All(), func(s *skills.Skill) bool { return flow.SkillHasBenchmark(s, query) })
+func (p *Planner) catalogHasBenchmark(query string) bool {
+	return slices.ContainsFunc(p.Catalog.All(), func(s *skills.Skill) bool { return flow.SkillHasBenchmark(s, query) })
 }

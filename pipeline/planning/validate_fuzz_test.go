@@ -1,4 +1,4 @@
-package pipeline
+package planning
 
 import (
 	"encoding/json"
@@ -22,7 +22,7 @@ type fuzzWorld struct {
 	dir                           string
 	img, img2, wav, mp4, txt, bin string
 	fifo, fifoBare, missing       string
-	turn                          Turn
+	turn                          turn
 }
 
 func newFuzzWorld(tb testing.TB) *fuzzWorld {
@@ -52,7 +52,7 @@ func newFuzzWorld(tb testing.TB) *fuzzWorld {
 		}
 	}
 	w.missing = filepath.Join(dir, "gone.png")
-	w.turn = Turn{
+	w.turn = turn{
 		Attachments: []string{w.img, w.wav, w.missing},
 		History: []flow.Message{
 			{Role: "user", Content: "here", Resources: []string{w.img2, w.mp4}},
@@ -156,10 +156,10 @@ func planFromBytes(data []byte, names []string, w *fuzzWorld) string {
 }
 
 // checkPlan asserts what validation promises about every plan it returns.
-func checkPlan(t *testing.T, e *Engine, p flow.Plan) {
+func checkPlan(t *testing.T, e *tester, p flow.Plan) {
 	t.Helper()
-	if len(p.Tasks) > e.opts.MaxTasks {
-		t.Fatalf("%d tasks kept, the cap is %d", len(p.Tasks), e.opts.MaxTasks)
+	if len(p.Tasks) > e.max {
+		t.Fatalf("%d tasks kept, the cap is %d", len(p.Tasks), e.max)
 	}
 	pos := map[int]int{}
 	for i, task := range p.Tasks {
@@ -248,7 +248,7 @@ func checkPlan(t *testing.T, e *Engine, p flow.Plan) {
 // fuzzValidate runs a reply through the parser and the validator, checks
 // the plan, and checks that validating it again changes nothing: a plan
 // the validator let through must already be a valid plan.
-func fuzzValidate(t *testing.T, e *Engine, w *fuzzWorld, reply string) {
+func fuzzValidate(t *testing.T, e *tester, w *fuzzWorld, reply string) {
 	raw, err := parsePlan(reply)
 	if err != nil {
 		return
@@ -267,7 +267,7 @@ func fuzzValidate(t *testing.T, e *Engine, w *fuzzWorld, reply string) {
 // FuzzValidatePlan drives random plans (tasks, ids, deps and arguments
 // drawn from the bytes) through parsePlan and validate.
 func FuzzValidatePlan(f *testing.F) {
-	e := testEngine(f)
+	e := testPlanner(f)
 	w := newFuzzWorld(f)
 	names := e.cat.Names()
 	for _, seed := range [][]byte{
@@ -288,7 +288,7 @@ func FuzzValidatePlan(f *testing.F) {
 // break the JSON too) through parsePlan and validate. $IMG, $WAV, $TXT,
 // $FIFO and $DIR stand for real paths.
 func FuzzValidateReply(f *testing.F) {
-	e := testEngine(f)
+	e := testPlanner(f)
 	w := newFuzzWorld(f)
 	for _, s := range []string{
 		`{"tasks":[{"task":"image-to-text","id":1,"dep":[],"args":{"image":"$IMG"}},{"task":"text-to-speech","id":2,"dep":[1],"args":{"text":"<resource>-1"}}]}`,

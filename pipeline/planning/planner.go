@@ -1,4 +1,4 @@
-package pipeline
+package planning
 
 import (
 	"context"
@@ -15,7 +15,41 @@ import (
 	"github.com/chorusai/chorus/skills"
 )
 
-// planSchema returns the JSON schema the planning reply must follow. Task
+// Planner plans one turn: HuggingGPT's first stage, and the revision
+// after tasks failed for good (LLMCompiler's replanning), which is a plan
+// asked again. It is given what a plan may use — the request and what came
+// with it, the files the turn gives, the standing constraints, what the
+// turn may read — and the turn's transcript, which the planning call
+// starts and every later call continues. Every plan it returns is
+// validated (Validate): what cannot run is repaired or dropped, with a
+// note saying so.
+type Planner struct {
+	Catalog    *skills.Catalog
+	Controller *controller.Controller
+	// Script is the turn's controller conversation; Emit where its events
+	// go.
+	Script *flow.Transcript
+	Emit   flow.Emit
+	// Scope is what the turn may read: a plan naming a path outside it
+	// drops its task. Reader is how a skill's models read their
+	// arguments' paths (a tool's folders); nil, as Chorus's own experts do.
+	Scope  *scope.Scope
+	Reader func(*skills.Skill) scope.Reader
+	// MaxTasks caps a plan; ResultBudget bounds, in bytes, the results a
+	// revision is shown.
+	MaxTasks     int
+	ResultBudget int
+	// Request, Input, Attachments, History and Constraints are the turn's
+	// (pipeline.Turn): what the user wrote and passed, the files attached
+	// (and named), the chat log, the standing constraints.
+	Request     string
+	Input       string
+	Attachments []string
+	History     []flow.Message
+	Constraints flow.Constraints
+}
+
+// Schema returns the JSON schema the planning reply must follow. Task
 // names are an enum so a grammar-constrained model cannot invent one.
 // Every token the controller decodes is time the user waits for (20 ms on
 // a GPU, 50–60 ms on a laptop CPU), so the schema asks for nothing that
@@ -41,7 +75,7 @@ import (
 // Whitespace between tokens cannot be ruled out through a schema (the
 // grammar's "space" rule allows it); the head's examples are written
 // without any, and models copy them.
-func planSchema(cat *skills.Catalog) json.RawMessage {
+func Schema(cat *skills.Catalog) json.RawMessage {
 	argProps := map[string]any{}
 	for _, s := range cat.All() {
 		for _, a := range s.Args {
@@ -75,18 +109,13 @@ func planSchema(cat *skills.Catalog) json.RawMessage {
 	return b
 }
 
-// PlanSchema returns the JSON schema of the planning reply, as the
-// planning call sends it: for tools and tests that write or check replies
-// as a grammar-constrained controller would (eval, the benchmarks' fake).
-func (e *Engine) PlanSchema() json.RawMessage { return planSchema(e.cat) }
-
-// planMessage is the planning stage's message: the attachments, then the
+// Message is the planning stage's message: the attachments, then the
 // request. A vision controller also gets the turn's images.
-func (e *Engine) planMessage(ctx context.Context, t Turn) controller.Message {
+func (p *Planner) Message(ctx context.Context) controller.Message {
 	var b strings.Builder
-	if len(t.Attachments) > 0 {
+	if len(p.Attachments) > 0 {
 		b.WriteString("Attached files:\n")
-		for _, a := range t.Attachments {
+		for _, a := range p.Attachments {
 			if st, err := os.Stat(a); err == nil && st.IsDir() {
 				fmt.Fprintf(&b, "- %s (folder; a tool that takes a path may list it and read the files in it)\n", a)
 				continue
@@ -102,61 +131,61 @@ func (e *Engine) planMessage(ctx context.Context, t Turn) controller.Message {
 			fmt.Fprintf(&b, "- %s (%s%s)\n", a, m, note)
 		}
 	}
-	b.WriteString("Request: " + t.Request)
-	b.WriteString(flow.PassedInput(t.Input))
+	b.WriteString("Request: " + p.Request)
+	b.WriteString(flow.PassedInput(p.Input))
 	msg := flow.StageMessage(flow.MarkPlan, b.String())
-	if e.ctl.CanSee(ctx) {
-		msg.Images = turnImages(e.access(t), t)
+	if p.Controller.CanSee(ctx) {
+		msg.Images = p.images()
 	}
 	return msg
 }
 
-// turnImages are the images the controller should see this turn: the
+// images are the images the controller should see this turn: the
 // attachments, then the chat log's newest images, at most four.
-func turnImages(sc *scope.Scope, t Turn) [][]byte {
+func (p *Planner) images() [][]byte {
 	var paths []string
 	add := func(p string) {
 		if flow.ModalityOf(p) == skills.Image && !slices.Contains(paths, p) && len(paths) < 4 {
 			paths = append(paths, p)
 		}
 	}
-	for _, a := range t.Attachments {
+	for _, a := range p.Attachments {
 		add(a)
 	}
-	for i := len(t.History) - 1; i >= 0; i-- {
-		for _, r := range t.History[i].Resources {
+	for i := len(p.History) - 1; i >= 0; i-- {
+		for _, r := range p.History[i].Resources {
 			add(r)
 		}
 	}
-	return flow.ReadImages(sc, paths)
+	return flow.ReadImages(p.Scope, paths)
 }
 
-// plan runs the planning stage: one controller call, a second one if the
+// Plan runs the planning stage: one controller call, a second one if the
 // reply was cut off or did not parse, then validation. A reply that still
 // cannot be used becomes an empty plan — plain chat — with a note saying why.
 // stream, when set, reads the first reply while it streams, so its tasks
 // can start before it ends (the dispatcher settles them with the plan
 // returned here); trace, when set, keeps every reply (PlanOnly).
-func (tr *turnRun) plan(trace *planTrace, stream *planStream) (flow.Plan, error) {
-	e, ctx, t, script, emit := tr.e, tr.ctx, tr.t, tr.script, tr.emit
+func (p *Planner) Plan(ctx context.Context, trace *Trace, stream *Stream) (flow.Plan, error) {
+	script, emit := p.Script, p.Emit
 	if trace == nil {
-		trace = &planTrace{}
+		trace = &Trace{}
 	}
 	var tail []controller.Message
-	tail = append(tail, e.planMessage(ctx, t))
-	schema := planSchema(e.cat)
+	tail = append(tail, p.Message(ctx))
+	schema := Schema(p.Catalog)
 	var lastProblem string
 	for attempt := 0; attempt < 2; attempt++ {
-		msgs := flow.Fit(script.With(tail...), e.ctl.Options().PromptBytes())
+		msgs := flow.Fit(script.With(tail...), p.Controller.Options().PromptBytes())
 		// What was sent is what later calls continue after.
 		tail = msgs[len(msgs)-len(tail):]
 		emit(flow.DebugEvent{Stage: flow.StagePlanning, Kind: "prompt", Content: flow.DebugPrompt(tail[len(tail)-1])})
 		start := time.Now()
-		call := controller.ChatCall{Messages: msgs, Format: schema, NumPredict: e.ctl.Options().PlanTokens}
+		call := controller.ChatCall{Messages: msgs, Format: schema, NumPredict: p.Controller.Options().PlanTokens}
 		if stream != nil && attempt == 0 {
-			call.OnToken = stream.write
+			call.OnToken = stream.Write
 		}
-		reply, err := flow.Call(ctx, e.ctl, call)
+		reply, err := flow.Call(ctx, p.Controller, call)
 		if err != nil {
 			return flow.Plan{}, err
 		}
@@ -166,7 +195,7 @@ func (tr *turnRun) plan(trace *planTrace, stream *planStream) (flow.Plan, error)
 		trace.reply(reply, raw, perr)
 		switch {
 		case reply.Truncated() && (perr != nil || attempt == 0 && len(raw.Tasks) == 0):
-			lastProblem = fmt.Sprintf("the plan was cut off at the %d-token limit (controller.plan_tokens)", e.ctl.Options().PlanTokens)
+			lastProblem = fmt.Sprintf("the plan was cut off at the %d-token limit (controller.plan_tokens)", p.Controller.Options().PlanTokens)
 			tail = append(tail, controller.Message{Role: "assistant", Content: reply.Content},
 				flow.StageMessage(flow.MarkPlan, "Your plan was cut off by the length limit. Reply again with a much shorter plan: fewer tasks, short argument values, JSON only."))
 			continue
@@ -178,16 +207,16 @@ func (tr *turnRun) plan(trace *planTrace, stream *planStream) (flow.Plan, error)
 		}
 		// Later stages continue after the plan: the server still holds it.
 		script.Add(append(tail, controller.Message{Role: "assistant", Content: reply.Content})...)
-		p := e.validate(raw.Tasks, raw.Constraints, t, raw.Notes)
+		plan := p.Validate(raw.Tasks, raw.Constraints, raw.Notes)
 		trace.accepted(raw)
-		if len(raw.Tasks) > 0 && len(p.Tasks) == 0 {
-			p.Notes = append(p.Notes, "no task of the plan could run, so the controller answers directly")
+		if len(raw.Tasks) > 0 && len(plan.Tasks) == 0 {
+			plan.Notes = append(plan.Notes, "no task of the plan could run, so the controller answers directly")
 		}
-		return p, nil
+		return plan, nil
 	}
 	msg := lastProblem + " (after one re-ask); answering without expert models"
 	emit(flow.ErrorEvent{Stage: flow.StagePlanning, Message: msg})
 	// The failed exchange stays out of the conversation: the answer
 	// should not be written after two broken plans.
-	return flow.Plan{Tasks: []flow.Task{}, Constraints: t.Constraints, Notes: []string{msg}}, nil
+	return flow.Plan{Tasks: []flow.Task{}, Constraints: p.Constraints, Notes: []string{msg}}, nil
 }

@@ -1,23 +1,23 @@
-package pipeline
+package planning
 
 import "github.com/chorusai/chorus/pipeline/flow"
 
-// planStream reads a plan reply while it streams and hands over its parts
+// Stream reads a plan reply while it streams and hands over its parts
 // the moment each is complete: the constraints object, then each task
 // object of the "tasks" list. The plan schema puts "constraints" first
 // when there are any, so a grammar-constrained model has said what limits
 // the models before it writes the first task — a task may then start
 // (streaming dispatch) while the rest of the plan decodes. A reply whose
 // first key is "tasks" has no constraints: it is handed over as an empty
-// constraints object when "tasks" opens — unless waitForConstraints, when
-// the request itself may state a limit (requestMayConstrain) and a model
+// constraints object when "tasks" opens — unless WaitForConstraints, when
+// the request itself may state a limit (selection.RequestMayConstrain) and a model
 // not held to the schema's order might write its constraints last.
 //
 // Only a reply that is one JSON object from its first byte is read here;
 // anything else (prose, a fence, a bare list) is left to the end of the
 // reply, when parsePlan reads it whole. The scan is incremental: each byte
 // is looked at once, however the reply is cut into tokens.
-type planStream struct {
+type Stream struct {
 	flow.JSONScan
 	// key is the last key read at the top level, keyStart where the
 	// string literal being read there began.
@@ -30,20 +30,20 @@ type planStream struct {
 	// constraints is true once the constraints object was read before
 	// any task, or the tasks came first: only then are tasks handed over.
 	constraints bool
-	// waitForConstraints: a reply that writes its tasks first starts
+	// WaitForConstraints: a reply that writes its tasks first starts
 	// nothing early (the request may state a limit).
-	waitForConstraints bool
+	WaitForConstraints bool
 
-	onConstraints func(flow.Constraints)
-	onTask        func(flow.Task)
+	OnConstraints func(flow.Constraints)
+	OnTask        func(flow.Task)
 	// tasks counts the task objects read, for parseTask's index.
 	tasks int
 }
 
-// write takes the next piece of the streamed reply.
-func (s *planStream) write(tok string) { s.Feed(tok, s.scan) }
+// Write takes the next piece of the streamed reply.
+func (s *Stream) Write(tok string) { s.Feed(tok, s.scan) }
 
-func (s *planStream) scan(b string, i int) {
+func (s *Stream) scan(b string, i int) {
 	c := b[i]
 	if s.Opening(c) {
 		return
@@ -88,18 +88,18 @@ func (s *planStream) scan(b string, i int) {
 // schema's plan without constraints, unless the request may state a limit
 // — then what limits the models is not known until the reply ends, and
 // nothing may start early.
-func (s *planStream) tasksFirst() {
-	if s.waitForConstraints {
+func (s *Stream) tasksFirst() {
+	if s.WaitForConstraints {
 		s.Off = true
 		return
 	}
 	s.constraints = true
-	if s.onConstraints != nil {
-		s.onConstraints(flow.Constraints{})
+	if s.OnConstraints != nil {
+		s.OnConstraints(flow.Constraints{})
 	}
 }
 
-func (s *planStream) readConstraints(obj string) {
+func (s *Stream) readConstraints(obj string) {
 	if s.constraints {
 		// After the tasks (a model not held to the schema's order): the
 		// tasks offered were offered as having none, and the final plan's
@@ -114,12 +114,12 @@ func (s *planStream) readConstraints(obj string) {
 	}
 	c, _ := parseConstraintsJSON(m)
 	s.constraints = true
-	if s.onConstraints != nil {
-		s.onConstraints(c)
+	if s.OnConstraints != nil {
+		s.OnConstraints(c)
 	}
 }
 
-func (s *planStream) task(obj string) {
+func (s *Stream) task(obj string) {
 	v, err := flow.DecodeLenient(obj)
 	m, ok := v.(map[string]any)
 	if err != nil || !ok {
@@ -130,7 +130,7 @@ func (s *planStream) task(obj string) {
 	}
 	t, _ := parseTask(m, s.tasks)
 	s.tasks++
-	if s.onTask != nil {
-		s.onTask(t)
+	if s.OnTask != nil {
+		s.OnTask(t)
 	}
 }

@@ -1,4 +1,4 @@
-package pipeline
+package planning
 
 import (
 	"errors"
@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
@@ -31,7 +30,7 @@ var argAliases = map[string]string{
 // cycles, argument modalities and files are all proven before execution.
 type validator struct {
 	cat  *skills.Catalog
-	turn Turn
+	turn *Planner
 	// scope is what the turn may read: a path the plan names outside it
 	// drops its task, with the way to allow it.
 	scope *scope.Scope
@@ -100,14 +99,14 @@ func (v *validator) drop(t flow.Task, format string, args ...any) {
 	v.notes = append(v.notes, fmt.Sprintf("dropped task %d (%s): %s", t.ID, clipArgs([]any{name})[0], reason))
 }
 
-// validate turns raw tasks into a plan that can run. Earlier notes (from the
+// Validate turns raw tasks into a plan that can run. Earlier notes (from the
 // parser) come first in the plan's notes.
-func (e *Engine) validate(tasks []flow.Task, cons flow.Constraints, t Turn, notes []string) flow.Plan {
-	cons, consNotes := e.checkConstraints(cons)
-	v := &validator{cat: e.cat, turn: t, scope: e.access(t), max: e.opts.MaxTasks, notes: append(slices.Clone(notes), consNotes...), dropped: map[int]string{},
-		reader: execution.SkillReader(e.router, t.Workspace)}
+func (p *Planner) Validate(tasks []flow.Task, cons flow.Constraints, notes []string) flow.Plan {
+	cons, consNotes := p.CheckConstraints(cons)
+	v := &validator{cat: p.Catalog, turn: p, scope: p.Scope, max: p.MaxTasks, notes: append(slices.Clone(notes), consNotes...), dropped: map[int]string{},
+		reader: p.Reader}
 	out := v.run(tasks)
-	return flow.Plan{Tasks: out, Constraints: t.Constraints.Merge(cons), Notes: v.notes}
+	return flow.Plan{Tasks: out, Constraints: p.Constraints.Merge(cons), Notes: v.notes}
 }
 
 func (v *validator) run(in []flow.Task) []flow.Task {
@@ -630,24 +629,24 @@ func (v *validator) latestResource(m skills.Modality) (path, from string) {
 // plan leaves out then can mean only that file: the schema's shortest
 // plans rely on it (PlanJSON), and filling it in is no repair.
 func (v *validator) onlyResource(m skills.Modality) bool {
-	return len(turnResources(v.turn, m)) == 1
+	return len(v.turn.resources(m)) == 1
 }
 
-// turnResources lists the distinct regular files of modality m the turn
+// resources lists the distinct regular files of modality m the turn
 // holds: its attachments, then its chat log's resources, newest first.
-func turnResources(t Turn, m skills.Modality) []string {
+func (p *Planner) resources(m skills.Modality) []string {
 	var out []string
 	add := func(p string) {
 		if !slices.Contains(out, p) && flow.IsRegularFile(p) && flow.ModalityOf(p) == m {
 			out = append(out, p)
 		}
 	}
-	for i := len(t.Attachments) - 1; i >= 0; i-- {
-		add(t.Attachments[i])
+	for i := len(p.Attachments) - 1; i >= 0; i-- {
+		add(p.Attachments[i])
 	}
-	for i := len(t.History) - 1; i >= 0; i-- {
-		for j := len(t.History[i].Resources) - 1; j >= 0; j-- {
-			add(t.History[i].Resources[j])
+	for i := len(p.History) - 1; i >= 0; i-- {
+		for j := len(p.History[i].Resources) - 1; j >= 0; j-- {
+			add(p.History[i].Resources[j])
 		}
 	}
 	return out
@@ -728,3 +727,31 @@ func cloneArgs(m map[string]string) map[string]string {
 
 // noRef blanks a reference (ReplaceRefs): what is left is the value's text.
 func noRef(string, int, bool) string { return "" }
+
+// Early reports whether the last of tasks read — the task objects of a
+// plan still being written, in order — can start before the plan is
+// complete, and returns it as validated: the tasks read so far are
+// validated as a plan of their own, and the last must come through
+// unchanged in id, within the plan's cap, named by no earlier task's id,
+// and not be a tool (an MCP server's tool may act on the world: a run the
+// final plan withdrew could not be taken back, so it waits for that plan).
+// Then the whole plan's validation can only keep it as it is, short of a
+// plan that is re-asked. Whether its inputs are ready is the caller's.
+func (p *Planner) Early(read []flow.Task) (flow.Task, bool) {
+	last := read[len(read)-1]
+	if len(read) > p.MaxTasks || last.ID == idMissing || last.ID < 0 || last.ID > maxTaskID {
+		return flow.Task{}, false
+	}
+	if slices.ContainsFunc(read[:len(read)-1], func(o flow.Task) bool { return o.ID == last.ID }) {
+		return flow.Task{}, false // a duplicate id: the whole plan renumbers it
+	}
+	plan := p.Validate(read, flow.Constraints{}, nil)
+	task, ok := plan.Task(last.ID)
+	if !ok {
+		return flow.Task{}, false
+	}
+	if s, ok := p.Catalog.Skill(task.Task); !ok || s.Tool != nil {
+		return flow.Task{}, false
+	}
+	return task, true
+}

@@ -1,56 +1,17 @@
-package pipeline
+package planning
 
 import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/chorusai/chorus/pipeline/flow"
-	"github.com/chorusai/chorus/skills"
 )
 
-func testEngine(t testing.TB) *Engine {
-	t.Helper()
-	cat, err := skills.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Engine{cat: cat, opts: Options{MaxTasks: 6}}
-}
-
-// touch creates a file with the given name and returns its absolute path.
-func touch(t *testing.T, dir, name string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte("\x89PNG\r\n\x1a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// typedTurn is a turn whose request names the given files, as a user who
-// typed their paths: the plan may use them.
-func typedTurn(paths ...string) Turn {
-	return Turn{Request: "use " + strings.Join(paths, " ")}
-}
-
-func ids(p flow.Plan) []int {
-	var out []int
-	for _, t := range p.Tasks {
-		out = append(out, t.ID)
-	}
-	return out
-}
-
-func hasNote(p flow.Plan, sub string) bool {
-	return slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, sub) })
-}
-
 func TestValidateRepairs(t *testing.T) {
-	e := testEngine(t)
+	e := testPlanner(t)
 	dir := t.TempDir()
 	img := touch(t, dir, "cat.png")
 	wav := filepath.Join(dir, "voice.wav")
@@ -135,7 +96,7 @@ func TestValidateRepairs(t *testing.T) {
 		}
 	})
 	t.Run("bare file name resolved through attachments", func(t *testing.T) {
-		p := e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "cat.png"}}}, flow.Constraints{}, Turn{Attachments: []string{img}}, nil)
+		p := e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "cat.png"}}}, flow.Constraints{}, turn{Attachments: []string{img}}, nil)
 		if len(p.Tasks) != 1 || p.Tasks[0].Args["image"] != img {
 			t.Fatalf("plan = %+v", p)
 		}
@@ -146,22 +107,22 @@ func TestValidateRepairs(t *testing.T) {
 		// gave it in an earlier turn: a chat log read from a session
 		// grants nothing by itself.)
 		h := []flow.Message{{Role: "assistant", Content: "here is your cat", Resources: []string{img}}}
-		gave := []Given{{Request: "a cat", Attachments: []string{img}}}
-		p := e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, flow.Constraints{}, Turn{History: h, Earlier: gave}, nil)
+		gave := []given{{Request: "a cat", Attachments: []string{img}}}
+		p := e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, flow.Constraints{}, turn{History: h, Earlier: gave}, nil)
 		if len(p.Tasks) != 1 || p.Tasks[0].Args["image"] != img || len(p.Notes) != 0 {
 			t.Fatalf("plan = %+v", p)
 		}
 		// Among two, the newest is taken, and a note says which.
 		older := touch(t, t.TempDir(), "older.png")
 		h = append([]flow.Message{{Role: "assistant", Content: "an older one", Resources: []string{older}}}, h...)
-		gave = append(gave, Given{Attachments: []string{older}})
-		p = e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, flow.Constraints{}, Turn{History: h, Earlier: gave}, nil)
+		gave = append(gave, given{Attachments: []string{older}})
+		p = e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, flow.Constraints{}, turn{History: h, Earlier: gave}, nil)
 		if len(p.Tasks) != 1 || p.Tasks[0].Args["image"] != img || !hasNote(p, "from the chat log") {
 			t.Fatalf("plan = %+v", p)
 		}
 		// A chat log read from a session, nothing given in this chat:
 		// its image is not taken.
-		p = e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, flow.Constraints{}, Turn{History: h}, nil)
+		p = e.validate([]flow.Task{{ID: 1, Task: "image-to-text", Args: map[string]string{}}}, flow.Constraints{}, turn{History: h}, nil)
 		if len(p.Tasks) != 0 {
 			t.Fatalf("a session's image filled the argument: %+v", p)
 		}
@@ -219,7 +180,7 @@ func TestValidateRepairs(t *testing.T) {
 // missing attachment is repaired or refused without blocking — opening a
 // FIFO for reading waits for a writer forever.
 func TestValidateNeverOpensPipes(t *testing.T) {
-	e := testEngine(t)
+	e := testPlanner(t)
 	w := newFuzzWorld(t)
 	done := make(chan flow.Plan, 1)
 	go func() {
@@ -231,7 +192,7 @@ func TestValidateNeverOpensPipes(t *testing.T) {
 			{ID: 2, Task: "image-classification", Args: map[string]string{"image": w.fifo}},
 			{ID: 3, Task: "automatic-speech-recognition", Args: map[string]string{"audio": w.dir}},
 			{ID: 4, Task: "image-to-text", Args: map[string]string{}},
-		}, flow.Constraints{}, Turn{Attachments: []string{w.img, w.missing}}, nil)
+		}, flow.Constraints{}, turn{Attachments: []string{w.img, w.missing}}, nil)
 	}()
 	var p flow.Plan
 	select {

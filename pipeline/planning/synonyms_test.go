@@ -1,4 +1,4 @@
-package pipeline
+package planning
 
 import (
 	"slices"
@@ -13,7 +13,7 @@ import (
 // with text instead of labels is repaired from the skill's synonyms, with a
 // note, and its two dependents stay.
 func TestNearMissArgumentNamesFromSkillSynonyms(t *testing.T) {
-	e := testEngine(t)
+	e := testPlanner(t)
 	img := touch(t, t.TempDir(), "dog.png")
 	p := e.validate([]flow.Task{
 		{ID: 1, Task: "zero-shot-object-detection", Args: map[string]string{"image": img, "text": "dog"}},

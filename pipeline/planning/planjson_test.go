@@ -1,4 +1,4 @@
-package pipeline
+package planning
 
 import (
 	"os"
@@ -15,14 +15,14 @@ import (
 // plan schema and already in its shortest form (PlanJSON of the plan it
 // reads as), so no example teaches a token that carries nothing.
 func TestHeadExamplesAreTheShortestForm(t *testing.T) {
-	e := testEngine(t)
+	e := testPlanner(t)
 	dir := t.TempDir()
 	files := map[string][]byte{"/home/ann/e1.jpg": fakehf.PNG(8, 8), "/tmp/talk.wav": fakehf.WAV(1600, 16000)}
 	for _, d := range headDemos {
-		if err := fakeollama.Validate(planSchema(e.cat), []byte(d.plan)); err != nil {
+		if err := fakeollama.Validate(Schema(e.cat), []byte(d.plan)); err != nil {
 			t.Errorf("example %q does not satisfy the plan schema: %v", d.plan, err)
 		}
-		turn := Turn{Request: d.request}
+		turn := turn{Request: d.request}
 		for name, data := range files {
 			if strings.Contains(d.request, name) {
 				p := filepath.Join(dir, filepath.Base(name))
@@ -40,7 +40,7 @@ func TestHeadExamplesAreTheShortestForm(t *testing.T) {
 		if len(p.Notes) > 0 || len(p.Tasks) != len(raw.Tasks) {
 			t.Errorf("example %q needs repairs: %q", d.plan, p.Notes)
 		}
-		if got := e.PlanJSON(p, turn); got != d.plan {
+		if got := e.planner(turn).JSON(p); got != d.plan {
 			t.Errorf("example for %q is not in the shortest form:\n got %s\nwant %s", d.request, got, d.plan)
 		}
 	}
@@ -50,10 +50,10 @@ func TestHeadExamplesAreTheShortestForm(t *testing.T) {
 // ids, dependencies and arguments the plan had; and it is shorter than
 // the form the schema asked for before (constraints, ids and deps always).
 func TestPlanJSONReadsBackAsThePlan(t *testing.T) {
-	e := testEngine(t)
+	e := testPlanner(t)
 	dir := t.TempDir()
 	img, other := touch(t, dir, "cat.png"), touch(t, dir, "dog.png")
-	turn := Turn{Attachments: []string{img}}
+	turn := turn{Attachments: []string{img}}
 	plans := []flow.Plan{
 		{Tasks: []flow.Task{}},
 		{Tasks: []flow.Task{{ID: 7, Task: "image-to-text", Dep: []int{}, Args: map[string]string{"image": img}}}},
@@ -66,8 +66,8 @@ func TestPlanJSONReadsBackAsThePlan(t *testing.T) {
 	turn.Attachments = append(turn.Attachments, other)
 	for _, want := range plans {
 		want = e.validate(want.Tasks, want.Constraints, turn, nil)
-		js := e.PlanJSON(want, turn)
-		if err := fakeollama.Validate(planSchema(e.cat), []byte(js)); err != nil {
+		js := e.planner(turn).JSON(want)
+		if err := fakeollama.Validate(Schema(e.cat), []byte(js)); err != nil {
 			t.Fatalf("%s does not satisfy the schema: %v", js, err)
 		}
 		raw, err := parsePlan(js)
@@ -75,7 +75,7 @@ func TestPlanJSONReadsBackAsThePlan(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := e.validate(raw.Tasks, raw.Constraints, turn, raw.Notes)
-		if e.PlanJSON(got, turn) != js || len(got.Tasks) != len(want.Tasks) || got.Constraints.String() != want.Constraints.String() {
+		if e.planner(turn).JSON(got) != js || len(got.Tasks) != len(want.Tasks) || got.Constraints.String() != want.Constraints.String() {
 			t.Fatalf("%s read back as %+v, want %+v", js, got, want)
 		}
 		for i := range got.Tasks {

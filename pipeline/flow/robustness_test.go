@@ -1,11 +1,8 @@
-package pipeline
+package flow
 
 import (
-	"math"
 	"strings"
 	"testing"
-
-	"github.com/chorusai/chorus/pipeline/flow"
 )
 
 // TestHistoryKeepsALongLastAnswer: the answer before a follow-up is often
@@ -13,11 +10,11 @@ import (
 // is clipped, with its files, rather than dropped with everything before.
 func TestHistoryKeepsALongLastAnswer(t *testing.T) {
 	long := "The lighthouse picture is ready. " + strings.Repeat("Workflow line. ", 400)
-	h := []flow.Message{
+	h := []Message{
 		{Role: "user", Content: "draw a lighthouse"},
 		{Role: "assistant", Content: long, Resources: []string{"/out/lighthouse.png"}},
 	}
-	msgs := flow.HistoryMessages(h, 4000)
+	msgs := HistoryMessages(h, 4000)
 	if len(msgs) == 0 {
 		t.Fatal("a long last answer dropped the whole history")
 	}
@@ -32,7 +29,7 @@ func TestHistoryKeepsALongLastAnswer(t *testing.T) {
 	if total > 4000 {
 		t.Fatalf("history is %d bytes, over the 4000-byte budget", total)
 	}
-	if got := flow.HistoryMessages(h[:1], 4000); len(got) != 1 || got[0].Content != "draw a lighthouse" {
+	if got := HistoryMessages(h[:1], 4000); len(got) != 1 || got[0].Content != "draw a lighthouse" {
 		t.Fatalf("short history changed: %+v", got)
 	}
 }
@@ -41,34 +38,11 @@ func TestHistoryKeepsALongLastAnswer(t *testing.T) {
 // reports; changing the standing constraints afterwards must not change
 // what an earlier turn recorded.
 func TestMergeSharesNoSlices(t *testing.T) {
-	standing := flow.Constraints{Licenses: []string{"mit", "apache-2.0"}, Tasks: []string{"image-to-text"}}
-	merged := standing.Merge(flow.Constraints{LocalOnly: true})
+	standing := Constraints{Licenses: []string{"mit", "apache-2.0"}, Tasks: []string{"image-to-text"}}
+	merged := standing.Merge(Constraints{LocalOnly: true})
 	standing.Licenses[0], standing.Tasks[0] = "gpl-3.0", "ocr"
 	if merged.Licenses[0] != "mit" || merged.Tasks[0] != "image-to-text" || !merged.LocalOnly {
 		t.Fatalf("merged constraints changed with the standing ones: %+v", merged)
-	}
-}
-
-// TestHugeIDsInAnEditedPlan: ids a user types into a reviewed plan can be
-// anything; numbering the next task from math.MaxInt wrapped around to a
-// negative id.
-func TestHugeIDsInAnEditedPlan(t *testing.T) {
-	e := testEngine(t)
-	img := touch(t, t.TempDir(), "a.png")
-	p := e.validate([]flow.Task{
-		{ID: math.MaxInt, Task: "image-to-text", Args: map[string]string{"image": img}},
-		{ID: idMissing, Task: "image-classification", Args: map[string]string{"image": img}},
-	}, flow.Constraints{}, typedTurn(img), nil)
-	if len(p.Tasks) != 2 {
-		t.Fatalf("plan = %+v, notes %q", p.Tasks, p.Notes)
-	}
-	for _, task := range p.Tasks {
-		if task.ID < 0 || task.ID > maxTaskID {
-			t.Fatalf("task id %d out of range: %+v", task.ID, p.Tasks)
-		}
-	}
-	if p.Tasks[0].ID == p.Tasks[1].ID {
-		t.Fatalf("duplicate ids: %+v", p.Tasks)
 	}
 }
 
@@ -77,10 +51,10 @@ func TestHugeIDsInAnEditedPlan(t *testing.T) {
 // read it as one (it read it as task 0).
 func TestOverlongReferenceIsText(t *testing.T) {
 	v := "see <resource>-99999999999999999999 and <resource>-2"
-	if refs := flow.Refs(v); len(refs) != 1 || refs[0] != 2 {
+	if refs := Refs(v); len(refs) != 1 || refs[0] != 2 {
 		t.Fatalf("Refs = %v", refs)
 	}
-	got, ok := flow.SubstituteRefs(v, func(n int) (string, bool) {
+	got, ok := SubstituteRefs(v, func(n int) (string, bool) {
 		if n != 2 {
 			t.Errorf("asked for task %d", n)
 		}
