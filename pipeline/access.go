@@ -18,9 +18,9 @@ import (
 // nothing a model or an expert wrote can widen it, except that a URL a task
 // returned may be fetched (never a private address).
 
-// outDir returns the turn's output directory, absolute.
-func (e *Engine) outDir(t Turn) string {
-	dir := t.OutputDir
+// outDir returns a turn's output directory, absolute: dir
+// (Turn.OutputDir), else the engine's.
+func (e *Engine) outDir(dir string) string {
 	if dir == "" {
 		dir = e.opts.OutputDir
 	}
@@ -30,9 +30,11 @@ func (e *Engine) outDir(t Turn) string {
 	return dir
 }
 
-// turnScope builds the scope of turn t.
-func (e *Engine) turnScope(t Turn) *scope.Scope {
-	sc := scope.New(scope.Options{Root: t.Workspace, Outputs: e.outDir(t)})
+// grants builds the turn's scope: what it may read and fetch. Called once,
+// by newTurnRun.
+func (tr *turnRun) grants() *scope.Scope {
+	t := tr.t
+	sc := scope.New(scope.Options{Root: t.Workspace, Outputs: tr.outDir})
 	for _, a := range t.Attachments {
 		_ = sc.Allow(a, scope.Attached) // a file, or a folder and what is in it
 	}
@@ -49,8 +51,8 @@ func (e *Engine) turnScope(t Turn) *scope.Scope {
 	// directory, under a name it gives (really there, not a link out) —
 	// or when they pass the rule now (attached or typed this turn, or in
 	// an earlier turn of this chat: Earlier, above).
-	dirs := []string{e.outDir(t)}
-	if abs, err := filepath.Abs(e.opts.OutputDir); err == nil && abs != dirs[0] {
+	dirs := []string{tr.outDir}
+	if abs, err := filepath.Abs(tr.e.opts.OutputDir); err == nil && abs != dirs[0] {
 		dirs = append(dirs, abs)
 	}
 	for _, m := range t.History {
@@ -82,23 +84,14 @@ var outputNames = regexp.MustCompile(`^\d{8}-\d{6}-[A-Za-z0-9_-]+-\d+-[0-9a-f]{6
 // was not written by Chorus, and grants nothing.
 func OutputName(name string) bool { return outputNames.MatchString(name) }
 
-// access returns the turn's scope, building it when the turn did not come
-// through Run (a validation on its own).
-func (e *Engine) access(t Turn) *scope.Scope {
-	if t.scope != nil {
-		return t.scope
-	}
-	return e.turnScope(t)
-}
-
 // namedMedia returns the media files (images, audio, video) whose paths
 // the user typed in the request and the turn may read, resolved, leaving
 // out those also attached. A turn treats them as attachments: a vision
 // controller sees the images when it plans and answers, the validator
 // resolves "this image" to them, and the session keeps them as the turn's
 // resources for later turns (Report.Named).
-func (e *Engine) namedMedia(t Turn) []string {
-	sc := e.access(t)
+func (tr *turnRun) namedMedia() []string {
+	t, sc := tr.t, tr.sc
 	attached := map[string]bool{}
 	for _, a := range t.Attachments {
 		if f, err := sc.Check(a); err == nil {

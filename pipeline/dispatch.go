@@ -9,8 +9,6 @@ import (
 	"sync"
 
 	"github.com/chorusai/chorus/pipeline/flow"
-	"github.com/chorusai/chorus/pipeline/planning"
-	"github.com/chorusai/chorus/pipeline/selection"
 )
 
 // dispatcher selects models for a turn's tasks and runs them as a DAG: a
@@ -34,10 +32,21 @@ import (
 // The controller is one slot on a local server: a task the controller
 // does itself, or a choice it must make, waits for the final plan, so
 // streaming dispatch adds no controller call and never delays the plan.
+//
+// The dispatcher schedules and does nothing else. It holds none of the
+// turn — no request, transcript, scope or output folder: what a task
+// needs done, its model chosen or its run, it asks of the turn (taskWork),
+// which hands it to the stages.
 type dispatcher struct {
-	// The turn it runs the tasks of.
-	*turnRun
-	sem chan struct{}
+	// ctx is the turn's context, which each run's own derives from; emit
+	// is where the scheduling's events go (a task offered, withdrawn or
+	// skipped, a model chosen); work does what the tasks need done.
+	ctx  context.Context
+	emit flow.Emit
+	work taskWork
+	// revisions bounds the turn's revisions (Options.Revise).
+	revisions int
+	sem       chan struct{}
 
 	// selecting counts the early tasks' selection goroutines, running the
 	// tasks' goroutines.
@@ -102,33 +111,60 @@ const (
 	started
 )
 
-// newDispatcher returns the dispatcher of turn tr.
-func newDispatcher(tr *turnRun) *dispatcher {
-	e, ctx := tr.e, tr.ctx
-	d := &dispatcher{turnRun: tr,
-		sem: make(chan struct{}, e.opts.MaxParallel), planned: make(chan struct{}), asked: make(chan struct{})}
-	d.earlyPicks = e.ctl.Options().MaxConcurrent >= 2
+// taskWork is what the dispatcher asks of the turn (turnRun): the work
+// its tasks need done, which the stages do.
+type taskWork interface {
+	// constraints takes the constraints the streaming plan states, as the
+	// final plan's validation will take them, merged with the turn's; why
+	// says no model can meet them ("" when some can).
+	constraints(c flow.Constraints) (merged flow.Constraints, why string)
+	// offerable returns the last of the task objects read so far from
+	// the streaming plan as it would start early, or false when it
+	// cannot (planning.Planner.Early).
+	offerable(read []flow.Task) (flow.Task, bool)
+	// fixPath is the path fixed in advance for task's file, "" for none
+	// (the early answer).
+	fixPath(task flow.Task) string
+	// choose selects task's model under cons; pending says the
+	// controller must choose among its candidates (ask).
+	choose(ctx context.Context, task flow.Task, cons flow.Constraints) (c *flow.Choice, pending bool)
+	// ask has the controller choose for ask in one call — on a branch of
+	// the conversation when branch (an early pick on a second slot) —
+	// and hands each choice to publish once made.
+	ask(ctx context.Context, ask []*flow.Choice, branch bool, publish func(*flow.Choice))
+	// runTask runs a task whose model is chosen and whose dependencies
+	// (deps) have ended, under the run's own context, into its record.
+	runTask(ctx context.Context, r *flow.TaskRun, deps map[int]*flow.TaskRun)
+}
+
+// schedule is what a dispatcher is given besides its work: parallel
+// bounds the tasks running at once, revisions the turn's revisions;
+// earlyAnswer lets the answer start before the last tasks end, earlyPicks
+// asks a pick while the plan streams (the controller has a second slot).
+type schedule struct {
+	parallel, revisions     int
+	earlyAnswer, earlyPicks bool
+}
+
+// newDispatcher returns a dispatcher for a turn under ctx, whose events go
+// to emit and whose tasks' work work does.
+func newDispatcher(ctx context.Context, emit flow.Emit, work taskWork, s schedule) *dispatcher {
+	d := &dispatcher{ctx: ctx, emit: emit, work: work, revisions: s.revisions, earlyPicks: s.earlyPicks,
+		sem: make(chan struct{}, s.parallel), planned: make(chan struct{}), asked: make(chan struct{})}
 	d.pickCtx, d.stopPicks = context.WithCancel(ctx)
-	if e.opts.EarlyAnswer {
+	if s.earlyAnswer {
 		d.answerNow = make(chan struct{})
-		// The controller looks at the images it answers about: no answer
-		// names such an image before it exists (FixPath).
-		d.exec.CanSee = e.ctl.CanSee(ctx)
 	}
 	return d
 }
 
 func (d *dispatcher) newRun(task flow.Task, early bool) *taskRun {
-	r := &taskRun{TaskRun: flow.TaskRun{Task: task, Fixed: d.exec.FixPath(task)}, early: early, ready: make(chan struct{}), done: make(chan struct{})}
+	r := &taskRun{TaskRun: flow.TaskRun{Task: task, Fixed: d.work.fixPath(task)}, early: early, ready: make(chan struct{}), done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancelCause(d.ctx)
 	return r
 }
 
-// stream returns the plan stream that offers tasks to d as they arrive.
-func (d *dispatcher) stream() *planning.Stream {
-	return &planning.Stream{OnConstraints: d.constraintsRead, OnTask: d.taskRead, WaitForConstraints: selection.RequestMayConstrain(d.t.Request)}
-}
-
+// constraintsRead takes the constraints of the streaming plan.
 func (d *dispatcher) constraintsRead(c flow.Constraints) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -137,9 +173,9 @@ func (d *dispatcher) constraintsRead(c flow.Constraints) {
 	}
 	// What the final plan's validation will ignore is not applied early
 	// either (it says so, once).
-	c, _ = d.planner.CheckConstraints(c)
-	d.cons, d.consKnown = d.t.Constraints.Merge(c), true
-	if why := d.sel.Unqualifiable(d.cons); why != "" {
+	cons, why := d.work.constraints(c)
+	d.cons, d.consKnown = cons, true
+	if why != "" {
 		// Said once, before any task's own "no model satisfies".
 		d.said = true
 		d.emit(flow.ErrorEvent{Stage: flow.StageSelection, Message: why})
@@ -167,7 +203,7 @@ func (d *dispatcher) taskRead(raw flow.Task) {
 			return // a later task's output, or one that cannot start early
 		}
 	}
-	if task, ok := d.planner.Early(d.raw); ok {
+	if task, ok := d.work.offerable(d.raw); ok {
 		d.offer(task)
 	}
 }
@@ -183,7 +219,7 @@ func (d *dispatcher) offer(task flow.Task) {
 	d.selecting.Add(1)
 	go func() {
 		defer d.selecting.Done()
-		c, pending := d.sel.Select(r.ctx, task, cons, d.t.Request)
+		c, pending := d.work.choose(r.ctx, task, cons)
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		if pending {
@@ -312,7 +348,7 @@ func (d *dispatcher) choose(p flow.Plan) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got[i].c, got[i].pending = d.sel.Select(d.ctx, r.Task, p.Constraints, d.t.Request)
+			got[i].c, got[i].pending = d.work.choose(d.ctx, r.Task, p.Constraints)
 		}()
 	}
 	wg.Wait()
@@ -350,7 +386,7 @@ func (d *dispatcher) choose(p flow.Plan) {
 	}
 	go func() {
 		defer over()
-		d.sel.Ask(d.ctx, ask, d.script, d.t.Request, d.emit, func(c *flow.Choice) {
+		d.work.ask(d.ctx, ask, false, func(c *flow.Choice) {
 			d.mu.Lock()
 			defer d.mu.Unlock()
 			d.emit(c.Event())
@@ -543,7 +579,7 @@ func (d *dispatcher) runOne(r *taskRun, deps map[int]*flow.TaskRun) {
 		d.stopped(r)
 		return
 	}
-	d.exec.Run(r.ctx, &r.TaskRun, deps)
+	d.work.runTask(r.ctx, &r.TaskRun, deps)
 }
 
 // stopped ends a run cancelled before it started: the user's cancel (its
@@ -565,4 +601,12 @@ func sameTask(a, b flow.Task) bool {
 
 func sameConstraints(a, b flow.Constraints) bool {
 	return a.String() == b.String() && slices.Equal(a.Tasks, b.Tasks) && a.Benchmark == b.Benchmark
+}
+
+// saidUnqualifiable reports whether the streaming plan's constraints were
+// said to be unqualifiable already: the final plan's need not say it again.
+func (d *dispatcher) saidUnqualifiable() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.said
 }

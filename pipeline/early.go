@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/pipeline/response"
 )
@@ -88,29 +87,47 @@ func (d *dispatcher) answerRuns() []*taskRun {
 	return out
 }
 
-// finish waits for the tasks an early answer named while they ran, puts
-// their real records in rep, and returns the line that corrects the
-// answer for each that did not produce the file it named ("" when all
-// did). Without an early answer it does nothing. Afterwards the turn's
-// tasks have all finished: a revision may follow the answer (revise.go),
-// and the tasks it adds run to their end before the answer goes on.
-func (d *dispatcher) finish(rep *flow.Report) string {
-	if !d.answering {
-		return ""
+// waitNamed waits for the tasks an early answer named while they ran and
+// returns every run of the turn, once all have finished; false, at once,
+// without an early answer. Afterwards a revision may follow the answer
+// (revise.go), and the tasks it adds run to their end before the answer
+// goes on.
+func (d *dispatcher) waitNamed() ([]*taskRun, bool) {
+	if !d.answeringEarly() {
+		return nil, false
 	}
 	<-d.ran
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.release()
 	d.waited = true
-	runs := slices.Clone(d.current)
+	return slices.Clone(d.current), true
+}
+
+// answeringEarly reports whether the answer began before every task had
+// finished.
+func (d *dispatcher) answeringEarly() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.answering
+}
+
+// finish waits for the tasks an early answer named while they ran, puts
+// their real records in rep, and returns the line that corrects the
+// answer for each that did not produce the file it named ("" when all
+// did). Without an early answer it does nothing.
+func (tr *turnRun) finish(d *dispatcher, rep *flow.Report) string {
+	runs, ok := d.waitNamed()
+	if !ok {
+		return ""
+	}
 	var fixes []string
 	for _, r := range runs {
 		if r.Correction = response.Correction(&r.TaskRun); r.Correction != "" {
 			fixes = append(fixes, r.Correction)
 		}
 	}
-	rep.Tasks, rep.Files = execution.Reports(records(runs), d.e.opts.ResultCap), execution.Files(records(runs))
+	tr.report(rep, runs)
 	if len(fixes) == 0 {
 		return ""
 	}

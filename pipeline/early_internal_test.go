@@ -43,7 +43,7 @@ func TestCheckEarlyNeverPromisesAFileThatWillNotExist(t *testing.T) {
 			t.Parallel()
 			asked := make(chan struct{})
 			close(asked)
-			d := &dispatcher{turnRun: &turnRun{e: &Engine{opts: Options{Revise: 1}}}, answerNow: make(chan struct{}), asked: asked,
+			d := &dispatcher{revisions: 1, answerNow: make(chan struct{}), asked: asked,
 				phase: started, current: tc.runs()}
 			d.checkEarly()
 			select {

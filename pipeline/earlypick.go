@@ -47,7 +47,7 @@ func (d *dispatcher) pickEarly(runs []*taskRun, ask []*flow.Choice) {
 	for i, c := range ask {
 		byChoice[c] = runs[i]
 	}
-	d.sel.Ask(d.pickCtx, ask, d.script.Fork(), d.t.Request, d.emit, func(c *flow.Choice) {
+	d.work.ask(d.pickCtx, ask, true, func(c *flow.Choice) {
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		d.emit(c.Event())

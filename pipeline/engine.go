@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,9 +16,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
-	"github.com/chorusai/chorus/pipeline/planning"
 	"github.com/chorusai/chorus/pipeline/selection"
-	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -84,9 +81,6 @@ type Turn struct {
 	// queue serves chats in turn (controller.ForChat), so a front end with
 	// several chats sets it; empty counts the turn as a chat of its own.
 	Chat string
-
-	// scope is what the turn may read and fetch (access.go), set by Run.
-	scope *scope.Scope
 }
 
 // Options tune the engine.
@@ -295,107 +289,4 @@ func watchQueue(ctx context.Context, chat string, emit flow.Emit) (context.Conte
 		stopped = true
 		mu.Unlock()
 	}
-}
-
-// Run executes one turn and returns its record. Events describe progress as
-// it happens. The returned error is non-nil when the turn ended without an
-// answer (controller unreachable, cancelled); the report is still returned
-// with whatever was done.
-func (e *Engine) Run(ctx context.Context, t Turn, emit flow.Emit) (rep *flow.Report, err error) {
-	start := time.Now()
-	e.logStart(ctx, t)
-	defer func() { e.logEnd(ctx, rep, err, time.Since(start)) }()
-	emit = syncEmit(logEvents(ctx, e.opts.Logger, emit))
-	ctx, stopWatch := watchQueue(ctx, t.Chat, emit)
-	defer stopWatch()
-	rep = &flow.Report{Request: t.Request, Attachments: t.Attachments, Controller: e.ctl.Model(), Tasks: []flow.TaskReport{}}
-	t.scope = e.turnScope(t)
-	if named := e.namedMedia(t); len(named) > 0 {
-		rep.Named = named
-		t.Attachments = append(slices.Clone(t.Attachments), named...)
-	}
-	tr := e.newTurnRun(ctx, t, emit)
-	script := tr.script
-	fail := func(stage flow.Stage, err error) (*flow.Report, error) {
-		rep.ElapsedMS = time.Since(start).Milliseconds()
-		rep.Calls = script.Calls()
-		if ctx.Err() != nil {
-			err = flow.Cancelled(ctx)
-			emit(flow.ErrorEvent{Stage: stage, Message: "cancelled — nothing more will run this turn", Fatal: true})
-		} else {
-			emit(flow.ErrorEvent{Stage: stage, Message: err.Error(), Fatal: true})
-		}
-		return rep, err
-	}
-
-	emit(flow.StageEvent{Stage: flow.StagePlanning})
-	d := newDispatcher(tr)
-	var stream *planning.Stream
-	if t.Review == nil && !t.PlanOnly {
-		// Tasks start while the plan is still being written; with plan
-		// review the user sees the whole plan before anything runs.
-		stream = d.stream()
-	}
-	plan, err := tr.planner.Plan(tr.ctx, nil, stream)
-	if err != nil {
-		d.abandon()
-		return fail(flow.StagePlanning, err)
-	}
-	if t.Review != nil && len(plan.Tasks) > 0 {
-		edited, err := t.Review(ctx, plan)
-		if err != nil {
-			return fail(flow.StagePlanning, fmt.Errorf("plan not run: %w", err))
-		}
-		plan = tr.planner.Validate(edited.Tasks, edited.Constraints, plan.Notes)
-	}
-	plan.Notes = append(plan.Notes, d.settle(plan)...)
-	plan.Notes = append(plan.Notes, tr.sel.HubNotes(tr.ctx, plan)...)
-	rep.Constraints, rep.Notes = plan.Constraints, plan.Notes
-	emit(flow.PlanEvent{Tasks: plan.Tasks, Constraints: plan.Constraints, Notes: plan.Notes}) //nolint:staticcheck // S1016: the event names what it carries; Plan may grow fields it does not
-	if t.PlanOnly {
-		rep.ElapsedMS = time.Since(start).Milliseconds()
-		rep.Calls = script.Calls()
-		return rep, nil
-	}
-
-	var results []*taskRun
-	if len(plan.Tasks) > 0 {
-		emit(flow.StageEvent{Stage: flow.StageSelection})
-		if why := tr.sel.Unqualifiable(plan.Constraints); why != "" && !d.said {
-			// Said once here rather than found out task by task.
-			emit(flow.ErrorEvent{Stage: flow.StageSelection, Message: why})
-		}
-		d.choose(plan)
-		if ctx.Err() != nil {
-			d.start()
-			d.finish(rep)
-			return fail(flow.StageSelection, ctx.Err())
-		}
-		emit(flow.StageEvent{Stage: flow.StageExecution})
-		results = d.start()
-		rep.Tasks = execution.Reports(records(results), e.opts.ResultCap)
-		rep.Files = execution.Files(records(results))
-		if ctx.Err() != nil {
-			d.finish(rep)
-			return fail(flow.StageExecution, ctx.Err())
-		}
-		results, rep.Revisions, err = d.revise(plan, results)
-		rep.Tasks = execution.Reports(records(results), e.opts.ResultCap)
-		rep.Files = execution.Files(records(results))
-		if err != nil || ctx.Err() != nil {
-			d.finish(rep)
-			return fail(flow.StageRevision, ctx.Err())
-		}
-	}
-
-	emit(flow.StageEvent{Stage: flow.StageResponse, Early: stillRunning(results)})
-	answer, err := d.respond(plan, results, rep)
-	if err != nil {
-		return fail(flow.StageResponse, err)
-	}
-	rep.Answer = answer
-	rep.ElapsedMS = time.Since(start).Milliseconds()
-	rep.Calls = script.Calls()
-	emit(flow.ReportEvent{Report: *rep})
-	return rep, nil
 }

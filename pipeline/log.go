@@ -18,9 +18,9 @@ import (
 // request itself is logged at debug level only.
 
 // logStart records a turn's start.
-func (e *Engine) logStart(ctx context.Context, t Turn) {
-	log := e.opts.Logger
-	log.LogAttrs(ctx, slog.LevelInfo, "turn started", slog.String("controller", e.ctl.Model()),
+func (tr *turnRun) logStart() {
+	ctx, t, log := tr.ctx, tr.t, tr.e.opts.Logger
+	log.LogAttrs(ctx, slog.LevelInfo, "turn started", slog.String("controller", tr.e.ctl.Model()),
 		slog.Int("request_chars", len(t.Request)), slog.Int("input_chars", len(t.Input)), slog.Int("attachments", len(t.Attachments)),
 		slog.Int("history", len(t.History)), slog.String("constraints", t.Constraints.String()),
 		slog.Bool("plan_only", t.PlanOnly), slog.Bool("review", t.Review != nil))

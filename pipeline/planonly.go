@@ -48,7 +48,6 @@ type PlanResult struct {
 // reachable, model not pulled, cancelled); a reply that cannot be read is
 // a result, not an error.
 func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanResult, error) {
-	t.scope = e.turnScope(t)
 	var models []flow.ModelEvent
 	emit := syncEmit(func(ev flow.Event) {
 		if m, ok := ev.(flow.ModelEvent); ok {
@@ -59,7 +58,7 @@ func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanR
 	script := run.script
 	tr := &planning.Trace{}
 	start := time.Now()
-	p, err := run.planner.Plan(ctx, tr, nil)
+	p, err := run.planner.Plan(run.ctx, tr, nil)
 	res := PlanResult{Replies: tr.Replies, Raw: tr.Raw, Plan: p, PlanElapsed: time.Since(start)}
 	if err != nil {
 		res.Calls = script.Calls()
@@ -71,7 +70,7 @@ func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanR
 	res.Usable = tr.OK && (len(tr.Raw) == 0 || len(p.Tasks) > 0)
 	res.ValidAsWritten = tr.OK && tr.AcceptAt == 0 && tr.FirstOK && len(p.Notes) == 0 && len(p.Tasks) == len(tr.Raw)
 	if selectModels && len(p.Tasks) > 0 {
-		d := newDispatcher(run)
+		d := run.dispatcher()
 		d.settle(p)
 		d.choose(p)
 		d.wait()

@@ -83,6 +83,6 @@ func (e *Engine) availability(ctx context.Context) ([]*skills.Skill, []string) {
 
 // newTranscript starts a turn's transcript: the head, then the chat
 // log as messages.
-func (e *Engine) newTranscript(ctx context.Context, t Turn) *flow.Transcript {
-	return flow.NewTranscript(planning.Head(e.availability(ctx)), t.History)
+func (e *Engine) newTranscript(ctx context.Context, history []flow.Message) *flow.Transcript {
+	return flow.NewTranscript(planning.Head(e.availability(ctx)), history)
 }

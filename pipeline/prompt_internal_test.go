@@ -76,8 +76,8 @@ func TestHeadIsStable(t *testing.T) {
 	cat, _ := skills.Embedded()
 	ctl, _ := controller.New("http://127.0.0.1:1", "ctl", controller.Options{Timeout: time.Second})
 	e := New(ctl, cat, endpoints.NewRouter(endpoints.ModeHybrid, builtin.New()), Options{ControllerTasks: true})
-	a := e.newTranscript(context.Background(), Turn{Request: "zebra-7731"}).With()
-	b := e.newTranscript(context.Background(), Turn{Request: "okapi-1193", History: []flow.Message{{Role: "user", Content: "zebra-7731"}}}).With()
+	a := e.newTurnRun(context.Background(), Turn{Request: "zebra-7731"}, nil).script.With()
+	b := e.newTurnRun(context.Background(), Turn{Request: "okapi-1193", History: []flow.Message{{Role: "user", Content: "zebra-7731"}}}, nil).script.With()
 	if a[0].Content != b[0].Content || a[0].Role != "system" {
 		t.Fatal("the head changed between turns")
 	}

@@ -40,7 +40,7 @@ func revisable(r *taskRun, answered map[int]bool) bool {
 // not start before it — an early answer (early.go) waits for the
 // revision instead. Called with d.mu held.
 func (d *dispatcher) revisionDue() bool {
-	return d.revised < d.e.opts.Revise && slices.ContainsFunc(d.current, func(r *taskRun) bool { return r.finished && revisable(r, d.answered) })
+	return d.revised < d.revisions && slices.ContainsFunc(d.current, func(r *taskRun) bool { return r.finished && revisable(r, d.answered) })
 }
 
 // nextFailures takes the failures the next revision answers — none when
@@ -73,15 +73,15 @@ func (d *dispatcher) nextFailures() []*taskRun {
 // controller for new tasks and runs them. It returns every run of the
 // turn, the plan's then each revision's, and the revisions made; the error
 // is the turn's cancellation.
-func (d *dispatcher) revise(p flow.Plan, runs []*taskRun) ([]*taskRun, []flow.Revision, error) {
+func (tr *turnRun) revise(d *dispatcher, p flow.Plan, runs []*taskRun) ([]*taskRun, []flow.Revision, error) {
 	var revs []flow.Revision
-	for d.ctx.Err() == nil {
+	for tr.ctx.Err() == nil {
 		failed := d.nextFailures()
 		if len(failed) == 0 {
 			break
 		}
-		d.emit(flow.StageEvent{Stage: flow.StageRevision})
-		rev, ok, err := d.askRevision(runs, failed, p.Constraints)
+		tr.emit(flow.StageEvent{Stage: flow.StageRevision})
+		rev, ok, err := tr.askRevision(runs, failed, p.Constraints)
 		if err != nil {
 			return runs, revs, err
 		}
@@ -89,7 +89,7 @@ func (d *dispatcher) revise(p flow.Plan, runs []*taskRun) ([]*taskRun, []flow.Re
 			break // the controller could not be asked; the error event said why
 		}
 		revs = append(revs, rev)
-		d.emit(flow.PlanRevisionEvent{Revision: rev})
+		tr.emit(flow.PlanRevisionEvent{Revision: rev})
 		if len(rev.Tasks) == 0 {
 			break
 		}
@@ -121,21 +121,21 @@ func (d *dispatcher) more(p flow.Plan) []*taskRun {
 // edited, it is validated again), under the plan's constraints cons. ok
 // is false when the controller could not be asked (an error event says
 // why; the turn goes on to its answer); err is the turn's cancellation.
-func (d *dispatcher) askRevision(runs, failed []*taskRun, cons flow.Constraints) (rev flow.Revision, ok bool, err error) {
-	rev, ok, err = d.planner.Revise(d.ctx, records(runs), records(failed))
-	if !ok || err != nil || d.t.Review == nil || len(rev.Tasks) == 0 {
+func (tr *turnRun) askRevision(runs, failed []*taskRun, cons flow.Constraints) (rev flow.Revision, ok bool, err error) {
+	rev, ok, err = tr.planner.Revise(tr.ctx, records(runs), records(failed))
+	if !ok || err != nil || tr.t.Review == nil || len(rev.Tasks) == 0 {
 		return rev, ok, err
 	}
 	// With plan review nothing runs unseen: the revision is a plan.
-	edited, err := d.t.Review(d.ctx, flow.Plan{Tasks: rev.Tasks, Constraints: cons, Notes: rev.Notes})
+	edited, err := tr.t.Review(tr.ctx, flow.Plan{Tasks: rev.Tasks, Constraints: cons, Notes: rev.Notes})
 	switch {
-	case d.ctx.Err() != nil:
-		return rev, false, flow.Cancelled(d.ctx)
+	case tr.ctx.Err() != nil:
+		return rev, false, flow.Cancelled(tr.ctx)
 	case err != nil:
 		rev.Tasks = []flow.Task{}
 		rev.Notes = append(rev.Notes, "the revision was turned down in review: "+text.OneLine(err.Error(), 200))
 	default:
-		p := d.planner.ValidateRevision(edited.Tasks, records(runs))
+		p := tr.planner.ValidateRevision(edited.Tasks, records(runs))
 		rev.Tasks, rev.Notes = p.Tasks, append(rev.Notes, p.Notes...)
 	}
 	return rev, true, nil

@@ -30,7 +30,7 @@ import (
 // only its own tail too.
 func (e *Engine) Warm(ctx context.Context, history []flow.Message) (controller.Reply, error) {
 	start := time.Now()
-	script := e.newTranscript(ctx, Turn{History: history})
+	script := e.newTranscript(ctx, history)
 	msgs := script.With(flow.StageMessage(flow.MarkPlan, ""))
 	call := controller.ChatCall{Messages: msgs, Format: planning.Schema(e.cat), NumPredict: 1}
 	var second sync.WaitGroup
