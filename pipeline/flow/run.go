@@ -206,4 +206,3 @@ const (
 	// faultRefused: the user refused the tool; no plan goes around that.
 	FaultRefused
 )
-
