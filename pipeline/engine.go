@@ -1,7 +1,11 @@
-// Package pipeline runs one Chorus turn through HuggingGPT's four stages:
-// task planning, model selection, task execution and response generation.
-// Each stage lives in its own file and can be tested alone; Engine.Run ties
-// them together and publishes typed events as it goes.
+// Package pipeline is the engine that runs one Chorus turn through
+// HuggingGPT's four stages — task planning, model selection, task
+// execution and response generation — and Chorus's fifth, the revision of
+// a plan whose tasks failed. Each stage is a package of its own
+// (pipeline/planning, selection, execution, response) over the vocabulary
+// they share (pipeline/flow); only the engine imports them. Engine.Run
+// ties them together for a turn (turnRun), schedules its tasks as a DAG
+// (dispatcher), and publishes typed events as it goes.
 package pipeline
 
 import (

@@ -221,7 +221,7 @@ func (x *Executor) tryCandidates(ctx context.Context, r *job, args map[string]st
 
 // failAll says why no candidate ran the task: the turn's end, its time,
 // the attempts that failed, the candidates skipped for a host that is down.
-// The task failed for good (another skill may serve the request: revise.go)
+// The task failed for good (another skill may serve the request: a revision may try one)
 // unless the user refused the tool, which no plan goes around.
 func (r *job) failAll(ctx, tctx context.Context, lastErr error, timeout time.Duration) {
 	r.Fault = flow.FaultForGood

@@ -72,7 +72,7 @@ func (x *Executor) FixPath(task flow.Task) string {
 }
 
 // writeFixed stores a task's first file at the path fixed for it in
-// advance (early.go) when its type has that path's extension, and
+// advance (FixPath) when its type has that path's extension, and
 // remembers the extension the task produced for the next fixed path. It
 // returns "" (and no error) when the file must go elsewhere: another type,
 // or a name that is taken.

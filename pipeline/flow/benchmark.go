@@ -54,16 +54,3 @@ func SkillHasBenchmark(s *skills.Skill, query string) bool {
 		return ok
 	})
 }
-
-// CompareScores orders better results first.
-func CompareScores(a, b skills.Model, query string) int {
-	x, _ := BenchmarkScore(a, query)
-	y, _ := BenchmarkScore(b, query)
-	switch {
-	case x.Value == y.Value:
-		return 0
-	case (x.Value < y.Value) == x.LowerIsBetter:
-		return -1
-	}
-	return 1
-}

@@ -25,7 +25,8 @@ type Emit func(Event)
 type Stage string
 
 // The four HuggingGPT stages, and Chorus's fifth, the revision of a plan
-// whose tasks failed (revise.go), between execution and response.
+// whose tasks failed (pipeline/revise.go, planning.Planner.Revise),
+// between execution and response.
 const (
 	StagePlanning  Stage = "planning"
 	StageSelection Stage = "selection"
@@ -71,7 +72,7 @@ type TaskWithdrawnEvent struct {
 }
 
 // PlanRevisionEvent says the controller revised the rest of the plan after
-// tasks failed for good (the fifth step, revise.go): the failed tasks it
+// tasks failed for good (the fifth step, planning.Planner.Revise): the failed tasks it
 // answers, the tasks it added — validated as any plan, numbered after
 // every id the turn used — and the validator's repairs. Tasks is empty
 // when the controller found no other way. The added tasks' model and task

@@ -61,14 +61,6 @@ func WithArticle(m skills.Modality) string {
 	return "a " + string(m)
 }
 
-func JoinModalities(ms []skills.Modality) string {
-	parts := make([]string, len(ms))
-	for i, m := range ms {
-		parts[i] = string(m)
-	}
-	return strings.Join(parts, " and ")
-}
-
 // maxTextFile bounds a text file read into a text argument.
 const maxTextFile = 256 << 10
 

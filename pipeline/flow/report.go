@@ -88,7 +88,7 @@ type Report struct {
 	// Tasks are the plan's tasks, then each revision's.
 	Tasks []TaskReport `json:"tasks"`
 	// Revisions are the plan's revisions after tasks failed for good
-	// (revise.go), in order; at most planner.revise.
+	// (planning.Planner.Revise), in order; at most planner.revise.
 	Revisions []Revision `json:"revisions,omitempty"`
 	// Files lists every generated file, full paths, in task order.
 	Files     []string `json:"files,omitempty"`

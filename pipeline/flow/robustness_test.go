@@ -14,7 +14,7 @@ func TestHistoryKeepsALongLastAnswer(t *testing.T) {
 		{Role: "user", Content: "draw a lighthouse"},
 		{Role: "assistant", Content: long, Resources: []string{"/out/lighthouse.png"}},
 	}
-	msgs := HistoryMessages(h, 4000)
+	msgs := historyMessages(h, 4000)
 	if len(msgs) == 0 {
 		t.Fatal("a long last answer dropped the whole history")
 	}
@@ -29,7 +29,7 @@ func TestHistoryKeepsALongLastAnswer(t *testing.T) {
 	if total > 4000 {
 		t.Fatalf("history is %d bytes, over the 4000-byte budget", total)
 	}
-	if got := HistoryMessages(h[:1], 4000); len(got) != 1 || got[0].Content != "draw a lighthouse" {
+	if got := historyMessages(h[:1], 4000); len(got) != 1 || got[0].Content != "draw a lighthouse" {
 		t.Fatalf("short history changed: %+v", got)
 	}
 }

@@ -18,7 +18,7 @@ const (
 	MarkTask   = "STAGE: TASK"
 	MarkAnswer = "STAGE: ANSWER"
 	// markRevise asks for new tasks after some failed for good
-	// (revise.go). Its rules travel in its own message, not in the head:
+	// (planning.Planner.Revise). Its rules travel in its own message, not in the head:
 	// a turn that goes well never pays for them.
 	MarkRevise = "STAGE: REVISE"
 )
@@ -56,7 +56,7 @@ type Transcript struct {
 
 // Fork returns a branch of the transcript as it is now: a call made on
 // another slot of the server while the conversation goes on (an early
-// pick while the plan streams, earlypick.go). What the branch adds stays
+// pick while the plan streams, pipeline/earlypick.go). What the branch adds stays
 // in it; its calls count among the turn's.
 func (c *Transcript) Fork() *Transcript {
 	c.mu.Lock()
@@ -145,11 +145,11 @@ func QuoteData(s string) string {
 	return "<data>\n" + s + "\n</data>"
 }
 
-// HistoryMessages renders earlier turns as chat messages, newest kept when
+// historyMessages renders earlier turns as chat messages, newest kept when
 // the budget (bytes) runs out. A message that does not fit whole is
 // clipped rather than dropped, so a long last answer (its workflow section
 // alone can fill the budget) does not cost the follow-up all its context.
-func HistoryMessages(h []Message, budget int) []controller.Message {
+func historyMessages(h []Message, budget int) []controller.Message {
 	var out []controller.Message
 	used := 0
 	for i := len(h) - 1; i >= 0; i-- {
@@ -210,5 +210,5 @@ type Message struct {
 // every call of the turn starts with — then the chat log as messages.
 func NewTranscript(head string, history []Message) *Transcript {
 	msgs := []controller.Message{{Role: "system", Content: head}}
-	return &Transcript{msgs: append(msgs, HistoryMessages(history, historyBudget)...)}
+	return &Transcript{msgs: append(msgs, historyMessages(history, historyBudget)...)}
 }

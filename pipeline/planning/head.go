@@ -111,7 +111,7 @@ func skillLine(s *skills.Skill) string {
 			args[i] += "?"
 		}
 	}
-	return fmt.Sprintf("%s(%s) → %s: %s", s.Name, strings.Join(args, ","), flow.JoinModalities(s.Outputs), flow.SkillBrief(s))
+	return fmt.Sprintf("%s(%s) → %s: %s", s.Name, strings.Join(args, ","), joinModalities(s.Outputs), flow.SkillBrief(s))
 }
 
 // groupNames lists skill names compactly: names that share everything
@@ -146,4 +146,12 @@ func groupNames(names []string) string {
 		}
 	}
 	return strings.Join(out, ", ")
+}
+
+func joinModalities(ms []skills.Modality) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = string(m)
+	}
+	return strings.Join(parts, " and ")
 }

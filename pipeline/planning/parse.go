@@ -20,7 +20,7 @@ type rawPlan struct {
 	// Notes record what the parser had to interpret ("id \"t2\" read as 2").
 	Notes []string
 	// placed[i] says Tasks[i] had no "id" and is numbered by its place:
-	// a revision's tasks continue the turn's numbering (revise.go).
+	// a revision's tasks continue the turn's numbering (Revise).
 	placed []bool
 }
 

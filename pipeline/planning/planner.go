@@ -164,7 +164,7 @@ func (p *Planner) images() [][]byte {
 // reply was cut off or did not parse, then validation. A reply that still
 // cannot be used becomes an empty plan — plain chat — with a note saying why.
 // stream, when set, reads the first reply while it streams, so its tasks
-// can start before it ends (the dispatcher settles them with the plan
+// can start before it ends (the engine's dispatcher settles them with the plan
 // returned here); trace, when set, keeps every reply (PlanOnly).
 func (p *Planner) Plan(ctx context.Context, trace *Trace, stream *Stream) (flow.Plan, error) {
 	script, emit := p.Script, p.Emit

@@ -117,11 +117,11 @@ func toolLines(tools []*skills.Skill, level, room int) string {
 				}
 			}
 		}
-		line := fmt.Sprintf("- %s.{%s} → %s: tools of %s, each a task\n", srv, strings.Join(items, ", "), flow.JoinModalities(outs), srv)
+		line := fmt.Sprintf("- %s.{%s} → %s: tools of %s, each a task\n", srv, strings.Join(items, ", "), joinModalities(outs), srv)
 		if room >= 0 {
 			for len(line) > left && len(items) > 0 {
 				items = items[:len(items)-1]
-				line = fmt.Sprintf("- %s.{%s, +%d more} → %s: tools of %s, each a task\n", srv, strings.Join(items, ", "), len(ts)-len(items), flow.JoinModalities(outs), srv)
+				line = fmt.Sprintf("- %s.{%s, +%d more} → %s: tools of %s, each a task\n", srv, strings.Join(items, ", "), len(ts)-len(items), joinModalities(outs), srv)
 			}
 			if len(line) > left {
 				continue
@@ -153,7 +153,7 @@ func toolLine(s *skills.Skill) string {
 			args[i] += "?"
 		}
 	}
-	return fmt.Sprintf("%s(%s) → %s: %s", s.Name, strings.Join(args, ","), flow.JoinModalities(s.Outputs), flow.SkillBrief(s))
+	return fmt.Sprintf("%s(%s) → %s: %s", s.Name, strings.Join(args, ","), joinModalities(s.Outputs), flow.SkillBrief(s))
 }
 
 // checkToolArgs converts a tool's arguments to its inputSchema before the

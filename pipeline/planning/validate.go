@@ -40,11 +40,11 @@ type validator struct {
 	dropped map[int]string
 	// prior are the tasks a revision builds on — the turn's tasks that
 	// succeeded, whose outputs its tasks may use — and taken every id the
-	// turn has used, which a revision's tasks may not take (revise.go).
+	// turn has used, which a revision's tasks may not take (Revise).
 	// Both are empty for a plan.
 	prior map[int]flow.Task
 	taken map[int]bool
-	// reader is how a skill's models read its arguments' paths (readers.go);
+	// reader is how a skill's models read its arguments' paths (Planner.Reader);
 	// nil: as Chorus's own experts do.
 	reader func(*skills.Skill) scope.Reader
 }
@@ -496,7 +496,7 @@ func (v *validator) checkArgs(t *flow.Task, s *skills.Skill, skillOf map[int]*sk
 			}
 			dep := skillOf[refs[0]]
 			if dep != nil && !slices.Contains(dep.Outputs, a.Type) {
-				v.drop(*t, "argument %s needs %s, but task %d (%s) produces %s", a.Name, flow.WithArticle(a.Type), refs[0], dep.Name, flow.JoinModalities(dep.Outputs))
+				v.drop(*t, "argument %s needs %s, but task %d (%s) produces %s", a.Name, flow.WithArticle(a.Type), refs[0], dep.Name, joinModalities(dep.Outputs))
 				return
 			}
 		case a.Type.Media():

@@ -170,7 +170,7 @@ func applyPreference(c *flow.Choice, s *skills.Skill, cons flow.Constraints, can
 					exclude(c, cd.Model.ID, fmt.Sprintf("no recorded %q result", cons.Benchmark))
 				}
 			}
-			slices.SortStableFunc(kept, func(a, b *flow.Option) int { return flow.CompareScores(a.Model, b.Model, cons.Benchmark) })
+			slices.SortStableFunc(kept, func(a, b *flow.Option) int { return compareScores(a.Model, b.Model, cons.Benchmark) })
 			cands, decidedBy = kept, "constraint: best "+cons.Benchmark
 		} else if len(cands) > 0 {
 			// Nothing to rank by: the usual ranking stands, and the
@@ -205,4 +205,17 @@ func infos(cs []*flow.Option) []flow.Candidate {
 		out[i] = c.Info()
 	}
 	return out
+}
+
+// compareScores orders better results first.
+func compareScores(a, b skills.Model, query string) int {
+	x, _ := flow.BenchmarkScore(a, query)
+	y, _ := flow.BenchmarkScore(b, query)
+	switch {
+	case x.Value == y.Value:
+		return 0
+	case (x.Value < y.Value) == x.LowerIsBetter:
+		return -1
+	}
+	return 1
 }

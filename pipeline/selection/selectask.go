@@ -40,7 +40,7 @@ const maxReason = 40
 // each reason then arrives as a model_reason event. A task it names no
 // candidate for keeps the top-ranked model, and its reason says so;
 // publish is called once for every task of ask. script is the turn's
-// transcript, or a branch of it (an early pick, earlypick.go).
+// transcript, or a branch of it (an early pick on a second slot, pipeline/earlypick.go).
 func (sel *Selector) Ask(ctx context.Context, ask []*flow.Choice, script *flow.Transcript, request string, emit flow.Emit, publish func(*flow.Choice)) {
 	msg, schema := sel.selectionMessage(request, ask)
 	emit(flow.DebugEvent{Stage: flow.StageSelection, Kind: "prompt", Content: msg.Content})
