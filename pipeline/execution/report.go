@@ -51,6 +51,7 @@ func cappedArgs(args map[string]string, limit int) map[string]string {
 	return out
 }
 
+// Files are the files runs made, in order: the report's.
 func Files(runs []*flow.TaskRun) []string {
 	var out []string
 	for _, r := range runs {

@@ -48,6 +48,8 @@ func BenchmarkScore(m skills.Model, query string) (skills.Benchmark, bool) {
 	return skills.Benchmark{}, false
 }
 
+// SkillHasBenchmark reports whether some model of s records a result on
+// the benchmark query names ("common_voice wer").
 func SkillHasBenchmark(s *skills.Skill, query string) bool {
 	return slices.ContainsFunc(s.Models, func(m skills.Model) bool {
 		_, ok := BenchmarkScore(m, query)

@@ -44,10 +44,13 @@ func IsRegularFile(p string) bool {
 	return err == nil && st.Mode().IsRegular()
 }
 
+// IsURL reports whether s is an http(s) URL (a media argument fetched
+// through the scope).
 func IsURL(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
 }
 
+// WithArticle names a modality as a sentence does: "an image", "text".
 func WithArticle(m skills.Modality) string {
 	switch m {
 	case skills.Image, skills.Audio, skills.Video:

@@ -14,15 +14,17 @@ import (
 // EndpointController is the endpoint name of tasks the controller runs.
 const EndpointController = "controller"
 
-// Option is a model that can run a task now, with its ready endpoints.
+// Option is a model that can run a task now, with its ready routes: one
+// of a Choice's candidates.
 type Option struct {
 	Model  skills.Model
 	Routes []endpoints.Endpoint
-	// provider is the Inference Provider its huggingface route would try
+	// Provider is the Inference Provider its huggingface route would try
 	// first, "" when it has none.
 	Provider string
 }
 
+// Info is the option as events and the report show a candidate.
 func (c *Option) Info() Candidate {
 	kinds := make([]string, len(c.Routes))
 	for i, r := range c.Routes {
@@ -40,33 +42,39 @@ func (c *Option) Info() Candidate {
 		License: c.Model.License, Size: size, Description: desc}
 }
 
-// Choice is the selection stage's decision for one task.
+// Choice is the selection stage's decision for one task: what the
+// execution stage runs it on, and what the model event and the report say
+// of it.
 type Choice struct {
 	Task  Task
 	Skill *skills.Skill
-	// controller is true when the controller LLM runs the task itself.
+	// Controller is true when the controller LLM runs the task itself
+	// (ControllerModel).
 	Controller      bool
 	ControllerModel string
-	// ranked are the candidates to try in order: the chosen one first.
-	Ranked  []*Option
+	// Ranked are the candidates to try in order: the chosen one first.
+	Ranked []*Option
+	// Reason says why the first was chosen, Decided what decided
+	// ("ranked", "controller choice", "constraint: smallest"…).
 	Reason  string
 	Decided string
-	// named says why the model the request names cannot run the task
+	// Named says why the model the request names cannot run the task
 	// (ending in " — "), said before the reason; "" when it names none.
 	Named string
-	// unmet says which constraint could not be applied and what was done
+	// Unmet says which constraint could not be applied and what was done
 	// instead, so it is never ignored silently.
 	Unmet string
-	// localOnly is whether the local-only constraint applies to the task,
+	// LocalOnly is whether the local-only constraint applies to the task,
 	// passed on to the endpoints that run it.
 	LocalOnly bool
-	// none explains why nothing can run the task; ranked is then empty.
+	// None explains why nothing can run the task; Ranked is then empty.
 	None string
-	// top and excluded are reported in the model event.
+	// Top and Excluded are reported in the model event.
 	Top      []Candidate
 	Excluded []Exclusion
 }
 
+// Event is the model event that publishes c.
 func (c *Choice) Event() ModelEvent {
 	ev := ModelEvent{ID: c.Task.ID, Task: c.Task.Task, Reason: c.Why(), Decided: c.Decided, Candidates: c.Top, Excluded: c.Excluded, Unmet: c.Unmet}
 	switch {
@@ -106,8 +114,24 @@ func ResolvedProvider(ctx context.Context, route endpoints.Endpoint, task, model
 // Fault says why a run failed, for the revision's rule.
 type Fault int
 
+const (
+	// FaultNone: the run succeeded, or did not fail on its own — a
+	// dependency failed, the user cancelled, the final plan withdrew it,
+	// the output directory could not be made.
+	FaultNone Fault = iota
+	// FaultForGood: every route was tried, no model qualifies, the
+	// output was of the wrong kind, the time ran out — another skill may
+	// still serve the request.
+	FaultForGood
+	// FaultInput: the user's input cannot be used (endpoints.ErrBadInput);
+	// no other route fixes it.
+	FaultInput
+	// FaultRefused: the user refused the tool; no plan goes around that.
+	FaultRefused
+)
+
 // Withdrawal is the cause an early run is cancelled with when the final
-// plan does not keep it.
+// plan does not keep it: Why says why.
 type Withdrawal struct{ Why string }
 
 func (w Withdrawal) Error() string { return w.Why }
@@ -190,19 +214,3 @@ func (r *TaskRun) EndEvent() TaskEndEvent {
 	return TaskEndEvent{ID: r.Task.ID, Task: r.Task.Task, Status: r.Status, Skipped: r.Skipped, Cancelled: r.Cancelled, Model: r.Model, Endpoint: r.Endpoint,
 		Provider: r.Provider, Result: r.Text, Data: r.Data, Files: files, Error: r.Err, Attempts: r.Attempts, ElapsedMS: r.Elapsed.Milliseconds()}
 }
-
-const (
-	// faultNone: the run succeeded, or did not fail on its own — a
-	// dependency failed, the user cancelled, the final plan withdrew it,
-	// the output directory could not be made.
-	FaultNone Fault = iota
-	// faultForGood: every route was tried, no model qualifies, the
-	// output was of the wrong kind, the time ran out — another skill may
-	// still serve the request.
-	FaultForGood
-	// faultInput: the user's input cannot be used (endpoints.ErrBadInput);
-	// no other route fixes it.
-	FaultInput
-	// faultRefused: the user refused the tool; no plan goes around that.
-	FaultRefused
-)

@@ -14,6 +14,7 @@ import (
 // encoding/json would sort a map's keys instead.
 type Object []Field
 
+// Field is one key of an Object and its value.
 type Field struct {
 	Key   string
 	Value any
