@@ -25,7 +25,7 @@ func TestLongHelpIsParagraphs(t *testing.T) {
 			walk(sub)
 		}
 	}
-	root := newRootCmd(testOptions())
+	root := newRootCmd(bareEnv(t).options())
 	walk(root)
 	if run, _, err := root.Find([]string{"run"}); err != nil || strings.Count(run.Long, "\n\n") < 1 {
 		t.Errorf("run's long help lost its paragraphs: %q (%v)", run.Long, err)
@@ -47,7 +47,7 @@ func TestPipedHelpHasNoTrailingBlanks(t *testing.T) {
 			}
 		}
 	}
-	walk(newRootCmd(testOptions()), nil)
+	walk(newRootCmd(bareEnv(t).options()), nil)
 	paths = append(paths, []string{"help", "run"}, []string{"run", "-h"})
 	if len(paths) < 10 {
 		t.Fatalf("only %d commands", len(paths))

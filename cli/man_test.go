@@ -16,7 +16,7 @@ import (
 // not the one-line description squeezed into the centre of the header.
 func TestManPage(t *testing.T) {
 	var out, errb bytes.Buffer
-	root := newRootCmd(testOptions())
+	root := newRootCmd(bareEnv(t).options())
 	root.SetOut(&out)
 	root.SetErr(&errb)
 	if code := execute(context.Background(), root, []string{"--help"}); code != 0 {
@@ -27,7 +27,7 @@ func TestManPage(t *testing.T) {
 	}
 
 	out.Reset()
-	root = newRootCmd(testOptions())
+	root = newRootCmd(bareEnv(t).options())
 	root.SetOut(&out)
 	root.SetErr(&errb)
 	if code := execute(context.Background(), root, []string{"man"}); code != 0 {

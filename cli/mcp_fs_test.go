@@ -20,7 +20,7 @@ func fsEnv(t *testing.T, root string, plans ...string) *cliEnv {
 	node, script := mcptest.Filesystem(t)
 	e := scriptedEnv(t, "Done: see the results.", plans...)
 	cfg := fmt.Sprintf("mcp:\n  - name: fs\n    command: %s\n    args: [%q, %q]\n    trust: true\n", node, script, root)
-	writeUserConfig(t, cfg)
+	e.writeUserConfig(cfg)
 	return e
 }
 
@@ -98,7 +98,7 @@ func TestRunMCPFilesystemFolderGrant(t *testing.T) {
 			} else {
 				request = "list " + project + "/ and read its notes"
 			}
-			stdout, stderr, code := runCLI(append(args, request)...)
+			stdout, stderr, code := e.run(append(args, request)...)
 			if code != 0 {
 				t.Fatalf("exit %d, stderr %s", code, stderr)
 			}
@@ -155,7 +155,7 @@ func TestRunMCPFilesystemFolderGrant(t *testing.T) {
 func fsPlaces(t *testing.T, e *cliEnv, stdout, stderr string) map[string]string {
 	t.Helper()
 	places := map[string]string{"stdout": stdout, "stderr": stderr}
-	sessions, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_DATA_HOME"), "chorus", "sessions", "*.json"))
+	sessions, _ := filepath.Glob(filepath.Join(e.env.SessionsDir(), "*.json"))
 	for _, p := range sessions {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -166,7 +166,7 @@ func fsPlaces(t *testing.T, e *cliEnv, stdout, stderr string) map[string]string 
 	if len(sessions) == 0 {
 		t.Error("no session was saved: the check of what it holds proves nothing")
 	}
-	if b, err := os.ReadFile(filepath.Join(os.Getenv("XDG_STATE_HOME"), "chorus", "chorus.log")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(e.env.StateDir(), "chorus.log")); err == nil {
 		places["the log"] = string(b)
 	}
 	var prompts strings.Builder

@@ -43,11 +43,11 @@ func TestRunNamedHubModel(t *testing.T) {
 				return fakeollama.Reply{Content: "A cat."}
 			})
 			e.ollama.AddModel(fakeollama.Model{Name: "llava:latest", Capabilities: []string{fakeollama.CapCompletion, fakeollama.CapVision}, ParameterSize: "7B"})
-			t.Setenv("CHORUS_OLLAMA_EXPERTS", "true")
+			e.env["CHORUS_OLLAMA_EXPERTS"] = "true"
 			e.serveSkill("image-to-text")
 			e.serveSkill("summarization")
 			e.hf.Model("microsoft/git-base-coco", "image-to-text")
-			_, stderr, code := runCLI("run", "--out", e.out, tc.request)
+			_, stderr, code := e.run("run", "--out", e.out, tc.request)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}

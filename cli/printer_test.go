@@ -34,8 +34,8 @@ func TestRunLogModelLinesUnderSelection(t *testing.T) {
 		return fakeollama.Reply{Content: "Done."}
 	})
 	e.serveSkill("image-to-text")
-	t.Setenv("CHORUS_SELECTION", "controller")
-	_, stderr, code := runCLI("run", "--out", e.out, "caption "+img+" and make it half as big")
+	e.env["CHORUS_SELECTION"] = "controller"
+	_, stderr, code := e.run("run", "--out", e.out, "caption "+img+" and make it half as big")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -70,7 +70,7 @@ func TestRunRevisedPlan(t *testing.T) {
 	images := e.serveSkill("text-to-image")
 	run := func(args ...string) (string, string, int) {
 		cmd := exec.Command(bin, append([]string{"run", "--out", e.out}, args...)...)
-		cmd.Env = os.Environ() // newCLIEnv set the configuration there
+		cmd.Env = e.childEnv()
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		err := cmd.Run()
@@ -96,7 +96,7 @@ func TestRunRevisedPlan(t *testing.T) {
 	if !said.MatchString(stdout) {
 		t.Errorf("the answer is not the early answer, its correction, its continuation and the workflow:\n%s", stdout)
 	}
-	latest, err := sessions.Store{}.Latest()
+	latest, err := sessions.Store{Dir: e.env.SessionsDir()}.Latest()
 	if err != nil || latest == nil || len(latest.Turns) != 1 {
 		t.Fatalf("saved session: %v %+v", err, latest)
 	}
@@ -156,7 +156,7 @@ func TestEvalFailures(t *testing.T) {
 		 "fail": ["text-to-video"], "serves": [["text-to-video"], ["text-to-image"]]}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		switch pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) {
 		case string(pipeline.StagePlanning):
 			return fakeollama.Reply{Content: `{"constraints":{},"tasks":[{"task":"text-to-video","id":1,"dep":[],"args":{"text":"a fox"}}]}`}
@@ -167,7 +167,7 @@ func TestEvalFailures(t *testing.T) {
 		}
 		return fakeollama.Reply{Content: "Here is a picture of a fox."}
 	})
-	stdout, stderr, code := runCLI("eval", "--failures", "--suite", suite)
+	stdout, stderr, code := e.run("eval", "--failures", "--suite", suite)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -180,12 +180,12 @@ func TestEvalFailures(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}
 	}
-	t.Setenv("CHORUS_PLANNER_REVISE", "0")
-	if _, stderr, code := runCLI("eval", "--failures", "--suite", suite); code != 2 || !strings.Contains(stderr, "planner.revise is 0") {
+	e.env["CHORUS_PLANNER_REVISE"] = "0"
+	if _, stderr, code := e.run("eval", "--failures", "--suite", suite); code != 2 || !strings.Contains(stderr, "planner.revise is 0") {
 		t.Fatalf("--failures with planner.revise 0: exit %d: %s", code, stderr)
 	}
-	t.Setenv("CHORUS_PLANNER_REVISE", "1")
-	stdout, stderr, code = runCLI("eval", "--failures", "--json", "--suite", suite)
+	e.env["CHORUS_PLANNER_REVISE"] = "1"
+	stdout, stderr, code = e.run("eval", "--failures", "--json", "--suite", suite)
 	if code != 0 {
 		t.Fatalf("--json exit %d: %s", code, stderr)
 	}

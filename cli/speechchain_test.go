@@ -58,10 +58,10 @@ func TestOfflineSpeechChain(t *testing.T) {
 		tasks = append(tasks, fmt.Sprintf(`{"task":"translation","id":%d,"dep":[%d],"args":{"text":"<resource>-%d","src_lang":"en","tgt_lang":"es"}}`, 2*n+i+1, n+i+1, n+i+1))
 	}
 	e := scriptedEnv(t, "Here are the recordings, what pocketsphinx heard, and apertium's Spanish.", `{"tasks":[`+strings.Join(tasks, ",")+`]}`)
-	t.Setenv("CHORUS_COMMAND_ENABLED", "true")
-	t.Setenv("CHORUS_INFERENCE_MODE", "local")
-	t.Setenv("HF_TOKEN", "")
-	writeUserConfig(t, `
+	e.env["CHORUS_COMMAND_ENABLED"] = "true"
+	e.env["CHORUS_INFERENCE_MODE"] = "local"
+	e.env["HF_TOKEN"] = ""
+	e.writeUserConfig(`
 command:
   programs:
     - name: espeak-us
@@ -76,7 +76,7 @@ command:
       size: 2MB
 `)
 	request := "Read these five sentences aloud with espeak-us, transcribe the recordings with pocketsphinx and translate what it heard into Spanish with apertium."
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, request)
+	stdout, stderr, code := e.run("run", "--json", "--out", e.out, request)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -10,17 +10,19 @@ import (
 	"github.com/chorusai/chorus/endpoints/openai"
 )
 
-func loadFile(t *testing.T, yaml string, env ...string) (*Config, error) {
+// loadFile loads the file yaml, with the variables vars (name, value,
+// name, value…) set.
+func loadFile(t *testing.T, yaml string, vars ...string) (*Config, error) {
 	t.Helper()
-	dir := isolate(t)
-	for i := 0; i+1 < len(env); i += 2 {
-		t.Setenv(env[i], env[i+1])
+	dir, env := testEnv(t)
+	for i := 0; i+1 < len(vars); i += 2 {
+		env[vars[i]] = vars[i+1]
 	}
 	p := filepath.Join(dir, "c.yaml")
 	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(defaults(t), p)
+	c, err := Load(defaults(t), p, env)
 	if err == nil {
 		err = c.CheckOpenAITasks(openai.Supports, openai.Tasks())
 	}
@@ -30,7 +32,6 @@ func loadFile(t *testing.T, yaml string, env ...string) (*Config, error) {
 // TestOpenAIServers: the openai list is read, URLs normalised, tasks
 // defaulted from the models, the key read from key_env.
 func TestOpenAIServers(t *testing.T) {
-	t.Setenv("MY_VLLM_KEY", "sk-cluster")
 	c, err := loadFile(t, `
 openai:
   - name: laptop
@@ -43,7 +44,7 @@ openai:
     key_env: MY_VLLM_KEY
     models:
       image-to-text: [Qwen/Qwen2.5-VL-7B-Instruct]
-`)
+`, "MY_VLLM_KEY", "sk-cluster")
 	if err != nil {
 		t.Fatal(err)
 	}

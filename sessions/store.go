@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -34,10 +33,11 @@ var (
 // need not write hundreds of megabytes.
 var maxFileBytes = 256 << 20
 
-// Store keeps sessions as files named <id>.json in Dir. The zero Store uses
-// DefaultDir. A Store holds no state, so copies and concurrent use are fine.
+// Store keeps sessions as files named <id>.json in Dir. A Store holds no
+// state, so copies and concurrent use are fine.
 type Store struct {
-	// Dir is the sessions directory; "" means DefaultDir().
+	// Dir is the sessions directory (config.Env.SessionsDir for the
+	// user's own sessions); required.
 	Dir string
 	// Logger records saves and loads (id, turns, size — never what was
 	// said); nil logs nothing.
@@ -63,15 +63,7 @@ func (st Store) logger() *slog.Logger {
 	return st.Logger
 }
 
-// DefaultDir is config.DataDir()/sessions.
-func DefaultDir() string { return filepath.Join(config.DataDir(), "sessions") }
-
-func (st Store) dir() string {
-	if st.Dir == "" {
-		return DefaultDir()
-	}
-	return st.Dir
-}
+func (st Store) dir() string { return st.Dir }
 
 func (st Store) path(id string) string { return filepath.Join(st.dir(), id+".json") }
 

@@ -121,19 +121,6 @@ func TestSaveTitlesUntitled(t *testing.T) {
 	}
 }
 
-func TestDefaultDir(t *testing.T) {
-	data := t.TempDir()
-	t.Setenv("XDG_DATA_HOME", data)
-	var st Store
-	s := st.New("hello")
-	if err := st.Save(s); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(data, "chorus", "sessions", s.ID+".json")); err != nil {
-		t.Errorf("the zero Store did not save under $XDG_DATA_HOME/chorus/sessions: %v", err)
-	}
-}
-
 func TestForwardCompatible(t *testing.T) {
 	st := Store{Dir: t.TempDir()}
 	// A file from a future version: unknown fields everywhere.

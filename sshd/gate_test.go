@@ -130,7 +130,7 @@ func probeServer(t *testing.T, plan func() string, tune func(*sshd.Options), pro
 		t.Fatal(err)
 	}
 	eng := pipeline.New(ctl, cat, endpoints.NewRouter(endpoints.ModeHybrid, eps...), pipeline.Options{OutputDir: t.TempDir(), MaxTasks: 128})
-	svc, err := conversation.New(conversation.Options{Engine: eng, Version: "test"})
+	svc, err := conversation.New(conversation.Options{Engine: eng, Dir: t.TempDir(), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,12 +57,12 @@ type server struct {
 
 func startServer(t *testing.T, maxSessions int, tune ...func(*sshd.Options)) *server {
 	t.Helper()
-	dir := testkit.Isolate(t)
+	dir, env := testkit.Isolate(t)
 	defaults, err := os.ReadFile("../config.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(defaults, "")
+	cfg, err := config.Load(defaults, "", env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func startServer(t *testing.T, maxSessions int, tune ...func(*sshd.Options)) *se
 	}
 	hostKeyPath := filepath.Join(dir, "data", "ssh_host_ed25519_key")
 	// A server that could let nobody in says so before it listens.
-	svc, err := conversation.New(conversation.Options{Engine: eng, Version: "test"})
+	svc, err := conversation.New(conversation.Options{Engine: eng, Dir: cfg.Env.SessionsDir(), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
