@@ -188,11 +188,10 @@ func TestCrashBeforeRename(t *testing.T) {
 	old, _ := os.ReadFile(path)
 	// The new version is fully written and synced, then the "crash" comes.
 	var staged []byte
-	renameFile = func(from, to string) error {
+	st.rename = func(from, to string) error {
 		staged, _ = os.ReadFile(from)
 		return errors.New("simulated crash")
 	}
-	defer func() { renameFile = os.Rename }()
 	s.Title = "new title"
 	s.AddTurn(Record{Request: "more"})
 	if err := st.Save(s); err == nil || !strings.Contains(err.Error(), "simulated crash") {

@@ -406,15 +406,15 @@ func TestSSHRefusals(t *testing.T) {
 // message to its user and the panic in the log file; the server, its chat
 // slot and the other users' chats go on.
 func TestSSHChatPanicEndsOnlyThatChat(t *testing.T) {
-	s := startServer(t, 1)
-	s.allow(t, testKey(t, 2))
-	restore := sshd.SetNewProgram(func(ctx context.Context, o ui.Options) (*ui.Program, error) {
-		if strings.HasSuffix(o.Workspace, userDir(testKey(t, 2))) {
-			panic("a bug in one chat")
+	s := startServer(t, 1, func(o *sshd.Options) {
+		o.NewProgram = func(ctx context.Context, o ui.Options) (*ui.Program, error) {
+			if strings.HasSuffix(o.Workspace, userDir(testKey(t, 2))) {
+				panic("a bug in one chat")
+			}
+			return ui.NewProgram(ctx, o)
 		}
-		return ui.NewProgram(ctx, o)
 	})
-	defer restore()
+	s.allow(t, testKey(t, 2))
 
 	_, bad := s.open(t, testKey(t, 2), 80, 24)
 	bad.waitFor(t, 0, "this chat hit an internal error and was closed")
