@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,8 +137,14 @@ func TestRunMCPFilesystemFolderGrant(t *testing.T) {
 			if !strings.Contains(joined, "attach it with @path or --attach") {
 				t.Errorf("the notes do not name the fix:\n%s", joined)
 			}
-			if end := ends[10]; end == nil || end["status"] != "error" || !strings.Contains(end["error"].(string), "is not a file you gave this turn — attach it with @") {
-				t.Errorf("a folder another tool named was passed on: %v", end)
+			// The turn's roots replace the folder on the server's command
+			// line: it lists the folder given and the outputs folder, not
+			// root — and what it lists is no path to pass on whole.
+			if r := result(9); slices.Contains(strings.Split(r, "\n"), root) || !strings.Contains(r, project) {
+				t.Errorf("the server does not keep to the turn's roots: %q", r)
+			}
+			if end := ends[10]; end == nil || end["status"] != "error" || !strings.Contains(end["error"].(string), "names no file yet") {
+				t.Errorf("a listing another tool wrote was passed on as a path: %v", end)
 			}
 			for where, data := range fsPlaces(t, e, stdout, stderr) {
 				for _, s := range secrets {
@@ -177,4 +184,102 @@ func fsPlaces(t *testing.T, e *cliEnv, stdout, stderr string) map[string]string 
 	}
 	places["the controller's prompts"] = prompts.String()
 	return places
+}
+
+// TestRunMCPFilesystemSpellings (issue 33, 1, 2 and 5): with the real
+// server-filesystem allowed the user's home, as a user who points it at
+// their home would, no spelling of a file the user did not give reads or
+// writes it — relative (from the server's folder), a JSON list, longer
+// than any path, decomposed Unicode, a folder, "~" — and the file the user
+// gave, named relative, reaches the tool as the absolute path judged,
+// which the report shows. Nothing of the other files reaches stdout, the
+// controller, the session or the log.
+func TestRunMCPFilesystemSpellings(t *testing.T) {
+	home := t.TempDir()
+	secrets := map[string]string{".ssh/id_rsa": "KEY-0x1D_25A", "notes/secret.txt": "NOTE-SECRET-0x5EC", "caf\u00e9.txt": "CAFE-SECRET-0xCAFE"}
+	for f, body := range map[string]string{".ssh/id_rsa": secrets[".ssh/id_rsa"], "notes/secret.txt": secrets["notes/secret.txt"],
+		"caf\u00e9.txt": secrets["caf\u00e9.txt"], "work/mine.txt": "mine, the user's own"} {
+		p := filepath.Join(home, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := filepath.Join(home, ".ssh/id_rsa")
+	task := func(id int, tool string, args map[string]string) map[string]any {
+		return map[string]any{"task": "fs." + tool, "id": id, "dep": []int{}, "args": args}
+	}
+	path := func(p string) map[string]string { return map[string]string{"path": p} }
+	tasks := []map[string]any{
+		task(1, "read_text_file", path(".ssh/id_rsa")),
+		task(2, "read_multiple_files", map[string]string{"paths": `[".ssh/id_rsa", "notes/secret.txt"]`}),
+		task(3, "read_text_file", path("/"+strings.Repeat("./", 2100)+filepath.Join(home, "notes/secret.txt")[1:])),
+		task(4, "read_text_file", path(strings.Repeat("/", 4100)+key[1:])),
+		task(5, "read_text_file", path("cafe\u0301.txt")),
+		task(6, "read_text_file", path(filepath.Join(home, "cafe\u0301.txt"))),
+		task(7, "list_directory", path(".ssh")),
+		task(8, "list_directory", path("notes")),
+		task(9, "write_file", map[string]string{"path": ".ssh/authorized_keys", "content": "ssh-ed25519 AAAA attacker"}),
+		task(10, "read_text_file", path("~/notes/secret.txt")),
+		task(11, "read_text_file", path("mine.txt")),
+	}
+	e := fsEnv(t, home, fsPlan(tasks...))
+	t.Setenv("HOME", home)
+	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "--attach", filepath.Join(home, "work/mine.txt"), "--allow-tool", "fs.write_file",
+		"read my notes")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d, stderr %s", code, stderr)
+	}
+	ends := map[float64]map[string]any{}
+	for _, ev := range eventsOf(t, stdout, "task_end") {
+		ends[ev["id"].(float64)] = ev
+	}
+	for id := 1.0; id <= 10; id++ {
+		if end := ends[id]; end != nil && end["status"] == "ok" {
+			t.Errorf("task %v ran: %v", id, end)
+		}
+	}
+	if end := ends[11]; end == nil || end["status"] != "ok" || !strings.Contains(end["result"].(string), "mine, the user's own") {
+		t.Errorf("the file the user gave, named relative, was not read: %v", end)
+	}
+	mine := filepath.Join(home, "work/mine.txt")
+	if r := eventsOf(t, stdout, "report"); len(r) != 1 || !strings.Contains(fmt.Sprint(r[0]), `path:`+mine) {
+		t.Errorf("the report does not show the path the tool got (%s): %v", mine, r)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".ssh/authorized_keys")); err == nil {
+		t.Error("a tool wrote the home's authorized_keys")
+	}
+	for where, data := range fsPlaces(t, e, stdout, stderr) {
+		for f, s := range secrets {
+			if strings.Contains(data, s) {
+				t.Errorf("%s holds the text of %s, a file the user did not give", where, f)
+			}
+		}
+	}
+}
+
+// TestRunMCPEchoPlainWords (issue 33, 11): a plain word in a sentence is
+// no path — "hello from chorus" goes to everything's echo though the
+// working folder holds files named from and chorus (which the request does
+// not name: a request naming a file grants it).
+func TestRunMCPEchoPlainWords(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"from", "chorus"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("a file"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := mcpEnv(t, `{"tasks":[{"task":"everything.echo","id":1,"dep":[],"args":{"message":"hello from chorus"}}]}`)
+	opts := testOptions() // read from the package's folder, before leaving it
+	t.Chdir(dir)
+	stdout, stderr, code := runCLIWith(opts, "run", "--json", "--out", e.out, "greet everyone with the echo tool")
+	if code != 0 {
+		t.Fatalf("exit %d stderr %s", code, stderr)
+	}
+	end := eventsOf(t, stdout, "task_end")
+	if len(end) != 1 || end[0]["status"] != "ok" || !strings.Contains(end[0]["result"].(string), "hello from chorus") {
+		t.Fatalf("the echo did not run: %v", end)
+	}
 }

@@ -1,15 +1,14 @@
 package controller
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -19,7 +18,7 @@ import (
 // Chorus's — caching capabilities, options, timeouts, logging, and turning
 // failures into errors that name the fix — so a new kind of server is one
 // file implementing these three calls (and, where the server has them, the
-// optional Puller, Versioner and Hinter), registered with Register.
+// optional Puller, Versioner and Hinter), plus its case in open's switch.
 //
 // A backend reports its server's refusals as *StatusError and transport
 // failures as they come (net errors, io.EOF); the Controller classifies
@@ -169,7 +168,7 @@ type ChatChunk struct {
 	Note string
 }
 
-// Server is where a registered backend reaches its server.
+// Server is where a backend reaches its server.
 type Server struct {
 	// URL is the base URL of controller.host.
 	URL *url.URL
@@ -186,54 +185,29 @@ type Server struct {
 	Capabilities []string
 }
 
-// Opener builds a backend for a server.
-type Opener func(Server) (Backend, error)
-
-var (
-	kindsMu sync.RWMutex
-	kinds   = map[string]Opener{}
-)
-
-// ErrUnknownKind means no backend is registered under the kind asked for.
+// ErrUnknownKind means New knows no backend of the kind asked for.
 var ErrUnknownKind = errors.New("unknown controller kind")
 
+// The kinds of backend, the values of controller.kind: open's switch is
+// their one list.
+const (
+	kindOllama = "ollama"
+	kindOpenAI = "openai"
+)
+
 // DefaultKind is the backend New uses when Options.Kind is empty.
-const DefaultKind = "ollama"
+const DefaultKind = kindOllama
 
-// Register makes a kind of backend available to New under name (the
-// value of controller.kind). It is called from the init function of the
-// backend's file; registering a name twice panics.
-func Register(name string, open Opener) {
-	kindsMu.Lock()
-	defer kindsMu.Unlock()
-	if _, dup := kinds[name]; dup {
-		panic("controller: backend kind " + name + " registered twice")
-	}
-	kinds[name] = open
-}
-
-// Kinds lists the registered backend kinds, sorted.
-func Kinds() []string {
-	kindsMu.RLock()
-	defer kindsMu.RUnlock()
-	out := make([]string, 0, len(kinds))
-	for k := range kinds {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+// Kinds lists the backend kinds New knows, sorted.
+func Kinds() []string { return []string{kindOllama, kindOpenAI} }
 
 // open builds the backend of kind for server.
 func open(kind string, s Server) (Backend, error) {
-	if kind == "" {
-		kind = DefaultKind
+	switch cmp.Or(kind, DefaultKind) {
+	case kindOllama:
+		return newOllamaBackend(s), nil
+	case kindOpenAI:
+		return newOpenAIBackend(s), nil
 	}
-	kindsMu.RLock()
-	o, ok := kinds[kind]
-	kindsMu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("%w %q — use one of: %s", ErrUnknownKind, kind, strings.Join(Kinds(), ", "))
-	}
-	return o(s)
+	return nil, fmt.Errorf("%w %q — use one of: %s", ErrUnknownKind, kind, strings.Join(Kinds(), ", "))
 }

@@ -95,18 +95,24 @@ func TestAnotherKindOfServerSpeaksNeutrally(t *testing.T) {
 	}
 }
 
-// TestKindsAreRegistered: New opens the registered kind, Ollama by
-// default, and names the known kinds for one it does not know.
-func TestKindsAreRegistered(t *testing.T) {
-	if !slices.Contains(controller.Kinds(), "ollama") || controller.DefaultKind != "ollama" {
-		t.Fatalf("kinds = %v", controller.Kinds())
+// TestKinds: New opens every kind Kinds lists, Ollama by default, and
+// names the known kinds for one it does not know.
+func TestKinds(t *testing.T) {
+	t.Parallel()
+	if !slices.Equal(controller.Kinds(), []string{"ollama", "openai"}) || controller.DefaultKind != "ollama" {
+		t.Fatalf("kinds = %v, default %q", controller.Kinds(), controller.DefaultKind)
 	}
 	ctl, err := controller.New("http://127.0.0.1:1", "m", controller.Options{})
 	if err != nil || !ctl.CanPull() || ctl.Hints().Server != "Ollama" {
 		t.Fatalf("default kind: %v, %+v", err, ctl)
 	}
+	for _, kind := range controller.Kinds() {
+		if _, err := controller.New("http://127.0.0.1:1/v1", "m", controller.Options{Kind: kind}); err != nil {
+			t.Errorf("kind %s is listed but does not open: %v", kind, err)
+		}
+	}
 	_, err = controller.New("http://127.0.0.1:1", "m", controller.Options{Kind: "lmstudio"})
-	if err == nil || !strings.Contains(err.Error(), `"lmstudio"`) || !strings.Contains(err.Error(), "ollama") {
+	if !errors.Is(err, controller.ErrUnknownKind) || err.Error() != `unknown controller kind "lmstudio" — use one of: ollama, openai` {
 		t.Fatalf("unknown kind: %v", err)
 	}
 }

@@ -45,7 +45,7 @@ type Options struct {
 	// warm with its prompt cache. 0 means DefaultKeepAlive; a negative
 	// value leaves it to the server.
 	KeepAlive time.Duration
-	// Kind is the registered backend to reach the server with (Kinds);
+	// Kind is the backend to reach the server with (Kinds);
 	// empty means DefaultKind, Ollama.
 	Kind string
 	// HTTPClient is the backend's HTTP client; nil means a default client.
@@ -129,7 +129,7 @@ func New(host, model string, opts Options) (*Controller, error) {
 }
 
 // NewWith returns a controller for model on the server at host, reached
-// through b: for a backend built by hand rather than registered.
+// through b: for a backend built by hand rather than one of Kinds.
 func NewWith(b Backend, host, model string, opts Options) *Controller {
 	opts = opts.defaults()
 	if opts.KeepAlive == 0 {

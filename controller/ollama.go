@@ -14,13 +14,11 @@ import (
 	"github.com/chorusai/chorus/scope"
 )
 
-func init() {
-	Register("ollama", func(s Server) (Backend, error) {
-		// The prompt in a POST's body (and a password in OLLAMA_HOST) goes
-		// only to the configured origin: a redirect elsewhere is refused
-		// and said with where it pointed.
-		return &ollamaBackend{client: api.NewClient(s.URL, scope.Credentialed(s.HTTP))}, nil
-	})
+// newOllamaBackend reaches the Ollama server at s. The prompt in a POST's
+// body (and a password in OLLAMA_HOST) goes only to the configured origin:
+// a redirect elsewhere is refused and said with where it pointed.
+func newOllamaBackend(s Server) *ollamaBackend {
+	return &ollamaBackend{client: api.NewClient(s.URL, scope.Credentialed(s.HTTP))}
 }
 
 // ollamaBackend reaches an Ollama server through its official client. It

@@ -23,10 +23,6 @@ import (
 	"github.com/chorusai/chorus/text"
 )
 
-func init() {
-	Register("openai", func(s Server) (Backend, error) { return newOpenAIBackend(s), nil })
-}
-
 // openaiBackend reaches an OpenAI-compatible server — vLLM, SGLang,
 // llama.cpp's llama-server, LM Studio, Ollama's /v1, a hosted endpoint —
 // through OpenAI's official Go client. controller.host is the server's base

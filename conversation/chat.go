@@ -271,6 +271,8 @@ func (c *Chat) Close(wait time.Duration) error {
 		}
 		c.mu.Unlock()
 	}
+	// A server started for this chat alone (a user over ssh) ends with it.
+	c.Engine().CloseChat(c.id)
 	var first error
 	c.mu.Lock()
 	tape, sess := c.tape, c.sess

@@ -163,8 +163,8 @@ func newCatInputs(t *testing.T, s *skills.Skill) *catInputs {
 
 // catKinds returns the endpoint kinds the skill's models name, in the
 // order of skills.EndpointKinds, with the first model of each kind.
-func catKinds(s *skills.Skill) ([]string, map[string]skills.Model) {
-	first := map[string]skills.Model{}
+func catKinds(s *skills.Skill) ([]skills.EndpointKind, map[skills.EndpointKind]skills.Model) {
+	first := map[skills.EndpointKind]skills.Model{}
 	for _, m := range s.Models {
 		for _, k := range m.Endpoints {
 			if _, ok := first[k]; !ok {
@@ -172,7 +172,7 @@ func catKinds(s *skills.Skill) ([]string, map[string]skills.Model) {
 			}
 		}
 	}
-	var kinds []string
+	var kinds []skills.EndpointKind
 	for _, k := range skills.EndpointKinds {
 		if _, ok := first[k]; ok {
 			kinds = append(kinds, k)
@@ -214,7 +214,7 @@ func TestCatalogSkillsRunEndToEnd(t *testing.T) {
 		}
 		for _, kind := range kinds {
 			m := first[kind]
-			t.Run(s.Name+"/"+kind, func(t *testing.T) {
+			t.Run(s.Name+"/"+string(kind), func(t *testing.T) {
 				switch kind {
 				case skills.EndpointHuggingFace:
 					catRunHF(t, s, m, false)

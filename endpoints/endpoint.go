@@ -13,27 +13,7 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/scope"
-)
-
-// Kind names a family of endpoints. The values match the endpoint names used
-// in skill files (skills.EndpointHuggingFace and friends).
-type Kind string
-
-// The endpoint kinds.
-const (
-	HuggingFace Kind = "huggingface"
-	Local       Kind = "local"
-	Ollama      Kind = "ollama"
-	OpenAI      Kind = "openai"
-	Command     Kind = "command"
-	Builtin     Kind = "builtin"
-	// Retrieval fetches external knowledge from web APIs (Wikipedia,
-	// SearxNG) for the retrieval skill.
-	Retrieval Kind = "retrieval"
-	// MCP runs the tools of Model Context Protocol servers the user
-	// configured (the mcp: list), each tool a skill of its own or a
-	// candidate of a task the configuration maps it onto.
-	MCP Kind = "mcp"
+	"github.com/chorusai/chorus/skills"
 )
 
 // Request is one expert call.
@@ -62,6 +42,34 @@ type Request struct {
 	// Progress, when set, receives progress reports (waiting for a model to
 	// load, a retry after a rate limit). It must not block.
 	Progress func(Progress)
+	// Roots are the folders the turn may touch (scope.Scope.Roots): a tool
+	// server that can keep to folders is told them (MCP roots) before the
+	// call, a second wall behind the gate.
+	Roots []string
+	// Workspace is the folder a confined turn keeps to (a user over ssh),
+	// "" for none; Chat names the chat the turn belongs to. A path-taking
+	// server runs apart for each such chat (endpoints/mcp).
+	Workspace, Chat string
+}
+
+// PathReader is an endpoint whose models act on what their arguments
+// name — open, write or fetch it, as an MCP tool does — rather than read
+// them as text: the pipeline's gate judges each value where the model
+// would look for it (scope.GateFor) and hands it the path judged.
+type PathReader interface {
+	// Reads says how model reads a path in its arguments, for a turn
+	// confined to workspace ("" for none): the folders it resolves a
+	// relative path from and what "~" is to it, or that Chorus cannot
+	// know them (Unknown). Tool is false for a model that acts on no
+	// path.
+	Reads(model, workspace string) scope.Reader
+}
+
+// ChatCloser is an endpoint that keeps something for a chat — a server
+// started for that chat alone — until the chat ends.
+type ChatCloser interface {
+	// CloseChat ends what the endpoint keeps for chat.
+	CloseChat(chat string)
 }
 
 // Arg returns the argument name, trimmed, or an error wrapping ErrBadInput
@@ -167,7 +175,7 @@ func (r Result) Discard() {
 // Endpoint runs models of one kind.
 type Endpoint interface {
 	// Kind names the endpoint family.
-	Kind() Kind
+	Kind() skills.EndpointKind
 	// Check reports whether the endpoint can serve model for task now. nil
 	// means yes; otherwise the error says why not and how to fix it (no
 	// token, server not reachable, program not installed). It must be cheap:
@@ -180,8 +188,10 @@ type Endpoint interface {
 }
 
 // Discoverer is implemented by endpoints that offer models the catalog does
-// not list, such as the vision models pulled into Ollama.
+// not list, such as the vision models pulled into Ollama; an offer is
+// served by the endpoint's Kind.
 type Discoverer interface {
+	Endpoint
 	// Discover returns the models this endpoint can serve for task now.
 	Discover(ctx context.Context, task string) ([]Offer, error)
 }

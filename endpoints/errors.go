@@ -3,6 +3,8 @@ package endpoints
 import (
 	"errors"
 	"fmt"
+
+	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
 
@@ -27,7 +29,7 @@ var (
 
 // HTTPError is a non-success answer from an HTTP endpoint.
 type HTTPError struct {
-	Kind  Kind
+	Kind  skills.EndpointKind
 	Model string
 	// Provider is the Inference Provider that answered, where the kind
 	// reaches several ("fal-ai"); empty otherwise.

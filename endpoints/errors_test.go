@@ -3,6 +3,8 @@ package endpoints
 import (
 	"errors"
 	"testing"
+
+	"github.com/chorusai/chorus/skills"
 )
 
 // TestHTTPErrorText: a failure status is named; a failure the server
@@ -13,10 +15,10 @@ func TestHTTPErrorText(t *testing.T) {
 		err  *HTTPError
 		want string
 	}{
-		{&HTTPError{Kind: Local, Model: "m/x", Status: 200, Err: ErrUnavailable, Message: "the local server failed"}, "local m/x: the local server failed"},
-		{&HTTPError{Kind: HuggingFace, Provider: "fal-ai", Model: "m/y", Status: 200, Message: "prediction failed"}, "huggingface (fal-ai) m/y: prediction failed"},
-		{&HTTPError{Kind: HuggingFace, Provider: "hf-inference", Model: "m/y", Status: 503, Message: "loading"}, "huggingface (hf-inference) m/y: HTTP 503: loading"},
-		{&HTTPError{Kind: OpenAI, Model: "sd", Status: 404}, "openai sd: HTTP 404: no message"},
+		{&HTTPError{Kind: skills.EndpointLocal, Model: "m/x", Status: 200, Err: ErrUnavailable, Message: "the local server failed"}, "local m/x: the local server failed"},
+		{&HTTPError{Kind: skills.EndpointHuggingFace, Provider: "fal-ai", Model: "m/y", Status: 200, Message: "prediction failed"}, "huggingface (fal-ai) m/y: prediction failed"},
+		{&HTTPError{Kind: skills.EndpointHuggingFace, Provider: "hf-inference", Model: "m/y", Status: 503, Message: "loading"}, "huggingface (hf-inference) m/y: HTTP 503: loading"},
+		{&HTTPError{Kind: skills.EndpointOpenAI, Model: "sd", Status: 404}, "openai sd: HTTP 404: no message"},
 	} {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("Error() = %q, want %q", got, tc.want)

@@ -30,18 +30,18 @@ func ParseMode(s string) (Mode, error) {
 // localFirst is the order routes are tried in: in-process, then programs on
 // this machine, then self-hosted servers (models_server, OpenAI-compatible
 // servers the user configured, Ollama), then the cloud.
-var localFirst = []Kind{Builtin, Command, Local, OpenAI, Ollama, MCP, HuggingFace, Retrieval}
+var localFirst = []skills.EndpointKind{skills.EndpointBuiltin, skills.EndpointCommand, skills.EndpointLocal, skills.EndpointOpenAI, skills.EndpointOllama, skills.EndpointMCP, skills.EndpointHuggingFace, skills.EndpointRetrieval}
 
 // Router holds the configured endpoints and orders them for a model.
 type Router struct {
 	mode Mode
-	eps  map[Kind]Endpoint
+	eps  map[skills.EndpointKind]Endpoint
 }
 
 // NewRouter returns a router over eps; nil endpoints are skipped so callers
 // can pass optional ones unconditionally.
 func NewRouter(mode Mode, eps ...Endpoint) *Router {
-	r := &Router{mode: mode, eps: map[Kind]Endpoint{}}
+	r := &Router{mode: mode, eps: map[skills.EndpointKind]Endpoint{}}
 	for _, e := range eps {
 		if e != nil {
 			r.eps[e.Kind()] = e
@@ -54,19 +54,19 @@ func NewRouter(mode Mode, eps ...Endpoint) *Router {
 func (r *Router) Mode() Mode { return r.mode }
 
 // Endpoint returns the endpoint of kind k, if configured.
-func (r *Router) Endpoint(k Kind) (Endpoint, bool) {
+func (r *Router) Endpoint(k skills.EndpointKind) (Endpoint, bool) {
 	e, ok := r.eps[k]
 	return e, ok
 }
 
 // Allowed reports whether the mode lets endpoints of kind k run, with
 // localOnly (a user constraint) excluding the cloud on top of the mode.
-func (r *Router) Allowed(k Kind, localOnly bool) bool {
-	if k == Builtin {
+func (r *Router) Allowed(k skills.EndpointKind, localOnly bool) bool {
+	if k == skills.EndpointBuiltin {
 		return true
 	}
 	switch k {
-	case HuggingFace, Retrieval, MCP:
+	case skills.EndpointHuggingFace, skills.EndpointRetrieval, skills.EndpointMCP:
 		// Retrieval is a call to a web API, a cloud call like Hugging
 		// Face's; Routes admits a source that stays local (a SearxNG on
 		// this network, by its Locator) in local mode too. An MCP server
@@ -84,10 +84,10 @@ func (r *Router) Routes(m skills.Model, localOnly bool) []Endpoint {
 	var out []Endpoint
 	for _, k := range localFirst {
 		e, ok := r.eps[k]
-		if !ok || !m.ServedBy(string(k)) {
+		if !ok || !m.ServedBy(k) {
 			continue
 		}
-		if !r.Allowed(k, localOnly) && !((k == Retrieval || k == MCP) && staysLocal(e, m.ID)) {
+		if !r.Allowed(k, localOnly) && !((k == skills.EndpointRetrieval || k == skills.EndpointMCP) && staysLocal(e, m.ID)) {
 			continue
 		}
 		out = append(out, e)
@@ -109,7 +109,7 @@ func staysLocal(e Endpoint, model string) bool {
 func (r *Router) Discoverers(localOnly bool) []Discoverer {
 	var out []Discoverer
 	for _, k := range localFirst {
-		if e, ok := r.eps[k]; ok && (r.Allowed(k, localOnly) || k == MCP) {
+		if e, ok := r.eps[k]; ok && (r.Allowed(k, localOnly) || k == skills.EndpointMCP) {
 			if d, ok := e.(Discoverer); ok {
 				out = append(out, d)
 			}
@@ -119,8 +119,8 @@ func (r *Router) Discoverers(localOnly bool) []Discoverer {
 }
 
 // Kinds returns the configured kinds in local-first order.
-func (r *Router) Kinds() []Kind {
-	var out []Kind
+func (r *Router) Kinds() []skills.EndpointKind {
+	var out []skills.EndpointKind
 	for _, k := range localFirst {
 		if _, ok := r.eps[k]; ok {
 			out = append(out, k)

@@ -12,8 +12,8 @@ import (
 // huggingface modes; in local mode, or under the local-only constraint,
 // only a SearxNG instance on this machine or network may run it.
 func TestRouterRetrievalLocality(t *testing.T) {
-	wiki := skills.Model{ID: retrieval.Wikipedia, Endpoints: []string{skills.EndpointRetrieval}}
-	searx := skills.Model{ID: retrieval.SearxNG, Endpoints: []string{skills.EndpointRetrieval}}
+	wiki := skills.Model{ID: retrieval.Wikipedia, Endpoints: []skills.EndpointKind{skills.EndpointRetrieval}}
+	searx := skills.Model{ID: retrieval.SearxNG, Endpoints: []skills.EndpointKind{skills.EndpointRetrieval}}
 	for _, tc := range []struct {
 		mode      endpoints.Mode
 		searxURL  string

@@ -190,8 +190,8 @@ func served(serves [][]string, ok []string) bool {
 // scripted experts of a failure case.
 func scriptedRouter(cat *skills.Catalog, fail []string) *endpoints.Router {
 	var eps []endpoints.Endpoint
-	for _, k := range []endpoints.Kind{endpoints.Builtin, endpoints.Command, endpoints.Local, endpoints.OpenAI,
-		endpoints.Ollama, endpoints.HuggingFace, endpoints.Retrieval} {
+	for _, k := range []skills.EndpointKind{skills.EndpointBuiltin, skills.EndpointCommand, skills.EndpointLocal, skills.EndpointOpenAI,
+		skills.EndpointOllama, skills.EndpointHuggingFace, skills.EndpointRetrieval} {
 		eps = append(eps, scriptedExpert{kind: k, cat: cat, fail: fail})
 	}
 	return endpoints.NewRouter(endpoints.ModeHybrid, eps...)
@@ -201,12 +201,12 @@ func scriptedRouter(cat *skills.Catalog, fail []string) *endpoints.Router {
 // product of the skill's kind — a picture, a tone, a video header, a line
 // of text — but the skills it fails, whose models are down.
 type scriptedExpert struct {
-	kind endpoints.Kind
+	kind skills.EndpointKind
 	cat  *skills.Catalog
 	fail []string
 }
 
-func (x scriptedExpert) Kind() endpoints.Kind { return x.kind }
+func (x scriptedExpert) Kind() skills.EndpointKind { return x.kind }
 
 func (x scriptedExpert) Check(context.Context, string, string) error { return nil }
 

@@ -38,7 +38,7 @@ func (e *Engine) outDir(t Turn) string {
 
 // turnScope builds the scope of turn t.
 func (e *Engine) turnScope(t Turn) *scope.Scope {
-	sc := scope.New(scope.Options{Root: t.Workspace})
+	sc := scope.New(scope.Options{Root: t.Workspace, Outputs: e.outDir(t)})
 	for _, a := range t.Attachments {
 		_ = sc.Allow(a, scope.Attached) // a file, or a folder and what is in it
 	}
@@ -111,51 +111,58 @@ func refusal(err error) string {
 // resolution, whatever kind of endpoint — or the controller — runs it: a
 // media argument becomes a checked file (endpoints.Request.Files, the only
 // files an endpoint reads), and every other value goes through
-// scope.Gate, which refuses it when any path it could name — whole or in a
-// sentence, through file://, ~, percent-encoding or a link, written by the
-// plan or arriving as another task's output — is not one the turn may
-// read. A refusal names the path and the fix; nothing of the file is read.
-func gateArgs(sc *scope.Scope, s *skills.Skill, args map[string]string) (map[string]scope.File, error) {
+// scope.GateFor as the task's routes read it (readerOf), which refuses it
+// when any path it could name — whole or in a sentence, through file://,
+// ~, percent-encoding or a link, written by the plan or arriving as
+// another task's output, from any folder a tool reads it from — is not
+// one the turn may read, and for a tool gives the value it is to get: the
+// absolute path judged in place of a relative or unclean one. A refusal
+// names the path and the fix; nothing of the file is read.
+func gateArgs(sc *scope.Scope, s *skills.Skill, args map[string]string, r scope.Reader) (map[string]scope.File, map[string]string, error) {
 	files := map[string]scope.File{}
+	gated, k, err := gateValues(sc, s, args, r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: argument %s: %s", endpoints.ErrBadInput, k, refusal(err))
+	}
 	for _, k := range sortedKeys(args) {
 		v := args[k]
-		a, _ := s.Arg(k)
-		if !a.Type.Media() {
-			if err := sc.Gate(v); err != nil {
-				return nil, fmt.Errorf("%w: argument %s: %s", endpoints.ErrBadInput, k, refusal(err))
-			}
-			continue
-		}
-		if strings.TrimSpace(v) == "" {
+		if a, _ := s.Arg(k); !a.Type.Media() || strings.TrimSpace(v) == "" {
 			continue
 		}
 		f, err := sc.Check(v)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("%w: %s file %s does not exist", endpoints.ErrBadInput, k, v)
+			return nil, nil, fmt.Errorf("%w: %s file %s does not exist", endpoints.ErrBadInput, k, v)
 		case err != nil:
-			return nil, fmt.Errorf("%w: argument %s: %s", endpoints.ErrBadInput, k, refusal(err))
+			return nil, nil, fmt.Errorf("%w: argument %s: %s", endpoints.ErrBadInput, k, refusal(err))
 		}
 		files[k] = f
 	}
-	return files, nil
+	return files, gated, nil
 }
 
 // gateArgs is the validator's early look through the same gate, at the
 // values the plan wrote (its <resource>-N references are judged when they
-// have their values, by the executor's gateArgs): a task naming a path
-// the turn may not read is dropped before anything runs, with a note
-// naming the path and the fix.
+// have their values, by the executor's gateArgs), as the skill's models
+// would read them: a task naming a path the turn may not read is dropped
+// before anything runs, with a note naming the path and the fix; a value
+// without references goes on as the tool is to get it (the path judged),
+// so the plan shown is what runs.
 func (v *validator) gateArgs(t *Task, s *skills.Skill) {
 	if _, gone := v.dropped[t.ID]; gone || s == nil {
 		return
+	}
+	r := scope.Reader{}
+	if v.reader != nil {
+		r = v.reader(s)
 	}
 	for _, k := range sortedKeys(t.Args) {
 		if a, _ := s.Arg(k); a.Type.Media() {
 			continue // checked as a file (checkArgs)
 		}
 		val := resourceRef.ReplaceAllString(t.Args[k], " ")
-		if err := v.scope.Gate(val); err != nil {
+		got, err := v.scope.GateFor(val, argReader(r, s, k))
+		if err != nil {
 			var de *scope.DeniedError
 			what := val
 			if errors.As(err, &de) {
@@ -163,6 +170,9 @@ func (v *validator) gateArgs(t *Task, s *skills.Skill) {
 			}
 			v.refuse(*t, what, err)
 			return
+		}
+		if val == t.Args[k] && got != val {
+			t.Args[k] = got
 		}
 	}
 }

@@ -25,14 +25,11 @@ func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) ([
 		seen[strings.ToLower(m.ID)] = i
 	}
 	for _, d := range e.router.Discoverers(localOnly) {
-		kind := "discovered"
-		if ep, ok := d.(endpoints.Endpoint); ok {
-			kind = string(ep.Kind())
-		}
+		kind := d.Kind()
 		offers, err := d.Discover(ctx, s.Name)
 		if err != nil {
 			if ctx.Err() == nil {
-				unseen = append(unseen, Exclusion{ID: "(" + kind + " models)", Reason: "cannot list them: " + err.Error()})
+				unseen = append(unseen, Exclusion{ID: fmt.Sprintf("(%s models)", kind), Reason: "cannot list them: " + err.Error()})
 			}
 			continue
 		}
@@ -51,7 +48,7 @@ func (e *Engine) models(ctx context.Context, s *skills.Skill, localOnly bool) ([
 			}
 			seen[strings.ToLower(o.ID)] = len(out)
 			out = append(out, skills.Model{ID: o.ID, Description: o.Description, Params: o.Params, SizeBytes: o.SizeBytes,
-				License: o.License, Niche: o.Niche, Endpoints: []string{kind}, Configured: o.Configured})
+				License: o.License, Niche: o.Niche, Endpoints: []skills.EndpointKind{kind}, Configured: o.Configured})
 		}
 	}
 	return out, unseen
@@ -86,13 +83,12 @@ func (e *Engine) readyRoutes(ctx context.Context, task string, m skills.Model, l
 
 func (e *Engine) noRouteReason(m skills.Model, localOnly bool) string {
 	var parts []string
-	for _, k := range m.Endpoints {
-		kind := endpoints.Kind(k)
+	for _, kind := range m.Endpoints {
 		_, configured := e.router.Endpoint(kind)
 		switch {
-		case kind == endpoints.HuggingFace && localOnly:
+		case kind == skills.EndpointHuggingFace && localOnly:
 			parts = append(parts, "the local-only constraint rules out Hugging Face")
-		case kind == endpoints.Retrieval && configured && (localOnly || e.router.Mode() == endpoints.ModeLocal):
+		case kind == skills.EndpointRetrieval && configured && (localOnly || e.router.Mode() == endpoints.ModeLocal):
 			// Name the rule that applies, not both: the fix differs.
 			rule := "the local-only constraint rules"
 			if e.router.Mode() == endpoints.ModeLocal {
@@ -102,14 +98,14 @@ func (e *Engine) noRouteReason(m skills.Model, localOnly bool) string {
 				}
 			}
 			parts = append(parts, "it is a web lookup, which "+rule+" out — set retrieval.searxng_url to a SearxNG on this machine or network to look things up there")
-		case kind == endpoints.Retrieval && !configured:
+		case kind == skills.EndpointRetrieval && !configured:
 			parts = append(parts, "retrieval is off — set retrieval.wikipedia_url or retrieval.searxng_url")
 		case !e.router.Allowed(kind, false):
-			parts = append(parts, fmt.Sprintf("inference_mode %s rules out %s endpoints", e.router.Mode(), k))
-		case !configured && kind == endpoints.Local:
+			parts = append(parts, fmt.Sprintf("inference_mode %s rules out %s endpoints", e.router.Mode(), kind))
+		case !configured && kind == skills.EndpointLocal:
 			parts = append(parts, "needs a local inference server (set local.url)")
 		case !configured:
-			parts = append(parts, fmt.Sprintf("no %s endpoint is configured", k))
+			parts = append(parts, fmt.Sprintf("no %s endpoint is configured", kind))
 		}
 	}
 	if len(parts) == 0 {

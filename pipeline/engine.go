@@ -211,6 +211,22 @@ func (e *Engine) Catalog() *skills.Catalog { return e.cat }
 // Router returns the engine's endpoint router.
 func (e *Engine) Router() *endpoints.Router { return e.router }
 
+// CloseChat ends what the endpoints keep for chat alone (a server started
+// for a confined chat's turns: endpoints.ChatCloser); a front end calls it
+// when the chat ends.
+func (e *Engine) CloseChat(chat string) {
+	if e.router == nil || chat == "" {
+		return
+	}
+	for _, k := range e.router.Kinds() {
+		if ep, ok := e.router.Endpoint(k); ok {
+			if c, ok := ep.(endpoints.ChatCloser); ok {
+				c.CloseChat(chat)
+			}
+		}
+	}
+}
+
 // Options returns the engine's options.
 func (e *Engine) Options() Options { return e.opts }
 

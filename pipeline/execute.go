@@ -132,13 +132,16 @@ func (tr *turnRun) runTask(r *taskRun, byID map[int]*taskRun) {
 		return
 	}
 	r.args = args
-	files, err := gateArgs(tr.sc, c.skill, args)
+	files, gated, err := gateArgs(tr.sc, c.skill, args, readerOf(choiceRoutes(c), tr.t.Workspace))
 	if err != nil {
 		r.failWith(err)
 		return
 	}
-	r.inputs = files
-	args = maps.Clone(args)
+	if notes := gatedNotes(args, gated); len(notes) > 0 {
+		tr.emit(DebugEvent{Stage: StageExecution, Kind: "resolve", Content: fmt.Sprintf("task %d (%s): %s", r.task.ID, r.task.Task, joinNotes(notes))})
+	}
+	r.args, r.inputs = gated, files
+	args = maps.Clone(gated)
 	if err := fileTexts(tr.sc, r.task, c.skill, args); err != nil {
 		r.fail(err.Error())
 		return
@@ -255,7 +258,7 @@ func (tr *turnRun) tryCandidates(ctx context.Context, r *taskRun, args map[strin
 				continue
 			}
 			res, err := route.Infer(ctx, endpoints.Request{Task: r.task.Task, Model: cand.model.ID, Args: args, Files: files, Command: cand.model.Command,
-				LocalOnly: c.localOnly, Progress: tr.progress(r.task.ID)})
+				LocalOnly: c.localOnly, Progress: tr.progress(r.task.ID), Roots: tr.sc.Roots(), Workspace: tr.t.Workspace, Chat: tr.t.Chat})
 			var shift time.Duration
 			if d := endpoints.Took(res, err); d > 0 {
 				shift = d - time.Since(at)

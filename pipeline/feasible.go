@@ -29,7 +29,7 @@ func (e *Engine) Unqualifiable(cons Constraints) string {
 	}
 	// Pulled Ollama models are discovered per turn and have no licence or
 	// size in the catalog: they can qualify only when neither is limited.
-	if _, ok := e.router.Endpoint(endpoints.Ollama); ok && e.router.Allowed(endpoints.Ollama, cons.LocalOnly) &&
+	if _, ok := e.router.Endpoint(skills.EndpointOllama); ok && e.router.Allowed(skills.EndpointOllama, cons.LocalOnly) &&
 		len(cons.Licenses) == 0 && cons.MaxSize.IsZero() {
 		return ""
 	}

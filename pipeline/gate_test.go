@@ -54,7 +54,7 @@ func pathForms(p, rel, tilde string) map[string]string {
 // file of the server outside the folder is refused in every form and
 // every way even when attached, and the refusal names the folder.
 func TestGateEveryKindEveryForm(t *testing.T) {
-	kinds := []endpoints.Kind{endpoints.Builtin, endpoints.Command, endpoints.Local, endpoints.HuggingFace, endpoints.OpenAI, endpoints.Ollama, endpoints.MCP}
+	kinds := []skills.EndpointKind{skills.EndpointBuiltin, skills.EndpointCommand, skills.EndpointLocal, skills.EndpointHuggingFace, skills.EndpointOpenAI, skills.EndpointOllama, skills.EndpointMCP}
 	home := t.TempDir()
 	work := filepath.Join(home, "work")
 	secret := "-----BEGIN OPENSSH PRIVATE KEY----- gate-test-k3y"
@@ -80,7 +80,7 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 	granted := pathForms(notes, "notes.txt", "~/work/notes.txt")
 	granted["a link to it"] = "notes-link.txt"
 
-	probes := map[endpoints.Kind]*endpointstest.Probe{}
+	probes := map[skills.EndpointKind]*endpointstest.Probe{}
 	var eps []endpoints.Endpoint
 	extra := []*skills.Skill{endpointstest.ProbeSkill(t, "")}
 	for _, k := range kinds {
@@ -143,7 +143,7 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 			for _, via := range vias {
 				t.Run(verdict+"/"+form+"/"+via, func(t *testing.T) {
 					r.reset()
-					before := map[endpoints.Kind]int{}
+					before := map[skills.EndpointKind]int{}
 					for _, k := range kinds {
 						before[k] = len(probes[k].Received())
 					}
@@ -151,15 +151,15 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 					if via == "spilled result" {
 						source = v + "\n" + pad
 					}
-					probes[endpoints.Builtin].SetSource(source)
-					probes[endpoints.Builtin].SetSourceErr(nil)
+					probes[skills.EndpointBuiltin].SetSource(source)
+					probes[skills.EndpointBuiltin].SetSourceErr(nil)
 					var head, tasks []map[string]any
 					first := 2
 					switch via {
 					case "plan", "repaired argument":
 						first = 1
 					case "revision":
-						probes[endpoints.Builtin].SetSourceErr(errors.New("the probe failed"))
+						probes[skills.EndpointBuiltin].SetSourceErr(errors.New("the probe failed"))
 						head = append(head, task(1, "probe-source", nil, map[string]string{"text": "anything"}))
 					default:
 						tasks = append(tasks, task(1, "probe-source", nil, map[string]string{"text": "anything"}))
@@ -213,8 +213,19 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 					// (Over ssh a name outside the folder is refused by the
 					// name alone, cleaned or not.)
 					namesNothing := want != v && statErr != nil && fromController && turn.Workspace == ""
+					// A plain word inside a text (a spilled result's first
+					// line) is no path, whatever a file is called (issue 33,
+					// 11): the text goes, and nothing of the file with it.
+					dec, _ := url.PathUnescape(v)
+					plainWord := via == "spilled result" && !strings.Contains(dec, "/") && !strings.HasPrefix(dec, "~") && !strings.HasPrefix(dec, ".")
 					for i, k := range kinds {
 						got := probes[k].Received()[before[k]:]
+						if plainWord && !allowed {
+							if len(got) != 1 || got[0] != want {
+								t.Errorf("the %s endpoint got %q, want the text %q", k, clip(got), clip([]string{want}))
+							}
+							continue
+						}
 						if allowed {
 							// A text file the plan names itself goes as its
 							// words (but to a tool, which asked for a path).
@@ -282,8 +293,8 @@ func TestSpilledResultReadThroughTheGate(t *testing.T) {
 	if err := os.WriteFile(key, []byte(secret), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	src, sink := endpointstest.NewProbe(endpoints.Builtin), endpointstest.NewProbe(endpoints.Command)
-	r := newRig(t, withEndpoints(src, sink), withSkills(endpointstest.ProbeSkill(t, ""), endpointstest.ProbeSkill(t, endpoints.Command)), withOptions(pipeline.Options{}))
+	src, sink := endpointstest.NewProbe(skills.EndpointBuiltin), endpointstest.NewProbe(skills.EndpointCommand)
+	r := newRig(t, withEndpoints(src, sink), withSkills(endpointstest.ProbeSkill(t, ""), endpointstest.ProbeSkill(t, skills.EndpointCommand)), withOptions(pipeline.Options{}))
 	t.Setenv("HOME", home)
 	result := strings.Repeat("the quick brown fox jumps over the lazy dog ", pipeline.DefaultResultCap/40) + "THE-END"
 	src.SetSource(result)

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/skills"
 )
 
 // downHosts are the hosts a turn found down (endpoints.HostDownError: the
@@ -66,14 +67,14 @@ func HostDownText(e HostDownEvent) string {
 
 // whoIs names an endpoint kind's server for people.
 func whoIs(endpoint string) string {
-	switch endpoints.Kind(endpoint) {
-	case endpoints.HuggingFace:
+	switch skills.EndpointKind(endpoint) {
+	case skills.EndpointHuggingFace:
 		return "Hugging Face's router"
-	case endpoints.Local:
+	case skills.EndpointLocal:
 		return "the local inference server"
-	case endpoints.Ollama:
+	case skills.EndpointOllama:
 		return "Ollama"
-	case endpoints.OpenAI:
+	case skills.EndpointOpenAI:
 		return "the OpenAI-compatible server"
 	}
 	return "the " + endpoint + " server"

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/skills"
 )
 
 // HuggingGPT's hybrid mode is local first: the models that can run here —
@@ -47,7 +48,7 @@ func runsHere(task string, cd *candidate) bool {
 	}
 	r := cd.routes[0]
 	switch r.Kind() {
-	case endpoints.HuggingFace, endpoints.Retrieval:
+	case skills.EndpointHuggingFace, skills.EndpointRetrieval:
 		return false
 	}
 	if loc, ok := r.(endpoints.Locator); ok && loc.Remote(task, cd.model.ID) != "" {

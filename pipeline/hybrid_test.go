@@ -8,6 +8,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
 )
 
 // HuggingGPT's hybrid mode: models that run here come first. With a token,
@@ -15,7 +16,7 @@ import (
 // curated default, and the model event says why in the words the README
 // uses ("hybrid: local first").
 func TestHybridRanksLocalFirst(t *testing.T) {
-	local := &scriptedEndpoint{kind: endpoints.Command, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
+	local := &scriptedEndpoint{kind: skills.EndpointCommand, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 		return endpoints.Result{Text: "a clip", Blobs: []endpoints.Blob{{MIME: "video/mp4", Data: fakehf.MP4("local")}}}, nil
 	}}
 	for _, mode := range []pipeline.Selection{pipeline.SelectAuto, pipeline.SelectRanked} {

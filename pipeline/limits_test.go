@@ -12,6 +12,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
 )
 
 // promptBytes is the text of a request to the controller, as the prompt
@@ -39,7 +40,7 @@ func bigText(n int) string {
 func TestBigResultIsSpilledAndEveryPromptFits(t *testing.T) {
 	whole := bigText(5 << 20)
 	var vqaGot string
-	ep := &scriptedEndpoint{kind: endpoints.HuggingFace, infer: func(_ context.Context, req endpoints.Request) (endpoints.Result, error) {
+	ep := &scriptedEndpoint{kind: skills.EndpointHuggingFace, infer: func(_ context.Context, req endpoints.Request) (endpoints.Result, error) {
 		if req.Task == "visual-question-answering" {
 			vqaGot = req.Args["text"]
 			return endpoints.Result{Text: "a cat"}, nil

@@ -317,7 +317,7 @@ func lastID(runs []*taskRun) int {
 // plan's.
 func (e *Engine) validateRevision(raw rawPlan, t Turn, runs []*taskRun) Plan {
 	v := &validator{cat: e.cat, turn: t, scope: e.access(t), max: e.opts.MaxTasks, notes: slices.Clone(raw.Notes), dropped: map[int]string{},
-		prior: map[int]Task{}, taken: map[int]bool{}}
+		prior: map[int]Task{}, taken: map[int]bool{}, reader: e.skillReader(t)}
 	for _, r := range runs {
 		v.taken[r.task.ID] = true
 		if r.status == StatusOK {

@@ -18,6 +18,7 @@ import (
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
 )
 
 // The fifth step (revise.go): a task that fails for good gets one
@@ -496,7 +497,7 @@ func TestRevisionReviewed(t *testing.T) {
 // the turn's approval. Its video models are down.
 type guardedHF struct{ calls *int }
 
-func (guardedHF) Kind() endpoints.Kind                        { return endpoints.HuggingFace }
+func (guardedHF) Kind() skills.EndpointKind                   { return skills.EndpointHuggingFace }
 func (guardedHF) Check(context.Context, string, string) error { return nil }
 func (guardedHF) NeedsApproval(task, _ string) string {
 	if task == "text-to-image" {

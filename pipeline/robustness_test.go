@@ -17,6 +17,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/ollama"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/skills"
 
 	"github.com/ollama/ollama/api"
 )
@@ -24,11 +25,11 @@ import (
 // scriptedEndpoint stands in for an endpoint whose Infer misbehaves in ways
 // no protocol fake can: a bug that panics, structured data that is not JSON.
 type scriptedEndpoint struct {
-	kind  endpoints.Kind
+	kind  skills.EndpointKind
 	infer func(ctx context.Context, req endpoints.Request) (endpoints.Result, error)
 }
 
-func (e *scriptedEndpoint) Kind() endpoints.Kind                                { return e.kind }
+func (e *scriptedEndpoint) Kind() skills.EndpointKind                           { return e.kind }
 func (e *scriptedEndpoint) Check(ctx context.Context, task, model string) error { return nil }
 func (e *scriptedEndpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 	return e.infer(ctx, req)
@@ -37,7 +38,7 @@ func (e *scriptedEndpoint) Infer(ctx context.Context, req endpoints.Request) (en
 // TestPanickingExpertFailsOnlyItsTask: a bug in one expert fails that task
 // with a message saying so; the turn goes on and answers.
 func TestPanickingExpertFailsOnlyItsTask(t *testing.T) {
-	ep := &scriptedEndpoint{kind: endpoints.HuggingFace, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
+	ep := &scriptedEndpoint{kind: skills.EndpointHuggingFace, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 		var m map[string]int
 		m["boom"]++ //nolint:staticcheck // SA5000: a nil-map write, as a real bug would
 		return endpoints.Result{}, nil
@@ -62,7 +63,7 @@ func TestPanickingExpertFailsOnlyItsTask(t *testing.T) {
 // must not make the task_end and report events unencodable, which would
 // lose them from `chorus run --json` and saved sessions.
 func TestInvalidExpertDataStaysEncodable(t *testing.T) {
-	ep := &scriptedEndpoint{kind: endpoints.HuggingFace, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
+	ep := &scriptedEndpoint{kind: skills.EndpointHuggingFace, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 		return endpoints.Result{Text: "cat (0.9)", Data: json.RawMessage(`{"label": cat}`)}, nil
 	}}
 	r := newRig(t, withEndpoints(ep))
@@ -178,7 +179,7 @@ func TestTextFilesTooLargeOrNotUTF8(t *testing.T) {
 // image, the detection result stands and a progress event says why no
 // annotated image came (it used to be dropped without a word).
 func TestAnnotationFailureIsReported(t *testing.T) {
-	ep := &scriptedEndpoint{kind: endpoints.HuggingFace, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
+	ep := &scriptedEndpoint{kind: skills.EndpointHuggingFace, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 		return endpoints.Result{Text: "1 object: cat (0.90) at [1,1,4,4]",
 			Data: json.RawMessage(`[{"label":"cat","score":0.9,"box":{"xmin":1,"ymin":1,"xmax":4,"ymax":4}}]`)}, nil
 	}}
@@ -244,7 +245,7 @@ func (e *panickyEndpoint) Check(ctx context.Context, task, model string) error {
 // model fails that task with a message saying so; the other task runs and
 // the turn answers.
 func TestPanicInSelectionFailsOnlyItsTask(t *testing.T) {
-	ep := &panickyEndpoint{task: "object-detection", scriptedEndpoint: scriptedEndpoint{kind: endpoints.HuggingFace,
+	ep := &panickyEndpoint{task: "object-detection", scriptedEndpoint: scriptedEndpoint{kind: skills.EndpointHuggingFace,
 		infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 			return endpoints.Result{Text: "a cat"}, nil
 		}}}

@@ -131,7 +131,7 @@ func toolSkill(t *testing.T, name string, props map[string]string) *skills.Skill
 	t.Helper()
 	s := &skills.Skill{Name: name, Description: "A tool.", Outputs: []skills.Modality{skills.Text},
 		Tool:   &skills.Tool{Server: "srv", Name: strings.TrimPrefix(name, "srv."), Params: map[string]skills.Param{}},
-		Models: []skills.Model{{ID: name, Endpoints: []string{skills.EndpointMCP}}}}
+		Models: []skills.Model{{ID: name, Endpoints: []skills.EndpointKind{skills.EndpointMCP}}}}
 	for k, js := range props {
 		var sch skills.Schema
 		if err := json.Unmarshal([]byte(js), &sch); err != nil {

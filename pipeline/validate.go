@@ -42,6 +42,9 @@ type validator struct {
 	// Both are empty for a plan.
 	prior map[int]Task
 	taken map[int]bool
+	// reader is how a skill's models read its arguments' paths (readers.go);
+	// nil: as Chorus's own experts do.
+	reader func(*skills.Skill) scope.Reader
 }
 
 func (v *validator) note(format string, args ...any) {
@@ -98,7 +101,8 @@ func (v *validator) drop(t Task, format string, args ...any) {
 // parser) come first in the plan's notes.
 func (e *Engine) validate(tasks []Task, cons Constraints, t Turn, notes []string) Plan {
 	cons, consNotes := e.checkConstraints(cons)
-	v := &validator{cat: e.cat, turn: t, scope: e.access(t), max: e.opts.MaxTasks, notes: append(slices.Clone(notes), consNotes...), dropped: map[int]string{}}
+	v := &validator{cat: e.cat, turn: t, scope: e.access(t), max: e.opts.MaxTasks, notes: append(slices.Clone(notes), consNotes...), dropped: map[int]string{},
+		reader: e.skillReader(t)}
 	out := v.run(tasks)
 	return Plan{Tasks: out, Constraints: t.Constraints.Merge(cons), Notes: v.notes}
 }

@@ -11,58 +11,59 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/scope"
+	"github.com/chorusai/chorus/skills"
 )
 
 // Experts is the endpoints' side of a recording: which endpoint kinds were
 // configured, what their readiness checks, discovery and provider naming
 // answered, and every expert call with its result.
 type Experts struct {
-	Kinds       []endpoints.Kind `json:"kinds"`
-	Checks      []Check          `json:"checks,omitempty"`
-	Discoveries []Discovery      `json:"discoveries,omitempty"`
-	Providers   []Provider       `json:"providers,omitempty"`
-	Calls       []Call           `json:"calls,omitempty"`
+	Kinds       []skills.EndpointKind `json:"kinds"`
+	Checks      []Check               `json:"checks,omitempty"`
+	Discoveries []Discovery           `json:"discoveries,omitempty"`
+	Providers   []Provider            `json:"providers,omitempty"`
+	Calls       []Call                `json:"calls,omitempty"`
 }
 
 // Provider is the provider an endpoint said it would use for a model and
 // task, last asked: without the network (endpoints.ProviderNamer), or
 // Resolved by asking (endpoints.ProviderResolver).
 type Provider struct {
-	Kind     endpoints.Kind `json:"kind"`
-	Task     string         `json:"task"`
-	Model    string         `json:"model"`
-	Provider string         `json:"provider"`
-	Resolved bool           `json:"resolved,omitempty"`
+	Kind     skills.EndpointKind `json:"kind"`
+	Task     string              `json:"task"`
+	Model    string              `json:"model"`
+	Provider string              `json:"provider"`
+	Resolved bool                `json:"resolved,omitempty"`
 }
 
 // Check is an endpoint's last readiness answer for a model and task.
 type Check struct {
-	Kind  endpoints.Kind `json:"kind"`
-	Task  string         `json:"task"`
-	Model string         `json:"model"`
-	Err   *Failure       `json:"error,omitempty"`
+	Kind  skills.EndpointKind `json:"kind"`
+	Task  string              `json:"task"`
+	Model string              `json:"model"`
+	Err   *Failure            `json:"error,omitempty"`
 }
 
 // Discovery is what an endpoint offered for a task.
 type Discovery struct {
-	Kind   endpoints.Kind    `json:"kind"`
-	Task   string            `json:"task"`
-	Offers []endpoints.Offer `json:"offers,omitempty"`
-	Err    *Failure          `json:"error,omitempty"`
+	Kind   skills.EndpointKind `json:"kind"`
+	Task   string              `json:"task"`
+	Offers []endpoints.Offer   `json:"offers,omitempty"`
+	Err    *Failure            `json:"error,omitempty"`
 }
 
 // Call is one expert call: the request as the executor made it (media
 // arguments as the plan named them), the progress it reported, how long
 // it took, and what it returned.
 type Call struct {
-	Kind     endpoints.Kind    `json:"kind"`
-	Task     string            `json:"task"`
-	Model    string            `json:"model"`
-	Args     map[string]string `json:"args,omitempty"`
-	Progress []Progress        `json:"progress,omitempty"`
-	Elapsed  time.Duration     `json:"elapsed_ns"`
-	Result   *Result           `json:"result,omitempty"`
-	Err      *Failure          `json:"error,omitempty"`
+	Kind     skills.EndpointKind `json:"kind"`
+	Task     string              `json:"task"`
+	Model    string              `json:"model"`
+	Args     map[string]string   `json:"args,omitempty"`
+	Progress []Progress          `json:"progress,omitempty"`
+	Elapsed  time.Duration       `json:"elapsed_ns"`
+	Result   *Result             `json:"result,omitempty"`
+	Err      *Failure            `json:"error,omitempty"`
 }
 
 // Progress is a progress report with the time it came, from the start of
@@ -165,7 +166,7 @@ func (f *Failure) Error() error {
 // expertLog collects the endpoints' side while recording.
 type expertLog struct {
 	mu          sync.Mutex
-	kinds       []endpoints.Kind
+	kinds       []skills.EndpointKind
 	checks      map[Check]int // key without Err → index in ex.Checks
 	discoveries map[[2]string]int
 	providers   map[[4]string]int
@@ -180,7 +181,7 @@ func newExpertLog() *expertLog {
 func (l *expertLog) snapshot() Experts {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	ex := Experts{Kinds: append([]endpoints.Kind(nil), l.kinds...)}
+	ex := Experts{Kinds: append([]skills.EndpointKind(nil), l.kinds...)}
 	ex.Checks = append(ex.Checks, l.ex.Checks...)
 	ex.Discoveries = append(ex.Discoveries, l.ex.Discoveries...)
 	ex.Providers = append(ex.Providers, l.ex.Providers...)
@@ -253,7 +254,7 @@ type recordEndpoint struct {
 	log   *expertLog
 }
 
-func (e *recordEndpoint) Kind() endpoints.Kind { return e.inner.Kind() }
+func (e *recordEndpoint) Kind() skills.EndpointKind { return e.inner.Kind() }
 
 func (e *recordEndpoint) Check(ctx context.Context, task, model string) error {
 	err := e.inner.Check(ctx, task, model)

@@ -217,7 +217,7 @@ func TestReplaySpeed(t *testing.T) {
 	rec := &recording.Recording{Format: recording.Format, Model: "ctl", Mode: "hybrid",
 		Traffic: controller.Traffic{Calls: []controller.Exchange{{Model: "ctl", Key: "hi", Chunks: []controller.Chunk{
 			{After: 400 * time.Millisecond, Content: "Hel"}, {After: 600 * time.Millisecond, Content: "lo"}, {After: 1000 * time.Millisecond, Done: true, DoneReason: "stop"}}}}},
-		Experts: recording.Experts{Kinds: []endpoints.Kind{endpoints.HuggingFace}, Calls: []recording.Call{{Kind: endpoints.HuggingFace, Task: "text-to-speech", Model: "m",
+		Experts: recording.Experts{Kinds: []skills.EndpointKind{skills.EndpointHuggingFace}, Calls: []recording.Call{{Kind: skills.EndpointHuggingFace, Task: "text-to-speech", Model: "m",
 			Progress: []recording.Progress{{After: 2 * time.Second, Message: "loading", Wait: 8 * time.Second}}, Elapsed: 6 * time.Second,
 			Result: &recording.Result{Text: "done"}}}}}
 	path := filepath.Join(t.TempDir(), "r.json")
@@ -236,7 +236,7 @@ func TestReplaySpeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep, _ := router.Endpoint(endpoints.HuggingFace)
+	ep, _ := router.Endpoint(skills.EndpointHuggingFace)
 	var progress []endpoints.Progress
 	res, err := ep.Infer(context.Background(), endpoints.Request{Task: "text-to-speech", Model: "m", Progress: func(p endpoints.Progress) { progress = append(progress, p) }})
 	if err != nil || res.Text != "done" {

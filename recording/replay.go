@@ -100,7 +100,7 @@ type replayState struct {
 // the same endpoint, task and model with the same arguments, else the
 // first unused one of the same endpoint, task and model (file paths in
 // the arguments differ between machines).
-func (s *replayState) take(kind endpoints.Kind, req endpoints.Request) (Call, bool) {
+func (s *replayState) take(kind skills.EndpointKind, req endpoints.Request) (Call, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	pick := -1
@@ -125,11 +125,11 @@ func (s *replayState) take(kind endpoints.Kind, req endpoints.Request) (Call, bo
 
 // replayEndpoint is one endpoint kind of a replay.
 type replayEndpoint struct {
-	kind endpoints.Kind
+	kind skills.EndpointKind
 	st   *replayState
 }
 
-func (e *replayEndpoint) Kind() endpoints.Kind { return e.kind }
+func (e *replayEndpoint) Kind() skills.EndpointKind { return e.kind }
 
 // Check answers as the endpoint did while recording. A model it was never
 // asked about can serve only if the recording holds a call to it.

@@ -2,7 +2,6 @@ package scope
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -12,44 +11,64 @@ import (
 	"unicode/utf8"
 )
 
-// Gate is the one check every argument value passes on its way to a tool
-// of any kind — a built-in, a program, a local or remote server, an MCP
-// tool, the controller — after the pipeline resolved it (a <resource>-N
-// became another task's output, a default was filled in). A value is text
-// a tool may read as a path, so Gate finds every path the value could name
-// and refuses it unless the turn may read each one, by Check's rule:
+// Gate is the one check every argument value passes on its way to an
+// expert of any kind — a built-in, a program, a local or remote server,
+// the controller — after the pipeline resolved it (a <resource>-N became
+// another task's output, a default was filled in); a tool that acts on
+// what a value names goes through GateFor, which judges it where that tool
+// reads it. A value is text an expert may read as a path, so Gate finds
+// every path the value could name and refuses it unless the turn may read
+// each one, by Check's rule. What is a path (a candidate):
 //
-//   - the whole value, and the whole of each string inside a JSON value;
-//   - every word of a sentence, quoted or with escaped blanks, split again
+//   - the whole value, and the whole of each string inside a JSON value —
+//     whatever it names counts, a folder or a device too;
+//   - a word of a sentence that is path-shaped — it holds a "/", or
+//     starts with "~" or "." — quoted or with escaped blanks, split again
 //     at the punctuation that joins a path to other words (key=/path,
-//     (path), path:12, "path", a NUL byte);
+//     (path), path:12, "path", a NUL byte); and a quoted name with blanks
+//     that names a file. A plain word in a sentence ("hello from
+//     chorus") is never a path, whatever files are called;
 //   - file: URLs (file:///p, file://localhost/p, file:/p), percent-encoded
 //     forms (%2Fetc%2Fpasswd, %2e%2e), "\/" escapes, ~, ~user and $HOME,
-//     decoded again and again;
-//   - relative paths from the working directory, ".." and symbolic links
-//     resolved, so a link out of a granted folder does not pass.
+//     decoded again and again.
 //
-// Inside a sentence a word counts when it names a regular file, or a
-// folder written as a path (with a "/"; "/", "../" alone are punctuation); the
-// whole value counts whatever it names. In a scope confined to a folder
-// (Options.Root) a path outside it is refused by its name alone, before
+// A relative candidate is read from every folder it may be resolved from —
+// the turn's working folder (over ssh, the user's), Chorus's own, HOME —
+// and "~" as every home; each reading is cleaned (as a tool that cleans a
+// path reads it), taken as the kernel does (links followed: a link out of
+// a granted folder does not pass), and its names compared NFC (nfc.go). A
+// candidate passes only when every reading names nothing or something the
+// turn may read; a refusal names the folder that put it outside. A
+// candidate longer than any path is judged as a tool cleaning it reads it,
+// and refused when even that is too long — never skipped; long text that
+// is no path still flows. In a scope confined to a folder (Options.Root)
+// the scope's own reading outside it is refused by its name alone, before
 // anything is looked at. http(s) URLs are not paths: CheckURL judges
-// those when they are fetched.
+// those when they are fetched, GateFor when a tool gets them.
 //
 // A refusal is a *DeniedError naming the path as the value wrote it and
 // the fix; nothing is opened, so no byte of the file is read.
 func (s *Scope) Gate(value string) error {
-	g := gate{s: s, words: map[string]bool{}, wholes: map[string]bool{}, whole: map[string]bool{}, values: map[string]bool{}}
-	return g.value(value, true, 0)
+	_, err := s.GateFor(value, Reader{})
+	return err
 }
 
-// gate is one Gate call. Its sets keep each candidate (words, wholes) and
-// each value (whole, values) to one look; they stop growing at maxSeen
-// entries (a value of millions of distinct words then costs a look per
-// word, not memory per word).
+// gate is one GateFor call. Its sets keep each candidate and each value to
+// one look; they stop growing at maxSeen entries (a value of millions of
+// distinct words then costs a look per word, not memory per word).
 type gate struct {
-	s                            *Scope
-	words, wholes, whole, values map[string]bool
+	s *Scope
+	r Reader
+	// bases are the folders a relative path is read from, the user's
+	// first; homes what "~" is, the scope's first.
+	bases, homes []Base
+	seen         map[kind]map[string]bool
+	// args are the whole values judged, with what the tool gets instead.
+	args          map[string]string
+	whole, values map[string]bool
+	looks         map[string]look
+	dirs          map[string]*dirNames
+	urlSeen       map[string]bool
 }
 
 // maxSeen bounds each of a gate's sets.
@@ -70,7 +89,7 @@ func once(set map[string]bool, k string) bool {
 // percent-encoding, a path in a file URL in a JSON string) Gate follows.
 const maxDecode = 8
 
-// maxPath is the longest candidate looked at: PATH_MAX.
+// maxPath is the longest path the kernel opens: PATH_MAX.
 const maxPath = 4096
 
 var (
@@ -93,7 +112,7 @@ func (g *gate) value(v string, whole bool, depth int) error {
 	}
 	if whole {
 		t := strings.TrimSpace(v)
-		if err := g.check(t, true); err != nil {
+		if err := g.check(t, kindWhole); err != nil {
 			return err
 		}
 		// What a C program reads stops at a NUL: that part is a value of
@@ -104,8 +123,8 @@ func (g *gate) value(v string, whole bool, depth int) error {
 			}
 		}
 	}
-	err := eachWord(v, func(w string) error {
-		if err := g.check(w, false); err != nil {
+	err := eachWord(v, func(w string, k kind) error {
+		if err := g.check(w, k); err != nil {
 			return err
 		}
 		if depth < maxDecode {
@@ -149,64 +168,39 @@ func (g *gate) value(v string, whole bool, depth int) error {
 	return nil
 }
 
-// check looks at one candidate: whole says it is the entire value a tool
-// receives (then a folder, a device or anything else it names counts).
-func (g *gate) check(c string, whole bool) error {
-	c = strings.TrimSpace(c)
-	if c == "" || len(c) > maxPath {
+// check looks at one candidate of kind k.
+func (g *gate) check(c string, k kind) error {
+	c = strings.TrimSpace(cutNUL(c))
+	if c == "" {
 		return nil
 	}
-	if g.wholes[c] || !whole && g.words[c] {
-		return nil
-	}
-	if whole {
-		once(g.wholes, c)
-	} else {
-		once(g.words, c)
-	}
-	if !whole && strings.Trim(c, "/.~") == "" {
-		// "/", "..", "./" in a sentence: punctuation, not a file.
-		return nil
-	}
-	for _, p := range g.expand(c, whole) {
-		if err := g.path(c, p, whole); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// expand returns the ways a tool might read c as a path: as written, and
-// with ~user or $HOME expanded (a program run through a shell would). "~"
-// as written is the scope's home (over ssh, the user's folder); a tool
-// expands it to its own — the server's $HOME, as a shell and the MCP
-// filesystem server (os.homedir) do — so that reading is judged too.
-func (g *gate) expand(c string, whole bool) []string {
-	out := []string{c}
-	if c == "~" || strings.HasPrefix(c, "~/") {
-		for _, home := range toolHomes() {
-			if home != g.s.home {
-				out = append(out, home+c[1:])
+	shaped := k != kindToken || tokenShaped(c)
+	if len(c) > maxPath {
+		// A tool that cleans a path reads a long one shorter: that is
+		// judged; one still too long opens nothing.
+		cl := filepath.Clean(c)
+		if len(cl) > maxPath {
+			if k == kindWhole && longPath(c) {
+				return tooLong(c)
 			}
+			return nil
 		}
+		c = cl
 	}
-	if strings.Contains(c, "$HOME") || strings.Contains(c, "${HOME}") {
-		for _, home := range []string{os.Getenv("HOME"), g.s.home} {
-			if home != "" {
-				out = append(out, strings.NewReplacer("${HOME}", home, "$HOME", home).Replace(c))
-			}
-		}
+	if !shaped || k == kindToken && strings.Trim(c, "/.~") == "" {
+		// A plain word of a sentence, or "/", "..", "./": text.
+		return nil
 	}
-	if name, rest, ok := tildeUser(c); ok && (whole || strings.Contains(c, "/")) {
-		if u, err := user.Lookup(name); err == nil && u.HomeDir != "" {
-			out = append(out, filepath.Join(u.HomeDir, rest))
-		} else if g.s.root != "" {
-			// Another account's home on the server, or not: judged by the
-			// name alone, so the answer says nothing of who exists there.
-			out = append(out, "/~"+name+"/"+rest)
-		}
+	set := g.seen[k]
+	if set == nil {
+		set = map[string]bool{}
+		g.seen[k] = set
 	}
-	return out
+	if !once(set, c) {
+		return nil
+	}
+	_, err := g.judge(c, k)
+	return err
 }
 
 // toolHomes are the homes a tool started by this process expands "~" to:
@@ -221,75 +215,38 @@ func toolHomes() []string {
 	return nil
 }
 
-// path checks one reading p of the candidate c.
-func (g *gate) path(c, p string, whole bool) error {
-	if strings.HasPrefix(c, "//") {
-		c = filepath.Clean(c) // what is left of file:///p, named as the path
-	}
-	if i := strings.IndexByte(p, 0); i >= 0 {
-		p = p[:i] // a C program stops at the NUL
-	}
-	if strings.TrimSpace(p) == "" {
-		return nil
-	}
-	_, err := g.s.absolute(p)
-	var de *DeniedError
-	if errors.As(err, &de) {
-		de.What = c
-		return de
-	}
-	if err != nil {
-		return nil
-	}
-	raw := g.s.joined(p)
-	if _, err := os.Lstat(raw); err != nil {
-		return nil // nothing there to read (one look, for the many words that name nothing)
-	}
-	real, err := filepath.EvalSymlinks(raw)
-	if err != nil {
-		return nil
-	}
-	st, err := os.Stat(real)
-	if err != nil {
-		return nil
-	}
-	if !whole && !st.Mode().IsRegular() && !(st.IsDir() && strings.Contains(p, "/")) {
-		return nil
-	}
-	if g.s.allowed(real) {
-		return nil
-	}
-	de = &DeniedError{What: c, Resolved: real}
-	if g.s.root != "" && !within(real, g.s.root) {
-		de.Root = g.s.root
-	}
-	return de
-}
-
-// eachWord calls fn with every word of v that could be a path, stopping at
-// its first error: v without its http(s) URLs, split at any blank or
-// control character (a NUL, an escape, a no-break space); then the quoted
-// strings and the words with escaped blanks, which keep their blanks
-// ("my file.txt", my\ file.txt) — each as pieces gives it. Words are
+// eachWord calls fn with every word of v that could be a path and its
+// kind, stopping at its first error: v without its http(s) URLs, split at
+// any blank or control character (a NUL, an escape, a no-break space),
+// each as pieces gives it; then the quoted strings and the words with
+// escaped blanks, which keep their blanks ("my file.txt", my\ file.txt),
+// each as a name and as pieces gives it. Words are
 // slices of v where they can be: a long value costs no copy per word.
-func eachWord(v string, fn func(string) error) error {
+func eachWord(v string, fn func(string, kind) error) error {
 	if strings.Contains(v, "://") {
 		v = httpURL.ReplaceAllString(v, " ")
 	}
+	token := func(w string) error { return fn(w, kindToken) }
 	for w := range strings.FieldsFuncSeq(v, isBlank) {
-		if err := pieces(w, fn); err != nil {
+		if err := pieces(w, token); err != nil {
 			return err
 		}
 	}
+	named := func(w string) error {
+		if err := fn(w, kindNamed); err != nil {
+			return err
+		}
+		return pieces(w, token)
+	}
 	for q := range quotedWithBlanks(v) {
-		if err := pieces(q, fn); err != nil {
+		if err := named(q); err != nil {
 			return err
 		}
 	}
 	if strings.Contains(v, `\ `) {
 		for _, w := range splitWords(blankControls(v)) {
 			if strings.Contains(w, " ") {
-				if err := pieces(w, fn); err != nil {
+				if err := named(w); err != nil {
 					return err
 				}
 			}

@@ -217,7 +217,9 @@ func TestGateConfined(t *testing.T) {
 // split at any blank, control or punctuation, each decoded (percent-
 // encoding, file: URLs, JSON, "\/") again and again, "~" and "$HOME"
 // expanded, relative to wd. http(s) URLs are fetched, not opened. A word
-// in a sentence is read as a folder only when written with a "/".
+// in a sentence is a path only when path-shaped (a "/", a leading "~" or
+// "."): a plain word is text, whatever a file is called (issue 33, 11);
+// it is read as a folder only when written with a "/".
 func reads(value, home, wd string) []string {
 	type cand struct {
 		s     string
@@ -293,7 +295,7 @@ func reads(value, home, wd string) []string {
 		}
 		// The path itself.
 		p := strings.TrimSpace(s)
-		if p == "" || strings.ContainsRune(p, 0) || (!c.whole && strings.Trim(p, "/.~") == "") {
+		if p == "" || strings.ContainsRune(p, 0) || (!c.whole && (strings.Trim(p, "/.~") == "" || !tokenShaped(p))) {
 			continue
 		}
 		p = strings.NewReplacer("${HOME}", home, "$HOME", home).Replace(p)
@@ -394,11 +396,39 @@ func fuzzGate(f *testing.F, s *Scope, toolHome, scopeHome string) {
 	for _, v := range []string{"up/../notes.txt", "~/work/up/../notes.txt", "~/.ssh", "folder/", "shared/a.txt", "shared/.hidden", "shared/out.txt", "shared", "shared/../folder", "my secret.txt", "caf\u0065\u0301.txt", "%C3%A9", "file:~/.ssh/id_rsa", "file:secret.txt"} {
 		f.Add(v)
 	}
+	// Relative, long and Unicode spellings (issue 33, 1, 2 and 5): a
+	// server allowed the user's home reads them from there.
+	key := filepath.Join(home, ".ssh/id_rsa")
+	for _, v := range []string{".ssh/id_rsa", "../.ssh/id_rsa", `["../.ssh/id_rsa", "notes.txt"]`, "work/secret.txt", "./work/link.txt", "work/up/../notes.txt",
+		"/" + strings.Repeat("./", 2100) + key[1:], strings.Repeat("/", 4100) + key[1:], strings.Repeat("./", 2100) + "../.ssh/id_rsa",
+		"work/caf\u0065\u0301.txt", "caf\u0065\u0301.txt", "work/shared/a.txt", "shared/.hidden", "notes.txt", "new.txt", "shared/new.txt", "../.ssh/authorized_keys"} {
+		f.Add(v)
+	}
 	homes := []string{toolHome}
 	if scopeHome != toolHome {
 		homes = append(homes, scopeHome)
 	}
+	// The MCP filesystem server as a user sets it up: allowed their home,
+	// run from Chorus's folder, "~" its HOME.
+	server := Reader{Tool: true, Path: true, Dirs: []Base{{Dir: home, Name: "the MCP server's allowed folder"}}, Homes: []Base{{Dir: toolHome, Name: "the MCP server's home"}}}
+	list := server
+	list.Structured = true
 	f.Fuzz(func(t *testing.T, value string) {
+		for _, r := range []Reader{server, list} {
+			got, err := s.GateFor(value, r)
+			if err != nil {
+				continue
+			}
+			for _, p := range serverArgs(got) {
+				real, ok := serverOpens(p, []string{home}, toolHome)
+				if !ok {
+					continue
+				}
+				if st, err := os.Stat(real); err == nil && !inGrant(st) {
+					t.Fatalf("GateFor let %q through as %q, and server-filesystem allowed %s opens %s, outside the grant", value, got, home, real)
+				}
+			}
+		}
 		if s.Gate(value) != nil {
 			return
 		}

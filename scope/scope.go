@@ -1,10 +1,12 @@
 package scope
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,6 +37,10 @@ type Scope struct {
 	// root, when set, bounds every grant (Options.Root); given is the
 	// folder as it was named, before its links were followed.
 	root, given string
+	// outputs is Options.Outputs, resolved; processDir and processHome
+	// are Chorus's working folder and the HOME its tools inherit.
+	outputs, processDir, processHome string
+	lookupIP                         func(ctx context.Context, network, host string) ([]netip.Addr, error)
 
 	mu    sync.RWMutex
 	files map[string]Origin // resolved path → why
@@ -43,6 +49,8 @@ type Scope struct {
 	// what lies under it, but its hidden entries.
 	folders map[string]Origin
 	urls    map[string]Origin // normalised URL → why
+	// resolved are the host names looked up for tool URLs (toolurls.go).
+	resolved map[string][]netip.Addr
 }
 
 // Options are where paths are resolved from.
@@ -57,6 +65,16 @@ type Options struct {
 	// read its other files by typing their paths. Home and WorkDir default
 	// to it.
 	Root string
+	// Outputs is the folder Chorus writes the turn's files in: a tool may
+	// create a file there (and in a folder the user gave), nowhere else.
+	Outputs string
+	// ProcessDir is Chorus's own working folder, and ProcessHome the HOME
+	// the tools it starts inherit: empty means the process's. A tool may
+	// resolve a relative path from either, so the gate judges it there too.
+	ProcessDir, ProcessHome string
+	// Lookup resolves a host name of a URL handed to a tool (nil: the
+	// system's resolver).
+	Lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
 // New returns an empty scope: it allows nothing until told.
@@ -81,8 +99,53 @@ func New(o Options) *Scope {
 	if o.WorkDir == "" {
 		o.WorkDir, _ = os.Getwd()
 	}
-	return &Scope{home: o.Home, wd: o.WorkDir, root: root, given: given, files: map[string]Origin{}, dirs: map[string]Origin{}, folders: map[string]Origin{}, urls: map[string]Origin{}}
+	if o.ProcessDir == "" {
+		o.ProcessDir, _ = os.Getwd()
+	}
+	s := &Scope{home: o.Home, wd: o.WorkDir, root: root, given: given, processDir: o.ProcessDir, processHome: o.ProcessHome, lookupIP: o.Lookup,
+		files: map[string]Origin{}, dirs: map[string]Origin{}, folders: map[string]Origin{}, urls: map[string]Origin{}}
+	if o.Outputs != "" {
+		if out, err := s.resolveFuture(o.Outputs); err == nil {
+			s.outputs = out
+		}
+	}
+	return s
 }
+
+// Roots are the folders a tool of the turn may be told to keep to (MCP
+// roots): the folders the user gave, the folder of each file they gave
+// (a root is a folder, so a single file's grant is still the gate's to
+// judge), and the outputs folder — never the file system's root. They
+// are real paths, sorted.
+func (s *Scope) Roots() []string {
+	set := map[string]bool{}
+	if s.outputs != "" {
+		set[s.outputs] = true
+	}
+	s.mu.RLock()
+	for d := range s.folders {
+		set[d] = true
+	}
+	for d := range s.dirs {
+		set[d] = true
+	}
+	for f := range s.files {
+		set[filepath.Dir(f)] = true
+	}
+	s.mu.RUnlock()
+	out := make([]string, 0, len(set))
+	for d := range set {
+		if filepath.Dir(d) != d && (s.root == "" || within(d, s.root)) {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Outputs is the outputs folder (Options.Outputs), resolved; "" when
+// none was given.
+func (s *Scope) Outputs() string { return s.outputs }
 
 // AllowFile lets the turn read the file at path. The path is resolved
 // first, so what is allowed is the real file, not the name: a link the
@@ -283,6 +346,14 @@ func (s *Scope) resolve(path string) (string, error) {
 		return "", err
 	}
 	real, err := filepath.EvalSymlinks(s.joined(path))
+	if errors.Is(err, fs.ErrNotExist) {
+		// A name not there as written may be there NFC (nfc.go).
+		if p, aerr := s.absolute(path); aerr == nil {
+			if r, nerr := nfcResolve(p, nil); nerr == nil {
+				real, err = r, nil
+			}
+		}
+	}
 	if err != nil {
 		return "", err
 	}

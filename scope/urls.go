@@ -34,8 +34,8 @@ func (s *Scope) AllowURL(u string, why Origin) {
 func userGiven(o Origin) bool { return o == Typed || o == Attached }
 
 // CheckURL says whether the turn may fetch u: it must have been granted,
-// and unless the user typed it, its host must not be a loopback, private or
-// link-local address. The address check is repeated at connect time by
+// and unless the user typed it (on this machine: over ssh not even then),
+// its host must not be a loopback, private or link-local address. The address check is repeated at connect time by
 // Fetch; this one gives the early, clear refusal.
 func (s *Scope) CheckURL(u string) error {
 	key, err := normURL(u)
@@ -48,15 +48,21 @@ func (s *Scope) CheckURL(u string) error {
 	if !ok {
 		return &DeniedError{What: u, URL: true}
 	}
-	if userGiven(why) {
+	if userGiven(why) && s.root == "" {
 		return nil
 	}
 	pu, _ := url.Parse(key)
 	if reason := hostRefusal(pu.Hostname()); reason != "" {
-		return &DeniedError{What: u, URL: true, Reason: reason}
+		return &DeniedError{What: u, URL: true, Reason: reason, Confined: s.root != "" && userGiven(why)}
 	}
 	return nil
 }
+
+// privateOK reports whether a fetch of the URL whose grant is why may
+// reach a private address: the user typed it, and is on this machine —
+// a user over ssh (a confined scope) typing it would reach the server's
+// network, not theirs.
+func (s *Scope) privateOK(why Origin) bool { return userGiven(why) && s.root == "" }
 
 // normURL is the form URLs are compared in: scheme and host lower case,
 // no fragment. Only http and https qualify.
@@ -83,6 +89,11 @@ func hostRefusal(host string) string {
 		return "it names this machine or the local network"
 	}
 	if addr, err := netip.ParseAddr(strings.Trim(h, "[]")); err == nil {
+		return addrRefusal(addr)
+	}
+	if addr, ok := parseIPv4(h); ok {
+		// "2130706433", "0x7f.1", "127.1": a browser's, curl's and Node's
+		// spellings of an address.
 		return addrRefusal(addr)
 	}
 	return ""
@@ -159,7 +170,7 @@ func (s *Scope) Fetch(ctx context.Context, u string, w io.Writer, o FetchOptions
 				s.mu.RLock()
 				why := s.urls[key]
 				s.mu.RUnlock()
-				if userGiven(why) {
+				if s.privateOK(why) {
 					req.Header.Set(privateOK, "1")
 					return nil
 				}
@@ -180,7 +191,7 @@ func (s *Scope) Fetch(ctx context.Context, u string, w io.Writer, o FetchOptions
 	}
 	s.mu.RLock()
 	key, _ := normURL(u)
-	if userGiven(s.urls[key]) {
+	if s.privateOK(s.urls[key]) {
 		req.Header.Set(privateOK, "1")
 	}
 	s.mu.RUnlock()

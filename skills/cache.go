@@ -286,8 +286,8 @@ func findModel(ms []Model, id string) (Model, bool) {
 }
 
 // localKinds returns the endpoint kinds other than huggingface.
-func localKinds(kinds []string) []string {
-	var out []string
+func localKinds(kinds []EndpointKind) []EndpointKind {
+	var out []EndpointKind
 	for _, k := range kinds {
 		if k != EndpointHuggingFace {
 			out = append(out, k)
@@ -298,8 +298,8 @@ func localKinds(kinds []string) []string {
 
 // mergeEndpoints unions kinds in EndpointKinds order, dropping unknown
 // kinds, so merged lists always validate.
-func mergeEndpoints(a, b []string) []string {
-	var out []string
+func mergeEndpoints(a, b []EndpointKind) []EndpointKind {
+	var out []EndpointKind
 	for _, k := range EndpointKinds {
 		if slices.Contains(a, k) || slices.Contains(b, k) {
 			out = append(out, k)

@@ -19,9 +19,9 @@ func TestCacheRoundTrip(t *testing.T) {
 	fetched := time.Date(2026, 2, 3, 4, 5, 6, 789, time.FixedZone("CET", 3600))
 	in := []Model{
 		{ID: "google/vit-base-patch16-224", Downloads: 3, Likes: 2, License: "apache-2.0", Params: 86567656, SizeBytes: 346270624,
-			Endpoints:  []string{EndpointLocal, EndpointHuggingFace},
+			Endpoints:  []EndpointKind{EndpointLocal, EndpointHuggingFace},
 			Benchmarks: []Benchmark{{Dataset: "imagenet-1k", Metric: "top1", Value: 81.1}}},
-		{ID: "someuser/no-licence", Endpoints: []string{EndpointLocal}},
+		{ID: "someuser/no-licence", Endpoints: []EndpointKind{EndpointLocal}},
 	}
 	if err := c.Save("image-classification", in, fetched); err != nil {
 		t.Fatal(err)
@@ -64,7 +64,7 @@ func TestCacheRoundTrip(t *testing.T) {
 func TestCacheRefusesBadInput(t *testing.T) {
 	c := Cache{Dir: t.TempDir()}
 	now := time.Now()
-	good := []Model{{ID: "a/b", Endpoints: []string{EndpointLocal}}}
+	good := []Model{{ID: "a/b", Endpoints: []EndpointKind{EndpointLocal}}}
 	if err := c.Save("object-detection", good, now); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestCacheRefusesBadInput(t *testing.T) {
 	if err := c.Save("object-detection", nil, now); err == nil || !strings.Contains(err.Error(), "previous listing is kept") {
 		t.Errorf("Save with no models: %v", err)
 	}
-	if err := c.Save("object-detection", []Model{{Endpoints: []string{EndpointLocal}}}, now); err == nil {
+	if err := c.Save("object-detection", []Model{{Endpoints: []EndpointKind{EndpointLocal}}}, now); err == nil {
 		t.Error("Save accepted a model without an id")
 	}
 	if ms, _, err := c.Load("object-detection"); err != nil || len(ms) != 1 || ms[0].ID != "a/b" {
@@ -102,7 +102,7 @@ func TestCacheSaveIsAtomic(t *testing.T) {
 	listing := func(n int) []Model {
 		ms := make([]Model, n)
 		for i := range ms {
-			ms[i] = Model{ID: fmt.Sprintf("org/model-%d", i), Description: strings.Repeat("x", 2000), Endpoints: []string{EndpointLocal}}
+			ms[i] = Model{ID: fmt.Sprintf("org/model-%d", i), Description: strings.Repeat("x", 2000), Endpoints: []EndpointKind{EndpointLocal}}
 		}
 		return ms
 	}
@@ -152,20 +152,20 @@ func TestCacheSaveIsAtomic(t *testing.T) {
 func TestMergeSynced(t *testing.T) {
 	fetched := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	current := []Model{
-		{ID: "org/a", Description: "ours: A", License: "mit", Params: 100, Endpoints: []string{EndpointLocal, EndpointHuggingFace},
+		{ID: "org/a", Description: "ours: A", License: "mit", Params: 100, Endpoints: []EndpointKind{EndpointLocal, EndpointHuggingFace},
 			Benchmarks: []Benchmark{{Dataset: "d", Metric: "wer", Value: 5, LowerIsBetter: true}}},
-		{ID: "org/b", Description: "ours: B", Endpoints: []string{EndpointHuggingFace}},
-		{ID: "tesseract", Description: "ours: C", Endpoints: []string{EndpointCommand}, Command: []string{"tesseract"}},
-		{ID: "chorus/d", Endpoints: []string{EndpointBuiltin}},
-		{ID: "org/gone", Description: "served only by the cloud, no longer listed", Endpoints: []string{EndpointHuggingFace}},
+		{ID: "org/b", Description: "ours: B", Endpoints: []EndpointKind{EndpointHuggingFace}},
+		{ID: "tesseract", Description: "ours: C", Endpoints: []EndpointKind{EndpointCommand}, Command: []string{"tesseract"}},
+		{ID: "chorus/d", Endpoints: []EndpointKind{EndpointBuiltin}},
+		{ID: "org/gone", Description: "served only by the cloud, no longer listed", Endpoints: []EndpointKind{EndpointHuggingFace}},
 	}
 	snapshot := fmt.Sprintf("%+v", current)
 	synced := []Model{
-		{ID: "ORG/B", Description: "Hub text", Downloads: 500, License: "apache-2.0", Params: 7, Endpoints: []string{EndpointHuggingFace}},
-		{ID: "org/new", Description: "Hub text for new", Downloads: 400, Endpoints: []string{EndpointLocal, EndpointHuggingFace}},
-		{ID: "org/a", Downloads: 300, Endpoints: []string{EndpointLocal}}, // hf-inference stopped serving it
-		{ID: "", Endpoints: []string{EndpointLocal}},
-		{ID: "org/new", Downloads: 1, Endpoints: []string{EndpointLocal}},
+		{ID: "ORG/B", Description: "Hub text", Downloads: 500, License: "apache-2.0", Params: 7, Endpoints: []EndpointKind{EndpointHuggingFace}},
+		{ID: "org/new", Description: "Hub text for new", Downloads: 400, Endpoints: []EndpointKind{EndpointLocal, EndpointHuggingFace}},
+		{ID: "org/a", Downloads: 300, Endpoints: []EndpointKind{EndpointLocal}}, // hf-inference stopped serving it
+		{ID: "", Endpoints: []EndpointKind{EndpointLocal}},
+		{ID: "org/new", Downloads: 1, Endpoints: []EndpointKind{EndpointLocal}},
 	}
 	got := MergeSynced(current, synced, fetched)
 	var ids []string
@@ -179,7 +179,7 @@ func TestMergeSynced(t *testing.T) {
 	if b.Description != "ours: B" || b.Downloads != 500 || b.License != "apache-2.0" || b.Params != 7 || !b.Fetched.Equal(fetched) {
 		t.Errorf("org/b keeps our description and takes the Hub's facts: %+v", b)
 	}
-	if n.Description != "Hub text for new" || !slices.Equal(n.Endpoints, []string{EndpointHuggingFace, EndpointLocal}) {
+	if n.Description != "Hub text for new" || !slices.Equal(n.Endpoints, []EndpointKind{EndpointHuggingFace, EndpointLocal}) {
 		t.Errorf("org/new: %+v", n)
 	}
 	if a.ServedBy(EndpointHuggingFace) || !a.ServedBy(EndpointLocal) {
@@ -209,7 +209,7 @@ func TestOverlay(t *testing.T) {
 		}
 	}
 	// A synced listing for a task the catalog no longer has is ignored.
-	if err := cache.Save("retired-task", []Model{{ID: "x/y", Endpoints: []string{EndpointLocal}}}, now); err != nil {
+	if err := cache.Save("retired-task", []Model{{ID: "x/y", Endpoints: []EndpointKind{EndpointLocal}}}, now); err != nil {
 		t.Fatal(err)
 	}
 
@@ -255,7 +255,7 @@ func TestOverlay(t *testing.T) {
 func TestOverlayReportsDamageAndKeepsGoing(t *testing.T) {
 	cache := Cache{Dir: t.TempDir()}
 	now := time.Now()
-	if err := cache.Save("object-detection", []Model{{ID: "facebook/detr-resnet-50", Downloads: 42, Endpoints: []string{EndpointHuggingFace}}}, now); err != nil {
+	if err := cache.Save("object-detection", []Model{{ID: "facebook/detr-resnet-50", Downloads: 42, Endpoints: []EndpointKind{EndpointHuggingFace}}}, now); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(cache.Dir, "depth-estimation.json"), []byte(`{"version": 1, "task": "depth-est`), 0o644); err != nil {

@@ -424,7 +424,7 @@ func hubModel(raw map[string]any, tag string) Model {
 		m.Endpoints = append(m.Endpoints, EndpointHuggingFace)
 	}
 	if localLibraries[library] {
-		m.Endpoints = append([]string{EndpointLocal}, m.Endpoints...)
+		m.Endpoints = append([]EndpointKind{EndpointLocal}, m.Endpoints...)
 	}
 	m.Description = hubDescription(raw, card, library, tag)
 	return m

@@ -195,7 +195,7 @@ func TestHubModelsPagesAndReadsFacts(t *testing.T) {
 		if m.Params != 86567656 || m.SizeBytes != 86567656*4 {
 			t.Errorf("vit size: params %d bytes %d, want safetensors F32 count and 4 bytes each", m.Params, m.SizeBytes)
 		}
-		if !slices.Equal(m.Endpoints, []string{EndpointLocal, EndpointHuggingFace}) {
+		if !slices.Equal(m.Endpoints, []EndpointKind{EndpointLocal, EndpointHuggingFace}) {
 			t.Errorf("vit endpoints %v: live on hf-inference and a transformers model", m.Endpoints)
 		}
 		if !strings.Contains(m.Description, "imagenet-1k") || !strings.Contains(m.Description, "transformers") {
@@ -219,7 +219,7 @@ func TestHubModelsPagesAndReadsFacts(t *testing.T) {
 		}
 	})
 	check("timm/mobilenetv3_large_100.ra_in1k", func(m Model) {
-		if !slices.Equal(m.Endpoints, []string{EndpointLocal}) {
+		if !slices.Equal(m.Endpoints, []EndpointKind{EndpointLocal}) {
 			t.Errorf("timm endpoints %v, want local only", m.Endpoints)
 		}
 		want := []Benchmark{{Dataset: "ImageNet-1k", Metric: "top1", Value: 75.77}, {Dataset: "ImageNet-1k", Metric: "top5", Value: 92.54}}
@@ -290,7 +290,7 @@ func TestHubModelsReadsModelIndex(t *testing.T) {
 	if !slices.Equal(w.Benchmarks, want) {
 		t.Errorf("whisper benchmarks:\n got %+v\nwant %+v (a NaN result is dropped)", w.Benchmarks, want)
 	}
-	if w.Params != 241734912 || !slices.Equal(w.Endpoints, []string{EndpointLocal, EndpointHuggingFace}) {
+	if w.Params != 241734912 || !slices.Equal(w.Endpoints, []EndpointKind{EndpointLocal, EndpointHuggingFace}) {
 		t.Errorf("whisper: %+v", w)
 	}
 	if !strings.Contains(w.Description, "5 languages") {

@@ -48,7 +48,7 @@ func TestHubModelInfo(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m.ID != "microsoft/git-base-coco" || m.PipelineTag != "image-to-text" || m.License != "mit" || m.Params != 176619066 ||
-		!slices.Equal(m.Endpoints, []string{EndpointLocal, EndpointHuggingFace}) || len(m.LiveProviders()) != 1 || m.Disabled {
+		!slices.Equal(m.Endpoints, []EndpointKind{EndpointLocal, EndpointHuggingFace}) || len(m.LiveProviders()) != 1 || m.Disabled {
 		t.Fatalf("model = %+v", m)
 	}
 	for _, want := range []string{"pipeline_tag", "inferenceProviderMapping", "cardData", "safetensors"} {

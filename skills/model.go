@@ -8,30 +8,55 @@ import (
 	"time"
 )
 
-// Endpoint kinds a model can be served by. They match the endpoints package's
-// kinds; skills keeps its own names so catalog files stay plain data.
+// EndpointKind names a family of endpoints that can serve a model. The
+// constants below are the one list of them: a model's Endpoints name them,
+// and package endpoints keys its endpoints and routes by them. Skill files
+// and the catalog cache write them as plain strings.
+type EndpointKind string
+
+// The endpoint kinds.
 const (
-	EndpointHuggingFace = "huggingface"
-	EndpointLocal       = "local"
-	EndpointOllama      = "ollama"
+	// EndpointHuggingFace is the Hugging Face Inference API, through its
+	// router's Inference Providers.
+	EndpointHuggingFace EndpointKind = "huggingface"
+	// EndpointLocal is a self-hosted inference server (local.url).
+	EndpointLocal EndpointKind = "local"
+	// EndpointOllama is an Ollama model (pulled, or pulled on demand).
+	EndpointOllama EndpointKind = "ollama"
 	// EndpointOpenAI is an OpenAI-compatible server's kind. Skill files do
 	// not name it (it is not in EndpointKinds): its models are the ones
 	// the configuration lists for each server, whatever their ids.
-	EndpointOpenAI    = "openai"
-	EndpointCommand   = "command"
-	EndpointBuiltin   = "builtin"
-	EndpointRetrieval = "retrieval"
+	EndpointOpenAI EndpointKind = "openai"
+	// EndpointCommand is a program on this machine.
+	EndpointCommand EndpointKind = "command"
+	// EndpointBuiltin is Go code inside Chorus.
+	EndpointBuiltin EndpointKind = "builtin"
+	// EndpointRetrieval fetches external knowledge from web APIs
+	// (Wikipedia, SearxNG) for the retrieval skill.
+	EndpointRetrieval EndpointKind = "retrieval"
 	// EndpointMCP is the kind of the tools of MCP servers the
 	// configuration lists. Skill files do not name it either: its skills
 	// and candidates come from the servers' tools/list.
-	EndpointMCP = "mcp"
+	EndpointMCP EndpointKind = "mcp"
 )
 
 // EndpointKinds lists every endpoint kind a skill file may name.
-var EndpointKinds = []string{EndpointHuggingFace, EndpointLocal, EndpointOllama, EndpointCommand, EndpointBuiltin, EndpointRetrieval}
+var EndpointKinds = []EndpointKind{EndpointHuggingFace, EndpointLocal, EndpointOllama, EndpointCommand, EndpointBuiltin, EndpointRetrieval}
 
 // KnownEndpoint reports whether kind is one of EndpointKinds.
-func KnownEndpoint(kind string) bool { return slices.Contains(EndpointKinds, kind) }
+func KnownEndpoint(kind EndpointKind) bool { return slices.Contains(EndpointKinds, kind) }
+
+// knownEndpoints says EndpointKinds for an error: "huggingface, local, …".
+func knownEndpoints() string {
+	var b strings.Builder
+	for i, k := range EndpointKinds {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(string(k))
+	}
+	return b.String()
+}
 
 // Model is one candidate expert for a skill, with the facts selection ranks
 // and filters on.
@@ -48,7 +73,7 @@ type Model struct {
 	Params    int64 `yaml:"params,omitempty" json:"params,omitempty"`
 	SizeBytes int64 `yaml:"size_bytes,omitempty" json:"size_bytes,omitempty"`
 	// Endpoints lists the endpoint kinds that can serve the model.
-	Endpoints []string `yaml:"endpoints" json:"endpoints"`
+	Endpoints []EndpointKind `yaml:"endpoints" json:"endpoints"`
 	// Niche says what a special-purpose model is for ("NSFW detection
 	// only"): it ranks after the general models of its skill, whatever its
 	// downloads, so a task run without the controller's choice never lands
@@ -82,7 +107,7 @@ type Benchmark struct {
 }
 
 // ServedBy reports whether the model lists the endpoint kind.
-func (m Model) ServedBy(kind string) bool { return slices.Contains(m.Endpoints, kind) }
+func (m Model) ServedBy(kind EndpointKind) bool { return slices.Contains(m.Endpoints, kind) }
 
 // bytesPerParam estimates weight size from a parameter count (fp16), and the
 // reverse, so one size constraint works whichever fact a card records.

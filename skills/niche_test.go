@@ -7,7 +7,7 @@ import (
 )
 
 // servedOnly keeps the models one of kinds serves: what a mode can run.
-func servedOnly(ms []Model, kinds ...string) []Model {
+func servedOnly(ms []Model, kinds ...EndpointKind) []Model {
 	var out []Model
 	for _, m := range ms {
 		if slices.ContainsFunc(kinds, m.ServedBy) {
@@ -66,7 +66,7 @@ func TestSyncedNicheModelsRankLast(t *testing.T) {
 	cache := Cache{Dir: t.TempDir()}
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	hub := func(id string, dl int64) Model {
-		return Model{ID: id, Downloads: dl, License: "apache-2.0", Endpoints: []string{EndpointHuggingFace}}
+		return Model{ID: id, Downloads: dl, License: "apache-2.0", Endpoints: []EndpointKind{EndpointHuggingFace}}
 	}
 	if err := cache.Save("image-classification", []Model{
 		hub("AdamCodd/vit-base-nsfw-detector", 90_000_000), hub("Falconsai/nsfw_image_detection", 80_000_000),

@@ -252,7 +252,7 @@ func (s *Skill) Validate() error {
 		}
 		for _, k := range m.Endpoints {
 			if !KnownEndpoint(k) {
-				return fmt.Errorf("skill %s: model %s: unknown endpoint %q (want %s)", s.Name, m.ID, k, strings.Join(EndpointKinds, ", "))
+				return fmt.Errorf("skill %s: model %s: unknown endpoint %q (want %s)", s.Name, m.ID, k, knownEndpoints())
 			}
 		}
 		for _, p := range m.Providers {
@@ -307,14 +307,14 @@ func (s *Skill) tier(m Model) int {
 // and local inference servers", "Chorus's built-in tools", "the
 // controller" for a task with no models.
 func (s *Skill) RunsOn() string {
-	names := map[string]string{
+	names := map[EndpointKind]string{
 		EndpointBuiltin: "Chorus's built-in tools", EndpointCommand: "local programs", EndpointLocal: "local inference servers",
 		EndpointOllama: "Ollama", EndpointOpenAI: "OpenAI-compatible servers", EndpointHuggingFace: "Hugging Face", EndpointRetrieval: "web lookups",
 	}
 	var out []string
-	for _, k := range []string{EndpointBuiltin, EndpointCommand, EndpointLocal, EndpointOpenAI, EndpointOllama, EndpointHuggingFace, EndpointRetrieval} {
+	for _, k := range []EndpointKind{EndpointBuiltin, EndpointCommand, EndpointLocal, EndpointOpenAI, EndpointOllama, EndpointHuggingFace, EndpointRetrieval} {
 		if slices.ContainsFunc(s.Models, func(m Model) bool { return m.ServedBy(k) }) {
-			out = append(out, cmp.Or(names[k], k))
+			out = append(out, cmp.Or(names[k], string(k)))
 		}
 	}
 	switch len(out) {

@@ -49,6 +49,81 @@ type Param struct {
 	Schema *Schema `json:"schema,omitempty"`
 }
 
+// pathWords are the words of a property's name, or its description,
+// that say it takes a path.
+var pathWords = []string{"path", "paths", "file", "files", "filename", "filenames", "filepath", "dir", "dirs", "directory", "directories", "folder", "folders"}
+
+// IsPath reports whether the tool's input schema names or describes the
+// argument as a path, a file or a folder ("path", "filePath",
+// "directory", "Path to the file to read"): its whole value is a path
+// to the tool whatever its shape, judged as one (scope.Reader.Path).
+func (p Param) IsPath() bool {
+	switch p.Schema.Kind() {
+	case "number", "integer", "boolean", "object":
+		return false
+	}
+	for _, w := range propWords(p.Property) {
+		if slices.Contains(pathWords, w) {
+			return true
+		}
+	}
+	if p.Schema == nil {
+		return false
+	}
+	// What the description is about comes first: "Path to the file",
+	// "The directory to list", "Array of file paths" — not "Content to
+	// write to the file".
+	for _, d := range []string{p.Schema.Title, p.Schema.Description} {
+		words := propWords(d)
+		for _, w := range words[:min(3, len(words))] {
+			if slices.Contains(pathWords, w) {
+				return true
+			}
+		}
+	}
+	return p.Schema.Items != nil && (Param{Schema: p.Schema.Items}).IsPath()
+}
+
+// IsStructured reports whether the tool takes the argument as a JSON
+// array or object (read_multiple_files' paths): each string in it is a
+// value of its own.
+func (p Param) IsStructured() bool {
+	k := p.Schema.Kind()
+	return k == "array" || k == "object"
+}
+
+// propWords splits a property's name or a description into lower-case
+// words at separators and camelCase humps ("filePath" → file, path).
+func propWords(s string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	prevLower := false
+	for _, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			if prevLower {
+				flush()
+			}
+			cur = append(cur, r)
+			prevLower = false
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			cur = append(cur, r)
+			prevLower = true
+		default:
+			flush()
+			prevLower = false
+		}
+	}
+	flush()
+	return words
+}
+
 // NeedsApproval says why the tool must be approved before it runs — it
 // may change things — or "" when it is annotated read-only, not
 // destructive, and its server is trusted to say so.

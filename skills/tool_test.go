@@ -125,3 +125,31 @@ func TestToolNeedsApproval(t *testing.T) {
 		}
 	}
 }
+
+// TestParamIsPath (issue 33): an argument is a path when the tool's schema
+// names it so or its description is about one — server-filesystem's path
+// and paths, a filePath, a directory — and not when it only mentions a
+// file, or is a number.
+func TestParamIsPath(t *testing.T) {
+	t.Parallel()
+	str := func(desc string) *Schema { return &Schema{Type: SchemaType{"string"}, Description: desc} }
+	for _, tc := range []struct {
+		p    Param
+		want bool
+	}{
+		{Param{Property: "path", Schema: str("")}, true},
+		{Param{Property: "paths", Schema: &Schema{Type: SchemaType{"array"}, Items: str(""), Description: "Array of file paths to read."}}, true},
+		{Param{Property: "filePath", Schema: str("")}, true},
+		{Param{Property: "output_dir", Schema: str("")}, true},
+		{Param{Property: "target", Schema: str("The directory to list")}, true},
+		{Param{Property: "source", Schema: str("Path of the file to move")}, true},
+		{Param{Property: "content", Schema: str("Content to write to the file")}, false},
+		{Param{Property: "message", Schema: str("Message to echo")}, false},
+		{Param{Property: "head", Schema: &Schema{Type: SchemaType{"number"}, Description: "the first N lines of the file"}}, false},
+		{Param{Property: "destination", Schema: str("")}, false},
+	} {
+		if got := tc.p.IsPath(); got != tc.want {
+			t.Errorf("%s (%q): IsPath = %v, want %v", tc.p.Property, tc.p.Schema.Description, got, tc.want)
+		}
+	}
+}

@@ -29,8 +29,8 @@ import (
 // output — and nothing of it reaches their terminal; a refusal names their
 // folder.
 func TestSSHUserCannotHandAHostFileToATool(t *testing.T) {
-	kinds := []endpoints.Kind{endpoints.Builtin, endpoints.Command, endpoints.Local, endpoints.HuggingFace, endpoints.OpenAI, endpoints.Ollama, endpoints.MCP}
-	probes := map[endpoints.Kind]*endpointstest.Probe{}
+	kinds := []skills.EndpointKind{skills.EndpointBuiltin, skills.EndpointCommand, skills.EndpointLocal, skills.EndpointHuggingFace, skills.EndpointOpenAI, skills.EndpointOllama, skills.EndpointMCP}
+	probes := map[skills.EndpointKind]*endpointstest.Probe{}
 	var all []*endpointstest.Probe
 	for _, k := range kinds {
 		probes[k] = endpointstest.NewProbe(k)
@@ -77,20 +77,20 @@ func TestSSHUserCannotHandAHostFileToATool(t *testing.T) {
 	mu.Lock()
 	plan = string(b)
 	mu.Unlock()
-	probes[endpoints.Builtin].SetSource(hostFile)
+	probes[skills.EndpointBuiltin].SetSource(hostFile)
 
 	tm.typeText(t, "hand my files to the tools\r")
 	tm.waitFor(t, mark, "Served over ssh: done.")
 	for _, k := range kinds {
 		got := probes[k].Received()
-		if k == endpoints.Builtin && len(got) == 1 && got[0] == "hello" {
+		if k == skills.EndpointBuiltin && len(got) == 1 && got[0] == "hello" {
 			continue
 		}
 		if len(got) > 0 {
 			t.Errorf("the %s endpoint got %q", k, got)
 		}
 	}
-	if len(probes[endpoints.Builtin].Received()) != 1 {
+	if len(probes[skills.EndpointBuiltin].Received()) != 1 {
 		t.Error("the harmless task did not run: the turn proves nothing")
 	}
 	screen := ansi.Strip(tm.out.String())
@@ -149,7 +149,7 @@ func probeServer(t *testing.T, plan func() string, tune func(*sshd.Options), pro
 func TestSSHUserNeverApprovesAHostTool(t *testing.T) {
 	for _, allowed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("allowed=%v", allowed), func(t *testing.T) {
-			tool := endpointstest.NewProbe(endpoints.MCP)
+			tool := endpointstest.NewProbe(skills.EndpointMCP)
 			tool.Guard = "it is not annotated read-only, so it may change things"
 			plan := `{"tasks":[{"task":"probe-mcp","id":1,"dep":[],"args":{"text":"delete everything"}}]}`
 			s := probeServer(t, func() string { return plan }, func(o *sshd.Options) {

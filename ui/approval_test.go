@@ -17,7 +17,7 @@ import (
 // counts its runs.
 type guardedTool struct{ runs atomic.Int32 }
 
-func (g *guardedTool) Kind() endpoints.Kind                        { return endpoints.MCP }
+func (g *guardedTool) Kind() skills.EndpointKind                   { return skills.EndpointMCP }
 func (g *guardedTool) Check(context.Context, string, string) error { return nil }
 func (g *guardedTool) Remote(string, string) string                { return "" }
 func (g *guardedTool) NeedsApproval(string, string) string {
@@ -38,7 +38,7 @@ func TestToolApprovalAsks(t *testing.T) {
 	cat.Put(&skills.Skill{Name: "demo.toggle", Description: "Toggles the thing.", Outputs: []skills.Modality{skills.Text},
 		Args:   []skills.Arg{{Name: "mode", Type: skills.Text}},
 		Tool:   &skills.Tool{Server: "demo", Name: "toggle", Params: map[string]skills.Param{"mode": {Property: "mode"}}},
-		Models: []skills.Model{{ID: "demo.toggle", Endpoints: []string{skills.EndpointMCP}}}})
+		Models: []skills.Model{{ID: "demo.toggle", Endpoints: []skills.EndpointKind{skills.EndpointMCP}}}})
 	env.eng = pipeline.New(env.eng.Controller(), cat, endpoints.NewRouter(endpoints.ModeLocal, tool), env.eng.Options())
 	env.script.plan = `{"tasks":[{"task":"demo.toggle","id":1,"dep":[],"args":{"mode":"on"}}]}`
 	env.script.answer = "Done."

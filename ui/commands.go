@@ -18,39 +18,112 @@ import (
 	"github.com/chorusai/chorus/ui/theme"
 )
 
-// command is a slash command.
+// command is a slash command. Its row is all there is to it: what Tab
+// completes and /help lists, what it does, and whether it may run while a
+// turn is running.
 type command struct {
 	name, args, help string
+	// aliases are other exact spellings ("/q", "/clear"); prefixes
+	// resolve to names only.
+	aliases []string
+	// busy says whether the command may run while a turn is running.
+	busy busyRule
+	// run does the command with its argument (trimmed, maybe empty).
+	run func(m *Model, arg string) tea.Cmd
+	// complete lists the first argument's completions; nil for none.
+	complete func(m *Model) []string
 }
 
-// commands are completed after "/" and listed by /help, in this order.
-var commands = []command{
-	{"/new", "", "start a new session (the current one is saved)"},
-	{"/sessions", "", "list saved sessions; pick one to reopen it"},
-	{"/load", "TITLE|ID", "reopen a saved session (Tab completes titles and ids)"},
-	{"/save", "[TITLE]", "save now, optionally renaming (sessions also save after every turn)"},
-	{"/export", "[FILE]", "write the chat as a Markdown transcript with file paths"},
-	{"/model", "[NAME]", "switch the controller model; without NAME, list the pulled models"},
-	{"/pull", "NAME", "pull a model, with a progress bar"},
-	{"/skills", "", "list the tasks the planner can use"},
-	{"/models", "TASK", "a task's candidate models, and why others are excluded"},
-	{"/constrain", "[TERMS]", "license=a,b max-size=1GB local-only smallest best=wer:common_voice tasks=… clear"},
-	{"/plan", "", "show the last plan as JSON"},
-	{"/retry", "", "run the last request again"},
-	{"/record", "FILE|stop", "record the next turns' controller and expert traffic to FILE; chorus --replay FILE plays it back without a model"},
-	{"/review", "[on|off]", "ask before running each plan (run, edit, cancel)"},
-	{"/debug", "[on|off]", "show the raw controller prompts and replies"},
-	{"/help", "", "keys and commands"},
-	{"/quit", "", "leave Chorus"},
+// busyRule says whether a command may run while a turn is running.
+type busyRule int
+
+const (
+	// waitsForTurn commands change the session or the chat under the turn:
+	// while one runs they are refused with busyRefusal.
+	waitsForTurn busyRule = iota
+	// anyTime commands show something, or change what the next turn uses.
+	anyTime
+	// bareAnyTime commands show something without an argument (any time)
+	// and change something with one (between turns only).
+	bareAnyTime
+)
+
+// allows reports whether a command under the rule may run with arg while
+// a turn is running.
+func (r busyRule) allows(arg string) bool {
+	return r == anyTime || (r == bareAnyTime && arg == "")
+}
+
+// busyRefusal is the one answer to a command or request that must wait for
+// the running turn.
+func (m *Model) busyRefusal() string {
+	return "a turn is running — wait for it, or " + m.keys.Label(theme.ActCancel) + " to cancel it"
+}
+
+// commandTable is the one list of slash commands, in the order Tab and
+// /help show them. It is a function rather than a variable because /help's
+// row lists the table itself.
+func commandTable() []command {
+	onOffArgs := func(*Model) []string { return []string{"on", "off"} }
+	return []command{
+		{name: "/new", aliases: []string{"/clear"}, help: "start a new session (the current one is saved)", busy: waitsForTurn,
+			run: func(m *Model, _ string) tea.Cmd { return m.newChat() }},
+		{name: "/sessions", help: "list saved sessions; pick one to reopen it", busy: anyTime,
+			run: func(m *Model, _ string) tea.Cmd { return m.listSessions(!quietList) }},
+		{name: "/load", args: "TITLE|ID", help: "reopen a saved session (Tab completes titles and ids)", busy: waitsForTurn,
+			run: (*Model).load, complete: (*Model).sessionNames},
+		{name: "/save", args: "[TITLE]", help: "save now, optionally renaming (sessions also save after every turn)", busy: anyTime,
+			run: (*Model).saveNow},
+		{name: "/export", args: "[FILE]", help: "write the chat as a Markdown transcript with file paths", busy: anyTime,
+			run: (*Model).exportTo},
+		{name: "/model", args: "[NAME]", help: "switch the controller model; without NAME, list the pulled models", busy: bareAnyTime,
+			run: (*Model).listModels, complete: func(m *Model) []string { return m.pulledModels }},
+		{name: "/pull", args: "NAME", help: "pull a model, with a progress bar", busy: anyTime,
+			run: (*Model).pullNamed},
+		{name: "/skills", help: "list the tasks the planner can use", busy: anyTime,
+			run: func(m *Model, _ string) tea.Cmd { m.showSkills(); return nil }},
+		{name: "/models", args: "TASK", help: "a task's candidate models, and why others are excluded", busy: anyTime,
+			run: (*Model).showModels, complete: func(m *Model) []string { return m.conv.Catalog().Names() }},
+		{name: "/constrain", aliases: []string{"/constraints"}, args: "[TERMS]", help: "license=a,b max-size=1GB local-only smallest best=wer:common_voice tasks=… clear", busy: anyTime,
+			run: func(m *Model, arg string) tea.Cmd { m.constrain(arg); return nil },
+			complete: func(*Model) []string {
+				return []string{"license=", "max-size=", "local-only", "smallest", "best=", "tasks=", "clear"}
+			}},
+		{name: "/plan", help: "show the last plan as JSON", busy: anyTime,
+			run: func(m *Model, _ string) tea.Cmd { m.showPlan(); return nil }},
+		{name: "/retry", help: "run the last request again", busy: waitsForTurn,
+			run: func(m *Model, _ string) tea.Cmd { return m.retry() }},
+		{name: "/record", args: "FILE|stop", help: "record the next turns' controller and expert traffic to FILE; chorus --replay FILE plays it back without a model", busy: bareAnyTime,
+			run: (*Model).record},
+		{name: "/review", args: "[on|off]", help: "ask before running each plan (run, edit, cancel)", busy: anyTime,
+			run: (*Model).setReview, complete: onOffArgs},
+		{name: "/debug", args: "[on|off]", help: "show the raw controller prompts and replies", busy: anyTime,
+			run: (*Model).setDebug, complete: onOffArgs},
+		{name: "/help", aliases: []string{"/?"}, help: "keys and commands", busy: anyTime,
+			run: func(m *Model, _ string) tea.Cmd { return m.showHelp() }},
+		{name: "/quit", aliases: []string{"/exit", "/q"}, help: "leave Chorus", busy: anyTime,
+			run: func(m *Model, _ string) tea.Cmd { return m.quit() }},
+	}
 }
 
 // completions lists the commands for the prompt's Tab completion.
 func completions() []prompt.Command {
-	out := make([]prompt.Command, len(commands))
-	for i, c := range commands {
+	table := commandTable()
+	out := make([]prompt.Command, len(table))
+	for i, c := range table {
 		out[i] = prompt.Command{Name: c.name, Args: c.args}
 	}
 	return out
+}
+
+// commandArgs completes the first argument of a command.
+func (m *Model) commandArgs(name string) []string {
+	for _, c := range commandTable() {
+		if c.name == name && c.complete != nil {
+			return c.complete(m)
+		}
+	}
+	return nil
 }
 
 // runCommand executes a /command line.
@@ -58,100 +131,44 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	typed, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
 	arg = strings.TrimSpace(arg)
 	name := resolveCommand(strings.ToLower(typed))
-	switch name {
-	case "/help", "/?":
-		m.openDialog(m.helpDialog(), nil)
-	case "/quit", "/exit", "/q":
-		return m.quit()
-	case "/new", "/clear":
-		if m.running() {
-			m.flash("a turn is running — cancel it first ("+m.keys.Label(theme.ActCancel)+")", true)
+	for _, c := range commandTable() {
+		if c.name != name && !slices.Contains(c.aliases, name) {
+			continue
+		}
+		if m.running() && !c.busy.allows(arg) {
+			m.flash(m.busyRefusal(), true)
 			return nil
 		}
-		return m.newChat()
-	case "/sessions":
-		return m.listSessions(!quietList)
-	case "/load":
-		if m.running() {
-			m.flash("a turn is running — cancel it first ("+m.keys.Label(theme.ActCancel)+")", true)
-			return nil
-		}
-		if arg == "" {
-			return m.listSessions(!quietList)
-		}
-		return m.loadCmd(arg)
-	case "/save":
-		sess := m.conv.Session()
-		if arg != "" {
-			sess.SetTitle(arg)
-		}
-		if sess.Len() == 0 {
-			m.flash("nothing to save yet — the session is saved after its first turn", true)
-			return nil
-		}
-		m.flash("session saved as "+sess.ID(), false)
-		return m.saveCmd(sess, true)
-	case "/export":
-		return m.exportTo(arg)
-	case "/model":
-		if arg == "" {
-			return m.listModels("")
-		}
-		if m.running() {
-			m.flash("a turn is running — switch the model after it", true)
-			return nil
-		}
-		return m.listModels(arg)
-	case "/pull":
-		if arg == "" {
-			m.flash("usage: /pull NAME, e.g. /pull "+m.conv.Model(), true)
-			return nil
-		}
-		return m.startPull(arg)
-	case "/skills":
-		m.showSkills()
-	case "/models":
-		return m.showModels(arg)
-	case "/constrain", "/constraints":
-		m.constrain(arg)
-	case "/plan":
-		m.showPlan()
-	case "/retry":
-		return m.retry()
-	case "/record":
-		return m.record(arg)
-	case "/review":
-		m.review = toggleArg(arg, m.review)
-		m.flash("plan review "+onOff(m.review)+" — "+reviewHelp(m.review), false)
-	case "/debug":
-		m.debug = toggleArg(arg, m.debug)
-		m.flash("debug "+onOff(m.debug)+" — raw controller prompts and replies "+map[bool]string{true: "appear in the chat", false: "are hidden"}[m.debug], false)
-	default:
-		// Nothing ran: give the line back, so a typo costs a key, not the
-		// message.
-		m.input.Set(line)
-		var cands []string
-		for _, c := range commands {
-			if strings.HasPrefix(c.name, name) {
-				cands = append(cands, c.name)
-			}
-		}
-		switch {
-		case len(cands) > 1:
-			m.flash(fmt.Sprintf("%s could be %s — type more, or Tab", name, strings.Join(cands, ", ")), true)
-		case strings.Count(typed, "/") > 1:
-			m.flash(fmt.Sprintf("%s is not a command — to attach that file, write @%s", typed, typed), true)
-		default:
-			m.flash(fmt.Sprintf("unknown command %s — /help lists them", name), true)
+		return c.run(m, arg)
+	}
+	m.unknownCommand(line, typed, name)
+	return nil
+}
+
+// unknownCommand says why nothing ran and gives the line back, so a typo
+// costs a key, not the message.
+func (m *Model) unknownCommand(line, typed, name string) {
+	m.input.Set(line)
+	var cands []string
+	for _, c := range commandTable() {
+		if strings.HasPrefix(c.name, name) {
+			cands = append(cands, c.name)
 		}
 	}
-	return nil
+	switch {
+	case len(cands) > 1:
+		m.flash(fmt.Sprintf("%s could be %s — type more, or Tab", name, strings.Join(cands, ", ")), true)
+	case strings.Count(typed, "/") > 1:
+		m.flash(fmt.Sprintf("%s is not a command — to attach that file, write @%s", typed, typed), true)
+	default:
+		m.flash(fmt.Sprintf("unknown command %s — /help lists them", name), true)
+	}
 }
 
 // resolveCommand expands an unambiguous prefix ("/con" → "/constrain").
 func resolveCommand(name string) string {
 	match := ""
-	for _, c := range commands {
+	for _, c := range commandTable() {
 		if c.name == name {
 			return name
 		}
@@ -166,6 +183,20 @@ func resolveCommand(name string) string {
 		return name
 	}
 	return match
+}
+
+// setReview turns plan review on or off (/review).
+func (m *Model) setReview(arg string) tea.Cmd {
+	m.review = toggleArg(arg, m.review)
+	m.flash("plan review "+onOff(m.review)+" — "+reviewHelp(m.review), false)
+	return nil
+}
+
+// setDebug shows or hides the raw controller traffic (/debug).
+func (m *Model) setDebug(arg string) tea.Cmd {
+	m.debug = toggleArg(arg, m.debug)
+	m.flash("debug "+onOff(m.debug)+" — raw controller prompts and replies "+map[bool]string{true: "appear in the chat", false: "are hidden"}[m.debug], false)
+	return nil
 }
 
 func reviewHelp(on bool) string {
@@ -190,26 +221,6 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
-}
-
-// commandArgs completes the first argument of a command.
-func (m *Model) commandArgs(cmd string) []string {
-	switch cmd {
-	case "/review", "/debug":
-		return []string{"on", "off"}
-	case "/models":
-		return m.conv.Catalog().Names()
-	case "/constrain":
-		return []string{"license=", "max-size=", "local-only", "smallest", "best=", "tasks=", "clear"}
-	case "/load":
-		// Titles first (what people remember), then ids — only those
-		// already listed: completion must not read the disk on every key.
-		// /sessions fills the cache.
-		return append(slices.Clone(m.sessionTitles), m.sessionIDs...)
-	case "/model":
-		return m.pulledModels
-	}
-	return nil
 }
 
 // modelsListMsg carries the controller server's models for /model.
@@ -311,7 +322,7 @@ func (m *Model) onModelsList(msg modelsListMsg) {
 
 func (m *Model) onSwitchModel(msg switchModelMsg) tea.Cmd {
 	if m.running() {
-		m.flash("a turn is running — switch the model after it", true)
+		m.flash(m.busyRefusal(), true)
 		return nil
 	}
 	m.switchModel(msg.model)
@@ -485,10 +496,6 @@ func (m *Model) showPlan() {
 
 // retry runs the last request again with its attachments.
 func (m *Model) retry() tea.Cmd {
-	if m.running() {
-		m.flash("a turn is running — cancel it first ("+m.keys.Label(theme.ActCancel)+")", true)
-		return nil
-	}
 	if len(m.turns) == 0 {
 		m.flash("nothing to retry yet", true)
 		return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/dialog"
 	"github.com/chorusai/chorus/ui/prompt"
+	"github.com/chorusai/chorus/ui/theme"
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
@@ -482,4 +483,102 @@ func lastText(m *Model) string {
 		return l.Text
 	}
 	return ""
+}
+
+// Every slash command is one row of the table: a name and help for /help
+// and Tab, and a handler — no name is spelled twice.
+func TestCommandTableRows(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for _, c := range commandTable() {
+		if c.run == nil {
+			t.Errorf("%s has no handler", c.name)
+		}
+		if !strings.HasPrefix(c.name, "/") || c.help == "" {
+			t.Errorf("%q: a row needs a /name and help for /help", c.name)
+		}
+		for _, n := range append([]string{c.name}, c.aliases...) {
+			if seen[n] {
+				t.Errorf("%s is spelled by two rows", n)
+			}
+			seen[n] = true
+		}
+	}
+}
+
+// /help lists every row of the table, with its arguments and help.
+func TestHelpListsTheTable(t *testing.T) {
+	env := newTestEnv(t)
+	m := env.model(t)
+	_, lines, _ := m.helpDialog().View(240, 200)
+	for _, c := range commandTable() {
+		want := strings.TrimSpace(c.name + " " + c.args)
+		if !slices.ContainsFunc(lines, func(l string) bool {
+			l = ansi.Strip(l)
+			return strings.HasPrefix(strings.TrimSpace(l), want+" ") && strings.HasSuffix(l, c.help)
+		}) {
+			t.Errorf("/help lacks %q — %q:\n%s", want, c.help, strings.Join(lines, "\n"))
+		}
+	}
+}
+
+// While a turn runs, a command that must wait for it is refused with the
+// one wording, whichever command it is, and does nothing; one that may run
+// during a turn runs.
+func TestCommandsDuringATurn(t *testing.T) {
+	env := newTestEnv(t)
+	m := env.model(t)
+	m.cur = &shownTurn{TurnState: &turnview.TurnState{}} // a turn under way
+	want := "a turn is running — wait for it, or " + m.keys.Label(theme.ActCancel) + " to cancel it"
+	if m.busyRefusal() != want {
+		t.Fatalf("busyRefusal = %q", m.busyRefusal())
+	}
+	refused := 0
+	for _, c := range commandTable() {
+		for _, arg := range []string{"", "llama3.2:3b"} {
+			if c.busy.allows(arg) {
+				continue
+			}
+			refused++
+			m.notice = notice{}
+			id := m.conv.Session().ID()
+			if cmd := m.runCommand(c.name + " " + arg); cmd != nil {
+				t.Errorf("%s %s during a turn returned a command", c.name, arg)
+			}
+			if m.notice.text != want || !m.notice.bad {
+				t.Errorf("%s %s during a turn: notice %q, want %q", c.name, arg, m.notice.text, want)
+			}
+			if m.conv.Session().ID() != id || m.conv.Model() != "qwen3:8b" || m.recording() {
+				t.Errorf("%s %s ran during a turn", c.name, arg)
+			}
+		}
+	}
+	if refused < 5 { // /new, /load, /model NAME, /retry, /record FILE (and with "")
+		t.Errorf("only %d command lines wait for the turn", refused)
+	}
+	// The same wording where a request or a picked list item meets a turn.
+	for what, do := range map[string]func(){
+		"a request":        func() { m.submit("hello") },
+		"a picked model":   func() { m.onSwitchModel(switchModelMsg{model: "llama3.2:3b"}) },
+		"a loaded session": func() { m.onLoaded(loadedMsg{s: m.conv.Session()}) },
+	} {
+		m.notice = notice{}
+		do()
+		if m.notice.text != want {
+			t.Errorf("%s during a turn: notice %q, want %q", what, m.notice.text, want)
+		}
+	}
+
+	// Allowed during a turn: they run.
+	m.runCommand("/review on")
+	if !m.review {
+		t.Error("/review on did not run during a turn")
+	}
+	cmd := m.runCommand("/model")
+	if cmd == nil {
+		t.Fatal("/model (the list) did not run during a turn")
+	}
+	if msg, ok := cmd().(modelsListMsg); !ok || msg.err != nil || len(msg.models) != 2 {
+		t.Errorf("/model during a turn: %#v", msg)
+	}
 }

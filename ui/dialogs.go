@@ -106,7 +106,7 @@ func (m *Model) helpDialog() *dialog.Text {
 		rows = append(rows, dialog.Row{Key: "  " + strings.Join(m.keys.Keys(a.Action), " / "), Text: a.Help})
 	}
 	rows = append(rows, dialog.Row{}, dialog.Row{Key: st.Bold.Render("Commands")})
-	for _, c := range commands {
+	for _, c := range commandTable() {
 		rows = append(rows, dialog.Row{Key: "  " + strings.TrimSpace(c.name+" "+c.args), Text: c.help})
 	}
 	rows = append(rows, dialog.Row{}, dialog.Row{Key: st.Dim.Render("Remap keys in the ui.keys section of the config file (" + configPathHint(m.opts) + ").")})

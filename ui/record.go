@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/chorusai/chorus/ui/theme"
 )
 
 // A recording under way (/record FILE) is the chat service's: its engine
@@ -38,10 +36,6 @@ func (m *Model) record(arg string) tea.Cmd {
 		m.flash("already recording to "+path+" — /record stop first", true)
 		return nil
 	}
-	if m.running() {
-		m.flash("a turn is running — start recording after it, or "+m.keys.Label(theme.ActCancel)+" to cancel it", true)
-		return nil
-	}
 	path = m.ws.expand(arg)
 	if err := m.ws.check(path); err != nil {
 		m.flash("cannot record: "+err.Error(), true)
@@ -66,10 +60,6 @@ func (m *Model) recording() bool {
 func (m *Model) stopRecording() tea.Cmd {
 	if !m.recording() {
 		m.flash("not recording — /record FILE starts", true)
-		return nil
-	}
-	if m.running() {
-		m.flash("a turn is running — stop recording after it", true)
 		return nil
 	}
 	conv := m.conv

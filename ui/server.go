@@ -185,6 +185,15 @@ func (m *Model) hints() conversation.ControllerHints {
 	return h
 }
 
+// pullNamed is /pull NAME: without a name it says how to use it.
+func (m *Model) pullNamed(model string) tea.Cmd {
+	if model == "" {
+		m.flash("usage: /pull NAME, e.g. /pull "+m.conv.Model(), true)
+		return nil
+	}
+	return m.startPull(model)
+}
+
 // startPull pulls model in the background, streaming progress.
 func (m *Model) startPull(model string) tea.Cmd {
 	if m.opts.NoPull {

@@ -14,7 +14,6 @@ import (
 	"github.com/chorusai/chorus/pipeline"
 	"github.com/chorusai/chorus/ui/chat"
 	"github.com/chorusai/chorus/ui/dialog"
-	"github.com/chorusai/chorus/ui/theme"
 	"github.com/chorusai/chorus/ui/turnview"
 )
 
@@ -31,6 +30,21 @@ type saveDone struct {
 	sess    *conversation.Session
 	sync    conversation.Sync
 	err     error
+}
+
+// saveNow is /save: it saves the session at once, renamed to title when
+// one is given.
+func (m *Model) saveNow(title string) tea.Cmd {
+	sess := m.conv.Session()
+	if title != "" {
+		sess.SetTitle(title)
+	}
+	if sess.Len() == 0 {
+		m.flash("nothing to save yet — the session is saved after its first turn", true)
+		return nil
+	}
+	m.flash("session saved as "+sess.ID(), false)
+	return m.saveCmd(sess, true)
 }
 
 // saveCmd saves sess in a command, so Update never waits for the disk.
@@ -79,6 +93,22 @@ type loadedMsg struct {
 	err error
 }
 
+// load is /load: with an argument it reopens that session, without one
+// it lists them to pick from.
+func (m *Model) load(arg string) tea.Cmd {
+	if arg == "" {
+		return m.listSessions(!quietList)
+	}
+	return m.loadCmd(arg)
+}
+
+// sessionNames completes /load: titles first (what people remember), then
+// ids — only those already listed: completion must not read the disk on
+// every key. /sessions fills the cache.
+func (m *Model) sessionNames() []string {
+	return append(slices.Clone(m.sessionTitles), m.sessionIDs...)
+}
+
 // loadCmd reads a session in a command; arg is an id, "latest" or a
 // title (conversation.Service.Find).
 func (m *Model) loadCmd(arg string) tea.Cmd {
@@ -100,7 +130,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		return nil
 	}
 	if m.running() {
-		m.flash("a turn is running — cancel it first ("+m.keys.Label(theme.ActCancel)+")", true)
+		m.flash(m.busyRefusal(), true)
 		return nil
 	}
 	prev := m.conv.Adopt(msg.s)

@@ -48,7 +48,7 @@ func (m *Model) submit(text string) tea.Cmd {
 		return nil
 	}
 	if m.running() || m.submitting {
-		m.flash("a turn is running — wait for it, or "+m.keys.Label(theme.ActCancel)+" to cancel it", true)
+		m.flash(m.busyRefusal(), true)
 		return nil
 	}
 	// Checking the @files stats them: do it in a command.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/imaging"
+	"github.com/chorusai/chorus/skills"
 )
 
 // The built-in models: image tools that need no neural network and run as Go
@@ -60,8 +61,8 @@ func New() *Endpoint {
 	}}
 }
 
-// Kind returns endpoints.Builtin.
-func (e *Endpoint) Kind() endpoints.Kind { return endpoints.Builtin }
+// Kind returns skills.EndpointBuiltin.
+func (e *Endpoint) Kind() skills.EndpointKind { return skills.EndpointBuiltin }
 
 func (e *Endpoint) lookup(task, model string) (tool, error) {
 	for _, t := range e.tools {

@@ -15,6 +15,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/imaging"
 	"github.com/chorusai/chorus/internal/testkit"
+	"github.com/chorusai/chorus/skills"
 )
 
 var builtinPairs = map[string]string{
@@ -30,7 +31,7 @@ func TestBuiltinCheckAndDiscover(t *testing.T) {
 	ep := New()
 	var _ endpoints.Endpoint = ep
 	var _ endpoints.Discoverer = ep
-	if ep.Kind() != endpoints.Builtin {
+	if ep.Kind() != skills.EndpointBuiltin {
 		t.Errorf("Kind() = %s", ep.Kind())
 	}
 	ctx := t.Context()

@@ -113,8 +113,8 @@ func New(opts Options) *Endpoint {
 // joined: Chorus refuses to start with one rather than run without it.
 func (e *Endpoint) Err() error { return e.err }
 
-// Kind returns endpoints.Command.
-func (e *Endpoint) Kind() endpoints.Kind { return endpoints.Command }
+// Kind returns skills.EndpointCommand.
+func (e *Endpoint) Kind() skills.EndpointKind { return skills.EndpointCommand }
 
 // find maps a model id or a skill file's command ("pocketsphinx",
 // "tesseract", "/usr/bin/espeak-ng", "pocketsphinx_continuous") onto a

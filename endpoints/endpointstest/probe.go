@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chorusai/chorus/endpoints"
+	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 )
 
@@ -15,10 +16,14 @@ import (
 // runs it as each kind in turn. Its model "probe/source" records nothing
 // and answers with Source, the output a later task takes as <resource>-N.
 type Probe struct {
-	kind endpoints.Kind
+	kind skills.EndpointKind
 	// Guard, when set, is why every call must be approved first
 	// (endpoints.Guarded): a tool that may change things.
 	Guard string
+	// Reader, when set, is how the probe reads paths
+	// (endpoints.PathReader): a tool that opens what it is given, from
+	// the folders it names.
+	Reader *scope.Reader
 
 	mu        sync.Mutex
 	got       []string
@@ -27,10 +32,10 @@ type Probe struct {
 }
 
 // NewProbe returns a probe of kind k.
-func NewProbe(k endpoints.Kind) *Probe { return &Probe{kind: k} }
+func NewProbe(k skills.EndpointKind) *Probe { return &Probe{kind: k} }
 
 // Kind implements endpoints.Endpoint.
-func (p *Probe) Kind() endpoints.Kind { return p.kind }
+func (p *Probe) Kind() skills.EndpointKind { return p.kind }
 
 // Check implements endpoints.Endpoint: every model is ready.
 func (p *Probe) Check(context.Context, string, string) error { return nil }
@@ -47,6 +52,14 @@ func (p *Probe) Infer(_ context.Context, req endpoints.Request) (endpoints.Resul
 	}
 	p.got = append(p.got, req.Args["text"])
 	return endpoints.Result{Text: "done"}, nil
+}
+
+// Reads implements endpoints.PathReader with Reader.
+func (p *Probe) Reads(string, string) scope.Reader {
+	if p.Reader == nil {
+		return scope.Reader{}
+	}
+	return *p.Reader
 }
 
 // NeedsApproval implements endpoints.Guarded with Guard.
@@ -84,19 +97,21 @@ func (p *Probe) Received() []string {
 	return append([]string(nil), p.got...)
 }
 
-func discovered(k endpoints.Kind) bool { return k == endpoints.OpenAI || k == endpoints.MCP }
+func discovered(k skills.EndpointKind) bool {
+	return k == skills.EndpointOpenAI || k == skills.EndpointMCP
+}
 
 // ProbeSkill is the task probe-<kind>, text in and text out, whose one
 // model, probe/<kind>, runs on kind; with kind "" it is probe-source, on
 // the builtin kind.
-func ProbeSkill(t testing.TB, kind endpoints.Kind) *skills.Skill {
+func ProbeSkill(t testing.TB, kind skills.EndpointKind) *skills.Skill {
 	t.Helper()
 	name, model, on := "probe-"+string(kind), "probe/"+string(kind), kind
 	if kind == "" {
-		name, model, on = "probe-source", "probe/source", endpoints.Builtin
+		name, model, on = "probe-source", "probe/source", skills.EndpointBuiltin
 	}
 	extra := ""
-	if on == endpoints.Command {
+	if on == skills.EndpointCommand {
 		extra = ", command: [probe]"
 	}
 	models := fmt.Sprintf("\n  - {id: %s, downloads: 1, license: mit, endpoints: [%s]%s}", model, on, extra)

@@ -14,13 +14,14 @@ import (
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/httpwire"
 	"github.com/chorusai/chorus/scope"
+	"github.com/chorusai/chorus/skills"
 )
 
 // Client speaks the Inference API protocol to one server, with the retry
 // rules of Hugging Face: wait for loading models, back off on 429, retry a
 // 5xx once.
 type Client struct {
-	kind       endpoints.Kind
+	kind       skills.EndpointKind
 	base       string
 	token      string
 	client     *http.Client
@@ -32,9 +33,9 @@ type Client struct {
 
 // NewClient returns a client for the server at opts.BaseURL (used as
 // given, without DefaultBaseURL) that names itself kind in messages:
-// endpoints.HuggingFace for Hugging Face, endpoints.Local for a self-hosted
+// skills.EndpointHuggingFace for Hugging Face, skills.EndpointLocal for a self-hosted
 // server, which is sent no credentials unless opts.Token is set.
-func NewClient(kind endpoints.Kind, opts Options) *Client {
+func NewClient(kind skills.EndpointKind, opts Options) *Client {
 	c := &Client{
 		kind: kind, base: strings.TrimRight(strings.TrimSpace(opts.BaseURL), "/"), token: strings.TrimSpace(opts.Token),
 		client: opts.HTTPClient, maxWait: opts.MaxWait, maxRetries: opts.MaxRetries, backoff: opts.Backoff,
@@ -64,7 +65,7 @@ func NewClient(kind endpoints.Kind, opts Options) *Client {
 // server.
 func (c *Client) where(provider string) string {
 	switch {
-	case c.kind != endpoints.HuggingFace:
+	case c.kind != skills.EndpointHuggingFace:
 		return "the local server " + c.base
 	case provider == "" || provider == ProviderHFInference:
 		return "Hugging Face"
@@ -234,7 +235,7 @@ func (c *Client) exchange(ctx context.Context, req endpoints.Request, cl call) (
 
 // maxWaitSetting names the wait limit for a loading model, with its value.
 func (c *Client) maxWaitSetting() string {
-	if c.kind == endpoints.HuggingFace {
+	if c.kind == skills.EndpointHuggingFace {
 		return fmt.Sprintf("huggingface.max_wait (%s)", round(c.maxWait))
 	}
 	return fmt.Sprintf("the %s Chorus waits for a loading model", round(c.maxWait))
@@ -295,12 +296,12 @@ func (c *Client) netError(ctx context.Context, model, provider string, err error
 		return fmt.Errorf("%s %s: stopped: %w", c.kind, model, ctxErr)
 	}
 	fix := "check the network connection or huggingface.base_url"
-	if c.kind != endpoints.HuggingFace {
+	if c.kind != skills.EndpointHuggingFace {
 		fix = "start the server or set local.url"
 	}
 	if re := (*scope.RedirectError)(nil); errors.As(err, &re) {
 		setting := "huggingface.base_url"
-		if c.kind != endpoints.HuggingFace {
+		if c.kind != skills.EndpointHuggingFace {
 			setting = "local.url"
 		}
 		return endpoints.Explain(fmt.Sprintf("%s %s: %s: %v — check %s", c.kind, model, c.where(provider), re, setting), endpoints.ErrUnavailable, err)
@@ -313,7 +314,7 @@ func (c *Client) netError(ctx context.Context, model, provider string, err error
 func (c *Client) statusError(model, provider string, status int, msg string) error {
 	e := &endpoints.HTTPError{Kind: c.kind, Model: model, Provider: provider, Status: status}
 	said := ServerSaid(msg)
-	hf := c.kind == endpoints.HuggingFace
+	hf := c.kind == skills.EndpointHuggingFace
 	// A provider other than Hugging Face's own answers through the router:
 	// its refusals are about that provider's app, not the user's input.
 	other := hf && provider != "" && provider != ProviderHFInference

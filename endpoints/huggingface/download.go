@@ -10,6 +10,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
+	"github.com/chorusai/chorus/skills"
 )
 
 // downloadTimeout bounds fetching one result file.
@@ -30,11 +31,11 @@ func (e *Endpoint) fetchResult(ctx context.Context, provider, model, u string) (
 		b, err := hfapi.DecodeFile([]byte(u), "", e.c.spool)
 		if err != nil {
 			return endpoints.Blob{}, endpoints.Explain(fmt.Sprintf("%s (%s) %s: its answer holds a file that cannot be read: %v",
-				endpoints.HuggingFace, provider, model, err), endpoints.ErrUnavailable)
+				skills.EndpointHuggingFace, provider, model, err), endpoints.ErrUnavailable)
 		}
 		return b, nil
 	}
-	return hfapi.FetchResult(ctx, e.c.spool, u, hfapi.ResultFetch{Who: fmt.Sprintf("%s (%s) %s", endpoints.HuggingFace, provider, model),
+	return hfapi.FetchResult(ctx, e.c.spool, u, hfapi.ResultFetch{Who: fmt.Sprintf("%s (%s) %s", skills.EndpointHuggingFace, provider, model),
 		Transport: e.download, Timeout: downloadTimeout})
 }
 
@@ -48,12 +49,12 @@ func (e *Endpoint) callJSON(ctx context.Context, req endpoints.Request, cl call)
 	data, err := body.Bytes(maxJSONAnswer)
 	body.Remove()
 	if err != nil {
-		return nil, &endpoints.HTTPError{Kind: endpoints.HuggingFace, Model: req.Model, Provider: cl.provider, Status: status,
+		return nil, &endpoints.HTTPError{Kind: skills.EndpointHuggingFace, Model: req.Model, Provider: cl.provider, Status: status,
 			Err: endpoints.ErrUnavailable, Message: fmt.Sprintf("%s answered more than Chorus reads of a JSON answer (%v)", e.c.where(cl.provider), err)}
 	}
 	data = bytes.TrimSpace(data)
 	if !json.Valid(data) {
-		return nil, &endpoints.HTTPError{Kind: endpoints.HuggingFace, Model: req.Model, Provider: cl.provider, Status: status,
+		return nil, &endpoints.HTTPError{Kind: skills.EndpointHuggingFace, Model: req.Model, Provider: cl.provider, Status: status,
 			Err: endpoints.ErrUnavailable, Message: fmt.Sprintf("%s answered something that is not JSON: %s", e.c.where(cl.provider), hfapi.Snippet(data))}
 	}
 	return data, nil
@@ -62,6 +63,6 @@ func (e *Endpoint) callJSON(ctx context.Context, req endpoints.Request, cl call)
 // malformed is the error for a provider's answer in a shape Chorus does
 // not know, quoting it.
 func malformed(req endpoints.Request, provider, want string, data []byte) error {
-	return &endpoints.HTTPError{Kind: endpoints.HuggingFace, Model: req.Model, Provider: provider, Status: 200, Err: endpoints.ErrUnavailable,
+	return &endpoints.HTTPError{Kind: skills.EndpointHuggingFace, Model: req.Model, Provider: provider, Status: 200, Err: endpoints.ErrUnavailable,
 		Message: fmt.Sprintf("%s answered %s in an unexpected shape (want %s): %s — another provider or candidate may do", provider, req.Task, want, hfapi.Snippet(data))}
 }

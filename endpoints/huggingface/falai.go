@@ -12,6 +12,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/httpwire"
+	"github.com/chorusai/chorus/skills"
 )
 
 // fal-ai's routes behind the router. Images and videos go through its
@@ -174,7 +175,7 @@ func falTranscribe(ctx context.Context, e *Endpoint, r route, req endpoints.Requ
 	label, ok := falAudioTypes[mt]
 	if !ok {
 		// Another provider may take it; fal-ai's decoder would refuse it.
-		return endpoints.Result{}, &endpoints.HTTPError{Kind: endpoints.HuggingFace, Model: req.Model, Provider: ProviderFalAI, Err: endpoints.ErrUnavailable,
+		return endpoints.Result{}, &endpoints.HTTPError{Kind: skills.EndpointHuggingFace, Model: req.Model, Provider: ProviderFalAI, Err: endpoints.ErrUnavailable,
 			Message: fmt.Sprintf("fal-ai takes wav, mp3 or webm audio, not %s — convert the file (ffmpeg -i in out.wav) or let another provider run it", mt)}
 	}
 	target, err := e.falURL(r.id, "")
@@ -249,7 +250,7 @@ func (e *Endpoint) falQueue(ctx context.Context, r route, req endpoints.Request,
 	lastStatus, lastPos, lastReport := "", -1, time.Time{}
 	for {
 		if msg := falJobError(job); msg != "" {
-			return nil, &endpoints.HTTPError{Kind: endpoints.HuggingFace, Model: req.Model, Provider: ProviderFalAI, Status: http.StatusOK, Err: endpoints.ErrUnavailable,
+			return nil, &endpoints.HTTPError{Kind: skills.EndpointHuggingFace, Model: req.Model, Provider: ProviderFalAI, Status: http.StatusOK, Err: endpoints.ErrUnavailable,
 				Message: fmt.Sprintf("fal-ai failed to run %s: %s — try again, or another provider or candidate", r.id, msg)}
 		}
 		if job.Status == falCompleted {
@@ -258,7 +259,7 @@ func (e *Endpoint) falQueue(ctx context.Context, r route, req endpoints.Request,
 		if job.Status != falInQueue && job.Status != falInProgress {
 			// Not a state that ends in a result: waiting longer would
 			// only spend the task's time.
-			return nil, &endpoints.HTTPError{Kind: endpoints.HuggingFace, Model: req.Model, Provider: ProviderFalAI, Status: http.StatusOK, Err: endpoints.ErrUnavailable,
+			return nil, &endpoints.HTTPError{Kind: skills.EndpointHuggingFace, Model: req.Model, Provider: ProviderFalAI, Status: http.StatusOK, Err: endpoints.ErrUnavailable,
 				Message: fmt.Sprintf("fal-ai reports the job for %s as %q — try again, or another provider or candidate", r.id, job.Status)}
 		}
 		pos := -1
@@ -276,7 +277,7 @@ func (e *Endpoint) falQueue(ctx context.Context, r route, req endpoints.Request,
 		lastStatus, lastPos = job.Status, pos
 		if err := httpwire.Sleep(ctx, e.poll); err != nil {
 			e.falCancel(jobURL)
-			return nil, fmt.Errorf("%s (%s) %s: stopped waiting for the queued job (cancelled it): %w", endpoints.HuggingFace, ProviderFalAI, req.Model, err)
+			return nil, fmt.Errorf("%s (%s) %s: stopped waiting for the queued job (cancelled it): %w", skills.EndpointHuggingFace, ProviderFalAI, req.Model, err)
 		}
 		data, err := e.callJSON(ctx, req, call{method: http.MethodGet, url: jobURL + "/status" + falQueueSuffix, provider: ProviderFalAI})
 		if err != nil {
@@ -295,7 +296,7 @@ func (e *Endpoint) falQueue(ctx context.Context, r route, req endpoints.Request,
 		return nil, err
 	}
 	if msg := falResultError(result); msg != "" {
-		return nil, &endpoints.HTTPError{Kind: endpoints.HuggingFace, Model: req.Model, Provider: ProviderFalAI, Status: http.StatusOK, Err: endpoints.ErrUnavailable,
+		return nil, &endpoints.HTTPError{Kind: skills.EndpointHuggingFace, Model: req.Model, Provider: ProviderFalAI, Status: http.StatusOK, Err: endpoints.ErrUnavailable,
 			Message: fmt.Sprintf("fal-ai failed to run %s: %s — try again, or another provider or candidate", r.id, msg)}
 	}
 	return result, nil

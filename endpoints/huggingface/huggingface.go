@@ -126,7 +126,7 @@ func New(opts Options) *Endpoint {
 		base = DefaultBaseURL
 	}
 	opts.BaseURL = base
-	e := &Endpoint{c: NewClient(endpoints.HuggingFace, opts), routing: newMappings(opts.Providers, opts.Hub, opts.Known),
+	e := &Endpoint{c: NewClient(skills.EndpointHuggingFace, opts), routing: newMappings(opts.Providers, opts.Hub, opts.Known),
 		poll: opts.PollInterval, download: opts.DownloadTransport}
 	if e.poll <= 0 {
 		e.poll = DefaultPollInterval
@@ -134,8 +134,8 @@ func New(opts Options) *Endpoint {
 	return e
 }
 
-// Kind returns endpoints.HuggingFace.
-func (e *Endpoint) Kind() endpoints.Kind { return endpoints.HuggingFace }
+// Kind returns skills.EndpointHuggingFace.
+func (e *Endpoint) Kind() skills.EndpointKind { return skills.EndpointHuggingFace }
 
 // Check reports whether the endpoint could run model for task: a token is
 // set, a configured provider Chorus speaks can run the task, and — where
@@ -199,14 +199,14 @@ func (e *Endpoint) ResolveProvider(ctx context.Context, task, model string) stri
 // provider that ran it.
 func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 	if _, err := hfapi.ModelPath(req.Model); err != nil {
-		return endpoints.Result{}, fmt.Errorf("%s: %w", endpoints.HuggingFace, err)
+		return endpoints.Result{}, fmt.Errorf("%s: %w", skills.EndpointHuggingFace, err)
 	}
 	if !servesTask(req.Task) {
-		return endpoints.Result{}, fmt.Errorf("%s %s: %w", endpoints.HuggingFace, req.Model, hfapi.Unsupported(req.Task))
+		return endpoints.Result{}, fmt.Errorf("%s %s: %w", skills.EndpointHuggingFace, req.Model, hfapi.Unsupported(req.Task))
 	}
 	routes, why := e.routing.routes(ctx, req.Task, req.Model, true)
 	if len(routes) == 0 {
-		return endpoints.Result{}, endpoints.Explain(fmt.Sprintf("%s %s: %s", endpoints.HuggingFace, req.Model, why), endpoints.ErrUnavailable)
+		return endpoints.Result{}, endpoints.Explain(fmt.Sprintf("%s %s: %s", skills.EndpointHuggingFace, req.Model, why), endpoints.ErrUnavailable)
 	}
 	var errs []error
 	for i, r := range routes {
@@ -238,7 +238,7 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 	for _, err := range errs {
 		msgs = append(msgs, err.Error())
 	}
-	return endpoints.Result{}, &endpoints.AllFailed{Msg: fmt.Sprintf("%s %s: no provider could run it: %s", endpoints.HuggingFace, req.Model, strings.Join(msgs, "; ")), Errs: errs}
+	return endpoints.Result{}, &endpoints.AllFailed{Msg: fmt.Sprintf("%s %s: no provider could run it: %s", skills.EndpointHuggingFace, req.Model, strings.Join(msgs, "; ")), Errs: errs}
 }
 
 // nextProvider reports whether another provider may succeed where err

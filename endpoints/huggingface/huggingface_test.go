@@ -18,6 +18,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/testkit"
+	"github.com/chorusai/chorus/skills"
 )
 
 func hfMustJSON(t *testing.T, b []byte) map[string]any {
@@ -643,7 +644,7 @@ func TestHFCheck(t *testing.T) {
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("Check made %d network requests", n)
 	}
-	if k := New(Options{}).Kind(); k != endpoints.HuggingFace {
+	if k := New(Options{}).Kind(); k != skills.EndpointHuggingFace {
 		t.Errorf("Kind = %s", k)
 	}
 	var _ endpoints.Endpoint = (*Endpoint)(nil)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
+	"github.com/chorusai/chorus/skills"
 )
 
 // generateImages runs text-to-image (and, on together, image-to-image and
@@ -113,7 +114,7 @@ func chatCompletion(ctx context.Context, e *Endpoint, r route, req endpoints.Req
 	}
 	res, err := hfapi.ParseBlob("conversational", req.Args, ctype, blob, head, e.c.spool)
 	if err != nil {
-		return endpoints.Result{}, &endpoints.HTTPError{Kind: endpoints.HuggingFace, Model: req.Model, Provider: r.provider, Status: status, Err: endpoints.ErrUnavailable,
+		return endpoints.Result{}, &endpoints.HTTPError{Kind: skills.EndpointHuggingFace, Model: req.Model, Provider: r.provider, Status: status, Err: endpoints.ErrUnavailable,
 			Message: err.Error() + " — the model does not answer like a chat model; another candidate may"}
 	}
 	res.Provider = r.provider

@@ -12,6 +12,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/httpwire"
+	"github.com/chorusai/chorus/skills"
 )
 
 // Replicate's predictions behind the router: create one at
@@ -154,7 +155,7 @@ func (e *Endpoint) replicateWait(ctx context.Context, r route, req endpoints.Req
 		}
 		if err := httpwire.Sleep(ctx, e.poll); err != nil {
 			e.replicateCancel(p)
-			return nil, p, fmt.Errorf("%s (%s) %s: stopped waiting for the prediction (cancelled it): %w", endpoints.HuggingFace, ProviderReplicate, req.Model, err)
+			return nil, p, fmt.Errorf("%s (%s) %s: stopped waiting for the prediction (cancelled it): %w", skills.EndpointHuggingFace, ProviderReplicate, req.Model, err)
 		}
 		data, err = e.callJSON(ctx, req, call{method: http.MethodGet, url: get, provider: ProviderReplicate})
 		if err != nil {
@@ -176,7 +177,7 @@ func (e *Endpoint) replicateWait(ctx context.Context, r route, req endpoints.Req
 	case replicateSucceeded:
 		return data, p, nil
 	case replicateCanceled:
-		return nil, p, &endpoints.HTTPError{Kind: endpoints.HuggingFace, Model: req.Model, Provider: ProviderReplicate, Status: http.StatusOK, Err: endpoints.ErrUnavailable,
+		return nil, p, &endpoints.HTTPError{Kind: skills.EndpointHuggingFace, Model: req.Model, Provider: ProviderReplicate, Status: http.StatusOK, Err: endpoints.ErrUnavailable,
 			Message: fmt.Sprintf("replicate cancelled the prediction for %s — try again", r.id)}
 	}
 	msg := "no reason given"
@@ -190,7 +191,7 @@ func (e *Endpoint) replicateWait(ctx context.Context, r route, req endpoints.Req
 		b, _ := json.Marshal(v)
 		msg = hfapi.Snippet(b)
 	}
-	return nil, p, &endpoints.HTTPError{Kind: endpoints.HuggingFace, Model: req.Model, Provider: ProviderReplicate, Status: http.StatusOK, Err: endpoints.ErrUnavailable,
+	return nil, p, &endpoints.HTTPError{Kind: skills.EndpointHuggingFace, Model: req.Model, Provider: ProviderReplicate, Status: http.StatusOK, Err: endpoints.ErrUnavailable,
 		Message: fmt.Sprintf("replicate failed to run %s: %s — try again, or another provider or candidate", r.id, msg)}
 }
 

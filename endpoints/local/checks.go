@@ -8,6 +8,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/httpwire"
+	"github.com/chorusai/chorus/skills"
 )
 
 // cached runs probe at most once per TTL for key and returns its answer.
@@ -63,7 +64,7 @@ func (e *Endpoint) probeRunning(ctx context.Context) error {
 		Running bool `json:"running"`
 	}
 	if status != http.StatusOK || json.Unmarshal(body, &ans) != nil {
-		return &endpoints.HTTPError{Kind: endpoints.Local, Status: status, Err: endpoints.ErrUnavailable,
+		return &endpoints.HTTPError{Kind: skills.EndpointLocal, Status: status, Err: endpoints.ErrUnavailable,
 			Message: fmt.Sprintf("%s answered GET /running unlike HuggingGPT's models_server — check local.url, or set local.protocol: hf for a Hugging Face-style server", e.url)}
 	}
 	if !ans.Running {
@@ -82,7 +83,7 @@ func (e *Endpoint) probeStatus(ctx context.Context, model, path string) error {
 		Loaded bool `json:"loaded"`
 	}
 	if status != http.StatusOK || json.Unmarshal(body, &ans) != nil {
-		return &endpoints.HTTPError{Kind: endpoints.Local, Model: model, Status: status, Err: endpoints.ErrUnavailable,
+		return &endpoints.HTTPError{Kind: skills.EndpointLocal, Model: model, Status: status, Err: endpoints.ErrUnavailable,
 			Message: fmt.Sprintf("%s answered GET /status/%s unlike HuggingGPT's models_server — check local.url and local.protocol", e.url, model)}
 	}
 	if !ans.Loaded {

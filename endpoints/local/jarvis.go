@@ -36,6 +36,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/httpwire"
 	"github.com/chorusai/chorus/scope"
+	"github.com/chorusai/chorus/skills"
 )
 
 // jarvisMediaKeys maps Chorus's media argument names onto the keys
@@ -211,21 +212,21 @@ func jarvisInputPath(req endpoints.Request, name string) (string, error) {
 func (e *Endpoint) inferJarvis(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 	mpath, err := hfapi.ModelPath(req.Model)
 	if err != nil {
-		return endpoints.Result{}, fmt.Errorf("%s: %w", endpoints.Local, err)
+		return endpoints.Result{}, fmt.Errorf("%s: %w", skills.EndpointLocal, err)
 	}
 	body, err := jarvisBody(req)
 	if err != nil {
-		return endpoints.Result{}, fmt.Errorf("%s %s: %w", endpoints.Local, req.Model, err)
+		return endpoints.Result{}, fmt.Errorf("%s %s: %w", skills.EndpointLocal, req.Model, err)
 	}
 	var classes []string
 	if req.Task == "zero-shot-object-detection" {
 		if classes, err = jarvisDetectClasses(req); err != nil {
-			return endpoints.Result{}, fmt.Errorf("%s %s: %w", endpoints.Local, req.Model, err)
+			return endpoints.Result{}, fmt.Errorf("%s %s: %w", skills.EndpointLocal, req.Model, err)
 		}
 	}
 	r, err := http.NewRequestWithContext(ctx, http.MethodPost, e.url+"/models/"+mpath, bytes.NewReader(hfapi.EncodeJSON(body)))
 	if err != nil {
-		return endpoints.Result{}, fmt.Errorf("%s %s: %w", endpoints.Local, req.Model, err)
+		return endpoints.Result{}, fmt.Errorf("%s %s: %w", skills.EndpointLocal, req.Model, err)
 	}
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("User-Agent", "chorus")
@@ -244,7 +245,7 @@ func (e *Endpoint) inferJarvis(ctx context.Context, req endpoints.Request) (endp
 	}
 	if classes != nil && bytes.HasPrefix(bytes.TrimSpace(data), []byte("[")) {
 		if data, err = jarvisFilterDetections(data, classes); err != nil {
-			return endpoints.Result{}, &endpoints.HTTPError{Kind: endpoints.Local, Model: req.Model, Status: http.StatusOK, Err: endpoints.ErrUnavailable, Message: err.Error()}
+			return endpoints.Result{}, &endpoints.HTTPError{Kind: skills.EndpointLocal, Model: req.Model, Status: http.StatusOK, Err: endpoints.ErrUnavailable, Message: err.Error()}
 		}
 	}
 	return e.jarvisResult(ctx, req, data)
@@ -269,30 +270,30 @@ func (e *Endpoint) readJSON(resp *http.Response) ([]byte, error) {
 // whole: cut off mid-way or over the limit — not an unreachable server.
 func (e *Endpoint) jarvisBodyError(ctx context.Context, model string, status int, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("%s %s: stopped: %w", endpoints.Local, model, ctxErr)
+		return fmt.Errorf("%s %s: stopped: %w", skills.EndpointLocal, model, ctxErr)
 	}
 	var be *httpwire.BodyError
 	switch {
 	case errors.As(err, &be) && be.TooLarge():
-		return &endpoints.HTTPError{Kind: endpoints.Local, Model: model, Status: status, Err: errors.Join(endpoints.ErrUnavailable, be),
+		return &endpoints.HTTPError{Kind: skills.EndpointLocal, Model: model, Status: status, Err: errors.Join(endpoints.ErrUnavailable, be),
 			Message: fmt.Sprintf("%v — a smaller output, or another model, may do", be)}
 	case errors.As(err, &be):
-		return &endpoints.HTTPError{Kind: endpoints.Local, Model: model, Status: status, Err: errors.Join(endpoints.ErrUnavailable, be),
+		return &endpoints.HTTPError{Kind: skills.EndpointLocal, Model: model, Status: status, Err: errors.Join(endpoints.ErrUnavailable, be),
 			Message: fmt.Sprintf("the local server %s started answering, then closed the connection: %v — see the models_server log", e.url, be)}
 	}
-	return fmt.Errorf("%s %s: %w", endpoints.Local, model, err)
+	return fmt.Errorf("%s %s: %w", skills.EndpointLocal, model, err)
 }
 
 func (e *Endpoint) jarvisNetError(ctx context.Context, model string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("%s %s: stopped: %w", endpoints.Local, model, ctxErr)
+		return fmt.Errorf("%s %s: stopped: %w", skills.EndpointLocal, model, ctxErr)
 	}
 	u := e.unreachable(err)
-	return endpoints.MarkHostDown(e.url, err, endpoints.Explain(fmt.Sprintf("%s %s: %v", endpoints.Local, model, u), u))
+	return endpoints.MarkHostDown(e.url, err, endpoints.Explain(fmt.Sprintf("%s %s: %v", skills.EndpointLocal, model, u), u))
 }
 
 func (e *Endpoint) jarvisStatusError(model string, status int, body []byte) error {
-	he := &endpoints.HTTPError{Kind: endpoints.Local, Model: model, Status: status, Err: endpoints.ErrUnavailable}
+	he := &endpoints.HTTPError{Kind: skills.EndpointLocal, Model: model, Status: status, Err: endpoints.ErrUnavailable}
 	switch status {
 	case http.StatusInternalServerError:
 		// models_server raises KeyError outside its try block for a model
@@ -313,7 +314,7 @@ var jarvisPathKeys = []string{"path", "generated image", "generated audio", "gen
 // jarvisResult maps models_server's answer onto a Result.
 func (e *Endpoint) jarvisResult(ctx context.Context, req endpoints.Request, data []byte) (out endpoints.Result, err error) {
 	fail := func(format string, args ...any) error {
-		return &endpoints.HTTPError{Kind: endpoints.Local, Model: req.Model, Status: http.StatusOK, Err: endpoints.ErrUnavailable, Message: fmt.Sprintf(format, args...)}
+		return &endpoints.HTTPError{Kind: skills.EndpointLocal, Model: req.Model, Status: http.StatusOK, Err: endpoints.ErrUnavailable, Message: fmt.Sprintf(format, args...)}
 	}
 	trimmed := bytes.TrimSpace(data)
 	if !json.Valid(trimmed) {

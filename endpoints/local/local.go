@@ -19,6 +19,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/endpoints/huggingface"
 	"github.com/chorusai/chorus/scope"
+	"github.com/chorusai/chorus/skills"
 )
 
 // Local server protocols.
@@ -108,15 +109,15 @@ func New(opts Options) *Endpoint {
 	if e.probes.TTL <= 0 {
 		e.probes.TTL = DefaultCheckTTL
 	}
-	e.hf = huggingface.NewClient(endpoints.Local, huggingface.Options{
+	e.hf = huggingface.NewClient(skills.EndpointLocal, huggingface.Options{
 		BaseURL: e.url, MaxWait: opts.MaxWait, MaxRetries: opts.MaxRetries, Backoff: opts.Backoff, HTTPClient: e.client,
 		MaxBodyBytes: opts.MaxBodyBytes, TempDir: opts.TempDir,
 	})
 	return e
 }
 
-// Kind returns endpoints.Local.
-func (e *Endpoint) Kind() endpoints.Kind { return endpoints.Local }
+// Kind returns skills.EndpointLocal.
+func (e *Endpoint) Kind() skills.EndpointKind { return skills.EndpointLocal }
 
 // Host is the local server's host (endpoints.Hoster).
 func (e *Endpoint) Host(task, model string) string {
@@ -185,7 +186,7 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 		return endpoints.Result{}, err
 	}
 	if err := e.supports(req.Task); err != nil {
-		return endpoints.Result{}, fmt.Errorf("%s %s: %w", endpoints.Local, req.Model, err)
+		return endpoints.Result{}, fmt.Errorf("%s %s: %w", skills.EndpointLocal, req.Model, err)
 	}
 	var (
 		res endpoints.Result

@@ -14,6 +14,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/testkit"
+	"github.com/chorusai/chorus/skills"
 )
 
 func TestLocalUnconfigured(t *testing.T) {
@@ -27,7 +28,7 @@ func TestLocalUnconfigured(t *testing.T) {
 	if err := New(Options{URL: "http://127.0.0.1:1", Protocol: "grpc"}).Check(context.Background(), "image-to-text", "m/x"); err == nil || !strings.Contains(err.Error(), "jarvis or hf") {
 		t.Errorf("unknown protocol: %v", err)
 	}
-	if ep.Kind() != endpoints.Local || ep.Protocol() != ProtocolJarvis {
+	if ep.Kind() != skills.EndpointLocal || ep.Protocol() != ProtocolJarvis {
 		t.Errorf("Kind %s Protocol %s", ep.Kind(), ep.Protocol())
 	}
 	var _ endpoints.Endpoint = (*Endpoint)(nil)

@@ -27,6 +27,7 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 	if !ok {
 		return endpoints.Result{}, failf(endpoints.ErrUnavailable, "%s is not a tool of a configured MCP server", req.Model)
 	}
+	s = e.chatServer(s, req.Chat, req.Workspace)
 	sess, err := s.session(ctx)
 	if err != nil {
 		return endpoints.Result{}, err
@@ -74,7 +75,11 @@ func (e *Endpoint) Infer(ctx context.Context, req endpoints.Request) (endpoints.
 		}()
 	}
 	e.opts.Logger.Info("mcp call", "server", s.cfg.Name, "tool", name)
-	res, err := sess.CallTool(ctx, params)
+	var res *sdk.CallToolResult
+	err = s.withRoots(ctx, req.Roots, func() (err error) {
+		res, err = sess.CallTool(ctx, params)
+		return err
+	})
 	if err != nil {
 		return endpoints.Result{}, e.callError(ctx, s, sess, req, err)
 	}

@@ -42,6 +42,9 @@ type Server struct {
 	Command string
 	Args    []string
 	Env     map[string]string
+	// Dir is the folder the program runs in; "" is Chorus's own. (A
+	// chat's own instance runs in the chat's folder: roots.go.)
+	Dir string
 	// URL reaches a streamable HTTP (or HTTP+SSE) server; Headers are sent
 	// with every request, and Key as "Authorization: Bearer <Key>".
 	URL     string
@@ -119,13 +122,16 @@ type Endpoint struct {
 	opts    Options
 	servers []*server
 	byName  map[string]*server
+	// chats are the servers started for one chat alone (roots.go).
+	chatMu sync.Mutex
+	chats  map[chatKey]*server
 }
 
 // New returns the endpoint for the configured servers. Nothing is started
 // until Start.
 func New(o Options) *Endpoint {
 	o.defaults()
-	e := &Endpoint{opts: o, byName: map[string]*server{}}
+	e := &Endpoint{opts: o, byName: map[string]*server{}, chats: map[chatKey]*server{}}
 	for _, s := range o.Servers {
 		srv := newServer(s, &e.opts)
 		e.servers = append(e.servers, srv)
@@ -134,8 +140,8 @@ func New(o Options) *Endpoint {
 	return e
 }
 
-// Kind is endpoints.MCP.
-func (e *Endpoint) Kind() endpoints.Kind { return endpoints.MCP }
+// Kind is skills.EndpointMCP.
+func (e *Endpoint) Kind() skills.EndpointKind { return skills.EndpointMCP }
 
 // Start starts (or reaches) every server at once and lists its tools,
 // each bounded by StartTimeout. A server that fails is reported by Status
@@ -155,7 +161,14 @@ func (e *Endpoint) Start(ctx context.Context) {
 // Close stops every server Chorus started and ends every session.
 func (e *Endpoint) Close() error {
 	var wg sync.WaitGroup
-	for _, s := range e.servers {
+	e.chatMu.Lock()
+	all := slices.Clone(e.servers)
+	for k, c := range e.chats {
+		all = append(all, c)
+		delete(e.chats, k)
+	}
+	e.chatMu.Unlock()
+	for _, s := range all {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -51,6 +51,59 @@ type server struct {
 	// by its token.
 	progress sync.Map
 	seq      atomic.Int64
+
+	// rootsMu is held for reading by calls under the roots last sent
+	// (rootsKey, sent), and for writing while they change (roots.go);
+	// asked counts a stdio server's requests for them.
+	rootsMu  sync.RWMutex
+	rootsKey string
+	sent     []string
+	asked    *rootsAsk
+}
+
+// rootsAsk counts a stdio server's requests for the roots and the
+// answers it gives them — the line it writes to its standard error once it
+// has taken a list (server-filesystem writes one for each) — so that a
+// change of roots can wait until the server has taken it (roots.go). A
+// line no request is owed (a start-up message) is not an answer; seen says
+// the server ever asked (one that keeps to roots).
+type rootsAsk struct {
+	mu         sync.Mutex
+	asks, logs int64
+	seen       bool
+	ch         chan struct{}
+}
+
+func (a *rootsAsk) ask() {
+	a.mu.Lock()
+	a.seen = true
+	a.asks++
+	a.mu.Unlock()
+	a.poke()
+}
+
+func (a *rootsAsk) logged(n int) {
+	a.mu.Lock()
+	owed := a.logs < a.asks
+	a.logs = min(a.asks, a.logs+int64(n))
+	a.mu.Unlock()
+	if owed {
+		a.poke()
+	}
+}
+
+// state is the requests and answers so far, and whether it ever asked.
+func (a *rootsAsk) state() (asks, logs int64, seen bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.asks, a.logs, a.seen
+}
+
+func (a *rootsAsk) poke() {
+	select {
+	case a.ch <- struct{}{}:
+	default:
+	}
 }
 
 // endReason is set once by a session's transport when it fails; the
@@ -78,11 +131,12 @@ func (r *endReason) get() error {
 }
 
 func newServer(cfg Server, opts *Options) *server {
-	s := &server{cfg: cfg, opts: opts}
+	s := &server{cfg: cfg, opts: opts, asked: &rootsAsk{ch: make(chan struct{}, 1)}}
 	s.client = sdk.NewClient(&sdk.Implementation{Name: "chorus", Title: "Chorus", Version: opts.Version}, &sdk.ClientOptions{
-		// No roots, no sampling, no elicitation: a server learns
-		// nothing of this machine from its client.
-		Capabilities: &sdk.ClientCapabilities{},
+		// Roots — the folders the turn may touch, sent before each call
+		// (roots.go) — and no sampling, no elicitation: a server learns
+		// nothing else of this machine from its client.
+		Capabilities: &sdk.ClientCapabilities{RootsV2: &sdk.RootCapabilities{ListChanged: true}}, //nolint:staticcheck // roots are deprecated from protocol 2026-07-28; server-filesystem 2026.8.31 keeps to them
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			if req == nil || req.Params == nil {
 				return

@@ -41,7 +41,7 @@ func (e *startErr) Error() string { return e.err.Error() }
 
 // Connect implements sdk.Transport.
 func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	p, err := startProcess(t.srv.cfg, t.ended, t.srv.opts.MaxMessage)
+	p, err := startProcess(t.srv.cfg, t.ended, t.srv.opts.MaxMessage, t.srv.asked)
 	if err != nil {
 		return nil, &startErr{err}
 	}
@@ -79,7 +79,7 @@ func Environ(own []string, extra map[string]string) []string {
 	return endpoints.ChildEnv(own, extra)
 }
 
-func startProcess(cfg Server, ended *endReason, maxMessage int) (*process, error) {
+func startProcess(cfg Server, ended *endReason, maxMessage int, asked *rootsAsk) (*process, error) {
 	env := Environ(os.Environ(), cfg.Env)
 	path, err := lookPath(cfg.Command, env)
 	if err != nil {
@@ -88,6 +88,7 @@ func startProcess(cfg Server, ended *endReason, maxMessage int) (*process, error
 	cmd := exec.Command(path, cfg.Args...) //nolint:noctx // the server lives until Close, which stops it gently (process.Close), not when a call's context ends
 	cmd.Args[0] = cfg.Command
 	cmd.Env = env
+	cmd.Dir = cfg.Dir
 	cmd.SysProcAttr = procAttr()
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -120,8 +121,8 @@ func startProcess(cfg Server, ended *endReason, maxMessage int) (*process, error
 		errR.Close()
 		return nil, failf(endpoints.ErrUnreachable, "the MCP server %s cannot start %s: %v — fix %s.command", cfg.Name, cfg.Command, err, cfg.key())
 	}
-	p := &process{cmd: cmd, stdin: inW, stderr: &tailBuffer{max: 4 << 10}, stderrDone: make(chan struct{}), exited: make(chan struct{}), ended: ended}
-	p.out = &lineReader{r: bufio.NewReaderSize(outR, 64<<10), f: outR, max: maxMessage, ended: ended, name: cfg.Name, proc: p}
+	p := &process{cmd: cmd, stdin: inW, stderr: &tailBuffer{max: 4 << 10, lines: asked.logged}, stderrDone: make(chan struct{}), exited: make(chan struct{}), ended: ended}
+	p.out = &lineReader{r: bufio.NewReaderSize(outR, 64<<10), f: outR, max: maxMessage, ended: ended, name: cfg.Name, proc: p, asked: asked}
 	go func() {
 		_, _ = io.Copy(p.stderr, errR)
 		errR.Close()
@@ -217,6 +218,8 @@ type lineReader struct {
 	ended   *endReason
 	name    string
 	proc    *process
+	// asked counts the server's requests for the roots (roots.go).
+	asked *rootsAsk
 }
 
 func (l *lineReader) Read(b []byte) (int, error) {
@@ -238,6 +241,9 @@ func (l *lineReader) Read(b []byte) (int, error) {
 			err := fmt.Errorf("it wrote something that is not MCP (JSON-RPC) on its standard output: %q", text.Clip(text.Clean(string(trimmed)), 120))
 			l.ended.set(err)
 			return 0, err
+		}
+		if l.asked != nil && bytes.Contains(trimmed, []byte(`"roots/list"`)) {
+			l.asked.ask()
 		}
 		l.pending = append(trimmed, '\n')
 	}
@@ -279,9 +285,14 @@ type tailBuffer struct {
 	mu  sync.Mutex
 	buf []byte
 	max int
+	// lines, when set, is told of every line written (roots.go).
+	lines func(n int)
 }
 
 func (t *tailBuffer) Write(b []byte) (int, error) {
+	if t.lines != nil {
+		defer t.lines(bytes.Count(b, []byte{'\n'}))
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = append(t.buf, b...)

@@ -30,7 +30,7 @@ func toolSkill(cfg Server, t *sdk.Tool) *skills.Skill {
 		Source:      "mcp:" + cfg.Name,
 		Tool:        info,
 		Models: []skills.Model{{ID: name, Description: fmt.Sprintf("tool %s of the MCP server %s", t.Name, cfg.Name),
-			Endpoints: []string{skills.EndpointMCP}}},
+			Endpoints: []skills.EndpointKind{skills.EndpointMCP}}},
 	}
 	for _, k := range paramOrder(info, schemaOf(t)) {
 		p := info.Params[k]

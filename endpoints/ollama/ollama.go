@@ -130,7 +130,7 @@ func New(opts Options) *Endpoint {
 }
 
 // Kind returns Ollama.
-func (e *Endpoint) Kind() endpoints.Kind { return endpoints.Ollama }
+func (e *Endpoint) Kind() skills.EndpointKind { return skills.EndpointOllama }
 
 // Host is the Ollama server's host (endpoints.Hoster).
 func (e *Endpoint) Host(task, model string) string {
@@ -376,7 +376,7 @@ func (e *Endpoint) classify(err error, model, task string) error {
 		if msg == "" {
 			msg = se.Status
 		}
-		herr := &endpoints.HTTPError{Kind: endpoints.Ollama, Model: model, Status: se.StatusCode, Message: msg}
+		herr := &endpoints.HTTPError{Kind: skills.EndpointOllama, Model: model, Status: se.StatusCode, Message: msg}
 		switch {
 		case se.StatusCode == http.StatusNotFound:
 			e.Invalidate()

@@ -16,6 +16,7 @@ import (
 	"github.com/chorusai/chorus/endpoints/hfapi"
 	"github.com/chorusai/chorus/httpwire"
 	"github.com/chorusai/chorus/scope"
+	"github.com/chorusai/chorus/skills"
 )
 
 // maxErrorBody bounds an error answer read for its message.
@@ -90,7 +91,7 @@ func errorMessage(body []byte) string {
 // with a message that names the fix.
 func (e *Endpoint) statusError(s *Server, model, route string, resp *http.Response, body []byte) error {
 	msg := errorMessage(body)
-	he := &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: model, Provider: s.name(), Status: resp.StatusCode}
+	he := &endpoints.HTTPError{Kind: skills.EndpointOpenAI, Model: model, Provider: s.name(), Status: resp.StatusCode}
 	switch code := resp.StatusCode; {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		he.Err = endpoints.ErrUnauthorized
@@ -137,7 +138,7 @@ func (e *Endpoint) post(ctx context.Context, s *Server, model, route, contentTyp
 	resp, err := e.client.Do(r)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%s %s on %s: %w", endpoints.OpenAI, model, s.label(), ctx.Err())
+			return nil, fmt.Errorf("%s %s on %s: %w", skills.EndpointOpenAI, model, s.label(), ctx.Err())
 		}
 		return nil, e.unreachable(s, err)
 	}
@@ -175,7 +176,7 @@ func (e *Endpoint) readJSON(s *Server, model, route string, resp *http.Response)
 	case errors.Is(err, endpoints.ErrStore):
 		return endpoints.SpooledJSON{}, err
 	case err != nil:
-		return endpoints.SpooledJSON{}, &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: model, Provider: s.name(), Status: resp.StatusCode, Err: errors.Join(endpoints.ErrUnavailable, err),
+		return endpoints.SpooledJSON{}, &endpoints.HTTPError{Kind: skills.EndpointOpenAI, Model: model, Provider: s.name(), Status: resp.StatusCode, Err: errors.Join(endpoints.ErrUnavailable, err),
 			Message: fmt.Sprintf("%s answered POST %s unreadably: %v", s.label(), route, err)}
 	}
 	j.Data = bytes.TrimSpace(j.Data)
@@ -188,7 +189,7 @@ func (e *Endpoint) readJSON(s *Server, model, route string, resp *http.Response)
 
 // malformed is the error for an answer in a shape Chorus does not know.
 func (e *Endpoint) malformed(s *Server, model, route, want string, data []byte) error {
-	return &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: model, Provider: s.name(), Status: http.StatusOK, Err: endpoints.ErrUnavailable,
+	return &endpoints.HTTPError{Kind: skills.EndpointOpenAI, Model: model, Provider: s.name(), Status: http.StatusOK, Err: endpoints.ErrUnavailable,
 		Message: fmt.Sprintf("%s answered POST %s in an unexpected shape (want %s): %s", s.label(), route, want, hfapi.Snippet(data))}
 }
 
@@ -212,7 +213,7 @@ func (e *Endpoint) fetch(ctx context.Context, s *Server, model, u string) (endpo
 		// result like any other, fetched without the key.
 		u = elsewhere
 	}
-	return hfapi.FetchResult(ctx, e.spool, u, hfapi.ResultFetch{Who: fmt.Sprintf("%s %s on %s", endpoints.OpenAI, model, s.label()),
+	return hfapi.FetchResult(ctx, e.spool, u, hfapi.ResultFetch{Who: fmt.Sprintf("%s %s on %s", skills.EndpointOpenAI, model, s.label()),
 		Transport: e.download, Timeout: downloadTimeout})
 }
 
@@ -222,7 +223,7 @@ func (e *Endpoint) fetch(ctx context.Context, s *Server, model, u string) (endpo
 // task result.
 func (e *Endpoint) fetchOwn(ctx context.Context, s *Server, model, u string) (b endpoints.Blob, elsewhere string, err error) {
 	fail := func(format string, args ...any) (endpoints.Blob, string, error) {
-		return endpoints.Blob{}, "", endpoints.Explain(fmt.Sprintf("%s %s on %s: ", endpoints.OpenAI, model, s.label())+fmt.Sprintf(format, args...), endpoints.ErrUnavailable)
+		return endpoints.Blob{}, "", endpoints.Explain(fmt.Sprintf("%s %s on %s: ", skills.EndpointOpenAI, model, s.label())+fmt.Sprintf(format, args...), endpoints.ErrUnavailable)
 	}
 	ctx, cancel := context.WithTimeout(ctx, downloadTimeout)
 	defer cancel()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/scope"
+	"github.com/chorusai/chorus/skills"
 )
 
 // Server is one OpenAI-compatible server.
@@ -136,8 +137,8 @@ func BaseURL(u string) string {
 	return strings.TrimSuffix(u, "/v1")
 }
 
-// Kind returns endpoints.OpenAI.
-func (e *Endpoint) Kind() endpoints.Kind { return endpoints.OpenAI }
+// Kind returns skills.EndpointOpenAI.
+func (e *Endpoint) Kind() skills.EndpointKind { return skills.EndpointOpenAI }
 
 // candidates returns the servers configured with model for task, in
 // configuration order.

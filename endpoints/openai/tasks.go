@@ -247,7 +247,7 @@ func (e *Endpoint) speak(ctx context.Context, s *Server, req endpoints.Request) 
 	defer resp.Body.Close()
 	b, head, err := e.spool.ReadBody(resp)
 	if err != nil {
-		return endpoints.Result{}, &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: req.Model, Provider: s.name(), Status: resp.StatusCode,
+		return endpoints.Result{}, &endpoints.HTTPError{Kind: skills.EndpointOpenAI, Model: req.Model, Provider: s.name(), Status: resp.StatusCode,
 			Err: endpoints.ErrUnavailable, Message: fmt.Sprintf("%s answered POST %s unreadably: %v", s.label(), r, err)}
 	}
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
@@ -303,7 +303,7 @@ func (e *Endpoint) chatCall(ctx context.Context, s *Server, req endpoints.Reques
 	}
 	res, err := call.Parse(text)
 	if err != nil {
-		return endpoints.Result{}, &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: req.Model, Provider: s.name(), Status: 200, Err: endpoints.ErrUnavailable,
+		return endpoints.Result{}, &endpoints.HTTPError{Kind: skills.EndpointOpenAI, Model: req.Model, Provider: s.name(), Status: 200, Err: endpoints.ErrUnavailable,
 			Message: fmt.Sprintf("%s answered %s unusably: %v", s.label(), req.Task, err)}
 	}
 	return res, nil
@@ -335,7 +335,7 @@ func (e *Endpoint) chat(ctx context.Context, s *Server, model string, body map[s
 		return "", e.malformed(s, model, r, "message content as text", data)
 	}
 	if strings.TrimSpace(thinkBlock.ReplaceAllString(text, "")) == "" {
-		return "", &endpoints.HTTPError{Kind: endpoints.OpenAI, Model: model, Provider: s.name(), Status: 200, Err: endpoints.ErrUnavailable,
+		return "", &endpoints.HTTPError{Kind: skills.EndpointOpenAI, Model: model, Provider: s.name(), Status: 200, Err: endpoints.ErrUnavailable,
 			Message: fmt.Sprintf("%s answered POST %s with an empty message (finish_reason %q)", s.label(), r, ans.Choices[0].FinishReason)}
 	}
 	return text, nil

@@ -25,6 +25,7 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/httpwire"
 	"github.com/chorusai/chorus/scope"
+	"github.com/chorusai/chorus/skills"
 )
 
 // Task is the skill this kind runs.
@@ -117,7 +118,7 @@ func withLanguage(base, lang string) string {
 }
 
 // Kind implements endpoints.Endpoint.
-func (e *Endpoint) Kind() endpoints.Kind { return endpoints.Retrieval }
+func (e *Endpoint) Kind() skills.EndpointKind { return skills.EndpointRetrieval }
 
 // Check implements endpoints.Endpoint: offline, it says whether the source
 // is configured.
@@ -336,7 +337,7 @@ func (e *Endpoint) getJSON(ctx context.Context, req endpoints.Request, source, u
 		switch {
 		case status == http.StatusOK:
 			if err := json.Unmarshal(body, v); err != nil {
-				return &endpoints.HTTPError{Kind: endpoints.Retrieval, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
+				return &endpoints.HTTPError{Kind: skills.EndpointRetrieval, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
 					Message: fmt.Sprintf("%s answered something other than its JSON (%v) — is retrieval.%s the right address?", source, err, configKey(source))}
 			}
 			return nil
@@ -355,15 +356,15 @@ func (e *Endpoint) getJSON(ctx context.Context, req endpoints.Request, source, u
 			if ok {
 				msg = fmt.Sprintf("%s is rate limiting Chorus (HTTP 429, retry after %s) — try again later", source, wait.Round(time.Second))
 			}
-			return &endpoints.HTTPError{Kind: endpoints.Retrieval, Model: req.Model, Status: status, Err: endpoints.ErrRateLimited, Message: msg}
+			return &endpoints.HTTPError{Kind: skills.EndpointRetrieval, Model: req.Model, Status: status, Err: endpoints.ErrRateLimited, Message: msg}
 		case status == http.StatusNotFound:
-			return &endpoints.HTTPError{Kind: endpoints.Retrieval, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
+			return &endpoints.HTTPError{Kind: skills.EndpointRetrieval, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
 				Message: fmt.Sprintf("%s answered 404 for %s — check retrieval.%s", source, pathOf(u), configKey(source))}
 		case status == http.StatusForbidden && source == "SearxNG":
-			return &endpoints.HTTPError{Kind: endpoints.Retrieval, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
+			return &endpoints.HTTPError{Kind: skills.EndpointRetrieval, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
 				Message: "the SearxNG instance refused the JSON format (HTTP 403) — enable it: search.formats: [html, json] in its settings.yml"}
 		default:
-			return &endpoints.HTTPError{Kind: endpoints.Retrieval, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
+			return &endpoints.HTTPError{Kind: skills.EndpointRetrieval, Model: req.Model, Status: status, Err: endpoints.ErrUnavailable,
 				Message: fmt.Sprintf("%s failed (HTTP %d)%s", source, status, said(body))}
 		}
 	}

@@ -5,7 +5,8 @@
 // machine without them, and a skip nobody reads hides what a run did not
 // check. It exits 1 when a test or a package failed, or a package gave no
 // result (go test stopped early), so `go test -json ./... | go run
-// ./internal/testsum` fails as go test would (go tool task test).
+// ./internal/testsum` fails as go test would (go tool task test). The
+// last lines are the ten slowest tests: where the suite's time goes.
 //
 // The race detector needs cgo and a C compiler, which a machine with only
 // Go lacks: `testsum -race-flag` prints go test's -race where it can run
@@ -51,8 +52,19 @@ type event struct {
 	Package    string
 	Test       string
 	Output     string
-	ImportPath string // build-output
+	ImportPath string  // build-output
+	Elapsed    float64 // seconds, on a test's pass, fail or skip
 }
+
+// timed is a top-level test and how long it took.
+type timed struct {
+	pkg, test string
+	secs      float64
+}
+
+// slowest is how many of the slowest tests a run ends with: where the
+// suite's time goes, seen at every run.
+const slowest = 10
 
 // skipped is a test that skipped, and why (its output, the skip's message).
 type skipped struct {
@@ -69,6 +81,7 @@ type tally struct {
 	failed  int
 	badPkgs []string
 	events  int
+	times   []timed // top-level tests that ended
 }
 
 // summarize copies the run's results from r to w as go test would show them
@@ -99,6 +112,9 @@ func summarize(r io.Reader, w io.Writer) (ok bool, err error) {
 // add takes one event into the tally, writing what go test would show.
 func (t *tally) add(e event) {
 	key := e.Package + " " + e.Test
+	if e.Test != "" && !strings.Contains(e.Test, "/") && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
+		t.times = append(t.times, timed{e.Package, e.Test, e.Elapsed})
+	}
 	switch {
 	case e.Action == "build-output":
 		fmt.Fprint(t.w, e.Output)
@@ -160,7 +176,30 @@ func (t *tally) end() bool {
 			fmt.Fprintf(t.w, "  %s %s: %s\n", s.pkg, s.test, s.reason)
 		}
 	}
+	t.listSlowest()
 	return t.failed == 0 && len(t.badPkgs) == 0 && len(stopped) == 0
+}
+
+// listSlowest writes the run's slowest top-level tests, slowest first
+// (a subtest's time is in its test's).
+func (t *tally) listSlowest() {
+	if len(t.times) == 0 {
+		return
+	}
+	slices.SortStableFunc(t.times, func(a, b timed) int {
+		switch {
+		case a.secs > b.secs:
+			return -1
+		case a.secs < b.secs:
+			return 1
+		}
+		return 0
+	})
+	n := min(slowest, len(t.times))
+	fmt.Fprintf(t.w, "The %d slowest tests:\n", n)
+	for _, s := range t.times[:n] {
+		fmt.Fprintf(t.w, "  %4.1fs %s %s\n", s.secs, s.pkg, s.test)
+	}
 }
 
 // skipReason is what a skipped test said: its output but go test's own

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -105,6 +106,43 @@ func TestSummarizeFails(t *testing.T) {
 	}
 	if ok, err := summarize(strings.NewReader("go: cannot find main module\n"), &out); ok || err == nil || !strings.Contains(err.Error(), "no go test -json events") {
 		t.Errorf("no events: ok %v, err %v", ok, err)
+	}
+}
+
+// TestSummarizeListsTheSlowest: the run ends with its slowest top-level
+// tests, slowest first, each with its package and seconds; subtests are
+// counted in their test, and a package's own time is not a test's.
+func TestSummarizeListsTheSlowest(t *testing.T) {
+	var in strings.Builder
+	for i, d := range []string{"0.5", "12.25", "3", "0.01", "40.7", "1", "2", "9", "8", "7", "6", "5"} {
+		fmt.Fprintf(&in, `{"Action":"pass","Package":"demo/p","Test":"Test%02d","Elapsed":%s}`+"\n", i, d)
+	}
+	in.WriteString(`{"Action":"pass","Package":"demo/p","Test":"Test04/sub","Elapsed":40.5}` + "\n")
+	in.WriteString(`{"Action":"fail","Package":"demo/q","Test":"TestSlowFail","Elapsed":30}` + "\n")
+	in.WriteString(`{"Action":"pass","Package":"demo/q","Elapsed":99}` + "\n")
+	var out bytes.Buffer
+	if _, err := summarize(strings.NewReader(in.String()), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	_, slow, found := strings.Cut(got, "The 10 slowest tests:\n")
+	if !found {
+		t.Fatalf("no slowest tests listed:\n%s", got)
+	}
+	want := []string{"  40.7s demo/p Test04", "  30.0s demo/q TestSlowFail", "  12.2s demo/p Test01", "   9.0s demo/p Test07",
+		"   8.0s demo/p Test08", "   7.0s demo/p Test09", "   6.0s demo/p Test10", "   5.0s demo/p Test11",
+		"   3.0s demo/p Test02", "   2.0s demo/p Test06"}
+	lines := strings.Split(strings.TrimRight(slow, "\n"), "\n")
+	if len(lines) < len(want) {
+		t.Fatalf("slowest: %q", lines)
+	}
+	for i, w := range want {
+		if lines[i] != w {
+			t.Errorf("slowest #%d = %q, want %q", i+1, lines[i], w)
+		}
+	}
+	if strings.Contains(slow, "sub") || strings.Contains(slow, "99") {
+		t.Errorf("a subtest or a package counted as a test:\n%s", slow)
 	}
 }
 
