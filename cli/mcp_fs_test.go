@@ -226,8 +226,9 @@ func TestRunMCPFilesystemSpellings(t *testing.T) {
 		task(11, "read_text_file", path("mine.txt")),
 	}
 	e := fsEnv(t, home, fsPlan(tasks...))
-	t.Setenv("HOME", home)
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "--attach", filepath.Join(home, "work/mine.txt"), "--allow-tool", "fs.write_file",
+	t.Setenv("HOME", home) // the trust gate's HOME (scope reads the process's)
+	e.env["HOME"] = home
+	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "--attach", filepath.Join(home, "work/mine.txt"), "--allow-tool", "fs.write_file",
 		"read my notes")
 	if code != 0 && code != 1 {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
