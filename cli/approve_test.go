@@ -163,6 +163,7 @@ func TestRunAsksOnATerminal(t *testing.T) {
 // terminal, a plan calling a tool its server is not trusted about: the
 // question is on the terminal, y runs the tool and the run succeeds.
 func TestRunAsksThroughTheTerminal(t *testing.T) {
+	t.Parallel()
 	e := scriptedEnv(t, "The answer.", `{"tasks":[{"task":"fake.echo","id":1,"dep":[],"args":{"text":"hello"}}]}`)
 	e.writeUserConfig(fmt.Sprintf("mcp:\n  - name: fake\n    command: %s\n    env: {%s: serve}\n", os.Args[0], mcptest.FakeEnv))
 	ptmx, tty := openPTY(t)

@@ -169,6 +169,7 @@ func jsonLines(t *testing.T, s string) []map[string]any {
 }
 
 func TestRunJSONFullTurn(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "cat.png")
 	if err := os.WriteFile(img, fakehf.PNG(50, 40), 0o644); err != nil {
 		t.Fatal(err)
@@ -220,6 +221,7 @@ func TestRunJSONFullTurn(t *testing.T) {
 }
 
 func TestRunPlainPrintsLogAndAnswer(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks": []}`}
@@ -238,6 +240,7 @@ func TestRunPlainPrintsLogAndAnswer(t *testing.T) {
 // sequences from the model (or a file name, or a server) to the terminal,
 // where they could clear the screen or set the clipboard.
 func TestRunPlainStripsTerminalControls(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks": [{"task": "teleport\u001b[2J", "id": 1, "dep": [], "args": {}}]}`}
@@ -258,6 +261,7 @@ func TestRunPlainStripsTerminalControls(t *testing.T) {
 }
 
 func TestRunFailuresExitNonZeroWithOneLine(t *testing.T) {
+	t.Parallel()
 	t.Run("ollama down", func(t *testing.T) {
 		e := newCLIEnv(t, nil)
 		e.ollama.Stop()
@@ -335,6 +339,7 @@ func TestRunFailuresExitNonZeroWithOneLine(t *testing.T) {
 }
 
 func TestRunPlanOnly(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "x.png")
 	if err := os.WriteFile(img, fakehf.PNG(8, 8), 0o644); err != nil {
 		t.Fatal(err)
@@ -369,6 +374,7 @@ func TestRunPlanOnly(t *testing.T) {
 // being checked is an interruption (exit 130), not "Ollama is not
 // reachable" (exit 1).
 func TestRunInterruptedBeforeTheTurnExits130(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	cfg, err := (&globalFlags{defaults: testOptions().Defaults, env: e.env}).load()
 	if err != nil {
@@ -388,6 +394,7 @@ func TestRunInterruptedBeforeTheTurnExits130(t *testing.T) {
 // exit status and drops escape sequences a server or a flag put in it,
 // whole: no "]0;pwned" is left behind.
 func TestErrorLineIsTerminalSafe(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	code := reportError(&b, &exitError{code: 2, err: errors.New("model \x1b]0;pwned\x07x is not pulled")})
 	if code != 2 || b.String() != "chorus: model x is not pulled\n" {
@@ -400,6 +407,7 @@ func TestErrorLineIsTerminalSafe(t *testing.T) {
 // the new turn into the session, as the TUI does; --continue with no
 // session starts one, --session of a missing id names the sessions folder.
 func TestRunContinuesASession(t *testing.T) {
+	t.Parallel()
 	answers := 0
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
@@ -497,6 +505,7 @@ func TestRunContinuesASession(t *testing.T) {
 // (private to the user) records of its start, stages, controller calls and
 // outcome at Info; debug records only with --debug; never the request.
 func TestRunWritesTheLogFile(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks": []}`}

@@ -16,6 +16,7 @@ import (
 // an MCP server's key, header values and env values, the token of mcp serve
 // --http — showing where each came from.
 func TestConfigHidesEverySecret(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{} })
 	dir := e.env.ConfigDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -53,6 +54,7 @@ serve:
 // does: exit 2, naming the variable it almost is. The variable a command
 // line names for Chorus to read (--token-env) is not one of them.
 func TestUnknownChorusVariable(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{} })
 	e.env["CHORUS_CONTROLLER_MODLE"] = "x"
 	for _, args := range [][]string{{"config"}, {"run", "hello"}, {"models", "list"}} {

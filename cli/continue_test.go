@@ -18,6 +18,7 @@ import (
 // and fails — it does not start a new session, nor go on with an older one
 // in its place.
 func TestContinueRefusesAnUnloadableNewestSession(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks": []}`}
@@ -60,6 +61,7 @@ func TestContinueRefusesAnUnloadableNewestSession(t *testing.T) {
 // unanswered request for the newest conversation, and a continued
 // session does not gain it.
 func TestPlanOnlySavesNoSession(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks": []}`}

@@ -40,6 +40,7 @@ const (
 // as the GIF does, and checks it tells its story; with -update-demo it
 // records the demo first.
 func TestDemoRecording(t *testing.T) {
+	t.Parallel()
 	if *updateDemo {
 		recordDemo(t)
 	}

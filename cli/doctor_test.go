@@ -11,6 +11,7 @@ import (
 // in the configuration, the plain listing says ✗ with each fix, the other
 // checks still run, and the exit status is 1.
 func TestDoctorCommand(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	stdout, stderr, code := e.run("doctor", "--json")
 	var rep struct {

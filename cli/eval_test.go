@@ -51,6 +51,7 @@ func goldPlanner(req *api.ChatRequest) fakeollama.Reply {
 }
 
 func TestEvalJSON(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, goldPlanner)
 	stdout, stderr, code := e.run("eval", "--json", "--select", "--suite", evalSuite(t))
 	if code != 0 {
@@ -108,6 +109,7 @@ func TestEvalJSON(t *testing.T) {
 }
 
 func TestEvalTableReadsIn80Columns(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, goldPlanner)
 	e.env["NO_COLOR"] = "1"
 	stdout, stderr, code := e.run("eval", "--suite", evalSuite(t), "--select")
@@ -134,6 +136,7 @@ func TestEvalTableReadsIn80Columns(t *testing.T) {
 }
 
 func TestEvalNamesTheFix(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, goldPlanner)
 	_, stderr, code := e.run("eval", "--model", "ctl", "--model", "qwen3:8b", "--suite", evalSuite(t))
 	if code != 1 || !strings.Contains(stderr, "ollama pull qwen3:8b") {
@@ -150,6 +153,7 @@ func TestEvalNamesTheFix(t *testing.T) {
 }
 
 func TestEvalOllamaNotRunning(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, goldPlanner)
 	e.env["OLLAMA_HOST"] = "http://127.0.0.1:1"
 	_, stderr, code := e.run("eval", "--suite", evalSuite(t))
@@ -162,6 +166,7 @@ func TestEvalOllamaNotRunning(t *testing.T) {
 // being planned prints the first request's scores, marked as
 // interrupted, and exits 130.
 func TestEvalInterruptPrintsWhatItHas(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}
@@ -215,6 +220,7 @@ func TestEvalInterruptPrintsWhatItHas(t *testing.T) {
 // plan as written (TaskBench's reading) and after repair, the gold and
 // every metric — enough to see why a model lost a request.
 func TestEvalJSONSaysWhy(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, goldPlanner)
 	stdout, stderr, code := e.run("eval", "--json", "--suite", evalSuite(t))
 	if code != 0 {
@@ -287,6 +293,7 @@ func TestEvalJSONSaysWhy(t *testing.T) {
 // each, the better value of each row marked, within 80 columns — and the
 // progress lines estimate the time left.
 func TestEvalComparesModelsInOneTable(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	e.ollama.AddModel(fakeollama.Model{Name: "qwen2.5-coder:32b-instruct-q4_K_M", ParameterSize: "32B"})
 	e.ollama.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
@@ -324,6 +331,7 @@ func TestEvalComparesModelsInOneTable(t *testing.T) {
 }
 
 func TestEvalProgressTimeLeft(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	p := newEvalProgress(&b, 10, false)
 	now := p.start

@@ -67,6 +67,7 @@ var quotedControl = regexp.MustCompile(`(?:^|[^\\])(?:\\\\)*\\(?:x1b|a|x00|u202e
 // path runs, and the captioner the request names by its full Hub id is
 // the one that runs.
 func TestRunShowsNoControllerGarbage(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "cat.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
 		t.Fatal(err)

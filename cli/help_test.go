@@ -14,6 +14,7 @@ import (
 // width; a line break kept from the source would come out ragged at 80
 // columns (a long line wrapped, then a short one). Paragraphs stay apart.
 func TestLongHelpIsParagraphs(t *testing.T) {
+	t.Parallel()
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, p := range strings.Split(c.Long, "\n\n") {
@@ -36,6 +37,7 @@ func TestLongHelpIsParagraphs(t *testing.T) {
 // a file, a README) has no line padded with blanks to the help
 // renderer's block width — for every command, and `chorus help CMD`.
 func TestPipedHelpHasNoTrailingBlanks(t *testing.T) {
+	t.Parallel()
 	bin := chorusBinary(t)
 	var paths [][]string
 	var walk func(*cobra.Command, []string)

@@ -15,6 +15,7 @@ import (
 // header: name and section, date, "chorus VERSION" and "User Commands" —
 // not the one-line description squeezed into the centre of the header.
 func TestManPage(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	root := newRootCmd(bareEnv(t).options())
 	root.SetOut(&out)

@@ -31,6 +31,7 @@ func fakeMCPEnv(t *testing.T, extra string, plans ...string) *cliEnv {
 // mid-call, and one that hangs past task_timeout, each fail their own
 // task with the cause; the other task's result and the answer stand.
 func TestRunMCPFailuresEndTheTaskNotTheTurn(t *testing.T) {
+	t.Parallel()
 	// The hang is on a second server: the crash ends every call in
 	// flight on its own.
 	slow := fmt.Sprintf("  - name: slow\n    command: %s\n    env: {%s: serve}\n    trust: true\n", os.Args[0], mcptest.FakeEnv)
@@ -64,6 +65,7 @@ func TestRunMCPFailuresEndTheTaskNotTheTurn(t *testing.T) {
 // first as a configured model, shown by chorus models list, and run with
 // the task's text as its text argument.
 func TestRunMCPMappedToolIsACandidate(t *testing.T) {
+	t.Parallel()
 	e := fakeMCPEnv(t, "    tasks: {summarization: [echo]}\n", `{"tasks":[{"task":"summarization","id":1,"dep":[],"args":{"text":"a long story"}}]}`)
 	e.env["CHORUS_CONTROLLER_TASKS"] = "false"
 	stdout, stderr, code := e.run("models", "list", "summarization")
@@ -84,6 +86,7 @@ func TestRunMCPMappedToolIsACandidate(t *testing.T) {
 // TestMCPListShowsStateAndFix: chorus mcp list shows a running server
 // with its tools (the ones that ask marked) and a failed one with why.
 func TestMCPListShowsStateAndFix(t *testing.T) {
+	t.Parallel()
 	e := fakeMCPEnv(t, fmt.Sprintf("  - name: broken\n    command: %s\n    env: {%s: nostart}\n", os.Args[0], mcptest.FakeEnv), `{"tasks":[]}`)
 	stdout, stderr, code := e.run("mcp", "list")
 	if code != 1 {
@@ -112,6 +115,7 @@ func TestMCPListShowsStateAndFix(t *testing.T) {
 // in chorus mcp list; mcp list names the tool its server lacks, and what
 // the server does offer.
 func TestMCPStartProblemsAreTold(t *testing.T) {
+	t.Parallel()
 	e := fakeMCPEnv(t, "    tools: [echo, ecoh]\n    tasks: {summarization: [ehco]}\n"+fmt.Sprintf("  - name: broken\n    command: %s\n    env: {%s: nostart}\n", os.Args[0], mcptest.FakeEnv), `{"tasks":[]}`)
 	_, stderr, code := e.run("run", "--no-save", "hello")
 	if code != 0 {
@@ -135,6 +139,7 @@ func TestMCPStartProblemsAreTold(t *testing.T) {
 // (exit 2) naming what is configured. A server that did not start has no
 // tool list, so a pattern for it is only warned about, and the turn runs.
 func TestRunAllowToolMustNameATool(t *testing.T) {
+	t.Parallel()
 	broken := fmt.Sprintf("  - name: broken\n    command: %s\n    env: {%s: nostart}\n", os.Args[0], mcptest.FakeEnv)
 	e := fakeMCPEnv(t, broken, `{"tasks":[]}`)
 	for _, tc := range []struct {

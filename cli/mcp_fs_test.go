@@ -76,6 +76,7 @@ func fsTask(id int, tool string, dep []int, path string) map[string]any {
 // fix, and its text reaches neither stdout, nor the controller, nor the
 // session, nor the log.
 func TestRunMCPFilesystemFolderGrant(t *testing.T) {
+	t.Parallel()
 	root, project, secretFile, secrets := fsTree(t)
 	plan := fsPlan(
 		fsTask(1, "list_directory", nil, project),

@@ -65,6 +65,7 @@ const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio
 // official TypeScript SDK's client over stdio and to the Go SDK's client
 // over streamable HTTP.
 func TestMCPServeWithRealClients(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}

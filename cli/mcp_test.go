@@ -46,6 +46,7 @@ func eventsOf(t *testing.T, stdout, typ string) []map[string]any {
 // loosely gets them converted (a note says so) and the tool's answer
 // reaches the answer stage as quoted data.
 func TestRunMCPGetSum(t *testing.T) {
+	t.Parallel()
 	e := mcpEnv(t, `{"tasks":[{"task":"everything.get-sum","id":1,"dep":[],"args":{"a":"2.0","b":3}}]}`)
 	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "add 2 and 3 with the everything server")
 	if code != 0 {
@@ -75,6 +76,7 @@ func TestRunMCPGetSum(t *testing.T) {
 // image, kept as a file, which a later built-in task (image-resize) reads
 // through <resource>-1.
 func TestRunMCPImageFeedsABuiltin(t *testing.T) {
+	t.Parallel()
 	e := mcpEnv(t, `{"tasks":[{"task":"everything.get-tiny-image","id":1,"dep":[],"args":{}},`+
 		`{"task":"image-resize","id":2,"dep":[1],"args":{"image":"<resource>-1","text":"200%"}}]}`)
 	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "get the tiny image and make it twice as big")
@@ -107,6 +109,7 @@ func TestRunMCPImageFeedsABuiltin(t *testing.T) {
 // TestRunMCPProgress: a long-running tool's progress notifications become
 // task_progress events.
 func TestRunMCPProgress(t *testing.T) {
+	t.Parallel()
 	e := mcpEnv(t, `{"tasks":[{"task":"everything.trigger-long-running-operation","id":1,"dep":[],"args":{"duration":"1","steps":"3"}}]}`)
 	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "run the long operation")
 	if code != 0 {
@@ -130,6 +133,7 @@ func TestRunMCPProgress(t *testing.T) {
 // an MCP server key — appear nowhere: not in the result, the answer, the
 // session or the log.
 func TestRunMCPSecretsStayOut(t *testing.T) {
+	t.Parallel()
 	e := mcpEnv(t, `{"tasks":[{"task":"everything.get-env","id":1,"dep":[],"args":{}}]}`)
 	secrets := map[string]string{"HF_TOKEN": "hf_cli", "OPENAI_API_KEY": "sk-live-0123456789", "CHORUS_MCP_OTHER_KEY": "mcp-key-abcdef",
 		"CHORUS_HUGGINGFACE_TOKEN": "hf_cli", "GITHUB_TOKEN": "ghp_0123456789abcdef"}
@@ -177,6 +181,7 @@ func TestRunMCPSecretsStayOut(t *testing.T) {
 // read-only is refused in chorus run, naming --allow-tool; with it, it
 // runs.
 func TestRunMCPAsksBeforeAToolThatMayChangeThings(t *testing.T) {
+	t.Parallel()
 	e := mcpEnv(t, `{"tasks":[{"task":"everything.toggle-simulated-logging","id":1,"dep":[],"args":{}}]}`)
 	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "toggle the logging")
 	end := eventsOf(t, stdout, "task_end")
@@ -196,6 +201,7 @@ func TestRunMCPAsksBeforeAToolThatMayChangeThings(t *testing.T) {
 // (mcp[].trust), chorus run treats its "read-only" tool as one that may
 // change things — refused, naming --allow-tool and the setting.
 func TestRunMCPUntrustedReadOnlyToolAsks(t *testing.T) {
+	t.Parallel()
 	e := mcpEnvTrusting(t, false, `{"tasks":[{"task":"everything.get-sum","id":1,"dep":[],"args":{"a":2,"b":3}}]}`)
 	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "add 2 and 3")
 	end := eventsOf(t, stdout, "task_end")

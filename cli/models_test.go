@@ -14,6 +14,7 @@ import (
 )
 
 func TestModelsListExplainsExclusions(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	e.env["HF_TOKEN"] = ""
 	out, stderr, code := e.run("models", "list", "canny-text-to-image", "automatic-speech-recognition")
@@ -31,6 +32,7 @@ func TestModelsListExplainsExclusions(t *testing.T) {
 }
 
 func TestModelsListConstraints(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	out, _, code := e.run("models", "list", "--constrain", "license=apache-2.0 max-size=100M", "automatic-speech-recognition")
 	if code != 0 {
@@ -55,6 +57,7 @@ func TestModelsListConstraints(t *testing.T) {
 // turn's log and answer do, instead of passing the download ranking off
 // as the best.
 func TestModelsListSaysUnmetConstraint(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	out, stderr, code := e.run("models", "list", "--constrain", "best=cider:coco", "text-to-image")
 	if code != 0 {
@@ -69,6 +72,7 @@ func TestModelsListSaysUnmetConstraint(t *testing.T) {
 // columns — the table when it fits, otherwise two lines per candidate —
 // and a model on the user's own server is not said to have 0 downloads.
 func TestModelsListFitsEightyColumns(t *testing.T) {
+	t.Parallel()
 	e, _ := openAIEnv(t, nil)
 	e.env["CHORUS_INFERENCE_MODE"] = "hybrid" // the catalog's cloud models too
 	out, stderr, code := e.run("models", "list", "text-to-image", "image-to-text", "translation")
@@ -95,6 +99,7 @@ func TestModelsListFitsEightyColumns(t *testing.T) {
 // TestModelsSync syncs one task from a fake Hub API and checks that the
 // listing is cached and that selection then sees the synced models.
 func TestModelsSync(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	page, err := os.ReadFile(filepath.Join("..", "skills", "testdata", "hub", "automatic-speech-recognition.json"))
 	if err != nil {
@@ -148,6 +153,7 @@ func TestModelsSync(t *testing.T) {
 // each skill with its inputs, outputs, model count and the start of its
 // description — rather than rows the terminal wraps mid-word.
 func TestSkillsFitEightyColumns(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	out, stderr, code := e.run("skills")
 	if code != 0 {
@@ -167,6 +173,7 @@ func TestSkillsFitEightyColumns(t *testing.T) {
 // spelling (prefer=smallest, prefer=best benchmark=…), and the config file
 // the command line's (prefer: best=wer:common_voice), with the same result.
 func TestConstraintSpelledAsInTheConfig(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	want, _, code := e.run("models", "list", "--constrain", "smallest", "automatic-speech-recognition")
 	if code != 0 {
@@ -191,6 +198,7 @@ func TestConstraintSpelledAsInTheConfig(t *testing.T) {
 // TestModelsSyncLocalOnlyTask: a task no Hub listing has (ocr runs on local
 // programs and servers) is said so, once, and is not a failure.
 func TestModelsSyncLocalOnlyTask(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("the Hub was asked %s for a task it has no listing for", r.URL)
@@ -212,6 +220,7 @@ func TestModelsSyncLocalOnlyTask(t *testing.T) {
 // and the Hub's own error text reaches the terminal cleaned, so a server
 // cannot write to the user's clipboard (OSC 52) or retitle the window.
 func TestModelsSyncShowsNoPasswordOrEscape(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -237,6 +246,7 @@ func TestModelsSyncShowsNoPasswordOrEscape(t *testing.T) {
 // they are said to be so in one line, not each given the first task's error
 // ("✗ translation: listing audio-classification models…", 28 times).
 func TestModelsSyncUnreachableHubSaidOnce(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	hub := httptest.NewServer(http.NotFoundHandler())
 	hub.Close()
@@ -260,6 +270,7 @@ func TestModelsSyncUnreachableHubSaidOnce(t *testing.T) {
 // and the user's — and one that is not installed as missing, with what
 // to install; a declaration that cannot run stops Chorus naming its key.
 func TestSkillsListsPrograms(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	e.writeUserConfig(`
 command:
@@ -295,6 +306,7 @@ command:
 // candidate like any model — ranked first since the user declared it,
 // and filtered by its licence and size under the constraints.
 func TestModelsListProgramsUnderConstraints(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	e.env["CHORUS_COMMAND_ENABLED"] = "true"
 	e.writeUserConfig(`

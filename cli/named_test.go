@@ -19,6 +19,7 @@ import (
 // model, and a text task the controller would do itself runs on the model
 // named for it.
 func TestRunNamedHubModel(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "cat.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
 		t.Fatal(err)

@@ -82,6 +82,7 @@ func onePlan(task, args string) func(*api.ChatRequest) fakeollama.Reply {
 // is saved in the output directory; the model event, the task's end and
 // the report name the openai kind and the server.
 func TestRunTextToImageOnOpenAIServer(t *testing.T) {
+	t.Parallel()
 	const prompt = "a lighthouse at night"
 	e, fake := openAIEnv(t, onePlan("text-to-image", `{"text":"`+prompt+`"}`))
 	model, end, report := e.runEvents("--out", e.out, "paint "+prompt)
@@ -114,6 +115,7 @@ func TestRunTextToImageOnOpenAIServer(t *testing.T) {
 // TestRunSpeechRecognitionOnOpenAIServer: an attached recording is
 // uploaded as the multipart file field and the transcript comes back.
 func TestRunSpeechRecognitionOnOpenAIServer(t *testing.T) {
+	t.Parallel()
 	wav := filepath.Join(t.TempDir(), "meeting.wav")
 	if err := os.WriteFile(wav, fakehf.WAV(3200, 16000), 0o600); err != nil {
 		t.Fatal(err)
@@ -134,6 +136,7 @@ func TestRunSpeechRecognitionOnOpenAIServer(t *testing.T) {
 // TestRunVisionChatOnOpenAIServer: a question about an attached image goes
 // to the server's chat route with the image as a data URL part.
 func TestRunVisionChatOnOpenAIServer(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "boats.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o600); err != nil {
 		t.Fatal(err)
@@ -154,6 +157,7 @@ func TestRunVisionChatOnOpenAIServer(t *testing.T) {
 // TestRunOpenAIServerModelMissing: a configured model the server does not
 // list is excluded with a reason naming it, and the task says so.
 func TestRunOpenAIServerModelMissing(t *testing.T) {
+	t.Parallel()
 	e, _ := openAIEnv(t, onePlan("text-to-image", `{"text":"a fox"}`))
 	dir := e.env.ConfigDir()
 	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
@@ -186,6 +190,7 @@ func TestRunOpenAIServerModelMissing(t *testing.T) {
 // local-only, a server on a public name is excluded with the reason
 // (without being contacted), while one on loopback stays.
 func TestModelsListOpenAIServers(t *testing.T) {
+	t.Parallel()
 	e, fake := openAIEnv(t, nil)
 	stdout, stderr, code := e.run("models", "list", "visual-question-answering")
 	if code != 0 {
@@ -222,6 +227,7 @@ func TestModelsListOpenAIServers(t *testing.T) {
 // TestConfigNeverShowsOpenAIKeys: `chorus config` prints the servers but
 // masks their keys, whether written in the file or read from key_env.
 func TestConfigNeverShowsOpenAIKeys(t *testing.T) {
+	t.Parallel()
 	e, _ := openAIEnv(t, nil)
 	dir := e.env.ConfigDir()
 	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
@@ -244,6 +250,7 @@ func TestConfigNeverShowsOpenAIKeys(t *testing.T) {
 // TestConfigSaysKeyEnvIsEmpty: a server whose key_env names a variable
 // that is not set shows that, rather than an empty key.
 func TestConfigSaysKeyEnvIsEmpty(t *testing.T) {
+	t.Parallel()
 	e, _ := openAIEnv(t, nil)
 	e.env["LOCALAI_KEY"] = ""
 	stdout, stderr, code := e.run("config")
@@ -260,6 +267,7 @@ func TestConfigSaysKeyEnvIsEmpty(t *testing.T) {
 // it in hybrid mode before the cloud: the catalog's model gains the
 // openai route, keeps its catalog facts (licence), and ranks first.
 func TestRunCatalogModelOnOpenAIServer(t *testing.T) {
+	t.Parallel()
 	wav := filepath.Join(t.TempDir(), "note.wav")
 	if err := os.WriteFile(wav, fakehf.WAV(800, 16000), 0o600); err != nil {
 		t.Fatal(err)
@@ -294,6 +302,7 @@ func TestRunCatalogModelOnOpenAIServer(t *testing.T) {
 // and says — in the printed model line, the model event and the report —
 // that the constraint was not applied.
 func TestRunBestWithoutBenchmarkSaysSo(t *testing.T) {
+	t.Parallel()
 	wav := filepath.Join(t.TempDir(), "note.wav")
 	if err := os.WriteFile(wav, fakehf.WAV(800, 16000), 0o600); err != nil {
 		t.Fatal(err)
@@ -316,6 +325,7 @@ func TestRunBestWithoutBenchmarkSaysSo(t *testing.T) {
 // example the configured server's model that was excluded — the one the
 // user meant to run and can fix — not the first catalog model.
 func TestRunOpenAIModelMissingIsTheExample(t *testing.T) {
+	t.Parallel()
 	e, _ := openAIEnv(t, onePlan("text-to-image", `{"text":"a fox"}`))
 	dir := e.env.ConfigDir()
 	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
@@ -337,6 +347,7 @@ func TestRunOpenAIModelMissingIsTheExample(t *testing.T) {
 // configuration loads — by `chorus config` too, not only by the commands
 // that build the engine — naming the key and the tasks the kind serves.
 func TestOpenAITaskTheKindDoesNotServeStopsEveryCommand(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, chatOnly("unused"))
 	dir := e.env.ConfigDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {

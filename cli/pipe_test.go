@@ -55,6 +55,7 @@ func chatOnly(answer string) func(*api.ChatRequest) fakeollama.Reply {
 // request and then the input; without an argument the input is the
 // request; an input too long for the prompt is saved and attached.
 func TestRunReadsPipedStdin(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, chatOnly("A summary."))
 	stdout, stderr, code := e.exec(strings.NewReader("# Notes\nthe zebra count is 4\n"), "run", "summarize")
 	if code != 0 || stdout != "A summary.\n" {
@@ -97,6 +98,7 @@ func TestRunReadsPipedStdin(t *testing.T) {
 
 // TestRunQuiet: --quiet leaves only the answer; a failure still says why.
 func TestRunQuiet(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, chatOnly("Only this."))
 	stdout, stderr, code := e.exec(nil, "run", "--quiet", "hi")
 	if code != 0 || stdout != "Only this.\n" || stderr != "" {
@@ -112,6 +114,7 @@ func TestRunQuiet(t *testing.T) {
 // TestRunRendersMarkdownOnATerminal: on a terminal the answer is rendered
 // (no Markdown markup, references as →#N); into a pipe it is the raw text.
 func TestRunRendersMarkdownOnATerminal(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, chatOnly("## Result\n\nThe **caption** of <resource>-0 is ready."))
 	cfg, err := (&globalFlags{defaults: testOptions().Defaults, env: e.env}).load()
 	if err != nil {
@@ -134,6 +137,7 @@ func TestRunRendersMarkdownOnATerminal(t *testing.T) {
 // TestRunEveryTaskFailedExitsOne: an answer that can only explain that
 // nothing ran is printed, but the exit status says the work failed.
 func TestRunEveryTaskFailedExitsOne(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "cat.png")
 	if err := os.WriteFile(img, fakehf.PNG(20, 20), 0o644); err != nil {
 		t.Fatal(err)
@@ -158,6 +162,7 @@ func TestRunEveryTaskFailedExitsOne(t *testing.T) {
 // configuration — holds for unknown commands and a bad ui.keys section,
 // which `chorus config` reports too.
 func TestExitCodesOfBadUsage(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	for _, args := range [][]string{{"stats"}, {"models", "frobnicate"}, {"run", "--no-such-flag", "hi"}} {
 		if _, stderr, code := e.exec(nil, args...); code != 2 || !strings.HasPrefix(stderr, "chorus: ") {
@@ -180,6 +185,7 @@ func TestExitCodesOfBadUsage(t *testing.T) {
 
 // TestConventions: --version, shell completions and the man page.
 func TestConventions(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	if stdout, _, code := e.exec(nil, "--version"); code != 0 || !strings.HasPrefix(stdout, "chorus version "+chorusVersion("")) {
 		t.Fatalf("--version: exit %d %q", code, stdout)
@@ -200,6 +206,7 @@ func TestConventions(t *testing.T) {
 // explained once in the log, short; constraints that leave no model for
 // any task are warned about once, before the turn.
 func TestRunSaysAConstraintFailureOnce(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "cat.png")
 	if err := os.WriteFile(img, fakehf.PNG(20, 20), 0o644); err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 // directory, and the model event, the task's end and the report name the
 // provider.
 func TestRunTextToImageOnFalAI(t *testing.T) {
+	t.Parallel()
 	const prompt = "a lighthouse at night, oil painting"
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		switch stageOf(req) {
@@ -96,6 +97,7 @@ func TestRunTextToImageOnFalAI(t *testing.T) {
 // each candidate's huggingface route would use, following
 // huggingface.providers.
 func TestModelsListNamesProviders(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	// The Hub's mapping, as the catalog knows it.
 	e.hf.Provide("fal-ai", "black-forest-labs/FLUX.1-schnell", "fal-ai/flux/schnell", "text-to-image")
@@ -127,6 +129,7 @@ func TestModelsListNamesProviders(t *testing.T) {
 // session and the log name replicate, and `chorus models list` asks the
 // Hub as a run would.
 func TestRunNamesTheProviderThatRan(t *testing.T) {
+	t.Parallel()
 	e := lighthouseEnv(t)
 	e.hf.Provide("replicate", "black-forest-labs/FLUX.1-schnell", "black-forest-labs/flux-schnell", "text-to-image").Queue(1, 1)
 	opts := e.options()
@@ -191,6 +194,7 @@ func TestRunNamesTheProviderThatRan(t *testing.T) {
 // instead of trying each ("all 7 attempts failed"); --json carries one
 // host_down event.
 func TestRunWithTheRouterRefused(t *testing.T) {
+	t.Parallel()
 	e := lighthouseEnv(t)
 	// The Hub answers, and lists providers for every candidate.
 	e.hf.Provide("fal-ai", "black-forest-labs/FLUX.1-schnell", "fal-ai/flux/schnell", "text-to-image")

@@ -17,6 +17,7 @@ import (
 // summary, question-answering on Hugging Face is sent the retrieved text,
 // and the answer stage sees the retrieved text as data.
 func TestRunRetrievalFeedsQuestionAnswering(t *testing.T) {
+	t.Parallel()
 	wiki := fakeweb.NewWikipedia(t, fakeweb.Article{Title: "Eiffel Tower", Description: "tower in Paris, France",
 		Extract: "Gustave Eiffel's company designed and built the tower between 1887 and 1889."})
 	var answerPrompt string
@@ -92,6 +93,7 @@ func TestRunRetrievalFeedsQuestionAnswering(t *testing.T) {
 // Wikipedia lookup would leave the network, so the plan's retrieval runs on
 // the SearxNG instance on this machine, and Wikipedia is never asked.
 func TestRunRetrievalLocalModeUsesSearxNG(t *testing.T) {
+	t.Parallel()
 	wiki := fakeweb.NewWikipedia(t, fakeweb.Article{Title: "Lisbon", Extract: "Lisbon is the capital of Portugal."})
 	searx := fakeweb.NewSearxNG(t, fakeweb.Page{URL: "https://example.org/lisbon", Title: "Lisbon trams", Content: "Tram 28 climbs through Alfama."})
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
@@ -131,6 +133,7 @@ func TestRunRetrievalLocalModeUsesSearxNG(t *testing.T) {
 // names the rule that left it out — the mode or the constraint — and the
 // fix, a SearxNG on this machine or network.
 func TestModelsListRetrievalSaysWhichRuleExcludesIt(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	e.env["CHORUS_RETRIEVAL_WIKIPEDIA_URL"] = "https://en.wikipedia.org"
 	out, stderr, code := e.run("--mode", "local", "models", "list", "retrieval")
@@ -152,6 +155,7 @@ func TestModelsListRetrievalSaysWhichRuleExcludesIt(t *testing.T) {
 // stdout, as a run puts its answer there — the planner's JSON, so that
 // `> plan.json` and --quiet get it — and runs nothing.
 func TestRunPlanOnlyPrintsThePlan(t *testing.T) {
+	t.Parallel()
 	wiki := fakeweb.NewWikipedia(t)
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		return fakeollama.Reply{Content: `{"tasks":[{"task":"retrieval","id":1,"dep":[],"args":{"text":"Eiffel Tower"}},` +

@@ -150,6 +150,7 @@ func TestRunRevisedPlan(t *testing.T) {
 // whole turns with scripted failing experts and reports the success rate
 // without and with the plan's revision, as a table and as JSON.
 func TestEvalFailures(t *testing.T) {
+	t.Parallel()
 	suite := filepath.Join(t.TempDir(), "down.json")
 	if err := os.WriteFile(suite, []byte(`{"name": "down", "cases": [
 		{"id": "video-down", "request": "Make a short video of a fox.", "gold": [{"task": "text-to-video", "id": 1, "dep": []}],

@@ -203,6 +203,7 @@ func httpStatus(t *testing.T, url string) int {
 // and the process exits 0. The metrics listener saw the chat and its
 // turn.
 func TestServeSIGTERMLetsTheTurnFinish(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}
@@ -252,6 +253,7 @@ func TestServeSIGTERMLetsTheTurnFinish(t *testing.T) {
 // a drain waiting; a second SIGTERM stops the server at once, the turn
 // saved as cancelled with what it had.
 func TestServeSecondSIGTERMStopsAtOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}
@@ -344,6 +346,7 @@ func (m *mcpServed) waitTold(t *testing.T, want string) {
 // server is restarting and its call finishes first; the call returns its
 // whole answer; the process exits 0.
 func TestMCPServeHTTPSIGTERMLetsTheCallFinish(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}
@@ -381,6 +384,7 @@ func TestMCPServeHTTPSIGTERMLetsTheCallFinish(t *testing.T) {
 // stops the server at once — the call ends without its answer, the
 // process exits 0.
 func TestMCPServeHTTPSecondSIGTERMStopsAtOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}

@@ -12,6 +12,7 @@ import (
 // server's own port; a server nobody could log in to does not start, and
 // says how to let someone in.
 func TestServeUsage(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	if _, stderr, code := e.run("serve"); code != 2 || !strings.Contains(stderr, "--ssh ADDR") {
 		t.Fatalf("no address: exit %d, %q", code, stderr)

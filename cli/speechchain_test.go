@@ -38,6 +38,7 @@ var englishOnly = []string{"the", "and", "with", "are", "is", "we", "my", "this"
 // ("with pocketsphinx"), as a user would; the voice is a program the user
 // declared.
 func TestOfflineSpeechChain(t *testing.T) {
+	t.Parallel()
 	for _, p := range [][2]string{{"espeak-ng", "espeak-ng"}, {"ffmpeg", "ffmpeg"}, {"pocketsphinx_continuous", "pocketsphinx pocketsphinx-en-us"}, {"apertium", "apertium apertium-eng-spa"}} {
 		testkit.NeedProgram(t, p[0], p[1])
 	}

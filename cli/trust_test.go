@@ -144,6 +144,7 @@ func TestPipedStdinAloneIsTheRequest(t *testing.T) {
 // what the controller reads, not in the log file, not by `chorus config`
 // or `chorus models list`.
 func TestURLPasswordsNeverShow(t *testing.T) {
+	t.Parallel()
 	const pass = "S3cretPass"
 	e := newCLIEnv(t, onePlan("text-to-image", `{"text":"a red square"}`))
 	refusing := fakeopenai.New(t, "sd-turbo")

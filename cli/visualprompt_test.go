@@ -20,6 +20,7 @@ import (
 // takes it (parameters.input_boxes) and its mask lands in the output
 // directory.
 func TestRunGroundingThenSegmentation(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "street.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
 		t.Fatal(err)
@@ -109,6 +110,7 @@ func TestRunGroundingThenSegmentation(t *testing.T) {
 // read it), the one line of the failed hop says which model failed and
 // which is tried next, so the next does not read as the one that failed.
 func TestRunFallbackNamesWhatFailed(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "street.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
 		t.Fatal(err)
@@ -133,6 +135,7 @@ func TestRunFallbackNamesWhatFailed(t *testing.T) {
 // can see that an image path typed in the request reached a vision
 // controller (and that none goes to a text-only one).
 func TestDebugShowsImagesSentToVisionController(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "boats.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
 		t.Fatal(err)

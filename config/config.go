@@ -205,7 +205,7 @@ type Config struct {
 	// Env is the environment the configuration was read from (Load's
 	// env): where secrets named by variable, the XDG directories and HOME
 	// are read.
-	Env Env `yaml:"-"`
+	Env Env `yaml:"-" json:"-"`
 	// TokenSource says where the Hugging Face token came from (never the
 	// token itself), for status displays.
 	TokenSource string `yaml:"-"`

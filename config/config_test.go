@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,6 +30,7 @@ func testEnv(t *testing.T) (dir string, env Env) {
 }
 
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	dir, env := testEnv(t)
 	c, err := Load(defaults(t), "", env)
 	if err != nil {
@@ -47,6 +49,7 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestPrecedence(t *testing.T) {
+	t.Parallel()
 	dir, env := testEnv(t)
 	file := filepath.Join(dir, "config", "chorus", "config.yaml")
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
@@ -80,6 +83,7 @@ func TestPrecedence(t *testing.T) {
 }
 
 func TestProviders(t *testing.T) {
+	t.Parallel()
 	_, env := testEnv(t)
 	c, err := Load(defaults(t), "", env)
 	if err != nil {
@@ -105,6 +109,7 @@ func TestProviders(t *testing.T) {
 }
 
 func TestCachedHFToken(t *testing.T) {
+	t.Parallel()
 	dir, env := testEnv(t)
 	if err := os.MkdirAll(filepath.Join(dir, "hf"), 0o755); err != nil {
 		t.Fatal(err)
@@ -122,6 +127,7 @@ func TestCachedHFToken(t *testing.T) {
 }
 
 func TestInvalidValuesNameTheKey(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct{ env, val, key string }{
 		"mode":       {"CHORUS_INFERENCE_MODE", "cloud", "inference_mode"},
 		"candidates": {"CHORUS_NUM_CANDIDATE_MODELS", "0", "num_candidate_models"},
@@ -173,6 +179,7 @@ func TestInvalidValuesNameTheKey(t *testing.T) {
 }
 
 func TestUserFileProblems(t *testing.T) {
+	t.Parallel()
 	dir, env := testEnv(t)
 	typo := filepath.Join(dir, "typo.yaml")
 	if err := os.WriteFile(typo, []byte("controller:\n  modle: x\n"), 0o644); err != nil {
@@ -196,6 +203,7 @@ func TestUserFileProblems(t *testing.T) {
 }
 
 func TestNormalizeHost(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"127.0.0.1:11434":         "http://127.0.0.1:11434",
 		"0.0.0.0":                 "http://127.0.0.1:11434",
@@ -215,16 +223,38 @@ func TestNormalizeHost(t *testing.T) {
 	}
 }
 
-func TestStateDir(t *testing.T) {
+// TestDirs: each folder is its XDG variable's, else under the home
+// directory, else a temporary folder — all read from the Env given, none
+// from the process — and ~ in a configured path is that home.
+func TestDirs(t *testing.T) {
 	t.Parallel()
-	env := Env{"XDG_STATE_HOME": "/xdg/state"}
-	if got := env.StateDir(); got != filepath.Join("/xdg/state", "chorus") {
-		t.Fatalf("StateDir = %q", got)
+	if runtime.GOOS != "linux" {
+		t.Skip("the home fallbacks are the platform's")
 	}
-	env["XDG_STATE_HOME"] = ""
-	env["HOME"] = "/home/u"
-	if got := env.StateDir(); got != filepath.Join("/home/u", ".local", "state", "chorus") {
-		t.Fatalf("StateDir without XDG_STATE_HOME = %q", got)
+	xdg := Env{"XDG_CONFIG_HOME": "/x/config", "XDG_DATA_HOME": "/x/data", "XDG_CACHE_HOME": "/x/cache", "XDG_STATE_HOME": "/x/state", "HOME": "/home/u"}
+	home := Env{"HOME": "/home/u"}
+	tmp := os.TempDir()
+	for _, tc := range []struct {
+		name      string
+		dir       func(Env) string
+		xdg, home string
+		none      string
+	}{
+		{"config", Env.ConfigDir, "/x/config/chorus", "/home/u/.config/chorus", tmp + "/chorus-config"},
+		{"data", Env.DataDir, "/x/data/chorus", "/home/u/.local/share/chorus", tmp + "/chorus-data"},
+		{"sessions", Env.SessionsDir, "/x/data/chorus/sessions", "/home/u/.local/share/chorus/sessions", tmp + "/chorus-data/sessions"},
+		{"cache", Env.CacheDir, "/x/cache/chorus", "/home/u/.cache/chorus", tmp + "/chorus-cache"},
+		{"state", Env.StateDir, "/x/state/chorus", "/home/u/.local/state/chorus", tmp + "/chorus-state"},
+	} {
+		if got := [3]string{tc.dir(xdg), tc.dir(home), tc.dir(nil)}; got != [3]string{tc.xdg, tc.home, tc.none} {
+			t.Errorf("%s: with XDG, with HOME, with neither: %q, want %q", tc.name, got, [3]string{tc.xdg, tc.home, tc.none})
+		}
+	}
+	if got := home.expandHome("~/models"); got != "/home/u/models" {
+		t.Errorf("~/models with HOME=/home/u is %q", got)
+	}
+	if got := Env(nil).expandHome("~/models"); got != "~/models" {
+		t.Errorf("~/models without a home is %q, want it as written", got)
 	}
 }
 
@@ -232,6 +262,7 @@ func TestStateDir(t *testing.T) {
 // added when there is no path), its key from key_env, and never Ollama's
 // OLLAMA_HOST.
 func TestControllerKindOpenAI(t *testing.T) {
+	t.Parallel()
 	_, env := testEnv(t)
 	env["OLLAMA_HOST"] = "127.0.0.1:9999"
 	env["CHORUS_CONTROLLER_KIND"] = "openai"
@@ -276,6 +307,7 @@ func TestControllerKindOpenAI(t *testing.T) {
 // bad port, a "/" inside the password), where the redaction of URLs in
 // free text cannot find the password.
 func TestURLPasswordNotShownInErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ value, want string }{
 		{"admin:Secret1@hub.example", "admin:REDACTED@hub.example"},
 		{"https://admin:Secret2@hub.example:port/", "https://admin:REDACTED@hub.example:port/"},
@@ -297,6 +329,7 @@ func TestURLPasswordNotShownInErrors(t *testing.T) {
 
 // TestServeOpsDefaults: no metrics listener unless asked, a 30 s drain.
 func TestServeOpsDefaults(t *testing.T) {
+	t.Parallel()
 	_, env := testEnv(t)
 	c, err := Load(defaults(t), "", env)
 	if err != nil {

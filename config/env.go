@@ -10,9 +10,9 @@ import (
 )
 
 // Env is the environment Chorus reads its settings from — CHORUS_*,
-// OLLAMA_HOST, HF_TOKEN, HF_HOME, the XDG directories and HOME — by
-// name. The process passes EnvOf(os.Environ()); a test passes the few variables it
-// sets, and so shares no state with the tests running beside it.
+// OLLAMA_HOST, HF_TOKEN, HF_HOME, the XDG directories and HOME — by name.
+// The process passes EnvOf(os.Environ()); a test passes the few variables
+// it sets, and so shares no state with the tests running beside it.
 type Env map[string]string
 
 // EnvOf is the environment of environ, "NAME=value" each as os.Environ

@@ -20,6 +20,7 @@ import (
 // the caller names, the TUI's, the developers' — pass, and so does an
 // empty one (it sets nothing).
 func TestUnknownChorusVariableRefused(t *testing.T) {
+	t.Parallel()
 	const file = "openai:\n  - name: laptop\n    url: http://a\n    models: {ocr: [m]}\n" +
 		"mcp:\n  - name: tools\n    command: x\n    env: {TOKEN: \"${CHORUS_MY_TOOLS_TOKEN}\"}\n" +
 		"controller:\n  key_env: CHORUS_MY_CONTROLLER_KEY\n"
@@ -78,6 +79,7 @@ func TestUnknownChorusVariableRefused(t *testing.T) {
 // the binary under its own variables is never refused. A new one is
 // either a key of config.yaml or goes in developerEnv (documented there).
 func TestEveryChorusVariableIsKnown(t *testing.T) {
+	t.Parallel()
 	_, env := testEnv(t)
 	c, err := Load(defaults(t), "", env)
 	if err != nil {

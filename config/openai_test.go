@@ -32,6 +32,7 @@ func loadFile(t *testing.T, yaml string, vars ...string) (*Config, error) {
 // TestOpenAIServers: the openai list is read, URLs normalised, tasks
 // defaulted from the models, the key read from key_env.
 func TestOpenAIServers(t *testing.T) {
+	t.Parallel()
 	c, err := loadFile(t, `
 openai:
   - name: laptop
@@ -63,6 +64,7 @@ openai:
 // TestOpenAIServerProblemsNameTheKey: each mistake is refused at start
 // with the key to fix.
 func TestOpenAIServerProblemsNameTheKey(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ yaml, key, msg string }{
 		{"openai:\n  - models: {text-to-image: [sd]}\n", "openai[0].url", "is empty"},
 		{"openai:\n  - url: localhost:8080\n    models: {text-to-image: [sd]}\n", "openai[0].url", "not an http(s) URL"},
@@ -93,6 +95,7 @@ func TestOpenAIServerProblemsNameTheKey(t *testing.T) {
 // TestOpenAIKeyFromChorusVariable: with neither key nor key_env, the key
 // is read from CHORUS_OPENAI_<NAME>_KEY.
 func TestOpenAIKeyFromChorusVariable(t *testing.T) {
+	t.Parallel()
 	c, err := loadFile(t, "openai:\n  - {name: my laptop, url: http://localhost:8080, models: {ocr: [m]}}\n  - {url: http://b, models: {ocr: [m]}}\n",
 		"CHORUS_OPENAI_MY_LAPTOP_KEY", "sk-env")
 	if err != nil {
@@ -108,6 +111,7 @@ func TestOpenAIKeyFromChorusVariable(t *testing.T) {
 // report of Go types — and names CHORUS_<KEY> when that is where it came
 // from.
 func TestWrongKindOfValueNamesTheKey(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ yaml, key, msg string }{
 		{"max_parallel: lots\n", "max_parallel", `"lots" is not a whole number`},
 		{"retrieval:\n  results: many\n", "retrieval.results", `"many" is not a whole number`},

@@ -34,6 +34,7 @@ var secretMaps = []string{"headers", "env"}
 // with a password or a token in it. c is not changed.
 func (c *Config) Shown() *Config {
 	out := *c
+	out.Env = nil // the whole environment: never printed
 	v := reflect.ValueOf(&out).Elem()
 	c.mask(v, "")
 	return &out

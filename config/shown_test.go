@@ -14,6 +14,7 @@ import (
 // value as where it came from, never the value — each kind of secret, from
 // each kind of source — and the configuration in use keeps the values.
 func TestShownHidesEverySecret(t *testing.T) {
+	t.Parallel()
 	dir, env := testEnv(t)
 	file := filepath.Join(dir, "c.yaml")
 	body := `
@@ -95,6 +96,7 @@ serve:
 // Config whose name says it holds a key, a token or a password, set to a
 // value, is masked.
 func TestEverySecretLookingKeyIsMasked(t *testing.T) {
+	t.Parallel()
 	var c Config
 	c.OpenAI, c.MCP = make([]OpenAIServer, 1), make([]MCPServer, 1)
 	var secrets []string

@@ -12,6 +12,7 @@ import (
 // hosted API bills the warm-up's input tokens) unless the user says on;
 // off turns it off everywhere, and a misspelt value names the key.
 func TestWarmControllerFollowsTheBill(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name            string
 		kind, key, warm string
@@ -53,6 +54,7 @@ func TestWarmControllerFollowsTheBill(t *testing.T) {
 // TestWarmFromTheFile: the file's spellings, YAML booleans included,
 // decode into controller.warm.
 func TestWarmFromTheFile(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]bool{"on": true, "off": false, "true": true, "false": false, "yes": true, "no": false, "auto": true} {
 		dir, env := testEnv(t)
 		file := filepath.Join(dir, "config.yaml")

@@ -94,6 +94,7 @@ func oneSlotWithExpert(t *testing.T) func(*sshd.Options) {
 // logins refused (an unknown key, a silent connection past the handshake
 // deadline, one chat too many).
 func TestMetricsOfAScriptedTurn(t *testing.T) {
+	t.Parallel()
 	var m *metrics.Metrics
 	s := startServer(t, 2, oneSlotWithExpert(t), func(o *sshd.Options) {
 		m = metrics.New(metrics.Options{RefusalReasons: sshd.RefusalReasons()})

@@ -258,6 +258,7 @@ func (tm *term) typeText(t *testing.T, s string) {
 // disconnects — after which its session is saved in its own directory and
 // the log names its key and address.
 func TestSSHChat(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, 4)
 	key := testKey(t, 1)
 	client, tm := s.open(t, key, 80, 24)
@@ -319,6 +320,7 @@ func waitLog(t *testing.T, s *server, want string) {
 // engine; each has its own directory, and neither's chat can read the
 // other's files, even by typing their path.
 func TestSSHUsersAreSeparate(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, 4)
 	alice, bob := testKey(t, 1), testKey(t, 2)
 	s.allow(t, bob)
@@ -356,6 +358,7 @@ func userDir(k gossh.Signer) string {
 // logins are refused; a command is answered with a message and status 1;
 // port forwarding is refused; past max_sessions a chat is turned away.
 func TestSSHRefusals(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, 1)
 	if _, err := s.dial(gossh.PublicKeys(testKey(t, 9))); err == nil {
 		t.Fatal("an unknown key logged in")
@@ -406,6 +409,7 @@ func TestSSHRefusals(t *testing.T) {
 // message to its user and the panic in the log file; the server, its chat
 // slot and the other users' chats go on.
 func TestSSHChatPanicEndsOnlyThatChat(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, 1, func(o *sshd.Options) {
 		o.NewProgram = func(ctx context.Context, o ui.Options) (*ui.Program, error) {
 			if strings.HasSuffix(o.Workspace, userDir(testKey(t, 2))) {
@@ -437,6 +441,7 @@ func TestSSHChatPanicEndsOnlyThatChat(t *testing.T) {
 // typed: every key is a frame of 600×200 cells, slow under -race on a
 // loaded machine.)
 func TestSSHAbsurdWindowSize(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, 2)
 	_, tm := s.open(t, testKey(t, 1), 100000, 100000)
 	mark := tm.waitFor(t, 0, "Ask anything")
