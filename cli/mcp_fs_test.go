@@ -275,7 +275,7 @@ func TestRunMCPEchoPlainWords(t *testing.T) {
 	}
 	e := mcpEnv(t, `{"tasks":[{"task":"everything.echo","id":1,"dep":[],"args":{"message":"hello from chorus"}}]}`)
 	opts := e.options() // config.yaml read from the package's folder, before leaving it
-	t.Chdir(dir) // the trust gate's working folder (scope reads the process's)
+	t.Chdir(dir)        // the trust gate's working folder (scope reads the process's)
 	stdout, stderr, code := runCLIWith(opts, "run", "--json", "--out", e.out, "greet everyone with the echo tool")
 	if code != 0 {
 		t.Fatalf("exit %d stderr %s", code, stderr)
