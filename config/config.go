@@ -5,11 +5,13 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -250,11 +252,11 @@ func (e *Error) Error() string {
 // minPromptTokens is the smallest prompt budget a turn can work in.
 const minPromptTokens = 2048
 
-// envAliases are conventional variables honoured besides CHORUS_*; the
-// CHORUS_ form wins when both are set.
+// envAliases are conventional variables honoured besides CHORUS_*, the
+// last one set winning; the CHORUS_ form wins over them.
 var envAliases = map[string][]string{
 	"controller.host":   {"OLLAMA_HOST"},
-	"huggingface.token": {"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"},
+	"huggingface.token": {"HUGGING_FACE_HUB_TOKEN", "HF_TOKEN"},
 }
 
 // Load builds the configuration. defaults is the embedded config.yaml; file
@@ -325,28 +327,23 @@ type loader struct {
 	env  Env
 }
 
-// setEnv sets every key of known its CHORUS_<KEY> variable holds, and the
-// conventional variables (envAliases) where that is empty, over the file:
-// viper's layer above it. It returns the CHORUS_<KEY> names.
+// setEnv sets every key of known its CHORUS_<KEY> variable holds — or,
+// when that is empty, a conventional variable (envAliases) — over the
+// file: viper's layer above it. It returns the CHORUS_<KEY> names.
 func (l loader) setEnv(v *viper.Viper, known []string) []string {
 	bound := make([]string, 0, len(known))
+	kind := strings.ToLower(strings.TrimSpace(cmp.Or(l.env["CHORUS_CONTROLLER_KIND"], v.GetString("controller.kind"))))
 	for _, k := range known {
 		bound = append(bound, envVar(k))
-		if s := l.env[envVar(k)]; s != "" {
-			v.Set(k, s)
+		names := append(slices.Clone(envAliases[k]), envVar(k)) // the last one set wins
+		if k == "controller.host" && kind != "" && kind != "ollama" {
+			// OLLAMA_HOST is where Ollama listens: the controller's host
+			// only when the controller is an Ollama.
+			names = names[len(names)-1:]
 		}
-	}
-	for k, aliases := range envAliases {
-		// OLLAMA_HOST is where Ollama listens: the controller's host only
-		// when the controller is an Ollama.
-		kind := strings.ToLower(strings.TrimSpace(v.GetString("controller.kind")))
-		if l.env[envVar(k)] != "" || k == "controller.host" && kind != "" && kind != "ollama" {
-			continue
-		}
-		for _, a := range aliases {
-			if s := l.env[a]; s != "" {
+		for _, name := range names {
+			if s := l.env[name]; s != "" {
 				v.Set(k, s)
-				break
 			}
 		}
 	}

@@ -80,6 +80,20 @@ func TestPrecedence(t *testing.T) {
 	if c, err = Load(defaults(t), "", env); err != nil || c.Controller.Host != "http://other:1234" {
 		t.Fatalf("CHORUS_CONTROLLER_HOST should beat OLLAMA_HOST: %v %v", c.Controller.Host, err)
 	}
+	// The token: CHORUS_HUGGINGFACE_TOKEN, else HF_TOKEN, else
+	// HUGGING_FACE_HUB_TOKEN, whichever is set.
+	env["HUGGING_FACE_HUB_TOKEN"] = "hf_hub"
+	if c, err = Load(defaults(t), "", env); err != nil || c.HuggingFace.Token != "hf_secret" || c.TokenSource != "HF_TOKEN" {
+		t.Fatalf("HF_TOKEN should beat HUGGING_FACE_HUB_TOKEN: %q from %q, %v", c.HuggingFace.Token, c.TokenSource, err)
+	}
+	env["HF_TOKEN"] = ""
+	if c, err = Load(defaults(t), "", env); err != nil || c.HuggingFace.Token != "hf_hub" || c.TokenSource != "HUGGING_FACE_HUB_TOKEN" {
+		t.Fatalf("HUGGING_FACE_HUB_TOKEN alone: %q from %q, %v", c.HuggingFace.Token, c.TokenSource, err)
+	}
+	env["CHORUS_HUGGINGFACE_TOKEN"] = "hf_chorus"
+	if c, err = Load(defaults(t), "", env); err != nil || c.HuggingFace.Token != "hf_chorus" || c.TokenSource != "CHORUS_HUGGINGFACE_TOKEN" {
+		t.Fatalf("CHORUS_HUGGINGFACE_TOKEN should beat the others: %q from %q, %v", c.HuggingFace.Token, c.TokenSource, err)
+	}
 }
 
 func TestProviders(t *testing.T) {
