@@ -143,10 +143,17 @@ func TestServeListsTools(t *testing.T) {
 func TestServeRunsARequestWithAFile(t *testing.T) {
 	var mu sync.Mutex
 	var stages []string
+	// The client handles notifications on goroutines of its own: the last
+	// may be handled after the result is back, so the test waits for it.
+	answered := make(chan struct{})
+	var once sync.Once
 	cs := connect(t, func(r *sdk.ProgressNotificationClientRequest) {
 		mu.Lock()
 		stages = append(stages, fmt.Sprintf("%g/%g %s", r.Params.Progress, r.Params.Total, r.Params.Message))
 		mu.Unlock()
+		if r.Params.Progress == r.Params.Total {
+			once.Do(func() { close(answered) })
+		}
 	})
 	params := &sdk.CallToolParams{Name: "chorus", Arguments: map[string]any{
 		"request": "make photo.png half as big",
@@ -170,6 +177,11 @@ func TestServeRunsARequestWithAFile(t *testing.T) {
 	dec, err := png.Decode(bytes.NewReader(img.Data))
 	if err != nil || dec.Bounds().Dx() != 20 || dec.Bounds().Dy() != 10 {
 		t.Fatalf("returned image: %v %v", dec.Bounds(), err)
+	}
+	select {
+	case <-answered:
+	case <-time.After(10 * time.Second):
+		t.Error("no progress notification for the response stage")
 	}
 	mu.Lock()
 	got := strings.Join(stages, "|")

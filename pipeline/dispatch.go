@@ -388,10 +388,14 @@ func (d *dispatcher) choose(p Plan) {
 // and finish waits for them.
 func (d *dispatcher) start() []*taskRun {
 	d.mu.Lock()
+	// Whether the answer began before this start, read before advance:
+	// advance may let it begin now (checkEarly), and then this start is
+	// the one that answers early.
+	began := d.answering
 	d.phase = started
 	d.advance()
 	answerNow := d.answerNow
-	if d.answering {
+	if began {
 		// The answer began already: the tasks a revision added after it
 		// run to their end before the answer goes on.
 		answerNow = nil

@@ -122,7 +122,12 @@ func TestTmuxEndToEnd(t *testing.T) {
 	waitFor("the status bar to show Ollama up", contains("ollama ✓"))
 	keys("-l", "what is the answer?")
 	keys("Enter")
-	s := waitFor("the answer", contains("forty-two"))
+	// The answer on screen is not the turn's end (its report and save
+	// follow): the next request waits until the hint no longer offers to
+	// cancel a turn, as a person waits for the turn to end.
+	s := waitFor("the first turn to end", func(s string) bool {
+		return strings.Contains(s, "forty-two") && !strings.Contains(s, "cancels the turn")
+	})
 	if strings.Contains(s, "**answer**") {
 		t.Errorf("the answer should be rendered Markdown:\n%s", s)
 	}
