@@ -38,8 +38,20 @@ func TestRunRevisedPlan(t *testing.T) {
 	}
 	bin := chorusBinary(t)
 	const early, goOn = "Here is your fox video.", "The video model is down, so here is a still image instead."
-	answering := make(chan struct{})
-	var once sync.Once
+	// answering closes when a run's answer starts; each run gets its own,
+	// so the video fails after the answer started in every run, not only
+	// in the first.
+	type gate struct {
+		started chan struct{}
+		once    sync.Once
+	}
+	var mu sync.Mutex
+	answering := &gate{started: make(chan struct{})}
+	current := func() *gate {
+		mu.Lock()
+		defer mu.Unlock()
+		return answering
+	}
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		last := req.Messages[len(req.Messages)-1].Content
 		switch pipeline.PromptStage(last) {
@@ -53,7 +65,8 @@ func TestRunRevisedPlan(t *testing.T) {
 		if strings.Contains(last, "Results of the tasks the revision added") {
 			return fakeollama.Reply{Content: goOn}
 		}
-		once.Do(func() { close(answering) })
+		g := current()
+		g.once.Do(func() { close(g.started) })
 		return fakeollama.Reply{Content: early}
 	})
 	// Every video model is down — and answers so only once the answer
@@ -61,7 +74,7 @@ func TestRunRevisedPlan(t *testing.T) {
 	for _, id := range e.serveSkill("text-to-video") {
 		e.hf.Model(id, "text-to-video").Respond(func(*http.Request, []byte) (int, string, []byte) {
 			select {
-			case <-answering:
+			case <-current().started:
 			case <-time.After(20 * time.Second):
 			}
 			return http.StatusInternalServerError, "application/json", []byte(`{"error":"CUDA out of memory"}`)
@@ -69,6 +82,9 @@ func TestRunRevisedPlan(t *testing.T) {
 	}
 	images := e.serveSkill("text-to-image")
 	run := func(args ...string) (string, string, int) {
+		mu.Lock()
+		answering = &gate{started: make(chan struct{})}
+		mu.Unlock()
 		cmd := exec.Command(bin, append([]string{"run", "--out", e.out}, args...)...)
 		cmd.Env = e.childEnv()
 		var out, errb bytes.Buffer
