@@ -57,7 +57,7 @@ var importRules = map[string][]string{
 	"pipeline/response":  stage,
 	// Event streams for the tests of what shows a turn (ui, ui/turnview).
 	"pipeline/pipelinetest": {"pipeline"},
-	"sessions":              {"config", "pipeline", "skills", "text"},
+	"sessions":              {"pipeline", "skills", "text"},
 	// The chat service: sessions opened and saved, turns run and recorded,
 	// between every front end and the pipeline.
 	// It answers the front ends' questions about the controller and the

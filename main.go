@@ -31,6 +31,6 @@ var defaultConfig []byte
 var version, commit, date string
 
 func main() {
-	opts := cli.Options{Defaults: defaultConfig, Version: cli.StampedVersion(version, commit, date)}
+	opts := cli.Options{Defaults: defaultConfig, Version: cli.StampedVersion(version, commit, date), Environ: os.Environ()}
 	os.Exit(cli.Main(context.Background(), opts, os.Args[1:]))
 }

@@ -125,7 +125,7 @@ func (a *App) start(cfg *config.Config, opts Options) error {
 	if err != nil {
 		return err
 	}
-	a.svc, err = conversation.New(conversation.Options{Engine: eng, Logger: opts.Logger, Version: opts.Version, Observer: opts.Observer})
+	a.svc, err = conversation.New(conversation.Options{Engine: eng, Dir: cfg.Env.SessionsDir(), Logger: opts.Logger, Version: opts.Version, Observer: opts.Observer})
 	return err
 }
 

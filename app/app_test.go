@@ -13,6 +13,7 @@ import (
 	"github.com/chorusai/chorus/app"
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/internal/mcptest"
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -25,15 +26,13 @@ func TestMain(m *testing.M) {
 // test's own, and the fake MCP server (this binary) configured as "fake".
 func loadConfig(t *testing.T) *config.Config {
 	t.Helper()
-	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"} {
-		t.Setenv(v, t.TempDir())
-	}
-	t.Setenv("CHORUS_CONTROLLER_MODEL", "ctl")
+	_, env := testkit.Isolate(t)
+	env["CHORUS_CONTROLLER_MODEL"] = "ctl"
 	defaults, err := os.ReadFile("../config.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(defaults, "")
+	cfg, err := config.Load(defaults, "", env)
 	if err != nil {
 		t.Fatal(err)
 	}

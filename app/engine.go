@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"time"
 
@@ -105,7 +104,7 @@ func OllamaHost(cfg *config.Config) string {
 	if cfg.Controller.Kind == "" || cfg.Controller.Kind == controller.DefaultKind {
 		return cfg.Controller.Host
 	}
-	if h, err := config.NormalizeHost(cmp.Or(os.Getenv("OLLAMA_HOST"), "127.0.0.1:11434")); err == nil {
+	if h, err := config.NormalizeHost(cmp.Or(cfg.Env["OLLAMA_HOST"], "127.0.0.1:11434")); err == nil {
 		return h
 	}
 	return "http://127.0.0.1:11434"
@@ -118,15 +117,15 @@ func LoadCatalog(cfg *config.Config) (*skills.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := cat.Overlay(HubCache()); err != nil {
+	if _, err := cat.Overlay(HubCache(cfg)); err != nil {
 		return nil, fmt.Errorf("the synced model catalog is unreadable (%w) — run `chorus models sync` again", err)
 	}
 	return cat, nil
 }
 
 // HubCache is where chorus models sync keeps what it fetched from the Hub.
-func HubCache() skills.Cache {
-	return skills.Cache{Dir: config.CacheDir() + "/catalog"}
+func HubCache(cfg *config.Config) skills.Cache {
+	return skills.Cache{Dir: cfg.Env.CacheDir() + "/catalog"}
 }
 
 // buildRouter creates the endpoints the configuration enables. The

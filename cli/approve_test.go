@@ -163,12 +163,13 @@ func TestRunAsksOnATerminal(t *testing.T) {
 // terminal, a plan calling a tool its server is not trusted about: the
 // question is on the terminal, y runs the tool and the run succeeds.
 func TestRunAsksThroughTheTerminal(t *testing.T) {
+	t.Parallel()
 	e := scriptedEnv(t, "The answer.", `{"tasks":[{"task":"fake.echo","id":1,"dep":[],"args":{"text":"hello"}}]}`)
-	writeUserConfig(t, fmt.Sprintf("mcp:\n  - name: fake\n    command: %s\n    env: {%s: serve}\n", os.Args[0], mcptest.FakeEnv))
+	e.writeUserConfig(fmt.Sprintf("mcp:\n  - name: fake\n    command: %s\n    env: {%s: serve}\n", os.Args[0], mcptest.FakeEnv))
 	ptmx, tty := openPTY(t)
 	scr := newScreen(t, ptmx)
 	var out bytes.Buffer
-	cmd := newRootCmd(testOptions())
+	cmd := newRootCmd(e.options())
 	cmd.SetArgs([]string{"run", "--json", "--out", e.out, "echo hello"})
 	cmd.SetIn(tty)
 	cmd.SetOut(&out)

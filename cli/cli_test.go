@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/testkit"
@@ -24,36 +26,68 @@ import (
 )
 
 // cliEnv points a `chorus` command at fake servers through the environment,
-// as a user would configure it, with no user config file.
+// as a user would configure it, with no user config file. env is the
+// environment the commands read (Options.Environ): the test's own, so
+// tests share no process state.
 type cliEnv struct {
 	t      *testing.T
 	ollama *fakeollama.Server
 	hf     *fakehf.Server
 	out    string
+	env    config.Env
 }
 
 func newCLIEnv(t *testing.T, planner func(*api.ChatRequest) fakeollama.Reply) *cliEnv {
 	t.Helper()
-	e := &cliEnv{t: t, ollama: fakeollama.New(t), hf: fakehf.New(t), out: t.TempDir()}
+	e := &cliEnv{t: t, ollama: fakeollama.New(t), hf: fakehf.New(t), out: t.TempDir(), env: homeEnv(t)}
 	e.ollama.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
 	e.ollama.OnChat(planner)
 	e.hf.RequireToken("hf_cli")
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	t.Setenv("HF_HOME", t.TempDir())
-	t.Setenv("OLLAMA_HOST", e.ollama.URL)
-	t.Setenv("CHORUS_CONTROLLER_MODEL", "ctl")
-	t.Setenv("CHORUS_HUGGINGFACE_BASE_URL", e.hf.URL)
-	// The fake is the Hub too: which providers serve a model is asked there.
-	t.Setenv("CHORUS_HUGGINGFACE_HUB_URL", e.hf.Root)
-	t.Setenv("HF_TOKEN", "hf_cli")
-	t.Setenv("CHORUS_OLLAMA_EXPERTS", "false")
-	t.Setenv("CHORUS_COMMAND_ENABLED", "false")
-	onControllerKind(t, e.ollama, "ctl")
+	maps.Copy(e.env, config.Env{
+		"OLLAMA_HOST":                 e.ollama.URL,
+		"CHORUS_CONTROLLER_MODEL":     "ctl",
+		"CHORUS_HUGGINGFACE_BASE_URL": e.hf.URL,
+		// The fake is the Hub too: which providers serve a model is asked there.
+		"CHORUS_HUGGINGFACE_HUB_URL": e.hf.Root,
+		"HF_TOKEN":                   "hf_cli",
+		"CHORUS_OLLAMA_EXPERTS":      "false",
+		"CHORUS_COMMAND_ENABLED":     "false",
+	})
+	onControllerKind(t, e.env, e.ollama, "ctl")
 	return e
 }
+
+// homeEnv is an environment of the test's own: the XDG directories,
+// HF_HOME and HOME in temporary folders, nothing of the developer's.
+func homeEnv(t *testing.T) config.Env {
+	_, env := testkit.Isolate(t)
+	return env
+}
+
+// run runs `chorus args…` in this process on e's environment.
+func (e *cliEnv) run(args ...string) (stdout, stderr string, code int) {
+	return runCLIWith(e.options(), args...)
+}
+
+// options are the binary's options on e's environment.
+func (e *cliEnv) options() Options {
+	opts := testOptions()
+	opts.Environ = e.environ()
+	return opts
+}
+
+// environ is e.env as os.Environ lists it.
+func (e *cliEnv) environ() []string {
+	var list []string
+	for k, v := range e.env {
+		list = append(list, k+"="+v)
+	}
+	return list
+}
+
+// childEnv is the environment of the built binary run on e's: the
+// process's, with e's over it.
+func (e *cliEnv) childEnv() []string { return append(os.Environ(), e.environ()...) }
 
 // serveSkill registers every Hugging Face model of a catalog skill at the
 // fake, and returns their ids.
@@ -88,9 +122,8 @@ func testOptions() Options {
 	return Options{Defaults: b}
 }
 
-func runCLI(args ...string) (stdout, stderr string, code int) {
-	return runCLIWith(testOptions(), args...)
-}
+// bareEnv is an environment of the test's own with nothing configured.
+func bareEnv(t *testing.T) *cliEnv { return &cliEnv{t: t, env: homeEnv(t)} }
 
 // runCLIWith is runCLI with the binary's options given.
 func runCLIWith(opts Options, args ...string) (stdout, stderr string, code int) {
@@ -136,6 +169,7 @@ func jsonLines(t *testing.T, s string) []map[string]any {
 }
 
 func TestRunJSONFullTurn(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "cat.png")
 	if err := os.WriteFile(img, fakehf.PNG(50, 40), 0o644); err != nil {
 		t.Fatal(err)
@@ -151,7 +185,7 @@ func TestRunJSONFullTurn(t *testing.T) {
 	})
 	e.serveSkill("image-to-text")
 	e.serveSkill("text-to-speech")
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "describe "+img+" and read it aloud")
+	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "describe "+img+" and read it aloud")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -187,6 +221,7 @@ func TestRunJSONFullTurn(t *testing.T) {
 }
 
 func TestRunPlainPrintsLogAndAnswer(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks": []}`}
@@ -194,7 +229,7 @@ func TestRunPlainPrintsLogAndAnswer(t *testing.T) {
 		return fakeollama.Reply{Content: "Hello, human."}
 	})
 	_ = e
-	stdout, stderr, code := runCLI("run", "hi")
+	stdout, stderr, code := e.run("run", "hi")
 	// The answer alone on stdout; the log on stderr.
 	if code != 0 || !strings.Contains(stderr, "plan: no expert tasks") || stdout != "Hello, human.\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
@@ -205,13 +240,14 @@ func TestRunPlainPrintsLogAndAnswer(t *testing.T) {
 // sequences from the model (or a file name, or a server) to the terminal,
 // where they could clear the screen or set the clipboard.
 func TestRunPlainStripsTerminalControls(t *testing.T) {
-	newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+	t.Parallel()
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks": [{"task": "teleport\u001b[2J", "id": 1, "dep": [], "args": {}}]}`}
 		}
 		return fakeollama.Reply{Content: "safe \x1b]52;c;aGVsbG8=\x07text\x1b[2J\r\nnext\tline \u009b31m"}
 	})
-	stdout, stderr, code := runCLI("run", "hi")
+	stdout, stderr, code := e.run("run", "hi")
 	if code != 0 {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
@@ -225,83 +261,85 @@ func TestRunPlainStripsTerminalControls(t *testing.T) {
 }
 
 func TestRunFailuresExitNonZeroWithOneLine(t *testing.T) {
+	t.Parallel()
 	t.Run("ollama down", func(t *testing.T) {
 		e := newCLIEnv(t, nil)
 		e.ollama.Stop()
-		_, stderr, code := runCLI("run", "--json", "hi")
+		_, stderr, code := e.run("run", "--json", "hi")
 		if code != 1 || !strings.Contains(stderr, "ollama serve") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Fatalf("exit %d stderr %q", code, stderr)
 		}
 	})
 	t.Run("model not pulled", func(t *testing.T) {
-		newCLIEnv(t, nil)
-		_, stderr, code := runCLI("run", "--model", "llama9:70b", "hi")
+		e := newCLIEnv(t, nil)
+		_, stderr, code := e.run("run", "--model", "llama9:70b", "hi")
 		if code != 1 || !strings.Contains(stderr, "ollama pull llama9:70b") {
 			t.Fatalf("exit %d stderr %q", code, stderr)
 		}
 	})
 	t.Run("bad config", func(t *testing.T) {
-		newCLIEnv(t, nil)
-		t.Setenv("CHORUS_INFERENCE_MODE", "sometimes")
-		_, stderr, code := runCLI("run", "hi")
+		e := newCLIEnv(t, nil)
+		e.env["CHORUS_INFERENCE_MODE"] = "sometimes"
+		_, stderr, code := e.run("run", "hi")
 		if code != 2 || !strings.Contains(stderr, "inference_mode") {
 			t.Fatalf("exit %d stderr %q", code, stderr)
 		}
 	})
 	t.Run("a turn that fails is saved, and --json keeps stderr one line", func(t *testing.T) {
-		newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+		e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 			if stageOf(req) == "plan" {
 				return fakeollama.Reply{Content: `{"tasks": []}`}
 			}
 			return fakeollama.Reply{Status: 500, Error: "the runner crashed"}
 		})
-		_, stderr, code := runCLI("run", "--json", "hi")
-		latest, err := sessions.Store{}.Latest()
+		_, stderr, code := e.run("run", "--json", "hi")
+		latest, err := sessions.Store{Dir: e.env.SessionsDir()}.Latest()
 		if code != 1 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || strings.Contains(stderr, "session:") ||
 			err != nil || len(latest.Turns) != 1 || latest.Turns[0].Error == "" {
 			t.Fatalf("exit %d stderr %q; saved %+v (%v)", code, stderr, latest, err)
 		}
-		_, stderr, _ = runCLI("run", "hi")
+		_, stderr, _ = e.run("run", "hi")
 		if lines := strings.Split(strings.TrimSpace(stderr), "\n"); len(lines) < 2 || !strings.HasPrefix(lines[len(lines)-2], "session: ") ||
 			!strings.Contains(lines[len(lines)-1], "the runner crashed") {
 			t.Fatalf("a plain failed run: the session, then the cause last: %q", stderr)
 		}
 	})
 	t.Run("unknown controller kind", func(t *testing.T) {
-		newCLIEnv(t, nil)
-		t.Setenv("CHORUS_CONTROLLER_KIND", "LMStudio")
-		_, stderr, code := runCLI("run", "hi")
+		e := newCLIEnv(t, nil)
+		e.env["CHORUS_CONTROLLER_KIND"] = "LMStudio"
+		_, stderr, code := e.run("run", "hi")
 		if code != 2 || !strings.Contains(stderr, `config: controller.kind: unknown controller kind "lmstudio" — use one of: ollama`) {
 			t.Fatalf("exit %d stderr %q", code, stderr)
 		}
 	})
 	t.Run("missing attachment", func(t *testing.T) {
-		newCLIEnv(t, nil)
-		_, stderr, code := runCLI("run", "--attach", "/no/such/file.png", "what is this?")
+		e := newCLIEnv(t, nil)
+		_, stderr, code := e.run("run", "--attach", "/no/such/file.png", "what is this?")
 		if code != 2 || !strings.Contains(stderr, "/no/such/file.png does not exist") {
 			t.Fatalf("exit %d stderr %q", code, stderr)
 		}
 	})
 	t.Run("attachment that is a pipe", func(t *testing.T) {
-		newCLIEnv(t, nil)
+		e := newCLIEnv(t, nil)
 		fifo := filepath.Join(t.TempDir(), "in.png")
 		if err := testkit.Mkfifo(fifo, 0o644); err != nil {
 			t.Skipf("no FIFOs here: %v", err)
 		}
-		_, stderr, code := runCLI("run", "--attach", fifo, "what is this?")
+		_, stderr, code := e.run("run", "--attach", fifo, "what is this?")
 		if code != 2 || !strings.Contains(stderr, "not a regular file") {
 			t.Fatalf("exit %d stderr %q", code, stderr)
 		}
 	})
 	t.Run("empty request", func(t *testing.T) {
-		newCLIEnv(t, nil)
-		if _, _, code := runCLI("run", "  "); code != 2 {
+		e := newCLIEnv(t, nil)
+		if _, _, code := e.run("run", "  "); code != 2 {
 			t.Fatalf("exit %d", code)
 		}
 	})
 }
 
 func TestRunPlanOnly(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "x.png")
 	if err := os.WriteFile(img, fakehf.PNG(8, 8), 0o644); err != nil {
 		t.Fatal(err)
@@ -309,7 +347,7 @@ func TestRunPlanOnly(t *testing.T) {
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		return fakeollama.Reply{Content: `[{"task":"image-cls","id":1,"dep":[-1],"args":{"image":"` + img + `"}}]`}
 	})
-	stdout, stderr, code := runCLI("run", "--json", "--plan-only", "classify "+img)
+	stdout, stderr, code := e.run("run", "--json", "--plan-only", "classify "+img)
 	if code != 0 {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
@@ -336,8 +374,9 @@ func TestRunPlanOnly(t *testing.T) {
 // being checked is an interruption (exit 130), not "Ollama is not
 // reachable" (exit 1).
 func TestRunInterruptedBeforeTheTurnExits130(t *testing.T) {
-	newCLIEnv(t, nil)
-	cfg, err := (&globalFlags{defaults: testOptions().Defaults}).load()
+	t.Parallel()
+	e := newCLIEnv(t, nil)
+	cfg, err := (&globalFlags{defaults: testOptions().Defaults, env: e.env}).load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,6 +394,7 @@ func TestRunInterruptedBeforeTheTurnExits130(t *testing.T) {
 // exit status and drops escape sequences a server or a flag put in it,
 // whole: no "]0;pwned" is left behind.
 func TestErrorLineIsTerminalSafe(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	code := reportError(&b, &exitError{code: 2, err: errors.New("model \x1b]0;pwned\x07x is not pulled")})
 	if code != 2 || b.String() != "chorus: model x is not pulled\n" {
@@ -367,6 +407,7 @@ func TestErrorLineIsTerminalSafe(t *testing.T) {
 // the new turn into the session, as the TUI does; --continue with no
 // session starts one, --session of a missing id names the sessions folder.
 func TestRunContinuesASession(t *testing.T) {
+	t.Parallel()
 	answers := 0
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
@@ -376,19 +417,19 @@ func TestRunContinuesASession(t *testing.T) {
 		return fakeollama.Reply{Content: fmt.Sprintf("Answer number %d.", answers)}
 	})
 
-	var st sessions.Store
-	_, stderr, code := runCLI("run", "--continue", "hi")
+	st := sessions.Store{Dir: e.env.SessionsDir()}
+	_, stderr, code := e.run("run", "--continue", "hi")
 	first, _ := st.Latest()
-	if code != 0 || !strings.Contains(stderr, "no saved session yet in "+sessions.DefaultDir()) || first == nil ||
+	if code != 0 || !strings.Contains(stderr, "no saved session yet in "+e.env.SessionsDir()) || first == nil ||
 		len(first.Turns) != 1 || !strings.HasSuffix(stderr, "session: "+first.ID+"\n") {
 		t.Fatalf("--continue with no session: exit %d stderr %q, saved %+v", code, stderr, first)
 	}
 	// The hint is one a shell user can follow: chorus sessions.
-	if _, stderr, code := runCLI("run", "--session", "nope", "hi"); code != 2 || !strings.Contains(stderr, `no saved session's id or title starts with "nope"`) ||
-		!strings.Contains(stderr, sessions.DefaultDir()) || !strings.Contains(stderr, "chorus sessions lists them") {
+	if _, stderr, code := e.run("run", "--session", "nope", "hi"); code != 2 || !strings.Contains(stderr, `no saved session's id or title starts with "nope"`) ||
+		!strings.Contains(stderr, e.env.SessionsDir()) || !strings.Contains(stderr, "chorus sessions lists them") {
 		t.Fatalf("--session of a missing id: exit %d stderr %q", code, stderr)
 	}
-	if _, _, code := runCLI("run", "--continue", "--session", "x", "hi"); code != 2 {
+	if _, _, code := e.run("run", "--continue", "--session", "x", "hi"); code != 2 {
 		t.Fatalf("--continue with --session: exit %d", code)
 	}
 
@@ -404,7 +445,7 @@ func TestRunContinuesASession(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	stdout, stderr, code := runCLI("run", "--continue", "make it bigger")
+	stdout, stderr, code := e.run("run", "--continue", "make it bigger")
 	if code != 0 || !strings.Contains(stderr, "continuing session draw a cat ("+s.ID+") after 1 turn(s)") ||
 		!strings.Contains(stderr, "session: "+s.ID+"\n") || !strings.Contains(stdout, "Answer number 2.") {
 		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
@@ -435,7 +476,7 @@ func TestRunContinuesASession(t *testing.T) {
 	}
 
 	// --session ID, with --json: stdout stays one event per line.
-	stdout, stderr, code = runCLI("run", "--json", "--session", s.ID, "and smaller")
+	stdout, stderr, code = e.run("run", "--json", "--session", s.ID, "and smaller")
 	if code != 0 {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
@@ -451,7 +492,7 @@ func TestRunContinuesASession(t *testing.T) {
 	}
 
 	// --no-save: the turn runs and no session changes or appears.
-	_, stderr, code = runCLI("run", "--no-save", "--continue", "just this once")
+	_, stderr, code = e.run("run", "--no-save", "--continue", "just this once")
 	if back, _ := st.Load(s.ID); code != 0 || strings.Contains(stderr, "session: ") || len(back.Turns) != 3 {
 		t.Fatalf("--no-save: exit %d stderr %q, %d turns", code, stderr, len(back.Turns))
 	}
@@ -464,14 +505,15 @@ func TestRunContinuesASession(t *testing.T) {
 // (private to the user) records of its start, stages, controller calls and
 // outcome at Info; debug records only with --debug; never the request.
 func TestRunWritesTheLogFile(t *testing.T) {
-	newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+	t.Parallel()
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks": []}`}
 		}
 		return fakeollama.Reply{Content: "Hello."}
 	})
-	path := filepath.Join(os.Getenv("XDG_STATE_HOME"), "chorus", "chorus.log")
-	if _, stderr, code := runCLI("run", "what about my secret plans"); code != 0 {
+	path := filepath.Join(e.env.StateDir(), "chorus.log")
+	if _, stderr, code := e.run("run", "what about my secret plans"); code != 0 {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
 	data, err := os.ReadFile(path)
@@ -501,7 +543,7 @@ func TestRunWritesTheLogFile(t *testing.T) {
 		}
 	}
 
-	if _, stderr, code := runCLI("run", "--debug", "hi again"); code != 0 {
+	if _, stderr, code := e.run("run", "--debug", "hi again"); code != 0 {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
 	data, err = os.ReadFile(path)
@@ -519,8 +561,8 @@ func TestRunWritesTheLogFile(t *testing.T) {
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("XDG_STATE_HOME", blocker)
-	if stdout, stderr, code := runCLI("run", "hi"); code != 0 || !strings.Contains(stdout, "Hello.") {
+	e.env["XDG_STATE_HOME"] = blocker
+	if stdout, stderr, code := e.run("run", "hi"); code != 0 || !strings.Contains(stdout, "Hello.") {
 		t.Fatalf("an unwritable log broke the run: exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
 }
@@ -541,7 +583,7 @@ func TestRunNeverSendsFilesTheUserDidNotGive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("HOME", home)
+	t.Setenv("HOME", home) // the trust gate's HOME (scope reads the process's)
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks": [
@@ -552,21 +594,22 @@ func TestRunNeverSendsFilesTheUserDidNotGive(t *testing.T) {
 		}
 		return fakeollama.Reply{Content: "Done."}
 	})
+	e.env["HOME"] = home
 	e.serveSkill("image-to-text")
 	e.serveSkill("automatic-speech-recognition")
 	e.serveSkill("text-to-speech")
-	var st sessions.Store
+	st := sessions.Store{Dir: e.env.SessionsDir()}
 	s := st.New("")
 	s.Model = "ctl"
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := runCLI("run", "--json", "--session", s.ID, "describe my key and read my notes")
+	stdout, stderr, code := e.run("run", "--json", "--session", s.ID, "describe my key and read my notes")
 	if code != 0 {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
 	where := leaks(e, secret, stdout, stderr)
-	files, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_DATA_HOME"), "chorus", "sessions", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(e.env.SessionsDir(), "*.json"))
 	saved := false
 	for _, f := range files {
 		b, _ := os.ReadFile(f)

@@ -16,8 +16,9 @@ import (
 // an MCP server's key, header values and env values, the token of mcp serve
 // --http — showing where each came from.
 func TestConfigHidesEverySecret(t *testing.T) {
-	newCLIEnv(t, func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{} })
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	t.Parallel()
+	e := newCLIEnv(t, func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{} })
+	dir := e.env.ConfigDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -30,9 +31,9 @@ serve:
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("CHORUS_CONTROLLER_KEY", "ctl-key-0")
-	t.Setenv("GH_TOKEN", "gh-token-5")
-	stdout, stderr, code := runCLI("config")
+	e.env["CHORUS_CONTROLLER_KEY"] = "ctl-key-0"
+	e.env["GH_TOKEN"] = "gh-token-5"
+	stdout, stderr, code := e.run("config")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -53,17 +54,18 @@ serve:
 // does: exit 2, naming the variable it almost is. The variable a command
 // line names for Chorus to read (--token-env) is not one of them.
 func TestUnknownChorusVariable(t *testing.T) {
-	newCLIEnv(t, func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{} })
-	t.Setenv("CHORUS_CONTROLLER_MODLE", "x")
+	t.Parallel()
+	e := newCLIEnv(t, func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{} })
+	e.env["CHORUS_CONTROLLER_MODLE"] = "x"
 	for _, args := range [][]string{{"config"}, {"run", "hello"}, {"models", "list"}} {
-		_, stderr, code := runCLI(args...)
+		_, stderr, code := e.run(args...)
 		if code != 2 || !strings.Contains(stderr, "CHORUS_CONTROLLER_MODLE") || !strings.Contains(stderr, "did you mean CHORUS_CONTROLLER_MODEL?") {
 			t.Errorf("chorus %s: exit %d, stderr %q; want exit 2 naming CHORUS_CONTROLLER_MODEL", strings.Join(args, " "), code, stderr)
 		}
 	}
-	t.Setenv("CHORUS_CONTROLLER_MODLE", "")
-	t.Setenv("CHORUS_MCP_TOKEN", "s3cret")
-	_, stderr, code := runCLI("mcp", "serve", "--http", "a:b:c", "--token-env", "CHORUS_MCP_TOKEN")
+	e.env["CHORUS_CONTROLLER_MODLE"] = ""
+	e.env["CHORUS_MCP_TOKEN"] = "s3cret"
+	_, stderr, code := e.run("mcp", "serve", "--http", "a:b:c", "--token-env", "CHORUS_MCP_TOKEN")
 	if code != 2 || strings.Contains(stderr, "CHORUS_MCP_TOKEN") || !strings.Contains(stderr, "--http") {
 		t.Errorf("mcp serve --token-env CHORUS_MCP_TOKEN: exit %d, stderr %q; want only the bad --http refused", code, stderr)
 	}

@@ -18,13 +18,14 @@ import (
 // and fails — it does not start a new session, nor go on with an older one
 // in its place.
 func TestContinueRefusesAnUnloadableNewestSession(t *testing.T) {
-	newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+	t.Parallel()
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks": []}`}
 		}
 		return fakeollama.Reply{Content: "answered"}
 	})
-	var st sessions.Store
+	st := sessions.Store{Dir: e.env.SessionsDir()}
 	older := st.New("")
 	older.AddTurn(sessions.Record{Request: "an older conversation", Answer: "yes"})
 	if err := st.Save(older); err != nil {
@@ -32,7 +33,7 @@ func TestContinueRefusesAnUnloadableNewestSession(t *testing.T) {
 	}
 	// A newer file that does not read (written over by hand, cut short).
 	newest := "29990101-000000-000-abcd"
-	damaged := filepath.Join(sessions.DefaultDir(), newest+".json")
+	damaged := filepath.Join(e.env.SessionsDir(), newest+".json")
 	if err := os.WriteFile(damaged, []byte(`{"version":1,"turns":[{"request":"cut`), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestContinueRefusesAnUnloadableNewestSession(t *testing.T) {
 	if later := time.Now().Add(time.Minute); os.Chtimes(damaged, later, later) != nil {
 		t.Fatal("cannot date the damaged file")
 	}
-	_, stderr, code := runCLI("run", "--continue", "and then?")
+	_, stderr, code := e.run("run", "--continue", "and then?")
 	if code != 1 || !strings.Contains(stderr, "the newest session cannot be loaded") || !strings.Contains(stderr, newest) ||
 		!strings.Contains(stderr, "run without --continue to start a new session") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
@@ -60,24 +61,25 @@ func TestContinueRefusesAnUnloadableNewestSession(t *testing.T) {
 // unanswered request for the newest conversation, and a continued
 // session does not gain it.
 func TestPlanOnlySavesNoSession(t *testing.T) {
-	newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+	t.Parallel()
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks": []}`}
 		}
 		return fakeollama.Reply{Content: "answered"}
 	})
-	stdout, stderr, code := runCLI("run", "--plan-only", "plan a trip")
+	stdout, stderr, code := e.run("run", "--plan-only", "plan a trip")
 	if code != 0 || !strings.Contains(stdout, `"tasks"`) || strings.Contains(stderr, "session:") {
 		t.Fatalf("--plan-only: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	var st sessions.Store
+	st := sessions.Store{Dir: e.env.SessionsDir()}
 	if list, _ := st.List(); len(list) != 0 {
 		t.Fatalf("--plan-only saved %d session(s)", len(list))
 	}
-	if _, stderr, code = runCLI("run", "--continue", "hello"); code != 0 || !strings.Contains(stderr, "no saved session yet") {
+	if _, stderr, code = e.run("run", "--continue", "hello"); code != 0 || !strings.Contains(stderr, "no saved session yet") {
 		t.Fatalf("--continue after --plan-only: exit %d, stderr %q", code, stderr)
 	}
-	if _, stderr, code = runCLI("run", "--continue", "--plan-only", "and then?"); code != 0 {
+	if _, stderr, code = e.run("run", "--continue", "--plan-only", "and then?"); code != 0 {
 		t.Fatalf("--continue --plan-only: exit %d, stderr %q", code, stderr)
 	}
 	list, _ := st.List()

@@ -40,12 +40,13 @@ const (
 // as the GIF does, and checks it tells its story; with -update-demo it
 // records the demo first.
 func TestDemoRecording(t *testing.T) {
+	t.Parallel()
 	if *updateDemo {
 		recordDemo(t)
 	}
-	newCLIEnv(t, nil)
-	t.Setenv("OLLAMA_HOST", "http://127.0.0.1:1") // nothing listens there
-	t.Setenv("CHORUS_HUGGINGFACE_BASE_URL", "http://127.0.0.1:1")
+	e := newCLIEnv(t, nil)
+	e.env["OLLAMA_HOST"] = "http://127.0.0.1:1" // nothing listens there
+	e.env["CHORUS_HUGGINGFACE_BASE_URL"] = "http://127.0.0.1:1"
 	rec, err := recording.Load(demoFile)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +61,7 @@ func TestDemoRecording(t *testing.T) {
 	if recording.CatalogDigest(cat) != rec.Catalog {
 		t.Fatalf("the embedded catalog changed since the demo was recorded: record it again with go tool task demo:record")
 	}
-	stdout, stderr, code := runCLI("run", "--json", "--replay", demoFile, "--replay-speed", "0", "--out", t.TempDir(), demoRequest)
+	stdout, stderr, code := e.run("run", "--json", "--replay", demoFile, "--replay-speed", "0", "--out", t.TempDir(), demoRequest)
 	if code != 0 {
 		t.Fatalf("replaying the demo: exit %d, %s", code, stderr)
 	}
@@ -97,15 +98,15 @@ func recordDemo(t *testing.T) {
 	})
 	// The model a new user has: the config's default.
 	e.ollama.AddModel(fakeollama.Model{Name: "qwen3:8b", Family: "qwen3", ParameterSize: "8.2B", Capabilities: []string{fakeollama.CapCompletion}})
-	t.Setenv("CHORUS_CONTROLLER_MODEL", "qwen3:8b")
+	e.env["CHORUS_CONTROLLER_MODEL"] = "qwen3:8b"
 	// The fakes below answer as hf-inference; the catalog's provider cache
 	// names others for some of these models, and the demo should show the
 	// provider that really answers from the start.
-	t.Setenv("CHORUS_HUGGINGFACE_PROVIDERS", "hf-inference")
+	e.env["CHORUS_HUGGINGFACE_PROVIDERS"] = "hf-inference"
 	// The demo shows HuggingGPT's in-context choice: the controller picks
 	// each model and says why (the default, selection: auto, would let the
 	// curated defaults run without asking for this request).
-	t.Setenv("CHORUS_SELECTION", "controller")
+	e.env["CHORUS_SELECTION"] = "controller"
 	e.ollama.SetLatency(fakeollama.Latency{FirstToken: 250 * time.Millisecond, PerToken: 35 * time.Millisecond, PerKPrefill: 120 * time.Millisecond, Serial: true, PrefixCache: true})
 	cat, err := skills.Embedded()
 	if err != nil {
@@ -133,7 +134,7 @@ func recordDemo(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "chorus-output")
-	_, stderr, code := runCLI("run", "--record", demoFile, "--out", out, demoRequest)
+	_, stderr, code := e.run("run", "--record", demoFile, "--out", out, demoRequest)
 	if code != 0 {
 		t.Fatalf("recording the demo: exit %d, %s", code, stderr)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/doctor"
-	"github.com/chorusai/chorus/sessions"
 	"github.com/chorusai/chorus/text"
 )
 
@@ -63,12 +62,12 @@ Exit status: 0 when every check passed (or did not apply), 1 when one failed.`,
 // commands load it (flags included) — or, when it is refused, the
 // refusal and the defaults, so the rest is still checked.
 func (g *globalFlags) doctorEnv() doctor.Env {
-	env := doctor.Env{SessionsDir: sessions.DefaultDir(), Logger: g.logger(), Version: g.version}
+	env := doctor.Env{SessionsDir: g.env.SessionsDir(), Logger: g.logger(), Version: g.version}
 	cfg, err := g.loadConfig()
 	if err != nil {
 		g.logger().Error("configuration rejected", "version", g.version, "command", g.command, "err", err.Error())
 		env.ConfigErr, env.ConfigFile = err, g.configFile
-		cfg, _ = config.Load(g.defaults, os.DevNull) // nil when even the environment is refused
+		cfg, _ = config.Load(g.defaults, os.DevNull, g.env) // nil when even the environment is refused
 	}
 	if cfg != nil && cfg.File != "" {
 		env.ConfigFile = cfg.File

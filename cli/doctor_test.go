@@ -11,8 +11,9 @@ import (
 // in the configuration, the plain listing says ✗ with each fix, the other
 // checks still run, and the exit status is 1.
 func TestDoctorCommand(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
-	stdout, stderr, code := runCLI("doctor", "--json")
+	stdout, stderr, code := e.run("doctor", "--json")
 	var rep struct {
 		OK        bool  `json:"ok"`
 		ElapsedMS int64 `json:"elapsed_ms"`
@@ -34,8 +35,8 @@ func TestDoctorCommand(t *testing.T) {
 	}
 
 	e.ollama.Stop()
-	writeUserConfig(t, "controller:\n  modle: ctl\n")
-	stdout, stderr, code = runCLI("doctor")
+	e.writeUserConfig("controller:\n  modle: ctl\n")
+	stdout, stderr, code = e.run("doctor")
 	for _, want := range []string{
 		"✗ configuration: config: controller.modle", "→ did you mean controller.model?",
 		"✗ Ollama: Ollama is not reachable at " + e.ollama.URL, "→ start it with `ollama serve`",

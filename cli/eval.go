@@ -164,7 +164,7 @@ func runEval(ctx context.Context, cfg *config.Config, g *globalFlags, f *evalFla
 	if f.limit > 0 && f.limit < cases {
 		cases = f.limit
 	}
-	bar := newEvalProgress(stderr, cases*f.repeat*len(models))
+	bar := newEvalProgress(stderr, cases*f.repeat*len(models), cfg.Env["NO_COLOR"] != "")
 	if f.failures {
 		return evalFailures(ctx, evalRun{f: f, suite: suite, models: models, engines: engines, cases: cases, bar: bar}, stdout)
 	}
@@ -294,8 +294,8 @@ type evalProgress struct {
 	now      func() time.Time
 }
 
-func newEvalProgress(w io.Writer, total int) *evalProgress {
-	p := &evalProgress{w: w, total: total, terminal: isTerminal(w), plain: os.Getenv("NO_COLOR") != "", now: time.Now}
+func newEvalProgress(w io.Writer, total int, plain bool) *evalProgress {
+	p := &evalProgress{w: w, total: total, terminal: isTerminal(w), plain: plain, now: time.Now}
 	p.bar = progress.New(progress.WithWidth(30), progress.WithoutPercentage())
 	p.start = p.now()
 	return p

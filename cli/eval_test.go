@@ -51,8 +51,9 @@ func goldPlanner(req *api.ChatRequest) fakeollama.Reply {
 }
 
 func TestEvalJSON(t *testing.T) {
-	newCLIEnv(t, goldPlanner)
-	stdout, stderr, code := runCLI("eval", "--json", "--select", "--suite", evalSuite(t))
+	t.Parallel()
+	e := newCLIEnv(t, goldPlanner)
+	stdout, stderr, code := e.run("eval", "--json", "--select", "--suite", evalSuite(t))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -108,9 +109,10 @@ func TestEvalJSON(t *testing.T) {
 }
 
 func TestEvalTableReadsIn80Columns(t *testing.T) {
-	newCLIEnv(t, goldPlanner)
-	t.Setenv("NO_COLOR", "1")
-	stdout, stderr, code := runCLI("eval", "--suite", evalSuite(t), "--select")
+	t.Parallel()
+	e := newCLIEnv(t, goldPlanner)
+	e.env["NO_COLOR"] = "1"
+	stdout, stderr, code := e.run("eval", "--suite", evalSuite(t), "--select")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -134,25 +136,27 @@ func TestEvalTableReadsIn80Columns(t *testing.T) {
 }
 
 func TestEvalNamesTheFix(t *testing.T) {
-	newCLIEnv(t, goldPlanner)
-	_, stderr, code := runCLI("eval", "--model", "ctl", "--model", "qwen3:8b", "--suite", evalSuite(t))
+	t.Parallel()
+	e := newCLIEnv(t, goldPlanner)
+	_, stderr, code := e.run("eval", "--model", "ctl", "--model", "qwen3:8b", "--suite", evalSuite(t))
 	if code != 1 || !strings.Contains(stderr, "ollama pull qwen3:8b") {
 		t.Errorf("exit %d, stderr %q; want 1 naming `ollama pull qwen3:8b`", code, stderr)
 	}
-	_, stderr, code = runCLI("eval", "--repeat", "0")
+	_, stderr, code = e.run("eval", "--repeat", "0")
 	if code != 2 || !strings.Contains(stderr, "--repeat") {
 		t.Errorf("--repeat 0: exit %d, %q", code, stderr)
 	}
-	_, stderr, code = runCLI("eval", "--suite", filepath.Join(t.TempDir(), "none.json"))
+	_, stderr, code = e.run("eval", "--suite", filepath.Join(t.TempDir(), "none.json"))
 	if code != 2 || !strings.Contains(stderr, "--suite") {
 		t.Errorf("missing suite: exit %d, %q", code, stderr)
 	}
 }
 
 func TestEvalOllamaNotRunning(t *testing.T) {
-	newCLIEnv(t, goldPlanner)
-	t.Setenv("OLLAMA_HOST", "http://127.0.0.1:1")
-	_, stderr, code := runCLI("eval", "--suite", evalSuite(t))
+	t.Parallel()
+	e := newCLIEnv(t, goldPlanner)
+	e.env["OLLAMA_HOST"] = "http://127.0.0.1:1"
+	_, stderr, code := e.run("eval", "--suite", evalSuite(t))
 	if code != 1 || !strings.Contains(stderr, "ollama serve") {
 		t.Errorf("exit %d, stderr %q; want 1 naming `ollama serve`", code, stderr)
 	}
@@ -162,6 +166,7 @@ func TestEvalOllamaNotRunning(t *testing.T) {
 // being planned prints the first request's scores, marked as
 // interrupted, and exits 130.
 func TestEvalInterruptPrintsWhatItHas(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}
@@ -174,7 +179,7 @@ func TestEvalInterruptPrintsWhatItHas(t *testing.T) {
 		return goldPlanner(req)
 	})
 	cmd := exec.Command(bin, "eval", "--suite", evalSuite(t))
-	cmd.Env = os.Environ()
+	cmd.Env = e.childEnv()
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	stderr, err := cmd.StderrPipe()
@@ -215,8 +220,9 @@ func TestEvalInterruptPrintsWhatItHas(t *testing.T) {
 // plan as written (TaskBench's reading) and after repair, the gold and
 // every metric — enough to see why a model lost a request.
 func TestEvalJSONSaysWhy(t *testing.T) {
-	newCLIEnv(t, goldPlanner)
-	stdout, stderr, code := runCLI("eval", "--json", "--suite", evalSuite(t))
+	t.Parallel()
+	e := newCLIEnv(t, goldPlanner)
+	stdout, stderr, code := e.run("eval", "--json", "--suite", evalSuite(t))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -287,6 +293,7 @@ func TestEvalJSONSaysWhy(t *testing.T) {
 // each, the better value of each row marked, within 80 columns — and the
 // progress lines estimate the time left.
 func TestEvalComparesModelsInOneTable(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	e.ollama.AddModel(fakeollama.Model{Name: "qwen2.5-coder:32b-instruct-q4_K_M", ParameterSize: "32B"})
 	e.ollama.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
@@ -296,8 +303,8 @@ func TestEvalComparesModelsInOneTable(t *testing.T) {
 		// The second model plans nothing.
 		return fakeollama.Reply{Content: `{"tasks":[]}`}
 	})
-	t.Setenv("NO_COLOR", "1")
-	stdout, stderr, code := runCLI("eval", "--model", "ctl", "--model", "qwen2.5-coder:32b-instruct-q4_K_M", "--suite", evalSuite(t))
+	e.env["NO_COLOR"] = "1"
+	stdout, stderr, code := e.run("eval", "--model", "ctl", "--model", "qwen2.5-coder:32b-instruct-q4_K_M", "--suite", evalSuite(t))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -324,8 +331,9 @@ func TestEvalComparesModelsInOneTable(t *testing.T) {
 }
 
 func TestEvalProgressTimeLeft(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
-	p := newEvalProgress(&b, 10)
+	p := newEvalProgress(&b, 10, false)
 	now := p.start
 	p.now = func() time.Time { return now }
 	for i, want := range []string{"~4m30s left", "~4m00s left"} {

@@ -67,6 +67,7 @@ var quotedControl = regexp.MustCompile(`(?:^|[^\\])(?:\\\\)*\\(?:x1b|a|x00|u202e
 // path runs, and the captioner the request names by its full Hub id is
 // the one that runs.
 func TestRunShowsNoControllerGarbage(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "cat.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func TestRunShowsNoControllerGarbage(t *testing.T) {
 	const named = "Salesforce/blip-image-captioning-base"
 	request := "caption " + img + " with " + named + " please"
 
-	stdout, stderr, code := runCLI("run", "--out", e.out, request)
+	stdout, stderr, code := e.run("run", "--out", e.out, request)
 	if code != 0 {
 		t.Fatalf("plain run: exit %d: %s", code, stderr)
 	}
@@ -101,7 +102,7 @@ func TestRunShowsNoControllerGarbage(t *testing.T) {
 		t.Errorf("the log does not say the invented licence was ignored:\n%s", stderr)
 	}
 
-	stdout, stderr, code = runCLI("run", "--json", "--debug", "--out", e.out, request)
+	stdout, stderr, code = e.run("run", "--json", "--debug", "--out", e.out, request)
 	if code != 0 {
 		t.Fatalf("--json run: exit %d: %s", code, stderr)
 	}
@@ -117,7 +118,7 @@ func TestRunShowsNoControllerGarbage(t *testing.T) {
 		t.Fatalf("report tasks %v: want the named captioner's success", tasks)
 	}
 
-	for _, dir := range []string{os.Getenv("XDG_STATE_HOME"), os.Getenv("XDG_DATA_HOME")} {
+	for _, dir := range []string{e.env["XDG_STATE_HOME"], e.env["XDG_DATA_HOME"]} {
 		_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() {
 				b, err := os.ReadFile(p)
@@ -138,7 +139,7 @@ func TestRunShowsNoControllerGarbage(t *testing.T) {
 			t.Errorf("%s carries %q:\n%s", what, l, tail(out, 3000))
 		}
 	}
-	if sessions == 0 || outputs[filepath.Join(os.Getenv("XDG_STATE_HOME"), "chorus", "chorus.log")] == "" {
+	if sessions == 0 || outputs[filepath.Join(e.env.StateDir(), "chorus.log")] == "" {
 		t.Fatalf("no saved session or log file among %d outputs", len(outputs))
 	}
 }

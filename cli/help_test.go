@@ -14,6 +14,7 @@ import (
 // width; a line break kept from the source would come out ragged at 80
 // columns (a long line wrapped, then a short one). Paragraphs stay apart.
 func TestLongHelpIsParagraphs(t *testing.T) {
+	t.Parallel()
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, p := range strings.Split(c.Long, "\n\n") {
@@ -25,7 +26,7 @@ func TestLongHelpIsParagraphs(t *testing.T) {
 			walk(sub)
 		}
 	}
-	root := newRootCmd(testOptions())
+	root := newRootCmd(bareEnv(t).options())
 	walk(root)
 	if run, _, err := root.Find([]string{"run"}); err != nil || strings.Count(run.Long, "\n\n") < 1 {
 		t.Errorf("run's long help lost its paragraphs: %q (%v)", run.Long, err)
@@ -36,6 +37,7 @@ func TestLongHelpIsParagraphs(t *testing.T) {
 // a file, a README) has no line padded with blanks to the help
 // renderer's block width — for every command, and `chorus help CMD`.
 func TestPipedHelpHasNoTrailingBlanks(t *testing.T) {
+	t.Parallel()
 	bin := chorusBinary(t)
 	var paths [][]string
 	var walk func(*cobra.Command, []string)
@@ -47,7 +49,7 @@ func TestPipedHelpHasNoTrailingBlanks(t *testing.T) {
 			}
 		}
 	}
-	walk(newRootCmd(testOptions()), nil)
+	walk(newRootCmd(bareEnv(t).options()), nil)
 	paths = append(paths, []string{"help", "run"}, []string{"run", "-h"})
 	if len(paths) < 10 {
 		t.Fatalf("only %d commands", len(paths))

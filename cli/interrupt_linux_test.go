@@ -26,14 +26,14 @@ func TestRunSecondInterruptEndsAStuckRun(t *testing.T) {
 	for i := range chunks {
 		chunks[i] = strings.Repeat("answer ", 15) + "\n"
 	}
-	newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks": []}`}
 		}
 		return fakeollama.Reply{Chunks: chunks} // 480 KB: far more than a pipe holds
 	})
 	cmd := exec.Command(bin, "run", "hi")
-	cmd.Env = os.Environ() // newCLIEnv set the configuration there
+	cmd.Env = e.childEnv()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ollama/ollama/api"
 
+	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/fakeopenai"
 )
@@ -62,15 +63,15 @@ func TestEndToEndOnOpenAIKind(t *testing.T) {
 	}
 }
 
-// onControllerKind points the controller of a test's environment at the
+// onControllerKind points the controller of a test's environment env at the
 // kind kindEnv names, in front of the test's fake Ollama.
-func onControllerKind(t *testing.T, ollama *fakeollama.Server, model string) {
+func onControllerKind(t *testing.T, env config.Env, ollama *fakeollama.Server, model string) {
 	if os.Getenv(kindEnv) != "openai" {
 		return
 	}
 	srv := openAIBridge(t, ollama, model)
-	t.Setenv("CHORUS_CONTROLLER_KIND", "openai")
-	t.Setenv("CHORUS_CONTROLLER_HOST", srv.URL+"/v1")
+	env["CHORUS_CONTROLLER_KIND"] = "openai"
+	env["CHORUS_CONTROLLER_HOST"] = srv.URL + "/v1"
 }
 
 // openAIBridge serves the OpenAI-compatible API as vLLM does, answering

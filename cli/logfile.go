@@ -9,7 +9,7 @@ import (
 	"github.com/chorusai/chorus/text"
 )
 
-// logFileName is the log file in config.StateDir().
+// logFileName is the log file in config.Env.StateDir().
 const logFileName = "chorus.log"
 
 // maxLogBytes caps the log file: past it the file becomes chorus.log.1

@@ -10,6 +10,7 @@ import (
 // TestLogFileRotates: a record that would take the file past its cap moves
 // the file to chorus.log.1 (replacing an older one) and starts a new one.
 func TestLogFileRotates(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), logFileName)
 	f := &logFile{path: path, max: 100}
 	rec := strings.Repeat("x", 39) + "\n" // 40 bytes
@@ -38,6 +39,7 @@ func TestLogFileRotates(t *testing.T) {
 // TestOpenLogFallsBackToDiscard: when the state directory cannot be made,
 // the logger discards instead of failing.
 func TestOpenLogFallsBackToDiscard(t *testing.T) {
+	t.Parallel()
 	blocker := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
 		t.Fatal(err)

@@ -15,8 +15,9 @@ import (
 // header: name and section, date, "chorus VERSION" and "User Commands" —
 // not the one-line description squeezed into the centre of the header.
 func TestManPage(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
-	root := newRootCmd(testOptions())
+	root := newRootCmd(bareEnv(t).options())
 	root.SetOut(&out)
 	root.SetErr(&errb)
 	if code := execute(context.Background(), root, []string{"--help"}); code != 0 {
@@ -27,7 +28,7 @@ func TestManPage(t *testing.T) {
 	}
 
 	out.Reset()
-	root = newRootCmd(testOptions())
+	root = newRootCmd(bareEnv(t).options())
 	root.SetOut(&out)
 	root.SetErr(&errb)
 	if code := execute(context.Background(), root, []string{"man"}); code != 0 {

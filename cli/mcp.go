@@ -66,7 +66,7 @@ Exit status 1 when a server failed.`,
 				}
 				where := cfg.File
 				if where == "" {
-					where = config.ConfigDir() + "/config.yaml"
+					where = g.env.ConfigDir() + "/config.yaml"
 				}
 				fmt.Fprintf(w, "no MCP servers are configured — add an mcp: list to %s (docs/mcp.md shows how)\n", where)
 				return nil
@@ -212,7 +212,7 @@ serve.drain_timeout) and are told so if they asked for progress; a second signal
 			if addr != "" {
 				// The token itself never goes on the command line, where
 				// every user of the machine can read it (ps).
-				if token, tokenFrom, err = mcpToken(cfg.Serve.HTTPToken, cfg.Serve.HTTPTokenEnv, tokenEnv, os.LookupEnv); err != nil {
+				if token, tokenFrom, err = mcpToken(cfg.Serve.HTTPToken, cfg.Serve.HTTPTokenEnv, tokenEnv, g.env.LookupEnv); err != nil {
 					return &exitError{code: 2, err: err}
 				}
 			}
@@ -315,7 +315,7 @@ func serveMCP(ctx context.Context, a *app.App, m *metrics.Metrics, f mcpServeFla
 		fmt.Fprintf(stderr, "chorus: warning: %s\n", w)
 	}
 	cfg := a.Config()
-	srv, err := mcpserve.New(mcpserve.Options{Service: a.Service(), Constraints: a.Constraints(), Dir: filepath.Join(config.DataDir(), "mcp-serve"),
+	srv, err := mcpserve.New(mcpserve.Options{Service: a.Service(), Constraints: a.Constraints(), Dir: filepath.Join(cfg.Env.DataDir(), "mcp-serve"),
 		AllowTools: f.allow, Version: f.version, Logger: log,
 		Quota: cfg.Serve.MCPQuotaBytes, MaxBigCalls: cfg.Serve.MCPBigCalls, BigBody: cfg.Serve.MCPBigBodyBytes, BigWait: cfg.Serve.MCPBigWait})
 	if err != nil {

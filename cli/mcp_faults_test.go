@@ -23,7 +23,7 @@ func fakeMCPEnv(t *testing.T, extra string, plans ...string) *cliEnv {
 	t.Helper()
 	e := scriptedEnv(t, "The answer.", plans...)
 	cfg := fmt.Sprintf("mcp:\n  - name: fake\n    command: %s\n    env: {%s: serve}\n    trust: true\n%s", os.Args[0], mcptest.FakeEnv, extra)
-	writeUserConfig(t, cfg)
+	e.writeUserConfig(cfg)
 	return e
 }
 
@@ -31,13 +31,14 @@ func fakeMCPEnv(t *testing.T, extra string, plans ...string) *cliEnv {
 // mid-call, and one that hangs past task_timeout, each fail their own
 // task with the cause; the other task's result and the answer stand.
 func TestRunMCPFailuresEndTheTaskNotTheTurn(t *testing.T) {
+	t.Parallel()
 	// The hang is on a second server: the crash ends every call in
 	// flight on its own.
 	slow := fmt.Sprintf("  - name: slow\n    command: %s\n    env: {%s: serve}\n    trust: true\n", os.Args[0], mcptest.FakeEnv)
 	e := fakeMCPEnv(t, slow, `{"tasks":[{"task":"fake.echo","id":1,"dep":[],"args":{"text":"still here"}},`+
 		`{"task":"fake.crash","id":2,"dep":[1],"args":{}},{"task":"slow.hang","id":3,"dep":[],"args":{}}]}`)
-	t.Setenv("CHORUS_TASK_TIMEOUT", "3s")
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "echo, crash and hang")
+	e.env["CHORUS_TASK_TIMEOUT"] = "3s"
+	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "echo, crash and hang")
 	if code != 0 {
 		t.Fatalf("exit %d stderr %s", code, stderr)
 	}
@@ -64,9 +65,10 @@ func TestRunMCPFailuresEndTheTaskNotTheTurn(t *testing.T) {
 // first as a configured model, shown by chorus models list, and run with
 // the task's text as its text argument.
 func TestRunMCPMappedToolIsACandidate(t *testing.T) {
+	t.Parallel()
 	e := fakeMCPEnv(t, "    tasks: {summarization: [echo]}\n", `{"tasks":[{"task":"summarization","id":1,"dep":[],"args":{"text":"a long story"}}]}`)
-	t.Setenv("CHORUS_CONTROLLER_TASKS", "false")
-	stdout, stderr, code := runCLI("models", "list", "summarization")
+	e.env["CHORUS_CONTROLLER_TASKS"] = "false"
+	stdout, stderr, code := e.run("models", "list", "summarization")
 	if code != 0 || !strings.Contains(stdout, "fake.echo") || !strings.Contains(stdout, "mcp") {
 		t.Fatalf("models list: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -74,7 +76,7 @@ func TestRunMCPMappedToolIsACandidate(t *testing.T) {
 	if len(lines) < 2 || !strings.Contains(lines[1], "fake.echo") {
 		t.Errorf("the mapped tool does not rank first:\n%s", stdout)
 	}
-	stdout, stderr, code = runCLI("run", "--json", "--out", e.out, "summarize a long story")
+	stdout, stderr, code = e.run("run", "--json", "--out", e.out, "summarize a long story")
 	end := eventsOf(t, stdout, "task_end")
 	if code != 0 || len(end) != 1 || end[0]["model"] != "fake.echo" || !strings.Contains(end[0]["result"].(string), `"text":"a long story"`) {
 		t.Fatalf("exit %d task_end %v stderr %s", code, end, stderr)
@@ -84,8 +86,9 @@ func TestRunMCPMappedToolIsACandidate(t *testing.T) {
 // TestMCPListShowsStateAndFix: chorus mcp list shows a running server
 // with its tools (the ones that ask marked) and a failed one with why.
 func TestMCPListShowsStateAndFix(t *testing.T) {
-	fakeMCPEnv(t, fmt.Sprintf("  - name: broken\n    command: %s\n    env: {%s: nostart}\n", os.Args[0], mcptest.FakeEnv), `{"tasks":[]}`)
-	stdout, stderr, code := runCLI("mcp", "list")
+	t.Parallel()
+	e := fakeMCPEnv(t, fmt.Sprintf("  - name: broken\n    command: %s\n    env: {%s: nostart}\n", os.Args[0], mcptest.FakeEnv), `{"tasks":[]}`)
+	stdout, stderr, code := e.run("mcp", "list")
 	if code != 1 {
 		t.Fatalf("exit %d (want 1: a server failed)\n%s%s", code, stdout, stderr)
 	}
@@ -100,7 +103,7 @@ func TestMCPListShowsStateAndFix(t *testing.T) {
 			t.Errorf("a line is over 80 columns: %q", line)
 		}
 	}
-	stdout, _, _ = runCLI("skills")
+	stdout, _, _ = e.run("skills")
 	if !strings.Contains(stdout, "fake.echo") || !strings.Contains(stdout, "[MCP fake]") || !strings.Contains(stdout, "[MCP fake, asks]") {
 		t.Errorf("chorus skills does not list the MCP tools with their server:\n%s", stdout)
 	}
@@ -112,8 +115,9 @@ func TestMCPListShowsStateAndFix(t *testing.T) {
 // in chorus mcp list; mcp list names the tool its server lacks, and what
 // the server does offer.
 func TestMCPStartProblemsAreTold(t *testing.T) {
-	fakeMCPEnv(t, "    tools: [echo, ecoh]\n    tasks: {summarization: [ehco]}\n"+fmt.Sprintf("  - name: broken\n    command: %s\n    env: {%s: nostart}\n", os.Args[0], mcptest.FakeEnv), `{"tasks":[]}`)
-	_, stderr, code := runCLI("run", "--no-save", "hello")
+	t.Parallel()
+	e := fakeMCPEnv(t, "    tools: [echo, ecoh]\n    tasks: {summarization: [ehco]}\n"+fmt.Sprintf("  - name: broken\n    command: %s\n    env: {%s: nostart}\n", os.Args[0], mcptest.FakeEnv), `{"tasks":[]}`)
+	_, stderr, code := e.run("run", "--no-save", "hello")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -123,7 +127,7 @@ func TestMCPStartProblemsAreTold(t *testing.T) {
 			t.Errorf("chorus run's log lacks %q:\n%s", want, stderr)
 		}
 	}
-	stdout, _, _ := runCLI("mcp", "list")
+	stdout, _, _ := e.run("mcp", "list")
 	if !strings.Contains(stdout, `fake offers no tool "ecoh"`) || !strings.Contains(stdout, "delete-everything") {
 		t.Errorf("mcp list does not name the missing tool and what the server offers:\n%s", stdout)
 	}
@@ -135,8 +139,9 @@ func TestMCPStartProblemsAreTold(t *testing.T) {
 // (exit 2) naming what is configured. A server that did not start has no
 // tool list, so a pattern for it is only warned about, and the turn runs.
 func TestRunAllowToolMustNameATool(t *testing.T) {
+	t.Parallel()
 	broken := fmt.Sprintf("  - name: broken\n    command: %s\n    env: {%s: nostart}\n", os.Args[0], mcptest.FakeEnv)
-	fakeMCPEnv(t, broken, `{"tasks":[]}`)
+	e := fakeMCPEnv(t, broken, `{"tasks":[]}`)
 	for _, tc := range []struct {
 		pattern string
 		want    []string
@@ -145,7 +150,7 @@ func TestRunAllowToolMustNameATool(t *testing.T) {
 		{"fake.ecoh", []string{`--allow-tool fake.ecoh`, `"ecoh"`, "echo", "delete-everything"}},
 		{"fake", []string{`--allow-tool fake`, "server.tool", "server.*"}},
 	} {
-		_, stderr, code := runCLI("run", "--no-save", "--allow-tool", tc.pattern, "hello")
+		_, stderr, code := e.run("run", "--no-save", "--allow-tool", tc.pattern, "hello")
 		if code != 2 {
 			t.Errorf("--allow-tool %s: exit %d, want 2 (refused up front):\n%s", tc.pattern, code, stderr)
 		}
@@ -155,7 +160,7 @@ func TestRunAllowToolMustNameATool(t *testing.T) {
 			}
 		}
 	}
-	_, stderr, code := runCLI("run", "--no-save", "--allow-tool", "fake.*", "--allow-tool", "fake.echo", "--allow-tool", "broken.frob", "hello")
+	_, stderr, code := e.run("run", "--no-save", "--allow-tool", "fake.*", "--allow-tool", "fake.echo", "--allow-tool", "broken.frob", "hello")
 	if code != 0 {
 		t.Fatalf("valid patterns and one for a server that did not start: exit %d:\n%s", code, stderr)
 	}

@@ -21,7 +21,7 @@ func fsEnv(t *testing.T, root string, plans ...string) *cliEnv {
 	node, script := mcptest.Filesystem(t)
 	e := scriptedEnv(t, "Done: see the results.", plans...)
 	cfg := fmt.Sprintf("mcp:\n  - name: fs\n    command: %s\n    args: [%q, %q]\n    trust: true\n", node, script, root)
-	writeUserConfig(t, cfg)
+	e.writeUserConfig(cfg)
 	return e
 }
 
@@ -76,6 +76,7 @@ func fsTask(id int, tool string, dep []int, path string) map[string]any {
 // fix, and its text reaches neither stdout, nor the controller, nor the
 // session, nor the log.
 func TestRunMCPFilesystemFolderGrant(t *testing.T) {
+	t.Parallel()
 	root, project, secretFile, secrets := fsTree(t)
 	plan := fsPlan(
 		fsTask(1, "list_directory", nil, project),
@@ -99,7 +100,7 @@ func TestRunMCPFilesystemFolderGrant(t *testing.T) {
 			} else {
 				request = "list " + project + "/ and read its notes"
 			}
-			stdout, stderr, code := runCLI(append(args, request)...)
+			stdout, stderr, code := e.run(append(args, request)...)
 			if code != 0 {
 				t.Fatalf("exit %d, stderr %s", code, stderr)
 			}
@@ -162,7 +163,7 @@ func TestRunMCPFilesystemFolderGrant(t *testing.T) {
 func fsPlaces(t *testing.T, e *cliEnv, stdout, stderr string) map[string]string {
 	t.Helper()
 	places := map[string]string{"stdout": stdout, "stderr": stderr}
-	sessions, _ := filepath.Glob(filepath.Join(os.Getenv("XDG_DATA_HOME"), "chorus", "sessions", "*.json"))
+	sessions, _ := filepath.Glob(filepath.Join(e.env.SessionsDir(), "*.json"))
 	for _, p := range sessions {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -173,7 +174,7 @@ func fsPlaces(t *testing.T, e *cliEnv, stdout, stderr string) map[string]string 
 	if len(sessions) == 0 {
 		t.Error("no session was saved: the check of what it holds proves nothing")
 	}
-	if b, err := os.ReadFile(filepath.Join(os.Getenv("XDG_STATE_HOME"), "chorus", "chorus.log")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(e.env.StateDir(), "chorus.log")); err == nil {
 		places["the log"] = string(b)
 	}
 	var prompts strings.Builder
@@ -226,8 +227,9 @@ func TestRunMCPFilesystemSpellings(t *testing.T) {
 		task(11, "read_text_file", path("mine.txt")),
 	}
 	e := fsEnv(t, home, fsPlan(tasks...))
-	t.Setenv("HOME", home)
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "--attach", filepath.Join(home, "work/mine.txt"), "--allow-tool", "fs.write_file",
+	t.Setenv("HOME", home) // the trust gate's HOME (scope reads the process's)
+	e.env["HOME"] = home
+	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "--attach", filepath.Join(home, "work/mine.txt"), "--allow-tool", "fs.write_file",
 		"read my notes")
 	if code != 0 && code != 1 {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
@@ -272,8 +274,8 @@ func TestRunMCPEchoPlainWords(t *testing.T) {
 		}
 	}
 	e := mcpEnv(t, `{"tasks":[{"task":"everything.echo","id":1,"dep":[],"args":{"message":"hello from chorus"}}]}`)
-	opts := testOptions() // read from the package's folder, before leaving it
-	t.Chdir(dir)
+	opts := e.options() // config.yaml read from the package's folder, before leaving it
+	t.Chdir(dir)        // the trust gate's working folder (scope reads the process's)
 	stdout, stderr, code := runCLIWith(opts, "run", "--json", "--out", e.out, "greet everyone with the echo tool")
 	if code != 0 {
 		t.Fatalf("exit %d stderr %s", code, stderr)

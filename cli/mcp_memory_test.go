@@ -34,9 +34,9 @@ func TestRunMCPMemoryGraph(t *testing.T) {
 	e := scriptedEnv(t, "The graph holds what you asked.", plans...)
 	memory := filepath.Join(t.TempDir(), "memory.jsonl")
 	cfg := fmt.Sprintf("mcp:\n  - name: memory\n    command: %s\n    args: [%q]\n    env: {MEMORY_FILE_PATH: %q}\n    trust: true\n", node, script, memory)
-	writeUserConfig(t, cfg)
+	e.writeUserConfig(cfg)
 
-	stdout, stderr, code := runCLI("run", "--json", "--allow-tool", "memory.create_entities", "--allow-tool", "memory.create_relations",
+	stdout, stderr, code := e.run("run", "--json", "--allow-tool", "memory.create_entities", "--allow-tool", "memory.create_relations",
 		"--out", e.out, "remember that Ada Lovelace programmed the Analytical Engine, then show me the graph")
 	if code != 0 {
 		t.Fatalf("exit %d stderr %s", code, stderr)
@@ -86,7 +86,7 @@ func TestRunMCPMemoryGraph(t *testing.T) {
 	}
 
 	// A new run, a new server over the same file: the graph is still there.
-	stdout, stderr, code = runCLI("run", "--json", "--out", e.out, "what do you remember about Babbage?")
+	stdout, stderr, code = e.run("run", "--json", "--out", e.out, "what do you remember about Babbage?")
 	if code != 0 {
 		t.Fatalf("second run: exit %d stderr %s", code, stderr)
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -104,10 +103,10 @@ func TestMCPServeBigCallsMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the binary and sends 400 MB")
 	}
-	scriptedEnv(t, "Nothing to do.", `{"tasks":[]}`)
+	e := scriptedEnv(t, "Nothing to do.", `{"tasks":[]}`)
 	// The calls queue two at a time; here none may be refused for it.
-	t.Setenv("CHORUS_SERVE_MCP_BIG_WAIT", "10m")
-	p := startChorus(t, "mcp", "serve", "--http", "127.0.0.1:0")
+	e.env["CHORUS_SERVE_MCP_BIG_WAIT"] = "10m"
+	p := e.startChorus("mcp", "serve", "--http", "127.0.0.1:0")
 	waitText(t, p.stderr, 0, "serving MCP on http://")
 	url := regexp.MustCompile(`serving MCP on (http://\S+/mcp)`).FindStringSubmatch(p.stderr.String())[1]
 
@@ -139,7 +138,7 @@ func TestMCPServeBigCallsMemory(t *testing.T) {
 			t.Errorf("call %d: %.300s", i, a)
 		}
 	}
-	dir := filepath.Join(os.Getenv("XDG_DATA_HOME"), "chorus", "mcp-serve")
+	dir := filepath.Join(e.env.DataDir(), "mcp-serve")
 	if n := filesUnder(dir); n < clients*size {
 		t.Errorf("%d bytes under %s while the sessions are open: the files are not there", n, dir)
 	}

@@ -65,11 +65,12 @@ const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio
 // official TypeScript SDK's client over stdio and to the Go SDK's client
 // over streamable HTTP.
 func TestMCPServeWithRealClients(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}
 	bin := chorusBinary(t)
-	newCLIEnv(t, resizePlanner)
+	e := newCLIEnv(t, resizePlanner)
 	pic := filepath.Join(t.TempDir(), "photo.png")
 	if err := os.WriteFile(pic, mcptest.PNG(40, 20), 0o600); err != nil {
 		t.Fatal(err)
@@ -83,7 +84,7 @@ func TestMCPServeWithRealClients(t *testing.T) {
 		}
 		argv, _ := json.Marshal([]string{bin, "mcp", "serve"})
 		cmd := exec.Command("node", script, string(argv), pic)
-		cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(dir, "node_modules"))
+		cmd.Env = append(e.childEnv(), "NODE_PATH="+filepath.Join(dir, "node_modules"))
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
@@ -136,7 +137,7 @@ func TestMCPServeWithRealClients(t *testing.T) {
 	})
 
 	t.Run("go-sdk-http", func(t *testing.T) {
-		url, said := serveHTTP(t, bin)
+		url, said := e.serveHTTP(bin)
 		if !strings.HasPrefix(url, "http://127.0.0.1:") {
 			t.Fatalf("a bare :0 must listen on loopback; got %q", url)
 		}
@@ -185,8 +186,8 @@ func TestMCPServeWithRealClients(t *testing.T) {
 
 	t.Run("go-sdk-http-token", func(t *testing.T) {
 		const token = "tok-5b1e9a"
-		t.Setenv("CHORUS_TEST_MCP_TOKEN", token)
-		url, said := serveHTTP(t, bin, "--token-env", "CHORUS_TEST_MCP_TOKEN")
+		e.env["CHORUS_TEST_MCP_TOKEN"] = token
+		url, said := e.serveHTTP(bin, "--token-env", "CHORUS_TEST_MCP_TOKEN")
 		if !strings.Contains(said, "requests must carry the bearer token from CHORUS_TEST_MCP_TOKEN") || strings.Contains(said, token) {
 			t.Fatalf("the start says %q", said)
 		}
@@ -205,17 +206,19 @@ func TestMCPServeWithRealClients(t *testing.T) {
 		if _, err := cs.ListTools(ctx, nil); err != nil {
 			t.Fatal(err)
 		}
-		if log, _ := os.ReadFile(filepath.Join(os.Getenv("XDG_STATE_HOME"), "chorus", "chorus.log")); strings.Contains(string(log), token) {
+		if log, _ := os.ReadFile(filepath.Join(e.env.StateDir(), "chorus.log")); strings.Contains(string(log), token) {
 			t.Fatal("the token is in the log")
 		}
 	})
 }
 
-// serveHTTP starts `chorus mcp serve --http :0` with args and returns its
-// URL and what it said when it started.
-func serveHTTP(t *testing.T, bin string, args ...string) (url, said string) {
+// serveHTTP starts `chorus mcp serve --http :0` with args on e's
+// environment and returns its URL and what it said when it started.
+func (e *cliEnv) serveHTTP(bin string, args ...string) (url, said string) {
+	t := e.t
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"mcp", "serve", "--http", ":0"}, args...)...)
+	cmd.Env = e.childEnv()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"image/png"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,7 @@ func mcpEnvTrusting(t *testing.T, trust bool, plans ...string) *cliEnv {
 	node, script := mcptest.Everything(t)
 	e := scriptedEnv(t, "Done: see the results.", plans...)
 	cfg := fmt.Sprintf("mcp:\n  - name: everything\n    command: %s\n    args: [%q, stdio]\n    trust: %v\n", node, script, trust)
-	writeUserConfig(t, cfg)
+	e.writeUserConfig(cfg)
 	return e
 }
 
@@ -45,8 +46,9 @@ func eventsOf(t *testing.T, stdout, typ string) []map[string]any {
 // loosely gets them converted (a note says so) and the tool's answer
 // reaches the answer stage as quoted data.
 func TestRunMCPGetSum(t *testing.T) {
+	t.Parallel()
 	e := mcpEnv(t, `{"tasks":[{"task":"everything.get-sum","id":1,"dep":[],"args":{"a":"2.0","b":3}}]}`)
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "add 2 and 3 with the everything server")
+	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "add 2 and 3 with the everything server")
 	if code != 0 {
 		t.Fatalf("exit %d stderr %s", code, stderr)
 	}
@@ -74,9 +76,10 @@ func TestRunMCPGetSum(t *testing.T) {
 // image, kept as a file, which a later built-in task (image-resize) reads
 // through <resource>-1.
 func TestRunMCPImageFeedsABuiltin(t *testing.T) {
+	t.Parallel()
 	e := mcpEnv(t, `{"tasks":[{"task":"everything.get-tiny-image","id":1,"dep":[],"args":{}},`+
 		`{"task":"image-resize","id":2,"dep":[1],"args":{"image":"<resource>-1","text":"200%"}}]}`)
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "get the tiny image and make it twice as big")
+	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "get the tiny image and make it twice as big")
 	if code != 0 {
 		t.Fatalf("exit %d stderr %s", code, stderr)
 	}
@@ -106,8 +109,9 @@ func TestRunMCPImageFeedsABuiltin(t *testing.T) {
 // TestRunMCPProgress: a long-running tool's progress notifications become
 // task_progress events.
 func TestRunMCPProgress(t *testing.T) {
+	t.Parallel()
 	e := mcpEnv(t, `{"tasks":[{"task":"everything.trigger-long-running-operation","id":1,"dep":[],"args":{"duration":"1","steps":"3"}}]}`)
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "run the long operation")
+	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "run the long operation")
 	if code != 0 {
 		t.Fatalf("exit %d stderr %s", code, stderr)
 	}
@@ -129,18 +133,17 @@ func TestRunMCPProgress(t *testing.T) {
 // an MCP server key — appear nowhere: not in the result, the answer, the
 // session or the log.
 func TestRunMCPSecretsStayOut(t *testing.T) {
+	t.Parallel()
 	e := mcpEnv(t, `{"tasks":[{"task":"everything.get-env","id":1,"dep":[],"args":{}}]}`)
 	secrets := map[string]string{"HF_TOKEN": "hf_cli", "OPENAI_API_KEY": "sk-live-0123456789", "CHORUS_MCP_OTHER_KEY": "mcp-key-abcdef",
 		"CHORUS_HUGGINGFACE_TOKEN": "hf_cli", "GITHUB_TOKEN": "ghp_0123456789abcdef"}
-	for k, v := range secrets {
-		t.Setenv(k, v)
-	}
-	var st sessions.Store
+	maps.Copy(e.env, secrets)
+	st := sessions.Store{Dir: e.env.SessionsDir()}
 	s := st.New("")
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := runCLI("run", "--json", "--session", s.ID, "--out", e.out, "show the server's environment")
+	stdout, stderr, code := e.run("run", "--json", "--session", s.ID, "--out", e.out, "show the server's environment")
 	if code != 0 {
 		t.Fatalf("exit %d stderr %s", code, stderr)
 	}
@@ -148,11 +151,11 @@ func TestRunMCPSecretsStayOut(t *testing.T) {
 	if end["status"] != "ok" || !strings.Contains(end["result"].(string), `"PATH"`) {
 		t.Fatalf("get-env did not run: %v", end)
 	}
-	session, err := os.ReadFile(filepath.Join(os.Getenv("XDG_DATA_HOME"), "chorus", "sessions", s.ID+".json"))
+	session, err := os.ReadFile(filepath.Join(e.env.SessionsDir(), s.ID+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	logData, err := os.ReadFile(filepath.Join(os.Getenv("XDG_STATE_HOME"), "chorus", "chorus.log"))
+	logData, err := os.ReadFile(filepath.Join(e.env.StateDir(), "chorus.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,14 +181,15 @@ func TestRunMCPSecretsStayOut(t *testing.T) {
 // read-only is refused in chorus run, naming --allow-tool; with it, it
 // runs.
 func TestRunMCPAsksBeforeAToolThatMayChangeThings(t *testing.T) {
+	t.Parallel()
 	e := mcpEnv(t, `{"tasks":[{"task":"everything.toggle-simulated-logging","id":1,"dep":[],"args":{}}]}`)
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "toggle the logging")
+	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "toggle the logging")
 	end := eventsOf(t, stdout, "task_end")
 	if code != 1 || len(end) != 1 || end[0]["status"] != "error" ||
 		!strings.Contains(end[0]["error"].(string), "not annotated read-only") || !strings.Contains(end[0]["error"].(string), "--allow-tool everything.toggle-simulated-logging") {
 		t.Fatalf("exit %d task_end %v stderr %s", code, end, stderr)
 	}
-	stdout, stderr, code = runCLI("run", "--json", "--allow-tool", "everything.toggle-simulated-logging", "--out", e.out, "toggle the logging")
+	stdout, stderr, code = e.run("run", "--json", "--allow-tool", "everything.toggle-simulated-logging", "--out", e.out, "toggle the logging")
 	end = eventsOf(t, stdout, "task_end")
 	if code != 0 || end[0]["status"] != "ok" || !strings.Contains(end[0]["result"].(string), "logging") {
 		t.Fatalf("allowed: exit %d task_end %v stderr %s", code, end, stderr)
@@ -197,8 +201,9 @@ func TestRunMCPAsksBeforeAToolThatMayChangeThings(t *testing.T) {
 // (mcp[].trust), chorus run treats its "read-only" tool as one that may
 // change things — refused, naming --allow-tool and the setting.
 func TestRunMCPUntrustedReadOnlyToolAsks(t *testing.T) {
+	t.Parallel()
 	e := mcpEnvTrusting(t, false, `{"tasks":[{"task":"everything.get-sum","id":1,"dep":[],"args":{"a":2,"b":3}}]}`)
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "add 2 and 3")
+	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "add 2 and 3")
 	end := eventsOf(t, stdout, "task_end")
 	if code != 1 || len(end) != 1 || end[0]["status"] != "error" {
 		t.Fatalf("exit %d task_end %v stderr %s", code, end, stderr)

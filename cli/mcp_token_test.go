@@ -38,7 +38,7 @@ func TestMCPServeHTTPRefusesAMissingToken(t *testing.T) {
 		// the deadline stops it, and the exit code tells.
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		var out, errb bytes.Buffer
-		cmd := newRootCmd(testOptions())
+		cmd := newRootCmd(bareEnv(t).options())
 		cmd.SetArgs(c.args)
 		cmd.SetOut(&out)
 		cmd.SetErr(&errb)

@@ -71,7 +71,7 @@ func newModelsListCmd(g *globalFlags) *cobra.Command {
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
 			w := stdout(cmd)
-			cache := app.HubCache()
+			cache := app.HubCache(cfg)
 			for i, t := range tasks {
 				ev, err := eng.Preview(ctx, t, cons)
 				if err != nil {
@@ -155,7 +155,7 @@ offline default; local, Ollama, command and built-in experts are kept.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
 			hub := &skills.Hub{BaseURL: cfg.HuggingFace.HubURL, Token: cfg.HuggingFace.Token, Limit: limit}
-			results := skills.Sync(ctx, hub, app.HubCache(), cat, args, time.Now)
+			results := skills.Sync(ctx, hub, app.HubCache(cfg), cat, args, time.Now)
 			w := stdout(cmd)
 			failed, tried := 0, 0
 			var notTried []string
@@ -186,7 +186,7 @@ offline default; local, Ollama, command and built-in experts are kept.`,
 			if len(notTried) > 0 {
 				fmt.Fprintf(w, "✗ not tried after that: %s\n", strings.Join(notTried, ", "))
 			}
-			fmt.Fprintf(w, "cache: %s\n", app.HubCache().Dir)
+			fmt.Fprintf(w, "cache: %s\n", app.HubCache(cfg).Dir)
 			if failed > 0 {
 				return &exitError{code: 1, err: fmt.Errorf("%d of %d tasks were not synced; the embedded catalog (or the previous sync) stays in use for them", failed, tried)}
 			}

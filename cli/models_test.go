@@ -14,9 +14,10 @@ import (
 )
 
 func TestModelsListExplainsExclusions(t *testing.T) {
-	newCLIEnv(t, nil)
-	t.Setenv("HF_TOKEN", "")
-	out, stderr, code := runCLI("models", "list", "canny-text-to-image", "automatic-speech-recognition")
+	t.Parallel()
+	e := newCLIEnv(t, nil)
+	e.env["HF_TOKEN"] = ""
+	out, stderr, code := e.run("models", "list", "canny-text-to-image", "automatic-speech-recognition")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -31,8 +32,9 @@ func TestModelsListExplainsExclusions(t *testing.T) {
 }
 
 func TestModelsListConstraints(t *testing.T) {
-	newCLIEnv(t, nil)
-	out, _, code := runCLI("models", "list", "--constrain", "license=apache-2.0 max-size=100M", "automatic-speech-recognition")
+	t.Parallel()
+	e := newCLIEnv(t, nil)
+	out, _, code := e.run("models", "list", "--constrain", "license=apache-2.0 max-size=100M", "automatic-speech-recognition")
 	if code != 0 {
 		t.Fatal(out)
 	}
@@ -40,11 +42,11 @@ func TestModelsListConstraints(t *testing.T) {
 		t.Fatalf("constraint exclusions missing:\n%s", out)
 	}
 	// Constraints that, with the mode, leave nothing are said once.
-	_, stderr, code := runCLI("--mode", "huggingface", "models", "list", "--constrain", "local-only", "image-to-text")
+	_, stderr, code := e.run("--mode", "huggingface", "models", "list", "--constrain", "local-only", "image-to-text")
 	if code != 0 || strings.Count(stderr, "warning: local-only with inference_mode huggingface") != 1 {
 		t.Fatalf("local-only in huggingface mode: exit %d stderr %q", code, stderr)
 	}
-	_, stderr, code = runCLI("models", "list", "--constrain", "licence", "x")
+	_, stderr, code = e.run("models", "list", "--constrain", "licence", "x")
 	if code != 2 || !strings.Contains(stderr, "license needs a value") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -55,8 +57,9 @@ func TestModelsListConstraints(t *testing.T) {
 // turn's log and answer do, instead of passing the download ranking off
 // as the best.
 func TestModelsListSaysUnmetConstraint(t *testing.T) {
-	newCLIEnv(t, nil)
-	out, stderr, code := runCLI("models", "list", "--constrain", "best=cider:coco", "text-to-image")
+	t.Parallel()
+	e := newCLIEnv(t, nil)
+	out, stderr, code := e.run("models", "list", "--constrain", "best=cider:coco", "text-to-image")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -69,9 +72,10 @@ func TestModelsListSaysUnmetConstraint(t *testing.T) {
 // columns — the table when it fits, otherwise two lines per candidate —
 // and a model on the user's own server is not said to have 0 downloads.
 func TestModelsListFitsEightyColumns(t *testing.T) {
-	openAIEnv(t, nil)
-	t.Setenv("CHORUS_INFERENCE_MODE", "hybrid") // the catalog's cloud models too
-	out, stderr, code := runCLI("models", "list", "text-to-image", "image-to-text", "translation")
+	t.Parallel()
+	e, _ := openAIEnv(t, nil)
+	e.env["CHORUS_INFERENCE_MODE"] = "hybrid" // the catalog's cloud models too
+	out, stderr, code := e.run("models", "list", "text-to-image", "image-to-text", "translation")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -95,6 +99,7 @@ func TestModelsListFitsEightyColumns(t *testing.T) {
 // TestModelsSync syncs one task from a fake Hub API and checks that the
 // listing is cached and that selection then sees the synced models.
 func TestModelsSync(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	page, err := os.ReadFile(filepath.Join("..", "skills", "testdata", "hub", "automatic-speech-recognition.json"))
 	if err != nil {
@@ -116,8 +121,8 @@ func TestModelsSync(t *testing.T) {
 		_, _ = w.Write(page)
 	}))
 	defer hub.Close()
-	t.Setenv("CHORUS_HUGGINGFACE_HUB_URL", hub.URL)
-	out, stderr, code := runCLI("models", "sync", "asr")
+	e.env["CHORUS_HUGGINGFACE_HUB_URL"] = hub.URL
+	out, stderr, code := e.run("models", "sync", "asr")
 	if code != 0 || !strings.Contains(out, "✓ automatic-speech-recognition") {
 		t.Fatalf("exit %d out %q stderr %q", code, out, stderr)
 	}
@@ -128,17 +133,17 @@ func TestModelsSync(t *testing.T) {
 		t.Fatalf("hub requests = %v", first)
 	}
 	e.hf.Model("openai/whisper-small", "automatic-speech-recognition")
-	out, _, code = runCLI("models", "list", "automatic-speech-recognition")
+	out, _, code = e.run("models", "list", "automatic-speech-recognition")
 	if code != 0 || !strings.Contains(out, "synced from the Hub") || !strings.Contains(out, "openai/whisper-small") {
 		t.Fatalf("listing after sync:\n%s", out)
 	}
 	// An unreachable Hub is a clear failure that keeps the cache.
 	hub.Close()
-	out, stderr, code = runCLI("models", "sync", "automatic-speech-recognition")
+	out, stderr, code = e.run("models", "sync", "automatic-speech-recognition")
 	if code != 1 || !strings.Contains(out+stderr, "not synced") {
 		t.Fatalf("exit %d out %q stderr %q", code, out, stderr)
 	}
-	out, _, _ = runCLI("models", "list", "automatic-speech-recognition")
+	out, _, _ = e.run("models", "list", "automatic-speech-recognition")
 	if !strings.Contains(out, "synced from the Hub") {
 		t.Fatal("a failed sync lost the previous listing")
 	}
@@ -148,8 +153,9 @@ func TestModelsSync(t *testing.T) {
 // each skill with its inputs, outputs, model count and the start of its
 // description — rather than rows the terminal wraps mid-word.
 func TestSkillsFitEightyColumns(t *testing.T) {
-	newCLIEnv(t, nil)
-	out, stderr, code := runCLI("skills")
+	t.Parallel()
+	e := newCLIEnv(t, nil)
+	out, stderr, code := e.run("skills")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -167,22 +173,23 @@ func TestSkillsFitEightyColumns(t *testing.T) {
 // spelling (prefer=smallest, prefer=best benchmark=…), and the config file
 // the command line's (prefer: best=wer:common_voice), with the same result.
 func TestConstraintSpelledAsInTheConfig(t *testing.T) {
-	newCLIEnv(t, nil)
-	want, _, code := runCLI("models", "list", "--constrain", "smallest", "automatic-speech-recognition")
+	t.Parallel()
+	e := newCLIEnv(t, nil)
+	want, _, code := e.run("models", "list", "--constrain", "smallest", "automatic-speech-recognition")
 	if code != 0 {
 		t.Fatal(want)
 	}
-	got, stderr, code := runCLI("models", "list", "--constrain", "prefer=smallest", "automatic-speech-recognition")
+	got, stderr, code := e.run("models", "list", "--constrain", "prefer=smallest", "automatic-speech-recognition")
 	if code != 0 || got != want {
 		t.Fatalf("prefer=smallest: exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
 	}
-	want, _, _ = runCLI("models", "list", "--constrain", "best=wer:common_voice", "automatic-speech-recognition")
-	got, stderr, code = runCLI("models", "list", "--constrain", "prefer=best benchmark=wer:common_voice", "automatic-speech-recognition")
+	want, _, _ = e.run("models", "list", "--constrain", "best=wer:common_voice", "automatic-speech-recognition")
+	got, stderr, code = e.run("models", "list", "--constrain", "prefer=best benchmark=wer:common_voice", "automatic-speech-recognition")
 	if code != 0 || got != want || !strings.Contains(got, `no recorded "wer common_voice" result`) {
 		t.Fatalf("prefer=best benchmark=…: exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
 	}
-	t.Setenv("CHORUS_CONSTRAINTS_PREFER", "best=wer:common_voice")
-	got, stderr, code = runCLI("models", "list", "automatic-speech-recognition")
+	e.env["CHORUS_CONSTRAINTS_PREFER"] = "best=wer:common_voice"
+	got, stderr, code = e.run("models", "list", "automatic-speech-recognition")
 	if code != 0 || got != want {
 		t.Fatalf("prefer: best=wer:common_voice in the config: exit %d %s\n%s\nwant\n%s", code, stderr, got, want)
 	}
@@ -191,14 +198,15 @@ func TestConstraintSpelledAsInTheConfig(t *testing.T) {
 // TestModelsSyncLocalOnlyTask: a task no Hub listing has (ocr runs on local
 // programs and servers) is said so, once, and is not a failure.
 func TestModelsSyncLocalOnlyTask(t *testing.T) {
-	newCLIEnv(t, nil)
+	t.Parallel()
+	e := newCLIEnv(t, nil)
 	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("the Hub was asked %s for a task it has no listing for", r.URL)
 		http.Error(w, `{"error":"not found"}`, http.StatusNotFound)
 	}))
 	defer hub.Close()
-	t.Setenv("CHORUS_HUGGINGFACE_HUB_URL", hub.URL)
-	out, stderr, code := runCLI("models", "sync", "ocr")
+	e.env["CHORUS_HUGGINGFACE_HUB_URL"] = hub.URL
+	out, stderr, code := e.run("models", "sync", "ocr")
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d stderr %q: a task with nothing to sync is not a failure\n%s", code, stderr, out)
 	}
@@ -212,15 +220,16 @@ func TestModelsSyncLocalOnlyTask(t *testing.T) {
 // and the Hub's own error text reaches the terminal cleaned, so a server
 // cannot write to the user's clipboard (OSC 52) or retitle the window.
 func TestModelsSyncShowsNoPasswordOrEscape(t *testing.T) {
-	newCLIEnv(t, nil)
+	t.Parallel()
+	e := newCLIEnv(t, nil)
 	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = w.Write([]byte(`{"error":"bad tag \u001b]52;c;ZXZpbA==\u0007 \u001b]0;owned\u0007"}`))
 	}))
 	defer hub.Close()
-	t.Setenv("CHORUS_HUGGINGFACE_HUB_URL", strings.Replace(hub.URL, "http://", "http://admin:HubPass99@", 1))
-	out, stderr, code := runCLI("models", "sync", "automatic-speech-recognition")
+	e.env["CHORUS_HUGGINGFACE_HUB_URL"] = strings.Replace(hub.URL, "http://", "http://admin:HubPass99@", 1)
+	out, stderr, code := e.run("models", "sync", "automatic-speech-recognition")
 	if code != 1 || !strings.Contains(out, "admin:REDACTED@") {
 		t.Fatalf("exit %d: the Hub is not named, redacted:\n%s\n%s", code, out, stderr)
 	}
@@ -237,11 +246,12 @@ func TestModelsSyncShowsNoPasswordOrEscape(t *testing.T) {
 // they are said to be so in one line, not each given the first task's error
 // ("✗ translation: listing audio-classification models…", 28 times).
 func TestModelsSyncUnreachableHubSaidOnce(t *testing.T) {
-	newCLIEnv(t, nil)
+	t.Parallel()
+	e := newCLIEnv(t, nil)
 	hub := httptest.NewServer(http.NotFoundHandler())
 	hub.Close()
-	t.Setenv("CHORUS_HUGGINGFACE_HUB_URL", hub.URL)
-	out, stderr, code := runCLI("models", "sync", "image-classification", "translation", "text-to-image")
+	e.env["CHORUS_HUGGINGFACE_HUB_URL"] = hub.URL
+	out, stderr, code := e.run("models", "sync", "image-classification", "translation", "text-to-image")
 	if code != 1 || !strings.Contains(stderr, "3 of 3 tasks were not synced") {
 		t.Fatalf("exit %d stderr %q\n%s", code, stderr, out)
 	}
@@ -260,8 +270,9 @@ func TestModelsSyncUnreachableHubSaidOnce(t *testing.T) {
 // and the user's — and one that is not installed as missing, with what
 // to install; a declaration that cannot run stops Chorus naming its key.
 func TestSkillsListsPrograms(t *testing.T) {
-	newCLIEnv(t, nil)
-	writeUserConfig(t, `
+	t.Parallel()
+	e := newCLIEnv(t, nil)
+	e.writeUserConfig(`
 command:
   programs:
     - name: mytool
@@ -270,7 +281,7 @@ command:
       tasks: [summarization]
       stdin: "{text}"
 `)
-	out, stderr, code := runCLI("skills")
+	out, stderr, code := e.run("skills")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -278,14 +289,14 @@ command:
 		!strings.Contains(out, "pocketsphinx") || !strings.Contains(out, "apertium") {
 		t.Errorf("the programs are not listed:\n%s", out)
 	}
-	writeUserConfig(t, `
+	e.writeUserConfig(`
 command:
   programs:
     - name: mytool
       tasks: [summarization]
       args: ["{image}"]
 `)
-	_, stderr, code = runCLI("skills")
+	_, stderr, code = e.run("skills")
 	if code != 2 || !strings.Contains(stderr, "command.programs[0].args") || !strings.Contains(stderr, "{image} is not an argument of summarization") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
@@ -295,9 +306,10 @@ command:
 // candidate like any model — ranked first since the user declared it,
 // and filtered by its licence and size under the constraints.
 func TestModelsListProgramsUnderConstraints(t *testing.T) {
-	newCLIEnv(t, nil)
-	t.Setenv("CHORUS_COMMAND_ENABLED", "true")
-	writeUserConfig(t, `
+	t.Parallel()
+	e := newCLIEnv(t, nil)
+	e.env["CHORUS_COMMAND_ENABLED"] = "true"
+	e.writeUserConfig(`
 command:
   programs:
     - name: myasr
@@ -307,15 +319,15 @@ command:
       license: mit
       size: 50MB
 `)
-	out, stderr, code := runCLI("--mode", "local", "models", "list", "automatic-speech-recognition")
+	out, stderr, code := e.run("--mode", "local", "models", "list", "automatic-speech-recognition")
 	if code != 0 || !regexp.MustCompile(`\* 1\.\s+myasr\s+command\s+downloads unknown\s+mit\s+50 MB`).MatchString(out) {
 		t.Fatalf("exit %d %s\n%s", code, stderr, out)
 	}
-	out, _, _ = runCLI("--mode", "local", "models", "list", "--constrain", "license=apache-2.0", "automatic-speech-recognition")
+	out, _, _ = e.run("--mode", "local", "models", "list", "--constrain", "license=apache-2.0", "automatic-speech-recognition")
 	if !strings.Contains(out, "excluded myasr — licence mit is not in the allow-list (apache-2.0)") {
 		t.Errorf("licence constraint:\n%s", out)
 	}
-	out, _, _ = runCLI("--mode", "local", "models", "list", "--constrain", "max-size=10MB", "automatic-speech-recognition")
+	out, _, _ = e.run("--mode", "local", "models", "list", "--constrain", "max-size=10MB", "automatic-speech-recognition")
 	if !strings.Contains(out, "excluded myasr — 50 MB exceeds max-size 10MB") {
 		t.Errorf("size constraint:\n%s", out)
 	}

@@ -19,6 +19,7 @@ import (
 // model, and a text task the controller would do itself runs on the model
 // named for it.
 func TestRunNamedHubModel(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "cat.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
 		t.Fatal(err)
@@ -43,11 +44,11 @@ func TestRunNamedHubModel(t *testing.T) {
 				return fakeollama.Reply{Content: "A cat."}
 			})
 			e.ollama.AddModel(fakeollama.Model{Name: "llava:latest", Capabilities: []string{fakeollama.CapCompletion, fakeollama.CapVision}, ParameterSize: "7B"})
-			t.Setenv("CHORUS_OLLAMA_EXPERTS", "true")
+			e.env["CHORUS_OLLAMA_EXPERTS"] = "true"
 			e.serveSkill("image-to-text")
 			e.serveSkill("summarization")
 			e.hf.Model("microsoft/git-base-coco", "image-to-text")
-			_, stderr, code := runCLI("run", "--out", e.out, tc.request)
+			_, stderr, code := e.run("run", "--out", e.out, tc.request)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}

@@ -22,8 +22,8 @@ func openAIEnv(t *testing.T, planner func(*api.ChatRequest) fakeollama.Reply) (*
 	e := newCLIEnv(t, planner)
 	fake := fakeopenai.New(t, "sd-turbo", "whisper-1", "qwen2.5-vl")
 	fake.RequireKey("sk-local")
-	t.Setenv("LOCALAI_KEY", "sk-local")
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	e.env["LOCALAI_KEY"] = "sk-local"
+	dir := e.env.ConfigDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -45,9 +45,10 @@ openai:
 
 // runEvents runs `chorus run --json` and returns the model event, the
 // task end and the report of its single task.
-func runEvents(t *testing.T, args ...string) (model, end, report map[string]any) {
+func (e *cliEnv) runEvents(args ...string) (model, end, report map[string]any) {
+	t := e.t
 	t.Helper()
-	stdout, stderr, code := runCLI(append([]string{"run", "--json"}, args...)...)
+	stdout, stderr, code := e.run(append([]string{"run", "--json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -81,9 +82,10 @@ func onePlan(task, args string) func(*api.ChatRequest) fakeollama.Reply {
 // is saved in the output directory; the model event, the task's end and
 // the report name the openai kind and the server.
 func TestRunTextToImageOnOpenAIServer(t *testing.T) {
+	t.Parallel()
 	const prompt = "a lighthouse at night"
 	e, fake := openAIEnv(t, onePlan("text-to-image", `{"text":"`+prompt+`"}`))
-	model, end, report := runEvents(t, "--out", e.out, "paint "+prompt)
+	model, end, report := e.runEvents("--out", e.out, "paint "+prompt)
 	if model["model"] != "sd-turbo" || model["endpoint"] != "openai" || model["provider"] != "localai" {
 		t.Errorf("model event %v, want sd-turbo on openai (localai)", model)
 	}
@@ -113,12 +115,13 @@ func TestRunTextToImageOnOpenAIServer(t *testing.T) {
 // TestRunSpeechRecognitionOnOpenAIServer: an attached recording is
 // uploaded as the multipart file field and the transcript comes back.
 func TestRunSpeechRecognitionOnOpenAIServer(t *testing.T) {
+	t.Parallel()
 	wav := filepath.Join(t.TempDir(), "meeting.wav")
 	if err := os.WriteFile(wav, fakehf.WAV(3200, 16000), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e, fake := openAIEnv(t, onePlan("automatic-speech-recognition", `{"audio":"`+wav+`"}`))
-	model, end, _ := runEvents(t, "--out", e.out, "--attach", wav, "transcribe this")
+	model, end, _ := e.runEvents("--out", e.out, "--attach", wav, "transcribe this")
 	if model["model"] != "whisper-1" || model["endpoint"] != "openai" {
 		t.Errorf("model event %v", model)
 	}
@@ -133,12 +136,13 @@ func TestRunSpeechRecognitionOnOpenAIServer(t *testing.T) {
 // TestRunVisionChatOnOpenAIServer: a question about an attached image goes
 // to the server's chat route with the image as a data URL part.
 func TestRunVisionChatOnOpenAIServer(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "boats.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e, fake := openAIEnv(t, onePlan("visual-question-answering", `{"image":"`+img+`","text":"how many boats?"}`))
-	model, end, _ := runEvents(t, "--out", e.out, "--attach", img, "how many boats?")
+	model, end, _ := e.runEvents("--out", e.out, "--attach", img, "how many boats?")
 	if model["model"] != "qwen2.5-vl" || model["endpoint"] != "openai" {
 		t.Errorf("model event %v", model)
 	}
@@ -153,14 +157,15 @@ func TestRunVisionChatOnOpenAIServer(t *testing.T) {
 // TestRunOpenAIServerModelMissing: a configured model the server does not
 // list is excluded with a reason naming it, and the task says so.
 func TestRunOpenAIServerModelMissing(t *testing.T) {
+	t.Parallel()
 	e, _ := openAIEnv(t, onePlan("text-to-image", `{"text":"a fox"}`))
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	dir := e.env.ConfigDir()
 	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
 	cfg = []byte(strings.Replace(string(cfg), "[sd-turbo]", "[flux-dev]", 1))
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stdout, _, _ := runCLI("run", "--json", "--out", e.out, "paint a fox")
+	stdout, _, _ := e.run("run", "--json", "--out", e.out, "paint a fox")
 	var model map[string]any
 	for _, ev := range jsonLines(t, stdout) {
 		if ev["type"] == "model" {
@@ -185,34 +190,35 @@ func TestRunOpenAIServerModelMissing(t *testing.T) {
 // local-only, a server on a public name is excluded with the reason
 // (without being contacted), while one on loopback stays.
 func TestModelsListOpenAIServers(t *testing.T) {
-	_, fake := openAIEnv(t, nil)
-	stdout, stderr, code := runCLI("models", "list", "visual-question-answering")
+	t.Parallel()
+	e, fake := openAIEnv(t, nil)
+	stdout, stderr, code := e.run("models", "list", "visual-question-answering")
 	if code != 0 {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
 	if !strings.Contains(stdout, "qwen2.5-vl") || !strings.Contains(stdout, "openai (localai)") {
 		t.Errorf("list %q, want qwen2.5-vl on openai (localai)", stdout)
 	}
-	stdout, _, _ = runCLI("models", "list", "--constrain", "local-only", "visual-question-answering")
+	stdout, _, _ = e.run("models", "list", "--constrain", "local-only", "visual-question-answering")
 	if !strings.Contains(stdout, "openai (localai)") {
 		t.Errorf("a loopback server is local: %q", stdout)
 	}
 	// In hybrid mode the catalog's cloud models are candidates too; the
 	// model the configuration names for the task ranks first.
-	t.Setenv("CHORUS_INFERENCE_MODE", "hybrid")
-	stdout, _, _ = runCLI("models", "list", "visual-question-answering")
+	e.env["CHORUS_INFERENCE_MODE"] = "hybrid"
+	stdout, _, _ = e.run("models", "list", "visual-question-answering")
 	if !regexp.MustCompile(`\* 1\.\s+qwen2\.5-vl\s`).MatchString(stdout) {
 		t.Errorf("hybrid: the configured model is not ranked first:\n%s", stdout)
 	}
-	t.Setenv("CHORUS_INFERENCE_MODE", "local")
+	e.env["CHORUS_INFERENCE_MODE"] = "local"
 
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	dir := e.env.ConfigDir()
 	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
 	cfg = []byte(strings.Replace(string(cfg), fake.URL, "https://vision.example.com", 1))
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stdout, _, _ = runCLI("models", "list", "--constrain", "local-only", "visual-question-answering")
+	stdout, _, _ = e.run("models", "list", "--constrain", "local-only", "visual-question-answering")
 	if !strings.Contains(stdout, "excluded qwen2.5-vl") || !strings.Contains(stdout, "local-only constraint rules out openai[0] (localai) at vision.example.com") {
 		t.Errorf("a public server under local-only: %q", stdout)
 	}
@@ -221,14 +227,15 @@ func TestModelsListOpenAIServers(t *testing.T) {
 // TestConfigNeverShowsOpenAIKeys: `chorus config` prints the servers but
 // masks their keys, whether written in the file or read from key_env.
 func TestConfigNeverShowsOpenAIKeys(t *testing.T) {
-	openAIEnv(t, nil)
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	t.Parallel()
+	e, _ := openAIEnv(t, nil)
+	dir := e.env.ConfigDir()
 	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
 	cfg = append(cfg, []byte("  - {name: cloud, url: https://api.example.com, key: sk-secret-in-file, models: {ocr: [m]}}\n")...)
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := runCLI("config")
+	stdout, stderr, code := e.run("config")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -243,9 +250,10 @@ func TestConfigNeverShowsOpenAIKeys(t *testing.T) {
 // TestConfigSaysKeyEnvIsEmpty: a server whose key_env names a variable
 // that is not set shows that, rather than an empty key.
 func TestConfigSaysKeyEnvIsEmpty(t *testing.T) {
-	openAIEnv(t, nil)
-	t.Setenv("LOCALAI_KEY", "")
-	stdout, stderr, code := runCLI("config")
+	t.Parallel()
+	e, _ := openAIEnv(t, nil)
+	e.env["LOCALAI_KEY"] = ""
+	stdout, stderr, code := e.run("config")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -259,6 +267,7 @@ func TestConfigSaysKeyEnvIsEmpty(t *testing.T) {
 // it in hybrid mode before the cloud: the catalog's model gains the
 // openai route, keeps its catalog facts (licence), and ranks first.
 func TestRunCatalogModelOnOpenAIServer(t *testing.T) {
+	t.Parallel()
 	wav := filepath.Join(t.TempDir(), "note.wav")
 	if err := os.WriteFile(wav, fakehf.WAV(800, 16000), 0o600); err != nil {
 		t.Fatal(err)
@@ -267,7 +276,7 @@ func TestRunCatalogModelOnOpenAIServer(t *testing.T) {
 	e.serveSkill("automatic-speech-recognition")
 	const id = "openai/whisper-large-v3-turbo"
 	fake := fakeopenai.New(t, id)
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	dir := e.env.ConfigDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +284,7 @@ func TestRunCatalogModelOnOpenAIServer(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	model, end, _ := runEvents(t, "--out", e.out, "--attach", wav, "transcribe this")
+	model, end, _ := e.runEvents("--out", e.out, "--attach", wav, "transcribe this")
 	if model["model"] != id || model["endpoint"] != "openai" || model["provider"] != "vllm" {
 		t.Errorf("model event %v, want %s on openai (vllm)", model, id)
 	}
@@ -293,18 +302,19 @@ func TestRunCatalogModelOnOpenAIServer(t *testing.T) {
 // and says — in the printed model line, the model event and the report —
 // that the constraint was not applied.
 func TestRunBestWithoutBenchmarkSaysSo(t *testing.T) {
+	t.Parallel()
 	wav := filepath.Join(t.TempDir(), "note.wav")
 	if err := os.WriteFile(wav, fakehf.WAV(800, 16000), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, _ = openAIEnv(t, onePlan("automatic-speech-recognition", `{"audio":"`+wav+`"}`))
+	e, _ := openAIEnv(t, onePlan("automatic-speech-recognition", `{"audio":"`+wav+`"}`))
 	const want = "no candidate reports cider:coco — fell back to downloads"
-	model, end, report := runEvents(t, "--constrain", "best=cider:coco", "--attach", wav, "transcribe this")
+	model, end, report := e.runEvents("--constrain", "best=cider:coco", "--attach", wav, "transcribe this")
 	tasks, _ := report["tasks"].([]any)
 	if model["unmet"] != want || end["status"] != "ok" || len(tasks) != 1 || tasks[0].(map[string]any)["unmet"] != want {
 		t.Errorf("model %v, end %v, report tasks %v", model, end, tasks)
 	}
-	_, stderr, code := runCLI("run", "--constrain", "best=cider:coco", "--attach", wav, "transcribe this")
+	_, stderr, code := e.run("run", "--constrain", "best=cider:coco", "--attach", wav, "transcribe this")
 	if code != 0 || !strings.Contains(stderr, "constraint not applied: "+want) {
 		t.Errorf("exit %d, the printed log does not say it:\n%s", code, stderr)
 	}
@@ -315,14 +325,15 @@ func TestRunBestWithoutBenchmarkSaysSo(t *testing.T) {
 // example the configured server's model that was excluded — the one the
 // user meant to run and can fix — not the first catalog model.
 func TestRunOpenAIModelMissingIsTheExample(t *testing.T) {
+	t.Parallel()
 	e, _ := openAIEnv(t, onePlan("text-to-image", `{"text":"a fox"}`))
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	dir := e.env.ConfigDir()
 	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
 	cfg = []byte(strings.Replace(string(cfg), "[sd-turbo]", "[flux-dev]", 1))
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), cfg, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := runCLI("run", "--out", e.out, "paint a fox")
+	_, stderr, code := e.run("run", "--out", e.out, "paint a fox")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (the only task could not run); stderr %q", code, stderr)
 	}
@@ -336,8 +347,9 @@ func TestRunOpenAIModelMissingIsTheExample(t *testing.T) {
 // configuration loads — by `chorus config` too, not only by the commands
 // that build the engine — naming the key and the tasks the kind serves.
 func TestOpenAITaskTheKindDoesNotServeStopsEveryCommand(t *testing.T) {
-	newCLIEnv(t, chatOnly("unused"))
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	t.Parallel()
+	e := newCLIEnv(t, chatOnly("unused"))
+	dir := e.env.ConfigDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +358,7 @@ func TestOpenAITaskTheKindDoesNotServeStopsEveryCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"config"}, {"skills"}, {"run", "hi"}} {
-		_, stderr, code := runCLI(args...)
+		_, stderr, code := e.run(args...)
 		if code != 2 || !strings.Contains(stderr, "openai[0].models") || !strings.Contains(stderr, `unknown task "depth-estimation"`) ||
 			!strings.Contains(stderr, "text-to-image") {
 			t.Errorf("chorus %v: exit %d, stderr %q; want 2 naming openai[0].models and the tasks served", args, code, stderr)

@@ -17,9 +17,9 @@ import (
 
 // execCLI runs a command line the way main does — through Fang, with its
 // exit status — with stdin given (nil: none).
-func execCLI(stdin io.Reader, args ...string) (stdout, stderr string, code int) {
+func (e *cliEnv) exec(stdin io.Reader, args ...string) (stdout, stderr string, code int) {
 	var out, errb bytes.Buffer
-	root := newRootCmd(testOptions())
+	root := newRootCmd(e.options())
 	root.SetOut(&out)
 	root.SetErr(&errb)
 	if stdin != nil {
@@ -55,8 +55,9 @@ func chatOnly(answer string) func(*api.ChatRequest) fakeollama.Reply {
 // request and then the input; without an argument the input is the
 // request; an input too long for the prompt is saved and attached.
 func TestRunReadsPipedStdin(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, chatOnly("A summary."))
-	stdout, stderr, code := execCLI(strings.NewReader("# Notes\nthe zebra count is 4\n"), "run", "summarize")
+	stdout, stderr, code := e.exec(strings.NewReader("# Notes\nthe zebra count is 4\n"), "run", "summarize")
 	if code != 0 || stdout != "A summary.\n" {
 		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
@@ -64,19 +65,19 @@ func TestRunReadsPipedStdin(t *testing.T) {
 		t.Fatalf("the planner did not get the request followed by the input, quoted as data:\n%s", p)
 	}
 
-	if _, stderr, code := execCLI(strings.NewReader("what is 2+2?"), "run"); code != 0 {
+	if _, stderr, code := e.exec(strings.NewReader("what is 2+2?"), "run"); code != 0 {
 		t.Fatalf("stdin alone: exit %d stderr %q", code, stderr)
 	}
 	if p := lastPlanPrompt(e); !strings.Contains(p, "what is 2+2?") {
 		t.Fatalf("stdin alone was not the request:\n%s", p)
 	}
 
-	if _, stderr, code := execCLI(strings.NewReader(" \n"), "run"); code != 2 || !strings.Contains(stderr, "stdin was empty") {
+	if _, stderr, code := e.exec(strings.NewReader(" \n"), "run"); code != 2 || !strings.Contains(stderr, "stdin was empty") {
 		t.Fatalf("empty stdin and no request: exit %d stderr %q", code, stderr)
 	}
 
 	long := strings.Repeat("a long line of notes\n", 2000) // 42 KB
-	_, stderr, code = execCLI(strings.NewReader(long), "run", "--out", e.out, "summarize")
+	_, stderr, code = e.exec(strings.NewReader(long), "run", "--out", e.out, "summarize")
 	if code != 0 {
 		t.Fatalf("long stdin: exit %d stderr %q", code, stderr)
 	}
@@ -97,13 +98,14 @@ func TestRunReadsPipedStdin(t *testing.T) {
 
 // TestRunQuiet: --quiet leaves only the answer; a failure still says why.
 func TestRunQuiet(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, chatOnly("Only this."))
-	stdout, stderr, code := execCLI(nil, "run", "--quiet", "hi")
+	stdout, stderr, code := e.exec(nil, "run", "--quiet", "hi")
 	if code != 0 || stdout != "Only this.\n" || stderr != "" {
 		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
 	e.ollama.Stop()
-	_, stderr, code = execCLI(nil, "run", "-q", "hi")
+	_, stderr, code = e.exec(nil, "run", "-q", "hi")
 	if code != 1 || !strings.Contains(stderr, "ollama serve") {
 		t.Fatalf("a failure under --quiet: exit %d stderr %q", code, stderr)
 	}
@@ -112,8 +114,9 @@ func TestRunQuiet(t *testing.T) {
 // TestRunRendersMarkdownOnATerminal: on a terminal the answer is rendered
 // (no Markdown markup, references as →#N); into a pipe it is the raw text.
 func TestRunRendersMarkdownOnATerminal(t *testing.T) {
-	newCLIEnv(t, chatOnly("## Result\n\nThe **caption** of <resource>-0 is ready."))
-	cfg, err := (&globalFlags{defaults: testOptions().Defaults}).load()
+	t.Parallel()
+	e := newCLIEnv(t, chatOnly("## Result\n\nThe **caption** of <resource>-0 is ready."))
+	cfg, err := (&globalFlags{defaults: testOptions().Defaults, env: e.env}).load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +128,7 @@ func TestRunRendersMarkdownOnATerminal(t *testing.T) {
 	if strings.Contains(got, "**") || strings.Contains(got, "<resource>") || !strings.Contains(got, "caption") || !strings.Contains(got, "→#0") {
 		t.Fatalf("the answer was not rendered for a terminal: %q", got)
 	}
-	stdout, _, _ := execCLI(nil, "run", "hi")
+	stdout, _, _ := e.exec(nil, "run", "hi")
 	if !strings.Contains(stdout, "The **caption** of <resource>-0 is ready.") {
 		t.Fatalf("piped output is not the raw Markdown: %q", stdout)
 	}
@@ -134,6 +137,7 @@ func TestRunRendersMarkdownOnATerminal(t *testing.T) {
 // TestRunEveryTaskFailedExitsOne: an answer that can only explain that
 // nothing ran is printed, but the exit status says the work failed.
 func TestRunEveryTaskFailedExitsOne(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "cat.png")
 	if err := os.WriteFile(img, fakehf.PNG(20, 20), 0o644); err != nil {
 		t.Fatal(err)
@@ -148,7 +152,7 @@ func TestRunEveryTaskFailedExitsOne(t *testing.T) {
 		return fakeollama.Reply{Content: "Sorry, no captioning model answered."}
 	})
 	// No model is served at the fake: every attempt gets Hugging Face's 404.
-	stdout, stderr, code := execCLI(nil, "run", "--out", e.out, "describe "+img)
+	stdout, stderr, code := e.exec(nil, "run", "--out", e.out, "describe "+img)
 	if code != 1 || !strings.Contains(stdout, "Sorry, no captioning model answered.") || !strings.Contains(stderr, "every task of the plan failed") {
 		t.Fatalf("exit %d stdout %q stderr %q", code, stdout, stderr)
 	}
@@ -158,13 +162,14 @@ func TestRunEveryTaskFailedExitsOne(t *testing.T) {
 // configuration — holds for unknown commands and a bad ui.keys section,
 // which `chorus config` reports too.
 func TestExitCodesOfBadUsage(t *testing.T) {
-	newCLIEnv(t, nil)
+	t.Parallel()
+	e := newCLIEnv(t, nil)
 	for _, args := range [][]string{{"stats"}, {"models", "frobnicate"}, {"run", "--no-such-flag", "hi"}} {
-		if _, stderr, code := execCLI(nil, args...); code != 2 || !strings.HasPrefix(stderr, "chorus: ") {
+		if _, stderr, code := e.exec(nil, args...); code != 2 || !strings.HasPrefix(stderr, "chorus: ") {
 			t.Errorf("chorus %v: exit %d stderr %q, want 2", args, code, stderr)
 		}
 	}
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	dir := e.env.ConfigDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +177,7 @@ func TestExitCodesOfBadUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"config"}, {"run", "hi"}} {
-		if _, stderr, code := execCLI(nil, args...); code != 2 || !strings.Contains(stderr, "ui.keys.copy-all: unknown action") {
+		if _, stderr, code := e.exec(nil, args...); code != 2 || !strings.Contains(stderr, "ui.keys.copy-all: unknown action") {
 			t.Errorf("chorus %v with a bad ui.keys: exit %d stderr %q, want 2 naming the key", args, code, stderr)
 		}
 	}
@@ -180,17 +185,18 @@ func TestExitCodesOfBadUsage(t *testing.T) {
 
 // TestConventions: --version, shell completions and the man page.
 func TestConventions(t *testing.T) {
-	newCLIEnv(t, nil)
-	if stdout, _, code := execCLI(nil, "--version"); code != 0 || !strings.HasPrefix(stdout, "chorus version "+chorusVersion("")) {
+	t.Parallel()
+	e := newCLIEnv(t, nil)
+	if stdout, _, code := e.exec(nil, "--version"); code != 0 || !strings.HasPrefix(stdout, "chorus version "+chorusVersion("")) {
 		t.Fatalf("--version: exit %d %q", code, stdout)
 	}
 	for _, sh := range []string{"bash", "zsh", "fish"} {
-		if stdout, stderr, code := execCLI(nil, "completion", sh); code != 0 || !strings.Contains(stdout, "chorus") || len(stdout) < 500 {
+		if stdout, stderr, code := e.exec(nil, "completion", sh); code != 0 || !strings.Contains(stdout, "chorus") || len(stdout) < 500 {
 			t.Fatalf("completion %s: exit %d stderr %q stdout %.200q", sh, code, stderr, stdout)
 		}
 	}
 	// chorus man writes the page to the command's stdout.
-	page, stderr, code := execCLI(nil, "man")
+	page, stderr, code := e.exec(nil, "man")
 	if code != 0 || !strings.Contains(page, ".TH CHORUS 1") || !strings.Contains(page, "continue") {
 		t.Fatalf("man: exit %d stderr %q page %.300q", code, stderr, page)
 	}
@@ -200,6 +206,7 @@ func TestConventions(t *testing.T) {
 // explained once in the log, short; constraints that leave no model for
 // any task are warned about once, before the turn.
 func TestRunSaysAConstraintFailureOnce(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "cat.png")
 	if err := os.WriteFile(img, fakehf.PNG(20, 20), 0o644); err != nil {
 		t.Fatal(err)
@@ -211,7 +218,7 @@ func TestRunSaysAConstraintFailureOnce(t *testing.T) {
 		return fakeollama.Reply{Content: "No model may caption it under that licence."}
 	})
 	e.serveSkill("image-to-text")
-	_, stderr, code := execCLI(nil, "run", "--out", e.out, "--constrain", "license=wtfpl", "describe "+img)
+	_, stderr, code := e.exec(nil, "run", "--out", e.out, "--constrain", "license=wtfpl", "describe "+img)
 	if code != 1 {
 		t.Fatalf("exit %d (every task failed), stderr %q", code, stderr)
 	}

@@ -19,6 +19,7 @@ import (
 // controller's choice, when it comes, is still logged under "── selection",
 // and what runs after it under "── execution" again.
 func TestRunLogModelLinesUnderSelection(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "cat.png")
 	if err := os.WriteFile(img, fakehf.PNG(30, 20), 0o644); err != nil {
 		t.Fatal(err)
@@ -34,8 +35,8 @@ func TestRunLogModelLinesUnderSelection(t *testing.T) {
 		return fakeollama.Reply{Content: "Done."}
 	})
 	e.serveSkill("image-to-text")
-	t.Setenv("CHORUS_SELECTION", "controller")
-	_, stderr, code := runCLI("run", "--out", e.out, "caption "+img+" and make it half as big")
+	e.env["CHORUS_SELECTION"] = "controller"
+	_, stderr, code := e.run("run", "--out", e.out, "caption "+img+" and make it half as big")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -66,6 +67,7 @@ func TestRunLogModelLinesUnderSelection(t *testing.T) {
 // TestRunLogSaysWhatRanAfterAFallback: the plain log's done line names the
 // model that ran and, in a few words, what failed before it.
 func TestRunLogSaysWhatRanAfterAFallback(t *testing.T) {
+	t.Parallel()
 	var out, log strings.Builder
 	p := newPrinter(&out, &log, false, false)
 	p.emit(pipeline.TaskEndEvent{ID: 1, Task: "text-to-speech", Status: pipeline.StatusOK, Model: "facebook/mms-tts-eng", Endpoint: "huggingface", Provider: "hf-inference",
@@ -84,6 +86,7 @@ func TestRunLogSaysWhatRanAfterAFallback(t *testing.T) {
 // log under them. A header is a section of the log: it is printed again only
 // when a line comes under it, never as an empty "── selection".
 func TestRunLogHeadsOnlyStagesWithLines(t *testing.T) {
+	t.Parallel()
 	var out, log strings.Builder
 	p := newPrinter(&out, &log, false, false)
 	task := pipeline.Task{ID: 1, Task: "canny-control", Dep: []int{}, Args: map[string]string{"image": "/tmp/pic.png"}}
@@ -148,6 +151,7 @@ func TestRunLogHeadsOnlyStagesWithLines(t *testing.T) {
 // event (the warning) and a note of the empty plan with the same words; the
 // log says it once.
 func TestRunLogSaysAPlanFailureOnce(t *testing.T) {
+	t.Parallel()
 	var out, log strings.Builder
 	p := newPrinter(&out, &log, false, false)
 	why := "the plan could not be read: the JSON in the reply is cut off or unbalanced (after one re-ask); answering without expert models"

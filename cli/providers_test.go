@@ -20,6 +20,7 @@ import (
 // directory, and the model event, the task's end and the report name the
 // provider.
 func TestRunTextToImageOnFalAI(t *testing.T) {
+	t.Parallel()
 	const prompt = "a lighthouse at night, oil painting"
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		switch stageOf(req) {
@@ -31,7 +32,7 @@ func TestRunTextToImageOnFalAI(t *testing.T) {
 		return fakeollama.Reply{Content: "Here is your lighthouse."}
 	})
 	e.hf.Provide("fal-ai", "black-forest-labs/FLUX.1-schnell", "fal-ai/flux/schnell", "text-to-image").Queue(1, 2)
-	opts := testOptions()
+	opts := e.options()
 	opts.ResultTransport = e.hf.DownloadTransport()
 
 	stdout, stderr, code := runCLIWith(opts, "run", "--json", "--out", e.out, "paint "+prompt)
@@ -96,6 +97,7 @@ func TestRunTextToImageOnFalAI(t *testing.T) {
 // each candidate's huggingface route would use, following
 // huggingface.providers.
 func TestModelsListNamesProviders(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	// The Hub's mapping, as the catalog knows it.
 	e.hf.Provide("fal-ai", "black-forest-labs/FLUX.1-schnell", "fal-ai/flux/schnell", "text-to-image")
@@ -103,15 +105,15 @@ func TestModelsListNamesProviders(t *testing.T) {
 	e.hf.Provide("fal-ai", "black-forest-labs/FLUX.1-dev", "fal-ai/flux/dev", "text-to-image")
 	e.hf.Provide("replicate", "black-forest-labs/FLUX.1-dev", "black-forest-labs/flux-dev", "text-to-image")
 	e.hf.Provide("nebius", "stabilityai/stable-diffusion-xl-base-1.0", "stability-ai/sdxl", "text-to-image")
-	stdout, stderr, code := runCLI("models", "list", "text-to-image")
+	stdout, stderr, code := e.run("models", "list", "text-to-image")
 	if code != 0 {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
 	if !strings.Contains(stdout, "black-forest-labs/FLUX.1-schnell") || !strings.Contains(stdout, "huggingface (fal-ai)") {
 		t.Errorf("list %q, want FLUX.1-schnell through fal-ai", stdout)
 	}
-	t.Setenv("CHORUS_HUGGINGFACE_PROVIDERS", "replicate")
-	stdout, _, _ = runCLI("models", "list", "text-to-image")
+	e.env["CHORUS_HUGGINGFACE_PROVIDERS"] = "replicate"
+	stdout, _, _ = e.run("models", "list", "text-to-image")
 	if !strings.Contains(stdout, "huggingface (replicate)") || strings.Contains(stdout, "(fal-ai)") {
 		t.Errorf("with providers [replicate]: %q", stdout)
 	}
@@ -127,9 +129,10 @@ func TestModelsListNamesProviders(t *testing.T) {
 // session and the log name replicate, and `chorus models list` asks the
 // Hub as a run would.
 func TestRunNamesTheProviderThatRan(t *testing.T) {
+	t.Parallel()
 	e := lighthouseEnv(t)
 	e.hf.Provide("replicate", "black-forest-labs/FLUX.1-schnell", "black-forest-labs/flux-schnell", "text-to-image").Queue(1, 1)
-	opts := testOptions()
+	opts := e.options()
 	opts.ResultTransport = e.hf.DownloadTransport()
 
 	stdout, stderr, code := runCLIWith(opts, "run", "--json", "--out", e.out, "paint a lighthouse")
@@ -162,12 +165,12 @@ func TestRunNamesTheProviderThatRan(t *testing.T) {
 		t.Errorf("the run names a provider other than the one that ran:\n%s", all)
 	}
 
-	list, err := sessions.Store{Dir: sessions.DefaultDir()}.List()
+	list, err := sessions.Store{Dir: e.env.SessionsDir()}.List()
 	if err != nil || len(list) == 0 {
 		t.Fatalf("sessions %v %v", list, err)
 	}
 	for _, sum := range list {
-		raw, err := os.ReadFile(filepath.Join(sessions.DefaultDir(), sum.ID+".json"))
+		raw, err := os.ReadFile(filepath.Join(e.env.SessionsDir(), sum.ID+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,12 +178,12 @@ func TestRunNamesTheProviderThatRan(t *testing.T) {
 			t.Errorf("session %s does not name replicate alone", sum.ID)
 		}
 	}
-	logData, _ := os.ReadFile(filepath.Join(os.Getenv("XDG_STATE_HOME"), "chorus", "chorus.log"))
+	logData, _ := os.ReadFile(filepath.Join(e.env.StateDir(), "chorus.log"))
 	if strings.Contains(string(logData), "fal-ai") || !strings.Contains(string(logData), "provider=replicate") {
 		t.Errorf("the log names another provider than replicate:\n%s", logData)
 	}
 
-	stdout, _, _ = runCLI("models", "list", "text-to-image")
+	stdout, _, _ = e.run("models", "list", "text-to-image")
 	if !strings.Contains(stdout, "black-forest-labs/FLUX.1-schnell\n       huggingface (replicate)") || strings.Contains(stdout, "FLUX.1-schnell\n       huggingface (fal-ai)") {
 		t.Errorf("models list, with the Hub listing replicate only:\n%s", stdout)
 	}
@@ -191,6 +194,7 @@ func TestRunNamesTheProviderThatRan(t *testing.T) {
 // instead of trying each ("all 7 attempts failed"); --json carries one
 // host_down event.
 func TestRunWithTheRouterRefused(t *testing.T) {
+	t.Parallel()
 	e := lighthouseEnv(t)
 	// The Hub answers, and lists providers for every candidate.
 	e.hf.Provide("fal-ai", "black-forest-labs/FLUX.1-schnell", "fal-ai/flux/schnell", "text-to-image")
@@ -203,14 +207,13 @@ func TestRunWithTheRouterRefused(t *testing.T) {
 	}
 	dead := ln.Addr().String()
 	ln.Close()
-	t.Setenv("CHORUS_HUGGINGFACE_BASE_URL", "http://"+dead)
-
-	_, stderr, _ := runCLI("run", "--no-save", "paint a lighthouse")
+	e.env["CHORUS_HUGGINGFACE_BASE_URL"] = "http://" + dead
+	_, stderr, _ := e.run("run", "--no-save", "paint a lighthouse")
 	line := "unreachable: Hugging Face's router is unreachable at " + dead + " (connection refused) — its other candidates are skipped this turn"
 	if strings.Count(stderr, line) != 1 || strings.Contains(stderr, "attempts failed") || !strings.Contains(stderr, "candidates on "+dead+" skipped") {
 		t.Errorf("stderr:\n%s\nwant once: %s", stderr, line)
 	}
-	stdout, _, _ := runCLI("run", "--json", "--no-save", "paint a lighthouse")
+	stdout, _, _ := e.run("run", "--json", "--no-save", "paint a lighthouse")
 	downs := 0
 	for _, ev := range jsonLines(t, stdout) {
 		if ev["type"] == "host_down" {

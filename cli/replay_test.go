@@ -73,7 +73,7 @@ func TestRunRecordThenReplay(t *testing.T) {
 	e.serveSkill("text-to-image")
 	e.serveSkill("image-to-text")
 	tape := filepath.Join(t.TempDir(), "kite.json")
-	stdout, stderr, code := runCLI("run", "--json", "--record", tape, "--out", e.out, "draw a red kite and caption it")
+	stdout, stderr, code := e.run("run", "--json", "--record", tape, "--out", e.out, "draw a red kite and caption it")
 	if code != 0 {
 		t.Fatalf("recording run: exit %d, stderr %q", code, stderr)
 	}
@@ -84,9 +84,9 @@ func TestRunRecordThenReplay(t *testing.T) {
 
 	e.ollama.Stop()
 	e.hf.Close()
-	t.Setenv("OLLAMA_HOST", "http://127.0.0.1:1") // nothing listens there
+	e.env["OLLAMA_HOST"] = "http://127.0.0.1:1" // nothing listens there
 	out2 := t.TempDir()
-	stdout, stderr, code = runCLI("run", "--json", "--replay", tape, "--replay-speed", "0", "--out", out2, "draw a red kite and caption it")
+	stdout, stderr, code = e.run("run", "--json", "--replay", tape, "--replay-speed", "0", "--out", out2, "draw a red kite and caption it")
 	if code != 0 {
 		t.Fatalf("replay: exit %d, stderr %q", code, stderr)
 	}
@@ -96,7 +96,7 @@ func TestRunRecordThenReplay(t *testing.T) {
 	}
 
 	// The plain log (on stderr) says it is a replay; the answer is on stdout.
-	stdout, stderr, code = runCLI("run", "--replay", tape, "--replay-speed", "0", "--out", out2, "draw a red kite and caption it")
+	stdout, stderr, code = e.run("run", "--replay", tape, "--replay-speed", "0", "--out", out2, "draw a red kite and caption it")
 	if code != 0 || !strings.Contains(stderr, "Replaying `"+tape+"`") || !strings.Contains(stdout, "Here is a red kite") {
 		t.Fatalf("plain replay: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -105,7 +105,7 @@ func TestRunRecordThenReplay(t *testing.T) {
 // TestReplayBadUsage: a missing or foreign file and a negative speed are
 // usage errors (status 2) that say what is wrong.
 func TestReplayBadUsage(t *testing.T) {
-	newCLIEnv(t, nil)
+	e := newCLIEnv(t, nil)
 	notTape := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(notTape, []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
@@ -118,7 +118,7 @@ func TestReplayBadUsage(t *testing.T) {
 		{[]string{"run", "--replay", notTape, "hi"}, "not a Chorus recording"},
 		{[]string{"run", "--replay", notTape, "--replay-speed", "-1", "hi"}, "--replay-speed -1"},
 	} {
-		_, stderr, code := runCLI(tc.args...)
+		_, stderr, code := e.run(tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q (want %q)", tc.args, code, stderr, tc.want)
 		}
@@ -140,7 +140,7 @@ func TestReplaySpeedZeroKeepsRecordedDurations(t *testing.T) {
 		e.hf.Model(m, "text-to-speech").Delay(300 * time.Millisecond)
 	}
 	tape := filepath.Join(t.TempDir(), "tts.json")
-	stdout, stderr, code := runCLI("run", "--json", "--record", tape, "--out", e.out, "say good morning")
+	stdout, stderr, code := e.run("run", "--json", "--record", tape, "--out", e.out, "say good morning")
 	if code != 0 {
 		t.Fatalf("recording run: exit %d, stderr %q", code, stderr)
 	}
@@ -151,7 +151,7 @@ func TestReplaySpeedZeroKeepsRecordedDurations(t *testing.T) {
 	e.ollama.Stop()
 	e.hf.Close()
 	start := time.Now()
-	stdout, stderr, code = runCLI("run", "--json", "--replay", tape, "--replay-speed", "0", "--out", t.TempDir(), "say good morning")
+	stdout, stderr, code = e.run("run", "--json", "--replay", tape, "--replay-speed", "0", "--out", t.TempDir(), "say good morning")
 	if code != 0 {
 		t.Fatalf("replay: exit %d, stderr %q", code, stderr)
 	}
@@ -161,7 +161,7 @@ func TestReplaySpeedZeroKeepsRecordedDurations(t *testing.T) {
 	if got := taskElapsedMS(t, stdout); got < recorded-50 || got > recorded+250 {
 		t.Fatalf("the replayed task reports %v ms, want about the recorded %v", got, recorded)
 	}
-	_, stderr, _ = runCLI("run", "--replay", tape, "--replay-speed", "0", "--out", t.TempDir(), "say good morning")
+	_, stderr, _ = e.run("run", "--replay", tape, "--replay-speed", "0", "--out", t.TempDir(), "say good morning")
 	if strings.Contains(stderr, " in 0 ms") {
 		t.Fatalf("the plain log says the replayed task took 0 ms:\n%s", stderr)
 	}
@@ -183,7 +183,7 @@ func TestReplaySpeedZeroKeepsControllerTaskDuration(t *testing.T) {
 		return fakeollama.Reply{Content: "Here is the summary."}
 	})
 	tape := filepath.Join(t.TempDir(), "sum.json")
-	stdout, stderr, code := runCLI("run", "--json", "--record", tape, "--out", e.out, "summarise the story")
+	stdout, stderr, code := e.run("run", "--json", "--record", tape, "--out", e.out, "summarise the story")
 	if code != 0 {
 		t.Fatalf("recording run: exit %d, stderr %q", code, stderr)
 	}
@@ -192,7 +192,7 @@ func TestReplaySpeedZeroKeepsControllerTaskDuration(t *testing.T) {
 		t.Fatalf("the recorded controller task took %v ms; the fake streams for longer", recorded)
 	}
 	e.ollama.Stop()
-	stdout, stderr, code = runCLI("run", "--json", "--replay", tape, "--replay-speed", "0", "--out", t.TempDir(), "summarise the story")
+	stdout, stderr, code = e.run("run", "--json", "--replay", tape, "--replay-speed", "0", "--out", t.TempDir(), "summarise the story")
 	if code != 0 {
 		t.Fatalf("replay: exit %d, stderr %q", code, stderr)
 	}

@@ -17,6 +17,7 @@ import (
 // summary, question-answering on Hugging Face is sent the retrieved text,
 // and the answer stage sees the retrieved text as data.
 func TestRunRetrievalFeedsQuestionAnswering(t *testing.T) {
+	t.Parallel()
 	wiki := fakeweb.NewWikipedia(t, fakeweb.Article{Title: "Eiffel Tower", Description: "tower in Paris, France",
 		Extract: "Gustave Eiffel's company designed and built the tower between 1887 and 1889."})
 	var answerPrompt string
@@ -31,10 +32,10 @@ func TestRunRetrievalFeedsQuestionAnswering(t *testing.T) {
 		answerPrompt = req.Messages[len(req.Messages)-1].Content
 		return fakeollama.Reply{Content: "Gustave Eiffel's company built it."}
 	})
-	t.Setenv("CHORUS_RETRIEVAL_WIKIPEDIA_URL", wiki.URL)
+	e.env["CHORUS_RETRIEVAL_WIKIPEDIA_URL"] = wiki.URL
 	e.serveSkill("question-answering")
 
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "who built the Eiffel Tower? look it up")
+	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "who built the Eiffel Tower? look it up")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -92,6 +93,7 @@ func TestRunRetrievalFeedsQuestionAnswering(t *testing.T) {
 // Wikipedia lookup would leave the network, so the plan's retrieval runs on
 // the SearxNG instance on this machine, and Wikipedia is never asked.
 func TestRunRetrievalLocalModeUsesSearxNG(t *testing.T) {
+	t.Parallel()
 	wiki := fakeweb.NewWikipedia(t, fakeweb.Article{Title: "Lisbon", Extract: "Lisbon is the capital of Portugal."})
 	searx := fakeweb.NewSearxNG(t, fakeweb.Page{URL: "https://example.org/lisbon", Title: "Lisbon trams", Content: "Tram 28 climbs through Alfama."})
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
@@ -100,11 +102,10 @@ func TestRunRetrievalLocalModeUsesSearxNG(t *testing.T) {
 		}
 		return fakeollama.Reply{Content: "Tram 28 climbs through Alfama."}
 	})
-	t.Setenv("CHORUS_INFERENCE_MODE", "local")
-	t.Setenv("CHORUS_RETRIEVAL_WIKIPEDIA_URL", wiki.URL)
-	t.Setenv("CHORUS_RETRIEVAL_SEARXNG_URL", searx.URL)
-
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "look up the Lisbon trams")
+	e.env["CHORUS_INFERENCE_MODE"] = "local"
+	e.env["CHORUS_RETRIEVAL_WIKIPEDIA_URL"] = wiki.URL
+	e.env["CHORUS_RETRIEVAL_SEARXNG_URL"] = searx.URL
+	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "look up the Lisbon trams")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -132,9 +133,10 @@ func TestRunRetrievalLocalModeUsesSearxNG(t *testing.T) {
 // names the rule that left it out — the mode or the constraint — and the
 // fix, a SearxNG on this machine or network.
 func TestModelsListRetrievalSaysWhichRuleExcludesIt(t *testing.T) {
-	newCLIEnv(t, nil)
-	t.Setenv("CHORUS_RETRIEVAL_WIKIPEDIA_URL", "https://en.wikipedia.org")
-	out, stderr, code := runCLI("--mode", "local", "models", "list", "retrieval")
+	t.Parallel()
+	e := newCLIEnv(t, nil)
+	e.env["CHORUS_RETRIEVAL_WIKIPEDIA_URL"] = "https://en.wikipedia.org"
+	out, stderr, code := e.run("--mode", "local", "models", "list", "retrieval")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -142,7 +144,7 @@ func TestModelsListRetrievalSaysWhichRuleExcludesIt(t *testing.T) {
 		strings.Contains(out, "local-only") {
 		t.Errorf("in local mode:\n%s", out)
 	}
-	out, _, _ = runCLI("models", "list", "--constrain", "local-only", "retrieval")
+	out, _, _ = e.run("models", "list", "--constrain", "local-only", "retrieval")
 	if !strings.Contains(out, "excluded wikipedia/rest-api — it is a web lookup, which the local-only constraint rules out") ||
 		strings.Contains(out, "inference_mode local") {
 		t.Errorf("under local-only:\n%s", out)
@@ -153,13 +155,14 @@ func TestModelsListRetrievalSaysWhichRuleExcludesIt(t *testing.T) {
 // stdout, as a run puts its answer there — the planner's JSON, so that
 // `> plan.json` and --quiet get it — and runs nothing.
 func TestRunPlanOnlyPrintsThePlan(t *testing.T) {
+	t.Parallel()
 	wiki := fakeweb.NewWikipedia(t)
-	newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		return fakeollama.Reply{Content: `{"tasks":[{"task":"retrieval","id":1,"dep":[],"args":{"text":"Eiffel Tower"}},` +
 			`{"task":"question-answering","id":2,"dep":[1],"args":{"text":"Who built it?","context":"<resource>-1"}}]}`}
 	})
-	t.Setenv("CHORUS_RETRIEVAL_WIKIPEDIA_URL", wiki.URL)
-	stdout, stderr, code := runCLI("run", "--plan-only", "--quiet", "who built the Eiffel Tower? look it up")
+	e.env["CHORUS_RETRIEVAL_WIKIPEDIA_URL"] = wiki.URL
+	stdout, stderr, code := e.run("run", "--plan-only", "--quiet", "who built the Eiffel Tower? look it up")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

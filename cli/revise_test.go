@@ -38,8 +38,20 @@ func TestRunRevisedPlan(t *testing.T) {
 	}
 	bin := chorusBinary(t)
 	const early, goOn = "Here is your fox video.", "The video model is down, so here is a still image instead."
-	answering := make(chan struct{})
-	var once sync.Once
+	// answering closes when a run's answer starts; each run gets its own,
+	// so the video fails after the answer started in every run, not only
+	// in the first.
+	type gate struct {
+		started chan struct{}
+		once    sync.Once
+	}
+	var mu sync.Mutex
+	answering := &gate{started: make(chan struct{})}
+	current := func() *gate {
+		mu.Lock()
+		defer mu.Unlock()
+		return answering
+	}
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		last := req.Messages[len(req.Messages)-1].Content
 		switch pipeline.PromptStage(last) {
@@ -53,7 +65,8 @@ func TestRunRevisedPlan(t *testing.T) {
 		if strings.Contains(last, "Results of the tasks the revision added") {
 			return fakeollama.Reply{Content: goOn}
 		}
-		once.Do(func() { close(answering) })
+		g := current()
+		g.once.Do(func() { close(g.started) })
 		return fakeollama.Reply{Content: early}
 	})
 	// Every video model is down — and answers so only once the answer
@@ -61,7 +74,7 @@ func TestRunRevisedPlan(t *testing.T) {
 	for _, id := range e.serveSkill("text-to-video") {
 		e.hf.Model(id, "text-to-video").Respond(func(*http.Request, []byte) (int, string, []byte) {
 			select {
-			case <-answering:
+			case <-current().started:
 			case <-time.After(20 * time.Second):
 			}
 			return http.StatusInternalServerError, "application/json", []byte(`{"error":"CUDA out of memory"}`)
@@ -69,8 +82,11 @@ func TestRunRevisedPlan(t *testing.T) {
 	}
 	images := e.serveSkill("text-to-image")
 	run := func(args ...string) (string, string, int) {
+		mu.Lock()
+		answering = &gate{started: make(chan struct{})}
+		mu.Unlock()
 		cmd := exec.Command(bin, append([]string{"run", "--out", e.out}, args...)...)
-		cmd.Env = os.Environ() // newCLIEnv set the configuration there
+		cmd.Env = e.childEnv()
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		err := cmd.Run()
@@ -96,7 +112,7 @@ func TestRunRevisedPlan(t *testing.T) {
 	if !said.MatchString(stdout) {
 		t.Errorf("the answer is not the early answer, its correction, its continuation and the workflow:\n%s", stdout)
 	}
-	latest, err := sessions.Store{}.Latest()
+	latest, err := sessions.Store{Dir: e.env.SessionsDir()}.Latest()
 	if err != nil || latest == nil || len(latest.Turns) != 1 {
 		t.Fatalf("saved session: %v %+v", err, latest)
 	}
@@ -150,13 +166,14 @@ func TestRunRevisedPlan(t *testing.T) {
 // whole turns with scripted failing experts and reports the success rate
 // without and with the plan's revision, as a table and as JSON.
 func TestEvalFailures(t *testing.T) {
+	t.Parallel()
 	suite := filepath.Join(t.TempDir(), "down.json")
 	if err := os.WriteFile(suite, []byte(`{"name": "down", "cases": [
 		{"id": "video-down", "request": "Make a short video of a fox.", "gold": [{"task": "text-to-video", "id": 1, "dep": []}],
 		 "fail": ["text-to-video"], "serves": [["text-to-video"], ["text-to-image"]]}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
+	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		switch pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) {
 		case string(pipeline.StagePlanning):
 			return fakeollama.Reply{Content: `{"constraints":{},"tasks":[{"task":"text-to-video","id":1,"dep":[],"args":{"text":"a fox"}}]}`}
@@ -167,7 +184,7 @@ func TestEvalFailures(t *testing.T) {
 		}
 		return fakeollama.Reply{Content: "Here is a picture of a fox."}
 	})
-	stdout, stderr, code := runCLI("eval", "--failures", "--suite", suite)
+	stdout, stderr, code := e.run("eval", "--failures", "--suite", suite)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -180,12 +197,12 @@ func TestEvalFailures(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}
 	}
-	t.Setenv("CHORUS_PLANNER_REVISE", "0")
-	if _, stderr, code := runCLI("eval", "--failures", "--suite", suite); code != 2 || !strings.Contains(stderr, "planner.revise is 0") {
+	e.env["CHORUS_PLANNER_REVISE"] = "0"
+	if _, stderr, code := e.run("eval", "--failures", "--suite", suite); code != 2 || !strings.Contains(stderr, "planner.revise is 0") {
 		t.Fatalf("--failures with planner.revise 0: exit %d: %s", code, stderr)
 	}
-	t.Setenv("CHORUS_PLANNER_REVISE", "1")
-	stdout, stderr, code = runCLI("eval", "--failures", "--json", "--suite", suite)
+	e.env["CHORUS_PLANNER_REVISE"] = "1"
+	stdout, stderr, code = e.run("eval", "--failures", "--json", "--suite", suite)
 	if code != 0 {
 		t.Fatalf("--json exit %d: %s", code, stderr)
 	}

@@ -37,6 +37,10 @@ type Options struct {
 	// answer with by URL (app.Options.ResultTransport); nil dials public
 	// addresses only. Tests point it at their fake CDN.
 	ResultTransport http.RoundTripper
+	// Environ is the environment the commands read their configuration
+	// from ("NAME=value" each): os.Environ() in the process, a test's own
+	// few variables in a test (config.Env). nil is an empty one.
+	Environ []string
 }
 
 // Main runs the command line args and returns the process's exit status
@@ -86,11 +90,14 @@ type globalFlags struct {
 	// reads are variables the command reads itself (--token-env's):
 	// config.Load's check of the CHORUS_ variables accepts them.
 	reads []string
+	// env is Options.Environ: where the configuration, the XDG
+	// directories and the variables the commands name are read.
+	env config.Env
 }
 
 // startLog opens the log file for the command about to run.
 func (g *globalFlags) startLog(cmd *cobra.Command) {
-	g.log, _ = openLog(config.StateDir(), g.debug)
+	g.log, _ = openLog(g.env.StateDir(), g.debug)
 	g.command = cmd.CommandPath()
 }
 
@@ -115,7 +122,7 @@ func (g *globalFlags) newApp(cfg *config.Config, opts app.Options) (*app.App, er
 func (g *globalFlags) load() (*config.Config, error) {
 	file := g.configFile
 	if file == "" {
-		file = filepath.Join(config.ConfigDir(), "config.yaml")
+		file = filepath.Join(g.env.ConfigDir(), "config.yaml")
 	}
 	cfg, err := g.loadConfig()
 	if err != nil {
@@ -128,7 +135,7 @@ func (g *globalFlags) load() (*config.Config, error) {
 }
 
 func (g *globalFlags) loadConfig() (*config.Config, error) {
-	cfg, err := config.Load(g.defaults, g.configFile, g.reads...)
+	cfg, err := config.Load(g.defaults, g.configFile, g.env, g.reads...)
 	if err == nil {
 		err = cfg.CheckOpenAITasks(openai.Supports, openai.Tasks())
 	}
@@ -162,7 +169,7 @@ func (g *globalFlags) loadConfig() (*config.Config, error) {
 }
 
 func newRootCmd(opts Options) *cobra.Command {
-	g := &globalFlags{defaults: opts.Defaults, version: chorusVersion(opts.Version), downloads: opts.ResultTransport}
+	g := &globalFlags{defaults: opts.Defaults, version: chorusVersion(opts.Version), downloads: opts.ResultTransport, env: config.EnvOf(opts.Environ)}
 	root := &cobra.Command{
 		Use:   "chorus",
 		Short: "Chat with a local LLM that plans, picks expert models and runs them for you",

@@ -26,15 +26,15 @@ func scriptedEnv(t *testing.T, answer string, plans ...string) *cliEnv {
 	})
 }
 
-// writeUserConfig writes yaml as the user's config.yaml
-// ($XDG_CONFIG_HOME/chorus, which newCLIEnv isolates).
-func writeUserConfig(t *testing.T, yaml string) {
-	t.Helper()
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+// writeUserConfig writes yaml as the user's config.yaml (in e's
+// $XDG_CONFIG_HOME/chorus).
+func (e *cliEnv) writeUserConfig(yaml string) {
+	e.t.Helper()
+	dir := e.env.ConfigDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chorusai/chorus/app"
-	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/metrics"
 	"github.com/chorusai/chorus/sshd"
 )
@@ -85,9 +84,9 @@ func runServe(cmd *cobra.Command, g *globalFlags, addr, metricsAddr string) erro
 		Config:         cfg,
 		Service:        a.Service(),
 		Constraints:    a.Constraints(),
-		HostKey:        filepath.Join(config.DataDir(), "ssh_host_ed25519_key"),
+		HostKey:        filepath.Join(cfg.Env.DataDir(), "ssh_host_ed25519_key"),
 		AuthorizedKeys: cfg.Serve.AuthorizedKeys,
-		UsersDir:       filepath.Join(config.DataDir(), "ssh-users"),
+		UsersDir:       filepath.Join(cfg.Env.DataDir(), "ssh-users"),
 		MaxSessions:    cfg.Serve.MaxSessions,
 		IdleTimeout:    cfg.Serve.IdleTimeout,
 

@@ -81,13 +81,13 @@ type chorusProcess struct {
 	exited         chan struct{} // closed when the process has ended
 }
 
-// startChorus starts the built chorus with args on the environment
-// newCLIEnv made.
-func startChorus(t *testing.T, args ...string) chorusProcess {
+// startChorus starts the built chorus with args on e's environment.
+func (e *cliEnv) startChorus(args ...string) chorusProcess {
+	t := e.t
 	t.Helper()
 	p := chorusProcess{stdout: &testkit.Buffer{}, stderr: &testkit.Buffer{}, exited: make(chan struct{})}
 	p.cmd = exec.Command(chorusBinary(t), args...)
-	p.cmd.Env = os.Environ() // newCLIEnv set the configuration there
+	p.cmd.Env = e.childEnv()
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -124,16 +124,17 @@ type servedChorus struct {
 
 // startServe starts the built chorus serving ssh and metrics on free
 // loopback ports, with key allowed in.
-func startServe(t *testing.T, key gossh.Signer) *servedChorus {
+func (e *cliEnv) startServe(key gossh.Signer) *servedChorus {
+	t := e.t
 	t.Helper()
-	keys := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus", "authorized_keys")
+	keys := filepath.Join(e.env.ConfigDir(), "authorized_keys")
 	if err := os.MkdirAll(filepath.Dir(keys), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(keys, gossh.MarshalAuthorizedKey(key.PublicKey()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &servedChorus{chorusProcess: startChorus(t, "serve", "--ssh", "127.0.0.1:0", "--metrics", "127.0.0.1:0")}
+	s := &servedChorus{chorusProcess: e.startChorus("serve", "--ssh", "127.0.0.1:0", "--metrics", "127.0.0.1:0")}
 	waitText(t, s.stdout, 0, "serving the chat over SSH")
 	waitText(t, s.stderr, 0, "metrics on http://")
 	s.sshAddr = regexp.MustCompile(`over SSH on (\S+) —`).FindStringSubmatch(s.stdout.String())[1]
@@ -180,9 +181,9 @@ func drainKey(t *testing.T) gossh.Signer {
 }
 
 // savedSSHTurns reads the turns of the one session the ssh user saved.
-func savedSSHTurns(t *testing.T) []map[string]any {
-	t.Helper()
-	return testkit.SavedTurns(t, filepath.Join(os.Getenv("XDG_DATA_HOME"), "chorus", "ssh-users", "sha256-*", "sessions", "*.json"))
+func (e *cliEnv) savedSSHTurns() []map[string]any {
+	e.t.Helper()
+	return testkit.SavedTurns(e.t, filepath.Join(e.env.DataDir(), "ssh-users", "sha256-*", "sessions", "*.json"))
 }
 
 func httpStatus(t *testing.T, url string) int {
@@ -202,13 +203,14 @@ func httpStatus(t *testing.T, url string) int {
 // and the process exits 0. The metrics listener saw the chat and its
 // turn.
 func TestServeSIGTERMLetsTheTurnFinish(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}
 	held := &heldAnswers{ch: map[string]chan string{}}
-	newCLIEnv(t, held.reply)
+	e := newCLIEnv(t, held.reply)
 	key := drainKey(t)
-	srv := startServe(t, key)
+	srv := e.startServe(key)
 	if code := httpStatus(t, srv.metricsURL+"readyz"); code != 200 {
 		t.Fatalf("/readyz of a server ready: %d", code)
 	}
@@ -241,7 +243,7 @@ func TestServeSIGTERMLetsTheTurnFinish(t *testing.T) {
 	if code := srv.exitCode(t); code != 0 {
 		t.Fatalf("exit %d after a drain; stderr:\n%s", code, srv.stderr.String())
 	}
-	turns := savedSSHTurns(t)
+	turns := e.savedSSHTurns()
 	if len(turns) != 1 || turns[0]["cancelled"] == true || !strings.HasPrefix(turns[0]["answer"].(string), "The first half, then the second half.") {
 		t.Fatalf("the turn saved: %v", turns)
 	}
@@ -251,13 +253,14 @@ func TestServeSIGTERMLetsTheTurnFinish(t *testing.T) {
 // a drain waiting; a second SIGTERM stops the server at once, the turn
 // saved as cancelled with what it had.
 func TestServeSecondSIGTERMStopsAtOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}
 	held := &heldAnswers{ch: map[string]chan string{}}
-	newCLIEnv(t, held.reply)
+	e := newCLIEnv(t, held.reply)
 	key := drainKey(t)
-	srv := startServe(t, key)
+	srv := e.startServe(key)
 	_, in, out := sshChat(t, srv.sshAddr, key)
 	mark := waitText(t, out, 0, "Ask anything")
 	_, _ = io.WriteString(in, "tell me TAG-1\r")
@@ -270,7 +273,7 @@ func TestServeSecondSIGTERMStopsAtOnce(t *testing.T) {
 	if code := srv.exitCode(t); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, srv.stderr.String())
 	}
-	turns := savedSSHTurns(t)
+	turns := e.savedSSHTurns()
 	if len(turns) != 1 || turns[0]["cancelled"] != true || !strings.HasPrefix(turns[0]["answer"].(string), "An answer that never ends") {
 		t.Fatalf("the turn saved: %v", turns)
 	}
@@ -285,11 +288,12 @@ type mcpServed struct {
 	told       chan string
 }
 
-// startMCPServe starts chorus mcp serve --http on the environment
-// newCLIEnv made and connects a client to it.
-func startMCPServe(t *testing.T, ctx context.Context) *mcpServed {
+// startMCPServe starts chorus mcp serve --http on e's environment and
+// connects a client to it.
+func (e *cliEnv) startMCPServe(ctx context.Context) *mcpServed {
+	t := e.t
 	t.Helper()
-	m := &mcpServed{chorusProcess: startChorus(t, "mcp", "serve", "--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0"), told: make(chan string, 16)}
+	m := &mcpServed{chorusProcess: e.startChorus("mcp", "serve", "--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0"), told: make(chan string, 16)}
 	waitText(t, m.stderr, 0, "serving MCP on")
 	url := regexp.MustCompile(`serving MCP on (http://\S+/mcp)`).FindStringSubmatch(m.stderr.String())[1]
 	m.metricsURL = regexp.MustCompile(`metrics on (http://\S+/)metrics`).FindStringSubmatch(m.stderr.String())[1]
@@ -342,14 +346,15 @@ func (m *mcpServed) waitTold(t *testing.T, want string) {
 // server is restarting and its call finishes first; the call returns its
 // whole answer; the process exits 0.
 func TestMCPServeHTTPSIGTERMLetsTheCallFinish(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}
 	held := &heldAnswers{ch: map[string]chan string{}}
-	newCLIEnv(t, held.reply)
+	e := newCLIEnv(t, held.reply)
 	ctx, cancel := context.WithTimeout(context.Background(), drainGuard)
 	defer cancel()
-	srv := startMCPServe(t, ctx)
+	srv := e.startMCPServe(ctx)
 	answer := held.of("TAG-1")
 	answer <- "The first half,"
 	result := srv.call(t, ctx, "tell me TAG-1")
@@ -379,14 +384,15 @@ func TestMCPServeHTTPSIGTERMLetsTheCallFinish(t *testing.T) {
 // stops the server at once — the call ends without its answer, the
 // process exits 0.
 func TestMCPServeHTTPSecondSIGTERMStopsAtOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}
 	held := &heldAnswers{ch: map[string]chan string{}}
-	newCLIEnv(t, held.reply)
+	e := newCLIEnv(t, held.reply)
 	ctx, cancel := context.WithTimeout(context.Background(), drainGuard)
 	defer cancel()
-	srv := startMCPServe(t, ctx)
+	srv := e.startMCPServe(ctx)
 	held.of("TAG-1") <- "An answer that never ends"
 	result := srv.call(t, ctx, "tell me TAG-1")
 	srv.waitTold(t, "response")

@@ -56,9 +56,10 @@ terminal) or with --yes.`,
 	return cmd
 }
 
-// library is the saved sessions every front end uses (sessions.DefaultDir).
+// library is the saved sessions every front end uses
+// (config.Env.SessionsDir).
 func library(g *globalFlags) *conversation.Library {
-	l := conversation.NewLibrary("", g.logger())
+	l := conversation.NewLibrary(g.env.SessionsDir(), g.logger())
 	return &l
 }
 

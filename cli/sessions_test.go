@@ -136,6 +136,7 @@ func requestsOf(s *sessions.Session) []string {
 // image, so a plan that names none takes it — and saves into the same
 // session.
 func TestFreshHomeRunThenContinue(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, func(request string, _ *api.ChatRequest) string {
 		switch request {
 		case "make it half as big":
@@ -190,6 +191,7 @@ func TestFreshHomeRunThenContinue(t *testing.T) {
 // TestConcurrentContinues: two `chorus run --continue` at once, ten times:
 // every one of the twenty turns is saved in the one session.
 func TestConcurrentContinues(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, nil)
 	if _, stderr, code := h.run("run", "seed"); code != 0 {
 		t.Fatalf("seed: exit %d %s", code, stderr)
@@ -222,6 +224,7 @@ func TestConcurrentContinues(t *testing.T) {
 // --continue` take turns on one session, three each; then /new and quit.
 // The session holds all six turns, in the order they were asked.
 func TestTUIAndRunShareASession(t *testing.T) {
+	t.Parallel()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux is not installed (apt-get install tmux); skipping the end-to-end test")
@@ -337,6 +340,7 @@ func (h *home) savedSessions() (rome, plan, light *sessions.Session, made string
 // rm removes by exact id, asks for --yes otherwise when it cannot ask,
 // and leaves the files the session's turns made.
 func TestSessionsCommand(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, nil)
 	if _, stderr, code := h.run("sessions"); code != 0 || !strings.Contains(stderr, "no saved sessions yet") {
 		t.Fatalf("empty: exit %d, stderr %q", code, stderr)
@@ -439,6 +443,7 @@ func TestSessionsCommand(t *testing.T) {
 // the newest, naming the others; none is refused (exit 2) saying so, and
 // nothing runs or is saved.
 func TestContinueByTitle(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, nil)
 	rome, plan, light, _ := h.savedSessions()
 	_, stderr, code := h.run("run", "--continue=trip", "which one?")

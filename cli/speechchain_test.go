@@ -38,6 +38,7 @@ var englishOnly = []string{"the", "and", "with", "are", "is", "we", "my", "this"
 // ("with pocketsphinx"), as a user would; the voice is a program the user
 // declared.
 func TestOfflineSpeechChain(t *testing.T) {
+	t.Parallel()
 	for _, p := range [][2]string{{"espeak-ng", "espeak-ng"}, {"ffmpeg", "ffmpeg"}, {"pocketsphinx_continuous", "pocketsphinx pocketsphinx-en-us"}, {"apertium", "apertium apertium-eng-spa"}} {
 		testkit.NeedProgram(t, p[0], p[1])
 	}
@@ -58,10 +59,10 @@ func TestOfflineSpeechChain(t *testing.T) {
 		tasks = append(tasks, fmt.Sprintf(`{"task":"translation","id":%d,"dep":[%d],"args":{"text":"<resource>-%d","src_lang":"en","tgt_lang":"es"}}`, 2*n+i+1, n+i+1, n+i+1))
 	}
 	e := scriptedEnv(t, "Here are the recordings, what pocketsphinx heard, and apertium's Spanish.", `{"tasks":[`+strings.Join(tasks, ",")+`]}`)
-	t.Setenv("CHORUS_COMMAND_ENABLED", "true")
-	t.Setenv("CHORUS_INFERENCE_MODE", "local")
-	t.Setenv("HF_TOKEN", "")
-	writeUserConfig(t, `
+	e.env["CHORUS_COMMAND_ENABLED"] = "true"
+	e.env["CHORUS_INFERENCE_MODE"] = "local"
+	e.env["HF_TOKEN"] = ""
+	e.writeUserConfig(`
 command:
   programs:
     - name: espeak-us
@@ -76,7 +77,7 @@ command:
       size: 2MB
 `)
 	request := "Read these five sentences aloud with espeak-us, transcribe the recordings with pocketsphinx and translate what it heard into Spanish with apertium."
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, request)
+	stdout, stderr, code := e.run("run", "--json", "--out", e.out, request)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

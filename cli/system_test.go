@@ -36,6 +36,7 @@ func answerCalls(reqs []api.ChatRequest) (answer, other []string) {
 // role with --system, is bad usage (exit 2) before any controller call —
 // for the TUI's --role and --resume TITLE too.
 func TestRunModelAndSystem(t *testing.T) {
+	t.Parallel()
 	h := newHome(t, nil)
 	h.ollama.AddModel(fakeollama.Model{Name: "llama3.2:1b", ParameterSize: "1.2B"})
 	cfgDir := filepath.Join(h.dir, "home", ".config", "chorus")
@@ -126,6 +127,7 @@ func TestRunModelAndSystem(t *testing.T) {
 // TestRoleInstruction: a role is found in any case; with none saved the
 // error says where to save one, and an empty one says to write it.
 func TestRoleInstruction(t *testing.T) {
+	t.Parallel()
 	var cfg config.Config
 	if _, err := roleInstruction(&cfg, "Terse"); err == nil || !strings.Contains(err.Error(), "no role is saved — add it to config.yaml under response.roles (terse: the instruction)") {
 		t.Errorf("no roles: %v", err)

@@ -30,7 +30,7 @@ func pipedSecrets(t *testing.T) (e *cliEnv, key, secret, url string, hits *atomi
 	if err := os.WriteFile(key, []byte(secret), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("HOME", home)
+	t.Setenv("HOME", home) // the trust gate's HOME (scope reads the process's)
 	hits = new(atomic.Int32)
 	lo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -48,6 +48,7 @@ func pipedSecrets(t *testing.T) (e *cliEnv, key, secret, url string, hits *atomi
 		}
 		return fakeollama.Reply{Content: "Done."}
 	})
+	e.env["HOME"] = home
 	e.serveSkill("image-to-text")
 	e.serveSkill("summarization")
 	return e, key, secret, url, hits
@@ -81,13 +82,13 @@ func leaks(e *cliEnv, secret, stdout, stderr string) []string {
 // saved into. The controller still reads the piped text.
 func TestPipedStdinGrantsNothing(t *testing.T) {
 	e, _, secret, url, hits := pipedSecrets(t)
-	var st sessions.Store
+	st := sessions.Store{Dir: e.env.SessionsDir()}
 	s := st.New("")
 	s.Model = "ctl"
 	if err := st.Save(s); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := execCLI(strings.NewReader("~/.ssh/id_rsa "+url+"\n"), "run", "--json", "--session", s.ID, "summarize")
+	stdout, stderr, code := e.exec(strings.NewReader("~/.ssh/id_rsa "+url+"\n"), "run", "--json", "--session", s.ID, "summarize")
 	if code != 0 && code != 1 {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
@@ -105,7 +106,7 @@ func TestPipedStdinGrantsNothing(t *testing.T) {
 	}
 
 	// The piped text saved with the session grants nothing later either.
-	stdout, stderr, code = execCLI(nil, "run", "--json", "--session", s.ID, "and now the same again")
+	stdout, stderr, code = e.exec(nil, "run", "--json", "--session", s.ID, "and now the same again")
 	if code != 0 && code != 1 {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
@@ -125,7 +126,7 @@ func TestPipedStdinGrantsNothing(t *testing.T) {
 // request the user wrote, and what it names is granted as if typed.
 func TestPipedStdinAloneIsTheRequest(t *testing.T) {
 	e, _, secret, url, hits := pipedSecrets(t)
-	stdout, stderr, code := execCLI(strings.NewReader("summarize ~/.ssh/id_rsa and caption "+url+"\n"), "run", "--json")
+	stdout, stderr, code := e.exec(strings.NewReader("summarize ~/.ssh/id_rsa and caption "+url+"\n"), "run", "--json")
 	if code != 0 && code != 1 {
 		t.Fatalf("exit %d stderr %q", code, stderr)
 	}
@@ -143,13 +144,14 @@ func TestPipedStdinAloneIsTheRequest(t *testing.T) {
 // what the controller reads, not in the log file, not by `chorus config`
 // or `chorus models list`.
 func TestURLPasswordsNeverShow(t *testing.T) {
+	t.Parallel()
 	const pass = "S3cretPass"
 	e := newCLIEnv(t, onePlan("text-to-image", `{"text":"a red square"}`))
 	refusing := fakeopenai.New(t, "sd-turbo")
 	refusing.RequireKey("sk-other") // 401: the message names the server
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close() // unreachable: the message names the server
-	dir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "chorus")
+	dir := e.env.ConfigDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -174,35 +176,35 @@ retrieval:
 			shown = append(shown, what)
 		}
 	}
-	stdout, stderr, _ := runCLI("--debug", "run", "draw a red square")
+	stdout, stderr, _ := e.run("--debug", "run", "draw a red square")
 	check("run's stdout", stdout)
 	check("run's stderr", stderr)
 	if !strings.Contains(stderr+stdout, "admin:REDACTED@") {
 		t.Errorf("the server's URL is not named, redacted:\n%s\n%s", stdout, stderr)
 	}
-	stdout, stderr, _ = runCLI("run", "--json", "draw a red square")
+	stdout, stderr, _ = e.run("run", "--json", "draw a red square")
 	check("run --json", stdout+stderr)
 	for _, req := range e.ollama.ChatRequests() {
 		for _, m := range req.Messages {
 			check("the controller's prompt", m.Content)
 		}
 	}
-	log, _ := os.ReadFile(filepath.Join(os.Getenv("XDG_STATE_HOME"), "chorus", "chorus.log"))
+	log, _ := os.ReadFile(filepath.Join(e.env.StateDir(), "chorus.log"))
 	if len(log) == 0 {
 		t.Fatal("no log file")
 	}
 	check("the log file", string(log))
-	stdout, stderr, _ = runCLI("config")
+	stdout, stderr, _ = e.run("config")
 	check("chorus config", stdout+stderr)
 	if !strings.Contains(stdout, "admin:REDACTED@") {
 		t.Errorf("chorus config does not show the URL, redacted:\n%s", stdout)
 	}
-	stdout, stderr, _ = runCLI("models", "list", "text-to-image")
+	stdout, stderr, _ = e.run("models", "list", "text-to-image")
 	check("chorus models list", stdout+stderr)
 
 	// Ollama's address, unreachable, named in the failure.
-	t.Setenv("OLLAMA_HOST", withPass(gone.URL))
-	stdout, stderr, _ = runCLI("run", "hi")
+	e.env["OLLAMA_HOST"] = withPass(gone.URL)
+	stdout, stderr, _ = e.run("run", "hi")
 	check("an unreachable Ollama's error", stdout+stderr)
 	if len(shown) > 0 {
 		t.Fatalf("the password in a configured URL was shown in %v", shown)

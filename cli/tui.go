@@ -23,7 +23,7 @@ func runTUI(ctx context.Context, a *app.App, resume, model, system string) error
 		intro = strings.TrimSpace(intro + "\n\n**Warning:** " + w)
 	}
 	cfg := a.Config()
-	opts := ui.Options{Config: cfg, Service: a.Service(), Constraints: a.Constraints(), Resume: resume, Intro: intro, System: system}
+	opts := ui.Options{Config: cfg, Service: a.Service(), Constraints: a.Constraints(), Resume: resume, Intro: intro, System: system, Getenv: cfg.Env.Getenv}
 	if !a.Replaying() {
 		opts.Model = model // a replay runs the recording's model
 	}

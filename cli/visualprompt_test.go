@@ -20,6 +20,7 @@ import (
 // takes it (parameters.input_boxes) and its mask lands in the output
 // directory.
 func TestRunGroundingThenSegmentation(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "street.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
 		t.Fatal(err)
@@ -38,7 +39,7 @@ func TestRunGroundingThenSegmentation(t *testing.T) {
 	e.serveSkill("zero-shot-object-detection")
 	e.serveSkill("mask-generation")
 
-	stdout, stderr, code := runCLI("run", "--json", "--out", e.out, "cut out the dog in "+img)
+	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "cut out the dog in "+img)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
@@ -109,6 +110,7 @@ func TestRunGroundingThenSegmentation(t *testing.T) {
 // read it), the one line of the failed hop says which model failed and
 // which is tried next, so the next does not read as the one that failed.
 func TestRunFallbackNamesWhatFailed(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "street.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
 		t.Fatal(err)
@@ -118,11 +120,10 @@ func TestRunFallbackNamesWhatFailed(t *testing.T) {
 	for _, id := range []string{"facebook/sam-vit-base", "facebook/sam-vit-huge", "facebook/sam-vit-large", "Zigeng/SlimSAM-uniform-77"} {
 		jv.Model(id, "mask-generation")
 	}
-	t.Setenv("CHORUS_LOCAL_URL", jv.URL)
-	t.Setenv("CHORUS_LOCAL_PROTOCOL", "jarvis")
-	t.Setenv("CHORUS_INFERENCE_MODE", "local")
-
-	_, stderr, _ := runCLI("run", "--out", e.out, "--attach", img, "cut out the thing at 10,12")
+	e.env["CHORUS_LOCAL_URL"] = jv.URL
+	e.env["CHORUS_LOCAL_PROTOCOL"] = "jarvis"
+	e.env["CHORUS_INFERENCE_MODE"] = "local"
+	_, stderr, _ := e.run("run", "--out", e.out, "--attach", img, "cut out the thing at 10,12")
 	m := regexp.MustCompile(`task 1: (\S+): the local server produced \S+ but Chorus cannot read it[^\n]* → (\S+)`).FindStringSubmatch(stderr)
 	if m == nil || m[1] == m[2] {
 		t.Fatalf("the progress line does not name the model that failed: %q", stderr)
@@ -134,17 +135,18 @@ func TestRunFallbackNamesWhatFailed(t *testing.T) {
 // can see that an image path typed in the request reached a vision
 // controller (and that none goes to a text-only one).
 func TestDebugShowsImagesSentToVisionController(t *testing.T) {
+	t.Parallel()
 	img := filepath.Join(t.TempDir(), "boats.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	e := newCLIEnv(t, func(*api.ChatRequest) fakeollama.Reply { return fakeollama.Reply{Content: `{"tasks":[]}`} })
 	e.ollama.AddModel(fakeollama.Model{Name: "eyes", ParameterSize: "8B", Capabilities: []string{"completion", "vision"}})
-	_, stderr, code := runCLI("run", "--debug", "--model", "eyes", "how many boats are in "+img+"?")
+	_, stderr, code := e.run("run", "--debug", "--model", "eyes", "how many boats are in "+img+"?")
 	if code != 0 || !strings.Contains(stderr, "(+ 1 image(s) sent to the controller with this prompt)") {
 		t.Errorf("exit %d; the vision controller's planning prompt does not say an image went with it: %q", code, stderr)
 	}
-	_, stderr, _ = runCLI("run", "--debug", "how many boats are in "+img+"?")
+	_, stderr, _ = e.run("run", "--debug", "how many boats are in "+img+"?")
 	if strings.Contains(stderr, "image(s) sent") {
 		t.Errorf("a text-only controller was sent an image: %q", stderr)
 	}

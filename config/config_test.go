@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,31 +20,19 @@ func defaults(t *testing.T) []byte {
 	return b
 }
 
-// isolate clears every variable Load reads, so the developer's own setup
-// cannot leak into the test.
-func isolate(t *testing.T) string {
+// testEnv is an environment of the test's own: the XDG directories and
+// HF_HOME under a temporary directory dir, and nothing of the developer's
+// setup; a test adds its variables to it.
+func testEnv(t *testing.T) (dir string, env Env) {
 	t.Helper()
-	dir := t.TempDir()
-	for _, e := range os.Environ() {
-		k, _, _ := strings.Cut(e, "=")
-		if strings.HasPrefix(k, "CHORUS_") {
-			t.Setenv(k, "")
-			os.Unsetenv(k)
-		}
-	}
-	for _, k := range []string{"OLLAMA_HOST", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
-	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
-	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
-	t.Setenv("HF_HOME", filepath.Join(dir, "hf"))
-	return dir
+	dir = t.TempDir()
+	return dir, Env{"XDG_CONFIG_HOME": filepath.Join(dir, "config"), "XDG_DATA_HOME": filepath.Join(dir, "data"), "HF_HOME": filepath.Join(dir, "hf")}
 }
 
 func TestDefaults(t *testing.T) {
-	dir := isolate(t)
-	c, err := Load(defaults(t), "")
+	t.Parallel()
+	dir, env := testEnv(t)
+	c, err := Load(defaults(t), "", env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +49,8 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestPrecedence(t *testing.T) {
-	dir := isolate(t)
+	t.Parallel()
+	dir, env := testEnv(t)
 	file := filepath.Join(dir, "config", "chorus", "config.yaml")
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		t.Fatal(err)
@@ -68,64 +58,80 @@ func TestPrecedence(t *testing.T) {
 	if err := os.WriteFile(file, []byte("controller:\n  model: llama3.1:8b\n  host: 10.0.0.5\nmax_parallel: 3\nconstraints:\n  licenses: [mit]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(defaults(t), "")
+	c, err := Load(defaults(t), "", env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Controller.Model != "llama3.1:8b" || c.Controller.Host != "http://10.0.0.5:11434" || c.MaxParallel != 3 || c.File != file || len(c.Constraints.Licenses) != 1 {
 		t.Fatalf("user file not applied: %+v", c)
 	}
-	t.Setenv("CHORUS_MAX_PARALLEL", "5")
-	t.Setenv("OLLAMA_HOST", "0.0.0.0:9999")
-	t.Setenv("HF_TOKEN", "hf_secret")
-	t.Setenv("CHORUS_HUGGINGFACE_MAX_WAIT", "30s")
-	c, err = Load(defaults(t), "")
+	env["CHORUS_MAX_PARALLEL"] = "5"
+	env["OLLAMA_HOST"] = "0.0.0.0:9999"
+	env["HF_TOKEN"] = "hf_secret"
+	env["CHORUS_HUGGINGFACE_MAX_WAIT"] = "30s"
+	c, err = Load(defaults(t), "", env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.MaxParallel != 5 || c.Controller.Host != "http://127.0.0.1:9999" || c.HuggingFace.Token != "hf_secret" || c.TokenSource != "HF_TOKEN" || c.HuggingFace.MaxWait != 30*time.Second {
 		t.Fatalf("environment not applied: %+v", c)
 	}
-	t.Setenv("CHORUS_CONTROLLER_HOST", "http://other:1234")
-	if c, err = Load(defaults(t), ""); err != nil || c.Controller.Host != "http://other:1234" {
+	env["CHORUS_CONTROLLER_HOST"] = "http://other:1234"
+	if c, err = Load(defaults(t), "", env); err != nil || c.Controller.Host != "http://other:1234" {
 		t.Fatalf("CHORUS_CONTROLLER_HOST should beat OLLAMA_HOST: %v %v", c.Controller.Host, err)
+	}
+	// The token: CHORUS_HUGGINGFACE_TOKEN, else HF_TOKEN, else
+	// HUGGING_FACE_HUB_TOKEN, whichever is set.
+	env["HUGGING_FACE_HUB_TOKEN"] = "hf_hub"
+	if c, err = Load(defaults(t), "", env); err != nil || c.HuggingFace.Token != "hf_secret" || c.TokenSource != "HF_TOKEN" {
+		t.Fatalf("HF_TOKEN should beat HUGGING_FACE_HUB_TOKEN: %q from %q, %v", c.HuggingFace.Token, c.TokenSource, err)
+	}
+	env["HF_TOKEN"] = ""
+	if c, err = Load(defaults(t), "", env); err != nil || c.HuggingFace.Token != "hf_hub" || c.TokenSource != "HUGGING_FACE_HUB_TOKEN" {
+		t.Fatalf("HUGGING_FACE_HUB_TOKEN alone: %q from %q, %v", c.HuggingFace.Token, c.TokenSource, err)
+	}
+	env["CHORUS_HUGGINGFACE_TOKEN"] = "hf_chorus"
+	if c, err = Load(defaults(t), "", env); err != nil || c.HuggingFace.Token != "hf_chorus" || c.TokenSource != "CHORUS_HUGGINGFACE_TOKEN" {
+		t.Fatalf("CHORUS_HUGGINGFACE_TOKEN should beat the others: %q from %q, %v", c.HuggingFace.Token, c.TokenSource, err)
 	}
 }
 
 func TestProviders(t *testing.T) {
-	isolate(t)
-	c, err := Load(defaults(t), "")
+	t.Parallel()
+	_, env := testEnv(t)
+	c, err := Load(defaults(t), "", env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(c.HuggingFace.Providers, ",") != "auto" || c.HuggingFace.BaseURL != "https://router.huggingface.co" {
 		t.Errorf("defaults: providers %v, base %s", c.HuggingFace.Providers, c.HuggingFace.BaseURL)
 	}
-	t.Setenv("CHORUS_HUGGINGFACE_PROVIDERS", "Fal-AI, auto")
-	if c, err = Load(defaults(t), ""); err != nil || strings.Join(c.HuggingFace.Providers, ",") != "fal-ai,auto" {
+	env["CHORUS_HUGGINGFACE_PROVIDERS"] = "Fal-AI, auto"
+	if c, err = Load(defaults(t), "", env); err != nil || strings.Join(c.HuggingFace.Providers, ",") != "fal-ai,auto" {
 		t.Errorf("from the environment: %v, %v", c.HuggingFace.Providers, err)
 	}
-	os.Unsetenv("CHORUS_HUGGINGFACE_PROVIDERS")
+	delete(env, "CHORUS_HUGGINGFACE_PROVIDERS")
 	file := filepath.Join(t.TempDir(), "config.yaml")
 	os.WriteFile(file, []byte("huggingface:\n  providers: [replicate, hf-inference]\n"), 0o644)
-	if c, err = Load(defaults(t), file); err != nil || strings.Join(c.HuggingFace.Providers, ",") != "replicate,hf-inference" {
+	if c, err = Load(defaults(t), file, env); err != nil || strings.Join(c.HuggingFace.Providers, ",") != "replicate,hf-inference" {
 		t.Errorf("from a file: %v, %v", c.HuggingFace.Providers, err)
 	}
 	os.WriteFile(file, []byte("huggingface:\n  providers: [groq]\n"), 0o644)
-	if _, err = Load(defaults(t), file); err == nil || !strings.Contains(err.Error(), "huggingface.providers") || !strings.Contains(err.Error(), "fal-ai") {
+	if _, err = Load(defaults(t), file, env); err == nil || !strings.Contains(err.Error(), "huggingface.providers") || !strings.Contains(err.Error(), "fal-ai") {
 		t.Errorf("an unknown provider: %v", err)
 	}
 }
 
 func TestCachedHFToken(t *testing.T) {
-	dir := isolate(t)
+	t.Parallel()
+	dir, env := testEnv(t)
 	if err := os.MkdirAll(filepath.Join(dir, "hf"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "hf", "token"), []byte("hf_cached\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(defaults(t), "")
+	c, err := Load(defaults(t), "", env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,6 +141,7 @@ func TestCachedHFToken(t *testing.T) {
 }
 
 func TestInvalidValuesNameTheKey(t *testing.T) {
+	t.Parallel()
 	cases := map[string]struct{ env, val, key string }{
 		"mode":       {"CHORUS_INFERENCE_MODE", "cloud", "inference_mode"},
 		"candidates": {"CHORUS_NUM_CANDIDATE_MODELS", "0", "num_candidate_models"},
@@ -167,9 +174,9 @@ func TestInvalidValuesNameTheKey(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			isolate(t)
-			t.Setenv(tc.env, tc.val)
-			_, err := Load(defaults(t), "")
+			_, env := testEnv(t)
+			env[tc.env] = tc.val
+			_, err := Load(defaults(t), "", env)
 			var ce *Error
 			if !errors.As(err, &ce) || ce.Key != tc.key {
 				t.Fatalf("err = %v, want an error naming %s", err, tc.key)
@@ -177,38 +184,40 @@ func TestInvalidValuesNameTheKey(t *testing.T) {
 		})
 	}
 	t.Run("not a duration", func(t *testing.T) {
-		isolate(t)
-		t.Setenv("CHORUS_TASK_TIMEOUT", "soon")
-		if _, err := Load(defaults(t), ""); err == nil || !strings.Contains(err.Error(), "task_timeout") {
+		_, env := testEnv(t)
+		env["CHORUS_TASK_TIMEOUT"] = "soon"
+		if _, err := Load(defaults(t), "", env); err == nil || !strings.Contains(err.Error(), "task_timeout") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 }
 
 func TestUserFileProblems(t *testing.T) {
-	dir := isolate(t)
+	t.Parallel()
+	dir, env := testEnv(t)
 	typo := filepath.Join(dir, "typo.yaml")
 	if err := os.WriteFile(typo, []byte("controller:\n  modle: x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Load(defaults(t), typo)
+	_, err := Load(defaults(t), typo, env)
 	var ce *Error
 	if !errors.As(err, &ce) || ce.Key != "controller.modle" || !strings.Contains(err.Error(), "unknown key") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := Load(defaults(t), filepath.Join(dir, "missing.yaml")); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
+	if _, err := Load(defaults(t), filepath.Join(dir, "missing.yaml"), env); err == nil || !strings.Contains(err.Error(), "missing.yaml") {
 		t.Fatalf("an explicit missing file must fail: %v", err)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("controller: [oops\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(defaults(t), bad); err == nil || !strings.Contains(err.Error(), "bad.yaml") {
+	if _, err := Load(defaults(t), bad, env); err == nil || !strings.Contains(err.Error(), "bad.yaml") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestNormalizeHost(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"127.0.0.1:11434":         "http://127.0.0.1:11434",
 		"0.0.0.0":                 "http://127.0.0.1:11434",
@@ -228,15 +237,38 @@ func TestNormalizeHost(t *testing.T) {
 	}
 }
 
-func TestStateDir(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", "/xdg/state")
-	if got := StateDir(); got != filepath.Join("/xdg/state", "chorus") {
-		t.Fatalf("StateDir = %q", got)
+// TestDirs: each folder is its XDG variable's, else under the home
+// directory, else a temporary folder — all read from the Env given, none
+// from the process — and ~ in a configured path is that home.
+func TestDirs(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the home fallbacks are the platform's")
 	}
-	t.Setenv("XDG_STATE_HOME", "")
-	t.Setenv("HOME", "/home/u")
-	if got := StateDir(); got != filepath.Join("/home/u", ".local", "state", "chorus") {
-		t.Fatalf("StateDir without XDG_STATE_HOME = %q", got)
+	xdg := Env{"XDG_CONFIG_HOME": "/x/config", "XDG_DATA_HOME": "/x/data", "XDG_CACHE_HOME": "/x/cache", "XDG_STATE_HOME": "/x/state", "HOME": "/home/u"}
+	home := Env{"HOME": "/home/u"}
+	tmp := os.TempDir()
+	for _, tc := range []struct {
+		name      string
+		dir       func(Env) string
+		xdg, home string
+		none      string
+	}{
+		{"config", Env.ConfigDir, "/x/config/chorus", "/home/u/.config/chorus", tmp + "/chorus-config"},
+		{"data", Env.DataDir, "/x/data/chorus", "/home/u/.local/share/chorus", tmp + "/chorus-data"},
+		{"sessions", Env.SessionsDir, "/x/data/chorus/sessions", "/home/u/.local/share/chorus/sessions", tmp + "/chorus-data/sessions"},
+		{"cache", Env.CacheDir, "/x/cache/chorus", "/home/u/.cache/chorus", tmp + "/chorus-cache"},
+		{"state", Env.StateDir, "/x/state/chorus", "/home/u/.local/state/chorus", tmp + "/chorus-state"},
+	} {
+		if got := [3]string{tc.dir(xdg), tc.dir(home), tc.dir(nil)}; got != [3]string{tc.xdg, tc.home, tc.none} {
+			t.Errorf("%s: with XDG, with HOME, with neither: %q, want %q", tc.name, got, [3]string{tc.xdg, tc.home, tc.none})
+		}
+	}
+	if got := home.expandHome("~/models"); got != "/home/u/models" {
+		t.Errorf("~/models with HOME=/home/u is %q", got)
+	}
+	if got := Env(nil).expandHome("~/models"); got != "~/models" {
+		t.Errorf("~/models without a home is %q, want it as written", got)
 	}
 }
 
@@ -244,23 +276,24 @@ func TestStateDir(t *testing.T) {
 // added when there is no path), its key from key_env, and never Ollama's
 // OLLAMA_HOST.
 func TestControllerKindOpenAI(t *testing.T) {
-	isolate(t)
-	t.Setenv("OLLAMA_HOST", "127.0.0.1:9999")
-	t.Setenv("CHORUS_CONTROLLER_KIND", "openai")
-	t.Setenv("CHORUS_CONTROLLER_HOST", "gpu-box")
-	t.Setenv("CHORUS_CONTROLLER_KEY_ENV", "VLLM_KEY")
-	t.Setenv("VLLM_KEY", " sk-vllm ")
-	t.Setenv("CHORUS_CONTROLLER_MAX_CONCURRENT", "16")
-	c, err := Load(defaults(t), "")
+	t.Parallel()
+	_, env := testEnv(t)
+	env["OLLAMA_HOST"] = "127.0.0.1:9999"
+	env["CHORUS_CONTROLLER_KIND"] = "openai"
+	env["CHORUS_CONTROLLER_HOST"] = "gpu-box"
+	env["CHORUS_CONTROLLER_KEY_ENV"] = "VLLM_KEY"
+	env["VLLM_KEY"] = " sk-vllm "
+	env["CHORUS_CONTROLLER_MAX_CONCURRENT"] = "16"
+	c, err := Load(defaults(t), "", env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Controller.Kind != "openai" || c.Controller.Host != "http://gpu-box/v1" || c.Controller.Key != "sk-vllm" || c.Controller.MaxConcurrent != 16 {
 		t.Fatalf("controller = %+v", c.Controller)
 	}
-	t.Setenv("CHORUS_CONTROLLER_HOST", "")
-	os.Unsetenv("CHORUS_CONTROLLER_HOST")
-	if c, err = Load(defaults(t), ""); err != nil || c.Controller.Host != "http://127.0.0.1:11434/v1" {
+	env["CHORUS_CONTROLLER_HOST"] = ""
+	delete(env, "CHORUS_CONTROLLER_HOST")
+	if c, err = Load(defaults(t), "", env); err != nil || c.Controller.Host != "http://127.0.0.1:11434/v1" {
 		t.Fatalf("OLLAMA_HOST must not move an openai controller: %v %v", c.Controller.Host, err)
 	}
 	for _, tc := range []struct{ in, want string }{
@@ -272,13 +305,13 @@ func TestControllerKindOpenAI(t *testing.T) {
 			t.Errorf("%s: %q %v, want %q", tc.in, got, err, tc.want)
 		}
 	}
-	t.Setenv("CHORUS_CONTROLLER_KEY", "sk-also")
-	if _, err := Load(defaults(t), ""); err == nil || !strings.Contains(err.Error(), "controller.key_env") {
+	env["CHORUS_CONTROLLER_KEY"] = "sk-also"
+	if _, err := Load(defaults(t), "", env); err == nil || !strings.Contains(err.Error(), "controller.key_env") {
 		t.Fatalf("key and key_env together: %v", err)
 	}
-	t.Setenv("CHORUS_CONTROLLER_KEY", "")
-	t.Setenv("CHORUS_CONTROLLER_CAPABILITIES", "sight")
-	if _, err := Load(defaults(t), ""); err == nil || !strings.Contains(err.Error(), "controller.capabilities") {
+	env["CHORUS_CONTROLLER_KEY"] = ""
+	env["CHORUS_CONTROLLER_CAPABILITIES"] = "sight"
+	if _, err := Load(defaults(t), "", env); err == nil || !strings.Contains(err.Error(), "controller.capabilities") {
 		t.Fatalf("an unknown capability: %v", err)
 	}
 }
@@ -288,6 +321,7 @@ func TestControllerKindOpenAI(t *testing.T) {
 // bad port, a "/" inside the password), where the redaction of URLs in
 // free text cannot find the password.
 func TestURLPasswordNotShownInErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ value, want string }{
 		{"admin:Secret1@hub.example", "admin:REDACTED@hub.example"},
 		{"https://admin:Secret2@hub.example:port/", "https://admin:REDACTED@hub.example:port/"},
@@ -309,8 +343,9 @@ func TestURLPasswordNotShownInErrors(t *testing.T) {
 
 // TestServeOpsDefaults: no metrics listener unless asked, a 30 s drain.
 func TestServeOpsDefaults(t *testing.T) {
-	isolate(t)
-	c, err := Load(defaults(t), "")
+	t.Parallel()
+	_, env := testEnv(t)
+	c, err := Load(defaults(t), "", env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,8 +358,8 @@ func TestServeOpsDefaults(t *testing.T) {
 		t.Fatalf("bounds: spill %d, per user %d, mcp quota %d, big calls %d over %d, wait %s", c.SpillQuotaBytes, c.Serve.SpillQuotaBytes,
 			c.Serve.MCPQuotaBytes, c.Serve.MCPBigCalls, c.Serve.MCPBigBodyBytes, c.Serve.MCPBigWait)
 	}
-	t.Setenv("CHORUS_SERVE_METRICS", "127.0.0.1:9464")
-	if c, err = Load(defaults(t), ""); err != nil || c.Serve.Metrics != "127.0.0.1:9464" {
+	env["CHORUS_SERVE_METRICS"] = "127.0.0.1:9464"
+	if c, err = Load(defaults(t), "", env); err != nil || c.Serve.Metrics != "127.0.0.1:9464" {
 		t.Fatalf("serve.metrics from the environment: %q %v", c.Serve.Metrics, err)
 	}
 }

@@ -2,10 +2,111 @@ package config
 
 import (
 	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
 	"slices"
-	"sort"
 	"strings"
 )
+
+// Env is the environment Chorus reads its settings from — CHORUS_*,
+// OLLAMA_HOST, HF_TOKEN, HF_HOME, the XDG directories and HOME — by name.
+// The process passes EnvOf(os.Environ()); a test passes the few variables
+// it sets, and so shares no state with the tests running beside it.
+type Env map[string]string
+
+// EnvOf is the environment of environ, "NAME=value" each as os.Environ
+// returns them.
+func EnvOf(environ []string) Env {
+	env := Env{}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	return env
+}
+
+// Getenv is os.Getenv over e.
+func (e Env) Getenv(name string) string { return e[name] }
+
+// LookupEnv is os.LookupEnv over e.
+func (e Env) LookupEnv(name string) (string, bool) {
+	v, ok := e[name]
+	return v, ok
+}
+
+// Where Chorus keeps its files: the XDG directories, each with a fallback
+// so a missing home directory never stops a run.
+
+// ConfigDir is $XDG_CONFIG_HOME/chorus (or the platform's equivalent).
+func (e Env) ConfigDir() string { return e.chorusDir("XDG_CONFIG_HOME", e.userDir(false), "config") }
+
+// CacheDir is $XDG_CACHE_HOME/chorus (or the platform's equivalent).
+func (e Env) CacheDir() string { return e.chorusDir("XDG_CACHE_HOME", e.userDir(true), "cache") }
+
+// DataDir is $XDG_DATA_HOME/chorus, defaulting to ~/.local/share/chorus.
+func (e Env) DataDir() string {
+	return e.chorusDir("XDG_DATA_HOME", e.inHome(".local", "share"), "data")
+}
+
+// StateDir is $XDG_STATE_HOME/chorus, defaulting to ~/.local/state/chorus:
+// what Chorus keeps about its own runs (the log file), as opposed to the
+// user's data.
+func (e Env) StateDir() string {
+	return e.chorusDir("XDG_STATE_HOME", e.inHome(".local", "state"), "state")
+}
+
+// SessionsDir is where the user's saved sessions are kept.
+func (e Env) SessionsDir() string { return filepath.Join(e.DataDir(), "sessions") }
+
+func (e Env) chorusDir(xdg, base, name string) string {
+	switch {
+	case e[xdg] != "":
+		return filepath.Join(e[xdg], "chorus")
+	case base != "":
+		return filepath.Join(base, "chorus")
+	}
+	return filepath.Join(os.TempDir(), "chorus-"+name)
+}
+
+// userDir is os.UserConfigDir (or, for cache, os.UserCacheDir) read from
+// e; "" without a home.
+func (e Env) userDir(cache bool) string {
+	xdg, win, mac, unix := "XDG_CONFIG_HOME", "AppData", "Application Support", ".config"
+	if cache {
+		xdg, win, mac, unix = "XDG_CACHE_HOME", "LocalAppData", "Caches", ".cache"
+	}
+	switch {
+	case runtime.GOOS == "windows":
+		return e[win]
+	case runtime.GOOS == "darwin":
+		return e.inHome("Library", mac)
+	case e[xdg] != "":
+		return e[xdg]
+	}
+	return e.inHome(unix)
+}
+
+// inHome is the path under the home directory (os.UserHomeDir read from
+// e), "" without one.
+func (e Env) inHome(path ...string) string {
+	home := e["HOME"]
+	if runtime.GOOS == "windows" {
+		home = e["USERPROFILE"]
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(append([]string{home}, path...)...)
+}
+
+// expandHome expands a leading ~ of p.
+func (e Env) expandHome(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~"); ok && (rest == "" || rest[0] == '/') && e.inHome() != "" {
+		return e.inHome(rest)
+	}
+	return p
+}
 
 // The CHORUS_ namespace of the environment is configuration: a variable
 // there that nothing reads is a typo (CHORUS_CONTROLLER_MODLE), refused
@@ -56,40 +157,31 @@ var developerEnv = []string{
 // kind to run against, a token for --token-env).
 const developerPrefix = "CHORUS_TEST_"
 
-// checkEnv refuses a non-empty CHORUS_ variable of environ that Chorus
-// does not read (see above), naming the variable it most likely meant.
-// bound are the CHORUS_<KEY> variables; reads the variables the caller
-// reads itself.
-func (c *Config) checkEnv(environ, bound, reads []string) error {
-	known := map[string]bool{}
-	for _, list := range [][]string{bound, reads, programEnv, developerEnv, c.namedEnv()} {
-		for _, v := range list {
-			known[v] = true
-		}
-	}
+// checkEnv refuses a non-empty CHORUS_ variable of c.Env that Chorus does
+// not read (see above), naming the variable it most likely meant. bound
+// are the CHORUS_<KEY> variables; reads the variables the caller reads
+// itself.
+func (c *Config) checkEnv(bound, reads []string) error {
 	servers := c.serverKeyVars()
+	known := slices.Concat(bound, reads, programEnv, developerEnv, c.namedEnv(), servers)
 	var unknown []string
-	for _, kv := range environ {
-		name, value, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, "CHORUS_") || value == "" || known[name] || servers[name] || strings.HasPrefix(name, developerPrefix) {
-			continue
-		}
-		if serverKeyVar(name) && nearestVar(name, mapKeys(servers)) == "" {
+	for name, value := range c.Env {
+		switch {
+		case !strings.HasPrefix(name, "CHORUS_") || value == "" || slices.Contains(known, name) || strings.HasPrefix(name, developerPrefix):
+		case serverKeyVar.MatchString(name) && nearestVar(name, servers) == "":
 			// The key of a server this configuration does not list
-			// (another file's, kept in the shell): not a typo of one
-			// it lists.
-			continue
+			// (another file's, kept in the shell): not a typo of one it
+			// lists.
+		default:
+			unknown = append(unknown, name)
 		}
-		unknown = append(unknown, name)
 	}
 	if len(unknown) == 0 {
 		return nil
 	}
-	sort.Strings(unknown)
-	name := unknown[0]
-	candidates := slices.Concat(bound, mapKeys(servers), programEnv)
+	name := slices.Min(unknown)
 	msg := "unknown variable: CHORUS_<KEY> sets a key of config.yaml (controller.model is CHORUS_CONTROLLER_MODEL) — unset it"
-	if near := nearestVar(name, candidates); near != "" {
+	if near := nearestVar(name, slices.Concat(bound, servers, programEnv)); near != "" {
 		msg = "unknown variable — did you mean " + near + "? (CHORUS_<KEY> sets a key of config.yaml; unset it otherwise)"
 	}
 	return &Error{Key: name, Source: "environment", Msg: msg}
@@ -134,33 +226,18 @@ func (c *Config) namedEnv() []string {
 }
 
 // serverKeyVars are the key variables of the servers the configuration
-// lists (OpenAIKeyVar, MCPKeyVar).
-func (c *Config) serverKeyVars() map[string]bool {
-	vars := map[string]bool{}
+// lists (OpenAIKeyVar, MCPKeyVar), sorted.
+func (c *Config) serverKeyVars() []string {
+	var vars []string
 	for _, s := range c.OpenAI {
-		vars[OpenAIKeyVar(s.Name)] = true
+		vars = append(vars, OpenAIKeyVar(s.Name))
 	}
 	for _, s := range c.MCP {
-		vars[MCPKeyVar(s.Name)] = true
+		vars = append(vars, MCPKeyVar(s.Name))
 	}
+	slices.Sort(vars)
 	return vars
 }
 
-// serverKeyVar says whether name has the form of a server's key variable.
-func serverKeyVar(name string) bool {
-	for _, p := range []string{"CHORUS_OPENAI_", "CHORUS_MCP_"} {
-		if rest, ok := strings.CutPrefix(name, p); ok && len(rest) > len("_KEY") && strings.HasSuffix(rest, "_KEY") {
-			return true
-		}
-	}
-	return false
-}
-
-func mapKeys(m map[string]bool) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+// serverKeyVar matches the form of a server's key variable.
+var serverKeyVar = regexp.MustCompile(`^CHORUS_(OPENAI|MCP)_.+_KEY$`)

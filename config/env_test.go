@@ -20,6 +20,7 @@ import (
 // the caller names, the TUI's, the developers' — pass, and so does an
 // empty one (it sets nothing).
 func TestUnknownChorusVariableRefused(t *testing.T) {
+	t.Parallel()
 	const file = "openai:\n  - name: laptop\n    url: http://a\n    models: {ocr: [m]}\n" +
 		"mcp:\n  - name: tools\n    command: x\n    env: {TOKEN: \"${CHORUS_MY_TOOLS_TOKEN}\"}\n" +
 		"controller:\n  key_env: CHORUS_MY_CONTROLLER_KEY\n"
@@ -62,12 +63,12 @@ func TestUnknownChorusVariableRefused(t *testing.T) {
 		}
 	}
 	// A variable the caller reads itself (--token-env's) passes.
-	isolate(t)
-	t.Setenv("CHORUS_MCP_TOKEN", "secret")
-	if _, err := Load(defaults(t), ""); err == nil || !strings.Contains(err.Error(), "CHORUS_MCP_TOKEN") {
+	_, env := testEnv(t)
+	env["CHORUS_MCP_TOKEN"] = "secret"
+	if _, err := Load(defaults(t), "", env); err == nil || !strings.Contains(err.Error(), "CHORUS_MCP_TOKEN") {
 		t.Errorf("CHORUS_MCP_TOKEN not read by anyone: %v", err)
 	}
-	if _, err := Load(defaults(t), "", "CHORUS_MCP_TOKEN"); err != nil {
+	if _, err := Load(defaults(t), "", env, "CHORUS_MCP_TOKEN"); err != nil {
 		t.Errorf("CHORUS_MCP_TOKEN read by the caller: %v", err)
 	}
 }
@@ -78,8 +79,9 @@ func TestUnknownChorusVariableRefused(t *testing.T) {
 // the binary under its own variables is never refused. A new one is
 // either a key of config.yaml or goes in developerEnv (documented there).
 func TestEveryChorusVariableIsKnown(t *testing.T) {
-	isolate(t)
-	c, err := Load(defaults(t), "")
+	t.Parallel()
+	_, env := testEnv(t)
+	c, err := Load(defaults(t), "", env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +119,8 @@ func TestEveryChorusVariableIsKnown(t *testing.T) {
 		bound = append(bound, envVar(k))
 	}
 	for name, path := range names {
-		if err := c.checkEnv([]string{name + "=x"}, bound, nil); err != nil {
+		c.Env = Env{name: "x"}
+		if err := c.checkEnv(bound, nil); err != nil {
 			t.Errorf("%s (named in %s) would be refused: %v — add it to developerEnv if only tests read it", name, path, err)
 		}
 	}

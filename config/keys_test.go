@@ -12,6 +12,7 @@ import (
 // keys under a key that takes one value, a value where a section belongs
 // (the list of known keys called both of these an unknown key).
 func TestUserFileDecodedExactly(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ yaml, key, msg string }{
 		{"Controller:\n  Modle: x\n", "controller.modle", "unknown key (see the documented keys in config.yaml)"},
 		{"serve:\n  max_sessions: 3\n  extra:\n    deep:\n      deeper: 1\n", "serve.extra", "unknown key"},

@@ -10,6 +10,7 @@ import (
 // header names), ${VAR} in env is expanded, keys come from their
 // variables, and the Hugging Face preset gets the Hugging Face token.
 func TestMCPServers(t *testing.T) {
+	t.Parallel()
 	c, err := loadFile(t, `
 mcp:
   - name: everything
@@ -54,6 +55,7 @@ mcp:
 // TestMCPProblemsNameTheKey: each mistake is refused at start with the
 // key to fix and what to write.
 func TestMCPProblemsNameTheKey(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ yaml, key, msg string }{
 		{"mcp:\n  - command: npx\n", "mcp[0].name", "is empty"},
 		{"mcp:\n  - name: a.b\n    command: npx\n", "mcp[0].name", "only letters"},

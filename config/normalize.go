@@ -1,9 +1,12 @@
 package config
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
-	"os"
+	"net"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -19,7 +22,7 @@ import (
 func (c *Config) normalize() error {
 	for _, section := range []func() error{
 		c.normalizeController, c.normalizeRun, c.normalizeExperts, c.normalizeOpenAI, c.normalizeMCP,
-		c.normalizeRetrieval, c.normalizePrograms, c.normalizeConstraints, c.normalizePaths, c.normalizeServe, c.normalizeServeOps,
+		c.normalizeRetrieval, c.normalizePrograms, c.normalizeConstraints, c.normalizeServe, c.normalizeBounds,
 	} {
 		if err := section(); err != nil {
 			return err
@@ -34,69 +37,66 @@ func (c *Config) bad(key, format string, args ...any) error {
 	return &Error{Key: key, Source: c.File, Msg: fmt.Sprintf(format, args...)}
 }
 
+// check is one rule of a section: c.bad(key, …) when wrong, else nil. A
+// section lists its rules in cmp.Or, which returns the first that fails.
+func (c *Config) check(wrong bool, key, format string, args ...any) error {
+	if !wrong {
+		return nil
+	}
+	return c.bad(key, format, args...)
+}
+
+// secret reads a secret named by variable (controller.key_env,
+// serve.http_token_env) into its key.
+func (c *Config) secret(key string, value *string, env string) error {
+	if env != "" && *value != "" {
+		return c.bad(key+"_env", "set %s or %s_env, not both", key, key)
+	}
+	if env != "" {
+		*value = strings.TrimSpace(c.Env[env])
+	}
+	return nil
+}
+
 // normalizeController checks the controller's settings, and reads the
 // secrets named by environment variable (controller.key_env and, like it,
 // serve.http_token_env).
 func (c *Config) normalizeController() error {
-	if strings.TrimSpace(c.Controller.Model) == "" {
+	ctl := &c.Controller
+	if strings.TrimSpace(ctl.Model) == "" {
 		return c.bad("controller.model", "is empty; name a model the controller server has, such as qwen3:8b")
 	}
-	c.Controller.Kind = strings.ToLower(strings.TrimSpace(c.Controller.Kind))
-	host, err := NormalizeControllerHost(c.Controller.Kind, c.Controller.Host)
+	ctl.Kind = strings.ToLower(strings.TrimSpace(ctl.Kind))
+	host, err := NormalizeControllerHost(ctl.Kind, ctl.Host)
 	if err != nil {
 		return c.bad("controller.host", "%v", err)
 	}
-	c.Controller.Host = host
-	switch {
-	case c.Controller.KeyEnv != "" && c.Controller.Key != "":
-		return c.bad("controller.key_env", "set controller.key or controller.key_env, not both")
-	case c.Controller.KeyEnv != "":
-		c.Controller.Key = strings.TrimSpace(os.Getenv(c.Controller.KeyEnv))
+	ctl.Host = host
+	if err := cmp.Or(c.secret("controller.key", &ctl.Key, ctl.KeyEnv), c.secret("serve.http_token", &c.Serve.HTTPToken, c.Serve.HTTPTokenEnv)); err != nil {
+		return err
 	}
-	switch {
-	case c.Serve.HTTPTokenEnv != "" && c.Serve.HTTPToken != "":
-		return c.bad("serve.http_token_env", "set serve.http_token or serve.http_token_env, not both")
-	case c.Serve.HTTPTokenEnv != "":
-		c.Serve.HTTPToken = strings.TrimSpace(os.Getenv(c.Serve.HTTPTokenEnv))
-	}
-	if err := c.normalizeWarm(); err != nil {
-		return c.bad("controller.warm", "%v", err)
-	}
-	if err := c.normalizeEarly(); err != nil {
-		return c.bad("response.early", "%v", err)
-	}
-	if c.Controller.MaxConcurrent < 0 || c.Controller.MaxConcurrent > 4096 {
-		return c.bad("controller.max_concurrent", "%d is out of range (0 for no bound, else the server's slots, up to 4096)", c.Controller.MaxConcurrent)
-	}
-	for i, cp := range c.Controller.Capabilities {
-		cp = strings.ToLower(strings.TrimSpace(cp))
-		if cp != "vision" {
-			return c.bad("controller.capabilities", "%q is not a capability Chorus uses — the list takes vision (the model sees images)", cp)
+	warm, warmOK := spelling(ctl.Warm, "auto")
+	early, earlyOK := spelling(c.Response.Early, "on")
+	for i, cp := range ctl.Capabilities {
+		if ctl.Capabilities[i] = strings.ToLower(strings.TrimSpace(cp)); ctl.Capabilities[i] != "vision" {
+			return c.bad("controller.capabilities", "%q is not a capability Chorus uses — the list takes vision (the model sees images)", ctl.Capabilities[i])
 		}
-		c.Controller.Capabilities[i] = cp
 	}
-	if c.Controller.Temperature < 0 || c.Controller.Temperature > 2 {
-		return c.bad("controller.temperature", "%v is out of range (0 to 2)", c.Controller.Temperature)
-	}
-	if c.Controller.NumCtx < 512 {
-		return c.bad("controller.num_ctx", "%d is too small (at least 512)", c.Controller.NumCtx)
-	}
-	if c.Controller.PlanTokens < 64 {
-		return c.bad("controller.plan_tokens", "%d is too small (at least 64)", c.Controller.PlanTokens)
-	}
-	if c.Controller.AnswerTokens < 64 {
-		return c.bad("controller.answer_tokens", "%d is too small (at least 64)", c.Controller.AnswerTokens)
-	}
-	switch p := c.Controller.PromptTokens; {
-	case p != 0 && p < minPromptTokens:
-		return c.bad("controller.prompt_tokens", "%d is too small (0 for three quarters of num_ctx, else at least %d: the prompt's head alone takes up to 1,500)", p, minPromptTokens)
-	case p > c.Controller.NumCtx && (c.Controller.Kind == "" || c.Controller.Kind == "ollama"):
-		return c.bad("controller.prompt_tokens", "%d is over num_ctx (%d), so Ollama would drop the start of long prompts — raise num_ctx, or lower prompt_tokens", p, c.Controller.NumCtx)
-	}
-	if c.Controller.Timeout <= 0 {
-		return c.bad("controller.timeout", "must be a positive duration such as 5m")
-	}
-	return nil
+	p := ctl.PromptTokens
+	err = cmp.Or(
+		c.check(!warmOK, "controller.warm", "%q is not auto, on or off", ctl.Warm),
+		c.check(!earlyOK, "response.early", "%q is not on or off", c.Response.Early),
+		c.check(ctl.MaxConcurrent < 0 || ctl.MaxConcurrent > 4096, "controller.max_concurrent", "%d is out of range (0 for no bound, else the server's slots, up to 4096)", ctl.MaxConcurrent),
+		c.check(ctl.Temperature < 0 || ctl.Temperature > 2, "controller.temperature", "%v is out of range (0 to 2)", ctl.Temperature),
+		c.check(ctl.NumCtx < 512, "controller.num_ctx", "%d is too small (at least 512)", ctl.NumCtx),
+		c.check(ctl.PlanTokens < 64, "controller.plan_tokens", "%d is too small (at least 64)", ctl.PlanTokens),
+		c.check(ctl.AnswerTokens < 64, "controller.answer_tokens", "%d is too small (at least 64)", ctl.AnswerTokens),
+		c.check(p != 0 && p < minPromptTokens, "controller.prompt_tokens", "%d is too small (0 for three quarters of num_ctx, else at least %d: the prompt's head alone takes up to 1,500)", p, minPromptTokens),
+		c.check(p > ctl.NumCtx && (ctl.Kind == "" || ctl.Kind == "ollama"), "controller.prompt_tokens", "%d is over num_ctx (%d), so Ollama would drop the start of long prompts — raise num_ctx, or lower prompt_tokens", p, ctl.NumCtx),
+		c.check(ctl.Timeout <= 0, "controller.timeout", "must be a positive duration such as 5m"),
+	)
+	ctl.Warm, c.Response.Early = warm, early
+	return err
 }
 
 // normalizeRun checks how a turn runs: the inference mode, selection,
@@ -105,68 +105,21 @@ func (c *Config) normalizeRun() error {
 	if err := c.SetMode(c.InferenceMode); err != nil {
 		return c.bad("inference_mode", "%v", err)
 	}
-	switch c.Selection = strings.ToLower(strings.TrimSpace(c.Selection)); c.Selection {
-	case "auto", "controller", "ranked":
-	default:
-		return c.bad("selection", "%q is not a selection mode — use auto, controller or ranked", c.Selection)
-	}
-	if c.Planner.Revise < 0 || c.Planner.Revise > maxRevise {
-		return c.bad("planner.revise", "%d is out of range (0 turns revision off, at most %d)", c.Planner.Revise, maxRevise)
-	}
-	if c.NumCandidateModels < 1 || c.NumCandidateModels > 50 {
-		return c.bad("num_candidate_models", "%d is out of range (1 to 50)", c.NumCandidateModels)
-	}
-	if c.MaxParallel < 1 || c.MaxParallel > 256 {
-		return c.bad("max_parallel", "%d is out of range (1 to 256)", c.MaxParallel)
-	}
-	if c.TaskTimeout <= 0 {
-		return c.bad("task_timeout", "must be a positive duration such as 3m")
-	}
-	return nil
+	c.Selection = strings.ToLower(strings.TrimSpace(c.Selection))
+	return cmp.Or(
+		c.check(c.Selection != "auto" && c.Selection != "controller" && c.Selection != "ranked", "selection", "%q is not a selection mode — use auto, controller or ranked", c.Selection),
+		c.check(c.Planner.Revise < 0 || c.Planner.Revise > maxRevise, "planner.revise", "%d is out of range (0 turns revision off, at most %d)", c.Planner.Revise, maxRevise),
+		c.check(c.NumCandidateModels < 1 || c.NumCandidateModels > 50, "num_candidate_models", "%d is out of range (1 to 50)", c.NumCandidateModels),
+		c.check(c.MaxParallel < 1 || c.MaxParallel > 256, "max_parallel", "%d is out of range (1 to 256)", c.MaxParallel),
+		c.check(c.TaskTimeout <= 0, "task_timeout", "must be a positive duration such as 3m"),
+	)
 }
 
-// normalizeExperts checks the Hugging Face and local expert endpoints'
-// settings.
-func (c *Config) normalizeExperts() error {
-	for key, raw := range map[string]*string{"huggingface.base_url": &c.HuggingFace.BaseURL, "huggingface.hub_url": &c.HuggingFace.HubURL} {
-		u, err := checkURL(*raw)
-		if err != nil {
-			return c.bad(key, "%v", err)
-		}
-		*raw = u
-	}
-	if c.HuggingFace.MaxWait < 0 {
-		return c.bad("huggingface.max_wait", "must not be negative")
-	}
-	if c.HuggingFace.MaxRetries < 0 || c.HuggingFace.MaxRetries > 20 {
-		return c.bad("huggingface.max_retries", "%d is out of range (0 to 20)", c.HuggingFace.MaxRetries)
-	}
-	providers, err := endpoints.ParseProviders(c.HuggingFace.Providers)
-	if err != nil {
-		return c.bad("huggingface.providers", "%v", err)
-	}
-	c.HuggingFace.Providers = providers
-	if c.Local.URL != "" {
-		u, err := checkURL(c.Local.URL)
-		if err != nil {
-			return c.bad("local.url", "%v", err)
-		}
-		c.Local.URL = u
-	}
-	c.Local.PublicDir = expandHome(c.Local.PublicDir)
-	switch c.Local.Protocol {
-	case "jarvis", "hf":
-	default:
-		return c.bad("local.protocol", "unknown value %q (want jarvis or hf)", c.Local.Protocol)
-	}
-	return nil
-}
-
-// normalizeRetrieval checks the retrieval sources' addresses and what a
-// search returns.
-func (c *Config) normalizeRetrieval() error {
-	for key, raw := range map[string]*string{"retrieval.wikipedia_url": &c.Retrieval.WikipediaURL, "retrieval.searxng_url": &c.Retrieval.SearxNGURL} {
-		if strings.TrimSpace(*raw) == "" {
+// urls checks the URLs at keys, putting each in its normal form; empty
+// ones are allowed (and cleared) where optional.
+func (c *Config) urls(optional bool, keys map[string]*string) error {
+	for key, raw := range keys {
+		if optional && strings.TrimSpace(*raw) == "" {
 			*raw = ""
 			continue
 		}
@@ -176,87 +129,140 @@ func (c *Config) normalizeRetrieval() error {
 		}
 		*raw = u
 	}
-	if c.Retrieval.Results < 1 || c.Retrieval.Results > 10 {
-		return c.bad("retrieval.results", "%d is out of range (1 to 10)", c.Retrieval.Results)
-	}
-	if l := c.Retrieval.Language; l != "" && !validLanguage(l) {
-		return c.bad("retrieval.language", "%q is not a language code (e.g. en, de, pt-br)", l)
+	return nil
+}
+
+// normalizeExperts checks the Hugging Face and local expert endpoints'
+// settings.
+func (c *Config) normalizeExperts() error {
+	hf := &c.HuggingFace
+	providers, err := endpoints.ParseProviders(hf.Providers)
+	hf.Providers = providers
+	c.Local.PublicDir = c.Env.expandHome(c.Local.PublicDir)
+	return cmp.Or(
+		c.urls(false, map[string]*string{"huggingface.base_url": &hf.BaseURL, "huggingface.hub_url": &hf.HubURL}),
+		c.check(hf.MaxWait < 0, "huggingface.max_wait", "must not be negative"),
+		c.check(hf.MaxRetries < 0 || hf.MaxRetries > 20, "huggingface.max_retries", "%d is out of range (0 to 20)", hf.MaxRetries),
+		c.check(err != nil, "huggingface.providers", "%v", err),
+		c.urls(true, map[string]*string{"local.url": &c.Local.URL}),
+		c.check(c.Local.Protocol != "jarvis" && c.Local.Protocol != "hf", "local.protocol", "unknown value %q (want jarvis or hf)", c.Local.Protocol),
+	)
+}
+
+// language is a language code as Wikipedia subdomains and SearxNG spell
+// them.
+var language = regexp.MustCompile(`^[A-Za-z0-9-]{2,12}$`)
+
+// normalizeRetrieval checks the retrieval sources' addresses and what a
+// search returns.
+func (c *Config) normalizeRetrieval() error {
+	r := &c.Retrieval
+	return cmp.Or(
+		c.urls(true, map[string]*string{"retrieval.wikipedia_url": &r.WikipediaURL, "retrieval.searxng_url": &r.SearxNGURL}),
+		c.check(r.Results < 1 || r.Results > 10, "retrieval.results", "%d is out of range (1 to 10)", r.Results),
+		c.check(r.Language != "" && !language.MatchString(r.Language), "retrieval.language", "%q is not a language code (e.g. en, de, pt-br)", r.Language),
+	)
+}
+
+// normalizePrograms checks each declared program's shape, naming the key
+// of the first problem (command.programs[2].args). Whether its tasks and
+// placeholders fit the catalog is the command kind's to say when it is
+// built (it knows the skill files).
+func (c *Config) normalizePrograms() error {
+	for i := range c.Command.Programs {
+		p := &c.Command.Programs[i]
+		p.Name = strings.TrimSpace(p.Name)
+		if err := p.Check(); err != nil {
+			key := fmt.Sprintf("command.programs[%d]", i)
+			field, msg, ok := strings.Cut(err.Error(), ": ")
+			if ok && field != "" && !strings.Contains(field, " ") {
+				return c.bad(key+"."+field, "%s", msg)
+			}
+			return c.bad(key, "%v", err)
+		}
 	}
 	return nil
 }
 
 // normalizeConstraints reads the standing constraints: the size limit
-// and the preference, with its benchmark in either spelling.
+// and the preference, with its benchmark in either spelling; and puts the
+// folders and files Chorus writes or reads in their default places when
+// unset, with ~ expanded.
 func (c *Config) normalizeConstraints() error {
-	c.Constraints.Limit = skills.Limit{}
-	if c.Constraints.MaxSize != "" {
-		l, err := skills.ParseLimit(c.Constraints.MaxSize)
-		if err != nil {
+	cs := &c.Constraints
+	var err error
+	if cs.Limit = (skills.Limit{}); cs.MaxSize != "" {
+		if cs.Limit, err = skills.ParseLimit(cs.MaxSize); err != nil {
 			return c.bad("constraints.max_size", "%v", err)
 		}
-		c.Constraints.Limit = l
 	}
 	// The command line's spelling is the config file's too: prefer:
 	// "best=wer:common_voice" (or "best:…") carries its benchmark inline
 	// (pipeline.ParsePrefer reads every spelling).
-	prefer := strings.ToLower(strings.TrimSpace(c.Constraints.Prefer))
+	prefer := strings.ToLower(strings.TrimSpace(cs.Prefer))
 	if rest, ok := strings.CutPrefix(prefer, "best"); ok && rest != "" && strings.ContainsRune("=: ", rune(rest[0])) {
-		if strings.TrimSpace(c.Constraints.Benchmark) != "" {
-			return c.bad("constraints.prefer", `names a benchmark (%q) and so does constraints.benchmark (%q): keep one`, rest[1:], c.Constraints.Benchmark)
+		if strings.TrimSpace(cs.Benchmark) != "" {
+			return c.bad("constraints.prefer", `names a benchmark (%q) and so does constraints.benchmark (%q): keep one`, rest[1:], cs.Benchmark)
 		}
-		prefer, c.Constraints.Benchmark = "best", rest[1:]
+		prefer, cs.Benchmark = "best", rest[1:]
 	}
-	c.Constraints.Prefer = prefer
-	switch prefer {
-	case "", "smallest":
-	case "best":
-		if strings.TrimSpace(c.Constraints.Benchmark) == "" {
-			return c.bad("constraints.benchmark", `is required when constraints.prefer is "best" (e.g. "common_voice wer")`)
-		}
-	default:
-		return c.bad("constraints.prefer", `unknown value %q (want "", smallest, best with constraints.benchmark, or best=BENCHMARK)`, c.Constraints.Prefer)
-	}
-	return nil
-}
-
-// normalizePaths puts the folders and files Chorus writes or reads in
-// their default places when unset, with ~ expanded.
-func (c *Config) normalizePaths() error {
-	if c.OutputDir == "" {
-		c.OutputDir = filepath.Join(DataDir(), "outputs")
-	}
-	c.OutputDir = expandHome(c.OutputDir)
-	if c.SkillsDir == "" {
-		c.SkillsDir = filepath.Join(ConfigDir(), "skills")
-	}
-	c.SkillsDir = expandHome(c.SkillsDir)
-	if c.Serve.AuthorizedKeys == "" {
-		c.Serve.AuthorizedKeys = filepath.Join(ConfigDir(), "authorized_keys")
-	}
-	c.Serve.AuthorizedKeys = expandHome(c.Serve.AuthorizedKeys)
-	return nil
+	cs.Prefer = prefer
+	c.OutputDir = c.Env.expandHome(cmp.Or(c.OutputDir, filepath.Join(c.Env.DataDir(), "outputs")))
+	c.SkillsDir = c.Env.expandHome(cmp.Or(c.SkillsDir, filepath.Join(c.Env.ConfigDir(), "skills")))
+	c.Serve.AuthorizedKeys = c.Env.expandHome(cmp.Or(c.Serve.AuthorizedKeys, filepath.Join(c.Env.ConfigDir(), "authorized_keys")))
+	return cmp.Or(
+		c.check(prefer != "" && prefer != "smallest" && prefer != "best", "constraints.prefer", `unknown value %q (want "", smallest, best with constraints.benchmark, or best=BENCHMARK)`, prefer),
+		c.check(prefer == "best" && strings.TrimSpace(cs.Benchmark) == "", "constraints.benchmark", `is required when constraints.prefer is "best" (e.g. "common_voice wer")`),
+	)
 }
 
 // normalizeServe checks chorus serve's limits on sessions, idleness and
-// unauthenticated connections.
+// unauthenticated connections, and what its operator sets: the metrics
+// listener's address and the drain's timeout.
 func (c *Config) normalizeServe() error {
-	if c.Serve.MaxSessions < 1 || c.Serve.MaxSessions > 1000 {
-		return c.bad("serve.max_sessions", "%d is out of range (1 to 1000)", c.Serve.MaxSessions)
+	s := &c.Serve
+	s.Metrics = strings.TrimSpace(s.Metrics)
+	_, _, err := net.SplitHostPort(s.Metrics)
+	return cmp.Or(
+		c.check(s.MaxSessions < 1 || s.MaxSessions > 1000, "serve.max_sessions", "%d is out of range (1 to 1000)", s.MaxSessions),
+		c.check(s.IdleTimeout < 0, "serve.idle_timeout", "must not be negative (0 keeps idle connections open)"),
+		c.check(s.KeepAlive < 0, "serve.keepalive", "must not be negative (0 never asks)"),
+		c.check(s.HandshakeTimeout < time.Second || s.HandshakeTimeout > 10*time.Minute, "serve.handshake_timeout", "%s is out of range (1s to 10m)", s.HandshakeTimeout),
+		c.check(s.MaxUnauthenticated < 1 || s.MaxUnauthenticated > 100000, "serve.max_unauthenticated", "%d is out of range (1 to 100000)", s.MaxUnauthenticated),
+		c.check(s.MaxUnauthenticatedPerSource < 1 || s.MaxUnauthenticatedPerSource > s.MaxUnauthenticated, "serve.max_unauthenticated_per_source",
+			"%d is out of range (1 to serve.max_unauthenticated, %d)", s.MaxUnauthenticatedPerSource, s.MaxUnauthenticated),
+		c.check(s.Metrics != "" && err != nil, "serve.metrics", "%q is not HOST:PORT (e.g. 127.0.0.1:9464; empty serves no metrics)", s.Metrics),
+		c.check(s.DrainTimeout < 0 || s.DrainTimeout > time.Hour, "serve.drain_timeout", "%s is out of range (0 stops at once, up to 1h)", s.DrainTimeout),
+	)
+}
+
+// normalizeBounds reads the disk and memory bounds: sizes as "512MB" or
+// "2GB", each a bound (there is no "unbounded": raise it instead).
+func (c *Config) normalizeBounds() error {
+	s := &c.Serve
+	for _, b := range []struct {
+		key, value string
+		into       *int64
+	}{
+		{"spill_quota", c.SpillQuota, &c.SpillQuotaBytes},
+		{"serve.spill_quota", s.SpillQuota, &s.SpillQuotaBytes},
+		{"serve.mcp_quota", s.MCPQuota, &s.MCPQuotaBytes},
+		{"serve.mcp_big_body", s.MCPBigBody, &s.MCPBigBodyBytes},
+	} {
+		l, err := skills.ParseLimit(b.value)
+		switch {
+		case err != nil && strings.TrimSpace(b.value) == "":
+			err = errors.New("is empty; give a size such as 512MB or 2GB")
+		case err == nil && l.Bytes == 0:
+			err = fmt.Errorf("%q is a count, not a size: write it with B (512MB, 2GB)", b.value)
+		}
+		if err != nil {
+			return c.bad(b.key, "%v", err)
+		}
+		*b.into = l.Bytes
 	}
-	if c.Serve.IdleTimeout < 0 {
-		return c.bad("serve.idle_timeout", "must not be negative (0 keeps idle connections open)")
-	}
-	if c.Serve.KeepAlive < 0 {
-		return c.bad("serve.keepalive", "must not be negative (0 never asks)")
-	}
-	if c.Serve.HandshakeTimeout < time.Second || c.Serve.HandshakeTimeout > 10*time.Minute {
-		return c.bad("serve.handshake_timeout", "%s is out of range (1s to 10m)", c.Serve.HandshakeTimeout)
-	}
-	if c.Serve.MaxUnauthenticated < 1 || c.Serve.MaxUnauthenticated > 100000 {
-		return c.bad("serve.max_unauthenticated", "%d is out of range (1 to 100000)", c.Serve.MaxUnauthenticated)
-	}
-	if c.Serve.MaxUnauthenticatedPerSource < 1 || c.Serve.MaxUnauthenticatedPerSource > c.Serve.MaxUnauthenticated {
-		return c.bad("serve.max_unauthenticated_per_source", "%d is out of range (1 to serve.max_unauthenticated, %d)", c.Serve.MaxUnauthenticatedPerSource, c.Serve.MaxUnauthenticated)
-	}
-	return nil
+	return cmp.Or(
+		c.check(s.MCPBigCalls < 1 || s.MCPBigCalls > 1024, "serve.mcp_big_calls", "%d is out of range (1 to 1024)", s.MCPBigCalls),
+		c.check(s.MCPBigWait < time.Second || s.MCPBigWait > time.Hour, "serve.mcp_big_wait", "%s is out of range (1s to 1h)", s.MCPBigWait),
+	)
 }

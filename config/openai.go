@@ -1,12 +1,15 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
-	"os"
+	"maps"
+	"regexp"
 	"slices"
-	"sort"
 	"strings"
 )
+
+var notAlnum = regexp.MustCompile(`[^A-Z0-9]+`)
 
 // OpenAIKeyVar is the environment variable that holds the key of the
 // OpenAI-compatible server named name when the configuration gives neither
@@ -14,18 +17,7 @@ import (
 // anything but letters and digits as "_" ("openai[1]" →
 // CHORUS_OPENAI_OPENAI_1_KEY, "laptop" → CHORUS_OPENAI_LAPTOP_KEY).
 func OpenAIKeyVar(name string) string {
-	var b strings.Builder
-	last := '_'
-	for _, r := range strings.ToUpper(name) {
-		if (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
-			b.WriteRune(r)
-			last = r
-		} else if last != '_' {
-			b.WriteByte('_')
-			last = '_'
-		}
-	}
-	return "CHORUS_OPENAI_" + strings.TrimSuffix(b.String(), "_") + "_KEY"
+	return "CHORUS_OPENAI_" + strings.Trim(notAlnum.ReplaceAllString(strings.ToUpper(name), "_"), "_") + "_KEY"
 }
 
 // CheckOpenAITasks refuses a task of the openai list that an
@@ -36,15 +28,9 @@ func OpenAIKeyVar(name string) string {
 // still stops every command, naming its key.
 func (c *Config) CheckOpenAITasks(supports func(task string) bool, all []string) error {
 	for i, s := range c.OpenAI {
-		tasks := make([]string, 0, len(s.Models))
-		for task := range s.Models {
-			tasks = append(tasks, task)
-		}
-		sort.Strings(tasks)
-		for _, task := range tasks {
+		for _, task := range slices.Sorted(maps.Keys(s.Models)) {
 			if !supports(task) {
-				return &Error{Key: fmt.Sprintf("openai[%d].models", i), Source: c.File,
-					Msg: fmt.Sprintf("unknown task %q (an OpenAI-compatible server serves %s)", task, strings.Join(all, ", "))}
+				return c.bad(fmt.Sprintf("openai[%d].models", i), "unknown task %q (an OpenAI-compatible server serves %s)", task, strings.Join(all, ", "))
 			}
 		}
 	}
@@ -58,44 +44,33 @@ func (c *Config) CheckOpenAITasks(supports func(task string) bool, all []string)
 func (c *Config) normalizeOpenAI() error {
 	names := map[string]int{}
 	for i := range c.OpenAI {
-		s := &c.OpenAI[i]
-		key := fmt.Sprintf("openai[%d]", i)
-		bad := func(sub, format string, args ...any) error {
-			return &Error{Key: key + sub, Source: c.File, Msg: fmt.Sprintf(format, args...)}
-		}
-		s.Name = strings.TrimSpace(s.Name)
-		if s.Name == "" {
-			s.Name = key
-		}
+		s, key := &c.OpenAI[i], fmt.Sprintf("openai[%d]", i)
+		s.Name = cmp.Or(strings.TrimSpace(s.Name), key)
 		if j, dup := names[strings.ToLower(s.Name)]; dup {
-			return bad(".name", "%q is also openai[%d]'s name; give each server its own", s.Name, j)
+			return c.bad(key+".name", "%q is also openai[%d]'s name; give each server its own", s.Name, j)
 		}
 		names[strings.ToLower(s.Name)] = i
 		if strings.TrimSpace(s.URL) == "" {
-			return bad(".url", "is empty; give the server's base URL, e.g. http://localhost:8080 for LocalAI or http://localhost:8000 for vLLM")
+			return c.bad(key+".url", "is empty; give the server's base URL, e.g. http://localhost:8080 for LocalAI or http://localhost:8000 for vLLM")
 		}
 		u, err := checkURL(s.URL)
 		if err != nil {
-			return bad(".url", "%v", err)
+			return c.bad(key+".url", "%v", err)
 		}
 		// The base URL without /v1: the endpoint adds the routes.
 		s.URL = strings.TrimSuffix(strings.TrimRight(u, "/"), "/v1")
-		switch {
-		case s.KeyEnv != "" && s.Key != "":
-			return bad(".key_env", "set key or key_env, not both")
-		case s.KeyEnv != "":
-			s.Key = strings.TrimSpace(os.Getenv(s.KeyEnv))
-		case s.Key == "":
+		if err := c.secret(key+".key", &s.Key, s.KeyEnv); err != nil {
+			return c.bad(key+".key_env", "set key or key_env, not both")
+		}
+		if v := strings.TrimSpace(c.Env[OpenAIKeyVar(s.Name)]); s.Key == "" && s.KeyEnv == "" && v != "" {
 			// CHORUS_OPENAI_<NAME>_KEY, as every other key has its
 			// CHORUS_ variable; key_env then names where it came from.
-			if v := strings.TrimSpace(os.Getenv(OpenAIKeyVar(s.Name))); v != "" {
-				s.Key, s.KeyEnv = v, OpenAIKeyVar(s.Name)
-			}
+			s.Key, s.KeyEnv = v, OpenAIKeyVar(s.Name)
 		}
 		models := map[string][]string{}
 		for task, ids := range s.Models {
 			task = strings.ToLower(strings.TrimSpace(task))
-			var clean []string
+			clean := models[task]
 			for _, id := range ids {
 				if id = strings.TrimSpace(id); id != "" && !slices.Contains(clean, id) {
 					clean = append(clean, id)
@@ -104,24 +79,19 @@ func (c *Config) normalizeOpenAI() error {
 			models[task] = clean
 		}
 		if len(s.Tasks) == 0 {
-			for task := range models {
-				s.Tasks = append(s.Tasks, task)
-			}
-			sort.Strings(s.Tasks)
+			s.Tasks = slices.Sorted(maps.Keys(models))
 		}
 		if len(s.Tasks) == 0 {
-			return bad(".models", "is empty; list the model ids the server serves by task, e.g. models: {text-to-image: [stablediffusion]}")
+			return c.bad(key+".models", "is empty; list the model ids the server serves by task, e.g. models: {text-to-image: [stablediffusion]}")
 		}
 		for j, task := range s.Tasks {
-			task = strings.ToLower(strings.TrimSpace(task))
-			s.Tasks[j] = task
-			if len(models[task]) == 0 {
-				return bad(".models."+task, "names no model; list the ids the server serves for %s (GET /v1/models shows them)", task)
+			if s.Tasks[j] = strings.ToLower(strings.TrimSpace(task)); len(models[s.Tasks[j]]) == 0 {
+				return c.bad(key+".models."+s.Tasks[j], "names no model; list the ids the server serves for %s (GET /v1/models shows them)", s.Tasks[j])
 			}
 		}
 		for task := range models {
 			if !slices.Contains(s.Tasks, task) {
-				return bad(".models."+task, "%s is not in openai[%d].tasks; add it there or drop these models", task, i)
+				return c.bad(key+".models."+task, "%s is not in openai[%d].tasks; add it there or drop these models", task, i)
 			}
 		}
 		s.Models = models

@@ -10,17 +10,19 @@ import (
 	"github.com/chorusai/chorus/endpoints/openai"
 )
 
-func loadFile(t *testing.T, yaml string, env ...string) (*Config, error) {
+// loadFile loads the file yaml, with the variables vars (name, value,
+// name, value…) set.
+func loadFile(t *testing.T, yaml string, vars ...string) (*Config, error) {
 	t.Helper()
-	dir := isolate(t)
-	for i := 0; i+1 < len(env); i += 2 {
-		t.Setenv(env[i], env[i+1])
+	dir, env := testEnv(t)
+	for i := 0; i+1 < len(vars); i += 2 {
+		env[vars[i]] = vars[i+1]
 	}
 	p := filepath.Join(dir, "c.yaml")
 	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(defaults(t), p)
+	c, err := Load(defaults(t), p, env)
 	if err == nil {
 		err = c.CheckOpenAITasks(openai.Supports, openai.Tasks())
 	}
@@ -30,7 +32,7 @@ func loadFile(t *testing.T, yaml string, env ...string) (*Config, error) {
 // TestOpenAIServers: the openai list is read, URLs normalised, tasks
 // defaulted from the models, the key read from key_env.
 func TestOpenAIServers(t *testing.T) {
-	t.Setenv("MY_VLLM_KEY", "sk-cluster")
+	t.Parallel()
 	c, err := loadFile(t, `
 openai:
   - name: laptop
@@ -43,7 +45,7 @@ openai:
     key_env: MY_VLLM_KEY
     models:
       image-to-text: [Qwen/Qwen2.5-VL-7B-Instruct]
-`)
+`, "MY_VLLM_KEY", "sk-cluster")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +64,7 @@ openai:
 // TestOpenAIServerProblemsNameTheKey: each mistake is refused at start
 // with the key to fix.
 func TestOpenAIServerProblemsNameTheKey(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ yaml, key, msg string }{
 		{"openai:\n  - models: {text-to-image: [sd]}\n", "openai[0].url", "is empty"},
 		{"openai:\n  - url: localhost:8080\n    models: {text-to-image: [sd]}\n", "openai[0].url", "not an http(s) URL"},
@@ -92,6 +95,7 @@ func TestOpenAIServerProblemsNameTheKey(t *testing.T) {
 // TestOpenAIKeyFromChorusVariable: with neither key nor key_env, the key
 // is read from CHORUS_OPENAI_<NAME>_KEY.
 func TestOpenAIKeyFromChorusVariable(t *testing.T) {
+	t.Parallel()
 	c, err := loadFile(t, "openai:\n  - {name: my laptop, url: http://localhost:8080, models: {ocr: [m]}}\n  - {url: http://b, models: {ocr: [m]}}\n",
 		"CHORUS_OPENAI_MY_LAPTOP_KEY", "sk-env")
 	if err != nil {
@@ -107,6 +111,7 @@ func TestOpenAIKeyFromChorusVariable(t *testing.T) {
 // report of Go types — and names CHORUS_<KEY> when that is where it came
 // from.
 func TestWrongKindOfValueNamesTheKey(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ yaml, key, msg string }{
 		{"max_parallel: lots\n", "max_parallel", `"lots" is not a whole number`},
 		{"retrieval:\n  results: many\n", "retrieval.results", `"many" is not a whole number`},

@@ -10,6 +10,7 @@ import (
 // bad_input phrases), values as written (${VAR} is the command kind's to
 // read when it runs the program), numbers in args as text.
 func TestPrograms(t *testing.T) {
+	t.Parallel()
 	c, err := loadFile(t, `
 command:
   programs:
@@ -47,6 +48,7 @@ command:
 // TestProgramProblemsNameTheKey: a declaration's mistake is refused at
 // start with the key to fix and what to write.
 func TestProgramProblemsNameTheKey(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ yaml, key, msg string }{
 		{"command:\n  programs:\n    - tasks: [ocr]\n", "command.programs[0].name", "is not a name"},
 		{"command:\n  programs:\n    - name: x\n", "command.programs[0].tasks", "empty"},

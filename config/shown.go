@@ -2,7 +2,6 @@ package config
 
 import (
 	"cmp"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -35,6 +34,7 @@ var secretMaps = []string{"headers", "env"}
 // with a password or a token in it. c is not changed.
 func (c *Config) Shown() *Config {
 	out := *c
+	out.Env = nil // the whole environment: never printed
 	v := reflect.ValueOf(&out).Elem()
 	c.mask(v, "")
 	return &out
@@ -93,31 +93,23 @@ func (c *Config) secretShown(value string, parent reflect.Value, field, key stri
 		return "(not set: " + env + " is empty)"
 	case value == "":
 		return ""
-	case env != "":
-		return "(set, from " + env + ")"
 	}
-	if from := siblingString(parent, field+"From"); from != "" {
+	hf := ""
+	if key == "huggingface.token" {
+		hf = c.TokenSource
+	}
+	if from := cmp.Or(env, siblingString(parent, field+"From"), hf, loader{c.File, c.Env}.source(key)); from != "" {
 		return "(set, from " + from + ")"
-	}
-	if key == "huggingface.token" && c.TokenSource != "" {
-		return "(set, from " + c.TokenSource + ")"
-	}
-	if v := "CHORUS_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_")); os.Getenv(v) != "" {
-		return "(set, from " + v + ")"
-	}
-	if c.File != "" {
-		return "(set, from " + c.File + ")"
 	}
 	return "(set)"
 }
 
 // siblingString is parent's string field name, "" without one.
 func siblingString(parent reflect.Value, name string) string {
-	f := parent.FieldByName(name)
-	if !f.IsValid() || f.Kind() != reflect.String {
-		return ""
+	if f := parent.FieldByName(name); f.Kind() == reflect.String {
+		return f.String()
 	}
-	return f.String()
+	return ""
 }
 
 // envRef matches a value that only names a variable: ${GITHUB_TOKEN}.
@@ -129,20 +121,16 @@ var envRef = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
 // it is set, anything else that it is set in the file.
 func (c *Config) maskedMap(m, written reflect.Value) reflect.Value {
 	out := reflect.MakeMapWithSize(m.Type(), m.Len())
-	iter := m.MapRange()
-	for iter.Next() {
+	for iter := m.MapRange(); iter.Next(); {
 		val := iter.Value().String()
-		if written.IsValid() && written.Kind() == reflect.Map {
-			if w := written.MapIndex(iter.Key()); w.IsValid() {
-				val = w.String()
-			}
+		if written.Kind() == reflect.Map && written.MapIndex(iter.Key()).IsValid() {
+			val = written.MapIndex(iter.Key()).String()
 		}
 		shown := "(set, from " + cmp.Or(c.File, "the configuration") + ")"
-		if ref := envRef.FindStringSubmatch(strings.TrimSpace(val)); ref != nil {
+		if ref := envRef.FindStringSubmatch(strings.TrimSpace(val)); ref != nil && c.Env[ref[1]] == "" {
+			shown = "(not set: " + ref[1] + " is empty)"
+		} else if ref != nil {
 			shown = "(set, from " + ref[1] + ")"
-			if os.Getenv(ref[1]) == "" {
-				shown = "(not set: " + ref[1] + " is empty)"
-			}
 		}
 		out.SetMapIndex(iter.Key(), reflect.ValueOf(shown).Convert(m.Type().Elem()))
 	}

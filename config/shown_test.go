@@ -14,7 +14,8 @@ import (
 // value as where it came from, never the value — each kind of secret, from
 // each kind of source — and the configuration in use keeps the values.
 func TestShownHidesEverySecret(t *testing.T) {
-	dir := isolate(t)
+	t.Parallel()
+	dir, env := testEnv(t)
 	file := filepath.Join(dir, "c.yaml")
 	body := `
 controller:
@@ -45,9 +46,9 @@ serve:
 	}
 	for k, v := range map[string]string{"CHORUS_CONTROLLER_KEY": "ctl-env-key", "HF_TOKEN": "hf-env-token", "CLOUD_KEY": "oai-env-key",
 		"GH_TOKEN": "gh-env-token", "MCP_SERVE_TOKEN": "serve-env-token", "NOT_SET_KEY": ""} {
-		t.Setenv(k, v)
+		env[k] = v
 	}
-	c, err := Load(defaults(t), file)
+	c, err := Load(defaults(t), file, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +96,7 @@ serve:
 // Config whose name says it holds a key, a token or a password, set to a
 // value, is masked.
 func TestEverySecretLookingKeyIsMasked(t *testing.T) {
+	t.Parallel()
 	var c Config
 	c.OpenAI, c.MCP = make([]OpenAIServer, 1), make([]MCPServer, 1)
 	var secrets []string

@@ -1,9 +1,6 @@
 package config
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // WarmController reports whether the controller's prompt head is
 // prefilled ahead of the first request (controller.warm). Under auto it
@@ -21,35 +18,21 @@ func (c *Config) WarmController() bool {
 	return c.Controller.Kind != "openai" || c.Controller.Key == ""
 }
 
-// normalizeWarm reads controller.warm's spellings into auto, on or off.
-func (c *Config) normalizeWarm() error {
-	switch strings.ToLower(strings.TrimSpace(c.Controller.Warm)) {
-	case "", "auto":
-		c.Controller.Warm = "auto"
-	// A YAML boolean (warm: true) reaches this string as "1" or "0".
-	case "on", "true", "yes", "1":
-		c.Controller.Warm = "on"
-	case "off", "false", "no", "0":
-		c.Controller.Warm = "off"
-	default:
-		return fmt.Errorf("%q is not auto, on or off", c.Controller.Warm)
-	}
-	return nil
-}
-
 // EarlyAnswer reports whether the answer may start while the last tasks
 // still produce their files (response.early, on by default).
 func (c *Config) EarlyAnswer() bool { return c.Response.Early != "off" }
 
-// normalizeEarly reads response.early's spellings into on or off.
-func (c *Config) normalizeEarly() error {
-	switch strings.ToLower(strings.TrimSpace(c.Response.Early)) {
-	case "", "on", "true", "yes", "1":
-		c.Response.Early = "on"
+// spelling reads the spellings of an on/off setting (controller.warm,
+// response.early) into on or off; unset is def, and auto is one only
+// where def is. A YAML boolean (warm: true) reaches it as "1" or "0".
+func spelling(s, def string) (string, bool) {
+	switch v := strings.ToLower(strings.TrimSpace(s)); v {
+	case "on", "true", "yes", "1":
+		return "on", true
 	case "off", "false", "no", "0":
-		c.Response.Early = "off"
-	default:
-		return fmt.Errorf("%q is not on or off", c.Response.Early)
+		return "off", true
+	case "", def:
+		return def, true
 	}
-	return nil
+	return "", false
 }

@@ -12,6 +12,7 @@ import (
 // hosted API bills the warm-up's input tokens) unless the user says on;
 // off turns it off everywhere, and a misspelt value names the key.
 func TestWarmControllerFollowsTheBill(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name            string
 		kind, key, warm string
@@ -26,15 +27,15 @@ func TestWarmControllerFollowsTheBill(t *testing.T) {
 		{"yaml true", "openai", "sk-hosted", "true", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			isolate(t)
+			_, env := testEnv(t)
 			if tc.kind != "" {
-				t.Setenv("CHORUS_CONTROLLER_KIND", tc.kind)
+				env["CHORUS_CONTROLLER_KIND"] = tc.kind
 			}
-			t.Setenv("CHORUS_CONTROLLER_KEY", tc.key)
+			env["CHORUS_CONTROLLER_KEY"] = tc.key
 			if tc.warm != "" {
-				t.Setenv("CHORUS_CONTROLLER_WARM", tc.warm)
+				env["CHORUS_CONTROLLER_WARM"] = tc.warm
 			}
-			c, err := Load(defaults(t), "")
+			c, err := Load(defaults(t), "", env)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,9 +44,9 @@ func TestWarmControllerFollowsTheBill(t *testing.T) {
 			}
 		})
 	}
-	isolate(t)
-	t.Setenv("CHORUS_CONTROLLER_WARM", "sometimes")
-	if _, err := Load(defaults(t), ""); err == nil || !strings.Contains(err.Error(), "controller.warm") || !strings.Contains(err.Error(), "auto, on or off") {
+	_, env := testEnv(t)
+	env["CHORUS_CONTROLLER_WARM"] = "sometimes"
+	if _, err := Load(defaults(t), "", env); err == nil || !strings.Contains(err.Error(), "controller.warm") || !strings.Contains(err.Error(), "auto, on or off") {
 		t.Fatalf("a bad controller.warm: %v", err)
 	}
 }
@@ -53,13 +54,14 @@ func TestWarmControllerFollowsTheBill(t *testing.T) {
 // TestWarmFromTheFile: the file's spellings, YAML booleans included,
 // decode into controller.warm.
 func TestWarmFromTheFile(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]bool{"on": true, "off": false, "true": true, "false": false, "yes": true, "no": false, "auto": true} {
-		dir := isolate(t)
+		dir, env := testEnv(t)
 		file := filepath.Join(dir, "config.yaml")
 		if err := os.WriteFile(file, []byte("controller:\n  warm: "+in+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		c, err := Load(defaults(t), file)
+		c, err := Load(defaults(t), file, env)
 		if err != nil {
 			t.Fatalf("warm: %s: %v", in, err)
 		}

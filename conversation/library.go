@@ -18,12 +18,9 @@ type Library struct {
 	store sessions.Store
 }
 
-// NewLibrary returns the library of dir ("" means sessions.DefaultDir()),
-// logging loads to log (nil discards).
+// NewLibrary returns the library of dir (config.Env.SessionsDir for the
+// user's own), logging loads to log (nil discards).
 func NewLibrary(dir string, log *slog.Logger) Library {
-	if dir == "" {
-		dir = sessions.DefaultDir()
-	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

@@ -44,7 +44,8 @@ type Options struct {
 	// Engine runs the turns. Chats start from it and may swap its
 	// controller model (Chat.SetModel) or record it, each for itself.
 	Engine *pipeline.Engine
-	// Dir holds one file per session; "" means sessions.DefaultDir().
+	// Dir holds one file per session (config.Env.SessionsDir for the
+	// user's own); required.
 	Dir string
 	// Logger records session saves and loads; nil discards.
 	Logger *slog.Logger
@@ -80,7 +81,7 @@ func New(opts Options) (*Service, error) {
 		return nil, errors.New("conversation: Options.Engine is nil")
 	}
 	if opts.Dir == "" {
-		opts.Dir = sessions.DefaultDir()
+		return nil, errors.New("conversation: Options.Dir is empty")
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)

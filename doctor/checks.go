@@ -70,7 +70,11 @@ func Checks(env Env) []Check {
 // accepted (config.Load checks every key, at every depth).
 func configCheck(env Env) Check {
 	return Check{ID: "config", Name: "configuration", Run: func(context.Context) Result {
-		file := cmp.Or(env.ConfigFile, filepath.Join(config.ConfigDir(), "config.yaml"))
+		dir := "" // where the file is looked for: the configuration's environment says
+		if env.Config != nil {
+			dir = env.Config.Env.ConfigDir()
+		}
+		file := cmp.Or(env.ConfigFile, filepath.Join(dir, "config.yaml"))
 		switch {
 		case env.ConfigErr != nil:
 			r := fromError(env.ConfigErr)

@@ -39,7 +39,7 @@ func healthy(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(defaults, os.DevNull)
+	cfg, err := config.Load(defaults, os.DevNull, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,12 +157,12 @@ func TestDoctorMissingModel(t *testing.T) {
 // asked whether it answers and serves the model; Ollama, whose models
 // are experts, is checked on its own.
 func TestDoctorOpenAIController(t *testing.T) {
-	// Not parallel: Ollama for the experts is where OLLAMA_HOST says.
+	t.Parallel()
 	w := healthy(t)
 	vllm := fakeopenai.NewController(t, fakeopenai.VLLM, "Qwen/Qwen3-8B")
 	cfg := w.env.Config
 	cfg.Controller.Kind, cfg.Controller.Host, cfg.Controller.Model, cfg.Ollama.Experts = "openai", vllm.URL+"/v1", "Qwen/Qwen3-8B", true
-	t.Setenv("OLLAMA_HOST", w.ollama.URL)
+	cfg.Env["OLLAMA_HOST"] = w.ollama.URL // Ollama for the experts
 	_, by := w.run(t, doctor.Options{})
 	want(t, by["controller.server"], doctor.OK, "answering at "+vllm.URL)
 	want(t, by["controller.model"], doctor.OK, "on the server")
@@ -266,7 +266,7 @@ func TestDoctorFoldersAndConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	defaults, _ := os.ReadFile("../config.yaml")
-	_, err := config.Load(defaults, cfgFile)
+	_, err := config.Load(defaults, cfgFile, nil)
 	if err == nil {
 		t.Fatal("a typo in the configuration was accepted")
 	}

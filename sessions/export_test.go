@@ -8,6 +8,7 @@ import (
 )
 
 func TestExport(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	s := fullSession(st)
 	s.Updated = day(10, 0)
@@ -51,6 +52,7 @@ func TestExport(t *testing.T) {
 }
 
 func TestExportModelsWithoutReport(t *testing.T) {
+	t.Parallel()
 	s := &Session{ID: "x"}
 	s.AddTurn(Record{Request: "transcribe", Plan: []pipeline.Task{{ID: 1, Task: "automatic-speech-recognition", Dep: []int{-1}}},
 		Models: []pipeline.ModelEvent{
@@ -75,6 +77,7 @@ func TestExportModelsWithoutReport(t *testing.T) {
 }
 
 func TestCodeSpan(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"/a/b.png":          "`/a/b.png`",
 		"has `tick`":        "`` has `tick` ``",
@@ -91,6 +94,7 @@ func TestCodeSpan(t *testing.T) {
 }
 
 func TestExportCarriesNoControls(t *testing.T) {
+	t.Parallel()
 	s := &Session{ID: "x"}
 	s.AddTurn(Record{Request: "hi \x1b]0;pwned\x07", Answer: "ok \x1b]52;c;ZXZpbA==\x07 \u202eexe.txt \u009b2J"})
 	out := Export(s)
@@ -104,6 +108,7 @@ func TestExportCarriesNoControls(t *testing.T) {
 // TestExportCancelledTask: a task the user's cancel stopped is exported as
 // cancelled, not failed or skipped.
 func TestExportCancelledTask(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	s := st.New("")
 	s.AddTurn(Record{Request: "caption it", Cancelled: true, Report: &pipeline.Report{Tasks: []pipeline.TaskReport{
@@ -119,6 +124,7 @@ func TestExportCancelledTask(t *testing.T) {
 // After a fallback the export names the model that ran and what failed
 // before it, in a few words.
 func TestExportSaysWhatRanAfterAFallback(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	s := st.New("")
 	s.AddTurn(Record{Request: "say good morning", Report: &pipeline.Report{Tasks: []pipeline.TaskReport{
@@ -136,6 +142,7 @@ func TestExportSaysWhatRanAfterAFallback(t *testing.T) {
 // TestExportRevision: /export says the plan was revised, after which
 // failure, and lists the tasks the revision added with its notes.
 func TestExportRevision(t *testing.T) {
+	t.Parallel()
 	s := &Session{ID: "x"}
 	s.AddTurn(Record{Request: "a video of a fox", Answer: "Here is a picture instead.",
 		Plan: []pipeline.Task{{ID: 1, Task: "text-to-video", Args: map[string]string{"text": "a fox"}}},

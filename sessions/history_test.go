@@ -9,6 +9,7 @@ import (
 )
 
 func TestHistory(t *testing.T) {
+	t.Parallel()
 	s := &Session{}
 	s.AddTurn(Record{
 		Request:     "make a picture of a red fox",
@@ -76,6 +77,7 @@ func nilIfEmpty(s []string) []string {
 // TestHistoryAfterReopen is the point of saving resources: a reopened
 // session still tells the planner where the earlier image is.
 func TestHistoryAfterReopen(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	s := st.New("")
 	s.AddTurn(Record{Request: "make a picture of a red fox", Answer: "done",

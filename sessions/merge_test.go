@@ -21,6 +21,7 @@ func requests(s *Session) string {
 // add a turn and save; the file holds both, in the order they were saved,
 // and the second writer learns of the first's turn.
 func TestTwoWritersLoseNothing(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	s := st.New("")
 	s.AddTurn(Record{Request: "one"})
@@ -61,6 +62,7 @@ func TestTwoWritersLoseNothing(t *testing.T) {
 // TestManyWritersAtOnce: writers in parallel, each appending to its own
 // copy of one session: every turn is kept.
 func TestManyWritersAtOnce(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	s := st.New("shared")
 	if err := st.Save(s); err != nil {
@@ -105,6 +107,7 @@ func TestManyWritersAtOnce(t *testing.T) {
 // every process derives the same IDs for its turns, and two writers of it
 // merge without duplicating them.
 func TestOldFilesWithoutTurnIDs(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	old := `{"version":1,"id":"20250301-090000-000-00000001","title":"cats","created":"2025-03-01T09:00:00Z",
 "updated":"2025-03-01T09:05:00Z","turns":[{"request":"draw a cat","answer":"done"},{"request":"bigger","answer":"ok"}]}`
@@ -136,6 +139,7 @@ func TestOldFilesWithoutTurnIDs(t *testing.T) {
 // TestMergeNeverWritesOverADamagedFile: a file that cannot be read is the
 // user's to repair; a save refuses to replace it.
 func TestMergeNeverWritesOverADamagedFile(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	s := st.New("x")
 	s.AddTurn(Record{Request: "hi"})

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -30,14 +29,14 @@ var (
 )
 
 // maxFileBytes bounds a session file: a load reads no more, and a save
-// trims the oldest results to stay under it (trim.go). A variable so tests
-// need not write hundreds of megabytes.
-var maxFileBytes = 256 << 20
+// trims the oldest results to stay under it (trim.go).
+const maxFileBytes = 256 << 20
 
-// Store keeps sessions as files named <id>.json in Dir. The zero Store uses
-// DefaultDir. A Store holds no state, so copies and concurrent use are fine.
+// Store keeps sessions as files named <id>.json in Dir. A Store holds no
+// state, so copies and concurrent use are fine.
 type Store struct {
-	// Dir is the sessions directory; "" means DefaultDir().
+	// Dir is the sessions directory (config.Env.SessionsDir for the
+	// user's own sessions); required.
 	Dir string
 	// Logger records saves and loads (id, turns, size — never what was
 	// said); nil logs nothing.
@@ -45,7 +44,16 @@ type Store struct {
 	// Now is the clock new sessions and saves are stamped with; nil is
 	// time.Now. A test sets a fake one to order saves without sleeping.
 	Now func() time.Time
+
+	// maxBytes is the bound of a session file, 0 for maxFileBytes: a test
+	// sets less rather than write hundreds of megabytes.
+	maxBytes int
+	// rename is os.Rename (nil) or, in a test, a crash before it.
+	rename func(from, to string) error
 }
+
+// limit is the bound of st's session files.
+func (st Store) limit() int { return cmp.Or(st.maxBytes, maxFileBytes) }
 
 // now reads st's clock.
 func (st Store) now() time.Time {
@@ -63,15 +71,7 @@ func (st Store) logger() *slog.Logger {
 	return st.Logger
 }
 
-// DefaultDir is config.DataDir()/sessions.
-func DefaultDir() string { return filepath.Join(config.DataDir(), "sessions") }
-
-func (st Store) dir() string {
-	if st.Dir == "" {
-		return DefaultDir()
-	}
-	return st.Dir
-}
+func (st Store) dir() string { return st.Dir }
 
 func (st Store) path(id string) string { return filepath.Join(st.dir(), id+".json") }
 
@@ -126,13 +126,17 @@ func (st Store) write(s *Session) (*Session, error) {
 		c.Turns = []Record{}
 	}
 	c.Turns = slices.Clone(c.Turns) // a trim replaces turns, never s's
-	data, err := fitFile(&c)
+	data, err := fitFile(&c, st.limit())
 	if err != nil {
 		return nil, err
 	}
 	dir := st.dir()
 	sweepStray(dir)
-	if err := writeAtomic(dir, s.ID, data); err != nil {
+	rename := st.rename
+	if rename == nil {
+		rename = os.Rename
+	}
+	if err := writeAtomic(dir, s.ID, data, rename); err != nil {
 		return nil, fmt.Errorf("cannot save session %s in %s: %w", s.ID, dir, err)
 	}
 	st.logger().Info("session saved", "id", s.ID, "turns", len(c.Turns), "bytes", len(data), "dir", dir)
@@ -143,13 +147,9 @@ func (st Store) write(s *Session) (*Session, error) {
 // hidden and keeps them out of List.
 const tempPrefix = "."
 
-// renameFile is os.Rename; tests replace it to simulate a crash before the
-// rename.
-var renameFile = os.Rename
-
 // writeAtomic writes data to dir/<id>.json through a synced temporary file
-// and a rename, then syncs the directory so the rename itself is durable.
-func writeAtomic(dir, id string, data []byte) (err error) {
+// and rename, then syncs the directory so the rename itself is durable.
+func writeAtomic(dir, id string, data []byte, rename func(from, to string) error) (err error) {
 	// The writer's pid is in the name, so a later save can tell a file a
 	// killed process left behind from one being written now.
 	f, err := os.CreateTemp(dir, fmt.Sprintf("%s%s.%d.*.tmp", tempPrefix, id, os.Getpid()))
@@ -175,7 +175,7 @@ func writeAtomic(dir, id string, data []byte) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = renameFile(tmp, filepath.Join(dir, id+".json")); err != nil {
+	if err = rename(tmp, filepath.Join(dir, id+".json")); err != nil {
 		return err
 	}
 	if d, derr := os.Open(dir); derr == nil {
@@ -224,12 +224,12 @@ func (st Store) read(id string) ([]byte, error) {
 		return nil, fmt.Errorf("cannot read session %s: %w", id, err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > int64(maxFileBytes) {
+	if fi, err := f.Stat(); err == nil && fi.Size() > int64(st.limit()) {
 		return nil, fmt.Errorf("session %s is %s, more than the %s Chorus loads (an earlier version saved big results whole; saves now trim them), so it was not opened; "+
 			"it was left untouched at %s — start a new session, and move the file out of %s if it should not count as the newest: %w",
-			id, skills.HumanBytes(fi.Size()), skills.HumanBytes(int64(maxFileBytes)), p, st.dir(), ErrTooLarge)
+			id, skills.HumanBytes(fi.Size()), skills.HumanBytes(int64(st.limit())), p, st.dir(), ErrTooLarge)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, int64(maxFileBytes)))
+	data, err := io.ReadAll(io.LimitReader(f, int64(st.limit())))
 	if err != nil {
 		return nil, fmt.Errorf("cannot read session %s: %w", id, err)
 	}

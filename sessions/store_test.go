@@ -51,6 +51,7 @@ func fullSession(st Store) *Session {
 }
 
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: filepath.Join(t.TempDir(), "a", "sessions")}
 	s := fullSession(st)
 	before := *s
@@ -109,6 +110,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestSaveTitlesUntitled(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	s := st.New("")
 	s.Turns = append(s.Turns, Record{Request: "\n\n   translate this   please\nsecond line"})
@@ -121,20 +123,8 @@ func TestSaveTitlesUntitled(t *testing.T) {
 	}
 }
 
-func TestDefaultDir(t *testing.T) {
-	data := t.TempDir()
-	t.Setenv("XDG_DATA_HOME", data)
-	var st Store
-	s := st.New("hello")
-	if err := st.Save(s); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(data, "chorus", "sessions", s.ID+".json")); err != nil {
-		t.Errorf("the zero Store did not save under $XDG_DATA_HOME/chorus/sessions: %v", err)
-	}
-}
-
 func TestForwardCompatible(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	// A file from a future version: unknown fields everywhere.
 	future := `{"version": 9, "id": "x", "title": "from the future", "created": "2030-01-01T00:00:00Z",
@@ -157,6 +147,7 @@ func TestForwardCompatible(t *testing.T) {
 }
 
 func TestInterruptedSave(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	s := st.New("first version")
 	if err := st.Save(s); err != nil {
@@ -192,6 +183,7 @@ func TestInterruptedSave(t *testing.T) {
 }
 
 func TestCrashBeforeRename(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	s := st.New("old title")
 	if err := st.Save(s); err != nil {
@@ -201,11 +193,10 @@ func TestCrashBeforeRename(t *testing.T) {
 	old, _ := os.ReadFile(path)
 	// The new version is fully written and synced, then the "crash" comes.
 	var staged []byte
-	renameFile = func(from, to string) error {
+	st.rename = func(from, to string) error {
 		staged, _ = os.ReadFile(from)
 		return errors.New("simulated crash")
 	}
-	defer func() { renameFile = os.Rename }()
 	s.Title = "new title"
 	s.AddTurn(Record{Request: "more"})
 	if err := st.Save(s); err == nil || !strings.Contains(err.Error(), "simulated crash") {
@@ -226,6 +217,7 @@ func TestCrashBeforeRename(t *testing.T) {
 }
 
 func TestFailedSaveKeepsOldFile(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	s := st.New("keep me")
 	if err := st.Save(s); err != nil {
@@ -252,6 +244,7 @@ func TestFailedSaveKeepsOldFile(t *testing.T) {
 }
 
 func TestConcurrentSaves(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	shared := st.New("shared")
 	shared.AddTurn(Record{Request: "hello", Answer: "hi"})
@@ -302,6 +295,7 @@ func TestConcurrentSaves(t *testing.T) {
 }
 
 func TestDamagedFiles(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	good := st.New("good one")
 	if err := st.Save(good); err != nil {
@@ -370,6 +364,7 @@ func TestDamagedFiles(t *testing.T) {
 }
 
 func TestListOrder(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	write := func(id, updated string) {
 		body := fmt.Sprintf(`{"version":1,"id":%q,"title":"t %s","updated":%q,"model":"m","turns":[{"request":"a"},{"request":"b"}]}`, id, id, updated)
@@ -409,6 +404,7 @@ func TestListOrder(t *testing.T) {
 }
 
 func TestMissingAndInvalid(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: filepath.Join(t.TempDir(), "never-created")}
 	if list, err := st.List(); err != nil || len(list) != 0 {
 		t.Errorf("List of a missing dir = %v, %v; want empty", list, err)
@@ -445,6 +441,7 @@ func TestMissingAndInvalid(t *testing.T) {
 }
 
 func TestIDs(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2025, 3, 1, 14, 22, 33, 123e6, time.FixedZone("CET", 3600))
 	id := newID(base)
 	if !strings.HasPrefix(id, "20250301-132233-123-") || !validID(id) {
@@ -469,6 +466,7 @@ func TestIDs(t *testing.T) {
 }
 
 func TestTitleFrom(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"  hello   world  ":      "hello world",
 		"\n\n\tfirst\nsecond":    "first",
@@ -488,6 +486,7 @@ func TestTitleFrom(t *testing.T) {
 }
 
 func TestOpenResolvesLatest(t *testing.T) {
+	t.Parallel()
 	// A fake clock a second ahead at each reading: Updated orders the
 	// saves. The session saved last is created first, so its id sorts
 	// lower: only Updated can make it the latest.
@@ -521,6 +520,7 @@ func TestOpenResolvesLatest(t *testing.T) {
 // TestStoreLogs: saves and loads are logged with the id and sizes, never
 // with what was said; failures as warnings.
 func TestStoreLogs(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	st := Store{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(&buf, nil))}
 	s := st.New("")
@@ -549,6 +549,7 @@ func TestStoreLogs(t *testing.T) {
 // rename (a dead writer) are removed by the next save; one a live process
 // is writing stays.
 func TestKilledSavesLeaveNothing(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	s := st.New("")
 	if err := st.Save(s); err != nil {
@@ -575,6 +576,7 @@ func TestKilledSavesLeaveNothing(t *testing.T) {
 // TestListCarriesTurnText: a listing carries the turns' requests and
 // answers, so a search can find a session by what was said in it.
 func TestListCarriesTurnText(t *testing.T) {
+	t.Parallel()
 	st := Store{Dir: t.TempDir()}
 	s := st.New("a picture")
 	s.AddTurn(Record{Request: "draw a lighthouse at dusk", Answer: "Here is your lighthouse."})

@@ -10,8 +10,8 @@ import (
 	"github.com/chorusai/chorus/text"
 )
 
-// A save must never write what a load refuses: a session over
-// maxFileBytes would be kept but could not be opened again. Turns bring
+// A save must never write what a load refuses: a session over the
+// store's bound (maxFileBytes) would be kept but could not be opened again. Turns bring
 // their results, capped by the pipeline (a result over its cap is a file
 // in the output folder), but a long session adds up, and files of earlier
 // versions held results whole. So a save over the bound trims the turns
@@ -26,24 +26,24 @@ var trimSteps = []struct {
 	whole bool // the turn's own texts too, not only its results
 }{{4 << 10, false}, {4 << 10, true}, {256, true}}
 
-// fitFile returns the session as written (MarshalIndent), trimmed to
-// maxFileBytes when it is over; c is trimmed in place. A session that does
-// not fit even trimmed is an error naming the fix.
-func fitFile(c *Session) ([]byte, error) {
+// fitFile returns the session as written (MarshalIndent), trimmed to limit
+// bytes when it is over; c is trimmed in place. A session that does not fit
+// even trimmed is an error naming the fix.
+func fitFile(c *Session, limit int) ([]byte, error) {
 	data, err := marshalSession(c)
 	for _, step := range trimSteps {
-		if err != nil || len(data) <= maxFileBytes {
+		if err != nil || len(data) <= limit {
 			break
 		}
-		trimOldest(c, len(data)-maxFileBytes, step.keep, step.whole)
+		trimOldest(c, len(data)-limit, step.keep, step.whole)
 		data, err = marshalSession(c)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot save session %s: %w", c.ID, err)
 	}
-	if len(data) > maxFileBytes {
+	if len(data) > limit {
 		return nil, fmt.Errorf("cannot save session %s: even trimmed it would be %s, more than the %s a session may be — start a new session (/new, or chorus run without --continue)",
-			c.ID, skills.HumanBytes(int64(len(data))), skills.HumanBytes(int64(maxFileBytes)))
+			c.ID, skills.HumanBytes(int64(len(data))), skills.HumanBytes(int64(limit)))
 	}
 	return data, nil
 }

@@ -10,13 +10,6 @@ import (
 	"github.com/chorusai/chorus/pipeline"
 )
 
-// smallFiles lowers the bound of a session file for the test.
-func smallFiles(t *testing.T, n int) {
-	old := maxFileBytes
-	maxFileBytes = n
-	t.Cleanup(func() { maxFileBytes = old })
-}
-
 // bigTurn is a turn whose task returned result bytes, passed on as an
 // argument to a second task.
 func bigTurn(request string, result int) Record {
@@ -32,8 +25,8 @@ func bigTurn(request string, result int) Record {
 // was trimmed — and the file loads; the newest turn, and the session in
 // memory, keep theirs whole.
 func TestSaveKeepsTheSessionLoadable(t *testing.T) {
-	smallFiles(t, 300<<10)
-	st := Store{Dir: t.TempDir()}
+	t.Parallel()
+	st := Store{Dir: t.TempDir(), maxBytes: 300 << 10}
 	s := st.New("")
 	for _, r := range []string{"first", "second", "third"} {
 		s.AddTurn(bigTurn(r, 60<<10))
@@ -42,8 +35,8 @@ func TestSaveKeepsTheSessionLoadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	info, err := os.Stat(st.path(s.ID))
-	if err != nil || info.Size() > int64(maxFileBytes) {
-		t.Fatalf("saved %d bytes, over the %d a load accepts (%v)", info.Size(), maxFileBytes, err)
+	if err != nil || info.Size() > int64(st.maxBytes) {
+		t.Fatalf("saved %d bytes, over the %d a load accepts (%v)", info.Size(), st.maxBytes, err)
 	}
 	got, err := st.Load(s.ID)
 	if err != nil {
@@ -66,8 +59,8 @@ func TestSaveKeepsTheSessionLoadable(t *testing.T) {
 // trimmed is not written — the file on disk stays as it was — and the error
 // says what to do.
 func TestSaveThatCannotFitWritesNothing(t *testing.T) {
-	smallFiles(t, 16<<10)
-	st := Store{Dir: t.TempDir()}
+	t.Parallel()
+	st := Store{Dir: t.TempDir(), maxBytes: 16 << 10}
 	s := st.New("")
 	s.AddTurn(Record{Request: "hi", Answer: "hello"})
 	if err := st.Save(s); err != nil {
@@ -90,8 +83,8 @@ func TestSaveThatCannotFitWritesNothing(t *testing.T) {
 // by an earlier version) is not called damaged: the error says why it was
 // not opened and what to do, and leaves it as it is.
 func TestTooLargeSessionSaysWhatToDo(t *testing.T) {
-	smallFiles(t, 4<<10)
-	st := Store{Dir: t.TempDir()}
+	t.Parallel()
+	st := Store{Dir: t.TempDir(), maxBytes: 4 << 10}
 	id := "20250101-000000-000-0001"
 	body := `{"version":1,"id":"` + id + `","turns":[{"request":"` + strings.Repeat("a", 8<<10) + `"}]}`
 	if err := os.WriteFile(filepath.Join(st.Dir, id+".json"), []byte(body), 0o600); err != nil {

@@ -25,6 +25,7 @@ func savedTurns(t *testing.T, s *server, k gossh.Signer) []map[string]any {
 // first — lets the turn stream to its end, saves it whole, tells each user
 // their session is saved, and Serve returns.
 func TestDrainLetsTheTurnFinish(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, 4, oneSlotWithExpert(t))
 	st := &streams{ch: map[string]chan string{}}
 	scriptedTurns(s, st)
@@ -77,6 +78,7 @@ func TestDrainLetsTheTurnFinish(t *testing.T) {
 // is up is cancelled and saved as such, with what it had, and its user is
 // told the session is saved.
 func TestDrainCutShort(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, 4, oneSlotWithExpert(t))
 	st := &streams{ch: map[string]chan string{}}
 	scriptedTurns(s, st)

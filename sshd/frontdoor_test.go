@@ -85,6 +85,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // closes the idle ones long before the idle timeout; and the server's
 // goroutines come back to their baseline.
 func TestSSHFrontDoor(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("opens 500 connections")
 	}
@@ -169,6 +170,7 @@ func TestSSHFrontDoor(t *testing.T) {
 // makes the one that waited longest give way — a real client still gets
 // in — and a file limit sizes the door.
 func TestSSHFrontDoorFull(t *testing.T) {
+	t.Parallel()
 	refused := &refusals{n: map[string]int{}}
 	s := startServer(t, 2, func(o *sshd.Options) {
 		o.Refused = refused.add

@@ -47,7 +47,7 @@ func TestSSHUserCannotReachHostFilesThroughFilesystem(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("HOME", host)
+	t.Setenv("HOME", host) // the trust gate's HOME (scope reads the process's)
 	ep := mcp.New(mcp.Options{Servers: []mcp.Server{{Name: "fs", Command: node, Args: []string{script, host}, Trust: true}}})
 	t.Cleanup(func() { ep.Close() })
 	ep.Start(context.Background())
@@ -116,7 +116,7 @@ func TestSSHUserCannotReachHostFilesThroughFilesystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng := pipeline.New(ctl, cat, endpoints.NewRouter(endpoints.ModeHybrid, ep), pipeline.Options{OutputDir: t.TempDir(), MaxTasks: 64, Revise: 0})
-	svc, err := conversation.New(conversation.Options{Engine: eng, Version: "test"})
+	svc, err := conversation.New(conversation.Options{Engine: eng, Dir: t.TempDir(), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,7 @@ import (
 // output — and nothing of it reaches their terminal; a refusal names their
 // folder.
 func TestSSHUserCannotHandAHostFileToATool(t *testing.T) {
+	t.Parallel()
 	kinds := []skills.EndpointKind{skills.EndpointBuiltin, skills.EndpointCommand, skills.EndpointLocal, skills.EndpointHuggingFace, skills.EndpointOpenAI, skills.EndpointOllama, skills.EndpointMCP}
 	probes := map[skills.EndpointKind]*endpointstest.Probe{}
 	var all []*endpointstest.Probe
@@ -130,7 +131,7 @@ func probeServer(t *testing.T, plan func() string, tune func(*sshd.Options), pro
 		t.Fatal(err)
 	}
 	eng := pipeline.New(ctl, cat, endpoints.NewRouter(endpoints.ModeHybrid, eps...), pipeline.Options{OutputDir: t.TempDir(), MaxTasks: 128})
-	svc, err := conversation.New(conversation.Options{Engine: eng, Version: "test"})
+	svc, err := conversation.New(conversation.Options{Engine: eng, Dir: t.TempDir(), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,6 +148,7 @@ func probeServer(t *testing.T, plan func() string, tune func(*sshd.Options), pro
 // is refused, naming serve.allow_tools, unless the operator's configuration
 // allows it — then it runs, again without a question.
 func TestSSHUserNeverApprovesAHostTool(t *testing.T) {
+	t.Parallel()
 	for _, allowed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("allowed=%v", allowed), func(t *testing.T) {
 			tool := endpointstest.NewProbe(skills.EndpointMCP)

@@ -87,12 +87,12 @@ func (r loadResult) percentile(p float64) time.Duration {
 // the goroutines left once every chat has closed.
 func runLoad(tb testing.TB, chats, slots, turns int) loadResult {
 	tb.Helper()
-	dir := testkit.Isolate(tb)
+	dir, env := testkit.Isolate(tb)
 	defaults, err := os.ReadFile("../config.yaml")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg, err := config.Load(defaults, "")
+	cfg, err := config.Load(defaults, "", env)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func runLoad(tb testing.TB, chats, slots, turns int) loadResult {
 		tb.Fatal(err)
 	}
 	hostKeyPath := filepath.Join(dir, "data", "ssh_host_ed25519_key")
-	svcOpts := conversation.Options{Engine: eng, Version: "load"}
+	svcOpts := conversation.Options{Engine: eng, Dir: cfg.Env.SessionsDir(), Version: "load"}
 	var refused func(string)
 	if os.Getenv("CHORUS_LOAD_METRICS") != "" {
 		m, stop := withMetrics(tb, eng)

@@ -80,7 +80,7 @@ func oneSlotWithExpert(t *testing.T) func(*sshd.Options) {
 		router := endpoints.NewRouter(endpoints.ModeLocal, builtin.New(), openai.New(openai.Options{HTTPClient: &http.Client{},
 			Servers: []openai.Server{{Name: "experts", URL: experts.URL, Models: map[string][]string{"summarization": {"bart-large-cnn"}}}}}))
 		eng := pipeline.New(ctl, cat, router, pipeline.Options{OutputDir: filepath.Join(t.TempDir(), "out")})
-		if o.Service, err = conversation.New(conversation.Options{Engine: eng, Version: "test"}); err != nil {
+		if o.Service, err = conversation.New(conversation.Options{Engine: eng, Dir: o.Config.Env.SessionsDir(), Version: "test"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -94,11 +94,12 @@ func oneSlotWithExpert(t *testing.T) func(*sshd.Options) {
 // logins refused (an unknown key, a silent connection past the handshake
 // deadline, one chat too many).
 func TestMetricsOfAScriptedTurn(t *testing.T) {
+	t.Parallel()
 	var m *metrics.Metrics
 	s := startServer(t, 2, oneSlotWithExpert(t), func(o *sshd.Options) {
 		m = metrics.New(metrics.Options{RefusalReasons: sshd.RefusalReasons()})
 		m.Watch(o.Service.Engine())
-		svc, err := conversation.New(conversation.Options{Engine: o.Service.Engine(), Version: "test", Observer: m})
+		svc, err := conversation.New(conversation.Options{Engine: o.Service.Engine(), Dir: o.Config.Env.SessionsDir(), Version: "test", Observer: m})
 		if err != nil {
 			t.Fatal(err)
 		}

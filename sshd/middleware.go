@@ -154,9 +154,6 @@ func operatorApproves(allowed []string) func(context.Context, pipeline.Approval)
 	})
 }
 
-// newProgram builds a chat's program; tests replace it.
-var newProgram = ui.NewProgram
-
 // teaChat runs the user's chat on the connection's terminal: a program of
 // the chat service over the shared engine, the key's sessions and
 // outputs, sized from the PTY and sent every window change, and saved when
@@ -186,7 +183,7 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 		// chat's: a program catching SIGTERM quit every chat at once, turns
 		// cut off, when the server was told to drain.
 		opts := append(append(bm.MakeOptions(sess), s.chatInput(sess)...), tea.WithWindowSize(width, height), tea.WithoutSignalHandler())
-		prog, err := newProgram(sess.Context(), ui.Options{
+		prog, err := s.opts.NewProgram(sess.Context(), ui.Options{
 			Config:         s.opts.Config,
 			Service:        svc,
 			Constraints:    s.opts.Constraints,

@@ -22,6 +22,7 @@ func limited(t testing.TB, in string, max int, oneByte bool) (string, []int64) {
 }
 
 func TestPasteLimiter(t *testing.T) {
+	t.Parallel()
 	small := "\x1b[200~hello\nworld\x1b[201~"
 	big := "\x1b[200~" + strings.Repeat("x", 5000) + "\x1b[201~"
 	for _, one := range []bool{false, true} {
@@ -46,6 +47,7 @@ func TestPasteLimiter(t *testing.T) {
 // TestPasteLimiterHoldsLittle: a paste far over the limit passes through
 // the limiter without it ever holding more than the limit.
 func TestPasteLimiterHoldsLittle(t *testing.T) {
+	t.Parallel()
 	const limit = 1 << 20
 	body := io.LimitReader(zeroReader{}, 100<<20)
 	r := io.MultiReader(strings.NewReader("\x1b[200~"), body, strings.NewReader("\x1b[201~typed"))

@@ -14,6 +14,7 @@ import (
 // download a model onto the shared server, and /model naming a model the
 // server lacks does not offer to — unless serve.allow_pull is set.
 func TestSSHPullIsOffUnlessAllowed(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, 2)
 	s.ollama.SetPullable("anything:405b", fakeollama.Model{ParameterSize: "405B"})
 	_, tm := s.open(t, testKey(t, 1), 100, 30)

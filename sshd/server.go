@@ -79,6 +79,9 @@ type Options struct {
 	// Refused, when set, is told of every connection turned away, by
 	// reason (one of RefusalReasons): the server's metrics.
 	Refused func(reason string)
+	// NewProgram builds a chat's program; nil is ui.NewProgram. A test
+	// wraps it (a chat that panics).
+	NewProgram func(context.Context, ui.Options) (*ui.Program, error)
 }
 
 // Server is the SSH server of chats.
@@ -120,6 +123,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Refused == nil {
 		opts.Refused = func(string) {}
+	}
+	if opts.NewProgram == nil {
+		opts.NewProgram = ui.NewProgram
 	}
 	s := &Server{opts: opts, log: log, progs: map[*ui.Program]struct{}{}, drained: make(chan struct{})}
 	_, skipped, err := readAuthorizedKeys(opts.AuthorizedKeys)

@@ -57,12 +57,12 @@ type server struct {
 
 func startServer(t *testing.T, maxSessions int, tune ...func(*sshd.Options)) *server {
 	t.Helper()
-	dir := testkit.Isolate(t)
+	dir, env := testkit.Isolate(t)
 	defaults, err := os.ReadFile("../config.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(defaults, "")
+	cfg, err := config.Load(defaults, "", env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func startServer(t *testing.T, maxSessions int, tune ...func(*sshd.Options)) *se
 	}
 	hostKeyPath := filepath.Join(dir, "data", "ssh_host_ed25519_key")
 	// A server that could let nobody in says so before it listens.
-	svc, err := conversation.New(conversation.Options{Engine: eng, Version: "test"})
+	svc, err := conversation.New(conversation.Options{Engine: eng, Dir: cfg.Env.SessionsDir(), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,6 +258,7 @@ func (tm *term) typeText(t *testing.T, s string) {
 // disconnects — after which its session is saved in its own directory and
 // the log names its key and address.
 func TestSSHChat(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, 4)
 	key := testKey(t, 1)
 	client, tm := s.open(t, key, 80, 24)
@@ -319,6 +320,7 @@ func waitLog(t *testing.T, s *server, want string) {
 // engine; each has its own directory, and neither's chat can read the
 // other's files, even by typing their path.
 func TestSSHUsersAreSeparate(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, 4)
 	alice, bob := testKey(t, 1), testKey(t, 2)
 	s.allow(t, bob)
@@ -356,6 +358,7 @@ func userDir(k gossh.Signer) string {
 // logins are refused; a command is answered with a message and status 1;
 // port forwarding is refused; past max_sessions a chat is turned away.
 func TestSSHRefusals(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, 1)
 	if _, err := s.dial(gossh.PublicKeys(testKey(t, 9))); err == nil {
 		t.Fatal("an unknown key logged in")
@@ -406,15 +409,16 @@ func TestSSHRefusals(t *testing.T) {
 // message to its user and the panic in the log file; the server, its chat
 // slot and the other users' chats go on.
 func TestSSHChatPanicEndsOnlyThatChat(t *testing.T) {
-	s := startServer(t, 1)
-	s.allow(t, testKey(t, 2))
-	restore := sshd.SetNewProgram(func(ctx context.Context, o ui.Options) (*ui.Program, error) {
-		if strings.HasSuffix(o.Workspace, userDir(testKey(t, 2))) {
-			panic("a bug in one chat")
+	t.Parallel()
+	s := startServer(t, 1, func(o *sshd.Options) {
+		o.NewProgram = func(ctx context.Context, o ui.Options) (*ui.Program, error) {
+			if strings.HasSuffix(o.Workspace, userDir(testKey(t, 2))) {
+				panic("a bug in one chat")
+			}
+			return ui.NewProgram(ctx, o)
 		}
-		return ui.NewProgram(ctx, o)
 	})
-	defer restore()
+	s.allow(t, testKey(t, 2))
 
 	_, bad := s.open(t, testKey(t, 2), 80, 24)
 	bad.waitFor(t, 0, "this chat hit an internal error and was closed")
@@ -437,6 +441,7 @@ func TestSSHChatPanicEndsOnlyThatChat(t *testing.T) {
 // typed: every key is a frame of 600×200 cells, slow under -race on a
 // loaded machine.)
 func TestSSHAbsurdWindowSize(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, 2)
 	_, tm := s.open(t, testKey(t, 1), 100000, 100000)
 	mark := tm.waitFor(t, 0, "Ask anything")

@@ -31,6 +31,7 @@ func warmUps(reqs []api.ChatRequest) []api.ChatRequest {
 // the engine, and so the head), and a chat's first planning call starts
 // with exactly what was warmed, so the server's prompt cache serves it.
 func TestSSHServerWarmsTheHeadOnceForAllChats(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, 4)
 	deadline := time.Now().Add(guard)
 	for len(warmUps(s.ollama.ChatRequests())) == 0 && time.Now().Before(deadline) {
@@ -78,6 +79,7 @@ func sameMessage(a, b api.Message) bool { return a.Role == b.Role && a.Content =
 // TestSSHServerWarmOff: with controller.warm off (a hosted controller that
 // bills input tokens) the server sends no warm-up, at start or for a chat.
 func TestSSHServerWarmOff(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, 4, func(o *sshd.Options) { o.Config.Controller.Warm = "off" })
 	alice := testKey(t, 1)
 	_, ta := s.open(t, alice, 100, 30)

@@ -43,12 +43,12 @@ var fixedNow = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
 // environment: no user file, no Hugging Face token.
 func testConfig(t testing.TB) *config.Config {
 	t.Helper()
-	testkit.Isolate(t)
+	_, env := testkit.Isolate(t)
 	defaults, err := os.ReadFile("../config.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Load(defaults, "")
+	cfg, err := config.Load(defaults, "", env)
 	if err != nil {
 		t.Fatal(err)
 	}
