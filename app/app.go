@@ -15,6 +15,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 
@@ -52,6 +53,11 @@ type Options struct {
 	// Observer, when set, watches every chat and turn of the chat service
 	// (a server's metrics, package metrics).
 	Observer conversation.Observer
+	// Home and WorkDir are the user's home and the folder Chorus runs in,
+	// where a turn resolves "~" and relative paths and the trust gate
+	// judges them (pipeline.Options.Home, WorkDir); empty means the
+	// process's, os.UserHomeDir and os.Getwd, read once here.
+	Home, WorkDir string
 }
 
 // Replay is a recorded chat to play back (--replay, --replay-speed).
@@ -104,6 +110,12 @@ type App struct {
 func New(cfg *config.Config, opts Options) (*App, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Home == "" {
+		opts.Home, _ = os.UserHomeDir()
+	}
+	if opts.WorkDir == "" {
+		opts.WorkDir, _ = os.Getwd()
 	}
 	a := &App{cfg: cfg}
 	if err := a.start(cfg, opts); err != nil {

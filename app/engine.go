@@ -58,8 +58,10 @@ func (a *App) newEngine(cfg *config.Config, opts Options) (*pipeline.Engine, err
 		EarlyAnswer:     cfg.EarlyAnswer(),
 		// A model a request names outside the catalog is looked up
 		// there, as chorus models sync reads the Hub.
-		Hub:    &skills.Hub{BaseURL: cfg.HuggingFace.HubURL, Token: cfg.HuggingFace.Token},
-		Logger: opts.Logger,
+		Hub:     &skills.Hub{BaseURL: cfg.HuggingFace.HubURL, Token: cfg.HuggingFace.Token},
+		Logger:  opts.Logger,
+		Home:    opts.Home,
+		WorkDir: opts.WorkDir,
 	}), nil
 }
 

@@ -41,6 +41,8 @@ func (a *App) replayEngine(cfg *config.Config, opts Options) (*pipeline.Engine, 
 		TaskTimeout: cfg.TaskTimeout,
 		OutputDir:   cfg.OutputDir,
 		Logger:      log,
+		Home:        opts.Home,
+		WorkDir:     opts.WorkDir,
 	})
 	if err != nil {
 		return nil, usage(fmt.Errorf("--replay: %w", err))

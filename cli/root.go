@@ -41,6 +41,10 @@ type Options struct {
 	// from ("NAME=value" each): os.Environ() in the process, a test's own
 	// few variables in a test (config.Env). nil is an empty one.
 	Environ []string
+	// WorkDir is the folder the command runs in: --out, --attach and the
+	// paths a request names resolve from it (app.Options.WorkDir); empty
+	// means the process's.
+	WorkDir string
 }
 
 // Main runs the command line args and returns the process's exit status
@@ -91,8 +95,10 @@ type globalFlags struct {
 	// config.Load's check of the CHORUS_ variables accepts them.
 	reads []string
 	// env is Options.Environ: where the configuration, the XDG
-	// directories and the variables the commands name are read.
+	// directories, HOME and the variables the commands name are read.
 	env config.Env
+	// workDir is Options.WorkDir: "" is the process's.
+	workDir string
 }
 
 // startLog opens the log file for the command about to run.
@@ -114,7 +120,15 @@ func (g *globalFlags) logger() *slog.Logger {
 // command ends.
 func (g *globalFlags) newApp(cfg *config.Config, opts app.Options) (*app.App, error) {
 	opts.Logger, opts.Version, opts.ResultTransport = g.logger(), g.version, g.downloads
-	return app.New(cfg, opts)
+	return app.New(cfg, g.folders(opts))
+}
+
+// folders gives opts the home and working folder the command runs in:
+// HOME of the environment it was given, and Options.WorkDir (app.New
+// takes the process's for either left empty).
+func (g *globalFlags) folders(opts app.Options) app.Options {
+	opts.Home, opts.WorkDir = g.env.Home(), g.workDir
+	return opts
 }
 
 // load reads the configuration, applies the flags, and records the start
@@ -169,7 +183,7 @@ func (g *globalFlags) loadConfig() (*config.Config, error) {
 }
 
 func newRootCmd(opts Options) *cobra.Command {
-	g := &globalFlags{defaults: opts.Defaults, version: chorusVersion(opts.Version), downloads: opts.ResultTransport, env: config.EnvOf(opts.Environ)}
+	g := &globalFlags{defaults: opts.Defaults, version: chorusVersion(opts.Version), downloads: opts.ResultTransport, env: config.EnvOf(opts.Environ), workDir: opts.WorkDir}
 	root := &cobra.Command{
 		Use:   "chorus",
 		Short: "Chat with a local LLM that plans, picks expert models and runs them for you",

@@ -130,7 +130,7 @@ stderr); 2 for bad usage or configuration, or a session that does not exist; 130
 				return err
 			}
 			f.debug, f.modelSet, f.log = g.debug, g.model != "", g.logger()
-			f.app = app.Options{Version: g.version, ResultTransport: g.downloads}
+			f.app = g.folders(app.Options{Version: g.version, ResultTransport: g.downloads})
 			f.terminal = isTerminal(stdout(cmd))
 			f.ask = terminalAsker(cmd.InOrStdin(), cmd.ErrOrStderr(), f.allowTools)
 			return runTurn(cmd.Context(), cfg, f, request, stdout(cmd), cmd.ErrOrStderr())
@@ -184,13 +184,13 @@ func runTurn(ctx context.Context, cfg *config.Config, f *runFlags, request strin
 // attachments absolute (and proven to exist), --out into cfg.OutputDir,
 // --constrain parsed. Each problem is bad usage (status 2).
 func (f *runFlags) check(cfg *config.Config) error {
-	attachments, err := checkAttachments(f.attach)
+	attachments, err := checkAttachments(f.app.WorkDir, f.attach)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
 	f.attachments = attachments
 	if f.out != "" {
-		abs, err := filepath.Abs(f.out)
+		abs, err := absFrom(f.app.WorkDir, f.out)
 		if err != nil {
 			return &exitError{code: 2, err: fmt.Errorf("--out: %w", err)}
 		}
@@ -422,13 +422,22 @@ func openSession(chat *conversation.Chat, f *runFlags, stderr io.Writer) (resume
 	return resumed, nil
 }
 
+// absFrom is p made absolute from the folder wd, or from the process's
+// when wd is "".
+func absFrom(wd, p string) (string, error) {
+	if wd != "" && !filepath.IsAbs(p) {
+		return filepath.Join(wd, p), nil
+	}
+	return filepath.Abs(p)
+}
+
 // checkAttachments makes attachment paths absolute and proves they exist.
 // A folder is a grant of its paths to the tools that take one (list it,
 // read the files in it: scope.AllowFolder); the file system's root is not.
-func checkAttachments(paths []string) ([]string, error) {
+func checkAttachments(wd string, paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
-		abs, err := filepath.Abs(p)
+		abs, err := absFrom(wd, p)
 		if err != nil {
 			return nil, fmt.Errorf("--attach %s: %w", p, err)
 		}

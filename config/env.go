@@ -100,6 +100,11 @@ func (e Env) inHome(path ...string) string {
 	return filepath.Join(append([]string{home}, path...)...)
 }
 
+// Home is the user's home folder, os.UserHomeDir read from e: "~" to
+// Chorus and to the tools it starts, which inherit the environment; ""
+// without one.
+func (e Env) Home() string { return e.inHome() }
+
 // expandHome expands a leading ~ of p.
 func (e Env) expandHome(p string) string {
 	if rest, ok := strings.CutPrefix(p, "~"); ok && (rest == "" || rest[0] == '/') && e.inHome() != "" {

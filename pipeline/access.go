@@ -24,8 +24,17 @@ func (e *Engine) outDir(dir string) string {
 	if dir == "" {
 		dir = e.opts.OutputDir
 	}
+	return e.abs(dir)
+}
+
+// abs is dir made absolute from the engine's working folder
+// (Options.WorkDir; the process's when none was given).
+func (e *Engine) abs(dir string) string {
+	if !filepath.IsAbs(dir) && e.opts.WorkDir != "" {
+		return filepath.Join(e.opts.WorkDir, dir)
+	}
 	if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
+		return abs
 	}
 	return dir
 }
@@ -34,7 +43,11 @@ func (e *Engine) outDir(dir string) string {
 // by newTurnRun.
 func (tr *turnRun) grants() *scope.Scope {
 	t := tr.t
-	sc := scope.New(scope.Options{Root: t.Workspace, Outputs: tr.outDir})
+	o := scope.Options{Root: t.Workspace, Outputs: tr.outDir, ProcessHome: tr.e.opts.Home, ProcessDir: tr.e.opts.WorkDir}
+	if t.Workspace == "" {
+		o.Home, o.WorkDir = tr.e.opts.Home, tr.e.opts.WorkDir
+	}
+	sc := scope.New(o)
 	for _, a := range t.Attachments {
 		_ = sc.Allow(a, scope.Attached) // a file, or a folder and what is in it
 	}
@@ -52,7 +65,7 @@ func (tr *turnRun) grants() *scope.Scope {
 	// or when they pass the rule now (attached or typed this turn, or in
 	// an earlier turn of this chat: Earlier, above).
 	dirs := []string{tr.outDir}
-	if abs, err := filepath.Abs(tr.e.opts.OutputDir); err == nil && abs != dirs[0] {
+	if abs := tr.e.abs(tr.e.opts.OutputDir); abs != dirs[0] {
 		dirs = append(dirs, abs)
 	}
 	for _, m := range t.History {

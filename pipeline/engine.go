@@ -129,6 +129,16 @@ type Options struct {
 	// each of them produces one file at a path fixed in advance and the
 	// answer needs only that path (response.early; early.go).
 	EarlyAnswer bool
+	// Home and WorkDir are the user's home folder and Chorus's working
+	// folder: a turn resolves "~" and relative paths from them (the
+	// validator, the trust gate: scope.Options), and the tools Chorus
+	// starts inherit them, so the gate judges a path a tool gets from
+	// there too (scope.Options.ProcessHome, ProcessDir) — also for a
+	// turn confined to a Workspace, which resolves the user's own paths
+	// from it. Empty means the process's: the process passes
+	// os.UserHomeDir and os.Getwd (app/), a test a folder of its own,
+	// and the engine reads neither from the process itself.
+	Home, WorkDir string
 	// Logger records each turn's stages, choices, endpoint failures and
 	// outcome for the log file; nil discards. See log.go for what is
 	// never logged.

@@ -88,9 +88,7 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 		eps = append(eps, probes[k])
 		extra = append(extra, endpointstest.ProbeSkill(t, k))
 	}
-	r := newRig(t, withEndpoints(eps...), withSkills(extra...), withOptions(pipeline.Options{Revise: 1}))
-	t.Setenv("HOME", home)
-	t.Chdir(work)
+	r := newRig(t, withEndpoints(eps...), withSkills(extra...), withOptions(pipeline.Options{Revise: 1, Home: home, WorkDir: work}))
 	// Words past the result cap (pipeline.DefaultResultCap): a result this
 	// long is spilled to a file, and a later task takes it whole from there.
 	pad := strings.Repeat("the quick brown fox jumps over the lazy dog ", pipeline.DefaultResultCap/40)
@@ -294,8 +292,7 @@ func TestSpilledResultReadThroughTheGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	src, sink := endpointstest.NewProbe(skills.EndpointBuiltin), endpointstest.NewProbe(skills.EndpointCommand)
-	r := newRig(t, withEndpoints(src, sink), withSkills(endpointstest.ProbeSkill(t, ""), endpointstest.ProbeSkill(t, skills.EndpointCommand)), withOptions(pipeline.Options{}))
-	t.Setenv("HOME", home)
+	r := newRig(t, withEndpoints(src, sink), withSkills(endpointstest.ProbeSkill(t, ""), endpointstest.ProbeSkill(t, skills.EndpointCommand)), withHome(home))
 	result := strings.Repeat("the quick brown fox jumps over the lazy dog ", pipeline.DefaultResultCap/40) + "THE-END"
 	src.SetSource(result)
 

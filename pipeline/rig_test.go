@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"os"
@@ -85,6 +86,10 @@ type rigConfig struct {
 	skills []*skills.Skill
 	// slots is controller.max_concurrent.
 	slots int
+	// home is the engine's home folder (Options.Home): a folder of the
+	// test's own unless withHome gives one, so no turn reads the
+	// process's HOME.
+	home string
 }
 
 func withControllerCaps(c ...string) rigOption {
@@ -110,6 +115,10 @@ func withLookup(l pipeline.HubLookup) rigOption { return func(rc *rigConfig) { r
 func withSkills(s ...*skills.Skill) rigOption {
 	return func(rc *rigConfig) { rc.skills = append(rc.skills, s...) }
 }
+
+// withHome makes home the engine's home folder: "~" to the turn, and the
+// HOME the tools it starts inherit (pipeline.Options.Home).
+func withHome(home string) rigOption { return func(rc *rigConfig) { rc.home = home } }
 
 // withSlots sets controller.max_concurrent: the controller server's slots.
 func withSlots(n int) rigOption { return func(rc *rigConfig) { rc.slots = n } }
@@ -162,6 +171,14 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	}
 	if o.TaskTimeout == 0 {
 		o.TaskTimeout = 20 * time.Second
+	}
+	// The turn's home and working folder are the test's own: nothing of
+	// the process's (its HOME, the package's folder) is read.
+	if o.Home == "" {
+		o.Home = cmp.Or(rc.home, t.TempDir())
+	}
+	if o.WorkDir == "" {
+		o.WorkDir = t.TempDir()
 	}
 	r.eng = pipeline.New(ctl, cat, router, o)
 	return r

@@ -26,7 +26,7 @@ import (
 // still is.
 func TestChatLogGrantsNothingByItself(t *testing.T) {
 	home, secret := secretHome(t)
-	r := newRig(t, withControllerCaps(fakeollama.CapCompletion, fakeollama.CapVision))
+	r := newRig(t, withHome(home), withControllerCaps(fakeollama.CapCompletion, fakeollama.CapVision))
 	r.hf.Model("test/captioner-big", "image-to-text")
 	r.hf.Model("test/voice", "text-to-speech")
 	r.pick = func(*api.ChatRequest) fakeollama.Reply {

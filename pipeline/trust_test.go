@@ -17,8 +17,8 @@ import (
 	"github.com/chorusai/chorus/pipeline"
 )
 
-// secretHome makes a home directory with a private key and a token file and
-// points HOME at it; it returns the home and the secret's content.
+// secretHome makes a home directory with a private key and a token file; it
+// returns the home (the rig's, withHome) and the secret's content.
 func secretHome(t *testing.T) (home, secret string) {
 	t.Helper()
 	home = t.TempDir()
@@ -32,7 +32,6 @@ func secretHome(t *testing.T) (home, secret string) {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("HOME", home)
 	return home, secret
 }
 
@@ -80,7 +79,7 @@ func TestPlanCannotReadFilesTheUserDidNotGive(t *testing.T) {
 		{"audio, token file", "automatic-speech-recognition", "audio", "~/.cache/huggingface/token"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRig(t)
+			r := newRig(t, withHome(home))
 			r.hf.Model("test/captioner-big", "image-to-text")
 			r.planJSON(task(1, tc.task, nil, map[string]string{tc.arg: tc.val}))
 			rep, err := r.run(context.Background(), pipeline.Turn{Request: "describe my key"})
@@ -106,7 +105,7 @@ func TestPlanCannotReadFilesTheUserDidNotGive(t *testing.T) {
 // anything runs; one the user attached is read into the argument.
 func TestTextArgumentNamingAPrivateFileIsRefused(t *testing.T) {
 	home, secret := secretHome(t)
-	r := newRig(t)
+	r := newRig(t, withHome(home))
 	r.hf.Model("test/voice", "text-to-speech")
 	notes := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(notes, []byte("the meeting is at noon"), 0o644); err != nil {
@@ -143,7 +142,7 @@ func TestTextArgumentNamingAPrivateFileIsRefused(t *testing.T) {
 // value it resolved to, naming the fix, and nothing of the file is read.
 func TestExpertOutputPathIsNotRead(t *testing.T) {
 	home, secret := secretHome(t)
-	r := newRig(t)
+	r := newRig(t, withHome(home))
 	img := r.image("a.png", 20, 20)
 	private := filepath.Join(home, ".ssh/notes.txt")
 	r.hf.Model("test/captioner-big", "image-to-text").Respond(func(*http.Request, []byte) (int, string, []byte) {

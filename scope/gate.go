@@ -2,8 +2,6 @@ package scope
 
 import (
 	"encoding/json"
-	"os"
-	"os/user"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -201,18 +199,6 @@ func (g *gate) check(c string, k kind) error {
 	}
 	_, err := g.judge(c, k)
 	return err
-}
-
-// toolHomes are the homes a tool started by this process expands "~" to:
-// $HOME, which it inherits — or, with none, the account's.
-func toolHomes() []string {
-	if h := os.Getenv("HOME"); h != "" {
-		return []string{h}
-	}
-	if u, err := user.Current(); err == nil && u.HomeDir != "" {
-		return []string{u.HomeDir}
-	}
-	return nil
 }
 
 // eachWord calls fn with every word of v that could be a path and its

@@ -50,7 +50,8 @@ func gateTree(t testing.TB) (home string, s *Scope) {
 	if err := os.Symlink("../.ssh", filepath.Join(home, "work/up")); err != nil {
 		t.Fatal(err)
 	}
-	s = New(Options{Home: home, WorkDir: filepath.Join(home, "work")})
+	work := filepath.Join(home, "work")
+	s = New(Options{Home: home, WorkDir: work, ProcessHome: home, ProcessDir: work})
 	s.AllowFile(filepath.Join(home, "work/notes.txt"), Attached)
 	if err := s.AllowFolder(filepath.Join(home, "work/shared"), Attached); err != nil {
 		t.Fatal(err)
@@ -103,7 +104,6 @@ func forms(p, rel, tilde string) map[string]string {
 // names the path and the fix, never the contents.
 func TestGateForms(t *testing.T) {
 	home, s := gateTree(t)
-	t.Setenv("HOME", home)
 	for _, target := range []struct {
 		name, path, rel, tilde string
 		granted                bool
@@ -331,8 +331,7 @@ func FuzzGate(f *testing.F) {
 func FuzzGateConfined(f *testing.F) {
 	home, _ := gateTree(f)
 	wd := filepath.Join(home, "work")
-	f.Setenv("HOME", home)
-	s := New(Options{Root: wd})
+	s := New(Options{Root: wd, ProcessHome: home, ProcessDir: wd})
 	s.AllowFile(filepath.Join(wd, "notes.txt"), Attached)
 	if err := s.AllowFolder(filepath.Join(wd, "shared"), Attached); err != nil {
 		f.Fatal(err)
@@ -478,7 +477,8 @@ func distinctWords(n int) string {
 
 // TestGateTildeIsAlsoTheToolsHome: "~" is the scope's home (over ssh, the
 // remote user's folder), but a tool expands it to its own: a shell, the
-// MCP filesystem server (os.homedir) read "~/x" in the server's $HOME. So
+// MCP filesystem server (os.homedir) read "~/x" in the server's $HOME
+// (Options.ProcessHome, the HOME the tools Chorus starts inherit). So
 // a value "~/x" is judged both ways: a key in the server's home is refused
 // over ssh — naming the folder — and in a scope whose home is not $HOME.
 func TestGateTildeIsAlsoTheToolsHome(t *testing.T) {
@@ -492,7 +492,6 @@ func TestGateTildeIsAlsoTheToolsHome(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("HOME", server)
 	folder := filepath.Join(t.TempDir(), "users", "u1")
 	if err := os.MkdirAll(folder, 0o700); err != nil {
 		t.Fatal(err)
@@ -501,7 +500,7 @@ func TestGateTildeIsAlsoTheToolsHome(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range []string{"~/.ssh/id_rsa", "~/host-secret.txt", "read ~/host-secret.txt please", `["~/.ssh/id_rsa"]`, "file:~/.ssh/id_rsa", "%7E/.ssh/id_rsa"} {
-		confined := New(Options{Root: folder})
+		confined := New(Options{Root: folder, ProcessHome: server})
 		confined.AllowFile(filepath.Join(folder, "mine.txt"), Attached)
 		err := confined.Gate(v)
 		var de *DeniedError
@@ -511,19 +510,19 @@ func TestGateTildeIsAlsoTheToolsHome(t *testing.T) {
 		if strings.HasPrefix(v, "~/") && !strings.Contains(err.Error(), "a tool reads ~ as the server's home — name the file from your folder, as "+v[2:]) {
 			t.Errorf("over ssh, the refusal of %q does not say how to name the file: %v", v, err)
 		}
-		other := New(Options{Home: folder, WorkDir: folder})
+		other := New(Options{Home: folder, WorkDir: folder, ProcessHome: server})
 		if err := other.Gate(v); !errors.As(err, &de) {
 			t.Errorf("with home %s and $HOME %s, Gate(%q) = %v, want a refusal", folder, server, v, err)
 		}
 	}
 	// The user's own file, named in their folder, still goes over ssh; and
 	// with $HOME the scope's home, "~" is read once, as before.
-	confined := New(Options{Root: folder})
+	confined := New(Options{Root: folder, ProcessHome: server})
 	confined.AllowFile(filepath.Join(folder, "mine.txt"), Attached)
 	if err := confined.Gate(filepath.Join(folder, "mine.txt")); err != nil {
 		t.Errorf("over ssh the user's own file is refused: %v", err)
 	}
-	home := New(Options{Home: server, WorkDir: server})
+	home := New(Options{Home: server, WorkDir: server, ProcessHome: server})
 	home.AllowFile(filepath.Join(server, "host-secret.txt"), Attached)
 	if err := home.Gate("~/host-secret.txt"); err != nil {
 		t.Errorf("a granted ~/ path is refused: %v", err)

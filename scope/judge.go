@@ -83,7 +83,8 @@ func newGate(s *Scope, r Reader) *gate {
 	g.bases = add(g.bases, Base{Dir: s.wd, Name: own})
 	g.bases = add(g.bases, Base{Dir: s.processDir, Name: "Chorus's working folder"})
 	g.homes = add(g.homes, Base{Dir: s.home, Name: home})
-	for _, h := range s.toolHomes() {
+	// The home a tool started by this process expands "~" to.
+	if h := s.processHome; h != "" {
 		if r.Tool {
 			// A tool started in HOME (by a service manager, a shell)
 			// reads a relative path there.
@@ -380,15 +381,6 @@ func (g *gate) lookup(p string, nfc bool) look {
 		g.looks[key] = lk
 	}
 	return lk
-}
-
-// toolHomes are the homes a tool started by this process expands "~" to:
-// the HOME it inherits — or, with none, the account's.
-func (s *Scope) toolHomes() []string {
-	if s.processHome != "" {
-		return []string{s.processHome}
-	}
-	return toolHomes()
 }
 
 // mayCreate reports whether a tool may create real (a path naming

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/netip"
 	"os"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,8 +70,11 @@ type Options struct {
 	// create a file there (and in a folder the user gave), nowhere else.
 	Outputs string
 	// ProcessDir is Chorus's own working folder, and ProcessHome the HOME
-	// the tools it starts inherit: empty means the process's. A tool may
-	// resolve a relative path from either, so the gate judges it there too.
+	// the tools it starts inherit: empty means the process's (os.Getwd;
+	// $HOME, or with none the account's). A tool may resolve a relative
+	// path from either, so the gate judges it there too. The engine passes
+	// its own (pipeline.Options.Home and WorkDir), so a scope it builds
+	// reads nothing of the process.
 	ProcessDir, ProcessHome string
 	// Lookup resolves a host name of a URL handed to a tool (nil: the
 	// system's resolver).
@@ -102,6 +106,9 @@ func New(o Options) *Scope {
 	if o.ProcessDir == "" {
 		o.ProcessDir, _ = os.Getwd()
 	}
+	if o.ProcessHome == "" {
+		o.ProcessHome = processHome()
+	}
 	s := &Scope{home: o.Home, wd: o.WorkDir, root: root, given: given, processDir: o.ProcessDir, processHome: o.ProcessHome, lookupIP: o.Lookup,
 		files: map[string]Origin{}, dirs: map[string]Origin{}, folders: map[string]Origin{}, urls: map[string]Origin{}}
 	if o.Outputs != "" {
@@ -110,6 +117,18 @@ func New(o Options) *Scope {
 		}
 	}
 	return s
+}
+
+// processHome is the home a tool started by this process expands "~" to:
+// $HOME, which it inherits — or, with none, the account's.
+func processHome() string {
+	if h := os.Getenv("HOME"); h != "" {
+		return h
+	}
+	if u, err := user.Current(); err == nil {
+		return u.HomeDir
+	}
+	return ""
 }
 
 // Roots are the folders a tool of the turn may be told to keep to (MCP
@@ -391,6 +410,14 @@ func (s *Scope) Outside(path string) error {
 	}
 	return nil
 }
+
+// Abs is path as the scope reads it — "~" expanded from its home,
+// relative to its working folder (Options.Home and WorkDir), cleaned —
+// before any link is followed, for a caller that looks a path up itself:
+// never from the process's folder or HOME. A path outside a confined
+// scope's folder is a *DeniedError, as Outside says. It says nothing of
+// whether the path may be read (Check does).
+func (s *Scope) Abs(path string) (string, error) { return s.absolute(path) }
 
 // absolute is path as resolve reads it — "~" expanded, relative to the
 // working directory, cleaned — before any link is followed; a path outside

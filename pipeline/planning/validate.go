@@ -513,7 +513,7 @@ func (v *validator) checkArgs(t *flow.Task, s *skills.Skill, skillOf map[int]*sk
 			}
 			p, ok := v.findFile(val)
 			if !ok {
-				if st, err := os.Stat(val); err == nil && !st.Mode().IsRegular() {
+				if st, err := v.stat(val); err == nil && !st.Mode().IsRegular() {
 					v.drop(*t, "%s is not a regular file (a directory, pipe or device) — give a file", val)
 				} else {
 					v.drop(*t, "file %s does not exist", val)
@@ -569,19 +569,14 @@ func (v *validator) findFile(p string) (string, bool) {
 	if p == "" {
 		return "", false
 	}
-	if v.scope.Outside(p) != nil {
+	// As the scope reads it: "~" its home, a relative path from its
+	// working folder (the engine's Options.Home and WorkDir, or a confined
+	// user's folder) — never the process's.
+	abs, err := v.scope.Abs(p)
+	if err != nil {
 		return "", false // a confined user's path outside their folder is not looked at
 	}
-	if strings.HasPrefix(p, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			p = filepath.Join(home, p[2:])
-		}
-	}
-	if flow.IsRegularFile(p) {
-		abs, err := filepath.Abs(p)
-		if err != nil {
-			return p, true
-		}
+	if flow.IsRegularFile(abs) {
 		return abs, true
 	}
 	base := filepath.Base(p)
@@ -591,6 +586,15 @@ func (v *validator) findFile(p string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// stat is os.Stat of p as the scope reads it (findFile).
+func (v *validator) stat(p string) (os.FileInfo, error) {
+	abs, err := v.scope.Abs(p)
+	if err != nil {
+		return nil, err
+	}
+	return os.Stat(abs)
 }
 
 // knownResources lists the turn's attachments, then the chat log's
