@@ -15,19 +15,11 @@ import (
 // environment or working folder, by file, each with why it must: what it
 // sets is read by something outside Chorus's options. A test that sets
 // process state cannot run in parallel, and races every test that reads
-// it; configuration comes through config.Env instead, the sessions folder
-// and the test hooks through options.
+// it; configuration comes through config.Env instead, the trust gate's
+// home and working folder through pipeline.Options (Home, WorkDir; cli's
+// through the environment's HOME and cli.Options.WorkDir), the sessions
+// folder and the test hooks through options.
 var processState = map[string]string{
-	// scope reads HOME and the working folder from the process until
-	// pipeline.Options carries them (issue 36): these tests give the trust
-	// gate a home or a folder of their own.
-	"cli/cli_test.go":        "the trust gate's HOME",
-	"cli/trust_test.go":      "the trust gate's HOME",
-	"cli/mcp_fs_test.go":     "the trust gate's HOME and working folder",
-	"sshd/fs_test.go":        "the trust gate's HOME",
-	"pipeline/gate_test.go":  "the trust gate's HOME and working folder",
-	"pipeline/trust_test.go": "the trust gate's HOME",
-	"scope/gate_test.go":     "the trust gate's HOME",
 	// Real programs and libraries read the process's environment: the
 	// audio players (found on PATH, told SDL_AUDIODRIVER), a stdio MCP
 	// server's environment (built from the process's: the secrets put

@@ -583,7 +583,6 @@ func TestRunNeverSendsFilesTheUserDidNotGive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("HOME", home) // the trust gate's HOME (scope reads the process's)
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks": [

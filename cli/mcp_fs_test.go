@@ -18,9 +18,19 @@ import (
 // for a turn, Chorus refuses. The planner answers plan in turn.
 func fsEnv(t *testing.T, root string, plans ...string) *cliEnv {
 	t.Helper()
+	return fsEnvHome(t, root, "", plans...)
+}
+
+// fsEnvHome is fsEnv with the server's HOME set to home (as a server
+// inheriting the user's HOME has it), when home is not "".
+func fsEnvHome(t *testing.T, root, home string, plans ...string) *cliEnv {
+	t.Helper()
 	node, script := mcptest.Filesystem(t)
 	e := scriptedEnv(t, "Done: see the results.", plans...)
 	cfg := fmt.Sprintf("mcp:\n  - name: fs\n    command: %s\n    args: [%q, %q]\n    trust: true\n", node, script, root)
+	if home != "" {
+		cfg += fmt.Sprintf("    env: {HOME: %q}\n", home)
+	}
 	e.writeUserConfig(cfg)
 	return e
 }
@@ -226,10 +236,12 @@ func TestRunMCPFilesystemSpellings(t *testing.T) {
 		task(10, "read_text_file", path("~/notes/secret.txt")),
 		task(11, "read_text_file", path("mine.txt")),
 	}
-	e := fsEnv(t, home, fsPlan(tasks...))
-	t.Setenv("HOME", home) // the trust gate's HOME (scope reads the process's)
+	// HOME is home to Chorus (its environment) and to the server it starts.
+	e := fsEnvHome(t, home, home, fsPlan(tasks...))
 	e.env["HOME"] = home
-	stdout, stderr, code := e.run("run", "--json", "--out", e.out, "--attach", filepath.Join(home, "work/mine.txt"), "--allow-tool", "fs.write_file",
+	opts := e.options()
+	opts.WorkDir = filepath.Join(home, "work") // chorus runs there: --attach mine.txt is its file
+	stdout, stderr, code := runCLIWith(opts, "run", "--json", "--out", e.out, "--attach", "mine.txt", "--allow-tool", "fs.write_file",
 		"read my notes")
 	if code != 0 && code != 1 {
 		t.Fatalf("exit %d, stderr %s", code, stderr)
@@ -274,8 +286,8 @@ func TestRunMCPEchoPlainWords(t *testing.T) {
 		}
 	}
 	e := mcpEnv(t, `{"tasks":[{"task":"everything.echo","id":1,"dep":[],"args":{"message":"hello from chorus"}}]}`)
-	opts := e.options() // config.yaml read from the package's folder, before leaving it
-	t.Chdir(dir)        // the trust gate's working folder (scope reads the process's)
+	opts := e.options()
+	opts.WorkDir = dir // the folder chorus runs in: the trust gate's working folder
 	stdout, stderr, code := runCLIWith(opts, "run", "--json", "--out", e.out, "greet everyone with the echo tool")
 	if code != 0 {
 		t.Fatalf("exit %d stderr %s", code, stderr)

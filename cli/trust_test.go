@@ -30,7 +30,6 @@ func pipedSecrets(t *testing.T) (e *cliEnv, key, secret, url string, hits *atomi
 	if err := os.WriteFile(key, []byte(secret), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("HOME", home) // the trust gate's HOME (scope reads the process's)
 	hits = new(atomic.Int32)
 	lo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)

@@ -34,7 +34,7 @@ import (
 // reads, a new file goes to their outputs, and the server their chat ran
 // on stops when they disconnect.
 func TestSSHUserCannotReachHostFilesThroughFilesystem(t *testing.T) {
-	node, script := mcptest.Filesystem(t) // before HOME moves: the packages are under the real one
+	node, script := mcptest.Filesystem(t)
 	host := t.TempDir()
 	secrets := []string{"HOST-KEY-0x1D_25A", "HOST-NOTE-0x5EC", "HOST-CAFE-0xCAFE"}
 	original := "ssh-ed25519 AAAA the-operator"
@@ -47,8 +47,9 @@ func TestSSHUserCannotReachHostFilesThroughFilesystem(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv("HOME", host) // the trust gate's HOME (scope reads the process's)
-	ep := mcp.New(mcp.Options{Servers: []mcp.Server{{Name: "fs", Command: node, Args: []string{script, host}, Trust: true}}})
+	// host is the HOME of Chorus (pipeline.Options.Home, below) and of the
+	// server it starts, which inherits it.
+	ep := mcp.New(mcp.Options{Servers: []mcp.Server{{Name: "fs", Command: node, Args: []string{script, host}, Trust: true, Env: map[string]string{"HOME": host}}}})
 	t.Cleanup(func() { ep.Close() })
 	ep.Start(context.Background())
 	cat, err := skills.Embedded()
@@ -115,7 +116,7 @@ func TestSSHUserCannotReachHostFilesThroughFilesystem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := pipeline.New(ctl, cat, endpoints.NewRouter(endpoints.ModeHybrid, ep), pipeline.Options{OutputDir: t.TempDir(), MaxTasks: 64, Revise: 0})
+	eng := pipeline.New(ctl, cat, endpoints.NewRouter(endpoints.ModeHybrid, ep), pipeline.Options{OutputDir: t.TempDir(), MaxTasks: 64, Revise: 0, Home: host})
 	svc, err := conversation.New(conversation.Options{Engine: eng, Dir: t.TempDir(), Version: "test"})
 	if err != nil {
 		t.Fatal(err)
