@@ -16,6 +16,7 @@ import (
 // port of the same host, to another scheme, and any redirect of a POST —
 // before anything reaches the target.
 func TestCredentialedRedirects(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var reached []string
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -76,6 +77,7 @@ func TestCredentialedRedirects(t *testing.T) {
 }
 
 func TestSameOrigin(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		a, b string
 		same bool

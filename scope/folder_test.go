@@ -13,6 +13,7 @@ import (
 // leads to outside it; the file system's root is never a folder grant, and
 // a bare word naming a folder grants nothing.
 func TestFolderGrant(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	for _, f := range []string{"photos/cat.png", "photos/2024/dog.png", "photos/.env", "photos/.git/config", "docs/readme.txt", ".ssh/id_rsa", "other/x.txt"} {
 		p := filepath.Join(home, f)

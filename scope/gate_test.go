@@ -20,6 +20,7 @@ import (
 //	home/work/my secret.txt       never given, a blank in its name
 //	home/work/café.txt            never given, not ASCII
 //	home/work/link.txt -> ../.ssh/id_rsa
+//	home/work/notes-link.txt -> notes.txt   a link to the granted file
 //	home/work/folder/inner.txt    never given
 //	home/work/shared/             a folder the user gave
 //	home/work/shared/a.txt        so granted
@@ -42,6 +43,9 @@ func gateTree(t testing.TB) (home string, s *Scope) {
 		}
 	}
 	if err := os.Symlink("../.ssh/id_rsa", filepath.Join(home, "work/link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("notes.txt", filepath.Join(home, "work/notes-link.txt")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("../../.ssh/id_rsa", filepath.Join(home, "work/shared/out.txt")); err != nil {
@@ -93,6 +97,7 @@ func forms(p, rel, tilde string) map[string]string {
 		"JSON, escaped slashes":     esc,
 		`\/ escaped`:                strings.ReplaceAll(p, "/", `\/`),
 		"before a NUL":              p + "\x00.png",
+		"ending in a NUL":           p + "\x00",
 		"after a control":           "x\x1b" + p,
 		"after a no-break space":    "read\u00a0" + p,
 		"behind a URL's comma":      "http://example.com/a," + p,
@@ -103,15 +108,18 @@ func forms(p, rel, tilde string) map[string]string {
 // value can carry it; the same forms of a granted file pass. The refusal
 // names the path and the fix, never the contents.
 func TestGateForms(t *testing.T) {
+	t.Parallel()
 	home, s := gateTree(t)
 	for _, target := range []struct {
 		name, path, rel, tilde string
 		granted                bool
 	}{
 		{"a file never given", filepath.Join(home, "work/secret.txt"), "secret.txt", "~/work/secret.txt", false},
+		{"a key", filepath.Join(home, ".ssh/id_rsa"), "../.ssh/id_rsa", "~/.ssh/id_rsa", false},
 		{"a key through a link", filepath.Join(home, "work/link.txt"), "link.txt", "~/work/link.txt", false},
 		{"a name that is not ASCII", filepath.Join(home, "work/café.txt"), "café.txt", "~/work/café.txt", false},
 		{"the attached file", filepath.Join(home, "work/notes.txt"), "notes.txt", "~/work/notes.txt", true},
+		{"the attached file through a link", filepath.Join(home, "work/notes-link.txt"), "notes-link.txt", "~/work/notes-link.txt", true},
 	} {
 		for form, v := range forms(target.path, target.rel, target.tilde) {
 			t.Run(target.name+"/"+form, func(t *testing.T) {
@@ -138,6 +146,7 @@ func TestGateForms(t *testing.T) {
 // TestGateOtherCases: folders, names with blanks, and text that only
 // looks like paths.
 func TestGateOtherCases(t *testing.T) {
+	t.Parallel()
 	home, s := gateTree(t)
 	for _, tc := range []struct {
 		name, value string
@@ -175,6 +184,7 @@ func TestGateOtherCases(t *testing.T) {
 // path outside it is refused by its name, whether it exists or not, with
 // the folder named; paths inside follow the rule.
 func TestGateConfined(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	ws := filepath.Join(base, "alice")
 	for _, f := range []string{"alice/notes.txt", "alice/mine.txt", "bob/secret.txt"} {
@@ -209,6 +219,50 @@ func TestGateConfined(t *testing.T) {
 	}
 	if err := s.Gate("mine.txt"); err == nil || strings.Contains(err.Error(), "outside your folder") {
 		t.Errorf("a file of the user's own folder they did not give: %v", err)
+	}
+}
+
+// TestGateConfinedForms: over ssh (a scope confined to the user's folder,
+// home/work, with home the server's HOME) a file of the server outside
+// the folder is refused in every form a value can carry it — even when
+// it was attached — and the refusal names the folder; every form of the
+// user's own granted file passes but one: file://localhost/p, one reading
+// of which is /localhost/p, a name outside the folder, refused whether or
+// not a file is there.
+func TestGateConfinedForms(t *testing.T) {
+	t.Parallel()
+	home, _ := gateTree(t)
+	work := filepath.Join(home, "work")
+	s := New(Options{Root: work, ProcessHome: home, ProcessDir: work})
+	outside := filepath.Join(home, "notes.txt")
+	s.AllowFile(outside, Attached) // outside the folder: grants nothing
+	s.AllowFile(filepath.Join(work, "notes.txt"), Attached)
+	// "~" is the folder to Chorus, home to a tool the server starts: both
+	// put these outside.
+	refused := forms(outside, "../notes.txt", "~/../notes.txt")
+	refused["a link out of the folder"] = "link.txt"
+	refused["~, the server's home"] = "~/notes.txt"
+	refused["~, a key"] = "~/.ssh/id_rsa"
+	refused["$HOME, a key"] = "$HOME/.ssh/id_rsa"
+	refused["/etc/passwd"] = "/etc/passwd"
+	for form, v := range refused {
+		t.Run("outside/"+form, func(t *testing.T) {
+			err := s.Gate(v)
+			var de *DeniedError
+			if !errors.As(err, &de) || !strings.Contains(err.Error(), "outside your folder on this server ("+work+")") {
+				t.Fatalf("Gate(%q) = %v, want a refusal naming the folder", v, err)
+			}
+		})
+	}
+	own := forms(filepath.Join(work, "notes.txt"), "notes.txt", "~/work/notes.txt")
+	delete(own, "file://localhost/")
+	own["a link to it"] = "notes-link.txt"
+	for form, v := range own {
+		t.Run("own/"+form, func(t *testing.T) {
+			if err := s.Gate(v); err != nil {
+				t.Fatalf("Gate(%q) = %v, want it to pass", v, err)
+			}
+		})
 	}
 }
 
@@ -482,6 +536,7 @@ func distinctWords(n int) string {
 // a value "~/x" is judged both ways: a key in the server's home is refused
 // over ssh — naming the folder — and in a scope whose home is not $HOME.
 func TestGateTildeIsAlsoTheToolsHome(t *testing.T) {
+	t.Parallel()
 	server := t.TempDir()
 	for _, f := range []string{".ssh/id_rsa", "host-secret.txt"} {
 		p := filepath.Join(server, f)

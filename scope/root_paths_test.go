@@ -12,6 +12,7 @@ import (
 // folder answers the same for a file outside it that exists and one that
 // does not — refused, naming the folder — having looked at neither.
 func TestRootRevealsNothingOutside(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	outside := filepath.Join(t.TempDir(), "shadow")
 	if err := os.WriteFile(outside, []byte("x"), 0o600); err != nil {

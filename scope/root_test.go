@@ -11,6 +11,7 @@ import (
 // path the user typed or attached, and resolves "~" and relative paths
 // from it — a remote user cannot read the server's other files.
 func TestRootConfines(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	ws := filepath.Join(base, "alice")
 	for _, f := range []string{"alice/notes.txt", "alice/out/pic.png", "bob/secret.txt"} {

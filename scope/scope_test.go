@@ -49,6 +49,7 @@ func tree(t *testing.T) (home string, s *Scope) {
 }
 
 func TestPathRule(t *testing.T) {
+	t.Parallel()
 	home, s := tree(t)
 	for _, tc := range []struct {
 		name, path string
@@ -97,6 +98,7 @@ func TestPathRule(t *testing.T) {
 // TestExpertOutputPathIsNotGranted: a path that reaches the scope only as
 // text (a result, a plan argument) stays refused, whatever it looks like.
 func TestExpertOutputPathIsNotGranted(t *testing.T) {
+	t.Parallel()
 	home, s := tree(t)
 	result := "the file you want is " + filepath.Join(home, ".ssh/id_rsa")
 	s.AllowURL("https://example.com/a.png", Result) // results grant URLs, never paths
@@ -108,6 +110,7 @@ func TestExpertOutputPathIsNotGranted(t *testing.T) {
 }
 
 func TestMissingFileIsNotFoundNotDenied(t *testing.T) {
+	t.Parallel()
 	_, s := tree(t)
 	_, err := s.Check("nope.png")
 	if !errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrDenied) {
@@ -116,6 +119,7 @@ func TestMissingFileIsNotFoundNotDenied(t *testing.T) {
 }
 
 func TestTypedPaths(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	for _, f := range []string{"my photo.png", "a.wav", "dir/b.txt", "q.png"} {
 		p := filepath.Join(home, f)
@@ -135,6 +139,7 @@ func TestTypedPaths(t *testing.T) {
 }
 
 func TestReadAllLimit(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	p := filepath.Join(home, "big.txt")
 	os.WriteFile(p, make([]byte, 2048), 0o600)
@@ -150,6 +155,7 @@ func TestReadAllLimit(t *testing.T) {
 }
 
 func TestOpenRefusesNonRegular(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	s := New(Options{Home: home, WorkDir: home})
 	s.AllowDir(home, Output)
@@ -166,6 +172,7 @@ func TestOpenRefusesNonRegular(t *testing.T) {
 // TestOpenDoesNotBlockOnAFIFO: a FIFO in an allowed folder is refused at
 // once; opening it the usual way would wait for a writer forever.
 func TestOpenDoesNotBlockOnAFIFO(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	fifo := filepath.Join(home, "pipe.png")
 	if err := testkit.Mkfifo(fifo, 0o600); err != nil {
@@ -218,6 +225,7 @@ func FuzzPathRule(f *testing.F) {
 }
 
 func TestAllowDirNotYetCreated(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	s := New(Options{Home: home, WorkDir: home})
 	out := filepath.Join(home, "data", "outputs")
@@ -238,6 +246,7 @@ func TestAllowDirNotYetCreated(t *testing.T) {
 // bare, quoted, with escaped blanks, relative to the working directory —
 // resolved, each once, skipping directories and missing paths.
 func TestNamed(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	for _, n := range []string{"a.png", "my photo.jpg"} {
 		if err := os.WriteFile(filepath.Join(home, n), []byte("x"), 0o600); err != nil {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestURLRule(t *testing.T) {
+	t.Parallel()
 	s := New(Options{})
 	s.AllowURL("http://127.0.0.1:9/typed.png", Typed)
 	s.AllowURL("https://example.com/result.png", Result)
@@ -48,6 +49,7 @@ func TestURLRule(t *testing.T) {
 
 // TestFetchTypedLoopback: the user typed a loopback URL, so it is fetched.
 func TestFetchTypedLoopback(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get(privateOK) != "" {
 			t.Error("the internal header left the process")
@@ -68,6 +70,7 @@ func TestFetchTypedLoopback(t *testing.T) {
 // TestFetchRedirectToPrivate: a URL the user typed may not redirect to a
 // private address they did not type.
 func TestFetchRedirectToPrivate(t *testing.T) {
+	t.Parallel()
 	inner := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t.Error("the private server was reached")
 	}))
@@ -88,6 +91,7 @@ func TestFetchRedirectToPrivate(t *testing.T) {
 // TestDialRefusesPrivate: a name that passes the early check but resolves
 // to a private address is refused when connecting.
 func TestDialRefusesPrivate(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t.Error("reached")
 	}))
@@ -100,6 +104,7 @@ func TestDialRefusesPrivate(t *testing.T) {
 }
 
 func TestFetchBounds(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/chunked" {
 			w.(http.Flusher).Flush() // no Content-Length: counted while read
@@ -119,6 +124,7 @@ func TestFetchBounds(t *testing.T) {
 }
 
 func TestURLsIn(t *testing.T) {
+	t.Parallel()
 	got := URLsIn("see https://en.wikipedia.org/wiki/Cat_(disambiguation), and (http://x.org/a.png).")
 	want := []string{"https://en.wikipedia.org/wiki/Cat_(disambiguation)", "http://x.org/a.png"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
