@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,45 +13,29 @@ import (
 	"github.com/chorusai/chorus/endpoints/endpointstest"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/pipeline"
+	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
 
-// pathForms writes the file p (absolute; rel from the working directory,
-// tilde from ~) in every way an argument value may carry it.
-func pathForms(p, rel, tilde string) map[string]string {
-	arr, _ := json.Marshal([]string{p})
-	return map[string]string{
-		"absolute":          p,
-		"~":                 tilde,
-		"relative":          rel,
-		"./":                "./" + rel,
-		"../":               "../" + filepath.Base(filepath.Dir(p)) + "/" + rel,
-		"file:///":          "file://" + p,
-		"file://localhost/": "file://localhost" + p,
-		"percent-encoded":   strings.ReplaceAll(url.PathEscape(p), "/", "%2F"),
-		"%2e%2e":            "%2e%2e/" + filepath.Base(filepath.Dir(p)) + "/" + rel,
-		"in a sentence":     "please use " + p + ", thanks",
-		"after key=":        "--input=" + p,
-		"JSON array":        string(arr),
-		"before a NUL":      p + "\x00.txt",
-		"ending in a NUL":   p + "\x00",
-	}
-}
-
-// TestGateEveryKindEveryForm (issue 25, 1): whatever kind of endpoint runs
-// a task — builtin, command, local, huggingface, openai, ollama, mcp — an
-// argument value naming a file the user did not give is refused in every
-// form, however it comes to the task — written by the plan, under an
-// argument name the validator repairs, by a revision of the plan, in
-// another task's output (<resource>-N), in an output spilled to a file
-// past the result cap: the endpoint is never called with it, the refusal
-// names the fix, and nothing of the file reaches an event, the report or
-// the controller. The same forms of the file the user attached reach the
-// endpoint as they are. Over ssh (a turn confined to the user's folder) a
-// file of the server outside the folder is refused in every form and
-// every way even when attached, and the refusal names the folder.
-func TestGateEveryKindEveryForm(t *testing.T) {
+// TestGateEveryWayIn (issue 25, 1; issue 33, 1; issue 36): whatever kind
+// of endpoint runs a task — builtin, command, local, huggingface, openai,
+// ollama, or a tool that opens what it is given (mcp) — a path the user
+// did not give is refused however it comes to the task: written by the
+// plan, under an argument name the validator repairs, by a revision of
+// the plan after a task failed for good, in another task's output
+// (<resource>-N), or in an output spilled to a file past the result cap.
+// No endpoint is called with it, the refusal names the fix, and nothing of
+// the file reaches an event, the report or the controller. The file the
+// user attached, named relative, passes every way in: a text file the
+// plan names goes to an expert as its words, and a tool gets the absolute
+// path the gate judged, which the report shows. A whole turn per way in
+// and verdict: the forms are tabled at the seams that judge them — scope's
+// TestGateForms and TestGateJudgesEveryBase (the gate), planning's
+// TestGateFormsEveryWayIn (the validator), execution's
+// TestGateArgumentsEveryKindEveryForm (a task's arguments).
+func TestGateEveryWayIn(t *testing.T) {
+	t.Parallel()
 	kinds := []skills.EndpointKind{skills.EndpointBuiltin, skills.EndpointCommand, skills.EndpointLocal, skills.EndpointHuggingFace, skills.EndpointOpenAI, skills.EndpointOllama, skills.EndpointMCP}
 	home := t.TempDir()
 	work := filepath.Join(home, "work")
@@ -67,179 +49,88 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Symlink("../.ssh/id_rsa", filepath.Join(work, "link.txt")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("notes.txt", filepath.Join(work, "notes-link.txt")); err != nil {
-		t.Fatal(err)
-	}
 	notes := filepath.Join(work, "notes.txt")
-	refused := pathForms(filepath.Join(work, "secret.txt"), "secret.txt", "~/work/secret.txt")
-	refused["a link out of the folder"] = "link.txt"
-	refused["~, a key"] = "~/.ssh/id_rsa"
-	granted := pathForms(notes, "notes.txt", "~/work/notes.txt")
-	granted["a link to it"] = "notes-link.txt"
-
-	probes := map[skills.EndpointKind]*endpointstest.Probe{}
-	var eps []endpoints.Endpoint
-	extra := []*skills.Skill{endpointstest.ProbeSkill(t, "")}
-	for _, k := range kinds {
-		probes[k] = endpointstest.NewProbe(k)
-		eps = append(eps, probes[k])
-		extra = append(extra, endpointstest.ProbeSkill(t, k))
-	}
-	r := newRig(t, withEndpoints(eps...), withSkills(extra...), withOptions(pipeline.Options{Revise: 1, Home: home, WorkDir: work}))
 	// Words past the result cap (pipeline.DefaultResultCap): a result this
 	// long is spilled to a file, and a later task takes it whole from there.
 	pad := strings.Repeat("the quick brown fox jumps over the lazy dog ", pipeline.DefaultResultCap/40)
-
-	// One turn per form runs a task of every kind, so the table is
-	// kinds × forms × vias × {refused, granted}. A via is how the value
-	// comes to a task: the plan wrote it; the plan wrote it under a name
-	// the validator repairs ("input" read as "text"); a revision of the
-	// plan, after a task failed for good, wrote it; an earlier task's
-	// output (<resource>-N) holds it; that output was over the cap,
-	// spilled to a file and read back whole.
-	vias := []string{"plan", "repaired argument", "revision", "<resource>-N", "spilled result"}
-	// Over ssh (chorus serve --ssh) a turn is confined to the remote
-	// user's folder (Turn.Workspace): a file of the server outside it is
-	// refused in every form, even attached, and the refusal names the
-	// folder; the user's own file in it still goes.
-	host := filepath.Join(home, "host-secret.txt")
-	if err := os.WriteFile(host, []byte(secret), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// "~" is the user's folder to Chorus, but the server's home to a tool
-	// (a shell, the MCP filesystem server): both are judged.
-	confined := pathForms(host, "../host-secret.txt", "~/../host-secret.txt")
-	confined["a link out of the folder"] = "link.txt"
-	confined["~, the server's home"] = "~/host-secret.txt"
-	confined["~, a key"] = "~/.ssh/id_rsa"
-	confined["$HOME"] = "$HOME/.ssh/id_rsa"
-	confined["/etc/passwd"] = "/etc/passwd"
-	// The user's own file in every form but file://localhost/p: one
-	// reading of it is /localhost/p, a name outside the folder, and a
-	// confined turn refuses such a name whether or not a file is there.
-	own := maps.Clone(granted)
-	delete(own, "file://localhost/")
-	outputs := filepath.Join(work, "outputs") // as chorus serve --ssh puts them
-	verdicts := []struct {
-		name    string
-		forms   map[string]string
-		allowed bool
-		turn    pipeline.Turn
-		says    string
+	for _, vd := range []struct {
+		name, value string
+		turn        pipeline.Turn
 	}{
-		{"refused", refused, false, pipeline.Turn{}, "is not a file you gave this turn — attach it with @"},
-		{"granted", granted, true, pipeline.Turn{Attachments: []string{notes}}, ""},
-		{"over ssh, outside the folder", confined, false, pipeline.Turn{Workspace: work, OutputDir: outputs, Attachments: []string{host}}, "is outside your folder on this server (" + work + ")"},
-		{"over ssh, in the folder", own, true, pipeline.Turn{Workspace: work, OutputDir: outputs, Attachments: []string{notes}}, ""},
-	}
-	for _, vd := range verdicts {
-		forms, verdict, allowed := vd.forms, vd.name, vd.allowed
-		for form, v := range forms {
-			for _, via := range vias {
-				t.Run(verdict+"/"+form+"/"+via, func(t *testing.T) {
-					r.reset()
-					before := map[skills.EndpointKind]int{}
-					for _, k := range kinds {
-						before[k] = len(probes[k].Received())
+		{"refused", "./secret.txt", pipeline.Turn{}},
+		{"passed, rewritten", "./notes.txt", pipeline.Turn{Attachments: []string{notes}}},
+	} {
+		for _, via := range []string{"plan", "repaired argument", "revision", "<resource>-N", "spilled result"} {
+			t.Run(vd.name+"/"+via, func(t *testing.T) {
+				t.Parallel()
+				// The builtin probe is also probe-source, whose output a
+				// later task takes; the MCP probe is a tool: it opens what
+				// it is given.
+				probes := map[skills.EndpointKind]*endpointstest.Probe{}
+				var eps []endpoints.Endpoint
+				extra := []*skills.Skill{endpointstest.ProbeSkill(t, "")}
+				for _, k := range kinds {
+					probes[k] = endpointstest.NewProbe(k)
+					eps = append(eps, probes[k])
+					s := endpointstest.ProbeSkill(t, k)
+					if k == skills.EndpointMCP {
+						probes[k].Reader = &scope.Reader{Tool: true}
+						s.Tool = &skills.Tool{Server: "probe", Name: "mcp", Params: map[string]skills.Param{"text": {Property: "text", Schema: &skills.Schema{Type: skills.SchemaType{"string"}}}}}
 					}
-					source := v
-					if via == "spilled result" {
-						source = v + "\n" + pad
-					}
-					probes[skills.EndpointBuiltin].SetSource(source)
-					probes[skills.EndpointBuiltin].SetSourceErr(nil)
-					var head, tasks []map[string]any
-					first := 2
+					extra = append(extra, s)
+				}
+				source := probes[skills.EndpointBuiltin]
+				r := newRig(t, withEndpoints(eps...), withSkills(extra...), withOptions(pipeline.Options{Revise: 1, Home: home, WorkDir: work}))
+				v := vd.value
+				if via == "spilled result" {
+					v += "\n" + pad
+				}
+				source.SetSource(v)
+				var head, tasks []map[string]any
+				first := 2
+				switch via {
+				case "plan", "repaired argument":
+					first = 1
+				case "revision":
+					source.SetSourceErr(errors.New("the probe failed"))
+					head = append(head, task(1, "probe-source", nil, map[string]string{"text": "anything"}))
+				default:
+					tasks = append(tasks, task(1, "probe-source", nil, map[string]string{"text": "anything"}))
+				}
+				for i, k := range kinds {
 					switch via {
-					case "plan", "repaired argument":
-						first = 1
-					case "revision":
-						probes[skills.EndpointBuiltin].SetSourceErr(errors.New("the probe failed"))
-						head = append(head, task(1, "probe-source", nil, map[string]string{"text": "anything"}))
+					case "<resource>-N", "spilled result":
+						tasks = append(tasks, task(first+i, "probe-"+string(k), []int{1}, map[string]string{"text": "<resource>-1"}))
+					case "repaired argument":
+						tasks = append(tasks, task(first+i, "probe-"+string(k), nil, map[string]string{"input": v}))
 					default:
-						tasks = append(tasks, task(1, "probe-source", nil, map[string]string{"text": "anything"}))
+						tasks = append(tasks, task(first+i, "probe-"+string(k), nil, map[string]string{"text": v}))
 					}
-					for i, k := range kinds {
-						switch via {
-						case "<resource>-N", "spilled result":
-							tasks = append(tasks, task(first+i, "probe-"+string(k), []int{1}, map[string]string{"text": "<resource>-1"}))
-						case "repaired argument":
-							tasks = append(tasks, task(first+i, "probe-"+string(k), nil, map[string]string{"input": v}))
-						default:
-							tasks = append(tasks, task(first+i, "probe-"+string(k), nil, map[string]string{"text": v}))
-						}
+				}
+				if via == "revision" {
+					r.planJSON(head...)
+					r.revisions = []fakeollama.Reply{revision(tasks...)}
+				} else {
+					r.planJSON(tasks...)
+				}
+				turn := vd.turn
+				turn.Request = "hand it over"
+				rep, err := r.run(context.Background(), turn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if via == "revision" && len(eventsOf[pipeline.PlanRevisionEvent](r)) != 1 {
+					t.Fatalf("no revision followed the failed task: %v", r.typesInOrder())
+				}
+				if via == "spilled result" {
+					if end := r.taskEnd(1); len(end.Files) != 1 || len(end.Result) >= len(v) {
+						t.Fatalf("the source's result was not spilled: files %v, %d bytes kept", end.Files, len(end.Result))
 					}
-					r.mu.Lock()
-					r.revisions, r.reviseN = nil, 0
-					r.mu.Unlock()
-					if via == "revision" {
-						r.planJSON(head...)
-						r.mu.Lock()
-						r.revisions = []fakeollama.Reply{revision(tasks...)}
-						r.mu.Unlock()
-					} else {
-						r.planJSON(tasks...)
-					}
-					turn := vd.turn
-					turn.Request = "hand it over"
-					rep, err := r.run(context.Background(), turn)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if via == "revision" && len(eventsOf[pipeline.PlanRevisionEvent](r)) != 1 {
-						t.Fatalf("no revision followed the failed task: %v", r.typesInOrder())
-					}
-					if via == "spilled result" {
-						if end := r.taskEnd(1); len(end.Files) != 1 || len(end.Result) >= len(source) {
-							t.Fatalf("the source's result was not spilled: files %v, %d bytes kept", end.Files, len(end.Result))
-						}
-					}
-					// The controller's strings are cleaned of control bytes
-					// as they are decoded (text.CleanGenerated), before the
-					// gate sees them: a plan's NUL is gone, and what is
-					// left is what the gate decides on. A tool's output
-					// (<resource>-N) reaches the gate as it was.
-					want := source
-					fromController := via == "plan" || via == "repaired argument" || via == "revision"
-					if fromController {
-						want = text.CleanGenerated(v)
-					}
-					_, statErr := os.Lstat(want)
-					// (Over ssh a name outside the folder is refused by the
-					// name alone, cleaned or not.)
-					namesNothing := want != v && statErr != nil && fromController && turn.Workspace == ""
-					// A plain word inside a text (a spilled result's first
-					// line) is no path, whatever a file is called (issue 33,
-					// 11): the text goes, and nothing of the file with it.
-					dec, _ := url.PathUnescape(v)
-					plainWord := via == "spilled result" && !strings.Contains(dec, "/") && !strings.HasPrefix(dec, "~") && !strings.HasPrefix(dec, ".")
-					for i, k := range kinds {
-						got := probes[k].Received()[before[k]:]
-						if plainWord && !allowed {
-							if len(got) != 1 || got[0] != want {
-								t.Errorf("the %s endpoint got %q, want the text %q", k, clip(got), clip([]string{want}))
-							}
-							continue
-						}
-						if allowed {
-							// A text file the plan names itself goes as its
-							// words (but to a tool, which asked for a path).
-							if len(got) != 1 || got[0] != want && got[0] != "the meeting is at noon" {
-								t.Errorf("the %s endpoint got %q, want %q", k, clip(got), clip([]string{want}))
-							}
-							continue
-						}
-						if namesNothing {
-							// Cleaned into a path of no file: no grant
-							// needed, and nothing of the secret can go.
-							if len(got) != 1 || got[0] != want {
-								t.Errorf("the %s endpoint got %q, want the cleaned %q", k, got, want)
-							}
-							continue
-						}
+				}
+				planned := via == "plan" || via == "repaired argument" || via == "revision"
+				for i, k := range kinds {
+					got := probes[k].Received()
+					if vd.turn.Attachments == nil {
 						if len(got) != 0 {
 							t.Errorf("the %s endpoint got %q", k, clip(got))
 						}
@@ -252,15 +143,33 @@ func TestGateEveryKindEveryForm(t *testing.T) {
 						default:
 							said = r.taskEnd(first + i).Error
 						}
-						if !strings.Contains(said, vd.says) || turn.Workspace == "" && !strings.Contains(said, "--attach") {
+						if !strings.Contains(said, "secret.txt") || !strings.Contains(said, "is not a file you gave this turn — attach it with @") || !strings.Contains(said, "--attach") {
 							t.Errorf("%s: the refusal should name the fix: %q", k, text.Clip(said, 300))
 						}
+						continue
 					}
-					if where := leaked(r, rep, secret); len(where) > 0 {
-						t.Errorf("the secret reached %v", where)
+					want := v
+					switch {
+					case k == skills.EndpointMCP && via != "spilled result":
+						want = notes // the tool gets the path judged
+					case planned:
+						want = "the meeting is at noon" // a text file the plan names goes as its words
 					}
-				})
-			}
+					if len(got) != 1 || got[0] != want {
+						t.Errorf("the %s endpoint got %q, want %q", k, clip(got), clip([]string{want}))
+					}
+				}
+				if vd.turn.Attachments != nil && via != "spilled result" {
+					for _, tr := range rep.Tasks {
+						if tr.Task == "probe-mcp" && tr.Args["text"] != notes {
+							t.Errorf("the report shows the tool's argument as %q, want %s", tr.Args["text"], notes)
+						}
+					}
+				}
+				if where := leaked(r, rep, secret); len(where) > 0 {
+					t.Errorf("the secret reached %v", where)
+				}
+			})
 		}
 	}
 }
@@ -282,6 +191,7 @@ func clip(vals []string) []string {
 // output folder by a tool that may write there), the later task gets the
 // result's start and the note naming the file, never the key.
 func TestSpilledResultReadThroughTheGate(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	secret := "-----BEGIN OPENSSH PRIVATE KEY----- spill-k3y"
 	key := filepath.Join(home, ".ssh", "id_rsa")
