@@ -300,11 +300,11 @@ func Load(defaults []byte, file string, env Env, reads ...string) (*Config, erro
 	}
 	l := loader{file: file, env: env}
 	bound := l.setEnv(v, known)
-	if err := checkOpenAIShape(v.Get("openai"), l.source("openai")); err != nil {
-		return nil, err
+	if key := firstUnknown(v.AllKeys()); key != "" {
+		return nil, unknownKey(key, file, "")
 	}
 	c := Config{File: file, Env: env}
-	if err := v.UnmarshalExact(&c, l.decoding); err != nil {
+	if err := v.Unmarshal(&c, l.decoding); err != nil {
 		return nil, l.decodeError(err)
 	}
 	c.TokenSource = l.tokenSource()
