@@ -211,6 +211,8 @@ type Config struct {
 	// TokenSource says where the Hugging Face token came from (never the
 	// token itself), for status displays.
 	TokenSource string `yaml:"-"`
+	// from is the variable that set each key the environment set.
+	from map[string]string
 }
 
 // OpenAIServer is one entry of the openai list.
@@ -298,16 +300,16 @@ func Load(defaults []byte, file string, env Env, reads ...string) (*Config, erro
 	if env == nil {
 		env = Env{}
 	}
-	l := loader{file: file, env: env}
+	l := loader{file: file, env: env, from: map[string]string{}}
 	bound := l.setEnv(v, known)
 	if key := firstUnknown(v.AllKeys()); key != "" {
 		return nil, unknownKey(key, file, "")
 	}
-	c := Config{File: file, Env: env}
-	if err := v.Unmarshal(&c, l.decoding); err != nil {
+	c := Config{File: file, Env: env, from: l.from}
+	if err := v.Unmarshal(&c, decoding); err != nil {
 		return nil, l.decodeError(err)
 	}
-	c.TokenSource = l.tokenSource()
+	c.TokenSource = l.source("huggingface.token")
 	if c.HuggingFace.Token == "" {
 		c.HuggingFace.Token, c.TokenSource = env.cachedHFToken()
 	}
@@ -320,11 +322,13 @@ func Load(defaults []byte, file string, env Env, reads ...string) (*Config, erro
 	return &c, nil
 }
 
-// loader is one Load's file and environment, for the messages that name
-// where a value came from.
+// loader is one Load's file and environment, and the variable that set
+// each key the environment set, for the messages that name where a value
+// came from.
 type loader struct {
 	file string
 	env  Env
+	from map[string]string
 }
 
 // setEnv sets every key of known its CHORUS_<KEY> variable holds — or,
@@ -344,21 +348,11 @@ func (l loader) setEnv(v *viper.Viper, known []string) []string {
 		for _, name := range names {
 			if s := l.env[name]; s != "" {
 				v.Set(k, s)
+				l.from[k] = name
 			}
 		}
 	}
 	return bound
-}
-
-// tokenSource is where the Hugging Face token came from: the variable
-// that set it, or the file.
-func (l loader) tokenSource() string {
-	for _, e := range []string{"CHORUS_HUGGINGFACE_TOKEN", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"} {
-		if l.env[e] != "" {
-			return e
-		}
-	}
-	return l.file
 }
 
 // cachedHFToken reads the token `huggingface-cli login` stores.

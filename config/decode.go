@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -73,7 +74,7 @@ func keep(m map[string]any, path []string, k caseKept) {
 // decoding is the decoder's configuration: the yaml tags (the Config's
 // one name for each key), values converted as viper's own are (a variable
 // is text), and the two hooks.
-func (l loader) decoding(dc *mapstructure.DecoderConfig) {
+func decoding(dc *mapstructure.DecoderConfig) {
 	dc.TagName = "yaml"
 	dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(keptHook, durationHook, mapstructure.StringToSliceHookFunc(","))
 }
@@ -166,12 +167,7 @@ func shapeOf(err error, t reflect.Type) string {
 
 // source is where key's value came from: the variable that set it, else
 // the file.
-func (l loader) source(key string) string {
-	if v := envVar(key); l.env[v] != "" {
-		return v
-	}
-	return l.file
-}
+func (l loader) source(key string) string { return cmp.Or(l.from[key], l.file) }
 
 // firstUnknown is the first of keys (viper's, of the layered values) that
 // Config has no place for — its first part that has none: serve.extra of

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 // normalize checks every setting and puts it in the form the rest of
@@ -67,7 +69,7 @@ func (c *Config) normalizeController() error {
 		return c.bad("controller.model", "is empty; name a model the controller server has, such as qwen3:8b")
 	}
 	ctl.Kind = strings.ToLower(strings.TrimSpace(ctl.Kind))
-	host, err := NormalizeControllerHost(ctl.Kind, ctl.Host)
+	host, err := NormalizeHost(ctl.Kind, ctl.Host)
 	if err != nil {
 		return c.bad("controller.host", "%v", err)
 	}
@@ -265,4 +267,65 @@ func (c *Config) normalizeBounds() error {
 		c.check(s.MCPBigCalls < 1 || s.MCPBigCalls > 1024, "serve.mcp_big_calls", "%d is out of range (1 to 1024)", s.MCPBigCalls),
 		c.check(s.MCPBigWait < time.Second || s.MCPBigWait > time.Hour, "serve.mcp_big_wait", "%s is out of range (1s to 1h)", s.MCPBigWait),
 	)
+}
+
+// httpURL parses s as an http(s) URL with a host; a bare host[:port] is
+// taken as http:// when bare.
+func httpURL(s string, bare bool) (*url.URL, bool) {
+	if bare && !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	return u, err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https")
+}
+
+// NormalizeHost turns the host of a controller server of kind as people
+// write it into a base URL. An Ollama's ("127.0.0.1:11434", "0.0.0.0",
+// "https://ollama.example") gets Ollama's port when it names none; an
+// OpenAI-compatible server's URL (kind openai) keeps the scheme's own
+// default port and ends in /v1 (added when the URL has no path). 0.0.0.0
+// and :: (where a server listens) are 127.0.0.1 (where it is reached).
+func NormalizeHost(kind, h string) (string, error) {
+	h = strings.TrimSpace(h)
+	u, ok := httpURL(h, true)
+	openai := kind == "openai"
+	switch {
+	case h == "" && openai:
+		return "", errors.New("is empty; give the server's URL, such as http://127.0.0.1:8000/v1 for vLLM")
+	case h == "":
+		return "", errors.New("is empty; the default is http://127.0.0.1:11434")
+	case !ok && openai:
+		return "", fmt.Errorf("%q is not an http(s) URL", h)
+	case !ok:
+		return "", fmt.Errorf("%q is not a host or http(s) URL", h)
+	}
+	hostname, port := u.Hostname(), u.Port()
+	if hostname == "0.0.0.0" || hostname == "::" {
+		hostname = "127.0.0.1"
+	}
+	if port == "" && !openai {
+		port = map[string]string{"http": "11434", "https": "443"}[u.Scheme]
+	}
+	u.Host = strings.TrimSuffix(net.JoinHostPort(hostname, port), ":")
+	if openai {
+		u.RawQuery, u.Fragment = "", ""
+		if strings.Trim(u.Path, "/") == "" {
+			u.Path = "/v1"
+		}
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// checkURL checks a URL of the configuration (with its scheme: a bare
+// host:port is the usual slip, and the message says what to write), shown
+// without its password.
+func checkURL(s string) (string, error) {
+	u, ok := httpURL(strings.TrimSpace(s), false)
+	switch t := strings.TrimSpace(s); {
+	case !ok && t != "" && !strings.Contains(t, "://"):
+		return "", fmt.Errorf("%q is not an http(s) URL; write http://%s (or https://)", text.RedactURL(s), text.RedactURL(t))
+	case !ok:
+		return "", fmt.Errorf("%q is not an http(s) URL", text.RedactURL(s))
+	}
+	return strings.TrimRight(u.String(), "/"), nil
 }

@@ -98,7 +98,7 @@ func (c *Config) secretShown(value string, parent reflect.Value, field, key stri
 	if key == "huggingface.token" {
 		hf = c.TokenSource
 	}
-	if from := cmp.Or(env, siblingString(parent, field+"From"), hf, loader{c.File, c.Env}.source(key)); from != "" {
+	if from := cmp.Or(env, siblingString(parent, field+"From"), hf, c.from[key], c.File); from != "" {
 		return "(set, from " + from + ")"
 	}
 	return "(set)"
