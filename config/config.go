@@ -354,20 +354,3 @@ func (l loader) setEnv(v *viper.Viper, known []string) []string {
 	}
 	return bound
 }
-
-// cachedHFToken reads the token `huggingface-cli login` stores.
-func (e Env) cachedHFToken() (token, source string) {
-	home := e["HF_HOME"]
-	if home == "" {
-		if home = e.userDir(true); home == "" {
-			return "", ""
-		}
-		home = filepath.Join(home, "huggingface")
-	}
-	p := filepath.Join(home, "token")
-	b, err := os.ReadFile(p)
-	if t := strings.TrimSpace(string(b)); err == nil && t != "" {
-		return t, p
-	}
-	return "", ""
-}

@@ -267,7 +267,7 @@ func nearKey(key string) string {
 	if t == nil || t.Kind() != reflect.Struct {
 		return ""
 	}
-	best := nearest(parts[len(parts)-1], yamlKeys(t, 0))
+	best := nearest(parts[len(parts)-1], "", yamlKeys(t, 0))
 	if best == "" {
 		return ""
 	}
@@ -317,14 +317,14 @@ func yamlKey(f reflect.StructField) string {
 }
 
 // nearest is the candidate a typo most likely meant — a few letters away
-// (text.Distance), in either case, and a plural written singular (model
-// for models) as none — or "" when none is close. The file's keys and the
-// CHORUS_ variables share it.
-func nearest(typo string, candidates []string) string {
-	typo = strings.ToLower(typo)
+// (text.Distance) after the prefix they share, in either case, and a
+// plural written singular (model for models) as none — or "" when none is
+// close. The file's keys and the CHORUS_ variables share it.
+func nearest(typo, prefix string, candidates []string) string {
+	typo = strings.ToLower(strings.TrimPrefix(typo, prefix))
 	best, bestD := "", max(1, len(typo)/5)+1
 	for _, k := range candidates {
-		low := strings.ToLower(k)
+		low := strings.ToLower(strings.TrimPrefix(k, prefix))
 		d := text.Distance(typo, low)
 		if one, plural := strings.CutSuffix(low, "s"); plural {
 			d = min(d, text.Distance(typo, one))
