@@ -32,6 +32,26 @@ func (c *Config) SetMode(s string) error {
 	return nil
 }
 
+// WarmController reports whether the controller's prompt head is
+// prefilled ahead of the first request (controller.warm). Under auto it
+// is for Ollama and for an OpenAI-compatible server that takes no key:
+// the warm-up is a call of the whole head (~1,400 input tokens) at every
+// chat's start and /model, which a hosted API with a key bills, while a
+// team's own server only gains from it.
+func (c *Config) WarmController() bool {
+	switch c.Controller.Warm {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return c.Controller.Kind != "openai" || c.Controller.Key == ""
+}
+
+// EarlyAnswer reports whether the answer may start while the last tasks
+// still produce their files (response.early, on by default).
+func (c *Config) EarlyAnswer() bool { return c.Response.Early != "off" }
+
 // maxRevise bounds planner.revise: each revision is a controller call and
 // a round of tasks before the answer.
 const maxRevise = 3

@@ -72,19 +72,17 @@ var (
 // URL (not both), the Hugging Face preset, keys read from their
 // variables, ${VAR} in env expanded from Chorus's environment.
 func (c *Config) normalizeMCP() error {
-	names := map[string]int{}
 	for i := range c.MCP {
 		s, key := &c.MCP[i], fmt.Sprintf("mcp[%d]", i)
 		s.Name, s.Command, s.URL = strings.TrimSpace(s.Name), strings.TrimSpace(s.Command), strings.TrimSpace(s.URL)
 		if s.Name == "huggingface" && s.URL == "" && s.Command == "" {
 			s.URL = HuggingFaceMCP
 		}
-		j, dup := names[strings.ToLower(s.Name)]
-		names[strings.ToLower(s.Name)] = i
+		j := slices.IndexFunc(c.MCP[:i], func(o MCPServer) bool { return strings.EqualFold(o.Name, s.Name) })
 		err := cmp.Or(
 			c.check(s.Name == "", key+".name", "is empty; name the server (its tools become <name>.<tool>)"),
 			c.check(!mcpName.MatchString(s.Name), key+".name", "%q may hold only letters, digits, _ and - (its tools are <name>.<tool>)", s.Name),
-			c.check(dup, key+".name", "%q is also mcp[%d]'s name; give each server its own", s.Name, j),
+			c.check(j >= 0, key+".name", "%q is also mcp[%d]'s name; give each server its own", s.Name, j),
 			c.check(s.Command == "" && s.URL == "", key, "has neither command (a program to start) nor url (a server to reach)"),
 			c.check(s.Command != "" && s.URL != "", key, "has both command and url; a server is one or the other"),
 		)

@@ -48,14 +48,18 @@ func (c *Config) check(wrong bool, key, format string, args ...any) error {
 	return c.bad(key, format, args...)
 }
 
-// secret reads a secret named by variable (controller.key_env,
-// serve.http_token_env) into its key.
-func (c *Config) secret(key string, value *string, env string) error {
-	if env != "" && *value != "" {
+// secret reads the secret at key (controller.key, serve.http_token,
+// openai[0].key) from the variable its _env key names, or, when neither
+// is set, from the variable fallback (then named in env: where it came
+// from).
+func (c *Config) secret(key string, value, env *string, fallback string) error {
+	switch v := strings.TrimSpace(c.Env[fallback]); {
+	case *env != "" && *value != "":
 		return c.bad(key+"_env", "set %s or %s_env, not both", key, key)
-	}
-	if env != "" {
-		*value = strings.TrimSpace(c.Env[env])
+	case *env != "":
+		*value = strings.TrimSpace(c.Env[*env])
+	case *value == "" && fallback != "" && v != "":
+		*value, *env = v, fallback
 	}
 	return nil
 }
@@ -74,7 +78,7 @@ func (c *Config) normalizeController() error {
 		return c.bad("controller.host", "%v", err)
 	}
 	ctl.Host = host
-	if err := cmp.Or(c.secret("controller.key", &ctl.Key, ctl.KeyEnv), c.secret("serve.http_token", &c.Serve.HTTPToken, c.Serve.HTTPTokenEnv)); err != nil {
+	if err := cmp.Or(c.secret("controller.key", &ctl.Key, &ctl.KeyEnv, ""), c.secret("serve.http_token", &c.Serve.HTTPToken, &c.Serve.HTTPTokenEnv, "")); err != nil {
 		return err
 	}
 	warm, warmOK := spelling(ctl.Warm, "auto")
@@ -101,6 +105,21 @@ func (c *Config) normalizeController() error {
 	return err
 }
 
+// spelling reads the spellings of an on/off setting (controller.warm,
+// response.early) into on or off; unset is def, and auto is one only
+// where def is. A YAML boolean (warm: true) reaches it as "1" or "0".
+func spelling(s, def string) (string, bool) {
+	switch v := strings.ToLower(strings.TrimSpace(s)); v {
+	case "on", "true", "yes", "1":
+		return "on", true
+	case "off", "false", "no", "0":
+		return "off", true
+	case "", def:
+		return def, true
+	}
+	return "", false
+}
+
 // normalizeRun checks how a turn runs: the inference mode, selection,
 // revision, candidates, parallel tasks and their time.
 func (c *Config) normalizeRun() error {
@@ -117,19 +136,24 @@ func (c *Config) normalizeRun() error {
 	)
 }
 
-// urls checks the URLs at keys, putting each in its normal form; empty
-// ones are allowed (and cleared) where optional.
-func (c *Config) urls(optional bool, keys map[string]*string) error {
-	for key, raw := range keys {
-		if optional && strings.TrimSpace(*raw) == "" {
-			*raw = ""
-			continue
-		}
-		u, err := checkURL(*raw)
-		if err != nil {
-			return c.bad(key, "%v", err)
-		}
-		*raw = u
+// url checks the URL at key, putting it in its normal form. Empty, it is
+// cleared when optional (empty is ""), else refused with the message
+// empty. It wants the scheme (a bare host:port is the usual slip, and the
+// message says what to write), and shows a refused one without its
+// password.
+func (c *Config) url(key string, p *string, empty string) error {
+	t := strings.TrimSpace(*p)
+	switch u, ok := httpURL(t, false); {
+	case t == "" && empty == "":
+		*p = ""
+	case t == "":
+		return c.bad(key, "%s", empty)
+	case !ok && !strings.Contains(t, "://"):
+		return c.bad(key, "%q is not an http(s) URL; write http://%s (or https://)", text.RedactURL(*p), text.RedactURL(t))
+	case !ok:
+		return c.bad(key, "%q is not an http(s) URL", text.RedactURL(*p))
+	default:
+		*p = strings.TrimRight(u.String(), "/")
 	}
 	return nil
 }
@@ -142,11 +166,12 @@ func (c *Config) normalizeExperts() error {
 	hf.Providers = providers
 	c.Local.PublicDir = c.Env.expandHome(c.Local.PublicDir)
 	return cmp.Or(
-		c.urls(false, map[string]*string{"huggingface.base_url": &hf.BaseURL, "huggingface.hub_url": &hf.HubURL}),
+		c.url("huggingface.base_url", &hf.BaseURL, "is empty; the default is https://router.huggingface.co"),
+		c.url("huggingface.hub_url", &hf.HubURL, "is empty; the default is https://huggingface.co"),
 		c.check(hf.MaxWait < 0, "huggingface.max_wait", "must not be negative"),
 		c.check(hf.MaxRetries < 0 || hf.MaxRetries > 20, "huggingface.max_retries", "%d is out of range (0 to 20)", hf.MaxRetries),
 		c.check(err != nil, "huggingface.providers", "%v", err),
-		c.urls(true, map[string]*string{"local.url": &c.Local.URL}),
+		c.url("local.url", &c.Local.URL, ""),
 		c.check(c.Local.Protocol != "jarvis" && c.Local.Protocol != "hf", "local.protocol", "unknown value %q (want jarvis or hf)", c.Local.Protocol),
 	)
 }
@@ -160,7 +185,8 @@ var language = regexp.MustCompile(`^[A-Za-z0-9-]{2,12}$`)
 func (c *Config) normalizeRetrieval() error {
 	r := &c.Retrieval
 	return cmp.Or(
-		c.urls(true, map[string]*string{"retrieval.wikipedia_url": &r.WikipediaURL, "retrieval.searxng_url": &r.SearxNGURL}),
+		c.url("retrieval.wikipedia_url", &r.WikipediaURL, ""),
+		c.url("retrieval.searxng_url", &r.SearxNGURL, ""),
 		c.check(r.Results < 1 || r.Results > 10, "retrieval.results", "%d is out of range (1 to 10)", r.Results),
 		c.check(r.Language != "" && !language.MatchString(r.Language), "retrieval.language", "%q is not a language code (e.g. en, de, pt-br)", r.Language),
 	)
@@ -312,20 +338,6 @@ func NormalizeHost(kind, h string) (string, error) {
 		if strings.Trim(u.Path, "/") == "" {
 			u.Path = "/v1"
 		}
-	}
-	return strings.TrimRight(u.String(), "/"), nil
-}
-
-// checkURL checks a URL of the configuration (with its scheme: a bare
-// host:port is the usual slip, and the message says what to write), shown
-// without its password.
-func checkURL(s string) (string, error) {
-	u, ok := httpURL(strings.TrimSpace(s), false)
-	switch t := strings.TrimSpace(s); {
-	case !ok && t != "" && !strings.Contains(t, "://"):
-		return "", fmt.Errorf("%q is not an http(s) URL; write http://%s (or https://)", text.RedactURL(s), text.RedactURL(t))
-	case !ok:
-		return "", fmt.Errorf("%q is not an http(s) URL", text.RedactURL(s))
 	}
 	return strings.TrimRight(u.String(), "/"), nil
 }

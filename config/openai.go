@@ -42,31 +42,21 @@ func (c *Config) CheckOpenAITasks(supports func(task string) bool, all []string)
 // key_env when it names a variable. Which tasks a server may list is
 // CheckOpenAITasks's.
 func (c *Config) normalizeOpenAI() error {
-	names := map[string]int{}
 	for i := range c.OpenAI {
 		s, key := &c.OpenAI[i], fmt.Sprintf("openai[%d]", i)
 		s.Name = cmp.Or(strings.TrimSpace(s.Name), key)
-		if j, dup := names[strings.ToLower(s.Name)]; dup {
+		if j := slices.IndexFunc(c.OpenAI[:i], func(o OpenAIServer) bool { return strings.EqualFold(o.Name, s.Name) }); j >= 0 {
 			return c.bad(key+".name", "%q is also openai[%d]'s name; give each server its own", s.Name, j)
 		}
-		names[strings.ToLower(s.Name)] = i
-		if strings.TrimSpace(s.URL) == "" {
-			return c.bad(key+".url", "is empty; give the server's base URL, e.g. http://localhost:8080 for LocalAI or http://localhost:8000 for vLLM")
-		}
-		u, err := checkURL(s.URL)
+		// CHORUS_OPENAI_<NAME>_KEY, as every other key has its CHORUS_
+		// variable; key_env then names where it came from.
+		err := cmp.Or(c.url(key+".url", &s.URL, "is empty; give the server's base URL, e.g. http://localhost:8080 for LocalAI or http://localhost:8000 for vLLM"),
+			c.secret(key+".key", &s.Key, &s.KeyEnv, OpenAIKeyVar(s.Name)))
 		if err != nil {
-			return c.bad(key+".url", "%v", err)
+			return err
 		}
 		// The base URL without /v1: the endpoint adds the routes.
-		s.URL = strings.TrimSuffix(strings.TrimRight(u, "/"), "/v1")
-		if err := c.secret(key+".key", &s.Key, s.KeyEnv); err != nil {
-			return c.bad(key+".key_env", "set key or key_env, not both")
-		}
-		if v := strings.TrimSpace(c.Env[OpenAIKeyVar(s.Name)]); s.Key == "" && s.KeyEnv == "" && v != "" {
-			// CHORUS_OPENAI_<NAME>_KEY, as every other key has its
-			// CHORUS_ variable; key_env then names where it came from.
-			s.Key, s.KeyEnv = v, OpenAIKeyVar(s.Name)
-		}
+		s.URL = strings.TrimSuffix(s.URL, "/v1")
 		models := map[string][]string{}
 		for task, ids := range s.Models {
 			task = strings.ToLower(strings.TrimSpace(task))
