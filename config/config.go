@@ -332,6 +332,7 @@ func Load(defaults []byte, file string, env Env, reads ...string) (*Config, erro
 	c.TokenSource = l.source("huggingface.token")
 	if c.HuggingFace.Token == "" {
 		c.HuggingFace.Token, c.TokenSource = env.cachedHFToken()
+		l.from["huggingface.token"] = c.TokenSource
 	}
 	if err := c.normalize(); err != nil {
 		return nil, err
