@@ -334,10 +334,7 @@ func Load(defaults []byte, file string, env Env, reads ...string) (*Config, erro
 		c.HuggingFace.Token, c.TokenSource = env.cachedHFToken()
 		l.from["huggingface.token"] = c.TokenSource
 	}
-	if err := c.normalize(); err != nil {
-		return nil, err
-	}
-	if err := c.checkEnv(bound, reads); err != nil {
+	if err := cmp.Or(c.normalize(), c.checkEnv(bound, reads)); err != nil {
 		return nil, err
 	}
 	return &c, nil
