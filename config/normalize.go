@@ -268,31 +268,29 @@ func (c *Config) normalizeServe() error {
 // "2GB", each a bound (there is no "unbounded": raise it instead).
 func (c *Config) normalizeBounds() error {
 	s := &c.Serve
-	for _, b := range []struct {
-		key, value string
-		into       *int64
-	}{
-		{"spill_quota", c.SpillQuota, &c.SpillQuotaBytes},
-		{"serve.spill_quota", s.SpillQuota, &s.SpillQuotaBytes},
-		{"serve.mcp_quota", s.MCPQuota, &s.MCPQuotaBytes},
-		{"serve.mcp_big_body", s.MCPBigBody, &s.MCPBigBodyBytes},
-	} {
-		l, err := skills.ParseLimit(b.value)
-		switch {
-		case err != nil && strings.TrimSpace(b.value) == "":
-			err = errors.New("is empty; give a size such as 512MB or 2GB")
-		case err == nil && l.Bytes == 0:
-			err = fmt.Errorf("%q is a count, not a size: write it with B (512MB, 2GB)", b.value)
-		}
-		if err != nil {
-			return c.bad(b.key, "%v", err)
-		}
-		*b.into = l.Bytes
-	}
 	return cmp.Or(
+		c.size("spill_quota", c.SpillQuota, &c.SpillQuotaBytes),
+		c.size("serve.spill_quota", s.SpillQuota, &s.SpillQuotaBytes),
+		c.size("serve.mcp_quota", s.MCPQuota, &s.MCPQuotaBytes),
+		c.size("serve.mcp_big_body", s.MCPBigBody, &s.MCPBigBodyBytes),
 		c.check(s.MCPBigCalls < 1 || s.MCPBigCalls > 1024, "serve.mcp_big_calls", "%d is out of range (1 to 1024)", s.MCPBigCalls),
 		c.check(s.MCPBigWait < time.Second || s.MCPBigWait > time.Hour, "serve.mcp_big_wait", "%s is out of range (1s to 1h)", s.MCPBigWait),
 	)
+}
+
+// size reads the size at key into bytes: neither empty nor a count.
+func (c *Config) size(key, value string, bytes *int64) error {
+	l, err := skills.ParseLimit(value)
+	switch {
+	case strings.TrimSpace(value) == "":
+		return c.bad(key, "is empty; give a size such as 512MB or 2GB")
+	case err != nil:
+		return c.bad(key, "%v", err)
+	case l.Bytes == 0:
+		return c.bad(key, "%q is a count, not a size: write it with B (512MB, 2GB)", value)
+	}
+	*bytes = l.Bytes
+	return nil
 }
 
 // httpURL parses s as an http(s) URL with a host; a bare host[:port] is
