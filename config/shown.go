@@ -16,14 +16,12 @@ import (
 // value of mcp[].headers and mcp[].env, serve.http_token, a password or a
 // token in any URL — and new ones arrive with new features, so they are
 // found by a rule rather than listed: a key named key, token, secret or
-// password (or ending in _key, _token, …), every value of a headers or env
+// password (or ending in _key, _token, …: text.SecretName, the rule of the
+// command lines and URLs too; a name ending in _env names a variable,
+// which is not one), every value of a headers or env
 // map, the secret-looking arguments of a command line, and the userinfo and
 // secret-looking query values of every URL — the last two by package
 // text's one redaction, which every print and log uses.
-
-// secretKey matches the names of keys that hold a secret; a name ending
-// in _env names a variable, which is not one.
-var secretKey = regexp.MustCompile(`(^|_)(key|token|secret|password|passwd|credentials?)$`)
 
 // secretMaps are the maps whose every value may be a secret.
 var secretMaps = []string{"headers", "env"}
@@ -52,7 +50,7 @@ func (c *Config) mask(v reflect.Value, path string) {
 		}
 		key := strings.TrimPrefix(path+"."+name, ".")
 		switch {
-		case fv.Kind() == reflect.String && secretKey.MatchString(name):
+		case fv.Kind() == reflect.String && text.SecretName(name):
 			fv.SetString(c.secretShown(fv.String(), v, f.Name, key))
 		case fv.Kind() == reflect.String:
 			fv.SetString(text.RedactURL(fv.String()))
