@@ -264,11 +264,10 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	src := ""
-	if e.Source != "" {
-		src = " (" + e.Source + ")"
+	if e.Source == "" {
+		return fmt.Sprintf("config: %s: %s", e.Key, e.Msg)
 	}
-	return fmt.Sprintf("config: %s%s: %s", e.Key, src, e.Msg)
+	return fmt.Sprintf("config: %s (%s): %s", e.Key, e.Source, e.Msg)
 }
 
 // minPromptTokens is the smallest prompt budget a turn can work in.
