@@ -123,13 +123,11 @@ func keptHook(_, to reflect.Type, data any) (any, error) {
 		if !ok {
 			return nil, &Error{Key: key, Source: k.file, Msg: "is not a " + k.noun + "; " + shape}
 		}
-		for name, v := range m {
-			item[strings.ToLower(name)] = v
-		}
-		for _, name := range slices.Sorted(maps.Keys(item)) {
-			if !slices.Contains(fields, name) {
-				return nil, unknownKey(key+"."+name, k.file, "; a "+k.noun+" takes "+strings.Join(fields, ", ")+" (see "+k.doc+")")
+		for _, name := range slices.Sorted(maps.Keys(m)) {
+			if low := strings.ToLower(name); !slices.Contains(fields, low) {
+				return nil, unknownKey(key+"."+low, k.file, "; a "+k.noun+" takes "+strings.Join(fields, ", ")+" (see "+k.doc+")")
 			}
+			item[strings.ToLower(name)] = m[name]
 		}
 		if _, isMap := item["models"].(map[string]any); item["models"] != nil && !isMap {
 			// yaml would call a list of models "a map" without saying of what.
