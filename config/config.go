@@ -129,9 +129,8 @@ type Config struct {
 	// server, speaches, Kokoro-FastAPI), each with the tasks and models it
 	// serves.
 	OpenAI []OpenAIServer `yaml:"openai"`
-	// MCP lists MCP servers whose tools become experts (config/mcp.go).
-	// Read from the file itself, not through viper, which would lower the
-	// case of env: and headers: names.
+	// MCP lists MCP servers whose tools become experts (servers.go), in
+	// the file's own case (decode.go: env: and headers: hold names).
 	MCP []MCPServer `yaml:"mcp"`
 	// Retrieval configures the retrieval skill's sources: web APIs the
 	// user chose, trusted as configuration (plans supply only queries).
@@ -147,9 +146,8 @@ type Config struct {
 	Command struct {
 		Enabled bool `yaml:"enabled"`
 		// Programs declares programs on this machine as experts, besides
-		// the command kind's presets (config/programs.go). Read from the
-		// file itself, not through viper, which would lower the case of
-		// env: names.
+		// the command kind's presets (skills.Program), in the file's own
+		// case (decode.go: env: and bad_input: hold names).
 		Programs []skills.Program `yaml:"programs"`
 	} `yaml:"command"`
 	Constraints struct {
@@ -233,27 +231,6 @@ type Config struct {
 	TokenSource string `yaml:"-"`
 	// from is the variable that set each key the environment set.
 	from map[string]string
-}
-
-// OpenAIServer is one entry of the openai list.
-type OpenAIServer struct {
-	// Name is how messages and the report name the server; empty means
-	// openai[N].
-	Name string `yaml:"name"`
-	// URL is the server's base URL, with or without /v1.
-	URL string `yaml:"url"`
-	// Key is the bearer token; KeyEnv names a variable holding it instead,
-	// read at start, so the file need not hold a secret. With neither,
-	// CHORUS_OPENAI_<NAME>_KEY is read (OpenAIKeyVar).
-	Key    string `yaml:"key"`
-	KeyEnv string `yaml:"key_env"`
-	// Voice is the voice text-to-speech asks for (default alloy).
-	Voice string `yaml:"voice"`
-	// Tasks are the tasks the server serves; empty means the tasks Models
-	// names.
-	Tasks []string `yaml:"tasks"`
-	// Models lists the server's model ids by task.
-	Models map[string][]string `yaml:"models"`
 }
 
 // Error is a configuration problem tied to one key.
