@@ -124,10 +124,10 @@ func keptHook(_, to reflect.Type, data any) (any, error) {
 			return nil, &Error{Key: key, Source: k.file, Msg: "is not a " + k.noun + "; " + shape}
 		}
 		for _, name := range slices.Sorted(maps.Keys(m)) {
-			if low := strings.ToLower(name); !slices.Contains(fields, low) {
+			low := strings.ToLower(name)
+			if item[low] = m[name]; !slices.Contains(fields, low) {
 				return nil, unknownKey(key+"."+low, k.file, "; a "+k.noun+" takes "+strings.Join(fields, ", ")+" (see "+k.doc+")")
 			}
-			item[strings.ToLower(name)] = m[name]
 		}
 		if _, isMap := item["models"].(map[string]any); item["models"] != nil && !isMap {
 			// yaml would call a list of models "a map" without saying of what.
