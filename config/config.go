@@ -259,14 +259,16 @@ var envAliases = map[string][]string{
 
 // Load builds the configuration. defaults is the embedded config.yaml; file
 // is the --config flag (empty: the XDG location, which may be absent); env
-// is the environment (EnvOf(os.Environ()) in the process, a test's own variables in a
-// test); reads are variables the caller reads itself (--token-env's), which
-// the check of the CHORUS_ variables then accepts (env.go).
+// is the environment (EnvOf(os.Environ()) in the process, a test's own
+// variables in a test); reads are variables the caller reads itself
+// (--token-env's), which the check of the CHORUS_ variables then accepts
+// (env.go).
 //
 // The layers are viper's, in its order: the defaults, the file over them,
-// the variables over both (the command line's flags come last, cli's). One
-// exact decoding of all of them makes the Config (decode.go), so a typo or
-// a value of the wrong kind at any depth stops the start naming its key.
+// the variables over both (the command line's flags come last, cli's).
+// Their keys checked against the Config's, one decoding of all of them
+// makes it (decode.go), so a typo or a value of the wrong kind at any depth
+// stops the start naming its key.
 func Load(defaults []byte, file string, env Env, reads ...string) (*Config, error) {
 	def, err := parseYAML(defaults, "")
 	if err != nil {
