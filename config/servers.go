@@ -10,6 +10,113 @@ import (
 	"strings"
 )
 
+// The servers the configuration lists: OpenAI-compatible ones (openai),
+// whose models become experts for the tasks they serve, and MCP servers
+// (mcp), whose tools do. Each has a unique name, a URL (or, for MCP, a
+// program to start) and a key read from the file, from the variable its
+// key_env names or from CHORUS_<LIST>_<NAME>_KEY.
+
+// OpenAIServer is one entry of the openai list.
+type OpenAIServer struct {
+	// Name is how messages and the report name the server; empty means
+	// openai[N].
+	Name string `yaml:"name"`
+	// URL is the server's base URL, with or without /v1.
+	URL string `yaml:"url"`
+	// Key is the bearer token; KeyEnv names a variable holding it instead,
+	// read at start, so the file need not hold a secret. With neither,
+	// CHORUS_OPENAI_<NAME>_KEY is read (OpenAIKeyVar).
+	Key    string `yaml:"key"`
+	KeyEnv string `yaml:"key_env"`
+	// Voice is the voice text-to-speech asks for (default alloy).
+	Voice string `yaml:"voice"`
+	// Tasks are the tasks the server serves; empty means the tasks Models
+	// names.
+	Tasks []string `yaml:"tasks"`
+	// Models lists the server's model ids by task.
+	Models map[string][]string `yaml:"models"`
+}
+
+var notAlnum = regexp.MustCompile(`[^A-Z0-9]+`)
+
+// OpenAIKeyVar is the environment variable that holds the key of the
+// OpenAI-compatible server named name when the configuration gives neither
+// key nor key_env: CHORUS_OPENAI_<NAME>_KEY, the name upper-cased with
+// anything but letters and digits as "_" ("openai[1]" →
+// CHORUS_OPENAI_OPENAI_1_KEY, "laptop" → CHORUS_OPENAI_LAPTOP_KEY).
+func OpenAIKeyVar(name string) string {
+	return "CHORUS_OPENAI_" + strings.Trim(notAlnum.ReplaceAllString(strings.ToUpper(name), "_"), "_") + "_KEY"
+}
+
+// CheckOpenAITasks refuses a task of the openai list that an
+// OpenAI-compatible server does not serve: supports says which do, all
+// names them for the message. Load cannot check it — which tasks the kind
+// serves is the openai endpoint's to say, and config imports no endpoint
+// kind — so the command line calls it right after Load, and a bad task
+// still stops every command, naming its key.
+func (c *Config) CheckOpenAITasks(supports func(task string) bool, all []string) error {
+	for i, s := range c.OpenAI {
+		for _, task := range slices.Sorted(maps.Keys(s.Models)) {
+			if !supports(task) {
+				return c.bad(fmt.Sprintf("openai[%d].models", i), "unknown task %q (an OpenAI-compatible server serves %s)", task, strings.Join(all, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// normalizeOpenAI validates the openai list: a URL for each server, a
+// unique name, tasks each with at least one model, and the key read from
+// key_env when it names a variable. Which tasks a server may list is
+// CheckOpenAITasks's.
+func (c *Config) normalizeOpenAI() error {
+	for i := range c.OpenAI {
+		s, key := &c.OpenAI[i], fmt.Sprintf("openai[%d]", i)
+		s.Name = cmp.Or(strings.TrimSpace(s.Name), key)
+		if j := slices.IndexFunc(c.OpenAI[:i], func(o OpenAIServer) bool { return strings.EqualFold(o.Name, s.Name) }); j >= 0 {
+			return c.bad(key+".name", "%q is also openai[%d]'s name; give each server its own", s.Name, j)
+		}
+		// CHORUS_OPENAI_<NAME>_KEY, as every other key has its CHORUS_
+		// variable; key_env then names where it came from.
+		err := cmp.Or(c.url(key+".url", &s.URL, "is empty; give the server's base URL, e.g. http://localhost:8080 for LocalAI or http://localhost:8000 for vLLM"),
+			c.secret(key+".key", &s.Key, &s.KeyEnv, OpenAIKeyVar(s.Name)))
+		if err != nil {
+			return err
+		}
+		// The base URL without /v1: the endpoint adds the routes.
+		s.URL = strings.TrimSuffix(s.URL, "/v1")
+		models := map[string][]string{}
+		for task, ids := range s.Models {
+			task = strings.ToLower(strings.TrimSpace(task))
+			clean := models[task]
+			for _, id := range ids {
+				if id = strings.TrimSpace(id); id != "" && !slices.Contains(clean, id) {
+					clean = append(clean, id)
+				}
+			}
+			models[task] = clean
+		}
+		if len(s.Tasks) == 0 {
+			s.Tasks = slices.Sorted(maps.Keys(models))
+		}
+		if len(s.Tasks) == 0 {
+			return c.bad(key+".models", "is empty; list the model ids the server serves by task, e.g. models: {text-to-image: [stablediffusion]}")
+		}
+		for j, task := range s.Tasks {
+			if s.Tasks[j] = strings.ToLower(strings.TrimSpace(task)); len(models[s.Tasks[j]]) == 0 {
+				return c.bad(key+".models."+s.Tasks[j], "names no model; list the ids the server serves for %s (GET /v1/models shows them)", s.Tasks[j])
+			}
+		}
+		for task := range models {
+			if !slices.Contains(s.Tasks, task) {
+				return c.bad(key+".models."+task, "%s is not in openai[%d].tasks; add it there or drop these models", task, i)
+			}
+		}
+		s.Models = models
+	}
+	return nil
+}
+
 // MCPServer is one entry of the mcp list: an MCP server whose tools become
 // Chorus's experts. A stdio server is a program Chorus starts (Command,
 // Args, Env); an HTTP one a URL (with Headers, Key or KeyEnv).
@@ -72,19 +179,17 @@ var (
 // URL (not both), the Hugging Face preset, keys read from their
 // variables, ${VAR} in env expanded from Chorus's environment.
 func (c *Config) normalizeMCP() error {
-	names := map[string]int{}
 	for i := range c.MCP {
 		s, key := &c.MCP[i], fmt.Sprintf("mcp[%d]", i)
 		s.Name, s.Command, s.URL = strings.TrimSpace(s.Name), strings.TrimSpace(s.Command), strings.TrimSpace(s.URL)
 		if s.Name == "huggingface" && s.URL == "" && s.Command == "" {
 			s.URL = HuggingFaceMCP
 		}
-		j, dup := names[strings.ToLower(s.Name)]
-		names[strings.ToLower(s.Name)] = i
+		j := slices.IndexFunc(c.MCP[:i], func(o MCPServer) bool { return strings.EqualFold(o.Name, s.Name) })
 		err := cmp.Or(
 			c.check(s.Name == "", key+".name", "is empty; name the server (its tools become <name>.<tool>)"),
 			c.check(!mcpName.MatchString(s.Name), key+".name", "%q may hold only letters, digits, _ and - (its tools are <name>.<tool>)", s.Name),
-			c.check(dup, key+".name", "%q is also mcp[%d]'s name; give each server its own", s.Name, j),
+			c.check(j >= 0, key+".name", "%q is also mcp[%d]'s name; give each server its own", s.Name, j),
 			c.check(s.Command == "" && s.URL == "", key, "has neither command (a program to start) nor url (a server to reach)"),
 			c.check(s.Command != "" && s.URL != "", key, "has both command and url; a server is one or the other"),
 		)
