@@ -14,6 +14,7 @@ import (
 // {width: "32", height: "32"} used to drop its task ("needs the argument
 // text"); now the built-in resizer makes a 32×32 image of it.
 func TestResizeWithWidthAndHeightRuns(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("big.png", 64, 48)
 	r.plans = nil

@@ -18,6 +18,7 @@ import (
 // Run under -race, it also proves the shared state (the controller's
 // caches, the availability cache, the endpoints) is guarded.
 func TestConcurrentTurnsShareAnEngine(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	imgs := map[string]string{"alice": r.image("alice.png", 40, 30), "bob": r.image("bob.png", 60, 20)}
 	r.hf.Model("test/captioner-big", "image-to-text")

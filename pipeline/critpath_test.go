@@ -115,6 +115,7 @@ func maxOverlap(spans []span) int {
 
 // TestCriticalPath checks the walk on hand-made turns.
 func TestCriticalPath(t *testing.T) {
+	t.Parallel()
 	t0 := time.Unix(0, 0)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	sp := func(a, b int) span { return span{at(a), at(b)} }

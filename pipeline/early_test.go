@@ -62,6 +62,7 @@ func answerPrompt(r *rig) string {
 // text-to-speech, is still speaking: the answer is told the file it is
 // producing, and the file is there, at that path, when the turn ends.
 func TestEarlyAnswerWhileTheLastMediaTaskRuns(t *testing.T) {
+	t.Parallel()
 	r, img, release := earlyRig(t, true, false)
 	done := make(chan *pipeline.Report, 1)
 	go func() {
@@ -106,6 +107,7 @@ func TestEarlyAnswerWhileTheLastMediaTaskRuns(t *testing.T) {
 // answer corrects it — before the workflow section — and the report (what
 // the session keeps and --json prints) says which task and why.
 func TestEarlyAnswerCorrectedWhenTheTaskFails(t *testing.T) {
+	t.Parallel()
 	r, img, release := earlyRig(t, true, true)
 	done := make(chan *pipeline.Report, 1)
 	go func() {
@@ -141,6 +143,7 @@ func TestEarlyAnswerCorrectedWhenTheTaskFails(t *testing.T) {
 
 // response.early off keeps today's order: the answer waits for every task.
 func TestEarlyAnswerOff(t *testing.T) {
+	t.Parallel()
 	r, img, release := earlyRig(t, false, false)
 	release()
 	rep, err := r.run(context.Background(), pipeline.Turn{Request: "caption " + img + " and read it aloud"})
@@ -163,6 +166,7 @@ func TestEarlyAnswerOff(t *testing.T) {
 // cancelled, and a line — written here, no controller call — says the file
 // the answer gave will not be there.
 func TestEarlyAnswerCorrectedWhenCancelled(t *testing.T) {
+	t.Parallel()
 	r, img, release := earlyRig(t, true, false)
 	defer release()
 	ctx, cancel := context.WithCancel(context.Background())

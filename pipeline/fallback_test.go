@@ -13,6 +13,7 @@ import (
 // third runs. Each failed hop is one line, the full errors are in --debug,
 // and the report says which model ran and after what.
 func TestTwoHopFallbackIsToldOnceAndBriefly(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, withHub())
 	r.hf.Provide("fal-ai", "test/clip-fancy", "fal-ai/clip-fancy", "text-to-video").Status(404, "Application 'clip-fancy' not found")
 	r.hf.Provide("replicate", "test/clip-fancy", "owner/clip-fancy", "text-to-video").Status(404, "The requested resource could not be found.")

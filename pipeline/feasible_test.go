@@ -15,6 +15,7 @@ func withMode(m endpoints.Mode) rigOption { return func(rc *rigConfig) { rc.mode
 // model for any task are named once, where they are set — and once in a
 // turn — instead of in every task's list of exclusions.
 func TestUnqualifiable(t *testing.T) {
+	t.Parallel()
 	hf := newRig(t, withMode(endpoints.ModeHuggingFace))
 	if why := hf.eng.Unqualifiable(pipeline.Constraints{LocalOnly: true}); !strings.Contains(why, "local-only with inference_mode huggingface") || !strings.Contains(why, "--mode") {
 		t.Fatalf("local-only in huggingface mode: %q", why)

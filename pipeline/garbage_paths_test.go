@@ -60,6 +60,7 @@ func chunked(s string, n int) []string {
 // garbage — the task's name, its argument's name and value — runs its
 // task on the cleaned values; no event, nor the report, carries any of it.
 func TestRevisionGarbageIsCleaned(t *testing.T) {
+	t.Parallel()
 	r := reviseRig(t, 1)
 	r.hf.Model("black-forest-labs/FLUX.1-schnell", "text-to-image")
 	r.planJSON(task(1, "text-to-video", nil, map[string]string{"text": "a fox in the snow"}))
@@ -83,6 +84,7 @@ func TestRevisionGarbageIsCleaned(t *testing.T) {
 // the plan still streams, its reason and its reply's tail garbage, applies
 // its choice with the reason cleaned.
 func TestSecondSlotPickGarbageIsCleaned(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, withSlots(2))
 	img := r.image("dog.png", 40, 30)
 	release := r.hf.Model("test/captioner-big", "image-to-text").Hold()
@@ -129,6 +131,7 @@ func TestSecondSlotPickGarbageIsCleaned(t *testing.T) {
 // and the correction line that follows it when the task it named fails,
 // reach the tokens, the answer and the report clean.
 func TestEarlyAnswerGarbageIsCleaned(t *testing.T) {
+	t.Parallel()
 	r, img, release := earlyRig(t, true, true)
 	r.answer = fakeollama.Reply{Chunks: chunked("Here is "+garbage+"what I found."+garbage, 3)}
 	done := make(chan *pipeline.Report, 1)
@@ -160,6 +163,7 @@ func TestEarlyAnswerGarbageIsCleaned(t *testing.T) {
 // itself gets a result with none of the garbage it wrote, in its task_end
 // and the report, and the answer reads the cleaned result.
 func TestControllerTaskGarbageIsCleaned(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.planJSON(task(1, "summarization", nil, map[string]string{"text": "a very long text"}))
 	r.taskReply = &fakeollama.Reply{Chunks: chunked(garbage+"A short"+garbage+" text."+garbage, 6)}

@@ -71,6 +71,7 @@ func stringsIn(v any, fn func(string)) {
 // path still work), and a licence or benchmark that no model can have is
 // ignored, said once in a note starting "ignored: ".
 func TestControllerGarbageIsCleaned(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, withOptions(pipeline.Options{ControllerTasks: true, Selection: pipeline.SelectController}))
 	img := r.image("cat.png", 20, 20)
 	r.hf.Model("test/captioner-big", "image-to-text")

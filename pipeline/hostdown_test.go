@@ -37,6 +37,7 @@ func deadRouter(t *testing.T) (addr string, dials *atomic.Int32, opt rigOption) 
 // task's — is skipped without a call, and the tasks' errors say so instead
 // of "all N attempts failed". The next turn tries again, once.
 func TestRefusedRouterCostsOneAttemptPerTurn(t *testing.T) {
+	t.Parallel()
 	addr, dials, dead := deadRouter(t)
 	r := newRig(t, dead, withOptions(pipeline.Options{ControllerTasks: true, MaxParallel: 1}))
 	r.planJSON(task(1, "text-to-video", nil, map[string]string{"text": "a fox in the snow"}),

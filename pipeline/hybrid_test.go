@@ -16,6 +16,7 @@ import (
 // curated default, and the model event says why in the words the README
 // uses ("hybrid: local first").
 func TestHybridRanksLocalFirst(t *testing.T) {
+	t.Parallel()
 	local := &scriptedEndpoint{kind: skills.EndpointCommand, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 		return endpoints.Result{Text: "a clip", Blobs: []endpoints.Blob{{MIME: "video/mp4", Data: fakehf.MP4("local")}}}, nil
 	}}

@@ -38,6 +38,7 @@ func bigText(n int) string {
 // whole, which the turn lists with its files; a task of the same turn that
 // takes the result as an argument still gets it whole.
 func TestBigResultIsSpilledAndEveryPromptFits(t *testing.T) {
+	t.Parallel()
 	whole := bigText(5 << 20)
 	var vqaGot string
 	ep := &scriptedEndpoint{kind: skills.EndpointHuggingFace, infer: func(_ context.Context, req endpoints.Request) (endpoints.Result, error) {
@@ -106,6 +107,7 @@ func TestBigResultIsSpilledAndEveryPromptFits(t *testing.T) {
 // limit; the plan is asked again as after any plan cut off by length, the
 // answer stands as far as it went, and the turn says what happened.
 func TestEndlessControllerRepliesAreCut(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	forever := func() fakeollama.Reply {
 		ch := make(chan string)

@@ -15,6 +15,7 @@ import (
 // endpoints and outcome at the right levels, and neither the request nor
 // results outside debug level.
 func TestTurnIsLogged(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	r := newRig(t, withOptions(pipeline.Options{ControllerTasks: true, Logger: log}))

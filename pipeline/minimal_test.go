@@ -20,6 +20,7 @@ import (
 // controller must not declare it down or the model unpulled because the
 // informational routes (/api/version, /api/show) are missing.
 func TestMinimalOllamaServer(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/api/tags":

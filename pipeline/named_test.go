@@ -28,6 +28,7 @@ func imagesIn(req api.ChatRequest) []api.ImageData {
 // shown again in a later turn; a path the turn may not read (none typed)
 // is not.
 func TestTypedImageReachesVisionController(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, withControllerCaps(fakeollama.CapCompletion, fakeollama.CapVision))
 	img := r.image("harbour.png", 19, 11) // the rig types its path into the request
 	data, _ := os.ReadFile(img)
@@ -72,6 +73,7 @@ func TestTypedImageReachesVisionController(t *testing.T) {
 // TestTypedImageNotForTextController: a text-only controller gets no
 // images, and a typed path of a file that is not media is not named.
 func TestTypedImageNotForTextController(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.image("harbour.png", 19, 11)
 	notes := filepath.Join(t.TempDir(), "notes.txt")

@@ -43,6 +43,7 @@ func namedRig(t *testing.T, mode pipeline.Selection) *rig {
 // without its organisation, in another case, in quotes or backticks,
 // followed by punctuation, or as an Ollama model with or without its tag.
 func TestNamedModelRuns(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ request, want string }{
 		{"caption it with test/captioner-small please", "test/captioner-small"},
 		{"caption it with `test/captioner-small`.", "test/captioner-small"},
@@ -83,6 +84,7 @@ func TestNamedModelRuns(t *testing.T) {
 // a model, even when its folders spell a model's id; a piece of a name
 // ("captioner") or two names leave the choice to the usual selection.
 func TestNamedModelNotFooledByPaths(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "test", "captioner-small")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -114,6 +116,7 @@ func TestNamedModelNotFooledByPaths(t *testing.T) {
 // over in silence: the task's reason (or, for a model of another task,
 // a plan note) says why, in one line, and the task runs on what can.
 func TestNamedModelThatCannotRunSaysWhy(t *testing.T) {
+	t.Parallel()
 	t.Run("excluded by a constraint", func(t *testing.T) {
 		r := namedRig(t, pipeline.SelectAuto)
 		img := r.image("cat.png", 20, 20)

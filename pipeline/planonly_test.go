@@ -12,6 +12,7 @@ import (
 // a turn — the re-ask after an unreadable reply, the validator — and says
 // what it took, running no task and writing no answer.
 func TestPlanOnlyReportsTheStage(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.plans = []fakeollama.Reply{
 		{Content: "Sure! Here is my plan: tasks are great"},
@@ -37,6 +38,7 @@ func TestPlanOnlyReportsTheStage(t *testing.T) {
 }
 
 func TestPlanOnlyValidAsWritten(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.planJSON(task(1, "text-to-image", nil, map[string]string{"text": "a fox"}))
 	res, err := r.eng.PlanOnly(context.Background(), pipeline.Turn{Request: "draw a fox"}, true)

@@ -14,6 +14,7 @@ import (
 // not the annotated preview Chorus draws of it (which is the whole picture,
 // tinted: "covers 100.0 % of the image").
 func TestMaskArgumentTakesTheMaskNotThePreview(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("cat.png", 40, 30)
 	r.hf.Model("test/detector", "object-detection")

@@ -33,6 +33,7 @@ import (
 // skill is reachable on no stack at all, or a stack reaches less than one
 // it contains.
 func TestCatalogReach(t *testing.T) {
+	t.Parallel()
 	cat, err := skills.Embedded()
 	if err != nil {
 		t.Fatal(err)

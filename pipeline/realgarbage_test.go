@@ -80,7 +80,8 @@ func (rt *rawTally) tee(t *testing.T, host string) string {
 // picks and answers: none of it reaches an event or the report (what the
 // panes, the log, --json and the saved session are made of).
 func TestRealOllamaGarbageNeverShows(t *testing.T) {
-	host := ollamatest.Start(t)
+	t.Parallel()
+	host := ollamatest.Shared(t) // one server for the package: nothing here depends on its cache or slots
 	var raw rawTally
 	ctl, err := controller.New(raw.tee(t, host), ollamatest.Model, controller.Options{Timeout: 3 * time.Minute, NumCtx: 4096,
 		PlanTokens: 128, AnswerTokens: 128, Temperature: 1.5})

@@ -28,7 +28,8 @@ import (
 // discovery from /api/tags and /api/show, the calls, and that structured
 // results come back as the JSON their schema asks for.
 func TestRealOllamaExperts(t *testing.T) {
-	host := ollamatest.Start(t)
+	t.Parallel()
+	host := ollamatest.Shared(t) // one server for the package: nothing here depends on its cache or slots
 	ctlSrv := fakeollama.New(t)
 	ctlSrv.AddModel(fakeollama.Model{Name: "ctl"})
 	ctlSrv.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
@@ -90,9 +91,11 @@ func TestRealOllamaExperts(t *testing.T) {
 // prefix cache kept what the warm-up sent. Ollama counts the whole prompt
 // in prompt_eval_count either way; prompt_eval_duration shows the saving.
 func TestRealOllamaWarmsThePromptHead(t *testing.T) {
+	t.Parallel()
 	// The tiny model's vocabulary is bytes: the head is thousands of
 	// tokens, so the context must hold it whole (a truncated prompt
 	// loses its start, and the cache with it).
+	// A server of its own: what it measures is its one slot's prompt cache.
 	host := ollamatest.StartWith(t, ollamatest.Options{Context: 8192, Parallel: 1})
 	ctl, err := controller.New(host, ollamatest.Model, controller.Options{Timeout: 3 * time.Minute, NumCtx: 8192, PlanTokens: 8})
 	if err != nil {
@@ -137,7 +140,8 @@ func TestRealOllamaWarmsThePromptHead(t *testing.T) {
 // are bytes: eval_count is the reply's length, the count docs/speed.md
 // gives for the tiny model.
 func TestRealOllamaDecodesThePlanSchema(t *testing.T) {
-	host := ollamatest.Start(t)
+	t.Parallel()
+	host := ollamatest.Shared(t) // one server for the package: nothing here depends on its cache or slots
 	cat, err := skills.Embedded()
 	if err != nil {
 		t.Fatal(err)

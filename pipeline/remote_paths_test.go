@@ -15,6 +15,7 @@ import (
 // gets the same note whether the file exists or not, naming the folder
 // rather than suggesting @path.
 func TestConfinedTurnRevealsNothingOutside(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	outside := filepath.Join(t.TempDir(), "shadow.png")
 	if err := os.WriteFile(outside, []byte("\x89PNG\r\n\x1a\nsecret"), 0o600); err != nil {

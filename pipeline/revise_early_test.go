@@ -22,6 +22,7 @@ import (
 // answer's continuation.
 
 func TestRevisionBeforeTheEarlyAnswer(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, withOptions(pipeline.Options{ControllerTasks: true, EarlyAnswer: true, Revise: 1}))
 	img := r.image("dog.png", 40, 30)
 	r.hf.Model("test/captioner-big", "image-to-text").Status(http.StatusInternalServerError, "CUDA out of memory")
@@ -87,6 +88,7 @@ func heldModel(r *rig, id, task string, status int) (release func()) {
 // goes on with what the revision made — one answer event holding it all,
 // the revision in the report.
 func TestEarlyAnswerThenRevision(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, withOptions(pipeline.Options{ControllerTasks: true, EarlyAnswer: true, Revise: 1}))
 	release := heldModel(r, "test/clip-fancy", "text-to-video", http.StatusInternalServerError)
 	defer release()

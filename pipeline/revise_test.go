@@ -41,6 +41,7 @@ func reviseRig(t *testing.T, revise int) *rig {
 }
 
 func TestRevisionFailedVideoBecomesImage(t *testing.T) {
+	t.Parallel()
 	r := reviseRig(t, 1)
 	// No provider serves a text-to-video candidate: every one is a 404.
 	r.hf.Model("black-forest-labs/FLUX.1-schnell", "text-to-image")
@@ -130,6 +131,7 @@ func TestRevisionFailedVideoBecomesImage(t *testing.T) {
 }
 
 func TestRevisionOfFailedChainHead(t *testing.T) {
+	t.Parallel()
 	// The revision asks a VQA model instead and reads its answer aloud —
 	// written as the plan schema has it (no ids: numbered on from the
 	// plan's, 3 and 4), or, as older models do, with the plan's ids
@@ -204,6 +206,7 @@ func revisedChainHead(t *testing.T, reply func(img string) fakeollama.Reply) {
 }
 
 func TestRevisionEmpty(t *testing.T) {
+	t.Parallel()
 	r := reviseRig(t, 1)
 	r.planJSON(task(1, "text-to-video", nil, map[string]string{"text": "a fox"}))
 	r.revisions = []fakeollama.Reply{revision()}
@@ -234,6 +237,7 @@ func TestRevisionEmpty(t *testing.T) {
 }
 
 func TestRevisionWhoseTasksFailToo(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		revise int
 		calls  int
@@ -266,6 +270,7 @@ func TestRevisionWhoseTasksFailToo(t *testing.T) {
 }
 
 func TestRevisionCancelled(t *testing.T) {
+	t.Parallel()
 	t.Run("while the controller revises", func(t *testing.T) {
 		r := reviseRig(t, 1)
 		r.planJSON(task(1, "text-to-video", nil, map[string]string{"text": "a fox"}))
@@ -329,6 +334,7 @@ func TestRevisionCancelled(t *testing.T) {
 // TestNoRevision: a turn that goes well makes no call more; neither does
 // one whose failure is the user's input, nor one with planner.revise: 0.
 func TestNoRevision(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		revise int
@@ -382,6 +388,7 @@ func TestNoRevision(t *testing.T) {
 // output cannot be used — and run under the plan's constraints, whatever
 // the revision says.
 func TestRevisionIsAPlan(t *testing.T) {
+	t.Parallel()
 	r := reviseRig(t, 1)
 	img := r.image("dog.png", 40, 30)
 	other := filepath.Join(t.TempDir(), "secret.png")
@@ -426,6 +433,7 @@ func TestRevisionIsAPlan(t *testing.T) {
 // whole plan again. A task that succeeded is not run twice — its users
 // take its output — and the failed one is not retried as it was.
 func TestRevisionRepeatsThePlan(t *testing.T) {
+	t.Parallel()
 	r := reviseRig(t, 1)
 	img := r.image("dog.png", 40, 30)
 	r.hf.Model("test/captioner-big", "image-to-text")
@@ -462,6 +470,7 @@ func TestRevisionRepeatsThePlan(t *testing.T) {
 // TestRevisionReviewed: with plan review on, a revision is shown as a
 // plan before it runs; turned down, it adds nothing and the turn answers.
 func TestRevisionReviewed(t *testing.T) {
+	t.Parallel()
 	for _, accept := range []bool{true, false} {
 		r := reviseRig(t, 1)
 		r.hf.Model("black-forest-labs/FLUX.1-schnell", "text-to-image")
@@ -516,6 +525,7 @@ func (g guardedHF) Infer(_ context.Context, req endpoints.Request) (endpoints.Re
 // TestRevisionAsksApproval: a revision's task that may change things asks
 // the turn's approval as a plan's does; refused, it does not run.
 func TestRevisionAsksApproval(t *testing.T) {
+	t.Parallel()
 	for _, allow := range []bool{true, false} {
 		calls := 0
 		r := newRig(t, withOptions(pipeline.Options{ControllerTasks: true, Revise: 1}), withEndpoints(guardedHF{calls: &calls}))
@@ -544,6 +554,7 @@ func TestRevisionAsksApproval(t *testing.T) {
 // TestNoRevisionAfterARefusal: a task the user refused to approve is not
 // planned around.
 func TestNoRevisionAfterARefusal(t *testing.T) {
+	t.Parallel()
 	calls := 0
 	r := newRig(t, withOptions(pipeline.Options{ControllerTasks: true, Revise: 1}), withEndpoints(guardedHF{calls: &calls}))
 	r.planJSON(task(1, "text-to-image", nil, map[string]string{"text": "a fox"}))

@@ -38,6 +38,7 @@ func (e *scriptedEndpoint) Infer(ctx context.Context, req endpoints.Request) (en
 // TestPanickingExpertFailsOnlyItsTask: a bug in one expert fails that task
 // with a message saying so; the turn goes on and answers.
 func TestPanickingExpertFailsOnlyItsTask(t *testing.T) {
+	t.Parallel()
 	ep := &scriptedEndpoint{kind: skills.EndpointHuggingFace, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 		var m map[string]int
 		m["boom"]++ //nolint:staticcheck // SA5000: a nil-map write, as a real bug would
@@ -63,6 +64,7 @@ func TestPanickingExpertFailsOnlyItsTask(t *testing.T) {
 // must not make the task_end and report events unencodable, which would
 // lose them from `chorus run --json` and saved sessions.
 func TestInvalidExpertDataStaysEncodable(t *testing.T) {
+	t.Parallel()
 	ep := &scriptedEndpoint{kind: skills.EndpointHuggingFace, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 		return endpoints.Result{Text: "cat (0.9)", Data: json.RawMessage(`{"label": cat}`)}, nil
 	}}
@@ -95,6 +97,7 @@ func TestInvalidExpertDataStaysEncodable(t *testing.T) {
 // TestPlanEventDepIsAList: "dep" is [] for a task without dependencies,
 // never null, in the plan event and the report.
 func TestPlanEventDepIsAList(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("a.png", 8, 8)
 	r.hf.Model("test/classifier", "image-classification")
@@ -117,6 +120,7 @@ func TestPlanEventDepIsAList(t *testing.T) {
 // TestControllerCheckCancelled: a check the caller cancels reports the
 // cancellation, not "Ollama is not reachable" — the server did nothing wrong.
 func TestControllerCheckCancelled(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -133,6 +137,7 @@ func TestControllerCheckCancelled(t *testing.T) {
 // argument fails its task saying so (it used to pass the file's name as
 // the text, silently); one in another encoding still gives its words.
 func TestTextFilesTooLargeOrNotUTF8(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	dir := t.TempDir()
 	big := filepath.Join(dir, "book.txt")
@@ -179,6 +184,7 @@ func TestTextFilesTooLargeOrNotUTF8(t *testing.T) {
 // image, the detection result stands and a progress event says why no
 // annotated image came (it used to be dropped without a word).
 func TestAnnotationFailureIsReported(t *testing.T) {
+	t.Parallel()
 	ep := &scriptedEndpoint{kind: skills.EndpointHuggingFace, infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 		return endpoints.Result{Text: "1 object: cat (0.90) at [1,1,4,4]",
 			Data: json.RawMessage(`[{"label":"cat","score":0.9,"box":{"xmin":1,"ymin":1,"xmax":4,"ymax":4}}]`)}, nil
@@ -207,6 +213,7 @@ func TestAnnotationFailureIsReported(t *testing.T) {
 // TestDiscoveryFailureIsExplained: when Ollama cannot list its models, the
 // models it would offer are not silently absent — the model event says why.
 func TestDiscoveryFailureIsExplained(t *testing.T) {
+	t.Parallel()
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
 	expert := ollama.New(ollama.Options{Host: dead.URL, HTTPClient: http.DefaultClient})
@@ -245,6 +252,7 @@ func (e *panickyEndpoint) Check(ctx context.Context, task, model string) error {
 // model fails that task with a message saying so; the other task runs and
 // the turn answers.
 func TestPanicInSelectionFailsOnlyItsTask(t *testing.T) {
+	t.Parallel()
 	ep := &panickyEndpoint{task: "object-detection", scriptedEndpoint: scriptedEndpoint{kind: skills.EndpointHuggingFace,
 		infer: func(ctx context.Context, req endpoints.Request) (endpoints.Result, error) {
 			return endpoints.Result{Text: "a cat"}, nil
@@ -273,6 +281,7 @@ func TestPanicInSelectionFailsOnlyItsTask(t *testing.T) {
 // TestSelectionPromptClipsArguments: a huge argument does not make a huge
 // selection prompt.
 func TestSelectionPromptClipsArguments(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("a.png", 20, 20)
 	r.hf.Model("test/vqa-big", "visual-question-answering")

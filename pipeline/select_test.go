@@ -18,6 +18,7 @@ import (
 // choice goes into one call, whatever the plan's size; the reply names
 // candidates by number, per task.
 func TestOneSelectionCallForManyTasks(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	a, b, c := r.image("a.png", 20, 20), r.image("b.png", 20, 20), r.image("c.png", 20, 20)
 	r.hf.Model("test/captioner-big", "image-to-text")
@@ -72,6 +73,7 @@ func TestOneSelectionCallForManyTasks(t *testing.T) {
 // TestDecidedTasksDoNotWaitForSelection: a task with one candidate runs
 // while the controller is still choosing for another.
 func TestDecidedTasksDoNotWaitForSelection(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("a.png", 20, 20)
 	r.hf.Model("test/voice", "text-to-speech")
@@ -124,6 +126,7 @@ func TestDecidedTasksDoNotWaitForSelection(t *testing.T) {
 // Ollama, reasons take seconds); the reasons then arrive as model_reason
 // events and reach the report.
 func TestTasksStartOncePicksAreDecoded(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("a.png", 20, 20)
 	r.hf.Model("test/captioner-big", "image-to-text")
@@ -204,6 +207,7 @@ func TestTasksStartOncePicksAreDecoded(t *testing.T) {
 // piece of a candidate's name) or the skill has no default; selection:
 // ranked never asks. A candidate the request names runs in every mode.
 func TestSelectionAuto(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		mode    pipeline.Selection
@@ -264,6 +268,7 @@ func TestSelectionAuto(t *testing.T) {
 // HuggingGPT's one-task {"id": model} form, a reply cut off mid-reason)
 // still choose; a number out of range falls back, saying so.
 func TestSelectionReplyLeniency(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, reply, model, decided string
 	}{
@@ -306,6 +311,7 @@ func TestSelectionReplyLeniency(t *testing.T) {
 // waits for the one selection call, and all four run at the same time
 // once the picks are decoded — before the controller writes a reason.
 func TestFanOutRunsTogetherUnderControllerSelection(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, withOptions(pipeline.Options{ControllerTasks: true, Selection: pipeline.SelectController}))
 	img := r.image("a.png", 20, 20)
 	var releases []func()

@@ -25,6 +25,7 @@ import (
 // gave in an earlier turn of this chat (Turn.Earlier, kept in memory),
 // still is.
 func TestChatLogGrantsNothingByItself(t *testing.T) {
+	t.Parallel()
 	home, secret := secretHome(t)
 	r := newRig(t, withHome(home), withControllerCaps(fakeollama.CapCompletion, fakeollama.CapVision))
 	r.hf.Model("test/captioner-big", "image-to-text")

@@ -35,6 +35,7 @@ func (r *rig) serveASR() {
 }
 
 func TestConstraintNothingQualifies(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.serveASR()
 	wav := r.audio()
@@ -78,6 +79,7 @@ func TestConstraintNothingQualifies(t *testing.T) {
 }
 
 func TestConstraintSmallestAndBest(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		standing  pipeline.Constraints
@@ -129,6 +131,7 @@ func TestConstraintSmallestAndBest(t *testing.T) {
 // the fake servers actually received: every attempt in the report reached
 // its endpoint, and nothing reached an endpoint that the report omits.
 func TestReportMatchesWhatRan(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("a.png", 30, 20)
 	r.hf.Model("test/captioner-small", "image-to-text")
@@ -188,6 +191,7 @@ func TestReportMatchesWhatRan(t *testing.T) {
 }
 
 func TestVisualGrounding(t *testing.T) {
+	t.Parallel()
 	for _, vision := range []bool{true, false} {
 		name := "text-only controller"
 		caps := []string{fakeollama.CapCompletion}
@@ -240,6 +244,7 @@ func TestVisualGrounding(t *testing.T) {
 }
 
 func TestComposedSkillsEditCaptionPost(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("street.png", 40, 30)
 	r.hf.Model("test/editor", "image-editing")
@@ -286,6 +291,7 @@ func TestComposedSkillsEditCaptionPost(t *testing.T) {
 }
 
 func TestVisualPromptReachesSkill(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("dogs.png", 200, 100)
 	r.hf.Model("test/sam", "mask-generation")

@@ -16,6 +16,7 @@ import (
 // output file, whole, with the extension of its type, and no temporary
 // file is left.
 func TestSpooledResultIsMovedIntoOutputDir(t *testing.T) {
+	t.Parallel()
 	const size = 6 << 20
 	tmp := t.TempDir()
 	r := newRig(t, withHFOptions(func(o *huggingface.Options) { o.TempDir = tmp }))

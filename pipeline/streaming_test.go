@@ -46,6 +46,7 @@ func streamedPlan() (fakeollama.Reply, chan<- string) {
 // constraints, no ids: the first key is "tasks") as in the older one
 // (constraints first, every field spelled out).
 func TestTasksStartWhileThePlanStreams(t *testing.T) {
+	t.Parallel()
 	t.Run("shortest", func(t *testing.T) {
 		tasksStartWhileThePlanStreams(t, func(img string) (string, []string) {
 			args, _ := json.Marshal(map[string]string{"image": img})
@@ -125,6 +126,7 @@ func tasksStartWhileThePlanStreams(t *testing.T, write func(img string) (head st
 // finishes, even while the plan streams; one that names a task not yet
 // written waits for the final plan.
 func TestStreamedChainWaitsForItsInput(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("dog.png", 40, 30)
 	release := r.hf.Model("test/captioner-big", "image-to-text").Hold()
@@ -195,6 +197,7 @@ func TestStreamedChainWaitsForItsInput(t *testing.T) {
 // is cancelled and its result not used — the event, the note and the
 // report say which ran.
 func TestEarlyTaskWithdrawnWhenThePlanChanges(t *testing.T) {
+	// Not parallel: goleak counts every goroutine of the process.
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	var logged bytes.Buffer
 	r := newRig(t, withOptions(pipeline.Options{ControllerTasks: true,
@@ -259,6 +262,7 @@ func TestEarlyTaskWithdrawnWhenThePlanChanges(t *testing.T) {
 // limit ("on this machine only"): the constraints might rule out the model
 // a task would run on. (Without such words, tasks first means none.)
 func TestConstraintsAfterTasksStartNothingEarly(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("a.png", 16, 16)
 	r.hf.Model("test/classifier", "image-classification")
@@ -277,6 +281,7 @@ func TestConstraintsAfterTasksStartNothingEarly(t *testing.T) {
 // The constraints a streaming plan states first apply to the tasks that
 // start early: local_only keeps them off Hugging Face.
 func TestEarlyTasksHonourTheConstraints(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("a.png", 16, 16)
 	r.hf.Model("test/classifier", "image-classification")
@@ -299,6 +304,7 @@ func TestEarlyTasksHonourTheConstraints(t *testing.T) {
 // Plan review keeps today's behaviour: nothing runs before the user
 // approves the whole plan.
 func TestPlanReviewStartsNothingEarly(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("a.png", 16, 16)
 	r.hf.Model("test/classifier", "image-classification")
@@ -323,6 +329,7 @@ func TestPlanReviewStartsNothingEarly(t *testing.T) {
 // A text task the controller does itself waits for the plan to end: the
 // controller's one slot is writing it.
 func TestEarlyControllerTaskWaitsForThePlan(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	head, objs := orderedPlan(`{}`, task(1, "summarization", nil, map[string]string{"text": "a very long text"}))
 	reply, plan := streamedPlan()
@@ -367,6 +374,7 @@ func TestEarlyControllerTaskWaitsForThePlan(t *testing.T) {
 // Cancelling the turn while an early task runs and the plan still streams
 // stops both; nothing is left running.
 func TestCancelWhileEarlyTaskRuns(t *testing.T) {
+	// Not parallel: goleak counts every goroutine of the process.
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	r := newRig(t)
 	img := r.image("a.png", 16, 16)
@@ -413,6 +421,7 @@ func TestCancelWhileEarlyTaskRuns(t *testing.T) {
 // ends with gets its own pick after the plan. With one slot (the test
 // above) nothing is asked before the plan ends.
 func TestSecondSlotPicksWhileThePlanStreams(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, withSlots(2))
 	img := r.image("dog.png", 40, 30)
 	release := r.hf.Model("test/captioner-big", "image-to-text").Hold()

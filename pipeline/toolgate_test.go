@@ -22,6 +22,7 @@ import (
 // reaches the tool — and its approval, and the report — as the absolute
 // path judged; a URL of this machine is never handed to it.
 func TestToolGetsWhatWasJudged(t *testing.T) {
+	t.Parallel()
 	secret := "TOOL-FOLDER-SECRET-0x7"
 	srv, work := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(srv, "secret.txt"), []byte(secret), 0o600); err != nil {

@@ -77,6 +77,7 @@ func planningPrompt(t *testing.T, mode endpoints.Mode, servers ...mcp.Server) (s
 // there is room, then grouped by server, then by name; the catalog's
 // runnable skills are all still listed in full.
 func TestPlanningPromptBudgetWithTools(t *testing.T) {
+	t.Parallel()
 	node, script := mcptest.Everything(t)
 	everything := mcp.Server{Name: "everything", Command: node, Args: []string{script, "stdio"}}
 	small := mcp.Server{Name: "two", URL: manyToolsServer(t, 2)}

@@ -30,6 +30,7 @@ func tokensOf(msgs []controller.Message) int {
 // the head, an attachment and a request — stays within 1,500 tokens in the
 // modes a user with a token runs, and lists only skills that can run.
 func TestPlanningPromptBudget(t *testing.T) {
+	t.Parallel()
 	cat, err := skills.Embedded()
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +74,7 @@ func TestPlanningPromptBudget(t *testing.T) {
 // TestHeadIsStable: two turns of a session start their controller calls
 // with the same bytes, so the server's prompt cache holds the head.
 func TestHeadIsStable(t *testing.T) {
+	t.Parallel()
 	cat, _ := skills.Embedded()
 	ctl, _ := controller.New("http://127.0.0.1:1", "ctl", controller.Options{Timeout: time.Second})
 	e := New(ctl, cat, endpoints.NewRouter(endpoints.ModeHybrid, builtin.New()), Options{ControllerTasks: true})

@@ -19,6 +19,7 @@ import (
 )
 
 func TestSingleTaskTurn(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("cat.png", 64, 48)
 	r.hf.Model("test/captioner-small", "image-to-text")
@@ -66,6 +67,7 @@ func TestSingleTaskTurn(t *testing.T) {
 }
 
 func TestChainAcrossModalities(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("dog.png", 40, 30)
 	r.hf.Model("test/captioner-big", "image-to-text")
@@ -106,6 +108,7 @@ func TestChainAcrossModalities(t *testing.T) {
 }
 
 func TestIndependentBranchesOverlap(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("room.png", 32, 32)
 	release1 := r.hf.Model("test/classifier", "image-classification").Hold()
@@ -143,6 +146,7 @@ func TestIndependentBranchesOverlap(t *testing.T) {
 }
 
 func TestMalformedPlanIsReasked(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("a.png", 16, 16)
 	r.hf.Model("test/classifier", "image-classification")
@@ -167,6 +171,7 @@ func TestMalformedPlanIsReasked(t *testing.T) {
 }
 
 func TestUnusablePlanBecomesPlainChat(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.plans = []fakeollama.Reply{{Content: "no idea"}, {Content: `{"tasks": [{"task": "image-to-text", "id": 1, "dep": [], "args": {"image": "/tmp/a`}}
 	r.answer = fakeollama.Reply{Content: "Hello! I can help with images, audio and text."}
@@ -184,6 +189,7 @@ func TestUnusablePlanBecomesPlainChat(t *testing.T) {
 }
 
 func TestTruncatedPlanIsReaskedShorter(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("a.png", 16, 16)
 	r.hf.Model("test/classifier", "image-classification")
@@ -207,6 +213,7 @@ func TestTruncatedPlanIsReaskedShorter(t *testing.T) {
 }
 
 func TestCyclicAndInventedPlanIsRepaired(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("a.png", 16, 16)
 	r.hf.Model("test/classifier", "image-classification")
@@ -235,6 +242,7 @@ func TestCyclicAndInventedPlanIsRepaired(t *testing.T) {
 }
 
 func TestFailedTaskFailsDependentsNotSiblings(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("a.png", 16, 16)
 	r.hf.Model("test/classifier", "image-classification")
@@ -268,6 +276,7 @@ func TestFailedTaskFailsDependentsNotSiblings(t *testing.T) {
 }
 
 func TestCancelMidTurn(t *testing.T) {
+	// Not parallel: goleak counts every goroutine of the process.
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	r := newRig(t)
 	img := r.image("a.png", 16, 16)
@@ -306,6 +315,7 @@ func TestCancelMidTurn(t *testing.T) {
 }
 
 func TestCancelWhileAnswerStreams(t *testing.T) {
+	// Not parallel: goleak counts every goroutine of the process.
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	r := newRig(t)
 	r.answer = fakeollama.Reply{Content: "partial answer", Stall: true}
@@ -332,6 +342,7 @@ func TestCancelWhileAnswerStreams(t *testing.T) {
 }
 
 func TestControllerErrorsNameTheFix(t *testing.T) {
+	t.Parallel()
 	t.Run("unreachable", func(t *testing.T) {
 		r := newRig(t)
 		r.ollama.Stop()
@@ -351,6 +362,7 @@ func TestControllerErrorsNameTheFix(t *testing.T) {
 }
 
 func TestHuggingFaceTokenRejected(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.hf.RequireToken("another")
 	img := r.image("a.png", 16, 16)
@@ -365,6 +377,7 @@ func TestHuggingFaceTokenRejected(t *testing.T) {
 }
 
 func TestHuggingFaceLoadingIsWaitedFor(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	img := r.image("a.png", 16, 16)
 	r.hf.Model("test/classifier", "image-classification").LoadingFor(1, 0.05)
@@ -382,6 +395,7 @@ func TestHuggingFaceLoadingIsWaitedFor(t *testing.T) {
 }
 
 func TestControllerDoesTextTasks(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	r.planJSON(task(1, "summarization", nil, map[string]string{"text": "a very long text"}))
 	rep, err := r.run(context.Background(), pipeline.Turn{Request: "summarize: a very long text"})
@@ -401,6 +415,7 @@ func TestControllerDoesTextTasks(t *testing.T) {
 }
 
 func TestTextAttachmentContentReachesTasks(t *testing.T) {
+	t.Parallel()
 	r := newRig(t)
 	notes := t.TempDir() + "/notes.txt"
 	if err := os.WriteFile(notes, []byte("Meeting: ship Chorus on Friday. Owner: Ann."), 0o644); err != nil {

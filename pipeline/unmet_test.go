@@ -17,6 +17,7 @@ import (
 // applied and what selection did instead; a benchmark some candidates
 // record leaves no such note.
 func TestBestWithoutBenchmarkSaysSo(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		bench, unmet string
 	}{

@@ -16,6 +16,7 @@ import (
 // log) and one stage marker, with the plan's schema, generating one token;
 // the next turn's planning call then prefills only its own tail.
 func TestWarmFillsThePromptCache(t *testing.T) {
+	t.Parallel()
 	history := []pipeline.Message{{Role: "user", Content: "Hi! What can you do?"}, {Role: "assistant", Content: "Plan tasks for experts."}}
 	// prefilled is Chorus's estimate, evaluated what the fake server's
 	// prefix cache really evaluated for the planning call.
@@ -66,6 +67,7 @@ func TestWarmFillsThePromptCache(t *testing.T) {
 // second slot while the plan streams then prefills only its own tail, not
 // the head again.
 func TestWarmFillsBothSlots(t *testing.T) {
+	t.Parallel()
 	r := newRig(t, withSlots(2))
 	r.ollama.SetLatency(fakeollama.Latency{Slots: 2, PerKPrefill: 100 * time.Millisecond, PrefixCache: true})
 	if _, err := r.eng.Warm(context.Background(), nil); err != nil {

@@ -14,6 +14,7 @@ import (
 // results of the Hugging Face endpoint are in the shape annotate draws
 // from, so HuggingGPT-style annotated images work for Hugging Face answers.
 func TestAnnotateHuggingFaceResults(t *testing.T) {
+	t.Parallel()
 	srv := fakehf.New(t)
 	img := filepath.Join(t.TempDir(), "cat.png")
 	if err := os.WriteFile(img, fakehf.PNG(40, 30), 0o644); err != nil {

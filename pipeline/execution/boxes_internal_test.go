@@ -14,6 +14,7 @@ import (
 // {"predicted": …}, or the rendered text; no detection is an error naming
 // the task.
 func TestBoxFrom(t *testing.T) {
+	t.Parallel()
 	list := `[{"score":0.5,"label":"cat","box":{"xmin":1,"ymin":2,"xmax":3,"ymax":4}},{"score":0.9,"label":"dog","box":{"xmin":10,"ymin":20,"xmax":31,"ymax":41}}]`
 	run := func(data, text string) *flow.TaskRun {
 		return &flow.TaskRun{Task: flow.Task{ID: 3, Task: "object-detection"}, Data: json.RawMessage(data), Text: text}

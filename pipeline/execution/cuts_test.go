@@ -12,6 +12,7 @@ import (
 // TestCutsKeepUTF8: shortened errors, chat-log lines and workflow lines
 // never end in half a character.
 func TestCutsKeepUTF8(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 300) // two bytes each: an odd cut splits one
 	for name, got := range map[string]string{
 		"shortErr": shortErr(errors.New("x" + long)),

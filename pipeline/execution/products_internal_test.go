@@ -15,6 +15,7 @@ import (
 // file it asks for — the mask for a mask, a plain file (else the annotated
 // preview) for a plain one, never the preview for a mask.
 func TestEveryMultiFileProducerFeedsEachArgumentItsKind(t *testing.T) {
+	t.Parallel()
 	cat, err := skills.Embedded()
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // data gives way first, small data and the messages' own words stay, and
 // what is cut says how much was left out.
 func TestFitPromptCutsTheLargestDataFirst(t *testing.T) {
+	t.Parallel()
 	head := controller.Message{Role: "system", Content: strings.Repeat("h", 1000)}
 	big, small := strings.Repeat("B", 50_000), strings.Repeat("s", 300)
 	msgs := []controller.Message{head,
@@ -40,6 +41,7 @@ func TestFitPromptCutsTheLargestDataFirst(t *testing.T) {
 // each keeping its start — the stage marker — and a quote it cuts into is
 // closed again.
 func TestFitPromptCutsMessagesWhenDataIsNotEnough(t *testing.T) {
+	t.Parallel()
 	msgs := []controller.Message{{Role: "system", Content: "head"},
 		{Role: "user", Content: strings.Repeat("old request ", 2000)},
 		{Role: "user", Content: "STAGE: PLAN\nRequest: " + strings.Repeat("words ", 3000) + QuoteData(strings.Repeat("d", 100))}}
@@ -56,6 +58,7 @@ func TestFitPromptCutsMessagesWhenDataIsNotEnough(t *testing.T) {
 // TestFitPromptNeverExceedsTheBudget: whatever the messages, a prompt whose
 // head leaves room fits — in any mix of data, text and sizes.
 func TestFitPromptNeverExceedsTheBudget(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 500 {
 		msgs := []controller.Message{{Role: "system", Content: strings.Repeat("h", rng.IntN(2000))}}

@@ -9,6 +9,7 @@ import (
 // longer than the history budget (its workflow section alone can be); it
 // is clipped, with its files, rather than dropped with everything before.
 func TestHistoryKeepsALongLastAnswer(t *testing.T) {
+	t.Parallel()
 	long := "The lighthouse picture is ready. " + strings.Repeat("Workflow line. ", 400)
 	h := []Message{
 		{Role: "user", Content: "draw a lighthouse"},
@@ -38,6 +39,7 @@ func TestHistoryKeepsALongLastAnswer(t *testing.T) {
 // reports; changing the standing constraints afterwards must not change
 // what an earlier turn recorded.
 func TestMergeSharesNoSlices(t *testing.T) {
+	t.Parallel()
 	standing := Constraints{Licenses: []string{"mit", "apache-2.0"}, Tasks: []string{"image-to-text"}}
 	merged := standing.Merge(Constraints{LocalOnly: true})
 	standing.Licenses[0], standing.Tasks[0] = "gpl-3.0", "ocr"
@@ -50,6 +52,7 @@ func TestMergeSharesNoSlices(t *testing.T) {
 // holds is not a reference for the validator, so the executor must not
 // read it as one (it read it as task 0).
 func TestOverlongReferenceIsText(t *testing.T) {
+	t.Parallel()
 	v := "see <resource>-99999999999999999999 and <resource>-2"
 	if refs := Refs(v); len(refs) != 1 || refs[0] != 2 {
 		t.Fatalf("Refs = %v", refs)

@@ -17,6 +17,7 @@ import (
 // executor reads from the repaired value is the size or box meant. Only
 // when nothing maps is the task dropped.
 func TestStructuredArgsAreRepaired(t *testing.T) {
+	t.Parallel()
 	e := testPlanner(t)
 	img := touch(t, t.TempDir(), "cat.png")
 	const w, h = 64, 48 // the image the executor would resize or crop

@@ -13,6 +13,7 @@ import (
 // max_size: 1GB): each spelling is accepted wherever a constraint can be
 // written, and means the same.
 func TestConstraintSpellings(t *testing.T) {
+	t.Parallel()
 	same := [][]string{
 		{"smallest", "prefer=smallest", "--prefer=smallest", "prefer=SMALLEST"},
 		{"best=wer:common_voice", "prefer=best benchmark=wer:common_voice", "benchmark=wer:common_voice prefer=best",

@@ -3,6 +3,7 @@ package planning
 import "testing"
 
 func TestGroupNames(t *testing.T) {
+	t.Parallel()
 	got := groupNames([]string{"ocr", "hed-control", "seg-control", "mlsd-control", "canny-text-to-image", "text-to-video"})
 	want := "ocr, {hed,seg,mlsd}-control, canny-text-to-image, text-to-video"
 	if got != want {

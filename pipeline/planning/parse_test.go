@@ -12,6 +12,7 @@ import (
 )
 
 func TestParsePlanShapes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		reply string
@@ -61,6 +62,7 @@ func TestParsePlanShapes(t *testing.T) {
 // The schema has no ids: a task without one is numbered by its place. An
 // id that is there but does not read is left to validation to number.
 func TestParsePlanMissingID(t *testing.T) {
+	t.Parallel()
 	rp, err := parsePlan(`[{"task":"ocr","args":{"image":"x.png"}},{"task":"image-to-text"},{"task":"ocr","id":"first"}]`)
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +75,7 @@ func TestParsePlanMissingID(t *testing.T) {
 // The schema's shortest plans read as they mean: {} and a plan of only
 // constraints have no task; a task's left-out dep and args are empty.
 func TestParsePlanShortestForms(t *testing.T) {
+	t.Parallel()
 	for _, reply := range []string{`{}`, `{"constraints":{"local_only":true}}`} {
 		rp, err := parsePlan(reply)
 		if err != nil || len(rp.Tasks) != 0 {
@@ -90,6 +93,7 @@ func TestParsePlanShortestForms(t *testing.T) {
 }
 
 func TestParsePlanErrors(t *testing.T) {
+	t.Parallel()
 	for name, reply := range map[string]string{
 		"no json":      "I cannot help with that.",
 		"empty":        "   ",
@@ -109,6 +113,7 @@ func TestParsePlanErrors(t *testing.T) {
 }
 
 func TestParsePlanConstraints(t *testing.T) {
+	t.Parallel()
 	rp, err := parsePlan(`{"tasks":[], "constraints":{"licenses":["Apache-2.0","mit"],"max_size":"1GB","local_only":true,"prefer":"best","benchmark":"Common_Voice WER"}}`)
 	if err != nil {
 		t.Fatal(err)
@@ -138,6 +143,7 @@ func FuzzParsePlan(f *testing.F) {
 // TestParseNotesAreClipped: a model's garbage quoted in a note is clipped,
 // so one bad field cannot flood the plan pane and the answer's repairs.
 func TestParseNotesAreClipped(t *testing.T) {
+	t.Parallel()
 	junk := strings.Repeat("ȕrTɇ笧", 200)
 	rp, err := parsePlan(`{"tasks":[{"task":"image-to-text","id":"t` + junk + `7","args":{}}], "constraints":{"max_size":"` + junk + `"}}`)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // plan schema and already in its shortest form (PlanJSON of the plan it
 // reads as), so no example teaches a token that carries nothing.
 func TestHeadExamplesAreTheShortestForm(t *testing.T) {
+	t.Parallel()
 	e := testPlanner(t)
 	dir := t.TempDir()
 	files := map[string][]byte{"/home/ann/e1.jpg": fakehf.PNG(8, 8), "/tmp/talk.wav": fakehf.WAV(1600, 16000)}
@@ -50,6 +51,7 @@ func TestHeadExamplesAreTheShortestForm(t *testing.T) {
 // ids, dependencies and arguments the plan had; and it is shorter than
 // the form the schema asked for before (constraints, ids and deps always).
 func TestPlanJSONReadsBackAsThePlan(t *testing.T) {
+	t.Parallel()
 	e := testPlanner(t)
 	dir := t.TempDir()
 	img, other := touch(t, dir, "cat.png"), touch(t, dir, "dog.png")

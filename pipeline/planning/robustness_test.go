@@ -11,6 +11,7 @@ import (
 // anything; numbering the next task from math.MaxInt wrapped around to a
 // negative id.
 func TestHugeIDsInAnEditedPlan(t *testing.T) {
+	t.Parallel()
 	e := testPlanner(t)
 	img := touch(t, t.TempDir(), "a.png")
 	p := e.validate([]flow.Task{

@@ -13,6 +13,7 @@ import (
 // with text instead of labels is repaired from the skill's synonyms, with a
 // note, and its two dependents stay.
 func TestNearMissArgumentNamesFromSkillSynonyms(t *testing.T) {
+	t.Parallel()
 	e := testPlanner(t)
 	img := touch(t, t.TempDir(), "dog.png")
 	p := e.validate([]flow.Task{
@@ -38,6 +39,7 @@ func TestNearMissArgumentNamesFromSkillSynonyms(t *testing.T) {
 // src_lang, mask, point, box…) lists the names a planner writes for it, and
 // each of them is read as the argument.
 func TestEveryNamedArgumentHasSynonymsThatRepair(t *testing.T) {
+	t.Parallel()
 	cat, err := skills.Embedded()
 	if err != nil {
 		t.Fatal(err)

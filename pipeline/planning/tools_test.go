@@ -34,6 +34,7 @@ func toolSkill(t *testing.T, name string, props map[string]string) *skills.Skill
 // naming it, and a text argument naming a file the turn may not read
 // drops the task (a stdio server could open it).
 func TestValidatorConvertsToolArguments(t *testing.T) {
+	t.Parallel()
 	cat, _ := skills.Embedded()
 	cat.Put(toolSkill(t, "srv.sum", map[string]string{"a": `{"type":"number"}`, "unit": `{"type":"string","enum":["celsius","fahrenheit"]}`}))
 	cat.Put(toolSkill(t, "srv.read", map[string]string{"path": `{"type":"string"}`}))
@@ -68,6 +69,7 @@ func TestValidatorConvertsToolArguments(t *testing.T) {
 // server that checks required arguments gets it); one without a default
 // still drops the task, naming the argument and the type it needs.
 func TestValidatorFillsAToolsDefault(t *testing.T) {
+	t.Parallel()
 	cat, _ := skills.Embedded()
 	cat.Put(toolSkill(t, "srv.run", map[string]string{"a": `{"type":"integer"}`,
 		"mode": `{"type":"string","enum":["fast","slow"],"default":"fast"}`, "count": `{"type":"integer","default":3}`}))

@@ -11,6 +11,7 @@ import (
 )
 
 func TestValidateRepairs(t *testing.T) {
+	t.Parallel()
 	e := testPlanner(t)
 	dir := t.TempDir()
 	img := touch(t, dir, "cat.png")
@@ -180,6 +181,7 @@ func TestValidateRepairs(t *testing.T) {
 // missing attachment is repaired or refused without blocking — opening a
 // FIFO for reading waits for a writer forever.
 func TestValidateNeverOpensPipes(t *testing.T) {
+	t.Parallel()
 	e := testPlanner(t)
 	w := newFuzzWorld(t)
 	done := make(chan flow.Plan, 1)

@@ -11,6 +11,7 @@ import (
 // answer even when its tag arrives split across tokens, and what was held
 // back while it might have been the tag is not lost.
 func TestStreamerDropsSplitThinkTag(t *testing.T) {
+	t.Parallel()
 	run := func(toks ...string) (string, []string) {
 		var b strings.Builder
 		var sent []string

@@ -10,6 +10,7 @@ import (
 // namesModel and requestWords together: what in a request names which
 // model id, and what does not.
 func TestRequestNamesModel(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		request, id string
 		names       bool

@@ -10,6 +10,7 @@ import (
 // moment its number is complete — before any reason — and each reason
 // when its string closes, braces and quotes inside it included.
 func TestPickStreamHandsOverPicksThenReasons(t *testing.T) {
+	t.Parallel()
 	type seen struct {
 		ID     int
 		Pick   int
