@@ -31,7 +31,7 @@ func TestConcurrentTurnsShareAnEngine(t *testing.T) {
 		}
 		return "?"
 	}
-	r.ollama.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
+	r.onChat(func(req *api.ChatRequest) fakeollama.Reply {
 		last := req.Messages[len(req.Messages)-1].Content
 		switch stage(req) {
 		case "plan":

@@ -50,7 +50,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func answerPrompt(r *rig) string {
-	for _, req := range r.ollama.ChatRequests() {
+	for _, req := range r.chatRequests() {
 		if stage(&req) == "respond" {
 			return req.Messages[len(req.Messages)-1].Content
 		}
@@ -195,7 +195,7 @@ func TestEarlyAnswerCorrectedWhenCancelled(t *testing.T) {
 	if tts.Early == "" || !tts.Cancelled || tts.Correction == "" || !strings.HasSuffix(streamed.String(), "\n\n"+line) {
 		t.Fatalf("task 2 %+v\nstreamed %q\nwant it to end with %q", tts, streamed.String(), line)
 	}
-	if n := len(r.ollama.ChatRequests()); n != 3 || r.calls("respond") != 1 {
+	if n := len(r.chatRequests()); n != 3 || r.calls("respond") != 1 {
 		t.Fatalf("%d controller calls (respond %d): the correction after a cancel must be written locally", n, r.calls("respond"))
 	}
 }

@@ -61,7 +61,7 @@ func TestBigResultIsSpilledAndEveryPromptFits(t *testing.T) {
 	}
 	budget := r.eng.Controller().Options().PromptBytes()
 	stages := map[string]bool{}
-	for _, req := range r.ollama.ChatRequests() {
+	for _, req := range r.chatRequests() {
 		stages[stage(&req)] = true
 		if n := promptBytes(req); n > budget {
 			t.Errorf("a %s call sent %d bytes of prompt, over the %d-byte budget", stage(&req), n, budget)
@@ -108,7 +108,7 @@ func TestBigResultIsSpilledAndEveryPromptFits(t *testing.T) {
 // answer stands as far as it went, and the turn says what happened.
 func TestEndlessControllerRepliesAreCut(t *testing.T) {
 	t.Parallel()
-	r := newRig(t)
+	r := newRig(t, withWire()) // a server that streams past num_predict
 	forever := func() fakeollama.Reply {
 		ch := make(chan string)
 		go func() {

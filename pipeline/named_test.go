@@ -41,7 +41,7 @@ func TestTypedImageReachesVisionController(t *testing.T) {
 		t.Fatalf("named %v attachments %v, want the typed image named", rep.Named, rep.Attachments)
 	}
 	var plan, answer bool
-	for _, req := range r.ollama.ChatRequests() {
+	for _, req := range r.chatRequests() {
 		has := slices.ContainsFunc(imagesIn(req), func(d api.ImageData) bool { return string(d) == string(data) })
 		switch stage(&req) {
 		case "plan":
@@ -64,7 +64,7 @@ func TestTypedImageReachesVisionController(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := r2.ollama.ChatRequests()
+	reqs := r2.chatRequests()
 	if len(reqs) == 0 || !slices.ContainsFunc(imagesIn(reqs[0]), func(d api.ImageData) bool { return string(d) == string(data) }) {
 		t.Fatal("a later turn's planning did not see the image named earlier")
 	}
@@ -87,7 +87,7 @@ func TestTypedImageNotForTextController(t *testing.T) {
 	if len(rep.Named) != 1 || filepath.Base(rep.Named[0]) != "harbour.png" {
 		t.Errorf("named %v, want only the image", rep.Named)
 	}
-	for _, req := range r.ollama.ChatRequests() {
+	for _, req := range r.chatRequests() {
 		if n := len(imagesIn(req)); n != 0 {
 			t.Fatalf("%s request sent %d images to a text-only controller", stage(&req), n)
 		}

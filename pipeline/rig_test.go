@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/controller/controllertest"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/builtin"
 	"github.com/chorusai/chorus/endpoints/huggingface"
@@ -24,11 +26,18 @@ import (
 	"github.com/chorusai/chorus/skills"
 )
 
-// rig is a full Chorus engine wired to protocol-faithful fakes: an Ollama
-// serving the controller model and a Hugging Face inference API.
+// rig is a full Chorus engine wired to a scripted controller and a
+// protocol-faithful Hugging Face inference API. The controller is
+// controllertest's, answering in process, unless the test is of the wire
+// (withWire): then a fake Ollama serves it over HTTP. Either way the
+// test scripts it with fakeollama's Reply and reads its requests as
+// Ollama's (chatRequests).
 type rig struct {
-	t      *testing.T
+	t *testing.T
+	// ollama is the controller's server under withWire, nil otherwise;
+	// script is the scripted controller otherwise.
 	ollama *fakeollama.Server
+	script *controllertest.Backend
 	hf     *fakehf.Server
 	eng    *pipeline.Engine
 	out    string
@@ -46,6 +55,9 @@ type rig struct {
 	// repeats); none is an empty revision.
 	revisions []fakeollama.Reply
 	reviseN   int
+	// override, when set (onChat), answers every call instead of the
+	// replies above.
+	override func(req *api.ChatRequest) fakeollama.Reply
 	// taskReply, when set, is the controller's reply to a text task it
 	// does itself (by default "controller output for the task").
 	taskReply *fakeollama.Reply
@@ -90,6 +102,8 @@ type rigConfig struct {
 	// test's own unless withHome gives one, so no turn reads the
 	// process's HOME.
 	home string
+	// wire serves the controller from a fake Ollama over HTTP.
+	wire bool
 }
 
 func withControllerCaps(c ...string) rigOption {
@@ -116,6 +130,11 @@ func withSkills(s ...*skills.Skill) rigOption {
 	return func(rc *rigConfig) { rc.skills = append(rc.skills, s...) }
 }
 
+// withWire serves the controller from a fake Ollama over HTTP (rig.ollama):
+// for the tests of what crosses the wire — its latency and prompt cache,
+// a server that goes away, streams as a server sends them.
+func withWire() rigOption { return func(rc *rigConfig) { rc.wire = true } }
+
 // withHome makes home the engine's home folder: "~" to the turn, and the
 // HOME the tools it starts inherit (pipeline.Options.Home).
 func withHome(home string) rigOption { return func(rc *rigConfig) { rc.home = home } }
@@ -133,11 +152,27 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	for _, o := range opts {
 		o(&rc)
 	}
-	r := &rig{t: t, ollama: fakeollama.New(t), hf: fakehf.New(t), out: t.TempDir(), stageOf: map[string]int{}}
-	r.ollama.AddModel(fakeollama.Model{Name: "ctl", Capabilities: rc.controllerCaps, ParameterSize: "8B"})
+	r := &rig{t: t, hf: fakehf.New(t), out: t.TempDir(), stageOf: map[string]int{}}
 	r.hf.RequireToken(rc.token)
 	r.answer = fakeollama.Reply{Content: "Here is what I found."}
-	r.ollama.OnChat(r.respond)
+	ctlOpts := controller.Options{PlanTokens: 512, Timeout: 30 * time.Second, MaxConcurrent: rc.slots}
+	var ctl *controller.Controller
+	if rc.wire {
+		r.ollama = fakeollama.New(t)
+		r.ollama.AddModel(fakeollama.Model{Name: "ctl", Capabilities: rc.controllerCaps, ParameterSize: "8B"})
+		r.ollama.OnChat(r.respond)
+		var err error
+		if ctl, err = controller.New(r.ollama.URL, "ctl", ctlOpts); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		r.script = controllertest.New()
+		r.script.AddModel("ctl", rc.controllerCaps...)
+		r.script.OnChat(func(_ context.Context, req controller.ChatRequest) controllertest.Reply {
+			return scripted(t, r.respond(ollamaRequest(req)))
+		})
+		ctl = r.script.Controller("ctl", ctlOpts)
+	}
 
 	cat, err := skills.Load("testdata/skills")
 	if err != nil {
@@ -146,11 +181,9 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	for _, s := range rc.skills {
 		cat.Put(s)
 	}
-	ctl, err := controller.New(r.ollama.URL, "ctl", controller.Options{PlanTokens: 512, Timeout: 30 * time.Second, MaxConcurrent: rc.slots})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hfOpts := huggingface.Options{BaseURL: r.hf.URL, Token: rc.token, MaxWait: 2 * time.Second, MaxRetries: 2, HTTPClient: r.hf.Client()}
+	// A failing model is retried after a pause (1 s by default): the
+	// pause is the endpoint's to test, and a few milliseconds here.
+	hfOpts := huggingface.Options{BaseURL: r.hf.URL, Token: rc.token, MaxWait: 2 * time.Second, MaxRetries: 2, Backoff: 10 * time.Millisecond, HTTPClient: r.hf.Client()}
 	if rc.hub {
 		hfOpts.Hub = &skills.Hub{BaseURL: r.hf.Root, Token: rc.token, HTTPClient: r.hf.Client()}
 	}
@@ -184,6 +217,57 @@ func newRig(t *testing.T, opts ...rigOption) *rig {
 	return r
 }
 
+// ollamaRequest is req as the Ollama backend sends it (controller/ollama.go),
+// as a fake Ollama decodes it: what the rig's script reads.
+func ollamaRequest(req controller.ChatRequest) *api.ChatRequest {
+	opts := map[string]any{"temperature": req.Temperature}
+	if req.NumCtx > 0 {
+		opts["num_ctx"] = float64(req.NumCtx)
+	}
+	if req.NumPredict > 0 {
+		opts["num_predict"] = float64(req.NumPredict)
+	}
+	out := &api.ChatRequest{Model: req.Model, Format: req.Format, Options: opts}
+	for _, m := range req.Messages {
+		am := api.Message{Role: m.Role, Content: m.Content}
+		for _, img := range m.Images {
+			am.Images = append(am.Images, api.ImageData(img))
+		}
+		out.Messages = append(out.Messages, am)
+	}
+	if req.NoThink {
+		out.Think = &api.ThinkValue{Value: false}
+	}
+	return out
+}
+
+// scripted is the scripted controller's reply for a fake Ollama's: what
+// only a server can do (answer an HTTP status, ignore num_predict, send
+// thinking or tool calls) needs withWire.
+func scripted(t *testing.T, rep fakeollama.Reply) controllertest.Reply {
+	if rep.Status != 0 || rep.IgnoreNumPredict || rep.StreamThinking || rep.Thinking != "" || len(rep.ToolCalls) > 0 {
+		t.Errorf("the reply %+v is the wire's: the test needs withWire()", rep)
+	}
+	out := controllertest.Reply{Content: rep.Content, Chunks: rep.Chunks, Stream: rep.Stream, DoneReason: rep.DoneReason, ChunkDelay: rep.ChunkDelay,
+		Stall: rep.Stall, PromptEvalCount: rep.PromptEvalCount}
+	if rep.Error != "" {
+		out.Err = errors.New(rep.Error)
+	}
+	return out
+}
+
+// chatRequests are the controller's calls so far, as Ollama's requests.
+func (r *rig) chatRequests() []api.ChatRequest {
+	if r.ollama != nil {
+		return r.ollama.ChatRequests()
+	}
+	var out []api.ChatRequest
+	for _, req := range r.script.Requests() {
+		out = append(out, *ollamaRequest(req))
+	}
+	return out
+}
+
 // stage tells which pipeline stage a controller request belongs to, from
 // the marker its last message starts with.
 func stage(req *api.ChatRequest) string {
@@ -212,6 +296,9 @@ func (r *rig) respond(req *api.ChatRequest) fakeollama.Reply {
 		r.requests = map[string][]*api.ChatRequest{}
 	}
 	r.requests[st] = append(r.requests[st], req)
+	if r.override != nil {
+		return r.override(req)
+	}
 	switch st {
 	case "revise":
 		if len(r.revisions) == 0 {
@@ -244,6 +331,22 @@ func (r *rig) respond(req *api.ChatRequest) fakeollama.Reply {
 		return *r.taskReply
 	}
 	return fakeollama.Reply{Content: "controller output for the task"}
+}
+
+// onChat makes fn answer every controller call.
+func (r *rig) onChat(fn func(req *api.ChatRequest) fakeollama.Reply) {
+	r.mu.Lock()
+	r.override = fn
+	r.mu.Unlock()
+}
+
+// close stops the rig's servers: a test that counts goroutines ends them
+// first.
+func (r *rig) close() {
+	r.hf.Close()
+	if r.ollama != nil {
+		r.ollama.Close()
+	}
 }
 
 // reset forgets the events and the plans of earlier turns, for a test that

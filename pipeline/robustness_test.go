@@ -163,7 +163,7 @@ func TestTextFilesTooLargeOrNotUTF8(t *testing.T) {
 	}
 	var taskInputs []string
 	var respond string
-	for _, req := range r.ollama.ChatRequests() {
+	for _, req := range r.chatRequests() {
 		last := req.Messages[len(req.Messages)-1].Content
 		switch stage(&req) {
 		case "task":

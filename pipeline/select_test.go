@@ -183,7 +183,7 @@ func TestTasksStartOncePicksAreDecoded(t *testing.T) {
 	}
 	// The schema holds the picks before the reasons, each task to its own
 	// candidates' numbers, and the reasons short.
-	sel := r.ollama.ChatRequests()[1]
+	sel := r.chatRequests()[1]
 	if stage(&sel) != "select" {
 		t.Fatalf("second call is %s", stage(&sel))
 	}

@@ -90,7 +90,7 @@ func TestChatLogGrantsNothingByItself(t *testing.T) {
 		}
 	}
 	pngPrivate, _ := os.ReadFile(private)
-	for _, req := range r.ollama.ChatRequests() {
+	for _, req := range r.chatRequests() {
 		for _, m := range req.Messages {
 			for _, img := range m.Images {
 				if bytes.Equal(img, pngPrivate) {

@@ -68,7 +68,7 @@ func TestConstraintNothingQualifies(t *testing.T) {
 	}
 	// The response prompt tells the controller, so its prose can explain too.
 	var respond *api.ChatRequest
-	for _, req := range r.ollama.ChatRequests() {
+	for _, req := range r.chatRequests() {
 		if stage(&req) == "respond" {
 			respond = &req
 		}
@@ -213,7 +213,7 @@ func TestVisualGrounding(t *testing.T) {
 			}
 			attached, _ := os.ReadFile(img)
 			made, _ := os.ReadFile(edited[0])
-			for _, req := range r.ollama.ChatRequests() {
+			for _, req := range r.chatRequests() {
 				var images []api.ImageData
 				for _, m := range req.Messages {
 					images = append(images, m.Images...)
@@ -274,7 +274,7 @@ func TestComposedSkillsEditCaptionPost(t *testing.T) {
 	}
 	caption := r.taskEnd(2).Result
 	var post *api.ChatRequest
-	for _, req := range r.ollama.ChatRequests() {
+	for _, req := range r.chatRequests() {
 		if stage(&req) == "task" {
 			post = &req
 		}

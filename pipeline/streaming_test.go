@@ -253,8 +253,7 @@ func TestEarlyTaskWithdrawnWhenThePlanChanges(t *testing.T) {
 	if !said {
 		t.Fatalf("the log does not say task 1 was withdrawn:\n%s", logged.String())
 	}
-	r.hf.Close()
-	r.ollama.Close()
+	r.close()
 }
 
 // A plan that writes its tasks before its constraints (a model not held to
@@ -361,7 +360,7 @@ func TestEarlyControllerTaskWaitsForThePlan(t *testing.T) {
 	if e := r.taskEnd(1); e.Status != pipeline.StatusOK || e.Endpoint != pipeline.EndpointController {
 		t.Fatalf("task 1 = %+v", e)
 	}
-	reqs := r.ollama.ChatRequests()
+	reqs := r.chatRequests()
 	var stages []string
 	for _, q := range reqs {
 		stages = append(stages, stage(&q))
@@ -411,8 +410,7 @@ func TestCancelWhileEarlyTaskRuns(t *testing.T) {
 	if n := len(eventsOf[pipeline.TaskWithdrawnEvent](r)); n != 0 {
 		t.Fatalf("a cancelled turn withdrew %d tasks: it was the user who stopped them", n)
 	}
-	r.hf.Close()
-	r.ollama.Close()
+	r.close()
 }
 
 // With a second controller slot (controller.max_concurrent: 2), the pick
@@ -461,7 +459,7 @@ func TestSecondSlotPicksWhileThePlanStreams(t *testing.T) {
 	}
 	// The early pick is a branch: the answer continues after the plan,
 	// not after the pick asked before the plan had ended.
-	for _, req := range r.ollama.ChatRequests() {
+	for _, req := range r.chatRequests() {
 		if stage(&req) != "respond" {
 			continue
 		}

@@ -54,7 +54,7 @@ func leaked(r *rig, rep *pipeline.Report, secret string) []string {
 	if b, _ := json.Marshal(rep); strings.Contains(string(b), secret) {
 		where = append(where, "the report")
 	}
-	for _, req := range r.ollama.ChatRequests() {
+	for _, req := range r.chatRequests() {
 		for _, m := range req.Messages {
 			if strings.Contains(m.Content, secret) {
 				where = append(where, "a controller prompt")
@@ -227,7 +227,7 @@ func TestResultsAreQuotedAsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	var answer string
-	for _, req := range r.ollama.ChatRequests() {
+	for _, req := range r.chatRequests() {
 		last := req.Messages[len(req.Messages)-1].Content
 		if pipeline.PromptStage(last) == string(pipeline.StageResponse) {
 			answer = last

@@ -160,7 +160,7 @@ func TestMalformedPlanIsReasked(t *testing.T) {
 	if r.calls("plan") != 2 {
 		t.Fatalf("planning calls = %d, want a single re-ask", r.calls("plan"))
 	}
-	reqs := r.ollama.ChatRequests()
+	reqs := r.chatRequests()
 	second := reqs[1].Messages
 	if last := second[len(second)-1].Content; !strings.Contains(last, "not a valid plan") {
 		t.Fatalf("the re-ask does not explain the problem: %q", last)
@@ -200,7 +200,7 @@ func TestTruncatedPlanIsReaskedShorter(t *testing.T) {
 	if _, err := r.run(context.Background(), pipeline.Turn{Request: "classify " + img}); err != nil {
 		t.Fatal(err)
 	}
-	reqs := r.ollama.ChatRequests()
+	reqs := r.chatRequests()
 	if last := reqs[1].Messages[len(reqs[1].Messages)-1].Content; !strings.Contains(last, "cut off") {
 		t.Fatalf("re-ask = %q", last)
 	}
@@ -310,8 +310,7 @@ func TestCancelMidTurn(t *testing.T) {
 	if r.calls("respond") != 0 {
 		t.Fatal("a cancelled turn still asked for an answer")
 	}
-	r.hf.Close()
-	r.ollama.Close()
+	r.close()
 }
 
 func TestCancelWhileAnswerStreams(t *testing.T) {
@@ -337,14 +336,13 @@ func TestCancelWhileAnswerStreams(t *testing.T) {
 	if err := <-done; !errors.Is(err, pipeline.ErrCancelled) {
 		t.Fatalf("err = %v", err)
 	}
-	r.ollama.Close()
-	r.hf.Close()
+	r.close()
 }
 
 func TestControllerErrorsNameTheFix(t *testing.T) {
 	t.Parallel()
 	t.Run("unreachable", func(t *testing.T) {
-		r := newRig(t)
+		r := newRig(t, withWire())
 		r.ollama.Stop()
 		_, err := r.run(context.Background(), pipeline.Turn{Request: "hi"})
 		if !errors.Is(err, controller.ErrUnreachable) || !strings.Contains(err.Error(), "ollama serve") || !strings.Contains(err.Error(), r.ollama.URL) {
@@ -352,7 +350,7 @@ func TestControllerErrorsNameTheFix(t *testing.T) {
 		}
 	})
 	t.Run("not pulled", func(t *testing.T) {
-		r := newRig(t)
+		r := newRig(t, withWire())
 		r.ollama.RemoveModel("ctl")
 		_, err := r.run(context.Background(), pipeline.Turn{Request: "hi"})
 		if !errors.Is(err, controller.ErrModelMissing) || !strings.Contains(err.Error(), "ollama pull ctl") {
@@ -426,7 +424,7 @@ func TestTextAttachmentContentReachesTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	var taskReq, respondReq string
-	for _, req := range r.ollama.ChatRequests() {
+	for _, req := range r.chatRequests() {
 		last := req.Messages[len(req.Messages)-1].Content
 		switch stage(&req) {
 		case "task":

@@ -21,13 +21,13 @@ func TestWarmFillsThePromptCache(t *testing.T) {
 	// prefilled is Chorus's estimate, evaluated what the fake server's
 	// prefix cache really evaluated for the planning call.
 	plan := func(warm bool) (prefilled, evaluated int, calls []pipeline.ControllerCall) {
-		r := newRig(t)
+		r := newRig(t, withWire())
 		r.ollama.SetLatency(fakeollama.Latency{PerKPrefill: time.Millisecond, PrefixCache: true})
 		if warm {
 			if _, err := r.eng.Warm(context.Background(), history); err != nil {
 				t.Fatal(err)
 			}
-			req := r.ollama.ChatRequests()[0]
+			req := r.chatRequests()[0]
 			if np, _ := req.Options["num_predict"].(float64); np != 1 || len(req.Format) == 0 {
 				t.Fatalf("warm-up: num_predict %v, format %q", req.Options["num_predict"], req.Format)
 			}
@@ -45,7 +45,7 @@ func TestWarmFillsThePromptCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reqs := r.ollama.ChatRequests()
+		reqs := r.chatRequests()
 		planReq := reqs[len(reqs)-2]
 		_, _, after := r.ollama.Prefill()
 		answer := fakeollama.PromptTokens(fakeollama.RenderPrompt(&reqs[len(reqs)-1])) - fakeollama.PromptTokens(fakeollama.RenderPrompt(&planReq))
@@ -68,12 +68,12 @@ func TestWarmFillsThePromptCache(t *testing.T) {
 // the head again.
 func TestWarmFillsBothSlots(t *testing.T) {
 	t.Parallel()
-	r := newRig(t, withSlots(2))
+	r := newRig(t, withWire(), withSlots(2))
 	r.ollama.SetLatency(fakeollama.Latency{Slots: 2, PerKPrefill: 100 * time.Millisecond, PrefixCache: true})
 	if _, err := r.eng.Warm(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(r.ollama.ChatRequests()); n != 2 {
+	if n := len(r.chatRequests()); n != 2 {
 		t.Fatalf("%d warm-up calls, want one per slot", n)
 	}
 	img := r.image("dog.png", 40, 30)
@@ -95,7 +95,7 @@ func TestWarmFillsBothSlots(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	head := fakeollama.PromptTokens(r.ollama.ChatRequests()[0].Messages[0].Content)
+	head := fakeollama.PromptTokens(r.chatRequests()[0].Messages[0].Content)
 	if _, _, after := r.ollama.Prefill(); after-before > head/2 {
 		t.Fatalf("the turn prefilled %d tokens; the head alone is %d: a slot was cold", after-before, head)
 	}
