@@ -43,7 +43,9 @@ func TestAskReadsRepliesLeniently(t *testing.T) {
 			t.Parallel()
 			ctl := controllertest.New()
 			ctl.AddModel("ctl")
-			ctl.OnChat(func(context.Context, controller.ChatRequest) controllertest.Reply { return controllertest.Reply{Content: tc.reply} })
+			ctl.OnChat(func(context.Context, controller.ChatRequest) controllertest.Reply {
+				return controllertest.Reply{Content: tc.reply}
+			})
 			sel := &selection.Selector{Controller: ctl.Controller("ctl", controller.Options{}), NumCandidates: 5}
 			hf := endpointstest.NewProbe(skills.EndpointHuggingFace)
 			c := &flow.Choice{Task: flow.Task{ID: 1, Task: "image-to-text", Args: map[string]string{"image": "/tmp/a.png"}}, Ranked: []*flow.Option{
