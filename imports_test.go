@@ -35,7 +35,7 @@ var importRules = map[string][]string{
 	"controller": {"httpwire", "scope", "text"},
 	// A scripted controller for tests: a Backend answering in process.
 	"controller/controllertest": {"controller"},
-	"endpoints":  {"httpwire", "scope", "skills", "text"},
+	"endpoints":                 {"httpwire", "scope", "skills", "text"},
 	// Each endpoint kind is a room of its own: it may use the contract,
 	// the wire format, the Hugging Face client (the local hf protocol
 	// reuses it), the image library, the trust rule.
