@@ -13,6 +13,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/controller/controllertest"
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/ollama"
 	"github.com/chorusai/chorus/internal/fakeollama"
@@ -23,33 +24,30 @@ import (
 
 // TestRealOllamaExperts runs planned text tasks on a real Ollama server
 // through the ollama endpoint (the official client, real NDJSON, a real
-// grammar for the structured tasks), with a scripted controller deciding
-// the plan. The tiny model's text is nonsense; what is proven is the path:
+// grammar for the structured tasks), with a scripted controller
+// (controllertest) deciding the plan. The tiny model's text is nonsense; what is proven is the path:
 // discovery from /api/tags and /api/show, the calls, and that structured
 // results come back as the JSON their schema asks for.
 func TestRealOllamaExperts(t *testing.T) {
 	t.Parallel()
 	host := ollamatest.Shared(t) // one server for the package: nothing here depends on its cache or slots
-	ctlSrv := fakeollama.New(t)
-	ctlSrv.AddModel(fakeollama.Model{Name: "ctl"})
-	ctlSrv.OnChat(func(req *api.ChatRequest) fakeollama.Reply {
-		if stage(req) == "plan" {
-			return fakeollama.Reply{Content: `{"tasks":[
+	script := controllertest.New()
+	script.AddModel("ctl")
+	script.OnChat(func(_ context.Context, req controller.ChatRequest) controllertest.Reply {
+		if pipeline.PromptStage(req.Messages[len(req.Messages)-1].Content) == string(pipeline.StagePlanning) {
+			return controllertest.Reply{Content: `{"tasks":[
 				{"task":"summarization","id":1,"dep":[],"args":{"text":"Chorus plans requests into tasks and runs expert models for each of them."}},
 				{"task":"text-classification","id":2,"dep":[],"args":{"text":"I love this terminal app"}},
 				{"task":"translation","id":3,"dep":[1],"args":{"text":"<resource>-1","tgt_lang":"fr"}}]}`}
 		}
-		return fakeollama.Reply{Content: "done"}
+		return controllertest.Reply{Content: "done"}
 	})
 	expert := ollama.New(ollama.Options{Host: host, HTTPClient: http.DefaultClient, Options: map[string]any{"num_predict": 64}})
 	cat, err := skills.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctl, err := controller.New(ctlSrv.URL, "ctl", controller.Options{Timeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctl := script.Controller("ctl", controller.Options{Timeout: 30 * time.Second})
 	eng := pipeline.New(ctl, cat, endpoints.NewRouter(endpoints.ModeLocal, expert), pipeline.Options{OutputDir: t.TempDir(), TaskTimeout: 60 * time.Second})
 	var ends []pipeline.TaskEndEvent
 	var models []pipeline.ModelEvent
