@@ -107,7 +107,7 @@ func New(o Options) *Scope {
 		o.ProcessDir, _ = os.Getwd()
 	}
 	if o.ProcessHome == "" {
-		o.ProcessHome = processHome()
+		o.ProcessHome = processHome(os.Getenv)
 	}
 	s := &Scope{home: o.Home, wd: o.WorkDir, root: root, given: given, processDir: o.ProcessDir, processHome: o.ProcessHome, lookupIP: o.Lookup,
 		files: map[string]Origin{}, dirs: map[string]Origin{}, folders: map[string]Origin{}, urls: map[string]Origin{}}
@@ -120,9 +120,9 @@ func New(o Options) *Scope {
 }
 
 // processHome is the home a tool started by this process expands "~" to:
-// $HOME, which it inherits — or, with none, the account's.
-func processHome() string {
-	if h := os.Getenv("HOME"); h != "" {
+// $HOME (getenv's), which it inherits — or, with none, the account's.
+func processHome(getenv func(string) string) string {
+	if h := getenv("HOME"); h != "" {
 		return h
 	}
 	if u, err := user.Current(); err == nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -263,5 +264,49 @@ func TestNamed(t *testing.T) {
 	}
 	if len(s.Files()) != 0 {
 		t.Errorf("Named granted %v", s.Files())
+	}
+}
+
+// TestAbs: a path as the scope reads it — "~" from its home, a relative
+// path from its working folder, cleaned, links not followed — whatever
+// the process's folder and HOME; a confined scope refuses a path outside
+// its folder by the name alone.
+func TestAbs(t *testing.T) {
+	t.Parallel()
+	home, work := t.TempDir(), t.TempDir()
+	s := New(Options{Home: home, WorkDir: work})
+	for in, want := range map[string]string{"~/notes.txt": home + "/notes.txt", "notes.txt": work + "/notes.txt", "./a/../b.txt": work + "/b.txt",
+		" /etc/hosts ": "/etc/hosts", "~": home} {
+		if got, err := s.Abs(in); err != nil || got != want {
+			t.Errorf("Abs(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	confined := New(Options{Root: work})
+	if got, err := confined.Abs("~/x.txt"); err != nil || got != filepath.Join(confined.root, "x.txt") {
+		t.Errorf("confined: Abs(~/x.txt) = %q, %v; want it in the folder", got, err)
+	}
+	var de *DeniedError
+	if _, err := confined.Abs("../outside.txt"); !errors.As(err, &de) {
+		t.Errorf("confined: Abs(../outside.txt) = %v, want a refusal", err)
+	}
+	if _, err := s.Abs(""); err == nil {
+		t.Error("Abs of nothing gave a path")
+	}
+}
+
+// TestProcessHome: the HOME a tool Chorus starts inherits — or, with none
+// set, the account's home — is the home the gate judges "~" in when no
+// Options.ProcessHome is given.
+func TestProcessHome(t *testing.T) {
+	t.Parallel()
+	if got := processHome(func(string) string { return "/home/tool" }); got != "/home/tool" {
+		t.Errorf("with HOME set: %q", got)
+	}
+	u, err := user.Current()
+	if err != nil {
+		t.Skip("no account to read a home from:", err)
+	}
+	if got := processHome(func(string) string { return "" }); got != u.HomeDir {
+		t.Errorf("without HOME: %q, want the account's %q", got, u.HomeDir)
 	}
 }
