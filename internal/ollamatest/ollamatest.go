@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -83,13 +84,21 @@ var shared struct {
 	err  error
 }
 
+// SharedContext is the tiny model's context on the Shared server. Most
+// of Chorus's prompts are longer than the model's context, and the server
+// keeps their last SharedContext tokens (at Start's 2,048, the last
+// 2,048); prefilling costs about the square of that, and the shared
+// server serves many turns: cli's TestRealOllamaController took 9.3 s of
+// the server's CPU at 2,048, 3.0 s at 1,024.
+const SharedContext = 1024
+
 // Shared is the base URL of one real Ollama server for the whole test
-// binary, with Start's options, started by the first test that asks:
-// starting a server and loading the model into it for every test cost
-// seconds each, more on a loaded machine. Tests that share it must not
-// depend on what the others ask of it (its prompt cache, its slots, its
-// models); a test that does — or that stops, restarts or reconfigures its
-// server — calls Start or StartWith for one of its own. The package's
+// binary — Start's, with SharedContext — started by the first test that
+// asks: starting a server and loading the model into it for every test
+// cost seconds each, more on a loaded machine. Tests that share it must
+// not depend on what the others ask of it (its prompt cache, its slots,
+// its models); a test that does, or that stops or reconfigures its
+// server, calls Start or StartWith for one of its own. The package's
 // TestMain calls StopShared after m.Run.
 func Shared(t testing.TB) string {
 	t.Helper()
@@ -97,7 +106,7 @@ func Shared(t testing.TB) string {
 	shared.once.Do(func() {
 		shared.dir, shared.err = os.MkdirTemp("", "ollamatest-")
 		if shared.err == nil {
-			shared.srv, shared.err = start(shared.dir, Options{})
+			shared.srv, shared.err = start(shared.dir, Options{Context: SharedContext})
 		}
 	})
 	if shared.err != nil {
@@ -136,16 +145,35 @@ func skipWithout(t testing.TB) {
 
 // server is a running `ollama serve` with the tiny model loaded.
 type server struct {
-	url  string
-	cmd  *exec.Cmd
-	logs *syncBuffer
+	url    string
+	cmd    *exec.Cmd
+	exited <-chan struct{}
+	logs   *syncBuffer
 }
 
 // stop kills the server's process group: the server and the runner it
 // forked.
 func (s *server) stop() {
 	killGroup(s.cmd)
-	_ = s.cmd.Wait()
+	<-s.exited
+}
+
+// launch starts cmd from a goroutine that keeps its OS thread until cmd
+// has exited: on Linux the server dies with the thread that started it
+// (ownGroup), and Go ends idle threads at will unless a goroutine holds
+// one. exited closes once cmd was waited for.
+func launch(cmd *exec.Cmd) (exited <-chan struct{}, err error) {
+	started, done := make(chan error, 1), make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		defer close(done)
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			_ = cmd.Wait()
+		}
+	}()
+	return done, <-started
 }
 
 // start serves a real Ollama on a private port and model directory under
@@ -171,10 +199,11 @@ func start(dir string, opts Options) (*server, error) {
 	// Its own process group, so the model runner it forks goes with it.
 	ownGroup(srv)
 	srv.WaitDelay = 5 * time.Second
-	if err := srv.Start(); err != nil {
+	exited, err := launch(srv)
+	if err != nil {
 		return nil, fmt.Errorf("start ollama: %w", err)
 	}
-	s := &server{url: "http://" + host, cmd: srv, logs: logs}
+	s := &server{url: "http://" + host, cmd: srv, exited: exited, logs: logs}
 	fail := func(err error) (*server, error) {
 		s.stop()
 		return nil, err
