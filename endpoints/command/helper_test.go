@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -116,22 +115,6 @@ func helperProgram(t *testing.T, name, task, mode string, args ...string) skills
 
 // catalog is the embedded catalog, parsed once for the package's tests.
 var catalog = sync.OnceValues(skills.Embedded)
-
-// gone reports whether process pid has ended: no such process, or a
-// zombie its parent has not reaped yet.
-func gone(pid int) bool {
-	if err := syscall.Kill(pid, 0); err == syscall.ESRCH {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return os.IsNotExist(err)
-	}
-	// pid (comm) STATE …: comm may hold spaces, so read after the last ')'.
-	s := string(stat)
-	rest := s[strings.LastIndexByte(s, ')')+1:]
-	return strings.HasPrefix(strings.TrimSpace(rest), "Z")
-}
 
 // waitGone waits a little for pid to end.
 func waitGone(pid int) bool {
