@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,7 @@ func fake(t *testing.T, mode string, env map[string]string, o ...func(*mcp.Optio
 	if env == nil {
 		env = map[string]string{}
 	}
-	env[mcptest.FakeEnv] = mode
+	maps.Copy(env, mcptest.Env(mode))
 	opts := mcp.Options{Servers: []mcp.Server{{Name: "fake", Command: os.Args[0], Env: env}}, StartTimeout: 5 * time.Second}
 	for _, f := range o {
 		f(&opts)

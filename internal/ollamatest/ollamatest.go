@@ -114,7 +114,7 @@ func StartWith(t testing.TB, opts Options) string {
 		t.Fatal(err)
 	}
 	modelfile := filepath.Join(dir, "Modelfile")
-	mf := fmt.Sprintf("FROM %s\nTEMPLATE \"\"\"{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n\"\"\"\n", gguf)
+	mf := fmt.Sprintf("FROM %s\nTEMPLATE \"\"\"{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n\"\"\"\nPARAMETER num_thread 1\n", gguf)
 	if err := os.WriteFile(modelfile, []byte(mf), 0o644); err != nil {
 		t.Fatal(err)
 	}
