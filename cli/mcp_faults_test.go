@@ -9,14 +9,6 @@ import (
 	"github.com/chorusai/chorus/internal/mcptest"
 )
 
-func TestMain(m *testing.M) {
-	// This test binary doubles as a misbehaving MCP server.
-	mcptest.FakeMain()
-	code := m.Run()
-	removeBinary()
-	os.Exit(code)
-}
-
 // fakeMCPEnv configures the fake MCP server (this test binary) as
 // "fake", with extra configuration lines for it, and plans in order.
 func fakeMCPEnv(t *testing.T, extra string, plans ...string) *cliEnv {

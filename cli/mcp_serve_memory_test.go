@@ -100,6 +100,7 @@ func filesUnder(dir string) int64 {
 // left. Measured at 23045d3, before the bounds: 6 calls peaked at
 // 1.6 GiB, and their 300 MB stayed after the sessions ended.
 func TestMCPServeBigCallsMemory(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: builds the binary and sends 400 MB")
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -60,6 +61,96 @@ type Options struct {
 // StartWith is Start with opts.
 func StartWith(t testing.TB, opts Options) string {
 	t.Helper()
+	skipWithout(t)
+	srv, err := start(t.TempDir(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		srv.stop()
+		if t.Failed() {
+			t.Logf("ollama serve log (tail):\n%s", tail(srv.logs.String(), 3000))
+		}
+	})
+	return srv.url
+}
+
+// shared is the one server Shared starts in a test binary.
+var shared struct {
+	once sync.Once
+	dir  string
+	srv  *server
+	err  error
+}
+
+// Shared is the base URL of one real Ollama server for the whole test
+// binary, with Start's options, started by the first test that asks:
+// starting a server and loading the model into it for every test cost
+// seconds each, more on a loaded machine. Tests that share it must not
+// depend on what the others ask of it (its prompt cache, its slots, its
+// models); a test that does — or that stops, restarts or reconfigures its
+// server — calls Start or StartWith for one of its own. The package's
+// TestMain calls StopShared after m.Run.
+func Shared(t testing.TB) string {
+	t.Helper()
+	skipWithout(t)
+	shared.once.Do(func() {
+		shared.dir, shared.err = os.MkdirTemp("", "ollamatest-")
+		if shared.err == nil {
+			shared.srv, shared.err = start(shared.dir, Options{})
+		}
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("shared ollama serve log (tail):\n%s", tail(shared.srv.logs.String(), 3000))
+		}
+	})
+	return shared.srv.url
+}
+
+// StopShared kills the server Shared started, if it did, and removes its
+// folder; TestMain calls it once the tests ran.
+func StopShared() {
+	if shared.srv != nil {
+		shared.srv.stop()
+	}
+	if shared.dir != "" {
+		_ = os.RemoveAll(shared.dir)
+	}
+}
+
+// skipWithout skips the test when no server can be started: no binary,
+// or -short.
+func skipWithout(t testing.TB) {
+	t.Helper()
+	if Binary() == "" {
+		t.Skip("no Ollama binary: set CHORUS_OLLAMA_BIN or install it as DEVELOPERS.md describes")
+	}
+	if testing.Short() {
+		t.Skip("-short: skipping tests that start a real Ollama server")
+	}
+}
+
+// server is a running `ollama serve` with the tiny model loaded.
+type server struct {
+	url  string
+	cmd  *exec.Cmd
+	logs *syncBuffer
+}
+
+// stop kills the server's process group: the server and the runner it
+// forked.
+func (s *server) stop() {
+	killGroup(s.cmd)
+	_ = s.cmd.Wait()
+}
+
+// start serves a real Ollama on a private port and model directory under
+// dir, and loads the tiny model into it as Model.
+func start(dir string, opts Options) (*server, error) {
 	if opts.Context == 0 {
 		opts.Context = 2048
 	}
@@ -67,63 +158,76 @@ func StartWith(t testing.TB, opts Options) string {
 		opts.Parallel = 4
 	}
 	bin := Binary()
-	if bin == "" {
-		t.Skip("no Ollama binary: set CHORUS_OLLAMA_BIN or install it as DEVELOPERS.md describes")
-	}
-	if testing.Short() {
-		t.Skip("-short: skipping tests that start a real Ollama server")
-	}
-	dir := t.TempDir()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	host := l.Addr().String()
 	l.Close()
 	env := append(os.Environ(), "OLLAMA_HOST="+host, "OLLAMA_MODELS="+filepath.Join(dir, "models"), "HOME="+dir, fmt.Sprintf("OLLAMA_NUM_PARALLEL=%d", opts.Parallel))
-	var logs bytes.Buffer
+	logs := &syncBuffer{}
 	srv := exec.Command(bin, "serve")
-	srv.Env, srv.Stdout, srv.Stderr = env, &logs, &logs
+	srv.Env, srv.Stdout, srv.Stderr = env, logs, logs
 	// Its own process group, so the model runner it forks goes with it.
 	ownGroup(srv)
 	srv.WaitDelay = 5 * time.Second
 	if err := srv.Start(); err != nil {
-		t.Fatalf("start ollama: %v", err)
+		return nil, fmt.Errorf("start ollama: %w", err)
 	}
-	t.Cleanup(func() {
-		killGroup(srv)
-		_ = srv.Wait()
-		if t.Failed() {
-			t.Logf("ollama serve log (tail):\n%s", tail(logs.String(), 3000))
-		}
-	})
+	s := &server{url: "http://" + host, cmd: srv, logs: logs}
+	fail := func(err error) (*server, error) {
+		s.stop()
+		return nil, err
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		resp, err := http.Get("http://" + host + "/api/version")
+		resp, err := http.Get(s.url + "/api/version")
 		if err == nil {
 			resp.Body.Close()
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("ollama did not start: %v\n%s", err, logs.String())
+			return fail(fmt.Errorf("ollama did not start: %w\n%s", err, logs.String()))
 		}
 		time.Sleep(100 * time.Millisecond) // an external process coming up: nothing to wait on but its port
 	}
 	gguf := filepath.Join(dir, "tiny.gguf")
 	if err := tinygguf.WriteContext(gguf, 1, opts.Context); err != nil {
-		t.Fatal(err)
+		return fail(err)
 	}
+	// One thread: the tiny model needs no more, and ggml's threads spin
+	// while they wait for each other — on a machine whose cores are busy
+	// with other tests, two of them made every reply ten times slower.
 	modelfile := filepath.Join(dir, "Modelfile")
 	mf := fmt.Sprintf("FROM %s\nTEMPLATE \"\"\"{{- range .Messages }}<|im_start|>{{ .Role }}\n{{ .Content }}<|im_end|>\n{{ end }}<|im_start|>assistant\n\"\"\"\nPARAMETER num_thread 1\n", gguf)
 	if err := os.WriteFile(modelfile, []byte(mf), 0o644); err != nil {
-		t.Fatal(err)
+		return fail(err)
 	}
 	create := exec.Command(bin, "create", Model, "-f", modelfile)
 	create.Env = env
 	if out, err := create.CombinedOutput(); err != nil {
-		t.Fatalf("ollama create: %v\n%s", err, out)
+		return fail(fmt.Errorf("ollama create: %w\n%s", err, out))
 	}
-	return "http://" + host
+	return s, nil
+}
+
+// syncBuffer is the server's output, written by exec's copying goroutine
+// while a test may read it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func tail(s string, n int) string {
