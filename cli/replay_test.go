@@ -61,6 +61,7 @@ func (v turnView) String() string {
 // `chorus run --replay` with Ollama and Hugging Face gone, gives the same
 // plan, models, results and answer.
 func TestRunRecordThenReplay(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		switch stageOf(req) {
 		case "plan":
@@ -105,6 +106,7 @@ func TestRunRecordThenReplay(t *testing.T) {
 // TestReplayBadUsage: a missing or foreign file and a negative speed are
 // usage errors (status 2) that say what is wrong.
 func TestReplayBadUsage(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	notTape := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(notTape, []byte("hello"), 0o644); err != nil {
@@ -129,6 +131,7 @@ func TestReplayBadUsage(t *testing.T) {
 // wait, but the tasks still report the time they took when recorded — not
 // "in 0 ms" for every one.
 func TestReplaySpeedZeroKeepsRecordedDurations(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks":[{"task":"text-to-speech","id":1,"dep":[],"args":{"text":"good morning"}}]}`}
@@ -171,6 +174,7 @@ func TestReplaySpeedZeroKeepsRecordedDurations(t *testing.T) {
 // does itself reports, replayed without waiting, the time its recorded
 // reply took the server.
 func TestReplaySpeedZeroKeepsControllerTaskDuration(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		switch stageOf(req) {
 		case "plan":
