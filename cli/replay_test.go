@@ -131,7 +131,6 @@ func TestReplayBadUsage(t *testing.T) {
 // wait, but the tasks still report the time they took when recorded — not
 // "in 0 ms" for every one.
 func TestReplaySpeedZeroKeepsRecordedDurations(t *testing.T) {
-	t.Parallel()
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		if stageOf(req) == "plan" {
 			return fakeollama.Reply{Content: `{"tasks":[{"task":"text-to-speech","id":1,"dep":[],"args":{"text":"good morning"}}]}`}
@@ -174,7 +173,6 @@ func TestReplaySpeedZeroKeepsRecordedDurations(t *testing.T) {
 // does itself reports, replayed without waiting, the time its recorded
 // reply took the server.
 func TestReplaySpeedZeroKeepsControllerTaskDuration(t *testing.T) {
-	t.Parallel()
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		switch stageOf(req) {
 		case "plan":
