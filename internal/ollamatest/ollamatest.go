@@ -83,13 +83,21 @@ var shared struct {
 	err  error
 }
 
+// SharedContext is the tiny model's context on the Shared server. Most
+// of Chorus's prompts are longer than the model's context, and the server
+// keeps their last SharedContext tokens (at Start's 2,048, the last
+// 2,048); prefilling costs about the square of that, and the shared
+// server serves many turns: cli's TestRealOllamaController took 9.3 s of
+// the server's CPU at 2,048, 3.0 s at 1,024.
+const SharedContext = 1024
+
 // Shared is the base URL of one real Ollama server for the whole test
-// binary, with Start's options, started by the first test that asks:
-// starting a server and loading the model into it for every test cost
-// seconds each, more on a loaded machine. Tests that share it must not
-// depend on what the others ask of it (its prompt cache, its slots, its
-// models); a test that does — or that stops, restarts or reconfigures its
-// server — calls Start or StartWith for one of its own. The package's
+// binary — Start's, with SharedContext — started by the first test that
+// asks: starting a server and loading the model into it for every test
+// cost seconds each, more on a loaded machine. Tests that share it must
+// not depend on what the others ask of it (its prompt cache, its slots,
+// its models); a test that does, or that stops or reconfigures its
+// server, calls Start or StartWith for one of its own. The package's
 // TestMain calls StopShared after m.Run.
 func Shared(t testing.TB) string {
 	t.Helper()
@@ -97,7 +105,7 @@ func Shared(t testing.TB) string {
 	shared.once.Do(func() {
 		shared.dir, shared.err = os.MkdirTemp("", "ollamatest-")
 		if shared.err == nil {
-			shared.srv, shared.err = start(shared.dir, Options{})
+			shared.srv, shared.err = start(shared.dir, Options{Context: SharedContext})
 		}
 	})
 	if shared.err != nil {
