@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -144,16 +145,35 @@ func skipWithout(t testing.TB) {
 
 // server is a running `ollama serve` with the tiny model loaded.
 type server struct {
-	url  string
-	cmd  *exec.Cmd
-	logs *syncBuffer
+	url    string
+	cmd    *exec.Cmd
+	exited <-chan struct{}
+	logs   *syncBuffer
 }
 
 // stop kills the server's process group: the server and the runner it
 // forked.
 func (s *server) stop() {
 	killGroup(s.cmd)
-	_ = s.cmd.Wait()
+	<-s.exited
+}
+
+// launch starts cmd from a goroutine that keeps its OS thread until cmd
+// has exited: on Linux the server dies with the thread that started it
+// (ownGroup), and Go ends idle threads at will unless a goroutine holds
+// one. exited closes once cmd was waited for.
+func launch(cmd *exec.Cmd) (exited <-chan struct{}, err error) {
+	started, done := make(chan error, 1), make(chan struct{})
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		defer close(done)
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			_ = cmd.Wait()
+		}
+	}()
+	return done, <-started
 }
 
 // start serves a real Ollama on a private port and model directory under
@@ -179,10 +199,11 @@ func start(dir string, opts Options) (*server, error) {
 	// Its own process group, so the model runner it forks goes with it.
 	ownGroup(srv)
 	srv.WaitDelay = 5 * time.Second
-	if err := srv.Start(); err != nil {
+	exited, err := launch(srv)
+	if err != nil {
 		return nil, fmt.Errorf("start ollama: %w", err)
 	}
-	s := &server{url: "http://" + host, cmd: srv, logs: logs}
+	s := &server{url: "http://" + host, cmd: srv, exited: exited, logs: logs}
 	fail := func(err error) (*server, error) {
 		s.stop()
 		return nil, err
