@@ -43,8 +43,18 @@ var importRules = map[string][]string{
 	// kind serves is the kind's to say (Config.CheckOpenAITasks is given
 	// it), so config imports no endpoint kind — only the contract's modes
 	// and provider lists.
-	"config":   {"endpoints", "skills", "text"},
-	"pipeline": {"controller", "endpoints", "imaging", "scope", "skills", "text"},
+	"config": {"endpoints", "skills", "text"},
+	// The engine runs a turn through its stages, each a package of its
+	// own (pipeline/planning, selection, execution, response: stagePackages),
+	// over the vocabulary they share (pipeline/flow). Only the engine
+	// imports a stage (TestImportDirection); a stage imports the
+	// vocabulary and the layers below, never the engine or another stage.
+	"pipeline":           {"controller", "endpoints", "imaging", "pipeline/*", "scope", "skills", "text"},
+	"pipeline/flow":      {"controller", "endpoints", "scope", "skills", "text"},
+	"pipeline/planning":  stage,
+	"pipeline/selection": stage,
+	"pipeline/execution": stage,
+	"pipeline/response":  stage,
 	// Event streams for the tests of what shows a turn (ui, ui/turnview).
 	"pipeline/pipelinetest": {"pipeline"},
 	"sessions":              {"pipeline", "skills", "text"},
@@ -105,6 +115,16 @@ var importRules = map[string][]string{
 	"cli": {"*"},
 	"":    {"cli"},
 }
+
+// stage is what a stage of the pipeline may import: the vocabulary the
+// stages share and the layers below — never the engine, never another
+// stage.
+var stage = []string{"controller", "endpoints", "imaging", "pipeline/flow", "scope", "skills", "text"}
+
+// stagePackages are the stages of a turn: only the engine (package
+// pipeline) imports them — a front end, the chat service or a tool goes
+// through the engine, so the stages can change behind it.
+var stagePackages = []string{"pipeline/planning", "pipeline/selection", "pipeline/execution", "pipeline/response"}
 
 // sdkImporters may import the Ollama SDK: the controller and the Ollama
 // expert endpoint (and the fake Ollama, which speaks its wire format).
@@ -186,6 +206,10 @@ func TestImportDirection(t *testing.T) {
 				}
 			case ip == module || strings.HasPrefix(ip, module+"/"):
 				to := strings.TrimPrefix(strings.TrimPrefix(ip, module), "/")
+				if slices.Contains(stagePackages, to) && pkg != "pipeline" {
+					t.Errorf("%s imports the stage %s: only the engine (pipeline) may — ask the engine instead", show(pkg), to)
+					continue
+				}
 				if !allows(rule, to) {
 					t.Errorf("%s imports %s, against the map (it may import %v)", show(pkg), show(to), rule)
 				}
@@ -244,6 +268,12 @@ func TestImportRulesCatchAViolation(t *testing.T) {
 		{"cli", "internal/fakehf", false},
 		{"cli", "ui", true},
 		{"", "ui", false},
+		{"pipeline", "pipeline/planning", true},
+		{"pipeline/planning", "pipeline/flow", true},
+		{"pipeline/planning", "pipeline/selection", false},
+		{"pipeline/response", "pipeline", false},
+		{"pipeline/flow", "pipeline/execution", false},
+		{"ui", "pipeline/response", false},
 	} {
 		rule, found := ruleFor(tc.from)
 		if got := found && allows(rule, tc.to); got != tc.ok {

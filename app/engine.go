@@ -104,7 +104,7 @@ func OllamaHost(cfg *config.Config) string {
 	if cfg.Controller.Kind == "" || cfg.Controller.Kind == controller.DefaultKind {
 		return cfg.Controller.Host
 	}
-	if h, err := config.NormalizeHost(cmp.Or(cfg.Env["OLLAMA_HOST"], "127.0.0.1:11434")); err == nil {
+	if h, err := config.NormalizeHost("ollama", cmp.Or(cfg.Env["OLLAMA_HOST"], "127.0.0.1:11434")); err == nil {
 		return h
 	}
 	return "http://127.0.0.1:11434"

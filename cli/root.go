@@ -154,7 +154,7 @@ func (g *globalFlags) loadConfig() (*config.Config, error) {
 		cfg.Controller.Model = g.model
 	}
 	if g.host != "" {
-		h, err := config.NormalizeControllerHost(cfg.Controller.Kind, g.host)
+		h, err := config.NormalizeHost(cfg.Controller.Kind, g.host)
 		if err != nil {
 			return nil, &exitError{code: 2, err: fmt.Errorf("--host: %w", err)}
 		}

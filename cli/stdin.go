@@ -51,7 +51,7 @@ type pipedRequest struct {
 	Request string
 	// Input is the piped text that came with a request given as
 	// arguments: data the user passed, which the controller reads but
-	// which grants nothing (docs/architecture.md, "What a turn may touch").
+	// which grants nothing (docs/pipeline.md, "What a turn may touch").
 	Input string
 	// Spooled is the file a long input was saved to, to be attached.
 	Spooled string

@@ -32,6 +32,26 @@ func (c *Config) SetMode(s string) error {
 	return nil
 }
 
+// WarmController reports whether the controller's prompt head is
+// prefilled ahead of the first request (controller.warm). Under auto it
+// is for Ollama and for an OpenAI-compatible server that takes no key:
+// the warm-up is a call of the whole head (~1,400 input tokens) at every
+// chat's start and /model, which a hosted API with a key bills, while a
+// team's own server only gains from it.
+func (c *Config) WarmController() bool {
+	switch c.Controller.Warm {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return c.Controller.Kind != "openai" || c.Controller.Key == ""
+}
+
+// EarlyAnswer reports whether the answer may start while the last tasks
+// still produce their files (response.early, on by default).
+func (c *Config) EarlyAnswer() bool { return c.Response.Early != "off" }
+
 // maxRevise bounds planner.revise: each revision is a controller call and
 // a round of tasks before the answer.
 const maxRevise = 3
@@ -109,9 +129,8 @@ type Config struct {
 	// server, speaches, Kokoro-FastAPI), each with the tasks and models it
 	// serves.
 	OpenAI []OpenAIServer `yaml:"openai"`
-	// MCP lists MCP servers whose tools become experts (config/mcp.go).
-	// Read from the file itself, not through viper, which would lower the
-	// case of env: and headers: names.
+	// MCP lists MCP servers whose tools become experts (servers.go), in
+	// the file's own case (decode.go: env: and headers: hold names).
 	MCP []MCPServer `yaml:"mcp"`
 	// Retrieval configures the retrieval skill's sources: web APIs the
 	// user chose, trusted as configuration (plans supply only queries).
@@ -127,9 +146,8 @@ type Config struct {
 	Command struct {
 		Enabled bool `yaml:"enabled"`
 		// Programs declares programs on this machine as experts, besides
-		// the command kind's presets (config/programs.go). Read from the
-		// file itself, not through viper, which would lower the case of
-		// env: names.
+		// the command kind's presets (skills.Program), in the file's own
+		// case (decode.go: env: and bad_input: hold names).
 		Programs []skills.Program `yaml:"programs"`
 	} `yaml:"command"`
 	Constraints struct {
@@ -211,27 +229,8 @@ type Config struct {
 	// TokenSource says where the Hugging Face token came from (never the
 	// token itself), for status displays.
 	TokenSource string `yaml:"-"`
-}
-
-// OpenAIServer is one entry of the openai list.
-type OpenAIServer struct {
-	// Name is how messages and the report name the server; empty means
-	// openai[N].
-	Name string `yaml:"name"`
-	// URL is the server's base URL, with or without /v1.
-	URL string `yaml:"url"`
-	// Key is the bearer token; KeyEnv names a variable holding it instead,
-	// read at start, so the file need not hold a secret. With neither,
-	// CHORUS_OPENAI_<NAME>_KEY is read (OpenAIKeyVar).
-	Key    string `yaml:"key"`
-	KeyEnv string `yaml:"key_env"`
-	// Voice is the voice text-to-speech asks for (default alloy).
-	Voice string `yaml:"voice"`
-	// Tasks are the tasks the server serves; empty means the tasks Models
-	// names.
-	Tasks []string `yaml:"tasks"`
-	// Models lists the server's model ids by task.
-	Models map[string][]string `yaml:"models"`
+	// from is the variable that set each key the environment set.
+	from map[string]string
 }
 
 // Error is a configuration problem tied to one key.
@@ -242,11 +241,10 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	src := ""
-	if e.Source != "" {
-		src = " (" + e.Source + ")"
+	if e.Source == "" {
+		return fmt.Sprintf("config: %s: %s", e.Key, e.Msg)
 	}
-	return fmt.Sprintf("config: %s%s: %s", e.Key, src, e.Msg)
+	return fmt.Sprintf("config: %s (%s): %s", e.Key, e.Source, e.Msg)
 }
 
 // minPromptTokens is the smallest prompt budget a turn can work in.
@@ -261,14 +259,16 @@ var envAliases = map[string][]string{
 
 // Load builds the configuration. defaults is the embedded config.yaml; file
 // is the --config flag (empty: the XDG location, which may be absent); env
-// is the environment (EnvOf(os.Environ()) in the process, a test's own variables in a
-// test); reads are variables the caller reads itself (--token-env's), which
-// the check of the CHORUS_ variables then accepts (env.go).
+// is the environment (EnvOf(os.Environ()) in the process, a test's own
+// variables in a test); reads are variables the caller reads itself
+// (--token-env's), which the check of the CHORUS_ variables then accepts
+// (env.go).
 //
 // The layers are viper's, in its order: the defaults, the file over them,
-// the variables over both (the command line's flags come last, cli's). One
-// exact decoding of all of them makes the Config (decode.go), so a typo or
-// a value of the wrong kind at any depth stops the start naming its key.
+// the variables over both (the command line's flags come last, cli's).
+// Their keys checked against the Config's, one decoding of all of them
+// makes it (decode.go), so a typo or a value of the wrong kind at any depth
+// stops the start naming its key.
 func Load(defaults []byte, file string, env Env, reads ...string) (*Config, error) {
 	def, err := parseYAML(defaults, "")
 	if err != nil {
@@ -298,33 +298,33 @@ func Load(defaults []byte, file string, env Env, reads ...string) (*Config, erro
 	if env == nil {
 		env = Env{}
 	}
-	l := loader{file: file, env: env}
+	l := loader{file: file, env: env, from: map[string]string{}}
 	bound := l.setEnv(v, known)
-	if err := checkOpenAIShape(v.Get("openai"), l.source("openai")); err != nil {
-		return nil, err
+	if key := firstUnknown(v.AllKeys()); key != "" {
+		return nil, unknownKey(key, file, "")
 	}
-	c := Config{File: file, Env: env}
-	if err := v.UnmarshalExact(&c, l.decoding); err != nil {
+	c := Config{File: file, Env: env, from: l.from}
+	if err := v.Unmarshal(&c, decoding); err != nil {
 		return nil, l.decodeError(err)
 	}
-	c.TokenSource = l.tokenSource()
+	c.TokenSource = l.source("huggingface.token")
 	if c.HuggingFace.Token == "" {
 		c.HuggingFace.Token, c.TokenSource = env.cachedHFToken()
+		l.from["huggingface.token"] = c.TokenSource
 	}
-	if err := c.normalize(); err != nil {
-		return nil, err
-	}
-	if err := c.checkEnv(bound, reads); err != nil {
+	if err := cmp.Or(c.normalize(), c.checkEnv(bound, reads)); err != nil {
 		return nil, err
 	}
 	return &c, nil
 }
 
-// loader is one Load's file and environment, for the messages that name
-// where a value came from.
+// loader is one Load's file and environment, and the variable that set
+// each key the environment set, for the messages that name where a value
+// came from.
 type loader struct {
 	file string
 	env  Env
+	from map[string]string
 }
 
 // setEnv sets every key of known its CHORUS_<KEY> variable holds — or,
@@ -344,36 +344,9 @@ func (l loader) setEnv(v *viper.Viper, known []string) []string {
 		for _, name := range names {
 			if s := l.env[name]; s != "" {
 				v.Set(k, s)
+				l.from[k] = name
 			}
 		}
 	}
 	return bound
-}
-
-// tokenSource is where the Hugging Face token came from: the variable
-// that set it, or the file.
-func (l loader) tokenSource() string {
-	for _, e := range []string{"CHORUS_HUGGINGFACE_TOKEN", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"} {
-		if l.env[e] != "" {
-			return e
-		}
-	}
-	return l.file
-}
-
-// cachedHFToken reads the token `huggingface-cli login` stores.
-func (e Env) cachedHFToken() (token, source string) {
-	home := e["HF_HOME"]
-	if home == "" {
-		if home = e.userDir(true); home == "" {
-			return "", ""
-		}
-		home = filepath.Join(home, "huggingface")
-	}
-	p := filepath.Join(home, "token")
-	b, err := os.ReadFile(p)
-	if t := strings.TrimSpace(string(b)); err == nil && t != "" {
-		return t, p
-	}
-	return "", ""
 }

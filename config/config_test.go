@@ -226,12 +226,12 @@ func TestNormalizeHost(t *testing.T) {
 		"localhost":               "http://localhost:11434",
 		"http://gpu-box:11434/x/": "http://gpu-box:11434/x",
 	} {
-		if got, err := NormalizeHost(in); err != nil || got != want {
+		if got, err := NormalizeHost("", in); err != nil || got != want {
 			t.Errorf("NormalizeHost(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "ftp://x", "http://"} {
-		if _, err := NormalizeHost(bad); err == nil {
+		if _, err := NormalizeHost("", bad); err == nil {
 			t.Errorf("NormalizeHost(%q) succeeded", bad)
 		}
 	}
@@ -301,7 +301,7 @@ func TestControllerKindOpenAI(t *testing.T) {
 		{"http://10.0.0.5:8000", "http://10.0.0.5:8000/v1"},
 		{"0.0.0.0:8080/v1/", "http://127.0.0.1:8080/v1"},
 	} {
-		if got, err := NormalizeControllerHost("openai", tc.in); err != nil || got != tc.want {
+		if got, err := NormalizeHost("openai", tc.in); err != nil || got != tc.want {
 			t.Errorf("%s: %q %v, want %q", tc.in, got, err, tc.want)
 		}
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,16 +12,18 @@ import (
 
 	"github.com/go-viper/mapstructure/v2"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/chorusai/chorus/text"
 )
 
 // The one decoding path: YAML is parsed once per document (parseYAML),
-// viper layers the defaults, the file and the variables, and one exact
-// decoding by the yaml tags makes the Config, refusing a key it has no
-// place for (a typo, at any depth) or a value of the wrong kind, naming
-// the key, where the value came from and what to write. viper lowers the
-// case of every map key it holds; the lists whose items hold names of
-// variables and headers (env:, headers:, bad_input:) reach the decoder as
-// the file wrote them instead (caseKept).
+// viper layers the defaults, the file and the variables, every key is
+// checked against the Config's (firstUnknown: a typo at any depth), and
+// one decoding by the yaml tags makes the Config, refusing a value of the
+// wrong kind, naming the key, where the value came from and what to write.
+// viper lowers the case of every map key it holds; the lists of sections
+// (whose items hold names of variables and headers: env:, headers:,
+// bad_input:) reach the decoder as the file wrote them instead (caseKept).
 
 // caseKept is a list of the file that keeps its own case through viper,
 // decoded from its YAML by keptHook.
@@ -31,8 +34,7 @@ type caseKept struct {
 }
 
 // lists are the configuration's lists of sections: what a message calls
-// one item, what goes under it and where its keys are documented. The
-// items of all but openai keep their case.
+// one item, what goes under it and where its keys are documented.
 var lists = []list{
 	{"openai", "server", "url and models", "config.yaml"},
 	{"mcp", "server", "command or url", "config.yaml"},
@@ -41,24 +43,14 @@ var lists = []list{
 
 type list struct{ key, noun, with, doc string }
 
-// listOf is the list key is or is in (openai[0].url is in openai).
-func listOf(key string) (list, bool) {
-	for _, l := range lists {
-		if key == l.key || strings.HasPrefix(key, l.key+"[") {
-			return l, true
-		}
-	}
-	return list{}, false
-}
-
 // parseYAML reads a YAML document into the map viper takes, with the lists
-// that keep their case as caseKept.
+// as caseKept.
 func parseYAML(data []byte, file string) (map[string]any, error) {
 	m := map[string]any{}
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		return nil, err
 	}
-	for _, l := range lists[1:] {
+	for _, l := range lists {
 		keep(m, strings.Split(l.key, "."), caseKept{list: l, file: file})
 	}
 	return m, nil
@@ -82,9 +74,9 @@ func keep(m map[string]any, path []string, k caseKept) {
 // decoding is the decoder's configuration: the yaml tags (the Config's
 // one name for each key), values converted as viper's own are (a variable
 // is text), and the two hooks.
-func (l loader) decoding(dc *mapstructure.DecoderConfig) {
+func decoding(dc *mapstructure.DecoderConfig) {
 	dc.TagName = "yaml"
-	dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(l.keptHook, durationHook, mapstructure.StringToSliceHookFunc(","))
+	dc.DecodeHook = mapstructure.ComposeDecodeHookFunc(keptHook, durationHook, mapstructure.StringToSliceHookFunc(","))
 }
 
 // durationHook reads a duration with its unit. A bare number is refused
@@ -110,50 +102,49 @@ func durationHook(_, to reflect.Type, data any) (any, error) {
 }
 
 // keptHook decodes a caseKept list into its Go type, each item as yaml
-// decodes it (a number or true in args is the text written), refusing an
-// item's key of no field (in any case) by name.
-func (l loader) keptHook(_, to reflect.Type, data any) (any, error) {
+// decodes it (a number or true in args is the text written), refusing a
+// list that is not one (decoding would lift a single section into a
+// one-item list), an item that is no section, and an item's key of no
+// field (in any case) by name.
+func keptHook(_, to reflect.Type, data any) (any, error) {
 	k, ok := data.(caseKept)
 	if !ok {
 		return data, nil
 	}
-	items, err := listShape(k.list, k.raw, k.file)
-	out := reflect.MakeSlice(to, 0, len(items))
-	for i := 0; err == nil && i < len(items); i++ {
+	shape := fmt.Sprintf(`write each one as an item, "- name: …" with %s under it (see %s)`, k.with, k.doc)
+	items, ok := k.raw.([]any)
+	if !ok && k.raw != nil {
+		return nil, &Error{Key: k.key, Source: k.file, Msg: "is a list of " + k.noun + "s: " + shape}
+	}
+	fields, out := yamlKeys(to.Elem(), 0), reflect.MakeSlice(to, len(items), len(items))
+	for i, raw := range items {
 		key, item := fmt.Sprintf("%s[%d]", k.key, i), map[string]any{}
-		for name, v := range items[i].(map[string]any) {
-			item[strings.ToLower(name)] = v
+		m, ok := raw.(map[string]any)
+		if !ok {
+			return nil, &Error{Key: key, Source: k.file, Msg: "is not a " + k.noun + "; " + shape}
 		}
-		for _, name := range slices.Sorted(maps.Keys(item)) {
-			if !slices.Contains(yamlKeys(to.Elem(), 0), name) {
-				return nil, l.unknownKey(key + "." + name)
+		for _, name := range slices.Sorted(maps.Keys(m)) {
+			low := strings.ToLower(name)
+			if item[low] = m[name]; !slices.Contains(fields, low) {
+				return nil, unknownKey(key+"."+low, k.file, "; a "+k.noun+" takes "+strings.Join(fields, ", ")+" (see "+k.doc+")")
 			}
 		}
-		v := reflect.New(to.Elem())
+		if _, isMap := item["models"].(map[string]any); item["models"] != nil && !isMap {
+			// yaml would call a list of models "a map" without saying of what.
+			return nil, &Error{Key: key + ".models", Source: k.file, Msg: "lists model ids by task, e.g. models: {text-to-image: [stablediffusion]}"}
+		}
+		if items[i] = item; k.key == "openai" {
+			continue // decoded as the rest of the file is: one task is a list of one
+		}
 		b, _ := yaml.Marshal(item) // what yaml unmarshaled, it marshals
-		if e := yaml.Unmarshal(b, v.Interface()); e != nil {
-			err = &Error{Key: key, Source: k.file, Msg: shapeOf(e, to.Elem())}
-		}
-		out = reflect.Append(out, v.Elem())
-	}
-	return out.Interface(), err
-}
-
-// listShape refuses a list of sections that is not one: a value other
-// than a list, an item other than a section. Decoding would lift a single
-// section into a one-item list.
-func listShape(l list, raw any, source string) ([]any, error) {
-	shape := fmt.Sprintf(`write each one as an item, "- name: …" with %s under it (see %s)`, l.with, l.doc)
-	items, ok := raw.([]any)
-	if !ok && raw != nil {
-		return nil, &Error{Key: l.key, Source: source, Msg: "is a list of " + l.noun + "s: " + shape}
-	}
-	for i, item := range items {
-		if _, ok := item.(map[string]any); !ok {
-			return nil, &Error{Key: fmt.Sprintf("%s[%d]", l.key, i), Source: source, Msg: "is not a " + l.noun + "; " + shape}
+		if err := yaml.Unmarshal(b, out.Index(i).Addr().Interface()); err != nil {
+			return nil, &Error{Key: key, Source: k.file, Msg: shapeOf(err, to.Elem())}
 		}
 	}
-	return items, nil
+	if k.key == "openai" {
+		return items, nil
+	}
+	return out.Interface(), nil
 }
 
 // shapeOf says what to write for a yaml type error in an item of type t:
@@ -172,125 +163,96 @@ func shapeOf(err error, t reflect.Type) string {
 	return msg
 }
 
-// checkOpenAIShape refuses an openai section that is not a list of servers
-// with their models by task: decoding would call a list of models "a
-// section" without saying what goes in it.
-func checkOpenAIShape(raw any, source string) error {
-	items, err := listShape(lists[0], raw, source)
-	for i := 0; err == nil && i < len(items); i++ {
-		if m := items[i].(map[string]any)["models"]; m != nil {
-			if _, ok := m.(map[string]any); !ok {
-				err = &Error{Key: fmt.Sprintf("openai[%d].models", i), Source: source, Msg: "lists model ids by task, e.g. models: {text-to-image: [stablediffusion]}"}
+// source is where key's value came from: the variable that set it, else
+// the file.
+func (l loader) source(key string) string { return cmp.Or(l.from[key], l.file) }
+
+// firstUnknown is the first of keys (viper's, of the layered values) that
+// Config has no place for — its first part that has none: serve.extra of
+// serve.extra.deep — or "" when every key has one. Under a key that takes
+// a value or a map, anything goes: decoding judges the value.
+func firstUnknown(keys []string) string {
+	slices.Sort(keys)
+	for _, k := range keys {
+		parts := strings.Split(k, ".")
+		for i := 1; i <= len(parts); i++ {
+			if t := typeAt(parts[:i]); t == nil {
+				return strings.Join(parts[:i], ".")
+			} else if t.Kind() != reflect.Struct {
+				break
 			}
 		}
 	}
-	return err
+	return ""
 }
 
-// source is where key's value came from: its CHORUS_<KEY> variable when
-// that is set, else the file.
-func (l loader) source(key string) string {
-	if v := "CHORUS_" + strings.ToUpper(strings.NewReplacer(".", "_", "[", "_", "]", "").Replace(key)); l.env[v] != "" {
-		return v
-	}
-	return l.file
-}
-
-// decodeError words what the decoding refused: the first key it found no
-// place for (a typo), else the first value of the wrong kind ("max_parallel:
-// lots", "experts: maybe"), naming the key and what to write rather than
-// the decoder's multi-line report of Go types.
+// decodeError words the first value the decoding refused, of the wrong
+// kind ("max_parallel: lots", "experts: maybe"), naming the key and what
+// to write rather than the decoder's multi-line report of Go types.
 func (l loader) decodeError(err error) error {
-	var unknown []string
-	var first *mapstructure.DecodeError
-	walkErrors(err, func(e error) {
-		var de *mapstructure.DecodeError
-		if !errors.As(e, &de) {
-			return
-		}
-		// mapstructure reports them as one error per map, in these words.
-		if rest, ok := strings.CutPrefix(errors.Unwrap(de).Error(), "has invalid keys: "); ok {
-			for _, k := range strings.Split(rest, ", ") {
-				unknown = append(unknown, strings.ToLower(strings.TrimPrefix(de.Name()+"."+k, ".")))
-			}
-		} else if first == nil {
-			first = de
-		}
-	})
-	if len(unknown) > 0 {
-		return l.unknownKey(slices.Min(unknown))
-	}
-	if first == nil {
+	var de *mapstructure.DecodeError
+	if !errors.As(err, &de) {
 		return fmt.Errorf("config: %w", err)
 	}
-	key := first.Name()
-	if ce := (*Error)(nil); errors.As(first, &ce) { // a hook's
+	key := de.Name()
+	if ce := (*Error)(nil); errors.As(de, &ce) { // a hook's
 		if ce.Key == "" {
 			ce.Key, ce.Source = key, l.source(key)
 		}
 		return ce
 	}
-	return &Error{Key: key, Source: l.source(key), Msg: wrongKind(first)}
+	return &Error{Key: key, Source: l.source(key), Msg: wrongKind(de)}
 }
 
 // wrongKind says what is wrong with the value de refused and what to
 // write instead.
 func wrongKind(de *mapstructure.DecodeError) string {
-	var (
-		pe   *mapstructure.ParseError
-		ue   *mapstructure.UnconvertibleTypeError
-		want reflect.Type
-		got  any
-		msg  string
-	)
-	switch {
-	case errors.As(de, &pe):
+	var want reflect.Type
+	var got any
+	if pe := (*mapstructure.ParseError)(nil); errors.As(de, &pe) {
 		want, got = pe.Expected.Type(), pe.Value
-	case errors.As(de, &ue):
+	} else if ue := (*mapstructure.UnconvertibleTypeError)(nil); errors.As(de, &ue) {
 		want, got = ue.Expected.Type(), ue.Value
 	}
+	section := "is a section; write its keys indented under it (see config.yaml)"
 	switch {
 	case want == nil && strings.Contains(de.Error(), "expected a map or struct"):
-		// A value where a section belongs ("retrieval: 5").
-		return "is a section; write its keys indented under it (see config.yaml)"
+		return section // a value where a section belongs: "retrieval: 5"
 	case want == nil:
 		return fmt.Sprintf("has a value of the wrong kind (%v)", errors.Unwrap(de))
 	case reflect.TypeOf(got) != nil && reflect.TypeOf(got).Kind() == reflect.Map:
 		// Keys under a key that takes one value ("model:" with "name:"
 		// indented under it): the map's Go rendering would say nothing.
 		return "takes one value, not keys indented under it (see config.yaml)"
-	case want.Kind() == reflect.Bool:
-		msg = "is not true or false"
-	case want.Kind() >= reflect.Int && want.Kind() <= reflect.Uint64:
-		msg = "is not a whole number"
-	case want.Kind() == reflect.Float32 || want.Kind() == reflect.Float64:
-		msg = "is not a number"
-	case want.Kind() == reflect.Slice:
-		msg = "is a list; write [a, b] or one item a line, each after \"- \""
-	case want.Kind() == reflect.Map || want.Kind() == reflect.Struct:
-		msg = "is a section; write its keys indented under it (see config.yaml)"
-	default:
-		msg = fmt.Sprintf("has a value of the wrong kind (want %s)", want)
 	}
-	if got == nil {
-		return msg
+	msg := fmt.Sprintf("has a value of the wrong kind (want %s)", want)
+	switch k := want.Kind(); {
+	case k == reflect.Bool:
+		msg = "is not true or false"
+	case k >= reflect.Int && k <= reflect.Uint64:
+		msg = "is not a whole number"
+	case k == reflect.Float32 || k == reflect.Float64:
+		msg = "is not a number"
+	case k == reflect.Slice:
+		msg = "is a list; write [a, b] or one item a line, each after \"- \""
+	case k == reflect.Map || k == reflect.Struct:
+		msg = section
 	}
 	return fmt.Sprintf("%q %s", fmt.Sprint(got), msg)
 }
 
-// unknownKey is the error for a key Config has no place for, naming the key
-// it most likely meant — and, in a list's item, the keys an item takes.
-func (l loader) unknownKey(key string) error {
+// unknownKey is the error for a key Config has no place for, naming the
+// key it most likely meant; in a list's item, takes says which keys an
+// item takes.
+func unknownKey(key, source, takes string) error {
 	hint := ""
 	if near := nearKey(key); near != "" {
 		hint = " — did you mean " + near + "?"
 	}
-	if list, ok := listOf(key); ok && key != list.key {
-		item := typeAt(strings.Split(key, ".")[:strings.Count(list.key, ".")+1])
-		return &Error{Key: key, Source: l.file, Msg: "unknown key" + hint + "; a " + list.noun + " takes " +
-			strings.Join(yamlKeys(item, 0), ", ") + " (see " + list.doc + ")"}
+	if takes == "" {
+		return &Error{Key: key, Source: source, Msg: "unknown key (see the documented keys in config.yaml)" + hint}
 	}
-	return &Error{Key: key, Source: l.file, Msg: "unknown key (see the documented keys in config.yaml)" + hint}
+	return &Error{Key: key, Source: source, Msg: "unknown key" + hint + takes}
 }
 
 // nearKey is the key of Config a typo most likely meant — one at the same
@@ -303,7 +265,7 @@ func nearKey(key string) string {
 	if t == nil || t.Kind() != reflect.Struct {
 		return ""
 	}
-	best := nearest(parts[len(parts)-1], yamlKeys(t, 0))
+	best := nearest(parts[len(parts)-1], "", yamlKeys(t, 0))
 	if best == "" {
 		return ""
 	}
@@ -352,64 +314,22 @@ func yamlKey(f reflect.StructField) string {
 	return ""
 }
 
-// nearest is the candidate a typo most likely meant — a few letters away,
-// in either case, a swap of two neighbouring letters counting as one edit
-// and a plural written singular (model for models) as none — or "" when
-// none is close. The file's keys and the CHORUS_ variables share it.
-func nearest(typo string, candidates []string) string {
-	typo = strings.ToLower(typo)
+// nearest is the candidate a typo most likely meant — a few letters away
+// (text.Distance) after the prefix they share, in either case, and a
+// plural written singular (model for models) as none — or "" when none is
+// close. The file's keys and the CHORUS_ variables share it.
+func nearest(typo, prefix string, candidates []string) string {
+	typo = strings.ToLower(strings.TrimPrefix(typo, prefix))
 	best, bestD := "", max(1, len(typo)/5)+1
 	for _, k := range candidates {
-		low := strings.ToLower(k)
-		d := editDistance(typo, low)
+		low := strings.ToLower(strings.TrimPrefix(k, prefix))
+		d := text.Distance(typo, low)
 		if one, plural := strings.CutSuffix(low, "s"); plural {
-			d = min(d, editDistance(typo, one))
+			d = min(d, text.Distance(typo, one))
 		}
 		if d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
-}
-
-// editDistance is the edit distance of two keys, a swap of two neighbouring
-// letters (modle) counting as one edit.
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
-}
-
-// walkErrors calls f on err and every error it wraps, joined ones too.
-func walkErrors(err error, f func(error)) {
-	if err == nil {
-		return
-	}
-	f(err)
-	switch u := err.(type) { //nolint:errorlint // the walk unwraps the tree itself, one level at a time
-	case interface{ Unwrap() []error }:
-		for _, e := range u.Unwrap() {
-			walkErrors(e, f)
-		}
-	case interface{ Unwrap() error }:
-		walkErrors(u.Unwrap(), f)
-	}
 }

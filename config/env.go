@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -38,51 +39,51 @@ func (e Env) LookupEnv(name string) (string, bool) {
 // Where Chorus keeps its files: the XDG directories, each with a fallback
 // so a missing home directory never stops a run.
 
-// ConfigDir is $XDG_CONFIG_HOME/chorus (or the platform's equivalent).
-func (e Env) ConfigDir() string { return e.chorusDir("XDG_CONFIG_HOME", e.userDir(false), "config") }
+// ConfigDir is $XDG_CONFIG_HOME/chorus (or the platform's equivalent, as
+// os.UserConfigDir).
+func (e Env) ConfigDir() string {
+	return e.chorusDir("XDG_CONFIG_HOME", "config", e.platformDir("AppData", "Application Support", ".config"))
+}
 
-// CacheDir is $XDG_CACHE_HOME/chorus (or the platform's equivalent).
-func (e Env) CacheDir() string { return e.chorusDir("XDG_CACHE_HOME", e.userDir(true), "cache") }
+// CacheDir is $XDG_CACHE_HOME/chorus (or the platform's equivalent, as
+// os.UserCacheDir).
+func (e Env) CacheDir() string {
+	return e.chorusDir("XDG_CACHE_HOME", "cache", e.platformDir("LocalAppData", "Caches", ".cache"))
+}
 
 // DataDir is $XDG_DATA_HOME/chorus, defaulting to ~/.local/share/chorus.
 func (e Env) DataDir() string {
-	return e.chorusDir("XDG_DATA_HOME", e.inHome(".local", "share"), "data")
+	return e.chorusDir("XDG_DATA_HOME", "data", e.inHome(".local", "share"))
 }
 
 // StateDir is $XDG_STATE_HOME/chorus, defaulting to ~/.local/state/chorus:
 // what Chorus keeps about its own runs (the log file), as opposed to the
 // user's data.
 func (e Env) StateDir() string {
-	return e.chorusDir("XDG_STATE_HOME", e.inHome(".local", "state"), "state")
+	return e.chorusDir("XDG_STATE_HOME", "state", e.inHome(".local", "state"))
 }
 
 // SessionsDir is where the user's saved sessions are kept.
 func (e Env) SessionsDir() string { return filepath.Join(e.DataDir(), "sessions") }
 
-func (e Env) chorusDir(xdg, base, name string) string {
-	switch {
-	case e[xdg] != "":
-		return filepath.Join(e[xdg], "chorus")
-	case base != "":
+// chorusDir is Chorus's folder in the folder the variable xdg names, else
+// in base, else (no home) a temporary chorus-<name>.
+func (e Env) chorusDir(xdg, name, base string) string {
+	if base = cmp.Or(e[xdg], base); base != "" {
 		return filepath.Join(base, "chorus")
 	}
 	return filepath.Join(os.TempDir(), "chorus-"+name)
 }
 
-// userDir is os.UserConfigDir (or, for cache, os.UserCacheDir) read from
-// e; "" without a home.
-func (e Env) userDir(cache bool) string {
-	xdg, win, mac, unix := "XDG_CONFIG_HOME", "AppData", "Application Support", ".config"
-	if cache {
-		xdg, win, mac, unix = "XDG_CACHE_HOME", "LocalAppData", "Caches", ".cache"
-	}
-	switch {
-	case runtime.GOOS == "windows":
-		return e[win]
-	case runtime.GOOS == "darwin":
-		return e.inHome("Library", mac)
-	case e[xdg] != "":
-		return e[xdg]
+// platformDir is the folder of the platform's convention: the variable
+// windows names on Windows, ~/Library/<darwin> on macOS, ~/<unix> on the
+// others; "" without a home.
+func (e Env) platformDir(windows, darwin, unix string) string {
+	switch runtime.GOOS {
+	case "windows":
+		return e[windows]
+	case "darwin":
+		return e.inHome("Library", darwin)
 	}
 	return e.inHome(unix)
 }
@@ -98,6 +99,24 @@ func (e Env) inHome(path ...string) string {
 		return ""
 	}
 	return filepath.Join(append([]string{home}, path...)...)
+}
+
+// cachedHFToken reads the token `huggingface-cli login` stores: in
+// $HF_HOME, else $XDG_CACHE_HOME/huggingface, else ~/.cache/huggingface
+// (huggingface_hub's places, the same on every platform).
+func (e Env) cachedHFToken() (token, source string) {
+	home := e["HF_HOME"]
+	if cache := cmp.Or(e["XDG_CACHE_HOME"], e.inHome(".cache")); home == "" && cache != "" {
+		home = filepath.Join(cache, "huggingface")
+	}
+	if home == "" {
+		return "", ""
+	}
+	p := filepath.Join(home, "token")
+	if b, err := os.ReadFile(p); err == nil && strings.TrimSpace(string(b)) != "" {
+		return strings.TrimSpace(string(b)), p
+	}
+	return "", ""
 }
 
 // expandHome expands a leading ~ of p.
@@ -162,17 +181,14 @@ const developerPrefix = "CHORUS_TEST_"
 // are the CHORUS_<KEY> variables; reads the variables the caller reads
 // itself.
 func (c *Config) checkEnv(bound, reads []string) error {
-	servers := c.serverKeyVars()
-	known := slices.Concat(bound, reads, programEnv, developerEnv, c.namedEnv(), servers)
+	named, servers := c.readEnv()
+	known := slices.Concat(bound, reads, programEnv, developerEnv, named, servers)
 	var unknown []string
 	for name, value := range c.Env {
-		switch {
-		case !strings.HasPrefix(name, "CHORUS_") || value == "" || slices.Contains(known, name) || strings.HasPrefix(name, developerPrefix):
-		case serverKeyVar.MatchString(name) && nearestVar(name, servers) == "":
-			// The key of a server this configuration does not list
-			// (another file's, kept in the shell): not a typo of one it
-			// lists.
-		default:
+		// The key of a server this configuration does not list (another
+		// file's, kept in the shell) is no typo of one it lists.
+		if strings.HasPrefix(name, "CHORUS_") && !strings.HasPrefix(name, developerPrefix) && value != "" && !slices.Contains(known, name) &&
+			(!serverKeyVar.MatchString(name) || nearest(name, "CHORUS_", servers) != "") {
 			unknown = append(unknown, name)
 		}
 	}
@@ -181,23 +197,10 @@ func (c *Config) checkEnv(bound, reads []string) error {
 	}
 	name := slices.Min(unknown)
 	msg := "unknown variable: CHORUS_<KEY> sets a key of config.yaml (controller.model is CHORUS_CONTROLLER_MODEL) — unset it"
-	if near := nearestVar(name, slices.Concat(bound, servers, programEnv)); near != "" {
+	if near := nearest(name, "CHORUS_", slices.Concat(bound, servers, programEnv)); near != "" {
 		msg = "unknown variable — did you mean " + near + "? (CHORUS_<KEY> sets a key of config.yaml; unset it otherwise)"
 	}
 	return &Error{Key: name, Source: "environment", Msg: msg}
-}
-
-// nearestVar is the variable of candidates name most likely meant
-// (nearest, on what follows CHORUS_), or "".
-func nearestVar(name string, candidates []string) string {
-	rest := make([]string, len(candidates))
-	for i, c := range candidates {
-		rest[i] = strings.TrimPrefix(c, "CHORUS_")
-	}
-	if near := nearest(strings.TrimPrefix(name, "CHORUS_"), rest); near != "" {
-		return "CHORUS_" + near
-	}
-	return ""
 }
 
 // envVar is the variable that sets key: CHORUS_<KEY>, upper-cased, with
@@ -206,37 +209,25 @@ func envVar(key string) string {
 	return "CHORUS_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }
 
-// namedEnv are the variables the configuration names for Chorus to read:
-// key_env, http_token_env, and ${VAR} in an mcp server's env.
-func (c *Config) namedEnv() []string {
-	names := []string{c.Controller.KeyEnv, c.Serve.HTTPTokenEnv}
+// readEnv are the variables the configuration names for Chorus to read
+// (key_env, http_token_env, ${VAR} in an mcp server's env) and the key
+// variables of the servers it lists (OpenAIKeyVar, MCPKeyVar), sorted.
+func (c *Config) readEnv() (named, servers []string) {
+	named = []string{c.Controller.KeyEnv, c.Serve.HTTPTokenEnv}
 	for _, s := range c.OpenAI {
-		names = append(names, s.KeyEnv)
+		named, servers = append(named, s.KeyEnv), append(servers, OpenAIKeyVar(s.Name))
 	}
 	for _, s := range c.MCP {
-		names = append(names, s.KeyEnv)
+		named, servers = append(named, s.KeyEnv), append(servers, MCPKeyVar(s.Name))
 		for _, v := range s.EnvFrom {
 			os.Expand(v, func(name string) string {
-				names = append(names, name)
+				named = append(named, name)
 				return ""
 			})
 		}
 	}
-	return names
-}
-
-// serverKeyVars are the key variables of the servers the configuration
-// lists (OpenAIKeyVar, MCPKeyVar), sorted.
-func (c *Config) serverKeyVars() []string {
-	var vars []string
-	for _, s := range c.OpenAI {
-		vars = append(vars, OpenAIKeyVar(s.Name))
-	}
-	for _, s := range c.MCP {
-		vars = append(vars, MCPKeyVar(s.Name))
-	}
-	slices.Sort(vars)
-	return vars
+	slices.Sort(servers)
+	return named, servers
 }
 
 // serverKeyVar matches the form of a server's key variable.

@@ -17,6 +17,8 @@ func TestUserFileDecodedExactly(t *testing.T) {
 		{"Controller:\n  Modle: x\n", "controller.modle", "unknown key (see the documented keys in config.yaml)"},
 		{"serve:\n  max_sessions: 3\n  extra:\n    deep:\n      deeper: 1\n", "serve.extra", "unknown key"},
 		{"unknown_top: 1\nzz: 2\n", "unknown_top", "unknown key"},
+		// A key with nothing under it is no less a typo.
+		{"controler:\n", "controler", "unknown key"},
 		{"controller:\n  modle: x\n  timeout: lots\n", "controller.modle", "unknown key"},
 		{"controller:\n  model:\n    name: x\n", "controller.model", "takes one value, not keys indented under it"},
 		{"retrieval: 5\n", "retrieval", "is a section; write its keys indented under it"},

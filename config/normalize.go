@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 // normalize checks every setting and puts it in the form the rest of
@@ -46,14 +48,18 @@ func (c *Config) check(wrong bool, key, format string, args ...any) error {
 	return c.bad(key, format, args...)
 }
 
-// secret reads a secret named by variable (controller.key_env,
-// serve.http_token_env) into its key.
-func (c *Config) secret(key string, value *string, env string) error {
-	if env != "" && *value != "" {
+// secret reads the secret at key (controller.key, serve.http_token,
+// openai[0].key) from the variable its _env key names, or, when neither
+// is set, from the variable fallback (then named in env: where it came
+// from).
+func (c *Config) secret(key string, value, env *string, fallback string) error {
+	switch v := strings.TrimSpace(c.Env[fallback]); {
+	case *env != "" && *value != "":
 		return c.bad(key+"_env", "set %s or %s_env, not both", key, key)
-	}
-	if env != "" {
-		*value = strings.TrimSpace(c.Env[env])
+	case *env != "":
+		*value = strings.TrimSpace(c.Env[*env])
+	case *value == "" && fallback != "" && v != "":
+		*value, *env = v, fallback
 	}
 	return nil
 }
@@ -67,12 +73,12 @@ func (c *Config) normalizeController() error {
 		return c.bad("controller.model", "is empty; name a model the controller server has, such as qwen3:8b")
 	}
 	ctl.Kind = strings.ToLower(strings.TrimSpace(ctl.Kind))
-	host, err := NormalizeControllerHost(ctl.Kind, ctl.Host)
+	host, err := NormalizeHost(ctl.Kind, ctl.Host)
 	if err != nil {
 		return c.bad("controller.host", "%v", err)
 	}
 	ctl.Host = host
-	if err := cmp.Or(c.secret("controller.key", &ctl.Key, ctl.KeyEnv), c.secret("serve.http_token", &c.Serve.HTTPToken, c.Serve.HTTPTokenEnv)); err != nil {
+	if err := cmp.Or(c.secret("controller.key", &ctl.Key, &ctl.KeyEnv, ""), c.secret("serve.http_token", &c.Serve.HTTPToken, &c.Serve.HTTPTokenEnv, "")); err != nil {
 		return err
 	}
 	warm, warmOK := spelling(ctl.Warm, "auto")
@@ -99,6 +105,21 @@ func (c *Config) normalizeController() error {
 	return err
 }
 
+// spelling reads the spellings of an on/off setting (controller.warm,
+// response.early) into on or off; unset is def, and auto is one only
+// where def is. A YAML boolean (warm: true) reaches it as "1" or "0".
+func spelling(s, def string) (string, bool) {
+	switch v := strings.ToLower(strings.TrimSpace(s)); v {
+	case "on", "true", "yes", "1":
+		return "on", true
+	case "off", "false", "no", "0":
+		return "off", true
+	case "", def:
+		return def, true
+	}
+	return "", false
+}
+
 // normalizeRun checks how a turn runs: the inference mode, selection,
 // revision, candidates, parallel tasks and their time.
 func (c *Config) normalizeRun() error {
@@ -115,19 +136,24 @@ func (c *Config) normalizeRun() error {
 	)
 }
 
-// urls checks the URLs at keys, putting each in its normal form; empty
-// ones are allowed (and cleared) where optional.
-func (c *Config) urls(optional bool, keys map[string]*string) error {
-	for key, raw := range keys {
-		if optional && strings.TrimSpace(*raw) == "" {
-			*raw = ""
-			continue
-		}
-		u, err := checkURL(*raw)
-		if err != nil {
-			return c.bad(key, "%v", err)
-		}
-		*raw = u
+// url checks the URL at key, putting it in its normal form. Empty, it is
+// cleared when optional (empty is ""), else refused with the message
+// empty. It wants the scheme (a bare host:port is the usual slip, and the
+// message says what to write), and shows a refused one without its
+// password.
+func (c *Config) url(key string, p *string, empty string) error {
+	t := strings.TrimSpace(*p)
+	switch u, ok := httpURL(t, false); {
+	case t == "" && empty == "":
+		*p = ""
+	case t == "":
+		return c.bad(key, "%s", empty)
+	case !ok && !strings.Contains(t, "://"):
+		return c.bad(key, "%q is not an http(s) URL; write http://%s (or https://)", text.RedactURL(*p), text.RedactURL(t))
+	case !ok:
+		return c.bad(key, "%q is not an http(s) URL", text.RedactURL(*p))
+	default:
+		*p = strings.TrimRight(u.String(), "/")
 	}
 	return nil
 }
@@ -140,11 +166,12 @@ func (c *Config) normalizeExperts() error {
 	hf.Providers = providers
 	c.Local.PublicDir = c.Env.expandHome(c.Local.PublicDir)
 	return cmp.Or(
-		c.urls(false, map[string]*string{"huggingface.base_url": &hf.BaseURL, "huggingface.hub_url": &hf.HubURL}),
+		c.url("huggingface.base_url", &hf.BaseURL, "is empty; the default is https://router.huggingface.co"),
+		c.url("huggingface.hub_url", &hf.HubURL, "is empty; the default is https://huggingface.co"),
 		c.check(hf.MaxWait < 0, "huggingface.max_wait", "must not be negative"),
 		c.check(hf.MaxRetries < 0 || hf.MaxRetries > 20, "huggingface.max_retries", "%d is out of range (0 to 20)", hf.MaxRetries),
 		c.check(err != nil, "huggingface.providers", "%v", err),
-		c.urls(true, map[string]*string{"local.url": &c.Local.URL}),
+		c.url("local.url", &c.Local.URL, ""),
 		c.check(c.Local.Protocol != "jarvis" && c.Local.Protocol != "hf", "local.protocol", "unknown value %q (want jarvis or hf)", c.Local.Protocol),
 	)
 }
@@ -158,7 +185,8 @@ var language = regexp.MustCompile(`^[A-Za-z0-9-]{2,12}$`)
 func (c *Config) normalizeRetrieval() error {
 	r := &c.Retrieval
 	return cmp.Or(
-		c.urls(true, map[string]*string{"retrieval.wikipedia_url": &r.WikipediaURL, "retrieval.searxng_url": &r.SearxNGURL}),
+		c.url("retrieval.wikipedia_url", &r.WikipediaURL, ""),
+		c.url("retrieval.searxng_url", &r.SearxNGURL, ""),
 		c.check(r.Results < 1 || r.Results > 10, "retrieval.results", "%d is out of range (1 to 10)", r.Results),
 		c.check(r.Language != "" && !language.MatchString(r.Language), "retrieval.language", "%q is not a language code (e.g. en, de, pt-br)", r.Language),
 	)
@@ -240,29 +268,74 @@ func (c *Config) normalizeServe() error {
 // "2GB", each a bound (there is no "unbounded": raise it instead).
 func (c *Config) normalizeBounds() error {
 	s := &c.Serve
-	for _, b := range []struct {
-		key, value string
-		into       *int64
-	}{
-		{"spill_quota", c.SpillQuota, &c.SpillQuotaBytes},
-		{"serve.spill_quota", s.SpillQuota, &s.SpillQuotaBytes},
-		{"serve.mcp_quota", s.MCPQuota, &s.MCPQuotaBytes},
-		{"serve.mcp_big_body", s.MCPBigBody, &s.MCPBigBodyBytes},
-	} {
-		l, err := skills.ParseLimit(b.value)
-		switch {
-		case err != nil && strings.TrimSpace(b.value) == "":
-			err = errors.New("is empty; give a size such as 512MB or 2GB")
-		case err == nil && l.Bytes == 0:
-			err = fmt.Errorf("%q is a count, not a size: write it with B (512MB, 2GB)", b.value)
-		}
-		if err != nil {
-			return c.bad(b.key, "%v", err)
-		}
-		*b.into = l.Bytes
-	}
 	return cmp.Or(
+		c.size("spill_quota", c.SpillQuota, &c.SpillQuotaBytes),
+		c.size("serve.spill_quota", s.SpillQuota, &s.SpillQuotaBytes),
+		c.size("serve.mcp_quota", s.MCPQuota, &s.MCPQuotaBytes),
+		c.size("serve.mcp_big_body", s.MCPBigBody, &s.MCPBigBodyBytes),
 		c.check(s.MCPBigCalls < 1 || s.MCPBigCalls > 1024, "serve.mcp_big_calls", "%d is out of range (1 to 1024)", s.MCPBigCalls),
 		c.check(s.MCPBigWait < time.Second || s.MCPBigWait > time.Hour, "serve.mcp_big_wait", "%s is out of range (1s to 1h)", s.MCPBigWait),
 	)
+}
+
+// size reads the size at key into bytes: neither empty nor a count.
+func (c *Config) size(key, value string, bytes *int64) error {
+	l, err := skills.ParseLimit(value)
+	switch {
+	case strings.TrimSpace(value) == "":
+		return c.bad(key, "is empty; give a size such as 512MB or 2GB")
+	case err != nil:
+		return c.bad(key, "%v", err)
+	case l.Bytes == 0:
+		return c.bad(key, "%q is a count, not a size: write it with B (512MB, 2GB)", value)
+	}
+	*bytes = l.Bytes
+	return nil
+}
+
+// httpURL parses s as an http(s) URL with a host; a bare host[:port] is
+// taken as http:// when bare.
+func httpURL(s string, bare bool) (*url.URL, bool) {
+	if bare && !strings.Contains(s, "://") {
+		s = "http://" + s
+	}
+	u, err := url.Parse(s)
+	return u, err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https")
+}
+
+// NormalizeHost turns the host of a controller server of kind as people
+// write it into a base URL. An Ollama's ("127.0.0.1:11434", "0.0.0.0",
+// "https://ollama.example") gets Ollama's port when it names none; an
+// OpenAI-compatible server's URL (kind openai) keeps the scheme's own
+// default port and ends in /v1 (added when the URL has no path). 0.0.0.0
+// and :: (where a server listens) are 127.0.0.1 (where it is reached).
+func NormalizeHost(kind, h string) (string, error) {
+	h = strings.TrimSpace(h)
+	u, ok := httpURL(h, true)
+	openai := kind == "openai"
+	switch {
+	case h == "" && openai:
+		return "", errors.New("is empty; give the server's URL, such as http://127.0.0.1:8000/v1 for vLLM")
+	case h == "":
+		return "", errors.New("is empty; the default is http://127.0.0.1:11434")
+	case !ok && openai:
+		return "", fmt.Errorf("%q is not an http(s) URL", h)
+	case !ok:
+		return "", fmt.Errorf("%q is not a host or http(s) URL", h)
+	}
+	hostname, port := u.Hostname(), u.Port()
+	if hostname == "0.0.0.0" || hostname == "::" {
+		hostname = "127.0.0.1"
+	}
+	if port == "" && !openai {
+		port = map[string]string{"http": "11434", "https": "443"}[u.Scheme]
+	}
+	u.Host = strings.TrimSuffix(net.JoinHostPort(hostname, port), ":")
+	if openai {
+		u.RawQuery, u.Fragment = "", ""
+		if strings.Trim(u.Path, "/") == "" {
+			u.Path = "/v1"
+		}
+	}
+	return strings.TrimRight(u.String(), "/"), nil
 }

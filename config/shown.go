@@ -16,14 +16,12 @@ import (
 // value of mcp[].headers and mcp[].env, serve.http_token, a password or a
 // token in any URL — and new ones arrive with new features, so they are
 // found by a rule rather than listed: a key named key, token, secret or
-// password (or ending in _key, _token, …), every value of a headers or env
+// password (or ending in _key, _token, …: text.SecretName, the rule of the
+// command lines and URLs too; a name ending in _env names a variable,
+// which is not one), every value of a headers or env
 // map, the secret-looking arguments of a command line, and the userinfo and
 // secret-looking query values of every URL — the last two by package
 // text's one redaction, which every print and log uses.
-
-// secretKey matches the names of keys that hold a secret; a name ending
-// in _env names a variable, which is not one.
-var secretKey = regexp.MustCompile(`(^|_)(key|token|secret|password|passwd|credentials?)$`)
 
 // secretMaps are the maps whose every value may be a secret.
 var secretMaps = []string{"headers", "env"}
@@ -44,16 +42,15 @@ func (c *Config) Shown() *Config {
 // place; slices and maps are copied before they change (they are shared
 // with the configuration in use).
 func (c *Config) mask(v reflect.Value, path string) {
-	t := v.Type()
-	for i := range t.NumField() {
-		f, fv := t.Field(i), v.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "" || name == "-" || !f.IsExported() {
+	for i := range v.NumField() {
+		f, fv := v.Type().Field(i), v.Field(i)
+		name := yamlKey(f)
+		if name == "" || !f.IsExported() {
 			continue
 		}
 		key := strings.TrimPrefix(path+"."+name, ".")
 		switch {
-		case fv.Kind() == reflect.String && secretKey.MatchString(name):
+		case fv.Kind() == reflect.String && text.SecretName(name):
 			fv.SetString(c.secretShown(fv.String(), v, f.Name, key))
 		case fv.Kind() == reflect.String:
 			fv.SetString(text.RedactURL(fv.String()))
@@ -68,23 +65,18 @@ func (c *Config) mask(v reflect.Value, path string) {
 				c.mask(cp.Index(j), key)
 			}
 			fv.Set(cp)
-		case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String && name == "args":
-			// A command line: --token X, --password=X, NAME_KEY=X.
-			fv.Set(reflect.ValueOf(text.RedactArgs(fv.Interface().([]string))))
 		case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String:
-			cp := make([]string, fv.Len())
-			for j := range cp {
-				cp[j] = text.RedactURL(fv.Index(j).String())
-			}
-			fv.Set(reflect.ValueOf(cp))
+			// A command line's secrets (--token X, --password=X,
+			// NAME_KEY=X), and any list's URLs'.
+			fv.Set(reflect.ValueOf(text.RedactArgs(fv.Interface().([]string))))
 		}
 	}
 }
 
 // secretShown is what is printed for the secret value of key, a field of
 // parent: where it came from, said by a sibling naming its variable
-// (KeyEnv, HTTPTokenEnv) or its source (KeyFrom), else the Hugging Face
-// token's source, the CHORUS_ variable, or the file.
+// (KeyEnv, HTTPTokenEnv) or its source (KeyFrom), else the variable that
+// set it (Load's record, the Hugging Face token's cache too), or the file.
 func (c *Config) secretShown(value string, parent reflect.Value, field, key string) string {
 	env := siblingString(parent, field+"Env")
 	switch {
@@ -94,11 +86,7 @@ func (c *Config) secretShown(value string, parent reflect.Value, field, key stri
 	case value == "":
 		return ""
 	}
-	hf := ""
-	if key == "huggingface.token" {
-		hf = c.TokenSource
-	}
-	if from := cmp.Or(env, siblingString(parent, field+"From"), hf, loader{c.File, c.Env}.source(key)); from != "" {
+	if from := cmp.Or(env, siblingString(parent, field+"From"), c.from[key], c.File); from != "" {
 		return "(set, from " + from + ")"
 	}
 	return "(set)"

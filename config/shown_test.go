@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/chorusai/chorus/text"
 )
 
 // TestShownHidesEverySecret: `chorus config` shows every secret-bearing
@@ -106,7 +108,7 @@ func TestEverySecretLookingKeyIsMasked(t *testing.T) {
 			f, fv := v.Type().Field(i), v.Field(i)
 			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
 			switch {
-			case fv.Kind() == reflect.String && secretKey.MatchString(name):
+			case fv.Kind() == reflect.String && text.SecretName(name):
 				s := "SENTINEL-" + f.Name + "-" + name
 				fv.SetString(s)
 				secrets = append(secrets, s)

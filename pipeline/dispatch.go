@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"sync"
+
+	"github.com/chorusai/chorus/pipeline/flow"
 )
 
 // dispatcher selects models for a turn's tasks and runs them as a DAG: a
@@ -31,15 +32,21 @@ import (
 // The controller is one slot on a local server: a task the controller
 // does itself, or a choice it must make, waits for the final plan, so
 // streaming dispatch adds no controller call and never delays the plan.
+//
+// The dispatcher schedules and does nothing else. It holds none of the
+// turn — no request, transcript, scope or output folder: what a task
+// needs done, its model chosen or its run, it asks of the turn (taskWork),
+// which hands it to the stages.
 type dispatcher struct {
-	// The turn it runs the tasks of.
-	*turnRun
-	// dirOnce creates the output directory when the first task runs.
-	dirOnce sync.Once
-	dirErr  error
-	sem     chan struct{}
-	// down are the hosts the turn found down: its tasks skip them.
-	down *downHosts
+	// ctx is the turn's context, which each run's own derives from; emit
+	// is where the scheduling's events go (a task offered, withdrawn or
+	// skipped, a model chosen); work does what the tasks need done.
+	ctx  context.Context
+	emit flow.Emit
+	work taskWork
+	// revisions bounds the turn's revisions (Options.Revise).
+	revisions int
+	sem       chan struct{}
 
 	// selecting counts the early tasks' selection goroutines, running the
 	// tasks' goroutines.
@@ -58,8 +65,8 @@ type dispatcher struct {
 	phase dispatchPhase
 	// raw are the task objects read from the streaming plan so far, cons
 	// its constraints merged with the turn's (consKnown once read).
-	raw       []Task
-	cons      Constraints
+	raw       []flow.Task
+	cons      flow.Constraints
 	consKnown bool
 	// said is set once the constraints' "nothing qualifies" error was sent.
 	said bool
@@ -71,12 +78,10 @@ type dispatcher struct {
 	// answerNow closes when the answer may start before every task has
 	// finished (early.go); nil when response.early is off. answering is
 	// set then, and waited once the tasks it named have finished (finish):
-	// a revision may follow. canSee: the controller looks at images it
-	// answers about.
+	// a revision may follow.
 	answerNow chan struct{}
 	answering bool
 	waited    bool
-	canSee    bool
 
 	// revised counts the turn's revisions, answered the tasks whose
 	// failure one answered (revise.go).
@@ -106,38 +111,61 @@ const (
 	started
 )
 
-// withdrawal is the cause an early run is cancelled with when the final
-// plan does not keep it.
-type withdrawal struct{ why string }
+// taskWork is what the dispatcher asks of the turn (turnRun): the work
+// its tasks need done, which the stages do.
+type taskWork interface {
+	// constraints takes the constraints the streaming plan states, as the
+	// final plan's validation will take them, merged with the turn's; why
+	// says no model can meet them ("" when some can).
+	constraints(c flow.Constraints) (merged flow.Constraints, why string)
+	// offerable returns the last of the task objects read so far from
+	// the streaming plan as it would start early, or false when it
+	// cannot (planning.Planner.Early).
+	offerable(read []flow.Task) (flow.Task, bool)
+	// fixPath is the path fixed in advance for task's file, "" for none
+	// (the early answer).
+	fixPath(task flow.Task) string
+	// choose selects task's model under cons; pending says the
+	// controller must choose among its candidates (ask).
+	choose(ctx context.Context, task flow.Task, cons flow.Constraints) (c *flow.Choice, pending bool)
+	// ask has the controller choose for ask in one call — on a branch of
+	// the conversation when branch (an early pick on a second slot) —
+	// and hands each choice to publish once made.
+	ask(ctx context.Context, ask []*flow.Choice, branch bool, publish func(*flow.Choice))
+	// runTask runs a task whose model is chosen and whose dependencies
+	// (deps) have ended, under the run's own context, into its record.
+	runTask(ctx context.Context, r *flow.TaskRun, deps map[int]*flow.TaskRun)
+}
 
-func (w withdrawal) Error() string { return w.why }
+// schedule is what a dispatcher is given besides its work: parallel
+// bounds the tasks running at once, revisions the turn's revisions;
+// earlyAnswer lets the answer start before the last tasks end, earlyPicks
+// asks a pick while the plan streams (the controller has a second slot).
+type schedule struct {
+	parallel, revisions     int
+	earlyAnswer, earlyPicks bool
+}
 
-// newDispatcher returns the dispatcher of turn tr.
-func newDispatcher(tr *turnRun) *dispatcher {
-	e, ctx := tr.e, tr.ctx
-	d := &dispatcher{turnRun: tr,
-		sem: make(chan struct{}, e.opts.MaxParallel), planned: make(chan struct{}), asked: make(chan struct{}), down: &downHosts{}}
-	d.earlyPicks = e.ctl.Options().MaxConcurrent >= 2
+// newDispatcher returns a dispatcher for a turn under ctx, whose events go
+// to emit and whose tasks' work work does.
+func newDispatcher(ctx context.Context, emit flow.Emit, work taskWork, s schedule) *dispatcher {
+	d := &dispatcher{ctx: ctx, emit: emit, work: work, revisions: s.revisions, earlyPicks: s.earlyPicks,
+		sem: make(chan struct{}, s.parallel), planned: make(chan struct{}), asked: make(chan struct{})}
 	d.pickCtx, d.stopPicks = context.WithCancel(ctx)
-	if e.opts.EarlyAnswer {
+	if s.earlyAnswer {
 		d.answerNow = make(chan struct{})
-		d.canSee = e.ctl.CanSee(ctx)
 	}
 	return d
 }
 
-func (d *dispatcher) newRun(task Task, early bool) *taskRun {
-	r := &taskRun{task: task, early: early, fixed: d.fixPath(task), ready: make(chan struct{}), done: make(chan struct{}), down: d.down}
+func (d *dispatcher) newRun(task flow.Task, early bool) *taskRun {
+	r := &taskRun{TaskRun: flow.TaskRun{Task: task, Fixed: d.work.fixPath(task)}, early: early, ready: make(chan struct{}), done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancelCause(d.ctx)
 	return r
 }
 
-// stream returns the plan stream that offers tasks to d as they arrive.
-func (d *dispatcher) stream() *planStream {
-	return &planStream{onConstraints: d.constraintsRead, onTask: d.taskRead, waitForConstraints: requestMayConstrain(d.t.Request)}
-}
-
-func (d *dispatcher) constraintsRead(c Constraints) {
+// constraintsRead takes the constraints of the streaming plan.
+func (d *dispatcher) constraintsRead(c flow.Constraints) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.phase != offering {
@@ -145,12 +173,12 @@ func (d *dispatcher) constraintsRead(c Constraints) {
 	}
 	// What the final plan's validation will ignore is not applied early
 	// either (it says so, once).
-	c, _ = d.e.checkConstraints(c)
-	d.cons, d.consKnown = d.t.Constraints.Merge(c), true
-	if why := d.e.Unqualifiable(d.cons); why != "" {
+	cons, why := d.work.constraints(c)
+	d.cons, d.consKnown = cons, true
+	if why != "" {
 		// Said once, before any task's own "no model satisfies".
 		d.said = true
-		d.emit(ErrorEvent{Stage: StageSelection, Message: why})
+		d.emit(flow.ErrorEvent{Stage: flow.StageSelection, Message: why})
 	}
 }
 
@@ -159,53 +187,39 @@ func (d *dispatcher) constraintsRead(c Constraints) {
 // it survives that unchanged in id, names only earlier offered tasks as
 // its inputs, and fits the plan's cap — then the whole plan's validation
 // can only keep it as it is, short of a plan that is re-asked.
-func (d *dispatcher) taskRead(raw Task) {
+func (d *dispatcher) taskRead(raw flow.Task) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.phase != offering || !d.consKnown {
 		return
 	}
 	d.raw = append(d.raw, raw)
-	if len(d.raw) > d.e.opts.MaxTasks || raw.ID == idMissing || raw.ID < 0 || raw.ID > maxTaskID {
-		return
-	}
-	if slices.ContainsFunc(d.raw[:len(d.raw)-1], func(o Task) bool { return o.ID == raw.ID }) {
-		return // a duplicate id: the whole plan renumbers it
-	}
 	inputs := slices.Clone(raw.Dep)
 	for _, v := range raw.Args {
-		inputs = append(inputs, Refs(v)...)
+		inputs = append(inputs, flow.Refs(v)...)
 	}
 	for _, id := range inputs {
-		if !slices.ContainsFunc(d.early, func(r *taskRun) bool { return r.task.ID == id }) {
+		if !slices.ContainsFunc(d.early, func(r *taskRun) bool { return r.Task.ID == id }) {
 			return // a later task's output, or one that cannot start early
 		}
 	}
-	p := d.e.validate(d.raw, Constraints{}, d.t, nil)
-	task, ok := p.Task(raw.ID)
-	if !ok {
-		return
+	if task, ok := d.work.offerable(d.raw); ok {
+		d.offer(task)
 	}
-	if s, ok := d.e.cat.Skill(task.Task); !ok || s.Tool != nil {
-		// A tool (an MCP server's) may act on the world: a run the final
-		// plan withdrew could not be taken back, so it waits for that plan.
-		return
-	}
-	d.offer(task)
 }
 
 // offer starts selecting task's model now and runs it once its
 // dependencies have finished. Called with d.mu held.
-func (d *dispatcher) offer(task Task) {
+func (d *dispatcher) offer(task flow.Task) {
 	r := d.newRun(task, true)
 	d.current = append(d.current, r)
 	d.early = append(d.early, r)
-	d.emit(PlanTaskEvent{Task: task})
+	d.emit(flow.PlanTaskEvent{Task: task})
 	cons := d.cons
 	d.selecting.Add(1)
 	go func() {
 		defer d.selecting.Done()
-		c, pending := d.e.selectOne(r.ctx, task, cons, d.t.Request, d.emit)
+		c, pending := d.work.choose(r.ctx, task, cons)
 		d.mu.Lock()
 		defer d.mu.Unlock()
 		if pending {
@@ -215,42 +229,42 @@ func (d *dispatcher) offer(task Task) {
 			d.pickSoon()
 			return
 		}
-		d.emit(c.event())
+		d.emit(c.Event())
 		d.publish(r, c)
 	}()
 	d.advance()
 }
 
 // publish makes c r's choice. Called with d.mu held.
-func (d *dispatcher) publish(r *taskRun, c *choice) {
-	if r.choice != nil {
+func (d *dispatcher) publish(r *taskRun, c *flow.Choice) {
+	if r.Choice != nil {
 		return
 	}
-	r.choice, r.pending = c, nil
+	r.Choice, r.pending = c, nil
 	close(r.ready)
 }
 
 // settle takes the final plan: early runs it keeps unchanged go on, the
 // others are withdrawn and waited for. It returns a note for each
 // withdrawn run, for the plan's notes.
-func (d *dispatcher) settle(p Plan) []string {
+func (d *dispatcher) settle(p flow.Plan) []string {
 	d.selecting.Wait()
 	d.mu.Lock()
 	sameCons := !d.consKnown || sameConstraints(d.cons, p.Constraints)
 	kept := map[int]*taskRun{}
 	var gone []*taskRun
 	for _, r := range d.early {
-		final, ok := p.Task(r.task.ID)
+		final, ok := p.Task(r.Task.ID)
 		why := ""
 		switch {
 		case !ok:
 			why = "the final plan dropped it"
-		case !sameTask(final, r.task):
+		case !sameTask(final, r.Task):
 			why = "the final plan changed it"
 		case !sameCons:
 			why = "the final plan's constraints differ"
 		}
-		for _, dep := range r.task.Dep {
+		for _, dep := range r.Task.Dep {
 			if why == "" && kept[dep] == nil {
 				why = fmt.Sprintf("it used task %d's output, which was withdrawn", dep)
 			}
@@ -258,10 +272,10 @@ func (d *dispatcher) settle(p Plan) []string {
 		if why != "" {
 			gone = append(gone, r)
 			r.withdrawn = why
-			r.cancel(withdrawal{why})
+			r.cancel(flow.Withdrawal{Why: why})
 			continue
 		}
-		kept[r.task.ID] = r
+		kept[r.Task.ID] = r
 	}
 	d.current = d.current[:0]
 	for _, task := range p.Tasks {
@@ -287,15 +301,15 @@ func (d *dispatcher) settle(p Plan) []string {
 		if d.ctx.Err() != nil {
 			// The user stopped the turn: that is what its runs say.
 			if !launched[r] {
-				r.fail("cancelled before it started")
-				r.skipped, r.cancelled = true, true
-				d.emit(r.endEvent())
+				r.Fail("cancelled before it started")
+				r.Skipped, r.Cancelled = true, true
+				d.emit(r.EndEvent())
 			}
 			continue
 		}
-		d.emit(TaskWithdrawnEvent{ID: r.task.ID, Task: r.task.Task, Reason: r.withdrawn})
+		d.emit(flow.TaskWithdrawnEvent{ID: r.Task.ID, Task: r.Task.Task, Reason: r.withdrawn})
 		notes = append(notes, fmt.Sprintf("task %d (%s) started before the plan was complete; %s, so that run was cancelled and its result is not used",
-			r.task.ID, r.task.Task, r.withdrawn))
+			r.Task.ID, r.Task.Task, r.withdrawn))
 	}
 	return notes
 }
@@ -303,7 +317,7 @@ func (d *dispatcher) settle(p Plan) []string {
 // abandon withdraws every early run: the plan failed or the turn ended
 // before it was final.
 func (d *dispatcher) abandon() {
-	d.settle(Plan{})
+	d.settle(flow.Plan{})
 	d.stopPicks()
 	d.picks.Wait()
 }
@@ -313,7 +327,7 @@ func (d *dispatcher) abandon() {
 // events in plan order; the real choices together in one controller call
 // in the background (asked closes when it is over). At most one
 // selection call per turn, whatever the plan's size.
-func (d *dispatcher) choose(p Plan) {
+func (d *dispatcher) choose(p flow.Plan) {
 	d.mu.Lock()
 	var fresh []*taskRun
 	for _, r := range d.current {
@@ -325,7 +339,7 @@ func (d *dispatcher) choose(p Plan) {
 	}
 	d.mu.Unlock()
 	type picked struct {
-		c       *choice
+		c       *flow.Choice
 		pending bool
 	}
 	got := make([]picked, len(fresh))
@@ -334,7 +348,7 @@ func (d *dispatcher) choose(p Plan) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got[i].c, got[i].pending = d.e.selectOne(d.ctx, r.task, p.Constraints, d.t.Request, d.emit)
+			got[i].c, got[i].pending = d.work.choose(d.ctx, r.Task, p.Constraints)
 		}()
 	}
 	wg.Wait()
@@ -345,11 +359,11 @@ func (d *dispatcher) choose(p Plan) {
 			r.pending = got[i].c
 			continue
 		}
-		d.emit(got[i].c.event())
+		d.emit(got[i].c.Event())
 		d.publish(r, got[i].c)
 	}
-	var ask []*choice
-	byChoice := map[*choice]*taskRun{}
+	var ask []*flow.Choice
+	byChoice := map[*flow.Choice]*taskRun{}
 	for _, r := range d.current {
 		if r.pending != nil {
 			ask = append(ask, r.pending)
@@ -372,10 +386,10 @@ func (d *dispatcher) choose(p Plan) {
 	}
 	go func() {
 		defer over()
-		d.askModels(d.ctx, ask, d.script, func(c *choice) {
+		d.work.ask(d.ctx, ask, false, func(c *flow.Choice) {
 			d.mu.Lock()
 			defer d.mu.Unlock()
-			d.emit(c.event())
+			d.emit(c.Event())
 			d.publish(byChoice[c], c)
 		})
 	}()
@@ -461,19 +475,19 @@ func (d *dispatcher) advance() {
 			continue
 		}
 		ready := true
-		for _, id := range r.task.Dep {
+		for _, id := range r.Task.Dep {
 			dep := d.run(id)
 			switch {
 			case dep == nil || !dep.finished:
 				ready = false
-			case dep.status != StatusOK && d.phase == started:
-				why := fmt.Sprintf("not run: task %d (%s) failed", dep.task.ID, dep.task.Task)
-				if dep.skipped {
-					why = fmt.Sprintf("not run: it needs task %d, which did not finish", dep.task.ID)
+			case dep.Status != flow.StatusOK && d.phase == started:
+				why := fmt.Sprintf("not run: task %d (%s) failed", dep.Task.ID, dep.Task.Task)
+				if dep.Skipped {
+					why = fmt.Sprintf("not run: it needs task %d, which did not finish", dep.Task.ID)
 				}
 				d.skip(r, why)
 				ready = false
-			case dep.status != StatusOK:
+			case dep.Status != flow.StatusOK:
 				ready = false // the final plan decides
 			}
 			if !ready {
@@ -490,7 +504,7 @@ func (d *dispatcher) advance() {
 // run returns the current run of task id.
 func (d *dispatcher) run(id int) *taskRun {
 	for _, r := range d.current {
-		if r.task.ID == id {
+		if r.Task.ID == id {
 			return r
 		}
 	}
@@ -499,24 +513,24 @@ func (d *dispatcher) run(id int) *taskRun {
 
 // skip marks r as not run. Called with d.mu held.
 func (d *dispatcher) skip(r *taskRun, why string) {
-	r.fail(why)
-	r.skipped = true
+	r.Fail(why)
+	r.Skipped = true
 	if d.ctx.Err() != nil {
 		// Its dependency did not fail: the user stopped the turn.
-		r.err, r.cancelled = "cancelled before it started", true
+		r.Err, r.Cancelled = "cancelled before it started", true
 	}
 	r.finished = true
 	close(r.done)
-	d.emit(r.endEvent())
+	d.emit(r.EndEvent())
 }
 
 // launch starts r's goroutine. Called with d.mu held; its dependencies
 // have finished, and their records are read only after that.
 func (d *dispatcher) launch(r *taskRun) {
 	r.launched = true
-	deps := map[int]*taskRun{}
-	for _, id := range r.task.Dep {
-		deps[id] = d.run(id)
+	deps := map[int]*flow.TaskRun{}
+	for _, id := range r.Task.Dep {
+		deps[id] = &d.run(id).TaskRun
 	}
 	d.running.Add(1)
 	go func() {
@@ -533,19 +547,19 @@ func (d *dispatcher) launch(r *taskRun) {
 // runOne waits for r's choice (the controller may still be choosing),
 // then for the final plan if the controller itself runs the task (its one
 // slot is writing the plan), then for a free slot, and runs it.
-func (d *dispatcher) runOne(r *taskRun, deps map[int]*taskRun) {
+func (d *dispatcher) runOne(r *taskRun, deps map[int]*flow.TaskRun) {
 	select {
 	case <-r.ready:
 	case <-r.ctx.Done():
 		d.stopped(r)
 		return
 	}
-	if r.choice.controller {
+	if r.Choice.Controller {
 		select {
 		case <-d.planned:
 		default:
-			d.emit(DebugEvent{Stage: StageExecution, Kind: "wait", Content: fmt.Sprintf(
-				"task %d (%s) waits for the final plan: the controller runs it, and its one slot is still writing the plan", r.task.ID, r.task.Task)})
+			d.emit(flow.DebugEvent{Stage: flow.StageExecution, Kind: "wait", Content: fmt.Sprintf(
+				"task %d (%s) waits for the final plan: the controller runs it, and its one slot is still writing the plan", r.Task.ID, r.Task.Task)})
 		}
 		select {
 		case <-d.planned:
@@ -565,33 +579,34 @@ func (d *dispatcher) runOne(r *taskRun, deps map[int]*taskRun) {
 		d.stopped(r)
 		return
 	}
-	d.dirOnce.Do(func() { d.dirErr = os.MkdirAll(d.outDir, 0o755) })
-	if d.dirErr != nil {
-		r.fail(fmt.Sprintf("cannot create the output directory %s: %v — set output_dir (or --out) to a writable directory", d.outDir, d.dirErr))
-		r.skipped = true
-		d.emit(r.endEvent())
-		return
-	}
-	d.runTask(r, deps)
+	d.work.runTask(r.ctx, &r.TaskRun, deps)
 }
 
 // stopped ends a run cancelled before it started: the user's cancel (its
 // end event says so), or a withdrawal (the withdrawn event says so; a
 // task that never ran gets no end event of its own).
 func (d *dispatcher) stopped(r *taskRun) {
-	if errors.As(context.Cause(r.ctx), new(withdrawal)) {
+	if errors.As(context.Cause(r.ctx), new(flow.Withdrawal)) {
 		return
 	}
-	r.fail("cancelled before it started")
-	r.skipped, r.cancelled = true, true
-	d.emit(r.endEvent())
+	r.Fail("cancelled before it started")
+	r.Skipped, r.Cancelled = true, true
+	d.emit(r.EndEvent())
 }
 
 // sameTask reports whether two validated tasks are the same work.
-func sameTask(a, b Task) bool {
+func sameTask(a, b flow.Task) bool {
 	return a.ID == b.ID && a.Task == b.Task && slices.Equal(a.Dep, b.Dep) && maps.Equal(a.Args, b.Args)
 }
 
-func sameConstraints(a, b Constraints) bool {
+func sameConstraints(a, b flow.Constraints) bool {
 	return a.String() == b.String() && slices.Equal(a.Tasks, b.Tasks) && a.Benchmark == b.Benchmark
+}
+
+// saidUnqualifiable reports whether the streaming plan's constraints were
+// said to be unqualifiable already: the final plan's need not say it again.
+func (d *dispatcher) saidUnqualifiable() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.said
 }

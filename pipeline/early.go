@@ -1,16 +1,11 @@
 package pipeline
 
 import (
-	"crypto/rand"
-	"encoding/hex"
-	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/chorusai/chorus/skills"
-	"github.com/chorusai/chorus/text"
+	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/response"
 )
 
 // The early answer (response.early): when every task still running
@@ -29,52 +24,6 @@ import (
 // good is then still revised (revise.go): the revision and its tasks run
 // after the answer, and the answer goes on with what they made
 // (respond.go's continuation).
-
-// statusRunning is the status the early answer's prompt gives a task that
-// is still producing its file. No event or report keeps it: the report is
-// made again when the task has finished.
-const statusRunning = "running"
-
-// fixedExt is the file extension a task's file is given in advance: the
-// one the same kind of task produced last on this engine, else the usual
-// one of its modality.
-func (e *Engine) fixedExt(task string, m skills.Modality) string {
-	if e.exts != nil {
-		if v, ok := e.exts.Load(task); ok {
-			return v.(string)
-		}
-	}
-	switch m {
-	case skills.Audio:
-		return ".wav"
-	case skills.Video:
-		return ".mp4"
-	}
-	return ".png"
-}
-
-// fixPath returns the path Chorus fixes in advance for task's file, or ""
-// when the answer would need more than that path: the option is off, the
-// task produces text (or several kinds of output), a tool or the
-// controller runs it, or it makes an image a vision controller would look
-// at when it answers.
-func (d *dispatcher) fixPath(task Task) string {
-	if !d.e.opts.EarlyAnswer {
-		return ""
-	}
-	s, ok := d.e.cat.Skill(task.Task)
-	if !ok || s.Tool != nil || s.Controller || len(s.Outputs) != 1 || !s.Outputs[0].Media() {
-		return ""
-	}
-	m := s.Outputs[0]
-	if m == skills.Image && d.canSee {
-		return ""
-	}
-	var suffix [3]byte
-	_, _ = rand.Read(suffix[:])
-	name := fmt.Sprintf("%s-%s-%d-%s%s", time.Now().Format("20060102-150405"), safeName(task.Task), task.ID, hex.EncodeToString(suffix[:]), d.e.fixedExt(task.Task, m))
-	return filepath.Join(d.outDir, name)
-}
 
 // checkEarly lets the answer start (closes answerNow) once every task of
 // the final plan that has not finished is one whose file's path is fixed,
@@ -96,7 +45,7 @@ func (d *dispatcher) checkEarly() {
 		if r.finished {
 			continue
 		}
-		if r.fixed == "" || r.withdrawn != "" || (r.choice != nil && r.choice.none != "") {
+		if r.Fixed == "" || r.withdrawn != "" || (r.Choice != nil && r.Choice.None != "") {
 			// A task with no model will never make its file: the answer
 			// waits, so it cannot name that file.
 			return
@@ -114,8 +63,8 @@ func (d *dispatcher) checkEarly() {
 func stillRunning(runs []*taskRun) []int {
 	var out []int
 	for _, r := range runs {
-		if r.status == statusRunning {
-			out = append(out, r.task.ID)
+		if r.Status == flow.StatusRunning {
+			out = append(out, r.Task.ID)
 		}
 	}
 	return out
@@ -132,55 +81,55 @@ func (d *dispatcher) answerRuns() []*taskRun {
 			out = append(out, r)
 			continue
 		}
-		r.promised = true
-		out = append(out, &taskRun{task: r.task, choice: r.choice, status: statusRunning, files: []string{r.fixed}, fixed: r.fixed})
+		r.Promised = true
+		out = append(out, &taskRun{TaskRun: flow.TaskRun{Task: r.Task, Choice: r.Choice, Status: flow.StatusRunning, Files: []string{r.Fixed}, Fixed: r.Fixed}})
 	}
 	return out
 }
 
-// finish waits for the tasks an early answer named while they ran, puts
-// their real records in rep, and returns the line that corrects the
-// answer for each that did not produce the file it named ("" when all
-// did). Without an early answer it does nothing. Afterwards the turn's
-// tasks have all finished: a revision may follow the answer (revise.go),
-// and the tasks it adds run to their end before the answer goes on.
-func (d *dispatcher) finish(rep *Report) string {
-	if !d.answering {
-		return ""
+// waitNamed waits for the tasks an early answer named while they ran and
+// returns every run of the turn, once all have finished; false, at once,
+// without an early answer. Afterwards a revision may follow the answer
+// (revise.go), and the tasks it adds run to their end before the answer
+// goes on.
+func (d *dispatcher) waitNamed() ([]*taskRun, bool) {
+	if !d.answeringEarly() {
+		return nil, false
 	}
 	<-d.ran
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.release()
 	d.waited = true
-	runs := slices.Clone(d.current)
+	return slices.Clone(d.current), true
+}
+
+// answeringEarly reports whether the answer began before every task had
+// finished.
+func (d *dispatcher) answeringEarly() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.answering
+}
+
+// finish waits for the tasks an early answer named while they ran, puts
+// their real records in rep, and returns the line that corrects the
+// answer for each that did not produce the file it named ("" when all
+// did). Without an early answer it does nothing.
+func (tr *turnRun) finish(d *dispatcher, rep *flow.Report) string {
+	runs, ok := d.waitNamed()
+	if !ok {
+		return ""
+	}
 	var fixes []string
 	for _, r := range runs {
-		if r.correction = correction(r); r.correction != "" {
-			fixes = append(fixes, r.correction)
+		if r.Correction = response.Correction(&r.TaskRun); r.Correction != "" {
+			fixes = append(fixes, r.Correction)
 		}
 	}
-	rep.Tasks, rep.Files = reportTasks(runs, d.e.opts.ResultCap), reportFiles(runs)
+	tr.report(rep, runs)
 	if len(fixes) == 0 {
 		return ""
 	}
 	return "_Correction: " + strings.Join(fixes, "; ") + "._"
-}
-
-// correction says how r, finished, went against what an early answer said
-// of it — that it was producing its fixed file: failed (or timed out),
-// cancelled, or wrote elsewhere; "" when the file is there, or when no
-// answer named it.
-func correction(r *taskRun) string {
-	switch {
-	case !r.promised:
-		return ""
-	case r.cancelled:
-		return fmt.Sprintf("task %d (%s) was cancelled, so %s was not produced", r.task.ID, r.task.Task, r.fixed)
-	case r.status != StatusOK:
-		return fmt.Sprintf("task %d (%s) failed, so %s was not produced: %s", r.task.ID, r.task.Task, r.fixed, text.OneLine(r.err, 200))
-	case !slices.Contains(r.files, r.fixed):
-		return fmt.Sprintf("task %d (%s) wrote %s, not %s", r.task.ID, r.task.Task, strings.Join(r.files, ", "), r.fixed)
-	}
-	return ""
 }

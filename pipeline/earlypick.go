@@ -1,5 +1,7 @@
 package pipeline
 
+import "github.com/chorusai/chorus/pipeline/flow"
+
 // Picks sooner (controller.max_concurrent ≥ 2). A task offered while the
 // plan streams whose model the controller must choose waits, on a
 // one-slot server, for the one selection call after the plan: the slot is
@@ -21,7 +23,7 @@ func (d *dispatcher) pickSoon() {
 		return
 	}
 	var runs []*taskRun
-	var ask []*choice
+	var ask []*flow.Choice
 	for _, r := range d.current {
 		if r.pending != nil && r.withdrawn == "" {
 			runs = append(runs, r)
@@ -39,16 +41,16 @@ func (d *dispatcher) pickSoon() {
 
 // pickEarly makes one selection call for ask while the plan streams and
 // publishes each pick the moment it decodes.
-func (d *dispatcher) pickEarly(runs []*taskRun, ask []*choice) {
+func (d *dispatcher) pickEarly(runs []*taskRun, ask []*flow.Choice) {
 	defer d.picks.Done()
-	byChoice := make(map[*choice]*taskRun, len(ask))
+	byChoice := make(map[*flow.Choice]*taskRun, len(ask))
 	for i, c := range ask {
 		byChoice[c] = runs[i]
 	}
-	d.askModels(d.pickCtx, ask, d.script.fork(), func(c *choice) {
+	d.work.ask(d.pickCtx, ask, true, func(c *flow.Choice) {
 		d.mu.Lock()
 		defer d.mu.Unlock()
-		d.emit(c.event())
+		d.emit(c.Event())
 		d.publish(byChoice[c], c)
 	})
 }

@@ -1,38 +1,28 @@
-// Package pipeline runs one Chorus turn through HuggingGPT's four stages:
-// task planning, model selection, task execution and response generation.
-// Each stage lives in its own file and can be tested alone; Engine.Run ties
-// them together and publishes typed events as it goes.
+// Package pipeline is the engine that runs one Chorus turn through
+// HuggingGPT's four stages — task planning, model selection, task
+// execution and response generation — and Chorus's fifth, the revision of
+// a plan whose tasks failed. Each stage is a package of its own
+// (pipeline/planning, selection, execution, response) over the vocabulary
+// they share (pipeline/flow); only the engine imports them. Engine.Run
+// ties them together for a turn (turnRun), schedules its tasks as a DAG
+// (dispatcher), and publishes typed events as it goes.
 package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/endpoints"
-	"github.com/chorusai/chorus/scope"
+	"github.com/chorusai/chorus/pipeline/execution"
+	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/selection"
 	"github.com/chorusai/chorus/skills"
 )
-
-// Message is one entry of the chat log carried between turns.
-type Message struct {
-	// Role is "user" or "assistant".
-	Role    string `json:"role"`
-	Content string `json:"content"`
-	// Input is data the user passed with a request (piped stdin): the
-	// controller reads it after Content, but unlike Content it grants
-	// nothing (Turn.Input).
-	Input string `json:"input,omitempty"`
-	// Resources are the files attached to or generated in this turn, full
-	// paths, so later turns can refer to "the image above".
-	Resources []string `json:"resources,omitempty"`
-}
 
 // Given is what the user gave in one turn: the request they typed and the
 // files or folders they attached. A front end keeps it in memory for the
@@ -56,7 +46,7 @@ type Turn struct {
 	// History is the chat log of earlier turns, oldest first. It is read
 	// from the session file — data from disk, not the user's typing — so
 	// the paths in it grant only files Chorus wrote (access.go).
-	History []Message
+	History []flow.Message
 	// Earlier are the requests and attachments the user gave in earlier
 	// turns of this chat, as the front end kept them in memory: what was
 	// typed or attached there is granted again, as in the turn it was
@@ -64,7 +54,7 @@ type Turn struct {
 	Earlier []Given
 	// Constraints are the user's standing constraints; the planner may add
 	// more from the request.
-	Constraints Constraints
+	Constraints flow.Constraints
 	// PlanOnly stops after planning.
 	PlanOnly bool
 	// System is the user's instruction for the answer (chorus run
@@ -75,12 +65,12 @@ type Turn struct {
 	// Review, when set, is called with the validated plan before anything
 	// runs; it returns the plan to run (possibly edited) or an error to
 	// cancel the turn. Edited plans are validated again.
-	Review func(ctx context.Context, p Plan) (Plan, error)
+	Review func(ctx context.Context, p flow.Plan) (flow.Plan, error)
 	// Approve, when set, is asked before a call that may change things
 	// runs — an MCP tool not annotated read-only, or annotated
 	// destructive — with the call; nil lets it run, an error refuses it
 	// (saying why). Without it such calls are refused.
-	Approve func(ctx context.Context, a Approval) error
+	Approve func(ctx context.Context, a flow.Approval) error
 	// OutputDir overrides the engine's output directory for this turn.
 	OutputDir string
 	// Workspace, when set, confines what the turn may read to this
@@ -95,9 +85,6 @@ type Turn struct {
 	// queue serves chats in turn (controller.ForChat), so a front end with
 	// several chats sets it; empty counts the turn as a chat of its own.
 	Chat string
-
-	// scope is what the turn may read and fetch (access.go), set by Run.
-	scope *scope.Scope
 }
 
 // Options tune the engine.
@@ -114,7 +101,7 @@ type Options struct {
 	ControllerTasks bool
 	// Selection says when the controller chooses among candidates; the
 	// zero value is SelectController.
-	Selection Selection
+	Selection selection.Mode
 	// MaxTasks caps a plan; extra tasks are dropped with a note.
 	MaxTasks int
 	// ResultBudget bounds, in bytes, the results text given to the
@@ -133,7 +120,7 @@ type Options struct {
 	// Hub looks up, on the Hugging Face Hub, a model the request names
 	// that the catalog does not list (namedhub.go); nil looks none up, and
 	// the plan's notes say so.
-	Hub HubLookup
+	Hub selection.HubLookup
 	// SpillQuota bounds the bytes of results one turn writes to files
 	// (spill.go); past it a result keeps only its start. 0 means
 	// DefaultSpillQuota (spill_quota).
@@ -168,10 +155,10 @@ func (o *Options) defaults() {
 		o.ResultBudget = 8000
 	}
 	if o.ResultCap <= 0 {
-		o.ResultCap = DefaultResultCap
+		o.ResultCap = execution.DefaultResultCap
 	}
 	if o.SpillQuota <= 0 {
-		o.SpillQuota = DefaultSpillQuota
+		o.SpillQuota = execution.DefaultSpillQuota
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -227,6 +214,27 @@ func (e *Engine) CloseChat(chat string) {
 	}
 }
 
+// selector is the selection stage on the engine's catalog, endpoints and
+// controller.
+func (e *Engine) selector() *selection.Selector {
+	return &selection.Selector{Catalog: e.cat, Router: e.router, Controller: e.ctl, NumCandidates: e.opts.NumCandidates,
+		ControllerTasks: e.opts.ControllerTasks, Mode: e.opts.Selection, Hub: e.opts.Hub}
+}
+
+// Preview runs selection for task without asking the controller: what
+// `chorus models list` and the TUI's /models show. The event lists the
+// ranked candidates and every excluded model with the reason.
+func (e *Engine) Preview(ctx context.Context, task string, cons flow.Constraints) (flow.ModelEvent, error) {
+	return e.selector().Preview(ctx, task, cons)
+}
+
+// Unqualifiable says why no model of the catalog can meet cons with the
+// endpoints configured ("" when some can): said once, before a turn
+// under cons, rather than found out task by task.
+func (e *Engine) Unqualifiable(cons flow.Constraints) string {
+	return e.selector().Unqualifiable(cons)
+}
+
 // Options returns the engine's options.
 func (e *Engine) Options() Options { return e.opts }
 
@@ -247,17 +255,14 @@ func (e *Engine) WithRouter(router *endpoints.Router) *Engine {
 	return &c
 }
 
-// ErrCancelled is returned (wrapped) when the turn's context was cancelled.
-var ErrCancelled = errors.New("turn cancelled")
-
 // syncEmit serialises emit so stages running concurrently never call it at
 // the same time.
-func syncEmit(emit Emit) Emit {
+func syncEmit(emit flow.Emit) flow.Emit {
 	if emit == nil {
-		return func(Event) {}
+		return func(flow.Event) {}
 	}
 	var mu sync.Mutex
-	return func(ev Event) {
+	return func(ev flow.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		emit(ev)
@@ -270,7 +275,7 @@ var turnIDs atomic.Int64
 // watchQueue marks ctx's controller calls as chat's and turns the queue's
 // reports into QueueEvents, until stop: a report that comes after the turn
 // ended (a slot granted as the call finished) is dropped.
-func watchQueue(ctx context.Context, chat string, emit Emit) (context.Context, func()) {
+func watchQueue(ctx context.Context, chat string, emit flow.Emit) (context.Context, func()) {
 	if chat == "" {
 		chat = fmt.Sprintf("\x00turn-%d", turnIDs.Add(1))
 	}
@@ -280,7 +285,7 @@ func watchQueue(ctx context.Context, chat string, emit Emit) (context.Context, f
 		mu.Lock()
 		defer mu.Unlock()
 		if !stopped {
-			emit(QueueEvent{Waiting: ahead >= 0, Ahead: max(ahead, 0)})
+			emit(flow.QueueEvent{Waiting: ahead >= 0, Ahead: max(ahead, 0)})
 		}
 	}
 	return controller.ForChat(ctx, chat, watch), func() {
@@ -288,107 +293,4 @@ func watchQueue(ctx context.Context, chat string, emit Emit) (context.Context, f
 		stopped = true
 		mu.Unlock()
 	}
-}
-
-// Run executes one turn and returns its record. Events describe progress as
-// it happens. The returned error is non-nil when the turn ended without an
-// answer (controller unreachable, cancelled); the report is still returned
-// with whatever was done.
-func (e *Engine) Run(ctx context.Context, t Turn, emit Emit) (rep *Report, err error) {
-	start := time.Now()
-	e.logStart(ctx, t)
-	defer func() { e.logEnd(ctx, rep, err, time.Since(start)) }()
-	emit = syncEmit(logEvents(ctx, e.opts.Logger, emit))
-	ctx, stopWatch := watchQueue(ctx, t.Chat, emit)
-	defer stopWatch()
-	rep = &Report{Request: t.Request, Attachments: t.Attachments, Controller: e.ctl.Model(), Tasks: []TaskReport{}}
-	t.scope = e.turnScope(t)
-	if named := e.namedMedia(t); len(named) > 0 {
-		rep.Named = named
-		t.Attachments = append(slices.Clone(t.Attachments), named...)
-	}
-	tr := e.newTurnRun(ctx, t, emit)
-	script := tr.script
-	fail := func(stage Stage, err error) (*Report, error) {
-		rep.ElapsedMS = time.Since(start).Milliseconds()
-		rep.Calls = script.Calls()
-		if ctx.Err() != nil {
-			err = fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
-			emit(ErrorEvent{Stage: stage, Message: "cancelled — nothing more will run this turn", Fatal: true})
-		} else {
-			emit(ErrorEvent{Stage: stage, Message: err.Error(), Fatal: true})
-		}
-		return rep, err
-	}
-
-	emit(StageEvent{Stage: StagePlanning})
-	d := newDispatcher(tr)
-	var stream *planStream
-	if t.Review == nil && !t.PlanOnly {
-		// Tasks start while the plan is still being written; with plan
-		// review the user sees the whole plan before anything runs.
-		stream = d.stream()
-	}
-	plan, err := tr.plan(nil, stream)
-	if err != nil {
-		d.abandon()
-		return fail(StagePlanning, err)
-	}
-	if t.Review != nil && len(plan.Tasks) > 0 {
-		edited, err := t.Review(ctx, plan)
-		if err != nil {
-			return fail(StagePlanning, fmt.Errorf("plan not run: %w", err))
-		}
-		plan = e.validate(edited.Tasks, edited.Constraints, t, plan.Notes)
-	}
-	plan.Notes = append(plan.Notes, d.settle(plan)...)
-	plan.Notes = append(plan.Notes, tr.hubNotes(plan)...)
-	rep.Constraints, rep.Notes = plan.Constraints, plan.Notes
-	emit(PlanEvent{Tasks: plan.Tasks, Constraints: plan.Constraints, Notes: plan.Notes}) //nolint:staticcheck // S1016: the event names what it carries; Plan may grow fields it does not
-	if t.PlanOnly {
-		rep.ElapsedMS = time.Since(start).Milliseconds()
-		rep.Calls = script.Calls()
-		return rep, nil
-	}
-
-	var results []*taskRun
-	if len(plan.Tasks) > 0 {
-		emit(StageEvent{Stage: StageSelection})
-		if why := e.Unqualifiable(plan.Constraints); why != "" && !d.said {
-			// Said once here rather than found out task by task.
-			emit(ErrorEvent{Stage: StageSelection, Message: why})
-		}
-		d.choose(plan)
-		if ctx.Err() != nil {
-			d.start()
-			d.finish(rep)
-			return fail(StageSelection, ctx.Err())
-		}
-		emit(StageEvent{Stage: StageExecution})
-		results = d.start()
-		rep.Tasks = reportTasks(results, e.opts.ResultCap)
-		rep.Files = reportFiles(results)
-		if ctx.Err() != nil {
-			d.finish(rep)
-			return fail(StageExecution, ctx.Err())
-		}
-		results, rep.Revisions, err = d.revise(plan, results)
-		rep.Tasks = reportTasks(results, e.opts.ResultCap)
-		rep.Files = reportFiles(results)
-		if err != nil || ctx.Err() != nil {
-			d.finish(rep)
-			return fail(StageRevision, ctx.Err())
-		}
-	}
-
-	emit(StageEvent{Stage: StageResponse, Early: stillRunning(results)})
-	answer, err := d.respond(plan, results, rep)
-	if err != nil {
-		return fail(StageResponse, err)
-	}
-	rep.Answer = answer
-	rep.ElapsedMS = time.Since(start).Milliseconds()
-	rep.Calls = script.Calls()
-	emit(ReportEvent{Report: *rep})
-	return rep, nil
 }

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/chorusai/chorus/pipeline/flow"
 )
 
 // The log file is for a maintainer reading a user's report: what a turn
@@ -16,9 +18,9 @@ import (
 // request itself is logged at debug level only.
 
 // logStart records a turn's start.
-func (e *Engine) logStart(ctx context.Context, t Turn) {
-	log := e.opts.Logger
-	log.LogAttrs(ctx, slog.LevelInfo, "turn started", slog.String("controller", e.ctl.Model()),
+func (tr *turnRun) logStart() {
+	ctx, t, log := tr.ctx, tr.t, tr.e.opts.Logger
+	log.LogAttrs(ctx, slog.LevelInfo, "turn started", slog.String("controller", tr.e.ctl.Model()),
 		slog.Int("request_chars", len(t.Request)), slog.Int("input_chars", len(t.Input)), slog.Int("attachments", len(t.Attachments)),
 		slog.Int("history", len(t.History)), slog.String("constraints", t.Constraints.String()),
 		slog.Bool("plan_only", t.PlanOnly), slog.Bool("review", t.Review != nil))
@@ -27,14 +29,14 @@ func (e *Engine) logStart(ctx context.Context, t Turn) {
 }
 
 // logEnd records how a turn ended.
-func (e *Engine) logEnd(ctx context.Context, rep *Report, err error, elapsed time.Duration) {
+func (e *Engine) logEnd(ctx context.Context, rep *flow.Report, err error, elapsed time.Duration) {
 	attrs := []slog.Attr{slog.Duration("elapsed", elapsed)}
 	if rep != nil {
 		attrs = append(attrs, slog.Int("tasks", len(rep.Tasks)), slog.Int("files", len(rep.Files)), slog.Int("answer_chars", len(rep.Answer)))
 	}
 	level := slog.LevelInfo
 	switch {
-	case errors.Is(err, ErrCancelled):
+	case errors.Is(err, flow.ErrCancelled):
 		attrs = append(attrs, slog.Bool("cancelled", true))
 	case err != nil:
 		level = slog.LevelError
@@ -44,8 +46,8 @@ func (e *Engine) logEnd(ctx context.Context, rep *Report, err error, elapsed tim
 }
 
 // logEvents passes every event on to emit after logging what it says.
-func logEvents(ctx context.Context, log *slog.Logger, emit Emit) Emit {
-	return func(ev Event) {
+func logEvents(ctx context.Context, log *slog.Logger, emit flow.Emit) flow.Emit {
+	return func(ev flow.Event) {
 		logEvent(ctx, log, ev)
 		if emit != nil {
 			emit(ev)
@@ -53,11 +55,11 @@ func logEvents(ctx context.Context, log *slog.Logger, emit Emit) Emit {
 	}
 }
 
-func logEvent(ctx context.Context, log *slog.Logger, ev Event) {
+func logEvent(ctx context.Context, log *slog.Logger, ev flow.Event) {
 	switch e := ev.(type) {
-	case StageEvent:
+	case flow.StageEvent:
 		log.LogAttrs(ctx, slog.LevelInfo, "stage", slog.String("stage", string(e.Stage)))
-	case PlanEvent:
+	case flow.PlanEvent:
 		names := make([]string, len(e.Tasks))
 		for i, t := range e.Tasks {
 			names[i] = t.Task
@@ -67,10 +69,10 @@ func logEvent(ctx context.Context, log *slog.Logger, ev Event) {
 		for _, n := range e.Notes {
 			log.LogAttrs(ctx, slog.LevelDebug, "plan note", slog.String("note", n))
 		}
-	case PlanTaskEvent:
+	case flow.PlanTaskEvent:
 		log.LogAttrs(ctx, slog.LevelInfo, "plan task arrived", slog.Int("id", e.Task.ID), slog.String("task", e.Task.Task),
 			slog.Int("deps", len(e.Task.Dep)))
-	case PlanRevisionEvent:
+	case flow.PlanRevisionEvent:
 		failed := make([]string, len(e.After))
 		for i, f := range e.After {
 			failed[i] = fmt.Sprintf("%d:%s", f.ID, f.Task)
@@ -84,24 +86,24 @@ func logEvent(ctx context.Context, log *slog.Logger, ev Event) {
 		for _, n := range e.Notes {
 			log.LogAttrs(ctx, slog.LevelDebug, "revision note", slog.String("note", n))
 		}
-	case TaskWithdrawnEvent:
+	case flow.TaskWithdrawnEvent:
 		// A task that started early is cancelled, its result unused.
 		log.LogAttrs(ctx, slog.LevelInfo, "task withdrawn", slog.Int("id", e.ID), slog.String("task", e.Task), slog.String("why", e.Reason))
-	case ModelReasonEvent:
+	case flow.ModelReasonEvent:
 		log.LogAttrs(ctx, slog.LevelDebug, "model reason", slog.Int("id", e.ID), slog.Int("chars", len(e.Reason)))
-	case ModelEvent:
+	case flow.ModelEvent:
 		log.LogAttrs(ctx, slog.LevelInfo, "model chosen", slog.Int("id", e.ID), slog.String("task", e.Task),
 			slog.String("model", e.Model), slog.String("endpoint", e.Endpoint), slog.String("provider", e.Provider), slog.String("decided", e.Decided),
 			slog.Int("candidates", len(e.Candidates)), slog.Int("excluded", len(e.Excluded)))
-	case TaskStartEvent:
+	case flow.TaskStartEvent:
 		log.LogAttrs(ctx, slog.LevelDebug, "task started", slog.Int("id", e.ID), slog.String("task", e.Task),
 			slog.String("model", e.Model), slog.String("endpoint", e.Endpoint), slog.String("provider", e.Provider))
-	case HostDownEvent:
+	case flow.HostDownEvent:
 		log.LogAttrs(ctx, slog.LevelWarn, "host unreachable", slog.Int("id", e.ID), slog.String("host", e.Host),
 			slog.String("endpoint", e.Endpoint), slog.String("reason", e.Reason))
-	case TaskProgressEvent:
+	case flow.TaskProgressEvent:
 		log.LogAttrs(ctx, slog.LevelDebug, "task progress", slog.Int("id", e.ID), slog.String("message", e.Message), slog.Int64("wait_ms", e.WaitMS))
-	case TaskEndEvent:
+	case flow.TaskEndEvent:
 		for _, a := range e.Attempts {
 			if a.Error != "" {
 				log.LogAttrs(ctx, slog.LevelWarn, "endpoint failed", slog.Int("id", e.ID), slog.String("task", e.Task),
@@ -110,7 +112,7 @@ func logEvent(ctx context.Context, log *slog.Logger, ev Event) {
 			}
 		}
 		level := slog.LevelInfo
-		if e.Status != StatusOK {
+		if e.Status != flow.StatusOK {
 			level = slog.LevelWarn
 		}
 		attrs := []slog.Attr{slog.Int("id", e.ID), slog.String("task", e.Task), slog.String("status", e.Status),
@@ -121,16 +123,16 @@ func logEvent(ctx context.Context, log *slog.Logger, ev Event) {
 			attrs = append(attrs, slog.String("err", e.Error))
 		}
 		log.LogAttrs(ctx, level, "task finished", attrs...)
-	case AnswerEvent:
+	case flow.AnswerEvent:
 		log.LogAttrs(ctx, slog.LevelInfo, "answer", slog.Int("chars", len(e.Text)), slog.Int("tokens", e.Tokens),
 			slog.Float64("tokens_per_second", e.TokensPerSecond))
-	case ErrorEvent:
+	case flow.ErrorEvent:
 		level := slog.LevelWarn
 		if e.Fatal {
 			level = slog.LevelError
 		}
 		log.LogAttrs(ctx, level, "stage error", slog.String("stage", string(e.Stage)), slog.String("err", e.Message), slog.Bool("fatal", e.Fatal))
-	case DebugEvent:
+	case flow.DebugEvent:
 		if e.Kind == "resolve" {
 			// Which file <resource>-N became: paths, no contents.
 			log.LogAttrs(ctx, slog.LevelDebug, "argument resolved", slog.String("note", e.Content))

@@ -1,10 +1,10 @@
 package pipeline
 
 import (
-	"bytes"
 	"encoding/json"
-	"slices"
-	"strconv"
+
+	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/planning"
 )
 
 // PlanJSON writes p as the planning schema asks the controller to write
@@ -20,110 +20,11 @@ import (
 // The head's examples are written in this form, and it is what the
 // decoded-token counts of docs/speed.md measure: every byte of it is a
 // token or a part of one the controller decodes before a task can start.
-func (e *Engine) PlanJSON(p Plan, t Turn) string {
-	pos := make(map[int]int, len(p.Tasks))
-	for i, task := range p.Tasks {
-		pos[task.ID] = i + 1
-	}
-	var b bytes.Buffer
-	b.WriteByte('{')
-	if !p.Constraints.IsZero() {
-		b.WriteString(`"constraints":`)
-		b.Write(constraintsJSON(p.Constraints))
-	}
-	if len(p.Tasks) > 0 {
-		if b.Len() > 1 {
-			b.WriteByte(',')
-		}
-		b.WriteString(`"tasks":[`)
-		for i, task := range p.Tasks {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			e.taskJSON(&b, task, pos, t)
-		}
-		b.WriteByte(']')
-	}
-	b.WriteByte('}')
-	return b.String()
+func (e *Engine) PlanJSON(p flow.Plan, t Turn) string {
+	return (&planning.Planner{Catalog: e.cat, Attachments: t.Attachments, History: t.History}).JSON(p)
 }
 
-// taskJSON writes one task of PlanJSON, its ids renumbered by pos.
-func (e *Engine) taskJSON(b *bytes.Buffer, task Task, pos map[int]int, t Turn) {
-	s, _ := e.cat.Skill(task.Task)
-	args := map[string]string{}
-	var refs []int
-	for k, v := range task.Args {
-		refs = append(refs, Refs(v)...)
-		if s != nil {
-			if a, ok := s.Arg(k); ok && a.Type.Media() && len(Refs(v)) == 0 && slices.Equal(turnResources(t, a.Type), []string{v}) {
-				continue // the validator fills it in
-			}
-		}
-		args[k] = resourceRef.ReplaceAllStringFunc(v, func(m string) string {
-			n, _ := strconv.Atoi(resourceRef.FindStringSubmatch(m)[1])
-			return RefString(pos[n])
-		})
-	}
-	var dep []int
-	for _, d := range task.Dep {
-		if !slices.Contains(refs, d) {
-			dep = append(dep, pos[d])
-		}
-	}
-	slices.Sort(dep)
-	name := rawJSON(task.Task)
-	b.WriteString(`{"task":`)
-	b.Write(name)
-	if len(dep) > 0 {
-		b.WriteString(`,"dep":[`)
-		for i, d := range dep {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(d))
-		}
-		b.WriteByte(']')
-	}
-	if len(args) > 0 {
-		// encoding/json writes a map's keys sorted, as the schema lists
-		// the argument names.
-		a := rawJSON(args)
-		b.WriteString(`,"args":`)
-		b.Write(a)
-	}
-	b.WriteByte('}')
-}
-
-// constraintsJSON writes c as the schema's constraints object, its keys in
-// the schema's order, without the ones it does not set.
-func constraintsJSON(c Constraints) []byte {
-	o := object{}
-	if len(c.Licenses) > 0 {
-		o = append(o, field{"licenses", c.Licenses})
-	}
-	if !c.MaxSize.IsZero() {
-		o = append(o, field{"max_size", c.MaxSize.String()})
-	}
-	if c.LocalOnly {
-		o = append(o, field{"local_only", true})
-	}
-	if c.Prefer != "" {
-		o = append(o, field{"prefer", c.Prefer})
-	}
-	if c.Benchmark != "" {
-		o = append(o, field{"benchmark", c.Benchmark})
-	}
-	return rawJSON(o)
-}
-
-// rawJSON encodes v as a model writes it: "<resource>-1" as it is, not
-// with its angle brackets escaped (\u003c), which json.Marshal does for
-// HTML and would cost a model five more tokens.
-func rawJSON(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-}
+// PlanSchema returns the JSON schema of the planning reply, as the
+// planning call sends it: for tools and tests that write or check replies
+// as a grammar-constrained controller would (eval, the benchmarks' fake).
+func (e *Engine) PlanSchema() json.RawMessage { return planning.Schema(e.cat) }

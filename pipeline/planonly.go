@@ -1,13 +1,11 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"time"
 
-	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/planning"
 )
 
 // PlanResult is what the planning stage of one request produced, with
@@ -19,10 +17,10 @@ type PlanResult struct {
 	Replies []string `json:"replies"`
 	// Raw is the task list as the parser read the accepted reply, before
 	// validation; nil when no reply could be read.
-	Raw []Task `json:"raw,omitempty"`
+	Raw []flow.Task `json:"raw,omitempty"`
 	// Plan is the validated plan, as a turn would run it. When no reply
 	// could be read it is empty and its note says why.
-	Plan Plan `json:"plan"`
+	Plan flow.Plan `json:"plan"`
 	// ValidAsWritten says the first reply was a plan the validator had
 	// nothing to change in: strict JSON (no prose, fences or trailing
 	// commas), not cut off, every task kept with no repair note.
@@ -33,35 +31,12 @@ type PlanResult struct {
 	Usable bool `json:"usable"`
 	// Calls are the controller calls made, each with its prompt and reply
 	// tokens and time: the planning call(s), then selection's if any.
-	Calls []ControllerCall `json:"calls"`
+	Calls []flow.ControllerCall `json:"calls"`
 	// PlanElapsed is the planning stage's wall time, re-ask included.
 	PlanElapsed time.Duration `json:"plan_elapsed"`
 	// Models are the selection stage's choices, one per task, when
 	// selection was asked for.
-	Models []ModelEvent `json:"models,omitempty"`
-}
-
-// planTrace records, for PlanOnly, what the planning stage saw. Run passes
-// none; plan then keeps a throwaway one.
-type planTrace struct {
-	replies  []string
-	firstOK  bool // the first reply: strict JSON, not cut off, parsed without notes
-	attempts int
-	raw      []Task
-	ok       bool // a reply was accepted
-	acceptAt int  // which attempt's
-}
-
-func (tr *planTrace) reply(r controller.Reply, raw rawPlan, perr error) {
-	tr.replies = append(tr.replies, r.Content)
-	if tr.attempts == 0 {
-		tr.firstOK = perr == nil && !r.Truncated() && len(raw.Notes) == 0 && json.Valid(bytes.TrimSpace([]byte(r.Content)))
-	}
-	tr.attempts++
-}
-
-func (tr *planTrace) accepted(raw rawPlan) {
-	tr.raw, tr.ok, tr.acceptAt = raw.Tasks, true, tr.attempts-1
+	Models []flow.ModelEvent `json:"models,omitempty"`
 }
 
 // PlanOnly runs the planning stage of turn t — and the selection stage
@@ -73,36 +48,35 @@ func (tr *planTrace) accepted(raw rawPlan) {
 // reachable, model not pulled, cancelled); a reply that cannot be read is
 // a result, not an error.
 func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanResult, error) {
-	t.scope = e.turnScope(t)
-	var models []ModelEvent
-	emit := syncEmit(func(ev Event) {
-		if m, ok := ev.(ModelEvent); ok {
+	var models []flow.ModelEvent
+	emit := syncEmit(func(ev flow.Event) {
+		if m, ok := ev.(flow.ModelEvent); ok {
 			models = append(models, m)
 		}
 	})
 	run := e.newTurnRun(ctx, t, emit)
 	script := run.script
-	tr := &planTrace{}
+	tr := &planning.Trace{}
 	start := time.Now()
-	p, err := run.plan(tr, nil)
-	res := PlanResult{Replies: tr.replies, Raw: tr.raw, Plan: p, PlanElapsed: time.Since(start)}
+	p, err := run.planner.Plan(run.ctx, tr, nil)
+	res := PlanResult{Replies: tr.Replies, Raw: tr.Raw, Plan: p, PlanElapsed: time.Since(start)}
 	if err != nil {
 		res.Calls = script.Calls()
 		if ctx.Err() != nil {
-			return res, fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
+			return res, flow.Cancelled(ctx)
 		}
 		return res, err
 	}
-	res.Usable = tr.ok && (len(tr.raw) == 0 || len(p.Tasks) > 0)
-	res.ValidAsWritten = tr.ok && tr.acceptAt == 0 && tr.firstOK && len(p.Notes) == 0 && len(p.Tasks) == len(tr.raw)
+	res.Usable = tr.OK && (len(tr.Raw) == 0 || len(p.Tasks) > 0)
+	res.ValidAsWritten = tr.OK && tr.AcceptAt == 0 && tr.FirstOK && len(p.Notes) == 0 && len(p.Tasks) == len(tr.Raw)
 	if selectModels && len(p.Tasks) > 0 {
-		d := newDispatcher(run)
+		d := run.dispatcher()
 		d.settle(p)
 		d.choose(p)
 		d.wait()
 		if ctx.Err() != nil {
 			res.Calls = script.Calls()
-			return res, fmt.Errorf("%w: %w", ErrCancelled, ctx.Err())
+			return res, flow.Cancelled(ctx)
 		}
 	}
 	res.Models = models

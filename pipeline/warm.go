@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/pipeline/flow"
+	"github.com/chorusai/chorus/pipeline/planning"
 )
 
 // Warm sends the stable start of the controller conversation — the head,
@@ -26,20 +28,20 @@ import (
 // warm-up twice at once, one per slot — each slot keeps its own cache —
 // so a pick asked there while the plan streams (earlypick.go) prefills
 // only its own tail too.
-func (e *Engine) Warm(ctx context.Context, history []Message) (controller.Reply, error) {
+func (e *Engine) Warm(ctx context.Context, history []flow.Message) (controller.Reply, error) {
 	start := time.Now()
-	script := e.newTranscript(ctx, Turn{History: history})
-	msgs := script.with(stageMessage(markPlan, ""))
-	call := controller.ChatCall{Messages: msgs, Format: planSchema(e.cat), NumPredict: 1}
+	script := e.newTranscript(ctx, history)
+	msgs := script.With(flow.StageMessage(flow.MarkPlan, ""))
+	call := controller.ChatCall{Messages: msgs, Format: planning.Schema(e.cat), NumPredict: 1}
 	var second sync.WaitGroup
 	if e.ctl.Options().MaxConcurrent >= 2 {
 		second.Add(1)
 		go func() {
 			defer second.Done()
-			_, _ = e.callController(ctx, call)
+			_, _ = flow.Call(ctx, e.ctl, call)
 		}()
 	}
-	reply, err := e.callController(ctx, call)
+	reply, err := flow.Call(ctx, e.ctl, call)
 	second.Wait()
 	log := e.opts.Logger
 	if err != nil {

@@ -62,7 +62,7 @@ type Record struct {
 	Request string `json:"request"`
 	// Input is what the user passed as data with the request (piped
 	// stdin): the controller read it, but it names nothing the turn — or a
-	// later one — may read or fetch (docs/architecture.md).
+	// later one — may read or fetch (docs/pipeline.md).
 	Input string `json:"input,omitempty"`
 	// Attachments are the files the user attached, full paths.
 	Attachments []string `json:"attachments,omitempty"`

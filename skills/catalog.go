@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/chorusai/chorus/text"
 )
 
 //go:embed catalog/*.yaml
@@ -139,7 +141,7 @@ func (c *Catalog) Resolve(name string) (s *Skill, exact bool, ok bool) {
 	best, bestD, tie := (*Skill)(nil), 1<<30, false
 	for _, s := range c.skills {
 		for _, cand := range append([]string{s.Name}, s.Aliases...) {
-			d := levenshtein(want, normalizeTask(cand))
+			d := text.Distance(want, normalizeTask(cand))
 			if d < bestD {
 				best, bestD, tie = s, d, false
 			} else if d == bestD && best != s {
@@ -199,25 +201,4 @@ func splitTwo(t string) string {
 		b.WriteByte(t[i])
 	}
 	return b.String()
-}
-
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/chorusai/chorus/text"
 )
 
 // Tool marks a skill that is one tool of an MCP server the user
@@ -423,7 +425,7 @@ func (s *Schema) pickEnum(value string) (any, string, error) {
 	var best any
 	bestD, tie := 1<<30, false
 	for _, e := range s.Enum {
-		d := levenshtein(norm(v), norm(fmt.Sprint(e)))
+		d := text.Distance(norm(v), norm(fmt.Sprint(e)))
 		switch {
 		case d < bestD:
 			best, bestD, tie = e, d, false

@@ -93,7 +93,7 @@ func redactQueries(s string) string {
 				b.WriteByte('&')
 			}
 			name, value, has := strings.Cut(param, "=")
-			if has && value != "" && secretName(unescape(name)) {
+			if has && value != "" && SecretName(unescape(name)) {
 				param = name + "=" + redacted
 			}
 			b.WriteString(param)
@@ -116,12 +116,12 @@ var secretWords = map[string]bool{
 	"sig": true, "signature": true, "auth": true, "authorization": true, "credential": true, "credentials": true, "jwt": true,
 }
 
-// secretName reports whether a parameter, flag or variable name names a
-// secret: its last word (split at _ - . and at a lower-to-upper change of
-// case) is one of secretWords, or ends in token, secret or password
-// (accesstoken). A name that names where a secret is (--token-file,
-// --token-env, key_id) is not one.
-func secretName(name string) bool {
+// SecretName reports whether a parameter, flag, variable or configuration
+// key names a secret: its last word (split at _ - . and at a lower-to-upper
+// change of case) is one of secretWords, or ends in token, secret or
+// password (accesstoken). A name that names where a secret is
+// (--token-file, --token-env, key_id) is not one.
+func SecretName(name string) bool {
 	var words []string
 	start := 0
 	for i := 1; i <= len(name); i++ {
@@ -174,9 +174,9 @@ func RedactArgs(args []string) []string {
 			name, value, has := strings.Cut(strings.TrimLeft(a, "-"), "=")
 			prefix := a[:len(a)-len(strings.TrimLeft(a, "-"))]
 			switch {
-			case secretName(name) && has:
+			case SecretName(name) && has:
 				out[i] = prefix + name + "=" + redacted
-			case secretName(name):
+			case SecretName(name):
 				out[i], next = a, true
 			case has:
 				out[i] = prefix + name + "=" + redactValue(value)
@@ -193,10 +193,10 @@ func RedactArgs(args []string) []string {
 // redactValue hides the secret in one value of a command line: an
 // assignment's, a header's, a URL's.
 func redactValue(v string) string {
-	if m := assignment.FindStringSubmatch(v); m != nil && secretName(m[1]) && m[2] != "" {
+	if m := assignment.FindStringSubmatch(v); m != nil && SecretName(m[1]) && m[2] != "" {
 		return m[1] + "=" + redacted
 	}
-	if m := header.FindStringSubmatch(v); m != nil && (secretName(m[1]) || strings.EqualFold(m[1], "cookie")) && m[2] != "" {
+	if m := header.FindStringSubmatch(v); m != nil && (SecretName(m[1]) || strings.EqualFold(m[1], "cookie")) && m[2] != "" {
 		return m[1] + ": " + redacted
 	}
 	return RedactURL(v)
