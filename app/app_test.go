@@ -36,7 +36,7 @@ func loadConfig(t *testing.T) *config.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.MCP = []config.MCPServer{{Name: "fake", Command: os.Args[0], Env: map[string]string{mcptest.FakeEnv: "serve"}}}
+	cfg.MCP = []config.MCPServer{{Name: "fake", Command: os.Args[0], Env: mcptest.Env("serve")}}
 	return cfg
 }
 

@@ -165,7 +165,7 @@ func TestRunAsksOnATerminal(t *testing.T) {
 func TestRunAsksThroughTheTerminal(t *testing.T) {
 	t.Parallel()
 	e := scriptedEnv(t, "The answer.", `{"tasks":[{"task":"fake.echo","id":1,"dep":[],"args":{"text":"hello"}}]}`)
-	e.writeUserConfig(fmt.Sprintf("mcp:\n  - name: fake\n    command: %s\n    env: {%s: serve}\n", os.Args[0], mcptest.FakeEnv))
+	e.writeUserConfig(fmt.Sprintf("mcp:\n  - name: fake\n    command: %s\n    env: %s\n", os.Args[0], mcptest.EnvYAML("serve")))
 	ptmx, tty := openPTY(t)
 	scr := newScreen(t, ptmx)
 	var out bytes.Buffer

@@ -67,7 +67,7 @@ func BenchmarkBigResults(b *testing.B) {
 		if err := os.MkdirAll(cfgDir, 0o700); err != nil {
 			b.Fatal(err)
 		}
-		cfg := fmt.Sprintf("mcp:\n  - name: fake\n    command: %s\n    env: {%s: serve, %s: \"%d\"}\n    trust: true\n", os.Args[0], mcptest.FakeEnv, mcptest.BigEnv, size)
+		cfg := fmt.Sprintf("mcp:\n  - name: fake\n    command: %s\n    env: %s\n    trust: true\n", os.Args[0], mcptest.EnvYAML("serve", fmt.Sprintf("%s: \"%d\"", mcptest.BigEnv, size)))
 		if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 			b.Fatal(err)
 		}

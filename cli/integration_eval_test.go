@@ -19,7 +19,8 @@ import (
 // a small token bound. Its plans are nonsense, so the scores are near
 // zero — but the command must end with its table, exit 0, and never hang.
 func TestRealOllamaEval(t *testing.T) {
-	host := ollamatest.Start(t)
+	t.Parallel()
+	host := ollamatest.Shared(t)
 	work := t.TempDir()
 	chorus := chorusBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)

@@ -33,7 +33,8 @@ func tail(s string, n int) string {
 // must end every turn with an answer or a clear one-line error — never hang,
 // never panic.
 func TestRealOllamaController(t *testing.T) {
-	host := ollamatest.Start(t)
+	t.Parallel()
+	host := ollamatest.Shared(t)
 
 	// Experts: every Hugging Face model of the catalog, served by the fake.
 	hf := fakehf.New(t)
@@ -82,6 +83,9 @@ func TestRealOllamaController(t *testing.T) {
 	// OpenAI-compatible one at /v1 (controller.kind openai): a real server
 	// with a real grammar sampler for the openai backend too.
 	kinds := map[string][]string{"ollama": nil, "openai": {"CHORUS_CONTROLLER_KIND=openai", "CHORUS_CONTROLLER_HOST=" + host + "/v1"}}
+	// One after another: the server reuses the prompt head a turn shares
+	// with the one before (Chorus keeps it stable for that), and turns at
+	// once each fill a slot of their own — three times slower in all.
 	for _, kind := range []string{"ollama", "openai"} {
 		env := append(slices.Clone(env), kinds[kind]...)
 		for _, tt := range turns {

@@ -17,6 +17,7 @@ import (
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/fakeopenai"
+	"github.com/chorusai/chorus/internal/mcptest"
 )
 
 // kindEnv is the variable that runs the end-to-end tests with the
@@ -42,6 +43,7 @@ var e2eOnBothKinds = []string{
 // bridges to the same scripted fake Ollama, so every test keeps its script
 // and its checks of what the controller was sent.
 func TestEndToEndOnOpenAIKind(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(kindEnv) != "" {
 		t.Skip("already running on the other kind")
 	}
@@ -53,7 +55,9 @@ func TestEndToEndOnOpenAIKind(t *testing.T) {
 		args = append(args, "-test.v")
 	}
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), kindEnv+"=openai")
+	// GORACE: a test binary built with -race otherwise sleeps a second
+	// as it exits.
+	cmd.Env = append(os.Environ(), kindEnv+"=openai", "GORACE="+mcptest.NoExitSleep, builtEnv+"="+chorusBinary(t))
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "PASS") {
 		t.Fatalf("the end-to-end tests on the openai kind failed (%v):\n%s", err, out)

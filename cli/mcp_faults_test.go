@@ -9,20 +9,12 @@ import (
 	"github.com/chorusai/chorus/internal/mcptest"
 )
 
-func TestMain(m *testing.M) {
-	// This test binary doubles as a misbehaving MCP server.
-	mcptest.FakeMain()
-	code := m.Run()
-	removeBinary()
-	os.Exit(code)
-}
-
 // fakeMCPEnv configures the fake MCP server (this test binary) as
 // "fake", with extra configuration lines for it, and plans in order.
 func fakeMCPEnv(t *testing.T, extra string, plans ...string) *cliEnv {
 	t.Helper()
 	e := scriptedEnv(t, "The answer.", plans...)
-	cfg := fmt.Sprintf("mcp:\n  - name: fake\n    command: %s\n    env: {%s: serve}\n    trust: true\n%s", os.Args[0], mcptest.FakeEnv, extra)
+	cfg := fmt.Sprintf("mcp:\n  - name: fake\n    command: %s\n    env: %s\n    trust: true\n%s", os.Args[0], mcptest.EnvYAML("serve"), extra)
 	e.writeUserConfig(cfg)
 	return e
 }
@@ -34,7 +26,7 @@ func TestRunMCPFailuresEndTheTaskNotTheTurn(t *testing.T) {
 	t.Parallel()
 	// The hang is on a second server: the crash ends every call in
 	// flight on its own.
-	slow := fmt.Sprintf("  - name: slow\n    command: %s\n    env: {%s: serve}\n    trust: true\n", os.Args[0], mcptest.FakeEnv)
+	slow := fmt.Sprintf("  - name: slow\n    command: %s\n    env: %s\n    trust: true\n", os.Args[0], mcptest.EnvYAML("serve"))
 	e := fakeMCPEnv(t, slow, `{"tasks":[{"task":"fake.echo","id":1,"dep":[],"args":{"text":"still here"}},`+
 		`{"task":"fake.crash","id":2,"dep":[1],"args":{}},{"task":"slow.hang","id":3,"dep":[],"args":{}}]}`)
 	e.env["CHORUS_TASK_TIMEOUT"] = "3s"

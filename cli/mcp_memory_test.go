@@ -21,6 +21,7 @@ import (
 // The objects and arrays the plan writes reach the tools as JSON, and
 // what the tools answer reaches the answer stage.
 func TestRunMCPMemoryGraph(t *testing.T) {
+	t.Parallel()
 	node, script := mcptest.Memory(t)
 	plans := []string{
 		`{"tasks":[` +

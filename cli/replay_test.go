@@ -61,6 +61,7 @@ func (v turnView) String() string {
 // `chorus run --replay` with Ollama and Hugging Face gone, gives the same
 // plan, models, results and answer.
 func TestRunRecordThenReplay(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, func(req *api.ChatRequest) fakeollama.Reply {
 		switch stageOf(req) {
 		case "plan":
@@ -105,6 +106,7 @@ func TestRunRecordThenReplay(t *testing.T) {
 // TestReplayBadUsage: a missing or foreign file and a negative speed are
 // usage errors (status 2) that say what is wrong.
 func TestReplayBadUsage(t *testing.T) {
+	t.Parallel()
 	e := newCLIEnv(t, nil)
 	notTape := filepath.Join(t.TempDir(), "notes.txt")
 	if err := os.WriteFile(notTape, []byte("hello"), 0o644); err != nil {

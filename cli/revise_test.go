@@ -33,6 +33,7 @@ import (
 // saved session and its export keep the whole answer and the revision.
 // Exit 0 — and 1 when the still image fails too.
 func TestRunRevisedPlan(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: builds the binary")
 	}

@@ -19,6 +19,7 @@ import (
 // the cache is prompt_eval_duration — and Chorus's own estimate of the
 // prefilled tokens, from the prompts it sent.
 func TestRealOllamaKeepsThePrefix(t *testing.T) {
+	// A server of its own: what it measures is that server's prompt cache.
 	host := ollamatest.Start(t)
 	ctl, err := controller.New(host, ollamatest.Model, controller.Options{Timeout: 2 * time.Minute, AnswerTokens: 4})
 	if err != nil {
@@ -67,7 +68,7 @@ func TestRealOllamaKeepsThePrefix(t *testing.T) {
 // and Ollama's real grammar sampler. The model list, a streamed reply whose
 // JSON follows the stage's schema, the token bound, and usage.
 func TestRealOllamaOpenAIKind(t *testing.T) {
-	host := ollamatest.Start(t)
+	host := ollamatest.Shared(t)
 	ctl, err := controller.New(host+"/v1", ollamatest.Model, controller.Options{Kind: "openai", Timeout: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)

@@ -93,7 +93,7 @@ func (p realProxy) start(t *testing.T, ollama string) string {
 // refuse stream_options, refuse every JSON mode, add keep-alives and drop
 // [DONE]. Each call finishes, with the note its variant calls for.
 func TestRealOllamaOpenAIVariants(t *testing.T) {
-	ollama := ollamatest.Start(t)
+	ollama := ollamatest.Shared(t)
 	schema := []byte(`{"type":"object","properties":{"tasks":{"type":"array","items":{"type":"object","properties":{"task":{"type":"string","enum":["image-to-text","text-to-speech"]},"id":{"type":"integer"}},"required":["task","id"]}}},"required":["tasks"]}`)
 	for _, tc := range []struct {
 		name  string

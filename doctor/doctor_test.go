@@ -232,7 +232,7 @@ func TestDoctorMCPServers(t *testing.T) {
 	t.Parallel()
 	w := healthy(t)
 	w.env.Config.MCP = []config.MCPServer{
-		{Name: "fake", Command: os.Args[0], Env: map[string]string{mcptest.FakeEnv: "serve"}, Trust: true},
+		{Name: "fake", Command: os.Args[0], Env: mcptest.Env("serve"), Trust: true},
 		{Name: "mute", Command: os.Args[0], Env: map[string]string{mcptest.FakeEnv: "mute"}},
 	}
 	start := time.Now()

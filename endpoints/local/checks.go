@@ -9,12 +9,15 @@ import (
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/httpwire"
 	"github.com/chorusai/chorus/skills"
+	"github.com/chorusai/chorus/text"
 )
 
 // cached runs probe at most once per TTL for key and returns its answer.
 func (e *Endpoint) cached(ctx context.Context, key string, probe func(context.Context) error) error {
 	_, err := e.probes.Do(ctx, key, func(pctx context.Context) (struct{}, error) { return struct{}{}, probe(pctx) },
-		func(err error) error { return fmt.Errorf("checking the local server %s: %w", e.url, err) })
+		func(err error) error {
+			return fmt.Errorf("checking the local server %s: %w", text.RedactURL(e.url), err)
+		})
 	return err
 }
 

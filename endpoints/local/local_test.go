@@ -250,3 +250,26 @@ func TestLocalCheckHonoursCallerContext(t *testing.T) {
 		t.Errorf("%d /running probes, want 1 shared", probes)
 	}
 }
+
+// TestAGivenUpCheckHidesThePassword: a check that gives up while the
+// probe still runs names the server without the password its URL carries.
+func TestAGivenUpCheckHidesThePassword(t *testing.T) {
+	t.Parallel()
+	const pass = "S3cretPass"
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	ep := New(Options{URL: strings.Replace(srv.URL, "http://", "http://admin:"+pass+"@", 1)})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := ep.Check(ctx, "image-to-text", "m/x")
+	if err == nil || strings.Contains(err.Error(), pass) || !strings.Contains(err.Error(), "admin:REDACTED@") {
+		t.Fatalf("a check given up: %v", err)
+	}
+}

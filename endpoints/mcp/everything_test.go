@@ -49,6 +49,7 @@ func skillNamed(t *testing.T, e *mcp.Endpoint, name string) *skills.Skill {
 // the operator relies on the server's annotations: its read-only tool runs
 // without asking, a tool not annotated read-only still asks.
 func TestTrustedServerReadOnlyToolRunsUnasked(t *testing.T) {
+	t.Parallel()
 	e := everythingServer(t, mcp.Server{Trust: true})
 	if why := e.NeedsApproval("everything.get-sum", "everything.get-sum"); why != "" {
 		t.Errorf("get-sum of a trusted server asks: %q", why)
@@ -62,6 +63,7 @@ func TestTrustedServerReadOnlyToolRunsUnasked(t *testing.T) {
 // <server>.<tool>, with typed arguments and the annotations that decide
 // whether a tool asks before it runs.
 func TestEverythingTools(t *testing.T) {
+	t.Parallel()
 	e := everything(t, nil)
 	sum := skillNamed(t, e, "everything.get-sum")
 	if len(sum.Args) != 2 || sum.Args[0].Name != "a" || sum.Args[1].Name != "b" || sum.Args[0].Optional {
@@ -101,6 +103,7 @@ func joinMods(ms []skills.Modality) string {
 // TestEverythingGetSum: arguments written as text reach the tool as the
 // numbers its schema asks for.
 func TestEverythingGetSum(t *testing.T) {
+	t.Parallel()
 	e := everything(t, nil)
 	res, err := e.Infer(context.Background(), endpoints.Request{Task: "everything.get-sum", Model: "everything.get-sum", Args: map[string]string{"a": "2", "b": " 3.50 "}})
 	if err != nil {
@@ -118,6 +121,7 @@ func TestEverythingGetSum(t *testing.T) {
 // TestEverythingTinyImage: an image in the result becomes a file, its
 // type sniffed from its bytes.
 func TestEverythingTinyImage(t *testing.T) {
+	t.Parallel()
 	e := everything(t, nil)
 	res, err := e.Infer(context.Background(), endpoints.Request{Task: "everything.get-tiny-image", Model: "everything.get-tiny-image", Args: map[string]string{}})
 	if err != nil {
@@ -136,6 +140,7 @@ func TestEverythingTinyImage(t *testing.T) {
 // SDK tells the server with notifications/cancelled), and the server
 // goes on serving.
 func TestEverythingProgressAndCancel(t *testing.T) {
+	t.Parallel()
 	e := everything(t, nil)
 	var mu sync.Mutex
 	var msgs []string

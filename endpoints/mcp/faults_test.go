@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,7 +26,7 @@ func fake(t *testing.T, mode string, env map[string]string, o ...func(*mcp.Optio
 	if env == nil {
 		env = map[string]string{}
 	}
-	env[mcptest.FakeEnv] = mode
+	maps.Copy(env, mcptest.Env(mode))
 	opts := mcp.Options{Servers: []mcp.Server{{Name: "fake", Command: os.Args[0], Env: env}}, StartTimeout: 5 * time.Second}
 	for _, f := range o {
 		f(&opts)
@@ -47,6 +48,7 @@ func call(e *mcp.Endpoint, ctx context.Context, tool string, args map[string]str
 // not installed and one that never answers the handshake each say so,
 // with the fix, in the status and in Check.
 func TestServerDoesNotStart(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		e    func() *mcp.Endpoint
@@ -87,6 +89,7 @@ func TestServerDoesNotStart(t *testing.T) {
 // that is not JSON-RPC and a 50 MB message each end the call with that
 // cause; the server is started again for the next call.
 func TestServerFailuresEndTheCallWithTheirCause(t *testing.T) {
+	t.Parallel()
 	e := fake(t, "serve", nil)
 	for _, tc := range []struct {
 		tool string
@@ -115,6 +118,7 @@ func TestServerFailuresEndTheCallWithTheirCause(t *testing.T) {
 // task's deadline; a cancelled call reaches the server as
 // notifications/cancelled.
 func TestHangIsBoundedAndCancelled(t *testing.T) {
+	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "cancelled")
 	e := fake(t, "serve", map[string]string{mcptest.CancelledEnv: marker})
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
@@ -147,6 +151,7 @@ func TestHangIsBoundedAndCancelled(t *testing.T) {
 // structured content as data; an "image/png" that is a shell script is
 // refused.
 func TestResultContents(t *testing.T) {
+	t.Parallel()
 	e := fake(t, "serve", nil)
 	res, err := call(e, context.Background(), "picture", nil)
 	if err != nil {

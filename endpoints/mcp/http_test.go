@@ -35,6 +35,7 @@ func httpEndpoint(t *testing.T, s mcp.Server) *mcp.Endpoint {
 // transport, and its older HTTP+SSE one reached through the fallback
 // (no transport configured) or by name.
 func TestEverythingOverHTTP(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, transport, configured string }{
 		{"streamable", "streamableHttp", ""},
 		{"sse-fallback", "sse", ""},
@@ -77,6 +78,7 @@ func goServer(t *testing.T, wrap func(http.Handler) http.Handler) string {
 // configured headers with every request; a refused key says which
 // setting to fix.
 func TestHTTPKeyAndHeaders(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var seen []string
 	url := goServer(t, func(h http.Handler) http.Handler {
@@ -124,6 +126,7 @@ func TestHTTPKeyAndHeaders(t *testing.T) {
 // TestHTTPRedirectElsewhereIsRefused: a redirect to another origin is not
 // followed with the server's key.
 func TestHTTPRedirectElsewhereIsRefused(t *testing.T) {
+	t.Parallel()
 	var leaked sync.Once
 	got := ""
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -147,6 +150,7 @@ func TestHTTPRedirectElsewhereIsRefused(t *testing.T) {
 // TestHTTPMessageBound: a JSON answer over the bound ends the call with
 // that cause.
 func TestHTTPMessageBound(t *testing.T) {
+	t.Parallel()
 	url := goServer(t, func(h http.Handler) http.Handler { return h })
 	e := mcp.New(mcp.Options{Servers: []mcp.Server{{Name: "go", URL: url}}, MaxMessage: 64 << 10})
 	t.Cleanup(func() { e.Close() })
@@ -162,6 +166,7 @@ func TestHTTPMessageBound(t *testing.T) {
 // its image argument and the instruction in its prompt; its image result
 // comes back as a file.
 func TestMappedToolGetsTheTaskFileAsData(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var got map[string]any
 	srv := sdk.NewServer(&sdk.Implementation{Name: "space", Version: "1"}, nil)
@@ -243,6 +248,7 @@ func (c *catcher) got() []string {
 // nothing there — not the key, not the configured headers, not a
 // message — and the server fails to start, saying why.
 func TestSSEEndpointElsewhereIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, spelling := range []string{"127.0.0.1", "localhost."} {
 		var c catcher
 		other := c.start(t)
@@ -273,6 +279,7 @@ func TestSSEEndpointElsewhereIsRefused(t *testing.T) {
 // arguments: the user's files as data) is never sent again where the
 // server points; the server fails to start and says so.
 func TestHTTPPostRedirectIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, code := range []int{http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
 		var mu sync.Mutex
 		var posts []string
@@ -305,6 +312,7 @@ func TestHTTPPostRedirectIsRefused(t *testing.T) {
 // with that default (a server that checks required arguments refuses a
 // call without it).
 func TestMappedToolGetsRequiredDefaults(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var got map[string]any
 	srv := sdk.NewServer(&sdk.Implementation{Name: "space", Version: "1"}, nil)
@@ -336,6 +344,7 @@ func TestMappedToolGetsRequiredDefaults(t *testing.T) {
 // answer is to be started; one elsewhere (Hugging Face's) cannot be, and
 // the fix is the network or the URL.
 func TestHTTPUnreachableNamesTheFix(t *testing.T) {
+	t.Parallel()
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
 	local := httpEndpoint(t, mcp.Server{Name: "mine", URL: closed.URL + "/mcp", Transport: "streamable"})

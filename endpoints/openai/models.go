@@ -44,7 +44,9 @@ func (e *Endpoint) ready(ctx context.Context, s *Server, model string) error {
 // /v1/models).
 func (e *Endpoint) models(ctx context.Context, s *Server) ([]string, error) {
 	return e.probes.Do(ctx, s.slot, func(pctx context.Context) ([]string, error) { return e.listModels(pctx, s) },
-		func(err error) error { return fmt.Errorf("checking %s at %s: %w", s.label(), s.URL, err) })
+		func(err error) error {
+			return fmt.Errorf("checking %s at %s: %w", s.label(), text.RedactURL(s.URL), err)
+		})
 }
 
 // forgetAfter drops s's cached model list when a call has shown it stale

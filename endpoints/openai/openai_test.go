@@ -436,3 +436,28 @@ func TestStructuredChatTask(t *testing.T) {
 		t.Error("Supports should follow the chat-task table")
 	}
 }
+
+// TestAGivenUpCheckHidesThePassword: a check that gives up while another
+// check's GET /v1/models still runs (its task cancelled, its deadline
+// passed — on a loaded machine, any probe can outlast it) names the server
+// without the password its URL carries, as every other message does.
+func TestAGivenUpCheckHidesThePassword(t *testing.T) {
+	t.Parallel()
+	const pass = "S3cretPass"
+	release := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hung.Close)
+	t.Cleanup(func() { close(release) })
+	ep := newEndpoint(openai.Server{URL: strings.Replace(hung.URL, "http://", "http://admin:"+pass+"@", 1), Models: map[string][]string{"text-to-image": {"sd"}}})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := ep.Check(ctx, "text-to-image", "sd")
+	if err == nil || strings.Contains(err.Error(), pass) || !strings.Contains(err.Error(), "admin:REDACTED@") {
+		t.Fatalf("a check given up: %v", err)
+	}
+}

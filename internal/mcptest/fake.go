@@ -32,9 +32,28 @@ const BigEnv = "CHORUS_MCP_FAKE_BIG"
 // when the client cancels the call (notifications/cancelled).
 const CancelledEnv = "CHORUS_MCP_FAKE_CANCELLED"
 
+// NoExitSleep is the GORACE setting a fake needs in its environment: a
+// test binary built with -race sleeps a second as it exits 0 (so that late
+// races are reported), and every turn that stopped the fake waited that
+// second — about a second of every MCP test. The fake's own races are
+// still reported as they happen.
+const NoExitSleep = "atexit_sleep_ms=0"
+
+// Env is the environment of a fake server in mode ("serve", "nostart",
+// "mute"): FakeEnv, and GORACE without the sleep at exit.
+func Env(mode string) map[string]string {
+	return map[string]string{FakeEnv: mode, "GORACE": NoExitSleep}
+}
+
+// EnvYAML is Env as a YAML flow mapping, for a configuration's `env:`,
+// with extra entries ("KEY: value") after it.
+func EnvYAML(mode string, extra ...string) string {
+	return "{" + strings.Join(append([]string{FakeEnv + ": " + mode, "GORACE: " + NoExitSleep}, extra...), ", ") + "}"
+}
+
 // FakeMain serves the fake when FakeEnv is set, and exits; call it first
 // in TestMain. A test then starts the fake as a stdio server with its
-// own binary: command os.Args[0], env {FakeEnv: "serve"}.
+// own binary: command os.Args[0], env Env("serve").
 func FakeMain() {
 	mode := os.Getenv(FakeEnv)
 	if mode == "" {
