@@ -296,21 +296,20 @@ func Load(defaults []byte, file string, env Env, reads ...string) (*Config, erro
 		return nil, fmt.Errorf("config: cannot read %s: %w", file, err)
 	}
 	if env == nil {
-		env = Env{}
+		env = Env{} // the caller may add to it
 	}
-	l := loader{file: file, env: env, from: map[string]string{}}
-	bound := l.setEnv(v, known)
+	c := Config{File: file, Env: env, from: map[string]string{}}
+	bound := c.setEnv(v, known)
 	if key := firstUnknown(v.AllKeys()); key != "" {
 		return nil, unknownKey(key, file, "")
 	}
-	c := Config{File: file, Env: env, from: l.from}
 	if err := v.Unmarshal(&c, decoding); err != nil {
-		return nil, l.decodeError(err)
+		return nil, c.decodeError(err)
 	}
-	c.TokenSource = l.source("huggingface.token")
+	c.TokenSource = c.source("huggingface.token")
 	if c.HuggingFace.Token == "" {
 		c.HuggingFace.Token, c.TokenSource = env.cachedHFToken()
-		l.from["huggingface.token"] = c.TokenSource
+		c.from["huggingface.token"] = c.TokenSource
 	}
 	if err := cmp.Or(c.normalize(), c.checkEnv(bound, reads)); err != nil {
 		return nil, err
@@ -318,21 +317,12 @@ func Load(defaults []byte, file string, env Env, reads ...string) (*Config, erro
 	return &c, nil
 }
 
-// loader is one Load's file and environment, and the variable that set
-// each key the environment set, for the messages that name where a value
-// came from.
-type loader struct {
-	file string
-	env  Env
-	from map[string]string
-}
-
 // setEnv sets every key of known its CHORUS_<KEY> variable holds — or,
 // when that is empty, a conventional variable (envAliases) — over the
 // file: viper's layer above it. It returns the CHORUS_<KEY> names.
-func (l loader) setEnv(v *viper.Viper, known []string) []string {
+func (c *Config) setEnv(v *viper.Viper, known []string) []string {
 	bound := make([]string, 0, len(known))
-	kind := strings.ToLower(strings.TrimSpace(cmp.Or(l.env["CHORUS_CONTROLLER_KIND"], v.GetString("controller.kind"))))
+	kind := strings.ToLower(strings.TrimSpace(cmp.Or(c.Env["CHORUS_CONTROLLER_KIND"], v.GetString("controller.kind"))))
 	for _, k := range known {
 		bound = append(bound, envVar(k))
 		names := append(slices.Clone(envAliases[k]), envVar(k)) // the last one set wins
@@ -342,9 +332,9 @@ func (l loader) setEnv(v *viper.Viper, known []string) []string {
 			names = names[len(names)-1:]
 		}
 		for _, name := range names {
-			if s := l.env[name]; s != "" {
+			if s := c.Env[name]; s != "" {
 				v.Set(k, s)
-				l.from[k] = name
+				c.from[k] = name
 			}
 		}
 	}

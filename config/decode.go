@@ -165,7 +165,7 @@ func shapeOf(err error, t reflect.Type) string {
 
 // source is where key's value came from: the variable that set it, else
 // the file.
-func (l loader) source(key string) string { return cmp.Or(l.from[key], l.file) }
+func (c *Config) source(key string) string { return cmp.Or(c.from[key], c.File) }
 
 // firstUnknown is the first of keys (viper's, of the layered values) that
 // Config has no place for — its first part that has none: serve.extra of
@@ -189,7 +189,7 @@ func firstUnknown(keys []string) string {
 // decodeError words the first value the decoding refused, of the wrong
 // kind ("max_parallel: lots", "experts: maybe"), naming the key and what
 // to write rather than the decoder's multi-line report of Go types.
-func (l loader) decodeError(err error) error {
+func (c *Config) decodeError(err error) error {
 	var de *mapstructure.DecodeError
 	if !errors.As(err, &de) {
 		return fmt.Errorf("config: %w", err)
@@ -197,11 +197,11 @@ func (l loader) decodeError(err error) error {
 	key := de.Name()
 	if ce := (*Error)(nil); errors.As(de, &ce) { // a hook's
 		if ce.Key == "" {
-			ce.Key, ce.Source = key, l.source(key)
+			ce.Key, ce.Source = key, c.source(key)
 		}
 		return ce
 	}
-	return &Error{Key: key, Source: l.source(key), Msg: wrongKind(de)}
+	return &Error{Key: key, Source: c.source(key), Msg: wrongKind(de)}
 }
 
 // wrongKind says what is wrong with the value de refused and what to
