@@ -300,8 +300,8 @@ func Load(defaults []byte, file string, env Env, reads ...string) (*Config, erro
 	}
 	c := Config{File: file, Env: env, from: map[string]string{}}
 	bound := c.setEnv(v, known)
-	if key := firstUnknown(v.AllKeys()); key != "" {
-		return nil, unknownKey(key, file, "")
+	if err := unknownKey(v.AllKeys(), file); err != nil {
+		return nil, err
 	}
 	if err := v.Unmarshal(&c, decoding); err != nil {
 		return nil, c.decodeError(err)

@@ -18,7 +18,7 @@ import (
 
 // The one decoding path: YAML is parsed once per document (parseYAML),
 // viper layers the defaults, the file and the variables, every key is
-// checked against the Config's (firstUnknown: a typo at any depth), and
+// checked against the Config's (unknownKey: a typo at any depth), and
 // one decoding by the yaml tags makes the Config, refusing a value of the
 // wrong kind, naming the key, where the value came from and what to write.
 // viper lowers the case of every map key it holds; the lists of sections
@@ -126,7 +126,7 @@ func keptHook(_, to reflect.Type, data any) (any, error) {
 		for _, name := range slices.Sorted(maps.Keys(m)) {
 			low := strings.ToLower(name)
 			if item[low] = m[name]; !slices.Contains(fields, low) {
-				return nil, unknownKey(key+"."+low, k.file, "; a "+k.noun+" takes "+strings.Join(fields, ", ")+" (see "+k.doc+")")
+				return nil, unknown(key+"."+low, fields, k.file, "; a "+k.noun+" takes "+strings.Join(fields, ", ")+" (see "+k.doc+")")
 			}
 		}
 		if _, isMap := item["models"].(map[string]any); item["models"] != nil && !isMap {
@@ -166,25 +166,6 @@ func shapeOf(err error, t reflect.Type) string {
 // source is where key's value came from: the variable that set it, else
 // the file.
 func (c *Config) source(key string) string { return cmp.Or(c.from[key], c.File) }
-
-// firstUnknown is the first of keys (viper's, of the layered values) that
-// Config has no place for — its first part that has none: serve.extra of
-// serve.extra.deep — or "" when every key has one. Under a key that takes
-// a value or a map, anything goes: decoding judges the value.
-func firstUnknown(keys []string) string {
-	slices.Sort(keys)
-	for _, k := range keys {
-		parts := strings.Split(k, ".")
-		for i := 1; i <= len(parts); i++ {
-			if t := typeAt(parts[:i]); t == nil {
-				return strings.Join(parts[:i], ".")
-			} else if t.Kind() != reflect.Struct {
-				break
-			}
-		}
-	}
-	return ""
-}
 
 // decodeError words the first value the decoding refused, of the wrong
 // kind ("max_parallel: lots", "experts: maybe"), naming the key and what
@@ -241,13 +222,35 @@ func wrongKind(de *mapstructure.DecodeError) string {
 	return fmt.Sprintf("%q %s", fmt.Sprint(got), msg)
 }
 
-// unknownKey is the error for a key Config has no place for, naming the
-// key it most likely meant; in a list's item, takes says which keys an
-// item takes.
-func unknownKey(key, source, takes string) error {
-	hint := ""
-	if near := nearKey(key); near != "" {
-		hint = " — did you mean " + near + "?"
+// unknownKey is the error for the first of keys (viper's, of the layered
+// values) that Config has no place for — its first part that has none:
+// serve.extra of serve.extra.deep — or nil when every key has one. Under a
+// key that takes a value or a map, anything goes: decoding judges the
+// value.
+func unknownKey(keys []string, file string) error {
+	slices.Sort(keys)
+	for _, k := range keys {
+		parts, t := strings.Split(k, "."), reflect.TypeFor[Config]()
+		for i := 0; i < len(parts) && t.Kind() == reflect.Struct; i++ {
+			next := fieldType(t, parts[i])
+			if next == nil {
+				return unknown(strings.Join(parts[:i+1], "."), yamlKeys(t, 0), file, "")
+			}
+			t = next
+		}
+	}
+	return nil
+}
+
+// unknown is the error for a key its section has no place for, naming the
+// key it most likely meant, one of siblings at the same depth, a few
+// letters away (controler → controller, controller.modle →
+// controller.model, openai[0].modle → openai[0].models); in a list's item,
+// takes says which keys an item takes.
+func unknown(key string, siblings []string, source, takes string) error {
+	hint, i := "", strings.LastIndex(key, ".")+1
+	if near := nearest(key[i:], "", siblings); near != "" {
+		hint = " — did you mean " + key[:i] + near + "?"
 	}
 	if takes == "" {
 		return &Error{Key: key, Source: source, Msg: "unknown key (see the documented keys in config.yaml)" + hint}
@@ -255,43 +258,14 @@ func unknownKey(key, source, takes string) error {
 	return &Error{Key: key, Source: source, Msg: "unknown key" + hint + takes}
 }
 
-// nearKey is the key of Config a typo most likely meant — one at the same
-// depth, a few letters away (controler → controller, controller.modle →
-// controller.model, openai[0].modle → openai[0].models) — or "" when none
-// is close.
-func nearKey(key string) string {
-	parts := strings.Split(key, ".")
-	t := typeAt(parts[:len(parts)-1])
-	if t == nil || t.Kind() != reflect.Struct {
-		return ""
-	}
-	best := nearest(parts[len(parts)-1], "", yamlKeys(t, 0))
-	if best == "" {
-		return ""
-	}
-	return strings.Join(append(parts[:len(parts)-1:len(parts)-1], best), ".")
-}
-
-// typeAt is the Go type of the key whose parts are path (an item of a list
-// for openai[0]), nil when Config has no such key.
-func typeAt(path []string) reflect.Type {
-	t := reflect.TypeFor[Config]()
-	for _, p := range path {
-		name, _, item := strings.Cut(p, "[")
-		var next reflect.Type
-		for i := 0; t.Kind() == reflect.Struct && i < t.NumField(); i++ {
-			if yamlKey(t.Field(i)) == name {
-				next = t.Field(i).Type
-			}
-		}
-		if next == nil {
-			return nil
-		}
-		if t = next; item && t.Kind() == reflect.Slice {
-			t = t.Elem()
+// fieldType is the type of struct t's field of key name, nil without one.
+func fieldType(t reflect.Type, name string) reflect.Type {
+	for i := range t.NumField() {
+		if yamlKey(t.Field(i)) == name {
+			return t.Field(i).Type
 		}
 	}
-	return t
+	return nil
 }
 
 // yamlKeys are the keys of struct type t (of kind, unless it is 0), in
