@@ -20,17 +20,10 @@ import (
 // Chorus reads (lower-cased kinds, absolute paths, secrets read from the
 // environment), a section at a time in the order config.yaml lists them;
 // the first setting that is wrong is the error, naming its key, where it
-// came from and the fix.
+// came from and the fix (cmp.Or, as a section's rules are).
 func (c *Config) normalize() error {
-	for _, section := range []func() error{
-		c.normalizeController, c.normalizeRun, c.normalizeExperts, c.normalizeOpenAI, c.normalizeMCP,
-		c.normalizeRetrieval, c.normalizePrograms, c.normalizeConstraints, c.normalizeServe, c.normalizeBounds,
-	} {
-		if err := section(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return cmp.Or(c.normalizeController(), c.normalizeRun(), c.normalizeExperts(), c.normalizeOpenAI(), c.normalizeMCP(),
+		c.normalizeRetrieval(), c.normalizePrograms(), c.normalizeConstraints(), c.normalizeServe(), c.normalizeBounds())
 }
 
 // bad is the error for the setting key: its value is wrong, as the
