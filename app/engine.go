@@ -54,7 +54,7 @@ func (a *App) newEngine(cfg *config.Config, opts Options) (*pipeline.Engine, err
 		ControllerTasks: cfg.ControllerTasks,
 		Selection:       pipeline.Selection(cfg.Selection),
 		Revise:          cfg.Planner.Revise,
-		SpillQuota:      cfg.SpillQuotaBytes,
+		SpillQuota:      cfg.SpillQuota.Limit().Bytes,
 		EarlyAnswer:     cfg.EarlyAnswer(),
 		// A model a request names outside the catalog is looked up
 		// there, as chorus models sync reads the Hub.
@@ -223,7 +223,7 @@ func standingConstraints(cfg *config.Config) (pipeline.Constraints, error) {
 	if err != nil {
 		return pipeline.Constraints{}, usage(fmt.Errorf("config: constraints.prefer: %w", err))
 	}
-	return pipeline.Constraints{Licenses: cfg.Constraints.Licenses, MaxSize: cfg.Constraints.Limit, LocalOnly: cfg.Constraints.LocalOnly,
+	return pipeline.Constraints{Licenses: cfg.Constraints.Licenses, MaxSize: cfg.Constraints.MaxSize.Limit(), LocalOnly: cfg.Constraints.LocalOnly,
 		Prefer: prefer, Benchmark: bench}, nil
 }
 

@@ -317,7 +317,7 @@ func serveMCP(ctx context.Context, a *app.App, m *metrics.Metrics, f mcpServeFla
 	cfg := a.Config()
 	srv, err := mcpserve.New(mcpserve.Options{Service: a.Service(), Constraints: a.Constraints(), Dir: filepath.Join(cfg.Env.DataDir(), "mcp-serve"),
 		AllowTools: f.allow, Version: f.version, Logger: log,
-		Quota: cfg.Serve.MCPQuotaBytes, MaxBigCalls: cfg.Serve.MCPBigCalls, BigBody: cfg.Serve.MCPBigBodyBytes, BigWait: cfg.Serve.MCPBigWait})
+		Quota: cfg.Serve.MCPQuota.Limit().Bytes, MaxBigCalls: cfg.Serve.MCPBigCalls, BigBody: cfg.Serve.MCPBigBody.Limit().Bytes, BigWait: cfg.Serve.MCPBigWait})
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}

@@ -96,9 +96,8 @@ type Config struct {
 	OutputDir          string         `yaml:"output_dir"`
 	ControllerTasks    bool           `yaml:"controller_tasks"`
 	// SpillQuota bounds the bytes of results one turn writes to files
-	// (pipeline.Options.SpillQuota); SpillQuotaBytes is it parsed.
-	SpillQuota      string `yaml:"spill_quota"`
-	SpillQuotaBytes int64  `yaml:"-"`
+	// (pipeline.Options.SpillQuota).
+	SpillQuota Size `yaml:"spill_quota"`
 	// Selection is when the controller chooses a task's model: auto,
 	// controller or ranked (pipeline.Selection).
 	Selection string `yaml:"selection"`
@@ -151,13 +150,11 @@ type Config struct {
 		Programs []skills.Program `yaml:"programs"`
 	} `yaml:"command"`
 	Constraints struct {
-		Licenses []string `yaml:"licenses"`
-		MaxSize  string   `yaml:"max_size"`
-		// Limit is MaxSize parsed: what the rest of Chorus reads.
-		Limit     skills.Limit `yaml:"-"`
-		LocalOnly bool         `yaml:"local_only"`
-		Prefer    string       `yaml:"prefer"`
-		Benchmark string       `yaml:"benchmark"`
+		Licenses  []string `yaml:"licenses"`
+		MaxSize   Size     `yaml:"max_size"`
+		LocalOnly bool     `yaml:"local_only"`
+		Prefer    string   `yaml:"prefer"`
+		Benchmark string   `yaml:"benchmark"`
 	} `yaml:"constraints"`
 	SkillsDir string `yaml:"skills_dir"`
 	Serve     struct {
@@ -190,19 +187,15 @@ type Config struct {
 		Metrics      string        `yaml:"metrics"`
 		DrainTimeout time.Duration `yaml:"drain_timeout"`
 		// SpillQuota bounds the spilled results one ssh user's outputs
-		// folder may hold (pipeline.Turn.SpillDirQuota); SpillQuotaBytes is
-		// it parsed.
-		SpillQuota      string `yaml:"spill_quota"`
-		SpillQuotaBytes int64  `yaml:"-"`
+		// folder may hold (pipeline.Turn.SpillDirQuota).
+		SpillQuota Size `yaml:"spill_quota"`
 		// The bounds of chorus mcp serve (mcpserve.Options): the bytes one
 		// client session's folder may hold, and the HTTP calls with a body
 		// over MCPBigBody in flight at once, the others waiting MCPBigWait.
-		MCPQuota        string        `yaml:"mcp_quota"`
-		MCPQuotaBytes   int64         `yaml:"-"`
-		MCPBigCalls     int           `yaml:"mcp_big_calls"`
-		MCPBigBody      string        `yaml:"mcp_big_body"`
-		MCPBigBodyBytes int64         `yaml:"-"`
-		MCPBigWait      time.Duration `yaml:"mcp_big_wait"`
+		MCPQuota    Size          `yaml:"mcp_quota"`
+		MCPBigCalls int           `yaml:"mcp_big_calls"`
+		MCPBigBody  Size          `yaml:"mcp_big_body"`
+		MCPBigWait  time.Duration `yaml:"mcp_big_wait"`
 	} `yaml:"serve"`
 	Response struct {
 		// Early starts the answer while the last tasks still run when
@@ -231,6 +224,18 @@ type Config struct {
 	TokenSource string `yaml:"-"`
 	// from is the variable that set each key the environment set.
 	from map[string]string
+}
+
+// Size is a size as the file writes it ("512MB", "2GB"; a parameter
+// count such as 7B where a model's size is bounded), which `chorus config`
+// shows as written.
+type Size string
+
+// Limit is s read, once Load has checked it (skills.ParseLimit); zero when
+// s is empty.
+func (s Size) Limit() skills.Limit {
+	l, _ := skills.ParseLimit(string(s))
+	return l
 }
 
 // Error is a configuration problem tied to one key.

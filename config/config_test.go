@@ -353,10 +353,9 @@ func TestServeOpsDefaults(t *testing.T) {
 		t.Fatalf("serve.metrics %q, serve.drain_timeout %s", c.Serve.Metrics, c.Serve.DrainTimeout)
 	}
 	// The bounds docs/deploy.md states.
-	if c.SpillQuotaBytes != 1e9 || c.Serve.SpillQuotaBytes != 2e9 || c.Serve.MCPQuotaBytes != 512e6 || c.Serve.MCPBigCalls != 2 ||
-		c.Serve.MCPBigBodyBytes != 8e6 || c.Serve.MCPBigWait != 30*time.Second {
-		t.Fatalf("bounds: spill %d, per user %d, mcp quota %d, big calls %d over %d, wait %s", c.SpillQuotaBytes, c.Serve.SpillQuotaBytes,
-			c.Serve.MCPQuotaBytes, c.Serve.MCPBigCalls, c.Serve.MCPBigBodyBytes, c.Serve.MCPBigWait)
+	spill, user, quota, body := c.SpillQuota.Limit().Bytes, c.Serve.SpillQuota.Limit().Bytes, c.Serve.MCPQuota.Limit().Bytes, c.Serve.MCPBigBody.Limit().Bytes
+	if spill != 1e9 || user != 2e9 || quota != 512e6 || c.Serve.MCPBigCalls != 2 || body != 8e6 || c.Serve.MCPBigWait != 30*time.Second {
+		t.Fatalf("bounds: spill %d, per user %d, mcp quota %d, big calls %d over %d, wait %s", spill, user, quota, c.Serve.MCPBigCalls, body, c.Serve.MCPBigWait)
 	}
 	env["CHORUS_SERVE_METRICS"] = "127.0.0.1:9464"
 	if c, err = Load(defaults(t), "", env); err != nil || c.Serve.Metrics != "127.0.0.1:9464" {

@@ -211,11 +211,8 @@ func (c *Config) normalizePrograms() error {
 // unset, with ~ expanded.
 func (c *Config) normalizeConstraints() error {
 	cs := &c.Constraints
-	var err error
-	if cs.Limit = (skills.Limit{}); cs.MaxSize != "" {
-		if cs.Limit, err = skills.ParseLimit(cs.MaxSize); err != nil {
-			return c.bad("constraints.max_size", "%v", err)
-		}
+	if _, err := skills.ParseLimit(string(cs.MaxSize)); cs.MaxSize != "" && err != nil {
+		return c.bad("constraints.max_size", "%v", err)
 	}
 	// The command line's spelling is the config file's too: prefer:
 	// "best=wer:common_voice" (or "best:…") carries its benchmark inline
@@ -262,27 +259,26 @@ func (c *Config) normalizeServe() error {
 func (c *Config) normalizeBounds() error {
 	s := &c.Serve
 	return cmp.Or(
-		c.size("spill_quota", c.SpillQuota, &c.SpillQuotaBytes),
-		c.size("serve.spill_quota", s.SpillQuota, &s.SpillQuotaBytes),
-		c.size("serve.mcp_quota", s.MCPQuota, &s.MCPQuotaBytes),
-		c.size("serve.mcp_big_body", s.MCPBigBody, &s.MCPBigBodyBytes),
+		c.size("spill_quota", c.SpillQuota),
+		c.size("serve.spill_quota", s.SpillQuota),
+		c.size("serve.mcp_quota", s.MCPQuota),
+		c.size("serve.mcp_big_body", s.MCPBigBody),
 		c.check(s.MCPBigCalls < 1 || s.MCPBigCalls > 1024, "serve.mcp_big_calls", "%d is out of range (1 to 1024)", s.MCPBigCalls),
 		c.check(s.MCPBigWait < time.Second || s.MCPBigWait > time.Hour, "serve.mcp_big_wait", "%s is out of range (1s to 1h)", s.MCPBigWait),
 	)
 }
 
-// size reads the size at key into bytes: neither empty nor a count.
-func (c *Config) size(key, value string, bytes *int64) error {
-	l, err := skills.ParseLimit(value)
+// size checks the size at key: neither empty nor a count.
+func (c *Config) size(key string, value Size) error {
+	l, err := skills.ParseLimit(string(value))
 	switch {
-	case strings.TrimSpace(value) == "":
+	case strings.TrimSpace(string(value)) == "":
 		return c.bad(key, "is empty; give a size such as 512MB or 2GB")
 	case err != nil:
 		return c.bad(key, "%v", err)
 	case l.Bytes == 0:
 		return c.bad(key, "%q is a count, not a size: write it with B (512MB, 2GB)", value)
 	}
-	*bytes = l.Bytes
 	return nil
 }
 

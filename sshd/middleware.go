@@ -188,7 +188,7 @@ func (s *Server) teaChat(next ssh.Handler) ssh.Handler {
 			Service:        svc,
 			Constraints:    s.opts.Constraints,
 			OutputDir:      filepath.Join(dir, "outputs"),
-			SpillQuota:     s.opts.Config.Serve.SpillQuotaBytes,
+			SpillQuota:     s.opts.Config.Serve.SpillQuota.Limit().Bytes,
 			Workspace:      dir,
 			Approve:        operatorApproves(s.opts.Config.Serve.AllowTools),
 			Remote:         sess.RemoteAddr().String(),
