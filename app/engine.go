@@ -177,7 +177,7 @@ func buildRouter(cfg *config.Config, cat *skills.Catalog, tools *mcp.Endpoint, d
 	if tools != nil {
 		eps = append(eps, tools)
 	}
-	return endpoints.NewRouter(cfg.Mode, eps...), nil
+	return endpoints.NewRouter(cfg.InferenceMode, eps...), nil
 }
 
 // openAIServers turns the config's openai list into the endpoint's

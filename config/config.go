@@ -28,7 +28,7 @@ func (c *Config) SetMode(s string) error {
 	if err != nil {
 		return fmt.Errorf("unknown value %q (want local, huggingface or hybrid)", s)
 	}
-	c.InferenceMode, c.Mode = s, m
+	c.InferenceMode = m
 	return nil
 }
 
@@ -87,9 +87,9 @@ type Config struct {
 		// request: auto, on or off (WarmController).
 		Warm string `yaml:"warm"`
 	} `yaml:"controller"`
-	InferenceMode string `yaml:"inference_mode"`
-	// Mode is InferenceMode validated: what the rest of Chorus reads.
-	Mode               endpoints.Mode `yaml:"-"`
+	// InferenceMode is which endpoints may run experts, validated by
+	// SetMode.
+	InferenceMode      endpoints.Mode `yaml:"inference_mode"`
 	NumCandidateModels int            `yaml:"num_candidate_models"`
 	MaxParallel        int            `yaml:"max_parallel"`
 	TaskTimeout        time.Duration  `yaml:"task_timeout"`

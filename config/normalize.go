@@ -116,7 +116,7 @@ func spelling(s, def string) (string, bool) {
 // normalizeRun checks how a turn runs: the inference mode, selection,
 // revision, candidates, parallel tasks and their time.
 func (c *Config) normalizeRun() error {
-	if err := c.SetMode(c.InferenceMode); err != nil {
+	if err := c.SetMode(string(c.InferenceMode)); err != nil {
 		return c.bad("inference_mode", "%v", err)
 	}
 	c.Selection = strings.ToLower(strings.TrimSpace(c.Selection))

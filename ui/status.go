@@ -53,7 +53,7 @@ func (m *Model) statusLine(now time.Time) string {
 	default:
 		left = append(left, st.Status.Render("HF token ✗"))
 	}
-	left = append(left, st.Status.Render(m.opts.Config.InferenceMode))
+	left = append(left, st.Status.Render(string(m.opts.Config.InferenceMode)))
 	if !m.conv.Constraints().IsZero() {
 		left = append(left, st.Status.Render(m.conv.Constraints().String()))
 	}
