@@ -26,22 +26,19 @@ import (
 // bad_input:) reach the decoder as the file wrote them instead (caseKept).
 
 // caseKept is a list of the file that keeps its own case through viper,
-// decoded from its YAML by keptHook.
+// decoded from its YAML (raw) by keptHook; what a message calls one item,
+// what goes under it and where its keys are documented.
 type caseKept struct {
-	list
-	file string
-	raw  any
+	key, noun, with, doc, file string
+	raw                        any
 }
 
-// lists are the configuration's lists of sections: what a message calls
-// one item, what goes under it and where its keys are documented.
-var lists = []list{
-	{"openai", "server", "url and models", "config.yaml"},
-	{"mcp", "server", "command or url", "config.yaml"},
-	{"command.programs", "program", "tasks and args", "docs/endpoints.md"},
+// lists are the configuration's lists of sections.
+var lists = []caseKept{
+	{key: "openai", noun: "server", with: "url and models", doc: "config.yaml"},
+	{key: "mcp", noun: "server", with: "command or url", doc: "config.yaml"},
+	{key: "command.programs", noun: "program", with: "tasks and args", doc: "docs/endpoints.md"},
 }
-
-type list struct{ key, noun, with, doc string }
 
 // parseYAML reads a YAML document into the map viper takes, with the lists
 // as caseKept.
@@ -50,23 +47,23 @@ func parseYAML(data []byte, file string) (map[string]any, error) {
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		return nil, err
 	}
-	for _, l := range lists {
-		keep(m, strings.Split(l.key, "."), caseKept{list: l, file: file})
+	for _, k := range lists {
+		keep(m, strings.Split(k.key, "."), k, file)
 	}
 	return m, nil
 }
 
 // keep replaces the value at path in m (its names in any case) by k
-// holding it.
-func keep(m map[string]any, path []string, k caseKept) {
+// holding it, read from file.
+func keep(m map[string]any, path []string, k caseKept, file string) {
 	for name, v := range m {
 		switch sub, ok := v.(map[string]any); {
 		case !strings.EqualFold(name, path[0]):
 		case len(path) == 1:
-			k.raw = v
+			k.raw, k.file = v, file
 			m[name] = k
 		case ok:
-			keep(sub, path[1:], k)
+			keep(sub, path[1:], k, file)
 		}
 	}
 }
