@@ -2,6 +2,7 @@ package config
 
 import (
 	"cmp"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -188,24 +189,19 @@ const developerPrefix = "CHORUS_TEST_"
 func (c *Config) checkEnv(bound, reads []string) error {
 	named, servers := c.readEnv()
 	known := slices.Concat(bound, reads, programEnv, developerEnv, named, servers)
-	var unknown []string
-	for name, value := range c.Env {
+	for _, name := range slices.Sorted(maps.Keys(c.Env)) {
 		// The key of a server this configuration does not list (another
 		// file's, kept in the shell) is no typo of one it lists.
-		if strings.HasPrefix(name, "CHORUS_") && !strings.HasPrefix(name, developerPrefix) && value != "" && !slices.Contains(known, name) &&
+		if strings.HasPrefix(name, "CHORUS_") && !strings.HasPrefix(name, developerPrefix) && c.Env[name] != "" && !slices.Contains(known, name) &&
 			(!serverKeyVar.MatchString(name) || nearest(name, "CHORUS_", servers) != "") {
-			unknown = append(unknown, name)
+			msg := "unknown variable: CHORUS_<KEY> sets a key of config.yaml (controller.model is CHORUS_CONTROLLER_MODEL) — unset it"
+			if near := nearest(name, "CHORUS_", slices.Concat(bound, servers, programEnv)); near != "" {
+				msg = "unknown variable — did you mean " + near + "? (CHORUS_<KEY> sets a key of config.yaml; unset it otherwise)"
+			}
+			return &Error{Key: name, Source: "environment", Msg: msg}
 		}
 	}
-	if len(unknown) == 0 {
-		return nil
-	}
-	name := slices.Min(unknown)
-	msg := "unknown variable: CHORUS_<KEY> sets a key of config.yaml (controller.model is CHORUS_CONTROLLER_MODEL) — unset it"
-	if near := nearest(name, "CHORUS_", slices.Concat(bound, servers, programEnv)); near != "" {
-		msg = "unknown variable — did you mean " + near + "? (CHORUS_<KEY> sets a key of config.yaml; unset it otherwise)"
-	}
-	return &Error{Key: name, Source: "environment", Msg: msg}
+	return nil
 }
 
 // envVar is the variable that sets key: CHORUS_<KEY>, upper-cased, with

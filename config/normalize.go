@@ -66,11 +66,10 @@ func (c *Config) normalizeController() error {
 		return c.bad("controller.model", "is empty; name a model the controller server has, such as qwen3:8b")
 	}
 	ctl.Kind = strings.ToLower(strings.TrimSpace(ctl.Kind))
-	host, err := NormalizeHost(ctl.Kind, ctl.Host)
-	if err != nil {
+	var err error
+	if ctl.Host, err = NormalizeHost(ctl.Kind, ctl.Host); err != nil {
 		return c.bad("controller.host", "%v", err)
 	}
-	ctl.Host = host
 	if err := cmp.Or(c.secret("controller.key", &ctl.Key, &ctl.KeyEnv, ""), c.secret("serve.http_token", &c.Serve.HTTPToken, &c.Serve.HTTPTokenEnv, "")); err != nil {
 		return err
 	}

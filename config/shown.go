@@ -33,8 +33,7 @@ var secretMaps = []string{"headers", "env"}
 func (c *Config) Shown() *Config {
 	out := *c
 	out.Env = nil // the whole environment: never printed
-	v := reflect.ValueOf(&out).Elem()
-	c.mask(v, "")
+	c.mask(reflect.ValueOf(&out).Elem(), "")
 	return &out
 }
 
