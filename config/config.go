@@ -39,11 +39,8 @@ func (c *Config) SetMode(s string) error {
 // chat's start and /model, which a hosted API with a key bills, while a
 // team's own server only gains from it.
 func (c *Config) WarmController() bool {
-	switch c.Controller.Warm {
-	case "on":
-		return true
-	case "off":
-		return false
+	if w := c.Controller.Warm; w == "on" || w == "off" {
+		return w == "on"
 	}
 	return c.Controller.Kind != "openai" || c.Controller.Key == ""
 }

@@ -23,7 +23,7 @@ import (
 // came from and the fix (cmp.Or, as a section's rules are).
 func (c *Config) normalize() error {
 	return cmp.Or(c.normalizeController(), c.normalizeRun(), c.normalizeExperts(), c.normalizeOpenAI(), c.normalizeMCP(),
-		c.normalizeRetrieval(), c.normalizePrograms(), c.normalizeConstraints(), c.normalizeServe(), c.normalizeBounds())
+		c.normalizeRetrieval(), c.normalizePrograms(), c.normalizeConstraints(), c.normalizeServe())
 }
 
 // bad is the error for the setting key: its value is wrong, as the
@@ -113,7 +113,8 @@ func spelling(s, def string) (string, bool) {
 }
 
 // normalizeRun checks how a turn runs: the inference mode, selection,
-// revision, candidates, parallel tasks and their time.
+// revision, candidates, parallel tasks, their time and the results they
+// may spill to files.
 func (c *Config) normalizeRun() error {
 	if err := c.SetMode(string(c.InferenceMode)); err != nil {
 		return c.bad("inference_mode", "%v", err)
@@ -125,6 +126,7 @@ func (c *Config) normalizeRun() error {
 		c.check(c.NumCandidateModels < 1 || c.NumCandidateModels > 50, "num_candidate_models", "%d is out of range (1 to 50)", c.NumCandidateModels),
 		c.check(c.MaxParallel < 1 || c.MaxParallel > 256, "max_parallel", "%d is out of range (1 to 256)", c.MaxParallel),
 		c.check(c.TaskTimeout <= 0, "task_timeout", "must be a positive duration such as 3m"),
+		c.size("spill_quota", c.SpillQuota),
 	)
 }
 
@@ -234,8 +236,9 @@ func (c *Config) normalizeConstraints() error {
 }
 
 // normalizeServe checks chorus serve's limits on sessions, idleness and
-// unauthenticated connections, and what its operator sets: the metrics
-// listener's address and the drain's timeout.
+// unauthenticated connections, what its operator sets (the metrics
+// listener's address and the drain's timeout) and the disk and memory
+// bounds of ssh users and chorus mcp serve.
 func (c *Config) normalizeServe() error {
 	s := &c.Serve
 	s.Metrics = strings.TrimSpace(s.Metrics)
@@ -250,24 +253,16 @@ func (c *Config) normalizeServe() error {
 			"%d is out of range (1 to serve.max_unauthenticated, %d)", s.MaxUnauthenticatedPerSource, s.MaxUnauthenticated),
 		c.check(s.Metrics != "" && err != nil, "serve.metrics", "%q is not HOST:PORT (e.g. 127.0.0.1:9464; empty serves no metrics)", s.Metrics),
 		c.check(s.DrainTimeout < 0 || s.DrainTimeout > time.Hour, "serve.drain_timeout", "%s is out of range (0 stops at once, up to 1h)", s.DrainTimeout),
-	)
-}
-
-// normalizeBounds reads the disk and memory bounds: sizes as "512MB" or
-// "2GB", each a bound (there is no "unbounded": raise it instead).
-func (c *Config) normalizeBounds() error {
-	s := &c.Serve
-	return cmp.Or(
-		c.size("spill_quota", c.SpillQuota),
 		c.size("serve.spill_quota", s.SpillQuota),
 		c.size("serve.mcp_quota", s.MCPQuota),
-		c.size("serve.mcp_big_body", s.MCPBigBody),
 		c.check(s.MCPBigCalls < 1 || s.MCPBigCalls > 1024, "serve.mcp_big_calls", "%d is out of range (1 to 1024)", s.MCPBigCalls),
+		c.size("serve.mcp_big_body", s.MCPBigBody),
 		c.check(s.MCPBigWait < time.Second || s.MCPBigWait > time.Hour, "serve.mcp_big_wait", "%s is out of range (1s to 1h)", s.MCPBigWait),
 	)
 }
 
-// size checks the size at key: neither empty nor a count.
+// size checks the size at key: neither empty nor a count (a bound: there
+// is no "unbounded", raise it instead).
 func (c *Config) size(key string, value Size) error {
 	l, err := skills.ParseLimit(string(value))
 	switch {
