@@ -83,16 +83,10 @@ func durationHook(_, to reflect.Type, data any) (any, error) {
 	if to != reflect.TypeFor[time.Duration]() {
 		return data, nil
 	}
-	switch v := data.(type) {
-	case string:
-		if d, err := time.ParseDuration(strings.TrimSpace(v)); err == nil {
-			return d, nil
-		}
-	case int, int64, uint64, float64:
-		if fmt.Sprint(v) == "0" {
-			return time.Duration(0), nil
-		}
-	case map[string]any:
+	if d, err := time.ParseDuration(strings.TrimSpace(fmt.Sprint(data))); err == nil {
+		return d, nil // a number is refused for want of a unit, but 0
+	}
+	if _, ok := data.(map[string]any); ok {
 		return data, nil // keys under it: decodeError says so
 	}
 	return nil, &Error{Msg: fmt.Sprintf("%q is not a duration; write one such as 30s, 3m or 1h", fmt.Sprint(data))}
