@@ -84,7 +84,7 @@ func durationHook(_, to reflect.Type, data any) (any, error) {
 		return data, nil
 	}
 	if d, err := time.ParseDuration(strings.TrimSpace(fmt.Sprint(data))); err == nil {
-		return d, nil // a number is refused for want of a unit, but 0
+		return d, nil
 	}
 	if _, ok := data.(map[string]any); ok {
 		return data, nil // keys under it: decodeError says so

@@ -73,12 +73,11 @@ func (c *Config) normalizeOpenAI() error {
 	for i := range c.OpenAI {
 		s, key := &c.OpenAI[i], fmt.Sprintf("openai[%d]", i)
 		s.Name = cmp.Or(strings.TrimSpace(s.Name), key)
-		if j := slices.IndexFunc(c.OpenAI[:i], func(o OpenAIServer) bool { return strings.EqualFold(o.Name, s.Name) }); j >= 0 {
-			return c.bad(key+".name", "%q is also openai[%d]'s name; give each server its own", s.Name, j)
-		}
+		j := slices.IndexFunc(c.OpenAI[:i], func(o OpenAIServer) bool { return strings.EqualFold(o.Name, s.Name) })
 		// CHORUS_OPENAI_<NAME>_KEY, as every other key has its CHORUS_
 		// variable; key_env then names where it came from.
-		err := cmp.Or(c.url(key+".url", &s.URL, "is empty; give the server's base URL, e.g. http://localhost:8080 for LocalAI or http://localhost:8000 for vLLM"),
+		err := cmp.Or(c.check(j >= 0, key+".name", "%q is also openai[%d]'s name; give each server its own", s.Name, j),
+			c.url(key+".url", &s.URL, "is empty; give the server's base URL, e.g. http://localhost:8080 for LocalAI or http://localhost:8000 for vLLM"),
 			c.secret(key+".key", &s.Key, &s.KeyEnv, OpenAIKeyVar(s.Name)))
 		if err != nil {
 			return err

@@ -58,8 +58,7 @@ func (c *Config) mask(v reflect.Value, path string) {
 		case fv.Kind() == reflect.Struct:
 			c.mask(fv, key)
 		case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.Struct:
-			cp := reflect.MakeSlice(fv.Type(), fv.Len(), fv.Len())
-			reflect.Copy(cp, fv)
+			cp := reflect.AppendSlice(reflect.MakeSlice(fv.Type(), 0, fv.Len()), fv)
 			for j := range cp.Len() {
 				c.mask(cp.Index(j), key)
 			}
