@@ -197,7 +197,7 @@ func wrongKind(de *mapstructure.DecodeError) string {
 		// indented under it): the map's Go rendering would say nothing.
 		return "takes one value, not keys indented under it (see config.yaml)"
 	}
-	msg := fmt.Sprintf("has a value of the wrong kind (want %s)", want)
+	msg := fmt.Sprintf("has a value of the wrong kind (want %s)", want.Kind()) // string, not endpoints.Mode
 	switch k := want.Kind(); {
 	case k == reflect.Bool:
 		msg = "is not true or false"

@@ -123,6 +123,9 @@ func TestWrongKindOfValueNamesTheKey(t *testing.T) {
 		{"task_timeout: 300\n", "task_timeout", `"300" is not a duration; write one such as 30s`},
 		{"controller:\n  timeout: 120\n", "controller.timeout", `"120" is not a duration`},
 		{"controller:\n  timeout: 5 minutes\n", "controller.timeout", `"5 minutes" is not a duration`},
+		// The kind of value wanted, not a Go type's name.
+		{"inference_mode: [a]\n", "inference_mode", `"[a]" has a value of the wrong kind (want string)`},
+		{"spill_quota: [a]\n", "spill_quota", `"[a]" has a value of the wrong kind (want string)`},
 	} {
 		_, err := loadFile(t, tc.yaml)
 		var ce *Error
