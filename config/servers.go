@@ -191,6 +191,9 @@ func (c *Config) normalizeMCP() error {
 			c.check(j >= 0, key+".name", "%q is also mcp[%d]'s name; give each server its own", s.Name, j),
 			c.check(s.Command == "" && s.URL == "", key, "has neither command (a program to start) nor url (a server to reach)"),
 			c.check(s.Command != "" && s.URL != "", key, "has both command and url; a server is one or the other"),
+			c.check(s.Command != "" && (len(s.Headers) > 0 || s.Key != "" || s.KeyEnv != "" || s.Transport != ""), key,
+				"is a program Chorus starts (command): headers, key, key_env and transport are for a url"),
+			c.check(s.URL != "" && (len(s.Env) > 0 || len(s.Args) > 0), key, "is reached by url: env and args are for a program Chorus starts (command)"),
 		)
 		if err == nil && s.Command != "" {
 			err = c.mcpCommand(s, key)
@@ -210,9 +213,6 @@ func (c *Config) normalizeMCP() error {
 // mcpCommand checks a server Chorus starts, and puts in its env the
 // variables it names.
 func (c *Config) mcpCommand(s *MCPServer, key string) error {
-	if len(s.Headers) > 0 || s.Key != "" || s.KeyEnv != "" || s.Transport != "" {
-		return c.bad(key, "is a program Chorus starts (command): headers, key, key_env and transport are for a url")
-	}
 	s.EnvFrom = maps.Clone(s.Env)
 	for k, v := range s.Env {
 		if !envName.MatchString(k) {
@@ -227,9 +227,6 @@ func (c *Config) mcpCommand(s *MCPServer, key string) error {
 // CHORUS_MCP_<NAME>_KEY, or for Hugging Face's own server the Hugging
 // Face token.
 func (c *Config) mcpURL(s *MCPServer, key string) error {
-	if len(s.Env) > 0 || len(s.Args) > 0 {
-		return c.bad(key, "is reached by url: env and args are for a program Chorus starts (command)")
-	}
 	u, ok := httpURL(s.URL, false)
 	if !ok {
 		return c.bad(key+".url", "%q is not an http(s) URL", s.URL)

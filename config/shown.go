@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"reflect"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/chorusai/chorus/text"
@@ -22,9 +21,6 @@ import (
 // map, the secret-looking arguments of a command line, and the userinfo and
 // secret-looking query values of every URL — the last two by package
 // text's one redaction, which every print and log uses.
-
-// secretMaps are the maps whose every value may be a secret.
-var secretMaps = []string{"headers", "env"}
 
 // Shown returns the configuration as `chorus config` prints it: every
 // secret replaced by where it came from — "(set, from VAR)", "(set, from
@@ -53,7 +49,7 @@ func (c *Config) mask(v reflect.Value, path string) {
 			fv.SetString(c.secretShown(fv.String(), v, f.Name, key))
 		case fv.Kind() == reflect.String:
 			fv.SetString(text.RedactURL(fv.String()))
-		case fv.Kind() == reflect.Map && slices.Contains(secretMaps, name) && fv.Type().Elem().Kind() == reflect.String:
+		case fv.Kind() == reflect.Map && (name == "headers" || name == "env") && fv.Type().Elem().Kind() == reflect.String:
 			fv.Set(c.maskedMap(fv, v.FieldByName(f.Name+"From")))
 		case fv.Kind() == reflect.Struct:
 			c.mask(fv, key)
