@@ -108,8 +108,11 @@ func helperProgram(t *testing.T, name, task, mode string, args ...string) skills
 		t.Fatal(err)
 	}
 	// GORACE: a race-enabled test binary otherwise sleeps a second as it
-	// exits.
-	return skills.Program{Name: name, Program: self, Tasks: []string{task}, Env: map[string]string{helperEnv: mode, "GORACE": "atexit_sleep_ms=0"},
+	// exits. GOCOVERDIR: a test binary built with -cover otherwise ends
+	// its stderr with a warning, where the tests read the program's last
+	// line.
+	env := map[string]string{helperEnv: mode, "GORACE": "atexit_sleep_ms=0", "GOCOVERDIR": t.TempDir()}
+	return skills.Program{Name: name, Program: self, Tasks: []string{task}, Env: env,
 		Args: append([]string{"-test.run=^TestHelperProcess$", "--"}, args...)}
 }
 
