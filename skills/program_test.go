@@ -26,7 +26,10 @@ func TestProgramCheck(t *testing.T) {
 		want string // "" passes
 	}{
 		{"preset shape", ok, ""},
-		{"stdin text", with(func(p *Program) { p.Name, p.Args, p.Stdin = "espeak-ng", []string{"-w", "{out}"}, "{text}"; p.Output = OutputFile }), ""},
+		{"stdin text", with(func(p *Program) {
+			p.Name, p.Args, p.Stdin = "espeak-ng", []string{"-w", "{out}"}, "{text}"
+			p.Output = OutputFile
+		}), ""},
 		{"text after dashes", with(func(p *Program) { p.Args = []string{"-v", "{lang}", "--", "{text}"} }), ""},
 		{"text inside an option", with(func(p *Program) { p.Args = []string{"--prompt={text}"} }), ""},
 		// Check does not know the tasks' file arguments: a bare {text}
