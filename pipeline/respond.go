@@ -30,7 +30,7 @@ func (tr *turnRun) respond(d *dispatcher, p flow.Plan, runs []*taskRun, rep *flo
 			}
 			return "", err
 		}
-		answer = resp.Unwritten(err)
+		answer = resp.Unwritten(err, records(runs))
 	}
 	emit(flow.DebugEvent{Stage: flow.StageResponse, Kind: "reply", Content: reply.Content})
 	text := strings.TrimSpace(answer)

@@ -440,3 +440,37 @@ func TestTextAttachmentContentReachesTasks(t *testing.T) {
 		t.Fatalf("the response stage does not see the attached text: %q", respondReq)
 	}
 }
+
+// TestUnwrittenAnswerStillReportsTheWork: when the controller fails to
+// write the answer after tasks ran, the experts' work is not lost — the
+// turn ends with a line that says what went wrong, then the workflow
+// with what each task made; the error is an event of the response stage,
+// not the turn's error.
+func TestUnwrittenAnswerStillReportsTheWork(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	img := r.image("cat.png", 64, 48)
+	r.hf.Model("test/captioner-small", "image-to-text")
+	r.planJSON(task(1, "image-to-text", nil, map[string]string{"image": img}))
+	r.answer = fakeollama.Reply{Error: "model ran out of memory"}
+
+	rep, err := r.run(context.Background(), pipeline.Turn{Request: "what is in " + img + "?", Attachments: []string{img}})
+	if err != nil {
+		t.Fatalf("the turn failed (%v): its tasks' work is lost", err)
+	}
+	if end := r.taskEnd(1); end.Status != pipeline.StatusOK {
+		t.Fatalf("task_end = %+v", end)
+	}
+	if !strings.HasPrefix(rep.Answer, "_The controller could not write an answer (") || !strings.Contains(rep.Answer, "model ran out of memory") ||
+		!strings.Contains(rep.Answer, "here is what ran._") || !strings.Contains(rep.Answer, "`test/captioner-small` on huggingface") ||
+		!strings.Contains(rep.Answer, "**Task 1 (image-to-text):**\n\n> ") || !strings.Contains(rep.Answer, "64x48 photo of a cat") {
+		t.Fatalf("answer = %q", rep.Answer)
+	}
+	var said bool
+	for _, ev := range eventsOf[pipeline.ErrorEvent](r) {
+		said = said || ev.Stage == pipeline.StageResponse && strings.Contains(ev.Message, "the controller could not write the answer") && !ev.Fatal
+	}
+	if !said {
+		t.Fatalf("no response-stage error event: %v", r.typesInOrder())
+	}
+}

@@ -56,14 +56,34 @@ func (r *Responder) Answer(ctx context.Context, said controller.Message) (contro
 }
 
 // Unwritten is the answer when the controller could not write one (err)
-// although tasks ran: the experts' work is done and their files exist, so
-// the turn reports them (the workflow follows) even without the prose.
-func (r *Responder) Unwritten(err error) string {
+// although tasks ran: the experts' work is done, so the turn still gives
+// it — each text result, quoted (its start, and the file holding the
+// rest when it was spilled), then the workflow and the files — even
+// without the prose. A caption or a transcript the user waited for is
+// never lost to a failed answer call.
+func (r *Responder) Unwritten(err error, runs []*flow.TaskRun) string {
 	r.Emit(flow.ErrorEvent{Stage: flow.StageResponse, Message: "the controller could not write the answer: " + err.Error()})
-	line := "_The controller could not write an answer (" + err.Error() + "); here is what ran._"
-	r.Emit(flow.TokenEvent{Text: line})
-	return line
+	var b strings.Builder
+	b.WriteString("_The controller could not write an answer (" + err.Error() + "); here is what ran._")
+	for _, run := range runs {
+		res := strings.TrimSpace(text.Clean(run.Text))
+		if run.Status != flow.StatusOK || res == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n\n**Task %d (%s):**\n\n> %s", run.Task.ID, run.Task.Task,
+			strings.ReplaceAll(text.Clip(res, unwrittenResult), "\n", "\n> "))
+		if run.Spilled != "" {
+			fmt.Fprintf(&b, "\n\n_The whole result: `%s`_", run.Spilled)
+		}
+	}
+	r.Emit(flow.TokenEvent{Text: b.String()})
+	return b.String()
 }
+
+// unwrittenResult bounds each result Unwritten quotes, in characters: a
+// result over it was spilled to a file (named), or is cut with an
+// ellipsis.
+const unwrittenResult = 2000
 
 // streamer forwards answer tokens, dropping a leading <think> block some
 // models emit even when asked not to think. The tag may arrive split
