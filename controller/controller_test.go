@@ -16,6 +16,7 @@ import (
 	"github.com/ollama/ollama/api"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/controller/controllertest"
 	"github.com/chorusai/chorus/internal/fakehf"
 	"github.com/chorusai/chorus/internal/fakeollama"
 )
@@ -282,5 +283,49 @@ func TestContextLength(t *testing.T) {
 	}
 	if _, err := ctl.WithModel("missing").ContextLength(context.Background()); !errors.Is(err, controller.ErrModelMissing) {
 		t.Fatalf("a missing model: %v", err)
+	}
+	// An Ollama whose model_info names no context length (an imported
+	// model's may not), and a backend that cannot say at all.
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/show" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"details":{"family":"llama"},"model_info":{"general.architecture":"llama","llama.block_count":32}}`))
+	}))
+	defer bare.Close()
+	ctl, err := controller.New(bare.URL, "imported", controller.Options{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ctl.ContextLength(context.Background()); err != nil || n != 0 {
+		t.Errorf("no context length in model_info: %d, %v; want 0 and no error", n, err)
+	}
+	scripted := controllertest.New()
+	scripted.AddModel("qwen3-8b")
+	if n, err := scripted.Controller("qwen3-8b", controller.Options{}).ContextLength(context.Background()); err != nil || n != 0 {
+		t.Errorf("a backend that does not say: %d, %v; want 0 and no error", n, err)
+	}
+}
+
+// TestReplyTokensPerSecond: the generation speed the answer event and
+// --json report is the server's count over its time, and 0 — not +Inf,
+// which JSON cannot carry — when the server reports no time.
+func TestReplyTokensPerSecond(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		reply controller.Reply
+		want  float64
+	}{
+		{controller.Reply{EvalCount: 50, EvalDuration: 2 * time.Second}, 25},
+		{controller.Reply{EvalCount: 3, EvalDuration: 250 * time.Millisecond}, 12},
+		{controller.Reply{EvalCount: 50}, 0},
+		{controller.Reply{EvalCount: 50, EvalDuration: -time.Second}, 0},
+		{controller.Reply{}, 0},
+	} {
+		if got := tc.reply.TokensPerSecond(); got != tc.want {
+			t.Errorf("%d tokens in %v: %v tokens/s, want %v", tc.reply.EvalCount, tc.reply.EvalDuration, got, tc.want)
+		}
 	}
 }

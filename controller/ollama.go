@@ -83,12 +83,10 @@ func (o *ollamaBackend) ContextLength(ctx context.Context, model string) (int, e
 	if err != nil {
 		return 0, ollamaError(err)
 	}
+	// model_info is decoded JSON: its numbers are float64.
 	arch, _ := resp.ModelInfo["general.architecture"].(string)
-	switch n := resp.ModelInfo[arch+".context_length"].(type) {
-	case float64:
+	if n, ok := resp.ModelInfo[arch+".context_length"].(float64); ok {
 		return int(n), nil
-	case int:
-		return n, nil
 	}
 	return 0, nil
 }

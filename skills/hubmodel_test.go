@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -74,5 +75,89 @@ func TestHubModelInfo(t *testing.T) {
 	_, err = (&Hub{BaseURL: dead}).ModelInfo(context.Background(), "microsoft/git-base-coco")
 	if !errors.Is(err, ErrHubUnreachable) || !strings.Contains(err.Error(), "cannot reach the Hub") {
 		t.Errorf("an unreachable Hub: %v", err)
+	}
+}
+
+// TestHubModelInfoAnswers: ModelInfo reads each answer the Hub's model API
+// gives as the Hub means it — a disabled repository, the 401 the Hub sends
+// an anonymous caller for an id it does not show (X-Error-Code:
+// RepoNotFound, as huggingface_hub reads it), a refused token, rate
+// limiting with its wait, a server error, a proxy's HTML page — each an
+// error that classifies it and names the fix; an id that is no id is
+// refused before any request.
+func TestHubModelInfoAnswers(t *testing.T) {
+	t.Parallel()
+	type answer struct {
+		status   int
+		header   map[string]string
+		body     string
+		token    string
+		id       string
+		sentinel error
+		says     []string
+		check    func(HubModel) bool
+	}
+	for name, tc := range map[string]answer{
+		"disabled": {status: 200, body: `{"_id":"1","id":"o/gone","pipeline_tag":"text-generation","disabled":true,"tags":["license:apache-2.0"]}`,
+			check: func(m HubModel) bool {
+				return m.Disabled && m.ID == "o/gone" && m.License == "apache-2.0" && m.PipelineTag == "text-generation"
+			}},
+		"no id in the answer": {status: 200, body: `{"pipeline_tag":"fill-mask"}`,
+			check: func(m HubModel) bool { return !m.Disabled && m.ID == "o/m" && m.PipelineTag == "fill-mask" }},
+		"anonymous, unknown id": {status: 401, header: map[string]string{"X-Error-Code": "RepoNotFound"}, body: `{"error":"Repository not found"}`,
+			sentinel: ErrHubNotFound, says: []string{"HTTP 401 (Repository not found)", "does not know o/m", "huggingface.token"}},
+		"with a token, unknown id": {status: 404, header: map[string]string{"X-Error-Code": "RepoNotFound"}, body: `{"error":"Repository not found"}`, token: "hf_x",
+			sentinel: ErrHubNotFound, says: []string{"HTTP 404 (Repository not found)", "check the id"}},
+		"refused token": {status: 401, body: `{"error":"Invalid credentials in Authorization header"}`, token: "hf_old",
+			sentinel: ErrHubUnauthorized, says: []string{"Invalid credentials", "refused the token", "settings/tokens"}},
+		"rate limited": {status: 429, header: map[string]string{"Retry-After": "30"}, body: `{"error":{"message":"slow down"}}`,
+			sentinel: ErrHubRateLimited, says: []string{`HTTP 429 ({"message":"slow down"})`, "wait 30s", "a token (HF_TOKEN) raises the limit"}},
+		"server error page": {status: 502, body: "<html><body>Bad Gateway</body></html>",
+			sentinel: ErrHubUnavailable, says: []string{"about o/m: HTTP 502 —", "try again later"}},
+		"bad request": {status: 400, body: "invalid expand " + strings.Repeat("x", 300),
+			says: []string{"HTTP 400 (invalid expand xxx", "…)", "check the model id and huggingface.hub_url"}},
+		"not a model": {status: 200, body: `[1,2]`,
+			sentinel: ErrHubUnavailable, says: []string{"the answer is not a model's JSON", "is huggingface.hub_url the Hub"}},
+		"null":  {status: 200, body: `null`, sentinel: ErrHubUnavailable, says: []string{"not a model's JSON"}},
+		"no id": {id: "o/../etc", says: []string{`model id "o/../etc" is not a Hugging Face model id`}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var asked atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				asked.Add(1)
+				for k, v := range tc.header {
+					w.Header().Set(k, v)
+				}
+				w.WriteHeader(tc.status)
+				w.Write([]byte(tc.body))
+			}))
+			defer srv.Close()
+			id := tc.id
+			if id == "" {
+				id = "o/m"
+			}
+			m, err := (&Hub{BaseURL: srv.URL, Token: tc.token}).ModelInfo(context.Background(), id)
+			if tc.says == nil {
+				if err != nil || !tc.check(m) {
+					t.Fatalf("ModelInfo = %+v, %v", m, err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error; got %+v", m)
+			}
+			if tc.sentinel != nil && !errors.Is(err, tc.sentinel) {
+				t.Errorf("%v is not %v", err, tc.sentinel)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("%q does not say %q", err, s)
+				}
+			}
+			if tc.id != "" && asked.Load() != 0 {
+				t.Errorf("a bad id was asked about")
+			}
+		})
 	}
 }

@@ -281,6 +281,11 @@ func (e *mayBeOption) Error() string { return e.msg }
 // argument of the tasks) are absolute paths and language codes are
 // checked, so they may stand anywhere.
 func (p Program) CheckArgv(isFile func(name string) bool) error {
+	// A text that may be an option is remembered, not returned at once:
+	// a misplaced {options} after it is refused whatever the tasks' files
+	// are, and Check, which leaves the text to the command kind, must
+	// still see it.
+	var option error
 	dashes := false
 	for i, a := range p.Args {
 		if a == "--" {
@@ -292,10 +297,10 @@ func (p Program) CheckArgv(isFile func(name string) bool) error {
 			if n == PlaceholderOptions && a != "{options}" {
 				return fmt.Errorf("args[%d]: {options} stands for several arguments, so it is an entry of its own", i)
 			}
-			if !freeText(n) || isFile(n) || dashes || !strings.HasPrefix(a, "{") {
+			if option != nil || !freeText(n) || isFile(n) || dashes || !strings.HasPrefix(a, "{") {
 				continue
 			}
-			return &mayBeOption{fmt.Sprintf("args[%d]: {%s} could start with '-' and be read as an option: put it after \"--\" or give it on stdin (stdin: \"{%s}\")", i, n, n)}
+			option = &mayBeOption{fmt.Sprintf("args[%d]: {%s} could start with '-' and be read as an option: put it after \"--\" or give it on stdin (stdin: \"{%s}\")", i, n, n)}
 		}
 	}
 	for _, n := range Placeholders(p.Stdin) {
@@ -303,7 +308,7 @@ func (p Program) CheckArgv(isFile func(name string) bool) error {
 			return fmt.Errorf("stdin: {options} are arguments, not input")
 		}
 	}
-	return nil
+	return option
 }
 
 // freeText reports whether a placeholder may take text as the plan wrote

@@ -261,9 +261,15 @@ func (h *Hub) getModel(ctx context.Context, model, query string, info bool) ([]b
 		return nil, 0, &HubError{URL: h.base(), Model: model, Info: info, Status: resp.StatusCode, Message: "answer cut off or too large",
 			Err: ErrHubUnavailable, hint: "try again later"}
 	}
-	if resp.StatusCode == http.StatusNotFound {
-		return nil, 0, &HubError{URL: h.base(), Model: model, Info: info, Status: resp.StatusCode, Message: hubMessage(body), Err: ErrHubNotFound,
-			hint: "the Hub does not know " + model + " (or hides it from this token); check the id"}
+	// The Hub answers an anonymous caller 401 for an id it does not show
+	// it — unknown, private or gated — and says which by X-Error-Code,
+	// as huggingface_hub reads it: that is not a refused token.
+	if resp.StatusCode == http.StatusNotFound || resp.Header.Get("X-Error-Code") == "RepoNotFound" {
+		hint := "the Hub does not know " + model + " (or hides it from this token); check the id"
+		if h.Token == "" {
+			hint = "the Hub does not know " + model + ", or shows it only to a token; check the id, or set huggingface.token or HF_TOKEN for a private or gated model"
+		}
+		return nil, 0, &HubError{URL: h.base(), Model: model, Info: info, Status: resp.StatusCode, Message: hubMessage(body), Err: ErrHubNotFound, hint: hint}
 	}
 	if resp.StatusCode != http.StatusOK {
 		err := h.statusError("", resp, body)

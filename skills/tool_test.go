@@ -153,3 +153,25 @@ func TestParamIsPath(t *testing.T) {
 		}
 	}
 }
+
+// TestParamIsStructured: an argument the tool's schema types as an array
+// or object is given as JSON, each string in it a value of its own; a
+// string, a number, or an argument with no schema is one value.
+func TestParamIsStructured(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		schema *Schema
+		want   bool
+	}{
+		{&Schema{Type: SchemaType{"array"}, Items: &Schema{Type: SchemaType{"string"}}}, true},
+		{&Schema{Type: SchemaType{"object"}}, true},
+		{&Schema{Type: SchemaType{"null", "array"}}, true}, // a nullable list
+		{&Schema{Type: SchemaType{"string"}}, false},
+		{&Schema{Type: SchemaType{"integer"}}, false},
+		{nil, false},
+	} {
+		if got := (Param{Property: "paths", Schema: tc.schema}).IsStructured(); got != tc.want {
+			t.Errorf("schema %+v: IsStructured = %v, want %v", tc.schema, got, tc.want)
+		}
+	}
+}

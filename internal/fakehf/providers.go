@@ -233,6 +233,9 @@ func (s *Server) serveHubModel(w http.ResponseWriter, r *http.Request, id string
 		writeError(w, code, http.StatusText(code))
 		return
 	case len(list) == 0 && m == nil && !described:
+		// The Hub says which "not found" it is in X-Error-Code, as
+		// huggingface_hub reads it (RepoNotFound, GatedRepo, …).
+		w.Header().Set("X-Error-Code", "RepoNotFound")
 		writeError(w, http.StatusNotFound, "Repository not found")
 		return
 	case len(r.URL.Query()["expand"]) > 0:

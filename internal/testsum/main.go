@@ -26,24 +26,34 @@ import (
 )
 
 func main() {
-	flag, why := raceFlag(goEnv, exec.LookPath)
-	if len(os.Args) > 1 && os.Args[1] == "-race-flag" {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, goEnv, exec.LookPath))
+}
+
+// run is the command: with -race-flag it prints go test's -race where the
+// race detector can run (an empty line elsewhere); else it summarizes the
+// go test -json on stdin, first saying in one line when the run is
+// without the race detector. It returns the exit status: 1 when the run
+// or reading it failed.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, goenv func(string) (string, error), lookPath func(string) (string, error)) int {
+	flag, why := raceFlag(goenv, lookPath)
+	if len(args) > 0 && args[0] == "-race-flag" {
 		// For the Taskfile: go test's flag, or nothing where the race
 		// detector cannot run.
-		fmt.Println(flag)
-		return
+		fmt.Fprintln(stdout, flag)
+		return 0
 	}
 	if flag == "" {
-		fmt.Println(raceNote(why))
+		fmt.Fprintln(stdout, raceNote(why))
 	}
-	ok, err := summarize(os.Stdin, os.Stdout)
+	ok, err := summarize(stdin, stdout)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "testsum:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "testsum:", err)
+		return 1
 	}
 	if !ok {
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 // event is one line of `go test -json` (cmd/test2json).

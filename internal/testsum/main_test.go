@@ -161,3 +161,58 @@ func TestTaskfileTestUsesIt(t *testing.T) {
 		t.Errorf("the test task does not pipe go test -json into internal/testsum:\n%s", task)
 	}
 }
+
+// TestRun: the command as the Taskfile runs it — -race-flag prints the
+// flag alone (an empty line where the race detector cannot run); a
+// summary without the race detector starts with the one line saying so;
+// the exit status is 1 for a failed run and for input that is no run,
+// whose reason goes to stderr.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	race := func(k string) (string, error) { return map[string]string{"CGO_ENABLED": "1", "CC": "gcc"}[k], nil }
+	noCgo := func(k string) (string, error) { return map[string]string{"CGO_ENABLED": "0", "CC": "gcc"}[k], nil }
+	look := func(string) (string, error) { return "/usr/bin/gcc", nil }
+	passing := `{"Action":"start","Package":"demo"}
+{"Action":"pass","Package":"demo","Test":"TestA","Elapsed":0.1}
+{"Action":"output","Package":"demo","Output":"ok  \tdemo\t0.1s\n"}
+{"Action":"pass","Package":"demo","Elapsed":0.1}
+`
+	failing := strings.Replace(passing, `"pass","Package":"demo","Test"`, `"fail","Package":"demo","Test"`, 1)
+	for _, tc := range []struct {
+		name           string
+		args           []string
+		goenv          func(string) (string, error)
+		in             string
+		code           int
+		stdout, stderr string // the start of stdout; stderr whole
+	}{
+		{"flag", []string{"-race-flag"}, race, "", 0, "-race\n", ""},
+		{"no flag without cgo", []string{"-race-flag"}, noCgo, "", 0, "\n", ""},
+		{"a passing run", nil, race, passing, 0, "ok  \tdemo\t0.1s\n\n1 tests passed", ""},
+		{"without the race detector", nil, noCgo, passing, 0, "testsum: the tests run without the race detector: cgo is off", ""},
+		{"a failing run", nil, race, failing, 1, "ok  \tdemo\t0.1s\n\n0 tests passed, 1 failed", ""},
+		{"no run", nil, race, "go: no Go files\n", 1, "go: no Go files\n", "testsum: no go test -json events on stdin — run go test -json ./... | go run ./internal/testsum\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(tc.args, strings.NewReader(tc.in), &stdout, &stderr, tc.goenv, look)
+		if code != tc.code || !strings.HasPrefix(stdout.String(), tc.stdout) || stderr.String() != tc.stderr {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %d, %q…, %q", tc.name, code, stdout.String(), stderr.String(), tc.code, tc.stdout, tc.stderr)
+		}
+		if tc.args != nil && stdout.Len() > len(tc.stdout) {
+			t.Errorf("%s: -race-flag printed more than the flag: %q", tc.name, stdout.String())
+		}
+	}
+}
+
+// TestSummarizeLongLine: a line past the 16 MiB a test may log is an
+// error that says what was being read, not a summary that silently
+// stops there.
+func TestSummarizeLongLine(t *testing.T) {
+	t.Parallel()
+	in := `{"Action":"start","Package":"demo"}` + "\n" + strings.Repeat("x", 16<<20+1) + "\n"
+	var out bytes.Buffer
+	ok, err := summarize(strings.NewReader(in), &out)
+	if ok || err == nil || !strings.Contains(err.Error(), "reading go test -json") {
+		t.Errorf("a 16 MiB line: ok %v, err %v", ok, err)
+	}
+}

@@ -27,12 +27,19 @@ func TestRaceFlag(t *testing.T) {
 		{"no C compiler: Go turned cgo off", map[string]string{"CGO_ENABLED": "0", "CC": "gcc"}, found, "", "go env CGO_ENABLED is 0"},
 		{"CGO_ENABLED=1 by hand, no compiler", map[string]string{"CGO_ENABLED": "1", "CC": "gcc"}, missing, "", "the C compiler gcc (go env CC) is not installed"},
 		{"go env fails", nil, found, "", "go env CGO_ENABLED failed"},
+		{"CGO_ENABLED empty", map[string]string{"CC": "gcc"}, found, "", `go env CGO_ENABLED is "": no C compiler was found`},
+		{"CC empty", map[string]string{"CGO_ENABLED": "1", "CC": " "}, found, "", "go env CC names no C compiler"},
+		{"go env CC fails", map[string]string{"CGO_ENABLED": "1"}, found, "", "go env CC failed (no CC)"},
 	} {
 		goenv := func(k string) (string, error) {
 			if c.env == nil {
 				return "", errors.New("exit status 2")
 			}
-			return c.env[k], nil
+			v, ok := c.env[k]
+			if !ok && k == "CC" {
+				return "", errors.New("no CC")
+			}
+			return v, nil
 		}
 		flag, why := raceFlag(goenv, c.look)
 		if flag != c.flag || !strings.Contains(why, c.in) || (flag == "") == (why == "") {
