@@ -181,6 +181,10 @@ func TestInvalidValuesNameTheKey(t *testing.T) {
 			if !errors.As(err, &ce) || ce.Key != tc.key {
 				t.Fatalf("err = %v, want an error naming %s", err, tc.key)
 			}
+			// Where the value came from: the variable that set the key.
+			if envVar(tc.key) == tc.env && ce.Source != tc.env {
+				t.Errorf("err = %v, want it to name %s as the source", err, tc.env)
+			}
 		})
 	}
 	t.Run("not a duration", func(t *testing.T) {

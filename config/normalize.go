@@ -27,9 +27,10 @@ func (c *Config) normalize() error {
 }
 
 // bad is the error for the setting key: its value is wrong, as the
-// message says, in the file the configuration came from.
+// message says, where it came from (the variable that set it, else the
+// file).
 func (c *Config) bad(key, format string, args ...any) error {
-	return &Error{Key: key, Source: c.File, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Key: key, Source: c.source(key), Msg: fmt.Sprintf(format, args...)}
 }
 
 // check is one rule of a section: c.bad(key, …) when wrong, else nil. A
