@@ -42,51 +42,48 @@ func (e Env) LookupEnv(name string) (string, bool) {
 
 // ConfigDir is $XDG_CONFIG_HOME/chorus (or the platform's equivalent, as
 // os.UserConfigDir).
-func (e Env) ConfigDir() string {
-	return e.chorusDir("XDG_CONFIG_HOME", "config", e.platformDir("AppData", "Application Support", ".config"))
-}
+func (e Env) ConfigDir() string { return e.chorusDir("config") }
 
 // CacheDir is $XDG_CACHE_HOME/chorus (or the platform's equivalent, as
 // os.UserCacheDir).
-func (e Env) CacheDir() string {
-	return e.chorusDir("XDG_CACHE_HOME", "cache", e.platformDir("LocalAppData", "Caches", ".cache"))
-}
+func (e Env) CacheDir() string { return e.chorusDir("cache") }
 
 // DataDir is $XDG_DATA_HOME/chorus, defaulting to ~/.local/share/chorus.
-func (e Env) DataDir() string {
-	return e.chorusDir("XDG_DATA_HOME", "data", e.inHome(".local", "share"))
-}
+func (e Env) DataDir() string { return e.chorusDir("data") }
 
 // StateDir is $XDG_STATE_HOME/chorus, defaulting to ~/.local/state/chorus:
 // what Chorus keeps about its own runs (the log file), as opposed to the
 // user's data.
-func (e Env) StateDir() string {
-	return e.chorusDir("XDG_STATE_HOME", "state", e.inHome(".local", "state"))
-}
+func (e Env) StateDir() string { return e.chorusDir("state") }
 
 // SessionsDir is where the user's saved sessions are kept.
 func (e Env) SessionsDir() string { return filepath.Join(e.DataDir(), "sessions") }
 
-// chorusDir is Chorus's folder in the folder the variable xdg names, else
-// in base, else (no home) a temporary chorus-<name>.
-func (e Env) chorusDir(xdg, name, base string) string {
-	if base = cmp.Or(e[xdg], base); base != "" {
+// folders are where each of Chorus's folders goes: in the folder its XDG
+// variable names, else the platform's — the variable windows names on
+// Windows, darwin under the home on macOS, else unix under the home.
+var folders = map[string]struct{ xdg, windows, darwin, unix string }{
+	"config": {"XDG_CONFIG_HOME", "AppData", "Library/Application Support", ".config"},
+	"cache":  {"XDG_CACHE_HOME", "LocalAppData", "Library/Caches", ".cache"},
+	"data":   {"XDG_DATA_HOME", "", ".local/share", ".local/share"},
+	"state":  {"XDG_STATE_HOME", "", ".local/state", ".local/state"},
+}
+
+// chorusDir is Chorus's folder name (folders), else (no home) a temporary
+// chorus-<name>.
+func (e Env) chorusDir(name string) string {
+	f := folders[name]
+	base := e.inHome(f.unix)
+	switch {
+	case runtime.GOOS == "windows" && f.windows != "":
+		base = e[f.windows]
+	case runtime.GOOS == "darwin":
+		base = e.inHome(f.darwin)
+	}
+	if base = cmp.Or(e[f.xdg], base); base != "" {
 		return filepath.Join(base, "chorus")
 	}
 	return filepath.Join(os.TempDir(), "chorus-"+name)
-}
-
-// platformDir is the folder of the platform's convention: the variable
-// windows names on Windows, ~/Library/<darwin> on macOS, ~/<unix> on the
-// others; "" without a home.
-func (e Env) platformDir(windows, darwin, unix string) string {
-	switch runtime.GOOS {
-	case "windows":
-		return e[windows]
-	case "darwin":
-		return e.inHome("Library", darwin)
-	}
-	return e.inHome(unix)
 }
 
 // inHome is the path under the home directory (os.UserHomeDir read from
