@@ -141,12 +141,14 @@ func (p *Planner) Message(ctx context.Context) controller.Message {
 }
 
 // images are the images the controller should see this turn: the
-// attachments, then the chat log's newest images, at most four.
+// attachments, then the chat log's newest images, at most four — of the
+// files the turn may read: a session's other files are neither opened
+// (not even to tell what they hold) nor given a place.
 func (p *Planner) images() [][]byte {
 	var paths []string
-	add := func(p string) {
-		if flow.ModalityOf(p) == skills.Image && !slices.Contains(paths, p) && len(paths) < 4 {
-			paths = append(paths, p)
+	add := func(f string) {
+		if len(paths) < 4 && !slices.Contains(paths, f) && p.Scope.Allowed(f) && flow.ModalityOf(f) == skills.Image {
+			paths = append(paths, f)
 		}
 	}
 	for _, a := range p.Attachments {

@@ -637,12 +637,14 @@ func (v *validator) onlyResource(m skills.Modality) bool {
 }
 
 // resources lists the distinct regular files of modality m the turn
-// holds: its attachments, then its chat log's resources, newest first.
+// holds and may read: its attachments, then its chat log's resources,
+// newest first. A session's other files (data from disk) are not even
+// looked into, as latestResource does not take them.
 func (p *Planner) resources(m skills.Modality) []string {
 	var out []string
-	add := func(p string) {
-		if !slices.Contains(out, p) && flow.IsRegularFile(p) && flow.ModalityOf(p) == m {
-			out = append(out, p)
+	add := func(f string) {
+		if !slices.Contains(out, f) && p.Scope.Allowed(f) && flow.IsRegularFile(f) && flow.ModalityOf(f) == m {
+			out = append(out, f)
 		}
 	}
 	for i := len(p.Attachments) - 1; i >= 0; i-- {
