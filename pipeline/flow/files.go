@@ -76,12 +76,17 @@ const maxTextFile = 256 << 10
 // the wrong thing.
 func TextFile(sc *scope.Scope, val string) (content string, isFile bool, err error) {
 	p := strings.TrimSpace(val)
-	if p == "" || strings.ContainsAny(p, "\n") || len(p) > 4096 || sc.Outside(p) != nil || ModalityOf(p) != skills.Text {
+	if p == "" || strings.ContainsAny(p, "\n") || len(p) > 4096 || sc.Outside(p) != nil {
 		return "", false, nil
 	}
 	f, err := sc.Check(p)
 	if err != nil {
 		return "", false, nil // not a file it may read: it is text
+	}
+	// What it holds is told from the file judged — a relative path from
+	// the folder the scope read it from, not the process's.
+	if checkedModality(p, f) != skills.Text {
+		return "", false, nil
 	}
 	b, err := f.ReadAll(maxTextFile)
 	switch {
@@ -97,6 +102,22 @@ func TextFile(sc *scope.Scope, val string) (content string, isFile bool, err err
 	}
 	// Text in another encoding keeps its ASCII; the rest shows as U+FFFD.
 	return strings.ToValidUTF8(string(b), "\uFFFD"), true, nil
+}
+
+// checkedModality is ModalityOf for the checked file f, asked for as p:
+// by p's name, else by the first bytes of the file the scope judged.
+func checkedModality(p string, f scope.File) skills.Modality {
+	if m, ok := skills.ModalityOfName(p); ok {
+		return m
+	}
+	fh, err := f.Open() // a regular file only: a FIFO cannot hang the turn
+	if err != nil {
+		return ""
+	}
+	defer fh.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(fh, head)
+	return skills.ModalityOfMIME(http.DetectContentType(head[:n]))
 }
 
 // maxControllerImage bounds an image file shown to a vision controller.
