@@ -6,12 +6,16 @@ package ollamatest
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -192,7 +196,7 @@ func start(dir string, opts Options) (*server, error) {
 	}
 	host := l.Addr().String()
 	l.Close()
-	env := append(os.Environ(), "OLLAMA_HOST="+host, "OLLAMA_MODELS="+filepath.Join(dir, "models"), "HOME="+dir, fmt.Sprintf("OLLAMA_NUM_PARALLEL=%d", opts.Parallel))
+	env := serverEnv(os.Environ(), host, dir, opts.Parallel)
 	logs := &syncBuffer{}
 	srv := exec.Command(bin, "serve")
 	srv.Env, srv.Stdout, srv.Stderr = env, logs, logs
@@ -264,4 +268,39 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// serverVars are the variables of the test's environment the server it
+// starts inherits: what a program runs with (PATH, the locale, TMPDIR),
+// what finds and picks a GPU, and those starting with a prefix of
+// serverPrefixes. Nothing else — HF_TOKEN, OPENAI_API_KEY, CHORUS_*_KEY —
+// reaches it: the allow-list of every program Chorus starts
+// (endpoints.ChildEnv), here too.
+var serverVars = []string{"PATH", "LANG", "LANGUAGE", "TZ", "TMPDIR", "USER", "LOGNAME", "LD_LIBRARY_PATH",
+	"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL"}
+
+// serverPrefixes: the locale's LC_* and the server's own OLLAMA_*
+// settings (OLLAMA_DEBUG, OLLAMA_LLM_LIBRARY…), which a developer sets
+// for it on purpose.
+var serverPrefixes = []string{"LC_", "OLLAMA_"}
+
+// serverEnv is the environment of the server started in dir on host: of
+// own (the test's), serverVars and serverPrefixes' variables, then its
+// own settings, which replace the developer's.
+func serverEnv(own []string, host, dir string, parallel int) []string {
+	set := map[string]string{"OLLAMA_HOST": host, "OLLAMA_MODELS": filepath.Join(dir, "models"), "HOME": dir, "OLLAMA_NUM_PARALLEL": strconv.Itoa(parallel)}
+	var out []string
+	for _, kv := range own {
+		k, _, ok := strings.Cut(kv, "=")
+		if _, mine := set[k]; !ok || mine {
+			continue
+		}
+		if slices.Contains(serverVars, k) || slices.ContainsFunc(serverPrefixes, func(p string) bool { return strings.HasPrefix(k, p) }) {
+			out = append(out, kv)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(set)) {
+		out = append(out, k+"="+set[k])
+	}
+	return out
 }
