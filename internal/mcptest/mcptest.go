@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -119,7 +120,7 @@ func EverythingHTTP(t testing.TB, transport string) string {
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	cmd := exec.Command(node, script, transport)
-	cmd.Env = append(os.Environ(), "PORT="+itoa(port))
+	cmd.Env = serverEnv(os.Environ(), port)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -158,4 +159,24 @@ func itoa(n int) string {
 		n /= 10
 	}
 	return string(b[i:])
+}
+
+// serverVars are the variables of the test's environment a server
+// EverythingHTTP starts inherits — what node runs with, the locale's
+// LC_* too — as endpoints.ChildEnv gives a program Chorus starts: the
+// developer's tokens and keys (HF_TOKEN, OPENAI_API_KEY, CHORUS_*_KEY)
+// never reach it (its printEnv tool would answer with them).
+var serverVars = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TZ", "TMPDIR"}
+
+// serverEnv is the environment of a server listening on port: own's
+// serverVars, then PORT.
+func serverEnv(own []string, port int) []string {
+	var out []string
+	for _, kv := range own {
+		k, _, ok := strings.Cut(kv, "=")
+		if ok && (slices.Contains(serverVars, k) || strings.HasPrefix(k, "LC_")) {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "PORT="+itoa(port))
 }
