@@ -110,7 +110,7 @@ var importRules = map[string][]string{
 	// chorus doctor's checks: the controller, the Hub, the command
 	// endpoint's programs and the MCP servers, each as a chat would reach
 	// them (app builds the controller and the servers' list).
-	"doctor": {"app", "config", "controller", "endpoints/*", "httpwire", "skills", "text"},
+	"doctor": {"app", "config", "controller", "endpoints/*", "httpwire", "scope", "skills", "text"},
 
 	// The command line wires everything (but test support); the root
 	// package is main.go, which only calls it.

@@ -15,6 +15,7 @@ import (
 	"github.com/chorusai/chorus/config"
 	"github.com/chorusai/chorus/controller"
 	"github.com/chorusai/chorus/httpwire"
+	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
 	"github.com/chorusai/chorus/text"
 )
@@ -150,7 +151,8 @@ func routerResult(ctx context.Context, hc *http.Client, cfg *config.Config) Resu
 	if cfg.HuggingFace.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+cfg.HuggingFace.Token)
 	}
-	resp, err := hc.Do(req)
+	// It carries the token: no redirect to another origin takes it along.
+	resp, err := scope.Credentialed(hc).Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return Result{Status: Fail, Detail: "no answer from " + text.RedactURL(base) + " in time", Fix: "check the network, or huggingface.base_url"}
