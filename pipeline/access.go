@@ -39,13 +39,13 @@ func (e *Engine) abs(dir string) string {
 	return dir
 }
 
-// grants builds turn t's scope, its files going to outDir: what it may
-// read and fetch. Called once by newTurnRun, and by PlanJSON (which reads
-// a plan back as validation in t would).
-func (e *Engine) grants(t Turn, outDir string) *scope.Scope {
-	o := scope.Options{Root: t.Workspace, Outputs: outDir, ProcessHome: e.opts.Home, ProcessDir: e.opts.WorkDir}
+// grants builds the turn's scope: what it may read and fetch. Called once,
+// by newTurnRun.
+func (tr *turnRun) grants() *scope.Scope {
+	t := tr.t
+	o := scope.Options{Root: t.Workspace, Outputs: tr.outDir, ProcessHome: tr.e.opts.Home, ProcessDir: tr.e.opts.WorkDir}
 	if t.Workspace == "" {
-		o.Home, o.WorkDir = e.opts.Home, e.opts.WorkDir
+		o.Home, o.WorkDir = tr.e.opts.Home, tr.e.opts.WorkDir
 	}
 	sc := scope.New(o)
 	for _, a := range t.Attachments {
@@ -64,8 +64,8 @@ func (e *Engine) grants(t Turn, outDir string) *scope.Scope {
 	// directory, under a name it gives (really there, not a link out) —
 	// or when they pass the rule now (attached or typed this turn, or in
 	// an earlier turn of this chat: Earlier, above).
-	dirs := []string{outDir}
-	if abs := e.abs(e.opts.OutputDir); abs != dirs[0] {
+	dirs := []string{tr.outDir}
+	if abs := tr.e.abs(tr.e.opts.OutputDir); abs != dirs[0] {
 		dirs = append(dirs, abs)
 	}
 	for _, m := range t.History {

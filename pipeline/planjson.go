@@ -12,8 +12,8 @@ import (
 // validation in t — as the same plan. Tasks are numbered by their place
 // (no ids); a dependency that a <resource>-N argument already states is
 // not repeated, nor an empty one; an image, audio or video argument that
-// is the only file of its kind the turn may read is left out (validation
-// fills it in); constraints only when there are any, before the tasks; {} for a
+// is the turn's only file of its kind is left out (validation fills it
+// in); constraints only when there are any, before the tasks; {} for a
 // plan with no task. Keys follow the schema's order, the order a
 // grammar-constrained model writes them in, with no whitespace.
 //
@@ -21,8 +21,7 @@ import (
 // decoded-token counts of docs/speed.md measure: every byte of it is a
 // token or a part of one the controller decodes before a task can start.
 func (e *Engine) PlanJSON(p flow.Plan, t Turn) string {
-	sc := e.grants(t, e.outDir(t.OutputDir))
-	return (&planning.Planner{Catalog: e.cat, Scope: sc, Attachments: t.Attachments, History: t.History}).JSON(p)
+	return (&planning.Planner{Catalog: e.cat, Attachments: t.Attachments, History: t.History}).JSON(p)
 }
 
 // PlanSchema returns the JSON schema of the planning reply, as the

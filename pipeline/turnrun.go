@@ -62,7 +62,7 @@ func (e *Engine) newTurnRun(ctx context.Context, t Turn, emit flow.Emit) *turnRu
 	tr.ctx = tr.sel.LookUpNamed(execution.WithApprover(ctx, t.Approve), t.Request)
 	tr.script = e.newTranscript(tr.ctx, t.History)
 	tr.outDir = e.outDir(t.OutputDir)
-	tr.sc = e.grants(t, tr.outDir)
+	tr.sc = tr.grants()
 	tr.planner = &planning.Planner{Catalog: e.cat, Controller: e.ctl, Script: tr.script, Emit: tr.send, Scope: tr.sc,
 		Reader: execution.SkillReader(e.router, t.Workspace), MaxTasks: e.opts.MaxTasks, ResultBudget: e.opts.ResultBudget,
 		Request: t.Request, Input: t.Input, Attachments: t.Attachments, History: t.History, Constraints: t.Constraints}

@@ -639,11 +639,12 @@ func (v *validator) onlyResource(m skills.Modality) bool {
 // resources lists the distinct regular files of modality m the turn
 // holds and may read: its attachments, then its chat log's resources,
 // newest first. A session's other files (data from disk) are not even
-// looked into, as latestResource does not take them.
+// looked into, as latestResource does not take them. A planner without a
+// scope (PlanJSON's, which writes a plan and runs nothing) counts them all.
 func (p *Planner) resources(m skills.Modality) []string {
 	var out []string
 	add := func(f string) {
-		if !slices.Contains(out, f) && p.Scope.Allowed(f) && flow.IsRegularFile(f) && flow.ModalityOf(f) == m {
+		if !slices.Contains(out, f) && (p.Scope == nil || p.Scope.Allowed(f)) && flow.IsRegularFile(f) && flow.ModalityOf(f) == m {
 			out = append(out, f)
 		}
 	}
