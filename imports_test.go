@@ -17,9 +17,9 @@ import (
 // Chorus and the packages of Chorus it may import. Imports run one way —
 // main → cli → app, sshd, mcpserve, metrics, eval → ui → conversation →
 // sessions, recording → pipeline → controller, endpoints → skills — with
-// config beside and the small libraries (text, scope, imaging, httpwire)
-// at the bottom, importing nothing of Chorus but each other (scope reads
-// downloads through httpwire and redacts URLs with text). A package not
+// config beside and the small libraries (text, scope, imaging, httpwire,
+// dirlock) at the bottom, importing nothing of Chorus but each other
+// (scope reads downloads through httpwire and redacts URLs with text). A package not
 // listed here fails the test until its place is decided. "x/*" stands for
 // every package under x.
 var importRules = map[string][]string{
@@ -28,8 +28,11 @@ var importRules = map[string][]string{
 	// httpwire reads Retry-After and bounded bodies for every HTTP client
 	// of Chorus; scope's downloads too.
 	"httpwire": {},
-	"scope":    {"httpwire", "text"},
-	"skills":   {"httpwire", "scope", "text"},
+	// dirlock holds a folder with flock, for the session store's saves and
+	// each chorus mcp serve's folder.
+	"dirlock": {},
+	"scope":   {"httpwire", "text"},
+	"skills":  {"httpwire", "scope", "text"},
 
 	// The openai backend's client carries the key only to its origin.
 	"controller": {"httpwire", "scope", "text"},
@@ -59,7 +62,7 @@ var importRules = map[string][]string{
 	"pipeline/response":  stage,
 	// Event streams for the tests of what shows a turn (ui, ui/turnview).
 	"pipeline/pipelinetest": {"pipeline"},
-	"sessions":              {"pipeline", "skills", "text"},
+	"sessions":              {"dirlock", "pipeline", "skills", "text"},
 	// The chat service: sessions opened and saved, turns run and recorded,
 	// between every front end and the pipeline.
 	// It answers the front ends' questions about the controller and the
@@ -93,7 +96,7 @@ var importRules = map[string][]string{
 	// chorus mcp serve: Chorus as an MCP server, one chat of the
 	// conversation service per client session. (The MCP client is an
 	// endpoint kind, endpoints/mcp, under "endpoints/*".)
-	"mcpserve": {"conversation", "pipeline", "skills", "text"},
+	"mcpserve": {"conversation", "dirlock", "pipeline", "skills", "text"},
 	// A server's metrics and health for its operator: the chat service's
 	// observer, the controller's queue stats, the engine's readiness.
 	"metrics": {"controller", "conversation", "pipeline"},
