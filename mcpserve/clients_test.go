@@ -13,7 +13,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/chorusai/chorus/controller"
-	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/internal/testkit"
 	"github.com/chorusai/chorus/mcpserve"
 )
@@ -38,17 +37,9 @@ func planWithFile(t *testing.T, cs *sdk.ClientSession, size int) *sdk.CallToolRe
 		"files":   []any{map[string]any{"name": "recording.bin", "data": base64.StdEncoding.EncodeToString(data)}},
 	}})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("a %d-byte file: %v", size, err)
 	}
 	return res
-}
-
-func plannerServer(t *testing.T) *fakeollama.Server {
-	t.Helper()
-	ol := fakeollama.New(t)
-	ol.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
-	ol.OnChat(planner)
-	return ol
 }
 
 // TestClientFilesGoWithItsSession: the files a client sent, and those its
