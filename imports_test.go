@@ -4,13 +4,13 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // The package map, as docs/architecture.md draws it: each package of
@@ -153,24 +153,15 @@ const module = "github.com/chorusai/chorus"
 // production code importing test support.
 func TestImportDirection(t *testing.T) {
 	imports := map[string]map[string]bool{}
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
+	for _, p := range testkit.GoFiles(t, ".") {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		pkg := filepath.ToSlash(filepath.Dir(p))
+		pkg := path.Dir(p)
 		if pkg == "." {
 			pkg = ""
 		}
@@ -181,10 +172,6 @@ func TestImportDirection(t *testing.T) {
 			ip, _ := strconv.Unquote(imp.Path.Value)
 			imports[pkg][ip] = true
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(imports) < 10 {
 		t.Fatalf("found only %d packages: the walk is broken", len(imports))
@@ -300,22 +287,13 @@ var builders = map[string][]string{
 // allowed packages calls conversation.New or pipeline.New.
 func TestOnlyAppBuildsTheEngine(t *testing.T) {
 	found := 0
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "internal") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
+	for _, p := range testkit.GoFiles(t, ".") {
+		if strings.HasSuffix(p, "_test.go") || strings.HasPrefix(p, "internal/") {
+			continue
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		names := map[string]string{} // local name → import path
 		for _, imp := range f.Imports {
@@ -326,7 +304,7 @@ func TestOnlyAppBuildsTheEngine(t *testing.T) {
 			}
 			names[name] = ip
 		}
-		pkg := filepath.ToSlash(filepath.Dir(p))
+		pkg := path.Dir(p)
 		ast.Inspect(f, func(n ast.Node) bool {
 			sel, ok := n.(*ast.SelectorExpr)
 			if !ok {
@@ -345,10 +323,6 @@ func TestOnlyAppBuildsTheEngine(t *testing.T) {
 			}
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if found < 2 {
 		t.Fatalf("found %d calls of the builders: the walk is broken", found)
@@ -364,19 +338,16 @@ var frontEnds = []string{"ui", "ui/*", "sshd", "mcpserve"}
 // it needs of them is a method of conversation.Chat or Service.
 func TestFrontEndsAskTheChat(t *testing.T) {
 	files := 0
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return err
-		}
-		pkg := filepath.ToSlash(filepath.Dir(p))
-		if !allows(frontEnds, pkg) {
-			return nil
+	for _, p := range testkit.GoFiles(t, ".") {
+		pkg := path.Dir(p)
+		if strings.HasSuffix(p, "_test.go") || !allows(frontEnds, pkg) {
+			continue
 		}
 		files++
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok && len(call.Args) == 0 {
@@ -386,10 +357,6 @@ func TestFrontEndsAskTheChat(t *testing.T) {
 			}
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if files < 20 {
 		t.Fatalf("read only %d files of the front ends: the walk is broken", files)
