@@ -19,9 +19,9 @@ import (
 // sessions, recording → pipeline → controller, endpoints → skills — with
 // config beside and the small libraries (text, scope, imaging, httpwire,
 // dirlock) at the bottom, importing nothing of Chorus but each other
-// (scope reads downloads through httpwire and redacts URLs with text). A package not
-// listed here fails the test until its place is decided. "x/*" stands for
-// every package under x.
+// (scope reads downloads through httpwire and redacts URLs with text). A
+// package not listed here fails the test until its place is decided.
+// "x/*" stands for every package under x.
 var importRules = map[string][]string{
 	"text":    {},
 	"imaging": {},
