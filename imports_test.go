@@ -36,8 +36,9 @@ var importRules = map[string][]string{
 
 	// The openai backend's client carries the key only to its origin.
 	"controller": {"httpwire", "scope", "text"},
-	// A scripted controller for tests: a Backend answering in process.
-	"controller/controllertest": {"controller"},
+	// A scripted controller for tests: a Backend answering in process, at
+	// its chunks' pace (httpwire.Sleep).
+	"controller/controllertest": {"controller", "httpwire"},
 	"endpoints":                 {"httpwire", "scope", "skills", "text"},
 	// Each endpoint kind is a room of its own: it may use the contract,
 	// the wire format, the Hugging Face client (the local hf protocol
