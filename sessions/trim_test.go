@@ -103,3 +103,44 @@ func TestTooLargeSessionSaysWhatToDo(t *testing.T) {
 		t.Fatalf("Latest with only a session too large: %v — it must not read as no session at all", err)
 	}
 }
+
+// TestTrimmedSavesOfTwoWritersLoseNoTurn: the TUI and `chorus run
+// --continue` on one session, each saving turns big enough to be trimmed:
+// every turn of both is on disk and the file loads — a trim cuts results,
+// never a turn, and never undoes the other writer's.
+func TestTrimmedSavesOfTwoWritersLoseNoTurn(t *testing.T) {
+	t.Parallel()
+	st := Store{Dir: t.TempDir(), maxBytes: 300 << 10}
+	s := st.New("")
+	s.AddTurn(bigTurn("one", 60<<10))
+	if err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	tui, _ := st.Load(s.ID)
+	run, _ := st.Load(s.ID)
+	for _, r := range []string{"run-1", "run-2"} {
+		run.AddTurn(bigTurn(r, 60<<10))
+		if _, err := st.Merge(run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range []string{"tui-1", "tui-2"} {
+		tui.AddTurn(bigTurn(r, 60<<10))
+		if _, err := st.Merge(tui); err != nil {
+			t.Fatal(err)
+		}
+	}
+	back, err := st.Load(s.ID)
+	if err != nil {
+		t.Fatalf("the merged, trimmed session does not load: %v", err)
+	}
+	if got := requests(back); got != "one,run-1,run-2,tui-1,tui-2" {
+		t.Fatalf("on disk: %s", got)
+	}
+	if info, _ := os.Stat(st.path(s.ID)); info.Size() > int64(st.maxBytes) {
+		t.Fatalf("saved %d bytes, over the %d a load accepts", info.Size(), st.maxBytes)
+	}
+	if last := back.Turns[4].Report.Tasks[0].Result; len(last) != 60<<10 {
+		t.Fatalf("the newest turn's result was trimmed (%d bytes)", len(last))
+	}
+}

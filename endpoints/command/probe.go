@@ -28,16 +28,6 @@ type Program struct {
 	Preset bool
 }
 
-// Programs lists the presets, in the endpoint's order. Declared lists an
-// endpoint's programs, the user's too.
-func Programs() []Program {
-	var out []Program
-	for _, d := range Presets() {
-		out = append(out, Program{Name: d.Name, Executable: d.Executable(), Package: d.Package, Fix: d.Fix(), Tasks: slices.Clone(d.Tasks), Preset: true})
-	}
-	return out
-}
-
 // Declared lists the programs the endpoint runs — the presets, then the
 // declarations of command.programs (one named like a preset in its
 // place) — in its order.

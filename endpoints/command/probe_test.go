@@ -22,7 +22,7 @@ import (
 func TestProbeFindsProgramsAndVersions(t *testing.T) {
 	t.Parallel()
 	var names []string
-	for _, p := range command.Programs() {
+	for _, p := range command.New(command.Options{}).Declared() {
 		if p.Package == "" || len(p.Tasks) == 0 {
 			t.Errorf("program %+v lacks its package or tasks", p)
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/skills"
-	"github.com/chorusai/chorus/text"
 )
 
 // failWith fails r with err: the user's input when err says so
@@ -282,8 +281,6 @@ func errText(err error) string {
 	}
 	return err.Error()
 }
-
-func shortErr(err error) string { return text.Clip(err.Error(), 160) }
 
 // resolveArgs substitutes <resource>-N by the dependency's product of the
 // argument's modality: the text for text arguments, the file for media. A
