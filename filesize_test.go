@@ -2,11 +2,11 @@ package main
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // maxFileLines bounds a non-test Go file: past it a file holds more than
@@ -21,28 +21,15 @@ var oversized = map[string]string{}
 // TestFileSizes fails when a non-test Go file is longer than maxFileLines.
 func TestFileSizes(t *testing.T) {
 	lines := map[string]int{}
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
+	for _, p := range testkit.GoFiles(t, ".") {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		lines[filepath.ToSlash(p)] = bytes.Count(b, []byte("\n"))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+		lines[p] = bytes.Count(b, []byte("\n"))
 	}
 	if len(lines) < 50 {
 		t.Fatalf("found only %d Go files: the walk is broken", len(lines))

@@ -4,10 +4,11 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
+	"path"
 	"strings"
 	"testing"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // maxFuncLines bounds a non-test function, from its func keyword to its
@@ -25,22 +26,13 @@ const maxEngineParams = 5
 func TestFunctionSizes(t *testing.T) {
 	fset := token.NewFileSet()
 	funcs := 0
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || p == "internal") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
+	for _, p := range testkit.GoFiles(t, ".") {
+		if strings.HasSuffix(p, "_test.go") || strings.HasPrefix(p, "internal/") {
+			continue
 		}
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		for _, decl := range f.Decls {
 			fd, ok := decl.(*ast.FuncDecl)
@@ -54,18 +46,14 @@ func TestFunctionSizes(t *testing.T) {
 				name = recv + "." + name
 			}
 			if n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1; n > maxFuncLines {
-				t.Errorf("%s: %s is %d lines, over %d: give its steps functions of their own", filepath.ToSlash(p), name, n, maxFuncLines)
+				t.Errorf("%s: %s is %d lines, over %d: give its steps functions of their own", p, name, n, maxFuncLines)
 			}
-			if recv == "Engine" && filepath.ToSlash(filepath.Dir(p)) == "pipeline" {
+			if recv == "Engine" && path.Dir(p) == "pipeline" {
 				if n := fd.Type.Params.NumFields(); n > maxEngineParams {
-					t.Errorf("%s: %s takes %d parameters, over %d: put the turn's state on the turnRun (pipeline/turnrun.go)", filepath.ToSlash(p), name, n, maxEngineParams)
+					t.Errorf("%s: %s takes %d parameters, over %d: put the turn's state on the turnRun (pipeline/turnrun.go)", p, name, n, maxEngineParams)
 				}
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if funcs < 1000 {
 		t.Fatalf("found only %d functions: the walk is broken", funcs)

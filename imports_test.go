@@ -4,37 +4,41 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // The package map, as docs/architecture.md draws it: each package of
 // Chorus and the packages of Chorus it may import. Imports run one way —
 // main → cli → app, sshd, mcpserve, metrics, eval → ui → conversation →
 // sessions, recording → pipeline → controller, endpoints → skills — with
-// config beside and the small libraries (text, scope, imaging, httpwire)
-// at the bottom, importing nothing of Chorus but each other (scope reads
-// downloads through httpwire and redacts URLs with text). A package not
-// listed here fails the test until its place is decided. "x/*" stands for
-// every package under x.
+// config beside and the small libraries (text, scope, imaging, httpwire,
+// dirlock) at the bottom, importing nothing of Chorus but each other
+// (scope reads downloads through httpwire and redacts URLs with text). A
+// package not listed here fails the test until its place is decided.
+// "x/*" stands for every package under x.
 var importRules = map[string][]string{
 	"text":    {},
 	"imaging": {},
 	// httpwire reads Retry-After and bounded bodies for every HTTP client
 	// of Chorus; scope's downloads too.
 	"httpwire": {},
-	"scope":    {"httpwire", "text"},
-	"skills":   {"httpwire", "scope", "text"},
+	// dirlock holds a folder with flock, for the session store's saves and
+	// each chorus mcp serve's folder.
+	"dirlock": {},
+	"scope":   {"httpwire", "text"},
+	"skills":  {"httpwire", "scope", "text"},
 
 	// The openai backend's client carries the key only to its origin.
 	"controller": {"httpwire", "scope", "text"},
-	// A scripted controller for tests: a Backend answering in process.
-	"controller/controllertest": {"controller"},
+	// A scripted controller for tests: a Backend answering in process, at
+	// its chunks' pace (httpwire.Sleep).
+	"controller/controllertest": {"controller", "httpwire"},
 	"endpoints":                 {"httpwire", "scope", "skills", "text"},
 	// Each endpoint kind is a room of its own: it may use the contract,
 	// the wire format, the Hugging Face client (the local hf protocol
@@ -59,7 +63,7 @@ var importRules = map[string][]string{
 	"pipeline/response":  stage,
 	// Event streams for the tests of what shows a turn (ui, ui/turnview).
 	"pipeline/pipelinetest": {"pipeline"},
-	"sessions":              {"pipeline", "skills", "text"},
+	"sessions":              {"dirlock", "pipeline", "skills", "text"},
 	// The chat service: sessions opened and saved, turns run and recorded,
 	// between every front end and the pipeline.
 	// It answers the front ends' questions about the controller and the
@@ -93,7 +97,7 @@ var importRules = map[string][]string{
 	// chorus mcp serve: Chorus as an MCP server, one chat of the
 	// conversation service per client session. (The MCP client is an
 	// endpoint kind, endpoints/mcp, under "endpoints/*".)
-	"mcpserve": {"conversation", "pipeline", "skills", "text"},
+	"mcpserve": {"conversation", "dirlock", "pipeline", "skills", "text"},
 	// A server's metrics and health for its operator: the chat service's
 	// observer, the controller's queue stats, the engine's readiness.
 	"metrics": {"controller", "conversation", "pipeline"},
@@ -150,24 +154,15 @@ const module = "github.com/chorusai/chorus"
 // production code importing test support.
 func TestImportDirection(t *testing.T) {
 	imports := map[string]map[string]bool{}
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
+	for _, p := range testkit.GoFiles(t, ".") {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		pkg := filepath.ToSlash(filepath.Dir(p))
+		pkg := path.Dir(p)
 		if pkg == "." {
 			pkg = ""
 		}
@@ -178,10 +173,6 @@ func TestImportDirection(t *testing.T) {
 			ip, _ := strconv.Unquote(imp.Path.Value)
 			imports[pkg][ip] = true
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(imports) < 10 {
 		t.Fatalf("found only %d packages: the walk is broken", len(imports))
@@ -297,22 +288,13 @@ var builders = map[string][]string{
 // allowed packages calls conversation.New or pipeline.New.
 func TestOnlyAppBuildsTheEngine(t *testing.T) {
 	found := 0
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "internal") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
+	for _, p := range testkit.GoFiles(t, ".") {
+		if strings.HasSuffix(p, "_test.go") || strings.HasPrefix(p, "internal/") {
+			continue
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		names := map[string]string{} // local name → import path
 		for _, imp := range f.Imports {
@@ -323,7 +305,7 @@ func TestOnlyAppBuildsTheEngine(t *testing.T) {
 			}
 			names[name] = ip
 		}
-		pkg := filepath.ToSlash(filepath.Dir(p))
+		pkg := path.Dir(p)
 		ast.Inspect(f, func(n ast.Node) bool {
 			sel, ok := n.(*ast.SelectorExpr)
 			if !ok {
@@ -342,10 +324,6 @@ func TestOnlyAppBuildsTheEngine(t *testing.T) {
 			}
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if found < 2 {
 		t.Fatalf("found %d calls of the builders: the walk is broken", found)
@@ -361,19 +339,16 @@ var frontEnds = []string{"ui", "ui/*", "sshd", "mcpserve"}
 // it needs of them is a method of conversation.Chat or Service.
 func TestFrontEndsAskTheChat(t *testing.T) {
 	files := 0
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return err
-		}
-		pkg := filepath.ToSlash(filepath.Dir(p))
-		if !allows(frontEnds, pkg) {
-			return nil
+	for _, p := range testkit.GoFiles(t, ".") {
+		pkg := path.Dir(p)
+		if strings.HasSuffix(p, "_test.go") || !allows(frontEnds, pkg) {
+			continue
 		}
 		files++
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok && len(call.Args) == 0 {
@@ -383,10 +358,6 @@ func TestFrontEndsAskTheChat(t *testing.T) {
 			}
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if files < 20 {
 		t.Fatalf("read only %d files of the front ends: the walk is broken", files)

@@ -4,11 +4,11 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // processState are the few tests that still change the process's
@@ -40,23 +40,13 @@ func TestNoProcessStateInTests(t *testing.T) {
 	fset := token.NewFileSet()
 	found := map[string]bool{}
 	files := 0
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		p = filepath.ToSlash(p)
-		if !strings.HasSuffix(p, "_test.go") && !(strings.HasPrefix(p, "internal/") && strings.HasSuffix(p, ".go")) {
-			return nil
+	for _, p := range testkit.GoFiles(t, ".") {
+		if !strings.HasSuffix(p, "_test.go") && !strings.HasPrefix(p, "internal/") {
+			continue
 		}
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		files++
 		for _, call := range processCalls(f) {
@@ -66,10 +56,6 @@ func TestNoProcessStateInTests(t *testing.T) {
 					"or, if something outside Chorus reads it, list the file in processState with why", fset.Position(call.Pos()), render(call.Fun))
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if files < 100 {
 		t.Fatalf("found only %d test files: the walk is broken", files)

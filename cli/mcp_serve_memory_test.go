@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -77,20 +76,6 @@ func (s *mcpHTTPSession) close(t *testing.T) {
 	resp.Body.Close()
 }
 
-// filesUnder is the bytes of the files under dir.
-func filesUnder(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
-	return n
-}
-
 // TestMCPServeBigCallsMemory: six clients of `chorus mcp serve --http`
 // each send a 50 MB file at once (a 67 MB body: the most docs/mcp.md
 // promises); every call is answered, the server's peak resident set stays
@@ -144,16 +129,16 @@ func TestMCPServeBigCallsMemory(t *testing.T) {
 		}
 	}
 	dir := filepath.Join(e.env.DataDir(), "mcp-serve")
-	if n := filesUnder(dir); n < clients*size {
+	if n := testkit.BytesUnder(dir); n < clients*size {
 		t.Errorf("%d bytes under %s while the sessions are open: the files are not there", n, dir)
 	}
 	for _, s := range sessions {
 		s.close(t)
 	}
-	for end := time.Now().Add(20 * time.Second); filesUnder(dir) > 0 && time.Now().Before(end); {
+	for end := time.Now().Add(20 * time.Second); testkit.BytesUnder(dir) > 0 && time.Now().Before(end); {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if n := filesUnder(dir); n != 0 {
+	if n := testkit.BytesUnder(dir); n != 0 {
 		t.Errorf("%d bytes of the clients' files are left after their sessions ended", n)
 	}
 	if peak == 0 {

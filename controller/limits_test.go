@@ -17,18 +17,7 @@ import (
 
 // endless streams piece until ctx ends: a model that never stops.
 func endless(ctx context.Context, piece string) <-chan string {
-	ch := make(chan string)
-	go func() {
-		defer close(ch)
-		for {
-			select {
-			case ch <- piece:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return ch
+	return countingEndless(ctx, piece, new(atomic.Int64))
 }
 
 // endlessServers are both backends' servers streaming piece forever,
@@ -123,7 +112,8 @@ func TestPromptBudgetDefaultsFromTheContext(t *testing.T) {
 	}
 }
 
-// countingEndless is endless, counting the pieces handed to the server.
+// countingEndless is endless, counting in sent the pieces handed to the
+// server.
 func countingEndless(ctx context.Context, piece string, sent *atomic.Int64) <-chan string {
 	ch := make(chan string)
 	go func() {

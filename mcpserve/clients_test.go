@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,24 +13,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/chorusai/chorus/controller"
-	"github.com/chorusai/chorus/internal/fakeollama"
+	"github.com/chorusai/chorus/internal/testkit"
 	"github.com/chorusai/chorus/mcpserve"
 )
-
-// bytesUnder is the bytes of the files under dir.
-func bytesUnder(t *testing.T, dir string) int64 {
-	t.Helper()
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
-	return n
-}
 
 // eventually waits up to 10 s for cond.
 func eventually(cond func() bool) bool {
@@ -53,17 +37,9 @@ func planWithFile(t *testing.T, cs *sdk.ClientSession, size int) *sdk.CallToolRe
 		"files":   []any{map[string]any{"name": "recording.bin", "data": base64.StdEncoding.EncodeToString(data)}},
 	}})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("a %d-byte file: %v", size, err)
 	}
 	return res
-}
-
-func plannerServer(t *testing.T) *fakeollama.Server {
-	t.Helper()
-	ol := fakeollama.New(t)
-	ol.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
-	ol.OnChat(planner)
-	return ol
 }
 
 // TestClientFilesGoWithItsSession: the files a client sent, and those its
@@ -77,12 +53,12 @@ func TestClientFilesGoWithItsSession(t *testing.T) {
 	if res := planWithFile(t, cs, 200_000); res.IsError {
 		t.Fatalf("the call failed: %+v", res.Content[0])
 	}
-	if n := bytesUnder(t, dir); n < 200_000 {
+	if n := testkit.BytesUnder(dir); n < 200_000 {
 		t.Fatalf("%d bytes under %s while the session is open; the file is not there", n, dir)
 	}
 	cs.Close()
-	if !eventually(func() bool { return bytesUnder(t, dir) == 0 }) {
-		t.Fatalf("%d bytes of the client's files are left after its session ended", bytesUnder(t, dir))
+	if !eventually(func() bool { return testkit.BytesUnder(dir) == 0 }) {
+		t.Fatalf("%d bytes of the client's files are left after its session ended", testkit.BytesUnder(dir))
 	}
 }
 
@@ -95,8 +71,8 @@ func TestRetiredClientFilesGo(t *testing.T) {
 	first, second := dial(t, srv, nil), dial(t, srv, nil)
 	planWithFile(t, first, 100_000)
 	planWithFile(t, second, 30_000)
-	if !eventually(func() bool { return bytesUnder(t, dir) == 30_000 }) {
-		t.Fatalf("%d bytes left: the retired client's 100,000 are still there, or the new one's 30,000 went", bytesUnder(t, dir))
+	if !eventually(func() bool { return testkit.BytesUnder(dir) == 30_000 }) {
+		t.Fatalf("%d bytes left: the retired client's 100,000 are still there, or the new one's 30,000 went", testkit.BytesUnder(dir))
 	}
 }
 
@@ -119,7 +95,7 @@ func TestStaleClientFilesGoAtStart(t *testing.T) {
 		}
 	}
 	serveWith(t, ol, controller.Options{}, mcpserve.Options{Dir: dir})
-	if n := bytesUnder(t, dir); n != 50_000 {
+	if n := testkit.BytesUnder(dir); n != 50_000 {
 		t.Fatalf("%d bytes under %s after a start; want only the live server's client's 50,000", n, dir)
 	}
 }
@@ -139,7 +115,7 @@ func TestClientQuota(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "serve.mcp_quota") {
 		t.Fatalf("a call past the quota: %+v", res.Content[0])
 	}
-	if n := bytesUnder(t, dir); n > 250_000 {
+	if n := testkit.BytesUnder(dir); n > 250_000 {
 		t.Fatalf("%d bytes under %s: the refused call wrote its file", n, dir)
 	}
 	if res := planWithFile(t, dial(t, srv, nil), 150_000); res.IsError {

@@ -3,7 +3,6 @@ package mcpserve_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/base64"
 	"log/slog"
 	"net/http"
@@ -15,7 +14,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/chorusai/chorus/controller"
-	"github.com/chorusai/chorus/internal/fakeollama"
 	"github.com/chorusai/chorus/mcpserve"
 )
 
@@ -23,10 +21,7 @@ import (
 // does, and returns its /mcp URL.
 func serveHTTP(t *testing.T, o mcpserve.HTTPOptions) string {
 	t.Helper()
-	ol := fakeollama.New(t)
-	ol.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
-	ol.OnChat(planner)
-	hs := httptest.NewServer(serve(t, ol, controller.Options{}).HTTPHandler(o))
+	hs := httptest.NewServer(serve(t, plannerServer(t), controller.Options{}).HTTPHandler(o))
 	t.Cleanup(hs.Close)
 	return hs.URL + "/mcp"
 }
@@ -66,22 +61,11 @@ func TestHTTPTakesFilesUpToTheDocumentedSize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		data := make([]byte, size)
-		_, _ = rand.Read(data)
-		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "chorus_plan", Arguments: map[string]any{
-			"request": "what is in recording.bin?",
-			"files":   []any{map[string]any{"name": "recording.bin", "data": base64.StdEncoding.EncodeToString(data)}},
-		}})
-		if err != nil {
-			t.Fatalf("a %d-byte file: %v", size, err)
-		}
-		if res.IsError {
+		if res := planWithFile(t, cs, size); res.IsError {
 			t.Fatalf("a %d-byte file: %+v", size, res.Content[0])
 		}
 	}
-	ol := fakeollama.New(t)
-	ol.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
-	ol.OnChat(planner)
+	ol := plannerServer(t)
 	// The body of a call with a file of the default MaxFile, as a client
 	// sends it.
 	srv := serve(t, ol, controller.Options{})

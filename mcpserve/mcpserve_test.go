@@ -55,10 +55,17 @@ func planner(req *api.ChatRequest) fakeollama.Reply {
 // SDK client over an in-memory transport.
 func connect(t *testing.T, progress func(*sdk.ProgressNotificationClientRequest)) *sdk.ClientSession {
 	t.Helper()
+	return dial(t, serve(t, plannerServer(t), controller.Options{}), progress)
+}
+
+// plannerServer is a fake Ollama serving the controller model "ctl",
+// which answers as planner does.
+func plannerServer(t *testing.T) *fakeollama.Server {
+	t.Helper()
 	ol := fakeollama.New(t)
 	ol.AddModel(fakeollama.Model{Name: "ctl", ParameterSize: "8B"})
 	ol.OnChat(planner)
-	return dial(t, serve(t, ol, controller.Options{}), progress)
+	return ol
 }
 
 // serve starts the MCP server of Chorus with its controller on ol.

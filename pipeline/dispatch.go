@@ -431,14 +431,7 @@ func (d *dispatcher) start() []*taskRun {
 	// A task skipped for a failed dependency never waited for its
 	// choice: the record still says what was chosen, once the selection
 	// call is over (the response must not queue behind it either).
-	select {
-	case <-d.asked:
-	case <-d.ctx.Done():
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.release()
-	return slices.Clone(d.current)
+	return d.wait()
 }
 
 // release frees the runs' contexts once nothing uses them. Called with
@@ -450,9 +443,10 @@ func (d *dispatcher) release() {
 	d.stopPicks()
 }
 
-// wait waits for the selection call without running anything: PlanOnly's
-// selection.
-func (d *dispatcher) wait() {
+// wait waits for the selection call to be over, then releases the runs
+// and returns them: the end of start, and PlanOnly's selection, which
+// runs nothing.
+func (d *dispatcher) wait() []*taskRun {
 	select {
 	case <-d.asked:
 	case <-d.ctx.Done():
@@ -460,6 +454,7 @@ func (d *dispatcher) wait() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.release()
+	return slices.Clone(d.current)
 }
 
 // advance launches every task that can start now and skips those whose

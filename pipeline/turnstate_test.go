@@ -4,11 +4,12 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
+	"path"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/chorusai/chorus/internal/testkit"
 )
 
 // A Turn is unpacked once, when the turn starts running (newTurnRun):
@@ -24,34 +25,21 @@ func funcs(t *testing.T) (decls []*ast.FuncDecl, pkgOf map[*ast.FuncDecl]string,
 	fset = token.NewFileSet()
 	pkgOf = map[*ast.FuncDecl]string{}
 	files := 0
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == "testdata" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
+	for _, p := range testkit.GoFiles(t, ".") {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
 		}
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		files++
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok {
 				decls = append(decls, fd)
-				pkgOf[fd] = filepath.ToSlash(filepath.Dir(p))
+				pkgOf[fd] = path.Dir(p)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if files < 20 || len(decls) < 200 {
 		t.Fatalf("read %d files, %d functions: the walk is broken", files, len(decls))

@@ -64,7 +64,7 @@ func (p Param) IsPath() bool {
 	case "number", "integer", "boolean", "object":
 		return false
 	}
-	for _, w := range propWords(p.Property) {
+	for _, w := range text.Words(p.Property) {
 		if slices.Contains(pathWords, w) {
 			return true
 		}
@@ -76,7 +76,7 @@ func (p Param) IsPath() bool {
 	// "The directory to list", "Array of file paths" — not "Content to
 	// write to the file".
 	for _, d := range []string{p.Schema.Title, p.Schema.Description} {
-		words := propWords(d)
+		words := text.Words(d)
 		for _, w := range words[:min(3, len(words))] {
 			if slices.Contains(pathWords, w) {
 				return true
@@ -92,38 +92,6 @@ func (p Param) IsPath() bool {
 func (p Param) IsStructured() bool {
 	k := p.Schema.Kind()
 	return k == "array" || k == "object"
-}
-
-// propWords splits a property's name or a description into lower-case
-// words at separators and camelCase humps ("filePath" → file, path).
-func propWords(s string) []string {
-	var words []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			words = append(words, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	prevLower := false
-	for _, r := range s {
-		switch {
-		case r >= 'A' && r <= 'Z':
-			if prevLower {
-				flush()
-			}
-			cur = append(cur, r)
-			prevLower = false
-		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
-			cur = append(cur, r)
-			prevLower = true
-		default:
-			flush()
-			prevLower = false
-		}
-	}
-	flush()
-	return words
 }
 
 // NeedsApproval says why the tool must be approved before it runs — it

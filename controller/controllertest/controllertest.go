@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chorusai/chorus/controller"
+	"github.com/chorusai/chorus/httpwire"
 )
 
 // Reply is the scripted answer to one chat call.
@@ -159,7 +160,7 @@ func (b *Backend) Chat(ctx context.Context, req controller.ChatRequest, fn func(
 			reason = "length"
 			return false, nil
 		}
-		if err := wait(ctx, rep.ChunkDelay); err != nil {
+		if err := httpwire.Sleep(ctx, rep.ChunkDelay); err != nil {
 			return false, err
 		}
 		count++
@@ -233,21 +234,6 @@ func echo(_ context.Context, req controller.ChatRequest) Reply {
 		}
 	}
 	return Reply{Content: "echo: " + last}
-}
-
-// wait waits d, or until ctx ends.
-func wait(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Split cuts s into word-sized chunks, each a word with the blanks before

@@ -159,7 +159,7 @@ func paramModality(prop string, sch *skills.Schema) skills.Modality {
 			return skills.Text
 		}
 	}
-	words := splitWords(prop)
+	words := text.Words(prop)
 	for _, w := range words {
 		if slices.Contains(notFile, w) {
 			return skills.Text
@@ -179,7 +179,7 @@ func paramModality(prop string, sch *skills.Schema) skills.Modality {
 // description speak of ("Returns a tiny MCP logo image").
 func outputsOf(t *sdk.Tool) []skills.Modality {
 	out := []skills.Modality{skills.Text}
-	words := splitWords(t.Name + " " + t.Title + " " + t.Description)
+	words := text.Words(t.Name + " " + t.Title + " " + t.Description)
 	for _, m := range []skills.Modality{skills.Image, skills.Audio, skills.Video} {
 		for _, w := range words {
 			if slices.Contains(mediaWords[m], w) {
@@ -189,36 +189,4 @@ func outputsOf(t *sdk.Tool) []skills.Modality {
 		}
 	}
 	return out
-}
-
-// splitWords splits a name or a text into lower-case words at
-// separators and camelCase humps ("inputImage" → input, image).
-func splitWords(s string) []string {
-	var words []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			words = append(words, strings.ToLower(string(cur)))
-			cur = cur[:0]
-		}
-	}
-	prevLower := false
-	for _, r := range s {
-		switch {
-		case r >= 'A' && r <= 'Z':
-			if prevLower {
-				flush()
-			}
-			cur = append(cur, r)
-			prevLower = false
-		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
-			cur = append(cur, r)
-			prevLower = true
-		default:
-			flush()
-			prevLower = false
-		}
-	}
-	flush()
-	return words
 }

@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -73,4 +74,19 @@ func DirNames(t testing.TB, dir string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// BytesUnder is the bytes of the regular files under dir, at any depth:
+// what a server's folder holds, for a test of its quota or its clean-up.
+func BytesUnder(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }

@@ -57,32 +57,24 @@ func maxU(a, b uint64) uint64 {
 
 // RSS is the process's resident set (VmRSS) in bytes, 0 where
 // /proc/self/status is missing (not Linux).
-func RSS() uint64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}
+func RSS() uint64 { return procStatusBytes("self", "VmRSS:") }
 
 // PeakRSSLive is the highest resident set (VmHWM) the running process pid
 // has had since it started, in bytes; 0 where /proc is missing (not
 // Linux). It is how a server started as a program is measured from its
 // test while it still runs (PeakRSSOf reads one that exited): the test's
 // own memory is not in it.
-func PeakRSSLive(pid int) uint64 {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+func PeakRSSLive(pid int) uint64 { return procStatusBytes(strconv.Itoa(pid), "VmHWM:") }
+
+// procStatusBytes reads the field (VmRSS:, VmHWM:) of /proc/<pid>/status,
+// given in kB, as bytes; 0 where the file or the field is missing.
+func procStatusBytes(pid, field string) uint64 {
+	data, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(l, field); ok {
 			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			return kb << 10
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chorusai/chorus/endpoints"
 	"github.com/chorusai/chorus/endpoints/endpointstest"
+	"github.com/chorusai/chorus/internal/testkit"
 	"github.com/chorusai/chorus/pipeline/execution"
 	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
@@ -58,29 +59,6 @@ func gateHome(t *testing.T) (home, work string) {
 	return home, work
 }
 
-// pathForms writes the file p (absolute; rel from the working folder,
-// tilde from ~) in the ways an argument value may carry it to a task
-// (scope's own table, TestGateForms, has every form against the gate).
-func pathForms(p, rel, tilde string) map[string]string {
-	arr, _ := json.Marshal([]string{p})
-	return map[string]string{
-		"absolute":          p,
-		"~":                 tilde,
-		"relative":          rel,
-		"./":                "./" + rel,
-		"../":               "../" + filepath.Base(filepath.Dir(p)) + "/" + rel,
-		"file:///":          "file://" + p,
-		"file://localhost/": "file://localhost" + p,
-		"percent-encoded":   strings.ReplaceAll(url.PathEscape(p), "/", "%2F"),
-		"%2e%2e":            "%2e%2e/" + filepath.Base(filepath.Dir(p)) + "/" + rel,
-		"in a sentence":     "please use " + p + ", thanks",
-		"after key=":        "--input=" + p,
-		"JSON array":        string(arr),
-		"before a NUL":      p + "\x00.txt",
-		"ending in a NUL":   p + "\x00",
-	}
-}
-
 // gateVerdict is one row of the gate's table: the forms of a file, what
 // the turn was given, and whether they go.
 type gateVerdict struct {
@@ -97,17 +75,17 @@ type gateVerdict struct {
 // gateVerdicts are the table's rows on gateHome's tree.
 func gateVerdicts(home, work string) []gateVerdict {
 	notes := filepath.Join(work, "notes.txt")
-	refused := pathForms(filepath.Join(work, "secret.txt"), "secret.txt", "~/work/secret.txt")
+	refused := testkit.PathForms(filepath.Join(work, "secret.txt"), "secret.txt", "~/work/secret.txt")
 	refused["a link out of the folder"] = "link.txt"
 	refused["~, a key"] = "~/.ssh/id_rsa"
-	granted := pathForms(notes, "notes.txt", "~/work/notes.txt")
+	granted := testkit.PathForms(notes, "notes.txt", "~/work/notes.txt")
 	granted["a link to it"] = "notes-link.txt"
 	// Over ssh a turn is confined to the user's folder: a file of the
 	// server outside it is refused in every form, even attached, naming
 	// the folder. "~" is the folder to Chorus but the server's home to a
 	// tool: both are judged.
 	host := filepath.Join(home, "host-secret.txt")
-	confined := pathForms(host, "../host-secret.txt", "~/../host-secret.txt")
+	confined := testkit.PathForms(host, "../host-secret.txt", "~/../host-secret.txt")
 	confined["a link out of the folder"] = "link.txt"
 	confined["~, the server's home"] = "~/host-secret.txt"
 	confined["~, a key"] = "~/.ssh/id_rsa"

@@ -77,12 +77,10 @@ func (x *Executor) FixPath(task flow.Task) string {
 // returns "" (and no error) when the file must go elsewhere: another type,
 // or a name that is taken.
 func (x *Executor) writeFixed(r *flow.TaskRun, b endpoints.Blob) (string, error) {
-	head, err := blobHead(b)
+	ext, err := blobExt(b)
 	if err != nil {
-		b.Remove()
-		return "", fmt.Errorf("cannot read the result file: %w", err)
+		return "", err
 	}
-	ext := extFor(b.MIME, head)
 	if x.Exts != nil {
 		x.Exts.Store(r.Task.Task, ext)
 	}
@@ -105,12 +103,10 @@ func (x *Executor) writeFixed(r *flow.TaskRun, b endpoints.Blob) (string, error)
 // temporary file is moved, not read into memory; a write that fails (a
 // full disk) leaves no empty or partial file behind.
 func writeBlob(dir, task string, id int, b endpoints.Blob) (string, error) {
-	head, err := blobHead(b)
+	ext, err := blobExt(b)
 	if err != nil {
-		b.Remove()
-		return "", fmt.Errorf("cannot read the result file: %w", err)
+		return "", err
 	}
-	ext := extFor(b.MIME, head)
 	var suffix [3]byte
 	for {
 		_, _ = rand.Read(suffix[:])
@@ -131,6 +127,17 @@ func writeBlob(dir, task string, id int, b endpoints.Blob) (string, error) {
 		}
 		return p, nil
 	}
+}
+
+// blobExt is the extension b is stored under, from its MIME type and
+// first bytes (extFor); a blob that cannot be read is removed.
+func blobExt(b endpoints.Blob) (string, error) {
+	head, err := blobHead(b)
+	if err != nil {
+		b.Remove()
+		return "", fmt.Errorf("cannot read the result file: %w", err)
+	}
+	return extFor(b.MIME, head), nil
 }
 
 // blobHead returns the first bytes of b, for telling its type.

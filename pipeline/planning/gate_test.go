@@ -3,39 +3,16 @@ package planning
 import (
 	"encoding/json"
 	"maps"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/chorusai/chorus/internal/testkit"
 	"github.com/chorusai/chorus/pipeline/flow"
 	"github.com/chorusai/chorus/scope"
 	"github.com/chorusai/chorus/text"
 )
-
-// pathForms writes the file p (absolute; rel from the working folder,
-// tilde from ~) in the ways a plan may write it (scope's TestGateForms has
-// every form against the gate alone).
-func pathForms(p, rel, tilde string) map[string]string {
-	arr, _ := json.Marshal([]string{p})
-	return map[string]string{
-		"absolute":          p,
-		"~":                 tilde,
-		"relative":          rel,
-		"./":                "./" + rel,
-		"../":               "../" + filepath.Base(filepath.Dir(p)) + "/" + rel,
-		"file:///":          "file://" + p,
-		"file://localhost/": "file://localhost" + p,
-		"percent-encoded":   strings.ReplaceAll(url.PathEscape(p), "/", "%2F"),
-		"%2e%2e":            "%2e%2e/" + filepath.Base(filepath.Dir(p)) + "/" + rel,
-		"in a sentence":     "please use " + p + ", thanks",
-		"after key=":        "--input=" + p,
-		"JSON array":        string(arr),
-		"before a NUL":      p + "\x00.txt",
-		"ending in a NUL":   p + "\x00",
-	}
-}
 
 // TestGateFormsEveryWayIn (issue 25, 1; issue 36): the validator drops a
 // task whose text argument names a file the turn may not read, in every
@@ -70,12 +47,12 @@ func TestGateFormsEveryWayIn(t *testing.T) {
 		}
 	}
 	notes, host := filepath.Join(work, "notes.txt"), filepath.Join(home, "host-secret.txt")
-	refused := pathForms(filepath.Join(work, "secret.txt"), "secret.txt", "~/work/secret.txt")
+	refused := testkit.PathForms(filepath.Join(work, "secret.txt"), "secret.txt", "~/work/secret.txt")
 	refused["a link out of the folder"] = "link.txt"
 	refused["~, a key"] = "~/.ssh/id_rsa"
-	granted := pathForms(notes, "notes.txt", "~/work/notes.txt")
+	granted := testkit.PathForms(notes, "notes.txt", "~/work/notes.txt")
 	granted["a link to it"] = "notes-link.txt"
-	confined := pathForms(host, "../host-secret.txt", "~/../host-secret.txt")
+	confined := testkit.PathForms(host, "../host-secret.txt", "~/../host-secret.txt")
 	confined["a link out of the folder"] = "link.txt"
 	confined["~, the server's home"] = "~/host-secret.txt"
 	confined["~, a key"] = "~/.ssh/id_rsa"
