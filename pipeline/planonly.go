@@ -55,6 +55,7 @@ func (e *Engine) PlanOnly(ctx context.Context, t Turn, selectModels bool) (PlanR
 		}
 	})
 	run := e.newTurnRun(ctx, t, emit)
+	run.attachNamed() // the media the request names are the turn's resources, as in Run
 	script := run.script
 	tr := &planning.Trace{}
 	start := time.Now()

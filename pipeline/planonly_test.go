@@ -62,3 +62,30 @@ func TestPlanOnlyValidAsWritten(t *testing.T) {
 		t.Errorf("a repaired plan: %+v", res)
 	}
 }
+
+// TestPlanOnlyPlansAsRunDoes: eval's way in asks the controller exactly
+// what a turn would — a media file the request names (not attached) is
+// the turn's resource in both, so the planning prompts are the same.
+func TestPlanOnlyPlansAsRunDoes(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	img := r.image("cat.png", 16, 16)
+	r.planJSON(task(1, "image-to-text", nil, map[string]string{"image": img}))
+	turn := pipeline.Turn{Request: "caption " + img + " please"}
+	if _, err := r.eng.PlanOnly(context.Background(), turn, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.eng.Run(context.Background(), turn, func(pipeline.Event) {}); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	plans := r.requests["plan"]
+	r.mu.Unlock()
+	if len(plans) != 2 {
+		t.Fatalf("%d planning calls, want one each", len(plans))
+	}
+	last := func(i int) string { m := plans[i].Messages; return m[len(m)-1].Content }
+	if last(0) != last(1) {
+		t.Fatalf("PlanOnly asked\n%s\n\nRun asked\n%s", last(0), last(1))
+	}
+}
