@@ -344,8 +344,13 @@ func tokenShaped(w string) bool {
 
 // isHTTPURL reports whether c is one http(s) URL.
 func isHTTPURL(c string) bool {
-	l := strings.ToLower(c)
-	return (strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")) && !strings.ContainsFunc(c, isBlank)
+	return (hasPrefixFold(c, "http://") || hasPrefixFold(c, "https://")) && !strings.ContainsFunc(c, isBlank)
+}
+
+// hasPrefixFold is strings.HasPrefix in any case, looking at no more of s
+// than the prefix (a value may be megabytes).
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 // look is what a path names: its real path, and whether that is a regular
