@@ -23,6 +23,17 @@ import (
 // holding more is refused, not skimmed.
 const maxToolURLs = 256
 
+// containsHTTP reports whether "http" stands in v in any case, without
+// copying v (a tool's argument may be megabytes).
+func containsHTTP(v string) bool {
+	for i := 0; i+4 <= len(v); i++ {
+		if (v[i] == 'h' || v[i] == 'H') && strings.EqualFold(v[i:i+4], "http") {
+			return true
+		}
+	}
+	return false
+}
+
 // lookupTimeout bounds the look-up of one host name.
 const lookupTimeout = 3 * time.Second
 
@@ -30,7 +41,7 @@ const lookupTimeout = 3 * time.Second
 // string — for a tool (Reader.Tool); nothing for Chorus's own experts,
 // which fetch nothing a value names.
 func (g *gate) urls(v string) error {
-	if !g.r.Tool || !strings.Contains(strings.ToLower(v), "http") {
+	if !g.r.Tool || !containsHTTP(v) {
 		return nil
 	}
 	texts := append([]string{v}, decodings(v)...)
