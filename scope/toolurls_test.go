@@ -44,6 +44,7 @@ func TestToolURLs(t *testing.T) {
 		`http:\/\/127.0.0.1\/x`,
 		"http://sneaky.example/", "https://meta.example/latest",
 		"http://127.0.0.1:8080/mine/../other",
+		"fetch HTTP://127.0.0.1:9090/metrics", "HtTpS://meta.example/latest",
 	} {
 		_, err := s.GateFor(v, tool)
 		var de *DeniedError
